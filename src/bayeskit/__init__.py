@@ -1,0 +1,24 @@
+"""bayeskit: Bayesian (generative) classification.
+
+Every Naive Bayes event model on one template (``argmax_y λ_y P(y) p(x|y)`` in log space),
+sufficient statistics that add (so ``partial_fit``, merging and distributed training are exact),
+and model files that never run code when loaded.
+"""
+
+from ._base import GenerativeClassifier, merge
+from .io.model_file import load, save
+from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "GenerativeClassifier",
+    "MultinomialNB",
+    "__version__",
+    "load",
+    "merge",
+    "save",
+]

@@ -1,0 +1,60 @@
+"""``python -m bayeskit``: train a spam filter on the bundled SMS Spam Collection and report its
+10-fold cross-validated quality and how long that took."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.metrics import accuracy_score, f1_score
+from sklearn.model_selection import StratifiedKFold
+
+from . import MultinomialNB, __version__
+from .datasets import load_sms_spam
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bayeskit",
+        description="Train and cross-validate a Naive Bayes spam filter on the bundled "
+        "SMS Spam Collection (Almeida et al., 2011; CC BY 4.0).",
+    )
+    parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (≥ 2)")
+    parser.add_argument("--alpha", type=float, default=1.0, help="additive smoothing")
+    args = parser.parse_args(argv)
+    if args.folds < 2 or args.alpha < 0:
+        parser.error("--folds must be at least 2 and --alpha at least 0")
+
+    start = time.perf_counter()
+    texts, labels = load_sms_spam()
+    docs = np.asarray(texts, dtype=object)
+    predicted = np.empty_like(labels)
+    folds = StratifiedKFold(n_splits=args.folds, shuffle=True, random_state=0)
+    for train, test in folds.split(docs, labels):
+        vectorizer = CountVectorizer()
+        counts = vectorizer.fit_transform(docs[train])
+        model = MultinomialNB(alpha=args.alpha).fit(counts, labels[train])
+        predicted[test] = model.predict(vectorizer.transform(docs[test]))
+    elapsed = time.perf_counter() - start
+
+    spam = labels == "spam"
+    print(f"bayeskit {__version__} — spam filter on the SMS Spam Collection")
+    print(f"messages: {len(labels)} (ham {int((~spam).sum())}, spam {int(spam.sum())})")
+    print(
+        f"model: bag of words + MultinomialNB(alpha={args.alpha:g}), "
+        f"{args.folds}-fold stratified cross-validation (seed 0)"
+    )
+    print(f"accuracy: {accuracy_score(labels, predicted):.4f}")
+    print(f"macro-F1: {f1_score(labels, predicted, average='macro'):.4f}")
+    caught = (predicted[spam] == "spam").mean()
+    false_alarm = (predicted[~spam] == "spam").mean()
+    print(f"spam caught: {caught:.1%}   ham flagged as spam: {false_alarm:.2%}")
+    print(f"time: {elapsed:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

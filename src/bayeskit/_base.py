@@ -1,0 +1,431 @@
+"""The one template every generative classifier follows.
+
+Contract
+--------
+A generative classifier models ``P(y)`` and ``p(x|y)``. The template owns everything that follows
+from that — class encoding, priors, statistics, prediction and the decision rule — and asks a
+subclass for three things only:
+
+``_families(self) -> list[Family]``
+    one configured distribution family per feature block, built from the hyperparameters;
+``_check_X(self, X, *, reset) -> Any``
+    validate and convert ``X`` (set ``n_features_in_`` / ``feature_names_in_`` when ``reset``);
+``_split(self, X) -> list``
+    the input of each block (default: the whole of ``X`` for a single block).
+
+Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary to ``stats_``;
+``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
+family's ``finalize`` and cached until the statistics change.
+
+The joint log-likelihood is ``log P(y) + Σ_blocks log p(x_block | y)``; ``predict_log_proba``
+normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the most probable
+class, or with ``class_weight`` (λ_y) the class maximising ``λ_y P(y|x)``, or with ``loss`` the
+class of minimum conditional risk.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
+from ._validation import check_lengths
+from .errors import DataError, MergeError, NotFittedError, ParameterError
+from .families import Family
+from .stats import Summary
+
+
+class GenerativeClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: ``argmax_y λ_y P(y) p(x|y)`` computed in log space.
+
+    Subclasses provide ``_families``, ``_check_X`` and optionally ``_split``; see the module
+    docstring for the contract. Hyperparameters shared by all subclasses (each subclass lists
+    them in its keyword-only ``__init__``): ``fit_prior``, ``class_prior``, ``prior_alpha``,
+    ``class_weight`` and ``loss``.
+    """
+
+    #: ComplementNB scores classes without the prior, as Rennie et al. (and scikit-learn) do.
+    _uses_class_prior: ClassVar[bool] = True
+
+    fit_prior: bool
+    class_prior: Any
+    prior_alpha: float
+    class_weight: Any
+    loss: Any
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _families(self) -> list[Family]:
+        raise NotImplementedError
+
+    def _check_X(self, X: Any, *, reset: bool) -> Any:
+        raise NotImplementedError
+
+    def _split(self, X: Any) -> list[Any]:
+        return [X]
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
+        """Fit the model to ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weight of each row (a row of weight 2 counts as two rows).
+
+        Returns
+        -------
+        self
+        """
+        for attr in ("stats_", "families_", "_cache"):
+            self.__dict__.pop(attr, None)
+        summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
+        return self._adopt(summary)
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> GenerativeClassifier:
+        """Add a batch of data to the model (online / out-of-core learning).
+
+        The result is the model that ``fit`` would give on all batches at once. Labels not seen
+        before become new classes; ``classes`` may declare classes up front (they start with
+        zero weight).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            Classes to include even if this batch has no rows of them.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "stats_")
+        summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
+        return self._adopt(summary if first else self.stats_ + summary)
+
+    def summarize(self, X: Any, y: Any, sample_weight: Any = None) -> Summary:
+        """Sufficient statistics of a data block, without changing the model.
+
+        Summaries of different blocks add up (``sum(parts)``); :meth:`fit_summary` turns the
+        total into a fitted model. This is how to train on data spread over many files or
+        machines.
+        """
+        return self._summarize(X, y, sample_weight, classes=None, reset=not hasattr(self, "stats_"))
+
+    def fit_summary(self, summary: Summary) -> GenerativeClassifier:
+        """Set the model from sufficient statistics (e.g. a sum of :meth:`summarize` results)."""
+        if not isinstance(summary, Summary):
+            raise ParameterError(
+                f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
+            )
+        if not hasattr(self, "n_features_in_"):
+            self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
+        return self._adopt(summary)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """Class labels, sorted."""
+        return self._fitted_summary().classes
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weighted number of training rows of each class."""
+        return self._fitted_summary().class_count
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """Log prior probability of each class."""
+        return self._fitted()[0]
+
+    def _fitted_summary(self) -> Summary:
+        try:
+            return self.__dict__["stats_"]
+        except KeyError:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            ) from None
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "stats_" in self.__dict__
+
+    def _adopt(self, summary: Summary) -> GenerativeClassifier:
+        families = self._families()
+        if len(families) != len(summary.blocks):
+            raise MergeError(
+                f"{type(self).__name__} has {len(families)} feature blocks but the summary has "
+                f"{len(summary.blocks)}"
+            )
+        self.families_ = families
+        self.stats_ = summary
+        self.__dict__.pop("_cache", None)
+        # Finalize once now so bad hyperparameters are reported by fit, not by predict.
+        self._fitted()
+        return self
+
+    def _fitted(self) -> tuple[np.ndarray, list[Any]]:
+        """(class log prior, per-block parameters), computed from stats_ and cached."""
+        summary = self._fitted_summary()
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] is summary:
+            return cache[1]
+        prior = class_log_prior(
+            summary.class_count,
+            fit_prior=self.fit_prior,
+            class_prior=self.class_prior,
+            prior_alpha=self.prior_alpha,
+        )
+        params = [f.finalize(s) for f, s in zip(self.families_, summary.blocks, strict=True)]
+        self._cache = (summary, (prior, params))
+        return prior, params
+
+    def _summarize(
+        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
+    ) -> Summary:
+        if y is None:
+            raise DataError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        X = self._check_X(X, reset=reset)
+        n = _n_rows(X)
+        check_lengths(n, y, "y")
+        y = _check_y(y)
+        labels, codes = _encode_labels(y, classes)
+        weight = _check_sample_weight(sample_weight, n)
+        R = sp.csr_matrix(
+            (weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64
+        )
+        families = self._families()
+        names = self._feature_names()
+        blocks = []
+        for family, part in zip(families, self._split(X), strict=True):
+            part = family.validate(part, names)
+            blocks.append(family.summarize(part, R))
+        class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+        return Summary(labels, class_count, tuple(blocks))
+
+    def _feature_names(self) -> list[str]:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return [str(n) for n in names]
+        return [f"x{j}" for j in range(getattr(self, "n_features_in_", 0))]
+
+    # ------------------------------------------------------------------ prediction
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """Joint log-likelihood ``log P(y) + log p(x|y)`` of each row and class.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        prior, params = self._fitted()
+        X = self._check_X(X, reset=False)
+        names = self._feature_names()
+        jll = np.zeros((_n_rows(X), len(prior)))
+        for family, p, part in zip(self.families_, params, self._split(X), strict=True):
+            jll += family.log_prob(p, family.validate(part, names))
+        if self._uses_class_prior or len(prior) == 1:
+            jll += prior
+        return jll
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
+        jll = self.predict_joint_log_proba(X)
+        return normalize_log(jll, self._fitted()[0])
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior probabilities ``P(y|x)``; each row sums to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_risk(self, X: Any) -> np.ndarray:
+        """Conditional risk ``R(c_i|x) = Σ_j loss[i, j] P(c_j|x)`` of each decision.
+
+        Needs the ``loss`` parameter. Shape (n_samples, n_classes).
+        """
+        if self.loss is None:
+            raise ParameterError("predict_risk needs a loss matrix: set loss=[[...], ...]")
+        loss = check_loss(self.loss, len(self.classes_))
+        return self.predict_proba(X) @ loss.T
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Bayes decision for each row (see the class docstring for the rule)."""
+        classes = self.classes_
+        if self.loss is not None:
+            return classes[np.argmin(self.predict_risk(X), axis=1)]
+        if self.class_weight is not None:
+            lam = class_loss_weights(self.class_weight, classes, self.class_count_)
+            with np.errstate(divide="ignore"):
+                score = self.predict_log_proba(X) + np.log(lam)
+            return classes[np.argmax(score, axis=1)]
+        return classes[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+
+    # ------------------------------------------------------------------ linear view
+    def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
+
+        Only for models whose families are all linear (multinomial, Bernoulli, complement,
+        categorical over one-hot columns). ``b`` includes the log prior (seed 002: ``b_y =
+        ln λ_y P(y) + …``; λ is not included).
+
+        Returns
+        -------
+        W : ndarray of shape (n_classes, n_columns)
+        b : ndarray of shape (n_classes,)
+        """
+        prior, params = self._fitted()
+        Ws, b = [], np.zeros(len(prior))
+        for family, p in zip(self.families_, params, strict=True):
+            if not family.linear:
+                raise ParameterError(f"the {family.name} family is not linear in its features")
+            W, bias = family.linear_form(p)
+            Ws.append(W)
+            b = b + bias
+        if self._uses_class_prior or len(prior) == 1:
+            b = b + prior
+        return np.hstack(Ws), b
+
+    # ------------------------------------------------------------------ merging
+    def __add__(self, other: object) -> GenerativeClassifier:
+        if not isinstance(other, GenerativeClassifier):
+            return NotImplemented
+        return merge(self, other)
+
+    def __radd__(self, other: object) -> GenerativeClassifier:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
+    """The model fitted on the union of the models' training data.
+
+    All models must be of the same class with the same hyperparameters and features; their
+    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB, merge
+    >>> X = np.array([[2, 0], [0, 3], [1, 1], [0, 2]])
+    >>> y = np.array(["a", "b", "a", "b"])
+    >>> whole = MultinomialNB().fit(X, y)
+    >>> parts = merge(MultinomialNB().fit(X[:2], y[:2]), MultinomialNB().fit(X[2:], y[2:]))
+    >>> np.allclose(whole.predict_proba(X), parts.predict_proba(X))
+    True
+    """
+    if not models:
+        raise MergeError("merge needs at least one model")
+    for model in models:
+        model._fitted_summary()  # NotFittedError names the unfitted one
+    first = models[0]
+    for other in models[1:]:
+        _check_mergeable(first, other)
+    summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
+    out = copy.copy(first)
+    out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
+    return out._adopt(summary)
+
+
+def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
+    if type(a) is not type(b):
+        raise MergeError(f"cannot merge a {type(a).__name__} with a {type(b).__name__}")
+    pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+    differ = [k for k in pa if not _same(pa[k], pb.get(k))]
+    if differ:
+        raise MergeError(
+            "cannot merge models with different settings: "
+            + ", ".join(f"{k}={pa[k]!r} vs {pb[k]!r}" for k in differ)
+        )
+    for attr in ("n_features_in_",):
+        if getattr(a, attr, None) != getattr(b, attr, None):
+            raise MergeError(
+                f"cannot merge models fitted on {getattr(a, attr, None)} and "
+                f"{getattr(b, attr, None)} features"
+            )
+    na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
+    if (na is None) != (nb is None) or (na is not None and list(na) != list(nb)):
+        raise MergeError("cannot merge models fitted on differently named features")
+
+
+def _same(x: Any, y: Any) -> bool:
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return bool(np.array_equal(np.asarray(x), np.asarray(y)))
+    return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)
+
+
+def _n_rows(X: Any) -> int:
+    n = getattr(X, "n_rows", None)
+    if n is not None:
+        return int(n)
+    return int(X.shape[0])
+
+
+def _check_y(y: Any) -> np.ndarray:
+    try:
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+    except ValueError as exc:
+        raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        row = int(np.flatnonzero(np.isnan(y))[0])
+        raise DataError(f"Input y contains NaN at row {row}; every row needs a class label")
+    if y.dtype.kind == "O":
+        missing = [i for i, v in enumerate(y.tolist()) if v is None or v != v]
+        if missing:
+            raise DataError(
+                f"Input y contains a missing label (None/NaN) at row {missing[0]}; every row "
+                "needs a class label"
+            )
+    return y
+
+
+def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]:
+    from ._values import union_sorted, unique_sorted
+
+    labels = unique_sorted(y)
+    if classes is not None:
+        labels = union_sorted(labels, unique_sorted(np.asarray(classes)))
+    if labels.dtype.kind != "O" and y.dtype.kind != "O":
+        codes = np.searchsorted(labels, y)
+    else:
+        where = {v: i for i, v in enumerate(labels.tolist())}
+        codes = np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
+    return labels, codes
+
+
+def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        return np.full(n, float(w))
+    if w.ndim != 1 or w.shape[0] != n:
+        raise DataError(
+            f"sample_weight has shape {w.shape}; expected ({n},), one non-negative weight per row"
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(f"sample_weight[{row}] = {w[row]}; weights must be finite and >= 0")
+    if n and not w.any():
+        raise DataError(
+            "every sample_weight is zero; at least one row needs a positive weight to learn from"
+        )
+    return w

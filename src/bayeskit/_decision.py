@@ -1,0 +1,118 @@
+"""Class priors and the Bayes decision rule (seeds 001, 002).
+
+``a(x) = argmax_y λ_y P(y) p(x|y)`` with class loss weights ``λ_y``; with a full loss matrix
+``λ_ij`` (the cost of deciding ``c_i`` when the truth is ``c_j``) the decision minimises the
+conditional risk ``R(c_i|x) = Σ_j λ_ij P(c_j|x)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .errors import ParameterError
+
+
+def class_log_prior(
+    class_count: np.ndarray,
+    *,
+    fit_prior: bool,
+    class_prior: Any,
+    prior_alpha: float,
+) -> np.ndarray:
+    """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
+    (seeds 001, 003), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
+    k = len(class_count)
+    if class_prior is not None:
+        prior = np.asarray(class_prior, dtype=np.float64)
+        if prior.ndim != 1 or prior.shape[0] != k:
+            raise ParameterError(
+                f"class_prior has {prior.size} values but the model has {k} classes; give one "
+                "probability per class, in the order of classes_"
+            )
+        if not np.all(np.isfinite(prior)) or np.any(prior < 0):
+            raise ParameterError(f"class_prior must hold probabilities >= 0; got {prior.tolist()}")
+        if not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
+            raise ParameterError(
+                f"class_prior must sum to 1; its values {prior.tolist()} sum to {prior.sum():.10g}"
+            )
+        with np.errstate(divide="ignore"):
+            return np.log(prior)
+    if not fit_prior:
+        return np.full(k, -np.log(k))
+    if not np.isfinite(prior_alpha) or prior_alpha < 0:
+        raise ParameterError(f"prior_alpha must be >= 0; got {prior_alpha!r}")
+    smoothed = class_count + prior_alpha
+    with np.errstate(divide="ignore"):
+        return np.log(smoothed) - np.log(smoothed.sum())
+
+
+def normalize_log(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Log posteriors from joint log-likelihoods by log-sum-exp. A row in which every class is
+    impossible (only unsmoothed MLE can cause that) gets ``fallback`` (the log prior) instead of
+    NaN."""
+    dead = np.isneginf(jll).all(axis=1)
+    if dead.any():
+        jll = jll.copy()
+        jll[dead] = fallback
+    return jll - logsumexp(jll, axis=1, keepdims=True)
+
+
+def class_loss_weights(
+    class_weight: Any, classes: np.ndarray, class_count: np.ndarray
+) -> np.ndarray:
+    """λ_y for every class in ``classes`` order (1 for classes a dict leaves out)."""
+    k = len(classes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ParameterError(
+                f"class_weight={class_weight!r}; accepted: None, 'balanced', a dict "
+                "{label: weight} or one weight per class"
+            )
+        # λ_y ∝ 1 / N_y cancels the empirical prior: every class is judged on its likelihood.
+        with np.errstate(divide="ignore"):
+            return np.where(class_count > 0, class_count.sum() / (k * class_count), 1.0)
+    if isinstance(class_weight, Mapping):
+        known = {c: i for i, c in enumerate(classes.tolist())}
+        weights = np.ones(k)
+        for label, w in class_weight.items():
+            key = label.item() if isinstance(label, np.generic) else label
+            if key not in known:
+                raise ParameterError(
+                    f"class_weight names the label {label!r}, which is not one of the classes "
+                    f"{classes.tolist()}"
+                )
+            weights[known[key]] = w
+    else:
+        weights = np.asarray(class_weight, dtype=np.float64)
+        if weights.shape != (k,):
+            raise ParameterError(
+                f"class_weight has shape {weights.shape}; give one weight per class ({k})"
+            )
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not np.any(weights > 0):
+        raise ParameterError(
+            f"class_weight values must be finite, >= 0 and not all 0; got {weights.tolist()}"
+        )
+    return weights
+
+
+def check_loss(loss: Any, n_classes: int) -> np.ndarray:
+    """A (n_classes, n_classes) matrix of finite, non-negative losses."""
+    try:
+        matrix = np.asarray(loss, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"loss must be a square matrix of numbers; got {loss!r}") from exc
+    if matrix.shape != (n_classes, n_classes):
+        raise ParameterError(
+            f"loss has shape {matrix.shape}; it must be ({n_classes}, {n_classes}): "
+            "loss[i, j] is the cost of deciding classes_[i] when the truth is classes_[j]"
+        )
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        bad = np.argwhere(~np.isfinite(matrix) | (matrix < 0))[0]
+        raise ParameterError(
+            f"loss[{bad[0]}, {bad[1]}] = {matrix[bad[0], bad[1]]}; losses must be finite and >= 0"
+        )
+    return matrix

@@ -1,0 +1,124 @@
+"""Input checks shared by every estimator: each error names the row, column and value at fault
+and what is accepted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import DataError, InputTypeError, ShapeError
+
+
+def column_label(names: list[str] | None, j: int) -> str:
+    if names is not None and j < len(names):
+        return f"column {j} ({names[j]!r})"
+    return f"column {j}"
+
+
+def first_bad(X: Any, bad_data: np.ndarray) -> tuple[int, int]:
+    """Row and column of the first True entry of a mask over ``X`` (dense) or ``X.data``."""
+    if sp.issparse(X):
+        k = int(np.flatnonzero(bad_data)[0])
+        Xc = X.tocsr()
+        row = int(np.searchsorted(Xc.indptr, k, side="right") - 1)
+        return row, int(Xc.indices[k])
+    r, c = np.argwhere(bad_data)[0]
+    return int(r), int(c)
+
+
+def _values(X: Any) -> np.ndarray:
+    return X.data if sp.issparse(X) else np.asarray(X)
+
+
+def check_finite(X: Any, names: list[str] | None, what: str) -> None:
+    """Refuse NaN and ±inf, naming the first one."""
+    vals = _values(X)
+    finite = np.isfinite(vals)
+    if finite.all():
+        return
+    mask = ~finite
+    row, col = first_bad(X, mask if not sp.issparse(X) else mask)
+    value = vals[mask][0] if sp.issparse(X) else vals[row, col]
+    label = "NaN" if np.isnan(value) else str(float(value))
+    raise DataError(
+        f"X contains {label} at row {row}, {column_label(names, col)}; {what} takes finite "
+        "numbers only (NaN and inf are not accepted)"
+    )
+
+
+def check_non_negative(X: Any, names: list[str] | None, what: str) -> None:
+    """Refuse negative entries (counts), naming the first one."""
+    vals = _values(X)
+    neg = vals < 0
+    if not neg.any():
+        return
+    row, col = first_bad(X, neg)
+    value = vals[neg][0] if sp.issparse(X) else vals[row, col]
+    raise DataError(
+        f"Negative values in data passed to {what}: X[{row}, {col}] = {float(value)!r} "
+        f"({column_label(names, col)}); it takes non-negative counts or frequencies"
+    )
+
+
+def check_binary(X: Any, names: list[str] | None, what: str) -> None:
+    """Refuse values other than 0 and 1 (used when Bernoulli input is not binarized)."""
+    vals = _values(X)
+    bad = (vals != 0) & (vals != 1)
+    if not bad.any():
+        return
+    row, col = first_bad(X, bad)
+    value = vals[bad][0] if sp.issparse(X) else vals[row, col]
+    raise DataError(
+        f"{what} with binarize=None needs 0/1 features, but X[{row}, {col}] = {float(value)!r} "
+        f"({column_label(names, col)}); pass binarize=<threshold> to turn values into presence"
+    )
+
+
+def check_lengths(n_rows: int, other: Any, what: str) -> None:
+    n_other = _length(other)
+    if n_other is not None and n_other != n_rows:
+        raise ShapeError(
+            f"X has {n_rows} rows but {what} has {n_other} entries; they must have the same length"
+        )
+
+
+def _length(obj: Any) -> int | None:
+    if obj is None:
+        return None
+    shape = getattr(obj, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    try:
+        return len(obj)
+    except TypeError:
+        return None
+
+
+def feature_names_of(X: Any) -> list[str] | None:
+    """Column names of a pandas or polars DataFrame (duck-typed, no import), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or sp.issparse(X) or isinstance(X, np.ndarray):
+        return None
+    return [str(c) for c in list(cols)]
+
+
+def as_float_array(X: Any, what: str) -> Any:
+    """Dense float64 array or CSR float64 matrix, refusing text and complex numbers."""
+    if sp.issparse(X):
+        if np.iscomplexobj(X.data):
+            raise InputTypeError(f"Complex data not supported; {what} takes real numbers")
+        return X.tocsr().astype(np.float64, copy=False)
+    arr = np.asarray(X)
+    if np.iscomplexobj(arr):
+        raise DataError(f"Complex data not supported; {what} takes real numbers")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InputTypeError(
+                f"{what} takes numbers, but X holds values of type {arr.dtype} "
+                f"({exc}); encode text columns first or use CategoricalNB"
+            ) from None
+    return arr.astype(np.float64, copy=False)

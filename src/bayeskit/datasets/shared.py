@@ -1,0 +1,80 @@
+"""Readers for the public datasets in the project's shared data folder.
+
+The folder is found through the ``BAYESKIT_DATA`` environment variable, else as ``shared/data``
+beside or above the working directory. Tests and benchmarks call :func:`data_dir` and skip
+cleanly when it returns None. Files are read in place and never modified.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+UCI_TABLES = {
+    # name: (folder, file, index of the class column)
+    "mushroom": ("uci-mushroom", "agaricus-lepiota.data", 0),
+    "car": ("uci-car-evaluation", "car.data", -1),
+    "nursery": ("uci-nursery", "nursery.data", -1),
+    "voting": ("uci-congressional-voting", "house-votes-84.data", 0),
+}
+
+
+def data_dir() -> Path | None:
+    """The shared data folder, or None when it is not on this machine."""
+    env = os.environ.get("BAYESKIT_DATA")
+    if env:
+        path = Path(env)
+        return path if path.is_dir() else None
+    here = Path.cwd().resolve()
+    for base in (here, *here.parents):
+        for candidate in (base / "shared" / "data", base.parent / "shared" / "data"):
+            if candidate.is_dir():
+                return candidate
+    return None
+
+
+def _require(root: Path | None) -> Path:
+    root = data_dir() if root is None else root
+    if root is None:
+        raise FileNotFoundError(
+            "the shared data folder was not found; set BAYESKIT_DATA to its path"
+        )
+    return root
+
+
+def load_uci_table(name: str, root: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A categorical UCI table as (X of str, y of str); ``?`` is kept as a value.
+
+    ``name`` is one of ``mushroom``, ``car``, ``nursery``, ``voting``.
+    """
+    folder, file, target = UCI_TABLES[name]
+    path = _require(root) / folder / file
+    rows = [line.split(",") for line in path.read_text("ascii").splitlines() if line.strip()]
+    table = np.asarray(rows, dtype=str)
+    y = table[:, target]
+    X = np.delete(table, target if target >= 0 else table.shape[1] - 1, axis=1)
+    return X, y
+
+
+def load_sms_collection(root: Path | None = None) -> tuple[list[str], np.ndarray]:
+    """The SMS Spam Collection as read from the shared folder (same data as the bundled copy)."""
+    path = _require(root) / "sms-spam-collection" / "SMSSpamCollection"
+    labels, texts = [], []
+    for line in path.read_text("utf-8").splitlines():
+        label, _, text = line.partition("\t")
+        labels.append(label)
+        texts.append(text)
+    return texts, np.asarray(labels)
+
+
+def load_20newsgroups(subset: str, root: Path | None = None) -> tuple[list[str], np.ndarray]:
+    """20 Newsgroups "bydate": ``subset`` is ``train`` or ``test``; posts decoded as latin-1."""
+    base = _require(root) / "20newsgroups-bydate" / f"20news-bydate-{subset}"
+    texts, labels = [], []
+    for group in sorted(p for p in base.iterdir() if p.is_dir()):
+        for file in sorted(group.iterdir(), key=lambda p: p.name):
+            texts.append(file.read_bytes().decode("latin-1"))
+            labels.append(group.name)
+    return texts, np.asarray(labels)

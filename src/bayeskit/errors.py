@@ -1,0 +1,62 @@
+"""The errors bayeskit raises.
+
+Every error a user can cause is a :class:`BayeskitError`; each subclass is also the built-in
+exception a Python programmer would expect (``ValueError`` for a bad value, ``TypeError`` for a
+wrong kind of input), so ``except ValueError`` keeps working. Messages name the column, row or
+value at fault and say what is accepted.
+"""
+
+from __future__ import annotations
+
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
+__all__ = [
+    "BayeskitError",
+    "DataError",
+    "InputTypeError",
+    "MergeError",
+    "ModelFileError",
+    "NotFittedError",
+    "ParameterError",
+    "ShapeError",
+    "UnknownCategoryError",
+]
+
+
+class BayeskitError(Exception):
+    """Base class of every error bayeskit raises on purpose."""
+
+
+class DataError(BayeskitError, ValueError):
+    """A value in X, y or sample_weight that the model cannot accept (NaN, inf, negative…)."""
+
+
+class ShapeError(DataError):
+    """Input of the wrong shape: wrong number of columns, empty, X and y of different lengths."""
+
+
+class UnknownCategoryError(DataError):
+    """A categorical value never seen in training, under ``unseen="error"``."""
+
+
+class InputTypeError(BayeskitError, TypeError):
+    """Input of a kind the model does not take (text where numbers are needed, …)."""
+
+
+class ParameterError(BayeskitError, ValueError):
+    """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of the wrong shape…)."""
+
+
+class NotFittedError(BayeskitError, _SklearnNotFittedError):
+    """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
+
+    Also scikit-learn's ``NotFittedError`` (so a ``ValueError`` and an ``AttributeError``).
+    """
+
+
+class MergeError(BayeskitError, ValueError):
+    """Two models or statistics that cannot be added (different features, families or settings)."""
+
+
+class ModelFileError(BayeskitError, ValueError):
+    """A model file that is corrupt, truncated, of a newer format or not a bayeskit model."""

@@ -1,0 +1,94 @@
+"""Point estimates of category probabilities under a Dirichlet prior.
+
+With counts ``N_v`` over ``K`` categories and a symmetric Dirichlet(α) prior:
+
+* ``"mean"`` — posterior mean ``(N_v + α) / (N + Kα)``: Laplace (α=1) and Lidstone smoothing,
+  the estimate scikit-learn uses (seeds 000, 003, 004);
+* ``"map"`` — posterior mode ``(N_v + α − 1) / (N + K(α − 1))``, defined for α ≥ 1; MAP with
+  Dir(2) gives the same numbers as Laplace smoothing (seed 003);
+* ``"mle"`` — maximum likelihood ``N_v / N`` (α ignored); an unseen event gets probability 0.
+
+All three are ``(N_v + a) / Σ_v (N_v + a)`` with pseudo-count ``a = α``, ``α − 1`` or ``0``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+ESTIMATES = ("mean", "map", "mle")
+_ALPHA_FLOOR = 1e-10
+
+
+def check_estimate(estimate: Any) -> str:
+    if estimate not in ESTIMATES:
+        raise ParameterError(
+            f"estimate={estimate!r} is not one of {ESTIMATES}: 'mean' (posterior mean, "
+            "Laplace/Lidstone smoothing), 'map' (posterior mode) or 'mle' (maximum likelihood)"
+        )
+    return str(estimate)
+
+
+def check_alpha(alpha: Any, n_features: int, *, force_alpha: bool = True) -> Any:
+    """Validate ``alpha`` (a scalar or one value per feature) the way scikit-learn does."""
+    if isinstance(alpha, (Real, np.number)) and not isinstance(alpha, (bool, np.bool_)):
+        value: Any = float(alpha)
+        low = value
+    else:
+        try:
+            value = np.asarray(alpha, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(
+                f"alpha must be a number or one number per feature; got {alpha!r}"
+            ) from exc
+        if value.ndim != 1 or value.shape[0] != n_features:
+            raise ParameterError(
+                f"alpha has shape {value.shape}; a per-feature alpha needs one value for each of "
+                f"the {n_features} features"
+            )
+        low = float(value.min()) if value.size else 0.0
+    if not np.all(np.isfinite(value)):
+        raise ParameterError(f"alpha must be finite; got {alpha!r}")
+    if low < 0:
+        raise ParameterError(f"alpha must be >= 0 (it is a pseudo-count); got {low!r}")
+    if low < _ALPHA_FLOOR and not force_alpha:
+        warnings.warn(
+            f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_FLOOR:.1e}. "
+            "Use `force_alpha=True` to keep alpha unchanged.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return np.maximum(value, _ALPHA_FLOOR)
+    return value
+
+
+def pseudo_count(alpha: Any, estimate: str) -> Any:
+    """The ``a`` added to every count: α (mean), α − 1 (map) or 0 (mle)."""
+    if estimate == "mle":
+        return 0.0
+    if estimate == "map":
+        low = float(np.min(alpha))
+        if low < 1:
+            raise ParameterError(
+                f"estimate='map' needs alpha >= 1: the mode of a Dirichlet(alpha) prior lies "
+                f"inside the simplex only then; got alpha={low!r}. Use estimate='mean' for "
+                "Lidstone smoothing with alpha < 1"
+            )
+        return np.asarray(alpha) - 1.0 if isinstance(alpha, np.ndarray) else alpha - 1.0
+    return alpha
+
+
+def log_ratio(num: np.ndarray, den: np.ndarray, n_categories: Any) -> np.ndarray:
+    """``log(num / den)``; a class with no data at all (``den == 0``) gets the uniform
+    distribution over its ``n_categories`` instead of 0/0."""
+    empty = den == 0
+    if np.any(empty):
+        num = np.where(empty, 1.0, num)
+        den = np.where(empty, n_categories, den)
+    with np.errstate(divide="ignore"):
+        return np.log(num) - np.log(den)

@@ -1,0 +1,204 @@
+"""Categorical event model: each feature takes one of finitely many values (seeds 001, 004).
+
+``θ_cjv = (N_cjv + α) / (N_cj + α K_j)`` with ``K_j`` the number of categories of feature ``j``.
+Values are taken as they are (strings, ints, bools…); a missing value drops out of the product
+in training and in prediction (seed 003). Scoring is linear in the one-hot encoding of the
+values, which is how it runs: one sparse product over all features at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import column_label
+from ..errors import DataError, ParameterError, UnknownCategoryError
+from ..stats import CategoryCounts
+from ._base import Family, class_totals, safe_dot
+from ._codebook import MISSING, UNSEEN, Codebook, Table, discover
+from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+
+UNSEEN_POLICIES = ("smooth", "ignore", "error")
+
+
+@dataclass(frozen=True)
+class CategoricalParams:
+    codebook: Codebook
+    feature_log_prob: np.ndarray  # (n_classes, n_total_categories), flat over features
+    unseen_log_prob: np.ndarray  # (n_classes, n_features): score of a never-seen value
+    n_categories: np.ndarray  # (n_features,) categories used in each denominator
+
+
+def one_hot(codes: np.ndarray, n_columns: int) -> sp.csr_matrix:
+    """CSR indicator matrix of global codes; negative codes (missing, dropped) make no entry."""
+    n = codes.shape[0]
+    valid = codes >= 0
+    if valid.all():
+        indices = codes.ravel()
+        indptr = np.arange(0, codes.size + 1, max(codes.shape[1], 1), dtype=np.int64)
+        if codes.shape[1] == 0:
+            indptr = np.zeros(n + 1, dtype=np.int64)
+    else:
+        indices = codes[valid]
+        indptr = np.concatenate([[0], np.cumsum(valid.sum(axis=1))])
+    data = np.ones(len(indices))
+    return sp.csr_matrix((data, indices, indptr), shape=(n, n_columns))
+
+
+class Categorical(Family):
+    """Categorical family over the columns of a block.
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,)
+        Dirichlet prior concentration for each feature's categories.
+    force_alpha : bool
+        Keep an alpha below 1e-10 as given.
+    estimate : {"mean", "map", "mle"}
+        Posterior mean (Laplace/Lidstone), posterior mode, or maximum likelihood.
+    min_categories : int, array of shape (n_features,) or None
+        Number of categories assumed per feature at least (unobserved ones get zero counts).
+    unseen : {"smooth", "ignore", "error"}
+        What a value never seen in training does at prediction time: ``"smooth"`` scores it
+        as a category with zero counts, ``α / (N_cj + α K_j)`` (with α = 0 it carries no
+        information and drops out); ``"ignore"`` drops the feature from the product;
+        ``"error"`` raises :class:`~bayeskit.errors.UnknownCategoryError` naming it.
+    """
+
+    name = "categorical"
+    linear = True
+
+    def __init__(
+        self,
+        alpha: Any = 1.0,
+        *,
+        force_alpha: bool = True,
+        estimate: str = "mean",
+        min_categories: Any = None,
+        unseen: str = "smooth",
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.estimate = estimate
+        self.min_categories = min_categories
+        self.unseen = unseen
+
+    def config(self) -> dict[str, Any]:
+        def plain(v: Any) -> Any:
+            return v.tolist() if isinstance(v, np.ndarray) else v
+
+        return {
+            "alpha": plain(self.alpha),
+            "force_alpha": self.force_alpha,
+            "estimate": self.estimate,
+            "min_categories": plain(self.min_categories),
+            "unseen": self.unseen,
+        }
+
+    def validate(self, X: Table, names: list[str]) -> Table:
+        if self.unseen not in UNSEEN_POLICIES:
+            raise ParameterError(f"unseen={self.unseen!r} is not one of {UNSEEN_POLICIES}")
+        for j, col in enumerate(X.columns):
+            if col.dtype.kind == "f":
+                inf = np.isinf(col)
+                if inf.any():
+                    row = int(np.flatnonzero(inf)[0])
+                    raise DataError(
+                        f"X contains {col[row]} at row {row}, {column_label(names, j)}; a "
+                        "category must be a finite number, a string or a bool (NaN = missing)"
+                    )
+        return X
+
+    def summarize(self, X: Table, R: np.ndarray | sp.spmatrix) -> CategoryCounts:
+        codebook = Codebook(discover(X))
+        codes = codebook.encode(X)
+        counts = class_totals(R, one_hot(codes, codebook.n_codes))
+        seen = counts.sum(axis=0) > 0
+        if seen.all():
+            return CategoryCounts(codebook.categories, counts)
+        # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
+        off = codebook.offsets
+        kept = tuple(c[seen[off[j] : off[j + 1]]] for j, c in enumerate(codebook.categories))
+        return CategoryCounts(kept, counts[:, seen])
+
+    def _n_categories(self, stats: CategoryCounts) -> np.ndarray:
+        observed = np.diff(stats.offsets)
+        if self.min_categories is None:
+            return observed
+        wanted = np.asarray(self.min_categories)
+        if wanted.dtype.kind not in "iu":
+            raise ParameterError(
+                f"'min_categories' should have integral type. Got {wanted.dtype} instead."
+            )
+        if (wanted.ndim == 1 and wanted.shape[0] != stats.n_features) or wanted.ndim > 1:
+            raise ParameterError(
+                f"'min_categories' should have shape ({stats.n_features},) when an array-like "
+                f"is provided. Got {wanted.shape} instead."
+            )
+        return np.maximum(observed, wanted.astype(np.int64))
+
+    def finalize(self, stats: CategoryCounts) -> CategoricalParams:
+        d = stats.n_features
+        alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
+        a = np.broadcast_to(
+            np.asarray(pseudo_count(alpha, check_estimate(self.estimate)), float), (d,)
+        )
+        offsets = stats.offsets
+        sizes = np.diff(offsets)
+        n_cat = self._n_categories(stats)
+        col_feature = np.repeat(np.arange(d), sizes)
+        num = stats.counts + a[col_feature]
+        # Σ_v (N_cjv + a) over observed and assumed (min_categories) categories, per feature.
+        indicator = sp.csr_matrix(
+            (np.ones(len(col_feature)), col_feature, np.arange(len(col_feature) + 1)),
+            shape=(len(col_feature), d),
+        )
+        per_feature = np.asarray(stats.counts @ indicator) + a * n_cat
+        flp = log_ratio(num, per_feature[:, col_feature], n_cat[col_feature])
+        with np.errstate(divide="ignore"):
+            unseen = np.where(
+                a > 0,
+                np.log(np.where(a > 0, a, 1.0))
+                - np.log(np.where(per_feature > 0, per_feature, 1.0)),
+                0.0,
+            )
+        return CategoricalParams(Codebook(stats.categories), flp, unseen, n_cat)
+
+    def encode(self, params: CategoricalParams, X: Table) -> sp.csr_matrix:
+        """One-hot rows over (feature, category) columns plus one "unseen" column per feature."""
+        codebook = params.codebook
+        codes = codebook.encode(X)
+        unseen = codes == UNSEEN
+        if unseen.any():
+            if self.unseen == "error":
+                row, j = (int(v) for v in np.argwhere(unseen)[0])
+                value = X.columns[j][row]
+                raise UnknownCategoryError(
+                    f"value {value!r} at row {row}, {column_label(X.names, j)} was never seen in "
+                    f"training; known values: {_preview(codebook.categories[j])}. Use "
+                    "unseen='smooth' or 'ignore' to score such values"
+                )
+            if self.unseen == "smooth":
+                cols = np.broadcast_to(codebook.n_codes + np.arange(codes.shape[1]), codes.shape)
+                codes = np.where(unseen, cols, codes)
+            else:
+                codes = np.where(unseen, MISSING, codes)
+        return one_hot(codes, codebook.n_codes + codes.shape[1])
+
+    def log_prob(self, params: CategoricalParams, X: Table) -> np.ndarray:
+        table = np.hstack([params.feature_log_prob, params.unseen_log_prob])
+        return safe_dot(self.encode(params, X), table)
+
+    def linear_form(self, params: CategoricalParams) -> tuple[np.ndarray, np.ndarray]:
+        """Weights over the one-hot (feature = value) columns, then one "unseen" column per
+        feature; bias 0."""
+        W = np.hstack([params.feature_log_prob, params.unseen_log_prob])
+        return W, np.zeros(W.shape[0])
+
+
+def _preview(values: np.ndarray, limit: int = 10) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit].tolist())
+    return f"[{shown}{', …' if len(values) > limit else ''}]"

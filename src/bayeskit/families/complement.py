@@ -1,0 +1,63 @@
+"""Complement Naive Bayes (Rennie, Shih, Teevan & Karger, 2003).
+
+Each class is scored by how badly the *other* classes' word distribution explains the document:
+``w_cj = −ln θ̃_cj`` with ``θ̃_cj = (Σ_{c'≠c} N_c'j + α) / Σ_j (Σ_{c'≠c} N_c'j + α)``; with
+``norm=True`` the weights are normalised per class, ``w_cj = ln θ̃_cj / Σ_j ln θ̃_cj`` (Rennie's
+weight normalisation, which corrects for classes with longer documents).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..stats import Counts
+from ._base import safe_dot
+from ._dirichlet import log_ratio
+from .multinomial import Multinomial
+
+
+@dataclass(frozen=True)
+class ComplementParams:
+    feature_log_prob: np.ndarray  # the class weights w (n_classes, n_features)
+
+
+class Complement(Multinomial):
+    """Complement family; same statistics as :class:`Multinomial`.
+
+    Parameters
+    ----------
+    alpha, force_alpha, estimate
+        As for :class:`Multinomial`, applied to the complement counts.
+    norm : bool
+        Normalise the weights of each class (Rennie et al.'s weight normalisation).
+    """
+
+    name = "complement"
+    linear = True
+
+    def __init__(
+        self,
+        alpha: Any = 1.0,
+        *,
+        force_alpha: bool = True,
+        estimate: str = "mean",
+        norm: bool = False,
+    ):
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        self.norm = norm
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "norm": self.norm}
+
+    def finalize(self, stats: Counts) -> ComplementParams:  # type: ignore[override]
+        complement = stats.total.sum(axis=0) - stats.total + self._pseudo(stats.n_features)
+        logged = log_ratio(complement, complement.sum(axis=1, keepdims=True), stats.n_features)
+        if self.norm:
+            return ComplementParams(logged / logged.sum(axis=1, keepdims=True))
+        return ComplementParams(-logged)
+
+    def log_prob(self, params: Any, X: Any) -> np.ndarray:
+        return safe_dot(X, params.feature_log_prob)

@@ -1,0 +1,8 @@
+"""Naive Bayes estimators, one per file."""
+
+from .bernoulli import BernoulliNB
+from .categorical import CategoricalNB
+from .complement import ComplementNB
+from .multinomial import MultinomialNB
+
+__all__ = ["BernoulliNB", "CategoricalNB", "ComplementNB", "MultinomialNB"]

@@ -1,0 +1,48 @@
+"""Input handling shared by the estimators that take numeric matrices (dense or CSR)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.utils.validation import validate_data
+
+from .._base import GenerativeClassifier
+from .._validation import as_float_array, check_finite, feature_names_of
+from ..errors import DataError, InputTypeError, ShapeError
+
+
+def wrap_sklearn_errors(exc: Exception) -> Exception:
+    """Re-raise scikit-learn's input errors as bayeskit errors, keeping their message."""
+    msg = str(exc)
+    if isinstance(exc, TypeError):
+        return InputTypeError(msg)
+    if "features" in msg or "shape" in msg or "Reshape" in msg or "sample" in msg:
+        return ShapeError(msg)
+    return DataError(msg)
+
+
+class NumericNB(GenerativeClassifier):
+    """A generative classifier over a numeric matrix (dense ndarray or CSR sparse)."""
+
+    def _check_X(self, X: Any, *, reset: bool) -> Any:
+        names = feature_names_of(X)
+        what = type(self).__name__
+        try:
+            X = validate_data(
+                self,
+                X,
+                accept_sparse="csr",
+                reset=reset,
+                dtype=None,
+                ensure_all_finite=False,
+            )
+        except (ValueError, TypeError) as exc:
+            raise wrap_sklearn_errors(exc) from None
+        X = as_float_array(X, what)
+        check_finite(X, names, what)
+        return X
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

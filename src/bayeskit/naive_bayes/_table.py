@@ -1,0 +1,99 @@
+"""Turn any 2-D table (numpy, list of rows, pandas or polars DataFrame) into columns of values,
+without coercing them: strings stay strings, ints stay ints, and every missing marker (NaN, None,
+pandas NA, polars null) becomes a missing value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import feature_names_of
+from ..errors import InputTypeError, ShapeError
+from ..families._codebook import Table
+
+_SCALARS = (str, bool, int, float, np.generic)
+
+
+def _pandas_column(col: Any) -> np.ndarray:
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype):
+        return col.to_numpy()
+    kind = getattr(dtype, "kind", "O")
+    if kind in "iuf":
+        return col.to_numpy(dtype="float64", na_value=np.nan)
+    return col.astype(object).to_numpy(dtype=object, na_value=None)
+
+
+def _columns_of_frame(X: Any) -> list[np.ndarray]:
+    if hasattr(X, "iloc"):  # pandas
+        return [_pandas_column(X.iloc[:, j]) for j in range(X.shape[1])]
+    # polars: nulls become None (strings) or NaN (numbers).
+    return [np.asarray(X.get_column(name).to_numpy()) for name in X.columns]
+
+
+def to_table(X: Any, what: str) -> tuple[Table, Any]:
+    """(Table of columns, an array-like with ``.shape`` for scikit-learn's feature checks)."""
+    if sp.issparse(X):
+        raise InputTypeError(
+            f"{what} takes a dense table of category values, not a sparse matrix; "
+            "convert it with .toarray() or use MultinomialNB/BernoulliNB for sparse counts"
+        )
+    names = feature_names_of(X)
+    if names is not None and hasattr(X, "shape"):
+        columns = _columns_of_frame(X)
+        n = int(X.shape[0])
+        _check_shape(n, len(columns), len(columns))
+        for j, col in enumerate(columns):
+            _check_column(col, j, names)
+        return Table(columns, names), X
+    arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if arr.dtype.kind == "c":
+        raise ShapeError(f"Complex data not supported; {what} takes category values")
+    if arr.ndim != 2:
+        raise ShapeError(
+            f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+            "it contains a single sample."
+        )
+    _check_shape(arr.shape[0], arr.shape[1], arr.shape[1])
+    columns = list(arr.T)
+    matrix = arr if arr.dtype.kind in "biuf" else None
+    default_names = [f"x{j}" for j in range(arr.shape[1])]
+    if matrix is None:
+        for j, col in enumerate(columns):
+            _check_column(col, j, default_names)
+    return Table(columns, default_names, matrix), arr
+
+
+def _check_shape(n_rows: int, n_cols: int, shown: int) -> None:
+    if n_cols == 0:
+        raise ShapeError(
+            f"Found array with 0 feature(s) (shape=({n_rows}, 0)) while a minimum of 1 is required."
+        )
+    if n_rows == 0:
+        raise ShapeError(
+            f"Found array with 0 sample(s) (shape=(0, {shown})) while a minimum of 1 is required."
+        )
+
+
+def _check_column(col: np.ndarray, j: int, names: list[str]) -> None:
+    if col.dtype.kind == "c":
+        raise ShapeError(f"Complex data not supported (column {j}, {names[j]!r})")
+    if col.dtype.kind != "O":
+        return
+    for row, v in enumerate(col.tolist()):
+        if (
+            v is not None
+            and not isinstance(v, _SCALARS)
+            and type(v).__name__
+            not in (
+                "NAType",
+                "NaTType",
+            )
+        ):
+            raise InputTypeError(
+                f"column {j} ({names[j]!r}) holds a {type(v).__name__} at row {row} ({v!r}); "
+                "the argument must be a string, a number or a bool (None/NaN = missing)"
+            )

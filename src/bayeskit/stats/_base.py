@@ -1,0 +1,81 @@
+"""The contract every sufficient statistic follows.
+
+A statistic is a plain value computed from a block of data and per-row class weights. Two of
+them add exactly (associative and commutative, with a zero), so fitting, online learning,
+out-of-core and distributed training, and merging models all reduce to ``+``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from ..errors import MergeError
+
+S = TypeVar("S", bound="Statistic")
+
+#: kind name -> class, filled by ``__init_subclass__``; model files look kinds up here and
+#: nowhere else, so a file can only ever name a statistic this package defines.
+STATISTIC_KINDS: dict[str, type[Statistic]] = {}
+
+
+class Statistic(ABC):
+    """An additive sufficient statistic with a class axis first.
+
+    Subclasses define ``kind`` (the name used in model files) and implement :meth:`_add`,
+    :meth:`embed_classes`, :meth:`to_arrays` and :meth:`from_arrays`.
+    """
+
+    kind: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if kind is not None:
+            STATISTIC_KINDS[kind] = cls
+
+    @property
+    @abstractmethod
+    def n_classes(self) -> int:
+        """Length of the class axis."""
+
+    @property
+    @abstractmethod
+    def n_features(self) -> int:
+        """Number of features the statistic covers."""
+
+    @abstractmethod
+    def _add(self: S, other: S) -> S:
+        """Add a statistic of the same type and class axis."""
+
+    @abstractmethod
+    def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
+        """Place this statistic's classes at rows ``index`` of a zero statistic with
+        ``n_classes`` classes (used to align two statistics on the union of their classes)."""
+
+    @abstractmethod
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Numeric arrays and JSON metadata that together describe the statistic exactly."""
+
+    @classmethod
+    @abstractmethod
+    def from_arrays(cls: type[S], arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> S:
+        """Inverse of :meth:`to_arrays`."""
+
+    def __add__(self: S, other: object) -> S:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        if other.n_classes != self.n_classes:
+            raise MergeError(
+                f"cannot add {self.kind} statistics with {self.n_classes} and {other.n_classes} "
+                "classes; align them on one class list first (Summary does this)"
+            )
+        return self._add(other)
+
+    def __radd__(self: S, other: object) -> S:
+        # ``sum(stats)`` starts from the integer 0, the additive identity.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented

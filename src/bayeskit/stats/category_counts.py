@@ -1,0 +1,122 @@
+"""Per-class counts of each value of each categorical feature."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._values import union_sorted, values_from_json, values_to_json
+from ..errors import MergeError, ModelFileError
+from ._base import Statistic
+
+
+def offsets_of(categories: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Start column of each feature in the flat (feature, category) axis; length n_features+1."""
+    sizes = np.fromiter((len(c) for c in categories), dtype=np.int64, count=len(categories))
+    return np.concatenate([[0], np.cumsum(sizes)])
+
+
+@dataclass(frozen=True, eq=False)
+class CategoryCounts(Statistic):
+    """Weighted counts of every (feature, category) pair in every class.
+
+    Parameters
+    ----------
+    categories : tuple of ndarray
+        ``categories[j]`` holds the sorted distinct values of feature ``j``.
+    counts : ndarray of shape (n_classes, n_total_categories)
+        Column ``offsets[j] + v`` counts value ``categories[j][v]`` of feature ``j``.
+
+    Adding two statistics takes the union of each feature's categories, so batches that saw
+    different values (or models fitted on different data) merge exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = CategoryCounts((np.array(["x", "y"]),), np.array([[2.0, 1.0]]))
+    >>> b = CategoryCounts((np.array(["y", "z"]),), np.array([[1.0, 5.0]]))
+    >>> s = a + b
+    >>> s.categories[0].tolist(), s.counts.tolist()
+    (['x', 'y', 'z'], [[2.0, 2.0, 5.0]])
+    """
+
+    categories: tuple[np.ndarray, ...]
+    counts: np.ndarray
+
+    kind = "category_counts"
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return len(self.categories)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return offsets_of(self.categories)
+
+    def feature_counts(self, j: int) -> np.ndarray:
+        """Counts of feature ``j``, shape (n_classes, n_categories_j)."""
+        off = self.offsets
+        return self.counts[:, off[j] : off[j + 1]]
+
+    def _add(self, other: CategoryCounts) -> CategoryCounts:
+        if other.n_features != self.n_features:
+            raise MergeError(
+                f"cannot add category counts over {self.n_features} and {other.n_features} features"
+            )
+        same = all(
+            len(a) == len(b) and a.dtype == b.dtype and bool(np.all(a == b))
+            for a, b in zip(self.categories, other.categories, strict=True)
+        )
+        if same:
+            return CategoryCounts(self.categories, self.counts + other.counts)
+        merged = tuple(
+            union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
+        )
+        counts = np.zeros((self.n_classes, int(offsets_of(merged)[-1])))
+        for part in (self, other):
+            counts[:, part._columns_in(merged)] += part.counts
+        return CategoryCounts(merged, counts)
+
+    def _columns_in(self, merged: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Where each of this statistic's columns lands in the merged category space."""
+        new_offsets = offsets_of(merged)
+        cols = []
+        for j, (mine, union) in enumerate(zip(self.categories, merged, strict=True)):
+            if union.dtype.kind == "O" or mine.dtype.kind == "O":
+                position = {_key(v): i for i, v in enumerate(union.tolist())}
+                idx = np.fromiter((position[_key(v)] for v in mine.tolist()), np.int64, len(mine))
+            else:
+                idx = np.searchsorted(union, mine)
+            cols.append(new_offsets[j] + idx)
+        return np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+
+    def embed_classes(self, index: np.ndarray, n_classes: int) -> CategoryCounts:
+        counts = np.zeros((n_classes, self.counts.shape[1]))
+        counts[index] = self.counts
+        return CategoryCounts(self.categories, counts)
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        meta = {"categories": [values_to_json(c) for c in self.categories]}
+        return {"counts": self.counts}, meta
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> CategoryCounts:
+        raw = meta.get("categories")
+        if not isinstance(raw, list):
+            raise ModelFileError("category counts without a category list")
+        categories = tuple(values_from_json(c) for c in raw)
+        counts = np.asarray(arrays["counts"], dtype=np.float64)
+        if counts.ndim != 2 or counts.shape[1] != offsets_of(categories)[-1]:
+            raise ModelFileError("category counts do not match their category lists")
+        return cls(categories, counts)
+
+
+def _key(value: Any) -> tuple[str, Any]:
+    # 1 and True and 1.0 are equal in Python; within one feature they are one category.
+    return ("s", value) if isinstance(value, str) else ("n", value)

@@ -1,0 +1,77 @@
+"""Per-class weighted sums of features: the statistic of every linear count family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import MergeError, ModelFileError
+from ._base import Statistic
+
+
+@dataclass(frozen=True, eq=False)
+class Counts(Statistic):
+    """Class weights and per-class feature totals.
+
+    Parameters
+    ----------
+    weight : ndarray of shape (n_classes,)
+        Total weight of the rows of each class (rows × sample weights, or responsibilities).
+    total : ndarray of shape (n_classes, n_features)
+        ``total[c, j] = Σ_i R[i, c] · X[i, j]``: word counts for multinomial and complement
+        models, presence counts for Bernoulli.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = Counts(np.array([1.0, 2.0]), np.array([[1.0, 0.0], [3.0, 4.0]]))
+    >>> b = Counts.zero(2, 2)
+    >>> (a + b).total
+    array([[1., 0.],
+           [3., 4.]])
+    """
+
+    weight: np.ndarray
+    total: np.ndarray
+
+    kind = "counts"
+
+    @classmethod
+    def zero(cls, n_classes: int, n_features: int) -> Counts:
+        """The additive identity for ``n_classes`` classes and ``n_features`` features."""
+        return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.weight.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.total.shape[1])
+
+    def _add(self, other: Counts) -> Counts:
+        if other.n_features != self.n_features:
+            raise MergeError(
+                f"cannot add counts over {self.n_features} and {other.n_features} features"
+            )
+        return Counts(self.weight + other.weight, self.total + other.total)
+
+    def embed_classes(self, index: np.ndarray, n_classes: int) -> Counts:
+        weight = np.zeros(n_classes)
+        total = np.zeros((n_classes, self.n_features))
+        weight[index] = self.weight
+        total[index] = self.total
+        return Counts(weight, total)
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        return {"weight": self.weight, "total": self.total}, {}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Counts:
+        weight = np.asarray(arrays["weight"], dtype=np.float64)
+        total = np.asarray(arrays["total"], dtype=np.float64)
+        if weight.ndim != 1 or total.ndim != 2 or total.shape[0] != weight.shape[0]:
+            raise ModelFileError("counts arrays have inconsistent shapes")
+        return cls(weight, total)

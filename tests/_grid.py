@@ -1,0 +1,71 @@
+"""Every estimator with a data generator suited to it: the grid the common tests run through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import bayeskit as bk
+
+
+def counts(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return rng.poisson(1.5, size=(n, d)).astype(np.float64)
+
+
+def binary(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return (rng.random((n, d)) < 0.4).astype(np.float64)
+
+
+def categories(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    values = np.array(["red", "green", "blue", "grey"], dtype=object)
+    X = values[rng.integers(0, 4, size=(n, d))]
+    X[rng.random((n, d)) < 0.1] = None
+    return X
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    make: Callable[[], bk.GenerativeClassifier]
+    data: Callable[[np.random.Generator, int, int], np.ndarray]
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+CASES = [
+    Case("MultinomialNB", bk.MultinomialNB, counts),
+    Case("MultinomialNB-map", lambda: bk.MultinomialNB(alpha=2.0, estimate="map"), counts),
+    Case("ComplementNB", bk.ComplementNB, counts),
+    Case("ComplementNB-norm", lambda: bk.ComplementNB(norm=True, alpha=0.5), counts),
+    Case("BernoulliNB", bk.BernoulliNB, binary),
+    Case("BernoulliNB-binarize", lambda: bk.BernoulliNB(binarize=1.0), counts),
+    Case("CategoricalNB", bk.CategoricalNB, categories),
+    Case("CategoricalNB-ignore", lambda: bk.CategoricalNB(unseen="ignore", alpha=0.5), categories),
+]
+
+ESTIMATORS = [bk.MultinomialNB, bk.ComplementNB, bk.BernoulliNB, bk.CategoricalNB]
+
+
+def dataset(case: Case, seed: int, n: int = 60, d: int = 5, k: int = 3) -> tuple[Any, Any]:
+    rng = np.random.default_rng(seed)
+    y = np.array(["a", "b", "c", "d"])[rng.integers(0, k, size=n)]
+    return case.data(rng, n, d), y
+
+
+def assert_same_model(a: bk.GenerativeClassifier, b: bk.GenerativeClassifier, X: Any) -> None:
+    """Same classes, same statistics and the same joint log-likelihood on X."""
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    np.testing.assert_allclose(a.class_count_, b.class_count_, rtol=1e-12)
+    for sa, sb in zip(a.stats_.blocks, b.stats_.blocks, strict=True):
+        arrays_a, meta_a = sa.to_arrays()
+        arrays_b, meta_b = sb.to_arrays()
+        assert meta_a == meta_b
+        for key in arrays_a:
+            np.testing.assert_allclose(arrays_a[key], arrays_b[key], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        a.predict_joint_log_proba(X), b.predict_joint_log_proba(X), rtol=1e-9, atol=1e-9
+    )

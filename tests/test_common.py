@@ -1,0 +1,173 @@
+"""The common grid: every estimator goes through the same checks."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import bayeskit as bk
+from bayeskit.errors import BayeskitError, MergeError, NotFittedError
+
+from ._grid import CASES, ESTIMATORS, Case, assert_same_model, dataset
+
+# scikit-learn's check feeds make_blobs data (negative values) to every estimator that has a
+# class_weight parameter, ignoring the estimator's own positive_only tag; count models refuse
+# negative counts by design.
+_NEGATIVE_BLOBS = {
+    "check_class_weight_classifiers": "feeds negative values to a count model (positive_only)"
+}
+
+
+def _expected_failures(estimator):
+    if isinstance(estimator, bk.MultinomialNB):
+        return _NEGATIVE_BLOBS
+    return {}
+
+
+@parametrize_with_checks([cls() for cls in ESTIMATORS], expected_failed_checks=_expected_failures)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_api_and_probabilities(case: Case):
+    X, y = dataset(case, seed=1)
+    model = case.make()
+    assert model.fit(X, y) is model
+    proba = model.predict_proba(X)
+    assert proba.shape == (len(y), len(model.classes_))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(np.isfinite(model.predict_log_proba(X)))
+    np.testing.assert_allclose(np.exp(model.predict_log_proba(X)), proba, rtol=1e-12)
+    pred = model.predict(X)
+    np.testing.assert_array_equal(pred, model.classes_[np.argmax(proba, axis=1)])
+    assert 0.0 <= model.score(X, y) <= 1.0
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_inputs_not_mutated(case: Case):
+    X, y = dataset(case, seed=2)
+    X0, y0 = copy.deepcopy(X), y.copy()
+    model = case.make().fit(X, y)
+    model.partial_fit(X, y)
+    model.predict_proba(X)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_predict_before_fit(case: Case):
+    X, _ = dataset(case, seed=3)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        case.make().predict(X)
+    with pytest.raises(NotFittedError):
+        case.make().predict_proba(X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_weight_equals_repetition(case: Case):
+    X, y = dataset(case, seed=4, n=30)
+    weights = np.random.default_rng(0).integers(0, 4, size=len(y))
+    weights[:3] = 1  # every class keeps a row
+    weighted = case.make().fit(X, y, sample_weight=weights)
+    repeated = case.make().fit(np.repeat(X, weights, axis=0), np.repeat(y, weights))
+    assert_same_model(weighted, repeated, X)
+
+
+split_points = st.lists(st.integers(min_value=1, max_value=59), max_size=4, unique=True)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@given(seed=st.integers(0, 10_000), cuts=split_points)
+def test_fit_equals_partial_fits(case: Case, seed: int, cuts: list[int]):
+    X, y = dataset(case, seed=seed)
+    whole = case.make().fit(X, y)
+    streamed = case.make()
+    bounds = [0, *sorted(cuts), len(y)]
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        streamed.partial_fit(X[lo:hi], y[lo:hi])
+    assert_same_model(whole, streamed, X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@given(seed=st.integers(0, 10_000), cut_a=st.integers(1, 58), cut_b=st.integers(1, 58))
+def test_merge_laws(case: Case, seed: int, cut_a: int, cut_b: int):
+    X, y = dataset(case, seed=seed)
+    lo, hi = min(cut_a, cut_b), max(cut_a, cut_b) + 1
+    parts = [(X[:lo], y[:lo]), (X[lo:hi], y[lo:hi]), (X[hi:], y[hi:])]
+    a, b, c = (case.make().fit(Xp, yp) for Xp, yp in parts)
+    whole = case.make().fit(X, y)
+    assert_same_model(a + b + c, whole, X)  # merge = fit on the union
+    assert_same_model(a + b, b + a, X)  # commutative
+    assert_same_model((a + b) + c, a + (b + c), X)  # associative
+    assert_same_model(bk.merge(a, b, c), whole, X)
+    assert_same_model(sum([a, b, c]), whole, X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_summaries_add_like_data(case: Case):
+    X, y = dataset(case, seed=5)
+    model = case.make()
+    total = sum(model.summarize(X[i : i + 15], y[i : i + 15]) for i in range(0, len(y), 15))
+    assert_same_model(case.make().fit_summary(total), case.make().fit(X, y), X)
+
+
+def test_new_classes_in_later_batches():
+    X = np.array([[1, 0], [0, 1], [2, 0], [0, 3], [1, 1], [4, 0]], dtype=float)
+    y = np.array(["a", "a", "b", "b", "c", "c"])
+    model = bk.MultinomialNB()
+    model.partial_fit(X[:2], y[:2])
+    assert model.classes_.tolist() == ["a"]
+    model.partial_fit(X[2:4], y[2:4])
+    model.partial_fit(X[4:], y[4:])
+    assert model.classes_.tolist() == ["a", "b", "c"]
+    np.testing.assert_allclose(model.class_count_, [2, 2, 2])
+    np.testing.assert_allclose(np.exp(model.class_log_prior_), [1 / 3] * 3)
+    assert_same_model(model, bk.MultinomialNB().fit(X, y), X)
+
+
+def test_declared_classes_start_empty():
+    model = bk.MultinomialNB().partial_fit([[1, 2]], ["x"], classes=["x", "y", "z"])
+    assert model.classes_.tolist() == ["x", "y", "z"]
+    np.testing.assert_allclose(model.class_count_, [1, 0, 0])
+    assert np.all(np.isfinite(model.predict_log_proba([[1, 1]])[:, 0]))
+
+
+def test_merge_refuses_different_models():
+    X, y = np.array([[1, 0], [0, 1]]), np.array([0, 1])
+    with pytest.raises(MergeError, match="different settings: alpha"):
+        bk.MultinomialNB(alpha=1).fit(X, y) + bk.MultinomialNB(alpha=2).fit(X, y)
+    with pytest.raises(MergeError, match="MultinomialNB with a BernoulliNB"):
+        bk.merge(bk.MultinomialNB().fit(X, y), bk.BernoulliNB().fit(X, y))
+    with pytest.raises(MergeError, match="features"):
+        bk.MultinomialNB().fit(X, y) + bk.MultinomialNB().fit(np.ones((2, 3)), y)
+    with pytest.raises(NotFittedError):
+        bk.MultinomialNB().fit(X, y) + bk.MultinomialNB()
+
+
+def test_merge_leaves_inputs_alone():
+    X, y = np.array([[1, 0], [0, 1]]), np.array([0, 1])
+    a, b = bk.MultinomialNB().fit(X, y), bk.MultinomialNB().fit(X[:1], y[:1])
+    before = a.class_count_.copy()
+    merged = a + b
+    np.testing.assert_array_equal(a.class_count_, before)
+    assert merged is not a and merged.class_count_.tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_clone_keeps_parameters(cls):
+    model = cls(alpha=0.25, fit_prior=False)
+    assert clone(model).get_params() == model.get_params()
+
+
+def test_errors_are_builtin_exceptions_too():
+    assert issubclass(BayeskitError, Exception)
+    with pytest.raises(ValueError, match="alpha"):
+        bk.MultinomialNB(alpha=-1).fit([[1]], [0])
