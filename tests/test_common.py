@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 
 import numpy as np
 import pytest
@@ -91,7 +92,7 @@ def test_fit_equals_partial_fits(case: Case, seed: int, cuts: list[int]):
     whole = case.make().fit(X, y)
     streamed = case.make()
     bounds = [0, *sorted(cuts), len(y)]
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+    for lo, hi in itertools.pairwise(bounds):
         streamed.partial_fit(X[lo:hi], y[lo:hi])
     assert_same_model(whole, streamed, X)
 
@@ -158,7 +159,8 @@ def test_merge_leaves_inputs_alone():
     before = a.class_count_.copy()
     merged = a + b
     np.testing.assert_array_equal(a.class_count_, before)
-    assert merged is not a and merged.class_count_.tolist() == [2.0, 1.0]
+    assert merged is not a
+    assert merged.class_count_.tolist() == [2.0, 1.0]
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)

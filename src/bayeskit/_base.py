@@ -360,7 +360,7 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
                 f"{getattr(b, attr, None)} features"
             )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
-    if (na is None) != (nb is None) or (na is not None and list(na) != list(nb)):
+    if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):
         raise MergeError("cannot merge models fitted on differently named features")
 
 

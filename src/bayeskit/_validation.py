@@ -39,7 +39,7 @@ def check_finite(X: Any, names: list[str] | None, what: str) -> None:
     if finite.all():
         return
     mask = ~finite
-    row, col = first_bad(X, mask if not sp.issparse(X) else mask)
+    row, col = first_bad(X, mask)
     value = vals[mask][0] if sp.issparse(X) else vals[row, col]
     label = "NaN" if np.isnan(value) else str(float(value))
     raise DataError(

@@ -44,7 +44,7 @@ class InputTypeError(BayeskitError, TypeError):
 
 
 class ParameterError(BayeskitError, ValueError):
-    """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of the wrong shape…)."""
+    """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of wrong shape…)."""
 
 
 class NotFittedError(BayeskitError, _SklearnNotFittedError):

@@ -164,7 +164,7 @@ class Codebook:
         for j in np.flatnonzero(~done):
             if missing is None:
                 missing = _missing_of(table)
-            codes[:, j] = self._encode_column(j, table.columns[j], missing[j])
+            codes[:, j] = self._encode_column(int(j), table.columns[j], missing[j])
         return codes
 
     def _numeric_block(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..families import Bernoulli
+from ..stats import Counts
 from ._numeric import NumericNB
 
 
@@ -85,7 +86,7 @@ class BernoulliNB(NumericNB):
     @property
     def feature_count_(self) -> np.ndarray:
         """Weighted number of rows of each class in which each feature is present."""
-        return self._fitted_summary().blocks[0].total
+        return cast(Counts, self._fitted_summary().blocks[0]).total
 
     @property
     def feature_log_prob_(self) -> np.ndarray:

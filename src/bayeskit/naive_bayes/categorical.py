@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
 from ..families import Categorical
+from ..stats import CategoryCounts
 from ._numeric import wrap_sklearn_errors
 from ._table import to_table
 
@@ -108,12 +109,12 @@ class CategoricalNB(GenerativeClassifier):
     @property
     def categories_(self) -> list[np.ndarray]:
         """Sorted values seen for each feature."""
-        return list(self._fitted_summary().blocks[0].categories)
+        return list(cast(CategoryCounts, self._fitted_summary().blocks[0]).categories)
 
     @property
     def category_count_(self) -> list[np.ndarray]:
         """Per-class counts of each category, one array per feature."""
-        stats = self._fitted_summary().blocks[0]
+        stats = cast(CategoryCounts, self._fitted_summary().blocks[0])
         return [stats.feature_counts(j) for j in range(stats.n_features)]
 
     @property

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..families import Multinomial
+from ..stats import Counts
 from ._numeric import NumericNB
 
 
@@ -30,7 +31,8 @@ class MultinomialNB(NumericNB):
         Posterior mean (Lidstone smoothing, scikit-learn's estimate), posterior mode under a
         Dirichlet(alpha) prior (needs alpha >= 1), or maximum likelihood.
     prior_alpha : float, default=0.0
-        Dirichlet smoothing of the learned class prior: ``(N_k + prior_alpha) / (N + K·prior_alpha)``.
+        Dirichlet smoothing of the learned class prior,
+        ``(N_k + prior_alpha) / (N + K·prior_alpha)``.
     class_weight : dict, array-like, "balanced" or None, default=None
         Class loss weights λ_y of the decision rule ``argmax λ_y P(y|x)``.
     loss : array-like of shape (n_classes, n_classes), default=None
@@ -60,7 +62,7 @@ class MultinomialNB(NumericNB):
     >>> model.predict([[1, 0, 0], [0, 2, 1]])
     array(['sport', 'tech'], dtype='<U5')
     >>> model.predict_proba([[1, 1, 0]]).round(3)
-    array([[0.5, 0.5]])
+    array([[0.61, 0.39]])
     """
 
     def __init__(
@@ -90,7 +92,7 @@ class MultinomialNB(NumericNB):
     @property
     def feature_count_(self) -> np.ndarray:
         """Weighted count of each feature in each class."""
-        return self._fitted_summary().blocks[0].total
+        return cast(Counts, self._fitted_summary().blocks[0]).total
 
     @property
     def feature_log_prob_(self) -> np.ndarray:

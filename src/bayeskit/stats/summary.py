@@ -33,11 +33,12 @@ class Summary:
     --------
     >>> import numpy as np
     >>> from bayeskit.stats import Counts
-    >>> a = Summary(np.array(["ham"]), np.array([2.0]), (Counts(np.array([2.0]), np.ones((1, 3))),))
-    >>> b = Summary(np.array(["spam"]), np.array([1.0]), (Counts(np.array([1.0]), np.ones((1, 3))),))
+    >>> counts = Counts(np.array([2.0]), np.ones((1, 3)))
+    >>> a = Summary(np.array(["ham"]), np.array([2.0]), (counts,))
+    >>> b = Summary(np.array(["spam"]), np.array([2.0]), (counts,))
     >>> s = a + b
     >>> s.classes.tolist(), s.class_count.tolist()
-    (['ham', 'spam'], [2.0, 1.0])
+    (['ham', 'spam'], [2.0, 2.0])
     """
 
     classes: np.ndarray
