@@ -85,7 +85,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        for attr in ("stats_", "families_", "_cache"):
+        for attr in ("stats_", "_cache"):
             self.__dict__.pop(attr, None)
         summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
         return self._adopt(summary)
@@ -162,21 +162,32 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return "stats_" in self.__dict__
 
     def _adopt(self, summary: Summary) -> GenerativeClassifier:
-        families = self._families()
-        if len(families) != len(summary.blocks):
+        n_blocks = len(self._families())
+        if n_blocks != len(summary.blocks):
             raise MergeError(
-                f"{type(self).__name__} has {len(families)} feature blocks but the summary has "
+                f"{type(self).__name__} has {n_blocks} feature blocks but the summary has "
                 f"{len(summary.blocks)}"
             )
-        self.families_ = families
         self.stats_ = summary
         self.__dict__.pop("_cache", None)
         # Finalize once now so bad hyperparameters are reported by fit, not by predict.
         self._fitted()
         return self
 
-    def _fitted(self) -> tuple[np.ndarray, list[Any]]:
-        """(class log prior, per-block parameters), computed from stats_ and cached."""
+    def set_params(self, **params: Any) -> GenerativeClassifier:
+        """Set hyperparameters. On a fitted model they take effect at the next prediction
+        without refitting: the statistics are the fitted state, parameters follow from them."""
+        self.__dict__.pop("_cache", None)
+        return super().set_params(**params)
+
+    @property
+    def families_(self) -> list[Family]:
+        """The configured distribution family of each feature block."""
+        return self._fitted()[2]
+
+    def _fitted(self) -> tuple[np.ndarray, list[Any], list[Family]]:
+        """(class log prior, per-block parameters, families), from stats_ and the current
+        hyperparameters; cached until either changes."""
         summary = self._fitted_summary()
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is summary:
@@ -187,9 +198,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             class_prior=self.class_prior,
             prior_alpha=self.prior_alpha,
         )
-        params = [f.finalize(s) for f, s in zip(self.families_, summary.blocks, strict=True)]
-        self._cache = (summary, (prior, params))
-        return prior, params
+        families = self._families()
+        params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
+        self._cache = (summary, (prior, params, families))
+        return prior, params, families
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
@@ -230,11 +242,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        prior, params = self._fitted()
+        prior, params, families = self._fitted()
         X = self._check_X(X, reset=False)
         names = self._feature_names()
         jll = np.zeros((_n_rows(X), len(prior)))
-        for family, p, part in zip(self.families_, params, self._split(X), strict=True):
+        for family, p, part in zip(families, params, self._split(X), strict=True):
             jll += family.log_prob(p, family.validate(part, names))
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
@@ -284,9 +296,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        prior, params = self._fitted()
+        prior, params, families = self._fitted()
         Ws, b = [], np.zeros(len(prior))
-        for family, p in zip(self.families_, params, strict=True):
+        for family, p in zip(families, params, strict=True):
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
             W, bias = family.linear_form(p)
@@ -380,7 +392,6 @@ def _n_rows(X: Any) -> int:
 def _check_y(y: Any) -> np.ndarray:
     try:
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
     except ValueError as exc:
         raise DataError(f"{exc} (y must hold one class label per row)") from None
     if y.dtype.kind == "f" and np.isnan(y).any():
@@ -393,6 +404,10 @@ def _check_y(y: Any) -> np.ndarray:
                 f"Input y contains a missing label (None/NaN) at row {missing[0]}; every row "
                 "needs a class label"
             )
+    try:
+        check_classification_targets(y)
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"{exc} (y must hold one class label per row)") from None
     return y
 
 

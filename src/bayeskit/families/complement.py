@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..stats import Counts
 from ._base import safe_dot
 from ._dirichlet import log_ratio
@@ -54,6 +55,14 @@ class Complement(Multinomial):
 
     def finalize(self, stats: Counts) -> ComplementParams:  # type: ignore[override]
         complement = stats.total.sum(axis=0) - stats.total + self._pseudo(stats.n_features)
+        empty = (complement <= 0) & (stats.weight[:, None] > 0)
+        if empty.any():
+            c, j = (int(v) for v in np.argwhere(empty)[0])
+            raise ParameterError(
+                f"feature {j} has no counts outside class index {c}, so its complement "
+                "probability is 0 and its weight infinite; ComplementNB needs smoothing "
+                "(alpha > 0 with estimate='mean' or 'map')"
+            )
         logged = log_ratio(complement, complement.sum(axis=1, keepdims=True), stats.n_features)
         if self.norm:
             return ComplementParams(logged / logged.sum(axis=1, keepdims=True))

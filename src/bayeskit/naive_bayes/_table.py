@@ -48,7 +48,7 @@ def to_table(X: Any, what: str) -> tuple[Table, Any]:
         for j, col in enumerate(columns):
             _check_column(col, j, names)
         return Table(columns, names), X
-    arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    arr = X if isinstance(X, np.ndarray) else _array_of_rows(X)
     if arr.dtype.kind == "c":
         raise ShapeError(f"Complex data not supported; {what} takes category values")
     if arr.ndim != 2:
@@ -65,6 +65,18 @@ def to_table(X: Any, what: str) -> tuple[Table, Any]:
         for j, col in enumerate(columns):
             _check_column(col, j, default_names)
     return Table(columns, default_names, matrix), arr
+
+
+def _array_of_rows(X: Any) -> np.ndarray:
+    """A list of rows as an array; numbers mixed with text keep their types (numpy alone
+    would turn ``[["a", 1]]`` into the strings ``"a"`` and ``"1"``)."""
+    arr = np.asarray(X)
+    if arr.dtype.kind in "US" and arr.ndim == 2:
+        flat = [v for row in X for v in row]
+        if not all(isinstance(v, str) for v in flat):
+            arr = np.empty(arr.shape, dtype=object)
+            arr[...] = [list(row) for row in X]
+    return arr
 
 
 def _check_shape(n_rows: int, n_cols: int, shown: int) -> None:
