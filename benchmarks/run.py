@@ -1,0 +1,144 @@
+"""Time bayeskit against scikit-learn, side by side in one process.
+
+Usage (from the project root)::
+
+    python benchmarks/run.py             # full run, a few minutes at most
+    python benchmarks/run.py --quick     # smoke run: fewer repeats, smaller synthetic data
+    python benchmarks/run.py --only cat-wide
+
+The two libraries run interleaved (A B A B ...) after one untimed warm-up each; fit and predict
+are timed with ``time.perf_counter`` and medians are reported. Progress goes to stderr, the
+Markdown report to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import os
+import platform
+import sys
+import time
+from statistics import median
+from typing import Any
+
+import numpy as np
+import scipy
+import sklearn
+from threadpoolctl import threadpool_info
+
+import bayeskit
+from workloads import WORKLOADS, Side, Skip, Workload
+
+
+def run_once(side: Side) -> tuple[Any, np.ndarray, float, float]:
+    """(fitted model, predictions, fit seconds, predict seconds)."""
+    gc.collect()
+    start = time.perf_counter()
+    model = side.make().fit(side.X_fit, side.y)
+    fitted = time.perf_counter()
+    pred = model.predict(side.X_pred)
+    done = time.perf_counter()
+    return model, pred, fitted - start, done - fitted
+
+
+def check(sides: tuple[Side, Side], results: list[tuple]) -> str:
+    """Do the last runs' predictions agree, and how far apart are their probabilities?"""
+    (sk_model, sk_pred, *_), (bk_model, bk_pred, *_) = results
+    same = int(np.sum(sk_pred == bk_pred))
+    delta = np.abs(
+        sk_model.predict_proba(sides[0].X_pred) - bk_model.predict_proba(sides[1].X_pred)
+    ).max()
+    verdict = "agree" if same == len(sk_pred) else "DISAGREE"
+    return f"predictions {verdict} ({same}/{len(sk_pred)}); max \\|Δproba\\| {delta:.1e}"
+
+
+def measure(work: Workload, quick: bool, repeats: int, min_seconds: float) -> dict[str, Any]:
+    sides = work.build(quick)
+    last = [run_once(side) for side in sides]  # warm-up, untimed
+    times: list[list[tuple[float, float]]] = [[], []]
+    began = time.perf_counter()
+    rounds = 0
+    while rounds < repeats or (time.perf_counter() - began < min_seconds and rounds < 10 * repeats):
+        for i, side in enumerate(sides):
+            last[i] = run_once(side)
+            times[i].append(last[i][2:])
+        rounds += 1
+    row: dict[str, Any] = {"work": work, "rounds": rounds, "check": check(sides, last)}
+    for lib, samples in zip(("sk", "bk"), times, strict=True):
+        row[f"{lib}_fit"] = median(f for f, _ in samples)
+        row[f"{lib}_predict"] = median(p for _, p in samples)
+        row[f"{lib}_total"] = median(f + p for f, p in samples)
+    return row
+
+
+def machine_facts() -> list[str]:
+    blas = sorted({f"{p['internal_api']} ({p['num_threads']} threads)" for p in threadpool_info()})
+    return [
+        f"- date: {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
+        f"- CPUs: {os.cpu_count()} (usable: {len(os.sched_getaffinity(0))}); "
+        f"load average at start: {', '.join(f'{v:.2f}' for v in os.getloadavg())}",
+        f"- {platform.platform()}; Python {platform.python_version()}",
+        f"- numpy {np.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, "
+        f"bayeskit {bayeskit.__version__}; thread pools: {', '.join(blas) or 'none'}",
+    ]
+
+
+def tables(rows: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "| workload | scikit-learn median (s) | bayeskit median (s) | speed-up (sklearn/bayeskit) "
+        "| check |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        speed = r["sk_total"] / r["bk_total"]
+        out.append(
+            f"| {r['work'].name} | {r['sk_total']:.4f} | {r['bk_total']:.4f} | {speed:.2f}x "
+            f"| {r['check']} |"
+        )
+    out += [
+        "",
+        "Phases (medians, s), repeats and targets:",
+        "",
+        "| workload | sklearn fit | bayeskit fit | sklearn predict | bayeskit predict | repeats "
+        "| target | met |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        met = "yes" if r["sk_total"] / r["bk_total"] >= r["work"].target else "**no**"
+        out.append(
+            f"| {r['work'].name} | {r['sk_fit']:.4f} | {r['bk_fit']:.4f} | {r['sk_predict']:.4f} "
+            f"| {r['bk_predict']:.4f} | {r['rounds']} | >= {r['work'].target:g}x | {met} |"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller data")
+    parser.add_argument("--only", choices=[w.name for w in WORKLOADS], help="run one workload")
+    args = parser.parse_args(argv)
+    repeats, min_seconds = (3, 0.0) if args.quick else (9, 3.0)
+    mode = "quick" if args.quick else "full"
+
+    print(f"# bayeskit vs scikit-learn ({mode} run)\n")
+    print("\n".join(machine_facts()) + "\n", flush=True)
+    rows, notes, began = [], [], time.perf_counter()
+    for work in WORKLOADS:
+        if args.only and work.name != args.only:
+            continue
+        print(f"running {work.name} ...", file=sys.stderr, flush=True)
+        try:
+            rows.append(measure(work, args.quick, repeats, min_seconds))
+        except Skip as why:
+            notes.append(f"- skipped {work.name}: {why}")
+    print("\n".join(tables(rows)) if rows else "No workload ran.")
+    if notes:
+        print("\n" + "\n".join(notes))
+    print(f"\nWall time of the whole run: {time.perf_counter() - began:.0f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

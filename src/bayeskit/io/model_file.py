@@ -1,0 +1,473 @@
+"""Model files: save a fitted model, load it back without ever running code from the file.
+
+A model file is a zip archive holding ``meta.json`` (format name and version, estimator class
+name, hyperparameters, feature names, class labels, each statistic block's kind, metadata and
+arrays, a manifest with the sha256 of every array entry and a checksum of all that) and one
+``.npy`` entry per array: numbers only, never object arrays or pickles. The archive comment ends
+with the sha256 of every byte before it, so any modified byte is detected. :func:`load` finds
+classes in :data:`ESTIMATORS` and :data:`~bayeskit.stats.STATISTIC_KINDS` only, reads arrays
+with ``allow_pickle=False`` and refits the model from its sufficient statistics.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import numpy as np
+>>> import bayeskit as bk
+>>> model = bk.MultinomialNB(alpha=0.5).fit(np.array([[2, 0], [0, 3], [1, 1]]), ["a", "b", "a"])
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "model.bkm")
+...     bk.save(model, path)
+...     loaded = bk.load(path)
+>>> loaded
+MultinomialNB(alpha=0.5)
+>>> np.array_equal(loaded.predict_proba([[1, 2]]), model.predict_proba([[1, 2]]))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import stat
+import struct
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Mapping
+from typing import IO, Any
+
+import numpy as np
+
+from .._base import GenerativeClassifier
+from .._values import values_from_json, values_to_json
+from ..errors import BayeskitError, InputTypeError, ModelFileError
+from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
+from ..stats import STATISTIC_KINDS, Summary
+
+__all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
+
+FORMAT_NAME = "bayeskit-model"
+FORMAT_VERSION = 1
+#: The only classes a model file can name: nothing else is ever constructed by :func:`load`.
+ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
+    cls.__name__: cls for cls in (BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB)
+}
+#: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
+MAX_TOTAL_SIZE = 4 * 1024**3
+MAX_META_SIZE = 256 * 1024**2
+MAX_META_RATIO = 1000
+MAX_ENTRIES = 10_000
+
+_META = "meta.json"
+_TRAILER = b"bayeskit-sha256:"
+_DIGEST_LEN = 64
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_MAX_DEPTH = 32
+_LOW_LEVEL = (
+    zipfile.BadZipFile, zlib.error, struct.error, EOFError, OSError, ValueError, TypeError,
+    KeyError, IndexError, OverflowError, NotImplementedError, RuntimeError, RecursionError,
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------- saving
+def save(model: GenerativeClassifier, path: str | os.PathLike[str]) -> None:
+    """Write a fitted model to ``path`` atomically (temporary file, fsync, rename).
+
+    A failure leaves a file already at ``path`` untouched and no temporary file behind.
+
+    Parameters
+    ----------
+    model : BernoulliNB, CategoricalNB, ComplementNB or MultinomialNB
+        A fitted model (else :class:`~bayeskit.errors.NotFittedError`; any other object:
+        :class:`~bayeskit.errors.InputTypeError`).
+    path : str or os.PathLike
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import bayeskit as bk
+    >>> model = bk.CategoricalNB().fit([["red", 1], ["blue", 2]], [True, False])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     bk.save(model, os.path.join(tmp, "colors.bkm"))
+    ...     bk.load(os.path.join(tmp, "colors.bkm")).predict([["red", 1]])
+    array([ True])
+    """
+    cls = type(model)
+    if ESTIMATORS.get(cls.__name__) is not cls:
+        raise InputTypeError(
+            f"save takes a fitted bayeskit estimator ({', '.join(sorted(ESTIMATORS))}), "
+            f"not a {cls.__module__}.{cls.__qualname__}"
+        )
+    model._fitted_summary()  # raises NotFittedError
+    target = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(target))
+    mode = _new_file_mode(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w+b") as f:
+            _write_archive(f, *_model_contents(model))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _model_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (with its manifest, without checksum) and the array entries of a model."""
+    from .. import __version__
+
+    summary = model._fitted_summary()
+    arrays: dict[str, np.ndarray] = {"class_count.npy": summary.class_count}
+    blocks = []
+    for i, block in enumerate(summary.blocks):
+        block_arrays, block_meta = block.to_arrays()
+        names = {key: f"block{i}.{key}.npy" for key in block_arrays}
+        arrays.update({names[key]: array for key, array in block_arrays.items()})
+        blocks.append({"kind": block.kind, "meta": block_meta, "arrays": names})
+    names_in = getattr(model, "feature_names_in_", None)
+    entries = {name: _npy_bytes(array, name) for name, array in arrays.items()}
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "bayeskit_version": __version__,
+        "estimator": type(model).__name__,
+        "params": {k: _encode(v, k, 0) for k, v in model.get_params(deep=False).items()},
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": None if names_in is None else [str(n) for n in names_in],
+        "classes": values_to_json(summary.classes),
+        "class_count": "class_count.npy",
+        "blocks": blocks,
+        "entries": {name: hashlib.sha256(data).hexdigest() for name, data in entries.items()},
+    }
+    return meta, entries
+
+
+def _npy_bytes(array: np.ndarray, name: str) -> bytes:
+    array = np.asarray(array)
+    if array.dtype.hasobject or array.dtype.kind not in "biuf" or not _SAFE_NAME.fullmatch(name):
+        raise ModelFileError(f"refusing to store the {array.dtype} array {name!r}")
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _write_archive(f: IO[bytes], meta: dict[str, Any], entries: dict[str, bytes]) -> None:
+    """Write meta.json (sealed with its checksum), the entries and the whole-file digest."""
+    meta = {**meta, "checksum": _meta_checksum(meta)}
+    contents = {_META: json.dumps(meta, indent=1, sort_keys=True).encode(), **entries}
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.comment = _TRAILER + b"0" * _DIGEST_LEN
+        for name, data in contents.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    size = f.seek(0, os.SEEK_END)
+    digest = _digest_of_prefix(f, size - _DIGEST_LEN)
+    f.seek(size - _DIGEST_LEN)
+    f.write(digest)
+
+
+def _encode(value: Any, name: str, depth: int) -> Any:
+    """A hyperparameter value as JSON; labels go through values_to_json so types survive."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        kind, flat = "ndarray" if isinstance(value, np.ndarray) else "scalar", np.ravel(value)
+        return {"type": kind, "shape": list(np.shape(value)), "values": values_to_json(flat)}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (Mapping, list, tuple)) and depth < _MAX_DEPTH:
+        out: dict[str, Any] = {"type": "tuple" if type(value) is tuple else "list"}
+        if isinstance(value, Mapping):
+            keys = np.empty(len(value), dtype=object)
+            for i, key in enumerate(value):
+                keys[i] = key
+            out = {"type": "dict", "keys": values_to_json(keys)}
+            value = list(value.values())
+        return {**out, "items": [_encode(v, name, depth + 1) for v in value]}
+    raise ModelFileError(
+        f"cannot store the hyperparameter {name}={value!r} of type {type(value).__name__}; "
+        "model files hold numbers, strings, bools, None, lists, dicts and numpy arrays"
+    )
+
+
+def _new_file_mode(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _fsync_directory(directory: str) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # POSIX only: make the rename durable
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------------- loading
+def load(path: str | os.PathLike[str]) -> GenerativeClassifier:
+    """Read a model written by :func:`save`; nothing in the file is ever run.
+
+    Returns a fitted model that predicts exactly like the saved one. Raises
+    :class:`~bayeskit.errors.ModelFileError` (naming the path and the problem) for a file that
+    is not a bayeskit model, is truncated or modified, needs a newer bayeskit or holds anything
+    :func:`save` does not write; ``OSError`` if it cannot be opened.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import bayeskit as bk
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "not-a-model.bkm")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("hello")
+    ...     bk.load(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bayeskit.errors.ModelFileError: cannot load model file ...: not a bayeskit model file (...)
+    """
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        try:
+            return _read_model(f)
+        except ModelFileError as exc:
+            problem = " ".join(str(exc).split())
+        except _LOW_LEVEL as exc:
+            problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+    raise ModelFileError(f"cannot load model file {name!r}: {problem}")
+
+
+def _read_model(f: IO[bytes]) -> GenerativeClassifier:
+    size = f.seek(0, os.SEEK_END)
+    try:
+        zf = zipfile.ZipFile(f)
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError):
+        f.seek(0)
+        if f.read(4) == b"PK\x03\x04":
+            raise ModelFileError("the zip archive is truncated or corrupted") from None
+        raise ModelFileError("not a bayeskit model file (not a zip archive)") from None
+    with zf:
+        infos = _check_listing(zf, size)
+        meta = _read_meta(zf, infos)
+        if len(zf.comment) != len(_TRAILER) + _DIGEST_LEN or not zf.comment.startswith(_TRAILER):
+            raise ModelFileError("the file is truncated (its end marker is missing or cut)")
+        if _digest_of_prefix(f, size - _DIGEST_LEN) != zf.comment[len(_TRAILER) :]:
+            raise ModelFileError("checksum mismatch: the file was modified or is corrupted")
+        if meta.get("checksum") != _meta_checksum(meta):
+            raise ModelFileError("checksum mismatch in meta.json: the file was modified")
+        manifest = _check_meta(meta)
+        for name in sorted(set(infos) - set(manifest) - {_META}):
+            raise ModelFileError(f"entry {name!r} is not in the manifest")
+        for name in sorted(set(manifest) - set(infos)):
+            raise ModelFileError(f"entry {name!r} of the manifest is missing")
+        arrays = {name: _read_npy(zf, name, digest) for name, digest in manifest.items()}
+    return _build(meta, arrays)
+
+
+def _check_listing(zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]:
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise ModelFileError(f"too many entries ({len(infos)})")
+    by_name: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        name = info.filename
+        if "/" in name or "\\" in name or ".." in name or not _SAFE_NAME.fullmatch(name):
+            raise ModelFileError(
+                f"entry name {name!r} is not allowed (no path separators, '..' or odd characters)"
+            )
+        if name in by_name:
+            raise ModelFileError(f"entry {name!r} appears twice")
+        by_name[name] = info
+    if sum(info.compress_size for info in infos) > size:
+        raise ModelFileError("entries are larger than the file: it is truncated or corrupted")
+    total = sum(info.file_size for info in infos)
+    if total > MAX_TOTAL_SIZE:
+        raise ModelFileError(
+            f"entries declare {total} bytes uncompressed (limit {MAX_TOTAL_SIZE}): "
+            "refusing a possible zip bomb"
+        )
+    return by_name
+
+
+def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[str, Any]:
+    info = infos.get(_META)
+    if info is None:
+        raise ModelFileError("not a bayeskit model file (no meta.json)")
+    if info.file_size > min(MAX_META_SIZE, MAX_META_RATIO * max(info.compress_size, 1)):
+        raise ModelFileError(
+            f"meta.json declares {info.file_size} bytes from {info.compress_size} compressed: "
+            "refusing a possible zip bomb"
+        )
+    raw = _read_entry(zf, _META)
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(f"meta.json is not valid JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"not a bayeskit model file (meta.json format is not {FORMAT_NAME!r})")
+    version = meta.get("format_version")
+    if type(version) is not int or version < 1:
+        raise ModelFileError(f"meta.json: format_version must be a positive int, not {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"format_version {version} needs a newer bayeskit (written by bayeskit "
+            f"{meta.get('bayeskit_version')!r}; this one reads format versions up to "
+            f"{FORMAT_VERSION}): upgrade bayeskit to load it"
+        )
+    return meta
+
+
+def _check_meta(meta: dict[str, Any]) -> dict[str, str]:
+    """Check meta.json's fields and types; return the manifest {entry name: sha256}."""
+    for key, kind in [
+        ("estimator", str), ("params", dict), ("n_features_in", int), ("classes", dict),
+        ("class_count", str), ("blocks", list), ("entries", dict),
+    ]:  # fmt: skip
+        if type(meta.get(key)) is not kind:
+            raise ModelFileError(f"meta.json: {key} must be a {kind.__name__}")
+    if meta["estimator"] not in ESTIMATORS:
+        raise ModelFileError(f"unknown estimator class {meta['estimator']!r}")
+    names = meta.get("feature_names_in")
+    if names is not None and not (isinstance(names, list) and all(type(n) is str for n in names)):
+        raise ModelFileError("meta.json: feature_names_in must be n_features_in strings or null")
+    for block in meta["blocks"]:
+        arrays = block.get("arrays") if isinstance(block, dict) else None
+        if not isinstance(arrays, dict) or not isinstance(block.get("meta"), dict):
+            raise ModelFileError("meta.json: each block needs a kind, meta and arrays")
+        if not all(isinstance(v, str) for v in arrays.values()):
+            raise ModelFileError("meta.json: block arrays must name entries")
+        if block.get("kind") not in STATISTIC_KINDS:
+            raise ModelFileError(f"unknown statistic kind {block.get('kind')!r}")
+    manifest = meta["entries"]
+    if not all(isinstance(v, str) for v in manifest.values()):
+        raise ModelFileError("meta.json: entries must map names to sha256 digests")
+    used = [meta["class_count"]] + [n for b in meta["blocks"] for n in b["arrays"].values()]
+    if sorted(used) != sorted(manifest):
+        raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
+    return manifest
+
+
+def _read_entry(zf: zipfile.ZipFile, name: str) -> bytes:
+    try:
+        return zf.read(name)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ModelFileError(f"checksum mismatch or corrupted entry {name!r} ({exc})") from None
+
+
+def _read_npy(zf: zipfile.ZipFile, name: str, digest: str) -> np.ndarray:
+    data = _read_entry(zf, name)
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ModelFileError(f"checksum mismatch in entry {name!r}: the file was modified")
+    buffer = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(buffer)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"unsupported .npy format version {version}")
+        read_header = np.lib.format.read_array_header_1_0
+        if version == (2, 0):
+            read_header = np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(buffer)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"entry {name!r} is not a .npy array ({exc})") from None
+    if dtype.hasobject or dtype.kind not in "biuf":
+        raise ModelFileError(
+            f"entry {name!r} holds a {dtype} array (object/pickle arrays are refused)"
+        )
+    if math.prod(shape) * dtype.itemsize != len(data) - buffer.tell():
+        raise ModelFileError(f"entry {name!r}: the array's shape does not match its data")
+    buffer.seek(0)
+    return np.load(buffer, allow_pickle=False)
+
+
+def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeClassifier:
+    cls = ESTIMATORS[meta["estimator"]]
+    params = {k: _decode(v, k, 0) for k, v in meta["params"].items()}
+    unknown = sorted(set(params) - set(cls().get_params(deep=False)))
+    if unknown:
+        raise ModelFileError(f"{cls.__name__} has no hyperparameter {unknown[0]!r}")
+    blocks = []
+    for block in meta["blocks"]:
+        stat_cls = STATISTIC_KINDS[block["kind"]]
+        block_arrays = {key: arrays[name] for key, name in block["arrays"].items()}
+        blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
+    classes = values_from_json(meta["classes"])
+    class_count = np.asarray(arrays[meta["class_count"]], dtype=np.float64)
+    n_features = meta["n_features_in"]
+    names = meta.get("feature_names_in")
+    if (
+        class_count.shape != classes.shape
+        or any(b.n_classes != len(classes) for b in blocks)
+        or sum(b.n_features for b in blocks) != n_features
+        or (names is not None and len(names) != n_features)
+    ):
+        raise ModelFileError("the statistics do not match the class list or n_features_in")
+    model = cls(**params)
+    model.n_features_in_ = n_features
+    if names is not None:
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    try:
+        return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
+    except BayeskitError as exc:
+        raise ModelFileError(f"the stored model is invalid: {exc}") from None
+
+
+def _decode(obj: Any, name: str, depth: int) -> Any:
+    """Inverse of :func:`_encode`; refuses anything it would not write."""
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    bad = ModelFileError(f"meta.json: malformed value of hyperparameter {name}")
+    if depth > _MAX_DEPTH or kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
+        raise bad
+    if kind in ("scalar", "ndarray"):
+        flat = values_from_json(obj.get("values"))
+        shape = obj.get("shape")
+        if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+            raise bad
+        if math.prod(shape) != flat.size or (kind == "scalar" and shape != []):
+            raise bad
+        return flat.reshape(shape)[()] if kind == "scalar" else flat.reshape(shape)
+    items = obj.get("items")
+    if not isinstance(items, list):
+        raise bad
+    decoded = [_decode(v, name, depth + 1) for v in items]
+    if kind == "dict":
+        keys = values_from_json(obj.get("keys")).tolist()
+        if len(keys) != len(decoded):
+            raise bad
+        return dict(zip(keys, decoded, strict=True))
+    return tuple(decoded) if kind == "tuple" else decoded
+
+
+# ---------------------------------------------------------------------------------- checksums
+def _meta_checksum(meta: dict[str, Any]) -> str:
+    body = {k: v for k, v in meta.items() if k != "checksum"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _digest_of_prefix(f: IO[bytes], length: int) -> bytes:
+    """Hex sha256 of the first ``length`` bytes of ``f``."""
+    digest = hashlib.sha256()
+    f.seek(0)
+    while length > 0:
+        chunk = f.read(min(length, 1 << 20))
+        if not chunk:
+            break
+        digest.update(chunk)
+        length -= len(chunk)
+    return digest.hexdigest().encode("ascii")
