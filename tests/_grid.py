@@ -26,6 +26,17 @@ def categories(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return X
 
 
+def codes_with_missing(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Ordinal codes as floats with NaN for missing: the compiled categorical path."""
+    X = rng.integers(-1, 4, size=(n, d)).astype(np.float64)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    return X
+
+
+def int_codes(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return rng.integers(0, 5, size=(n, d)) * 3  # gaps between codes
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -45,6 +56,8 @@ CASES = [
     Case("BernoulliNB-binarize", lambda: bk.BernoulliNB(binarize=1.0), counts),
     Case("CategoricalNB", bk.CategoricalNB, categories),
     Case("CategoricalNB-ignore", lambda: bk.CategoricalNB(unseen="ignore", alpha=0.5), categories),
+    Case("CategoricalNB-codes", bk.CategoricalNB, codes_with_missing),
+    Case("CategoricalNB-int", lambda: bk.CategoricalNB(alpha=0.5), int_codes),
 ]
 
 ESTIMATORS = [bk.MultinomialNB, bk.ComplementNB, bk.BernoulliNB, bk.CategoricalNB]

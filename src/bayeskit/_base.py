@@ -36,7 +36,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._validation import check_lengths
+from ._validation import FeatureNames, check_lengths
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
@@ -228,11 +228,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, tuple(blocks))
 
-    def _feature_names(self) -> list[str]:
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            return [str(n) for n in names]
-        return [f"x{j}" for j in range(getattr(self, "n_features_in_", 0))]
+    def _feature_names(self) -> FeatureNames:
+        return FeatureNames(
+            getattr(self, "n_features_in_", 0), getattr(self, "feature_names_in_", None)
+        )
 
     # ------------------------------------------------------------------ prediction
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:

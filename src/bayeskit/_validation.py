@@ -3,7 +3,8 @@ and what is accepted."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,7 +12,31 @@ import scipy.sparse as sp
 from .errors import DataError, InputTypeError, ShapeError
 
 
-def column_label(names: list[str] | None, j: int) -> str:
+class FeatureNames(Sequence[str]):
+    """Column names for messages, made only when a message needs one: ``x0``, ``x1``, … unless
+    the data had names (building 10⁵ strings per call would cost more than the model)."""
+
+    def __init__(self, n_features: int, names: Sequence[Any] | None = None):
+        self._n = n_features
+        self._names = names
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+    @overload
+    def __getitem__(self, j: slice) -> Sequence[str]: ...
+    def __getitem__(self, j: int | slice) -> str | Sequence[str]:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self._n))]
+        if not -self._n <= j < self._n:
+            raise IndexError(j)
+        j %= self._n
+        return str(self._names[j]) if self._names is not None else f"x{j}"
+
+
+def column_label(names: Sequence[str] | None, j: int) -> str:
     if names is not None and j < len(names):
         return f"column {j} ({names[j]!r})"
     return f"column {j}"
@@ -32,7 +57,7 @@ def _values(X: Any) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
-def check_finite(X: Any, names: list[str] | None, what: str) -> None:
+def check_finite(X: Any, names: Sequence[str] | None, what: str) -> None:
     """Refuse NaN and ±inf, naming the first one."""
     vals = _values(X)
     finite = np.isfinite(vals)
@@ -48,7 +73,7 @@ def check_finite(X: Any, names: list[str] | None, what: str) -> None:
     )
 
 
-def check_non_negative(X: Any, names: list[str] | None, what: str) -> None:
+def check_non_negative(X: Any, names: Sequence[str] | None, what: str) -> None:
     """Refuse negative entries (counts), naming the first one."""
     vals = _values(X)
     neg = vals < 0
@@ -62,7 +87,7 @@ def check_non_negative(X: Any, names: list[str] | None, what: str) -> None:
     )
 
 
-def check_binary(X: Any, names: list[str] | None, what: str) -> None:
+def check_binary(X: Any, names: Sequence[str] | None, what: str) -> None:
     """Refuse values other than 0 and 1 (used when Bernoulli input is not binarized)."""
     vals = _values(X)
     bad = (vals != 0) & (vals != 1)
@@ -109,7 +134,13 @@ def as_float_array(X: Any, what: str) -> Any:
     if sp.issparse(X):
         if np.iscomplexobj(X.data):
             raise InputTypeError(f"Complex data not supported; {what} takes real numbers")
-        return X.tocsr().astype(np.float64, copy=False)
+        X = X.tocsr()
+        if X.dtype == np.float64:
+            return X
+        # Same structure with float values; scipy's astype would sort the indices first.
+        return sp.csr_matrix(
+            (X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape, copy=False
+        )
     arr = np.asarray(X)
     if np.iscomplexobj(arr):
         raise DataError(f"Complex data not supported; {what} takes real numbers")

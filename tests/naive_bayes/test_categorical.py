@@ -130,3 +130,39 @@ def test_voting_with_missing_votes(shared_data):
     model = bk.CategoricalNB().fit(X, y)
     assert all(c.tolist() == ["n", "y"] for c in model.categories_)
     assert model.score(X, y) > 0.88
+
+
+@pytest.mark.parametrize("unseen", ["smooth", "ignore"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, bool])
+def test_compiled_and_general_paths_agree(unseen, dtype):
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2 if dtype is bool else 6, size=(300, 7)).astype(dtype)
+    y = rng.integers(0, 3, size=300)
+    probe = rng.integers(0, 2 if dtype is bool else 9, size=(100, 7)).astype(dtype)  # unseen
+    if dtype is np.float64:
+        X[rng.random(X.shape) < 0.1] = np.nan
+        probe[rng.random(probe.shape) < 0.1] = np.nan
+    compiled = bk.CategoricalNB(unseen=unseen).fit(X, y)
+    general = bk.CategoricalNB(unseen=unseen).fit(X.astype(object), y)
+    assert [c.tolist() for c in compiled.categories_] == [c.tolist() for c in general.categories_]
+    np.testing.assert_allclose(
+        compiled.predict_joint_log_proba(probe),
+        general.predict_joint_log_proba(probe.astype(object)),
+        rtol=1e-12,
+    )
+
+
+def test_compiled_path_names_unseen_values():
+    model = bk.CategoricalNB(unseen="error").fit(np.array([[0, 1], [1, 2]]), [0, 1])
+    with pytest.raises(UnknownCategoryError, match=r"value 7 at row 1, column 1 \('x1'\)"):
+        model.predict(np.array([[0, 1], [1, 7]]))
+    with pytest.raises(UnknownCategoryError, match=r"value 2\.5 at row 0"):
+        model.predict(np.array([[2.5, 1.0]]))
+
+
+def test_soft_labels_take_the_general_path():
+    X = np.array([[0, 1], [1, 1], [1, 0]])
+    R = np.array([[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]])
+    model = bk.CategoricalNB()
+    stats = model._families()[0].summarize(model._check_X(X, reset=True), R)
+    np.testing.assert_allclose(stats.counts, [[0.7, 0.7, 0.5, 0.9], [0.3, 1.3, 0.5, 1.1]])

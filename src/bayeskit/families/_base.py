@@ -19,6 +19,7 @@ with messages that name the column and row.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,7 +40,7 @@ class Family(ABC):
     def config(self) -> dict[str, Any]:
         """Hyperparameters as JSON-ready values (enough to rebuild the family)."""
 
-    def validate(self, X: Any, names: list[str]) -> Any:
+    def validate(self, X: Any, names: Sequence[str]) -> Any:
         """Check and prepare input for this family; return what summarize/log_prob take."""
         return X
 
@@ -64,8 +65,20 @@ class Family(ABC):
         return f"{type(self).__name__}({args})"
 
 
+def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """(class index, weight) of each row when ``R`` is one-hot labels times weights as the
+    template builds it (CSR, one stored entry per row); None for soft labels."""
+    if not isinstance(R, (sp.csr_matrix, sp.csr_array)) or R.nnz != R.shape[0]:
+        return None
+    if not np.array_equal(R.indptr, np.arange(R.shape[0] + 1)):
+        return None
+    return np.asarray(R.indices), np.asarray(R.data)
+
+
 def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
     """``R.T @ X`` as a dense (n_classes, n_features) float64 array, for dense or sparse input."""
+    if isinstance(R, (sp.spmatrix, sp.sparray)) and R.shape[0] * R.shape[1] <= 1 << 24:
+        R = R.toarray()  # dense × CSR is the faster product for a modest class count
     out = R.T @ X
     if sp.issparse(out):
         out = out.toarray()

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._values import unique_sorted
+from ..stats import CategoryCounts
+from . import _categorical_kernels as kernels
 
 #: code of a missing value (NaN, None, pandas NA, polars null): it drops out of the product.
 MISSING = -2
@@ -114,11 +116,11 @@ class Codebook:
 
     categories: tuple[np.ndarray, ...]
     offsets: np.ndarray = field(init=False)
-    _lut_features: np.ndarray = field(init=False, repr=False)
-    _lut_lo: np.ndarray = field(init=False, repr=False)
-    _lut_base: np.ndarray = field(init=False, repr=False)
-    _lut_span: np.ndarray = field(init=False, repr=False)
-    _lut: np.ndarray = field(init=False, repr=False)
+    lut_features: np.ndarray = field(init=False, repr=False)
+    lut_lo: np.ndarray = field(init=False, repr=False)
+    lut_base: np.ndarray = field(init=False, repr=False)
+    lut_span: np.ndarray = field(init=False, repr=False)
+    lut: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         sizes = np.array([len(c) for c in self.categories], dtype=np.int64)
@@ -135,15 +137,20 @@ class Codebook:
                     lut_feats.append(j)
                     los.append(lo)
                     spans.append(hi - lo + 1)
-        self._lut_features = np.array(lut_feats, dtype=np.int64)
-        self._lut_lo = np.array(los, dtype=np.int64)
-        self._lut_span = np.array(spans, dtype=np.int64)
-        self._lut_base = np.concatenate([[0], np.cumsum(self._lut_span)]).astype(np.int64)
-        lut = np.full(int(self._lut_base[-1]), UNSEEN, dtype=np.int64)
+        self.lut_features = np.array(lut_feats, dtype=np.int64)
+        self.lut_lo = np.array(los, dtype=np.int64)
+        self.lut_span = np.array(spans, dtype=np.int64)
+        self.lut_base = np.concatenate([[0], np.cumsum(self.lut_span)]).astype(np.int64)
+        lut = np.full(int(self.lut_base[-1]), UNSEEN, dtype=np.int64)
         for k, j in enumerate(lut_feats):
             cats = self.categories[j].astype(np.int64)
-            lut[self._lut_base[k] + cats - los[k]] = self.offsets[j] + np.arange(len(cats))
-        self._lut = lut
+            lut[self.lut_base[k] + cats - los[k]] = self.offsets[j] + np.arange(len(cats))
+        self.lut = lut
+
+    @property
+    def all_lut(self) -> bool:
+        """Every feature has whole-number categories reachable through the lookup table."""
+        return len(self.lut_features) == len(self.categories)
 
     @property
     def n_codes(self) -> int:
@@ -154,12 +161,12 @@ class Codebook:
         n, d = table.n_rows, table.n_features
         codes = np.empty((n, d), dtype=np.int64)
         done = np.zeros(d, dtype=bool)
-        if len(self._lut_features):
-            block = self._numeric_block(table, self._lut_features)
+        if len(self.lut_features):
+            block = self._numeric_block(table, self.lut_features)
             if block is not None:
                 values, miss = block
-                codes[:, self._lut_features] = self._lut_codes(values, miss)
-                done[self._lut_features] = True
+                codes[:, self.lut_features] = self._lut_codes(values, miss)
+                done[self.lut_features] = True
         missing = None
         for j in np.flatnonzero(~done):
             if missing is None:
@@ -189,10 +196,10 @@ class Codebook:
         return None
 
     def _lut_codes(self, values: np.ndarray, miss: np.ndarray) -> np.ndarray:
-        rel = values - self._lut_lo
-        inside = (rel >= 0) & (rel < self._lut_span) & ~miss
-        key = np.where(inside, rel + self._lut_base[:-1], 0)
-        out = np.where(inside, self._lut[key], UNSEEN)
+        rel = values - self.lut_lo
+        inside = (rel >= 0) & (rel < self.lut_span) & ~miss
+        key = np.where(inside, rel + self.lut_base[:-1], 0)
+        out = np.where(inside, self.lut[key], UNSEEN)
         out[miss] = MISSING
         return out
 
@@ -226,3 +233,27 @@ class Codebook:
 
 def _key(value: object) -> tuple[str, object]:
     return ("s", value) if isinstance(value, str) else ("n", value)
+
+
+def summarize_codes(
+    X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
+) -> CategoryCounts | None:
+    """Category counts of an integer-valued matrix in one compiled pass; None when the values
+    are not whole numbers or span too wide a range (the general path handles those)."""
+    values = X.view(np.int8) if X.dtype.kind == "b" else np.ascontiguousarray(X)
+    lo, hi, whole = kernels.column_range(values)
+    if not whole:
+        return None
+    empty = lo > hi  # a column with only missing values
+    lo = np.where(empty, 0, lo)
+    span = np.where(empty, 0, hi - lo + 1)
+    if span.sum() > max(_MAX_LUT, 2 * X.size):
+        return None
+    base = np.concatenate([[0], np.cumsum(span)])
+    counts = kernels.count_keys(values, y, w, lo, base[:-1], n_classes, int(base[-1]))
+    seen = counts.sum(axis=0) > 0  # weight 0 means "row absent": its values were not seen
+    key = np.flatnonzero(seen)
+    feature = np.searchsorted(base, key, side="right") - 1
+    values_seen = (key - base[feature] + lo[feature]).astype(X.dtype)
+    splits = np.searchsorted(feature, np.arange(1, X.shape[1]))
+    return CategoryCounts(tuple(np.split(values_seen, splits)), counts[:, seen])

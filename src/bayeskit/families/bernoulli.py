@@ -6,7 +6,9 @@ too: ``ln p(x|c) = Σ_j x_j ln p_cj + (1 − x_j) ln(1 − p_cj)``, still linear
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,14 @@ from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 class BernoulliParams:
     feature_log_prob: np.ndarray  # ln p_cj, (n_classes, n_features)
     feature_log_neg_prob: np.ndarray  # ln (1 − p_cj)
+
+    @cached_property
+    def linear(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(W, b) with ``log p(x|c) = x @ W.T + b``; None when some p_cj is exactly 1."""
+        neg = self.feature_log_neg_prob
+        if np.isneginf(neg).any():
+            return None
+        return self.feature_log_prob - neg, neg.sum(axis=1)
 
 
 def binarize(X: Any, threshold: float) -> Any:
@@ -70,7 +80,7 @@ class Bernoulli(Family):
             "binarize": self.binarize,
         }
 
-    def validate(self, X: Any, names: list[str]) -> Any:
+    def validate(self, X: Any, names: Sequence[str]) -> Any:
         if self.binarize is None:
             check_binary(X, names, "BernoulliNB")
             return X
@@ -87,6 +97,9 @@ class Bernoulli(Family):
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 
     def log_prob(self, params: BernoulliParams, X: Any) -> np.ndarray:
+        if params.linear is not None:
+            W, b = params.linear
+            return safe_dot(X, W) + b
         neg = params.feature_log_neg_prob
         # Σ_j (1 − x_j) ln(1 − p_cj) = Σ_j ln(1 − p_cj) − Σ_j x_j ln(1 − p_cj), kept sparse;
         # where 1 − p = 0 (unsmoothed MLE) a row lacking that feature is impossible.

@@ -8,6 +8,7 @@ values, which is how it runs: one sparse product over all features at once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +18,9 @@ import scipy.sparse as sp
 from .._validation import column_label
 from ..errors import DataError, ParameterError, UnknownCategoryError
 from ..stats import CategoryCounts
-from ._base import Family, class_totals, safe_dot
-from ._codebook import MISSING, UNSEEN, Codebook, Table, discover
+from . import _categorical_kernels as kernels
+from ._base import Family, class_totals, hard_labels, safe_dot
+from ._codebook import MISSING, UNSEEN, Codebook, Table, discover, summarize_codes
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 UNSEEN_POLICIES = ("smooth", "ignore", "error")
@@ -98,7 +100,7 @@ class Categorical(Family):
             "unseen": self.unseen,
         }
 
-    def validate(self, X: Table, names: list[str]) -> Table:
+    def validate(self, X: Table, names: Sequence[str]) -> Table:
         if self.unseen not in UNSEEN_POLICIES:
             raise ParameterError(f"unseen={self.unseen!r} is not one of {UNSEEN_POLICIES}")
         for j, col in enumerate(X.columns):
@@ -113,6 +115,11 @@ class Categorical(Family):
         return X
 
     def summarize(self, X: Table, R: np.ndarray | sp.spmatrix) -> CategoryCounts:
+        labels = hard_labels(R)
+        if labels is not None and X.matrix is not None and X.matrix.dtype.kind in "biuf":
+            fast = summarize_codes(X.matrix, labels[0], labels[1], R.shape[1])
+            if fast is not None:
+                return fast
         codebook = Codebook(discover(X))
         codes = codebook.encode(X)
         counts = class_totals(R, one_hot(codes, codebook.n_codes))
@@ -176,6 +183,7 @@ class Categorical(Family):
             if self.unseen == "error":
                 row, j = (int(v) for v in np.argwhere(unseen)[0])
                 value = X.columns[j][row]
+                value = value.item() if isinstance(value, np.generic) else value
                 raise UnknownCategoryError(
                     f"value {value!r} at row {row}, {column_label(X.names, j)} was never seen in "
                     f"training; known values: {_preview(codebook.categories[j])}. Use "
@@ -190,7 +198,34 @@ class Categorical(Family):
 
     def log_prob(self, params: CategoricalParams, X: Table) -> np.ndarray:
         table = np.hstack([params.feature_log_prob, params.unseen_log_prob])
+        matrix = X.matrix
+        if matrix is not None and matrix.dtype.kind in "biuf" and params.codebook.all_lut:
+            return self._score_codes(params, table, matrix, X)
         return safe_dot(self.encode(params, X), table)
+
+    def _score_codes(
+        self, params: CategoricalParams, table: np.ndarray, matrix: np.ndarray, X: Table
+    ) -> np.ndarray:
+        """The compiled path for integer-valued tables: one pass, no one-hot matrix."""
+        book = params.codebook
+        out = np.zeros((matrix.shape[0], table.shape[0]))
+        bad = np.zeros(matrix.shape[0], dtype=np.int64)
+        mode = UNSEEN_POLICIES.index(self.unseen)
+        values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
+        kernels.score(
+            np.ascontiguousarray(values),
+            book.lut_lo,
+            book.lut_span,
+            book.lut_base[:-1],
+            book.lut,
+            np.ascontiguousarray(table.T),
+            mode,
+            out,
+            bad,
+        )
+        if mode == kernels.ERROR and bad.any():
+            self.encode(params, X)  # raises UnknownCategoryError naming the first one
+        return out
 
     def linear_form(self, params: CategoricalParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over the one-hot (feature = value) columns, then one "unseen" column per

@@ -6,6 +6,7 @@ is linear in the counts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ class Multinomial(Family):
         alpha = self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha
         return {"alpha": alpha, "force_alpha": self.force_alpha, "estimate": self.estimate}
 
-    def validate(self, X: Any, names: list[str]) -> Any:
+    def validate(self, X: Any, names: Sequence[str]) -> Any:
         check_non_negative(X, names, f"a {self.name} model")
         return X
 

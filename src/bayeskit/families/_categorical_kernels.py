@@ -1,0 +1,109 @@
+"""Compiled kernels for categorical tables of integer-valued codes (what ordinal encoders and
+most categorical data sets produce). One pass over the cells for fitting, one for scoring; the
+cost per cell is a few instructions instead of several full-size numpy temporaries.
+
+Each cell's key is ``base[j] + value − lo[j]``: a position in one flat array that covers every
+feature's value range. NaN (float input) is a missing value and is skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: what an unseen value does in :func:`score`; the order matches Categorical.unseen.
+SMOOTH, IGNORE, ERROR = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def column_range(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
+    """Smallest and largest value of each column (NaN skipped), and whether every value is a
+    whole number."""
+    n, d = X.shape
+    lo = np.full(d, np.iinfo(np.int64).max, dtype=np.int64)
+    hi = np.full(d, np.iinfo(np.int64).min, dtype=np.int64)
+    whole = True
+    for i in range(n):
+        for j in range(d):
+            v = X[i, j]
+            if v != v:
+                continue
+            if not (-9.0e15 < v < 9.0e15):
+                whole = False
+                continue
+            k = np.int64(v)
+            if k != v:
+                whole = False
+            if k < lo[j]:
+                lo[j] = k
+            if k > hi[j]:
+                hi[j] = k
+    return lo, hi, whole
+
+
+@njit(cache=True, nogil=True)
+def count_keys(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    lo: np.ndarray,
+    base: np.ndarray,
+    n_classes: int,
+    n_keys: int,
+) -> np.ndarray:  # pragma: no cover
+    """Weighted count of every key in every class, shape (n_classes, n_keys)."""
+    counts = np.zeros((n_classes, n_keys))
+    n, d = X.shape
+    for i in range(n):
+        c = y[i]
+        wi = w[i]
+        for j in range(d):
+            v = X[i, j]
+            if v != v:
+                continue
+            counts[c, base[j] + np.int64(v) - lo[j]] += wi
+    return counts
+
+
+@njit(cache=True, parallel=True)
+def score(
+    X: np.ndarray,
+    lo: np.ndarray,
+    span: np.ndarray,
+    base: np.ndarray,
+    lut: np.ndarray,
+    table: np.ndarray,
+    unseen: int,
+    out: np.ndarray,
+    bad: np.ndarray,
+) -> None:  # pragma: no cover
+    """``out[i] += table[code of X[i, j]]`` over the features of each row.
+
+    ``lut`` maps a key to its row of ``table`` (−1: never seen); rows ``T + j`` after the
+    ``T`` category rows hold feature j's score of an unseen value. Under ``ERROR`` the first
+    unseen feature of row i is recorded as ``bad[i] = j + 1``.
+    """
+    n, d = X.shape
+    n_classes = table.shape[1]
+    first_unseen = table.shape[0] - d
+    for i in prange(n):
+        for j in range(d):
+            v = X[i, j]
+            if v != v:
+                continue
+            g = -1
+            if -9.0e15 < v < 9.0e15:
+                k = np.int64(v) - lo[j]
+                if k >= 0 and k < span[j] and k + lo[j] == v:
+                    g = lut[base[j] + k]
+            if g < 0:
+                if unseen == SMOOTH:
+                    g = first_unseen + j
+                elif unseen == IGNORE:
+                    continue
+                else:
+                    if bad[i] == 0:
+                        bad[i] = j + 1
+                    continue
+            for c in range(n_classes):
+                out[i, c] += table[g, c]
