@@ -182,3 +182,16 @@ def test_set_params_after_fit_resmooths_without_refit(case: Case):
     model.set_params(alpha=0.37 if case.make().get_params()["estimate"] != "map" else 3.0)
     refit = clone(model).fit(X, y)
     assert_same_model(model, refit, X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_save_load_round_trip(case: Case, tmp_path):
+    X, y = dataset(case, seed=7)
+    model = case.make().fit(X, y)
+    bk.save(model, tmp_path / "model.bkm")
+    loaded = bk.load(tmp_path / "model.bkm")
+    assert type(loaded) is type(model)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert_same_model(loaded.partial_fit(X, y), model.partial_fit(X, y), X)

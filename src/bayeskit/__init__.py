@@ -6,10 +6,9 @@ and model files that never run code when loaded.
 """
 
 from ._base import GenerativeClassifier, merge
+from ._version import __version__
 from .io.model_file import load, save
 from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BernoulliNB",

@@ -12,7 +12,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold
 
-from . import MultinomialNB, __version__
+from . import MultinomialNB
+from ._version import __version__
 from .datasets import load_sms_spam
 
 

@@ -37,6 +37,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths
+from ._values import union_sorted, unique_sorted
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
@@ -213,8 +214,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=reset)
         n = _n_rows(X)
         check_lengths(n, y, "y")
-        y = _check_y(y)
-        labels, codes = _encode_labels(y, classes)
+        labels, codes = _encode_labels(_check_y(y), classes)
         weight = _check_sample_weight(sample_weight, n)
         R = sp.csr_matrix(
             (weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64
@@ -403,25 +403,37 @@ def _check_y(y: Any) -> np.ndarray:
                 f"Input y contains a missing label (None/NaN) at row {missing[0]}; every row "
                 "needs a class label"
             )
-    try:
-        check_classification_targets(y)
-    except (ValueError, TypeError) as exc:
-        raise DataError(f"{exc} (y must hold one class label per row)") from None
     return y
 
 
 def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]:
-    from ._values import union_sorted, unique_sorted
-
-    labels = unique_sorted(y)
-    if classes is not None:
-        labels = union_sorted(labels, unique_sorted(np.asarray(classes)))
-    if labels.dtype.kind != "O" and y.dtype.kind != "O":
-        codes = np.searchsorted(labels, y)
+    """Sorted class labels (with any declared ``classes``) and each row's class index."""
+    codes: np.ndarray | None = None
+    if y.dtype.kind != "O":
+        labels, codes = np.unique(y, return_inverse=True)
     else:
-        where = {v: i for i, v in enumerate(labels.tolist())}
-        codes = np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
-    return labels, codes
+        labels = unique_sorted(y)
+    try:
+        # The label type is a property of the distinct labels: checking them, not every row,
+        # avoids sorting y again.
+        check_classification_targets(labels)
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if classes is not None:
+        merged = union_sorted(labels, unique_sorted(np.asarray(classes)))
+        if len(merged) != len(labels):
+            labels, codes = merged, None
+    if codes is None:
+        codes = _positions(labels, y)
+    return labels, codes.astype(np.int64, copy=False)
+
+
+def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Index of each value of ``y`` in the sorted ``labels`` (which contain them all)."""
+    if labels.dtype.kind != "O" and y.dtype.kind != "O":
+        return np.searchsorted(labels, y)
+    where = {v: i for i, v in enumerate(labels.tolist())}
+    return np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
 
 
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:

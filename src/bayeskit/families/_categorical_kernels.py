@@ -59,14 +59,52 @@ def count_keys(
         wi = w[i]
         for j in range(d):
             v = X[i, j]
-            if v != v:
+            if v != v or v < lo[j]:  # NaN, or a negative code: missing
                 continue
             counts[c, base[j] + np.int64(v) - lo[j]] += wi
     return counts
 
 
+@njit(cache=True, inline="always")
+def _score_row(
+    X: np.ndarray,
+    i: int,
+    lo: np.ndarray,
+    span: np.ndarray,
+    base: np.ndarray,
+    lut: np.ndarray,
+    table: np.ndarray,
+    unseen: int,
+    out: np.ndarray,
+    bad: np.ndarray,
+) -> None:  # pragma: no cover
+    d = X.shape[1]
+    n_classes = table.shape[1]
+    first_unseen = table.shape[0] - d
+    for j in range(d):
+        v = X[i, j]
+        if v != v:
+            continue
+        g = -1
+        if -9.0e15 < v < 9.0e15:
+            k = np.int64(v) - lo[j]
+            if k >= 0 and k < span[j] and k + lo[j] == v:
+                g = lut[base[j] + k]
+        if g < 0:
+            if unseen == SMOOTH:
+                g = first_unseen + j
+            elif unseen == IGNORE:
+                continue
+            else:
+                if bad[i] == 0:
+                    bad[i] = j + 1
+                continue
+        for c in range(n_classes):
+            out[i, c] += table[g, c]
+
+
 @njit(cache=True, parallel=True)
-def score(
+def score_parallel(
     X: np.ndarray,
     lo: np.ndarray,
     span: np.ndarray,
@@ -77,33 +115,48 @@ def score(
     out: np.ndarray,
     bad: np.ndarray,
 ) -> None:  # pragma: no cover
-    """``out[i] += table[code of X[i, j]]`` over the features of each row.
+    """``out[i] += table[code of X[i, j]]`` over the features of each row, rows in parallel.
 
     ``lut`` maps a key to its row of ``table`` (−1: never seen); rows ``T + j`` after the
     ``T`` category rows hold feature j's score of an unseen value. Under ``ERROR`` the first
     unseen feature of row i is recorded as ``bad[i] = j + 1``.
     """
-    n, d = X.shape
-    n_classes = table.shape[1]
-    first_unseen = table.shape[0] - d
-    for i in prange(n):
-        for j in range(d):
-            v = X[i, j]
-            if v != v:
-                continue
-            g = -1
-            if -9.0e15 < v < 9.0e15:
-                k = np.int64(v) - lo[j]
-                if k >= 0 and k < span[j] and k + lo[j] == v:
-                    g = lut[base[j] + k]
-            if g < 0:
-                if unseen == SMOOTH:
-                    g = first_unseen + j
-                elif unseen == IGNORE:
-                    continue
-                else:
-                    if bad[i] == 0:
-                        bad[i] = j + 1
-                    continue
-            for c in range(n_classes):
-                out[i, c] += table[g, c]
+    for i in prange(X.shape[0]):
+        _score_row(X, i, lo, span, base, lut, table, unseen, out, bad)
+
+
+@njit(cache=True)
+def score_serial(
+    X: np.ndarray,
+    lo: np.ndarray,
+    span: np.ndarray,
+    base: np.ndarray,
+    lut: np.ndarray,
+    table: np.ndarray,
+    unseen: int,
+    out: np.ndarray,
+    bad: np.ndarray,
+) -> None:  # pragma: no cover
+    """:func:`score_parallel` on one thread: for small tables, waking threads costs more."""
+    for i in range(X.shape[0]):
+        _score_row(X, i, lo, span, base, lut, table, unseen, out, bad)
+
+
+#: Below this many cells the serial kernel is faster than starting the thread pool.
+PARALLEL_CELLS = 1 << 20
+
+
+def score(
+    X: np.ndarray,
+    lo: np.ndarray,
+    span: np.ndarray,
+    base: np.ndarray,
+    lut: np.ndarray,
+    table: np.ndarray,
+    unseen: int,
+    out: np.ndarray,
+    bad: np.ndarray,
+) -> None:
+    """Score rows with the serial or the parallel kernel, by size."""
+    kernel = score_parallel if X.size >= PARALLEL_CELLS else score_serial
+    kernel(X, lo, span, base, lut, table, unseen, out, bad)

@@ -76,28 +76,26 @@ def _integral(col: np.ndarray, miss: np.ndarray) -> bool:
     return bool(np.all(vals == np.floor(vals))) and (vals.size == 0 or np.abs(vals).max() < 2**53)
 
 
-def discover(table: Table) -> tuple[np.ndarray, ...]:
-    """Sorted distinct non-missing values of every column."""
+def discover_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Categories of every column and each cell's index among them (−1: missing), found in one
+    sort per column."""
+    missing = _missing_of(table)
+    local = np.full((table.n_rows, table.n_features), -1, dtype=np.int64)
     cats: list[np.ndarray] = []
-    if table.matrix is not None and table.matrix.dtype.kind in "biu":
-        lo = table.matrix.min(axis=0).astype(np.int64)
-        span = table.matrix.max(axis=0).astype(np.int64) - lo + 1
-        if span.sum() <= max(_MAX_LUT, 2 * table.matrix.size):
-            return _discover_lut(table.matrix.astype(np.int64, copy=False), lo, span)
-    for col, miss in zip(table.columns, _missing_of(table), strict=True):
+    for j, (col, miss) in enumerate(zip(table.columns, missing, strict=True)):
         vals = col[~miss] if miss.any() else col
-        cats.append(unique_sorted(vals))
-    return tuple(cats)
-
-
-def _discover_lut(X: np.ndarray, lo: np.ndarray, span: np.ndarray) -> tuple[np.ndarray, ...]:
-    base = np.concatenate([[0], np.cumsum(span)])
-    present = np.bincount((X - lo + base[:-1]).ravel(), minlength=int(base[-1])) > 0
-    pos = np.flatnonzero(present)
-    feat = np.searchsorted(base, pos, side="right") - 1
-    values = pos - base[feat] + lo[feat]
-    splits = np.searchsorted(feat, np.arange(1, len(span)))
-    return tuple(np.split(values, splits))
+        try:
+            values, inverse = np.unique(vals, return_inverse=True)
+        except TypeError:  # numbers mixed with text in one object column
+            values = unique_sorted(vals)
+            where = {_key(v): i for i, v in enumerate(values.tolist())}
+            inverse = np.fromiter((where[_key(v)] for v in vals.tolist()), np.int64, len(vals))
+        cats.append(values)
+        if miss.any():
+            local[~miss, j] = inverse
+        else:
+            local[:, j] = inverse
+    return tuple(cats), local
 
 
 def _missing_of(table: Table) -> list[np.ndarray]:

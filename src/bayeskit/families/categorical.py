@@ -18,9 +18,10 @@ import scipy.sparse as sp
 from .._validation import column_label
 from ..errors import DataError, ParameterError, UnknownCategoryError
 from ..stats import CategoryCounts
+from ..stats.category_counts import offsets_of
 from . import _categorical_kernels as kernels
 from ._base import Family, class_totals, hard_labels, safe_dot
-from ._codebook import MISSING, UNSEEN, Codebook, Table, discover, summarize_codes
+from ._codebook import MISSING, UNSEEN, Codebook, Table, discover_codes, summarize_codes
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 UNSEEN_POLICIES = ("smooth", "ignore", "error")
@@ -120,15 +121,26 @@ class Categorical(Family):
             fast = summarize_codes(X.matrix, labels[0], labels[1], R.shape[1])
             if fast is not None:
                 return fast
-        codebook = Codebook(discover(X))
-        codes = codebook.encode(X)
-        counts = class_totals(R, one_hot(codes, codebook.n_codes))
+        categories, local = discover_codes(X)
+        offsets = offsets_of(categories)
+        if labels is not None:
+            counts = kernels.count_keys(
+                local,
+                labels[0],
+                labels[1],
+                np.zeros(X.n_features, dtype=np.int64),
+                offsets[:-1],
+                R.shape[1],
+                int(offsets[-1]),
+            )
+        else:
+            codes = np.where(local >= 0, local + offsets[:-1], MISSING)
+            counts = class_totals(R, one_hot(codes, int(offsets[-1])))
         seen = counts.sum(axis=0) > 0
         if seen.all():
-            return CategoryCounts(codebook.categories, counts)
+            return CategoryCounts(categories, counts)
         # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
-        off = codebook.offsets
-        kept = tuple(c[seen[off[j] : off[j + 1]]] for j, c in enumerate(codebook.categories))
+        kept = tuple(c[seen[offsets[j] : offsets[j + 1]]] for j, c in enumerate(categories))
         return CategoryCounts(kept, counts[:, seen])
 
     def _n_categories(self, stats: CategoryCounts) -> np.ndarray:

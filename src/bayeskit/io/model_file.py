@@ -45,6 +45,7 @@ import numpy as np
 
 from .._base import GenerativeClassifier
 from .._values import values_from_json, values_to_json
+from .._version import __version__
 from ..errors import BayeskitError, InputTypeError, ModelFileError
 from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
 from ..stats import STATISTIC_KINDS, Summary
@@ -124,8 +125,6 @@ def save(model: GenerativeClassifier, path: str | os.PathLike[str]) -> None:
 
 def _model_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (with its manifest, without checksum) and the array entries of a model."""
-    from .. import __version__
-
     summary = model._fitted_summary()
     arrays: dict[str, np.ndarray] = {"class_count.npy": summary.class_count}
     blocks = []
