@@ -195,3 +195,23 @@ def test_save_load_round_trip(case: Case, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     assert_same_model(loaded.partial_fit(X, y), model.partial_fit(X, y), X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@given(seed=st.integers(0, 10_000), cut=st.integers(5, 55))
+def test_unlearn_is_the_inverse_of_learning(case: Case, seed: int, cut: int):
+    X, y = dataset(case, seed=seed)
+    kept, removed = (X[:cut], y[:cut]), (X[cut:], y[cut:])
+    model = case.make().fit(X, y).unlearn(*removed)
+    assert_same_model(model, case.make().fit(*kept), kept[0])
+
+
+def test_unlearn_refuses_data_never_learned():
+    X = np.array([[1, 0], [0, 2]], dtype=float)
+    model = bk.MultinomialNB().fit(X, ["a", "b"])
+    with pytest.raises(MergeError, match=r"classes the model never saw: \['c'\]"):
+        model.unlearn(X[:1], ["c"])
+    with pytest.raises(MergeError, match="was not trained on"):
+        model.unlearn(np.array([[5, 0]]), ["a"])
+    model.unlearn(X[:1], ["a"])
+    assert model.classes_.tolist() == ["b"]  # a class left without data disappears

@@ -116,6 +116,21 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
         return self._adopt(summary if first else self.stats_ + summary)
 
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
+        """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
+
+        The result is the model fitted without those rows: their statistics are subtracted.
+        A class or category left with no data disappears. Rows the model never saw are
+        refused with :class:`~bayeskit.errors.MergeError` when that shows (a count would turn
+        negative).
+
+        Returns
+        -------
+        self
+        """
+        summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
+        return self._adopt(self._fitted_summary() - summary)
+
     def summarize(self, X: Any, y: Any, sample_weight: Any = None) -> Summary:
         """Sufficient statistics of a data block, without changing the model.
 

@@ -51,6 +51,20 @@ class Statistic(ABC):
         """Add a statistic of the same type and class axis."""
 
     @abstractmethod
+    def __neg__(self: S) -> S:
+        """The statistic with every weight negated, so ``a + (-b)`` removes ``b``'s data."""
+
+    def min_weight(self) -> float:
+        """The smallest weight it holds (negative after removing data it never had)."""
+        arrays, _ = self.to_arrays()
+        return min((float(a.min()) for a in arrays.values() if a.size), default=0.0)
+
+    def without_empty(self: S, tolerance: float) -> S:
+        """The statistic without entries whose weight is within ``tolerance`` of zero, where
+        that changes the model (categories nobody has; most statistics have none)."""
+        return self
+
+    @abstractmethod
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
         ``n_classes`` classes (used to align two statistics on the union of their classes)."""

@@ -96,6 +96,18 @@ class CategoryCounts(Statistic):
             cols.append(new_offsets[j] + idx)
         return np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
 
+    def __neg__(self) -> CategoryCounts:
+        return CategoryCounts(self.categories, -self.counts)
+
+    def without_empty(self, tolerance: float) -> CategoryCounts:
+        """Drop categories no class has any weight of (as if never seen)."""
+        seen = np.abs(self.counts).sum(axis=0) > tolerance
+        if seen.all():
+            return self
+        off = self.offsets
+        kept = tuple(c[seen[off[j] : off[j + 1]]] for j, c in enumerate(self.categories))
+        return CategoryCounts(kept, self.counts[:, seen])
+
     def embed_classes(self, index: np.ndarray, n_classes: int) -> CategoryCounts:
         counts = np.zeros((n_classes, self.counts.shape[1]))
         counts[index] = self.counts

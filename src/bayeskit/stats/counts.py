@@ -58,6 +58,9 @@ class Counts(Statistic):
             )
         return Counts(self.weight + other.weight, self.total + other.total)
 
+    def __neg__(self) -> Counts:
+        return Counts(-self.weight, -self.total)
+
     def embed_classes(self, index: np.ndarray, n_classes: int) -> Counts:
         weight = np.zeros(n_classes)
         total = np.zeros((n_classes, self.n_features))

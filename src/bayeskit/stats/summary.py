@@ -75,6 +75,38 @@ class Summary:
         blocks = tuple(x + y for x, y in zip(a.blocks, b.blocks, strict=True))
         return Summary(classes, a.class_count + b.class_count, blocks)
 
+    def __sub__(self, other: object) -> Summary:
+        """Remove ``other``'s data: the summary of what is left.
+
+        Raises MergeError when ``other`` holds data this summary never had (a weight would
+        turn negative). Weights that cancel to within rounding become exactly 0; a class and a
+        category that no data is left for are dropped, as if never seen.
+        """
+        if not isinstance(other, Summary):
+            return NotImplemented
+        missing = set(other.classes.tolist()) - set(self.classes.tolist())
+        if missing:
+            raise MergeError(
+                f"cannot remove data of classes the model never saw: {sorted(missing)}"
+            )
+        negated = Summary(other.classes, -other.class_count, tuple(-b for b in other.blocks))
+        out = self + negated
+        scale = max(float(np.abs(self.class_count).max(initial=0.0)), 1.0)
+        tolerance = 1e-9 * scale
+        for name, low in [("class", float(out.class_count.min(initial=0.0)))] + [
+            (b.kind, b.min_weight()) for b in out.blocks
+        ]:
+            if low < -tolerance:
+                raise MergeError(
+                    f"cannot remove data the model was not trained on: a {name} weight would "
+                    f"become {low:.6g}"
+                )
+        emptied = (np.abs(out.class_count) <= tolerance) & (np.abs(self.class_count) > tolerance)
+        keep = np.flatnonzero(~emptied)
+        blocks = tuple(_clean(b, keep, tolerance) for b in out.blocks)
+        count = np.where(np.abs(out.class_count) <= tolerance, 0.0, out.class_count)[keep]
+        return Summary(out.classes[keep], count, blocks)
+
     def __radd__(self, other: object) -> Summary:
         if isinstance(other, int) and other == 0:
             return self
@@ -86,3 +118,13 @@ def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
         return np.searchsorted(union, part)
     where: dict[Any, int] = {v: i for i, v in enumerate(union.tolist())}
     return np.fromiter((where[v] for v in part.tolist()), dtype=np.int64, count=len(part))
+
+
+def _clean(block: Statistic, keep: np.ndarray, tolerance: float) -> Statistic:
+    """Keep the classes at ``keep``, zero out rounding residue, drop emptied categories."""
+    arrays, meta = block.to_arrays()
+    cleaned = {}
+    for key, arr in arrays.items():
+        arr = np.where(np.abs(arr) <= tolerance, 0.0, arr)
+        cleaned[key] = arr[keep] if arr.ndim >= 1 and arr.shape[0] == block.n_classes else arr
+    return type(block).from_arrays(cleaned, meta).without_empty(tolerance)
