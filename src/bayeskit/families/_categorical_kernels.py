@@ -8,6 +8,8 @@ feature's value range. NaN (float input) is a missing value and is skipped.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
@@ -146,17 +148,7 @@ def score_serial(
 PARALLEL_CELLS = 1 << 20
 
 
-def score(
-    X: np.ndarray,
-    lo: np.ndarray,
-    span: np.ndarray,
-    base: np.ndarray,
-    lut: np.ndarray,
-    table: np.ndarray,
-    unseen: int,
-    out: np.ndarray,
-    bad: np.ndarray,
-) -> None:
-    """Score rows with the serial or the parallel kernel, by size."""
+def score(X: np.ndarray, *args: Any) -> None:
+    """Score rows with the serial or the parallel kernel, by size (arguments as there)."""
     kernel = score_parallel if X.size >= PARALLEL_CELLS else score_serial
-    kernel(X, lo, span, base, lut, table, unseen, out, bad)
+    kernel(X, *args)
