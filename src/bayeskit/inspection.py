@@ -1,0 +1,225 @@
+"""Looking inside a fitted model: why it decided, which features carry weight, which are useful.
+
+Every discrete Naive Bayes model is linear in its (one-hot) features (seeds 002–004):
+``joint log-likelihood = x @ W.T + b``. The log-odds of class ``a`` against class ``b`` is then
+a sum of one term per feature, ``x_j (W_aj − W_bj)``, plus the prior term ``b_a − b_b`` — an exact
+account of a decision, not an approximation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import GenerativeClassifier
+from .errors import ParameterError
+from .families import Categorical
+from .stats import Counts
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One feature's share of a decision."""
+
+    feature: str
+    value: float
+    weight: float  # x_j (W_aj − W_bj): positive pushes toward ``Explanation.label``
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The log-odds of ``label`` against ``versus`` for one row, term by term.
+
+    ``log_odds == prior + sum(c.weight for c in contributions)`` exactly (up to rounding),
+    where ``contributions`` lists every feature present in the row, largest effect first.
+    """
+
+    label: Any
+    versus: Any
+    log_odds: float
+    prior: float
+    contributions: list[Contribution]
+
+    def top(self, n: int = 10) -> list[Contribution]:
+        """The ``n`` features that moved the decision most, either way."""
+        return self.contributions[:n]
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.label!r} vs {self.versus!r}: log-odds {self.log_odds:+.3f}",
+            f"  {'(prior)':<24} {self.prior:+.3f}",
+        ]
+        for c in self.top(15):
+            lines.append(f"  {c.feature:<24} {c.weight:+.3f}   (x = {c.value:g})")
+        return "\n".join(lines)
+
+
+def explain(
+    model: GenerativeClassifier,
+    x: Any,
+    *,
+    feature_names: Sequence[str] | None = None,
+    label: Any = None,
+    versus: Any = None,
+) -> Explanation:
+    """Each feature's contribution to the log-odds of one decision.
+
+    Parameters
+    ----------
+    model : a fitted linear model (MultinomialNB, ComplementNB, BernoulliNB, CategoricalNB)
+    x : one row, shape (n_features,) or (1, n_features), dense or sparse
+        For CategoricalNB, the row of values as given to ``predict``.
+    feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
+        one-hot ``column=value`` names of a CategoricalNB)
+    label, versus : the two classes compared; default the predicted class against the
+        runner-up.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB
+    >>> from bayeskit.inspection import explain
+    >>> X = np.array([[3, 0, 1], [2, 0, 1], [0, 3, 1], [0, 2, 1]])
+    >>> model = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+    >>> e = explain(model, [0, 2, 1], feature_names=["meeting", "free", "the"])
+    >>> e.label, e.versus, [c.feature for c in e.contributions]
+    ('spam', 'ham', ['free', 'the'])
+    >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
+    True
+    """
+    W, b = model.linear_form()
+    design, names = _design_row(model, x, W.shape[1], feature_names)
+    classes = model.classes_
+    if len(classes) < 2:
+        raise ParameterError("explain compares two classes; the model knows only one")
+    jll = design @ W.T + b
+    order = np.argsort(-jll)
+    a = int(order[0]) if label is None else _index(classes, label)
+    if versus is None:
+        c = int(order[1]) if a == int(order[0]) else int(order[0])
+    else:
+        c = _index(classes, versus)
+    diff = W[a] - W[c]
+    present = np.flatnonzero(design)
+    terms = design[present] * diff[present]
+    rank = np.argsort(-np.abs(terms), kind="stable")
+    contributions = [
+        Contribution(names[present[k]], float(design[present[k]]), float(terms[k])) for k in rank
+    ]
+    prior = float(b[a] - b[c])
+    return Explanation(
+        classes[a].item() if isinstance(classes[a], np.generic) else classes[a],
+        classes[c].item() if isinstance(classes[c], np.generic) else classes[c],
+        float(jll[a] - jll[c]),
+        prior,
+        contributions,
+    )
+
+
+def top_features(
+    model: GenerativeClassifier, n: int = 10, *, feature_names: Sequence[str] | None = None
+) -> dict[Any, list[tuple[str, float]]]:
+    """For each class, the ``n`` features whose weight most favours it over the average class.
+
+    The score of feature ``j`` for class ``y`` is ``W_yj − mean_c W_cj``: how much one
+    occurrence moves the log-odds toward ``y``.
+    """
+    W, _ = model.linear_form()
+    names = _names(model, W.shape[1], feature_names)
+    lift = W - W.mean(axis=0, keepdims=True)
+    out: dict[Any, list[tuple[str, float]]] = {}
+    for k, label in enumerate(model.classes_.tolist()):
+        best = np.argsort(-lift[k], kind="stable")[:n]
+        out[label] = [(names[j], float(lift[k, j])) for j in best]
+    return out
+
+
+def feature_usefulness(
+    model: GenerativeClassifier, *, alpha: float = 1.0, prior: str = "uniform"
+) -> np.ndarray:
+    """Usefulness of each feature, ``max_y p(y|j)`` (seed 002), for count models.
+
+    ``p(y|j) ∝ x̄_yj``, the (smoothed) mean count of feature ``j`` in class ``y``: the class a
+    feature points to when it is seen, with equal class priors (``prior="uniform"``, so a word
+    used at the same rate everywhere scores ``1/K``) or the training priors
+    (``prior="empirical"``, ``p(y|j) = N_yj / N_j``). Selecting features by usefulness drops
+    stop words and common words. ``alpha`` is added to every count so rare words do not look
+    perfectly useful.
+
+    Returns
+    -------
+    ndarray of shape (n_features,), values in [1/K, 1]
+    """
+    summary = model.stats_
+    stats = summary.blocks[0] if len(summary.blocks) == 1 else None
+    if not isinstance(stats, Counts):
+        raise ParameterError(
+            "feature_usefulness needs a count model (MultinomialNB, ComplementNB, BernoulliNB)"
+        )
+    if prior not in ("uniform", "empirical"):
+        raise ParameterError(f"prior={prior!r}; accepted: 'uniform' or 'empirical'")
+    if alpha < 0:
+        raise ParameterError(f"alpha must be >= 0; got {alpha!r}")
+    counts = stats.total + alpha
+    if prior == "uniform":
+        counts = counts / np.maximum(summary.class_count, 1e-300)[:, None]
+    totals = counts.sum(axis=0)
+    share = counts / np.where(totals > 0, totals, 1.0)
+    share[:, totals == 0] = 1.0 / counts.shape[0]  # never seen and alpha = 0: no information
+    return np.asarray(share.max(axis=0), dtype=np.float64)
+
+
+def _design_row(
+    model: GenerativeClassifier, x: Any, n_columns: int, feature_names: Sequence[str] | None
+) -> tuple[np.ndarray, Sequence[str]]:
+    names = _names(model, n_columns, feature_names)
+    from .naive_bayes import CategoricalNB
+
+    if isinstance(model, CategoricalNB):
+        row = x if (np.ndim(x) == 2 or hasattr(x, "columns")) else [list(x)]
+        _, params, families = model._fitted()
+        family = families[0]
+        assert isinstance(family, Categorical)
+        encoded = family.encode(params[0], model._check_X(row, reset=False))
+        return np.asarray(encoded.toarray()[0], dtype=np.float64), names
+    if sp.issparse(x):
+        row = np.asarray(x.toarray(), dtype=np.float64).ravel()
+    else:
+        row = np.asarray(x, dtype=np.float64).ravel()
+    if row.shape[0] != n_columns:
+        raise ParameterError(f"x has {row.shape[0]} features; the model has {n_columns}")
+    families = model._fitted()[2]
+    row = families[0].validate(row[None, :], model._feature_names())[0]
+    return np.asarray(row, dtype=np.float64), names
+
+
+def _names(
+    model: GenerativeClassifier, n_columns: int, feature_names: Sequence[str] | None
+) -> Sequence[str]:
+    if feature_names is not None:
+        if len(feature_names) != n_columns:
+            raise ParameterError(
+                f"feature_names has {len(feature_names)} names; the model has {n_columns} "
+                "linear columns"
+            )
+        return feature_names
+    from .naive_bayes import CategoricalNB
+
+    if isinstance(model, CategoricalNB):
+        base = model._feature_names()
+        names = [
+            f"{base[j]}={v}" for j, cats in enumerate(model.categories_) for v in cats.tolist()
+        ]
+        return names + [f"{base[j]}=<unseen>" for j in range(len(model.categories_))]
+    return model._feature_names()
+
+
+def _index(classes: np.ndarray, label: Any) -> int:
+    hits = np.flatnonzero(classes == label)
+    if len(hits) == 0:
+        raise ParameterError(f"{label!r} is not one of the classes {classes.tolist()}")
+    return int(hits[0])

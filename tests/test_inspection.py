@@ -1,0 +1,62 @@
+"""explain, top_features and feature usefulness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import bayeskit as bk
+from bayeskit.errors import ParameterError
+from bayeskit.inspection import explain, feature_usefulness, top_features
+
+X = np.array([[3, 0, 1, 2], [2, 0, 1, 2], [0, 3, 1, 2], [0, 2, 1, 2], [1, 1, 4, 2]])
+Y = np.array(["ham", "ham", "spam", "spam", "other"])
+NAMES = ["meeting", "free", "rare", "the"]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [bk.MultinomialNB(), bk.BernoulliNB(), bk.ComplementNB(norm=True)],
+    ids=lambda m: type(m).__name__,
+)
+def test_contributions_add_up_to_the_log_odds(model):
+    model.fit(X, Y)
+    for row in ([0, 2, 1, 2], sp.csr_matrix([[1, 0, 0, 2]]), [0, 0, 0, 0]):
+        e = explain(model, row, feature_names=NAMES)
+        dense = row.toarray() if sp.issparse(row) else np.atleast_2d(row)
+        jll = model.predict_joint_log_proba(dense)[0]
+        a, b = (np.flatnonzero(model.classes_ == c)[0] for c in (e.label, e.versus))
+        assert e.log_odds == pytest.approx(jll[a] - jll[b], rel=1e-10, abs=1e-10)
+        assert e.prior + sum(c.weight for c in e.contributions) == pytest.approx(e.log_odds)
+        assert e.label == model.predict(dense)[0]
+        weights = [abs(c.weight) for c in e.contributions]
+        assert weights == sorted(weights, reverse=True)
+
+
+def test_explain_categorical_and_chosen_classes():
+    rows = [["sunny", "hot"], ["sunny", "mild"], ["rain", "mild"], ["rain", "cool"]]
+    model = bk.CategoricalNB().fit(rows, ["no", "no", "yes", "yes"])
+    e = explain(model, ["rain", "hot"], label="no", versus="yes")
+    assert (e.label, e.versus) == ("no", "yes")
+    assert {c.feature for c in e.contributions} == {"x0=rain", "x1=hot"}
+    jll = model.predict_joint_log_proba([["rain", "hot"]])[0]
+    assert e.log_odds == pytest.approx(jll[0] - jll[1])
+    with pytest.raises(ParameterError, match="'maybe' is not one of the classes"):
+        explain(model, ["rain", "hot"], label="maybe")
+
+
+def test_top_features_and_usefulness():
+    model = bk.MultinomialNB().fit(X, Y)
+    top = top_features(model, 1, feature_names=NAMES)
+    assert top["ham"][0][0] == "meeting"
+    assert top["spam"][0][0] == "free"
+    assert top["other"][0][0] == "rare"
+    useful = feature_usefulness(model, alpha=0.0)
+    assert useful[3] == pytest.approx(1 / 3)  # "the": same rate in every class
+    assert useful[0] > 0.6
+    assert np.all((useful >= 1 / 3 - 1e-12) & (useful <= 1.0))
+    empirical = feature_usefulness(model, alpha=0.0, prior="empirical")
+    np.testing.assert_allclose(empirical[0], 5 / 6)  # 5 of the 6 "meeting" in ham
+    with pytest.raises(ParameterError, match="count model"):
+        feature_usefulness(bk.CategoricalNB().fit([["a"], ["b"]], [0, 1]))
