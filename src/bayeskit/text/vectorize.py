@@ -1,0 +1,343 @@
+"""Documents to sparse feature matrices: counts, presence, tf-idf or hashed counts."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from ..errors import InputTypeError, NotFittedError, ParameterError
+from .analyze import DEFAULT_TOKEN_PATTERN, decode, make_analyzer, stop_word_set
+from .vocabulary import VocabularyStats
+
+OUTPUTS = ("counts", "binary", "tfidf", "hashed")
+
+
+class TextVectorizer(TransformerMixin, BaseEstimator):
+    """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
+    counts.
+
+    With the defaults the terms are exactly scikit-learn ``CountVectorizer()``'s: lowercase,
+    runs of two or more Unicode word characters, vocabulary sorted alphabetically.
+
+    Parameters
+    ----------
+    output : {"counts", "binary", "tfidf", "hashed"}, default="counts"
+        ``"binary"``: 1 where a term occurs (Bernoulli models, seed 000); ``"tfidf"``: term
+        frequency (``1 + ln tf`` with ``sublinear_tf``) times idf, rows normalised by
+        ``norm``; ``"hashed"``: counts in ``n_features`` columns chosen by a stable hash of
+        the term (no vocabulary to store, nothing to fit).
+    lowercase, token_pattern, analyzer, ngram_range, stop_words
+        How text becomes terms (see :mod:`bayeskit.text.analyze`); ``analyzer`` is "word",
+        "char" (character n-grams, for text without spaces), "char_wb" or a callable.
+    max_features : int, optional
+        Keep the ``max_features`` most frequent terms (seed 000's "N most frequent words").
+    min_df, max_df : int or float, default=1 and 1.0
+        Keep terms in at least ``min_df`` and at most ``max_df`` documents (a float is a
+        fraction of the documents).
+    vocabulary : iterable of str, optional
+        A ready-made vocabulary; fitting then only counts document frequencies.
+    oov_token : str, optional
+        If given, one extra last column named ``oov_token`` counts every term outside the
+        vocabulary (seed 000's NOTAWORD). Under tf-idf its idf is 1.
+    sublinear_tf, use_idf, smooth_idf, norm
+        tf-idf options as in scikit-learn's ``TfidfVectorizer`` (``norm`` in "l2", "l1",
+        None; used by "tfidf" only).
+    n_features : int, default=2**20
+        Columns of the "hashed" output.
+    encoding : str, default="utf-8"
+        Encoding of ``bytes`` documents; bytes invalid in it are decoded as latin-1 instead
+        (every byte maps to a character, so decoding never fails).
+
+    Attributes
+    ----------
+    stats_ : VocabularyStats
+        Document and term frequencies of every term seen; they add across ``partial_fit``.
+    vocabulary_ : dict of str to int
+    idf_ : ndarray, only for ``output="tfidf"``
+
+    Examples
+    --------
+    >>> from bayeskit.text import TextVectorizer
+    >>> vec = TextVectorizer()
+    >>> X = vec.fit_transform(["Free money, free!", "Lunch at noon?"])
+    >>> vec.get_feature_names_out().tolist()
+    ['at', 'free', 'lunch', 'money', 'noon']
+    >>> X.toarray()
+    array([[0., 2., 0., 1., 0.],
+           [1., 0., 1., 0., 1.]])
+    >>> TextVectorizer(max_features=1, oov_token="<oov>").fit_transform(
+    ...     ["free free money", "free lunch"]).toarray()
+    array([[2., 1.],
+           [1., 1.]])
+    """
+
+    def __init__(
+        self,
+        *,
+        output: str = "counts",
+        lowercase: bool = True,
+        token_pattern: str = DEFAULT_TOKEN_PATTERN,
+        analyzer: str | Callable[[str], Iterable[str]] = "word",
+        ngram_range: tuple[int, int] = (1, 1),
+        stop_words: Any = None,
+        max_features: int | None = None,
+        min_df: float = 1,
+        max_df: float = 1.0,
+        vocabulary: Iterable[str] | None = None,
+        oov_token: str | None = None,
+        sublinear_tf: bool = False,
+        use_idf: bool = True,
+        smooth_idf: bool = True,
+        norm: str | None = "l2",
+        n_features: int = 2**20,
+        encoding: str = "utf-8",
+    ):
+        self.output = output
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.analyzer = analyzer
+        self.ngram_range = ngram_range
+        self.stop_words = stop_words
+        self.max_features = max_features
+        self.min_df = min_df
+        self.max_df = max_df
+        self.vocabulary = vocabulary
+        self.oov_token = oov_token
+        self.sublinear_tf = sublinear_tf
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.norm = norm
+        self.n_features = n_features
+        self.encoding = encoding
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, raw_documents: Iterable[Any], y: Any = None) -> TextVectorizer:
+        """Learn the vocabulary (and idf) from documents."""
+        self.fit_transform(raw_documents)
+        return self
+
+    def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> sp.csr_matrix:
+        """Learn the vocabulary and return the documents' matrix (tokenizing them once)."""
+        self._check_params()
+        self.__dict__.pop("stats_", None)
+        if self.output == "hashed":
+            self.stats_ = VocabularyStats.zero()
+            return self.transform(raw_documents)
+        terms, counts = self._count(raw_documents)
+        self.stats_ = _stats_of(terms, counts)
+        self._set_vocabulary()
+        return self._weigh(self._reindex(terms, counts))
+
+    def partial_fit(self, raw_documents: Iterable[Any], y: Any = None) -> TextVectorizer:
+        """Add documents to the vocabulary statistics; the vocabulary is re-selected."""
+        self._check_params()
+        if self.output == "hashed":
+            self.stats_ = getattr(self, "stats_", VocabularyStats.zero())
+            return self
+        batch = self.summarize(raw_documents)
+        self.stats_ = self.stats_ + batch if hasattr(self, "stats_") else batch
+        # The vocabulary is chosen from the total when it is next used: a first small batch
+        # need not satisfy min_df on its own.
+        self.__dict__.pop("terms_", None)
+        return self
+
+    def summarize(self, raw_documents: Iterable[Any]) -> VocabularyStats:
+        """Vocabulary statistics of documents, without changing the vectorizer."""
+        self._check_params()
+        terms, counts = self._count(raw_documents)
+        return _stats_of(terms, counts)
+
+    def fit_stats(self, stats: VocabularyStats) -> TextVectorizer:
+        """Set the vectorizer from vocabulary statistics (e.g. summed over many machines)."""
+        self._check_params()
+        self.stats_ = stats
+        self._set_vocabulary()
+        return self
+
+    # ------------------------------------------------------------------ transforming
+    def transform(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        """The documents' matrix over the fitted vocabulary (CSR, float64)."""
+        self._ensure_vocabulary()
+        if self.output == "hashed":
+            return self._hashed(raw_documents)
+        terms, counts = self._count(raw_documents)
+        return self._weigh(self._reindex(terms, counts))
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Column names: the vocabulary terms (then ``oov_token`` if set)."""
+        self._ensure_vocabulary()
+        names = self.terms_.tolist() + ([self.oov_token] if self.oov_token is not None else [])
+        return np.asarray(names, dtype=object)
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Term -> column."""
+        self._ensure_vocabulary()
+        return {t: i for i, t in enumerate(self.terms_.tolist())}
+
+    # ------------------------------------------------------------------ internals
+    def _ensure_vocabulary(self) -> None:
+        if not hasattr(self, "stats_"):
+            raise NotFittedError(
+                "This TextVectorizer instance is not fitted yet. Call 'fit' or 'partial_fit' first."
+            )
+        self._check_params()
+        if self.output != "hashed" and "terms_" not in self.__dict__:
+            self._set_vocabulary()
+
+    def _check_params(self) -> None:
+        if self.output not in OUTPUTS:
+            raise ParameterError(f"output={self.output!r}; accepted: {', '.join(OUTPUTS)}")
+        if self.norm not in ("l2", "l1", None):
+            raise ParameterError(f"norm={self.norm!r}; accepted: 'l2', 'l1' or None")
+        if self.output == "hashed" and (
+            not isinstance(self.n_features, (int, np.integer)) or self.n_features < 1
+        ):
+            raise ParameterError(f"n_features must be a positive int; got {self.n_features!r}")
+        self._analyze = make_analyzer(
+            analyzer=self.analyzer,
+            lowercase=self.lowercase,
+            token_pattern=self.token_pattern,
+            ngram_range=self.ngram_range,
+            stop_words=stop_word_set(self.stop_words),
+        )
+
+    def _documents(self, raw_documents: Iterable[Any]) -> Iterable[str]:
+        if isinstance(raw_documents, (str, bytes)):
+            raise InputTypeError(
+                "expected an iterable of documents, got a single "
+                f"{type(raw_documents).__name__}; wrap it in a list"
+            )
+        encoding = self.encoding
+        return (decode(doc, encoding=encoding) for doc in raw_documents)
+
+    def _count(self, raw_documents: Iterable[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Sorted distinct terms of the documents and their count matrix over them."""
+        analyze = self._analyze
+        index: dict[str, int] = {}
+        indices: list[int] = []
+        indptr = [0]
+        for text in self._documents(raw_documents):
+            for term in analyze(text):
+                indices.append(index.setdefault(term, len(index)))
+            indptr.append(len(indices))
+        terms = np.asarray(list(index), dtype=object)
+        order = np.argsort(terms, kind="stable") if len(terms) else np.zeros(0, np.int64)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        cols = rank[np.asarray(indices, dtype=np.int64)] if indices else np.zeros(0, np.int64)
+        counts = sp.csr_matrix(
+            (np.ones(len(cols)), cols, np.asarray(indptr, dtype=np.int64)),
+            shape=(len(indptr) - 1, len(terms)),
+        )
+        counts.sum_duplicates()  # also sorts the column indices of every row
+        return terms[order], counts
+
+    def _set_vocabulary(self) -> None:
+        if self.vocabulary is not None:
+            fixed = [str(t) for t in self.vocabulary]
+            if not fixed:
+                raise ParameterError("vocabulary is empty; give at least one term")
+            if len(set(fixed)) != len(fixed):
+                raise ParameterError("vocabulary has repeated terms")
+            self.terms_ = np.asarray(sorted(fixed), dtype=object)
+        else:
+            self.terms_ = self.stats_.select(
+                min_df=self.min_df,
+                max_df=self.max_df,
+                max_features=self.max_features,
+            )
+        if self.output == "tfidf":
+            self.idf_ = self._idf()
+        else:
+            self.__dict__.pop("idf_", None)
+
+    def _idf(self) -> np.ndarray:
+        stats = self.stats_
+        pos = (
+            np.searchsorted(stats.terms, self.terms_)
+            if len(stats)
+            else np.zeros(len(self.terms_), np.int64)
+        )
+        pos = np.minimum(pos, max(len(stats) - 1, 0))
+        known = stats.terms[pos] == self.terms_ if len(stats) else np.zeros(len(self.terms_), bool)
+        df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
+        n = float(stats.n_docs)
+        if self.smooth_idf:
+            idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
+        else:
+            with np.errstate(divide="ignore"):
+                idf = np.log(np.where(df > 0, n / np.maximum(df, 1), 1.0)) + 1.0
+        if self.oov_token is not None:
+            idf = np.append(idf, 1.0)
+        return idf
+
+    def _reindex(self, terms: np.ndarray, counts: sp.csr_matrix) -> sp.csr_matrix:
+        """Counts over the fitted vocabulary (plus the OOV column) from counts over ``terms``."""
+        vocab = self.terms_
+        pos = np.searchsorted(vocab, terms) if len(vocab) else np.zeros(len(terms), np.int64)
+        pos_c = np.minimum(pos, len(vocab) - 1)
+        known = vocab[pos_c] == terms if len(terms) else np.zeros(0, bool)
+        n_cols = len(vocab) + (self.oov_token is not None)
+        target = np.where(known, pos_c, len(vocab) if self.oov_token is not None else -1)
+        cols = target[counts.indices] if len(target) else counts.indices
+        keep = cols >= 0
+        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        out = sp.csr_matrix(
+            (counts.data[keep], (rows[keep], cols[keep])), shape=(counts.shape[0], n_cols)
+        )
+        out.sum_duplicates()
+        return out
+
+    def _weigh(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        out = counts.astype(np.float64)
+        if self.output == "binary":
+            out.data[:] = 1.0
+        elif self.output == "tfidf":
+            if self.sublinear_tf:
+                np.log(out.data, out=out.data)
+                out.data += 1.0
+            if self.use_idf:
+                out.data *= self.idf_[out.indices]
+            if self.norm is not None:
+                if self.norm == "l2":
+                    size = np.sqrt(np.asarray(out.multiply(out).sum(axis=1)).ravel())
+                else:
+                    size = np.asarray(abs(out).sum(axis=1)).ravel()
+                size[size == 0] = 1.0
+                out.data /= np.repeat(size, np.diff(out.indptr))
+        return out
+
+    def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        width = int(self.n_features)
+        analyze = self._analyze
+        indices: list[int] = []
+        indptr = [0]
+        for text in self._documents(raw_documents):
+            indices.extend(
+                zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in analyze(text)
+            )
+            indptr.append(len(indices))
+        out = sp.csr_matrix(
+            (np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+            shape=(len(indptr) - 1, width),
+        )
+        out.sum_duplicates()
+        return out
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+
+def _stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
+    df = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
+    tf = np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
+    return VocabularyStats(terms, df, tf, counts.shape[0])

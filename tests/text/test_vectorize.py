@@ -1,0 +1,168 @@
+"""TextVectorizer: scikit-learn's vocabulary and numbers, additive statistics, bad input."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.errors import DataError, InputTypeError, NotFittedError, ParameterError
+from bayeskit.text import TextVectorizer
+
+TEXTS, _ = load_sms_spam()
+
+
+def assert_same_matrix(ours: TextVectorizer, X_ours, theirs, X_theirs, rtol=0.0):
+    assert ours.get_feature_names_out().tolist() == theirs.get_feature_names_out().tolist()
+    assert sp.isspmatrix_csr(X_ours) or X_ours.format == "csr"
+    np.testing.assert_allclose(X_ours.toarray(), X_theirs.toarray(), rtol=rtol, atol=1e-15)
+
+
+COUNT_SETTINGS = [
+    {},
+    {"ngram_range": (1, 2)},
+    {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    {"analyzer": "char", "ngram_range": (1, 3)},
+    {"min_df": 2, "max_df": 0.5},
+    {"min_df": 0.001},
+    {"max_features": 500},
+    {"max_features": 3000, "ngram_range": (1, 2)},
+    {"stop_words": ["the", "to", "you"]},
+    {"lowercase": False, "token_pattern": r"(?u)\b\w+\b"},
+]
+
+
+@pytest.mark.parametrize("settings", COUNT_SETTINGS, ids=str)
+def test_counts_equal_count_vectorizer(settings):
+    texts = TEXTS[:2500]
+    ours, theirs = TextVectorizer(**settings), CountVectorizer(**settings)
+    assert_same_matrix(ours, ours.fit_transform(texts), theirs, theirs.fit_transform(texts))
+    held_out = TEXTS[2500:3000]
+    assert_same_matrix(ours, ours.transform(held_out), theirs, theirs.transform(held_out))
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"sublinear_tf": True},
+        {"norm": "l1", "smooth_idf": False},
+        {"use_idf": False},
+        {"sublinear_tf": True, "ngram_range": (1, 2), "min_df": 2},
+    ],
+    ids=str,
+)
+def test_tfidf_equals_tfidf_vectorizer(settings):
+    ours, theirs = TextVectorizer(output="tfidf", **settings), TfidfVectorizer(**settings)
+    assert_same_matrix(ours, ours.fit_transform(TEXTS), theirs, theirs.fit_transform(TEXTS), 1e-12)
+    assert_same_matrix(
+        ours, ours.transform(TEXTS[:99]), theirs, theirs.transform(TEXTS[:99]), 1e-12
+    )
+
+
+def test_binary_and_user_vocabulary():
+    ours, theirs = TextVectorizer(output="binary"), CountVectorizer(binary=True)
+    assert_same_matrix(ours, ours.fit_transform(TEXTS), theirs, theirs.fit_transform(TEXTS))
+    vocab = ["free", "call", "zzz-not-a-token", "win"]
+    ours = TextVectorizer(vocabulary=vocab).fit(TEXTS)
+    theirs = CountVectorizer(vocabulary=sorted(vocab)).fit(TEXTS)
+    assert_same_matrix(ours, ours.transform(TEXTS), theirs, theirs.transform(TEXTS))
+
+
+def test_out_of_vocabulary_token_counts_every_other_word():
+    vec = TextVectorizer(max_features=2, oov_token="NOTAWORD")
+    X = vec.fit_transform(["free free win money", "free win lunch lunch lunch"])
+    assert vec.get_feature_names_out().tolist() == ["free", "lunch", "NOTAWORD"]
+    np.testing.assert_array_equal(X.toarray(), [[2, 0, 2], [1, 3, 1]])
+    np.testing.assert_array_equal(vec.transform(["brand new words"]).toarray(), [[0, 0, 3]])
+
+
+doc_lists = st.lists(
+    st.lists(st.sampled_from(["free", "win", "cash", "lunch", "ok", "été", "Ünï"]), max_size=8).map(
+        " ".join
+    ),
+    min_size=2,
+    max_size=20,
+)
+
+
+@given(doc_lists, st.integers(1, 19))
+def test_partial_fit_and_summaries_equal_fit(docs, cut):
+    cut = min(cut, len(docs) - 1)
+    settings = {"min_df": 2, "output": "tfidf"}
+    whole = TextVectorizer(**settings)
+    try:
+        whole.fit(docs)
+    except DataError:
+        return  # nothing occurs twice: both ways must refuse
+    streamed = TextVectorizer(**settings).partial_fit(docs[:cut]).partial_fit(docs[cut:])
+    assert streamed.vocabulary_ == whole.vocabulary_
+    np.testing.assert_allclose(streamed.transform(docs).toarray(), whole.transform(docs).toarray())
+    vec = TextVectorizer(**settings)
+    summed = vec.summarize(docs[:cut]) + vec.summarize(docs[cut:])
+    assert vec.fit_stats(summed).vocabulary_ == whole.vocabulary_
+    assert (summed - vec.summarize(docs[cut:])).terms.tolist() == sorted(
+        set(vec.summarize(docs[:cut]).terms.tolist())
+    )
+
+
+def test_hashed_output_is_stable_and_needs_no_vocabulary():
+    vec = TextVectorizer(output="hashed", n_features=64)
+    X = vec.fit_transform(["free free win", "lunch"])
+    assert X.shape == (2, 64)
+    np.testing.assert_array_equal(np.asarray(X.sum(axis=1)).ravel(), [3, 1])
+    again = TextVectorizer(output="hashed", n_features=64).fit_transform(["free free win"])
+    np.testing.assert_array_equal(again.toarray()[0], X.toarray()[0])
+
+
+def test_empty_documents_and_documents_without_tokens():
+    vec = TextVectorizer().fit(["free money", "", "!!! ?? a", "money"])
+    X = vec.transform(["", "a !", "money"])
+    assert X.shape == (3, 2)
+    np.testing.assert_array_equal(X.toarray(), [[0, 0], [0, 0], [0, 1]])
+
+
+def test_non_utf8_bytes_use_the_stated_fallback():
+    vec = TextVectorizer().fit([b"caf\xe9 ol\xe9", "café".encode(), b"\xff\xfe\x00garbage"])
+    assert {"café", "olé", "garbage"} <= set(vec.vocabulary_)
+
+
+def test_a_fifty_megabyte_document():
+    words = " ".join(["free", "money", "lunch", "meeting"] * 12)
+    big = (words + "\n") * (50_000_000 // (len(words) + 1))
+    start = time.perf_counter()
+    X = TextVectorizer().fit_transform([big, "free lunch"])
+    assert time.perf_counter() - start < 60
+    assert X[0].sum() == 48 * (50_000_000 // (len(words) + 1))
+
+
+def test_empty_vocabulary_names_the_setting():
+    with pytest.raises(
+        DataError, match=r"vocabulary is empty after min_df=5, max_df=1.0 .*in 2 doc"
+    ):
+        TextVectorizer(min_df=5).fit(["a b c free", "win"])
+    with pytest.raises(DataError, match=r"empty after min_df=2, max_df=0\.1"):
+        TextVectorizer(min_df=2, max_df=0.1).fit(["free win"] * 5)
+    with pytest.raises(DataError, match="empty after"):
+        TextVectorizer(min_df=3).partial_fit(["free"]).partial_fit(["win"]).transform(["x"])
+
+
+def test_bad_arguments():
+    with pytest.raises(InputTypeError, match="single str"):
+        TextVectorizer().fit("just one string")
+    with pytest.raises(InputTypeError, match="documents must be str or bytes, got int"):
+        TextVectorizer().fit(["ok", 3])
+    with pytest.raises(ParameterError, match="output='words'"):
+        TextVectorizer(output="words").fit(["ok"])
+    with pytest.raises(ParameterError, match="ngram_range"):
+        TextVectorizer(ngram_range=(2, 1)).fit(["ok"])
+    with pytest.raises(ParameterError, match="not a regex"):
+        TextVectorizer(token_pattern="(").fit(["ok"])
+    with pytest.raises(NotFittedError):
+        TextVectorizer().transform(["ok"])
