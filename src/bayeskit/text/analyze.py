@@ -108,6 +108,8 @@ def make_analyzer(
             return _word_ngrams(tokens, low, high)
 
         return words
+    if analyzer == "email":
+        return email_analyzer
     if analyzer in ("char", "char_wb"):
         wb = analyzer == "char_wb"
 
@@ -119,8 +121,27 @@ def make_analyzer(
 
         return chars
     raise ParameterError(
-        f"analyzer={analyzer!r}; accepted: 'word', 'char', 'char_wb' or a callable"
+        f"analyzer={analyzer!r}; accepted: 'word', 'char', 'char_wb', 'email' or a callable"
     )
+
+
+def email_analyzer(doc: Any) -> list[str]:
+    """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
+    tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`)."""
+    from .email import Message, email_tokens, read_message
+
+    if not isinstance(doc, Message):
+        if isinstance(doc, str):
+            try:
+                doc = doc.encode("latin-1")
+            except UnicodeEncodeError:
+                doc = doc.encode("utf-8", "surrogatepass")
+        elif not isinstance(doc, (bytes, bytearray, memoryview)):
+            raise InputTypeError(
+                f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
+            )
+        doc = read_message(bytes(doc))
+    return email_tokens(doc)
 
 
 def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:

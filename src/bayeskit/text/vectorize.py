@@ -33,7 +33,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         the term (no vocabulary to store, nothing to fit).
     lowercase, token_pattern, analyzer, ngram_range, stop_words
         How text becomes terms (see :mod:`bayeskit.text.analyze`); ``analyzer`` is "word",
-        "char" (character n-grams, for text without spaces), "char_wb" or a callable.
+        "char" (character n-grams, for text without spaces), "char_wb", "email" (raw RFC-822
+        messages: header, URL and body tokens) or a callable, which receives each document as
+        given (not decoded).
     max_features : int, optional
         Keep the ``max_features`` most frequent terms (seed 000's "N most frequent words").
     min_df, max_df : int or float, default=1 and 1.0
@@ -213,11 +215,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 "expected an iterable of documents, got a single "
                 f"{type(raw_documents).__name__}; wrap it in a list"
             )
+        if callable(self.analyzer) or self.analyzer == "email":
+            return iter(raw_documents)  # the analyzer reads raw documents itself
         encoding = self.encoding
         return (decode(doc, encoding=encoding) for doc in raw_documents)
 
     def _count(self, raw_documents: Iterable[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
         """Sorted distinct terms of the documents and their count matrix over them."""
+        self._check_params()
         analyze = self._analyze
         index: dict[str, int] = {}
         indices: list[int] = []

@@ -1,0 +1,323 @@
+"""Decoding helpers of :mod:`bayeskit.text.email`: HTML to text, URLs, the charset rule.
+
+Standard library only.
+
+:func:`html_to_text` drops ``<script>`` and ``<style>`` content and comments, removes tags,
+unescapes entities and turns block tags (``<p>``, ``<div>``, ``<br>``, ``<tr>``, ``<li>``…)
+into line breaks. The markup is fed to :class:`html.parser.HTMLParser` in one piece (feeding
+it in chunks re-scans unclosed constructs, which can be quadratic); callers cap its size.
+:func:`find_urls`, :func:`url_host` and :func:`url_tokens` find links and reduce them to hosts.
+:func:`decode_bytes` applies the charset rule documented in :mod:`bayeskit.text.email`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import re
+from email.header import decode_header
+from functools import lru_cache
+from html.parser import HTMLParser
+
+__all__ = [
+    "codec_of",
+    "decode_bytes",
+    "decode_header_value",
+    "find_urls",
+    "html_to_text",
+    "url_host",
+    "url_tokens",
+]
+
+_SKIP_TAGS = frozenset({"script", "style", "template"})
+_BLOCK_TAGS = frozenset(
+    re.findall(
+        r"\w+",
+        "address article aside blockquote br caption center dd div dl dt fieldset figcaption "
+        "figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table "
+        "tbody td tfoot th thead title tr ul",
+    )
+)
+# Attributes whose value is a link to fetch or follow.
+_URL_ATTRS = frozenset({"href", "src", "action", "background", "lowsrc", "dynsrc"})
+_URL_RE = re.compile(r"""(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>"'`{}|\\^\[\]()]+""", re.IGNORECASE)
+_TRAILING_PUNCT = ".,;:!?*'\"=-"
+_SECOND_LEVEL = frozenset({"ac", "co", "com", "edu", "gov", "ne", "net", "or", "org"})
+_IP = re.compile(r"[\d.]+|.*:.*")
+_SPACES = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r" ?\n[\s]*")
+_TAG_RE = re.compile(r"<[^>]*>?")
+_SURROGATES = re.compile("[\udc80-\udcff]")
+_SPACE_RUNS = re.compile(r"\s+")
+_SKIP_RE = re.compile(r"<(script|style)\b.*?(?:</\1\s*>|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def find_urls(text: str) -> list[str]:
+    """The ``http``, ``https``, ``ftp`` and ``www.`` URLs in plain text, in order.
+
+    Trailing punctuation (a sentence's full stop, a closing quote) is not part of the URL.
+
+    Examples
+    --------
+    >>> find_urls("See http://www.example.com/a?b=1, or www.test.org.")
+    ['http://www.example.com/a?b=1', 'www.test.org']
+    """
+    urls = []
+    for match in _URL_RE.finditer(text):
+        url = match.group().rstrip(_TRAILING_PUNCT)
+        if len(url) > 7:
+            urls.append(url)
+    return urls
+
+
+def url_host(url: str) -> str:
+    """The host of a URL, lowercased, without user, password or port ('' when there is none).
+
+    Examples
+    --------
+    >>> url_host("HTTP://user@WWW.Example.com:8080/x")
+    'www.example.com'
+    >>> url_host("www.test.org/page")
+    'www.test.org'
+    """
+    rest = url.split("://", 1)[1] if "://" in url else url
+    host = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    host = host.rpartition("@")[2]
+    if host.startswith("["):  # IPv6 literal
+        return host.partition("]")[0][1:].lower()
+    return host.partition(":")[0].strip(".").lower()
+
+
+def _is_link(value: str) -> bool:
+    return bool(re.match(r"(?:https?|ftp)://|www\.", value.strip(), re.IGNORECASE))
+
+
+class _TextExtractor(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pieces: list[str] = []
+        self.urls: list[str] = []
+        self._skip_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIP_TAGS:
+            self._skip_depth += 1
+        elif tag in _BLOCK_TAGS:
+            self.pieces.append("\n")
+        elif tag in ("img", "input", "td"):
+            self.pieces.append(" ")
+        for name, value in attrs:
+            if value and name in _URL_ATTRS and _is_link(value):
+                self.urls.append(value.strip())
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP_TAGS:
+            self._skip_depth = max(0, self._skip_depth - 1)
+        elif tag in _BLOCK_TAGS:
+            self.pieces.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip_depth:
+            self.pieces.append(data)
+
+
+def _tidy(text: str) -> str:
+    text = _SPACES.sub(" ", text.replace("\xa0", " "))
+    return _BLANK_LINES.sub("\n", text).strip()
+
+
+def html_to_text(markup: str) -> tuple[str, list[str], str]:
+    """Readable text of an HTML document, the links of its ``href``/``src`` attributes, a problem.
+
+    Parameters
+    ----------
+    markup : str
+        HTML, possibly malformed (unclosed tags, stray ``<``, bad entities).
+
+    Returns
+    -------
+    text : str
+        The text: no tags, no script or style content, entities unescaped, block tags turned
+        into line breaks, runs of spaces collapsed and blank lines removed.
+    urls : list of str
+        The absolute (``http``, ``https``, ``ftp`` or ``www.``) links of ``href``, ``src``,
+        ``action`` and ``background`` attributes, in document order. URLs written in the text
+        itself are not included (use :func:`find_urls` on the text).
+    problem : str
+        ``''``, or why :class:`~html.parser.HTMLParser` gave up, in which case the text was
+        taken by dropping ``<...>`` tags with a regular expression instead.
+
+    Examples
+    --------
+    >>> text, urls, problem = html_to_text(
+    ...     '<html><head><style>p {color: red}</style><script>var x = 1;</script></head>'
+    ...     '<body><p>Fish &amp; chips&nbsp;&pound;5</p><p><a href="http://example.com/">'
+    ...     'Order</a> now!<br>Today</p></body></html>'
+    ... )
+    >>> print(text)
+    Fish & chips £5
+    Order now!
+    Today
+    >>> urls, problem
+    (['http://example.com/'], '')
+    """
+    parser = _TextExtractor()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except Exception as error:  # html.parser gives up on a few odd constructs
+        text = html.unescape(_TAG_RE.sub(" ", _SKIP_RE.sub(" ", markup)))
+        return _tidy(text), parser.urls, f"{type(error).__name__}: {error}"
+    return _tidy("".join(parser.pieces)), parser.urls, ""
+
+
+# --- charsets -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def codec_of(charset: str) -> str | None:
+    """Python's codec for a declared charset, or None when it is unknown or not a text codec.
+
+    Common spellings Python lacks are mapped: ``x-`` prefixes, ``windows-874``/``win-1251``
+    to ``cp…``, ``iso-8859-8-i``/``-e`` to ``iso-8859-8``.
+
+    Examples
+    --------
+    >>> codec_of('"ISO-8859-1"'), codec_of("windows-874"), codec_of("x-mac-roman")
+    ('iso8859-1', 'cp874', 'mac-roman')
+    >>> codec_of("x-unknown"), codec_of("base64")
+    (None, None)
+    """
+    name = charset.strip().strip("\"'").strip().lower()
+    candidates = [name, name.removeprefix("x-")]
+    if match := re.fullmatch(r"(?:x-)?(?:windows|win)-?(\d{3,4})", name):
+        candidates.append("cp" + match.group(1))
+    if match := re.fullmatch(r"(iso-?8859-\d+)-[ie]", name):
+        candidates.append(match.group(1))
+    for candidate in candidates:
+        try:
+            info = codecs.lookup(candidate)
+        except (LookupError, ValueError):
+            continue
+        if getattr(info, "_is_text_encoding", True):
+            return info.name
+    return None
+
+
+def _try_decode(data: bytes, codec: str, final: bool, errors: str = "strict") -> str | None:
+    try:
+        if final:
+            return data.decode(codec, errors)
+        return codecs.getincrementaldecoder(codec)(errors).decode(data, final=False)
+    except Exception:  # UnicodeError, or an odd codec failing in its own way
+        return None
+
+
+def decode_bytes(
+    data: bytes, charset: str, where: str, defects: list[str], final: bool = True
+) -> str:
+    """Decode bytes by the charset rule, recording any fallback in ``defects``; never fails.
+
+    The declared ``charset`` when Python knows it (:func:`codec_of`); else, or when the bytes
+    are invalid in it, UTF-8 when they are valid UTF-8, else the known declared charset with
+    U+FFFD for bad bytes (not for us-ascii), else cp1252 (latin-1 if cp1252 cannot). ``final=False``
+    means ``data`` was cut, so an incomplete character at its end is dropped, not an error.
+
+    Examples
+    --------
+    >>> defects = []
+    >>> decode_bytes(b"caf\\xe9", "x-unknown", "part", defects), defects
+    ('café', ["part: unknown charset 'x-unknown'; decoded as cp1252"])
+    >>> decode_bytes("café".encode(), "", "part", []), decode_bytes(b"\\xe9", "latin1", "", [])
+    ('café', 'é')
+    """
+    codec = codec_of(charset) if charset else None
+    if codec is not None:
+        text = _try_decode(data, codec, final)
+        if text is not None:
+            return text
+        problem = f"bytes are invalid in the declared charset {charset!r}"
+    elif charset:
+        problem = f"unknown charset {charset!r}"
+    else:
+        problem = "no charset declared and the bytes are not UTF-8"
+    text = _try_decode(data, "utf-8", final)
+    used = "utf-8"
+    if text is None and codec is not None and codec != "ascii":
+        text = _try_decode(data, codec, final, "replace")
+        used = f"{charset} with invalid bytes replaced by U+FFFD"
+    if text is None:
+        text = _try_decode(data, "cp1252", True)
+        used = "cp1252"
+        if text is None:
+            text, used = data.decode("latin-1"), "latin-1"
+    if charset or used != "utf-8":
+        defects.append(f"{where}: {problem}; decoded as {used}")
+    return text
+
+
+# --- url tokens ---------------------------------------------------------------------------
+
+
+def url_tokens(url: str) -> list[str]:
+    """``url:<host>`` and, when shorter, ``url:<registered-domain-ish part>`` of a URL.
+
+    The short part is the last two labels of the host, or three for ``xx.co.uk``-style names
+    (a two-letter top-level domain after ``co``, ``com``, ``ac``, ``org``…). IP addresses are
+    kept whole.
+
+    Examples
+    --------
+    >>> url_tokens("http://www.example.com/path?x")
+    ['url:www.example.com', 'url:example.com']
+    >>> url_tokens("https://shop.example.co.uk"), url_tokens("http://10.0.0.1:80/")
+    (['url:shop.example.co.uk', 'url:example.co.uk'], ['url:10.0.0.1'])
+    """
+    host = url_host(url)
+    if not host:
+        return []
+    labels = host.split(".")
+    if _IP.fullmatch(host) or len(labels) <= 2:
+        return ["url:" + host]
+    keep = 3 if len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else 2
+    short = ".".join(labels[-keep:])
+    return ["url:" + host] if short == host else ["url:" + host, "url:" + short]
+
+
+# --- headers ------------------------------------------------------------------------------
+
+
+def decode_header_value(value: str, name: str, defects: list[str]) -> str:
+    """Unfold a raw header value, decode its raw 8-bit bytes and RFC 2047 encoded-words.
+
+    Raw 8-bit bytes arrive from :mod:`email`'s parser as surrogate escapes; they and the
+    encoded-words are decoded by the charset rule (:func:`decode_bytes`), recording fallbacks.
+
+    Examples
+    --------
+    >>> defects = []
+    >>> value = "=?utf-8?q?Gr=C3=BC=C3=9Fe?= and =?iso-8859-1?b?Y2Fm6Q==?="
+    >>> decode_header_value(value, "Subject", defects), defects
+    ('Grüße and café', [])
+    """
+    value = _SPACE_RUNS.sub(" ", str(value)).strip()
+    where = f"header {name}"
+    if _SURROGATES.search(value):  # raw 8-bit bytes, carried as surrogates by the parser
+        raw = value.encode("ascii", "surrogateescape")
+        value = decode_bytes(raw, "", f"{where} (raw 8-bit bytes)", defects)
+    if "=?" not in value:
+        return value
+    try:
+        chunks = decode_header(value)
+    except Exception:
+        defects.append(f"{where}: malformed RFC 2047 encoded-word; kept as written")
+        return value
+    out = []
+    for chunk, charset in chunks:
+        if isinstance(chunk, str):
+            out.append(chunk)
+        elif charset:
+            out.append(decode_bytes(chunk, charset.split("*")[0], where, defects))
+        else:  # decode_header turns the plain text between encoded-words into raw-unicode-escape
+            out.append(chunk.decode("raw-unicode-escape", "replace"))
+    return "".join(out)

@@ -1,0 +1,258 @@
+"""TextClassifier: raw documents in, labels and probabilities out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+
+from .._base import GenerativeClassifier
+from ..errors import NotFittedError, ParameterError
+from ..inspection import Explanation, explain, feature_usefulness, top_features
+from ..naive_bayes import BernoulliNB, MultinomialNB
+from ..stats import CategoryCounts, Counts, Summary
+from .vectorize import TextVectorizer
+from .vocabulary import VocabularyStats
+
+
+class TextClassifier(ClassifierMixin, BaseEstimator):
+    """A Naive Bayes text classifier: a :class:`TextVectorizer` and a count model in one
+    estimator that takes raw documents.
+
+    With ``"counts"`` or ``"binary"`` output its statistics are kept per *term*, so
+    ``partial_fit`` grows the vocabulary, two classifiers merge exactly (``a + b``), and
+    ``unlearn`` removes documents; ``min_df``, ``max_df``, ``max_features`` and the
+    out-of-vocabulary column are applied to the totals when the model is used. With
+    ``"tfidf"`` or ``"hashed"`` output the vectorizer is fitted by the first ``fit`` and kept
+    (idf depends on the whole corpus); ``partial_fit`` then adds documents over that
+    vocabulary.
+
+    Parameters
+    ----------
+    vectorizer : TextVectorizer, default=TextVectorizer()
+    model : MultinomialNB, ComplementNB or BernoulliNB, default=MultinomialNB()
+
+    Attributes
+    ----------
+    classes_, vectorizer_ (the fitted vectorizer), model_ (the fitted count model),
+    stats_ (the term-keyed Summary, additive mode), vocabulary_stats_ (VocabularyStats)
+
+    Examples
+    --------
+    >>> from bayeskit.text import TextClassifier
+    >>> clf = TextClassifier().fit(
+    ...     ["win cash now", "free cash prize", "lunch at noon", "see you at lunch"],
+    ...     ["spam", "spam", "ham", "ham"])
+    >>> clf.predict(["cash prize", "lunch tomorrow"])
+    array(['spam', 'ham'], dtype='<U4')
+    >>> clf.partial_fit(["meeting moved to noon"], ["ham"]).predict(["meeting"])
+    array(['ham'], dtype='<U4')
+    """
+
+    def __init__(self, *, vectorizer: TextVectorizer | None = None, model: Any = None):
+        self.vectorizer = vectorizer
+        self.model = model
+
+    # ------------------------------------------------------------------ set-up
+    def _prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        vec = TextVectorizer() if self.vectorizer is None else self.vectorizer
+        model = MultinomialNB() if self.model is None else self.model
+        if not isinstance(vec, TextVectorizer):
+            raise ParameterError(f"vectorizer must be a bayeskit TextVectorizer, not {vec!r}")
+        if not isinstance(model, (MultinomialNB, BernoulliNB)):  # ComplementNB included
+            raise ParameterError(
+                f"model must be MultinomialNB, ComplementNB or BernoulliNB, not {model!r}"
+            )
+        if self._additive(vec) and vec.oov_token is not None and isinstance(model, BernoulliNB):
+            raise ParameterError(
+                "oov_token with BernoulliNB needs a fixed vocabulary (output='tfidf' or "
+                "'hashed', or a vocabulary): presence of 'any unknown word' cannot be summed "
+                "from per-word presence"
+            )
+        return vec, model
+
+    @staticmethod
+    def _additive(vec: TextVectorizer) -> bool:
+        return vec.output in ("counts", "binary") and vec.vocabulary is None
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
+        """Fit on raw documents ``X`` (str or bytes) and labels ``y``."""
+        for attr in ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache"):
+            self.__dict__.pop(attr, None)
+        return self.partial_fit(X, y, sample_weight=sample_weight)
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> TextClassifier:
+        """Add documents (and any new classes) to the model."""
+        vec, model = self._prototypes()
+        docs = _as_list(X)
+        if not self._additive(vec):
+            if "vectorizer_" not in self.__dict__:
+                self.vectorizer_ = clone(vec)
+                counts = self.vectorizer_.fit_transform(docs)
+                self.model_ = clone(model).fit(counts, y, sample_weight=sample_weight)
+            else:
+                counts = self.vectorizer_.transform(docs)
+                self.model_.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
+            return self
+        batch_vec = clone(vec)
+        terms, counts = batch_vec._count(docs)
+        summary = (
+            clone(model)
+            .partial_fit(batch_vec._weigh(counts), y, classes=classes, sample_weight=sample_weight)
+            .stats_
+        )
+        block = summary.blocks[0]
+        assert isinstance(block, Counts)
+        keyed = Summary(
+            summary.classes, summary.class_count, (CategoryCounts((terms,), block.total),)
+        )
+        vocab = VocabularyStats(
+            terms,
+            np.bincount(counts.indices, minlength=len(terms)).astype(np.int64),
+            np.asarray(counts.sum(axis=0)).ravel().astype(np.int64),
+            counts.shape[0],
+        )
+        if "stats_" in self.__dict__:
+            keyed, vocab = self.stats_ + keyed, self.vocabulary_stats_ + vocab
+        return self._adopt(keyed, vocab)
+
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
+        """Remove documents the classifier was trained on (additive mode)."""
+        self._check_fitted()
+        vec, _ = self._prototypes()
+        if not self._additive(vec):
+            self.model_.unlearn(self.vectorizer_.transform(_as_list(X)), y, sample_weight)
+            return self
+        removed = clone(self).fit(X, y, sample_weight=sample_weight)
+        return self._adopt(
+            self.stats_ - removed.stats_, self.vocabulary_stats_ - removed.vocabulary_stats_
+        )
+
+    def _adopt(self, stats: Summary, vocab: VocabularyStats) -> TextClassifier:
+        self.stats_, self.vocabulary_stats_ = stats, vocab
+        self.__dict__.pop("_cache", None)
+        self._fitted()  # select the vocabulary and finalize now, so errors surface here
+        return self
+
+    def _fitted(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        """The vectorizer and count model for the current statistics (cached)."""
+        if "vectorizer_" in self.__dict__ and "stats_" not in self.__dict__:
+            return self.vectorizer_, self.model_
+        self._check_fitted()
+        cache = self.__dict__.get("_cache")
+        if cache is not None and cache[0] is self.stats_:
+            return cache[1]
+        vec, model = self._prototypes()
+        vec = clone(vec).fit_stats(self.vocabulary_stats_)
+        block = self.stats_.blocks[0]
+        assert isinstance(block, CategoryCounts)
+        terms, totals = block.categories[0], block.counts
+        columns = vec.terms_
+        pos = np.minimum(np.searchsorted(terms, columns), max(len(terms) - 1, 0))
+        selected = totals[:, pos] * (terms[pos] == columns)
+        if vec.oov_token is not None:
+            selected = np.hstack(
+                [selected, totals.sum(axis=1, keepdims=True) - selected.sum(axis=1, keepdims=True)]
+            )
+        counts = Counts(self.stats_.class_count, selected)
+        fitted = clone(model).fit_summary(
+            Summary(self.stats_.classes, self.stats_.class_count, (counts,))
+        )
+        self._cache = (self.stats_, (vec, fitted))
+        return vec, fitted
+
+    def _check_fitted(self) -> None:
+        if "stats_" not in self.__dict__ and "vectorizer_" not in self.__dict__:
+            raise NotFittedError(
+                "This TextClassifier instance is not fitted yet. Call 'fit' first."
+            )
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "stats_" in self.__dict__ or "vectorizer_" in self.__dict__
+
+    # ------------------------------------------------------------------ prediction
+    @property
+    def classes_(self) -> np.ndarray:
+        return self._fitted()[1].classes_
+
+    def transform(self, X: Any) -> sp.csr_matrix:
+        """The documents as the model sees them (CSR over the vocabulary)."""
+        return self._fitted()[0].transform(_as_list(X))
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        vec, model = self._fitted()
+        return model.predict_joint_log_proba(vec.transform(_as_list(X)))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        vec, model = self._fitted()
+        return model.predict_log_proba(vec.transform(_as_list(X)))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        vec, model = self._fitted()
+        return model.predict_proba(vec.transform(_as_list(X)))
+
+    def predict(self, X: Any) -> np.ndarray:
+        vec, model = self._fitted()
+        return model.predict(vec.transform(_as_list(X)))
+
+    # ------------------------------------------------------------------ understanding
+    def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
+        """Each term's contribution to the log-odds of the decision on one document."""
+        vec, model = self._fitted()
+        row = vec.transform([text])
+        return explain(
+            model,
+            row,
+            feature_names=vec.get_feature_names_out().tolist(),
+            label=label,
+            versus=versus,
+        )
+
+    def top_terms(self, n: int = 10) -> dict[Any, list[tuple[str, float]]]:
+        """The ``n`` terms that most favour each class."""
+        vec, model = self._fitted()
+        return top_features(model, n, feature_names=vec.get_feature_names_out().tolist())
+
+    def term_usefulness(self, *, alpha: float = 1.0, prior: str = "uniform") -> dict[str, float]:
+        """``max_y p(y|term)`` of every vocabulary term (seed 002), most useful first."""
+        vec, model = self._fitted()
+        useful = feature_usefulness(model, alpha=alpha, prior=prior)
+        names = vec.get_feature_names_out().tolist()
+        order = np.argsort(-useful, kind="stable")
+        return {names[j]: float(useful[j]) for j in order}
+
+    def __add__(self, other: object) -> TextClassifier:
+        if not isinstance(other, TextClassifier):
+            return NotImplemented
+        for model in (self, other):
+            model._check_fitted()
+            if "stats_" not in model.__dict__:
+                raise ParameterError(
+                    "only classifiers with 'counts' or 'binary' output merge exactly"
+                )
+        if repr(self.get_params()) != repr(other.get_params()):
+            raise ParameterError("cannot merge text classifiers with different settings")
+        out = clone(self)
+        return out._adopt(
+            self.stats_ + other.stats_, self.vocabulary_stats_ + other.vocabulary_stats_
+        )
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+
+def _as_list(X: Any) -> list[Any]:
+    if isinstance(X, (str, bytes)):
+        raise ParameterError(
+            "expected a list of documents, got a single "
+            f"{type(X).__name__}; wrap it in a list: [text]"
+        )
+    return list(X)

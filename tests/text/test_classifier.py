@@ -1,0 +1,110 @@
+"""TextClassifier: raw text in; exact partial_fit, merge and unlearn; explanations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.naive_bayes import ComplementNB as SkComplementNB
+from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+
+import bayeskit as bk
+from bayeskit.datasets import load_sms_spam
+from bayeskit.errors import NotFittedError, ParameterError
+from bayeskit.text import TextClassifier, TextVectorizer
+
+TEXTS, LABELS = load_sms_spam()
+TRAIN, Y_TRAIN = TEXTS[:3000], LABELS[:3000]
+TEST = TEXTS[3000:3600]
+
+
+def test_same_numbers_as_a_scikit_learn_pipeline():
+    ours = TextClassifier().fit(TRAIN, Y_TRAIN)
+    vec = CountVectorizer()
+    theirs = SkMultinomialNB().fit(vec.fit_transform(TRAIN), Y_TRAIN)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(TEST), theirs.predict_log_proba(vec.transform(TEST)), rtol=1e-10
+    )
+    twcnb = TextClassifier(
+        vectorizer=TextVectorizer(output="tfidf", sublinear_tf=True),
+        model=bk.ComplementNB(norm=True, alpha=0.3),
+    ).fit(TRAIN, Y_TRAIN)
+    tvec = TfidfVectorizer(sublinear_tf=True)
+    sk_twcnb = SkComplementNB(norm=True, alpha=0.3).fit(tvec.fit_transform(TRAIN), Y_TRAIN)
+    np.testing.assert_allclose(
+        twcnb.predict_proba(TEST), sk_twcnb.predict_proba(tvec.transform(TEST)), rtol=1e-10
+    )
+
+
+SETTINGS = [
+    {},
+    {"vectorizer": TextVectorizer(min_df=2, oov_token="<oov>")},
+    {"vectorizer": TextVectorizer(output="binary", max_features=300), "model": bk.BernoulliNB()},
+    {"vectorizer": TextVectorizer(ngram_range=(1, 2)), "model": bk.ComplementNB(norm=True)},
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: repr(s)[:60])
+@settings(max_examples=6)  # each example fits four classifiers on 3,000 messages
+@given(cut=st.integers(200, 2800))
+def test_partial_fit_merge_and_unlearn_are_exact(settings, cut):
+    whole = TextClassifier(**settings).fit(TRAIN, Y_TRAIN)
+    expected = whole.predict_log_proba(TEST)
+    streamed = TextClassifier(**settings).partial_fit(TRAIN[:cut], Y_TRAIN[:cut])
+    streamed.partial_fit(TRAIN[cut:], Y_TRAIN[cut:])
+    np.testing.assert_allclose(streamed.predict_log_proba(TEST), expected, rtol=1e-9)
+    merged = TextClassifier(**settings).fit(TRAIN[:cut], Y_TRAIN[:cut]) + TextClassifier(
+        **settings
+    ).fit(TRAIN[cut:], Y_TRAIN[cut:])
+    np.testing.assert_allclose(merged.predict_log_proba(TEST), expected, rtol=1e-9)
+    unlearned = whole.unlearn(TRAIN[cut:], Y_TRAIN[cut:])
+    first = TextClassifier(**settings).fit(TRAIN[:cut], Y_TRAIN[:cut])
+    np.testing.assert_allclose(
+        unlearned.predict_log_proba(TEST), first.predict_log_proba(TEST), rtol=1e-9
+    )
+
+
+def test_tfidf_partial_fit_keeps_the_first_vocabulary():
+    clf = TextClassifier(vectorizer=TextVectorizer(output="tfidf")).fit(
+        TRAIN[:1000], Y_TRAIN[:1000]
+    )
+    vocab = clf.transform(["x"]).shape[1]
+    clf.partial_fit(TRAIN[1000:], Y_TRAIN[1000:])
+    assert clf.transform(["x"]).shape[1] == vocab
+    assert clf.score(TEST, LABELS[3000:3600]) > 0.9
+
+
+def test_explain_and_top_terms():
+    clf = TextClassifier().fit(TRAIN, Y_TRAIN)
+    e = clf.explain("WINNER!! Claim your free prize now")
+    assert e.label == "spam"
+    assert {c.feature for c in e.top(3)} <= {"claim", "prize", "winner", "free", "your", "now"}
+    jll = clf.predict_joint_log_proba(["WINNER!! Claim your free prize now"])[0]
+    assert e.log_odds == pytest.approx(jll[1] - jll[0])
+    top = clf.top_terms(5)
+    assert set(top) == {"ham", "spam"}
+    useful = clf.term_usefulness()
+    assert max(useful.values()) <= 1.0
+    assert useful["the"] < useful["prize"]
+
+
+def test_empty_and_tokenless_documents_get_the_prior():
+    clf = TextClassifier().fit(TRAIN, Y_TRAIN)
+    proba = clf.predict_proba(["", "!!! ?", "zzzqqq xxyyzz"])
+    prior = np.exp(clf._fitted()[1].class_log_prior_)
+    np.testing.assert_allclose(proba, np.tile(prior, (3, 1)))
+
+
+def test_bad_input():
+    with pytest.raises(ParameterError, match="single str"):
+        TextClassifier().fit("one text", ["ham"])
+    with pytest.raises(ParameterError, match="model must be MultinomialNB"):
+        TextClassifier(model=bk.CategoricalNB()).fit(TRAIN[:5], Y_TRAIN[:5])
+    with pytest.raises(ParameterError, match="oov_token with BernoulliNB"):
+        TextClassifier(vectorizer=TextVectorizer(oov_token="<oov>"), model=bk.BernoulliNB()).fit(
+            TRAIN[:5], Y_TRAIN[:5]
+        )
+    with pytest.raises(NotFittedError):
+        TextClassifier().predict(["hello"])
