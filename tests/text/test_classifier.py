@@ -12,7 +12,7 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import bayeskit as bk
 from bayeskit.datasets import load_sms_spam
-from bayeskit.errors import NotFittedError, ParameterError
+from bayeskit.errors import DataError, NotFittedError, ParameterError
 from bayeskit.text import TextClassifier, TextVectorizer
 
 TEXTS, LABELS = load_sms_spam()
@@ -108,3 +108,8 @@ def test_bad_input():
         )
     with pytest.raises(NotFittedError):
         TextClassifier().predict(["hello"])
+    with pytest.raises(DataError, match=r"vocabulary is empty .*\(0 distinct terms in 2 documents"):
+        TextClassifier().fit(["a !", "?"], ["x", "y"])
+    clf = TextClassifier().fit(["free cash", "lunch"], ["spam", "ham"])
+    clf.partial_fit(["!!", "?"], ["spam", "spam"])  # no terms: only the class counts change
+    np.testing.assert_allclose(clf.stats_.class_count, [1, 3])

@@ -1,0 +1,95 @@
+"""SpamFilter: three-way decision, costs, train-on-error, unlearn, emails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.errors import DataError, ParameterError
+from bayeskit.text import SpamFilter, TextVectorizer
+
+TEXTS, LABELS = load_sms_spam()
+
+
+@pytest.fixture(scope="module")
+def sms_filter():
+    return SpamFilter().fit(TEXTS[:4000], LABELS[:4000])
+
+
+def test_three_way_decision_follows_the_cutoffs(sms_filter):
+    p = sms_filter.spam_probability(TEXTS[4000:])
+    verdict = sms_filter.classify(TEXTS[4000:])
+    np.testing.assert_array_equal(verdict == "spam", p >= 0.9)
+    np.testing.assert_array_equal(verdict == "ham", p <= 0.2)
+    np.testing.assert_array_equal(verdict == "unsure", (p > 0.2) & (p < 0.9))
+    truth = LABELS[4000:]
+    sure = verdict != "unsure"
+    assert (verdict[sure] == truth[sure]).mean() > 0.98
+
+
+def test_costs_move_the_two_way_threshold(sms_filter):
+    p = sms_filter.spam_probability(TEXTS[4000:])
+    for lost_ham, passed_spam in [(1, 1), (10, 1), (1, 5)]:
+        sms_filter.set_params(lost_ham_cost=lost_ham, passed_spam_cost=passed_spam)
+        threshold = lost_ham / (lost_ham + passed_spam)
+        np.testing.assert_array_equal(sms_filter.predict(TEXTS[4000:]) == "spam", p > threshold)
+    sms_filter.set_params(lost_ham_cost=1.0, passed_spam_cost=1.0)
+
+
+def test_train_on_error_learns_only_mistakes():
+    f = SpamFilter()
+    assert f.train_on_error(TEXTS[:500], LABELS[:500]) == 500  # untrained: learns all
+    before = f.stats_.class_count.sum()
+    verdict = f.classify(TEXTS[500:1500])
+    truth = np.where(LABELS[500:1500] == "spam", "spam", "ham")
+    learned = f.train_on_error(TEXTS[500:1500], LABELS[500:1500])
+    assert learned == int((verdict != truth).sum())
+    assert f.stats_.class_count.sum() == before + learned
+    assert 0 < learned < 200
+
+
+def test_unlearn_a_misfiled_message():
+    f = SpamFilter().fit(TEXTS[:1000], LABELS[:1000])
+    reference = SpamFilter().fit(TEXTS[:999], LABELS[:999])
+    f.unlearn(TEXTS[999:1000], LABELS[999:1000])
+    np.testing.assert_allclose(
+        f.spam_probability(TEXTS[4000:4100]), reference.spam_probability(TEXTS[4000:4100])
+    )
+
+
+def test_twcnb_transforms():
+    f = SpamFilter.twcnb(alpha=0.3, spam_cutoff=0.8)
+    assert f.vectorizer.output == "tfidf"
+    assert f.vectorizer.sublinear_tf
+    assert f.model.norm
+    assert f.spam_cutoff == 0.8
+    f.fit(TEXTS[:3000], LABELS[:3000])
+    assert (f.predict(TEXTS[4000:]) == LABELS[4000:]).mean() > 0.95
+
+
+def test_bad_settings_and_labels():
+    with pytest.raises(ParameterError, match="0 <= ham_cutoff <= spam_cutoff <= 1"):
+        SpamFilter(ham_cutoff=0.9, spam_cutoff=0.2).fit(TEXTS[:50], LABELS[:50]).classify(["x"])
+    with pytest.raises(ParameterError, match="not both 0"):
+        SpamFilter(lost_ham_cost=0, passed_spam_cost=0).fit(TEXTS[:50], LABELS[:50]).predict(["x"])
+    with pytest.raises(DataError, match="learns two classes, 'ham' and 'spam'"):
+        SpamFilter().fit(["aa bb", "cc dd", "ee ff"], ["x", "y", "z"]).classify(["aa"])
+    ok = SpamFilter(spam_label=1, ham_label=0).fit(["win cash", "lunch"], [1, 0])
+    assert ok.classify(["cash"]).tolist() in (["spam"], ["unsure"])
+
+
+def test_raw_emails(shared_data):
+    root = shared_data / "spamassassin-public-corpus"
+
+    def take(group, n):
+        return [p.read_bytes() for p in sorted((root / group).iterdir())[:n]]
+
+    ham, spam = take("easy_ham", 150), take("spam", 150)
+    f = SpamFilter(vectorizer=TextVectorizer(analyzer="email"))
+    f.fit(ham + spam, ["ham"] * 150 + ["spam"] * 150)
+    test_ham, test_spam = take("easy_ham_2", 50), take("spam_2", 50)
+    assert (f.predict(test_ham) == "ham").mean() > 0.9
+    assert (f.predict(test_spam) == "spam").mean() > 0.7
+    e = f.explain(test_spam[0])
+    assert e.contributions
