@@ -1,0 +1,217 @@
+"""Measure bayeskit's accuracy on the shared real datasets; prints Markdown tables.
+
+Usage (from the project root)::
+
+    python benchmarks/accuracy.py                 # everything, about two minutes
+    python benchmarks/accuracy.py --only sms      # one of: 20ng, sms, spamassassin, uci
+
+The README quotes this command's output. scikit-learn's numbers for the same data (from
+shared/data/README.md) are shown beside bayeskit's where they exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.metrics import accuracy_score, f1_score
+from sklearn.model_selection import StratifiedKFold
+
+import bayeskit as bk
+from bayeskit.datasets import load_sms_spam
+from bayeskit.datasets.shared import data_dir, load_20newsgroups, load_uci_table
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+
+#: Keeps e-mail addresses, host names and newsgroup names (alt.atheism) as single tokens.
+ADDRESS_TOKENS = r"(?u)\b\w[\w.@-]*\w\b|\b\w\b"
+
+
+def newsgroups(root: Path) -> list[tuple[str, str, float, float]]:
+    """(setting, scikit-learn's accuracy with it or '—', bayeskit accuracy, seconds)."""
+    train, y_train = load_20newsgroups("train", root)
+    test, y_test = load_20newsgroups("test", root)
+    settings: list[tuple[str, str, Callable[[], Any]]] = [
+        ("counts + MultinomialNB(α=1)", "0.773", lambda: TextClassifier()),
+        (
+            "tf-idf + MultinomialNB(α=0.01)",
+            "0.835",
+            lambda: TextClassifier(
+                vectorizer=TextVectorizer(output="tfidf"), model=bk.MultinomialNB(alpha=0.01)
+            ),
+        ),
+        (
+            "tf-idf (sublinear) + ComplementNB(α=0.3)",
+            "0.842",
+            lambda: TextClassifier(
+                vectorizer=TextVectorizer(output="tfidf", sublinear_tf=True),
+                model=bk.ComplementNB(alpha=0.3),
+            ),
+        ),
+        (
+            "binary + BernoulliNB",
+            "0.631",
+            lambda: TextClassifier(
+                vectorizer=TextVectorizer(output="binary"), model=bk.BernoulliNB()
+            ),
+        ),
+        (
+            "TWCNB(α=0.1), 1–2-grams, min_df=2, address tokens",
+            "—",
+            lambda: TextClassifier.twcnb(
+                alpha=0.1, ngram_range=(1, 2), min_df=2, token_pattern=ADDRESS_TOKENS
+            ),
+        ),
+    ]
+    rows = []
+    for name, theirs, make in settings:
+        start = time.perf_counter()
+        accuracy = accuracy_score(y_test, make().fit(train, y_train).predict(test))
+        rows.append((name, theirs, accuracy, time.perf_counter() - start))
+    return rows
+
+
+def sms_cross_validation(make: Callable[[], Any]) -> tuple[float, float, float]:
+    """Stratified 10-fold (seed 0) pooled accuracy and macro-F1, and seconds."""
+    texts, labels = load_sms_spam()
+    docs = np.asarray(texts, dtype=object)
+    predicted = np.empty_like(labels)
+    start = time.perf_counter()
+    for train, test in StratifiedKFold(10, shuffle=True, random_state=0).split(docs, labels):
+        predicted[test] = (
+            make().fit(docs[train].tolist(), labels[train]).predict(docs[test].tolist())
+        )
+    return (
+        accuracy_score(labels, predicted),
+        f1_score(labels, predicted, average="macro"),
+        time.perf_counter() - start,
+    )
+
+
+SMS_SETTINGS: list[tuple[str, str, Callable[[], Any]]] = [
+    ("counts + MultinomialNB(α=1)", "0.987", lambda: TextClassifier()),
+]
+
+
+def spamassassin(root: Path) -> list[tuple[str, ...]]:
+    """Train on easy_ham + spam, test on easy_ham_2 + hard_ham + spam_2 (raw emails)."""
+    corpus = root / "spamassassin-public-corpus"
+
+    def load(groups: list[str]) -> tuple[list[bytes], np.ndarray]:
+        docs, labels = [], []
+        for group in groups:
+            for path in sorted((corpus / group).iterdir()):
+                docs.append(path.read_bytes())
+                labels.append("spam" if group.startswith("spam") else "ham")
+        return docs, np.asarray(labels)
+
+    train, y_train = load(["easy_ham", "spam"])
+    test, y_test = load(["easy_ham_2", "hard_ham", "spam_2"])
+    rows = []
+    for name, model in [
+        ("email tokens + MultinomialNB(α=1)", bk.MultinomialNB()),
+        ("email tokens + ComplementNB(α=1)", bk.ComplementNB()),
+    ]:
+        start = time.perf_counter()
+        spam_filter = SpamFilter(vectorizer=TextVectorizer(analyzer="email"), model=model)
+        spam_filter.fit(train, y_train)
+        predicted = spam_filter.predict(test)
+        verdict = spam_filter.classify(test)
+        spam, ham = y_test == "spam", y_test == "ham"
+        rows.append(
+            (
+                name,
+                f"{accuracy_score(y_test, predicted):.4f}",
+                f"{(predicted[spam] == 'spam').mean():.4f}",
+                f"{(predicted[ham] == 'spam').mean():.4f}",
+                f"{(verdict[ham] == 'spam').mean():.4f} / {(verdict == 'unsure').mean():.4f}",
+                f"{time.perf_counter() - start:.1f}",
+            )
+        )
+    return rows
+
+
+def uci(root: Path) -> list[tuple[str, str, float, float]]:
+    """CategoricalNB, stratified 10-fold (seed 0), from the raw strings."""
+    reference = {"mushroom": "0.955", "car": "0.854", "nursery": "0.902", "voting": "0.904"}
+    rows = []
+    # nursery's rarest class has 2 rows, fewer than the 10 folds: expected, not news.
+    warnings.filterwarnings("ignore", message="The least populated class")
+    for name, theirs in reference.items():
+        X, y = load_uci_table(name, root)
+        for missing in (False, True) if name in ("mushroom", "voting") else (False,):
+            data = np.where(X == "?", None, X).astype(object) if missing else X
+            predicted = np.empty_like(y)
+            folds = StratifiedKFold(10, shuffle=True, random_state=0)
+            for train, test in folds.split(data, y):
+                model = bk.CategoricalNB().fit(data[train], y[train])
+                predicted[test] = model.predict(data[test])
+            label = f"{name} ('?' as missing)" if missing else f"{name} ('?' as a value)"
+            rows.append(
+                (
+                    label,
+                    theirs if not missing else "—",
+                    accuracy_score(y, predicted),
+                    f1_score(y, predicted, average="macro"),
+                )
+            )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["20ng", "sms", "spamassassin", "uci"])
+    args = parser.parse_args()
+    root = data_dir()
+    wanted = [args.only] if args.only else ["20ng", "sms", "spamassassin", "uci"]
+    print(f"# bayeskit {bk.__version__} accuracy on the shared datasets\n")
+    if "sms" in wanted:
+        print("## SMS Spam Collection, stratified 10-fold (seed 0)\n")
+        print("| setting | scikit-learn | bayeskit accuracy | macro-F1 | seconds |")
+        print("|---|---:|---:|---:|---:|")
+        for name, theirs, make in SMS_SETTINGS:
+            accuracy, f1, seconds = sms_cross_validation(make)
+            print(f"| {name} | {theirs} | {accuracy:.4f} | {f1:.4f} | {seconds:.1f} |")
+        print()
+    if root is None:
+        print(
+            "The shared data folder was not found (set BAYESKIT_DATA): the other datasets "
+            "are skipped."
+        )
+        return 0
+    if "20ng" in wanted:
+        print("## 20 Newsgroups bydate, train → test\n")
+        print("| setting | scikit-learn | bayeskit | seconds (fit + predict) |")
+        print("|---|---:|---:|---:|")
+        for name, theirs, accuracy, seconds in newsgroups(root):
+            print(f"| {name} | {theirs} | {accuracy:.4f} | {seconds:.1f} |")
+        print()
+    if "spamassassin" in wanted:
+        print(
+            "## SpamAssassin corpus: train easy_ham + spam, test easy_ham_2 + hard_ham + spam_2\n"
+        )
+        print(
+            "| setting | accuracy | spam recall | ham false-positive rate | three-way: ham→spam / "
+            "unsure | seconds |"
+        )
+        print("|---|---:|---:|---:|---:|---:|")
+        for row in spamassassin(root):
+            print("| " + " | ".join(row) + " |")
+        print()
+    if "uci" in wanted:
+        print("## UCI categorical tables, CategoricalNB, stratified 10-fold (seed 0)\n")
+        print("| data | scikit-learn | bayeskit accuracy | macro-F1 |")
+        print("|---|---:|---:|---:|")
+        for name, theirs, accuracy, f1 in uci(root):
+            print(f"| {name} | {theirs} | {accuracy:.4f} | {f1:.4f} |")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
