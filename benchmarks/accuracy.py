@@ -95,6 +95,24 @@ def sms_cross_validation(make: Callable[[], Any]) -> tuple[float, float, float]:
 
 SMS_SETTINGS: list[tuple[str, str, Callable[[], Any]]] = [
     ("counts + MultinomialNB(α=1)", "0.987", lambda: TextClassifier()),
+    (
+        "tf-idf (sublinear), 1–2-grams, 1-char tokens + MultinomialNB(α=0.01)",
+        "—",
+        lambda: TextClassifier(
+            vectorizer=TextVectorizer(
+                output="tfidf", sublinear_tf=True, ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"
+            ),
+            model=bk.MultinomialNB(alpha=0.01),
+        ),
+    ),
+    (
+        "binary char_wb 2–4-grams + BernoulliNB(α=0.01)",
+        "—",
+        lambda: TextClassifier(
+            vectorizer=TextVectorizer(output="binary", analyzer="char_wb", ngram_range=(2, 4)),
+            model=bk.BernoulliNB(alpha=0.01),
+        ),
+    ),
 ]
 
 
@@ -112,23 +130,29 @@ def spamassassin(root: Path) -> list[tuple[str, ...]]:
 
     train, y_train = load(["easy_ham", "spam"])
     test, y_test = load(["easy_ham_2", "hard_ham", "spam_2"])
+    # hard_ham and spam_2 come last in the test set: marks which ham is the hard kind.
+    n_hard_and_spam = len(list((corpus / "hard_ham").iterdir())) + int((y_test == "spam").sum())
     rows = []
-    for name, model in [
-        ("email tokens + MultinomialNB(α=1)", bk.MultinomialNB()),
-        ("email tokens + ComplementNB(α=1)", bk.ComplementNB()),
+    for name, output, model in [
+        ("email tokens, counts + MultinomialNB(α=1)", "counts", bk.MultinomialNB()),
+        ("email tokens, tf-idf + ComplementNB(α=0.01)", "tfidf", bk.ComplementNB(alpha=0.01)),
     ]:
         start = time.perf_counter()
-        spam_filter = SpamFilter(vectorizer=TextVectorizer(analyzer="email"), model=model)
+        vectorizer = TextVectorizer(analyzer="email", output=output)
+        spam_filter = SpamFilter(vectorizer=vectorizer, model=model)
         spam_filter.fit(train, y_train)
         predicted = spam_filter.predict(test)
         verdict = spam_filter.classify(test)
         spam, ham = y_test == "spam", y_test == "ham"
+        hard = np.arange(len(y_test)) >= len(y_test) - n_hard_and_spam
         rows.append(
             (
                 name,
                 f"{accuracy_score(y_test, predicted):.4f}",
                 f"{(predicted[spam] == 'spam').mean():.4f}",
-                f"{(predicted[ham] == 'spam').mean():.4f}",
+                f"{(predicted[ham] == 'spam').mean():.4f} "
+                f"({(predicted[ham & ~hard] == 'spam').mean():.4f} / "
+                f"{(predicted[ham & hard] == 'spam').mean():.4f})",
                 f"{(verdict[ham] == 'spam').mean():.4f} / {(verdict == 'unsure').mean():.4f}",
                 f"{time.perf_counter() - start:.1f}",
             )
@@ -196,8 +220,8 @@ def main() -> int:
             "## SpamAssassin corpus: train easy_ham + spam, test easy_ham_2 + hard_ham + spam_2\n"
         )
         print(
-            "| setting | accuracy | spam recall | ham false-positive rate | three-way: ham→spam / "
-            "unsure | seconds |"
+            "| setting | accuracy | spam recall | ham false-positive rate (easy_ham_2 / hard_ham) "
+            "| three-way: ham→spam / unsure | seconds |"
         )
         print("|---|---:|---:|---:|---:|---:|")
         for row in spamassassin(root):
