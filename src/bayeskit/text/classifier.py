@@ -223,21 +223,25 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """The documents as the model sees them (CSR over the vocabulary)."""
         return self._fitted()[0].transform(_as_list(X))
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+    def _on_model(self, method: str, X: Any) -> np.ndarray:
         vec, model = self._fitted()
-        return model.predict_joint_log_proba(vec.transform(_as_list(X)))
+        return getattr(model, method)(vec.transform(_as_list(X)))
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log P(y) + log p(x|y)`` of each document and class."""
+        return self._on_model("predict_joint_log_proba", X)
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        vec, model = self._fitted()
-        return model.predict_log_proba(vec.transform(_as_list(X)))
+        """``log P(y|x)`` of each document and class."""
+        return self._on_model("predict_log_proba", X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        vec, model = self._fitted()
-        return model.predict_proba(vec.transform(_as_list(X)))
+        """``P(y|x)`` of each document and class."""
+        return self._on_model("predict_proba", X)
 
     def predict(self, X: Any) -> np.ndarray:
-        vec, model = self._fitted()
-        return model.predict(vec.transform(_as_list(X)))
+        """The model's Bayes decision for each document."""
+        return self._on_model("predict", X)
 
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
