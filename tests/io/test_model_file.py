@@ -357,8 +357,9 @@ def test_refuses_modified_bytes_with_checksum_message(saved: Path) -> None:
 
 def test_refuses_newer_format_version(saved: Path) -> None:
     meta, entries = parts(saved)
-    seal(saved, {**meta, "format_version": 2}, entries)
-    refused(saved, "format_version 2", "newer bayeskit", "up to 1")
+    newer = model_file.FORMAT_VERSION + 1
+    seal(saved, {**meta, "format_version": newer}, entries)
+    refused(saved, f"format_version {newer}", "newer bayeskit", f"up to {newer - 1}")
     seal(saved, {**meta, "format_version": "1"}, entries)
     refused(saved, "format_version must be a positive int")
 

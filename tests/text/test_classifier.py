@@ -113,3 +113,16 @@ def test_bad_input():
     clf = TextClassifier().fit(["free cash", "lunch"], ["spam", "ham"])
     clf.partial_fit(["!!", "?"], ["spam", "spam"])  # no terms: only the class counts change
     np.testing.assert_allclose(clf.stats_.class_count, [1, 3])
+
+
+def test_merge_compares_settings_by_value():
+    words = ["the", "to", "a", "you", "and"]
+    a = TextClassifier(vectorizer=TextVectorizer(stop_words=set(words))).fit(
+        TRAIN[:100], Y_TRAIN[:100]
+    )
+    b = TextClassifier(vectorizer=TextVectorizer(stop_words=set(reversed(words))))
+    b.fit(TRAIN[100:200], Y_TRAIN[100:200])
+    assert (a + b).stats_.class_count.sum() == 200
+    c = TextClassifier(model=bk.MultinomialNB(alpha=0.5)).fit(TRAIN[:100], Y_TRAIN[:100])
+    with pytest.raises(ParameterError, match="different settings: \\['model'\\]"):
+        TextClassifier().fit(TRAIN[:100], Y_TRAIN[:100]) + c

@@ -8,6 +8,10 @@ with the sha256 of every byte before it, so any modified byte is detected. :func
 classes in :data:`ESTIMATORS` and :data:`~bayeskit.stats.STATISTIC_KINDS` only, reads arrays
 with ``allow_pickle=False`` and refits the model from its sufficient statistics.
 
+Format version 2 adds the text models (TextVectorizer, TextClassifier, SpamFilter; layout in
+:mod:`bayeskit.io._text_state`). Models of :data:`ESTIMATORS` are still written as version 1,
+byte for byte as before, so older bayeskit reads them; it refuses version 2 with "upgrade".
+
 Examples
 --------
 >>> import os, tempfile
@@ -38,7 +42,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
 import numpy as np
@@ -53,8 +57,12 @@ from ..stats import STATISTIC_KINDS, Summary
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
 FORMAT_NAME = "bayeskit-model"
-FORMAT_VERSION = 1
-#: The only classes a model file can name: nothing else is ever constructed by :func:`load`.
+#: The newest format version this bayeskit reads; each file is written with the oldest version
+#: that holds it (1 for the models in ESTIMATORS, 2 for text models).
+FORMAT_VERSION = 2
+_FIRST_VERSION = 1
+#: The only classes a model file can name, with the text models of ``_text_state``: nothing
+#: else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
     cls.__name__: cls for cls in (BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB)
 }
@@ -69,6 +77,8 @@ _TRAILER = b"bayeskit-sha256:"
 _DIGEST_LEN = 64
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _MAX_DEPTH = 32
+#: Encodes (or decodes) a hyperparameter value the basic types do not cover: (value, name, depth).
+_Codec = Callable[[Any, str, int], Any]
 _LOW_LEVEL = (
     zipfile.BadZipFile, zlib.error, struct.error, EOFError, OSError, ValueError, TypeError,
     KeyError, IndexError, OverflowError, NotImplementedError, RuntimeError, RecursionError,
@@ -76,16 +86,17 @@ _LOW_LEVEL = (
 
 
 # ---------------------------------------------------------------------------------- saving
-def save(model: GenerativeClassifier, path: str | os.PathLike[str]) -> None:
+def save(model: Any, path: str | os.PathLike[str]) -> None:
     """Write a fitted model to ``path`` atomically (temporary file, fsync, rename).
 
     A failure leaves a file already at ``path`` untouched and no temporary file behind.
 
     Parameters
     ----------
-    model : BernoulliNB, CategoricalNB, ComplementNB or MultinomialNB
-        A fitted model (else :class:`~bayeskit.errors.NotFittedError`; any other object:
-        :class:`~bayeskit.errors.InputTypeError`).
+    model : a model of ESTIMATORS, or a TextVectorizer, TextClassifier or SpamFilter
+        Fitted (else :class:`~bayeskit.errors.NotFittedError`; any other object:
+        :class:`~bayeskit.errors.InputTypeError`). Model files hold no code, so a vectorizer
+        with a callable ``analyzer`` cannot be saved (:class:`~bayeskit.errors.ModelFileError`).
     path : str or os.PathLike
 
     Examples
@@ -98,20 +109,14 @@ def save(model: GenerativeClassifier, path: str | os.PathLike[str]) -> None:
     ...     bk.load(os.path.join(tmp, "colors.bkm")).predict([["red", 1]])
     array([ True])
     """
-    cls = type(model)
-    if ESTIMATORS.get(cls.__name__) is not cls:
-        raise InputTypeError(
-            f"save takes a fitted bayeskit estimator ({', '.join(sorted(ESTIMATORS))}), "
-            f"not a {cls.__module__}.{cls.__qualname__}"
-        )
-    model._fitted_summary()  # raises NotFittedError
+    meta, entries = _model_contents(model)
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
     mode = _new_file_mode(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w+b") as f:
-            _write_archive(f, *_model_contents(model))
+            _write_archive(f, meta, entries)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
@@ -123,32 +128,59 @@ def save(model: GenerativeClassifier, path: str | os.PathLike[str]) -> None:
     _fsync_directory(directory)
 
 
-def _model_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
+def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (with its manifest, without checksum) and the array entries of a model."""
-    summary = model._fitted_summary()
-    arrays: dict[str, np.ndarray] = {"class_count.npy": summary.class_count}
-    blocks = []
-    for i, block in enumerate(summary.blocks):
-        block_arrays, block_meta = block.to_arrays()
-        names = {key: f"block{i}.{key}.npy" for key in block_arrays}
-        arrays.update({names[key]: array for key, array in block_arrays.items()})
-        blocks.append({"kind": block.kind, "meta": block_meta, "arrays": names})
-    names_in = getattr(model, "feature_names_in_", None)
+    cls = type(model)
+    if ESTIMATORS.get(cls.__name__) is cls:
+        return _assemble(_FIRST_VERSION, *_model_section(model))
+    from ._text_state import TEXT_ESTIMATORS, text_contents  # imports bayeskit.text when needed
+
+    if TEXT_ESTIMATORS.get(cls.__name__) is cls:
+        return text_contents(model)
+    names = ", ".join(sorted([*ESTIMATORS, *TEXT_ESTIMATORS]))
+    cls_name = f"{cls.__module__}.{cls.__qualname__}"
+    raise InputTypeError(f"save takes a fitted bayeskit estimator ({names}), not a {cls_name}")
+
+
+def _assemble(
+    version: int, fields: dict[str, Any], arrays: dict[str, np.ndarray]
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (fields, format header and manifest; no checksum yet) and the entries."""
     entries = {name: _npy_bytes(array, name) for name, array in arrays.items()}
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": version,
         "bayeskit_version": __version__,
+        **fields,
+        "entries": {name: hashlib.sha256(data).hexdigest() for name, data in entries.items()},
+    }
+    return meta, entries
+
+
+def _model_section(
+    model: GenerativeClassifier, prefix: str = ""
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """A fitted model of ESTIMATORS as metadata fields and arrays (entry names start with
+    ``prefix``): the top level of a version-1 file, or a text model's count model."""
+    summary = model._fitted_summary()  # raises NotFittedError
+    arrays: dict[str, np.ndarray] = {f"{prefix}class_count.npy": summary.class_count}
+    blocks = []
+    for i, block in enumerate(summary.blocks):
+        block_arrays, block_meta = block.to_arrays()
+        names = {key: f"{prefix}block{i}.{key}.npy" for key in block_arrays}
+        arrays.update({names[key]: array for key, array in block_arrays.items()})
+        blocks.append({"kind": block.kind, "meta": block_meta, "arrays": names})
+    names_in = getattr(model, "feature_names_in_", None)
+    section = {
         "estimator": type(model).__name__,
         "params": {k: _encode(v, k, 0) for k, v in model.get_params(deep=False).items()},
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": None if names_in is None else [str(n) for n in names_in],
         "classes": values_to_json(summary.classes),
-        "class_count": "class_count.npy",
+        "class_count": f"{prefix}class_count.npy",
         "blocks": blocks,
-        "entries": {name: hashlib.sha256(data).hexdigest() for name, data in entries.items()},
     }
-    return meta, entries
+    return section, arrays
 
 
 def _npy_bytes(array: np.ndarray, name: str) -> bytes:
@@ -177,8 +209,10 @@ def _write_archive(f: IO[bytes], meta: dict[str, Any], entries: dict[str, bytes]
     f.write(digest)
 
 
-def _encode(value: Any, name: str, depth: int) -> Any:
-    """A hyperparameter value as JSON; labels go through values_to_json so types survive."""
+def _encode(value: Any, name: str, depth: int, more: _Codec | None = None) -> Any:
+    """A hyperparameter value as JSON; labels go through values_to_json so types survive.
+
+    ``more`` encodes the other values a format version allows, or raises ModelFileError."""
     if isinstance(value, (np.ndarray, np.generic)):
         kind, flat = "ndarray" if isinstance(value, np.ndarray) else "scalar", np.ravel(value)
         return {"type": kind, "shape": list(np.shape(value)), "values": values_to_json(flat)}
@@ -192,7 +226,9 @@ def _encode(value: Any, name: str, depth: int) -> Any:
                 keys[i] = key
             out = {"type": "dict", "keys": values_to_json(keys)}
             value = list(value.values())
-        return {**out, "items": [_encode(v, name, depth + 1) for v in value]}
+        return {**out, "items": [_encode(v, name, depth + 1, more) for v in value]}
+    if more is not None and depth < _MAX_DEPTH:
+        return more(value, name, depth)
     raise ModelFileError(
         f"cannot store the hyperparameter {name}={value!r} of type {type(value).__name__}; "
         "model files hold numbers, strings, bools, None, lists, dicts and numpy arrays"
@@ -218,10 +254,11 @@ def _fsync_directory(directory: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- loading
-def load(path: str | os.PathLike[str]) -> GenerativeClassifier:
+def load(path: str | os.PathLike[str]) -> Any:
     """Read a model written by :func:`save`; nothing in the file is ever run.
 
-    Returns a fitted model that predicts exactly like the saved one. Raises
+    Returns a fitted model that predicts exactly like the saved one (a model of
+    :data:`ESTIMATORS` or a text model: TextVectorizer, TextClassifier, SpamFilter). Raises
     :class:`~bayeskit.errors.ModelFileError` (naming the path and the problem) for a file that
     is not a bayeskit model, is truncated or modified, needs a newer bayeskit or holds anything
     :func:`save` does not write; ``OSError`` if it cannot be opened.
@@ -250,7 +287,7 @@ def load(path: str | os.PathLike[str]) -> GenerativeClassifier:
     raise ModelFileError(f"cannot load model file {name!r}: {problem}")
 
 
-def _read_model(f: IO[bytes]) -> GenerativeClassifier:
+def _read_model(f: IO[bytes]) -> Any:
     size = f.seek(0, os.SEEK_END)
     try:
         zf = zipfile.ZipFile(f)
@@ -268,13 +305,17 @@ def _read_model(f: IO[bytes]) -> GenerativeClassifier:
             raise ModelFileError("checksum mismatch: the file was modified or is corrupted")
         if meta.get("checksum") != _meta_checksum(meta):
             raise ModelFileError("checksum mismatch in meta.json: the file was modified")
-        manifest = _check_meta(meta)
+        from . import _text_state  # imports bayeskit.text when needed
+
+        estimator = meta.get("estimator")
+        text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
+        manifest = _text_state.check_text_meta(meta) if text else _check_meta(meta)
         for name in sorted(set(infos) - set(manifest) - {_META}):
             raise ModelFileError(f"entry {name!r} is not in the manifest")
         for name in sorted(set(manifest) - set(infos)):
             raise ModelFileError(f"entry {name!r} of the manifest is missing")
         arrays = {name: _read_npy(zf, name, digest) for name, digest in manifest.items()}
-    return _build(meta, arrays)
+    return _text_state.build_text(meta, arrays) if text else _build(meta, arrays)
 
 
 def _check_listing(zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]:
@@ -332,31 +373,43 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
 
 def _check_meta(meta: dict[str, Any]) -> dict[str, str]:
     """Check meta.json's fields and types; return the manifest {entry name: sha256}."""
-    for key, kind in [
-        ("estimator", str), ("params", dict), ("n_features_in", int), ("classes", dict),
-        ("class_count", str), ("blocks", list), ("entries", dict),
-    ]:  # fmt: skip
-        if type(meta.get(key)) is not kind:
-            raise ModelFileError(f"meta.json: {key} must be a {kind.__name__}")
-    if meta["estimator"] not in ESTIMATORS:
-        raise ModelFileError(f"unknown estimator class {meta['estimator']!r}")
-    names = meta.get("feature_names_in")
-    if names is not None and not (isinstance(names, list) and all(type(n) is str for n in names)):
-        raise ModelFileError("meta.json: feature_names_in must be n_features_in strings or null")
-    for block in meta["blocks"]:
-        arrays = block.get("arrays") if isinstance(block, dict) else None
-        if not isinstance(arrays, dict) or not isinstance(block.get("meta"), dict):
-            raise ModelFileError("meta.json: each block needs a kind, meta and arrays")
-        if not all(isinstance(v, str) for v in arrays.values()):
-            raise ModelFileError("meta.json: block arrays must name entries")
-        if block.get("kind") not in STATISTIC_KINDS:
-            raise ModelFileError(f"unknown statistic kind {block.get('kind')!r}")
-    manifest = meta["entries"]
-    if not all(isinstance(v, str) for v in manifest.values()):
-        raise ModelFileError("meta.json: entries must map names to sha256 digests")
-    used = [meta["class_count"]] + [n for b in meta["blocks"] for n in b["arrays"].values()]
+    used = _check_section(meta, "meta.json")
+    manifest = _check_manifest(meta)
     if sorted(used) != sorted(manifest):
         raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
+    return manifest
+
+
+def _check_section(section: dict[str, Any], where: str) -> list[str]:
+    """Check the fields of a model of ESTIMATORS (see _model_section); return its entries."""
+    if type(section.get("estimator")) is not str or section["estimator"] not in ESTIMATORS:
+        raise ModelFileError(f"unknown estimator class {section.get('estimator')!r}")
+    for key, kind in [
+        ("params", dict), ("n_features_in", int), ("classes", dict), ("class_count", str),
+        ("blocks", list),
+    ]:  # fmt: skip
+        if type(section.get(key)) is not kind:
+            raise ModelFileError(f"{where}: {key} must be a {kind.__name__}")
+    names = section.get("feature_names_in")
+    if names is not None and not (isinstance(names, list) and all(type(n) is str for n in names)):
+        raise ModelFileError(f"{where}: feature_names_in must be n_features_in strings or null")
+    for block in section["blocks"]:
+        arrays = block.get("arrays") if isinstance(block, dict) else None
+        if not isinstance(arrays, dict) or not isinstance(block.get("meta"), dict):
+            raise ModelFileError(f"{where}: each block needs a kind, meta and arrays")
+        if not all(isinstance(v, str) for v in arrays.values()):
+            raise ModelFileError(f"{where}: block arrays must name entries")
+        if block.get("kind") not in STATISTIC_KINDS:
+            raise ModelFileError(f"unknown statistic kind {block.get('kind')!r}")
+    return [section["class_count"]] + [n for b in section["blocks"] for n in b["arrays"].values()]
+
+
+def _check_manifest(meta: dict[str, Any]) -> dict[str, str]:
+    manifest = meta.get("entries")
+    if type(manifest) is not dict:
+        raise ModelFileError("meta.json: entries must be a dict")
+    if not all(isinstance(v, str) for v in manifest.values()):
+        raise ModelFileError("meta.json: entries must map names to sha256 digests")
     return manifest
 
 
@@ -393,11 +446,9 @@ def _read_npy(zf: zipfile.ZipFile, name: str, digest: str) -> np.ndarray:
 
 
 def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeClassifier:
+    """The model a section checked by _check_section describes."""
     cls = ESTIMATORS[meta["estimator"]]
-    params = {k: _decode(v, k, 0) for k, v in meta["params"].items()}
-    unknown = sorted(set(params) - set(cls().get_params(deep=False)))
-    if unknown:
-        raise ModelFileError(f"{cls.__name__} has no hyperparameter {unknown[0]!r}")
+    params = _decode_params(cls, meta["params"])
     blocks = []
     for block in meta["blocks"]:
         stat_cls = STATISTIC_KINDS[block["kind"]]
@@ -424,14 +475,32 @@ def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeCla
         raise ModelFileError(f"the stored model is invalid: {exc}") from None
 
 
-def _decode(obj: Any, name: str, depth: int) -> Any:
-    """Inverse of :func:`_encode`; refuses anything it would not write."""
+def _decode_params(
+    cls: type, raw: Any, more: _Codec | None = None, depth: int = 0, prefix: str = ""
+) -> dict[str, Any]:
+    """Decoded hyperparameters of ``cls``, refusing names its constructor does not take."""
+    if type(raw) is not dict:
+        raise ModelFileError(f"meta.json: the params of a {cls.__name__} must be a dict")
+    params = {k: _decode(v, f"{prefix}{k}", depth, more) for k, v in raw.items()}
+    unknown = sorted(set(params) - set(cls().get_params(deep=False)))
+    if unknown:
+        raise ModelFileError(f"{cls.__name__} has no hyperparameter {unknown[0]!r}")
+    return params
+
+
+def _decode(obj: Any, name: str, depth: int, more: _Codec | None = None) -> Any:
+    """Inverse of :func:`_encode` (``more`` decodes the other types it wrote); refuses
+    anything it would not write."""
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     kind = obj.get("type") if isinstance(obj, dict) else None
     bad = ModelFileError(f"meta.json: malformed value of hyperparameter {name}")
-    if depth > _MAX_DEPTH or kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
+    if depth > _MAX_DEPTH:
         raise bad
+    if kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
+        if more is None or kind is None:
+            raise bad
+        return more(obj, name, depth)
     if kind in ("scalar", "ndarray"):
         flat = values_from_json(obj.get("values"))
         shape = obj.get("shape")
@@ -443,7 +512,7 @@ def _decode(obj: Any, name: str, depth: int) -> Any:
     items = obj.get("items")
     if not isinstance(items, list):
         raise bad
-    decoded = [_decode(v, name, depth + 1) for v in items]
+    decoded = [_decode(v, name, depth + 1, more) for v in items]
     if kind == "dict":
         keys = values_from_json(obj.get("keys")).tolist()
         if len(keys) != len(decoded):

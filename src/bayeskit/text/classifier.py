@@ -278,8 +278,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 raise ParameterError(
                     "only classifiers with 'counts' or 'binary' output merge exactly"
                 )
-        if repr(self.get_params()) != repr(other.get_params()):
-            raise ParameterError("cannot merge text classifiers with different settings")
+        mine, theirs = _settings(self), _settings(other)
+        if mine != theirs:
+            differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+            raise ParameterError(f"cannot merge text classifiers with different settings: {differ}")
         out = clone(self)
         return out._adopt(
             self.stats_ + other.stats_, self.vocabulary_stats_ + other.vocabulary_stats_
@@ -290,6 +292,21 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+def _settings(estimator: BaseEstimator) -> dict[str, Any]:
+    """Parameters by value: nested estimators flattened, sets sorted, arrays as lists."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, (set, frozenset)):
+            return sorted(map(repr, value))
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        if isinstance(value, BaseEstimator):
+            return (type(value).__name__, _settings(value))
+        return value
+
+    return {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
 
 
 def _as_list(X: Any) -> list[Any]:
