@@ -60,3 +60,22 @@ def test_top_features_and_usefulness():
     np.testing.assert_allclose(empirical[0], 5 / 6)  # 5 of the 6 "meeting" in ham
     with pytest.raises(ParameterError, match="count model"):
         feature_usefulness(bk.CategoricalNB().fit([["a"], ["b"]], [0, 1]))
+
+
+def test_usefulness_selector_in_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+
+    from bayeskit.inspection import UsefulnessSelector
+
+    selector = UsefulnessSelector(k=2).fit(X, Y)
+    kept = selector.get_support()
+    assert kept.sum() == 2
+    assert selector.usefulness_[kept].min() >= selector.usefulness_[~kept].max()
+    assert selector.transform(X).shape == (5, 2)
+    assert 3 not in np.flatnonzero(selector.get_support())  # "the" is never kept
+    only_sure = UsefulnessSelector(threshold=0.5).fit(X, Y)
+    assert np.all(only_sure.usefulness_[only_sure.get_support()] >= 0.5)
+    pipe = make_pipeline(UsefulnessSelector(k=3), bk.MultinomialNB()).fit(X, Y)
+    assert pipe.score(X, Y) >= 0.8
+    with pytest.raises(ParameterError, match="k must be a positive int"):
+        UsefulnessSelector(k=0).fit(X, Y)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
 
 from ._base import GenerativeClassifier
 from .errors import ParameterError
@@ -164,13 +166,78 @@ def feature_usefulness(
         raise ParameterError(f"prior={prior!r}; accepted: 'uniform' or 'empirical'")
     if alpha < 0:
         raise ParameterError(f"alpha must be >= 0; got {alpha!r}")
-    counts = stats.total + alpha
+    return usefulness_of(stats.total, summary.class_count, alpha=alpha, prior=prior)
+
+
+def usefulness_of(
+    total: np.ndarray, class_count: np.ndarray, *, alpha: float = 1.0, prior: str = "uniform"
+) -> np.ndarray:
+    """``max_y p(y|j)`` from per-class feature totals (K, D) and class weights (K,)."""
+    counts = total + alpha
     if prior == "uniform":
-        counts = counts / np.maximum(summary.class_count, 1e-300)[:, None]
+        counts = counts / np.maximum(class_count, 1e-300)[:, None]
     totals = counts.sum(axis=0)
     share = counts / np.where(totals > 0, totals, 1.0)
     share[:, totals == 0] = 1.0 / counts.shape[0]  # never seen and alpha = 0: no information
     return np.asarray(share.max(axis=0), dtype=np.float64)
+
+
+class UsefulnessSelector(SelectorMixin, BaseEstimator):
+    """Keep the features with the highest usefulness ``max_y p(y|j)`` (seed 002).
+
+    A scikit-learn feature selector for count or presence matrices: it drops stop words and
+    words every class uses alike. Keeps the ``k`` most useful features, or those at least
+    ``threshold`` useful (both: the ``k`` best among those).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit.inspection import UsefulnessSelector
+    >>> X = np.array([[3, 1, 0], [2, 1, 0], [0, 1, 2], [0, 1, 3]])
+    >>> UsefulnessSelector(k=2).fit(X, [0, 0, 1, 1]).get_support()
+    array([ True, False,  True])
+    """
+
+    def __init__(
+        self,
+        *,
+        k: int | None = None,
+        threshold: float | None = None,
+        alpha: float = 1.0,
+        prior: str = "uniform",
+    ):
+        self.k = k
+        self.threshold = threshold
+        self.alpha = alpha
+        self.prior = prior
+
+    def fit(self, X: Any, y: Any) -> UsefulnessSelector:
+        from .naive_bayes import MultinomialNB
+
+        model = MultinomialNB().fit(X, y)
+        self.n_features_in_ = model.n_features_in_
+        self.usefulness_ = feature_usefulness(model, alpha=self.alpha, prior=self.prior)
+        self.support_ = top_useful(self.usefulness_, k=self.k, threshold=self.threshold)
+        return self
+
+    def _get_support_mask(self) -> np.ndarray:
+        return self.support_
+
+
+def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) -> np.ndarray:
+    """Boolean mask of the ``k`` most useful features at or above ``threshold``."""
+    keep = np.ones(len(useful), dtype=bool)
+    if threshold is not None:
+        keep &= useful >= threshold
+    if k is not None:
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise ParameterError(f"k must be a positive int; got {k!r}")
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > k:
+            best = candidates[np.argsort(-useful[candidates], kind="stable")[:k]]
+            keep[:] = False
+            keep[best] = True
+    return keep
 
 
 def _design_row(

@@ -126,3 +126,20 @@ def test_merge_compares_settings_by_value():
     c = TextClassifier(model=bk.MultinomialNB(alpha=0.5)).fit(TRAIN[:100], Y_TRAIN[:100])
     with pytest.raises(ParameterError, match="different settings: \\['model'\\]"):
         TextClassifier().fit(TRAIN[:100], Y_TRAIN[:100]) + c
+
+
+def test_useful_terms_keeps_the_most_useful_and_stays_exact():
+    clf = TextClassifier(useful_terms=500).fit(TRAIN, Y_TRAIN)
+    names = clf._fitted()[0].get_feature_names_out()
+    assert len(names) == 500
+    full = TextClassifier().fit(TRAIN, Y_TRAIN)
+    useful = full.term_usefulness()
+    assert useful["the"] < min(useful[t] for t in names)
+    streamed = TextClassifier(useful_terms=500).partial_fit(TRAIN[:1500], Y_TRAIN[:1500])
+    streamed.partial_fit(TRAIN[1500:], Y_TRAIN[1500:])
+    np.testing.assert_allclose(streamed.predict_log_proba(TEST), clf.predict_log_proba(TEST))
+    assert clf.score(TEST, LABELS[3000:3600]) > 0.95
+    with pytest.raises(ParameterError, match="useful_terms selects from term statistics"):
+        TextClassifier(useful_terms=10, vectorizer=TextVectorizer(output="tfidf")).fit(
+            TRAIN[:50], Y_TRAIN[:50]
+        )

@@ -11,7 +11,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from .._base import GenerativeClassifier, _check_sample_weight, _check_y, _encode_labels
 from .._validation import check_lengths
 from ..errors import NotFittedError, ParameterError
-from ..inspection import Explanation, explain, feature_usefulness, top_features
+from ..inspection import (
+    Explanation,
+    explain,
+    feature_usefulness,
+    top_features,
+    top_useful,
+    usefulness_of,
+)
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Counts, Summary
 from .analyze import DEFAULT_TOKEN_PATTERN
@@ -35,6 +42,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ----------
     vectorizer : TextVectorizer, default=TextVectorizer()
     model : MultinomialNB, ComplementNB or BernoulliNB, default=MultinomialNB()
+    useful_terms : int, optional
+        Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
+        drops stop words and words every class uses alike). Chosen from the statistics each
+        time they change, so it stays exact under ``partial_fit`` and merging.
 
     Attributes
     ----------
@@ -53,9 +64,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     array(['ham'], dtype='<U4')
     """
 
-    def __init__(self, *, vectorizer: TextVectorizer | None = None, model: Any = None):
+    def __init__(
+        self,
+        *,
+        vectorizer: TextVectorizer | None = None,
+        model: Any = None,
+        useful_terms: int | None = None,
+    ):
         self.vectorizer = vectorizer
         self.model = model
+        self.useful_terms = useful_terms
 
     @classmethod
     def twcnb(
@@ -93,6 +111,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(model, (MultinomialNB, BernoulliNB)):  # ComplementNB included
             raise ParameterError(
                 f"model must be MultinomialNB, ComplementNB or BernoulliNB, not {model!r}"
+            )
+        if self.useful_terms is not None and not self._additive(vec):
+            raise ParameterError(
+                "useful_terms selects from term statistics: it needs output='counts' or "
+                "'binary' and no fixed vocabulary"
             )
         if self._additive(vec) and vec.oov_token is not None and isinstance(model, BernoulliNB):
             raise ParameterError(
@@ -194,6 +217,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         columns = vec.terms_
         pos = np.minimum(np.searchsorted(terms, columns), max(len(terms) - 1, 0))
         selected = totals[:, pos] * (terms[pos] == columns)
+        if self.useful_terms is not None:
+            # Seed 002: keep the terms whose class they point to is surest.
+            useful = usefulness_of(selected, self.stats_.class_count)
+            keep = top_useful(useful, k=self.useful_terms, threshold=None)
+            vec = clone(vec).set_params(vocabulary=columns[keep].tolist())
+            vec = vec.fit_stats(self.vocabulary_stats_)
+            selected = selected[:, keep]
         if vec.oov_token is not None:
             selected = np.hstack(
                 [selected, totals.sum(axis=1, keepdims=True) - selected.sum(axis=1, keepdims=True)]

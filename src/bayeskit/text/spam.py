@@ -29,6 +29,8 @@ class SpamFilter(TextClassifier):
     spam_label, ham_label : the two class labels, default "spam" and "ham"
     ham_cutoff, spam_cutoff : float, default 0.20 and 0.90
     lost_ham_cost, passed_spam_cost : float, default 1.0
+    useful_terms : int, optional
+        Keep only the most useful terms (see :class:`TextClassifier`).
 
     Examples
     --------
@@ -59,8 +61,9 @@ class SpamFilter(TextClassifier):
         spam_cutoff: float = 0.90,
         lost_ham_cost: float = 1.0,
         passed_spam_cost: float = 1.0,
+        useful_terms: int | None = None,
     ):
-        super().__init__(vectorizer=vectorizer, model=model)
+        super().__init__(vectorizer=vectorizer, model=model, useful_terms=useful_terms)
         self.spam_label = spam_label
         self.ham_label = ham_label
         self.ham_cutoff = ham_cutoff
