@@ -155,12 +155,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         terms, counts = batch_vec._count(docs)
         check_lengths(len(docs), y, "y")
         if len(terms):
-            summary = (
-                clone(model)
-                .partial_fit(
-                    batch_vec._weigh(counts), y, classes=classes, sample_weight=sample_weight
-                )
-                .stats_
+            # Statistics only: the batch's own parameters would be thrown away.
+            summary = clone(model)._summarize(
+                batch_vec._weigh(counts), y, sample_weight, classes=classes, reset=True
             )
             block = summary.blocks[0]
             assert isinstance(block, Counts)
@@ -215,8 +212,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         assert isinstance(block, CategoryCounts)
         terms, totals = block.categories[0], block.counts
         columns = vec.terms_
-        pos = np.minimum(np.searchsorted(terms, columns), max(len(terms) - 1, 0))
-        selected = totals[:, pos] * (terms[pos] == columns)
+        if len(columns) == len(terms) and np.array_equal(columns, terms):
+            selected = totals  # nothing filtered out: skip the string search
+        else:
+            pos = np.minimum(np.searchsorted(terms, columns), max(len(terms) - 1, 0))
+            selected = totals[:, pos] * (terms[pos] == columns)
         if self.useful_terms is not None:
             # Seed 002: keep the terms whose class they point to is surest.
             useful = usefulness_of(selected, self.stats_.class_count)
