@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from .._jit import njit
 
 #: what an unseen value does in :func:`score`; the order matches Categorical.unseen.
 SMOOTH, IGNORE, ERROR = 0, 1, 2
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def column_range(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
     """Smallest and largest value of each column (NaN skipped), and whether every value is a
     whole number."""
@@ -43,7 +45,7 @@ def column_range(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:  # pragm
     return lo, hi, whole
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def count_keys(
     X: np.ndarray,
     y: np.ndarray,
@@ -67,7 +69,7 @@ def count_keys(
     return counts
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _score_row(
     X: np.ndarray,
     i: int,
@@ -105,7 +107,7 @@ def _score_row(
             out[i, c] += table[g, c]
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def score_parallel(
     X: np.ndarray,
     lo: np.ndarray,
@@ -127,7 +129,7 @@ def score_parallel(
         _score_row(X, i, lo, span, base, lut, table, unseen, out, bad)
 
 
-@njit(cache=True)
+@njit()
 def score_serial(
     X: np.ndarray,
     lo: np.ndarray,
