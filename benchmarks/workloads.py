@@ -2,7 +2,8 @@
 
 Each workload builds a pair of :class:`Side` (scikit-learn first, bayeskit second). A side says
 how to make an unfitted estimator and which data it is fitted on and predicts; the harness in
-``run.py`` times ``make().fit(X_fit, y)`` and ``model.predict(X_pred)``.
+``run.py`` times ``make().fit(X_fit, y)`` and ``model.predict(X_pred)``. A workload's ``phase``
+says which of the two its speed-up and target are about ("total": both).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sklearn.preprocessing import OrdinalEncoder
 
 import bayeskit as bk
 from bayeskit.datasets import shared
+from bayeskit.text import TextClassifier, TextVectorizer
 
 
 class Skip(Exception):  # noqa: N818 - a signal, not an error
@@ -32,6 +34,7 @@ class Side:
     X_fit: Any
     y: Any
     X_pred: Any
+    megabytes: float = 0.0  # size of the text X_fit, for a throughput in MB/s (0: none)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,10 @@ class Workload:
     name: str
     target: float  # wanted speed-up, scikit-learn time / bayeskit time
     build: Callable[[bool], tuple[Side, Side]]  # quick -> (scikit-learn side, bayeskit side)
+    phase: str = "total"  # what the speed-up is of: "fit", "predict" or "total" (both)
+    min_mb_per_s: float = 0.0  # wanted bayeskit throughput on X_fit, MB/s (0: none)
+    # How to compare the fitted models (default: predictions and predict_proba).
+    compare: Callable[[Any, Any], str] | None = None
 
 
 def _require_data() -> None:
@@ -57,6 +64,19 @@ def newsgroups() -> tuple[Any, np.ndarray, Any]:
         raise Skip(f"20 Newsgroups not found: {exc}") from None
     vectorizer = CountVectorizer()
     return vectorizer.fit_transform(train), y_train, vectorizer.transform(test)
+
+
+@cache
+def newsgroups_texts() -> tuple[list[str], np.ndarray, list[str], float]:
+    """20 Newsgroups bydate raw posts: (train texts, train labels, test texts, train MB)."""
+    _require_data()
+    try:
+        train, y_train = shared.load_20newsgroups("train")
+        test, _ = shared.load_20newsgroups("test")
+    except FileNotFoundError as exc:
+        raise Skip(f"20 Newsgroups not found: {exc}") from None
+    # The posts are read as latin-1: one byte per character, so this is the files' size.
+    return train, y_train, test, sum(map(len, train)) / 1e6
 
 
 @cache
@@ -111,6 +131,81 @@ def _wide(quick: bool) -> tuple[Side, Side]:
     return Side(sk.CategoricalNB, X, y, X), Side(bk.CategoricalNB, X, y, X)
 
 
+class FitTransform:
+    """A vectorizer as an estimator for the harness: ``fit`` is ``fit_transform`` (the timed
+    work) and keeps the matrix; ``predict`` does nothing."""
+
+    def __init__(self, vectorizer: Any):
+        self.vectorizer = vectorizer
+
+    def fit(self, X: Any, y: Any = None) -> FitTransform:
+        self.X_ = self.vectorizer.fit_transform(X)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.zeros(0)
+
+
+class Fitted:
+    """An estimator fitted once, before the timings: ``fit`` returns it as it is, so only
+    ``predict`` is timed."""
+
+    def __init__(self, model: Any):
+        self.model = model
+
+    def fit(self, X: Any, y: Any = None) -> Any:
+        return self.model
+
+
+def _same_matrix(sk_model: FitTransform, bk_model: FitTransform) -> str:
+    """Same vocabulary and the same counts, entry for entry?"""
+    names = sk_model.vectorizer.get_feature_names_out().tolist()
+    same_names = names == bk_model.vectorizer.get_feature_names_out().tolist()
+    X, Y = sk_model.X_.tocsr(), bk_model.X_
+    X.sort_indices()
+    same_counts = (
+        X.shape == Y.shape
+        and np.array_equal(X.indptr, Y.indptr)
+        and np.array_equal(X.indices, Y.indices)
+        and np.array_equal(X.data, Y.data)
+    )
+    verdict = "same" if same_names and same_counts else "DIFFERENT"
+    return f"{verdict} vocabulary ({len(names):,} terms) and counts ({X.nnz:,} entries)"
+
+
+def _sk_text_model() -> Any:
+    return make_pipeline(CountVectorizer(), sk.MultinomialNB())
+
+
+def _vectorize(quick: bool) -> tuple[Side, Side]:
+    train, _, _, mb = newsgroups_texts()
+
+    def sk_side() -> FitTransform:
+        return FitTransform(CountVectorizer())
+
+    def bk_side() -> FitTransform:
+        return FitTransform(TextVectorizer())
+
+    return Side(sk_side, train, None, None, mb), Side(bk_side, train, None, None, mb)
+
+
+def _text_model(quick: bool) -> tuple[Side, Side]:
+    train, y, test, mb = newsgroups_texts()
+    return (
+        Side(_sk_text_model, train, y, test, mb),
+        Side(TextClassifier, train, y, test, mb),
+    )
+
+
+def _text_predict(quick: bool) -> tuple[Side, Side]:
+    train, y, test, _ = newsgroups_texts()
+    sk_model, bk_model = _sk_text_model().fit(train, y), TextClassifier().fit(train, y)
+    return (
+        Side(lambda: Fitted(sk_model), train, y, test),
+        Side(lambda: Fitted(bk_model), train, y, test),
+    )
+
+
 WORKLOADS = [
     Workload("mnb-20ng", 1.0, _sparse(sk.MultinomialNB, bk.MultinomialNB)),
     Workload("bnb-20ng", 1.0, _sparse(sk.BernoulliNB, bk.BernoulliNB)),
@@ -118,4 +213,9 @@ WORKLOADS = [
     Workload("cat-nursery", 5.0, _nursery_codes),
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),
+    Workload(
+        "vectorize-20ng", 10.0, _vectorize, phase="fit", min_mb_per_s=100.0, compare=_same_matrix
+    ),
+    Workload("text-model-20ng", 5.0, _text_model, phase="fit"),
+    Workload("text-predict-20ng", 5.0, _text_predict, phase="predict"),
 ]

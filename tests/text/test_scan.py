@@ -1,0 +1,232 @@
+"""The compiled word scanner gives exactly the Python path's terms and counts."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.datasets.shared import load_20newsgroups
+from bayeskit.text import TextVectorizer, vectorize
+from bayeskit.text._scan import count_words, unicode_word_table
+
+SMS, _ = load_sms_spam()
+
+
+def python_count(texts, lowercase=True):
+    return TextVectorizer(lowercase=lowercase)._count_python(texts)
+
+
+def assert_same(fast, slow):
+    """Equal terms (object arrays of str) and equal CSR: arrays, dtypes, shape, flags."""
+    (terms, counts), (want_terms, want) = fast, slow
+    assert terms.dtype == want_terms.dtype == object
+    assert terms.shape == want_terms.shape
+    assert terms.tolist() == want_terms.tolist()
+    assert all(type(t) is str for t in terms.tolist())
+    assert isinstance(counts, sp.csr_matrix)
+    assert counts.shape == want.shape
+    for name in ("indptr", "indices", "data"):
+        got, expected = getattr(counts, name), getattr(want, name)
+        assert got.dtype == expected.dtype, name
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+    assert counts.has_canonical_format
+    assert want.has_canonical_format
+    # The flag is not just set: within each row the indices really increase.
+    row_start = np.zeros(counts.nnz, bool)
+    row_start[counts.indptr[:-1][counts.indptr[:-1] < counts.nnz]] = True
+    assert np.all(np.diff(counts.indices)[~row_start[1:]] > 0)
+
+
+# --- real corpora -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def newsgroups(shared_data):
+    try:
+        train, _ = load_20newsgroups("train", shared_data)
+    except FileNotFoundError as exc:
+        pytest.skip(f"20 Newsgroups not in the shared data folder: {exc}")
+    return train, python_count(train)
+
+
+def test_20newsgroups_train_equals_the_python_path(newsgroups):
+    train, slow = newsgroups
+    assert len(train) == 11_314
+    one, two = count_words(train, threads=1), count_words(train, threads=2)
+    assert_same(two, slow)
+    assert_same(one, slow)  # the thread count does not change the result
+
+
+def test_20newsgroups_equals_count_vectorizer(newsgroups):
+    train, _ = newsgroups
+    ours, theirs = TextVectorizer(), CountVectorizer()
+    X, Y = ours.fit_transform(train), theirs.fit_transform(train)
+    assert ours.get_feature_names_out().tolist() == theirs.get_feature_names_out().tolist()
+    Y.sort_indices()
+    np.testing.assert_array_equal(X.indptr, Y.indptr)
+    np.testing.assert_array_equal(X.indices, Y.indices)
+    np.testing.assert_array_equal(X.data, Y.data)
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sms_collection_equals_the_python_path(lowercase, threads):
+    fast = count_words(SMS, lowercase=lowercase, threads=threads)
+    assert_same(fast, python_count(SMS, lowercase))
+
+
+# --- tricky text ----------------------------------------------------------------------------
+
+TRICKY = [
+    *"aZ09_ ",  # ASCII word characters and a space
+    *"ΣσςΑαΩ",  # Greek, final sigma: str.lower() depends on the letters around Σ
+    *"İıIiKkẞßﬁǅǄ",  # U+0130 lowercases to two characters; Kelvin sign; ligature; titlecase
+    *"ЖжЯя",  # Cyrillic
+    *"東京語한국",  # CJK and Hangul (Lo)
+    *"عربي",  # Arabic letters
+    *"हिन्दी",  # Devanagari: vowel signs (Mc) and virama (Mn) are not \w in Python's re
+    *"\u0301\u0308\u20dd",  # combining marks (Mn, Me): not word characters
+    *"٣٤۵०๓①²½Ⅻ¹",  # digits and numbers of other scripts (Nd, No, Nl): word characters
+    *"ªºµÿŸÀÞ×÷",  # latin-1 letters (Ÿ lowercases into latin-1 from beyond it), signs
+    *"\u200d\u200c‿⁀",  # ZWJ, ZWNJ, connector punctuation other than "_"
+    *"𝐀𝐳𐐀𐐨𝟘𝟡😀🏽",  # astral: math letters, Deseret (cased), math digits, emoji
+    *"\x00\x01\x1f\x7f\x85\x9f",  # NUL and control characters
+    *"\t\n\r\x0b\x0c\xa0\u2028\u3000",  # whitespace
+    *".,-'!?",
+]
+WORDS = ["ab", "ΣΑΣ", "İİ", "x_1", "σς", "naïve", "東京", "٣٤", "𝐀𝐁", "a\u0301b", "ßẞ"]
+
+tricky_text = st.lists(
+    st.sampled_from(TRICKY) | st.sampled_from(WORDS) | st.characters(exclude_categories=["Cs"]),
+    max_size=30,
+).map("".join)
+latin1_text = st.text(st.characters(max_codepoint=0xFF), max_size=30)
+documents = st.lists(tricky_text | latin1_text, max_size=8)
+
+
+@settings(max_examples=200)  # each example takes about a millisecond
+@given(documents, st.booleans(), st.sampled_from([1, 2]))
+@example(["", " ", "\t\n", "a", "a b c"], True, 1)  # no tokens at all
+@example([], True, 2)
+@example(["\x00", "ab\x00cd", "x" * 300], False, 2)
+@example(["ΟΔΥΣΣΕΥΣ ΣΑΣ Σ ΑΣ.", "İSTANBUL İ İİ", "ǅungla ǈ ǋ Ǆ"], True, 1)
+@example(["café cafe\u0301 na\u0303o", "a\u200db ‿x x‿y _a a_ __"], True, 2)
+def test_tricky_text_equals_the_python_path(texts, lowercase, threads):
+    fast = count_words(texts, lowercase=lowercase, threads=threads)
+    assert_same(fast, python_count(texts, lowercase))
+
+
+@settings(max_examples=100)
+@given(st.lists(latin1_text, min_size=1, max_size=8), st.booleans())
+def test_latin1_text_equals_the_python_path(texts, lowercase):
+    assert_same(count_words(texts, lowercase=lowercase), python_count(texts, lowercase))
+
+
+def test_lone_surrogates_are_not_word_characters():
+    texts = ["ab\udc80cd \ud800\udc00 x\udfffy", "ab cd", "\ud83d\ude00 smile"]
+    assert_same(count_words(texts), python_count(texts))
+
+
+def test_long_shared_prefixes_sort_like_python():
+    # Terms tied on their first 8 or 16 bytes are ordered by the following bytes, and a term
+    # that is a prefix of another (ending exactly at a block boundary) comes first.
+    texts = [
+        " ".join("a" * k for k in range(2, 60)),
+        " ".join("abcdefgh" * 3 + x for x in ("", "a", "b", "ab", "ba", "é", "_", "zz")),
+        " ".join(f"abcdefghijklmnop{i}" for i in range(300)),
+        " ".join(f"ŝabcdefgh{i}" for i in range(40)),
+    ]
+    assert_same(count_words(texts), python_count(texts))
+    assert_same(count_words(texts[:3]), python_count(texts[:3]))  # latin-1 only
+
+
+def test_arrays_grow_when_the_first_guess_is_small():
+    # 120,000 distinct terms in 60 documents: the term table, the arena and the entries all
+    # outgrow the sizes guessed from the amount of text.
+    texts = [" ".join(f"w{d}x{i}" for i in range(2000)) for d in range(60)]
+    texts[7] = "w1x1 " * 5000 + texts[7]
+    assert_same(count_words(texts, threads=2), python_count(texts))
+    assert_same(count_words(texts, threads=1), python_count(texts))
+
+
+def test_word_table_is_what_re_calls_a_word_character():
+    everything = "".join(map(chr, range(0x110000)))
+    table = np.zeros(0x110000, np.uint8)
+    table[[m.start() for m in re.finditer(r"(?u)\w", everything)]] = 1
+    np.testing.assert_array_equal(unicode_word_table(), table)
+
+
+def test_threads_must_be_one_or_two():
+    with pytest.raises(ValueError, match="threads"):
+        count_words(["ab"], threads=3)
+
+
+# --- routing in TextVectorizer ---------------------------------------------------------------
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Every call of the compiled scanner from TextVectorizer, whatever the input size."""
+    seen: list[int] = []
+
+    def spy(texts, **kwargs):
+        seen.append(len(texts))
+        return count_words(texts, **kwargs)
+
+    monkeypatch.setattr(vectorize, "count_words", spy)
+    monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"lowercase": False},
+        {"stop_words": "english"},
+        {"stop_words": ["ok", "call", "u", "ur", "zzzz"]},  # whole rows disappear, too
+        {"output": "tfidf", "min_df": 2},
+    ],
+    ids=str,
+)
+def test_default_word_analyzer_counts_with_the_scanner(calls, settings):
+    texts = [*SMS[:300], "ok u ur", "", "call ok"]
+    vec = TextVectorizer(**settings)
+    assert_same(vec._count(texts), vec._count_python(texts))
+    assert calls == [len(texts)]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"ngram_range": (1, 2)},
+        {"token_pattern": r"(?u)\b\w+\b"},
+        {"analyzer": "char_wb", "ngram_range": (2, 3)},
+        {"analyzer": str.split},
+    ],
+    ids=str,
+)
+def test_other_settings_keep_the_python_path(calls, settings):
+    TextVectorizer(**settings).fit(SMS[:50])
+    assert calls == []
+
+
+def test_bytes_are_decoded_then_scanned(calls):
+    docs = [b"caf\xe9 ol\xe9", "café Σας".encode(), b"\xff\xfe\x00garbage", None, "plain"]
+    vec = TextVectorizer()
+    assert_same(vec._count(docs), vec._count_python(vec._documents(docs)))
+    assert calls == [len(docs)]
+
+
+def test_small_inputs_stay_in_python(monkeypatch):
+    seen: list[int] = []
+    monkeypatch.setattr(vectorize, "count_words", lambda texts, **kw: seen.append(1))
+    TextVectorizer().fit(["free money", "lunch at noon"])
+    assert seen == []
