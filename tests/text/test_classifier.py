@@ -143,3 +143,21 @@ def test_useful_terms_keeps_the_most_useful_and_stays_exact():
         TextClassifier(useful_terms=10, vectorizer=TextVectorizer(output="tfidf")).fit(
             TRAIN[:50], Y_TRAIN[:50]
         )
+
+
+def test_pickling_and_parallel_model_selection():
+    # bayeskit's own files never use pickle, but joblib (n_jobs) and users' caches do.
+    import pickle
+
+    from sklearn.model_selection import cross_val_score
+
+    for clf in (
+        TextClassifier(),
+        TextClassifier(vectorizer=TextVectorizer(output="tfidf")),
+        TextClassifier(vectorizer=TextVectorizer(output="hashed", n_features=2**12)),
+    ):
+        clf.fit(TRAIN[:500], Y_TRAIN[:500])
+        again = pickle.loads(pickle.dumps(clf))
+        np.testing.assert_array_equal(again.predict_proba(TEST), clf.predict_proba(TEST))
+    scores = cross_val_score(TextClassifier(), TRAIN[:900], Y_TRAIN[:900], cv=3, n_jobs=2)
+    assert scores.min() > 0.9

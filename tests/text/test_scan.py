@@ -14,7 +14,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, vectorize
-from bayeskit.text._scan import count_words, unicode_word_table
+from bayeskit.text._scan import count_known, count_words, unicode_word_table
+from bayeskit.text.vocabulary import VocabularyStats
 
 SMS, _ = load_sms_spam()
 
@@ -230,3 +231,180 @@ def test_small_inputs_stay_in_python(monkeypatch):
     monkeypatch.setattr(vectorize, "count_words", lambda texts, **kw: seen.append(1))
     TextVectorizer().fit(["free money", "lunch at noon"])
     assert seen == []
+
+
+# --- columns of a fitted vocabulary -----------------------------------------------------------
+
+
+def reindex_by_search(vec, terms, counts):
+    """``TextVectorizer._reindex`` as it was before its fast paths (a binary search of the
+    terms, then a rebuild from COO), then ``_weigh`` for counts: the reference."""
+    vocab = vec.terms_
+    pos = np.searchsorted(vocab, terms) if len(vocab) else np.zeros(len(terms), np.int64)
+    pos_c = np.minimum(pos, len(vocab) - 1)
+    known = vocab[pos_c] == terms if len(terms) else np.zeros(0, bool)
+    n_cols = len(vocab) + (vec.oov_token is not None)
+    target = np.where(known, pos_c, len(vocab) if vec.oov_token is not None else -1)
+    cols = target[counts.indices] if len(target) else counts.indices
+    keep = cols >= 0
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    out = sp.csr_matrix(
+        (counts.data[keep], (rows[keep], cols[keep])), shape=(counts.shape[0], n_cols)
+    )
+    out.sum_duplicates()
+    return out.astype(np.float64)
+
+
+def assert_same_matrix(got, want):
+    assert isinstance(got, sp.csr_matrix)
+    assert got.shape == want.shape
+    for name in ("indptr", "indices", "data"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert got.has_sorted_indices
+    got.has_canonical_format = False  # recheck: sorted, and no column twice in a row
+    got.sum_duplicates()
+    assert got.nnz == want.nnz
+
+
+def without_columns(terms, counts, drop):
+    keep = np.array([t not in drop for t in terms.tolist()], dtype=bool)
+    return terms[keep], counts[:, np.flatnonzero(keep)].tocsr()
+
+
+def selected(terms, counts, **rules):
+    """The vocabulary the Python path's counts give under the selection rules."""
+    df = np.diff(counts.tocsc().indptr).astype(np.int64)
+    tf = np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
+    return VocabularyStats(terms, df, tf, counts.shape[0]).select(**rules).tolist()
+
+
+@pytest.fixture(scope="module")
+def newsgroups_test(shared_data):
+    try:
+        test, _ = load_20newsgroups("test", shared_data)
+    except FileNotFoundError as exc:
+        pytest.skip(f"20 Newsgroups not in the shared data folder: {exc}")
+    return test, python_count(test)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"min_df": 2},
+        {"max_features": 5000},
+        {"oov_token": "<oov>"},
+        {"min_df": 2, "oov_token": "<oov>"},
+        {"stop_words": "english"},
+        {"stop_words": "english", "max_features": 5000, "oov_token": "<oov>"},
+    ],
+    ids=str,
+)
+def test_20newsgroups_train_to_test_equals_the_python_path(newsgroups, newsgroups_test, settings):
+    (train, (terms, counts)), (test, (test_terms, test_counts)) = newsgroups, newsgroups_test
+    if "stop_words" in settings:
+        drop = vectorize.stop_word_set(settings["stop_words"])
+        terms, counts = without_columns(terms, counts, drop)
+        test_terms, test_counts = without_columns(test_terms, test_counts, drop)
+    vec = TextVectorizer(**settings)
+    X = vec.fit_transform(train)
+    rules = {k: v for k, v in settings.items() if k in ("min_df", "max_features")}
+    assert vec.terms_.tolist() == selected(terms, counts, **rules)
+    assert_same_matrix(X, reindex_by_search(vec, terms, counts))
+    assert_same_matrix(vec.transform(test), reindex_by_search(vec, test_terms, test_counts))
+    # The slow route to the same columns, from the scanner's terms.
+    assert_same_matrix(
+        vec._reindex(*vec._count(test)), reindex_by_search(vec, test_terms, test_counts)
+    )
+
+
+@pytest.mark.parametrize("settings", [{}, {"min_df": 2, "oov_token": "<oov>"}], ids=str)
+def test_20newsgroups_without_lowercasing_equals_the_python_path(newsgroups, settings):
+    train, _ = newsgroups
+    fit, new = train[:2500], train[2500:4500]
+    vec = TextVectorizer(lowercase=False, **settings)
+    X = vec.fit_transform(fit)
+    assert_same_matrix(X, reindex_by_search(vec, *vec._count_python(fit)))
+    assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))
+
+
+VOCABULARY = [*WORDS, "ab", "σας", "ii", "i̇i̇", "naïve", "zz", "a\x00b", "", "x", "ÿ", "東京語"]
+vocabularies = st.lists(st.sampled_from(VOCABULARY) | tricky_text, min_size=1, max_size=12)
+
+
+@settings(max_examples=100)
+@given(
+    documents,
+    vocabularies,
+    st.booleans(),
+    st.sampled_from([None, "<oov>"]),
+    st.sampled_from([None, ["ab", "σας", "zz", "東京"]]),
+    st.sampled_from([1, 2]),
+)
+@example(["ab ab zz cd", "", "zz x_1 ab"], ["ab", "zz"], True, "<oov>", None, 2)
+def test_lookup_and_reindex_equal_the_python_path(
+    texts, vocabulary, lowercase, oov_token, stop_words, threads
+):
+    vec = TextVectorizer(
+        vocabulary=list(dict.fromkeys(vocabulary)),
+        lowercase=lowercase,
+        oov_token=oov_token,
+        stop_words=stop_words,
+    ).fit_stats(VocabularyStats.zero())
+    want = reindex_by_search(vec, *vec._count_python(texts))
+    n_vocab = len(vec.terms_)
+    oov = -1 if oov_token is None else n_vocab
+    known = count_known(
+        texts, vec._lookup, n_vocab + (oov >= 0), oov, lowercase=lowercase, threads=threads
+    )
+    assert_same_matrix(known, want)
+    assert_same_matrix(vec._reindex(*vec._count_python(texts)), want)
+
+
+def test_lookup_arrays_grow_when_the_first_guess_is_small():
+    # Nearly every token is a distinct vocabulary term: more entries than the first guess.
+    texts = [" ".join(f"w{d}x{i}" for i in range(2000)) for d in range(30)]
+    vocabulary = [f"w{d}x{i}" for d in range(0, 30, 2) for i in range(2000)]
+    for threads in (1, 2):
+        vec = TextVectorizer(vocabulary=vocabulary, oov_token="<oov>").fit_stats(
+            VocabularyStats.zero()
+        )
+        known = count_known(
+            texts, vec._lookup, len(vocabulary) + 1, len(vocabulary), threads=threads
+        )
+        assert_same_matrix(known, reindex_by_search(vec, *vec._count_python(texts)))
+
+
+def test_transform_looks_tokens_up_in_a_table_built_once(monkeypatch):
+    seen: list[int] = []
+
+    def spy(texts, *args, **kwargs):
+        seen.append(len(texts))
+        return count_known(texts, *args, **kwargs)
+
+    monkeypatch.setattr(vectorize, "count_known", spy)
+    monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
+    vec = TextVectorizer(min_df=2, oov_token="<oov>")
+    vec.fit_transform(SMS[:500])
+    assert seen == []  # fitting counts the terms themselves
+    X = vec.transform(SMS[500:900])
+    assert seen == [400]
+    table = vec._lookup(False)
+    assert vec._lookup(False) is table
+    assert_same_matrix(X, reindex_by_search(vec, *vec._count_python(SMS[500:900])))
+    # Not saved with the vectorizer, and rebuilt for a new vocabulary.
+    state = vec.__getstate__()
+    assert "_lookup_cache" not in state
+    assert "_columns_cache" not in state
+    copy = TextVectorizer(min_df=2, oov_token="<oov>")
+    copy.__setstate__(state)
+    assert_same_matrix(copy.transform(SMS[500:900]), X)
+    vec.partial_fit(SMS[900:1500])
+    Y = vec.transform(SMS[500:900])
+    assert vec._lookup(False) is not table
+    assert_same_matrix(Y, reindex_by_search(vec, *vec._count_python(SMS[500:900])))
+    vec.set_params(stop_words=["call", "ok"])
+    Z = vec.transform(SMS[500:900])
+    assert_same_matrix(Z, reindex_by_search(vec, *vec._count_python(SMS[500:900])))

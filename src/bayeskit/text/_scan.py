@@ -24,10 +24,15 @@ in a hash table and builds each document's CSR row in one pass. With two CPUs an
 two threads scan halves of the documents (the kernels release the GIL) and the second half's
 terms are merged into the first's. The terms are then sorted by 8-byte prefix keys and the rows
 rewritten over the sorted term order, so every row's column indices come out sorted.
+
+:func:`count_known` is the lookup-only variant for a fitted vocabulary: a :class:`Lookup`
+(a hash table of the vocabulary's terms, built once) maps each token straight to its column,
+so tokens never become ``str`` and no new term is stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -114,9 +119,13 @@ def count_words(
     n_terms = terms.n
     nnz = indices.size
 
-    # Sort the terms while grouping the entries by term; then write the rows in sorted order.
-    (colptr, rows, values), order = _run(
-        [lambda: kernels.to_csc(indptr, indices, counts, n_terms), lambda: _term_order(terms)],
+    # Sort the terms and make them str while grouping the entries by term; then write the
+    # rows in sorted order.
+    (colptr, rows, values), (order, names) = _run(
+        [
+            lambda: kernels.to_csc(indptr, indices, counts, n_terms),
+            lambda: (_term_order(terms), _names(terms, utf8)),
+        ],
         two,
     )
     out_indices = np.empty(nnz, np.int32)
@@ -130,11 +139,14 @@ def count_words(
         ],
         two,
     )
-
-    # The arena holds the terms NUL-terminated in order of their ids.
-    blob = terms.arena[: terms.used].tobytes().decode("utf-8" if utf8 else "latin-1")
-    names = np.array(blob.split("\x00")[:-1], dtype=object)
     return _result(names[order], out_data, out_indices, indptr, n_docs)
+
+
+def _names(terms: _Terms, utf8: bool) -> np.ndarray:
+    """The terms as ``str`` (object array), in order of their ids. The arena holds them
+    NUL-terminated in that order."""
+    blob = terms.arena[: terms.used].tobytes().decode("utf-8" if utf8 else "latin-1")
+    return np.array(blob.split("\x00")[:-1], dtype=object)
 
 
 def _result(
@@ -144,6 +156,158 @@ def _result(
     counts = sp.csr_matrix((data, indices, indptr), shape=(n_docs, len(terms)))
     counts.has_canonical_format = True  # sorted indices, no duplicates: true by construction
     return terms, counts
+
+
+# ---------------------------------------------------------------------------- lookup only
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A fixed vocabulary as a hash table over its terms' bytes in one encoding (the text's:
+    latin-1 or UTF-8), for :func:`count_known`.
+
+    Entry ``e`` (bytes ``arena[start[e]:start[e] + length[e]]``) counts in column
+    ``column[e]``, or is dropped when that is -1 (a stop word: neither counted nor
+    out-of-vocabulary).
+    """
+
+    utf8: bool
+    table: np.ndarray  # int32 entry id per slot, -1 empty; a power of two, under half full
+    hash: np.ndarray  # uint64 FNV-1a of each entry
+    start: np.ndarray  # int64
+    length: np.ndarray  # int64
+    arena: np.ndarray  # uint8, the entries' bytes (each followed by a NUL byte)
+    column: np.ndarray  # int64
+
+    @classmethod
+    def build(cls, terms: Sequence[str], columns: np.ndarray, *, utf8: bool) -> Lookup:
+        """The table of ``terms`` (distinct) counting in ``columns``. Terms that no token can
+        equal are left out: those holding a NUL (not a word character), and for latin-1 text
+        those with a character beyond U+00FF."""
+        columns = np.asarray(columns, np.int64)
+        encoding = "utf-8" if utf8 else "latin-1"
+        joined = "\x00".join(terms) + "\x00"
+        blob = None
+        if joined.count("\x00") == len(terms):  # no term holds a NUL
+            with contextlib.suppress(UnicodeEncodeError):  # a term beyond latin-1
+                blob = joined.encode(encoding, "surrogatepass")
+        if blob is None:  # rare: leave out the terms no token can equal
+            keep = np.fromiter(
+                ("\x00" not in t and (utf8 or not t or max(t) <= "\xff") for t in terms),
+                bool,
+                len(terms),
+            )
+            terms = [t for t, k in zip(terms, keep, strict=True) if k]
+            columns = columns[keep]
+            blob = "".join(t + "\x00" for t in terms).encode(encoding, "surrogatepass")
+        arena = np.frombuffer(blob, np.uint8)
+        ends = np.flatnonzero(arena == 0)
+        start = np.zeros(ends.size, np.int64)
+        start[1:] = ends[:-1] + 1
+        length = (ends - start).astype(np.int64)
+        capacity = 16
+        while capacity < 2 * (len(terms) + 1):
+            capacity *= 2
+        table, hashes = kernels.build_lookup(arena, start, length, capacity)
+        return cls(utf8, table, hashes, start, length, arena, columns)
+
+
+def count_known(
+    texts: Sequence[str],
+    lookup: Callable[[bool], Lookup],
+    n_columns: int,
+    oov_column: int = -1,
+    *,
+    lowercase: bool = True,
+    threads: int | None = None,
+) -> sp.csr_matrix:
+    """Counts of the tokens of ``texts`` over a fixed vocabulary: a token that is an entry
+    of the table ``lookup(utf8)`` (for latin-1 or UTF-8 text) counts in its column (or not at
+    all: a stop word), any other token in ``oov_column``, or not at all when that is -1.
+
+    What counting the terms (:func:`count_words`) and then moving each term's counts to its
+    column in the vocabulary gives, entry for entry: float64 counts, sorted indices, shape
+    ``(len(texts), n_columns)``. ``lowercase`` and ``threads`` as in :func:`count_words`.
+    """
+    if threads not in (None, 1, 2):
+        raise ValueError(f"threads must be 1 or 2, not {threads!r}")
+    n_docs = len(texts)
+    if n_docs == 0:
+        counts = sp.csr_matrix(
+            (np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)), shape=(0, n_columns)
+        )
+        counts.has_canonical_format = True
+        return counts
+    text, utf8, starts, ends = _encode(texts, lowercase)
+    table = lookup(utf8)
+    if table.utf8 != utf8:
+        raise ValueError("the lookup table is for the other encoding")
+    two = (_n_threads(text.size) if threads is None else threads) == 2
+    is_word = unicode_word_table() if utf8 else _LATIN1_WORD
+    parts = _run(
+        [
+            functools.partial(
+                _lookup_part, text, table, is_word, starts[a:b], ends[a:b], n_columns, oov_column
+            )
+            for a, b in itertools.pairwise(_cuts(ends - starts, 2 if two else 1))
+        ],
+        two,
+    )
+    indptrs, indices = [parts[0][0]], [parts[0][1]]
+    for part_indptr, part_indices, _ in parts[1:]:
+        indptrs.append(part_indptr[1:] + indptrs[-1][-1])
+        indices.append(part_indices)
+    indptr = np.concatenate(indptrs) if len(parts) > 1 else indptrs[0]
+    flat = np.concatenate(indices) if len(parts) > 1 else indices[0]
+    values = np.concatenate([part[2] for part in parts]) if len(parts) > 1 else parts[0][2]
+
+    # Sort every row's columns: group the entries by column, then write the rows back
+    # visiting the columns in order.
+    nnz = flat.size
+    colptr, rows, grouped = kernels.to_csc(indptr, flat, values, n_columns)
+    out_indices = np.empty(nnz, np.int32)
+    out_data = np.empty(nnz, np.float64)
+    args = (colptr, rows, grouped, np.arange(n_columns), indptr, out_indices, out_data)
+    mid = int(np.searchsorted(indptr, nnz // 2)) if two else n_docs
+    _run(
+        [
+            lambda: kernels.to_sorted_csr(*args, True, mid),
+            lambda: kernels.to_sorted_csr(*args, False, mid),
+        ],
+        two,
+    )
+    counts = sp.csr_matrix((out_data, out_indices, indptr), shape=(n_docs, n_columns))
+    counts.has_canonical_format = True
+    return counts
+
+
+def _lookup_part(
+    text: np.ndarray,
+    lookup: Lookup,
+    is_word: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    n_columns: int,
+    oov_column: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR rows (columns unsorted) of consecutive documents over the fixed vocabulary."""
+    n_docs = starts.size
+    last_row = np.full(max(n_columns, 1), -1, np.int64)
+    indptr = np.zeros(n_docs + 1, np.int64)
+    size = max(1 << 10, int(ends[-1] - starts[0]) // 8)
+    indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
+    done = nnz = 0
+    while True:
+        done, nnz = kernels.lookup_scan(
+            text, lookup.utf8, is_word, starts, ends, done, lookup.table, lookup.hash,
+            lookup.start, lookup.length, lookup.arena, lookup.column, oov_column, last_row,
+            indptr, indices, counts, nnz,
+        )  # fmt: skip
+        if done == n_docs:
+            return indptr, indices[:nnz], counts[:nnz]
+        need = nnz + int(ends[done] - starts[done] + 1) // 3
+        size = max(2 * indices.size, need)
+        indices, counts = _grown(indices, size), _grown(counts, size)
 
 
 # ---------------------------------------------------------------------------- input

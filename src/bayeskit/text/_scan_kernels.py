@@ -12,22 +12,24 @@ thus lists the terms in order of their ids, and one decode and split on NUL make
 ``term_key`` holds a term's first 8 bytes big-endian: most of the work of sorting them.
 
 Every kernel is ``nogil``: the driver runs two of them at once in Python threads on disjoint
-outputs (they only read shared inputs), and ``cache=True`` keeps the compiled code next to
-this file. No kernel allocates or grows arrays in its hot loop: rebinding an array variable
-inside a numba loop adds reference counting per token (measured ~10x slower), so the scanner
-returns when an array is full and the Python driver grows it and calls again.
+outputs (they only read shared inputs). :func:`bayeskit._jit.njit` keeps the compiled code
+next to this file where it can (otherwise it compiles in each process). No kernel allocates or
+grows arrays in its hot loop: rebinding an array variable inside a numba loop adds reference
+counting per token (measured ~10x slower), so the scanner returns when an array is full and
+the Python driver grows it and calls again.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._jit import njit
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def map_bytes(buf: np.ndarray, table: np.ndarray) -> np.ndarray:  # pragma: no cover
     """``table[buf]``: lowercase latin-1 text with a 256-entry table."""
     out = np.empty_like(buf)
@@ -36,7 +38,7 @@ def map_bytes(buf: np.ndarray, table: np.ndarray) -> np.ndarray:  # pragma: no c
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _code_point(text: np.ndarray, i: int, utf8: bool) -> tuple[int, int]:  # pragma: no cover
     """The code point starting at byte ``i`` and its length in bytes. The driver made the
     bytes, so they are well-formed (surrogates included, as ``surrogatepass`` writes them)."""
@@ -59,7 +61,7 @@ def _code_point(text: np.ndarray, i: int, utf8: bool) -> tuple[int, int]:  # pra
     ), 4
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _same(a: np.ndarray, sa: int, b: np.ndarray, sb: int, n: int) -> bool:  # pragma: no cover
     """Whether ``a[sa:sa+n]`` equals ``b[sb:sb+n]``, without making slices."""
     for k in range(n):  # noqa: SIM110 - a plain loop is what numba compiles best
@@ -68,7 +70,7 @@ def _same(a: np.ndarray, sa: int, b: np.ndarray, sb: int, n: int) -> bool:  # pr
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _key8(buf: np.ndarray, start: int, length: int, off: int) -> np.uint64:  # pragma: no cover
     """Bytes ``off .. off+8`` of a term as a big-endian integer, zero-padded: integer order
     is byte order, and a term that ends in the block sorts before its extensions (terms
@@ -81,7 +83,7 @@ def _key8(buf: np.ndarray, start: int, length: int, off: int) -> np.uint64:  # p
     return key
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def rehash(term_hash: np.ndarray, n_terms: int, capacity: int) -> np.ndarray:  # pragma: no cover
     """A fresh table of ``capacity`` slots (a power of two) holding terms ``0 .. n_terms``."""
     table = np.full(capacity, -1, np.int32)
@@ -94,7 +96,7 @@ def rehash(term_hash: np.ndarray, n_terms: int, capacity: int) -> np.ndarray:  #
     return table
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def scan(
     text: np.ndarray,
     utf8: bool,
@@ -204,7 +206,7 @@ def scan(
     return n_docs, 0, n_terms, used, nnz, 0
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def merge_terms(
     table: np.ndarray,
     term_hash: np.ndarray,
@@ -255,7 +257,7 @@ def merge_terms(
     return n_terms, used
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def keys_at(
     arena: np.ndarray, term_start: np.ndarray, term_len: np.ndarray, ids: np.ndarray, off: int
 ) -> np.ndarray:  # pragma: no cover
@@ -266,7 +268,7 @@ def keys_at(
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def remap(indices: np.ndarray, mapping: np.ndarray) -> np.ndarray:  # pragma: no cover
     """``mapping[indices]`` as int32."""
     out = np.empty(indices.size, np.int32)
@@ -275,7 +277,7 @@ def remap(indices: np.ndarray, mapping: np.ndarray) -> np.ndarray:  # pragma: no
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def to_csc(
     indptr: np.ndarray, indices: np.ndarray, counts: np.ndarray, n_terms: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
@@ -299,7 +301,7 @@ def to_csc(
     return colptr, rows, values
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def to_sorted_csr(
     colptr: np.ndarray,
     rows: np.ndarray,
@@ -340,3 +342,180 @@ def to_sorted_csr(
                 out_indices[q] = j
                 out_data[q] = values[p]
                 p -= 1
+
+
+# ---------------------------------------------------------------------------- lookup only
+
+
+@njit(nogil=True)
+def build_lookup(
+    arena: np.ndarray, entry_start: np.ndarray, entry_len: np.ndarray, capacity: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """A hash table of fixed entries (bytes ``arena[entry_start[e]:][:entry_len[e]]``,
+    distinct): ``(table, hashes)``, ``table`` of ``capacity`` slots (a power of two, more
+    than twice the entries) holding entry ids, -1 when empty. Same hash and probing as
+    :func:`scan`, so :func:`lookup_scan` finds a token's entry the way :func:`scan` finds
+    its term."""
+    n = entry_start.size
+    hashes = np.empty(n, np.uint64)
+    table = np.full(capacity, -1, np.int32)
+    mask = np.uint64(capacity - 1)
+    for e in range(n):
+        h = FNV_OFFSET
+        for k in range(entry_start[e], entry_start[e] + entry_len[e]):
+            h = (h ^ np.uint64(arena[k])) * FNV_PRIME
+        hashes[e] = h
+        p = h & mask
+        while table[p] >= 0:
+            p = (p + np.uint64(1)) & mask
+        table[p] = e
+    return table, hashes
+
+
+@njit(nogil=True)
+def lookup_scan(
+    text: np.ndarray,
+    utf8: bool,
+    is_word: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    first: int,
+    table: np.ndarray,
+    entry_hash: np.ndarray,
+    entry_start: np.ndarray,
+    entry_len: np.ndarray,
+    arena: np.ndarray,
+    entry_column: np.ndarray,
+    oov_column: int,
+    last_row: np.ndarray,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    counts: np.ndarray,
+    nnz: int,
+) -> tuple[int, int]:  # pragma: no cover
+    """Count the tokens of documents ``first, first+1, ...`` straight into columns of a
+    fixed vocabulary: a token found as entry ``e`` counts in column ``entry_column[e]``
+    (not at all when that is -1: a stop word), any other token in ``oov_column`` (not at
+    all when that is -1). No term is added and no token's bytes are copied.
+
+    Rows are written as in :func:`scan` (columns in order of first occurrence in the row);
+    ``last_row`` has one slot per column. A document of ``L`` bytes has at most
+    ``(L + 1) // 3`` tokens, so the kernel returns ``(document, nnz)`` before a document
+    that might not fit in ``indices``; the driver grows it and calls again from there.
+    Returns ``(len(starts), nnz)`` when done.
+    """
+    n_docs = starts.size
+    mask = np.uint64(table.size - 1)
+    for d in range(first, n_docs):
+        i = starts[d]
+        end = ends[d]
+        if nnz + (end - i + 1) // 3 > indices.size:
+            return d, nnz
+        row0 = nnz
+        while i < end:
+            cp, width = _code_point(text, i, utf8)
+            if is_word[cp] == 0:
+                i += width
+                continue
+            s = i
+            n_chars = 0
+            h = FNV_OFFSET
+            while True:
+                for k in range(width):
+                    h = (h ^ np.uint64(text[i + k])) * FNV_PRIME
+                i += width
+                n_chars += 1
+                if i >= end:
+                    break
+                cp, width = _code_point(text, i, utf8)
+                if is_word[cp] == 0:
+                    break
+            if n_chars < 2:
+                continue
+            length = i - s
+            pos = h & mask
+            col = oov_column
+            while True:
+                e = table[pos]
+                if e < 0:
+                    break
+                if (
+                    entry_hash[e] == h
+                    and entry_len[e] == length
+                    and _same(arena, entry_start[e], text, s, length)
+                ):
+                    col = entry_column[e]
+                    break
+                pos = (pos + np.uint64(1)) & mask
+            if col < 0:
+                continue
+            seen = last_row[col]
+            if (seen >> 32) == d:
+                counts[row0 + (seen & 0xFFFFFFFF)] += 1
+            else:
+                last_row[col] = (np.int64(d) << 32) | (nnz - row0)
+                indices[nnz] = col
+                counts[nnz] = 1
+                nnz += 1
+        indptr[d + 1] = nnz
+    return n_docs, nnz
+
+
+@njit(nogil=True)
+def remap_rows(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    column: np.ndarray,
+    oov_column: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """CSR rows with entry ``k`` moved to column ``column[indices[k]]``, dropped where that
+    is -1, and every other entry summed into one ``oov_column`` entry at the end of its row
+    (when ``oov_column >= 0``). ``column`` must increase where it is not -1 and
+    ``oov_column`` exceed it, so sorted rows stay sorted and distinct."""
+    n_rows = indptr.size - 1
+    out_indptr = np.zeros(n_rows + 1, np.int64)
+    nnz = 0
+    for r in range(n_rows):
+        oov = False
+        for k in range(indptr[r], indptr[r + 1]):
+            if column[indices[k]] >= 0:
+                nnz += 1
+            else:
+                oov = True
+        if oov and oov_column >= 0:
+            nnz += 1
+        out_indptr[r + 1] = nnz
+    out_indices = np.empty(nnz, np.int32)
+    out_data = np.empty(nnz, data.dtype)
+    q = 0
+    for r in range(n_rows):
+        oov = False
+        total = 0.0
+        for k in range(indptr[r], indptr[r + 1]):
+            c = column[indices[k]]
+            if c >= 0:
+                out_indices[q] = c
+                out_data[q] = data[k]
+                q += 1
+            else:
+                oov = True
+                total += data[k]
+        if oov and oov_column >= 0:
+            out_indices[q] = oov_column
+            out_data[q] = total
+            q += 1
+    return out_indptr, out_indices, out_data
+
+
+@njit(nogil=True)
+def column_totals(
+    indices: np.ndarray, data: np.ndarray, n_columns: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Entries and summed (whole-number) values per column of a sparse matrix, as int64."""
+    entries = np.zeros(n_columns, np.int64)
+    totals = np.zeros(n_columns, np.int64)
+    for k in range(indices.size):
+        entries[indices[k]] += 1
+        totals[indices[k]] += np.int64(data[k])
+    return entries, totals

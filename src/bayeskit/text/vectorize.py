@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..errors import InputTypeError, NotFittedError, ParameterError
-from ._scan import count_words
+from . import _scan_kernels as kernels
+from ._scan import Lookup, count_known, count_words
 from .analyze import (
     DEFAULT_TOKEN_PATTERN,
     check_ngram_range,
@@ -145,7 +146,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         terms, counts = self._count(raw_documents)
         self.stats_ = _stats_of(terms, counts)
         self._set_vocabulary()
-        return self._weigh(self._reindex(terms, counts))
+        # The vocabulary is chosen among ``terms``: as many terms means all of them.
+        unfiltered = self.vocabulary is None and len(self.terms_) == len(terms)
+        return self._weigh(self._reindex(terms, counts, unfiltered=unfiltered), own=True)
 
     def partial_fit(self, raw_documents: Iterable[Any], y: Any = None) -> TextVectorizer:
         """Add documents to the vocabulary statistics; the vocabulary is re-selected."""
@@ -179,8 +182,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self._ensure_vocabulary()
         if self.output == "hashed":
             return self._hashed(raw_documents)
+        if self._words_compiled():
+            texts = list(self._documents(raw_documents))
+            if sum(map(len, texts)) >= FAST_MIN_CHARS:
+                return self._weigh(self._count_known(texts), own=True)
+            raw_documents = texts
         terms, counts = self._count(raw_documents)
-        return self._weigh(self._reindex(terms, counts))
+        return self._weigh(self._reindex(terms, counts), own=True)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Column names: the vocabulary terms (then ``oov_token`` if set)."""
@@ -229,6 +237,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             )
         if callable(self.analyzer) or self.analyzer == "email":
             return iter(raw_documents)  # the analyzer reads raw documents itself
+        if isinstance(raw_documents, list) and all(type(doc) is str for doc in raw_documents):
+            return raw_documents  # already text: decode() would return each as it is
         encoding = self.encoding
         return (decode(doc, encoding=encoding) for doc in raw_documents)
 
@@ -324,25 +334,101 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             idf = np.append(idf, 1.0)
         return idf
 
-    def _reindex(self, terms: np.ndarray, counts: sp.csr_matrix) -> sp.csr_matrix:
-        """Counts over the fitted vocabulary (plus the OOV column) from counts over ``terms``."""
+    def _reindex(
+        self, terms: np.ndarray, counts: sp.csr_matrix, *, unfiltered: bool = False
+    ) -> sp.csr_matrix:
+        """Counts over the fitted vocabulary (plus the OOV column) from counts over ``terms``
+        (sorted, distinct; ``counts`` in canonical format).
+
+        Terms outside the vocabulary are dropped, or summed into the OOV column. Both term
+        lists are sorted, so the column map increases and the rows stay sorted: entries are
+        moved in place of a rebuild, and when the terms are the vocabulary (``fit_transform``
+        without filtering; ``unfiltered`` says so without comparing them) the counts are
+        already the answer.
+        """
         vocab = self.terms_
-        pos = np.searchsorted(vocab, terms) if len(vocab) else np.zeros(len(terms), np.int64)
-        pos_c = np.minimum(pos, len(vocab) - 1)
-        known = vocab[pos_c] == terms if len(terms) else np.zeros(0, bool)
-        n_cols = len(vocab) + (self.oov_token is not None)
-        target = np.where(known, pos_c, len(vocab) if self.oov_token is not None else -1)
-        cols = target[counts.indices] if len(target) else counts.indices
-        keep = cols >= 0
-        rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-        out = sp.csr_matrix(
-            (counts.data[keep], (rows[keep], cols[keep])), shape=(counts.shape[0], n_cols)
-        )
-        out.sum_duplicates()
+        n_rows = counts.shape[0]
+        oov = self.oov_token is not None
+        if unfiltered or (
+            len(terms) == len(vocab) and (terms is vocab or np.array_equal(terms, vocab))
+        ):
+            if not oov:
+                return counts
+            out = sp.csr_matrix(
+                (counts.data, counts.indices, counts.indptr), shape=(n_rows, len(vocab) + 1)
+            )
+        else:
+            index = self._columns()
+            column = np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
+            indptr, indices, data = kernels.remap_rows(
+                counts.indptr.astype(np.int64, copy=False),
+                counts.indices,
+                counts.data.astype(np.float64, copy=False),
+                column,
+                len(vocab) if oov else -1,
+            )
+            out = sp.csr_matrix((data, indices, indptr), shape=(n_rows, len(vocab) + oov))
+        out.has_canonical_format = True
         return out
 
-    def _weigh(self, counts: sp.csr_matrix) -> sp.csr_matrix:
-        out = counts.astype(np.float64)
+    def _columns(self) -> dict[str, int]:
+        """Term -> column of the fitted vocabulary, built once per vocabulary."""
+        cached = self.__dict__.get("_columns_cache")
+        if cached is not None and cached[0] is self.terms_:
+            return cached[1]
+        index = {t: i for i, t in enumerate(self.terms_.tolist())}
+        self._columns_cache = (self.terms_, index)
+        return index
+
+    def _count_known(self, texts: list[str]) -> sp.csr_matrix:
+        """``_reindex(*_count(texts))`` for the compiled word analyzer, by looking every token
+        up in a table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`):
+        no term becomes a ``str``. Stop words are entries that count nowhere, so they are
+        neither counted nor out-of-vocabulary, as when they are dropped from the terms."""
+        n_vocab = len(self.terms_)
+        oov = self.oov_token is not None
+        return count_known(
+            texts,
+            self._lookup,
+            n_vocab + oov,
+            n_vocab if oov else -1,
+            lowercase=bool(self.lowercase),
+        )
+
+    def _lookup(self, utf8: bool) -> Lookup:
+        """The fitted vocabulary's lookup table for text in UTF-8 or latin-1, built once per
+        vocabulary and stop-word list and cached (never saved: see ``__getstate__``)."""
+        stop_words = stop_word_set(self.stop_words)
+        cached: tuple[np.ndarray, frozenset[str], dict[bool, Lookup]] | None
+        cached = self.__dict__.get("_lookup_cache")
+        if cached is None or cached[0] is not self.terms_ or cached[1] != stop_words:
+            cached = (self.terms_, stop_words, {})
+            self._lookup_cache = cached
+        tables = cached[2]
+        if utf8 not in tables:
+            terms: list[str] = self.terms_.tolist()
+            columns = np.arange(len(terms), dtype=np.int64)
+            if stop_words:
+                index = self._columns()
+                dropped = [index[w] for w in stop_words if w in index]
+                columns[dropped] = -1
+                extra = sorted(w for w in stop_words if w not in index)
+                terms = terms + extra
+                columns = np.concatenate((columns, np.full(len(extra), -1, np.int64)))
+            tables[utf8] = Lookup.build(terms, columns, utf8=utf8)
+        return tables[utf8]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())
+        state.pop("_columns_cache", None)
+        state.pop("_lookup_cache", None)
+        state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
+        return state
+
+    def _weigh(self, counts: sp.csr_matrix, *, own: bool = False) -> sp.csr_matrix:
+        """The output for counts; ``own``: ``counts`` is no one else's, so it may become the
+        output (its data changed in place) instead of being copied."""
+        out = counts.astype(np.float64, copy=not own)
         if self.output == "binary":
             out.data[:] = 1.0
         elif self.output == "tfidf":
@@ -404,6 +490,7 @@ def _drop_terms(
 
 
 def _stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
-    df = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
-    tf = np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
+    # Canonical counts: one entry per (document, term), so entries per column = documents.
+    # The counts are whole numbers, so their int64 sums are exact.
+    df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
     return VocabularyStats(terms, df, tf, counts.shape[0])
