@@ -27,6 +27,8 @@ import bayeskit as bk
 from bayeskit.errors import BayeskitError, InputTypeError, ModelFileError, NotFittedError
 from bayeskit.io import model_file
 
+from ._refusal import refused
+
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(1.5, size=(40, 3)).astype(np.float64)
 BINARY = (RNG.random((40, 3)) < 0.4).astype(np.float64)
@@ -100,19 +102,6 @@ def raw_zip(path: Path, entries: dict[str, bytes]) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in entries.items():
             zf.writestr(name, data)
-
-
-def refused(path: Path, *words: str) -> ModelFileError:
-    with pytest.raises(ModelFileError) as info:
-        bk.load(path)
-    message = str(info.value)
-    assert str(path) in message
-    assert "\n" not in message
-    assert info.value.__context__ is None
-    assert info.value.__cause__ is None
-    for word in words:
-        assert word in message, message
-    return info.value
 
 
 @pytest.fixture

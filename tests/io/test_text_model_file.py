@@ -25,6 +25,8 @@ from bayeskit.errors import InputTypeError, ModelFileError, NotFittedError
 from bayeskit.io import _text_state, model_file
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
+from ._refusal import refused
+
 TEXTS, LABELS = load_sms_spam()
 TRAIN, TRAIN_Y = TEXTS[:1500], LABELS[:1500]
 MORE, MORE_Y = TEXTS[1500:1700], LABELS[1500:1700]
@@ -103,19 +105,6 @@ def npy(array: np.ndarray) -> bytes:
 
 def array_of(entry: bytes) -> np.ndarray:
     return np.load(io.BytesIO(entry), allow_pickle=False)
-
-
-def refused(path: Path, *words: str) -> ModelFileError:
-    with pytest.raises(ModelFileError) as info:
-        bk.load(path)
-    message = str(info.value)
-    assert str(path) in message
-    assert "\n" not in message
-    assert info.value.__context__ is None
-    assert info.value.__cause__ is None
-    for word in words:
-        assert word in message, message
-    return info.value
 
 
 # ---------------------------------------------------------------------------------- models

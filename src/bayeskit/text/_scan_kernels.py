@@ -417,6 +417,8 @@ def lookup_scan(
             if is_word[cp] == 0:
                 i += width
                 continue
+            # The same word loop as in scan(), written out again on purpose: an inlined
+            # helper returning (start, stop, hash, length) measured 30 % slower on 20NG.
             s = i
             n_chars = 0
             h = FNV_OFFSET
