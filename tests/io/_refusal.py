@@ -1,9 +1,12 @@
-"""The check every refused model file goes through: a one-line ModelFileError that names the
-path and the problem, with no chained low-level traceback."""
+"""Helpers of the model-file tests: taking a file apart, and the check every refused file goes
+through (a one-line ModelFileError naming the path and the problem, no chained traceback)."""
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,3 +25,12 @@ def refused(path: Path, *words: str) -> ModelFileError:
     for word in words:
         assert word in message, message
     return info.value
+
+
+def parts(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (without its checksum) and the other entries of a model file."""
+    with zipfile.ZipFile(path) as zf:
+        entries = {name: zf.read(name) for name in zf.namelist()}
+    meta = json.loads(entries.pop("meta.json"))
+    del meta["checksum"]
+    return meta, entries

@@ -27,7 +27,7 @@ import bayeskit as bk
 from bayeskit.errors import BayeskitError, InputTypeError, ModelFileError, NotFittedError
 from bayeskit.io import model_file
 
-from ._refusal import refused
+from ._refusal import parts, refused
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(1.5, size=(40, 3)).astype(np.float64)
@@ -77,15 +77,6 @@ def assert_same(original: bk.GenerativeClassifier, loaded: bk.GenerativeClassifi
         np.testing.assert_array_equal(loaded.feature_names_in_, names)
     np.testing.assert_array_equal(loaded.predict_proba(X), original.predict_proba(X))
     np.testing.assert_array_equal(loaded.predict(X), original.predict(X))
-
-
-def parts(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """meta.json (without its checksum) and the other entries of a model file."""
-    with zipfile.ZipFile(path) as zf:
-        entries = {name: zf.read(name) for name in zf.namelist()}
-    meta = json.loads(entries.pop("meta.json"))
-    del meta["checksum"]
-    return meta, entries
 
 
 def seal(

@@ -10,7 +10,6 @@ import io
 import json
 import os
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from bayeskit.errors import InputTypeError, ModelFileError, NotFittedError
 from bayeskit.io import _text_state, model_file
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
-from ._refusal import refused
+from ._refusal import parts, refused
 
 TEXTS, LABELS = load_sms_spam()
 TRAIN, TRAIN_Y = TEXTS[:1500], LABELS[:1500]
@@ -79,15 +78,6 @@ def assert_same(original: Text, loaded: Text, docs: list[Any]) -> None:
     if isinstance(original, SpamFilter):
         assert isinstance(loaded, SpamFilter)
         np.testing.assert_array_equal(loaded.classify(docs), original.classify(docs))
-
-
-def parts(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """meta.json (without its checksum) and the other entries of a model file."""
-    with zipfile.ZipFile(path) as zf:
-        entries = {name: zf.read(name) for name in zf.namelist()}
-    meta = json.loads(entries.pop("meta.json"))
-    del meta["checksum"]
-    return meta, entries
 
 
 def seal(path: Path, meta: dict[str, Any], entries: dict[str, bytes]) -> None:
