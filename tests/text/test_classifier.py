@@ -161,3 +161,15 @@ def test_pickling_and_parallel_model_selection():
         np.testing.assert_array_equal(again.predict_proba(TEST), clf.predict_proba(TEST))
     scores = cross_val_score(TextClassifier(), TRAIN[:900], Y_TRAIN[:900], cv=3, n_jobs=2)
     assert scores.min() > 0.9
+
+
+def test_grid_search_over_nested_defaults():
+    from sklearn.model_selection import GridSearchCV
+
+    grid = {"model__alpha": [0.1, 1.0], "vectorizer__min_df": [1, 2]}
+    search = GridSearchCV(TextClassifier(), grid, cv=3).fit(TRAIN[:900], Y_TRAIN[:900])
+    assert set(search.best_params_) == set(grid)
+    assert search.best_score_ > 0.9
+    clf = TextClassifier().set_params(model__alpha=0.25)
+    assert clf.model.alpha == 0.25
+    assert TextClassifier().model is None  # the default itself is never shared or changed

@@ -125,6 +125,17 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             )
         return vec, model
 
+    def set_params(self, **params: Any) -> TextClassifier:
+        """Set parameters; ``model__alpha=…`` and ``vectorizer__min_df=…`` also work while
+        ``model`` / ``vectorizer`` are left at their default (None), as in a grid search."""
+        defaults = {"vectorizer": TextVectorizer, "model": MultinomialNB}
+        for key in params:
+            head, nested, _ = key.partition("__")
+            if nested and head in defaults and getattr(self, head) is None and head not in params:
+                setattr(self, head, defaults[head]())
+        self.__dict__.pop("_cache", None)
+        return super().set_params(**params)
+
     @staticmethod
     def _additive(vec: TextVectorizer) -> bool:
         return vec.output in ("counts", "binary") and vec.vocabulary is None
