@@ -118,3 +118,12 @@ def union_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     both[: len(a)] = a.tolist()
     both[len(a) :] = b.tolist()
     return unique_sorted(both)
+
+
+def find_sorted(haystack: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each needle sits in the sorted ``haystack`` and whether it is there at all:
+    ``(positions, found)``, with positions clamped into range so they can always index."""
+    if len(haystack) == 0:
+        return np.zeros(len(needles), dtype=np.int64), np.zeros(len(needles), dtype=bool)
+    pos = np.minimum(np.searchsorted(haystack, needles), len(haystack) - 1)
+    return pos, haystack[pos] == needles

@@ -173,3 +173,14 @@ def test_grid_search_over_nested_defaults():
     clf = TextClassifier().set_params(model__alpha=0.25)
     assert clf.model.alpha == 0.25
     assert TextClassifier().model is None  # the default itself is never shared or changed
+
+
+def test_unlearn_one_message_under_min_df():
+    # The removed batch alone satisfies no min_df: unlearning must not select a vocabulary
+    # for it, only subtract its statistics.
+    settings = {"vectorizer": TextVectorizer(min_df=2)}
+    clf = TextClassifier(**settings).fit(TRAIN[:500], Y_TRAIN[:500]).unlearn(TRAIN[:1], Y_TRAIN[:1])
+    reference = TextClassifier(**settings).fit(TRAIN[1:500], Y_TRAIN[1:500])
+    np.testing.assert_allclose(
+        clf.predict_log_proba(TEST), reference.predict_log_proba(TEST), rtol=1e-10
+    )

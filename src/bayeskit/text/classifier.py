@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._base import GenerativeClassifier, _check_sample_weight, _check_y, _encode_labels
 from .._validation import check_lengths
+from .._values import find_sorted
 from ..errors import NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
@@ -22,7 +23,7 @@ from ..inspection import (
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Counts, Summary
 from .analyze import DEFAULT_TOKEN_PATTERN
-from .vectorize import TextVectorizer
+from .vectorize import TextVectorizer, stats_of
 from .vocabulary import VocabularyStats
 
 
@@ -162,31 +163,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 counts = self.vectorizer_.transform(docs)
                 self.model_.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
             return self
-        batch_vec = clone(vec)
-        terms, counts = batch_vec._count(docs)
-        check_lengths(len(docs), y, "y")
-        if len(terms):
-            # Statistics only: the batch's own parameters would be thrown away.
-            summary = clone(model)._summarize(
-                batch_vec._weigh(counts), y, sample_weight, classes=classes, reset=True
-            )
-            block = summary.blocks[0]
-            assert isinstance(block, Counts)
-            keyed = Summary(
-                summary.classes, summary.class_count, (CategoryCounts((terms,), block.total),)
-            )
-        else:  # not one term in the batch: only the class counts change
-            labels, codes = _encode_labels(_check_y(y), classes)
-            weight = _check_sample_weight(sample_weight, len(docs))
-            class_count = np.bincount(codes, weights=weight, minlength=len(labels))
-            empty = CategoryCounts((terms,), np.zeros((len(labels), 0)))
-            keyed = Summary(labels, class_count, (empty,))
-        vocab = VocabularyStats(
-            terms,
-            np.bincount(counts.indices, minlength=len(terms)).astype(np.int64),
-            np.asarray(counts.sum(axis=0)).ravel().astype(np.int64),
-            counts.shape[0],
-        )
+        keyed, vocab = self._batch(vec, model, docs, y, sample_weight, classes)
         if "stats_" in self.__dict__:
             keyed, vocab = self.stats_ + keyed, self.vocabulary_stats_ + vocab
         return self._adopt(keyed, vocab)
@@ -194,14 +171,43 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Remove documents the classifier was trained on (additive mode)."""
         self._check_fitted()
-        vec, _ = self._prototypes()
+        vec, model = self._prototypes()
         if not self._additive(vec):
             self.model_.unlearn(self.vectorizer_.transform(_as_list(X)), y, sample_weight)
             return self
-        removed = clone(self).fit(X, y, sample_weight=sample_weight)
-        return self._adopt(
-            self.stats_ - removed.stats_, self.vocabulary_stats_ - removed.vocabulary_stats_
-        )
+        keyed, vocab = self._batch(vec, model, _as_list(X), y, sample_weight, None)
+        return self._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
+
+    @staticmethod
+    def _batch(
+        vec: TextVectorizer,
+        model: GenerativeClassifier,
+        docs: list[Any],
+        y: Any,
+        sample_weight: Any,
+        classes: Any,
+    ) -> tuple[Summary, VocabularyStats]:
+        """The term-keyed statistics of some documents: what ``partial_fit`` adds and
+        ``unlearn`` subtracts. No vocabulary is selected and nothing is finalized here."""
+        batch_vec = clone(vec)
+        terms, counts = batch_vec._count(docs)
+        check_lengths(len(docs), y, "y")
+        if len(terms):
+            # The count model's own summarize, on the batch's terms.
+            summary = clone(model)._summarize(
+                batch_vec._weigh(counts), y, sample_weight, classes=classes, reset=True
+            )
+            block = summary.blocks[0]
+            assert isinstance(block, Counts)
+            total = block.total
+        else:  # not one term in the batch: only the class counts change
+            labels, codes = _encode_labels(_check_y(y), classes)
+            weight = _check_sample_weight(sample_weight, len(docs))
+            counted = np.bincount(codes, weights=weight, minlength=len(labels))
+            summary = Summary(labels, counted, ())
+            total = np.zeros((len(labels), 0))
+        keyed = Summary(summary.classes, summary.class_count, (CategoryCounts((terms,), total),))
+        return keyed, stats_of(terms, counts)
 
     def _adopt(self, stats: Summary, vocab: VocabularyStats) -> TextClassifier:
         self.stats_, self.vocabulary_stats_ = stats, vocab
@@ -226,8 +232,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if len(columns) == len(terms) and np.array_equal(columns, terms):
             selected = totals  # nothing filtered out: skip the string search
         else:
-            pos = np.minimum(np.searchsorted(terms, columns), max(len(terms) - 1, 0))
-            selected = totals[:, pos] * (terms[pos] == columns)
+            pos, found = find_sorted(terms, columns)
+            selected = totals[:, pos] * found
         if self.useful_terms is not None:
             # Seed 002: keep the terms whose class they point to is surest.
             useful = usefulness_of(selected, self.stats_.class_count)

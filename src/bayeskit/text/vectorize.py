@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
 from ._scan import Lookup, count_known, count_words
@@ -144,7 +145,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             self.stats_ = VocabularyStats.zero()
             return self.transform(raw_documents)
         terms, counts = self._count(raw_documents)
-        self.stats_ = _stats_of(terms, counts)
+        self.stats_ = stats_of(terms, counts)
         self._set_vocabulary()
         # The vocabulary is chosen among ``terms``: as many terms means all of them.
         unfiltered = self.vocabulary is None and len(self.terms_) == len(terms)
@@ -167,7 +168,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """Vocabulary statistics of documents, without changing the vectorizer."""
         self._check_params()
         terms, counts = self._count(raw_documents)
-        return _stats_of(terms, counts)
+        return stats_of(terms, counts)
 
     def fit_stats(self, stats: VocabularyStats) -> TextVectorizer:
         """Set the vectorizer from vocabulary statistics (e.g. summed over many machines)."""
@@ -316,13 +317,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def _idf(self) -> np.ndarray:
         stats = self.stats_
-        pos = (
-            np.searchsorted(stats.terms, self.terms_)
-            if len(stats)
-            else np.zeros(len(self.terms_), np.int64)
-        )
-        pos = np.minimum(pos, max(len(stats) - 1, 0))
-        known = stats.terms[pos] == self.terms_ if len(stats) else np.zeros(len(self.terms_), bool)
+        pos, known = find_sorted(stats.terms, self.terms_)
         df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
         n = float(stats.n_docs)
         if self.smooth_idf:
@@ -489,7 +484,7 @@ def _drop_terms(
     return terms[keep], out
 
 
-def _stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
+def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
     # Canonical counts: one entry per (document, term), so entries per column = documents.
     # The counts are whole numbers, so their int64 sums are exact.
     df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))

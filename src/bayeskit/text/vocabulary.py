@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._values import find_sorted
 from ..errors import DataError, ParameterError
 
 
@@ -94,9 +95,8 @@ class VocabularyStats:
         """Remove ``other``'s documents (for unlearning); terms left with none disappear."""
         if not isinstance(other, VocabularyStats):
             return NotImplemented
-        where = np.searchsorted(self.terms, other.terms)
-        where = np.minimum(where, max(len(self) - 1, 0))
-        if len(other) and (len(self) == 0 or np.any(self.terms[where] != other.terms)):
+        where, found = find_sorted(self.terms, other.terms)
+        if not found.all():
             raise DataError("cannot remove documents with terms the vocabulary never counted")
         df, tf = self.doc_freq.copy(), self.term_freq.copy()
         np.subtract.at(df, where, other.doc_freq)
