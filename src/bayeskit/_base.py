@@ -227,13 +227,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         X = self._check_X(X, reset=reset)
-        n = _n_rows(X)
-        check_lengths(n, y, "y")
-        labels, codes = _encode_labels(_check_y(y), classes)
-        weight = _check_sample_weight(sample_weight, n)
-        R = sp.csr_matrix(
-            (weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64
-        )
+        labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
         families = self._families()
         names = self._feature_names()
         blocks = []
@@ -394,6 +388,18 @@ def _same(x: Any, y: Any) -> bool:
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
     return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)
+
+
+def class_weights(
+    y: Any, sample_weight: Any, n: int, classes: Any = None
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Sorted class labels (with any declared ``classes``) and the (n, n_classes) matrix R of
+    one-hot labels times sample weights that every family summarizes with."""
+    check_lengths(n, y, "y")
+    labels, codes = _encode_labels(_check_y(y), classes)
+    weight = _check_sample_weight(sample_weight, n)
+    R = sp.csr_matrix((weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64)
+    return labels, R
 
 
 def _n_rows(X: Any) -> int:

@@ -8,8 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import GenerativeClassifier, _check_sample_weight, _check_y, _encode_labels
-from .._validation import check_lengths
+from .._base import GenerativeClassifier, class_weights
 from .._values import find_sorted
 from ..errors import NotFittedError, ParameterError
 from ..inspection import (
@@ -191,7 +190,6 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         ``unlearn`` subtracts. No vocabulary is selected and nothing is finalized here."""
         batch_vec = clone(vec)
         terms, counts = batch_vec._count(docs)
-        check_lengths(len(docs), y, "y")
         if len(terms):
             # The count model's own summarize, on the batch's terms.
             summary = clone(model)._summarize(
@@ -201,10 +199,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             assert isinstance(block, Counts)
             total = block.total
         else:  # not one term in the batch: only the class counts change
-            labels, codes = _encode_labels(_check_y(y), classes)
-            weight = _check_sample_weight(sample_weight, len(docs))
-            counted = np.bincount(codes, weights=weight, minlength=len(labels))
-            summary = Summary(labels, counted, ())
+            labels, R = class_weights(y, sample_weight, len(docs), classes)
+            summary = Summary(labels, np.asarray(R.sum(axis=0)).ravel(), ())
             total = np.zeros((len(labels), 0))
         keyed = Summary(summary.classes, summary.class_count, (CategoryCounts((terms,), total),))
         return keyed, stats_of(terms, counts)
