@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,17 @@ class CategoricalParams:
     feature_log_prob: np.ndarray  # (n_classes, n_total_categories), flat over features
     unseen_log_prob: np.ndarray  # (n_classes, n_features): score of a never-seen value
     n_categories: np.ndarray  # (n_features,) categories used in each denominator
+
+    @cached_property
+    def table(self) -> np.ndarray:
+        """Scores of every (feature, category) column, then each feature's unseen column:
+        (n_classes, n_total_categories + n_features). Built once per fitted model."""
+        return np.hstack([self.feature_log_prob, self.unseen_log_prob])
+
+    @cached_property
+    def table_by_code(self) -> np.ndarray:
+        """``table`` transposed, contiguous: one row per code, as the compiled scorer reads it."""
+        return np.ascontiguousarray(self.table.T)
 
 
 def one_hot(codes: np.ndarray, n_columns: int) -> sp.csr_matrix:
@@ -136,12 +148,8 @@ class Categorical(Family):
         else:
             codes = np.where(local >= 0, local + offsets[:-1], MISSING)
             counts = class_totals(R, one_hot(codes, int(offsets[-1])))
-        seen = counts.sum(axis=0) > 0
-        if seen.all():
-            return CategoryCounts(categories, counts)
         # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
-        kept = tuple(c[seen[offsets[j] : offsets[j + 1]]] for j, c in enumerate(categories))
-        return CategoryCounts(kept, counts[:, seen])
+        return CategoryCounts(categories, counts).without_empty(0.0)
 
     def _n_categories(self, stats: CategoryCounts) -> np.ndarray:
         observed = np.diff(stats.offsets)
@@ -209,18 +217,15 @@ class Categorical(Family):
         return one_hot(codes, codebook.n_codes + codes.shape[1])
 
     def log_prob(self, params: CategoricalParams, X: Table) -> np.ndarray:
-        table = np.hstack([params.feature_log_prob, params.unseen_log_prob])
         matrix = X.matrix
         if matrix is not None and matrix.dtype.kind in "biuf" and params.codebook.all_lut:
-            return self._score_codes(params, table, matrix, X)
-        return safe_dot(self.encode(params, X), table)
+            return self._score_codes(params, matrix, X)
+        return safe_dot(self.encode(params, X), params.table)
 
-    def _score_codes(
-        self, params: CategoricalParams, table: np.ndarray, matrix: np.ndarray, X: Table
-    ) -> np.ndarray:
+    def _score_codes(self, params: CategoricalParams, matrix: np.ndarray, X: Table) -> np.ndarray:
         """The compiled path for integer-valued tables: one pass, no one-hot matrix."""
         book = params.codebook
-        out = np.zeros((matrix.shape[0], table.shape[0]))
+        out = np.zeros((matrix.shape[0], params.table.shape[0]))
         bad = np.zeros(matrix.shape[0], dtype=np.int64)
         mode = UNSEEN_POLICIES.index(self.unseen)
         values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
@@ -230,7 +235,7 @@ class Categorical(Family):
             book.lut_span,
             book.lut_base[:-1],
             book.lut,
-            np.ascontiguousarray(table.T),
+            params.table_by_code,
             mode,
             out,
             bad,
@@ -242,7 +247,7 @@ class Categorical(Family):
     def linear_form(self, params: CategoricalParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over the one-hot (feature = value) columns, then one "unseen" column per
         feature; bias 0."""
-        W = np.hstack([params.feature_log_prob, params.unseen_log_prob])
+        W = params.table
         return W, np.zeros(W.shape[0])
 
 
