@@ -8,6 +8,7 @@ out-of-core and distributed training, and merging models all reduce to ``+``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -25,7 +26,9 @@ class Statistic(ABC):
     """An additive sufficient statistic with a class axis first.
 
     Subclasses define ``kind`` (the name used in model files) and implement :meth:`_add`,
-    :meth:`embed_classes`, :meth:`to_arrays` and :meth:`from_arrays`.
+    :meth:`weights`, :meth:`with_weights`, :meth:`to_arrays` and :meth:`from_arrays`. Every
+    weight array has the class axis first, so negating (for unlearning), keeping some classes
+    and embedding into a longer class list are the same operation for every statistic.
     """
 
     kind: ClassVar[str]
@@ -38,36 +41,53 @@ class Statistic(ABC):
 
     @property
     @abstractmethod
-    def n_classes(self) -> int:
-        """Length of the class axis."""
-
-    @property
-    @abstractmethod
     def n_features(self) -> int:
         """Number of features the statistic covers."""
+
+    @abstractmethod
+    def weights(self) -> tuple[np.ndarray, ...]:
+        """The weight arrays, each with the class axis first."""
+
+    @abstractmethod
+    def with_weights(self: S, arrays: tuple[np.ndarray, ...]) -> S:
+        """The same statistic (features, categories) holding other weights."""
 
     @abstractmethod
     def _add(self: S, other: S) -> S:
         """Add a statistic of the same type and class axis."""
 
-    @abstractmethod
+    @property
+    def n_classes(self) -> int:
+        """Length of the class axis."""
+        return int(self.weights()[0].shape[0])
+
+    def map_weights(self: S, function: Callable[[np.ndarray], np.ndarray]) -> S:
+        """The statistic with ``function`` applied to every weight array."""
+        return self.with_weights(tuple(function(w) for w in self.weights()))
+
     def __neg__(self: S) -> S:
-        """The statistic with every weight negated, so ``a + (-b)`` removes ``b``'s data."""
+        """Every weight negated, so ``a + (-b)`` removes ``b``'s data."""
+        return self.map_weights(np.negative)
 
     def min_weight(self) -> float:
         """The smallest weight it holds (negative after removing data it never had)."""
-        arrays, _ = self.to_arrays()
-        return min((float(a.min()) for a in arrays.values() if a.size), default=0.0)
+        return min((float(w.min()) for w in self.weights() if w.size), default=0.0)
 
     def without_empty(self: S, tolerance: float) -> S:
         """The statistic without entries whose weight is within ``tolerance`` of zero, where
         that changes the model (categories nobody has; most statistics have none)."""
         return self
 
-    @abstractmethod
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
         ``n_classes`` classes (used to align two statistics on the union of their classes)."""
+
+        def embed(w: np.ndarray) -> np.ndarray:
+            out = np.zeros((n_classes, *w.shape[1:]))
+            out[index] = w
+            return out
+
+        return self.map_weights(embed)
 
     @abstractmethod
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -48,10 +48,6 @@ class CategoryCounts(Statistic):
     kind = "category_counts"
 
     @property
-    def n_classes(self) -> int:
-        return int(self.counts.shape[0])
-
-    @property
     def n_features(self) -> int:
         return len(self.categories)
 
@@ -96,8 +92,12 @@ class CategoryCounts(Statistic):
             cols.append(new_offsets[j] + idx)
         return np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
 
-    def __neg__(self) -> CategoryCounts:
-        return CategoryCounts(self.categories, -self.counts)
+    def weights(self) -> tuple[np.ndarray, ...]:
+        return (self.counts,)
+
+    def with_weights(self, arrays: tuple[np.ndarray, ...]) -> CategoryCounts:
+        (counts,) = arrays
+        return CategoryCounts(self.categories, counts)
 
     def without_empty(self, tolerance: float) -> CategoryCounts:
         """Drop categories no class has any weight of (as if never seen)."""
@@ -107,11 +107,6 @@ class CategoryCounts(Statistic):
         off = self.offsets
         kept = tuple(c[seen[off[j] : off[j + 1]]] for j, c in enumerate(self.categories))
         return CategoryCounts(kept, self.counts[:, seen])
-
-    def embed_classes(self, index: np.ndarray, n_classes: int) -> CategoryCounts:
-        counts = np.zeros((n_classes, self.counts.shape[1]))
-        counts[index] = self.counts
-        return CategoryCounts(self.categories, counts)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         meta = {"categories": [values_to_json(c) for c in self.categories]}

@@ -44,10 +44,6 @@ class Counts(Statistic):
         return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
 
     @property
-    def n_classes(self) -> int:
-        return int(self.weight.shape[0])
-
-    @property
     def n_features(self) -> int:
         return int(self.total.shape[1])
 
@@ -58,14 +54,11 @@ class Counts(Statistic):
             )
         return Counts(self.weight + other.weight, self.total + other.total)
 
-    def __neg__(self) -> Counts:
-        return Counts(-self.weight, -self.total)
+    def weights(self) -> tuple[np.ndarray, ...]:
+        return self.weight, self.total
 
-    def embed_classes(self, index: np.ndarray, n_classes: int) -> Counts:
-        weight = np.zeros(n_classes)
-        total = np.zeros((n_classes, self.n_features))
-        weight[index] = self.weight
-        total[index] = self.total
+    def with_weights(self, arrays: tuple[np.ndarray, ...]) -> Counts:
+        weight, total = arrays
         return Counts(weight, total)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -122,9 +122,8 @@ def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
 
 def _clean(block: Statistic, keep: np.ndarray, tolerance: float) -> Statistic:
     """Keep the classes at ``keep``, zero out rounding residue, drop emptied categories."""
-    arrays, meta = block.to_arrays()
-    cleaned = {}
-    for key, arr in arrays.items():
-        arr = np.where(np.abs(arr) <= tolerance, 0.0, arr)
-        cleaned[key] = arr[keep] if arr.ndim >= 1 and arr.shape[0] == block.n_classes else arr
-    return type(block).from_arrays(cleaned, meta).without_empty(tolerance)
+
+    def clean(w: np.ndarray) -> np.ndarray:
+        return np.where(np.abs(w) <= tolerance, 0.0, w)[keep]
+
+    return block.map_weights(clean).without_empty(tolerance)
