@@ -117,7 +117,6 @@ def count_words(
     )
     terms, indptr, indices, counts = _combine(parts)
     n_terms = terms.n
-    nnz = indices.size
 
     # Sort the terms and make them str while grouping the entries by term; then write the
     # rows in sorted order.
@@ -128,10 +127,26 @@ def count_words(
         ],
         two,
     )
+    out_indices, out_data = _rows_in_order(colptr, rows, values, order, indptr, two)
+    return _result(names[order], out_data, out_indices, indptr, n_docs)
+
+
+def _rows_in_order(
+    colptr: np.ndarray,
+    rows: np.ndarray,
+    values: np.ndarray,
+    order: np.ndarray,
+    indptr: np.ndarray,
+    two: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """CSR indices and data of entries grouped by column (``colptr``, ``rows``, ``values``),
+    every row's columns visited in ``order`` so they come out sorted; with ``two``, each of
+    two threads writes half of the rows."""
+    nnz = rows.size
     out_indices = np.empty(nnz, np.int32)
     out_data = np.empty(nnz, np.float64)
     args = (colptr, rows, values, order, indptr, out_indices, out_data)
-    mid = int(np.searchsorted(indptr, nnz // 2)) if two else n_docs  # rows of the first call
+    mid = int(np.searchsorted(indptr, nnz // 2)) if two else indptr.size - 1  # first call's rows
     _run(
         [
             lambda: kernels.to_sorted_csr(*args, True, mid),
@@ -139,7 +154,7 @@ def count_words(
         ],
         two,
     )
-    return _result(names[order], out_data, out_indices, indptr, n_docs)
+    return out_indices, out_data
 
 
 def _names(terms: _Terms, utf8: bool) -> np.ndarray:
@@ -263,19 +278,9 @@ def count_known(
 
     # Sort every row's columns: group the entries by column, then write the rows back
     # visiting the columns in order.
-    nnz = flat.size
     colptr, rows, grouped = kernels.to_csc(indptr, flat, values, n_columns)
-    out_indices = np.empty(nnz, np.int32)
-    out_data = np.empty(nnz, np.float64)
-    args = (colptr, rows, grouped, np.arange(n_columns), indptr, out_indices, out_data)
-    mid = int(np.searchsorted(indptr, nnz // 2)) if two else n_docs
-    _run(
-        [
-            lambda: kernels.to_sorted_csr(*args, True, mid),
-            lambda: kernels.to_sorted_csr(*args, False, mid),
-        ],
-        two,
-    )
+    order = np.arange(n_columns)
+    out_indices, out_data = _rows_in_order(colptr, rows, grouped, order, indptr, two)
     counts = sp.csr_matrix((out_data, out_indices, indptr), shape=(n_docs, n_columns))
     counts.has_canonical_format = True
     return counts
