@@ -316,6 +316,32 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             b = b + prior
         return np.hstack(Ws), b
 
+    def linear_design(self, X: Any) -> Any:
+        """The rows :meth:`linear_form` applies to: ``predict_joint_log_proba(X) ==
+        linear_design(X) @ W.T + b`` (the features for count models, one-hot columns for
+        categorical ones)."""
+        _, params, families = self._fitted()
+        X = self._check_X(X, reset=False)
+        names = self._feature_names()
+        parts = [
+            family.design(p, family.validate(part, names))
+            for family, p, part in zip(families, params, self._split(X), strict=True)
+        ]
+        if len(parts) == 1:
+            return parts[0]
+        return sp.hstack([sp.csr_matrix(part) for part in parts], format="csr")
+
+    def linear_feature_names(self) -> list[str]:
+        """Names of :meth:`linear_form`'s columns."""
+        _, params, families = self._fitted()
+        names = self._feature_names()
+        out: list[str] = []
+        start = 0
+        for family, p, block in zip(families, params, self._fitted_summary().blocks, strict=True):
+            out += family.column_names(p, names[start : start + block.n_features])
+            start += block.n_features
+        return out
+
     # ------------------------------------------------------------------ merging
     def __add__(self, other: object) -> GenerativeClassifier:
         if not isinstance(other, GenerativeClassifier):

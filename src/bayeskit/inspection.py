@@ -19,7 +19,6 @@ from sklearn.feature_selection import SelectorMixin
 
 from ._base import GenerativeClassifier
 from .errors import ParameterError
-from .families import Categorical
 from .stats import Counts
 
 
@@ -243,46 +242,26 @@ def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) ->
 def _design_row(
     model: GenerativeClassifier, x: Any, n_columns: int, feature_names: Sequence[str] | None
 ) -> tuple[np.ndarray, Sequence[str]]:
+    """One row of the model's linear design (validated like ``predict`` input) and the
+    names of its columns."""
     names = _names(model, n_columns, feature_names)
-    from .naive_bayes import CategoricalNB
-
-    if isinstance(model, CategoricalNB):
-        row = x if (np.ndim(x) == 2 or hasattr(x, "columns")) else [list(x)]
-        _, params, families = model._fitted()
-        family = families[0]
-        assert isinstance(family, Categorical)
-        encoded = family.encode(params[0], model._check_X(row, reset=False))
-        return np.asarray(encoded.toarray()[0], dtype=np.float64), names
-    if sp.issparse(x):
-        row = np.asarray(x.toarray(), dtype=np.float64).ravel()
-    else:
-        row = np.asarray(x, dtype=np.float64).ravel()
-    if row.shape[0] != n_columns:
-        raise ParameterError(f"x has {row.shape[0]} features; the model has {n_columns}")
-    families = model._fitted()[2]
-    row = families[0].validate(row[None, :], model._feature_names())[0]
-    return np.asarray(row, dtype=np.float64), names
+    one_row = x if (sp.issparse(x) or np.ndim(x) == 2 or hasattr(x, "columns")) else [x]
+    design = model.linear_design(one_row)
+    row = design[[0]].toarray() if sp.issparse(design) else np.asarray(design)[[0]]
+    return np.asarray(row, dtype=np.float64).ravel(), names
 
 
 def _names(
     model: GenerativeClassifier, n_columns: int, feature_names: Sequence[str] | None
 ) -> Sequence[str]:
-    if feature_names is not None:
-        if len(feature_names) != n_columns:
-            raise ParameterError(
-                f"feature_names has {len(feature_names)} names; the model has {n_columns} "
-                "linear columns"
-            )
-        return feature_names
-    from .naive_bayes import CategoricalNB
-
-    if isinstance(model, CategoricalNB):
-        base = model._feature_names()
-        names = [
-            f"{base[j]}={v}" for j, cats in enumerate(model.categories_) for v in cats.tolist()
-        ]
-        return names + [f"{base[j]}=<unseen>" for j in range(len(model.categories_))]
-    return model._feature_names()
+    if feature_names is None:
+        return model.linear_feature_names()
+    if len(feature_names) != n_columns:
+        raise ParameterError(
+            f"feature_names has {len(feature_names)} names; the model has {n_columns} "
+            "linear columns"
+        )
+    return feature_names
 
 
 def _index(classes: np.ndarray, label: Any) -> int:

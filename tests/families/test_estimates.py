@@ -107,12 +107,11 @@ def test_linear_form_reproduces_joint_log_likelihood(model):
     y = rng.integers(0, 3, size=40)
     model.fit(X, y)
     W, b = model.linear_form()
-    if isinstance(model, bk.CategoricalNB):
-        family, params = model.families_[0], model._fitted()[1][0]
-        design = family.encode(params, model._check_X(X, reset=False))
-    else:
-        design = X
+    design = model.linear_design(X)
+    if not isinstance(model, bk.CategoricalNB):
+        np.testing.assert_allclose(design, X)  # count models: the features themselves
     np.testing.assert_allclose(design @ W.T + b, model.predict_joint_log_proba(X), rtol=1e-10)
+    assert len(model.linear_feature_names()) == W.shape[1]
 
 
 def test_complement_refuses_infinite_weights():

@@ -57,8 +57,17 @@ class Family(ABC):
         """Per-class log-likelihood of each row, shape (n_samples, n_classes)."""
 
     def linear_form(self, params: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Weights ``W`` (n_classes, n_features) and bias ``b`` (n_classes,)."""
+        """Weights ``W`` (n_classes, n_columns) and bias ``b`` (n_classes,)."""
         raise NotImplementedError(f"the {self.name} family is not linear in its features")
+
+    def design(self, params: Any, X: Any) -> Any:
+        """The rows ``linear_form``'s weights multiply, from validated input: the features
+        themselves for count families."""
+        return X
+
+    def column_names(self, params: Any, names: Sequence[str]) -> list[str]:
+        """Names of the columns of :meth:`design`, given the block's feature names."""
+        return list(names)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())

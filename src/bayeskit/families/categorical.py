@@ -244,6 +244,16 @@ class Categorical(Family):
             self.encode(params, X)  # raises UnknownCategoryError naming the first one
         return out
 
+    def design(self, params: CategoricalParams, X: Table) -> sp.csr_matrix:
+        """One-hot rows (see :meth:`encode`): what :meth:`linear_form`'s weights multiply."""
+        return self.encode(params, X)
+
+    def column_names(self, params: CategoricalParams, names: Sequence[str]) -> list[str]:
+        """``feature=value`` for every category, then ``feature=<unseen>`` per feature."""
+        cats = params.codebook.categories
+        known = [f"{names[j]}={v}" for j, values in enumerate(cats) for v in values.tolist()]
+        return known + [f"{names[j]}=<unseen>" for j in range(len(cats))]
+
     def linear_form(self, params: CategoricalParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over the one-hot (feature = value) columns, then one "unseen" column per
         feature; bias 0."""
