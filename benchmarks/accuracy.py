@@ -187,6 +187,16 @@ def uci(root: Path) -> list[tuple[str, str, float, float]]:
     return rows
 
 
+def _table(title: str, header: list[str], rows: list[tuple[str, ...]]) -> None:
+    """Print a Markdown section: a title, a table whose first column is text, a blank line."""
+    print(f"## {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|---|" + "---:|" * (len(header) - 1))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["20ng", "sms", "spamassassin", "uci"])
@@ -195,13 +205,15 @@ def main() -> int:
     wanted = [args.only] if args.only else ["20ng", "sms", "spamassassin", "uci"]
     print(f"# bayeskit {bk.__version__} accuracy on the shared datasets\n")
     if "sms" in wanted:
-        print("## SMS Spam Collection, stratified 10-fold (seed 0)\n")
-        print("| setting | scikit-learn | bayeskit accuracy | macro-F1 | seconds |")
-        print("|---|---:|---:|---:|---:|")
+        rows = []
         for name, theirs, make in SMS_SETTINGS:
             accuracy, f1, seconds = sms_cross_validation(make)
-            print(f"| {name} | {theirs} | {accuracy:.4f} | {f1:.4f} | {seconds:.1f} |")
-        print()
+            rows.append((name, theirs, f"{accuracy:.4f}", f"{f1:.4f}", f"{seconds:.1f}"))
+        _table(
+            "SMS Spam Collection, stratified 10-fold (seed 0)",
+            ["setting", "scikit-learn", "bayeskit accuracy", "macro-F1", "seconds"],
+            rows,
+        )
     if root is None:
         print(
             "The shared data folder was not found (set BAYESKIT_DATA): the other datasets "
@@ -209,31 +221,25 @@ def main() -> int:
         )
         return 0
     if "20ng" in wanted:
-        print("## 20 Newsgroups bydate, train → test\n")
-        print("| setting | scikit-learn | bayeskit | seconds (fit + predict) |")
-        print("|---|---:|---:|---:|")
-        for name, theirs, accuracy, seconds in newsgroups(root):
-            print(f"| {name} | {theirs} | {accuracy:.4f} | {seconds:.1f} |")
-        print()
+        _table(
+            "20 Newsgroups bydate, train → test",
+            ["setting", "scikit-learn", "bayeskit", "seconds (fit + predict)"],
+            [(n, t, f"{a:.4f}", f"{s:.1f}") for n, t, a, s in newsgroups(root)],
+        )
     if "spamassassin" in wanted:
-        print(
-            "## SpamAssassin corpus: train easy_ham + spam, test easy_ham_2 + hard_ham + spam_2\n"
-        )
-        print(
-            "| setting | accuracy | spam recall | ham false-positive rate (easy_ham_2 / hard_ham) "
-            "| three-way: ham→spam / unsure | seconds |"
-        )
-        print("|---|---:|---:|---:|---:|---:|")
-        for row in spamassassin(root):
-            print("| " + " | ".join(row) + " |")
-        print()
+        _table(
+            "SpamAssassin corpus: train easy_ham + spam, test easy_ham_2 + hard_ham + spam_2",
+            ["setting", "accuracy", "spam recall",
+             "ham false-positive rate (easy_ham_2 / hard_ham)", "three-way: ham→spam / unsure",
+             "seconds"],
+            spamassassin(root),
+        )  # fmt: skip
     if "uci" in wanted:
-        print("## UCI categorical tables, CategoricalNB, stratified 10-fold (seed 0)\n")
-        print("| data | scikit-learn | bayeskit accuracy | macro-F1 |")
-        print("|---|---:|---:|---:|")
-        for name, theirs, accuracy, f1 in uci(root):
-            print(f"| {name} | {theirs} | {accuracy:.4f} | {f1:.4f} |")
-        print()
+        _table(
+            "UCI categorical tables, CategoricalNB, stratified 10-fold (seed 0)",
+            ["data", "scikit-learn", "bayeskit accuracy", "macro-F1"],
+            [(n, t, f"{a:.4f}", f"{f:.4f}") for n, t, a, f in uci(root)],
+        )
     return 0
 
 

@@ -56,12 +56,7 @@ def _require_data() -> None:
 @cache
 def newsgroups() -> tuple[Any, np.ndarray, Any]:
     """20 Newsgroups bydate as CSR counts: (X_train, y_train, X_test), vectorized once."""
-    _require_data()
-    try:
-        train, y_train = shared.load_20newsgroups("train")
-        test, _ = shared.load_20newsgroups("test")
-    except FileNotFoundError as exc:
-        raise Skip(f"20 Newsgroups not found: {exc}") from None
+    train, y_train, test, _ = newsgroups_texts()
     vectorizer = CountVectorizer()
     return vectorizer.fit_transform(train), y_train, vectorizer.transform(test)
 
