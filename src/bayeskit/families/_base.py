@@ -14,6 +14,14 @@ A family is a small object holding hyperparameters (smoothing, estimate, …). I
 
 ``validate(X, names)`` checks family-specific input rules (non-negative counts, binary values)
 with messages that name the column and row.
+
+Missing values: a NaN (what the estimators turn None, pandas NA and polars null into for
+numeric columns) is a missing value. ``summarize`` leaves it out of every statistic and
+``log_prob`` gives it a contribution of 0, so the feature drops out of the product for that row
+(seed 003); a row with every feature missing scores the prior alone.
+
+Every family registers itself by ``name`` in :data:`FAMILIES`; ``family_from_config(name,
+config)`` rebuilds one (model files and ``MixedNB`` use it, and nothing else can be named).
 """
 
 from __future__ import annotations
@@ -25,7 +33,39 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import column_label
+from ..errors import DataError, ParameterError
 from ..stats import Statistic
+from ..stats._base import hard_labels
+
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "class_totals",
+    "class_weight_totals",
+    "family_from_config",
+    "hard_labels",
+    "observed_mask",
+    "real_block",
+    "safe_dot",
+]
+
+
+#: family name -> class, filled as family modules are imported.
+FAMILIES: dict[str, type[Family]] = {}
+
+
+def family_from_config(name: str, config: dict[str, Any]) -> Family:
+    """The family called ``name`` with hyperparameters ``config`` (as ``Family.config()``)."""
+    cls = FAMILIES.get(name)
+    if cls is None:
+        raise ParameterError(
+            f"unknown family {name!r}; known families: {', '.join(sorted(FAMILIES))}"
+        )
+    try:
+        return cls(**config)
+    except TypeError as exc:
+        raise ParameterError(f"bad settings for the {name} family: {exc}") from None
 
 
 class Family(ABC):
@@ -33,6 +73,16 @@ class Family(ABC):
 
     #: name used in model files and ``feature_families_``.
     name: ClassVar[str]
+    #: the kind of column ``MixedNB(families="auto")`` may give this family: "real" (floats,
+    #: NaN = missing), "binary" (0/1 floats, NaN = missing) or "category" (any values, a Table).
+    column_kind: ClassVar[str] = "real"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is not None:
+            FAMILIES[name] = cls
+
     #: True when ``log_prob`` is ``X @ W.T + b`` (multinomial, Bernoulli, complement…).
     linear: ClassVar[bool] = False
 
@@ -74,16 +124,6 @@ class Family(ABC):
         return f"{type(self).__name__}({args})"
 
 
-def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | None:
-    """(class index, weight) of each row when ``R`` is one-hot labels times weights as the
-    template builds it (CSR, one stored entry per row); None for soft labels."""
-    if not isinstance(R, (sp.csr_matrix, sp.csr_array)) or R.nnz != R.shape[0]:
-        return None
-    if not np.array_equal(R.indptr, np.arange(R.shape[0] + 1)):
-        return None
-    return np.asarray(R.indices), np.asarray(R.data)
-
-
 def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
     """``R.T @ X`` as a dense (n_classes, n_features) float64 array, for dense or sparse input."""
     if isinstance(R, (sp.spmatrix, sp.sparray)) and R.shape[0] * R.shape[1] <= 1 << 24:
@@ -111,3 +151,30 @@ def safe_dot(X: Any, W: np.ndarray) -> np.ndarray:
     hits = np.asarray(X @ impossible.T.astype(np.float64))
     out[hits > 0] = -np.inf
     return out
+
+
+def real_block(X: Any, names: Sequence[str], what: str) -> np.ndarray:
+    """``X`` as a dense float64 (n, d) array for a real-valued family: NaN (missing) kept,
+    ±inf refused naming the row and column."""
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise DataError(f"{what} takes a 2-D table of numbers, got an array of shape {X.shape}")
+    infinite = np.isinf(X)
+    if infinite.any():
+        row, col = (int(v) for v in np.argwhere(infinite)[0])
+        raise DataError(
+            f"X contains {X[row, col]} at row {row}, {column_label(names, col)}; {what} takes "
+            "finite numbers (NaN or an empty cell marks a missing value)"
+        )
+    return X
+
+
+def observed_mask(X: np.ndarray) -> np.ndarray | None:
+    """Float 0/1 mask of the observed entries of a dense block, or None when none is missing
+    (the fast path every family takes on complete data)."""
+    missing = np.isnan(X)
+    if not missing.any():
+        return None
+    return (~missing).astype(np.float64)

@@ -56,6 +56,7 @@ class Bernoulli(Family):
     """
 
     name = "bernoulli"
+    column_kind = "binary"
     linear = True
 
     def __init__(

@@ -84,6 +84,7 @@ class Categorical(Family):
     """
 
     name = "categorical"
+    column_kind = "category"
     linear = True
 
     def __init__(

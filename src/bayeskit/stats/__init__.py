@@ -8,6 +8,16 @@ with the model, or sum statistics computed on different machines.
 from ._base import STATISTIC_KINDS, Statistic
 from .category_counts import CategoryCounts
 from .counts import Counts
+from .moments import Moments
+from .sample import Sample
 from .summary import Summary
 
-__all__ = ["STATISTIC_KINDS", "CategoryCounts", "Counts", "Statistic", "Summary"]
+__all__ = [
+    "STATISTIC_KINDS",
+    "CategoryCounts",
+    "Counts",
+    "Moments",
+    "Sample",
+    "Statistic",
+    "Summary",
+]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import MergeError
 
@@ -78,6 +79,15 @@ class Statistic(ABC):
         that changes the model (categories nobody has; most statistics have none)."""
         return self
 
+    def cleaned(self: S, keep: np.ndarray, tolerance: float) -> S:
+        """After removing data: the classes at ``keep``, with weights within ``tolerance`` of
+        zero (rounding residue) made exactly zero and emptied entries dropped."""
+
+        def clean(w: np.ndarray) -> np.ndarray:
+            return np.where(np.abs(w) <= tolerance, 0.0, w)[keep]
+
+        return self.map_weights(clean).without_empty(tolerance)
+
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
         ``n_classes`` classes (used to align two statistics on the union of their classes)."""
@@ -113,3 +123,13 @@ class Statistic(ABC):
         if isinstance(other, int) and other == 0:
             return self
         return NotImplemented
+
+
+def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """(class index, weight) of each row when ``R`` is one-hot labels times weights as the
+    template builds it (CSR, one stored entry per row); None for soft labels."""
+    if not isinstance(R, (sp.csr_matrix, sp.csr_array)) or R.nnz != R.shape[0]:
+        return None
+    if not np.array_equal(R.indptr, np.arange(R.shape[0] + 1)):
+        return None
+    return np.asarray(R.indices), np.asarray(R.data)

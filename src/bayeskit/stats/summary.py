@@ -103,7 +103,7 @@ class Summary:
                 )
         emptied = (np.abs(out.class_count) <= tolerance) & (np.abs(self.class_count) > tolerance)
         keep = np.flatnonzero(~emptied)
-        blocks = tuple(_clean(b, keep, tolerance) for b in out.blocks)
+        blocks = tuple(b.cleaned(keep, tolerance) for b in out.blocks)
         count = np.where(np.abs(out.class_count) <= tolerance, 0.0, out.class_count)[keep]
         return Summary(out.classes[keep], count, blocks)
 
@@ -118,12 +118,3 @@ def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
         return np.searchsorted(union, part)
     where: dict[Any, int] = {v: i for i, v in enumerate(union.tolist())}
     return np.fromiter((where[v] for v in part.tolist()), dtype=np.int64, count=len(part))
-
-
-def _clean(block: Statistic, keep: np.ndarray, tolerance: float) -> Statistic:
-    """Keep the classes at ``keep``, zero out rounding residue, drop emptied categories."""
-
-    def clean(w: np.ndarray) -> np.ndarray:
-        return np.where(np.abs(w) <= tolerance, 0.0, w)[keep]
-
-    return block.map_weights(clean).without_empty(tolerance)

@@ -1,0 +1,119 @@
+"""The weighted sample itself: the statistic of nonparametric families (kernel density,
+discretization), whose parameters depend on every value, not on a few sums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import MergeError, ModelFileError
+from ._base import Statistic
+
+
+@dataclass(frozen=True, eq=False)
+class Sample(Statistic):
+    """Rows of real values with the class weight of each row.
+
+    Parameters
+    ----------
+    weight : ndarray of shape (n_classes, n_rows)
+        ``R.T``: the weight of each row in each class (one-hot labels × sample weights, or
+        soft responsibilities).
+    values : ndarray of shape (n_rows, n_features)
+        The rows; NaN marks a missing value.
+
+    Adding two samples concatenates them. Removing data (``a + (-b)``) appends ``b``'s rows
+    with negative weight; :meth:`without_empty` then cancels them against the rows they
+    remove, so an unlearned sample holds exactly the rows that are left.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> a = Sample.of(np.array([[1.0], [2.0]]), sp.csr_matrix(np.eye(2)))
+    >>> b = Sample.of(np.array([[5.0]]), sp.csr_matrix(np.array([[0.0, 1.0]])))
+    >>> s = a + b
+    >>> s.values.ravel().tolist(), s.weight.tolist()
+    ([1.0, 2.0, 5.0], [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+    >>> (s + (-b)).without_empty(1e-9).values.ravel().tolist()
+    [1.0, 2.0]
+    """
+
+    weight: np.ndarray
+    values: np.ndarray
+
+    kind = "sample"
+
+    @classmethod
+    def of(cls, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Sample:
+        """The sample of a dense float block ``X`` (NaN = missing) under class weights ``R``."""
+        W = R.T.toarray() if sp.issparse(R) else np.asarray(R).T
+        return cls(np.asarray(W, dtype=np.float64), np.array(X, dtype=np.float64))
+
+    @property
+    def n_features(self) -> int:
+        return int(self.values.shape[1])
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.values.shape[0])
+
+    def _add(self, other: Sample) -> Sample:
+        if other.n_features != self.n_features:
+            raise MergeError(
+                f"cannot add samples over {self.n_features} and {other.n_features} features"
+            )
+        return Sample(
+            np.concatenate([self.weight, other.weight], axis=1),
+            np.concatenate([self.values, other.values], axis=0),
+        )
+
+    def weights(self) -> tuple[np.ndarray, ...]:
+        return (self.weight,)
+
+    def with_weights(self, arrays: tuple[np.ndarray, ...]) -> Sample:
+        (weight,) = arrays
+        return Sample(weight, self.values)
+
+    def _net(self) -> Sample:
+        """Identical rows merged (their weights summed), in first-seen order."""
+        if not (self.weight < 0).any():
+            return self
+        keys = np.ascontiguousarray(self.values).view(
+            np.dtype((np.void, self.values.dtype.itemsize * max(self.n_features, 1)))
+        )
+        _, first, inverse = np.unique(keys.ravel(), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        group = rank[inverse.ravel()]
+        weight = np.zeros((self.weight.shape[0], len(first)))
+        np.add.at(weight.T, group, self.weight.T)
+        return Sample(weight, self.values[first[order]])
+
+    def min_weight(self) -> float:
+        return float(self._net().weight.min(initial=0.0))
+
+    def without_empty(self, tolerance: float) -> Sample:
+        net = self._net()
+        weight = np.where(np.abs(net.weight) <= tolerance, 0.0, net.weight)
+        keep = weight.any(axis=0)
+        if keep.all() and net is self:
+            return self
+        return Sample(weight[:, keep], net.values[keep])
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        return {"weight": self.weight, "values": self.values}, {}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Sample:
+        weight = np.asarray(arrays["weight"], dtype=np.float64)
+        values = np.asarray(arrays["values"], dtype=np.float64)
+        if weight.ndim != 2 or values.ndim != 2 or weight.shape[1] != values.shape[0]:
+            raise ModelFileError("sample arrays have inconsistent shapes")
+        if not np.isfinite(weight).all() or (weight < 0).any() or np.isinf(values).any():
+            raise ModelFileError("sample arrays hold a negative or non-finite weight, or inf")
+        return cls(weight, values)
