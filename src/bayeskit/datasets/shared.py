@@ -78,3 +78,16 @@ def load_20newsgroups(subset: str, root: Path | None = None) -> tuple[list[str],
             texts.append(file.read_bytes().decode("latin-1"))
             labels.append(group.name)
     return texts, np.asarray(labels)
+
+
+def load_spambase(root: Path | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """UCI Spambase: (X float64 of shape (4601, 57), y of 0/1 ints with 1 = spam, column names
+    from ``spambase.names``)."""
+    folder = _require(root) / "uci-spambase"
+    data = np.loadtxt(folder / "spambase.data", delimiter=",", dtype=np.float64)
+    names = [
+        line.split(":")[0].split()[-1]
+        for line in (folder / "spambase.names").read_text("ascii").splitlines()
+        if ":" in line and not line.startswith("|") and "continuous" in line
+    ]
+    return data[:, :-1], data[:, -1].astype(np.int64), names
