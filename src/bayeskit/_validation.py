@@ -57,19 +57,17 @@ def _values(X: Any) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
-def check_finite(X: Any, names: Sequence[str] | None, what: str) -> None:
-    """Refuse NaN and ±inf, naming the first one."""
+def check_not_infinite(X: Any, names: Sequence[str] | None, what: str) -> None:
+    """Refuse ±inf, naming the first one (NaN is a missing value, which every family takes)."""
     vals = _values(X)
-    finite = np.isfinite(vals)
-    if finite.all():
+    mask = np.isinf(vals)
+    if not mask.any():
         return
-    mask = ~finite
     row, col = first_bad(X, mask)
     value = vals[mask][0] if sp.issparse(X) else vals[row, col]
-    label = "NaN" if np.isnan(value) else str(float(value))
     raise DataError(
-        f"X contains {label} at row {row}, {column_label(names, col)}; {what} takes finite "
-        "numbers only (NaN and inf are not accepted)"
+        f"X contains {float(value)} at row {row}, {column_label(names, col)}; {what} takes "
+        "finite numbers (NaN marks a missing value)"
     )
 
 
@@ -90,7 +88,7 @@ def check_non_negative(X: Any, names: Sequence[str] | None, what: str) -> None:
 def check_binary(X: Any, names: Sequence[str] | None, what: str) -> None:
     """Refuse values other than 0 and 1 (used when Bernoulli input is not binarized)."""
     vals = _values(X)
-    bad = (vals != 0) & (vals != 1)
+    bad = (vals != 0) & (vals != 1) & ~np.isnan(vals)
     if not bad.any():
         return
     row, col = first_bad(X, bad)

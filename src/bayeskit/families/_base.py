@@ -48,6 +48,7 @@ __all__ = [
     "observed_mask",
     "real_block",
     "safe_dot",
+    "split_missing",
 ]
 
 
@@ -169,6 +170,27 @@ def real_block(X: Any, names: Sequence[str], what: str) -> np.ndarray:
             "finite numbers (NaN or an empty cell marks a missing value)"
         )
     return X
+
+
+def split_missing(X: Any) -> tuple[Any, Any]:
+    """(``X`` with NaN replaced by 0, indicator of the NaN entries or None when there are
+    none), for dense or CSR input; CSR stays CSR."""
+    if sp.issparse(X):
+        missing = np.isnan(X.data)
+        if not missing.any():
+            return X, None
+        filled = X.copy()
+        filled.data = np.where(missing, 0.0, X.data)
+        indicator = X.copy()
+        indicator.data = missing.astype(np.float64)
+        indicator.eliminate_zeros()
+        filled.eliminate_zeros()
+        return filled, indicator
+    X = np.asarray(X)
+    missing = np.isnan(X)
+    if not missing.any():
+        return X, None
+    return np.where(missing, 0.0, X), missing.astype(np.float64)
 
 
 def observed_mask(X: np.ndarray) -> np.ndarray | None:

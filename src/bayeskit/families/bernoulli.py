@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .._validation import check_binary
 from ..stats import Counts
-from ._base import Family, class_totals, class_weight_totals, safe_dot
+from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 
@@ -35,13 +35,18 @@ class BernoulliParams:
 
 
 def binarize(X: Any, threshold: float) -> Any:
-    """1 where ``X > threshold``, else 0; CSR stays CSR."""
+    """1 where ``X > threshold``, else 0, NaN (missing) kept; CSR stays CSR."""
     if sp.issparse(X):
         out = X.tocsr(copy=True)
-        out.data = (out.data > threshold).astype(np.float64)
+        out.data = np.where(np.isnan(out.data), np.nan, out.data > threshold)
         out.eliminate_zeros()
         return out
-    return (np.asarray(X) > threshold).astype(np.float64)
+    X = np.asarray(X)
+    return np.where(np.isnan(X), np.nan, threshold < X)
+
+
+def _dense(X: Any) -> np.ndarray:
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
 
 
 class Bernoulli(Family):
@@ -88,16 +93,30 @@ class Bernoulli(Family):
         return binarize(X, self.binarize)
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
-        return Counts(class_weight_totals(R), class_totals(R, X))
+        X, missing = split_missing(X)
+        lost = None if missing is None else class_totals(R, missing)
+        return Counts(class_weight_totals(R), class_totals(R, X), lost)
 
     def finalize(self, stats: Counts) -> BernoulliParams:
         alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
         a = pseudo_count(alpha, check_estimate(self.estimate))
         num = stats.total + a
-        den = (stats.weight[:, None] + 2 * np.asarray(a)) * np.ones_like(num)
+        # Rows where the feature is missing are neither presence nor absence.
+        seen = stats.weight[:, None] - stats.missing_weight()
+        den = (seen + 2 * np.asarray(a)) * np.ones_like(num)
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 
     def log_prob(self, params: BernoulliParams, X: Any) -> np.ndarray:
+        X, missing = split_missing(X)
+        if missing is None:
+            return self._complete_log_prob(params, X)
+        # A missing feature is neither present nor absent: it contributes neither ln p nor
+        # ln(1 − p). Rows with missing values are the rare case, scored densely.
+        X, missing = _dense(X), _dense(missing)
+        absent = 1.0 - X - missing
+        return safe_dot(X, params.feature_log_prob) + safe_dot(absent, params.feature_log_neg_prob)
+
+    def _complete_log_prob(self, params: BernoulliParams, X: Any) -> np.ndarray:
         if params.linear is not None:
             W, b = params.linear
             return safe_dot(X, W) + b

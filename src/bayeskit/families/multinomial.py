@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .._validation import check_non_negative
 from ..stats import Counts
-from ._base import Family, class_totals, class_weight_totals, safe_dot
+from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 
@@ -51,7 +51,8 @@ class Multinomial(Family):
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
         check_non_negative(X, names, f"a {self.name} model")
-        return X
+        # A missing count adds no event: it drops out exactly as a zero count does.
+        return split_missing(X)[0]
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
         return Counts(class_weight_totals(R), class_totals(R, X))

@@ -7,7 +7,7 @@ from typing import Any
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
-from .._validation import as_float_array, check_finite, feature_names_of
+from .._validation import as_float_array, check_not_infinite, feature_names_of
 from ..errors import DataError, InputTypeError, ShapeError
 
 
@@ -22,7 +22,11 @@ def wrap_sklearn_errors(exc: Exception) -> Exception:
 
 
 class NumericNB(GenerativeClassifier):
-    """A generative classifier over a numeric matrix (dense ndarray or CSR sparse)."""
+    """A generative classifier over a numeric matrix (dense ndarray or CSR sparse).
+
+    NaN is a missing value: the feature drops out of the product for that row, in training
+    and in prediction (seed 003). ±inf is refused.
+    """
 
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         names = feature_names_of(X)
@@ -39,10 +43,11 @@ class NumericNB(GenerativeClassifier):
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc) from None
         X = as_float_array(X, what)
-        check_finite(X, names, what)
+        check_not_infinite(X, names, what)
         return X
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
         return tags

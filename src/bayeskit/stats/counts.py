@@ -22,6 +22,9 @@ class Counts(Statistic):
     total : ndarray of shape (n_classes, n_features)
         ``total[c, j] = Σ_i R[i, c] · X[i, j]``: word counts for multinomial and complement
         models, presence counts for Bernoulli.
+    missing : ndarray of shape (n_classes, n_features), optional
+        Weight of the rows of each class in which the feature is missing (Bernoulli models
+        need it: a missing feature is neither present nor absent). None means none missing.
 
     Examples
     --------
@@ -35,6 +38,7 @@ class Counts(Statistic):
 
     weight: np.ndarray
     total: np.ndarray
+    missing: np.ndarray | None = None
 
     kind = "counts"
 
@@ -52,17 +56,31 @@ class Counts(Statistic):
             raise MergeError(
                 f"cannot add counts over {self.n_features} and {other.n_features} features"
             )
-        return Counts(self.weight + other.weight, self.total + other.total)
+        if self.missing is None and other.missing is None:
+            missing = None
+        else:
+            missing = self.missing_weight() + other.missing_weight()
+        return Counts(self.weight + other.weight, self.total + other.total, missing)
+
+    def missing_weight(self) -> np.ndarray:
+        """``missing`` as an array (zeros when nothing is missing)."""
+        if self.missing is None:
+            return np.zeros_like(self.total)
+        return self.missing
 
     def weights(self) -> tuple[np.ndarray, ...]:
-        return self.weight, self.total
+        if self.missing is None:
+            return self.weight, self.total
+        return self.weight, self.total, self.missing
 
     def with_weights(self, arrays: tuple[np.ndarray, ...]) -> Counts:
-        weight, total = arrays
-        return Counts(weight, total)
+        return Counts(*arrays)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        return {"weight": self.weight, "total": self.total}, {}
+        arrays = {"weight": self.weight, "total": self.total}
+        if self.missing is not None:
+            arrays["missing"] = self.missing
+        return arrays, {}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Counts:
@@ -70,4 +88,9 @@ class Counts(Statistic):
         total = np.asarray(arrays["total"], dtype=np.float64)
         if weight.ndim != 1 or total.ndim != 2 or total.shape[0] != weight.shape[0]:
             raise ModelFileError("counts arrays have inconsistent shapes")
-        return cls(weight, total)
+        missing = arrays.get("missing")
+        if missing is not None:
+            missing = np.asarray(missing, dtype=np.float64)
+            if missing.shape != total.shape:
+                raise ModelFileError("counts arrays have inconsistent shapes")
+        return cls(weight, total, missing)
