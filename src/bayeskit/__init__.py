@@ -8,13 +8,14 @@ and model files that never run code when loaded.
 from ._base import GenerativeClassifier, merge
 from ._version import __version__
 from .io.model_file import load, save
-from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
+from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB
 
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
     "GenerativeClassifier",
+    "MixedNB",
     "MultinomialNB",
     "__version__",
     "load",

@@ -11,7 +11,9 @@ subclass for three things only:
 ``_check_X(self, X, *, reset) -> Any``
     validate and convert ``X`` (set ``n_features_in_`` / ``feature_names_in_`` when ``reset``);
 ``_split(self, X) -> list``
-    the input of each block (default: the whole of ``X`` for a single block).
+    the input of each block (default: the whole of ``X`` for a single block);
+``_block_names(self, names) -> list``
+    the feature names of each block, for messages (default: all names, one block).
 
 Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary to ``stats_``;
 ``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
@@ -70,6 +72,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def _split(self, X: Any) -> list[Any]:
         return [X]
+
+    def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
+        return [names]
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
@@ -229,10 +234,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=reset)
         labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
         families = self._families()
-        names = self._feature_names()
+        names = self._block_names(self._feature_names())
         blocks = []
-        for family, part in zip(families, self._split(X), strict=True):
-            part = family.validate(part, names)
+        for family, part, block_names in zip(families, self._split(X), names, strict=True):
+            part = family.validate(part, block_names)
             blocks.append(family.summarize(part, R))
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, tuple(blocks))
@@ -252,10 +257,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """
         prior, params, families = self._fitted()
         X = self._check_X(X, reset=False)
-        names = self._feature_names()
+        names = self._block_names(self._feature_names())
         jll = np.zeros((_n_rows(X), len(prior)))
-        for family, p, part in zip(families, params, self._split(X), strict=True):
-            jll += family.log_prob(p, family.validate(part, names))
+        for family, p, part, block_names in zip(
+            families, params, self._split(X), names, strict=True
+        ):
+            jll += family.log_prob(p, family.validate(part, block_names))
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
         return jll
@@ -322,10 +329,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         categorical ones)."""
         _, params, families = self._fitted()
         X = self._check_X(X, reset=False)
-        names = self._feature_names()
+        names = self._block_names(self._feature_names())
         parts = [
-            family.design(p, family.validate(part, names))
-            for family, p, part in zip(families, params, self._split(X), strict=True)
+            family.design(p, family.validate(part, block_names))
+            for family, p, part, block_names in zip(
+                families, params, self._split(X), names, strict=True
+            )
         ]
         if len(parts) == 1:
             return parts[0]
@@ -334,12 +343,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def linear_feature_names(self) -> list[str]:
         """Names of :meth:`linear_form`'s columns."""
         _, params, families = self._fitted()
-        names = self._feature_names()
+        names = self._block_names(self._feature_names())
         out: list[str] = []
-        start = 0
-        for family, p, block in zip(families, params, self._fitted_summary().blocks, strict=True):
-            out += family.column_names(p, names[start : start + block.n_features])
-            start += block.n_features
+        for family, p, block_names in zip(families, params, names, strict=True):
+            out += family.column_names(p, block_names)
         return out
 
     # ------------------------------------------------------------------ merging
@@ -405,6 +412,13 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
                 f"cannot merge models fitted on {getattr(a, attr, None)} and "
                 f"{getattr(b, attr, None)} features"
             )
+    state = getattr(a, "_state_to_json", None)
+    other_state = getattr(b, "_state_to_json", None)
+    if state is not None and other_state is not None and state() != other_state():
+        raise MergeError(
+            "cannot merge models that chose different families for their columns "
+            f"({getattr(a, 'feature_families_', '?')} vs {getattr(b, 'feature_families_', '?')})"
+        )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
     if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):
         raise MergeError("cannot merge models fitted on differently named features")

@@ -120,6 +120,14 @@ class Family(ABC):
         """Names of the columns of :meth:`design`, given the block's feature names."""
         return list(names)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Family):
+            return NotImplemented
+        return type(self) is type(other) and self.config() == other.config()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(sorted(self.config().items()))))
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"{type(self).__name__}({args})"

@@ -51,7 +51,8 @@ from .._base import GenerativeClassifier
 from .._values import values_from_json, values_to_json
 from .._version import __version__
 from ..errors import BayeskitError, InputTypeError, ModelFileError
-from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB
+from ..families import Family, family_from_config
+from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB
 from ..stats import STATISTIC_KINDS, Summary
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
@@ -64,7 +65,7 @@ _FIRST_VERSION = 1
 #: The only classes a model file can name, with the text models of ``_text_state``: nothing
 #: else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    cls.__name__: cls for cls in (BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB)
+    cls.__name__: cls for cls in (BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB)
 }
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
@@ -180,6 +181,11 @@ def _model_section(
         "class_count": f"{prefix}class_count.npy",
         "blocks": blocks,
     }
+    state = getattr(model, "_state_to_json", None)
+    if state is not None:
+        # Fitted choices that are neither hyperparameters nor statistics (MixedNB's column
+        # layout): plain JSON, checked by the estimator when read back.
+        section["state"] = _encode(state(), "state", 0)
     return section, arrays
 
 
@@ -218,6 +224,8 @@ def _encode(value: Any, name: str, depth: int, more: _Codec | None = None) -> An
         return {"type": kind, "shape": list(np.shape(value)), "values": values_to_json(flat)}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, Family):
+        return {"type": "family", "name": value.name, "config": _encode(value.config(), name, 0)}
     if isinstance(value, (Mapping, list, tuple)) and depth < _MAX_DEPTH:
         out: dict[str, Any] = {"type": "tuple" if type(value) is tuple else "list"}
         if isinstance(value, Mapping):
@@ -469,6 +477,11 @@ def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeCla
     model.n_features_in_ = n_features
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
+    restore = getattr(model, "_state_from_json", None)
+    if restore is not None:
+        if "state" not in meta:
+            raise ModelFileError(f"a {cls.__name__} file needs its fitted state")
+        restore(_decode(meta["state"], "state", 0))
     try:
         return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
     except BayeskitError as exc:
@@ -497,6 +510,14 @@ def _decode(obj: Any, name: str, depth: int, more: _Codec | None = None) -> Any:
     bad = ModelFileError(f"meta.json: malformed value of hyperparameter {name}")
     if depth > _MAX_DEPTH:
         raise bad
+    if kind == "family":
+        config = _decode(obj.get("config"), name, depth + 1)
+        if not isinstance(obj.get("name"), str) or not isinstance(config, dict):
+            raise bad
+        try:
+            return family_from_config(obj["name"], config)
+        except BayeskitError as exc:
+            raise ModelFileError(f"meta.json: hyperparameter {name}: {exc}") from None
     if kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
         if more is None or kind is None:
             raise bad

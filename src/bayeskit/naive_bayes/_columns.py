@@ -1,0 +1,144 @@
+"""Column types of a table, and the conversions a family's block needs.
+
+``MixedNB(families="auto")`` reads each column's type once, at fit time: pandas and polars
+dtypes where the table has them, the values themselves for a numpy object array or a list of
+rows. The types are
+
+``"float"``     real numbers (NaN / null = missing);
+``"integer"``   whole numbers (an integer dtype, nullable or not);
+``"bool"``      True/False (nullable or not);
+``"category"``  strings, pandas categoricals, polars Categorical/Enum, or a mix of values.
+
+Anything else (dates, durations, lists, structs, bytes, complex numbers) has no family and is
+refused with the column's name and dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import column_label
+from ..errors import DataError, InputTypeError
+from ..families._codebook import Table, missing_mask
+
+COLUMN_TYPES = ("float", "integer", "bool", "category")
+
+
+def _pandas_type(col: Any) -> tuple[str | None, str]:
+    import pandas as pd
+
+    dtype = col.dtype
+    api = pd.api.types
+    if api.is_bool_dtype(dtype):
+        return "bool", str(dtype)
+    if api.is_integer_dtype(dtype):
+        return "integer", str(dtype)
+    if api.is_float_dtype(dtype):
+        return "float", str(dtype)
+    if isinstance(dtype, pd.CategoricalDtype) or api.is_string_dtype(dtype):
+        return ("category" if not api.is_object_dtype(dtype) else None), str(dtype)
+    if api.is_object_dtype(dtype):
+        return None, str(dtype)
+    return "unsupported", str(dtype)
+
+
+def _polars_type(dtype: Any) -> tuple[str | None, str]:
+    import polars as pl
+
+    if dtype == pl.Boolean:
+        return "bool", str(dtype)
+    if dtype.is_integer():
+        return "integer", str(dtype)
+    if dtype.is_float():
+        return "float", str(dtype)
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "category", str(dtype)
+    if dtype == pl.Null:
+        return None, str(dtype)
+    return "unsupported", str(dtype)
+
+
+def _numpy_type(col: np.ndarray) -> tuple[str | None, str]:
+    kind = col.dtype.kind
+    if kind == "b":
+        return "bool", str(col.dtype)
+    if kind in "iu":
+        return "integer", str(col.dtype)
+    if kind == "f":
+        return "float", str(col.dtype)
+    if kind in "US":
+        return "category", str(col.dtype)
+    if kind == "O":
+        return None, "object"
+    return "unsupported", str(col.dtype)
+
+
+def _type_of_values(col: np.ndarray) -> str:
+    """The type of an object column, from its non-missing values."""
+    values = col[~missing_mask(col)].tolist()
+    if not values:
+        return "float"  # nothing observed: a real column that is missing everywhere
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "bool"
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return "integer"
+    if all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        for v in values
+    ):
+        return "float"
+    return "category"
+
+
+def column_types(X: Any, table: Table) -> list[str]:
+    """The type of each column of ``X`` (already converted to ``table``)."""
+    if hasattr(X, "iloc"):
+        found = [_pandas_type(X.iloc[:, j]) for j in range(X.shape[1])]
+    elif hasattr(X, "schema") and hasattr(X, "get_column"):
+        found = [_polars_type(dtype) for dtype in X.schema.values()]
+    else:
+        found = [_numpy_type(col) for col in table.columns]
+    types = []
+    for j, (kind, dtype) in enumerate(found):
+        if kind == "unsupported":
+            raise InputTypeError(
+                f"{column_label(table.names, j)} has dtype {dtype}, which no family takes; "
+                "convert it to numbers, strings or bools (or drop it)"
+            )
+        types.append(kind if kind is not None else _type_of_values(table.columns[j]))
+    return types
+
+
+_is_number = np.frompyfunc(
+    lambda v: isinstance(v, (int, float, np.integer, np.floating, bool, np.bool_)), 1, 1
+)
+
+
+def real_columns(
+    table: Table, index: Sequence[int], family: str, names: Sequence[str]
+) -> np.ndarray:
+    """Columns ``index`` of ``table`` as one float64 (n, len(index)) block, NaN = missing."""
+    out = np.empty((table.n_rows, len(index)))
+    for k, j in enumerate(index):
+        col = table.columns[j]
+        if col.dtype.kind in "biuf":
+            out[:, k] = col
+            continue
+        missing = missing_mask(col)
+        numeric = np.asarray(_is_number(col), dtype=bool) | missing
+        if not numeric.all():
+            row = int(np.flatnonzero(~numeric)[0])
+            raise DataError(
+                f"{column_label(names, j)} holds {col[row]!r} at row {row}; the {family} family "
+                "takes numbers (an empty cell, None or NaN is a missing value)"
+            )
+        out[:, k] = np.where(missing, np.nan, col).astype(np.float64)
+    return out
+
+
+def category_columns(table: Table, index: Sequence[int]) -> Table:
+    """Columns ``index`` of ``table`` as a table of their own."""
+    return Table([table.columns[j] for j in index], [table.names[j] for j in index])

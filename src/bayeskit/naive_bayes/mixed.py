@@ -1,0 +1,284 @@
+"""MixedNB: one naive Bayes model whose columns follow different families (seed 003)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from .._base import GenerativeClassifier
+from .._validation import FeatureNames, feature_names_of
+from ..errors import DataError, ModelFileError, ParameterError, ShapeError
+from ..families import FAMILIES, Family, family_from_config
+from ._columns import category_columns, column_types, real_columns
+from ._numeric import wrap_sklearn_errors
+from ._table import to_table
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Columns (by position) that share one family and its settings."""
+
+    family: str
+    config: dict[str, Any] | None  # None: the family's defaults updated by ``options``
+    columns: tuple[int, ...]
+
+
+class MixedNB(GenerativeClassifier):
+    """Naive Bayes over a table whose columns have different types.
+
+    ``ln P(y) + Σ_j ln p_j(x_j | y)`` where each column ``j`` has its own distribution family:
+    Gaussian (or kernel density, discretized, Poisson…) for numbers, Bernoulli for booleans,
+    categorical for strings. Columns sharing a family are scored together as one vectorised
+    block. Missing values (NaN, None, pandas NA, polars null) drop out of the product, in
+    training and in prediction; a row with every value missing gets the prior.
+
+    Parameters
+    ----------
+    families : "auto" or dict, default="auto"
+        ``"auto"`` maps each column's type to a family once, at fit time: float → ``numeric``,
+        integer → ``integers``, bool → ``"bernoulli"``, string / categorical → ``"categorical"``.
+        A dict ``{column: family}`` sets the family of the columns it names (by DataFrame
+        column name, or by position for arrays); the other columns are mapped as with
+        ``"auto"``. A family is a name (``"gaussian"``, ``"kernel"``, ``"poisson"``,
+        ``"categorical"``…) or a configured family object from :mod:`bayeskit.families`.
+    numeric : str, default="gaussian"
+        Family of float columns under ``"auto"``.
+    integers : str or None, default=None
+        Family of integer columns under ``"auto"`` (``"poisson"`` for counts,
+        ``"categorical"`` for codes); None: the same as ``numeric``.
+    options : dict, optional
+        Settings of the families given by name: ``{"gaussian": {"var_smoothing": 1e-6},
+        "categorical": {"alpha": 0.5}}``.
+    fit_prior, class_prior, prior_alpha, class_weight, loss
+        As for :class:`~bayeskit.MultinomialNB`.
+
+    Attributes
+    ----------
+    feature_families_ : dict
+        The family of each column, as chosen at fit time (prediction reads only this record).
+    classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
+        As for :class:`~bayeskit.MultinomialNB`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayeskit import MixedNB
+    >>> X = pd.DataFrame({
+    ...     "age": [23.0, 35.0, 51.0, 62.0, 44.0, 29.0],
+    ...     "owner": [False, True, True, True, None, False],
+    ...     "city": ["Oslo", "Lyon", "Lyon", None, "Lyon", "Oslo"],
+    ... })
+    >>> y = ["rent", "buy", "buy", "buy", "buy", "rent"]
+    >>> model = MixedNB().fit(X, y)
+    >>> model.feature_families_
+    {'age': 'gaussian', 'owner': 'bernoulli', 'city': 'categorical'}
+    >>> model.predict(pd.DataFrame({"age": [27.0], "owner": [None], "city": ["Oslo"]}))
+    array(['rent'], dtype='<U4')
+    """
+
+    def __init__(
+        self,
+        *,
+        families: Any = "auto",
+        numeric: str = "gaussian",
+        integers: str | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+        prior_alpha: float = 0.0,
+        class_weight: Any = None,
+        loss: Any = None,
+    ):
+        self.families = families
+        self.numeric = numeric
+        self.integers = integers
+        self.options = options
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.class_weight = class_weight
+        self.loss = loss
+
+    # ------------------------------------------------------------------ template hooks
+    def _families(self) -> list[Family]:
+        return [self._family(block) for block in self._layout()]
+
+    def _family(self, block: _Block) -> Family:
+        if block.config is not None:
+            return family_from_config(block.family, block.config)
+        options = self.options or {}
+        if not isinstance(options, Mapping):
+            raise ParameterError(
+                f"options must be a dict of {{family name: {{setting: value}}}}, not {options!r}"
+            )
+        return family_from_config(block.family, dict(options.get(block.family, {})))
+
+    def _layout(self) -> tuple[_Block, ...]:
+        layout = self.__dict__.get("_layout_")
+        if layout is None:
+            raise DataError(f"this {type(self).__name__} has no column layout yet; call fit")
+        return layout
+
+    def _check_X(self, X: Any, *, reset: bool) -> Any:
+        what = type(self).__name__
+        if not reset and feature_names_of(X) is not None:
+            X = self._same_columns(X)
+        table, shaped = to_table(X, what)
+        try:
+            validate_data(self, shaped, skip_check_array=True, reset=reset)
+        except (ValueError, TypeError) as exc:
+            raise wrap_sklearn_errors(exc) from None
+        if reset:
+            self._choose_families(X, table)
+        elif getattr(self, "feature_names_in_", None) is not None:
+            table.names = [str(n) for n in self.feature_names_in_]
+        return table
+
+    def _split(self, table: Any) -> list[Any]:
+        names = self._feature_names()
+        parts: list[Any] = []
+        for block in self._layout():
+            if FAMILIES[block.family].column_kind == "category":
+                parts.append(category_columns(table, block.columns))
+            else:
+                parts.append(real_columns(table, block.columns, block.family, names))
+        return parts
+
+    def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
+        return [[names[j] for j in block.columns] for block in self._layout()]
+
+    # ------------------------------------------------------------------ columns
+    def _same_columns(self, X: Any) -> Any:
+        """``X`` with its columns in the order of fit; names the missing and extra ones."""
+        fitted = getattr(self, "feature_names_in_", None)
+        if fitted is None:
+            return X
+        fitted = [str(n) for n in fitted]
+        given = [str(c) for c in X.columns]
+        if given == fitted:
+            return X
+        missing = [c for c in fitted if c not in set(given)]
+        extra = [c for c in given if c not in set(fitted)]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing {missing}")
+            if extra:
+                parts.append(f"unexpected {extra}")
+            raise ShapeError(
+                f"the columns differ from those the model was trained on: {'; '.join(parts)}"
+            )
+        return X[fitted] if hasattr(X, "iloc") else X.select(fitted)
+
+    def _choose_families(self, X: Any, table: Any) -> None:
+        types = column_types(X, table)
+        names = table.names
+        chosen: list[tuple[str, dict[str, Any] | None]] = []
+        explicit = self._explicit_map(names)
+        for j, kind in enumerate(types):
+            spec = explicit.get(j)
+            if spec is None:
+                chosen.append((self._auto_family(kind), None))
+            elif isinstance(spec, Family):
+                chosen.append((spec.name, copy.deepcopy(spec.config())))
+            else:
+                chosen.append((_known_family(spec, f"the family of column {names[j]!r}"), None))
+        blocks: dict[tuple[str, str], list[int]] = {}
+        configs: dict[tuple[str, str], dict[str, Any] | None] = {}
+        for j, (family, config) in enumerate(chosen):
+            key = (family, repr(sorted(config.items())) if config is not None else "")
+            blocks.setdefault(key, []).append(j)
+            configs[key] = config
+        self._layout_ = tuple(
+            _Block(key[0], configs[key], tuple(cols)) for key, cols in blocks.items()
+        )
+        self.feature_families_ = {names[j]: family for j, (family, _) in enumerate(chosen)}
+
+    def _auto_family(self, kind: str) -> str:
+        if kind == "float" or (kind == "integer" and self.integers is None):
+            return _known_family(self.numeric, "numeric", kind="real")
+        if kind == "integer":
+            return _known_family(self.integers, "integers")
+        return "bernoulli" if kind == "bool" else "categorical"
+
+    def _explicit_map(self, names: Sequence[str]) -> dict[int, Any]:
+        if isinstance(self.families, str):
+            if self.families != "auto":
+                raise ParameterError(
+                    f'families must be "auto" or a dict {{column: family}}, not {self.families!r}'
+                )
+            return {}
+        if not isinstance(self.families, Mapping):
+            raise ParameterError(
+                'families must be "auto" or a dict {column: family}, not a '
+                f"{type(self.families).__name__}"
+            )
+        position = {name: j for j, name in enumerate(names)}
+        out: dict[int, Any] = {}
+        for column, spec in self.families.items():
+            if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+                if not 0 <= column < len(names):
+                    raise ParameterError(
+                        f"families names column {column}, but the data has {len(names)} columns"
+                    )
+                out[int(column)] = spec
+            elif str(column) in position:
+                out[position[str(column)]] = spec
+            else:
+                raise ParameterError(
+                    f"families names a column {column!r} that is not in the data; the columns "
+                    f"are {list(names)}"
+                )
+        return out
+
+    # ------------------------------------------------------------------ model files
+    def _state_to_json(self) -> dict[str, Any]:
+        return {
+            "layout": [
+                {"family": b.family, "config": b.config, "columns": list(b.columns)}
+                for b in self._layout()
+            ],
+            "feature_families": [[str(k), v] for k, v in self.feature_families_.items()],
+        }
+
+    def _state_from_json(self, state: Any) -> None:
+        try:
+            layout = tuple(
+                _Block(
+                    _known_family(str(b["family"]), "a stored block"),
+                    None if b["config"] is None else dict(b["config"]),
+                    tuple(int(c) for c in b["columns"]),
+                )
+                for b in state["layout"]
+            )
+            families = {str(k): str(v) for k, v in state["feature_families"]}
+        except (KeyError, TypeError, ValueError, ParameterError) as exc:
+            raise ModelFileError(f"the stored MixedNB column layout is invalid: {exc}") from None
+        columns = sorted(c for b in layout for c in b.columns)
+        if columns != list(range(len(families))):
+            raise ModelFileError("the stored MixedNB column layout does not cover every column")
+        self._layout_ = layout
+        self.feature_families_ = families
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def _known_family(name: Any, what: str, *, kind: str | None = None) -> str:
+    if not isinstance(name, str) or name not in FAMILIES:
+        raise ParameterError(
+            f"{what} is {name!r}, which is not a family; known families: "
+            f"{', '.join(sorted(FAMILIES))}"
+        )
+    if kind is not None and FAMILIES[name].column_kind != kind:
+        raise ParameterError(f"{what}={name!r} is not a family of real-valued columns")
+    return name
