@@ -201,10 +201,19 @@ def _text_predict(quick: bool) -> tuple[Side, Side]:
     )
 
 
+def _poisson_length(quick: bool) -> tuple[Side, Side]:
+    X_train, y_train, X_test = newsgroups()
+    return (
+        Side(lambda: sk.MultinomialNB(alpha=1.0), X_train, y_train, X_test),
+        Side(lambda: bk.PoissonNB(alpha=1.0, given_length=True), X_train, y_train, X_test),
+    )
+
+
 WORKLOADS = [
     Workload("mnb-20ng", 1.0, _sparse(sk.MultinomialNB, bk.MultinomialNB)),
     Workload("bnb-20ng", 1.0, _sparse(sk.BernoulliNB, bk.BernoulliNB)),
     Workload("cnb-20ng", 1.0, _sparse(sk.ComplementNB, bk.ComplementNB)),
+    Workload("poisson-length-20ng", 0.5, _poisson_length),
     Workload("cat-nursery", 5.0, _nursery_codes),
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),

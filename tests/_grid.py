@@ -37,6 +37,19 @@ def int_codes(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return rng.integers(0, 5, size=(n, d)) * 3  # gaps between codes
 
 
+def counts_with_missing(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    X = counts(rng, n, d)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    return X
+
+
+def out_of_six(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Successes out of 6 trials (BinomialNB(n_trials=6)); NaN marks a missing value."""
+    X = rng.binomial(6, rng.uniform(0.1, 0.9, size=d), size=(n, d)).astype(np.float64)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    return X
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -58,9 +71,15 @@ CASES = [
     Case("CategoricalNB-ignore", lambda: bk.CategoricalNB(unseen="ignore", alpha=0.5), categories),
     Case("CategoricalNB-codes", bk.CategoricalNB, codes_with_missing),
     Case("CategoricalNB-int", lambda: bk.CategoricalNB(alpha=0.5), int_codes),
+    Case("PoissonNB", bk.PoissonNB, counts_with_missing),
+    Case("PoissonNB-length", lambda: bk.PoissonNB(given_length=True, alpha=1.0, beta=1.0), counts),
+    Case("BinomialNB", lambda: bk.BinomialNB(n_trials=6), out_of_six),
+    Case(
+        "BinomialNB-map", lambda: bk.BinomialNB(n_trials=6, alpha=2.0, estimate="map"), out_of_six
+    ),
 ]
 
-ESTIMATORS = [bk.MultinomialNB, bk.ComplementNB, bk.BernoulliNB, bk.CategoricalNB]
+ESTIMATORS = [bk.MultinomialNB, bk.ComplementNB, bk.BernoulliNB, bk.CategoricalNB, bk.PoissonNB]
 
 
 def dataset(case: Case, seed: int, n: int = 60, d: int = 5, k: int = 3) -> tuple[Any, Any]:

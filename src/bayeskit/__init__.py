@@ -8,15 +8,25 @@ and model files that never run code when loaded.
 from ._base import GenerativeClassifier, merge
 from ._version import __version__
 from .io.model_file import load, save
-from .naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB
+from .naive_bayes import (
+    BernoulliNB,
+    BinomialNB,
+    CategoricalNB,
+    ComplementNB,
+    MixedNB,
+    MultinomialNB,
+    PoissonNB,
+)
 
 __all__ = [
     "BernoulliNB",
+    "BinomialNB",
     "CategoricalNB",
     "ComplementNB",
     "GenerativeClassifier",
     "MixedNB",
     "MultinomialNB",
+    "PoissonNB",
     "__version__",
     "load",
     "merge",

@@ -2,16 +2,20 @@
 
 from ._base import FAMILIES, Family, family_from_config
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .complement import Complement
 from .multinomial import Multinomial
+from .poisson import Poisson
 
 __all__ = [
     "FAMILIES",
     "Bernoulli",
+    "Binomial",
     "Categorical",
     "Complement",
     "Family",
     "Multinomial",
+    "Poisson",
     "family_from_config",
 ]

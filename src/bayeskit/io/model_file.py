@@ -52,7 +52,15 @@ from .._values import values_from_json, values_to_json
 from .._version import __version__
 from ..errors import BayeskitError, InputTypeError, ModelFileError
 from ..families import Family, family_from_config
-from ..naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB
+from ..naive_bayes import (
+    BernoulliNB,
+    BinomialNB,
+    CategoricalNB,
+    ComplementNB,
+    MixedNB,
+    MultinomialNB,
+    PoissonNB,
+)
 from ..stats import STATISTIC_KINDS, Summary
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
@@ -65,7 +73,16 @@ _FIRST_VERSION = 1
 #: The only classes a model file can name, with the text models of ``_text_state``: nothing
 #: else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    cls.__name__: cls for cls in (BernoulliNB, CategoricalNB, ComplementNB, MixedNB, MultinomialNB)
+    cls.__name__: cls
+    for cls in (
+        BernoulliNB,
+        BinomialNB,
+        CategoricalNB,
+        ComplementNB,
+        MixedNB,
+        MultinomialNB,
+        PoissonNB,
+    )
 }
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3

@@ -1,9 +1,19 @@
 """Naive Bayes estimators, one per file."""
 
 from .bernoulli import BernoulliNB
+from .binomial import BinomialNB
 from .categorical import CategoricalNB
 from .complement import ComplementNB
 from .mixed import MixedNB
 from .multinomial import MultinomialNB
+from .poisson import PoissonNB
 
-__all__ = ["BernoulliNB", "CategoricalNB", "ComplementNB", "MixedNB", "MultinomialNB"]
+__all__ = [
+    "BernoulliNB",
+    "BinomialNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "MixedNB",
+    "MultinomialNB",
+    "PoissonNB",
+]
