@@ -1,0 +1,252 @@
+"""MixedNB: families per column, chosen from the table's types or given, with missing values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import bayeskit as bk
+from bayeskit.errors import DataError, InputTypeError, MergeError, ParameterError, ShapeError
+from bayeskit.families import Categorical
+
+rng = np.random.default_rng(3)
+N = 120
+Y = np.array(["low", "mid", "high"])[rng.integers(0, 3, size=N)]
+shift = (Y == "high") * 2.0 - (Y == "low")
+
+
+def frame() -> pd.DataFrame:
+    income = rng.normal(30 + 10 * shift, 5)
+    income[rng.random(N) < 0.1] = np.nan
+    kids = rng.poisson(1.0 + 0.5 * (Y == "low"))
+    owner = pd.array(rng.random(N) < 0.3 + 0.3 * (Y == "high"), dtype="boolean")
+    owner[rng.random(N) < 0.1] = pd.NA
+    city = np.array(["Oslo", "Lyon", "Porto"], dtype=object)[rng.integers(0, 3, size=N)]
+    city[rng.random(N) < 0.1] = None
+    return pd.DataFrame(
+        {
+            "income": income,
+            "kids": kids,
+            "owner": owner,
+            "city": city,
+            "tier": pd.Categorical(np.where(shift > 0, "gold", "basic")),
+        }
+    )
+
+
+DATA = frame()
+
+
+def test_auto_maps_column_types_to_families():
+    model = bk.MixedNB().fit(DATA, Y)
+    assert model.feature_families_ == {
+        "income": "gaussian",
+        "kids": "gaussian",
+        "owner": "bernoulli",
+        "city": "categorical",
+        "tier": "categorical",
+    }
+    counts = bk.MixedNB(integers="poisson", numeric="kernel").fit(DATA, Y)
+    assert counts.feature_families_["kids"] == "poisson"
+    assert counts.feature_families_["income"] == "kernel"
+
+
+def test_polars_and_pandas_give_the_same_model():
+    ours = bk.MixedNB().fit(DATA, Y)
+    polars_frame = pl.from_pandas(DATA)
+    other = bk.MixedNB().fit(polars_frame, Y)
+    assert other.feature_families_ == ours.feature_families_
+    np.testing.assert_allclose(
+        other.predict_joint_log_proba(polars_frame), ours.predict_joint_log_proba(DATA), rtol=1e-12
+    )
+
+
+def test_explicit_map_overrides_auto():
+    model = bk.MixedNB(families={"kids": "categorical", "city": Categorical(alpha=0.1)}).fit(
+        DATA, Y
+    )
+    assert model.feature_families_["kids"] == "categorical"
+    assert model.feature_families_["income"] == "gaussian"
+    # Columns with the same family but different settings are separate blocks.
+    assert len(model.stats_.blocks) == 5 - 1
+
+
+def test_each_block_is_the_single_family_model():
+    """A MixedNB of one family is that family's estimator."""
+    cats = DATA[["city", "tier"]]
+    mixed = bk.MixedNB().fit(cats, Y)
+    alone = bk.CategoricalNB().fit(cats, Y)
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
+    )
+    numbers = DATA[["income"]].fillna(0.0).to_numpy()
+    mixed = bk.MixedNB().fit(numbers, Y)
+    gaussian = bk.GaussianNB().fit(numbers, Y)
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(numbers),
+        gaussian.predict_joint_log_proba(numbers),
+        rtol=1e-12,
+    )
+
+
+def test_missing_value_drops_the_column_and_all_missing_gets_the_prior():
+    model = bk.MixedNB().fit(DATA, Y)
+    others = [c for c in DATA.columns if c != "city"]
+    without_city = bk.MixedNB().fit(DATA[others], Y)
+    row = DATA.iloc[:5].copy()
+    row["city"] = None
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(row),
+        without_city.predict_joint_log_proba(row[others]),
+        rtol=1e-12,
+    )
+    empty = pd.DataFrame({c: [None] for c in DATA.columns}).astype(
+        {"income": float, "kids": float, "owner": "boolean"}
+    )
+    np.testing.assert_allclose(
+        model.predict_proba(empty)[0], np.exp(model.class_log_prior_), rtol=1e-12
+    )
+
+
+def test_reordered_columns_are_matched_by_name():
+    model = bk.MixedNB().fit(DATA, Y)
+    shuffled = DATA[["tier", "city", "owner", "kids", "income"]]
+    np.testing.assert_array_equal(model.predict_proba(shuffled), model.predict_proba(DATA))
+
+
+def test_different_columns_at_predict_are_named():
+    model = bk.MixedNB().fit(DATA, Y)
+    renamed = DATA.rename(columns={"kids": "children"}).drop(columns="tier")
+    with pytest.raises(ShapeError, match=r"missing \['kids', 'tier'\]; unexpected \['children'\]"):
+        model.predict(renamed)
+
+
+def test_a_column_no_family_takes_is_named_with_its_dtype():
+    bad = DATA.assign(when=pd.to_datetime("2024-01-01") + pd.to_timedelta(np.arange(N), "D"))
+    with pytest.raises(InputTypeError, match=r"'when'\) has dtype datetime64"):
+        bk.MixedNB().fit(bad, Y)
+    with pytest.raises(InputTypeError, match=r"'when'\) has dtype Date"):
+        bk.MixedNB().fit(pl.from_pandas(bad).with_columns(pl.col("when").dt.date()), Y)
+
+
+def test_text_in_a_numeric_column_is_named():
+    bad = DATA.astype({"income": object})
+    bad.loc[7, "income"] = "n/a"
+    with pytest.raises(DataError, match=r"'income'\) holds 'n/a' at row 7; the gaussian family"):
+        bk.MixedNB(families={"income": "gaussian"}).fit(bad, Y)
+
+
+def test_infinite_number_is_refused():
+    bad = DATA.copy()
+    bad.loc[4, "income"] = np.inf
+    with pytest.raises(DataError, match=r"inf at row 4, column 0 \('income'\)"):
+        bk.MixedNB().fit(bad, Y)
+
+
+def test_bad_family_settings():
+    with pytest.raises(ParameterError, match="'weird', which is not a family"):
+        bk.MixedNB(families={"city": "weird"}).fit(DATA, Y)
+    with pytest.raises(ParameterError, match=r"column 'nope' that is not in the data"):
+        bk.MixedNB(families={"nope": "gaussian"}).fit(DATA, Y)
+    with pytest.raises(ParameterError, match="not a family of real-valued columns"):
+        bk.MixedNB(numeric="categorical").fit(DATA, Y)
+    with pytest.raises(ParameterError, match='families must be "auto"'):
+        bk.MixedNB(families="guess").fit(DATA, Y)
+
+
+def test_numpy_object_array_with_positions():
+    X = DATA.astype(object).where(DATA.notna(), None).to_numpy()
+    model = bk.MixedNB(families={1: "poisson"}).fit(X, Y)
+    assert model.feature_families_ == {
+        "x0": "gaussian",
+        "x1": "poisson",
+        "x2": "bernoulli",
+        "x3": "categorical",
+        "x4": "categorical",
+    }
+    assert model.predict(X).shape == (N,)
+
+
+def test_fit_partial_fit_merge_unlearn_and_save(tmp_path):
+    whole = bk.MixedNB().fit(DATA, Y)
+    online = bk.MixedNB()
+    for start in range(0, N, 40):
+        online.partial_fit(DATA.iloc[start : start + 40], Y[start : start + 40])
+    np.testing.assert_allclose(
+        online.predict_joint_log_proba(DATA), whole.predict_joint_log_proba(DATA), rtol=1e-10
+    )
+    merged = bk.MixedNB().fit(DATA.iloc[:50], Y[:50]) + bk.MixedNB().fit(DATA.iloc[50:], Y[50:])
+    np.testing.assert_allclose(
+        merged.predict_joint_log_proba(DATA), whole.predict_joint_log_proba(DATA), rtol=1e-10
+    )
+    merged.unlearn(DATA.iloc[50:], Y[50:])
+    first = bk.MixedNB().fit(DATA.iloc[:50], Y[:50])
+    np.testing.assert_allclose(
+        merged.predict_joint_log_proba(DATA), first.predict_joint_log_proba(DATA), rtol=1e-9
+    )
+    configured = bk.MixedNB(
+        families={"city": Categorical(alpha=0.3)}, options={"gaussian": {"var_smoothing": 1e-6}}
+    ).fit(DATA, Y)
+    bk.save(configured, tmp_path / "mixed.bk")
+    again = bk.load(tmp_path / "mixed.bk")
+    assert again.feature_families_ == configured.feature_families_
+    np.testing.assert_array_equal(
+        again.predict_joint_log_proba(DATA), configured.predict_joint_log_proba(DATA)
+    )
+
+
+def test_models_with_different_layouts_do_not_merge():
+    a = bk.MixedNB(families={"kids": "categorical"}).fit(DATA, Y)
+    b = bk.MixedNB(families={"kids": "categorical"}).fit(DATA.astype({"kids": float}), Y)
+    with pytest.raises(MergeError, match="different families"):
+        a + b
+
+
+def test_options_change_a_fitted_model_without_refitting():
+    model = bk.MixedNB().fit(DATA, Y)
+    before = model.predict_joint_log_proba(DATA)
+    model.set_params(options={"categorical": {"alpha": 5.0}})
+    refit = bk.MixedNB(options={"categorical": {"alpha": 5.0}}).fit(DATA, Y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(DATA), refit.predict_joint_log_proba(DATA)
+    )
+    assert not np.allclose(before, refit.predict_joint_log_proba(DATA))
+
+
+def test_real_mixed_table_of_email_metadata(shared_data):
+    """Sizes, link counts, an HTML flag, charset, sender TLD, subject shape and hour of real
+    e-mails (no words): auto families, missing charsets, and better than the majority."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    from bayeskit.text.email import iter_folder
+    from bayeskit.text.email_table import email_table
+
+    corpus = shared_data / "spamassassin-public-corpus"
+    messages, labels = [], []
+    for group in ["easy_ham", "spam"]:
+        for k, (_, message) in enumerate(iter_folder(corpus / group)):
+            if k == 400:
+                break
+            messages.append(message)
+            labels.append(group)
+    table = pd.DataFrame(email_table(messages))
+    y = np.asarray(labels)
+    assert table["charset"].isna().any()  # a real missing value: no declared charset
+    model = bk.MixedNB(integers="poisson")
+    scores = cross_val_score(model, table, y, cv=StratifiedKFold(5, shuffle=True, random_state=0))
+    assert scores.mean() > 0.8  # half the rows are spam: 0.5 is the majority rate
+    fitted = model.fit(table, y)
+    assert fitted.feature_families_ == {
+        "body_chars": "gaussian",
+        "urls": "poisson",
+        "attachments": "poisson",
+        "html": "bernoulli",
+        "charset": "categorical",
+        "sender_tld": "categorical",
+        "subject_words": "poisson",
+        "subject_caps": "gaussian",
+        "exclamations": "poisson",
+        "hour": "gaussian",  # hour has missing values, so pandas holds it as floats
+    }
