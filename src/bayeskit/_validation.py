@@ -36,9 +36,34 @@ class FeatureNames(Sequence[str]):
         return str(self._names[j]) if self._names is not None else f"x{j}"
 
 
+class BlockNames(Sequence[str]):
+    """The names of some of a table's columns, remembering where each sits in the table, so a
+    message about column ``j`` of a block names the table's column (MixedNB's blocks)."""
+
+    def __init__(self, names: Sequence[str], positions: Sequence[int]):
+        self._names = [names[p] for p in positions]
+        self.positions = list(positions)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+    @overload
+    def __getitem__(self, j: slice) -> Sequence[str]: ...
+    def __getitem__(self, j: int | slice) -> str | Sequence[str]:
+        return self._names[j]
+
+
+def position(names: Sequence[str] | None, j: int) -> int:
+    """Column ``j`` of a block as a column of the whole table."""
+    positions = getattr(names, "positions", None)
+    return int(positions[j]) if positions is not None and j < len(positions) else j
+
+
 def column_label(names: Sequence[str] | None, j: int) -> str:
     if names is not None and j < len(names):
-        return f"column {j} ({names[j]!r})"
+        return f"column {position(names, j)} ({names[j]!r})"
     return f"column {j}"
 
 
@@ -80,7 +105,8 @@ def check_non_negative(X: Any, names: Sequence[str] | None, what: str) -> None:
     row, col = first_bad(X, neg)
     value = vals[neg][0] if sp.issparse(X) else vals[row, col]
     raise DataError(
-        f"Negative values in data passed to {what}: X[{row}, {col}] = {float(value)!r} "
+        f"Negative values in data passed to {what}: X[{row}, {position(names, col)}] = "
+        f"{float(value)!r} "
         f"({column_label(names, col)}); it takes non-negative counts or frequencies"
     )
 
@@ -94,7 +120,8 @@ def check_binary(X: Any, names: Sequence[str] | None, what: str) -> None:
     row, col = first_bad(X, bad)
     value = vals[bad][0] if sp.issparse(X) else vals[row, col]
     raise DataError(
-        f"{what} with binarize=None needs 0/1 features, but X[{row}, {col}] = {float(value)!r} "
+        f"{what} with binarize=None needs 0/1 features, but X[{row}, {position(names, col)}] = "
+        f"{float(value)!r} "
         f"({column_label(names, col)}); pass binarize=<threshold> to turn values into presence"
     )
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import column_label, first_bad
+from .._validation import column_label, first_bad, position
 from ..errors import DataError, ParameterError
 from ..stats import Moments
 from ._base import Family, safe_dot, split_missing
@@ -140,10 +140,11 @@ class Binomial(Family):
             row, col = first_bad(X, bad)
             value = float(X[row, col])
             if value < 0:
-                lead = f"Negative values in data passed to a binomial model: X[{row}, {col}]"
+                where = f"X[{row}, {position(names, col)}]"
+                lead = f"Negative values in data passed to a binomial model: {where}"
                 why = ""
             else:
-                lead = f"X[{row}, {col}]"
+                lead = f"X[{row}, {position(names, col)}]"
                 why = (
                     " is not a whole number"
                     if value != np.floor(value)

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
-from .._validation import FeatureNames, feature_names_of
+from .._validation import BlockNames, FeatureNames, feature_names_of
 from ..errors import DataError, ModelFileError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
 from ._columns import category_columns, column_types, real_columns
@@ -150,7 +150,7 @@ class MixedNB(GenerativeClassifier):
         return parts
 
     def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
-        return [[names[j] for j in block.columns] for block in self._layout()]
+        return [BlockNames(names, block.columns) for block in self._layout()]
 
     # ------------------------------------------------------------------ columns
     def _same_columns(self, X: Any) -> Any:
