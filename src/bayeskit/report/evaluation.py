@@ -1,0 +1,280 @@
+"""The numbers a report shows, computed once from out-of-fold predictions.
+
+Scores come from :mod:`sklearn.metrics`, so the report agrees with what a user would compute
+by hand. Predicted labels follow the model's own decision rule (a loss matrix, class weights,
+a spam filter's costs), as ``model.predict`` would, not a bare argmax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn import metrics
+
+from .._decision import check_loss, class_loss_weights
+from ..errors import DataError, ParameterError, ShapeError
+
+N_BINS = 10
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One class's ROC or precision–recall curve; ``area`` is its AUC or average precision."""
+
+    k: int
+    x: np.ndarray
+    y: np.ndarray
+    area: float
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """Per-class scores; ``auc``/``ap`` are one-vs-rest and None when a side is empty."""
+
+    k: int
+    support: int
+    predicted: int
+    precision: float
+    recall: float
+    f1: float
+    auc: float | None
+    ap: float | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Reliability of ``score`` (P(positive) when binary, the top probability otherwise) in
+    ``N_BINS`` equal-width bins: mean predicted vs observed frequency, with a 95% Wilson
+    interval and the bin counts. ``ece`` is the count-weighted mean gap."""
+
+    what: str
+    edges: np.ndarray
+    count: np.ndarray
+    predicted: np.ndarray
+    observed: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    ece: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    classes: list[Any]
+    n: int
+    rule: str
+    accuracy: float
+    macro_f1: float
+    log_loss: float
+    roc_auc: float | None
+    roc_auc_kind: str
+    majority_accuracy: float
+    prior_log_loss: float
+    confusion: np.ndarray
+    per_class: list[ClassRow]
+    positive: int | None  # the class the binary curves and calibration are about
+    roc: list[Curve]
+    pr: list[Curve]
+    calibration: Calibration
+
+
+def evaluate(classes: Sequence[Any], y_true: Any, proba: Any, model: Any = None) -> Evaluation:
+    """Scores of out-of-fold probabilities ``proba`` (n, K), columns in ``classes`` order,
+    against the true labels ``y_true`` (n,)."""
+    labels = list(classes.tolist() if isinstance(classes, np.ndarray) else classes)
+    P, t = _check(labels, y_true, proba)
+    K, n = len(labels), len(t)
+    pred, rule = decide(model, P, labels)
+    every = np.arange(K)
+    prec, rec, f1, support = metrics.precision_recall_fscore_support(
+        t, pred, labels=every, zero_division=0
+    )
+    binary = K == 2
+    positive = _positive(model, labels) if binary else None
+    one_vs_rest = [positive] if positive is not None else list(range(K))
+    roc, pr, auc, ap = [], [], {}, {}
+    for k in range(K):
+        hit = t == k
+        if hit.all() or not hit.any():
+            continue
+        fpr, tpr, _ = metrics.roc_curve(hit, P[:, k])
+        auc[k] = float(metrics.roc_auc_score(hit, P[:, k]))
+        precision, recall, _ = metrics.precision_recall_curve(hit, P[:, k])
+        ap[k] = float(metrics.average_precision_score(hit, P[:, k]))
+        if k in one_vs_rest:
+            roc.append(Curve(k, fpr, tpr, auc[k]))
+            pr.append(Curve(k, recall, precision, ap[k]))
+    if binary:
+        roc_auc = auc.get(1)
+        kind = "ROC-AUC"
+    else:
+        present = len(np.unique(t)) == K
+        roc_auc = (
+            float(metrics.roc_auc_score(t, P, multi_class="ovr", average="macro", labels=every))
+            if present
+            else None
+        )
+        kind = "ROC-AUC (macro, one-vs-rest)"
+    share = np.bincount(t, minlength=K) / n
+    rows = [
+        ClassRow(
+            k,
+            int(support[k]),
+            int((pred == k).sum()),
+            float(prec[k]),
+            float(rec[k]),
+            float(f1[k]),
+            auc.get(k),
+            ap.get(k),
+        )
+        for k in range(K)
+    ]
+    return Evaluation(
+        classes=labels,
+        n=n,
+        rule=rule,
+        accuracy=float(metrics.accuracy_score(t, pred)),
+        macro_f1=float(metrics.f1_score(t, pred, labels=every, average="macro", zero_division=0)),
+        log_loss=float(metrics.log_loss(t, P, labels=every)),
+        roc_auc=roc_auc,
+        roc_auc_kind=kind,
+        majority_accuracy=float(share.max()),
+        prior_log_loss=float(metrics.log_loss(t, np.tile(share, (n, 1)), labels=every)),
+        confusion=metrics.confusion_matrix(t, pred, labels=every),
+        per_class=rows,
+        positive=positive,
+        roc=roc,
+        pr=pr,
+        calibration=calibration(P, t, pred, positive, labels),
+    )
+
+
+def calibration(
+    P: np.ndarray, t: np.ndarray, pred: np.ndarray, positive: int | None, labels: list[Any]
+) -> Calibration:
+    if positive is not None:
+        score, hit = P[:, positive], t == positive
+        what = f"P({labels[positive]})"
+    else:
+        score, hit = P.max(axis=1), pred == t
+        what = "top-class probability"
+    edges = np.linspace(0.0, 1.0, N_BINS + 1)
+    b = np.minimum((score * N_BINS).astype(np.int64), N_BINS - 1)
+    count = np.bincount(b, minlength=N_BINS).astype(np.float64)
+    filled = np.maximum(count, 1.0)
+    predicted = np.bincount(b, weights=score, minlength=N_BINS) / filled
+    observed = np.bincount(b, weights=hit.astype(np.float64), minlength=N_BINS) / filled
+    low, high = wilson(observed, count)
+    ece = float(np.sum(count * np.abs(observed - predicted)) / count.sum())
+    return Calibration(what, edges, count.astype(np.int64), predicted, observed, low, high, ece)
+
+
+def wilson(p: np.ndarray, n: np.ndarray, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
+    """95% Wilson score interval of a proportion ``p`` out of ``n`` (0 width where n = 0)."""
+    m = np.maximum(n, 1.0)
+    centre = (p + z * z / (2 * m)) / (1 + z * z / m)
+    half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+    empty = n == 0
+    return np.where(empty, p, centre - half), np.where(empty, p, centre + half)
+
+
+def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, str]:
+    """Predicted class indices under the model's decision rule, and the rule in words.
+
+    A bayeskit model decides by ``argmax`` unless it has a loss matrix, class weights or (a
+    spam filter) costs; the report's confusion matrix must show those decisions.
+    """
+    from ..text import SpamFilter, TextClassifier
+
+    argmax = (np.argmax(P, axis=1), "the most probable class")
+    if model is None:
+        return argmax
+    known = getattr(model, "classes_", None)
+    if known is not None and list(np.asarray(known).tolist()) != labels:
+        return argmax
+    if isinstance(model, SpamFilter) and len(labels) == 2:
+        ham, spam = float(model.lost_ham_cost), float(model.passed_spam_cost)
+        k = _positive(model, labels)
+        assert k is not None
+        cut = ham / (ham + spam)
+        pred = np.where(P[:, k] > cut, k, 1 - k)
+        return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
+    inner = model.model if isinstance(model, TextClassifier) else model
+    params = inner.get_params(deep=False) if hasattr(inner, "get_params") else {}
+    if params.get("loss") is not None:
+        loss = check_loss(params["loss"], len(labels))
+        return np.argmin(P @ loss.T, axis=1), "minimum expected loss (the model's loss matrix)"
+    if params.get("class_weight") is not None:
+        counts = getattr(inner, "class_count_", None)
+        if counts is None or len(counts) != len(labels):
+            return argmax
+        lam = class_loss_weights(params["class_weight"], np.asarray(labels), counts)
+        with np.errstate(divide="ignore"):
+            score = np.log(P) + np.log(lam)
+        return np.argmax(score, axis=1), "the largest λ·P(class) (the model's class weights)"
+    return argmax
+
+
+def _positive(model: Any, labels: list[Any]) -> int | None:
+    """The class binary curves are drawn for: a spam filter's spam label, else the second."""
+    if len(labels) != 2:
+        return None
+    spam = getattr(model, "spam_label", None)
+    return labels.index(spam) if spam is not None and spam in labels else 1
+
+
+def _check(labels: list[Any], y_true: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:
+    if len(labels) < 2:
+        raise ParameterError(f"a report needs at least two classes; got {labels!r}")
+    if len(set(map(repr, labels))) != len(labels):
+        raise ParameterError(f"classes must be distinct; got {labels!r}")
+    try:
+        P = np.asarray(proba, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"proba must be an array of probabilities: {exc}") from None
+    truth = np.asarray(y_true, dtype=object).ravel()
+    if P.ndim != 2 or P.shape[1] != len(labels):
+        raise ShapeError(
+            f"proba has shape {P.shape}; it must be (n_samples, {len(labels)}), one column per "
+            "class in `classes` order"
+        )
+    if P.shape[0] != len(truth):
+        raise ShapeError(f"y_true has {len(truth)} labels but proba has {P.shape[0]} rows")
+    if len(truth) == 0:
+        raise DataError("y_true is empty: a report needs at least one prediction")
+    bad = ~np.isfinite(P) | (P < 0) | (P > 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise DataError(
+            f"proba[{i}, {j}] = {P[i, j]!r}; probabilities must be finite and in [0, 1]"
+        )
+    sums = P.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
+    if len(off):
+        raise DataError(f"proba row {off[0]} sums to {sums[off[0]]:.8g}; each row must sum to 1")
+    index = {label: k for k, label in enumerate(labels)}
+    # Group rows by label text (one dictionary look-up per distinct label, not per row), then
+    # check every row really equals its class so 1 and "1" are not taken for each other.
+    uniq, inverse = np.unique(truth.astype(str), return_inverse=True)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(truth))[::-1]
+    codes = np.empty(len(uniq), dtype=np.int64)
+    for u, i in enumerate(first):
+        codes[u] = _code(index, truth[i], int(i), labels)
+    t = codes[inverse]
+    same = np.asarray(labels, dtype=object)[t] == truth
+    for i in np.flatnonzero(~same):  # only labels whose text collides with another's
+        t[i] = _code(index, truth[i], int(i), labels)
+    return P, t
+
+
+def _code(index: dict[Any, int], value: Any, row: int, labels: list[Any]) -> int:
+    value = value.item() if isinstance(value, np.generic) else value
+    try:
+        return index[value]
+    except (KeyError, TypeError):
+        raise DataError(
+            f"y_true row {row} has the label {value!r}, which is not one of the classes {labels!r}"
+        ) from None

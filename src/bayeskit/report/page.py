@@ -1,0 +1,377 @@
+"""The report page: one self-contained HTML document (inline CSS and inline SVG)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import ParameterError
+from .charts import (
+    MAX_COLOURED,
+    calibration_chart,
+    class_balance,
+    confusion_heatmap,
+    curve_chart,
+    curve_styles,
+    fmt_score,
+    roc_log_chart,
+)
+from .densities import FeatureDensity, FeatureScore, feature_densities
+from .evaluation import Calibration, Evaluation, evaluate
+from .panels import density_panel, legend_strip, term_panel
+from .style import CSS
+from .svg import ACCENT, GREY, clip_text, colour, esc
+
+#: terms shown per class.
+TOP_TERMS = 12
+#: numeric features listed in the ranking table.
+TOP_FEATURES = 15
+
+
+def build_report(
+    *,
+    title: str,
+    classes: Any,
+    y_true: Any,
+    proba: Any,
+    model: Any,
+    X: Any = None,
+    y: Any = None,
+    notes: Mapping[str, str] | None = None,
+) -> str:
+    """A complete, self-contained HTML page describing a classifier's measured quality.
+
+    Parameters
+    ----------
+    title : str
+        Page title (escaped like every other string).
+    classes : sequence of labels, length K
+        The class labels, in the column order of ``proba``.
+    y_true : array-like of shape (n_samples,)
+        True labels of the evaluated rows (out-of-fold or a held-out set).
+    proba : array-like of shape (n_samples, K)
+        Predicted class probabilities for those rows.
+    model : a fitted bayeskit model
+        Its decision rule gives the predicted labels (a loss matrix, class weights or a spam
+        filter's costs count, as in ``model.predict``); text models add their top words,
+        density models the class-conditional densities of their best numeric features.
+    X, y : the model's training data, optional
+        Needed for the density pictures (pandas or polars DataFrame, or an array).
+    notes : mapping of str to str, optional
+        Extra lines for the set-up box (data file, settings, cross-validation scheme).
+
+    Returns
+    -------
+    str
+        The HTML document. It makes no network request: styles are inline and every chart is
+        inline SVG.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB
+    >>> from bayeskit.report import build_report
+    >>> X = np.array([[3, 0], [2, 1], [0, 3], [1, 2]])
+    >>> y = np.array(["ham", "ham", "spam", "spam"])
+    >>> model = MultinomialNB().fit(X, y)
+    >>> page = build_report(title="demo", classes=model.classes_, y_true=y,
+    ...                     proba=model.predict_proba(X), model=model)
+    >>> page.startswith("<!DOCTYPE html>"), "Confusion matrix" in page
+    (True, True)
+    """
+    if not isinstance(title, str):
+        raise ParameterError(f"title must be a str; got {type(title).__name__}")
+    ev = evaluate(classes, y_true, proba, model)
+    sections = [
+        ("glance", "At a glance", _glance(ev)),
+        ("setup", "Set-up", _setup(ev, model, notes)),
+        ("classes", "Per class", _per_class(ev)),
+        ("confusion", "Confusion matrix", _confusion(ev)),
+        ("curves", "ROC and precision–recall", _curves(ev)),
+        ("calibration", "Calibration", _calibration(ev)),
+    ]
+    scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
+    if densities:
+        sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
+    terms = top_terms(model)
+    if terms is not None:
+        heading, table = terms
+        sections.append(("terms", heading, _terms(table, ev, heading)))
+    return _page(title, ev, sections)
+
+
+def top_terms(model: Any, n: int = TOP_TERMS) -> tuple[str, dict[Any, list]] | None:
+    """The terms (text models) or one-hot features (linear table models) that most favour
+    each class, with a heading; None for models that are not linear in their features."""
+    from .._base import GenerativeClassifier
+    from ..inspection import top_features
+    from ..text import TextClassifier
+
+    if isinstance(model, TextClassifier):
+        return "Top words per class", model.top_terms(n)
+    if isinstance(model, GenerativeClassifier):
+        try:
+            return "Most telling features per class", top_features(model, n)
+        except (ParameterError, NotImplementedError):
+            return None
+    return None
+
+
+# ---------------------------------------------------------------------------- sections
+def _glance(ev: Evaluation) -> str:
+    cards = [
+        _card(
+            "accuracy",
+            "Accuracy",
+            ev.accuracy,
+            f"always guessing the largest class: {ev.majority_accuracy:.4f}",
+        ),
+        _card("macro_f1", "Macro-F1", ev.macro_f1, "F1 averaged over classes, each counts alike"),
+        _card(
+            "log_loss",
+            "Log-loss",
+            ev.log_loss,
+            f"lower is better; class frequencies alone: {ev.prior_log_loss:.4f}"
+            if ev.log_loss <= ev.prior_log_loss
+            else f"worse than the class frequencies alone ({ev.prior_log_loss:.4f}): "
+            "some probabilities are confidently wrong",
+        ),
+    ]
+    if ev.roc_auc is not None:
+        what = (
+            f"P({ev.classes[ev.positive]}) ranks a random one above a random other"
+            if ev.positive is not None
+            else "one class against the rest, averaged"
+        )
+        cards.append(_card("roc_auc", ev.roc_auc_kind, ev.roc_auc, what))
+    return f'<div class="metrics">{"".join(cards)}</div>'
+
+
+def _card(key: str, label: str, value: float, context: str) -> str:
+    return (
+        f'<div class="metric" data-metric="{key}"><div class="label">{esc(label)}</div>'
+        f'<div class="value">{value:.4f}</div><div class="context">{esc(context)}</div></div>'
+    )
+
+
+def _setup(ev: Evaluation, model: Any, notes: Mapping[str, str] | None) -> str:
+    rows = [
+        ("model", f"<code>{esc(clip_text(repr(model), 400))}</code>"),
+        ("rows evaluated", f"{ev.n:,}"),
+        (
+            "classes",
+            esc(
+                ", ".join(clip_text(c, 40) for c in ev.classes[:30])
+                + (f" … ({len(ev.classes)} in all)" if len(ev.classes) > 30 else "")
+            ),
+        ),
+        ("decision", esc(ev.rule)),
+    ]
+    for key, value in (notes or {}).items():
+        rows.append((esc(key), esc(value)))
+    items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    if len(ev.classes) > MAX_COLOURED:  # the per-class table shows the balance instead
+        return f'<dl class="setup">{items}</dl>'
+    return (
+        f'<dl class="setup">{items}</dl><h3>Class balance</h3><figure>{class_balance(ev)}</figure>'
+    )
+
+
+def class_colour(ev: Evaluation, k: int) -> str:
+    """The colour class ``k`` has in the charts (grey when there are too many classes to
+    colour them all and it is not among the hardest)."""
+    if len(ev.classes) <= MAX_COLOURED:
+        return colour(k)
+    return curve_styles(ev).get(k, (GREY, "", 1.0))[0]
+
+
+def _per_class(ev: Evaluation) -> str:
+    head = (
+        "<tr><th>class</th><th>rows</th><th>predicted</th><th>precision</th><th>recall</th>"
+        "<th>F1</th><th>ROC-AUC</th><th>AP</th></tr>"
+    )
+    body = []
+    most = max(max(r.support, r.predicted) for r in ev.per_class)
+    for r in ev.per_class:
+        body.append(
+            f'<tr data-class="{r.k}"><td><span class="swatch" '
+            f'style="background:{class_colour(ev, r.k)}"></span>'
+            f"{esc(clip_text(ev.classes[r.k], 60))}</td>"
+            f'<td data-col="support"{_databar(r.support, most)}>{r.support}</td>'
+            f'<td data-col="predicted"{_databar(r.predicted, most)}>{r.predicted}</td>'
+            f'<td data-col="precision">{r.precision:.4f}</td>'
+            f'<td data-col="recall">{r.recall:.4f}</td><td data-col="f1">{r.f1:.4f}</td>'
+            f'<td data-col="auc">{fmt_score(r.auc)}</td><td data-col="ap">{fmt_score(r.ap)}</td>'
+            "</tr>"
+        )
+    mean = [np.mean([getattr(r, a) for r in ev.per_class]) for a in ("precision", "recall", "f1")]
+    body.append(
+        f'<tr class="total"><td>macro average</td><td>{ev.n}</td><td>{ev.n}</td>'
+        + "".join(f"<td>{m:.4f}</td>" for m in mean)
+        + "<td></td><td></td></tr>"
+    )
+    return (
+        '<p class="how">Precision: of the rows given this class, the share that had it. '
+        "Recall: of the rows that had it, the share found. ROC-AUC and average precision "
+        "(AP) score the class's probability against all others.</p>"
+        f'<div class="scroll"><table class="perclass">{head}{"".join(body)}</table></div>'
+    )
+
+
+def _databar(value: float, most: float) -> str:
+    """A light bar behind a table cell, growing from the right where the number sits."""
+    share = 100.0 * value / most if most > 0 else 0.0
+    return (
+        f' style="background:linear-gradient(to left,#dbe9f6 {share:.1f}%,'
+        f'transparent {share:.1f}%)"'
+    )
+
+
+def _confusion(ev: Evaluation) -> str:
+    return (
+        '<p class="how">Rows are the true class, columns the decision; the diagonal is what '
+        "the model got right. Each cell shows its count, shaded by its share of the true "
+        "class (the percentage), so a dark cell off the diagonal is a common mistake.</p>"
+        f'<figure class="confusion">{confusion_heatmap(ev)}</figure>'
+    )
+
+
+def _curves(ev: Evaluation) -> str:
+    which = (
+        f"for {esc(ev.classes[ev.positive])}"
+        if ev.positive is not None
+        else "one class against the rest, for each class"
+    )
+    many = len(ev.roc) > 8
+    log = roc_log_chart(ev)
+    return (
+        f'<p class="how">Every threshold on the probability, {which}. ROC: hits against false '
+        "alarms; the area (AUC) is the chance that a random row of the class outranks a "
+        "random other. Precision–recall: how many flagged are right against how many are "
+        "found; AP summarises it"
+        + (", and the dotted line is the class's base rate" if ev.positive is not None else "")
+        + (". The hardest classes are coloured, the rest grey" if many else "")
+        + (
+            ". The middle chart stretches the false alarms on a log scale, where a filter "
+            "is actually used"
+            if log
+            else ""
+        )
+        + ".</p>"
+        f'<div class="grid2"><figure>{curve_chart(ev, "roc")}</figure>'
+        + (f"<figure>{log}</figure>" if log else "")
+        + f"<figure>{curve_chart(ev, 'pr')}</figure></div>"
+    )
+
+
+def _calibration(ev: Evaluation) -> str:
+    cal = ev.calibration
+    return (
+        f'<p class="how">When the model gives {esc(cal.what)} = 0.7, is it right 70% of the '
+        "time? Dots are bins of predictions (mean predicted against observed, with 95% "
+        "intervals); on the dotted diagonal the probabilities can be taken at face value. "
+        "Bars count the rows in each bin (log scale). Expected calibration error: "
+        f'<strong data-metric="ece">{cal.ece:.4f}</strong>.</p>'
+        f'<div class="grid2"><figure>{calibration_chart(cal)}</figure>'
+        f'<div class="scroll">{_bins(cal)}</div></div>'
+    )
+
+
+def _bins(cal: Calibration) -> str:
+    rows = "".join(
+        f'<tr data-bin="{b}"><td>{cal.edges[b]:.1f}–{cal.edges[b + 1]:.1f}</td>'
+        f'<td data-col="count">{cal.count[b]:,}</td>'
+        + (
+            f"<td>{cal.predicted[b]:.3f}</td><td>{cal.observed[b]:.3f}</td>"
+            f"<td>{cal.low[b]:.3f}–{cal.high[b]:.3f}</td>"
+            if cal.count[b]
+            else "<td>–</td><td>–</td><td></td>"
+        )
+        + "</tr>"
+        for b in range(len(cal.count))
+    )
+    return (
+        '<table class="bins"><tr><th>bin</th><th>rows</th><th>mean predicted</th>'
+        f"<th>observed</th><th>95% interval</th></tr>{rows}</table>"
+    )
+
+
+def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], model: Any) -> str:
+    classes = list(np.asarray(model.classes_).tolist())
+    panels = "".join(f"<figure>{density_panel(fd, classes)}</figure>" for fd in densities)
+    show_means = len(classes) <= 4
+    head = "<tr><th>feature</th><th>family</th><th>AUC alone</th><th>bits</th>" + (
+        "".join(f"<th>mean, {esc(clip_text(c, 16))}</th>" for c in classes) if show_means else ""
+    )
+    rows = "".join(
+        f'<tr data-feature="{s.j}"><td>{esc(clip_text(s.name, 60))}</td><td>{esc(s.family)}</td>'
+        f'<td data-col="auc">{s.auc:.3f}</td><td data-col="bits">{s.bits:.3f}</td>'
+        + ("".join(f"<td>{m:.4g}</td>" for m in s.means) if show_means else "")
+        + "</tr>"
+        for s in scores[:TOP_FEATURES]
+    )
+    more = len(scores) - TOP_FEATURES
+    return (
+        '<p class="how">The numeric features that tell the classes apart best, by the ROC-AUC '
+        "of the model's densities of that feature alone. Lines: the model's density "
+        "p(x | class); shaded steps: the training data of each class. Where the lines part, "
+        "the feature decides; where they overlap, it cannot. A bar cut at the top is "
+        "labelled with its height. A feature with a long right tail is drawn on a log(1 + x) "
+        "axis, its densities per unit of log(1 + x), so areas still read as shares.</p>"
+        f'{legend_strip(classes)}<div class="multiples">{panels}</div>'
+        '<h3 style="margin-top:14px">Numeric features ranked</h3>'
+        '<p class="how">Bits: the drop in log-loss (base 2) from the class frequencies to this '
+        "feature's densities alone. Below zero, the density gives some rows a very wrong "
+        "answer: a sign that its family fits the feature badly.</p>"
+        f'<div class="scroll"><table class="features">{head}</tr>{rows}</table></div>'
+        + (f'<p class="how">… and {more} more.</p>' if more > 0 else "")
+    )
+
+
+def _terms(table: dict[Any, list], ev: Evaluation, heading: str) -> str:
+    scale = max((w for terms in table.values() for _, w in terms), default=0.0)
+    order = {repr(c): k for k, c in enumerate(ev.classes)}
+    many = len(table) > MAX_COLOURED
+    panels = []
+    for i, (label, terms) in enumerate(table.items()):
+        ink = ACCENT if many else colour(order.get(repr(label), i))
+        panels.append(f"<figure>{term_panel(label, ink, terms, scale)}</figure>")
+    how = (
+        "The words that most favour each class. Weight: how much one occurrence of the word "
+        "moves the log-odds toward the class, compared with the average class"
+        if heading.startswith("Top words")
+        else "The features (a column=value pair for a category) that most favour each class. "
+        "Weight: how much one unit of the feature moves the log-odds toward the class, "
+        "compared with the average class"
+    )
+    return (
+        f'<p class="how">{how} (the model\'s own weights, the same for every row).</p>'
+        f'<div class="multiples">{"".join(panels)}</div>'
+    )
+
+
+def _page(title: str, ev: Evaluation, sections: list[tuple[str, str, str]]) -> str:
+    nav = "".join(f'<a href="#{key}">{esc(name)}</a>' for key, name, _ in sections)
+    body = "".join(
+        f'<section id="{key}"><h2>{esc(name)}</h2>{html}</section>'
+        if key != "glance"
+        else f'<div id="{key}">{html}</div>'
+        for key, name, html in sections
+    )
+    K = len(ev.classes)
+    subtitle = f"{ev.n:,} rows evaluated · {K} classes · bayeskit {__version__}"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
+        f'<header><h1>{esc(title)}</h1><p class="subtitle">{esc(subtitle)}</p>'
+        f"<nav>{nav}</nav></header>{body}"
+        "<footer>Made by bayeskit. Every number and chart comes from the evaluated rows' "
+        "true labels and predicted probabilities; nothing on this page is fetched from the "
+        "network."
+        "</footer></main></body></html>\n"
+    )
