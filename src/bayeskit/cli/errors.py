@@ -1,0 +1,111 @@
+"""One line for every mistake a user can make, exit code 2; a traceback only with ``--debug``.
+
+Usage errors (an unknown option, a missing argument) and data errors (a missing file, a
+ragged CSV row, an unknown column, a file that is not a model) end the command with exit code
+2 and one line on standard error naming the file, line or column and the fix. Anything else is
+a bug in bayeskit: one line saying so, exit code 1. ``--debug`` (anywhere on the command line)
+or ``BAYESKIT_DEBUG=1`` prints the traceback as well.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+from ..errors import BayeskitError
+
+
+def _base(name: str) -> type[Exception]:
+    # typer >= 0.29 vendors click; older releases use click itself. Both are reached through
+    # typer's public BadParameter.
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
+UsageError = _base("UsageError")
+ClickException = _base("ClickException")
+
+USAGE_OR_DATA = 2
+BUG = 1
+INTERRUPTED = 130
+
+
+def one_line(text: str) -> str:
+    """The message on one line (library messages sometimes list items on several)."""
+    return " ".join(str(text).split())
+
+
+def _usage_line(exc: Any) -> str:
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "bayeskit"
+    return f"{where}: error: {one_line(exc.format_message())} (see '{where} --help')"
+
+
+def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit") -> int:
+    """Run ``call`` (the command line) and turn its outcome into an exit code."""
+    try:
+        result = call()
+    except UsageError as exc:
+        if not exc.format_message():  # type: ignore[attr-defined]
+            return USAGE_OR_DATA  # no command given: the help was printed instead
+        return _fail(_usage_line(exc), USAGE_OR_DATA, debug)
+    except typer.Abort:
+        return _fail(f"{prog}: interrupted", INTERRUPTED, debug)
+    except KeyboardInterrupt:
+        return _fail(f"{prog}: interrupted", INTERRUPTED, debug)
+    except ClickException as exc:
+        message = one_line(exc.format_message())  # type: ignore[attr-defined]
+        return _fail(f"{prog}: error: {message}", getattr(exc, "exit_code", 1), debug)
+    except BayeskitError as exc:
+        return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
+    except BrokenPipeError:
+        # The reader of our output went away (``| head``): stop quietly, as Unix tools do.
+        _silence_stdout()
+        return 0
+    except OSError as exc:
+        if exc.filename is not None:
+            what = exc.strerror or type(exc).__name__
+            return _fail(f"{prog}: error: {exc.filename}: {what}", USAGE_OR_DATA, debug)
+        return _bug(exc, prog, debug)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:
+        return _bug(exc, prog, debug)
+    return result if isinstance(result, int) else 0
+
+
+def _fail(line: str, code: int, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    _flush_stdout()
+    print(line, file=sys.stderr)
+    return code
+
+
+def _bug(exc: BaseException, prog: str, debug: bool) -> int:
+    hint = "" if debug else "; run again with --debug for the traceback"
+    return _fail(
+        f"{prog}: internal error: {type(exc).__name__}: {one_line(str(exc))} — this is a bug in "
+        f"bayeskit, please report it{hint}",
+        BUG,
+        debug,
+    )
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,141 @@
+"""``bayeskit evaluate``: how well a model does on DATA, by cross-validation or on a test set."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from sklearn.base import clone
+
+from .data import (
+    ColumnsOpt,
+    FormatOpt,
+    Labelled,
+    MergeOpt,
+    MissingOpt,
+    NoHeaderOpt,
+    ReadOptions,
+    TargetOpt,
+    TextOpt,
+    load_labelled,
+)
+from .measure import cross_validate, holdout, metrics
+from .models import (
+    AlphaOpt,
+    IntegersOpt,
+    ModelOpt,
+    align_columns,
+    build_model,
+    conform,
+    describe,
+    schema_kinds,
+)
+from .output import fmt_num, out_console
+
+_MAX_CONFUSION = 12
+
+
+def register(app: typer.Typer) -> None:
+    app.command("evaluate")(evaluate)
+
+
+def evaluate(
+    data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
+    target: TargetOpt = None,
+    text: TextOpt = None,
+    model: Annotated[str, ModelOpt] = "auto",
+    alpha: Annotated[float | None, AlphaOpt] = None,
+    integers: Annotated[str | None, IntegersOpt] = None,
+    cv: Annotated[int, typer.Option("--cv", help="Number of cross-validation folds.")] = 10,
+    test: Annotated[
+        str | None,
+        typer.Option("--test", help="Train on DATA and test on this (same layout) instead."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+    format: FormatOpt = None,
+    no_header: NoHeaderOpt = False,
+    columns: ColumnsOpt = None,
+    missing: MissingOpt = None,
+    merge: MergeOpt = None,
+) -> None:
+    """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
+    confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
+    --test gives a test set."""
+    options = ReadOptions(format, no_header, columns, missing or [], merge or [])
+    train = load_labelled(data, target, text, options)
+    estimator = build_model(model, train, alpha, integers)
+    if test is None:
+        result = cross_validate(lambda: clone(estimator), train, cv, seed)
+    else:
+        held_out = load_labelled(test, target, train.text_column, options)
+        result = holdout(estimator, train, held_out, _ready(held_out, train, estimator))
+    found = metrics(result)
+    found["data"] = data
+    found["model"] = describe(estimator)
+    if as_json:
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+    else:
+        print_metrics(found, train)
+
+
+def _ready(test: Labelled, train: Labelled, estimator: Any) -> Any:
+    """The test inputs in the training layout (same columns, same order)."""
+    if test.kind != train.kind:
+        from ..io.readers import ReadError
+
+        raise ReadError(
+            f"{test.source}: holds {test.kind} data but {train.source} holds {train.kind}; "
+            "test on data of the same kind",
+            path=test.source,
+        )
+    if train.kind != "table":
+        return test.X
+    aligned = align_columns(test.X, list(train.X.columns), test.source)
+    return conform(aligned, estimator, test.source, schema_kinds(train.X))
+
+
+def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
+    console = out_console()
+    if data is not None:
+        console.print(f"data: {found['data']} — {data.describe()}")
+    console.print(f"model: {found['model']}")
+    console.print(f"evaluation: {found['method']}")
+    line = (
+        f"accuracy {fmt_num(found['accuracy'])}   macro-F1 {fmt_num(found['macro_f1'])}   "
+        f"log-loss {fmt_num(found['log_loss'])}"
+    )
+    if found["roc_auc"] is not None:
+        line += f"   ROC-AUC {fmt_num(found['roc_auc'])} (positive class {found['positive_class']})"
+    console.print(line)
+    per_class = Table(title=None, box=None, pad_edge=False)
+    for name in ("class", "precision", "recall", "F1", "support"):
+        per_class.add_column(name, justify="left" if name == "class" else "right")
+    for label, row in found["per_class"].items():
+        per_class.add_row(
+            label,
+            fmt_num(row["precision"]),
+            fmt_num(row["recall"]),
+            fmt_num(row["f1"]),
+            str(row["support"]),
+        )
+    console.print(per_class)
+    classes = [str(c) for c in found["classes"]]
+    if len(classes) <= _MAX_CONFUSION:
+        matrix = Table(
+            title="confusion matrix (rows: true class, columns: predicted)",
+            title_justify="left",
+            box=None,
+            pad_edge=False,
+        )
+        matrix.add_column("")
+        for label in classes:
+            matrix.add_column(label, justify="right")
+        for label, row in zip(classes, found["confusion_matrix"], strict=True):
+            matrix.add_row(label, *(str(v) for v in row))
+        console.print(matrix)
+    else:
+        console.print(f"confusion matrix: {len(classes)} classes; --json prints it")
+    console.print(f"time: {found['seconds']:.2f} s")

@@ -1,0 +1,164 @@
+"""Measuring a model: out-of-fold predictions by stratified cross-validation or on a test set,
+and the metrics ``evaluate`` prints."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import (
+    accuracy_score,
+    confusion_matrix,
+    f1_score,
+    log_loss,
+    precision_recall_fscore_support,
+    roc_auc_score,
+)
+from sklearn.model_selection import StratifiedKFold
+
+from ..io.readers import ReadError
+from .data import Labelled
+from .output import note, progress
+
+
+@dataclass
+class Predictions:
+    """Predictions for rows whose labels are known."""
+
+    y_true: np.ndarray
+    classes: np.ndarray  # columns of ``proba``: every class of the data, sorted
+    log_proba: np.ndarray  # (n, n_classes), log P(class | x); -inf for a class not learned
+    predicted: np.ndarray  # the model's decisions
+    seconds: float
+    method: str  # "10-fold stratified cross-validation (seed 0)", …
+
+    @property
+    def proba(self) -> np.ndarray:
+        return np.exp(self.log_proba)
+
+    @property
+    def log_odds(self) -> np.ndarray:
+        """Two classes: ``log P(second|x) − log P(first|x)``, which ranks rows without the
+        ties of probabilities rounded to exactly 0 or 1."""
+        with np.errstate(invalid="ignore"):
+            odds = self.log_proba[:, 1] - self.log_proba[:, 0]
+        return np.nan_to_num(odds, nan=0.0)
+
+
+def log_proba_over(model: Any, X: Any, classes: np.ndarray) -> np.ndarray:
+    """``model.predict_log_proba(X)`` with one column per entry of ``classes`` (a class the
+    model never saw, absent from a training fold, gets log-probability −inf)."""
+    log_proba = model.predict_log_proba(X)
+    out = np.full((log_proba.shape[0], len(classes)), -np.inf)
+    out[:, np.searchsorted(classes, model.classes_)] = log_proba
+    return out
+
+
+def check_folds(folds: int, y: np.ndarray) -> None:
+    """Refuse a fold count that cannot work; note when a class is smaller than a fold."""
+    _, counts = np.unique(y, return_counts=True)
+    if folds < 2:
+        raise ReadError(f"--cv {folds}: cross-validation needs at least 2 folds")
+    if folds > counts.max():
+        raise ReadError(
+            f"--cv {folds}: the largest class has {counts.max()} rows, too few for {folds} "
+            f"folds; use --cv {max(2, int(counts.max()))} or fewer"
+        )
+    if folds > counts.min():
+        note(
+            f"the smallest class has {counts.min()} rows, fewer than the {folds} folds: some "
+            "folds test without it"
+        )
+
+
+def cross_validate(
+    make: Callable[[], Any], data: Labelled, folds: int, seed: int = 0
+) -> Predictions:
+    """Stratified ``folds``-fold cross-validation: every row predicted by a model that did
+    not see it."""
+    check_folds(folds, data.y)
+    classes = np.unique(data.y)
+    log_proba = np.zeros((data.n_rows, len(classes)))
+    predicted = np.empty(data.n_rows, dtype=data.y.dtype)
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        splits = list(splitter.split(np.zeros(data.n_rows), data.y))
+    with progress("cross-validating", folds) as update:
+        for k, (train, test) in enumerate(splits, start=1):
+            model = make().fit(data.subset(train), data.y[train])
+            test_X = data.subset(test)
+            log_proba[test] = log_proba_over(model, test_X, classes)
+            predicted[test] = model.predict(test_X)
+            update(k)
+    return Predictions(
+        data.y,
+        classes,
+        log_proba,
+        predicted,
+        time.perf_counter() - start,
+        f"{folds}-fold stratified cross-validation (seed {seed})",
+    )
+
+
+def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predictions:
+    """Fit on ``train``, predict ``test`` (``test_X``: its inputs made ready for the model)."""
+    start = time.perf_counter()
+    fitted = clone(model).fit(train.X, train.y)
+    classes = np.unique(np.concatenate([np.unique(train.y), np.unique(test.y)]))
+    log_proba = log_proba_over(fitted, test_X, classes)
+    predicted = fitted.predict(test_X)
+    return Predictions(
+        test.y,
+        classes,
+        log_proba,
+        predicted,
+        time.perf_counter() - start,
+        f"trained on {train.source}, tested on {test.source}",
+    )
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def metrics(result: Predictions) -> dict[str, Any]:
+    """Accuracy, macro-F1, log-loss, per-class precision/recall/F1, the confusion matrix and,
+    for two classes, ROC-AUC (positive class: the second in sorted order)."""
+    y, pred, classes = result.y_true, result.predicted, result.classes
+    labels = [_plain(c) for c in classes]
+    precision, recall, f1, support = precision_recall_fscore_support(
+        y, pred, labels=classes, zero_division=0
+    )
+    roc = None
+    positive = None
+    if len(classes) == 2 and len(np.unique(y)) == 2:
+        positive = labels[1]
+        roc = float(roc_auc_score(y == classes[1], result.log_odds))
+    return {
+        "n": len(y),
+        "method": result.method,
+        "classes": labels,
+        "accuracy": float(accuracy_score(y, pred)),
+        "macro_f1": float(f1_score(y, pred, labels=classes, average="macro", zero_division=0)),
+        "log_loss": float(log_loss(y, result.proba, labels=classes)),
+        "roc_auc": roc,
+        "positive_class": positive,
+        "per_class": {
+            str(label): {
+                "precision": float(p),
+                "recall": float(r),
+                "f1": float(f),
+                "support": int(s),
+            }
+            for label, p, r, f, s in zip(labels, precision, recall, f1, support, strict=True)
+        },
+        "confusion_matrix": confusion_matrix(y, pred, labels=classes).tolist(),
+        "seconds": round(result.seconds, 3),
+    }

@@ -1,0 +1,295 @@
+"""Which model the commands build for the data, how they describe it, and how prediction
+input is matched to a model's training columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import typer
+
+from .. import naive_bayes
+from ..io.readers import ReadError, list_names
+from ..text import SpamFilter, TextClassifier, TextVectorizer
+from .data import Labelled
+
+MODELS = (
+    "auto",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "categorical",
+    "gaussian",
+    "kernel",
+    "poisson",
+    "mixed",
+    "text",
+)
+TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
+NUMERIC_MODELS = ("gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement")
+
+ModelOpt = typer.Option(
+    "--model",
+    "-m",
+    help="auto: MixedNB with a family per column for tables, the text pipeline for text "
+    "(a spam filter when the classes are ham and spam). Or one of: " + ", ".join(MODELS[1:]),
+)
+AlphaOpt = typer.Option("--alpha", help="Additive smoothing of the count models (default 1).")
+IntegersOpt = typer.Option(
+    "--integers",
+    help="Family of integer columns under --model auto: gaussian (the default), poisson "
+    "(counts) or categorical (codes).",
+)
+
+
+def _numeric_class(choice: str) -> type:
+    from ..naive_bayes.gaussian import GaussianNB
+    from ..naive_bayes.kernel import KernelNB
+    from ..naive_bayes.poisson import PoissonNB
+
+    classes: dict[str, type] = {
+        "gaussian": GaussianNB,
+        "kernel": KernelNB,
+        "poisson": PoissonNB,
+        "multinomial": naive_bayes.MultinomialNB,
+        "bernoulli": naive_bayes.BernoulliNB,
+        "complement": naive_bayes.ComplementNB,
+    }
+    return classes[choice]
+
+
+def _spam_labels(y: np.ndarray) -> tuple[Any, Any] | None:
+    """(ham label, spam label) when the two classes are ham and spam (any case)."""
+    classes = np.unique(y).tolist()
+    lowered = [str(c).lower() for c in classes]
+    if len(classes) == 2 and sorted(lowered) == ["ham", "spam"]:
+        return classes[lowered.index("ham")], classes[lowered.index("spam")]
+    return None
+
+
+def build_model(
+    choice: str, data: Labelled, alpha: float | None, integers: str | None = None
+) -> Any:
+    """An unfitted model for ``data`` (``--model choice``; ``--integers``)."""
+    if choice not in MODELS:
+        raise typer.BadParameter(
+            f"{choice!r} is not a model; choose one of: {', '.join(MODELS)}", param_hint="--model"
+        )
+    if alpha is not None and alpha < 0:
+        raise typer.BadParameter(f"must be at least 0, got {alpha}", param_hint="--alpha")
+    if integers not in (None, "gaussian", "poisson", "categorical"):
+        raise typer.BadParameter(
+            f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
+        )
+    if data.kind in ("text", "email"):
+        return _text_model(choice, data, alpha)
+    return _table_model(choice, data, alpha, integers)
+
+
+def _text_model(choice: str, data: Labelled, alpha: float | None) -> Any:
+    if choice not in TEXT_MODELS:
+        raise typer.BadParameter(
+            f"{choice!r} does not read text; for text use one of: {', '.join(TEXT_MODELS)}",
+            param_hint="--model",
+        )
+    kind: dict[str, type] = {
+        "bernoulli": naive_bayes.BernoulliNB,
+        "complement": naive_bayes.ComplementNB,
+    }
+    cls = kind.get(choice, naive_bayes.MultinomialNB)
+    model = cls() if alpha is None else cls(alpha=alpha)
+    analyzer = "email" if data.kind == "email" else "word"
+    output = "binary" if choice == "bernoulli" else "counts"
+    vectorizer = TextVectorizer(analyzer=analyzer, output=output)
+    labels = _spam_labels(data.y)
+    if labels is not None:
+        return SpamFilter(
+            vectorizer=vectorizer, model=model, ham_label=labels[0], spam_label=labels[1]
+        )
+    return TextClassifier(vectorizer=vectorizer, model=model)
+
+
+def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str | None) -> Any:
+    import polars as pl
+
+    if choice == "text":
+        raise typer.BadParameter(
+            "the data is a table: name its text column with --text COLUMN, or choose another model",
+            param_hint="--model",
+        )
+    if choice in ("auto", "mixed"):
+        model: Any = naive_bayes.MixedNB(families="auto", integers=integers)
+    elif choice == "categorical":
+        model = naive_bayes.CategoricalNB()
+    else:
+        schema = data.X.schema
+        wrong = [c for c, t in schema.items() if not (t.is_numeric() or t == pl.Boolean)]
+        if wrong:
+            raise ReadError(
+                f"{data.source}: --model {choice} takes numeric columns; "
+                f"{list_names(wrong, 10)} hold{'s' if len(wrong) == 1 else ''} other values "
+                "(use --model auto for a table of mixed columns)",
+                path=data.source,
+                column=wrong[0],
+            )
+        model = _numeric_class(choice)()
+    if alpha is not None:
+        if "alpha" not in model.get_params():
+            raise typer.BadParameter(
+                f"{type(model).__name__} has no smoothing parameter", param_hint="--alpha"
+            )
+        model.set_params(alpha=alpha)
+    return model
+
+
+# ------------------------------------------------------------------ describing a model
+def is_text_model(model: Any) -> bool:
+    return isinstance(model, TextClassifier)
+
+
+def is_email_model(model: Any) -> bool:
+    vectorizer = model.vectorizer_ if "vectorizer_" in model.__dict__ else model.vectorizer
+    return vectorizer is not None and vectorizer.analyzer == "email"
+
+
+def describe(model: Any) -> str:
+    """``SpamFilter: word counts + MultinomialNB(alpha=1)``, ``MixedNB(families='auto')``."""
+    if not is_text_model(model):
+        return repr(model)
+    vectorizer = model.vectorizer or TextVectorizer()
+    inner = model.model or naive_bayes.MultinomialNB()
+    tokens = {"email": "e-mail tokens", "word": "words"}.get(
+        str(vectorizer.analyzer), f"{vectorizer.analyzer} {vectorizer.ngram_range}-grams"
+    )
+    return f"{type(model).__name__}: {tokens} ({vectorizer.output}) + {inner!r}"
+
+
+def training_columns(model: Any) -> list[str] | None:
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else [str(n) for n in names]
+
+
+def align_columns(
+    frame: Any, expected: list[str] | None, source: str, ignore: list[str] | None = None
+) -> Any:
+    """``frame``'s columns in the training order ``expected``; a missing or unexpected
+    column is an error naming it (``ignore`` lists columns to drop first, such as labels)."""
+    if ignore:
+        frame = frame.drop([c for c in ignore if c in frame.columns])
+    if expected is None:
+        return frame
+    missing = [c for c in expected if c not in frame.columns]
+    extra = [c for c in frame.columns if c not in set(expected)]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing {list_names([repr(c) for c in missing], 10)}")
+        if extra:
+            parts.append(f"not in training {list_names([repr(c) for c in extra], 10)}")
+        fix = "give the columns the model was trained on"
+        if extra and not missing:
+            fix = f"drop them or pass --ignore {','.join(extra)}"
+        raise ReadError(
+            f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
+            path=source,
+            column=(missing or extra)[0],
+        )
+    return frame.select(expected)
+
+
+def load_model(path: str) -> Any:
+    """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
+    from pathlib import Path
+
+    from ..errors import ModelFileError
+    from ..io.model_file import load
+
+    file = Path(path)
+    if not file.exists():
+        raise ReadError(
+            f"{path}: no such model file; write one with 'bayeskit train DATA -o {path}'",
+            path=path,
+        )
+    if file.is_dir():
+        raise ReadError(f"{path}: is a folder, not a model file", path=path)
+    try:
+        return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def column_kinds(model: Any) -> dict[str, str]:
+    """How a table model reads each training column: ``"text"`` (categories that are
+    strings), ``"number"`` or ``""`` (anything: booleans, integer categories)."""
+    columns = training_columns(model) or []
+    categories = getattr(model, "categories_", None)
+    if categories is not None:  # CategoricalNB
+        return {
+            c: "text" if np.asarray(v).dtype.kind in "OUS" else ""
+            for c, v in zip(columns, categories, strict=True)
+        }
+    families = getattr(model, "feature_families_", None)
+    if families is None:  # a numeric model
+        return dict.fromkeys(columns, "number")
+    kinds = {str(c): "number" if f in _REAL_FAMILIES else "" for c, f in families.items()}
+    for column, values in _mixed_categories(model).items():
+        kinds[column] = "text" if values.dtype.kind in "OUS" else ""
+    return kinds
+
+
+_REAL_FAMILIES = {"gaussian", "kernel", "poisson", "binomial", "discretized"}
+
+
+def _mixed_categories(model: Any) -> dict[str, np.ndarray]:
+    """The categories a MixedNB learned for each categorical column (read from its
+    statistics, block by block, in the order of its column layout)."""
+    out: dict[str, np.ndarray] = {}
+    columns = training_columns(model) or []
+    layout = getattr(model, "_layout_", ())
+    for block, stats in zip(layout, model.stats_.blocks, strict=False):
+        for position, values in zip(block.columns, getattr(stats, "categories", ()), strict=False):
+            out[columns[position]] = np.asarray(values)
+    return out
+
+
+def schema_kinds(frame: Any) -> dict[str, str]:
+    """:func:`column_kinds` of the data a model was trained on."""
+    import polars as pl
+
+    return {
+        c: "text" if t == pl.String else "number" if t.is_numeric() else ""
+        for c, t in frame.schema.items()
+    }
+
+
+def conform(frame: Any, model: Any, source: str, kinds: dict[str, str] | None = None) -> Any:
+    """``frame`` with each column read as the model reads it (``kinds``, default
+    :func:`column_kinds`): numbers as floats, string categories as strings (a column of codes
+    such as ``1``, ``2`` is parsed as numbers when the file holds no other value). A value
+    that is not a number where one is needed is an error naming the column."""
+    import polars as pl
+
+    kinds = column_kinds(model) if kinds is None else kinds
+    casts = []
+    for column, dtype in frame.schema.items():
+        kind = kinds.get(column, "")
+        if kind == "text" and dtype != pl.String:
+            casts.append(pl.col(column).cast(pl.String))
+        elif kind == "number" and dtype == pl.Null:
+            casts.append(pl.col(column).cast(pl.Float64))
+        elif kind == "number" and not dtype.is_numeric():
+            values = frame.get_column(column).cast(pl.String)
+            numbers = values.cast(pl.Float64, strict=False)
+            bad = numbers.is_null() & values.is_not_null()
+            if bad.any():
+                row = int(bad.arg_max() or 0)
+                raise ReadError(
+                    f"{source}: column {column!r} holds {values[row]!r} in row {row + 1}; the "
+                    "model reads numbers there",
+                    path=source,
+                    column=column,
+                )
+            casts.append(numbers.alias(column))
+    return frame.with_columns(casts) if casts else frame

@@ -1,0 +1,96 @@
+"""``bayeskit train``: fit a model on DATA and write it to a safe model file."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .. import save
+from ..io.readers import ReadError, list_names
+from .data import (
+    ColumnsOpt,
+    FormatOpt,
+    MergeOpt,
+    MissingOpt,
+    NoHeaderOpt,
+    ReadOptions,
+    TargetOpt,
+    TextOpt,
+    load_labelled,
+)
+from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
+from .output import human_size, out_console, progress
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
+
+
+def check_output_path(path: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    target = Path(path)
+    if target.is_dir():
+        raise ReadError(f"{path}: is a folder; give a file name such as model.bk", path=path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise ReadError(
+            f"{path}: the folder {str(parent)!r} does not exist; create it first", path=path
+        )
+
+
+def families_line(model: Any) -> str | None:
+    """``categorical: a, b; gaussian: c`` — each family and its columns."""
+    families = getattr(model, "feature_families_", None)
+    if families is None:
+        names = getattr(model, "feature_names_in_", None)
+        if names is None or is_text_model(model):
+            return None
+        families = {str(n): _family_name(model) for n in names}
+    by_family: dict[str, list[str]] = {}
+    for column, family in families.items():
+        by_family.setdefault(str(family), []).append(str(column))
+    return "; ".join(f"{f} ({len(c)}): {list_names(c, 8)}" for f, c in by_family.items())
+
+
+def _family_name(model: Any) -> str:
+    return type(model).__name__.removesuffix("NB").lower()
+
+
+def train(
+    data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Model file to write.")],
+    target: TargetOpt = None,
+    text: TextOpt = None,
+    model: Annotated[str, ModelOpt] = "auto",
+    alpha: Annotated[float | None, AlphaOpt] = None,
+    integers: Annotated[str | None, IntegersOpt] = None,
+    format: FormatOpt = None,
+    no_header: NoHeaderOpt = False,
+    columns: ColumnsOpt = None,
+    missing: MissingOpt = None,
+    merge: MergeOpt = None,
+) -> None:
+    """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
+    runs code when loaded)."""
+    check_output_path(output)
+    options = ReadOptions(format, no_header, columns, missing or [], merge or [])
+    labelled = load_labelled(data, target, text, options)
+    estimator = build_model(model, labelled, alpha, integers)
+    start = time.perf_counter()
+    with progress("training", None):
+        estimator.fit(labelled.X, labelled.y)
+    save(estimator, output)
+    seconds = time.perf_counter() - start
+    console = out_console()
+    console.print(f"data: {data} — {labelled.describe()}")
+    console.print(f"model: {describe(estimator)}")
+    families = families_line(estimator)
+    if families:
+        console.print(f"families: {families}")
+    size = human_size(os.path.getsize(output))
+    console.print(f"wrote {output} ({size}) in {seconds:.2f} s")
+    console.print(f"next: bayeskit inspect {output}; bayeskit predict {output} NEW_DATA")

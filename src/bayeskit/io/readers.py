@@ -1,0 +1,460 @@
+"""Reading tables: CSV, TSV, JSONL and Parquet into a polars DataFrame, with errors that name the
+file, the line and the fix.
+
+The format comes from the file name's extension (``.csv``; ``.tsv``/``.tab``; ``.jsonl``/
+``.ndjson``; ``.parquet``/``.pq``) unless given. CSV follows RFC 4180 (``"`` quotes fields);
+TSV has no quoting at all (a ``"`` is an ordinary character), as in the IANA definition, so
+text with quotes reads as written. Text files must be UTF-8 (a leading byte-order mark is
+dropped). Every row must have as many fields as the header: a ragged row is an error naming
+its line, never silently padded. Blank lines are skipped. Empty fields (and any ``missing``
+markers, such as ``?``) are missing values (null).
+
+Examples
+--------
+>>> import os, tempfile
+>>> from bayeskit.io.readers import read_table, split_target
+>>> folder = tempfile.mkdtemp()
+>>> path = os.path.join(folder, "weather.csv")
+>>> with open(path, "w") as f:
+...     _ = f.write("outlook,windy,play\\nsunny,false,no\\nrain,,yes\\novercast,true,yes\\n")
+>>> frame = read_table(path)
+>>> frame.shape, frame.columns
+((3, 3), ['outlook', 'windy', 'play'])
+>>> X, y = split_target(frame, "play", source=path)
+>>> X.columns, y.tolist()
+(['outlook', 'windy'], ['no', 'yes', 'yes'])
+>>> split_target(frame, "Play", source="weather.csv")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+bayeskit.io.readers.ReadError: weather.csv: no column 'Play'; ...: outlook, windy, play
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError
+
+__all__ = [
+    "TABLE_EXTENSIONS",
+    "TABLE_FORMATS",
+    "ReadError",
+    "check_feature_columns",
+    "list_names",
+    "read_table",
+    "split_target",
+    "table_format",
+]
+
+TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
+TABLE_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_SHOWN_NAMES = 40
+
+
+class ReadError(DataError):
+    """Data that cannot be read or used as given: the message names the file, the line or
+    column when there is one, and the fix.
+
+    Attributes
+    ----------
+    path : str or None
+    line : int or None (1-based line of the file)
+    column : str or None
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+    ):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+
+
+def list_names(names: Sequence[Any], limit: int = _SHOWN_NAMES) -> str:
+    """``a, b, c`` — at most ``limit`` names, then how many more."""
+    shown = ", ".join(str(n) for n in names[:limit])
+    return shown if len(names) <= limit else f"{shown}, … ({len(names) - limit} more)"
+
+
+def table_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The table format of ``path``: ``format`` when given, else from the extension."""
+    name = os.fspath(path)
+    if format is not None:
+        if format not in TABLE_FORMATS:
+            raise ReadError(
+                f"{name}: unknown format {format!r}; accepted: {', '.join(TABLE_FORMATS)}",
+                path=name,
+            )
+        return format
+    suffix = Path(name).suffix.lower()
+    if suffix in TABLE_EXTENSIONS:
+        return TABLE_EXTENSIONS[suffix]
+    known = ", ".join(TABLE_EXTENSIONS)
+    what = f"extension {suffix!r}" if suffix else "no extension"
+    raise ReadError(
+        f"{name}: unknown format ({what}); bayeskit reads tables named {known}, or a folder "
+        "with one sub-folder per class; rename the file or name its format "
+        "(csv, tsv, jsonl or parquet)",
+        path=name,
+    )
+
+
+def read_table(
+    source: str | os.PathLike[str] | bytes,
+    *,
+    format: str | None = None,
+    header: bool = True,
+    columns: Sequence[str] | None = None,
+    missing: Sequence[str] = (),
+    name: str | None = None,
+) -> Any:
+    """Read a table file (or its bytes) into a polars DataFrame.
+
+    Parameters
+    ----------
+    source : path, or the file's bytes (standard input; then ``format`` is needed)
+    format : {"csv", "tsv", "jsonl", "parquet"}, optional
+        Default: from the extension.
+    header : bool, default True
+        CSV/TSV: the first row names the columns. Without it the columns are ``column_1``,
+        ``column_2``, … unless ``columns`` names them.
+    columns : list of str, optional
+        CSV/TSV: names for a file without a header row (implies ``header=False``).
+    missing : list of str
+        Field values read as missing, besides the empty field (CSV/TSV).
+    name : str, optional
+        What to call the source in messages (default: the path, or ``<stdin>``).
+
+    Returns
+    -------
+    polars.DataFrame with at least one row and one column.
+
+    Raises
+    ------
+    ReadError
+        Missing file, unknown format, empty file, ragged row (with its line), a line that is
+        not JSON, text that is not UTF-8, a file that is not Parquet.
+    """
+
+    if isinstance(source, (bytes, bytearray)):
+        label = name or "<stdin>"
+        if format is None:
+            raise ReadError(f"{label}: name the format of the data (csv, tsv, jsonl or parquet)")
+        fmt = table_format(label, format)
+        data = bytes(source)
+    else:
+        label = name or os.fspath(source)
+        fmt = table_format(label if format is None else os.fspath(source), format)
+        data = _read_bytes(Path(source), label)
+    if not data.strip():
+        raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
+    if columns is not None:
+        header = False
+    if fmt == "parquet":
+        frame = _read_parquet(data, label)
+    elif fmt == "jsonl":
+        frame = _read_jsonl(data, label)
+    else:
+        frame = _read_delimited(data, label, fmt, header, columns, missing)
+    if frame.height == 0:
+        raise ReadError(f"{label}: the file has a header but no rows", path=label)
+    if frame.width == 0:
+        raise ReadError(f"{label}: the file has no columns", path=label)
+    return frame
+
+
+def _read_bytes(path: Path, label: str) -> bytes:
+    if not path.exists():
+        raise ReadError(f"{label}: no such file or folder; check the path", path=label)
+    if path.is_dir():
+        raise ReadError(
+            f"{label}: is a folder; a table is one file (.csv, .tsv, .jsonl or .parquet)",
+            path=label,
+        )
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ReadError(f"{label}: cannot be read ({exc.strerror})", path=label) from None
+
+
+def _decode(data: bytes, label: str) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ReadError(
+            f"{label}, line {line}: byte 0x{data[exc.start]:02x} at column {column} is not "
+            "UTF-8 text; save the file as UTF-8",
+            path=label,
+            line=line,
+        ) from None
+
+
+def _csv_reader(text: str, fmt: str) -> Any:
+    if csv.field_size_limit() < 2**31 - 1:
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long text fields (whole emails)
+    if fmt == "tsv":
+        return csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=",", strict=True)
+
+
+def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str], int]:
+    """(header fields or the first row, blank lines seen); raises on a ragged row."""
+    reader = _csv_reader(text, fmt)
+    first: list[str] | None = None
+    first_line = 0
+    blank = 0
+    try:
+        for row in reader:
+            if not row:
+                blank += 1
+                continue
+            if first is None:
+                first, first_line = row, reader.line_num
+                continue
+            if len(row) != len(first):
+                what = "the header has" if header else f"line {first_line} has"
+                raise ReadError(
+                    f"{label}, line {reader.line_num}: {len(row)} fields where {what} "
+                    f"{len(first)}; give every row one value per column (an empty field is "
+                    f"a missing value){_quote_hint(fmt, row, len(first))}",
+                    path=label,
+                    line=reader.line_num,
+                )
+    except csv.Error as exc:
+        line = reader.line_num
+        raise ReadError(
+            f"{label}, line {line}: malformed CSV ({exc}); close the quote or double "
+            'a " inside a quoted field',
+            path=label,
+            line=line,
+        ) from None
+    assert first is not None  # the caller checked that the text is not blank
+    return first, blank
+
+
+def _quote_hint(fmt: str, row: list[str], expected: int) -> str:
+    if fmt == "csv" and len(row) > expected:
+        return '; put a field that contains commas in double quotes ("a, b")'
+    return ""
+
+
+def _read_delimited(
+    data: bytes,
+    label: str,
+    fmt: str,
+    header: bool,
+    columns: Sequence[str] | None,
+    missing: Sequence[str],
+) -> Any:
+    import polars as pl
+
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    first = _first_record(data, label, fmt)
+    if header:
+        _check_header(first, label)
+    elif columns is None:
+        columns = [f"column_{j + 1}" for j in range(len(first))]
+    else:
+        if len(columns) != len(first):
+            raise ReadError(
+                f"{label}: {len(columns)} column names given for {len(first)} columns "
+                f"(line 1 has {len(first)} fields); name every column",
+                path=label,
+            )
+        _check_header(columns, label)
+    try:
+        frame = pl.read_csv(
+            io.BytesIO(data),
+            separator="\t" if fmt == "tsv" else ",",
+            quote_char=None if fmt == "tsv" else '"',
+            has_header=header,
+            new_columns=list(columns) if columns is not None else None,
+            null_values=list(missing) or None,
+            infer_schema_length=None,
+        )
+    except pl.exceptions.PolarsError as exc:
+        # Find the row at fault (a long row, bad UTF-8) with its line number; polars' own
+        # message is the fallback.
+        _check_rows(_decode(data, label), label, fmt, header)
+        raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
+    # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
+    # null in the last column can hide one, so only then are the rows counted one by one.
+    if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
+        _, blank = _check_rows(_decode(data, label), label, fmt, header)
+        if blank:
+            frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+    return frame
+
+
+def _first_record(data: bytes, label: str, fmt: str) -> list[str]:
+    """The first non-blank record (the header, when there is one)."""
+    head = data[: 1 << 20].decode("utf-8", errors="replace")
+    with contextlib.suppress(csv.Error):  # a record cut at 1 MiB: read it all below
+        for row in _csv_reader(head, fmt):
+            if row:
+                return row
+    return _check_rows(_decode(data, label), label, fmt, False)[0]
+
+
+def _check_header(names: Sequence[str], label: str) -> None:
+    seen: set[str] = set()
+    for j, column in enumerate(names):
+        if not column.strip():
+            raise ReadError(
+                f"{label}, line 1: column {j + 1} has no name in the header; name every column",
+                path=label,
+                line=1,
+            )
+        if column in seen:
+            raise ReadError(
+                f"{label}, line 1: the header names column {column!r} twice; give each column "
+                "its own name",
+                path=label,
+                line=1,
+                column=column,
+            )
+        seen.add(column)
+
+
+def _read_jsonl(data: bytes, label: str) -> Any:
+    import polars as pl
+
+    text = _decode(data, label)
+    try:
+        return pl.read_ndjson(io.BytesIO(text.encode("utf-8")), infer_schema_length=None)
+    except pl.exceptions.PolarsError as exc:
+        problem = _first_line(exc)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ReadError(
+                f"{label}, line {number}: not JSON ({err.msg} at column {err.colno}); each "
+                "line must be one JSON object",
+                path=label,
+                line=number,
+            ) from None
+        if not isinstance(record, dict):
+            raise ReadError(
+                f"{label}, line {number}: a JSON {type(record).__name__}, not an object; each "
+                'line must be one JSON object such as {"column": value, ...}',
+                path=label,
+                line=number,
+            )
+    raise ReadError(
+        f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
+        path=label,
+    )
+
+
+def _read_parquet(data: bytes, label: str) -> Any:
+    import polars as pl
+
+    try:
+        return pl.read_parquet(io.BytesIO(data))
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise ReadError(
+            f"{label}: not a Parquet file ({_first_line(exc)}); check the file or its extension",
+            path=label,
+        ) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+# ------------------------------------------------------------------------ target and columns
+def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarray]:
+    """Split a DataFrame into its feature columns and the target labels.
+
+    Raises :class:`ReadError` when ``target`` is not a column (listing the columns), when a
+    row has no label (naming the row), when the table has no other column, and when the
+    target has only one class.
+    """
+    import polars as pl
+
+    if target not in frame.columns:
+        raise ReadError(
+            f"{source}: no column {target!r}; the target must be one of the columns: "
+            f"{list_names(frame.columns)}",
+            path=source,
+            column=target,
+        )
+    labels = frame.get_column(target)
+    nulls = labels.is_null()
+    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
+        labels = labels.cast(pl.String).str.strip_chars()
+        nulls = nulls | (labels == "").fill_null(True)
+    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
+        nulls = nulls | labels.is_nan()
+    if nulls.any():
+        row = int(nulls.arg_max() or 0)
+        raise ReadError(
+            f"{source}: row {row + 1} has no value in the target column {target!r} "
+            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
+            path=source,
+            column=target,
+        )
+    y = np.asarray(labels.to_list())
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ReadError(
+            f"{source}: the target column {target!r} has one class ({classes.tolist()[0]!r} in all "
+            f"{len(y)} rows); a classifier needs examples of at least two classes",
+            path=source,
+            column=target,
+        )
+    features = frame.drop(target)
+    if features.width == 0:
+        raise ReadError(
+            f"{source}: the table has no column besides the target {target!r}; add feature columns",
+            path=source,
+        )
+    return features, y
+
+
+def check_feature_columns(frame: Any, source: str) -> None:
+    """Refuse columns no model can use (lists, structs, binary), naming them."""
+    import polars as pl
+
+    for column, dtype in frame.schema.items():
+        if dtype.is_nested() or dtype in (pl.Binary, pl.Object):
+            raise ReadError(
+                f"{source}: column {column!r} holds {dtype} values; bayeskit takes numbers, "
+                "booleans and text in columns (flatten or drop this one)",
+                path=source,
+                column=column,
+            )

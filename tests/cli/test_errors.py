@@ -1,0 +1,165 @@
+"""Every bad input: exit code 2, one line on standard error naming the file, line or column and
+the fix, nothing on standard output, no output file left behind; a traceback only with
+--debug."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import bayeskit.cli.train
+from bayeskit.cli.output import write_atomic
+
+
+def _one_line_error(result, *words: str) -> str:
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "ragged.csv").write_text("a,b,label\n1,2,x\n3,4,y\n5,6\n7,8,x\n")
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "one.csv").write_text("a,label\n1,x\n2,x\n3,x\n")
+    (tmp_path / "ok.csv").write_text("a,b,label\nr,s,x\nr,t,y\nq,s,x\nq,t,y\n")
+    (tmp_path / "data.xlsx").write_text("not a table bayeskit reads")
+    (tmp_path / "fake.bk").write_text("hello, I am not a model")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["train", "{d}/absent.csv", "-t", "label"], ["absent.csv: no such file or folder"]),
+        (["train", "{d}/data.xlsx", "-t", "label"], ["data.xlsx: unknown format", ".csv"]),
+        (
+            ["train", "{d}/ok.csv", "-t", "klass"],
+            ["ok.csv: no column 'klass'", "columns are: a, b, label (if the first line"],
+        ),
+        (["train", "{d}/one.csv", "-t", "label"], ["one.csv: the target column 'label' has one"]),
+        (
+            ["train", "{d}/ragged.csv", "-t", "label"],
+            ["ragged.csv, line 4: 2 fields where the header has 3"],
+        ),
+        (["train", "{d}/empty.csv", "-t", "label"], ["empty.csv: the file is empty"]),
+        (["train", "{d}/ok.csv"], ["--target", "columns are: a, b, label"]),
+        (
+            ["train", "{d}/ok.csv", "-t", "label", "--model", "nonsense"],
+            ["bayeskit train: error:", "'nonsense' is not a model"],
+        ),
+        (["train", "{d}/ok.csv", "-t", "label", "--bogus"], ["No such option: --bogus"]),
+        (["evaluate", "{d}/ok.csv", "-t", "label", "--cv", "1"], ["--cv 1", "at least 2 folds"]),
+        (
+            ["evaluate", "{d}/ok.csv", "-t", "label", "--cv", "5"],
+            ["largest class has 2 rows", "--cv 2"],
+        ),
+        (["report", "{d}/ragged.csv", "-t", "label"], ["ragged.csv, line 4"]),
+    ],
+)
+def test_bad_data_fails_in_one_line_and_writes_nothing(cli, files, args, words):
+    target = files / "out.file"
+    args = [a.replace("{d}", str(files)) for a in args]
+    if args[0] != "evaluate":
+        args += ["-o", str(target)]
+    _one_line_error(cli(*args), *words)
+    assert not target.exists()
+    assert not [p for p in os.listdir(files) if p.startswith(".")]  # no temporary file
+
+
+def test_model_files_that_are_not_models(cli, files):
+    line = _one_line_error(cli("predict", files / "fake.bk", files / "ok.csv"))
+    assert "fake.bk" in line
+    assert "not a bayeskit model file" in line
+    assert "written by 'bayeskit train'" in line
+    line = _one_line_error(cli("inspect", files / "absent.bk"))
+    assert "absent.bk: no such model file" in line
+    _one_line_error(cli("explain", files / "ok.csv", "a=1"), "ok.csv", "not a bayeskit model")
+
+
+def test_predicting_with_other_columns_names_them(cli, files, tmp_path):
+    model = tmp_path / "m.bk"
+    assert cli("train", files / "ok.csv", "-t", "label", "-o", model).exit_code == 0
+    (tmp_path / "other.csv").write_text("a,c\nr,1\n")
+    out = tmp_path / "p.csv"
+    line = _one_line_error(cli("predict", model, tmp_path / "other.csv", "-o", out))
+    assert "the columns differ from the model's: missing 'b'; not in training 'c'" in line
+    assert not out.exists()
+    line = _one_line_error(cli("predict", model, files / "ok.csv"))
+    assert "not in training 'label'; drop them or pass --ignore label" in line
+    assert cli("predict", model, files / "ok.csv", "--ignore", "label").exit_code == 0
+    _one_line_error(cli("explain", model, "z=1"), "the model has no column 'z'", "a, b")
+    _one_line_error(cli("explain", model, "{oops"), "not valid JSON")
+
+
+def test_text_and_folder_mistakes(cli, tmp_path, sms_tsv):
+    (tmp_path / "root" / "only").mkdir(parents=True)
+    (tmp_path / "root" / "only" / "1.txt").write_text("hello")
+    _one_line_error(
+        cli("train", tmp_path / "root", "-o", tmp_path / "m.bk"), "one class folder ('only')"
+    )
+    _one_line_error(
+        cli("train", sms_tsv, "-t", "label", "--model", "gaussian", "-o", tmp_path / "m.bk"),
+        "'gaussian' does not read text",
+    )
+    _one_line_error(
+        cli("train", sms_tsv, "-t", "label", "--text", "body", "-o", tmp_path / "x"),
+        "no column 'body' for --text",
+    )
+    assert not (tmp_path / "m.bk").exists()
+
+
+def test_empty_standard_input(cli, sms_tsv, files, tmp_path):
+    model = tmp_path / "sms.bk"
+    assert cli("train", sms_tsv, "-t", "label", "-o", model).exit_code == 0
+    _one_line_error(cli("predict", model, "-", input=""), "<stdin>: no text to classify")
+    table = tmp_path / "t.bk"
+    assert cli("train", files / "ok.csv", "-t", "label", "-o", table).exit_code == 0
+    _one_line_error(cli("predict", table, "-", input=""), "<stdin>: the file is empty")
+
+
+def test_output_to_a_missing_folder(cli, files):
+    line = _one_line_error(cli("train", files / "ok.csv", "-t", "label", "-o", files / "no/m.bk"))
+    assert "the folder" in line
+    assert "does not exist" in line
+
+
+def test_debug_shows_the_traceback(cli, files):
+    result = cli("train", files / "ragged.csv", "-t", "label", "-o", files / "m.bk", "--debug")
+    assert result.exit_code == 2
+    assert "Traceback" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("bayeskit: error: ")
+
+
+def test_a_bug_is_reported_as_one(cli, files, monkeypatch):
+    def broken(model, path):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bayeskit.cli.train, "save", broken)
+    result = cli("train", files / "ok.csv", "-t", "label", "-o", files / "m.bk")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "bayeskit: internal error: RuntimeError: boom — this is a bug in bayeskit, please "
+        "report it; run again with --debug for the traceback"
+    ]
+    assert not (files / "m.bk").exists()
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "report.html"
+    write_atomic(target, "old")
+
+    def failing(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(target, "new")
+    assert target.read_text() == "old"
+    assert os.listdir(tmp_path) == ["report.html"]
