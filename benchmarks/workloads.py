@@ -209,11 +209,43 @@ def _poisson_length(quick: bool) -> tuple[Side, Side]:
     )
 
 
+@cache
+def gaussian_blobs(n_rows: int, n_features: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic real features: class centres N(0, 2²) per feature, unit-variance noise scaled
+    per class and feature, seeded ``numpy.random.Generator``."""
+    rng = np.random.default_rng(20240607)
+    y = rng.integers(0, n_classes, n_rows)
+    centres = rng.normal(0.0, 2.0, (n_classes, n_features))
+    scales = rng.uniform(0.5, 2.0, (n_classes, n_features))
+    X = centres[y] + rng.normal(size=(n_rows, n_features)) * scales[y]
+    return X, y
+
+
+def _size(quick: bool) -> tuple[int, int, int]:
+    return (20_000, 100, 100) if quick else (100_000, 100, 100)
+
+
+def _gnb_predict(quick: bool) -> tuple[Side, Side]:
+    X, y = gaussian_blobs(*_size(quick))
+    sk_model, bk_model = sk.bk.GaussianNB().fit(X, y), bk.GaussianNB().fit(X, y)
+    return (
+        Side(lambda: Fitted(sk_model), X, y, X),
+        Side(lambda: Fitted(bk_model), X, y, X),
+    )
+
+
+def _gnb_fit(quick: bool) -> tuple[Side, Side]:
+    X, y = gaussian_blobs(*_size(quick))
+    return Side(sk.GaussianNB, X, y, X), Side(bk.GaussianNB, X, y, X)
+
+
 WORKLOADS = [
     Workload("mnb-20ng", 1.0, _sparse(sk.MultinomialNB, bk.MultinomialNB)),
     Workload("bnb-20ng", 1.0, _sparse(sk.BernoulliNB, bk.BernoulliNB)),
     Workload("cnb-20ng", 1.0, _sparse(sk.ComplementNB, bk.ComplementNB)),
     Workload("poisson-length-20ng", 0.5, _poisson_length),
+    Workload("gnb-predict", 10.0, _gnb_predict, phase="predict"),
+    Workload("gnb-fit", 1.0, _gnb_fit, phase="fit"),
     Workload("cat-nursery", 5.0, _nursery_codes),
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),

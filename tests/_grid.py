@@ -50,11 +50,20 @@ def out_of_six(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return X
 
 
+def reals(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Real features on different scales and offsets; NaN marks a missing value (GaussianNB)."""
+    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 3.0, size=d) + rng.normal(size=d) * 5
+    X[rng.random((n, d)) < 0.1] = np.nan
+    return X
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     make: Callable[[], bk.GenerativeClassifier]
     data: Callable[[np.random.Generator, int, int], np.ndarray]
+    #: settings that change the fitted model without a refit (default: a new alpha)
+    resmooth: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return self.name
@@ -71,6 +80,19 @@ CASES = [
     Case("CategoricalNB-ignore", lambda: bk.CategoricalNB(unseen="ignore", alpha=0.5), categories),
     Case("CategoricalNB-codes", bk.CategoricalNB, codes_with_missing),
     Case("CategoricalNB-int", lambda: bk.CategoricalNB(alpha=0.5), int_codes),
+    Case("GaussianNB", lambda: bk.GaussianNB(var_smoothing=1e-4), reals, {"var_smoothing": 1e-3}),
+    Case(
+        "GaussianNB-shared",
+        lambda: bk.GaussianNB(shared_variance=True, var_smoothing=1e-4),
+        reals,
+        {"var_smoothing": 1e-3},
+    ),
+    Case(
+        "GaussianNB-predictive",
+        lambda: bk.GaussianNB(estimate="predictive", prior_count=2.0),
+        reals,
+        {"prior_count": 0.5, "var_smoothing": 1e-3},
+    ),
     Case("PoissonNB", bk.PoissonNB, counts_with_missing),
     Case("PoissonNB-length", lambda: bk.PoissonNB(given_length=True, alpha=1.0, beta=1.0), counts),
     Case("BinomialNB", lambda: bk.BinomialNB(n_trials=6), out_of_six),

@@ -179,7 +179,10 @@ def test_errors_are_builtin_exceptions_too():
 def test_set_params_after_fit_resmooths_without_refit(case: Case):
     X, y = dataset(case, seed=6)
     model = case.make().fit(X, y)
-    model.set_params(alpha=0.37 if case.make().get_params()["estimate"] != "map" else 3.0)
+    if case.resmooth is not None:
+        model.set_params(**case.resmooth)
+    else:
+        model.set_params(alpha=0.37 if case.make().get_params()["estimate"] != "map" else 3.0)
     refit = clone(model).fit(X, y)
     assert_same_model(model, refit, X)
 

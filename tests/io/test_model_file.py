@@ -420,7 +420,7 @@ def test_refuses_npy_whose_header_lies_about_its_size(saved: Path) -> None:
     ("change", "words"),
     [
         ({"estimator": "os.system"}, ("unknown estimator class 'os.system'",)),
-        ({"estimator": "GaussianNB"}, ("unknown estimator class 'GaussianNB'",)),
+        ({"estimator": "LogisticRegression"}, ("unknown estimator class 'LogisticRegression'",)),
         ({"n_features_in": "3"}, ("n_features_in must be a int",)),
         ({"n_features_in": 7}, ("do not match",)),
         ({"params": [1, 2]}, ("params must be a dict",)),

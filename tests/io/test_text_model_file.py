@@ -421,7 +421,11 @@ _NB = {"type": "estimator", "class": "MultinomialNB", "params": {"alpha": 0.5}}
     ("path", "value", "words"),
     [
         ("params.model", {**_NB, "class": "os.system"}, ("unknown estimator class 'os.system'",)),
-        ("params.model", {**_NB, "class": "GaussianNB"}, ("unknown estimator class 'GaussianNB'",)),
+        (
+            "params.model",
+            {**_NB, "class": "LogisticRegression"},
+            ("unknown estimator class 'LogisticRegression'",),
+        ),
         ("params.model", {**_NB, "class": ["x"]}, ("unknown estimator class",)),
         ("params.model", {**_NB, "params": {"evil": 1}}, ("no hyperparameter 'evil'",)),
         ("params.model", {**_NB, "params": [1]}, ("params of a MultinomialNB must be a dict",)),

@@ -198,8 +198,8 @@ def test_fit_partial_fit_merge_unlearn_and_save(tmp_path):
 
 
 def test_models_with_different_layouts_do_not_merge():
-    a = bk.MixedNB(families={"kids": "categorical"}).fit(DATA, Y)
-    b = bk.MixedNB(families={"kids": "categorical"}).fit(DATA.astype({"kids": float}), Y)
+    a = bk.MixedNB().fit(DATA, Y)  # kids: integers, so gaussian
+    b = bk.MixedNB().fit(DATA.astype({"kids": str}), Y)  # kids: text, so categorical
     with pytest.raises(MergeError, match="different families"):
         a + b
 

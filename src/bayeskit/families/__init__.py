@@ -5,6 +5,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
 from .complement import Complement
+from .gaussian import Gaussian
 from .multinomial import Multinomial
 from .poisson import Poisson
 
@@ -15,6 +16,7 @@ __all__ = [
     "Categorical",
     "Complement",
     "Family",
+    "Gaussian",
     "Multinomial",
     "Poisson",
     "family_from_config",

@@ -4,6 +4,7 @@ from .bernoulli import BernoulliNB
 from .binomial import BinomialNB
 from .categorical import CategoricalNB
 from .complement import ComplementNB
+from .gaussian import GaussianNB
 from .mixed import MixedNB
 from .multinomial import MultinomialNB
 from .poisson import PoissonNB
@@ -13,6 +14,7 @@ __all__ = [
     "BinomialNB",
     "CategoricalNB",
     "ComplementNB",
+    "GaussianNB",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._jit import njit
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, hard_labels
 
@@ -19,6 +20,61 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+#: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
+#: terms each was summed from, with margin).
+_CANCELLATION = 1e-11
+
+
+@njit(nogil=True)
+def _labelled_moments(
+    X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
+    weights ``w``; NaN entries skipped."""
+    n, d = X.shape
+    weight = np.zeros((n_classes, d))
+    total = np.zeros((n_classes, d))
+    for i in range(n):
+        c, wi = codes[i], w[i]
+        for j in range(d):
+            x = X[i, j]
+            if x == x:
+                weight[c, j] += wi
+                total[c, j] += wi * x
+    mean = np.zeros((n_classes, d))
+    for c in range(n_classes):
+        for j in range(d):
+            if weight[c, j] != 0:
+                mean[c, j] = total[c, j] / weight[c, j]
+    m2 = np.zeros((n_classes, d))
+    for i in range(n):
+        c, wi = codes[i], w[i]
+        for j in range(d):
+            x = X[i, j]
+            if x == x:
+                z = x - mean[c, j]
+                m2[c, j] += wi * z * z
+    return weight, mean, m2
+
+
+@njit(nogil=True)
+def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``Σ_i R[i, c] (X[i, j] − mean[c, j])²`` over the observed entries."""
+    n, d = X.shape
+    m2 = np.zeros(mean.shape)
+    for i in range(n):
+        for c in range(R.shape[1]):
+            r = R[i, c]
+            if r == 0:
+                continue
+            for j in range(d):
+                x = X[i, j]
+                if x == x:
+                    z = x - mean[c, j]
+                    m2[c, j] += r * z * z
+    return m2
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,31 +121,25 @@ class Moments(Statistic):
     def of(cls, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Moments:
         """The moments of a dense float block ``X`` (NaN = missing) under class weights ``R``.
 
-        Two passes: the class means first, then the squared deviations from them.
+        Two passes: the class means first, then the squared deviations from them (compiled
+        loops: the cost is that of reading X twice, whatever the number of classes).
         """
-        X = np.asarray(X, dtype=np.float64)
-        observed = ~np.isnan(X)
-        some_missing = not observed.all()
-        Xz = np.where(observed, X, 0.0) if some_missing else X
-        present = observed.astype(np.float64)
-        Rd = R.toarray() if sp.issparse(R) and R.shape[1] * R.shape[0] <= 1 << 22 else R
-        weight = np.asarray(Rd.T @ present, dtype=np.float64)
-        mean = _ratio(np.asarray(Rd.T @ Xz, dtype=np.float64), weight)
+        X = np.ascontiguousarray(X, dtype=np.float64)
         labels = hard_labels(R)
         if labels is not None:
-            codes = labels[0]
-            dev = Xz - mean[codes]
-            if some_missing:
-                dev *= present
-            m2 = np.asarray(Rd.T @ (dev * dev), dtype=np.float64)
-        else:
-            # Soft labels (EM responsibilities): every row belongs to every class in part,
-            # so the deviations are taken from each class mean in turn.
-            Rs = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)
-            m2 = np.empty_like(mean)
-            for c in range(Rs.shape[1]):
-                dev = (Xz - mean[c]) * present
-                m2[c] = Rs[:, c] @ (dev * dev)
+            codes, w = labels
+            weight, mean, m2 = _labelled_moments(
+                X, codes.astype(np.int64), w.astype(np.float64), R.shape[1]
+            )
+            return cls(weight, mean, m2)
+        # Soft labels (EM responsibilities): every row belongs to every class in part.
+        dense = R.toarray() if isinstance(R, (sp.spmatrix, sp.sparray)) else R
+        Rs = np.ascontiguousarray(dense, dtype=np.float64)
+        observed = ~np.isnan(X)
+        present = observed.astype(np.float64)
+        weight = Rs.T @ present
+        mean = _ratio(Rs.T @ np.where(observed, X, 0.0), weight)
+        m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
     @property
@@ -117,7 +167,14 @@ class Moments(Statistic):
         n = na + nb
         delta = other.mean - self.mean
         mean = np.where(n != 0, self.mean + _ratio(delta * nb, n), 0.0)
-        m2 = np.where(n != 0, self.m2 + other.m2 + _ratio(delta * delta * na * nb, n), 0.0)
+        between = _ratio(delta * delta * na * nb, n)
+        m2 = self.m2 + other.m2 + between
+        # Removing data (negative weight) cancels terms: a result within rounding of the terms
+        # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
+        # otherwise the residue would stand in for a variance below the floor. Adding data
+        # (all terms >= 0) is unaffected.
+        noise = _CANCELLATION * (np.abs(self.m2) + np.abs(other.m2) + np.abs(between))
+        m2 = np.where((n != 0) & (np.abs(m2) > noise), m2, 0.0)
         return Moments(n, mean, m2)
 
     def weights(self) -> tuple[np.ndarray, ...]:
