@@ -28,6 +28,7 @@ class of minimum conditional risk.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -476,8 +477,13 @@ def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]
         labels = unique_sorted(y)
     try:
         # The label type is a property of the distinct labels: checking them, not every row,
-        # avoids sorting y again.
-        check_classification_targets(labels)
+        # avoids sorting y again. Distinct labels are all unique, which scikit-learn's check
+        # would take for a regression target and warn about: that warning is meaningless here.
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "ignore", message="The number of unique classes", category=UserWarning
+            )
+            check_classification_targets(labels)
     except (ValueError, TypeError) as exc:
         raise DataError(f"{exc} (y must hold one class label per row)") from None
     if classes is not None:
