@@ -17,7 +17,7 @@ import numpy as np
 from sklearn import naive_bayes as sk
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OrdinalEncoder
+from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
 
 import bayeskit as bk
 from bayeskit.datasets import shared
@@ -239,6 +239,59 @@ def _gnb_fit(quick: bool) -> tuple[Side, Side]:
     return Side(sk.GaussianNB, X, y, X), Side(bk.GaussianNB, X, y, X)
 
 
+@cache
+def spambase() -> tuple[np.ndarray, np.ndarray]:
+    """UCI Spambase: 4,601 rows × 57 real features."""
+    _require_data()
+    try:
+        X, y, _ = shared.load_spambase()
+    except FileNotFoundError as exc:
+        raise Skip(f"uci-spambase not found: {exc}") from None
+    return X, y
+
+
+@cache
+def shifted_reals(
+    n_rows: int, n_features: int, n_classes: int = 3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic real features without ties; each class shifts every feature a little."""
+    rng = np.random.default_rng(20240602)
+    y = rng.integers(0, n_classes, n_rows)
+    shift = rng.normal(scale=0.5, size=(n_classes, n_features))
+    return rng.normal(size=(n_rows, n_features)) + shift[y], y
+
+
+def _kbins(strategy: str) -> Callable[[], Any]:
+    def make() -> Any:
+        return make_pipeline(
+            KBinsDiscretizer(
+                n_bins=10, encode="ordinal", strategy=strategy, quantile_method="inverted_cdf"
+            ),
+            sk.CategoricalNB(min_categories=10),
+        )
+
+    return make
+
+
+def _spambase_width(quick: bool) -> tuple[Side, Side]:
+    X, y = spambase()
+    return (
+        Side(_kbins("uniform"), X, y, X),
+        Side(lambda: bk.DiscretizedNB(method="width"), X, y, X),
+    )
+
+
+def _wide(method: str, strategy: str) -> Callable[[bool], tuple[Side, Side]]:
+    def build(quick: bool) -> tuple[Side, Side]:
+        # 100,003 rows: no quantile level falls exactly on a row, so the cuts agree.
+        X, y = shifted_reals(20_003, 20) if quick else shifted_reals(100_003, 50)
+        return Side(_kbins(strategy), X, y, X), Side(
+            lambda: bk.DiscretizedNB(method=method), X, y, X
+        )
+
+    return build
+
+
 WORKLOADS = [
     Workload("mnb-20ng", 1.0, _sparse(sk.MultinomialNB, bk.MultinomialNB)),
     Workload("bnb-20ng", 1.0, _sparse(sk.BernoulliNB, bk.BernoulliNB)),
@@ -246,6 +299,9 @@ WORKLOADS = [
     Workload("poisson-length-20ng", 0.5, _poisson_length),
     Workload("gnb-predict", 10.0, _gnb_predict, phase="predict"),
     Workload("gnb-fit", 1.0, _gnb_fit, phase="fit"),
+    Workload("disc-width-spambase", 1.0, _spambase_width),
+    Workload("disc-width-wide", 1.0, _wide("width", "uniform")),
+    Workload("disc-frequency-wide", 1.0, _wide("frequency", "quantile")),
     Workload("cat-nursery", 5.0, _nursery_codes),
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),

@@ -5,6 +5,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
 from .complement import Complement
+from .discretized import Discretized
 from .gaussian import Gaussian
 from .multinomial import Multinomial
 from .poisson import Poisson
@@ -15,6 +16,7 @@ __all__ = [
     "Binomial",
     "Categorical",
     "Complement",
+    "Discretized",
     "Family",
     "Gaussian",
     "Multinomial",

@@ -4,6 +4,7 @@ from .bernoulli import BernoulliNB
 from .binomial import BinomialNB
 from .categorical import CategoricalNB
 from .complement import ComplementNB
+from .discretized import DiscretizedNB
 from .gaussian import GaussianNB
 from .mixed import MixedNB
 from .multinomial import MultinomialNB
@@ -14,6 +15,7 @@ __all__ = [
     "BinomialNB",
     "CategoricalNB",
     "ComplementNB",
+    "DiscretizedNB",
     "GaussianNB",
     "MixedNB",
     "MultinomialNB",
