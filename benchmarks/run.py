@@ -29,7 +29,11 @@ import sklearn
 from threadpoolctl import threadpool_info
 
 import bayeskit
-from workloads import WORKLOADS, Side, Skip, Workload
+from workloads import WORKLOADS as TABLE_AND_TEXT_WORKLOADS
+from workloads import Side, Skip, Workload
+from workloads_kde import WORKLOADS as KDE_WORKLOADS
+
+WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS
 
 
 def run_once(side: Side) -> tuple[Any, np.ndarray, float, float]:

@@ -65,6 +65,14 @@ def rounded_reals(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return X
 
 
+def heavy_tailed(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Heavy-tailed reals with many exact zeros and ~10% missing (KernelNB)."""
+    X = rng.standard_t(2, size=(n, d)) * rng.uniform(0.5, 3.0, size=d)
+    X[rng.random((n, d)) < 0.3] = 0.0
+    X[rng.random((n, d)) < 0.1] = np.nan
+    return X
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -107,6 +115,19 @@ CASES = [
         "DiscretizedNB-frequency",
         lambda: bk.DiscretizedNB(method="frequency", n_bins=5, alpha=0.5),
         rounded_reals,
+    ),
+    Case("KernelNB", bk.KernelNB, heavy_tailed, {"bandwidth": 0.5, "kernel": "epanechnikov"}),
+    Case(
+        "KernelNB-cv",
+        lambda: bk.KernelNB(bandwidth="cv", kernel="biweight", grid_size=256),
+        reals,
+        {"bandwidth": "scott", "grid_size": 512},
+    ),
+    Case(
+        "KernelNB-per-class",
+        lambda: bk.KernelNB(shared_bandwidth=False, bandwidth=0.7),
+        reals,
+        {"tail_weight": 0.1, "min_bandwidth": 0.01},
     ),
     Case("PoissonNB", bk.PoissonNB, counts_with_missing),
     Case("PoissonNB-length", lambda: bk.PoissonNB(given_length=True, alpha=1.0, beta=1.0), counts),

@@ -7,6 +7,7 @@ from .categorical import Categorical
 from .complement import Complement
 from .discretized import Discretized
 from .gaussian import Gaussian
+from .kernel import Kernel
 from .multinomial import Multinomial
 from .poisson import Poisson
 
@@ -19,6 +20,7 @@ __all__ = [
     "Discretized",
     "Family",
     "Gaussian",
+    "Kernel",
     "Multinomial",
     "Poisson",
     "family_from_config",

@@ -6,6 +6,7 @@ from .categorical import CategoricalNB
 from .complement import ComplementNB
 from .discretized import DiscretizedNB
 from .gaussian import GaussianNB
+from .kernel import KernelNB
 from .mixed import MixedNB
 from .multinomial import MultinomialNB
 from .poisson import PoissonNB
@@ -17,6 +18,7 @@ __all__ = [
     "ComplementNB",
     "DiscretizedNB",
     "GaussianNB",
+    "KernelNB",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",
