@@ -62,9 +62,16 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
         return [float(lo)] if math.isfinite(lo) else []
     raw = (hi - lo) / max(n, 1)
     power = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw * 0.999)
-    first = math.ceil(lo / step - 1e-9)
-    last = math.floor(hi / step + 1e-9)
+    steps = [m * power for m in (0.5, 1, 2, 5, 10)]
+    k = next(i for i, step in enumerate(steps) if step >= raw * 0.999)
+    while True:
+        step = steps[k]
+        first = math.ceil(lo / step - 1e-9)
+        last = math.floor(hi / step + 1e-9)
+        # A step just above the range/n can leave fewer than two ticks inside: go one finer.
+        if last > first or k == 0:
+            break
+        k -= 1
     # 12 significant digits turn 0.30000000000000004 back into 0.3
     return [float(f"{i * step:.12g}") + 0.0 for i in range(first, last + 1)]
 
