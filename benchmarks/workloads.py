@@ -227,7 +227,7 @@ def _size(quick: bool) -> tuple[int, int, int]:
 
 def _gnb_predict(quick: bool) -> tuple[Side, Side]:
     X, y = gaussian_blobs(*_size(quick))
-    sk_model, bk_model = sk.bk.GaussianNB().fit(X, y), bk.GaussianNB().fit(X, y)
+    sk_model, bk_model = sk.GaussianNB().fit(X, y), bk.GaussianNB().fit(X, y)
     return (
         Side(lambda: Fitted(sk_model), X, y, X),
         Side(lambda: Fitted(bk_model), X, y, X),
