@@ -250,3 +250,23 @@ def test_real_mixed_table_of_email_metadata(shared_data):
         "exclamations": "poisson",
         "hour": "gaussian",  # hour has missing values, so pandas holds it as floats
     }
+
+
+def test_votes_as_nullable_booleans_equal_categorical_votes(shared_data):
+    """Congressional votes: y/n as True/False, '?' as missing. MixedNB gives each vote the
+    Bernoulli family; with two values that is the categorical model, missing votes included."""
+    from bayeskit.datasets.shared import load_uci_table
+
+    X, y = load_uci_table("voting", shared_data)
+    votes = pd.DataFrame(
+        {f"vote{j}": pd.array(np.where(X[:, j] == "?", None, X[:, j] == "y"), dtype="boolean")
+         for j in range(X.shape[1])}
+    )  # fmt: skip
+    assert votes.isna().to_numpy().sum() == 392  # the votes not cast
+    mixed = bk.MixedNB().fit(votes, y)
+    assert set(mixed.feature_families_.values()) == {"bernoulli"}
+    categorical = bk.CategoricalNB().fit(np.where(X == "?", None, X).astype(object), y)
+    raw = np.where(X == "?", None, X).astype(object)
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(votes), categorical.predict_joint_log_proba(raw), rtol=1e-12
+    )
