@@ -221,12 +221,12 @@ def gaussian_blobs(n_rows: int, n_features: int, n_classes: int) -> tuple[np.nda
     return X, y
 
 
-def _size(quick: bool) -> tuple[int, int, int]:
+def _gaussian_size(quick: bool) -> tuple[int, int, int]:
     return (20_000, 100, 100) if quick else (100_000, 100, 100)
 
 
 def _gnb_predict(quick: bool) -> tuple[Side, Side]:
-    X, y = gaussian_blobs(*_size(quick))
+    X, y = gaussian_blobs(*_gaussian_size(quick))
     sk_model, bk_model = sk.GaussianNB().fit(X, y), bk.GaussianNB().fit(X, y)
     return (
         Side(lambda: Fitted(sk_model), X, y, X),
@@ -235,7 +235,7 @@ def _gnb_predict(quick: bool) -> tuple[Side, Side]:
 
 
 def _gnb_fit(quick: bool) -> tuple[Side, Side]:
-    X, y = gaussian_blobs(*_size(quick))
+    X, y = gaussian_blobs(*_gaussian_size(quick))
     return Side(sk.GaussianNB, X, y, X), Side(bk.GaussianNB, X, y, X)
 
 
@@ -281,7 +281,7 @@ def _spambase_width(quick: bool) -> tuple[Side, Side]:
     )
 
 
-def _wide(method: str, strategy: str) -> Callable[[bool], tuple[Side, Side]]:
+def _binned_wide(method: str, strategy: str) -> Callable[[bool], tuple[Side, Side]]:
     def build(quick: bool) -> tuple[Side, Side]:
         # 100,003 rows: no quantile level falls exactly on a row, so the cuts agree.
         X, y = shifted_reals(20_003, 20) if quick else shifted_reals(100_003, 50)
@@ -300,8 +300,8 @@ WORKLOADS = [
     Workload("gnb-predict", 10.0, _gnb_predict, phase="predict"),
     Workload("gnb-fit", 1.0, _gnb_fit, phase="fit"),
     Workload("disc-width-spambase", 1.0, _spambase_width),
-    Workload("disc-width-wide", 1.0, _wide("width", "uniform")),
-    Workload("disc-frequency-wide", 1.0, _wide("frequency", "quantile")),
+    Workload("disc-width-wide", 1.0, _binned_wide("width", "uniform")),
+    Workload("disc-frequency-wide", 1.0, _binned_wide("frequency", "quantile")),
     Workload("cat-nursery", 5.0, _nursery_codes),
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),

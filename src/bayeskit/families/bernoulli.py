@@ -38,11 +38,15 @@ def binarize(X: Any, threshold: float) -> Any:
     """1 where ``X > threshold``, else 0, NaN (missing) kept; CSR stays CSR."""
     if sp.issparse(X):
         out = X.tocsr(copy=True)
-        out.data = np.where(np.isnan(out.data), np.nan, out.data > threshold)
+        missing = np.isnan(out.data)
+        present = out.data > threshold
+        out.data = np.where(missing, np.nan, present) if missing.any() else present.astype(float)
         out.eliminate_zeros()
         return out
     X = np.asarray(X)
-    return np.where(np.isnan(X), np.nan, threshold < X)
+    missing = np.isnan(X)
+    present = threshold < X
+    return np.where(missing, np.nan, present) if missing.any() else present.astype(float)
 
 
 def _dense(X: Any) -> np.ndarray:
@@ -102,7 +106,9 @@ class Bernoulli(Family):
         a = pseudo_count(alpha, check_estimate(self.estimate))
         num = stats.total + a
         # Rows where the feature is missing are neither presence nor absence.
-        seen = stats.weight[:, None] - stats.missing_weight()
+        seen = stats.weight[:, None]
+        if stats.missing is not None:
+            seen = seen - stats.missing
         den = (seen + 2 * np.asarray(a)) * np.ones_like(num)
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 
