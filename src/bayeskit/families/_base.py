@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import column_label
+from .._validation import check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
 from ..stats._base import hard_labels
@@ -170,13 +170,7 @@ def real_block(X: Any, names: Sequence[str], what: str) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise DataError(f"{what} takes a 2-D table of numbers, got an array of shape {X.shape}")
-    infinite = np.isinf(X)
-    if infinite.any():
-        row, col = (int(v) for v in np.argwhere(infinite)[0])
-        raise DataError(
-            f"X contains {X[row, col]} at row {row}, {column_label(names, col)}; {what} takes "
-            "finite numbers (NaN or an empty cell marks a missing value)"
-        )
+    check_not_infinite(X, names, what)
     return X
 
 

@@ -21,8 +21,7 @@ from .._validation import column_label, first_bad, position
 from ..errors import DataError, ParameterError
 from ..stats import Moments
 from ._base import Family, safe_dot, split_missing
-from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
-from .poisson import (
+from ._counts_common import (
     Block,
     count_block,
     count_moments,
@@ -32,6 +31,7 @@ from .poisson import (
     log_factorial,
     row_sums,
 )
+from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from scipy.linalg import blas
 
 from ..errors import ParameterError
 from ..stats import Moments
+from ..stats._base import safe_ratio
 from ._base import Family, observed_mask, real_block
 from ._student_t import normal_gamma_predictive, student_t_log_prob, student_t_terms
 
@@ -208,7 +209,7 @@ class Gaussian(Family):
         empty = stats.weight <= 0
         theta = np.where(empty, pooled_mean, stats.mean)
         if shared:
-            within = _ratio(np.maximum(stats.m2, 0.0).sum(axis=0), stats.weight.sum(axis=0))
+            within = safe_ratio(np.maximum(stats.m2, 0.0).sum(axis=0), stats.weight.sum(axis=0))
             var = np.broadcast_to(within + epsilon, theta.shape).copy()
         else:
             var = np.where(empty, pooled_var, stats.variance) + epsilon
@@ -308,12 +309,6 @@ def _gemm(W: np.ndarray, V: np.ndarray, out: np.ndarray, beta: float = 1.0) -> n
     if out.size == 0:
         return out
     return np.asarray(blas.dgemm(1.0, W, V.T, beta=beta, c=out, overwrite_c=True))
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
-    np.divide(num, den, out=out, where=den > 0)
-    return out
 
 
 def _number(value: Any, what: str) -> float:

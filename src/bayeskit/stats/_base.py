@@ -133,3 +133,11 @@ def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | 
     if not np.array_equal(R.indptr, np.arange(R.shape[0] + 1)):
         return None
     return np.asarray(R.indices), np.asarray(R.data)
+
+
+def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` (broadcast) with 0 where ``den`` is 0: a class that has no value of a
+    feature, or a feature no class has."""
+    out = np.zeros(np.broadcast_shapes(np.shape(num), np.shape(den)))
+    np.divide(num, den, out=out, where=den != 0)
+    return out

@@ -12,15 +12,7 @@ import scipy.sparse as sp
 
 from .._jit import njit
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic, hard_labels
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` with 0 where ``den`` is 0 (a class that has no value of a feature)."""
-    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
+from ._base import Statistic, hard_labels, safe_ratio
 
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
@@ -138,7 +130,7 @@ class Moments(Statistic):
         observed = ~np.isnan(X)
         present = observed.astype(np.float64)
         weight = Rs.T @ present
-        mean = _ratio(Rs.T @ np.where(observed, X, 0.0), weight)
+        mean = safe_ratio(Rs.T @ np.where(observed, X, 0.0), weight)
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
@@ -149,12 +141,12 @@ class Moments(Statistic):
     @property
     def variance(self) -> np.ndarray:
         """Weighted (biased) variance ``m2 / weight``; 0 where the weight is 0."""
-        return _ratio(np.maximum(self.m2, 0.0), self.weight)
+        return safe_ratio(np.maximum(self.m2, 0.0), self.weight)
 
     def pooled(self) -> Moments:
         """The classes merged into one (a statistic with a single class)."""
         weight = self.weight.sum(axis=0, keepdims=True)
-        mean = _ratio((self.weight * self.mean).sum(axis=0, keepdims=True), weight)
+        mean = safe_ratio((self.weight * self.mean).sum(axis=0, keepdims=True), weight)
         m2 = (self.m2 + self.weight * (self.mean - mean) ** 2).sum(axis=0, keepdims=True)
         return Moments(weight, mean, m2)
 
@@ -166,8 +158,8 @@ class Moments(Statistic):
         na, nb = self.weight, other.weight
         n = na + nb
         delta = other.mean - self.mean
-        mean = np.where(n != 0, self.mean + _ratio(delta * nb, n), 0.0)
-        between = _ratio(delta * delta * na * nb, n)
+        mean = np.where(n != 0, self.mean + safe_ratio(delta * nb, n), 0.0)
+        between = safe_ratio(delta * delta * na * nb, n)
         m2 = self.m2 + other.m2 + between
         # Removing data (negative weight) cancels terms: a result within rounding of the terms
         # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
