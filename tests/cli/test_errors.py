@@ -5,6 +5,7 @@ the fix, nothing on standard output, no output file left behind; a traceback onl
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,28 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["report.html"]
+
+
+def test_a_row_value_that_is_not_one_value(cli, files, tmp_path):
+    model = tmp_path / "m.bk"
+    assert cli("train", files / "ok.csv", "-t", "label", "-o", model).exit_code == 0
+    _one_line_error(cli("explain", model, '{"a": ["r"]}'), "'a' is a JSON array")
+    _one_line_error(cli("explain", model, '{"a": {"x": 1}}'), "'a' is a JSON object")
+
+
+@pytest.mark.parametrize("command", ["train", "predict", "report"])
+def test_output_to_a_folder_that_cannot_be_written(cli, files, tmp_path, monkeypatch, command):
+    model = tmp_path / "m.bk"
+    assert cli("train", files / "ok.csv", "-t", "label", "-o", model).exit_code == 0
+    locked = files / "locked"
+    locked.mkdir()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: access(p, mode) and Path(p) != locked)
+    out = locked / ("p.csv" if command == "predict" else "out.file")
+    args = {
+        "train": ["train", files / "ok.csv", "-t", "label", "-o", out],
+        "predict": ["predict", model, files / "ok.csv", "--ignore", "label", "-o", out],
+        "report": ["report", files / "ok.csv", "-t", "label", "--cv", "2", "-o", out],
+    }[command]
+    _one_line_error(cli(*args), f"{out}: cannot write in the folder", "permission denied")
+    assert os.listdir(locked) == []

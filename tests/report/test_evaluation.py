@@ -152,3 +152,30 @@ def test_labels_that_print_alike_are_kept_apart():
     ev = evaluate([1, "1"], [1, "1", "1"], [[0.9, 0.1], [0.2, 0.8], [0.4, 0.6]])
     assert [r.support for r in ev.per_class] == [1, 2]
     assert ev.accuracy == 1.0
+
+
+def test_given_predictions_are_scored_as_given():
+    y = np.array(["a", "b", "a", "b", "a"])
+    P = np.array([[0.9, 0.1], [0.4, 0.6], [0.3, 0.7], [0.2, 0.8], [0.6, 0.4]])
+    predicted = np.array(["a", "a", "a", "b", "b"])  # not the argmax of P: a rule's decisions
+    ev = evaluate(["a", "b"], y, P, predicted=predicted)
+    assert ev.accuracy == pytest.approx(metrics.accuracy_score(y, predicted))
+    assert ev.macro_f1 == pytest.approx(metrics.f1_score(y, predicted, average="macro"))
+    assert ev.confusion.tolist() == metrics.confusion_matrix(y, predicted).tolist()
+    with pytest.raises(DataError, match="predicted row 1 has the label 'c'"):
+        evaluate(["a", "b"], y, P, predicted=["a", "c", "a", "b", "b"])
+    with pytest.raises(ShapeError, match="predicted has 2 labels"):
+        evaluate(["a", "b"], y, P, predicted=["a", "b"])
+
+
+def test_log_odds_rank_rows_whose_probabilities_round_to_one():
+    # Log-odds of 40 to 60: every P(spam) is exactly 1.0 in float64, yet the rows are ordered.
+    y = np.array(["spam", "ham", "spam", "ham", "spam"])
+    odds = np.array([60.0, 50.0, 55.0, 40.0, 45.0])
+    log_proba = np.column_stack([-np.logaddexp(0, odds), -np.logaddexp(0, -odds)])
+    P = np.exp(log_proba)
+    assert np.all(P[:, 1] == 1.0)
+    ev = evaluate(["ham", "spam"], y, P, log_proba=log_proba)
+    assert ev.roc_auc == pytest.approx(metrics.roc_auc_score(y == "spam", odds))
+    assert evaluate(["ham", "spam"], y, P).roc_auc == pytest.approx(0.5)  # all tied
+    assert ev.pr[0].area == pytest.approx(metrics.average_precision_score(y == "spam", odds))

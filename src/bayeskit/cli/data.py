@@ -13,6 +13,7 @@ import typer
 
 from ..io.documents import Documents, read_class_folders, read_documents
 from ..io.readers import (
+    TABLE_EXTENSIONS,
     TABLE_FORMATS,
     ReadError,
     check_feature_columns,
@@ -238,13 +239,7 @@ def _load_labelled(
         )
     features, y = split_target(frame, target, source=data)
     if text is not None:
-        if text not in features.columns:
-            raise ReadError(
-                f"{data}: no column {text!r} for --text; the columns are: "
-                f"{list_names(frame.columns)}",
-                path=data,
-                column=text,
-            )
+        require_column(features, text, data, "--text")
         others = [c for c in features.columns if c != text]
         if others:
             note(f"--text {text}: the other columns are not used ({list_names(others, 10)})")
@@ -317,22 +312,25 @@ def _inputs_of(docs: Documents, source: str) -> Inputs:
 
 
 def _has_table_suffix(path: str) -> bool:
-    from ..io.readers import TABLE_EXTENSIONS
-
     return Path(path).suffix.lower() in TABLE_EXTENSIONS and not os.path.isdir(path)
+
+
+def require_column(frame: Any, column: str, source: str, option: str) -> None:
+    """Refuse an ``option`` naming a column ``frame`` lacks, listing the columns it has."""
+    if column not in frame.columns:
+        raise ReadError(
+            f"{source}: no column {column!r} for {option}; the columns are: "
+            f"{list_names(frame.columns)}",
+            path=source,
+            column=column,
+        )
 
 
 def pick_text_column(frame: Any, text: str | None, source: str) -> str:
     """The column a text model reads: ``--text``, the only column, or the one free-text
     column."""
     if text is not None:
-        if text not in frame.columns:
-            raise ReadError(
-                f"{source}: no column {text!r} for --text; the columns are: "
-                f"{list_names(frame.columns)}",
-                path=source,
-                column=text,
-            )
+        require_column(frame, text, source, "--text")
         return text
     if frame.width == 1:
         return str(frame.columns[0])

@@ -99,6 +99,14 @@ def parse_row(raw: str) -> dict[str, Any]:
             ) from None
         if not isinstance(row, dict):
             raise ReadError('the row must be a JSON object: {"column": value, ...}')
+        nested = [k for k, v in row.items() if isinstance(v, (list, dict))]
+        if nested:
+            raise ReadError(
+                f"the row's value for {nested[0]!r} is a JSON "
+                f"{'array' if isinstance(row[nested[0]], list) else 'object'}; "
+                "give each column one number, true/false, text or null",
+                column=str(nested[0]),
+            )
         return {str(k): v for k, v in row.items()}
     row = {}
     for pair in filter(None, (p.strip() for p in text.split(","))):

@@ -11,14 +11,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.metrics import (
-    accuracy_score,
-    confusion_matrix,
-    f1_score,
-    log_loss,
-    precision_recall_fscore_support,
-    roc_auc_score,
-)
 from sklearn.model_selection import StratifiedKFold
 
 from ..io.readers import ReadError
@@ -40,14 +32,6 @@ class Predictions:
     @property
     def proba(self) -> np.ndarray:
         return np.exp(self.log_proba)
-
-    @property
-    def log_odds(self) -> np.ndarray:
-        """Two classes: ``log P(second|x) − log P(first|x)``, which ranks rows without the
-        ties of probabilities rounded to exactly 0 or 1."""
-        with np.errstate(invalid="ignore"):
-            odds = self.log_proba[:, 1] - self.log_proba[:, 0]
-        return np.nan_to_num(odds, nan=0.0)
 
 
 def log_proba_over(model: Any, X: Any, classes: np.ndarray) -> np.ndarray:
@@ -130,35 +114,37 @@ def _plain(value: Any) -> Any:
 
 def metrics(result: Predictions) -> dict[str, Any]:
     """Accuracy, macro-F1, log-loss, per-class precision/recall/F1, the confusion matrix and,
-    for two classes, ROC-AUC (positive class: the second in sorted order)."""
-    y, pred, classes = result.y_true, result.predicted, result.classes
-    labels = [_plain(c) for c in classes]
-    precision, recall, f1, support = precision_recall_fscore_support(
-        y, pred, labels=classes, zero_division=0
+    for two classes, ROC-AUC (positive class: the second in sorted order) — computed by
+    :func:`bayeskit.report.evaluation.evaluate`, so ``evaluate`` and ``report`` agree."""
+    from ..report.evaluation import evaluate
+
+    labels = [_plain(c) for c in result.classes]
+    ev = evaluate(
+        labels,
+        result.y_true,
+        result.proba,
+        predicted=result.predicted,
+        log_proba=result.log_proba,
     )
-    roc = None
-    positive = None
-    if len(classes) == 2 and len(np.unique(y)) == 2:
-        positive = labels[1]
-        roc = float(roc_auc_score(y == classes[1], result.log_odds))
+    binary = len(labels) == 2 and ev.roc_auc is not None
     return {
-        "n": len(y),
+        "n": ev.n,
         "method": result.method,
         "classes": labels,
-        "accuracy": float(accuracy_score(y, pred)),
-        "macro_f1": float(f1_score(y, pred, labels=classes, average="macro", zero_division=0)),
-        "log_loss": float(log_loss(y, result.proba, labels=classes)),
-        "roc_auc": roc,
-        "positive_class": positive,
+        "accuracy": ev.accuracy,
+        "macro_f1": ev.macro_f1,
+        "log_loss": ev.log_loss,
+        "roc_auc": ev.roc_auc if binary else None,
+        "positive_class": labels[1] if binary else None,
         "per_class": {
-            str(label): {
-                "precision": float(p),
-                "recall": float(r),
-                "f1": float(f),
-                "support": int(s),
+            str(labels[r.k]): {
+                "precision": r.precision,
+                "recall": r.recall,
+                "f1": r.f1,
+                "support": r.support,
             }
-            for label, p, r, f, s in zip(labels, precision, recall, f1, support, strict=True)
+            for r in ev.per_class
         },
-        "confusion_matrix": confusion_matrix(y, pred, labels=classes).tolist(),
+        "confusion_matrix": ev.confusion.tolist(),
         "seconds": round(result.seconds, 3),
     }

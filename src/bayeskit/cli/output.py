@@ -50,6 +50,25 @@ def progress(description: str, total: int | None) -> Iterator[Callable[..., None
         yield update
 
 
+def check_output_path(path: str | os.PathLike[str]) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    target = Path(path)
+    if target.is_dir():
+        raise ReadError(f"{target}: is a folder; give a file name", path=str(target))
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise ReadError(
+            f"{target}: the folder {str(parent)!r} does not exist; create it first",
+            path=str(target),
+        )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ReadError(
+            f"{target}: cannot write in the folder {str(parent)!r} (permission denied); "
+            "write somewhere else",
+            path=str(target),
+        )
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` all at once: a reader, or a failure, never sees a partial
     file, and a failure leaves no temporary file behind."""

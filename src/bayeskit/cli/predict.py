@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..io.readers import ReadError, list_names
 from .data import (
     ColumnsOpt,
     FormatOpt,
@@ -20,6 +19,7 @@ from .data import (
     TextOpt,
     read_inputs_table,
     read_text_inputs,
+    require_column,
 )
 from .models import (
     align_columns,
@@ -29,7 +29,7 @@ from .models import (
     load_model,
     training_columns,
 )
-from .output import write_atomic
+from .output import check_output_path, write_atomic
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -73,6 +73,8 @@ def predict(
     """Predict DATA with a trained model: one row per input with the predicted label and the
     probability of each class (CSV or JSON lines)."""
     fmt = _output_format(output, out_format)
+    if output is not None:
+        check_output_path(output)
     estimator = load_model(model_file)
     options = ReadOptions(format, no_header, columns, missing or [])
     inputs = _inputs(estimator, data, options, text, id_column, ignore or [])
@@ -98,8 +100,6 @@ def _output_format(output: str | None, out_format: str | None) -> str:
         raise typer.BadParameter(
             f"{output}: name the file .csv or .jsonl, or give --to", param_hint="--output"
         )
-    if Path(output).is_dir():
-        raise ReadError(f"{output}: is a folder; give a file name", path=output)
     return OUT_FORMATS[suffix]
 
 
@@ -117,13 +117,7 @@ def _inputs(
     source = "<stdin>" if data == "-" else data
     ids: dict[str, list[Any]] = {}
     if id_column is not None:
-        if id_column not in frame.columns:
-            raise ReadError(
-                f"{source}: no column {id_column!r} for --id; the columns are: "
-                f"{list_names(frame.columns)}",
-                path=source,
-                column=id_column,
-            )
+        require_column(frame, id_column, source, "--id")
         ids[id_column] = frame.get_column(id_column).to_list()
     drop = [*ignore, *([id_column] if id_column else [])]
     aligned = align_columns(frame, training_columns(estimator), source, drop)

@@ -23,8 +23,14 @@ from .data import (
 )
 from .measure import cross_validate, metrics
 from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
-from .output import fmt_num, human_size, out_console, progress, write_atomic
-from .train import check_output_path
+from .output import (
+    check_output_path,
+    fmt_num,
+    human_size,
+    out_console,
+    progress,
+    write_atomic,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -83,6 +89,7 @@ def report(
             X=_training_inputs(labelled),
             y=labelled.y,
             notes=notes,
+            log_proba=result.log_proba,
         )
     write_atomic(output, page)
     console = out_console()

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from .. import save
-from ..io.readers import ReadError, list_names
+from ..io.readers import list_names
 from .data import (
     ColumnsOpt,
     FormatOpt,
@@ -23,23 +22,11 @@ from .data import (
     load_labelled,
 )
 from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
-from .output import human_size, out_console, progress
+from .output import check_output_path, human_size, out_console, progress
 
 
 def register(app: typer.Typer) -> None:
     app.command("train")(train)
-
-
-def check_output_path(path: str) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
-    target = Path(path)
-    if target.is_dir():
-        raise ReadError(f"{path}: is a folder; give a file name such as model.bk", path=path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise ReadError(
-            f"{path}: the folder {str(parent)!r} does not exist; create it first", path=path
-        )
 
 
 def families_line(model: Any) -> str | None:

@@ -80,13 +80,32 @@ class Evaluation:
     calibration: Calibration
 
 
-def evaluate(classes: Sequence[Any], y_true: Any, proba: Any, model: Any = None) -> Evaluation:
+def evaluate(
+    classes: Sequence[Any],
+    y_true: Any,
+    proba: Any,
+    model: Any = None,
+    *,
+    predicted: Any = None,
+    log_proba: Any = None,
+) -> Evaluation:
     """Scores of out-of-fold probabilities ``proba`` (n, K), columns in ``classes`` order,
-    against the true labels ``y_true`` (n,)."""
+    against the true labels ``y_true`` (n,).
+
+    ``predicted`` (n,), optional: the decisions already made (such as each fold's
+    ``model.predict``); by default they follow ``model``'s rule on ``proba``. ``log_proba``
+    (n, K), optional: the log-probabilities ``proba`` came from; with two classes the curves and
+    ROC-AUC then rank rows by their log-odds, which keeps apart rows whose probability rounds
+    to exactly 0 or 1.
+    """
     labels = list(classes.tolist() if isinstance(classes, np.ndarray) else classes)
     P, t = _check(labels, y_true, proba)
     K, n = len(labels), len(t)
-    pred, rule = decide(model, P, labels)
+    if predicted is None:
+        pred, rule = decide(model, P, labels)
+    else:
+        pred, rule = _encode(labels, predicted, "predicted", n), "the model's own predictions"
+    rank = P if K != 2 or log_proba is None else _log_odds(log_proba, n)
     every = np.arange(K)
     prec, rec, f1, support = metrics.precision_recall_fscore_support(
         t, pred, labels=every, zero_division=0
@@ -99,10 +118,10 @@ def evaluate(classes: Sequence[Any], y_true: Any, proba: Any, model: Any = None)
         hit = t == k
         if hit.all() or not hit.any():
             continue
-        fpr, tpr, _ = metrics.roc_curve(hit, P[:, k])
-        auc[k] = float(metrics.roc_auc_score(hit, P[:, k]))
-        precision, recall, _ = metrics.precision_recall_curve(hit, P[:, k])
-        ap[k] = float(metrics.average_precision_score(hit, P[:, k]))
+        fpr, tpr, _ = metrics.roc_curve(hit, rank[:, k])
+        auc[k] = float(metrics.roc_auc_score(hit, rank[:, k]))
+        precision, recall, _ = metrics.precision_recall_curve(hit, rank[:, k])
+        ap[k] = float(metrics.average_precision_score(hit, rank[:, k]))
         if k in one_vs_rest:
             roc.append(Curve(k, fpr, tpr, auc[k]))
             pr.append(Curve(k, recall, precision, ap[k]))
@@ -254,27 +273,45 @@ def _check(labels: list[Any], y_true: Any, proba: Any) -> tuple[np.ndarray, np.n
     off = np.flatnonzero(np.abs(sums - 1.0) > 1e-6)
     if len(off):
         raise DataError(f"proba row {off[0]} sums to {sums[off[0]]:.8g}; each row must sum to 1")
+    return P, _encode(labels, truth, "y_true", len(truth))
+
+
+def _encode(labels: list[Any], values: Any, what: str, n: int) -> np.ndarray:
+    """The class index of each of ``values`` (n labels)."""
+    values = np.asarray(values, dtype=object).ravel()
+    if len(values) != n:
+        raise ShapeError(f"{what} has {len(values)} labels but proba has {n} rows")
     index = {label: k for k, label in enumerate(labels)}
     # Group rows by label text (one dictionary look-up per distinct label, not per row), then
     # check every row really equals its class so 1 and "1" are not taken for each other.
-    uniq, inverse = np.unique(truth.astype(str), return_inverse=True)
+    uniq, inverse = np.unique(values.astype(str), return_inverse=True)
     first = np.zeros(len(uniq), dtype=np.int64)
-    first[inverse[::-1]] = np.arange(len(truth))[::-1]
+    first[inverse[::-1]] = np.arange(len(values))[::-1]
     codes = np.empty(len(uniq), dtype=np.int64)
     for u, i in enumerate(first):
-        codes[u] = _code(index, truth[i], int(i), labels)
+        codes[u] = _code(index, values[i], int(i), labels, what)
     t = codes[inverse]
-    same = np.asarray(labels, dtype=object)[t] == truth
+    same = np.asarray(labels, dtype=object)[t] == values
     for i in np.flatnonzero(~same):  # only labels whose text collides with another's
-        t[i] = _code(index, truth[i], int(i), labels)
-    return P, t
+        t[i] = _code(index, values[i], int(i), labels, what)
+    return t
 
 
-def _code(index: dict[Any, int], value: Any, row: int, labels: list[Any]) -> int:
+def _code(index: dict[Any, int], value: Any, row: int, labels: list[Any], what: str) -> int:
     value = value.item() if isinstance(value, np.generic) else value
     try:
         return index[value]
     except (KeyError, TypeError):
         raise DataError(
-            f"y_true row {row} has the label {value!r}, which is not one of the classes {labels!r}"
+            f"{what} row {row} has the label {value!r}, which is not one of the classes {labels!r}"
         ) from None
+
+
+def _log_odds(log_proba: Any, n: int) -> np.ndarray:
+    """Two classes: column k holds log P(k|x) − log P(other|x) (0 where both are −inf)."""
+    L = np.asarray(log_proba, dtype=np.float64)
+    if L.shape != (n, 2):
+        raise ShapeError(f"log_proba has shape {L.shape}; it must be ({n}, 2), like proba")
+    with np.errstate(invalid="ignore"):
+        odds = np.nan_to_num(L[:, 1] - L[:, 0], nan=0.0)
+    return np.column_stack([-odds, odds])

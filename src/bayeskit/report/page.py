@@ -41,6 +41,7 @@ def build_report(
     X: Any = None,
     y: Any = None,
     notes: Mapping[str, str] | None = None,
+    log_proba: Any = None,
 ) -> str:
     """A complete, self-contained HTML page describing a classifier's measured quality.
 
@@ -62,6 +63,9 @@ def build_report(
         Needed for the density pictures (pandas or polars DataFrame, or an array).
     notes : mapping of str to str, optional
         Extra lines for the set-up box (data file, settings, cross-validation scheme).
+    log_proba : array-like of shape (n_samples, K), optional
+        The log-probabilities ``proba`` came from: with two classes the curves rank rows by
+        log-odds, so rows whose probability rounds to exactly 0 or 1 stay apart.
 
     Returns
     -------
@@ -84,7 +88,7 @@ def build_report(
     """
     if not isinstance(title, str):
         raise ParameterError(f"title must be a str; got {type(title).__name__}")
-    ev = evaluate(classes, y_true, proba, model)
+    ev = evaluate(classes, y_true, proba, model, log_proba=log_proba)
     sections = [
         ("glance", "At a glance", _glance(ev)),
         ("setup", "Set-up", _setup(ev, model, notes)),
