@@ -19,12 +19,10 @@ from scipy.special import gammaln
 from .._jit import njit
 from .._validation import check_not_infinite
 from ..errors import ParameterError
-from ..stats import Moments
-from ..stats._base import safe_ratio
+from ..stats import Counts
 from ._base import (
     class_totals,
     class_weight_totals,
-    hard_labels,
     real_block,
     safe_dot,
     split_missing,
@@ -52,88 +50,13 @@ def count_block(X: Any, names: Sequence[str], what: str) -> Block:
     return X
 
 
-def count_moments(X: Block, R: np.ndarray | sp.spmatrix) -> Moments:
-    """Per-class weight, mean and M2 of each feature over its observed entries (NaN left
-    out); CSR input stays sparse: a zero's squared deviation is ``mean²``."""
-    if not sp.issparse(X):
-        return Moments.of(X, R)
-    n_classes = R.shape[1]
-    labels = hard_labels(R)
-    if labels is not None:
-        codes, row_weight = labels
-        weight, mean, m2 = _csr_moments(
-            X.indptr,
-            X.indices,
-            X.data,
-            codes,
-            row_weight.astype(np.float64),
-            n_classes,
-            X.shape[1],
-        )
-        return Moments(weight, mean, m2)
-    # Soft responsibilities: every row deviates from every class mean.
+def count_totals(X: Block, R: np.ndarray | sp.spmatrix) -> Counts:
+    """Per-class row weight, count totals and weight of the rows missing each feature: all
+    that the rate of a Poisson or the probability of a binomial needs (the same statistic as
+    the multinomial and Bernoulli families). CSR input stays sparse."""
     Xz, missing = split_missing(X)
-    weight = np.repeat(class_weight_totals(R)[:, None], Xz.shape[1], axis=1)
-    if missing is not None:
-        weight -= class_totals(R, missing)
-    mean = safe_ratio(class_totals(R, Xz), weight)
-    stored = _with_data(Xz, np.ones_like(Xz.data))
-    zeros = np.maximum(weight - class_totals(R, stored), 0.0)
-    Rd = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
-    m2 = np.empty_like(mean)
-    for c in range(n_classes):
-        dev = Xz.data - mean[c, Xz.indices]
-        m2[c] = np.asarray(_with_data(Xz, dev * dev).T @ Rd[:, c]).ravel()
-    return Moments(weight, mean, np.maximum(m2 + zeros * mean * mean, 0.0))
-
-
-@njit(nogil=True)
-def _csr_moments(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    data: np.ndarray,
-    codes: np.ndarray,
-    row_weight: np.ndarray,
-    n_classes: int,
-    n_features: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """Moments of canonical CSR counts under hard labels in two passes over the stored
-    entries (NaN = missing): one for the totals, one for the squared deviations; each
-    observed zero of a class adds ``mean²``."""
-    total = np.zeros((n_classes, n_features))
-    stored = np.zeros((n_classes, n_features))
-    lost = np.zeros((n_classes, n_features))
-    class_weight = np.zeros(n_classes)
-    for i in range(indptr.shape[0] - 1):
-        c, w = codes[i], row_weight[i]
-        class_weight[c] += w
-        for k in range(indptr[i], indptr[i + 1]):
-            v = data[k]
-            if v != v:
-                lost[c, indices[k]] += w
-            else:
-                total[c, indices[k]] += w * v
-                stored[c, indices[k]] += w
-    weight = np.empty((n_classes, n_features))
-    mean = np.zeros((n_classes, n_features))
-    for c in range(n_classes):
-        for j in range(n_features):
-            weight[c, j] = class_weight[c] - lost[c, j]
-            if weight[c, j] != 0:
-                mean[c, j] = total[c, j] / weight[c, j]
-    m2 = np.zeros((n_classes, n_features))
-    for i in range(indptr.shape[0] - 1):
-        c, w = codes[i], row_weight[i]
-        for k in range(indptr[i], indptr[i + 1]):
-            v = data[k]
-            if v == v:
-                dev = v - mean[c, indices[k]]
-                m2[c, indices[k]] += w * dev * dev
-    for c in range(n_classes):
-        for j in range(n_features):
-            zeros = max(weight[c, j] - stored[c, j], 0.0)
-            m2[c, j] = max(m2[c, j] + zeros * mean[c, j] * mean[c, j], 0.0)
-    return weight, mean, m2
+    lost = None if missing is None else class_totals(R, missing)
+    return Counts(class_weight_totals(R), class_totals(R, Xz), lost)
 
 
 @njit(nogil=True)

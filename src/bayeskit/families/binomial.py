@@ -19,12 +19,13 @@ import scipy.sparse as sp
 
 from .._validation import column_label, first_bad, position
 from ..errors import DataError, ParameterError
-from ..stats import Moments
+from ..stats import Counts
+from ..stats._base import safe_ratio
 from ._base import Family, safe_dot, split_missing
 from ._counts_common import (
     Block,
     count_block,
-    count_moments,
+    count_totals,
     exp_column_names,
     exp_design,
     exp_log_prob,
@@ -157,23 +158,24 @@ class Binomial(Family):
             )
         return X
 
-    def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Moments:
-        return count_moments(X, R)
+    def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Counts:
+        return count_totals(X, R)
 
-    def finalize(self, stats: Moments) -> BinomialParams:
+    def finalize(self, stats: Counts) -> BinomialParams:
         k = check_trials(self.n_trials, stats.n_features)
         alpha = check_alpha(self.alpha, stats.n_features)
         a = pseudo_count(alpha, check_estimate(self.estimate))
-        w = np.maximum(stats.weight, 0.0)
-        above = (w > 0) & (stats.mean > k * (1 + 1e-12))
+        w = stats.observed_weight()
+        mean = safe_ratio(stats.total, w)
+        above = (w > 0) & (mean > k * (1 + 1e-12))
         if above.any():
             c, j = (int(v) for v in np.argwhere(above)[0])
             raise ParameterError(
                 f"n_trials = {k[j]:g} for feature {j} is below the mean count "
-                f"{stats.mean[c, j]:g} the model was trained on; n_trials cannot shrink below "
+                f"{mean[c, j]:g} the model was trained on; n_trials cannot shrink below "
                 "the counts already learned"
             )
-        S = w * stats.mean
+        S = stats.total
         trials = w * k
         num = S + a
         den = trials + 2 * np.asarray(a)

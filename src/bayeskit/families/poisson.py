@@ -26,14 +26,14 @@ from scipy.special import gammaln
 
 from .._validation import check_non_negative, first_bad
 from ..errors import DataError, ParameterError
-from ..stats import Moments
+from ..stats import Counts
 from ..stats._base import safe_ratio
 from ._base import Family, safe_dot, split_missing
 from ._counts_common import (
     Block,
     check_nonneg_number,
     count_block,
-    count_moments,
+    count_totals,
     exp_column_names,
     exp_design,
     exp_log_prob,
@@ -114,10 +114,10 @@ class Poisson(Family):
         check_non_negative(X, names, "a Poisson model")
         return X
 
-    def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Moments:
-        return count_moments(X, R)
+    def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Counts:
+        return count_totals(X, R)
 
-    def finalize(self, stats: Moments) -> PoissonParams:
+    def finalize(self, stats: Counts) -> PoissonParams:
         estimate = check_estimate(self.estimate)
         alpha = check_alpha(self.alpha, stats.n_features)
         beta = check_nonneg_number(self.beta, "beta (the Gamma prior's rate)")
@@ -131,8 +131,8 @@ class Poisson(Family):
             )
         a: Any = {"mean": alpha, "map": np.asarray(alpha) - 1.0, "mle": 0.0}[estimate]
         b = 0.0 if estimate == "mle" else beta
-        w = np.maximum(stats.weight, 0.0)
-        S = w * stats.mean
+        w = stats.observed_weight()
+        S = stats.total
         num, den = S + a, w + b
         pooled_num, pooled_den = S.sum(axis=0) + a, w.sum(axis=0) + b
         known = pooled_den > 0

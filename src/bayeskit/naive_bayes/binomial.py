@@ -41,7 +41,8 @@ class BinomialNB(NumericNB):
     ----------
     classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
         As for :class:`~bayeskit.MultinomialNB`. ``stats_`` holds per-class
-        :class:`~bayeskit.stats.Moments` of each feature (weight, mean, M2).
+        :class:`~bayeskit.stats.Counts`: row weights, count totals and the weight of rows
+        missing each feature (the statistic of the multinomial and Bernoulli families).
     feature_prob_ : ndarray of shape (n_classes, n_features)
         ``p_cj``, the success probability of one trial.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)

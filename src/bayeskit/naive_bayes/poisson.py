@@ -52,7 +52,8 @@ class PoissonNB(NumericNB):
     ----------
     classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
         As for :class:`~bayeskit.MultinomialNB`. ``stats_`` holds per-class
-        :class:`~bayeskit.stats.Moments` of each feature (weight, mean = the rate's MLE, M2).
+        :class:`~bayeskit.stats.Counts`: row weights, count totals and the weight of rows
+        missing each feature (the statistic of the multinomial and Bernoulli families).
     feature_rate_ : ndarray of shape (n_classes, n_features)
         ``λ_cj``. A class that never observed a feature (and ``beta=0``) gets the rate pooled
         over classes; a feature observed in no class is ignored like a missing value (rate 0).

@@ -68,6 +68,18 @@ class Counts(Statistic):
             return np.zeros_like(self.total)
         return self.missing
 
+    def without_empty(self, tolerance: float) -> Counts:
+        # After removing data, rows missing a feature may be gone altogether: no missing
+        # weight left is the same statistic as none recorded.
+        if self.missing is not None and not self.missing.any():
+            return Counts(self.weight, self.total)
+        return self
+
+    def observed_weight(self) -> np.ndarray:
+        """Weight of the rows of each class in which each feature is observed, (K, D)."""
+        seen = np.broadcast_to(self.weight[:, None], self.total.shape)
+        return seen if self.missing is None else np.maximum(seen - self.missing, 0.0)
+
     def weights(self) -> tuple[np.ndarray, ...]:
         if self.missing is None:
             return self.weight, self.total
