@@ -286,3 +286,9 @@ def test_votes_as_nullable_booleans_equal_categorical_votes(shared_data):
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(votes), categorical.predict_joint_log_proba(raw), rtol=1e-12
     )
+
+
+def test_categories_of_the_categorical_columns():
+    model = bk.MixedNB().fit(DATA, Y)
+    assert set(model.categories_) == {"city", "tier"}
+    assert model.categories_["city"].tolist() == ["Lyon", "Oslo", "Porto"]

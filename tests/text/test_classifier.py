@@ -184,3 +184,13 @@ def test_unlearn_one_message_under_min_df():
     np.testing.assert_allclose(
         clf.predict_log_proba(TEST), reference.predict_log_proba(TEST), rtol=1e-10
     )
+
+
+def test_priors_counts_and_terms_of_the_current_model():
+    docs = ["win cash now", "free cash prize", "lunch at noon", "see you at lunch", "cash"]
+    labels = ["spam", "spam", "ham", "ham", "spam"]
+    clf = TextClassifier(vectorizer=TextVectorizer(min_df=2)).fit(docs, labels)
+    np.testing.assert_array_equal(clf.class_count_, [2.0, 3.0])
+    np.testing.assert_allclose(np.exp(clf.class_log_prior_), [0.4, 0.6])
+    assert clf.get_feature_names_out().tolist() == ["at", "cash", "lunch"]
+    assert clf.transform(["cash at lunch"]).shape == (1, 3)

@@ -258,10 +258,9 @@ def inspect(
     """What a model file holds: the model, its classes and priors, the family of each column
     and the features that most favour each class."""
     model = load_model(model_file)
-    inner = model._fitted()[1] if is_text_model(model) else model
     classes = [_plain(c) for c in model.classes_]
-    priors = np.exp(inner.class_log_prior_)
-    counts = inner.class_count_
+    priors = np.exp(model.class_log_prior_)
+    counts = model.class_count_
     tops = _top(model, top)
     if as_json:
         out = {
@@ -304,7 +303,7 @@ def inspect(
 def _vocabulary_size(model: Any) -> int | None:
     if not is_text_model(model):
         return None
-    return len(model._fitted()[0].get_feature_names_out())
+    return len(model.get_feature_names_out())
 
 
 def _top(model: Any, n: int) -> dict[Any, list[tuple[str, float]]] | None:

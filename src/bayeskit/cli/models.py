@@ -224,34 +224,22 @@ def column_kinds(model: Any) -> dict[str, str]:
     """How a table model reads each training column: ``"text"`` (categories that are
     strings), ``"number"`` or ``""`` (anything: booleans, integer categories)."""
     columns = training_columns(model) or []
+    families = getattr(model, "feature_families_", None)
+    if families is not None:  # MixedNB
+        kinds = {str(c): "number" if f in _REAL_FAMILIES else "" for c, f in families.items()}
+        for column, values in model.categories_.items():
+            kinds[column] = "text" if values.dtype.kind in "OUS" else ""
+        return kinds
     categories = getattr(model, "categories_", None)
-    if categories is not None:  # CategoricalNB
+    if categories is not None:  # CategoricalNB: one array of values per column
         return {
             c: "text" if np.asarray(v).dtype.kind in "OUS" else ""
             for c, v in zip(columns, categories, strict=True)
         }
-    families = getattr(model, "feature_families_", None)
-    if families is None:  # a numeric model
-        return dict.fromkeys(columns, "number")
-    kinds = {str(c): "number" if f in _REAL_FAMILIES else "" for c, f in families.items()}
-    for column, values in _mixed_categories(model).items():
-        kinds[column] = "text" if values.dtype.kind in "OUS" else ""
-    return kinds
+    return dict.fromkeys(columns, "number")  # a numeric model
 
 
 _REAL_FAMILIES = {"gaussian", "kernel", "poisson", "binomial", "discretized"}
-
-
-def _mixed_categories(model: Any) -> dict[str, np.ndarray]:
-    """The categories a MixedNB learned for each categorical column (read from its
-    statistics, block by block, in the order of its column layout)."""
-    out: dict[str, np.ndarray] = {}
-    columns = training_columns(model) or []
-    layout = getattr(model, "_layout_", ())
-    for block, stats in zip(layout, model.stats_.blocks, strict=False):
-        for position, values in zip(block.columns, getattr(stats, "categories", ()), strict=False):
-            out[columns[position]] = np.asarray(values)
-    return out
 
 
 def schema_kinds(frame: Any) -> dict[str, str]:

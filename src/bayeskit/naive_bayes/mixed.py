@@ -14,6 +14,7 @@ from .._base import GenerativeClassifier
 from .._validation import BlockNames, FeatureNames, feature_names_of
 from ..errors import DataError, ModelFileError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
+from ..stats import CategoryCounts
 from ._columns import category_columns, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
 from ._table import to_table
@@ -61,6 +62,8 @@ class MixedNB(GenerativeClassifier):
     ----------
     feature_families_ : dict
         The family of each column, as chosen at fit time (prediction reads only this record).
+    categories_ : dict
+        The sorted values seen in each categorical column.
     classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -151,6 +154,17 @@ class MixedNB(GenerativeClassifier):
 
     def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
         return [BlockNames(names, block.columns) for block in self._layout()]
+
+    @property
+    def categories_(self) -> dict[str, np.ndarray]:
+        """The sorted values seen in each categorical column, by column name."""
+        names = self._feature_names()
+        out: dict[str, np.ndarray] = {}
+        for block, stats in zip(self._layout(), self._fitted_summary().blocks, strict=True):
+            if isinstance(stats, CategoryCounts):
+                for position, values in zip(block.columns, stats.categories, strict=True):
+                    out[names[position]] = values
+        return out
 
     # ------------------------------------------------------------------ columns
     def _same_columns(self, X: Any) -> Any:

@@ -262,6 +262,21 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def classes_(self) -> np.ndarray:
         return self._fitted()[1].classes_
 
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weighted number of training documents of each class."""
+        return self._fitted()[1].class_count_
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """Log prior probability of each class."""
+        return self._fitted()[1].class_log_prior_
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The terms the model currently scores (after ``min_df``, ``max_features`` and
+        ``useful_terms``), in the order of :meth:`transform`'s columns."""
+        return self._fitted()[0].get_feature_names_out()
+
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the model sees them (CSR over the vocabulary)."""
         return self._fitted()[0].transform(_as_list(X))
