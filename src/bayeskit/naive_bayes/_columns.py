@@ -121,6 +121,11 @@ def real_columns(
     table: Table, index: Sequence[int], family: str, names: Sequence[str]
 ) -> np.ndarray:
     """Columns ``index`` of ``table`` as one float64 (n, len(index)) block, NaN = missing."""
+    if table.matrix is not None and table.matrix.dtype.kind in "biuf":
+        return np.asarray(table.matrix[:, list(index)], dtype=np.float64)
+    columns = [table.columns[j] for j in index]
+    if all(col.dtype.kind in "biuf" for col in columns):
+        return np.column_stack(columns).astype(np.float64, copy=False)
     out = np.empty((table.n_rows, len(index)))
     for k, j in enumerate(index):
         col = table.columns[j]
