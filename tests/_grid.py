@@ -137,13 +137,30 @@ CASES = [
     ),
 ]
 
+#: Every estimator class that works with its defaults (BinomialNB needs n_trials).
 ESTIMATORS = [
     bk.MultinomialNB,
     bk.ComplementNB,
     bk.BernoulliNB,
     bk.CategoricalNB,
     bk.PoissonNB,
+    bk.GaussianNB,
+    bk.KernelNB,
     bk.DiscretizedNB,
+    bk.MixedNB,
+]
+
+#: What scikit-learn's check_estimator runs on: every estimator, in its main settings.
+CHECKED = [
+    *(cls() for cls in ESTIMATORS),
+    bk.PoissonNB(given_length=True, alpha=1.0, beta=1.0),
+    bk.BinomialNB(n_trials=20),
+    bk.GaussianNB(shared_variance=True),
+    bk.GaussianNB(estimate="predictive"),
+    bk.KernelNB(kernel="epanechnikov", bandwidth="cv"),
+    bk.KernelNB(kernel="tophat", bandwidth=0.5, shared_bandwidth=False),
+    bk.DiscretizedNB(method="width"),
+    bk.DiscretizedNB(method="frequency", n_bins=4),
 ]
 
 

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from sklearn import naive_bayes as sk
 from sklearn.datasets import load_digits
 from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_uci_table
@@ -24,25 +23,6 @@ from bayeskit.io import model_file
 from bayeskit.naive_bayes.binomial import BinomialNB
 
 from .._grid import assert_same_model
-
-# These checks build their own float data (rng.rand, make_blobs) without the estimator's
-# tags; the tagged checks feed rounded non-negative codes, which n_trials=20 covers.
-FLOAT_DATA = "feeds fractional or negative values; a binomial model takes whole counts 0..k"
-EXPECTED_FAILURES = {
-    "check_class_weight_classifiers": FLOAT_DATA,
-    "check_classifiers_one_label_sample_weights": FLOAT_DATA,
-    "check_sample_weight_equivalence_on_dense_data": FLOAT_DATA,
-    "check_sample_weight_equivalence_on_sparse_data": FLOAT_DATA,
-}
-
-
-@parametrize_with_checks(
-    [BinomialNB(n_trials=20)], expected_failed_checks=lambda est: EXPECTED_FAILURES
-)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # y = inf in check_supervised_y_no_nan
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
 
 K = [4, 1, 9, 2, 6]
 

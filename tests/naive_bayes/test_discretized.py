@@ -12,7 +12,6 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_spambase
@@ -32,14 +31,6 @@ def blobs(seed: int, n: int = 240, d: int = 4) -> tuple[np.ndarray, np.ndarray]:
     X[:, 0] += 1.5 * y
     X[:, 1] -= y * (y - 1)
     return X, np.array(["a", "b", "c"])[y]
-
-
-@parametrize_with_checks(
-    [DiscretizedNB(), DiscretizedNB(method="width"), DiscretizedNB(method="frequency", n_bins=4)]
-)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # as tests/test_common.py: y with inf
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------------- parity

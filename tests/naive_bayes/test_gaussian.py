@@ -15,7 +15,6 @@ from scipy.stats import multivariate_normal
 from sklearn import naive_bayes as sk
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_spambase
@@ -127,14 +126,6 @@ def test_is_qda_with_diagonal_covariances(spambase):
         ]
     )
     np.testing.assert_allclose(model.predict_joint_log_proba(rows), expected, rtol=1e-9)
-
-
-@parametrize_with_checks(
-    [GaussianNB(), GaussianNB(shared_variance=True), GaussianNB(estimate="predictive")]
-)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scikit-learn's own, casting y = inf
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------- laws of added statistics

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_spambase
@@ -32,18 +31,6 @@ def reals(seed: int, n: int = 60, d: int = 3, k: int = 3) -> tuple[np.ndarray, n
     X = rng.normal(size=(n, d)) + (y == "b")[:, None] * 2.0
     X[rng.random((n, d)) < 0.1] = np.nan
     return X, y
-
-
-@parametrize_with_checks(
-    [
-        KernelNB(),
-        KernelNB(kernel="epanechnikov", bandwidth="cv"),
-        KernelNB(kernel="tophat", bandwidth=0.5, shared_bandwidth=False),
-    ]
-)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # as in tests/test_common.py
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 SETTINGS = [

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from sklearn import naive_bayes as sk
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_sms_collection, load_spambase
@@ -32,20 +31,6 @@ def counts(seed: int, n: int = 60, d: int = 5, holes: float = 0.1, sparse: bool 
     X = rng.poisson(rng.uniform(0.3, 3.0, size=d), size=(n, d)).astype(np.float64)
     X[rng.random(X.shape) < holes] = np.nan
     return (sp.csr_matrix(X) if sparse else X), y
-
-
-# scikit-learn feeds make_blobs data (negative values) to every estimator with a class_weight
-# parameter, ignoring positive_only; a Poisson model refuses negative counts by design.
-NEGATIVE_BLOBS = {"check_class_weight_classifiers": "feeds negative counts to a count model"}
-
-
-@parametrize_with_checks(
-    [PoissonNB(), PoissonNB(given_length=True, alpha=1.0, beta=1.0)],
-    expected_failed_checks=lambda est: NEGATIVE_BLOBS,
-)
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # y = inf in check_supervised_y_no_nan
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 MODELS = [PoissonNB, lambda: PoissonNB(given_length=True, alpha=2.0, beta=0.5)]
