@@ -351,3 +351,20 @@ def test_moments_of_soft_labels_are_weighted_moments():
     hard, dense = Moments.of(X, one_hot(y, 3)), Moments.of(X, one_hot(y, 3).toarray())
     for u, v in zip(hard.weights(), dense.weights(), strict=True):
         np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+
+
+def test_rows_next_to_a_tight_class_keep_full_accuracy():
+    """Classes 1000 standard deviations apart: for a row at its own class mean the expansion
+    cancels terms of size ~1e6 to a result of size ~1; those pairs are rescored directly."""
+    rng = np.random.default_rng(5)
+    centres = np.array([[0.0, 0.0, 0.0], [1000.0, -1000.0, 500.0]])
+    y = np.repeat([0, 1], 50)
+    X = centres[y] + rng.normal(size=(100, 3))
+    family = Gaussian()
+    params = family.finalize(Moments.of(X, sp.csr_matrix(np.eye(2)[y])))
+    Q = X[::7].astype(np.longdouble)
+    mu, var = params.theta.astype(np.longdouble), params.var.astype(np.longdouble)
+    exact = -0.5 * (
+        np.log(2 * np.pi * var)[None] + (Q[:, None, :] - mu[None]) ** 2 / var[None]
+    ).sum(axis=2)
+    np.testing.assert_allclose(family.log_prob(params, X[::7]), exact.astype(float), rtol=1e-12)

@@ -48,6 +48,7 @@ from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
 from ._base import Family, observed_mask, real_block
+from ._gaussian_refine import refine
 from ._student_t import normal_gamma_predictive, student_t_log_prob, student_t_terms
 
 ESTIMATES = ("mle", "predictive")
@@ -86,10 +87,14 @@ class GaussianParams:
         offset = self.theta - self.reference
         A = -0.5 * precision
         B = precision * offset
-        with np.errstate(divide="ignore"):
-            log_norm = np.where(self.seen, np.log(2.0 * np.pi * self.var), 0.0)
-        C = -0.5 * (log_norm + B * offset)
+        C = -0.5 * (self.log_norm + B * offset)
         return A, B, C
+
+    @cached_property
+    def log_norm(self) -> np.ndarray:
+        """``ln(2π σ²)``, 0 for features never seen."""
+        with np.errstate(divide="ignore"):
+            return np.where(self.seen, np.log(2.0 * np.pi * self.var), 0.0)
 
     @cached_property
     def student(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -282,7 +287,11 @@ class Gaussian(Family):
             out += U @ A[0]
         else:
             out = _gemm(A, U, out)
-        return np.asarray(out.T)
+        jll = np.asarray(out.T)
+        offset_terms = (-C).sum(axis=1) - 0.5 * params.log_norm.sum(axis=1)
+        return refine(
+            jll, X, U.sum(axis=1), params.theta, params.precision, offset_terms, params.log_norm
+        )
 
     def discriminant(self, params: GaussianParams) -> tuple[np.ndarray, np.ndarray]:
         """Linear discriminant ``(W, b)`` of a shared-variance maximum-likelihood fit.
