@@ -47,23 +47,12 @@ from typing import IO, Any
 
 import numpy as np
 
+from .. import naive_bayes
 from .._base import GenerativeClassifier
 from .._values import values_from_json, values_to_json
 from .._version import __version__
 from ..errors import BayeskitError, InputTypeError, ModelFileError
 from ..families import Family, family_from_config
-from ..naive_bayes import (
-    BernoulliNB,
-    BinomialNB,
-    CategoricalNB,
-    ComplementNB,
-    DiscretizedNB,
-    GaussianNB,
-    KernelNB,
-    MixedNB,
-    MultinomialNB,
-    PoissonNB,
-)
 from ..stats import STATISTIC_KINDS, Summary
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
@@ -76,19 +65,9 @@ _FIRST_VERSION = 1
 #: The only classes a model file can name, with the text models of ``_text_state``: nothing
 #: else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    cls.__name__: cls
-    for cls in (
-        BernoulliNB,
-        BinomialNB,
-        CategoricalNB,
-        ComplementNB,
-        DiscretizedNB,
-        GaussianNB,
-        KernelNB,
-        MixedNB,
-        MultinomialNB,
-        PoissonNB,
-    )
+    # The naive_bayes package's public list: one place names the estimators.
+    name: getattr(naive_bayes, name)
+    for name in naive_bayes.__all__
 }
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
