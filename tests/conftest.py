@@ -13,6 +13,10 @@ from bayeskit.datasets.shared import data_dir
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+# HYPOTHESIS_PROFILE=thorough for the long generator runs (with `-m slow`).
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
