@@ -8,6 +8,7 @@ and model files that never run code when loaded.
 from ._base import GenerativeClassifier, merge
 from ._version import __version__
 from .io.model_file import load, save
+from .mixture import GaussianMixtureClassifier
 from .naive_bayes import (
     BernoulliNB,
     BinomialNB,
@@ -27,6 +28,7 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "DiscretizedNB",
+    "GaussianMixtureClassifier",
     "GaussianNB",
     "GenerativeClassifier",
     "KernelNB",

@@ -234,14 +234,28 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         X = self._check_X(X, reset=reset)
         labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
-        families = self._families()
+        return self._summary_of(self._blocks_of(X), labels, R)
+
+    def _blocks_of(self, X: Any) -> list[Any]:
+        """Checked input (``_check_X``'s output) as each family's validated block: what
+        :meth:`_summary_of` and :meth:`_joint_of` take, so that an iterative fit (EM) checks
+        its data once, not at every iteration."""
         names = self._block_names(self._feature_names())
-        blocks = []
-        for family, part, block_names in zip(families, self._split(X), names, strict=True):
-            part = family.validate(part, block_names)
-            blocks.append(family.summarize(part, R))
+        return [
+            family.validate(part, block_names)
+            for family, part, block_names in zip(
+                self._families(), self._split(X), names, strict=True
+            )
+        ]
+
+    def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Summary:
+        """The statistics of validated blocks under class weights ``R`` (n × len(labels):
+        one-hot labels times sample weights, or soft weights such as EM responsibilities)."""
+        stats = tuple(
+            family.summarize(part, R) for family, part in zip(self._families(), blocks, strict=True)
+        )
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
-        return Summary(labels, class_count, tuple(blocks))
+        return Summary(labels, class_count, stats)
 
     def _feature_names(self) -> FeatureNames:
         return FeatureNames(
@@ -256,14 +270,16 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        prior, params, families = self._fitted()
+        self._fitted()  # NotFittedError before the input is looked at
         X = self._check_X(X, reset=False)
-        names = self._block_names(self._feature_names())
-        jll = np.zeros((_n_rows(X), len(prior)))
-        for family, p, part, block_names in zip(
-            families, params, self._split(X), names, strict=True
-        ):
-            jll += family.log_prob(p, family.validate(part, block_names))
+        return self._joint_of(self._blocks_of(X), _n_rows(X))
+
+    def _joint_of(self, blocks: list[Any], n_rows: int) -> np.ndarray:
+        """The joint log-likelihood of validated blocks (see :meth:`_blocks_of`)."""
+        prior, params, families = self._fitted()
+        jll = np.zeros((n_rows, len(prior)))
+        for family, p, part in zip(families, params, blocks, strict=True):
+            jll += family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
         return jll

@@ -8,6 +8,7 @@ with the model, or sum statistics computed on different machines.
 from ._base import STATISTIC_KINDS, Statistic
 from .category_counts import CategoryCounts
 from .counts import Counts
+from .mixture import MixtureStats
 from .moments import Moments
 from .sample import Sample
 from .summary import Summary
@@ -16,6 +17,7 @@ __all__ = [
     "STATISTIC_KINDS",
     "CategoryCounts",
     "Counts",
+    "MixtureStats",
     "Moments",
     "Sample",
     "Statistic",

@@ -127,10 +127,16 @@ class Moments(Statistic):
         # Soft labels (EM responsibilities): every row belongs to every class in part.
         dense = R.toarray() if isinstance(R, (sp.spmatrix, sp.sparray)) else R
         Rs = np.ascontiguousarray(dense, dtype=np.float64)
-        observed = ~np.isnan(X)
-        present = observed.astype(np.float64)
-        weight = Rs.T @ present
-        mean = safe_ratio(Rs.T @ np.where(observed, X, 0.0), weight)
+        if np.isfinite(X.sum()):
+            # Complete data (the common case, and every EM iteration on it): the class sums
+            # are one small matrix product, without the masks missing values need.
+            weight = np.repeat(Rs.sum(axis=0)[:, None], X.shape[1], axis=1)
+            mean = safe_ratio(Rs.T @ X, weight)
+        else:
+            observed = ~np.isnan(X)
+            present = observed.astype(np.float64)
+            weight = Rs.T @ present
+            mean = safe_ratio(Rs.T @ np.where(observed, X, 0.0), weight)
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 

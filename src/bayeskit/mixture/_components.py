@@ -1,0 +1,160 @@
+"""One class's mixture as a model EM can fit: components of a distribution family, each the
+"class" of a finer partition (DESIGN.md), with mixing weights from the responsibilities.
+
+Also the covariance structures of the Gaussian mixture: which family scores the components
+and how ``reg_covar`` regularises their statistics before ``finalize``. Regularising the
+*statistics* (``M2 + reg_covar · W`` per feature, ``S + reg_covar · W · I`` per component) makes
+the family's plain maximum-likelihood ``finalize`` return ``covariance + reg_covar · I``, the
+estimate scikit-learn's GaussianMixture uses; the stored statistics stay the data's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..families import Family
+from ..stats import Moments, Statistic
+
+#: covariance structures, as scikit-learn's GaussianMixture names them.
+COVARIANCE_TYPES = ("diag", "full", "tied", "spherical")
+
+
+@dataclass(frozen=True)
+class ComponentStats:
+    """One EM iteration's statistics of a mixture: the total responsibility of each component
+    and the component family's statistic. Adds (one reduce per EM iteration)."""
+
+    weight: np.ndarray
+    stats: Statistic
+
+    def __add__(self, other: object) -> ComponentStats:
+        if not isinstance(other, ComponentStats):
+            return NotImplemented
+        return ComponentStats(self.weight + other.weight, self.stats + other.stats)
+
+    def __radd__(self, other: object) -> ComponentStats:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
+@dataclass(frozen=True)
+class ComponentParams:
+    """The component family's parameters and each component's log mixing weight."""
+
+    params: Any
+    log_weight: np.ndarray
+
+
+class Components:
+    """A mixture of ``family`` components (the EM model of one class).
+
+    ``regularize`` maps the summed statistics to the ones ``finalize`` estimates from (the
+    covariance structure and ``reg_covar``; see :func:`regularizer`).
+    """
+
+    def __init__(self, family: Family, regularize: Callable[[Statistic], Statistic]):
+        self.family = family
+        self.regularize = regularize
+
+    def summarize(self, X: Any, R: np.ndarray) -> ComponentStats:
+        return ComponentStats(R.sum(axis=0), self.family.summarize(X, R))
+
+    def finalize(self, stats: ComponentStats) -> ComponentParams:
+        total = stats.weight.sum()
+        with np.errstate(divide="ignore"):
+            log_weight = np.log(stats.weight) - np.log(total)
+        return ComponentParams(self.family.finalize(self.regularize(stats.stats)), log_weight)
+
+    def log_joint(self, params: ComponentParams, X: Any) -> np.ndarray:
+        return self.family.log_prob(params.params, X) + params.log_weight
+
+
+def check_covariance_type(value: Any) -> str:
+    if not isinstance(value, str) or value not in COVARIANCE_TYPES:
+        raise ParameterError(
+            f"covariance_type={value!r} is not accepted; use one of "
+            f"{', '.join(map(repr, COVARIANCE_TYPES))}"
+        )
+    return value
+
+
+def component_family(covariance_type: str) -> Family:
+    """The family that scores the components of a covariance structure."""
+    if covariance_type in ("diag", "spherical"):
+        from ..families.gaussian import Gaussian
+
+        # No relative floor: reg_covar, added to the statistics, is the floor.
+        return Gaussian(var_smoothing=0.0)
+    from ..families.mvnormal import MultivariateNormal
+
+    return MultivariateNormal()
+
+
+def regularizer(
+    covariance_type: str, reg_covar: float, owner: np.ndarray | None = None
+) -> Callable[[Statistic], Statistic]:
+    """The statistics → statistics map that gives a component family's maximum-likelihood
+    ``finalize`` the covariance structure and the ``reg_covar`` ridge.
+
+    diag: ``M2_kj + r W_kj`` (variance ``σ²_kj + r``); spherical: every feature of a component
+    gets ``mean_j σ²_kj + r``; full: ``S_k + r W_k I``; tied: each component's scatter
+    replaced by ``W_k`` times the pooled within-class covariance (the components of one class,
+    ``owner``, share it) plus ``r W_k I``.
+    """
+
+    def diag(stats: Statistic) -> Statistic:
+        assert isinstance(stats, Moments)
+        return replace(stats, m2=stats.m2 + reg_covar * stats.weight)
+
+    def spherical(stats: Statistic) -> Statistic:
+        assert isinstance(stats, Moments)
+        variance = stats.variance.mean(axis=1, keepdims=True)
+        return replace(stats, m2=(variance + reg_covar) * stats.weight)
+
+    def full(stats: Any) -> Statistic:
+        eye = np.eye(stats.n_features)
+        return replace(stats, scatter=stats.scatter + reg_covar * stats.weight[:, None, None] * eye)
+
+    def tied(stats: Any) -> Statistic:
+        groups = np.zeros(stats.n_classes, dtype=np.int64) if owner is None else owner
+        W = stats.weight
+        n_groups = int(groups.max(initial=-1)) + 1
+        pooled = np.zeros((n_groups, stats.n_features, stats.n_features))
+        np.add.at(pooled, groups, stats.scatter)
+        total = np.bincount(groups, weights=W, minlength=n_groups)[:, None, None]
+        cov = np.divide(pooled, total, out=np.zeros_like(pooled), where=total > 0)
+        shared = cov[groups] + reg_covar * np.eye(stats.n_features)
+        return replace(stats, scatter=W[:, None, None] * shared)
+
+    return {"diag": diag, "spherical": spherical, "full": full, "tied": tied}[covariance_type]
+
+
+def n_parameters(covariance_type: str, k: int, d: int) -> int:
+    """Free parameters of a k-component mixture over d features (for BIC)."""
+    cov = {
+        "diag": k * d,
+        "spherical": k,
+        "full": k * d * (d + 1) // 2,
+        "tied": d * (d + 1) // 2,
+    }[covariance_type]
+    return cov + k * d + k - 1
+
+
+def zero_variance(covariance_type: str, stats: Statistic) -> int | None:
+    """Index of a component with data and no spread (a single row, a constant feature), or
+    None: with ``reg_covar=0`` its density would be infinite."""
+    if isinstance(stats, Moments):
+        bad = (stats.weight > 0) & (stats.m2 <= 0)
+        hit = bad.any(axis=1) if covariance_type == "diag" else bad.all(axis=1)
+    else:
+        scatter = cast(Any, stats)
+        diagonal = np.einsum("kjj->kj", scatter.scatter)
+        hit = (scatter.weight > 0) & (diagonal <= 0).any(axis=1)
+    where = np.flatnonzero(hit)
+    return int(where[0]) if len(where) else None

@@ -1,0 +1,259 @@
+"""The one EM engine: the Gaussian-mixture classifier and semi-supervised Naive Bayes both
+run it (seed 002's E-step ``g_yij`` and M-step, DESIGN.md "EM = summarize with
+responsibilities").
+
+A model that EM can fit is anything with three operations (:class:`EMModel`):
+
+``log_joint(params, X) -> (n, k)``
+    ``ln π_k + ln p(x | k)`` of each row and component;
+``summarize(X, R) -> statistic``
+    the sufficient statistics of ``X`` under soft weights ``R`` (n × k), values that add;
+``finalize(statistic) -> params``
+    the parameters (mixing weights included) the statistics give.
+
+One iteration is then
+
+* **E-step**: responsibilities ``g_ik = exp(ln π_k + ln p(x_i|k) − ln Σ_k' …)`` by
+  log-sum-exp, times the row's weight (sample weight, or λ for unlabelled rows);
+* **M-step**: ``finalize(Σ_parts summarize(X_part, R_part))``.
+
+:func:`e_step` is the whole of the per-part work: its result (:class:`Step`: the statistics
+plus the part's log-likelihood and weight) adds, so the data may be split into parts that
+live anywhere — a list in memory, blocks of a file, partitions on a cluster — and one
+iteration costs one map over the parts and one reduce (``sum``). :func:`iterate` takes the
+``mapper`` that does the map (the built-in ``map`` by default; a distributed runner passes
+its own).
+
+Convergence (as scikit-learn's GaussianMixture): the lower bound of an iteration is the
+weighted mean log-likelihood per row under the parameters the E-step used; EM stops when it
+changes by less than ``tol``, or after ``max_iter`` iterations with a
+:class:`~sklearn.exceptions.ConvergenceWarning` from the caller (:func:`warn_not_converged`).
+Rows can be restricted to some components (``Part.allowed``: a labelled row of
+semi-supervised learning belongs to its class's components only).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..errors import ParameterError
+
+__all__ = [
+    "EMModel",
+    "EMResult",
+    "Part",
+    "Step",
+    "check_em_settings",
+    "e_step",
+    "iterate",
+    "log_likelihoods",
+    "run_em",
+    "warn_not_converged",
+]
+
+#: Bounds on the EM settings, checked before any work (and by model files: a file cannot ask
+#: a later ``fit`` for an unbounded run).
+MAX_ITER_LIMIT = 100_000
+N_INIT_LIMIT = 1_000
+
+
+class EMModel(Protocol):
+    """What EM needs from a model (see the module docstring)."""
+
+    def log_joint(self, params: Any, X: Any) -> np.ndarray: ...
+
+    def summarize(self, X: Any, R: np.ndarray) -> Any: ...
+
+    def finalize(self, stats: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Part:
+    """A block of rows: the model's input ``X``, each row's weight, and optionally which
+    components each row may belong to.
+
+    Attributes
+    ----------
+    X : the model's input for these rows
+    weight : ndarray of shape (n_rows,)
+        Non-negative row weights (sample weights; ``λ`` times them for unlabelled rows).
+    allowed : ndarray of bool, shape (n_rows, n_components), optional
+        ``allowed[i, k]``: row i may belong to component k (None: every component).
+    """
+
+    X: Any
+    weight: np.ndarray
+    allowed: np.ndarray | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.weight.shape[0])
+
+
+@dataclass(frozen=True)
+class Step:
+    """One part's share of an EM iteration: the statistics of its rows under the
+    responsibilities, its weighted log-likelihood ``Σ_i w_i ln p(x_i)`` and its weight
+    ``Σ_i w_i``. Steps of different parts add (``sum(steps)``)."""
+
+    stats: Any
+    log_likelihood: float
+    weight: float
+
+    def __add__(self, other: object) -> Step:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return Step(
+            self.stats + other.stats,
+            self.log_likelihood + other.log_likelihood,
+            self.weight + other.weight,
+        )
+
+    def __radd__(self, other: object) -> Step:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
+def responsibilities(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(exp(L − lse), lse)`` with ``lse_i = ln Σ_k exp(L_ik)``, by log-sum-exp, computed in
+    place on ``L`` (which it consumes). Every row needs a finite entry."""
+    top = L.max(axis=1)
+    L -= top[:, None]
+    np.exp(L, out=L)
+    total = L.sum(axis=1)
+    L /= total[:, None]
+    return L, top + np.log(total)
+
+
+def e_step(model: EMModel, params: Any, part: Part) -> Step:
+    """The E-step on one part and the statistics of its rows under the responsibilities."""
+    L = np.array(model.log_joint(params, part.X), dtype=np.float64)
+    if part.allowed is not None:
+        L[~part.allowed] = -np.inf
+    # A row no component can explain (possible only with unsmoothed estimates) is left out of
+    # the likelihood rather than making it −∞ for good; its statistics use equal shares of
+    # the components it may belong to.
+    dead = np.isneginf(L.max(axis=1)) if L.shape[1] else np.ones(L.shape[0], dtype=bool)
+    if dead.any():
+        L[dead] = 0.0 if part.allowed is None else np.where(part.allowed[dead], 0.0, -np.inf)
+    R, lse = responsibilities(L)
+    w = part.weight
+    R *= w[:, None]
+    counted = ~dead & (w > 0)
+    return Step(
+        model.summarize(part.X, R),
+        float(w[counted] @ lse[counted]),
+        float(w.sum()),
+    )
+
+
+def log_likelihoods(model: EMModel, params: Any, X: Any) -> np.ndarray:
+    """``ln p(x_i) = ln Σ_k exp(ln π_k + ln p(x_i | k))`` of each row."""
+    L = np.array(model.log_joint(params, X), dtype=np.float64)
+    top = L.max(axis=1, keepdims=True)
+    finite = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return finite[:, 0] + np.log(np.exp(L - finite).sum(axis=1))
+
+
+Mapper = Callable[[Callable[[Part], Step], Iterable[Part]], Iterable[Step]]
+
+
+def iterate(model: EMModel, params: Any, parts: Sequence[Part], mapper: Mapper = map) -> Step:
+    """One EM iteration's reduce: ``Σ_parts e_step(part)``. ``finalize`` of its ``stats`` is
+    the M-step; its ``log_likelihood / weight`` the lower bound of ``params``."""
+
+    def one(part: Part) -> Step:
+        return e_step(model, params, part)
+
+    steps = list(mapper(one, parts))
+    if not steps:
+        raise ParameterError("EM needs at least one part of data")
+    return sum(steps[1:], steps[0])
+
+
+@dataclass
+class EMResult:
+    """What one EM run ended with."""
+
+    params: Any
+    stats: Any
+    converged: bool
+    n_iter: int
+    lower_bound: float
+    lower_bounds: list[float] = field(default_factory=list)
+
+
+def run_em(
+    model: EMModel,
+    parts: Sequence[Part],
+    params: Any,
+    *,
+    tol: float,
+    max_iter: int,
+    mapper: Mapper = map,
+    stats: Any = None,
+) -> EMResult:
+    """EM from ``params`` until the lower bound changes by less than ``tol``.
+
+    Returns the parameters after the last M-step, the statistics they were finalized from,
+    whether it converged, the number of iterations and the lower bounds (the weighted mean
+    log-likelihood per row under each iteration's starting parameters). ``max_iter=0``
+    returns ``params`` (and ``stats``) unchanged.
+    """
+    lower = -math.inf
+    bounds: list[float] = []
+    converged = False
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 — n_iter is reported after the loop
+        total = iterate(model, params, parts, mapper)
+        stats = total.stats
+        params = model.finalize(stats)
+        previous = lower
+        lower = total.log_likelihood / total.weight if total.weight > 0 else 0.0
+        bounds.append(lower)
+        if abs(lower - previous) < tol:
+            converged = True
+            break
+    return EMResult(params, stats, converged, n_iter, lower, bounds)
+
+
+def check_em_settings(*, tol: Any, max_iter: Any, n_init: Any = 1) -> tuple[float, int, int]:
+    """``tol`` (a finite number >= 0), ``max_iter`` (an int in [0, 100000]) and ``n_init``
+    (an int in [1, 1000]), else ParameterError naming the setting."""
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.number)):
+        raise ParameterError(f"tol={tol!r} is not accepted; use a finite number >= 0")
+    tol_value = float(tol)
+    if not math.isfinite(tol_value) or tol_value < 0:
+        raise ParameterError(f"tol={tol!r} is not accepted; use a finite number >= 0")
+    return (
+        tol_value,
+        _bounded_int("max_iter", max_iter, 0, MAX_ITER_LIMIT),
+        _bounded_int("n_init", n_init, 1, N_INIT_LIMIT),
+    )
+
+
+def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ParameterError(f"{name}={value!r} is not accepted; use an integer in [{low}, {high}]")
+    if not low <= int(value) <= high:
+        raise ParameterError(f"{name}={value!r} is not accepted; use an integer in [{low}, {high}]")
+    return int(value)
+
+
+def warn_not_converged(what: str, n_iter: int, tol: float) -> None:
+    """The warning EM gives when ``max_iter`` ran out before the lower bound settled."""
+    warnings.warn(
+        f"EM did not converge for {what} in {n_iter} iterations (lower bound still changing "
+        f"by >= tol={tol:g}); increase max_iter or tol, or check for degenerate data",
+        ConvergenceWarning,
+        stacklevel=3,
+    )

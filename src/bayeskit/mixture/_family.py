@@ -1,0 +1,407 @@
+"""The Gaussian-mixture family: each class's density is a mixture of Gaussians fitted by EM
+(seed 002, E4).
+
+``p(x | y) = Σ_k w_yk N(x; μ_yk, Σ_yk)``. ``summarize`` runs EM on each class's rows (the one
+engine, :mod:`._em`, on the component family's own statistics) and returns the components'
+statistics (:class:`~bayeskit.stats.MixtureStats`); ``finalize`` turns them into parameters
+(the covariance structure and ``reg_covar`` applied there, :mod:`._components`);
+``log_prob`` is ``ln Σ_k exp(ln w_yk + ln N(x; μ_yk, Σ_yk))`` by log-sum-exp over each class's
+components, computed for all components of all classes in one call of the component family.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from numbers import Integral
+from typing import Any, cast
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from ..errors import DataError, ParameterError
+from ..families import Family
+from ..families._base import hard_labels, real_block
+from ..stats import MixtureStats, Statistic
+from ._components import (
+    ComponentParams,
+    Components,
+    ComponentStats,
+    check_covariance_type,
+    component_family,
+    n_parameters,
+    regularizer,
+    zero_variance,
+)
+from ._em import (
+    EMResult,
+    Part,
+    check_em_settings,
+    log_likelihoods,
+    run_em,
+    warn_not_converged,
+)
+from ._init import check_init_params, initial_responsibilities
+
+#: Most components one class may have (the bound a model file cannot lift).
+MAX_COMPONENTS = 10_000
+
+
+class FewRowsWarning(UserWarning):
+    """A class has fewer distinct rows than the components asked for: it gets fewer."""
+
+
+@dataclass(frozen=True)
+class MixtureParams:
+    """Fitted mixtures: the component family's parameters for every component of every
+    class (classes' components contiguous), each component's log weight within its class,
+    its class index and where each class's components start (n_classes + 1)."""
+
+    components: Any
+    log_weight: np.ndarray
+    owner: np.ndarray
+    starts: np.ndarray
+
+
+@dataclass(frozen=True)
+class ClassFit:
+    """One class's chosen mixture and, for "bic", the BIC of k = 1, 2, … components (NaN
+    where k was not tried)."""
+
+    stats: ComponentStats
+    result: EMResult
+    bic: np.ndarray
+
+
+class GaussianMixtureFamily(Family):
+    """A Gaussian mixture per class, fitted by EM.
+
+    Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
+    ``covariance_type``, ``max_components``, ``reg_covar``, ``tol``, ``max_iter``, ``n_init``,
+    ``init_params``, ``means_init``, ``random_state``). ``n_components`` and ``means_init``
+    may be dicts keyed by class label; they then need :meth:`summarize_classes`, which is
+    told the labels.
+    """
+
+    name = "gaussian_mixture"
+    column_kind = "real"
+
+    def __init__(
+        self,
+        n_components: Any = 1,
+        *,
+        covariance_type: str = "diag",
+        max_components: int = 5,
+        reg_covar: float = 1e-6,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        n_init: int = 1,
+        init_params: str = "k-means++",
+        means_init: Any = None,
+        random_state: Any = None,
+    ):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.max_components = max_components
+        self.reg_covar = reg_covar
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.means_init = means_init
+        self.random_state = random_state
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "n_components": self.n_components,
+            "covariance_type": self.covariance_type,
+            "max_components": self.max_components,
+            "reg_covar": self.reg_covar,
+            "tol": self.tol,
+            "max_iter": self.max_iter,
+            "n_init": self.n_init,
+            "init_params": self.init_params,
+            "means_init": self.means_init,
+            "random_state": self.random_state,
+        }
+
+    # ------------------------------------------------------------------ settings
+    def check(self) -> None:
+        """Refuse settings outside their bounds (before any work; also when a model file is
+        read, so no file can ask a later fit for an unbounded EM run)."""
+        check_covariance_type(self.covariance_type)
+        check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
+        check_init_params(self.init_params)
+        self._reg_covar()
+        _component_count(self.max_components, "max_components")
+        n = self.n_components
+        if isinstance(n, Mapping):
+            for label, value in n.items():
+                _component_count(value, f"n_components[{label!r}]")
+        elif not (isinstance(n, str) and n == "bic"):
+            _component_count(n, "n_components")
+        if self.means_init is not None and not isinstance(self.means_init, Mapping):
+            raise ParameterError(
+                "means_init must be a dict {class label: array of shape (n_components, "
+                f"n_features)}}, not {type(self.means_init).__name__}"
+            )
+        if self.random_state is not None and not isinstance(
+            self.random_state, (Integral, np.random.RandomState)
+        ):
+            raise ParameterError(
+                f"random_state={self.random_state!r} is not accepted; use None, an int or a "
+                "numpy RandomState"
+            )
+
+    def _reg_covar(self) -> float:
+        r = self.reg_covar
+        if (
+            isinstance(r, bool)
+            or not isinstance(r, (int, float, np.number))
+            or not (math.isfinite(float(r)) and float(r) >= 0)
+        ):
+            raise ParameterError(f"reg_covar={r!r} is not accepted; use a finite number >= 0")
+        return float(r)
+
+    def _components(self, owner: np.ndarray | None = None) -> Components:
+        cov = check_covariance_type(self.covariance_type)
+        return Components(component_family(cov), regularizer(cov, self._reg_covar(), owner))
+
+    # ------------------------------------------------------------------ fitting
+    def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
+        X = real_block(X, names, "the Gaussian mixture")
+        if self.covariance_type in ("full", "tied") and np.isnan(X).any():
+            row, col = (int(v) for v in np.argwhere(np.isnan(X))[0])
+            raise DataError(
+                f"X has a missing value (NaN) at row {row}, column {col}; covariance_type="
+                f"{self.covariance_type!r} needs complete rows ('diag' and 'spherical' take "
+                "missing values)"
+            )
+        return X
+
+    def summarize(self, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> MixtureStats:
+        return self.summarize_classes(X, R, np.arange(R.shape[1]))
+
+    def summarize_classes(
+        self, X: np.ndarray, R: np.ndarray | sp.spmatrix, classes: np.ndarray
+    ) -> MixtureStats:
+        """EM on the rows of each class (column of ``R``); ``classes`` are the labels the
+        dict settings are keyed by."""
+        self.check()
+        n_classes = R.shape[1]
+        hard = hard_labels(R)
+        dense = None
+        if hard is None:
+            dense = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
+        labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
+        parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
+        for c in range(n_classes):
+            if hard is not None:
+                rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
+                w = np.asarray(hard[1][rows], dtype=np.float64)
+            else:
+                assert dense is not None
+                rows = np.flatnonzero(dense[:, c] > 0)
+                w = dense[rows, c]
+            if len(rows) == 0:
+                continue
+            fit = self._fit_class(X[rows], w, labels[c], self._random_state())
+            one = MixtureStats.of_class(
+                fit.stats.weight,
+                fit.stats.stats,
+                converged=fit.result.converged,
+                n_iter=fit.result.n_iter,
+                lower_bound=fit.result.lower_bound,
+                bic=fit.bic,
+            )
+            parts.append(one.embed_classes(np.array([c]), n_classes))
+        return sum(parts[1:], parts[0])
+
+    def _random_state(self) -> np.random.RandomState:
+        # An int gives each class a fresh generator with that seed: each class's mixture is
+        # then scikit-learn's GaussianMixture(random_state=seed) on that class, whatever the
+        # other classes are (so classes fitted apart merge into the same model).
+        return check_random_state(self.random_state)
+
+    def _zero_components(self, d: int) -> Statistic:
+        family = self._components().family
+        return family.summarize(np.zeros((0, d)), np.zeros((0, 0)))
+
+    def _fit_class(
+        self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
+    ) -> ClassFit:
+        distinct = _distinct_rows(X)
+        n = self.n_components
+        if isinstance(n, Mapping):
+            if label not in n:
+                raise ParameterError(
+                    f"n_components has no entry for class {label!r}; give one for every class "
+                    f"(it has {sorted(map(repr, n))})"
+                )
+            n = n[label]
+        if isinstance(n, str):  # "bic"
+            candidates = list(range(1, min(int(self.max_components), distinct) + 1))
+        else:
+            k = int(n)
+            if k > distinct:
+                warnings.warn(
+                    f"class {label!r} has {distinct} distinct rows, fewer than n_components={k}: "
+                    f"it gets {distinct} components",
+                    FewRowsWarning,
+                    stacklevel=4,
+                )
+                k = distinct
+            candidates = [k]
+        means = self._means_init(label, X.shape[1])
+        if means is not None and len(candidates) > 1:
+            candidates = [len(means)]
+        fits: dict[int, tuple[ComponentStats, EMResult]] = {}
+        table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
+        for k in candidates:
+            fits[k] = self._em(X, w, k, means, random_state, label)
+            if len(candidates) > 1:
+                table[k - 1] = self._bic(X, w, k, fits[k][1])
+        best = candidates[0] if len(candidates) == 1 else int(np.nanargmin(table)) + 1
+        stats, result = fits[best]
+        if not result.converged:
+            warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
+        return ClassFit(stats, result, table)
+
+    def _means_init(self, label: Any, d: int) -> np.ndarray | None:
+        if self.means_init is None or label not in self.means_init:
+            return None
+        means = np.asarray(self.means_init[label], dtype=np.float64)
+        if means.ndim != 2 or means.shape[1] != d or not np.isfinite(means).all():
+            raise ParameterError(
+                f"means_init[{label!r}] must be a finite array of shape (n_components, {d}); "
+                f"got shape {means.shape}"
+            )
+        return means
+
+    def _em(
+        self,
+        X: np.ndarray,
+        w: np.ndarray,
+        k: int,
+        means: np.ndarray | None,
+        random_state: np.random.RandomState,
+        label: Any,
+    ) -> tuple[ComponentStats, EMResult]:
+        tol, max_iter, n_init = check_em_settings(
+            tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
+        )
+        if means is not None and len(means) != k:
+            raise ParameterError(
+                f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
+            )
+        model = self._components()
+        parts = [Part(X, w)]
+        best: tuple[ComponentStats, EMResult] | None = None
+        for _ in range(n_init):
+            rows, R0 = initial_responsibilities(X, w, k, str(self.init_params), random_state)
+            start = model.summarize(X[rows], R0)
+            if means is not None:
+                start = ComponentStats(start.weight, replace(cast(Any, start.stats), mean=means))
+            params = self._finalize_checked(model, start, label)
+            result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=start)
+            self._check_spread(result.stats.stats, label)
+            if best is None or result.lower_bound > best[1].lower_bound:
+                best = (result.stats, result)
+        assert best is not None
+        return best
+
+    def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
+        self._check_spread(stats.stats, label)
+        return model.finalize(stats)
+
+    def _check_spread(self, stats: Statistic, label: Any) -> None:
+        if self._reg_covar() > 0:
+            return
+        k = zero_variance(str(self.covariance_type), stats)
+        if k is not None:
+            raise DataError(
+                f"component {k} of class {label!r} has a covariance with zero variance (it "
+                "holds a single row or a constant feature) and reg_covar=0; set reg_covar > 0 "
+                "(default 1e-6), or use fewer components"
+            )
+
+    def _bic(self, X: np.ndarray, w: np.ndarray, k: int, result: EMResult) -> float:
+        """``−2 ln L + p ln n`` of the fitted mixture on the class's rows (n: their weight)."""
+        model = self._components()
+        log_likelihood = float(w @ log_likelihoods(model, result.params, X))
+        p = n_parameters(str(self.covariance_type), k, X.shape[1])
+        return -2.0 * log_likelihood + p * math.log(max(float(w.sum()), 1.0))
+
+    # ------------------------------------------------------------------ parameters
+    def finalize(self, stats: MixtureStats) -> MixtureParams:
+        self.check()
+        model = self._components(stats.owner)
+        total = np.bincount(stats.owner, weights=stats.weight, minlength=stats.n_classes)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_weight = np.log(stats.weight) - np.log(total[stats.owner])
+        if len(stats.weight):
+            self._check_spread(stats.components, "index " + str(int(stats.owner[0])))
+            params = model.family.finalize(model.regularize(stats.components))
+        else:
+            params = None
+        return MixtureParams(params, log_weight, stats.owner, stats.starts)
+
+    def log_prob(self, params: MixtureParams, X: np.ndarray) -> np.ndarray:
+        n_classes = len(params.starts) - 1
+        out = np.full((X.shape[0], n_classes), -np.inf)
+        if params.components is None:
+            return out
+        model = self._components()
+        L = model.log_joint(ComponentParams(params.components, params.log_weight), X)
+        return class_log_sum(L, params.starts, out)
+
+    def component_log_prob(self, params: MixtureParams, X: np.ndarray) -> np.ndarray:
+        """``ln w_yk + ln N(x; μ_yk, Σ_yk)`` of each row and component, (n, n_components)."""
+        if params.components is None:
+            return np.zeros((X.shape[0], 0))
+        model = self._components()
+        return model.log_joint(ComponentParams(params.components, params.log_weight), X)
+
+
+def class_log_sum(L: np.ndarray, starts: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[:, c] = ln Σ_{k in class c} exp(L[:, k])`` for classes with components (the
+    columns of ``L`` grouped by ``starts``); other columns of ``out`` are left as they are."""
+    sizes = np.diff(starts)
+    live = np.flatnonzero(sizes > 0)
+    if not len(live):
+        return out
+    first = starts[live]
+    top = np.maximum.reduceat(L, first, axis=1)
+    finite_top = np.where(np.isfinite(top), top, 0.0)
+    spread = np.repeat(finite_top, sizes[live], axis=1)
+    with np.errstate(divide="ignore"):
+        total = np.add.reduceat(np.exp(L - spread), first, axis=1)
+        out[:, live] = finite_top + np.log(total)
+    return out
+
+
+def _component_count(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise ParameterError(
+            f"{name}={value!r} is not accepted; use an integer from 1 to {MAX_COMPONENTS}"
+            + (" or 'bic'" if name == "n_components" else "")
+        )
+    if not 1 <= int(value) <= MAX_COMPONENTS:
+        raise ParameterError(
+            f"{name}={value!r} is not accepted; use an integer from 1 to {MAX_COMPONENTS}"
+            + (" or 'bic'" if name == "n_components" else "")
+        )
+    return int(value)
+
+
+def _distinct_rows(X: np.ndarray) -> int:
+    """Number of distinct rows (NaN counted as a value)."""
+    if X.shape[0] <= 1:
+        return X.shape[0]
+    keys = np.ascontiguousarray(np.where(np.isnan(X), np.inf, X)).view(
+        np.dtype((np.void, X.dtype.itemsize * max(X.shape[1], 1)))
+    )
+    return len(np.unique(keys.ravel()))

@@ -1,0 +1,262 @@
+"""GaussianMixtureClassifier: scikit-learn's GaussianMixture per class, GaussianNB and QDA as
+one-component cases, the class prior, the RBF view, class-wise merging and bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import GaussianMixture
+
+import bayeskit as bk
+from bayeskit.errors import DataError, MergeError, ParameterError
+from bayeskit.mixture import FewRowsWarning
+
+RTOL = 1e-6
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return X, y
+
+
+def _blobs(seed: int = 0, n: int = 60):
+    rng = np.random.default_rng(seed)
+    centres = {"a": [(0, 0), (5, 5)], "b": [(0, 5), (5, 0), (2.5, 2.5)]}
+    X, y = [], []
+    for label, cs in centres.items():
+        for c in cs:
+            X.append(rng.normal(c, 0.5, size=(n, 2)))
+            y += [label] * n
+    return np.vstack(X), np.array(y)
+
+
+def assert_same_mixture(ours, label, theirs, cov):
+    np.testing.assert_allclose(ours.weights_[label], theirs.weights_, rtol=RTOL)
+    np.testing.assert_allclose(ours.means_[label], theirs.means_, rtol=RTOL)
+    np.testing.assert_allclose(ours.covariances_[label], theirs.covariances_, rtol=RTOL)
+    assert ours.n_iter_[label] == theirs.n_iter_
+    assert ours.converged_[label] == theirs.converged_
+    assert ours.lower_bound_[label] == pytest.approx(theirs.lower_bound_, rel=1e-9)
+
+
+@pytest.mark.parametrize("cov", ["diag", "spherical"])
+@pytest.mark.parametrize("init", ["k-means++", "kmeans", "random", "random_from_data"])
+def test_each_class_is_sklearn_gaussian_mixture(wine, cov, init):
+    X, y = wine
+    settings = dict(covariance_type=cov, init_params=init, random_state=3, tol=1e-6)
+    ours = bk.GaussianMixtureClassifier(n_components=3, max_iter=500, **settings).fit(X, y)
+    for label in ours.classes_:
+        theirs = GaussianMixture(3, max_iter=500, **settings).fit(X[y == label])
+        assert_same_mixture(ours, label, theirs, cov)
+
+
+def test_same_initial_means_same_mixture(wine):
+    X, y = wine
+    rng = np.random.default_rng(0)
+    means = {c: X[y == c][rng.choice((y == c).sum(), 2, replace=False)] for c in np.unique(y)}
+    ours = bk.GaussianMixtureClassifier(
+        n_components=2, means_init=means, random_state=1, tol=1e-8, max_iter=1000
+    ).fit(X, y)
+    for label in ours.classes_:
+        theirs = GaussianMixture(
+            2,
+            covariance_type="diag",
+            means_init=means[label],
+            init_params="k-means++",
+            random_state=1,
+            tol=1e-8,
+            max_iter=1000,
+        ).fit(X[y == label])
+        assert_same_mixture(ours, label, theirs, "diag")
+
+
+@pytest.mark.parametrize("load", [load_wine, load_digits])
+def test_one_diagonal_component_is_gaussian_nb(load):
+    X, y = load(return_X_y=True)
+    gnb = bk.GaussianNB().fit(X, y)
+    gmm = bk.GaussianMixtureClassifier(n_components=1, reg_covar=gnb.epsilon_).fit(X, y)
+    np.testing.assert_allclose(
+        gmm.predict_joint_log_proba(X), gnb.predict_joint_log_proba(X), rtol=1e-9
+    )
+    np.testing.assert_allclose(gmm.predict_proba(X), gnb.predict_proba(X), rtol=1e-9, atol=1e-12)
+    for c, label in enumerate(gmm.classes_):
+        np.testing.assert_allclose(gmm.means_[label][0], gnb.theta_[c], rtol=1e-12)
+        np.testing.assert_allclose(gmm.covariances_[label][0], gnb.var_[c], rtol=1e-9)
+
+
+def test_joint_log_likelihood_is_prior_plus_class_mixture(wine):
+    X, y = wine
+    priors = np.array([0.5, 0.3, 0.2])
+    model = bk.GaussianMixtureClassifier(n_components=2, random_state=0, priors=priors)
+    model.fit(X, y)
+    jll = model.predict_joint_log_proba(X)
+    for c, label in enumerate(model.classes_):
+        sk = GaussianMixture(2, covariance_type="diag", init_params="k-means++", random_state=0)
+        sk.fit(X[y == label])
+        np.testing.assert_allclose(jll[:, c], sk.score_samples(X) + np.log(priors[c]), rtol=1e-8)
+    # the prior is in predict_proba (scikit-lego's GMMClassifier leaves it out)
+    flat = bk.GaussianMixtureClassifier(n_components=2, random_state=0, priors=[1 / 3] * 3)
+    assert not np.allclose(flat.fit(X, y).predict_proba(X), model.predict_proba(X))
+
+
+def test_many_dimensions_give_finite_probabilities():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 300))
+    y = np.repeat([0, 1, 2], 80)
+    X[y == 1] += 0.3
+    model = bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y)
+    proba = model.predict_proba(X + 5.0)  # far from every centre
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.isfinite(model.predict_log_proba(X)).all()
+    assert model.score(X, y) > 0.9
+
+
+def test_bic_finds_the_components_of_each_class():
+    X, y = _blobs()
+    model = bk.GaussianMixtureClassifier(random_state=0).fit(X, y)
+    assert model.n_components_ == {"a": 2, "b": 3}
+    assert set(model.bic_["a"]) == {1, 2, 3, 4, 5}
+    assert min(model.bic_["a"], key=model.bic_["a"].get) == 2
+    centres = np.sort(model.means_["a"].round(0), axis=0)
+    np.testing.assert_allclose(centres, [[0, 0], [5, 5]], atol=0.6)
+    assert model.score(X, y) > 0.97
+
+
+def test_per_class_components_and_the_rbf_view():
+    X, y = _blobs()
+    model = bk.GaussianMixtureClassifier(n_components={"a": 2, "b": 3}, random_state=0)
+    model.fit(X, y)
+    assert model.n_components_ == {"a": 2, "b": 3}
+    assert model.weights_["b"].shape == (3,)
+    np.testing.assert_allclose(model.weights_["b"].sum(), 1.0)
+    assert model.covariances_["a"].shape == (2, 2)
+    labels, components = model.predict_components([[5.1, 4.9], [0.1, 5.2], [2.4, 2.6]])
+    assert labels.tolist() == ["a", "b", "b"]
+    centres = [model.means_[lab][k] for lab, k in zip(labels, components, strict=True)]
+    np.testing.assert_allclose(centres, [[5, 5], [0, 5], [2.5, 2.5]], atol=0.3)
+
+
+@pytest.mark.parametrize("cov", ["diag", "spherical"])
+def test_covariance_shapes_follow_sklearn(cov):
+    X, y = _blobs()
+    model = bk.GaussianMixtureClassifier(n_components=2, covariance_type=cov, random_state=0)
+    expected = {"diag": (2, 2), "spherical": (2,)}[cov]
+    assert model.fit(X, y).covariances_["a"].shape == expected
+
+
+def test_fixed_random_state_gives_an_identical_model(wine):
+    X, y = wine
+    a = bk.GaussianMixtureClassifier(n_components=3, init_params="random", random_state=7)
+    b = bk.GaussianMixtureClassifier(n_components=3, init_params="random", random_state=7)
+    sa, sb = a.fit(X, y).stats_.blocks[0], b.fit(X, y).stats_.blocks[0]
+    for x, z in zip(sa.to_arrays()[0].values(), sb.to_arrays()[0].values(), strict=True):
+        np.testing.assert_array_equal(x, z)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_missing_values_with_diagonal_covariances():
+    X, y = _blobs()
+    holey = X.copy()
+    holey[::7, 0] = np.nan
+    model = bk.GaussianMixtureClassifier(n_components={"a": 2, "b": 3}, random_state=0)
+    assert model.fit(holey, y).score(X, y) > 0.95
+    assert np.isfinite(model.predict_proba(holey)).all()
+
+
+def test_classes_fitted_apart_merge_exactly():
+    X, y = _blobs()
+    settings = dict(n_components=2, random_state=4)
+    whole = bk.GaussianMixtureClassifier(**settings).fit(X, y)
+    a = bk.GaussianMixtureClassifier(**settings).fit(X[y == "a"], y[y == "a"])
+    b = bk.GaussianMixtureClassifier(**settings).fit(X[y == "b"], y[y == "b"])
+    np.testing.assert_allclose((a + b).predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    streamed = bk.GaussianMixtureClassifier(**settings)
+    streamed.partial_fit(X[y == "b"], y[y == "b"]).partial_fit(X[y == "a"], y[y == "a"])
+    np.testing.assert_allclose(streamed.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+
+
+def test_em_is_not_additive_within_a_class():
+    X, y = _blobs()
+    model = bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y)
+    before = model.predict_proba(X)
+    with pytest.raises(MergeError, match="EM is not additive within a class"):
+        model.partial_fit(X[:10], y[:10])
+    with pytest.raises(MergeError, match="EM is not additive"):
+        model.unlearn(X[:10], y[:10])
+    with pytest.raises(MergeError, match="EM is not additive"):
+        model + model
+    np.testing.assert_array_equal(model.predict_proba(X), before)  # refused calls change nothing
+
+
+def test_not_converged_warns_naming_the_class(wine):
+    X, y = wine
+    with pytest.warns(ConvergenceWarning) as record:
+        bk.GaussianMixtureClassifier(n_components=3, max_iter=1, random_state=0).fit(X, y)
+    messages = sorted(str(w.message) for w in record)
+    assert len(messages) == 3
+    assert messages[1].startswith("EM did not converge for class 1 (3 components) in 1 iter")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
+
+
+def test_class_with_fewer_rows_than_components():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [5.0, 5.0], [5.0, 5.0], [6.0, 5.0], [5.0, 6.0]])
+    y = np.array(["small", "small", "big", "big", "big", "big"])
+    with pytest.warns(FewRowsWarning, match="class 'small' has 2 distinct rows"):
+        model = bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
+    assert model.n_components_ == {"big": 3, "small": 2}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRowsWarning)  # "bic" caps its range quietly
+        assert bk.GaussianMixtureClassifier(random_state=0).fit(X, y).n_components_["small"] <= 2
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"n_components": 0}, "n_components=0 is not accepted"),
+        ({"n_components": -2}, "n_components=-2"),
+        ({"n_components": 2.5}, "n_components=2.5"),
+        ({"n_components": "many"}, "n_components='many'"),
+        ({"n_components": {"a": 0, "b": 1}}, r"n_components\['a'\]=0"),
+        ({"covariance_type": "banded"}, "covariance_type='banded'"),
+        ({"max_iter": 10**9}, "max_iter=1000000000"),
+        ({"n_init": 0}, "n_init=0"),
+        ({"tol": -1.0}, "tol=-1.0"),
+        ({"reg_covar": -1e-6}, "reg_covar=-1e-06"),
+        ({"init_params": "best"}, "init_params='best'"),
+        ({"max_components": 0}, "max_components=0"),
+        ({"random_state": "seed"}, "random_state='seed'"),
+    ],
+)
+def test_bad_settings_are_named(params, match):
+    X, y = _blobs(n=10)
+    with pytest.raises(ParameterError, match=match):
+        bk.GaussianMixtureClassifier(**params).fit(X, y)
+
+
+def test_missing_dict_entry_and_bad_means_init():
+    X, y = _blobs(n=10)
+    with pytest.raises(ParameterError, match="no entry for class 'b'"):
+        bk.GaussianMixtureClassifier(n_components={"a": 2}).fit(X, y)
+    with pytest.raises(
+        ParameterError, match=r"means_init\['a'\] must be .* shape \(n_components, 2\)"
+    ):
+        bk.GaussianMixtureClassifier(n_components=2, means_init={"a": np.zeros(2)}).fit(X, y)
+    with pytest.raises(ParameterError, match=r"means_init\['a'\] has 3 rows"):
+        bk.GaussianMixtureClassifier(n_components=2, means_init={"a": np.zeros((3, 2))}).fit(X, y)
+
+
+def test_zero_variance_without_reg_covar_is_named():
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [3.0, 1.0], [4.0, 2.0]])
+    y = np.array([0, 0, 1, 1])
+    with pytest.raises(
+        DataError, match=r"class 0 has a covariance with zero variance .* reg_covar"
+    ):
+        bk.GaussianMixtureClassifier(n_components=1, reg_covar=0.0).fit(X, y)
