@@ -73,6 +73,11 @@ def heavy_tailed(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return X
 
 
+def complete_reals(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Real features on different scales, without missing values (ParzenWindowClassifier)."""
+    return rng.normal(size=(n, d)) * rng.uniform(0.5, 3.0, size=d) + rng.normal(size=d) * 5
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -135,6 +140,19 @@ CASES = [
     Case(
         "BinomialNB-map", lambda: bk.BinomialNB(n_trials=6, alpha=2.0, estimate="map"), out_of_six
     ),
+    Case("Parzen", bk.ParzenWindowClassifier, complete_reals, {"bandwidth": 0.8}),
+    Case(
+        "Parzen-loo-epanechnikov",
+        lambda: bk.ParzenWindowClassifier(kernel="epanechnikov", bandwidth="loo-likelihood"),
+        complete_reals,
+        {"bandwidth": "cv-accuracy", "kernel": "linear"},
+    ),
+    Case(
+        "Parzen-adaptive-manhattan",
+        lambda: bk.ParzenWindowClassifier(metric="manhattan", adaptive=3, bandwidth="silverman"),
+        complete_reals,
+        {"metric": "minkowski", "p": 3.0, "kernel": "exponential"},
+    ),
 ]
 
 #: Every estimator class that works with its defaults (BinomialNB needs n_trials).
@@ -148,6 +166,7 @@ ESTIMATORS = [
     bk.KernelNB,
     bk.DiscretizedNB,
     bk.MixedNB,
+    bk.ParzenWindowClassifier,
 ]
 
 #: What scikit-learn's check_estimator runs on: every estimator, in its main settings.
@@ -161,6 +180,10 @@ CHECKED = [
     bk.KernelNB(kernel="tophat", bandwidth=0.5, shared_bandwidth=False),
     bk.DiscretizedNB(method="width"),
     bk.DiscretizedNB(method="frequency", n_bins=4),
+    bk.ParzenWindowClassifier(kernel="epanechnikov", bandwidth="cv-accuracy"),
+    bk.ParzenWindowClassifier(metric="cosine", adaptive=2),
+    bk.GaussianMixtureClassifier(random_state=0),
+    bk.GaussianMixtureClassifier(n_components=2, covariance_type="spherical", random_state=0),
 ]
 
 

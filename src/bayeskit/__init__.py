@@ -21,6 +21,7 @@ from .naive_bayes import (
     MultinomialNB,
     PoissonNB,
 )
+from .parzen import ParzenWindowClassifier
 
 __all__ = [
     "BernoulliNB",
@@ -34,6 +35,7 @@ __all__ = [
     "KernelNB",
     "MixedNB",
     "MultinomialNB",
+    "ParzenWindowClassifier",
     "PoissonNB",
     "__version__",
     "load",

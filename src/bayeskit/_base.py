@@ -313,7 +313,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(divide="ignore"):
                 score = self.predict_log_proba(X) + np.log(lam)
             return classes[np.argmax(score, axis=1)]
-        return classes[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        jll = self.predict_joint_log_proba(X)
+        dead = np.isneginf(jll).all(axis=1)
+        if dead.any():
+            # No class can have produced the row (a compact kernel reaching none of the
+            # training rows, unsmoothed estimates): the prior decides, as predict_proba says.
+            jll[dead] = self._fitted()[0]
+        return classes[np.argmax(jll, axis=1)]
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:

@@ -36,12 +36,13 @@ def _blobs(seed: int = 0, n: int = 60):
 
 
 def assert_same_mixture(ours, label, theirs, cov):
+    c = ours.classes_.tolist().index(label)
     np.testing.assert_allclose(ours.weights_[label], theirs.weights_, rtol=RTOL)
     np.testing.assert_allclose(ours.means_[label], theirs.means_, rtol=RTOL)
     np.testing.assert_allclose(ours.covariances_[label], theirs.covariances_, rtol=RTOL)
-    assert ours.n_iter_[label] == theirs.n_iter_
-    assert ours.converged_[label] == theirs.converged_
-    assert ours.lower_bound_[label] == pytest.approx(theirs.lower_bound_, rel=1e-9)
+    assert ours.n_iter_[c] == theirs.n_iter_
+    assert ours.converged_[c] == theirs.converged_
+    assert ours.lower_bound_[c] == pytest.approx(theirs.lower_bound_, rel=1e-9)
 
 
 @pytest.mark.parametrize("cov", ["diag", "spherical"])
@@ -120,7 +121,7 @@ def test_many_dimensions_give_finite_probabilities():
 def test_bic_finds_the_components_of_each_class():
     X, y = _blobs()
     model = bk.GaussianMixtureClassifier(random_state=0).fit(X, y)
-    assert model.n_components_ == {"a": 2, "b": 3}
+    assert model.n_components_.tolist() == [2, 3]
     assert set(model.bic_["a"]) == {1, 2, 3, 4, 5}
     assert min(model.bic_["a"], key=model.bic_["a"].get) == 2
     centres = np.sort(model.means_["a"].round(0), axis=0)
@@ -132,7 +133,7 @@ def test_per_class_components_and_the_rbf_view():
     X, y = _blobs()
     model = bk.GaussianMixtureClassifier(n_components={"a": 2, "b": 3}, random_state=0)
     model.fit(X, y)
-    assert model.n_components_ == {"a": 2, "b": 3}
+    assert model.n_components_.tolist() == [2, 3]
     assert model.weights_["b"].shape == (3,)
     np.testing.assert_allclose(model.weights_["b"].sum(), 1.0)
     assert model.covariances_["a"].shape == (2, 2)
@@ -176,17 +177,13 @@ def test_classes_fitted_apart_merge_exactly():
     a = bk.GaussianMixtureClassifier(**settings).fit(X[y == "a"], y[y == "a"])
     b = bk.GaussianMixtureClassifier(**settings).fit(X[y == "b"], y[y == "b"])
     np.testing.assert_allclose((a + b).predict_proba(X), whole.predict_proba(X), rtol=1e-12)
-    streamed = bk.GaussianMixtureClassifier(**settings)
-    streamed.partial_fit(X[y == "b"], y[y == "b"]).partial_fit(X[y == "a"], y[y == "a"])
-    np.testing.assert_allclose(streamed.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    assert not hasattr(whole, "partial_fit")  # EM is not additive within a class
 
 
 def test_em_is_not_additive_within_a_class():
     X, y = _blobs()
     model = bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y)
     before = model.predict_proba(X)
-    with pytest.raises(MergeError, match="EM is not additive within a class"):
-        model.partial_fit(X[:10], y[:10])
     with pytest.raises(MergeError, match="EM is not additive"):
         model.unlearn(X[:10], y[:10])
     with pytest.raises(MergeError, match="EM is not additive"):
@@ -211,10 +208,10 @@ def test_class_with_fewer_rows_than_components():
     y = np.array(["small", "small", "big", "big", "big", "big"])
     with pytest.warns(FewRowsWarning, match="class 'small' has 2 distinct rows"):
         model = bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
-    assert model.n_components_ == {"big": 3, "small": 2}
+    assert model.n_components_.tolist() == [3, 2]  # classes_ = ["big", "small"]
     with warnings.catch_warnings():
         warnings.simplefilter("error", FewRowsWarning)  # "bic" caps its range quietly
-        assert bk.GaussianMixtureClassifier(random_state=0).fit(X, y).n_components_["small"] <= 2
+        assert bk.GaussianMixtureClassifier(random_state=0).fit(X, y).n_components_[1] <= 2
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from .discretized import Discretized
 from .gaussian import Gaussian
 from .kernel import Kernel
 from .multinomial import Multinomial
+from .parzen import Parzen
 from .poisson import Poisson
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Gaussian",
     "Kernel",
     "Multinomial",
+    "Parzen",
     "Poisson",
     "family_from_config",
 ]

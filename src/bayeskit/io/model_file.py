@@ -53,6 +53,8 @@ from .._values import values_from_json, values_to_json
 from .._version import __version__
 from ..errors import BayeskitError, InputTypeError, ModelFileError
 from ..families import Family, family_from_config
+from ..mixture.gmm_classifier import GaussianMixtureClassifier
+from ..parzen import ParzenWindowClassifier
 from ..stats import STATISTIC_KINDS, Summary
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
@@ -66,8 +68,9 @@ _FIRST_VERSION = 1
 #: else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
     # The naive_bayes package's public list: one place names the estimators.
-    name: getattr(naive_bayes, name)
-    for name in naive_bayes.__all__
+    **{name: getattr(naive_bayes, name) for name in naive_bayes.__all__},
+    "GaussianMixtureClassifier": GaussianMixtureClassifier,
+    "ParzenWindowClassifier": ParzenWindowClassifier,
 }
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3

@@ -249,7 +249,7 @@ class GaussianMixtureFamily(Family):
             if k > distinct:
                 warnings.warn(
                     f"class {label!r} has {distinct} distinct rows, fewer than n_components={k}: "
-                    f"it gets {distinct} components",
+                    f"it gets {distinct} component{'s' if distinct > 1 else ''}",
                     FewRowsWarning,
                     stacklevel=4,
                 )

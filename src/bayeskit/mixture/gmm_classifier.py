@@ -6,10 +6,17 @@ from __future__ import annotations
 from typing import Any, cast
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 
 from ..naive_bayes._numeric import NumericNB
 from ..stats import MixtureStats, Summary
 from ._family import GaussianMixtureFamily, MixtureParams
+
+
+def _incremental(model: Any) -> bool:
+    """``partial_fit`` is absent (``hasattr`` is False, as scikit-learn's tools expect of a
+    model that cannot learn incrementally): EM is not additive within a class."""
+    return False
 
 
 class GaussianMixtureClassifier(NumericNB):
@@ -74,10 +81,10 @@ class GaussianMixtureClassifier(NumericNB):
         ``{label: …}`` shaped as scikit-learn's: (k_y, n_features) for "diag", (k_y,) for
         "spherical", (k_y, n_features, n_features) for "full", (n_features, n_features) for
         "tied".
-    n_components_ : dict
-        ``{label: k_y}``.
-    converged_, n_iter_, lower_bound_ : dict
-        How each class's EM run ended.
+    n_components_ : ndarray of shape (n_classes,)
+        ``k_y`` of each class, in the order of ``classes_``.
+    converged_, n_iter_, lower_bound_ : ndarray of shape (n_classes,)
+        How each class's EM run ended (lower bound: its mean log-likelihood per row).
     bic_ : dict
         ``{label: {k: BIC}}`` for ``n_components="bic"``.
     stats_ : Summary
@@ -85,11 +92,11 @@ class GaussianMixtureClassifier(NumericNB):
 
     Notes
     -----
-    EM is not additive within a class, so ``partial_fit`` and ``merge`` accept only classes
-    the model does not have yet (classes fitted apart merge exactly), and ``unlearn`` is
-    refused (:class:`~bayeskit.errors.MergeError`). Every EM iteration is itself a sum over
-    parts of the data (:func:`bayeskit.mixture.iterate`), which is how a class too large for
-    one machine is fitted.
+    EM is not additive within a class: there is no ``partial_fit``, ``merge`` (``m1 + m2``)
+    accepts models of different classes only (classes fitted apart merge exactly), and
+    ``unlearn`` is refused (:class:`~bayeskit.errors.MergeError`). Every EM iteration is
+    itself a sum over parts of the data (:func:`bayeskit.mixture.iterate`), which is how a
+    class too large for one machine is fitted.
 
     Examples
     --------
@@ -100,8 +107,8 @@ class GaussianMixtureClassifier(NumericNB):
     >>> X = np.vstack(blobs)
     >>> y = np.repeat(["xor-a", "xor-a", "xor-b", "xor-b"], 40)  # two blobs per class
     >>> model = GaussianMixtureClassifier(random_state=0).fit(X, y)
-    >>> model.n_components_
-    {'xor-a': 2, 'xor-b': 2}
+    >>> model.n_components_  # chosen by BIC for each class
+    array([2, 2])
     >>> sorted((model.means_["xor-a"].round() + 0.0).tolist())  # the RBF centres
     [[0.0, 0.0], [4.0, 4.0]]
     >>> model.predict([[0.2, 3.9], [3.8, 4.1]])
@@ -144,6 +151,13 @@ class GaussianMixtureClassifier(NumericNB):
         self.priors = priors
         self.class_weight = class_weight
         self.loss = loss
+
+    @available_if(_incremental)
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> GaussianMixtureClassifier:
+        """Not offered: EM is not additive within a class (see the class docstring)."""
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @property
     def class_prior(self) -> Any:
@@ -213,31 +227,25 @@ class GaussianMixtureClassifier(NumericNB):
         return per_class
 
     @property
-    def n_components_(self) -> dict[Any, int]:
-        """Number of components of each class."""
-        stats, _ = self._mixture()
-        return {
-            label: int(k)
-            for label, k in zip(self.classes_.tolist(), stats.n_components, strict=True)
-        }
-
-    def _diagnostic(self, values: np.ndarray) -> dict[Any, Any]:
-        return {label: v.item() for label, v in zip(self.classes_.tolist(), values, strict=True)}
+    def n_components_(self) -> np.ndarray:
+        """Number of components of each class, in the order of ``classes_``."""
+        return self._mixture()[0].n_components
 
     @property
-    def converged_(self) -> dict[Any, bool]:
-        """Whether each class's EM run converged."""
-        return self._diagnostic(self._mixture()[0].converged)
+    def converged_(self) -> np.ndarray:
+        """Whether each class's EM run converged, in the order of ``classes_``."""
+        return self._mixture()[0].converged.copy()
 
     @property
-    def n_iter_(self) -> dict[Any, int]:
-        """EM iterations of each class's best start."""
-        return self._diagnostic(self._mixture()[0].n_iter)
+    def n_iter_(self) -> np.ndarray:
+        """EM iterations of each class's best start, in the order of ``classes_``."""
+        return self._mixture()[0].n_iter.copy()
 
     @property
-    def lower_bound_(self) -> dict[Any, float]:
-        """Final lower bound (mean log-likelihood per row) of each class's EM run."""
-        return self._diagnostic(self._mixture()[0].lower_bound)
+    def lower_bound_(self) -> np.ndarray:
+        """Final lower bound (mean log-likelihood per row) of each class's EM run, in the
+        order of ``classes_``."""
+        return self._mixture()[0].lower_bound.copy()
 
     @property
     def bic_(self) -> dict[Any, dict[int, float]]:
