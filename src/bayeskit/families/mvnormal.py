@@ -300,13 +300,17 @@ class MVNormal(Family):
         s = self._settings(stats.n_classes)
         finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
         total = stats.pooled()
-        variance = np.diagonal(total.covariance[0])
-        keep = ~constant(variance, total.mean[0], total.weight[0])
         estimates, alpha = class_estimates(stats, s["shrinkage"])
         pooled = pool(estimates, stats.weight, s["pooling"], s["weights"])
         covariance = finish(pooled, shape=self.shape, **finishing)
         empty = stats.weight <= 0
         shared = covariance.shape[0] == 1
+        # A column with one value in every training row is left out where no matrix gives
+        # it a variance (no regularisation): it cannot tell classes apart, and has nothing to
+        # divide by. Regularised, it stays (scored alike in every class).
+        everywhere = constant(np.diagonal(total.covariance[0]), total.mean[0], total.weight[0])
+        flat = _flat(covariance, stats.mean, stats.weight, shared)
+        keep = ~(everywhere & flat[np.ones(1, dtype=bool) if shared else ~empty].all(axis=0))
         total_cov = None
         if shared:
             total_estimate = class_estimates(total, s["shrinkage"])[0]
@@ -401,9 +405,7 @@ def _factorize(
     m, d = cov.shape[0], cov.shape[-1]
     shared = m == 1
     var = np.diagonal(cov, axis1=1, axis2=2)
-    size = np.abs(means).max(axis=0) if shared else np.abs(means)
-    n = weight.sum() if shared else weight[:, None]
-    flat = constant(var, size, n) if not diagonal else var <= 0
+    flat = _flat(cov, means, weight, shared)
     singular: list[Singular] = []
     live = ~empty
     factor = np.zeros_like(cov) if not diagonal else None
@@ -430,6 +432,15 @@ def _factorize(
         factor[k] = L
         log_det[k] = 2.0 * float(np.log(np.diag(L)).sum())
     return factor, var if diagonal else None, log_det, tuple(singular)
+
+
+def _flat(cov: np.ndarray, means: np.ndarray, weight: np.ndarray, shared: bool) -> np.ndarray:
+    """Which variances of each matrix are 0 within rounding (a column constant in a class, or
+    in every class for a shared matrix), (K or 1, d)."""
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    size = np.abs(means).max(axis=0) if shared else np.abs(means)
+    n = weight.sum() if shared else weight[:, None]
+    return np.asarray(constant(var, size, n))
 
 
 def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:
