@@ -105,11 +105,8 @@ class MVNormalParams:
     total: np.ndarray | None
     shrinkage: np.ndarray
     tol: float
-
-    @property
-    def shared(self) -> bool:
-        """One covariance matrix for every class (a linear decision rule)."""
-        return int(self.covariance.shape[0]) == 1
+    #: one covariance matrix for every class (a linear decision rule)
+    shared: bool
 
     @cached_property
     def discriminant(self) -> tuple[np.ndarray, np.ndarray]:
@@ -304,7 +301,7 @@ class MVNormal(Family):
         pooled = pool(estimates, stats.weight, s["pooling"], s["weights"])
         covariance = finish(pooled, shape=self.shape, **finishing)
         empty = stats.weight <= 0
-        shared = covariance.shape[0] == 1
+        shared = s["pooling"] == 1.0
         # A column with one value in every training row is left out where no matrix gives
         # it a variance (no regularisation): it cannot tell classes apart, and has nothing to
         # divide by. Regularised, it stays (scored alike in every class).
@@ -322,6 +319,7 @@ class MVNormal(Family):
             np.zeros(1, dtype=bool) if shared else empty,
             diagonal=self.shape != "full",
             tol=s["tol"],
+            shared=shared,
         )
         return MVNormalParams(
             means=stats.mean,
@@ -336,6 +334,7 @@ class MVNormal(Family):
             total=total_cov,
             shrinkage=alpha,
             tol=s["tol"],
+            shared=shared,
         )
 
     # ------------------------------------------------------------------ scoring
@@ -399,11 +398,11 @@ def _factorize(
     *,
     diagonal: bool,
     tol: float,
+    shared: bool,
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]]:
     """Cholesky factors (or variances, for diagonal shapes) and log-determinants of each
     matrix, and the matrices that are singular (skipped: empty classes)."""
     m, d = cov.shape[0], cov.shape[-1]
-    shared = m == 1
     var = np.diagonal(cov, axis1=1, axis2=2)
     flat = _flat(cov, means, weight, shared)
     singular: list[Singular] = []
