@@ -1,12 +1,17 @@
 """bayeskit: Bayesian (generative) classification.
 
-Every Naive Bayes event model on one template (``argmax_y λ_y P(y) p(x|y)`` in log space),
-sufficient statistics that add (so ``partial_fit``, merging and distributed training are exact),
-and model files that never run code when loaded.
+Every Naive Bayes event model and discriminant analysis (QDA, LDA, RDA) on one template
+(``argmax_y λ_y P(y) p(x|y)`` in log space), sufficient statistics that add (so ``partial_fit``,
+merging and distributed training are exact), and model files that never run code when loaded.
 """
 
 from ._base import GenerativeClassifier, merge
 from ._version import __version__
+from .discriminant import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+    RegularizedDiscriminantAnalysis,
+)
 from .io.model_file import load, save
 from .mixture import GaussianMixtureClassifier
 from .naive_bayes import (
@@ -33,10 +38,13 @@ __all__ = [
     "GaussianNB",
     "GenerativeClassifier",
     "KernelNB",
+    "LinearDiscriminantAnalysis",
     "MixedNB",
     "MultinomialNB",
     "ParzenWindowClassifier",
     "PoissonNB",
+    "QuadraticDiscriminantAnalysis",
+    "RegularizedDiscriminantAnalysis",
     "__version__",
     "load",
     "merge",

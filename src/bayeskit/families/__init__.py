@@ -9,6 +9,7 @@ from .discretized import Discretized
 from .gaussian import Gaussian
 from .kernel import Kernel
 from .multinomial import Multinomial
+from .mvnormal import MVNormal
 from .parzen import Parzen
 from .poisson import Poisson
 
@@ -22,6 +23,7 @@ __all__ = [
     "Family",
     "Gaussian",
     "Kernel",
+    "MVNormal",
     "Multinomial",
     "Parzen",
     "Poisson",

@@ -91,9 +91,9 @@ def component_family(covariance_type: str) -> Family:
 
         # No relative floor: reg_covar, added to the statistics, is the floor.
         return Gaussian(var_smoothing=0.0)
-    from ..families.mvnormal import MultivariateNormal
+    from ..families.mvnormal import MVNormal
 
-    return MultivariateNormal()
+    return MVNormal()
 
 
 def regularizer(

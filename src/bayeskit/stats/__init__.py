@@ -11,6 +11,7 @@ from .counts import Counts
 from .mixture import MixtureStats
 from .moments import Moments
 from .sample import Sample
+from .scatter import Scatter
 from .summary import Summary
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "MixtureStats",
     "Moments",
     "Sample",
+    "Scatter",
     "Statistic",
     "Summary",
 ]
