@@ -184,6 +184,8 @@ CHECKED = [
     bk.ParzenWindowClassifier(metric="cosine", adaptive=2),
     bk.GaussianMixtureClassifier(random_state=0),
     bk.GaussianMixtureClassifier(n_components=2, covariance_type="spherical", random_state=0),
+    bk.GaussianMixtureClassifier(n_components=2, covariance_type="full", random_state=0),
+    bk.GaussianMixtureClassifier(covariance_type="tied", random_state=0),
 ]
 
 

@@ -15,7 +15,7 @@ from sklearn.neighbors import KernelDensity, NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 import bayeskit as bk
-from bayeskit.errors import DataError, ParameterError
+from bayeskit.errors import DataError, ParameterError, SingularCovarianceError
 from bayeskit.families import _parzen_kernels as pk
 
 KERNELS = pk.KERNELS
@@ -127,6 +127,64 @@ def test_cosine_windows_integrate_to_one_over_directions(kernel, d):
             pk._log_profiles(kernel, rho / h) - pk.log_kernel_norm(kernel, "cosine", d, np.array(h))
         )
     assert density.mean() * area == pytest.approx(1.0, rel=0.02)
+
+
+def test_mahalanobis_uses_the_pooled_within_class_covariance():
+    X, y = load_wine(return_X_y=True)  # unscaled: columns from 0.1 to 1000
+    h = 1.5
+    model = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth=h).fit(X, y)
+    centred = [X[y == c] - X[y == c].mean(axis=0) for c in range(3)]
+    S = sum(a.T @ a for a in centred) / len(y)
+    d = X.shape[1]
+    expected = []
+    for c in range(3):
+        D2 = cdist(X, X[y == c], "mahalanobis", VI=np.linalg.inv(S)) ** 2
+        expected.append(
+            logsumexp(-D2 / (2 * h * h), axis=1)
+            - np.log((y == c).sum())
+            - 0.5 * d * np.log(2 * np.pi * h * h)
+            - 0.5 * np.linalg.slogdet(S)[1]
+            + np.log(np.mean(y == c))
+        )
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), np.column_stack(expected), rtol=1e-12
+    )
+    # the scale of each column no longer matters
+    euclid = bk.ParzenWindowClassifier().fit(X, y).score(X, y)
+    assert model.score(X, y) > euclid + 0.2
+
+
+def test_mahalanobis_refuses_collinear_columns():
+    X, y = load_wine(return_X_y=True)
+    X = np.hstack([X, 2 * X[:, :1]])
+    with pytest.raises(SingularCovarianceError, match="metric='mahalanobis' needs a regular"):
+        bk.ParzenWindowClassifier(metric="mahalanobis").fit(X, y)
+
+
+def test_mahalanobis_streams_merges_and_unlearns_exactly():
+    X, y = load_wine(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = X[order], y[order]
+    whole = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth="loo-likelihood")
+    whole.fit(X, y)
+    streamed = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth="loo-likelihood")
+    streamed.partial_fit(X[:3], y[:3])  # fewer rows than features: recorded, not refused...
+    with pytest.raises(SingularCovarianceError, match="singular"):
+        streamed.predict(X[:1])  # ... until the model is used
+    for lo in range(3, len(y), 40):
+        streamed.partial_fit(X[lo : lo + 40], y[lo : lo + 40])
+    expected = whole.predict_joint_log_proba(X)
+    np.testing.assert_allclose(streamed.predict_joint_log_proba(X), expected, rtol=1e-10)
+    a = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth="loo-likelihood")
+    b = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth="loo-likelihood")
+    merged = a.fit(X[:90], y[:90]) + b.fit(X[90:], y[90:])
+    np.testing.assert_allclose(merged.predict_joint_log_proba(X), expected, rtol=1e-10)
+    kept = bk.ParzenWindowClassifier(metric="mahalanobis", bandwidth="loo-likelihood")
+    kept.fit(X[:120], y[:120])
+    whole.unlearn(X[120:], y[120:])
+    np.testing.assert_allclose(
+        whole.predict_joint_log_proba(X), kept.predict_joint_log_proba(X), rtol=1e-10
+    )
 
 
 def test_cosine_distance_scores_directions():

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits, load_wine
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
@@ -56,6 +56,32 @@ def test_each_class_is_sklearn_gaussian_mixture(wine, cov, init):
         assert_same_mixture(ours, label, theirs, cov)
 
 
+@pytest.mark.parametrize("init", ["k-means++", "kmeans", "random"])
+def test_full_covariances_are_sklearn_gaussian_mixture(wine, init):
+    X, y = wine
+    settings = dict(covariance_type="full", init_params=init, random_state=5, tol=1e-6)
+    ours = bk.GaussianMixtureClassifier(n_components=2, max_iter=500, **settings).fit(X, y)
+    for label in ours.classes_:
+        theirs = GaussianMixture(2, max_iter=500, **settings).fit(X[y == label])
+        assert_same_mixture(ours, label, theirs, "full")
+
+
+# scikit-learn's tied estimate (Σ_i x xᵀ − Σ_k n_k μ_k μ_kᵀ) / Σ_k n_k assumes every row's
+# responsibilities sum to 1; its one-row-per-component starts ("k-means++",
+# "random_from_data") break that, so its first tied matrix is the whole class's scatter over
+# k. Ours is the pooled scatter of the responsibilities (reg_covar for those starts). The
+# starts whose rows sum to 1 give the same mixtures.
+@pytest.mark.parametrize("init", ["kmeans", "random"])
+def test_tied_covariances_are_sklearn_gaussian_mixture(wine, init):
+    X, y = wine
+    settings = dict(covariance_type="tied", init_params=init, random_state=3, tol=1e-6)
+    ours = bk.GaussianMixtureClassifier(n_components=3, max_iter=500, **settings).fit(X, y)
+    for label in ours.classes_:
+        theirs = GaussianMixture(3, max_iter=500, **settings).fit(X[y == label])
+        assert_same_mixture(ours, label, theirs, "tied")
+    assert ours.covariances_[0].shape == (13, 13)
+
+
 def test_same_initial_means_same_mixture(wine):
     X, y = wine
     rng = np.random.default_rng(0)
@@ -88,6 +114,20 @@ def test_one_diagonal_component_is_gaussian_nb(load):
     for c, label in enumerate(gmm.classes_):
         np.testing.assert_allclose(gmm.means_[label][0], gnb.theta_[c], rtol=1e-12)
         np.testing.assert_allclose(gmm.covariances_[label][0], gnb.var_[c], rtol=1e-9)
+
+
+@pytest.mark.parametrize("load", [load_wine, load_breast_cancer])
+def test_one_full_component_is_qda(load):
+    X, y = load(return_X_y=True)
+    qda = bk.QuadraticDiscriminantAnalysis().fit(X, y)
+    gmm = bk.GaussianMixtureClassifier(n_components=1, covariance_type="full", reg_covar=0.0)
+    gmm.fit(X, y)
+    np.testing.assert_allclose(
+        gmm.predict_joint_log_proba(X), qda.predict_joint_log_proba(X), rtol=1e-9
+    )
+    np.testing.assert_allclose(gmm.predict_proba(X), qda.predict_proba(X), rtol=1e-9, atol=1e-12)
+    for c, label in enumerate(gmm.classes_):
+        np.testing.assert_allclose(gmm.covariances_[label][0], qda.covariance_[c], rtol=1e-12)
 
 
 def test_joint_log_likelihood_is_prior_plus_class_mixture(wine):
@@ -143,11 +183,11 @@ def test_per_class_components_and_the_rbf_view():
     np.testing.assert_allclose(centres, [[5, 5], [0, 5], [2.5, 2.5]], atol=0.3)
 
 
-@pytest.mark.parametrize("cov", ["diag", "spherical"])
+@pytest.mark.parametrize("cov", ["diag", "spherical", "full", "tied"])
 def test_covariance_shapes_follow_sklearn(cov):
     X, y = _blobs()
     model = bk.GaussianMixtureClassifier(n_components=2, covariance_type=cov, random_state=0)
-    expected = {"diag": (2, 2), "spherical": (2,)}[cov]
+    expected = {"diag": (2, 2), "spherical": (2,), "full": (2, 2, 2), "tied": (2, 2)}[cov]
     assert model.fit(X, y).covariances_["a"].shape == expected
 
 

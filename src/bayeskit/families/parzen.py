@@ -40,16 +40,17 @@ matrix. With the gaussian kernel and euclidean ρ it is scikit-learn's
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import solve_triangular
 
 from .._validation import column_label
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
 from ._base import Family, real_block
@@ -83,7 +84,8 @@ class ParzenParams:
         ``ln w_i − ln W_y − ln V_(h_i)``: the log weight of each entry's kernel.
     bandwidth : float
         The (base) width h.
-    shift, whiten : the transform (centre; lower Cholesky factor or None)
+    transform : Transform
+        How rows are moved into ρ's space (centred; whitened or normalised).
     search : dict
         For "loo-likelihood" / "cv-accuracy": the factors tried and their scores.
     """
@@ -94,8 +96,7 @@ class ParzenParams:
     h: np.ndarray
     coef: np.ndarray
     bandwidth: float
-    shift: np.ndarray
-    whiten: np.ndarray | None
+    transform: Transform
     kernel: str
     metric: str
     p: float
@@ -105,32 +106,33 @@ class ParzenParams:
 class Parzen(Family):
     """Multivariate kernel density estimate of each class (the Parzen window, seed 002).
 
-    Parameters
-    ----------
-    kernel : str, default="gaussian"
-        One of "gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine".
-    metric : str, default="euclidean"
-        ρ: "euclidean", "manhattan", "chebyshev", "minkowski" (with ``p``), "cosine" or
-        "mahalanobis" (pooled within-class covariance).
-    p : float, default=2
-        The Minkowski exponent (>= 1), for ``metric="minkowski"``.
-    bandwidth : float or str, default="scott"
-        h (see the module docstring): a number > 0, "scott", "silverman", "loo-likelihood"
-        or "cv-accuracy".
-    adaptive : int, optional
-        k: widths proportional to each row's distance to its k-th nearest neighbour in its
-        class.
+        Parameters
+        ----------
+        kernel : str, default="gaussian"
+            One of "gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine".
+        metric : str, default="euclidean"
+            ρ: "euclidean", "manhattan", "chebyshev", "minkowski" (with ``p``), "cosine" or
+            "mahalanobis" (pooled within-class covariance).
+        p : float, default=2
+            The Minkowski exponent (>= 1), for ``metric="minkowski"``.
+        bandwidth : float or str, default="scott"
+            h (see the module docstring): a number > 0, "scott", "silverman", "loo-likelihood"
+            or "cv-accuracy".
+        adaptive : int, optional
+            k: widths proportional to each row's distance to its k-th nearest neighbour in its
+            class.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> X = np.array([[0.0, 0.0], [0.5, 0.0], [4.0, 4.0], [4.5, 4.0]])
-    >>> R = sp.csr_matrix(np.repeat(np.eye(2), 2, axis=0))
-    >>> family = Parzen(bandwidth=1.0)
-    >>> params = family.finalize(family.summarize(X, R))
-    >>> family.log_prob(params, np.array([[0.2, 0.1], [4.1, 3.8]])).argmax(axis=1).tolist()
-    [0, 1]
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import scipy.sparse as sp
+    from scipy.linalg import solve_triangular
+        >>> X = np.array([[0.0, 0.0], [0.5, 0.0], [4.0, 4.0], [4.5, 4.0]])
+        >>> R = sp.csr_matrix(np.repeat(np.eye(2), 2, axis=0))
+        >>> family = Parzen(bandwidth=1.0)
+        >>> params = family.finalize(family.summarize(X, R))
+        >>> family.log_prob(params, np.array([[0.2, 0.1], [4.1, 3.8]])).argmax(axis=1).tolist()
+        [0, 1]
     """
 
     name = "parzen"
@@ -235,8 +237,17 @@ class Parzen(Family):
         class_weight = W.sum(axis=1)
         log_weight = np.log(W[cls, rows]) - np.log(class_weight[cls])
 
-        shift, whiten = self._transform_of(values, W, metric)
-        T = transform(values, shift, whiten, metric)
+        moved = self._transform_of(values, W, metric)
+        if moved.singular is not None:
+            # Recorded, refused when the model is used (check_usable): a stream may start
+            # with fewer rows than features.
+            empty = np.zeros(0)
+            return ParzenParams(
+                np.zeros((0, d)), np.zeros(n_classes + 1, dtype=np.int64),
+                np.zeros(0, dtype=np.int64), empty, empty, math.nan, moved, kernel, metric, p,
+            )  # fmt: skip
+        T = moved.apply(values)
+        d = T.shape[1]
         sigma = _pooled_spread(T, W, cls, rows, metric, p) / pk.kernel_spread(kernel, d)
         scott = _rule("scott", sigma, class_weight, d)
         if isinstance(bandwidth, float):
@@ -251,7 +262,7 @@ class Parzen(Family):
             else _adaptive_ratio(T[rows], W[cls, rows], class_ptr, adaptive, metric, p)
         )
         V = T[rows]
-        log_det = 0.0 if whiten is None else float(np.log(np.diag(whiten)).sum())
+        log_det = moved.log_det
         search: dict[str, np.ndarray] = {}
         if isinstance(bandwidth, str) and bandwidth in ("loo-likelihood", "cv-accuracy"):
             factor, search = self._search(
@@ -261,22 +272,20 @@ class Parzen(Family):
         h = h0 * ratio
         coef = log_weight - pk.log_kernel_norm(kernel, metric, d, h, p) - log_det
         return ParzenParams(
-            V, class_ptr, rows, h, coef, float(h0), shift, whiten, kernel, metric, p, search
+            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search
         )
 
-    def _transform_of(
-        self, values: np.ndarray, W: np.ndarray, metric: str
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The centre rows are shifted by and, for mahalanobis, the Cholesky factor of the
-        pooled within-class covariance."""
+    def _transform_of(self, values: np.ndarray, W: np.ndarray, metric: str) -> Transform:
+        """Where rows are moved for the distance: centred on the pooled mean (all rows count);
+        for mahalanobis, whitened by the pooled within-class covariance."""
         d = values.shape[1]
         total = W.sum(axis=0)
         if metric == "cosine" or total.sum() == 0:
-            return np.zeros(d), None
+            return Transform(metric, np.zeros(d))
         shift = (total @ values) / total.sum()
         if metric != "mahalanobis":
-            return shift, None
-        return shift, pooled_cholesky(values, W)
+            return Transform(metric, shift)
+        return mahalanobis_transform(values, W)
 
     def _search(
         self,
@@ -335,8 +344,17 @@ class Parzen(Family):
         }
 
     # ------------------------------------------------------------------ scoring
+    def check_usable(self, params: ParzenParams, classes: np.ndarray, names: Any) -> None:
+        problem = params.transform.singular
+        if problem is not None:
+            raise SingularCovarianceError(
+                f"metric='mahalanobis' needs a regular pooled within-class covariance: "
+                f"{problem(names)}; drop the collinear or constant columns, or use another metric"
+            )
+
     def log_prob(self, params: ParzenParams, X: np.ndarray) -> np.ndarray:
-        Z = transform(X, params.shift, params.whiten, params.metric)
+        self.check_usable(params, np.zeros(0), None)
+        Z = params.transform.apply(X)
         return pk.kernel_sums(
             Z,
             params.values,
@@ -350,40 +368,52 @@ class Parzen(Family):
         )[:, :, 0]
 
 
-def transform(
-    X: np.ndarray, shift: np.ndarray, whiten: np.ndarray | None, metric: str
-) -> np.ndarray:
-    """Rows as the distance sees them: centred; whitened (mahalanobis) or normalised to unit
-    length (cosine; an all-zero row stays zero)."""
-    if metric == "cosine":
-        norm = np.sqrt(np.einsum("ij,ij->i", X, X))
-        return np.divide(X, norm[:, None], out=np.zeros_like(X), where=norm[:, None] > 0)
-    Z = X - shift
-    if whiten is not None:
-        from scipy.linalg import solve_triangular
+@dataclass(frozen=True)
+class Transform:
+    """Rows as the distance sees them: ``x − shift`` (on the columns ``keep``), whitened by
+    ``L⁻¹`` for mahalanobis, or normalised to unit length for cosine (an all-zero row stays
+    zero). ``log_det`` is ``ln det L`` (0 without whitening): the whitened window's volume."""
 
-        Z = solve_triangular(whiten, Z.T, lower=True).T
-    return np.ascontiguousarray(Z)
+    metric: str
+    shift: np.ndarray
+    whiten: np.ndarray | None = None
+    keep: np.ndarray | None = None
+    #: why the transform cannot be used (given the column names), or None
+    singular: Callable[[Any], str] | None = None
+
+    @property
+    def log_det(self) -> float:
+        return 0.0 if self.whiten is None else float(np.log(np.diag(self.whiten)).sum())
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        if self.metric == "cosine":
+            norm = np.sqrt(np.einsum("ij,ij->i", X, X))
+            return np.divide(X, norm[:, None], out=np.zeros_like(X), where=norm[:, None] > 0)
+        Z = (X if self.keep is None else X[:, self.keep]) - self.shift
+        if self.whiten is not None:
+            Z = solve_triangular(self.whiten, Z.T, lower=True).T
+        return np.ascontiguousarray(Z)
 
 
-def pooled_cholesky(values: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Lower Cholesky factor of the pooled within-class covariance of the sample (from the
-    scatter statistic), for the Mahalanobis distance."""
-    from ..stats.scatter import Scatter
+def mahalanobis_transform(values: np.ndarray, W: np.ndarray) -> Transform:
+    """Whitening by the pooled within-class covariance, estimated by the multivariate normal
+    family (``pooling=1``) from the sample's scatter statistic: its Cholesky factor, on the
+    columns it keeps (a column constant in every row carries no distance and is left out).
+    A singular covariance is recorded in the transform (see :meth:`Parzen.check_usable`)."""
+    from .mvnormal import MVNormal, describe_singular
 
-    scatter = Scatter.of(values, W.T)
-    total = float(scatter.weight.sum())
-    if total <= 0:
-        raise DataError("the Mahalanobis distance needs training rows with positive weight")
-    cov = scatter.scatter.sum(axis=0) / total
-    try:
-        return np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        raise DataError(
-            "the pooled within-class covariance is singular (a constant column, or columns "
-            "that are linear combinations of others): the Mahalanobis distance is undefined; "
-            "drop those columns or use another metric"
-        ) from None
+    family = MVNormal(pooling=1.0)
+    params = family.finalize(family.summarize(values, W.T))
+    if params.singular or params.factor is None:
+        first = params.singular[0] if params.singular else None
+
+        def problem(names: Any) -> str:
+            if first is None:
+                return "there are no rows to estimate it from"
+            return describe_singular(first, None, names, params)
+
+        return Transform("mahalanobis", np.zeros(0), singular=problem)
+    return Transform("mahalanobis", params.reference, params.factor[0], params.keep)
 
 
 def _pooled_spread(

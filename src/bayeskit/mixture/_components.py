@@ -2,10 +2,12 @@
 "class" of a finer partition (DESIGN.md), with mixing weights from the responsibilities.
 
 Also the covariance structures of the Gaussian mixture: which family scores the components
-and how ``reg_covar`` regularises their statistics before ``finalize``. Regularising the
-*statistics* (``M2 + reg_covar · W`` per feature, ``S + reg_covar · W · I`` per component) makes
-the family's plain maximum-likelihood ``finalize`` return ``covariance + reg_covar · I``, the
-estimate scikit-learn's GaussianMixture uses; the stored statistics stay the data's own.
+(the Gaussian family's centred moments for diagonal and spherical covariances, the
+multivariate normal family's scatter matrices for full and tied ones) and how the statistics
+are shaped before its plain maximum-likelihood ``finalize`` (``M2 + reg_covar · W`` per
+feature: the Gaussian family has no ridge, the multivariate normal family adds ``reg_covar``
+itself), so that it returns scikit-learn's GaussianMixture estimates; the stored statistics
+stay the data's own.
 """
 
 from __future__ import annotations
@@ -84,8 +86,10 @@ def check_covariance_type(value: Any) -> str:
     return value
 
 
-def component_family(covariance_type: str) -> Family:
-    """The family that scores the components of a covariance structure."""
+def component_family(covariance_type: str, reg_covar: float) -> Family:
+    """The family that scores the components of a covariance structure: the Gaussian
+    (diagonal) family on centred moments for "diag" and "spherical", the multivariate normal
+    family on scatter matrices, with ``reg_covar`` as its ridge, for "full" and "tied"."""
     if covariance_type in ("diag", "spherical"):
         from ..families.gaussian import Gaussian
 
@@ -93,19 +97,21 @@ def component_family(covariance_type: str) -> Family:
         return Gaussian(var_smoothing=0.0)
     from ..families.mvnormal import MVNormal
 
-    return MVNormal()
+    # tol=0: a matrix is refused only if it cannot be factorised (reg_covar > 0 never is).
+    return MVNormal(ridge=reg_covar, tol=0.0)
 
 
 def regularizer(
     covariance_type: str, reg_covar: float, owner: np.ndarray | None = None
 ) -> Callable[[Statistic], Statistic]:
-    """The statistics → statistics map that gives a component family's maximum-likelihood
-    ``finalize`` the covariance structure and the ``reg_covar`` ridge.
+    """The statistics → statistics map that gives the component family's maximum-likelihood
+    ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
+    the ``reg_covar`` one).
 
     diag: ``M2_kj + r W_kj`` (variance ``σ²_kj + r``); spherical: every feature of a component
-    gets ``mean_j σ²_kj + r``; full: ``S_k + r W_k I``; tied: each component's scatter
-    replaced by ``W_k`` times the pooled within-class covariance (the components of one class,
-    ``owner``, share it) plus ``r W_k I``.
+    gets ``mean_j σ²_kj + r``; full: unchanged (the family adds ``r I``); tied: each
+    component's scatter replaced by ``W_k`` times the pooled within-class covariance, which
+    the components of one class (``owner``) share.
     """
 
     def diag(stats: Statistic) -> Statistic:
@@ -117,9 +123,8 @@ def regularizer(
         variance = stats.variance.mean(axis=1, keepdims=True)
         return replace(stats, m2=(variance + reg_covar) * stats.weight)
 
-    def full(stats: Any) -> Statistic:
-        eye = np.eye(stats.n_features)
-        return replace(stats, scatter=stats.scatter + reg_covar * stats.weight[:, None, None] * eye)
+    def full(stats: Statistic) -> Statistic:
+        return stats
 
     def tied(stats: Any) -> Statistic:
         groups = np.zeros(stats.n_classes, dtype=np.int64) if owner is None else owner
@@ -129,8 +134,7 @@ def regularizer(
         np.add.at(pooled, groups, stats.scatter)
         total = np.bincount(groups, weights=W, minlength=n_groups)[:, None, None]
         cov = np.divide(pooled, total, out=np.zeros_like(pooled), where=total > 0)
-        shared = cov[groups] + reg_covar * np.eye(stats.n_features)
-        return replace(stats, scatter=W[:, None, None] * shared)
+        return replace(stats, scatter=W[:, None, None] * cov[groups])
 
     return {"diag": diag, "spherical": spherical, "full": full, "tied": tied}[covariance_type]
 
@@ -147,8 +151,9 @@ def n_parameters(covariance_type: str, k: int, d: int) -> int:
 
 
 def zero_variance(covariance_type: str, stats: Statistic) -> int | None:
-    """Index of a component with data and no spread (a single row, a constant feature), or
-    None: with ``reg_covar=0`` its density would be infinite."""
+    """Index of a component with data and no spread in some feature (a single row, a constant
+    feature; for "tied", one shared by the class), or None: with ``reg_covar=0`` its density
+    would be infinite."""
     if isinstance(stats, Moments):
         bad = (stats.weight > 0) & (stats.m2 <= 0)
         hit = bad.any(axis=1) if covariance_type == "diag" else bad.all(axis=1)
@@ -156,5 +161,7 @@ def zero_variance(covariance_type: str, stats: Statistic) -> int | None:
         scatter = cast(Any, stats)
         diagonal = np.einsum("kjj->kj", scatter.scatter)
         hit = (scatter.weight > 0) & (diagonal <= 0).any(axis=1)
+        if covariance_type == "tied":
+            hit = hit & (diagonal <= 0).all(axis=0).any()
     where = np.flatnonzero(hit)
     return int(where[0]) if len(where) else None

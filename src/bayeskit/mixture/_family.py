@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from ..errors import DataError, ParameterError
 from ..families import Family
 from ..families._base import hard_labels, real_block
-from ..stats import MixtureStats, Statistic
+from ..stats import MixtureStats, Moments, Scatter, Statistic
 from ._components import (
     ComponentParams,
     Components,
@@ -168,7 +168,8 @@ class GaussianMixtureFamily(Family):
 
     def _components(self, owner: np.ndarray | None = None) -> Components:
         cov = check_covariance_type(self.covariance_type)
-        return Components(component_family(cov), regularizer(cov, self._reg_covar(), owner))
+        reg = self._reg_covar()
+        return Components(component_family(cov, reg), regularizer(cov, reg, owner))
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -227,8 +228,8 @@ class GaussianMixtureFamily(Family):
         return check_random_state(self.random_state)
 
     def _zero_components(self, d: int) -> Statistic:
-        family = self._components().family
-        return family.summarize(np.zeros((0, d)), np.zeros((0, 0)))
+        diagonal = check_covariance_type(self.covariance_type) in ("diag", "spherical")
+        return (Moments if diagonal else Scatter).zero(0, d)
 
     def _fit_class(
         self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
@@ -300,9 +301,13 @@ class GaussianMixtureFamily(Family):
         model = self._components()
         parts = [Part(X, w)]
         best: tuple[ComponentStats, EMResult] | None = None
-        for _ in range(n_init):
-            rows, R0 = initial_responsibilities(X, w, k, str(self.init_params), random_state)
-            start = model.summarize(X[rows], R0)
+        for _ in range(n_init if k > 1 or means is not None else 1):
+            if k == 1 and means is None:
+                # One component: every row is its own, there is no start to draw.
+                start = model.summarize(X, w[:, None].copy())
+            else:
+                rows, R0 = initial_responsibilities(X, w, k, str(self.init_params), random_state)
+                start = model.summarize(X[rows], R0)
             if means is not None:
                 start = ComponentStats(start.weight, replace(cast(Any, start.stats), mean=means))
             params = self._finalize_checked(model, start, label)
