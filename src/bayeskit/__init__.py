@@ -27,6 +27,7 @@ from .naive_bayes import (
     PoissonNB,
 )
 from .parzen import ParzenWindowClassifier
+from .semi_supervised import SemiSupervisedNB
 
 __all__ = [
     "BernoulliNB",
@@ -45,6 +46,7 @@ __all__ = [
     "PoissonNB",
     "QuadraticDiscriminantAnalysis",
     "RegularizedDiscriminantAnalysis",
+    "SemiSupervisedNB",
     "__version__",
     "load",
     "merge",

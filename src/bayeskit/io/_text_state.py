@@ -58,7 +58,11 @@ TEXT_ESTIMATORS: dict[str, type[TextClassifier] | type[TextVectorizer]] = {
     cls.__name__: cls for cls in (SpamFilter, TextClassifier, TextVectorizer)
 }
 #: The classes a hyperparameter of a text model can be an instance of.
-NESTED_ESTIMATORS: dict[str, type] = {**ESTIMATORS, TextVectorizer.__name__: TextVectorizer}
+NESTED_ESTIMATORS: dict[str, type] = {
+    **ESTIMATORS,
+    TextVectorizer.__name__: TextVectorizer,
+    TextClassifier.__name__: TextClassifier,  # what a SemiSupervisedNB may wrap
+}
 TEXT_FORMAT_VERSION = 2
 _COUNT_MODELS = (MultinomialNB, ComplementNB, BernoulliNB)  # ComplementNB is a MultinomialNB
 

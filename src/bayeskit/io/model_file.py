@@ -143,7 +143,11 @@ def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
 
     if TEXT_ESTIMATORS.get(cls.__name__) is cls:
         return text_contents(model)
-    names = ", ".join(sorted([*ESTIMATORS, *TEXT_ESTIMATORS]))
+    from ._semi_state import SemiSupervisedNB, semi_contents
+
+    if cls is SemiSupervisedNB:
+        return semi_contents(model)
+    names = ", ".join(sorted([*ESTIMATORS, *TEXT_ESTIMATORS, "SemiSupervisedNB"]))
     cls_name = f"{cls.__module__}.{cls.__qualname__}"
     raise InputTypeError(f"save takes a fitted bayeskit estimator ({names}), not a {cls_name}")
 
@@ -318,16 +322,25 @@ def _read_model(f: IO[bytes]) -> Any:
             raise ModelFileError("checksum mismatch: the file was modified or is corrupted")
         if meta.get("checksum") != _meta_checksum(meta):
             raise ModelFileError("checksum mismatch in meta.json: the file was modified")
-        from . import _text_state  # imports bayeskit.text when needed
+        from . import (
+            _semi_state,
+            _text_state,  # imports bayeskit.text when needed
+        )
 
         estimator = meta.get("estimator")
         text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
-        manifest = _text_state.check_text_meta(meta) if text else _check_meta(meta)
+        semi = estimator == "SemiSupervisedNB"
+        if semi:
+            manifest = _semi_state.check_semi_meta(meta)
+        else:
+            manifest = _text_state.check_text_meta(meta) if text else _check_meta(meta)
         for name in sorted(set(infos) - set(manifest) - {_META}):
             raise ModelFileError(f"entry {name!r} is not in the manifest")
         for name in sorted(set(manifest) - set(infos)):
             raise ModelFileError(f"entry {name!r} of the manifest is missing")
         arrays = {name: _read_npy(zf, name, digest) for name, digest in manifest.items()}
+    if semi:
+        return _semi_state.build_semi(meta, arrays)
     return _text_state.build_text(meta, arrays) if text else _build(meta, arrays)
 
 

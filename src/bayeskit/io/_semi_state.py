@@ -1,0 +1,145 @@
+"""SemiSupervisedNB in model files.
+
+meta.json holds the header of every model file (estimator ``"SemiSupervisedNB"``), the
+wrapper's ``params`` (its ``estimator`` a nested estimator, as text models nest theirs) and
+``state``::
+
+    state   {"inner": <the meta.json a file of the fitted wrapped estimator would have,
+                       without its checksum>,
+             "classes": <labels>, "n_iter": int, "converged": bool, "lower_bounds": [float]}
+
+The wrapped estimator's entries are stored under ``inner.<name>``; its manifest must match
+them (names and sha256) exactly, and it is checked and built as the file it would be on its
+own (a model of :data:`~bayeskit.io.model_file.ESTIMATORS` or a text model; never another
+SemiSupervisedNB). The settings are checked before anything is built, so no file can ask a
+later ``fit`` for an unbounded EM run. The training rows' ``transduction_`` and
+``label_distributions_`` are not stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._values import values_from_json, values_to_json
+from .._version import __version__
+from ..errors import BayeskitError, ModelFileError
+from ..semi_supervised import SemiSupervisedNB
+from . import _text_state
+from .model_file import (
+    FORMAT_NAME,
+    _build,
+    _check_manifest,
+    _check_meta,
+    _decode_params,
+    _encode,
+    _model_contents,
+)
+
+_INNER = "inner."
+#: The newest format version the wrapper needs itself (its inner model may need its own).
+_VERSION = 2
+
+
+def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (without checksum) and the entries of a fitted SemiSupervisedNB."""
+    fitted = model._check_fitted()
+    inner_meta, inner_entries = _model_contents(fitted)
+    if inner_meta.get("estimator") == type(model).__name__:  # pragma: no cover - refused at fit
+        raise ModelFileError("a SemiSupervisedNB cannot wrap another one")
+    params = {
+        k: _encode(v, k, 0, _text_state._encode_more)
+        for k, v in model.get_params(deep=False).items()
+    }
+    state = {
+        "inner": inner_meta,
+        "classes": values_to_json(model.classes_),
+        "n_iter": int(model.n_iter_),
+        "converged": bool(model.converged_),
+        "lower_bounds": [float(v) for v in model.lower_bounds_],
+    }
+    entries = {_INNER + name: data for name, data in inner_entries.items()}
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": max(_VERSION, int(inner_meta["format_version"])),
+        "bayeskit_version": __version__,
+        "estimator": type(model).__name__,
+        "params": params,
+        "state": state,
+        "entries": {_INNER + k: v for k, v in inner_meta["entries"].items()},
+    }
+    return meta, entries
+
+
+def check_semi_meta(meta: dict[str, Any]) -> dict[str, str]:
+    """Check the wrapper's fields; return the manifest {entry name: sha256}."""
+    for key in ("params", "state"):
+        if type(meta.get(key)) is not dict:
+            raise ModelFileError(f"meta.json: {key} must be a dict")
+    inner = meta["state"].get("inner")
+    if type(inner) is not dict:
+        raise ModelFileError("meta.json: state.inner must be the wrapped model's meta.json")
+    manifest = _check_manifest(meta)
+    inner_manifest = _check_manifest(inner)
+    expected = {_INNER + k: v for k, v in inner_manifest.items()}
+    if expected != manifest:
+        raise ModelFileError(
+            "meta.json: the wrapped model's manifest does not match the file's inner entries"
+        )
+    return manifest
+
+
+def build_semi(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SemiSupervisedNB:
+    """The SemiSupervisedNB a checked meta.json and its arrays describe."""
+    params = _decode_params(SemiSupervisedNB, meta["params"], _text_state._decode_more)
+    model = SemiSupervisedNB(**params)
+    try:
+        model._settings()
+        model._prototype()
+    except BayeskitError as exc:
+        raise ModelFileError(f"the stored settings are invalid: {exc}") from None
+    state = meta["state"]
+    inner = state["inner"]
+    estimator = inner.get("estimator")
+    if inner.get("format") != FORMAT_NAME or type(inner.get("format_version")) is not int:
+        raise ModelFileError("meta.json: state.inner is not a bayeskit model's meta.json")
+    if inner["format_version"] > meta["format_version"]:
+        raise ModelFileError("meta.json: the wrapped model needs a newer format than the file")
+    inner_arrays = {k[len(_INNER) :]: v for k, v in arrays.items() if k.startswith(_INNER)}
+    text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
+    if text:
+        _text_state.check_text_meta(inner)
+        fitted = _text_state.build_text(inner, inner_arrays)
+    else:
+        _check_meta(inner)
+        fitted = _build(inner, inner_arrays)
+    classes = values_from_json(state.get("classes"))
+    n_iter, converged, bounds = (
+        state.get("n_iter"),
+        state.get("converged"),
+        state.get("lower_bounds"),
+    )
+    if (
+        type(n_iter) is not int
+        or type(converged) is not bool
+        or not isinstance(bounds, list)
+        or not all(isinstance(b, (int, float)) for b in bounds)
+    ):
+        raise ModelFileError("meta.json: state.n_iter, converged and lower_bounds are malformed")
+    k = int(model.n_components)
+    inner_classes = np.asarray(fitted.classes_)
+    expected = classes if k == 1 else np.arange(len(classes) * k)
+    if len(inner_classes) != len(expected) or not all(
+        a == b for a, b in zip(inner_classes.tolist(), expected.tolist(), strict=True)
+    ):
+        raise ModelFileError(
+            "the wrapped model's classes do not match the classes and n_components stored"
+        )
+    model.estimator_ = fitted
+    model.classes_ = classes
+    model.n_iter_ = n_iter
+    model.converged_ = converged
+    model.lower_bounds_ = np.asarray(bounds, dtype=np.float64)
+    model.lower_bound_ = float(bounds[-1]) if bounds else float("-inf")
+    return model

@@ -1,0 +1,138 @@
+"""The wrapped estimators seen as models EM can fit (:class:`~bayeskit.mixture.EMModel`):
+their components are the classes of a fitted estimator (one per class, or several), so the
+M-step is the estimator's own ``summarize`` with soft class weights and its own ``finalize``
+(``fit_summary``), and the E-step its joint log-likelihood.
+
+The input is prepared once: a :class:`~bayeskit.GenerativeClassifier` checks and splits ``X``
+into its families' blocks once (``_blocks_of``), and a :class:`~bayeskit.text.TextClassifier`
+counts its documents once over every term they contain, so an EM iteration is matrix
+products, not parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from .._base import GenerativeClassifier
+from .._values import find_sorted
+from ..stats import CategoryCounts, Counts, Summary
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A prepared block of rows: what the view's ``summarize`` and ``log_joint`` take."""
+
+    data: Any
+    n_rows: int
+
+
+class EstimatorView:
+    """EM over a bayeskit generative classifier whose classes are the mixture components
+    (labelled ``components``)."""
+
+    def __init__(self, estimator: GenerativeClassifier, components: np.ndarray):
+        self.model = clone(estimator)
+        self.components = components
+
+    def prepare(self, X: Any) -> Rows:
+        X = self.model._check_X(X, reset=True)
+        n = int(getattr(X, "n_rows", None) or X.shape[0])
+        return Rows(self.model._blocks_of(X), n)
+
+    def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
+        return self.model._summary_of(rows.data, self.components, R)
+
+    def finalize(self, stats: Summary) -> GenerativeClassifier:
+        return self.model._adopt(stats)
+
+    def log_joint(self, model: GenerativeClassifier, rows: Rows) -> np.ndarray:
+        return model._joint_of(rows.data, rows.n_rows)
+
+    def fitted(self) -> GenerativeClassifier:
+        return self.model
+
+
+class TextView:
+    """EM over a :class:`~bayeskit.text.TextClassifier`.
+
+    With counts or presence output and no fixed vocabulary (its additive mode) the statistics
+    are kept per term, as the classifier keeps them: the documents are counted once over every
+    term they hold (labelled and unlabelled alike: the vocabulary, ``min_df`` and the other
+    limits see all of them), each M-step is the count model's ``summarize`` with soft class
+    weights keyed by term, and each E-step scores the columns the classifier selected. With
+    tf-idf or hashed output the vectorizer is fitted once on every document and EM runs on the
+    count model over its output.
+    """
+
+    def __init__(self, classifier: Any, components: np.ndarray):
+        self.classifier = clone(classifier)
+        self.components = components
+        vec, _ = self.classifier._prototypes()
+        self.additive = self.classifier._additive(vec)
+        self.inner: EstimatorView | None = None
+        self._columns: tuple[Any, np.ndarray, np.ndarray] | None = None
+
+    def prepare(self, docs: list[Any]) -> Rows:
+        from ..text.vectorize import stats_of
+
+        vec, model = self.classifier._prototypes()
+        if not self.additive:
+            self.vectorizer = clone(vec)
+            counts = self.vectorizer.fit_transform(docs)
+            self.inner = EstimatorView(model, self.components)
+            return self.inner.prepare(counts)
+        counter = clone(vec)
+        terms, counts = counter._count(docs)
+        self.terms = terms
+        self.vocabulary = stats_of(terms, counts)
+        return Rows(sp.csr_matrix(counter._weigh(counts)), len(docs))
+
+    def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
+        if self.inner is not None:
+            return self.inner.summarize(rows, R)
+        _, model = self.classifier._prototypes()
+        summary = clone(model)._summary_of([rows.data], self.components, R)
+        block = summary.blocks[0]
+        assert isinstance(block, Counts)
+        keyed = CategoryCounts((self.terms,), block.total)
+        return Summary(summary.classes, summary.class_count, (keyed,))
+
+    def finalize(self, stats: Summary) -> Any:
+        if self.inner is not None:
+            return self.inner.finalize(stats)
+        return self.classifier._adopt(stats, self.vocabulary)
+
+    def log_joint(self, fitted: Any, rows: Rows) -> np.ndarray:
+        if self.inner is not None:
+            return self.inner.log_joint(fitted, rows)
+        vec, model = fitted._fitted()
+        return model.predict_joint_log_proba(self._select(vec, rows.data))
+
+    def _select(self, vec: Any, counts: sp.csr_matrix) -> sp.csr_matrix:
+        """The columns of the classifier's current vocabulary (and its out-of-vocabulary
+        column), from the counts over every term: what its vectorizer would give."""
+        columns = vec.terms_
+        cached = self._columns
+        if cached is None or cached[0] is not columns:
+            pos, found = find_sorted(self.terms, columns)
+            self._columns = cached = (columns, pos, found)
+        _, pos, found = cached
+        selected = counts[:, pos]
+        if not found.all():
+            selected = selected @ sp.diags(found.astype(np.float64))
+        if vec.oov_token is not None:
+            rest = np.asarray(counts.sum(axis=1)).ravel() - np.asarray(selected.sum(axis=1)).ravel()
+            selected = sp.hstack([selected, sp.csr_matrix(rest[:, None])], format="csr")
+        return sp.csr_matrix(selected)
+
+    def fitted(self) -> Any:
+        if self.inner is None:
+            return self.classifier
+        self.classifier.vectorizer_ = self.vectorizer
+        self.classifier.model_ = self.inner.fitted()
+        return self.classifier

@@ -1,0 +1,367 @@
+"""Semi-supervised Naive Bayes by EM (Nigam, McCallum, Thrun & Mitchell, 2000)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from .._base import GenerativeClassifier, _check_sample_weight
+from .._decision import normalize_log
+from .._values import unique_sorted
+from ..errors import DataError, NotFittedError, ParameterError
+from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
+from ..mixture._family import class_log_sum
+from ._views import EstimatorView, TextView
+
+#: Most mixture components a class may have.
+MAX_COMPONENTS_PER_CLASS = 1_000
+
+
+class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
+    """Naive Bayes trained on labelled and unlabelled rows together by EM (Nigam et al.,
+    2000).
+
+    Rows whose label is ``-1`` (scikit-learn's convention; ``None`` for object labels) are
+    unlabelled. The model is first fitted to the labelled rows; then EM alternates the E-step
+    — each unlabelled row's class posterior under the current model — and the M-step — the
+    wrapped estimator refitted from the labelled rows' statistics plus the unlabelled rows'
+    statistics weighted by their posteriors times ``unlabeled_weight`` (Nigam's λ, which
+    keeps a large unlabelled set from swamping a few labels) — until the log-likelihood per
+    row changes by less than ``tol``. Both steps are the wrapped estimator's own
+    (``summarize`` with soft class weights, ``finalize``), run by bayeskit's one EM engine
+    (:mod:`bayeskit.mixture`); its smoothing and class prior apply at every M-step (the
+    estimate is the MAP one Nigam et al. describe).
+
+    ``n_components > 1`` gives every class several mixture components (Nigam et al.'s
+    "multiple mixture components per class", for a class made of sub-topics): a labelled row
+    is shared among its class's components, an unlabelled row among all; a class's
+    probability is the sum of its components'.
+
+    Parameters
+    ----------
+    estimator : bayeskit estimator, default=MultinomialNB()
+        MultinomialNB, ComplementNB, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, any
+        other bayeskit generative classifier, or a :class:`~bayeskit.text.TextClassifier`
+        (which takes raw documents).
+    unlabeled_weight : float, default=1.0
+        λ, a finite number >= 0: the weight of an unlabelled row relative to a labelled one
+        (0: supervised learning; Nigam et al. tune it in (0, 1]).
+    max_iter : int, default=30
+        Most EM iterations (at most 100000); a ``ConvergenceWarning`` when they run out.
+    tol : float, default=1e-3
+        EM stops when the log-likelihood per row (weighted) changes by less.
+    n_components : int, default=1
+        Mixture components per class.
+    random_state : int, RandomState or None, default=None
+        How labelled rows are first shared among their class's components (``n_components >
+        1`` only).
+
+    Attributes
+    ----------
+    estimator_ : the fitted estimator (its classes are the components when
+        ``n_components > 1``)
+    classes_ : ndarray of shape (n_classes,)
+    transduction_ : ndarray of shape (n_samples,)
+        The label of every training row: its own when labelled, the most probable class
+        otherwise.
+    label_distributions_ : ndarray of shape (n_samples, n_classes)
+        Class probabilities of every training row (a labelled row: its label's indicator).
+    n_iter_, converged_, lower_bound_, lower_bounds_
+        How EM ended: iterations, whether it converged, the final and every iteration's
+        log-likelihood per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB, SemiSupervisedNB
+    >>> X = np.array([[3, 0, 1], [0, 3, 1], [2, 0, 0], [4, 1, 0], [0, 2, 0], [1, 4, 1]])
+    >>> y = np.array([0, 1, -1, -1, -1, -1])  # two labelled rows, four unlabelled
+    >>> model = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+    >>> model.transduction_
+    array([0, 1, 0, 0, 1, 1])
+    >>> model.predict([[5, 0, 0], [0, 5, 0]])
+    array([0, 1])
+    """
+
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        unlabeled_weight: float = 1.0,
+        max_iter: int = 30,
+        tol: float = 1e-3,
+        n_components: int = 1,
+        random_state: Any = None,
+    ):
+        self.estimator = estimator
+        self.unlabeled_weight = unlabeled_weight
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_components = n_components
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ settings
+    def _prototype(self) -> Any:
+        from ..naive_bayes import MultinomialNB
+        from ..text import TextClassifier
+
+        estimator = MultinomialNB() if self.estimator is None else self.estimator
+        if not isinstance(estimator, (GenerativeClassifier, TextClassifier)):
+            raise ParameterError(
+                "estimator must be a bayeskit Naive Bayes estimator (MultinomialNB, "
+                "ComplementNB, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, …) or a "
+                f"TextClassifier, not {type(estimator).__name__}"
+            )
+        if type(estimator).__name__ == "GaussianMixtureClassifier":
+            raise ParameterError(
+                "estimator=GaussianMixtureClassifier is already a mixture fitted by EM within "
+                "each class; wrap a Naive Bayes estimator (n_components gives classes several "
+                "components)"
+            )
+        return estimator
+
+    def _settings(self) -> tuple[float, float, int, int]:
+        lam = self.unlabeled_weight
+        if (
+            isinstance(lam, bool)
+            or not isinstance(lam, (int, float, np.number))
+            or not math.isfinite(float(lam))
+            or float(lam) < 0
+        ):
+            raise ParameterError(
+                f"unlabeled_weight={lam!r} is not accepted; use a finite number >= 0 (the "
+                "weight of an unlabelled row relative to a labelled one)"
+            )
+        tol, max_iter, _ = check_em_settings(tol=self.tol, max_iter=self.max_iter)
+        k = self.n_components
+        if (
+            isinstance(k, bool)
+            or not isinstance(k, (int, np.integer))
+            or not 1 <= k <= MAX_COMPONENTS_PER_CLASS
+        ):
+            raise ParameterError(
+                f"n_components={k!r} is not accepted; use an integer from 1 to "
+                f"{MAX_COMPONENTS_PER_CLASS} (mixture components per class)"
+            )
+        return float(lam), tol, max_iter, int(k)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None
+    ) -> SemiSupervisedNB:
+        """Fit on labelled and unlabelled rows.
+
+        Parameters
+        ----------
+        X : the wrapped estimator's input (a matrix, a table, or documents)
+        y : array-like of shape (n_samples,)
+            Labels; ``-1`` (or ``None`` for object labels) marks an unlabelled row.
+        sample_weight : array-like of shape (n_samples,), optional
+        classes : array-like, optional
+            The classes; a label in ``y`` that is neither one of them nor the unlabelled
+            marker is refused (default: the labels in ``y``).
+
+        Returns
+        -------
+        self
+        """
+        from ..text import TextClassifier
+
+        for attr in (
+            "estimator_", "classes_", "transduction_", "label_distributions_", "n_features_in_",
+            "feature_names_in_",
+        ):  # fmt: skip
+            self.__dict__.pop(attr, None)
+        estimator = self._prototype()
+        lam, tol, max_iter, k = self._settings()
+        labels, codes, labelled = _split_labels(y, classes)
+        n = len(codes)
+        weight = _check_sample_weight(sample_weight, n)
+        if not (weight[labelled] > 0).any():
+            raise DataError(
+                "every labelled row has weight 0; semi-supervised learning needs some labelled "
+                "rows to start from"
+            )
+        n_classes = len(labels)
+        owner = np.repeat(np.arange(n_classes), k)
+        components = labels if k == 1 else np.arange(n_classes * k)
+        text = isinstance(estimator, TextClassifier)
+        view: EstimatorView | TextView = (
+            TextView(estimator, components) if text else EstimatorView(estimator, components)
+        )
+        rows = view.prepare(_documents(X) if text else X)
+        if rows.n_rows != n:
+            raise DataError(f"X has {rows.n_rows} rows but y has {n} labels; give one per row")
+        allowed = np.ones((n, len(owner)), dtype=bool)
+        allowed[labelled] = owner[None, :] == codes[labelled][:, None]
+        row_weight = np.where(labelled, weight, lam * weight)
+        start = self._start(codes, labelled, weight, owner, k)
+        params = view.finalize(view.summarize(rows, start))
+        part = Part(rows, row_weight, allowed)
+        result = run_em(view, [part], params, tol=tol, max_iter=max_iter)
+        if not result.converged and max_iter > 0:
+            warn_not_converged("the unlabelled rows", result.n_iter, tol)
+        self.estimator_ = view.fitted()
+        self.classes_ = labels
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.estimator_, attr):
+                setattr(self, attr, getattr(self.estimator_, attr))
+        self._owner = owner
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.lower_bound_ = result.lower_bound
+        self.lower_bounds_ = np.asarray(result.lower_bounds)
+        posterior = self._normalize(self._class_joint(view.log_joint(result.params, rows)))
+        distributions = np.exp(posterior)
+        distributions[labelled] = np.eye(n_classes)[codes[labelled]]
+        self.label_distributions_ = distributions
+        self.transduction_ = labels[np.argmax(distributions, axis=1)]
+        return self
+
+    def _start(
+        self,
+        codes: np.ndarray,
+        labelled: np.ndarray,
+        weight: np.ndarray,
+        owner: np.ndarray,
+        k: int,
+    ) -> np.ndarray:
+        """The labelled rows alone: one-hot classes, shared at random among a class's
+        components when it has several."""
+        n = len(codes)
+        R = np.zeros((n, len(owner)))
+        rows = np.flatnonzero(labelled)
+        if k == 1:
+            R[rows, codes[rows]] = weight[rows]
+            return R
+        rng = check_random_state(self.random_state)
+        shares = rng.dirichlet(np.ones(k), size=len(rows))
+        for j in range(k):
+            R[rows, codes[rows] * k + j] = shares[:, j] * weight[rows]
+        return R
+
+    # ------------------------------------------------------------------ prediction
+    def _check_fitted(self) -> Any:
+        try:
+            return self.__dict__["estimator_"]
+        except KeyError:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            ) from None
+
+    def _class_joint(self, jll: np.ndarray) -> np.ndarray:
+        """Classes' joint log-likelihoods from the components' (log-sum-exp over each class's
+        components)."""
+        jll = np.asarray(jll, dtype=np.float64)
+        if self.n_components == 1:
+            return jll
+        starts = np.arange(0, jll.shape[1] + 1, self.n_components)
+        out = np.full((jll.shape[0], len(self.classes_)), -np.inf)
+        return class_log_sum(jll, starts, out)
+
+    def _normalize(self, joint: np.ndarray) -> np.ndarray:
+        uniform = np.full(joint.shape[1], -np.log(max(joint.shape[1], 1)))
+        return normalize_log(joint, uniform)
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``ln P(y) + ln p(x|y)`` of each row and class (components summed)."""
+        return self._class_joint(self._check_fitted().predict_joint_log_proba(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``ln P(y|x)``, shape (n_samples, n_classes)."""
+        return self._normalize(self.predict_joint_log_proba(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``P(y|x)``, shape (n_samples, n_classes)."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class (the wrapped estimator's decision rule — class weights,
+        loss — when every class has one component)."""
+        estimator = self._check_fitted()
+        if self.n_components == 1:
+            return np.asarray(estimator.predict(X))
+        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "estimator_" in self.__dict__
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        try:
+            inner = self._prototype().__sklearn_tags__()
+        except ParameterError:
+            return tags
+        tags.input_tags = inner.input_tags
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+def _documents(X: Any) -> list[Any]:
+    if isinstance(X, (str, bytes)):
+        raise ParameterError("expected a list of documents, got a single string; wrap it in a list")
+    return list(X)
+
+
+def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted class labels, each row's class index (−1: unlabelled), labelled mask)."""
+    try:
+        y = column_or_1d(y, warn=True)
+    except ValueError as exc:
+        raise DataError(
+            f"{exc} (y must hold one label per row, -1 or None if unlabelled)"
+        ) from None
+    if y.dtype.kind == "O":
+        marked = np.array([v is None or v != v or (isinstance(v, int) and v == -1) for v in y])
+        marked |= np.array([type(v).__name__ == "NAType" for v in y], dtype=bool)
+    elif y.dtype.kind in "iuf":
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            row = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise DataError(
+                f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
+                "marked with -1 (numeric labels) or None (object labels)"
+            )
+        marked = y == -1
+    else:
+        marked = np.zeros(len(y), dtype=bool)
+    labelled = ~marked
+    if not labelled.any():
+        raise DataError(
+            f"all {len(y)} rows are unlabelled (-1 or None); semi-supervised learning needs at "
+            "least one labelled row of every class it is to predict"
+        )
+    given = y[labelled]
+    found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
+    try:
+        check_classification_targets(found)
+    except ValueError as exc:
+        raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
+    if classes is None:
+        labels = found
+    else:
+        labels = unique_sorted(np.asarray(classes, dtype=object if y.dtype.kind == "O" else None))
+        known = set(labels.tolist())
+        for row in np.flatnonzero(labelled).tolist():
+            value = y[row].item() if isinstance(y[row], np.generic) else y[row]
+            if value not in known:
+                raise DataError(
+                    f"y[{row}] = {value!r} is neither one of the classes "
+                    f"{labels.tolist()} nor the unlabelled marker (-1, or None for object labels)"
+                )
+        empty = sorted(set(labels.tolist()) - set(found.tolist()), key=repr)
+        if empty:
+            raise DataError(
+                f"class {empty[0]!r} has no labelled row; EM needs a labelled row of every "
+                "class to know which component is which"
+            )
+    where = {v: i for i, v in enumerate(labels.tolist())}
+    codes = np.full(len(y), -1, dtype=np.int64)
+    codes[labelled] = [where[v] for v in y[labelled].tolist()]
+    return labels, codes, labelled

@@ -1,0 +1,226 @@
+"""SemiSupervisedNB: EM over any bayeskit NB estimator and TextClassifier, with λ, several
+components per class, transduction, model files and bad labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import bayeskit as bk
+from bayeskit.errors import DataError, ParameterError
+from bayeskit.text import TextClassifier, TextVectorizer
+
+
+def _topics(seed: int = 0, n: int = 400, labelled: int = 4, test: int = 0):
+    """Short documents (3–7 words of 30) from two overlapping topics; ``labelled`` rows per
+    class keep their label, the others are marked -1; ``test`` more rows from the same
+    topics."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(30), size=2)
+
+    def draw(m: int) -> tuple[np.ndarray, np.ndarray]:
+        y = rng.integers(0, 2, m)
+        X = np.array([rng.multinomial(rng.integers(3, 8), p[c]) for c in y], dtype=float)
+        return X, y
+
+    X, y = draw(n)
+    marked = np.full(n, -1)
+    keep = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), labelled, replace=False) for c in (0, 1)]
+    )
+    marked[keep] = y[keep]
+    if test:
+        return (X, y, marked, *draw(test))
+    return X, y, marked
+
+
+def test_unlabelled_rows_improve_a_few_labels():
+    X, y, marked, Xt, yt = _topics(test=3000)
+    labelled = marked != -1
+    supervised = bk.MultinomialNB().fit(X[labelled], y[labelled])
+    model = bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, marked)
+    assert supervised.score(Xt, yt) < 0.82
+    assert model.score(Xt, yt) > supervised.score(Xt, yt) + 0.08
+    assert model.converged_
+    assert model.transduction_.shape == y.shape
+    np.testing.assert_array_equal(model.transduction_[labelled], y[labelled])
+    assert np.mean(model.transduction_ == y) > 0.85
+    np.testing.assert_allclose(model.label_distributions_.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.label_distributions_[labelled], np.eye(2)[y[labelled]])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        bk.MultinomialNB(alpha=0.5),
+        bk.ComplementNB(),
+        bk.BernoulliNB(binarize=0.5),
+        bk.GaussianNB(),
+        bk.CategoricalNB(),
+        bk.PoissonNB(),
+    ],
+    ids=repr,
+)
+def test_zero_unlabelled_weight_is_supervised_learning(estimator):
+    X, y, marked = _topics(seed=1)
+    if isinstance(estimator, bk.CategoricalNB):
+        X = np.minimum(X, 2)
+    labelled = marked != -1
+    supervised = type(estimator)(**estimator.get_params()).fit(X[labelled], y[labelled])
+    model = bk.SemiSupervisedNB(estimator, unlabeled_weight=0.0).fit(X, marked)
+    np.testing.assert_allclose(model.predict_proba(X), supervised.predict_proba(X), rtol=1e-10)
+
+
+def _blobs(seed: int = 0, n: int = 300, labelled: int = 3):
+    """Two overlapping Gaussian classes in 4-D; ``labelled`` rows per class keep their label."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 4)) * [1.0, 2.0, 0.5, 1.5] + np.outer(y, [1.5, -2.0, 0.7, 1.0])
+    marked = np.full(n, -1)
+    keep = np.concatenate(
+        [rng.choice(np.flatnonzero(y == c), labelled, replace=False) for c in (0, 1)]
+    )
+    marked[keep] = y[keep]
+    return X, y, marked
+
+
+@pytest.mark.parametrize(
+    ("estimator", "data"),
+    [
+        (bk.MultinomialNB(), _topics),
+        (bk.ComplementNB(), _topics),
+        (bk.BernoulliNB(binarize=0.5), _topics),
+        (bk.GaussianNB(), _blobs),
+        (bk.KernelNB(), _blobs),
+    ],
+    ids=["MultinomialNB", "ComplementNB", "BernoulliNB", "GaussianNB", "KernelNB"],
+)
+def test_every_wrapped_estimator_learns_from_unlabelled_rows(estimator, data):
+    X, y, marked = data(seed=2, labelled=3)
+    model = bk.SemiSupervisedNB(estimator).fit(X, marked)
+    labelled = marked != -1
+    supervised = type(estimator)(**estimator.get_params()).fit(X[labelled], y[labelled])
+    assert np.mean(model.transduction_ == y) > np.mean(supervised.predict(X) == y)
+    assert model.predict_proba(X).shape == (len(y), 2)
+
+
+def test_mixed_columns_with_object_labels():
+    X, y, marked = _blobs(seed=3)
+    rng = np.random.default_rng(3)
+    colour = np.where(rng.random(len(y)) < 0.8, np.array(["red", "blue"])[y], "green")
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "colour": colour})
+    labels = np.array(["ham", "spam"], dtype=object)[y]
+    marked_labels = labels.copy()
+    marked_labels[marked == -1] = None
+    model = bk.SemiSupervisedNB(bk.MixedNB()).fit(frame, marked_labels)
+    assert model.classes_.tolist() == ["ham", "spam"]
+    labelled = marked != -1
+    supervised = bk.MixedNB().fit(frame[labelled], labels[labelled])
+    assert np.mean(model.transduction_ == labels) > np.mean(supervised.predict(frame) == labels)
+    assert np.mean(model.transduction_ == labels) > 0.9
+
+
+def test_text_classifier_counts_documents_once():
+    docs = [
+        "win cash now", "win free cash prize", "free prize now", "cash prize win now",
+        "lunch at noon", "see you at lunch", "meeting at noon", "noon lunch meeting",
+    ]  # fmt: skip
+    y = np.array(["spam", None, None, None, "ham", None, None, None], dtype=object)
+    truth = ["spam"] * 4 + ["ham"] * 4
+    for vectorizer in [TextVectorizer(), TextVectorizer(output="tfidf")]:
+        model = bk.SemiSupervisedNB(TextClassifier(vectorizer=vectorizer)).fit(docs, y)
+        assert model.transduction_.tolist() == truth
+        assert model.predict(["cash win", "noon meeting"]).tolist() == ["spam", "ham"]
+    # the result is a TextClassifier whose statistics include the unlabelled documents' share
+    fitted = model.estimator_
+    assert isinstance(fitted, TextClassifier)
+    np.testing.assert_allclose(fitted.class_count_.sum(), 8.0)
+
+
+def test_several_components_per_class():
+    rng = np.random.default_rng(5)
+    centres = {0: [(0, 0), (6, 6)], 1: [(0, 6), (6, 0)]}  # each class two blobs (XOR)
+    X, y = [], []
+    for label, cs in centres.items():
+        for c in cs:
+            X.append(rng.normal(c, 0.7, size=(150, 2)))
+            y += [label] * 150
+    X, y = np.vstack(X), np.array(y)
+    marked = np.full(len(y), -1)
+    for label in (0, 1):
+        for block in range(2):
+            rows = np.flatnonzero(y == label)[block * 150 : block * 150 + 3]
+            marked[rows] = label
+    one = bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, marked)
+    two = bk.SemiSupervisedNB(bk.GaussianNB(), n_components=2, random_state=0).fit(X, marked)
+    assert two.estimator_.classes_.tolist() == [0, 1, 2, 3]
+    assert np.mean(two.transduction_ == y) > 0.98
+    assert np.mean(two.transduction_ == y) > np.mean(one.transduction_ == y) + 0.2
+    np.testing.assert_allclose(two.predict_proba(X).sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [bk.MultinomialNB(), TextClassifier(), TextClassifier.twcnb()],
+    ids=["MultinomialNB", "TextClassifier", "TextClassifier-tfidf"],
+)
+@pytest.mark.parametrize("k", [1, 2])
+def test_model_file_round_trip(tmp_path, wrapped, k):
+    if isinstance(wrapped, TextClassifier):
+        X = ["win cash now", "lunch at noon", "free cash", "cash win", "at lunch", "noon meeting"]
+        y = np.array(["spam", "ham", None, None, None, None], dtype=object)
+    else:
+        X, _, y = _topics(seed=6)
+    model = bk.SemiSupervisedNB(wrapped, n_components=k, random_state=0).fit(X, y)
+    bk.save(model, tmp_path / "semi.bkm")
+    loaded = bk.load(tmp_path / "semi.bkm")
+    assert isinstance(loaded, bk.SemiSupervisedNB)
+    assert repr(loaded) == repr(model)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.n_iter_ == model.n_iter_
+
+
+def test_convergence_is_reported():
+    X, _, marked = _topics(seed=7)
+    with pytest.warns(ConvergenceWarning, match="EM did not converge for the unlabelled rows"):
+        model = bk.SemiSupervisedNB(max_iter=1, tol=0.0).fit(X, marked)
+    assert not model.converged_
+    assert model.n_iter_ == 1
+    assert len(model.lower_bounds_) == 1
+
+
+def test_bad_labels_and_settings_are_named():
+    X, _, marked = _topics(seed=8, n=40)
+    with pytest.raises(DataError, match="all 40 rows are unlabelled"):
+        bk.SemiSupervisedNB().fit(X, np.full(40, -1))
+    with pytest.raises(DataError, match=r"all 3 rows are unlabelled"):
+        bk.SemiSupervisedNB().fit(X[:3], np.array([None, None, None], dtype=object))
+    with pytest.raises(DataError, match=r"y\[0\] = 7 is neither one of the classes \[0, 1\]"):
+        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, 7, marked), classes=[0, 1])
+    with pytest.raises(DataError, match="class 2 has no labelled row"):
+        bk.SemiSupervisedNB().fit(X, marked, classes=[0, 1, 2])
+    with pytest.raises(DataError, match=r"y holds nan at row 0; labels are finite, and an unl"):
+        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.nan, marked))
+    with pytest.raises(ParameterError, match=r"unlabeled_weight=-0\.5"):
+        bk.SemiSupervisedNB(unlabeled_weight=-0.5).fit(X, marked)
+    with pytest.raises(ParameterError, match="n_components=0"):
+        bk.SemiSupervisedNB(n_components=0).fit(X, marked)
+    with pytest.raises(ParameterError, match="max_iter=1000000"):
+        bk.SemiSupervisedNB(max_iter=10**6).fit(X, marked)
+    with pytest.raises(ParameterError, match="estimator must be a bayeskit"):
+        bk.SemiSupervisedNB(estimator="MultinomialNB").fit(X, marked)
+
+
+@parametrize_with_checks(
+    [bk.SemiSupervisedNB(bk.GaussianNB())],
+    expected_failed_checks=lambda _: {
+        "check_classifiers_classes": "-1 marks an unlabelled row (scikit-learn's convention "
+        "for semi-supervised learning), not a class"
+    },
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
