@@ -1,0 +1,101 @@
+"""Model files of the EM models: every new estimator round-trips, and no file can make a
+later fit run EM without bound."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_wine
+
+import bayeskit as bk
+from bayeskit.io import model_file
+
+from ._refusal import parts, refused
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_wine(return_X_y=True)
+
+
+def _rewrite(path: Path, meta: dict, entries: dict[str, bytes]) -> None:
+    """A crafted file with valid checksums, so the checks behind them are reached."""
+    with open(path, "w+b") as f:
+        model_file._write_archive(f, meta, entries)
+
+
+@pytest.mark.parametrize("cov", ["diag", "spherical", "full", "tied"])
+def test_gaussian_mixtures_round_trip(tmp_path, wine, cov):
+    X, y = wine
+    model = bk.GaussianMixtureClassifier(
+        n_components={0: 2, 1: 1, 2: 3}, covariance_type=cov, random_state=0, priors=[0.2, 0.5, 0.3]
+    ).fit(X, y)
+    bk.save(model, tmp_path / "gmm.bkm")
+    loaded = bk.load(tmp_path / "gmm.bkm")
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for attr in ("n_components_", "n_iter_", "converged_", "lower_bound_"):
+        np.testing.assert_array_equal(getattr(loaded, attr), getattr(model, attr))
+    for label in model.classes_:
+        np.testing.assert_array_equal(loaded.means_[label], model.means_[label])
+        np.testing.assert_array_equal(loaded.covariances_[label], model.covariances_[label])
+    assert loaded.bic_ == model.bic_
+
+
+def test_bic_table_round_trips(tmp_path, wine):
+    X, y = wine
+    model = bk.GaussianMixtureClassifier(max_components=3, random_state=0).fit(X, y)
+    bk.save(model, tmp_path / "gmm.bkm")
+    assert bk.load(tmp_path / "gmm.bkm").bic_ == model.bic_
+    assert set(model.bic_[0]) == {1, 2, 3}
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "words"),
+    [
+        ("max_iter", 10**9, "max_iter=1000000000 is not accepted"),
+        ("n_init", 10**6, "n_init=1000000 is not accepted"),
+        ("n_components", 10**8, "n_components=100000000 is not accepted"),
+        ("max_components", 10**7, "max_components=10000000 is not accepted"),
+    ],
+)
+def test_a_file_cannot_ask_for_unbounded_em(tmp_path, wine, setting, value, words):
+    X, y = wine
+    path = tmp_path / "gmm.bkm"
+    bk.save(bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y), path)
+    meta, entries = parts(path)
+    meta["params"][setting] = value
+    _rewrite(path, meta, entries)
+    refused(path, words)
+
+
+def test_semi_supervised_settings_are_bounded_at_load(tmp_path):
+    X = np.array([[3, 0, 1], [0, 3, 1], [2, 0, 0], [4, 1, 0], [0, 2, 0], [1, 4, 1]])
+    path = tmp_path / "semi.bkm"
+    bk.save(bk.SemiSupervisedNB().fit(X, [0, 1, -1, -1, -1, -1]), path)
+    meta, entries = parts(path)
+    meta["params"]["max_iter"] = 10**9
+    _rewrite(path, meta, entries)
+    refused(path, "max_iter=1000000000 is not accepted")
+    meta["params"]["max_iter"] = 30
+    meta["state"]["inner"]["entries"]["class_count.npy"] = "0" * 64
+    _rewrite(path, meta, entries)
+    refused(path, "manifest does not match")
+
+
+def test_mixture_statistic_shapes_are_checked(tmp_path, wine):
+    X, y = wine
+    path = tmp_path / "gmm.bkm"
+    bk.save(bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y), path)
+    meta, entries = parts(path)
+    name = meta["blocks"][0]["arrays"]["owner"]
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([0, 2, 1, 1, 2, 2]), allow_pickle=False)  # not sorted
+    entries[name] = buffer.getvalue()
+    meta["entries"][name] = hashlib.sha256(entries[name]).hexdigest()
+    _rewrite(path, meta, entries)
+    refused(path, "sorted class indices")
