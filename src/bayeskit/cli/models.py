@@ -24,9 +24,13 @@ MODELS = (
     "poisson",
     "mixed",
     "text",
+    "gmm",
+    "parzen",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
-NUMERIC_MODELS = ("gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement")
+NUMERIC_MODELS = (
+    "gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement", "gmm", "parzen",
+)  # fmt: skip
 
 ModelOpt = typer.Option(
     "--model",
@@ -42,12 +46,17 @@ IntegersOpt = typer.Option(
 )
 
 
-def _numeric_class(choice: str) -> type:
+def _numeric_class(choice: str) -> Any:
+    from ..mixture import GaussianMixtureClassifier
     from ..naive_bayes.gaussian import GaussianNB
     from ..naive_bayes.kernel import KernelNB
     from ..naive_bayes.poisson import PoissonNB
+    from ..parzen import ParzenWindowClassifier
 
-    classes: dict[str, type] = {
+    classes: dict[str, Any] = {
+        # a fixed seed: the same data gives the same mixture every time
+        "gmm": lambda: GaussianMixtureClassifier(random_state=0),
+        "parzen": ParzenWindowClassifier,
         "gaussian": GaussianNB,
         "kernel": KernelNB,
         "poisson": PoissonNB,

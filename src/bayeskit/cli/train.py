@@ -29,6 +29,44 @@ def register(app: typer.Typer) -> None:
     app.command("train")(train)
 
 
+def read_unlabelled(source: str, labelled: Any) -> list[Any]:
+    """The documents of ``--unlabeled`` (read as the labelled data is: text or e-mail)."""
+    from ..io.documents import read_documents
+    from ..io.readers import ReadError
+
+    if labelled.kind not in ("text", "email"):
+        raise ReadError(
+            f"{source}: --unlabeled reads documents for the text pipeline; {labelled.source} "
+            "is a table of features (semi-supervised tables: bayeskit.SemiSupervisedNB in "
+            "Python)",
+            path=source,
+        )
+    with progress("reading unlabelled files", None) as update:
+        docs = read_documents(source, kind=labelled.kind, progress=update)
+    return list(docs.docs)
+
+
+def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
+    """The text model fitted by EM on the labelled and the unlabelled documents (Nigam et
+    al.'s semi-supervised Naive Bayes); the fitted text model itself is what is saved, so
+    every command reads it as any other."""
+    import warnings
+
+    import numpy as np
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..semi_supervised import SemiSupervisedNB
+    from .output import note
+
+    y = np.concatenate([np.asarray(labelled.y, dtype=object), np.full(len(extra), None)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        semi = SemiSupervisedNB(estimator).fit(list(labelled.X) + extra, y)
+    for warning in caught:
+        note(str(warning.message))
+    return semi.estimator_
+
+
 def families_line(model: Any) -> str | None:
     """``categorical: a, b; gaussian: c`` — each family and its columns."""
     families = getattr(model, "feature_families_", None)
@@ -44,6 +82,9 @@ def families_line(model: Any) -> str | None:
 
 
 def _family_name(model: Any) -> str:
+    families = getattr(model, "families_", None)
+    if families is not None and len(families) == 1:  # the family's own name (gaussian_mixture)
+        return str(families[0].name)
     return type(model).__name__.removesuffix("NB").lower()
 
 
@@ -60,6 +101,15 @@ def train(
     columns: ColumnsOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    unlabeled: Annotated[
+        str | None,
+        typer.Option(
+            "--unlabeled",
+            metavar="FOLDER_OR_FILE",
+            help="Unlabelled documents (a folder of files, or a file: one document, or an "
+            "mbox) to learn from as well, by EM (semi-supervised Naive Bayes); text data only.",
+        ),
+    ] = None,
 ) -> None:
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
     runs code when loaded)."""
@@ -67,9 +117,13 @@ def train(
     options = ReadOptions(format, no_header, columns, missing or [], merge or [])
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
+    extra = None if unlabeled is None else read_unlabelled(unlabeled, labelled)
     start = time.perf_counter()
     with progress("training", None):
-        estimator.fit(labelled.X, labelled.y)
+        if extra is None:
+            estimator.fit(labelled.X, labelled.y)
+        else:
+            estimator = fit_semi_supervised(estimator, labelled, extra)
     save(estimator, output)
     seconds = time.perf_counter() - start
     console = out_console()
@@ -78,6 +132,8 @@ def train(
     families = families_line(estimator)
     if families:
         console.print(f"families: {families}")
+    if extra is not None:
+        console.print(f"unlabelled: {unlabeled} — {len(extra)} documents, learnt from by EM")
     size = human_size(os.path.getsize(output))
     console.print(f"wrote {output} ({size}) in {seconds:.2f} s")
     console.print(f"next: bayeskit inspect {output}; bayeskit predict {output} NEW_DATA")

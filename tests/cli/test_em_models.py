@@ -1,0 +1,79 @@
+"""The command line knows the EM models: --model gmm|parzen, and --unlabeled documents."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.datasets import load_wine
+
+import bayeskit as bk
+from bayeskit.io.documents import read_class_folders
+from bayeskit.text import TextClassifier
+
+
+@pytest.fixture
+def wine_csv(tmp_path):
+    X, y = load_wine(return_X_y=True)
+    frame = pl.DataFrame({f"f{j}": X[:, j] for j in range(X.shape[1])})
+    path = tmp_path / "wine.csv"
+    frame.with_columns(pl.Series("label", [f"c{v}" for v in y])).write_csv(path)
+    return path, X, np.array([f"c{v}" for v in y])
+
+
+@pytest.mark.parametrize(
+    ("choice", "cls", "family"),
+    [
+        ("gmm", bk.GaussianMixtureClassifier, "gaussian_mixture"),
+        ("parzen", bk.ParzenWindowClassifier, "parzen"),
+    ],
+)
+def test_numeric_tables_train_mixtures_and_windows(cli, wine_csv, tmp_path, choice, cls, family):
+    path, X, y = wine_csv
+    out = tmp_path / f"{choice}.bkm"
+    result = cli("train", path, "-t", "label", "-m", choice, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert f"families: {family} (13)" in result.stdout
+    model = bk.load(out)
+    assert type(model) is cls
+    X = pl.read_csv(path).drop("label")  # the named columns the command trained on
+    expected = cls(**({"random_state": 0} if choice == "gmm" else {})).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+    again = tmp_path / "again.bkm"
+    assert cli("train", path, "-t", "label", "-m", choice, "-o", again).exit_code == 0
+    np.testing.assert_array_equal(bk.load(again).predict_proba(X), model.predict_proba(X))
+    predicted = cli("predict", out, path, "--ignore", "label")
+    assert predicted.exit_code == 0, predicted.stderr
+
+
+def test_unlabeled_documents_are_learnt_from(cli, newsgroups, shared_data, tmp_path):
+    train, test = newsgroups
+    unlabelled = tmp_path / "unlabelled"
+    unlabelled.mkdir()
+    base = shared_data / "20newsgroups-bydate" / "20news-bydate-train"
+    for group in ("comp.graphics", "rec.autos", "sci.space"):  # posts the labels skipped
+        for file in sorted(p for p in (base / group).iterdir() if p.is_file())[25:85]:
+            (unlabelled / f"{group}-{file.name}").write_bytes(file.read_bytes())
+    out = tmp_path / "semi.bkm"
+    result = cli("train", train, "--unlabeled", unlabelled, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert "unlabelled: " in result.stdout
+    assert "180 documents, learnt from by EM" in result.stdout
+    model = bk.load(out)
+    assert isinstance(model, TextClassifier)
+    np.testing.assert_allclose(model.class_count_.sum(), 75 + 180)
+    docs = read_class_folders(train)
+    supervised = TextClassifier().fit(docs.docs, docs.labels)
+    held_out = read_class_folders(test)
+    assert model.score(held_out.docs, held_out.labels) >= supervised.score(
+        held_out.docs, held_out.labels
+    )
+    inspected = cli("inspect", out)
+    assert inspected.exit_code == 0, inspected.stderr
+
+
+def test_unlabeled_needs_text(cli, wine_csv, tmp_path):
+    path, _, _ = wine_csv
+    result = cli("train", path, "-t", "label", "--unlabeled", path, "-o", tmp_path / "m.bkm")
+    assert result.exit_code == 2
+    assert "--unlabeled reads documents for the text pipeline" in result.stderr
