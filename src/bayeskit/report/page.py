@@ -19,6 +19,7 @@ from .charts import (
     fmt_score,
     roc_log_chart,
 )
+from .components import components_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
 from .panels import density_panel, legend_strip, term_panel
@@ -100,6 +101,9 @@ def build_report(
     scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
     if densities:
         sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
+    mixture = components_section(model, X, y)
+    if mixture is not None:
+        sections.append(("components", "Mixture components", mixture))
     terms = top_terms(model)
     if terms is not None:
         heading, table = terms
