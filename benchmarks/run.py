@@ -31,9 +31,10 @@ from threadpoolctl import threadpool_info
 import bayeskit
 from workloads import WORKLOADS as TABLE_AND_TEXT_WORKLOADS
 from workloads import Side, Skip, Workload
+from workloads_em import WORKLOADS as EM_WORKLOADS
 from workloads_kde import WORKLOADS as KDE_WORKLOADS
 
-WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS
+WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS + EM_WORKLOADS
 
 
 def run_once(side: Side) -> tuple[Any, np.ndarray, float, float]:

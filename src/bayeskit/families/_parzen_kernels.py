@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 from numba import prange
 from scipy import integrate, special
-from threadpoolctl import threadpool_limits
 
 from .._jit import njit
+from .._threads import one_blas_thread
 
 KERNELS = ("gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine")
 COMPACT = ("tophat", "epanechnikov", "linear", "cosine")
@@ -39,9 +39,12 @@ BLOCK_CELLS = 1 << 20
 #: test rows per block (the parallel loop runs over them)
 _BLOCK_ROWS = 256
 #: training rows per chunk when distances are computed directly
-_DIRECT_CHUNK = 1 << 16
+_DIRECT_CHUNK = 1 << 12
+#: terms this far (in log) below a sum's largest cannot change it: e^-50 ≈ 2e-22, so even 10^6
+#: of them add less than a unit in the last place
+_NEGLIGIBLE = 50.0
 #: below this many pairs one thread beats starting the thread pool
-PARALLEL_PAIRS = 1 << 18
+PARALLEL_PAIRS = 1 << 22
 
 _KERNEL_ID = {name: i for i, name in enumerate(KERNELS)}
 _EMPTY = np.zeros(0)
@@ -248,7 +251,7 @@ def _log_k(u: float, kernel: int) -> float:  # pragma: no cover
 def _distances(
     i: int,
     Z: np.ndarray,
-    V: np.ndarray,
+    VT: np.ndarray,
     G: np.ndarray,
     znorm: np.ndarray,
     vnorm: np.ndarray,
@@ -257,101 +260,111 @@ def _distances(
     squared: bool,
     out: np.ndarray,
 ) -> None:  # pragma: no cover
-    """ρ (or ρ² when ``squared``) from row i to every training row of the chunk. Metric −1:
-    from the inner products G (cosine when ``vnorm`` is empty, else euclidean)."""
-    d = Z.shape[1]
-    for j in range(out.shape[0]):
-        rho = 0.0
-        if metric < 0:
+    """ρ (or ρ² when ``squared``) from row i to every training row of the chunk: from the
+    inner products G for metric −1 (cosine when ``vnorm`` is empty, else euclidean), else
+    directly from the chunk's rows given transposed (``VT``, features × rows), a feature at a
+    time so that the loop over rows vectorises."""
+    m = out.shape[0]
+    if metric < 0:
+        for j in range(m):
             if vnorm.shape[0] == 0:
                 rho = max(1.0 - G[i, j], 0.0)
                 out[j] = rho * rho if squared else rho
-                continue
-            rho = max(znorm[i] + vnorm[j] - 2.0 * G[i, j], 0.0)
-            out[j] = rho if squared else math.sqrt(rho)
-            continue
+            else:
+                rho = max(znorm[i] + vnorm[j] - 2.0 * G[i, j], 0.0)
+                out[j] = rho if squared else math.sqrt(rho)
+        return
+    out[:] = 0.0
+    for k in range(Z.shape[1]):
+        z = Z[i, k]
+        row = VT[k]
         if metric == 3:
-            for k in range(d):
-                diff = Z[i, k] - V[j, k]
-                rho += diff * diff
-            out[j] = rho if squared else math.sqrt(rho)
-            continue
-        if metric == 0:
-            for k in range(d):
-                rho += abs(Z[i, k] - V[j, k])
+            for j in range(m):
+                diff = z - row[j]
+                out[j] += diff * diff
+        elif metric == 0:
+            for j in range(m):
+                out[j] += abs(z - row[j])
         elif metric == 1:
-            for k in range(d):
-                rho = max(rho, abs(Z[i, k] - V[j, k]))
+            for j in range(m):
+                out[j] = max(out[j], abs(z - row[j]))
         else:
-            for k in range(d):
-                rho += abs(Z[i, k] - V[j, k]) ** p
-            rho = rho ** (1.0 / p)
-        out[j] = rho * rho if squared else rho
+            for j in range(m):
+                out[j] += abs(z - row[j]) ** p
+    if metric == 3:
+        if not squared:
+            for j in range(m):
+                out[j] = math.sqrt(out[j])
+        return
+    if metric == 2:
+        for j in range(m):
+            out[j] = out[j] ** (1.0 / p)
+    if squared:
+        for j in range(m):
+            out[j] = out[j] * out[j]
 
 
 @njit(inline="always")
 def _row(
-    i: int,
-    Z: np.ndarray,
-    V: np.ndarray,
-    G: np.ndarray,
-    znorm: np.ndarray,
-    vnorm: np.ndarray,
-    metric: int,
-    p: float,
-    coef: np.ndarray,
-    inv_h: np.ndarray,
-    scales: np.ndarray,
-    kernel: int,
-    skip: np.ndarray,
-    source: np.ndarray,
-    own: np.ndarray,
-    run_max: np.ndarray,
-    run_sum: np.ndarray,
+    i: int, Z: np.ndarray, V: np.ndarray, G: np.ndarray, znorm: np.ndarray, vnorm: np.ndarray,
+    metric: int, p: float, coef: np.ndarray, factor: np.ndarray, kernel: int,
+    skip: np.ndarray, source: np.ndarray, own: np.ndarray, bounds: np.ndarray,
+    run_max: np.ndarray, run_sum: np.ndarray,
 ) -> None:  # pragma: no cover
-    """Row i against a chunk: for each bandwidth scale, the chunk's log-sum-exp (the largest
-    term first, then the sum of exp(t − largest)), merged into the running one."""
-    m = V.shape[0] if metric >= 0 else G.shape[1]
+    """Row i against a chunk of training rows (class c at ``bounds[c]:bounds[c+1]`` of the
+    chunk): for each class and bandwidth g, the chunk's log-sum-exp (the largest term first,
+    then the sum of exp(t − largest), leaving out terms below ``largest − _NEGLIGIBLE``,
+    which cannot change a double), merged into the running one. ``factor[j, g]`` is
+    ``1 / (2 h²)`` for the gaussian (which takes ρ²) and ``1 / h`` for the others."""
+    m = V.shape[1] if metric >= 0 else G.shape[1]
+    n_scales = factor.shape[1]
     squared = kernel == 0
     rho = np.empty(m)
     _distances(i, Z, V, G, znorm, vnorm, metric, p, squared, rho)
-    t = np.empty(m)
-    for g in range(scales.shape[0]):
-        top = -math.inf
-        for j in range(m):
-            a = inv_h[j] / scales[g]
-            if squared:
-                value = coef[j, g] - 0.5 * rho[j] * a * a
-            else:
-                value = coef[j, g] + _log_k(rho[j] * a, kernel)
-            if source[j] == skip[i]:
-                value += own[j]
-            t[j] = value
-            if value > top:
-                top = value
-        if top == -math.inf:
+    t = rho if n_scales == 1 else np.empty(m)  # one bandwidth: the terms replace ρ in place
+    for c in range(bounds.shape[0] - 1):
+        lo, hi = bounds[c], bounds[c + 1]
+        if lo >= hi:
             continue
-        total = 0.0
-        for j in range(m):
-            total += math.exp(t[j] - top)
-        old = run_max[i, g]
-        if top > old:
-            run_sum[i, g] = run_sum[i, g] * math.exp(old - top) + total
-            run_max[i, g] = top
-        else:
-            run_sum[i, g] += total * math.exp(top - old)
+        for g in range(n_scales):
+            if squared:
+                for j in range(lo, hi):
+                    t[j] = coef[j, g] - factor[j, g] * rho[j]
+            else:
+                for j in range(lo, hi):
+                    t[j] = coef[j, g] + _log_k(rho[j] * factor[j, g], kernel)
+            if skip[i] >= 0:  # leave-one-out: the row's own entries
+                for j in range(lo, hi):
+                    if source[j] == skip[i]:
+                        t[j] += own[j]
+            top = -math.inf
+            for j in range(lo, hi):
+                top = max(top, t[j])
+            if top == -math.inf:
+                continue
+            total = 0.0
+            floor = top - _NEGLIGIBLE
+            for j in range(lo, hi):
+                if t[j] > floor:
+                    total += math.exp(t[j] - top)
+            old = run_max[i, c, g]
+            if top > old:
+                run_sum[i, c, g] = run_sum[i, c, g] * math.exp(old - top) + total
+                run_max[i, c, g] = top
+            else:
+                run_sum[i, c, g] += total * math.exp(top - old)
 
 
 @njit(parallel=True)
 def _rows_parallel(
     Z: np.ndarray, V: np.ndarray, G: np.ndarray, znorm: np.ndarray, vnorm: np.ndarray,
-    metric: int, p: float, coef: np.ndarray, inv_h: np.ndarray, scales: np.ndarray,
-    kernel: int, skip: np.ndarray, source: np.ndarray, own: np.ndarray, run_max: np.ndarray,
-    run_sum: np.ndarray,
+    metric: int, p: float, coef: np.ndarray, factor: np.ndarray, kernel: int,
+    skip: np.ndarray, source: np.ndarray, own: np.ndarray, bounds: np.ndarray,
+    run_max: np.ndarray, run_sum: np.ndarray,
 ) -> None:  # pragma: no cover
     for i in prange(run_max.shape[0]):
         _row(
-            i, Z, V, G, znorm, vnorm, metric, p, coef, inv_h, scales, kernel, skip, source, own,
+            i, Z, V, G, znorm, vnorm, metric, p, coef, factor, kernel, skip, source, own, bounds,
             run_max, run_sum,
         )
 
@@ -359,13 +372,13 @@ def _rows_parallel(
 @njit()
 def _rows_serial(
     Z: np.ndarray, V: np.ndarray, G: np.ndarray, znorm: np.ndarray, vnorm: np.ndarray,
-    metric: int, p: float, coef: np.ndarray, inv_h: np.ndarray, scales: np.ndarray,
-    kernel: int, skip: np.ndarray, source: np.ndarray, own: np.ndarray, run_max: np.ndarray,
-    run_sum: np.ndarray,
+    metric: int, p: float, coef: np.ndarray, factor: np.ndarray, kernel: int,
+    skip: np.ndarray, source: np.ndarray, own: np.ndarray, bounds: np.ndarray,
+    run_max: np.ndarray, run_sum: np.ndarray,
 ) -> None:  # pragma: no cover
     for i in range(run_max.shape[0]):
         _row(
-            i, Z, V, G, znorm, vnorm, metric, p, coef, inv_h, scales, kernel, skip, source, own,
+            i, Z, V, G, znorm, vnorm, metric, p, coef, factor, kernel, skip, source, own, bounds,
             run_max, run_sum,
         )
 
@@ -404,10 +417,13 @@ def kernel_sums(
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     V = np.ascontiguousarray(V, dtype=np.float64)
     coef = np.ascontiguousarray(coef, dtype=np.float64)
-    inv_h = np.ascontiguousarray(inv_h, dtype=np.float64)
-    scales = np.ascontiguousarray(scales, dtype=np.float64)
+    scales = np.asarray(scales, dtype=np.float64)
+    # 1 / (width × scale) of every training row and scale, once; 1 / (2 (width × scale)²)
+    # for the gaussian, which takes ρ²
+    inv_h = np.asarray(inv_h, dtype=np.float64)[:, None] / scales[None, :]
+    inv_h = np.ascontiguousarray(0.5 * inv_h * inv_h if kernel == "gaussian" else inv_h)
     src = np.full(len(V), -1, dtype=np.int64) if source is None else source.astype(np.int64)
-    skips = np.full(n, -2, dtype=np.int64) if skip is None else skip.astype(np.int64)
+    skips = np.full(n, -1, dtype=np.int64) if skip is None else skip.astype(np.int64)
     owns = np.full(len(V), -np.inf) if own is None else np.asarray(own, dtype=np.float64)
     kid = kernel_id(kernel)
     gram = metric == "cosine" or (
@@ -417,10 +433,8 @@ def kernel_sums(
     )
     # The products are small and many, and the compiled loop runs its own threads: BLAS's
     # threads would only contend with them.
-    with threadpool_limits(limits=1, user_api="blas"):
-        _accumulate(
-            Z, V, class_ptr, coef, inv_h, scales, kid, metric, p, src, skips, owns, gram, out
-        )
+    with one_blas_thread():
+        _accumulate(Z, V, class_ptr, coef, inv_h, kid, metric, p, src, skips, owns, gram, out)
     return out
 
 
@@ -430,7 +444,6 @@ def _accumulate(
     class_ptr: np.ndarray,
     coef: np.ndarray,
     inv_h: np.ndarray,
-    scales: np.ndarray,
     kid: int,
     metric: str,
     p: float,
@@ -440,38 +453,43 @@ def _accumulate(
     gram: bool,
     out: np.ndarray,
 ) -> None:
-    """The blocked loop of :func:`kernel_sums`, filling ``out``."""
+    """The blocked loop of :func:`kernel_sums`, filling ``out``: a block of test rows at a
+    time, against the training rows a chunk (spanning any classes) at a time."""
     n, n_classes, n_scales = out.shape
     cosine = metric == "cosine"
-    # Inner products give the cosine distance of unit rows, or ‖x‖² + ‖x_j‖² − 2 x·x_j.
+    # Inner products give the cosine distance of unit rows, or ‖x‖² + ‖x_j‖² − 2 x·x_j;
+    # direct distances read the rows transposed (a feature's values contiguous).
     vnorm = np.einsum("ij,ij->i", V, V) if gram and not cosine else None
     rows = min(n, _BLOCK_ROWS)
     # A chunk bounds the inner products held at once (gram), or the two per-row buffers of
     # distances and terms each thread uses.
     chunk = max(1, BLOCK_CELLS // rows) if gram else _DIRECT_CHUNK
+    starts = list(range(0, len(V), chunk))
+    # each chunk transposed once, contiguous (so the compiled loop over its rows vectorises)
+    VT = [_EMPTY2 if gram else np.ascontiguousarray(V[a : a + chunk].T) for a in starts]
+    ptr = np.asarray(class_ptr, dtype=np.int64)
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
         Zb = Z[lo:hi]
         znorm = np.einsum("ij,ij->i", Zb, Zb) if vnorm is not None else _EMPTY
-        for c in range(n_classes):
-            run_max = np.full((hi - lo, n_scales), -np.inf)
-            run_sum = np.zeros((hi - lo, n_scales))
-            for a in range(int(class_ptr[c]), int(class_ptr[c + 1]), chunk):
-                b = min(int(class_ptr[c + 1]), a + chunk)
-                pairs = (hi - lo) * (b - a) * n_scales
-                run = _rows_parallel if pairs >= PARALLEL_PAIRS else _rows_serial
-                if gram:
-                    G = Zb @ V[a:b].T
-                    norms = vnorm[a:b] if vnorm is not None else _EMPTY
-                    run(
-                        Zb, _EMPTY2, G, znorm, norms, -1, float(p), coef[a:b], inv_h[a:b],
-                        scales, kid, skips[lo:hi], src[a:b], owns[a:b], run_max, run_sum,
-                    )  # fmt: skip
-                else:
-                    run(
-                        Zb, V[a:b], _EMPTY2, _EMPTY, _EMPTY, direct_id(metric), float(p),
-                        coef[a:b], inv_h[a:b], scales, kid, skips[lo:hi], src[a:b], owns[a:b],
-                        run_max, run_sum,
-                    )  # fmt: skip
-            with np.errstate(divide="ignore"):
-                out[lo:hi, c] = np.where(run_sum > 0, run_max + np.log(run_sum), -np.inf)
+        run_max = np.full((hi - lo, n_classes, n_scales), -np.inf)
+        run_sum = np.zeros((hi - lo, n_classes, n_scales))
+        for part, a in enumerate(starts):
+            b = min(len(V), a + chunk)
+            bounds = np.clip(ptr, a, b) - a  # each class's part of the chunk
+            pairs = (hi - lo) * (b - a) * n_scales
+            run = _rows_parallel if pairs >= PARALLEL_PAIRS else _rows_serial
+            if gram:
+                G = Zb @ V[a:b].T
+                norms = vnorm[a:b] if vnorm is not None else _EMPTY
+                run(
+                    Zb, _EMPTY2, G, znorm, norms, -1, float(p), coef[a:b], inv_h[a:b], kid,
+                    skips[lo:hi], src[a:b], owns[a:b], bounds, run_max, run_sum,
+                )  # fmt: skip
+            else:
+                run(
+                    Zb, VT[part], _EMPTY2, _EMPTY, _EMPTY, direct_id(metric), float(p), coef[a:b],
+                    inv_h[a:b], kid, skips[lo:hi], src[a:b], owns[a:b], bounds, run_max, run_sum,
+                )  # fmt: skip
+        with np.errstate(divide="ignore"):
+            out[lo:hi] = np.where(run_sum > 0, run_max + np.log(run_sum), -np.inf)

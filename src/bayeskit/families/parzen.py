@@ -423,7 +423,8 @@ def _pooled_spread(
     the rows when every class is constant, 1 when they all coincide), in the units of ρ: for
     a metric other than euclidean (or mahalanobis, euclidean after whitening) scaled by the
     ratio of the rows' mean ρ-distance to their class mean and their mean euclidean one."""
-    moments = Moments.of(T, W.T)
+    # One class per row (the usual case) is the compiled labelled path: no matrix products.
+    moments = Moments.of(T, sp.csr_matrix(W.T))
     total = moments.weight.sum(axis=0)
     within = np.divide(moments.m2.sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
     spread = float(np.sqrt(within.mean())) if within.size else 0.0

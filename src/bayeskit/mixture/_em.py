@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._jit import njit
 from ..errors import ParameterError
 
 __all__ = [
@@ -57,6 +58,8 @@ __all__ = [
     "run_em",
     "warn_not_converged",
 ]
+
+_NO_MASK = np.zeros((0, 0), dtype=np.bool_)
 
 #: Bounds on the EM settings, checked before any work (and by model files: a file cannot ask
 #: a later ``fit`` for an unbounded run).
@@ -122,37 +125,61 @@ class Step:
         return NotImplemented
 
 
-def responsibilities(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(exp(L − lse), lse)`` with ``lse_i = ln Σ_k exp(L_ik)``, by log-sum-exp, computed in
-    place on ``L`` (which it consumes). Every row needs a finite entry."""
-    top = L.max(axis=1)
-    L -= top[:, None]
-    np.exp(L, out=L)
-    total = L.sum(axis=1)
-    L /= total[:, None]
-    return L, top + np.log(total)
+@njit(nogil=True)
+def _responsibilities(
+    L: np.ndarray, allowed: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, float]:  # pragma: no cover
+    """In place on L (n, k): each row's responsibilities ``exp(L − lse)`` (over the
+    components the row may belong to, ``allowed``: empty for all) times its weight. Returns
+    the flags of the rows no component explains (every term −∞: given equal shares of what
+    they may belong to, left out of the likelihood) and ``Σ_i w_i lse_i`` over the others."""
+    n, k = L.shape
+    restricted = allowed.shape[0] > 0
+    dead = np.zeros(n, dtype=np.bool_)
+    total_ll = 0.0
+    for i in range(n):
+        top = -math.inf
+        for c in range(k):
+            if restricted and not allowed[i, c]:
+                L[i, c] = -math.inf
+            elif L[i, c] > top:
+                top = L[i, c]
+        if top == -math.inf:
+            dead[i] = True
+            count = 0.0
+            for c in range(k):
+                ok = (not restricted) or allowed[i, c]
+                L[i, c] = 1.0 if ok else 0.0
+                count += L[i, c]
+            for c in range(k):
+                L[i, c] *= w[i] / count
+            continue
+        total = 0.0
+        for c in range(k):
+            # exp of a difference below −700 is under 1e-304 (0 beside the largest term,
+            # which is 1): set it so, rather than take libm's slow path to a denormal.
+            x = L[i, c] - top
+            e = math.exp(x) if x > -700.0 else 0.0
+            L[i, c] = e
+            total += e
+        scale = w[i] / total
+        for c in range(k):
+            L[i, c] *= scale
+        if w[i] > 0:
+            total_ll += w[i] * (top + math.log(total))
+    return dead, total_ll
 
 
 def e_step(model: EMModel, params: Any, part: Part) -> Step:
     """The E-step on one part and the statistics of its rows under the responsibilities."""
-    L = np.array(model.log_joint(params, part.X), dtype=np.float64)
-    if part.allowed is not None:
-        L[~part.allowed] = -np.inf
+    L = np.array(model.log_joint(params, part.X), dtype=np.float64, order="C")
+    allowed = _NO_MASK if part.allowed is None else np.ascontiguousarray(part.allowed)
+    w = np.ascontiguousarray(part.weight, dtype=np.float64)
     # A row no component can explain (possible only with unsmoothed estimates) is left out of
     # the likelihood rather than making it −∞ for good; its statistics use equal shares of
     # the components it may belong to.
-    dead = np.isneginf(L.max(axis=1)) if L.shape[1] else np.ones(L.shape[0], dtype=bool)
-    if dead.any():
-        L[dead] = 0.0 if part.allowed is None else np.where(part.allowed[dead], 0.0, -np.inf)
-    R, lse = responsibilities(L)
-    w = part.weight
-    R *= w[:, None]
-    counted = ~dead & (w > 0)
-    return Step(
-        model.summarize(part.X, R),
-        float(w[counted] @ lse[counted]),
-        float(w.sum()),
-    )
+    _, log_likelihood = _responsibilities(L, allowed, w)
+    return Step(model.summarize(part.X, L), float(log_likelihood), float(w.sum()))
 
 
 def log_likelihoods(model: EMModel, params: Any, X: Any) -> np.ndarray:

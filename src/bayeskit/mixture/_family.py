@@ -11,6 +11,7 @@ components, computed for all components of all classes in one call of the compon
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from .._threads import one_blas_thread
 from ..errors import DataError, ParameterError
 from ..families import Family
 from ..families._base import hard_labels, real_block
@@ -209,7 +211,8 @@ class GaussianMixtureFamily(Family):
                 w = dense[rows, c]
             if len(rows) == 0:
                 continue
-            fit = self._fit_class(X[rows], w, labels[c], self._random_state())
+            with self._threads():
+                fit = self._fit_class(X[rows], w, labels[c], self._random_state())
             one = MixtureStats.of_class(
                 fit.stats.weight,
                 fit.stats.stats,
@@ -220,6 +223,14 @@ class GaussianMixtureFamily(Family):
             )
             parts.append(one.embed_classes(np.array([c]), n_classes))
         return sum(parts[1:], parts[0])
+
+    def _threads(self) -> Any:
+        """BLAS limited to one thread while EM runs on diagonal covariances (see
+        :mod:`bayeskit._threads`); full and tied covariances keep BLAS's threads for their
+        d × d scatter updates."""
+        if self.covariance_type in ("diag", "spherical"):
+            return one_blas_thread()
+        return contextlib.nullcontext()
 
     def _random_state(self) -> np.random.RandomState:
         # An int gives each class a fresh generator with that seed: each class's mixture is
@@ -234,7 +245,6 @@ class GaussianMixtureFamily(Family):
     def _fit_class(
         self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
     ) -> ClassFit:
-        distinct = _distinct_rows(X)
         n = self.n_components
         if isinstance(n, Mapping):
             if label not in n:
@@ -243,6 +253,9 @@ class GaussianMixtureFamily(Family):
                     f"(it has {sorted(map(repr, n))})"
                 )
             n = n[label]
+        wanted = int(self.max_components) if isinstance(n, str) else int(n)
+        # Counting distinct rows sorts them: only where there may be too few.
+        distinct = _distinct_rows(X) if X.shape[0] < 20 * wanted else X.shape[0]
         if isinstance(n, str):  # "bic"
             candidates = list(range(1, min(int(self.max_components), distinct) + 1))
         else:
