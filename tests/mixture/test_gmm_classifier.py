@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
 import bayeskit as bk
-from bayeskit.errors import DataError, MergeError, ParameterError
+from bayeskit.errors import DataError, MergeError, ParameterError, SingularCovarianceError
 from bayeskit.mixture import FewRowsWarning
 
 RTOL = 1e-6
@@ -297,3 +297,17 @@ def test_zero_variance_without_reg_covar_is_named():
         DataError, match=r"class 0 has a covariance with zero variance .* reg_covar"
     ):
         bk.GaussianMixtureClassifier(n_components=1, reg_covar=0.0).fit(X, y)
+
+
+def test_singular_full_covariance_without_reg_covar_is_named():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    X[:, 3] = X[:, 0] + X[:, 1]  # collinear
+    y = np.repeat([0, 1], 30)
+    model = bk.GaussianMixtureClassifier(
+        n_components=2, covariance_type="full", reg_covar=0.0, init_params="kmeans", random_state=0
+    )
+    with pytest.raises(SingularCovarianceError, match=r"EM for class 0 \(2 components\) reached"):
+        model.fit(X, y)
+    fine = model.set_params(reg_covar=1e-6).fit(X, y)  # a ridge makes every matrix regular
+    assert np.isfinite(fine.predict_log_proba(X)).all()

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._threads import one_blas_thread
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families import Family
 from ..families._base import hard_labels, real_block
 from ..stats import MixtureStats, Moments, Scatter, Statistic
@@ -324,7 +324,15 @@ class GaussianMixtureFamily(Family):
             if means is not None:
                 start = ComponentStats(start.weight, replace(cast(Any, start.stats), mean=means))
             params = self._finalize_checked(model, start, label)
-            result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=start)
+            try:
+                result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=start)
+            except SingularCovarianceError as exc:
+                raise SingularCovarianceError(
+                    f"EM for class {label!r} ({k} component{'s' if k > 1 else ''}) reached a "
+                    "singular component "
+                    f"covariance ({exc}); set reg_covar > 0 (default 1e-6), or use fewer "
+                    "components"
+                ) from None
             self._check_spread(result.stats.stats, label)
             if best is None or result.lower_bound > best[1].lower_bound:
                 best = (result.stats, result)
@@ -366,6 +374,22 @@ class GaussianMixtureFamily(Family):
         else:
             params = None
         return MixtureParams(params, log_weight, stats.owner, stats.starts)
+
+    def check_usable(self, params: MixtureParams, classes: np.ndarray, names: Any) -> None:
+        """Refuse a singular component covariance (only possible with ``reg_covar=0``),
+        naming the class and the component."""
+        singular = getattr(params.components, "singular", ())
+        if singular and singular[0].klass is not None:
+            k = int(singular[0].klass)
+            owner = int(params.owner[k])
+            label = (
+                classes[owner].item() if isinstance(classes[owner], np.generic) else classes[owner]
+            )
+            raise SingularCovarianceError(
+                f"component {k - int(params.starts[owner])} of class {label!r} has a singular "
+                "covariance matrix (too few rows for its features, or collinear columns); set "
+                "reg_covar > 0 (default 1e-6), or use fewer components"
+            )
 
     def log_prob(self, params: MixtureParams, X: np.ndarray) -> np.ndarray:
         n_classes = len(params.starts) - 1
