@@ -485,6 +485,12 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
 
 
 def _same(x: Any, y: Any) -> bool:
+    if isinstance(x, BaseEstimator) or isinstance(y, BaseEstimator):
+        # An estimator given as a setting (a covariance estimator): the same by its settings.
+        if type(x) is not type(y):
+            return False
+        px, py = x.get_params(deep=False), y.get_params(deep=False)
+        return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
     return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)

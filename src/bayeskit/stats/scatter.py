@@ -180,27 +180,29 @@ class Scatter(Statistic):
             0.0,
         )
         a, b = _shift(self, self.mean - mean), _shift(other, other.mean - mean)
-        # Removing data cancels terms: a result within rounding of the terms is exactly 0
-        # (a class left with one row has no scatter), as fitting the remaining rows gives.
-        a_size = _shift(_magnitude(self), np.abs(self.mean - mean))
-        b_size = _shift(_magnitude(other), np.abs(other.mean - mean))
-
-        def settle(x: np.ndarray, y: np.ndarray, x_size: np.ndarray, y_size: np.ndarray) -> Any:
-            total = x + y
-            noise = _CANCELLATION * (x_size + y_size)
-            return np.where(live[:, None, None] & (np.abs(total) > noise), total, 0.0)
-
-        moments = [
-            settle(*terms)
-            for terms in zip(
-                a.weights()[2:],
-                b.weights()[2:],
-                a_size.weights()[2:],
-                b_size.weights()[2:],
-                strict=True,
-            )
-        ]
-        return Scatter(weight, mean, *moments)
+        # Removing data cancels terms: a scatter within rounding of its terms is exactly 0 (a
+        # class left with one row has none), as fitting the remaining rows gives; and so are
+        # the higher moments of a column without scatter (all its deviations are 0). Other
+        # higher moments are left as computed: they are small differences of large terms,
+        # and rounding them to 0 would lose what digits they have.
+        noise = _CANCELLATION * (
+            _shift(_magnitude(self), np.abs(self.mean - mean)).scatter
+            + _shift(_magnitude(other), np.abs(other.mean - mean)).scatter
+        )
+        total = a.scatter + b.scatter
+        scatter = np.where(live[:, None, None] & (np.abs(total) > noise), total, 0.0)
+        if a.m3 is None or a.m4 is None or b.m3 is None or b.m4 is None:
+            return Scatter(weight, mean, scatter)
+        j = np.arange(self.n_features)
+        still = live[:, None] & (scatter[:, j, j] != 0)  # (K, d): columns with any spread
+        mask = still[:, :, None] & still[:, None, :]
+        return Scatter(
+            weight,
+            mean,
+            scatter,
+            np.where(mask, a.m3 + b.m3, 0.0),
+            np.where(mask, a.m4 + b.m4, 0.0),
+        )
 
     def weights(self) -> tuple[np.ndarray, ...]:
         base = (self.weight, self.mean, self.scatter)
