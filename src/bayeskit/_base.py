@@ -288,6 +288,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
+        return self._joint_log_likelihood(X, relative=False)
+
+    def _joint_log_likelihood(self, X: Any, *, relative: bool) -> np.ndarray:
+        """The joint log-likelihood, or with ``relative`` the same up to a term that is the
+        same for every class of a row (what posteriors and decisions need: each family may
+        skip computing such a term, e.g. the quadratic of a shared covariance)."""
         prior, params, families = self._fitted()
         self._check_usable()
         X = self._check_X(X, reset=False)
@@ -296,14 +302,15 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, part, block_names in zip(
             families, params, self._split(X), names, strict=True
         ):
-            jll += family.log_prob(p, family.validate(part, block_names))
+            part = family.validate(part, block_names)
+            jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
         return jll
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
-        jll = self.predict_joint_log_proba(X)
+        jll = self._joint_log_likelihood(X, relative=True)
         return normalize_log(jll, self._fitted()[0])
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -330,7 +337,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(divide="ignore"):
                 score = self.predict_log_proba(X) + np.log(lam)
             return classes[np.argmax(score, axis=1)]
-        return classes[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        return classes[np.argmax(self._joint_log_likelihood(X, relative=True), axis=1)]
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
