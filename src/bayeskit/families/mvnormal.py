@@ -439,32 +439,33 @@ def _factorize(
     m, d = cov.shape[0], cov.shape[-1]
     var = np.diagonal(cov, axis1=1, axis2=2)
     flat = _flat(cov, means, weight, shared)
-    singular: list[Singular] = []
-    live = ~empty
-    factor = np.zeros_like(cov) if not diagonal else None
+    klass = [None] * m if shared else list(range(m))
+    total = [float(weight.sum())] if shared else weight.tolist()
+    singular = [
+        Singular(klass[k], int(np.argmax(flat[k])), 0.0, total[k])
+        for k in np.flatnonzero(~empty & flat.any(axis=1))
+    ]
+    regular = np.flatnonzero(~empty & ~flat.any(axis=1))
     log_det = np.zeros(m)
-    for k in np.flatnonzero(live):
-        klass = None if shared else int(k)
-        w = float(weight.sum() if shared else weight[k])
-        if flat[k].any():
-            singular.append(Singular(klass, int(np.argmax(flat[k])), 0.0, w))
-            continue
-        if diagonal or d == 0:
-            log_det[k] = float(np.log(var[k]).sum())
-            continue
-        root = np.sqrt(var[k])
-        smallest = float(np.linalg.eigvalsh(cov[k] / root[:, None] / root[None, :])[0])
-        if smallest <= tol * tol:
-            singular.append(Singular(klass, None, smallest, w))
-            continue
-        L, info = scipy.linalg.lapack.dpotrf(cov[k], lower=1, clean=1)
+    if diagonal or d == 0:
+        log_det[regular] = np.log(var[regular]).sum(axis=1)
+        return None, var, log_det, tuple(singular)
+    # The smallest eigenvalue of each correlation matrix, all matrices in one call.
+    root = np.sqrt(var[regular])
+    corr = cov[regular] / root[:, :, None] / root[:, None, :]
+    smallest = np.linalg.eigvalsh(corr)[:, 0] if len(regular) else np.zeros(0)
+    factor = np.zeros_like(cov)
+    for k, low in zip(regular.tolist(), smallest.tolist(), strict=True):
+        info = 1
+        if low > tol * tol:
+            L, info = scipy.linalg.lapack.dpotrf(cov[k], lower=1, clean=1)
         if info != 0:
-            singular.append(Singular(klass, None, smallest, w))
+            singular.append(Singular(klass[k], None, low, total[k]))
             continue
-        assert factor is not None
         factor[k] = L
         log_det[k] = 2.0 * float(np.log(np.diag(L)).sum())
-    return factor, var if diagonal else None, log_det, tuple(singular)
+    singular.sort(key=lambda s: -1 if s.klass is None else s.klass)
+    return factor, None, log_det, tuple(singular)
 
 
 def _flat(cov: np.ndarray, means: np.ndarray, weight: np.ndarray, shared: bool) -> np.ndarray:

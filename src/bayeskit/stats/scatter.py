@@ -367,8 +367,10 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     d = A.shape[1]
     if A.shape[0] == 0 or d == 0:
         return np.zeros((d, d))
-    upper = blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)
-    return np.triu(upper) + np.triu(upper, 1).T
+    upper = blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)  # lower part: 0
+    full = upper + upper.T
+    full[np.diag_indices(d)] = np.diag(upper)
+    return full
 
 
 def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
