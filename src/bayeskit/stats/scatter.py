@@ -379,9 +379,11 @@ def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
     total = float(w.sum())
     if total == 0.0:
         return Scatter.zero(1, d, fourth=fourth)
-    mean = (w @ X) / total
-    A = X - mean
     unit = bool((w == 1.0).all())
+    # A reduction rather than a BLAS product: one BLAS call per class (the rank-k update)
+    # keeps a busy machine's thread hand-offs few.
+    mean = (X.sum(axis=0) if unit else np.einsum("i,ij->j", w, X)) / total
+    A = X - mean
     scatter = _syrk(A if unit else A * np.sqrt(w)[:, None])
     extra: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
     if fourth:
