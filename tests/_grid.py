@@ -181,12 +181,12 @@ ESTIMATORS = [
     bk.KernelNB,
     bk.DiscretizedNB,
     bk.MixedNB,
-    bk.RegularizedDiscriminantAnalysis,
-    # LDA and QDA refuse the bad-input tests' 4 × 3 table with their defaults (2 rows per
-    # class: singular covariances); a regularised covariance lets those tests reach the input
-    # rule they check.
+    # Discriminant analysis refuses the bad-input tests' 4 × 3 table with its defaults (2 rows
+    # per class: singular covariances); a regularised covariance lets those tests reach the
+    # input rule they check.
     partial(bk.LinearDiscriminantAnalysis, shrinkage=0.5),
     partial(bk.QuadraticDiscriminantAnalysis, reg_param=0.5),
+    partial(bk.RegularizedDiscriminantAnalysis, gamma=0.1),
 ]
 
 #: What scikit-learn's check_estimator runs on: every estimator, in its main settings.
@@ -203,6 +203,7 @@ CHECKED = [
     bk.LinearDiscriminantAnalysis(),
     bk.LinearDiscriminantAnalysis(shrinkage="auto", solver="lsqr"),
     bk.QuadraticDiscriminantAnalysis(),
+    bk.RegularizedDiscriminantAnalysis(),
     bk.RegularizedDiscriminantAnalysis(lam=0.0, gamma=0.0),
 ]
 
