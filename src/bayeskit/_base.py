@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -352,17 +352,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        prior, params, families = self._fitted()
-        Ws, b = [], np.zeros(len(prior))
-        for family, p in zip(families, params, strict=True):
+        for family in self._fitted()[2]:
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
-            W, bias = family.linear_form(p)
-            Ws.append(W)
-            b = b + bias
-        if self._uses_class_prior or len(prior) == 1:
-            b = b + prior
-        return np.hstack(Ws), b
+        return self._stacked(lambda family, p: family.linear_form(p))
 
     def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
         """The decision rule as a linear classifier: ``(W, b)`` with ``predict_log_proba(X) =
@@ -379,11 +372,17 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        prior, params, families = self._fitted()
         self._check_usable()
+        return self._stacked(lambda family, p: family.discriminant(p))
+
+    def _stacked(
+        self, block: Callable[[Family, Any], tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each block's ``(W, b)`` side by side, the biases summed, with the log prior."""
+        prior, params, families = self._fitted()
         Ws, b = [], np.zeros(len(prior))
         for family, p in zip(families, params, strict=True):
-            W, bias = family.discriminant(p)
+            W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
         if self._uses_class_prior or len(prior) == 1:

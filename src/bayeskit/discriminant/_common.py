@@ -81,6 +81,15 @@ class DiscriminantAnalysis(NumericNB):
         return tags
 
 
+def check_solver(solver: Any, accepted: tuple[str, ...]) -> None:
+    """scikit-learn's ``solver`` names (accepted for compatibility: every solver gives the
+    same model from the statistics)."""
+    if solver not in accepted:
+        raise ParameterError(
+            f"solver={solver!r}; accepted: {', '.join(accepted)} (all give the same model)"
+        )
+
+
 def covariance_estimators() -> dict[str, type]:
     """The :mod:`sklearn.covariance` estimators discriminant analysis takes (functions of the
     class covariance): model files store them by name and rebuild them from this list."""
