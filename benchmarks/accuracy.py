@@ -4,7 +4,8 @@ Usage (from the project root)::
 
     python benchmarks/accuracy.py                 # everything, about two minutes
     python benchmarks/accuracy.py --only sms      # one of: 20ng, sms, spamassassin, uci,
-                                                  # spambase, email-table, em, 20ng-semi
+                                                  # spambase, email-table, discriminant,
+                                                  # em, 20ng-semi
 
 The README quotes this command's output. scikit-learn's numbers for the same data (from
 shared/data/README.md) are shown beside bayeskit's where they exist.
@@ -286,6 +287,7 @@ def main() -> int:
         "uci",
         "spambase",
         "email-table",
+        "discriminant",
         "em",
         "20ng-semi",
     ]
@@ -303,6 +305,15 @@ def main() -> int:
             "SMS Spam Collection, stratified 10-fold (seed 0)",
             ["setting", "scikit-learn", "bayeskit accuracy", "macro-F1", "seconds"],
             rows,
+        )
+    if "discriminant" in wanted:
+        from accuracy_da import HEADER, discriminant
+
+        _table(
+            "Discriminant analysis, stratified 10-fold (seed 0)"
+            + ("" if root is not None else " (spambase skipped: no shared data folder)"),
+            HEADER,
+            discriminant(root),
         )
     if root is None:
         print(

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -302,24 +302,30 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
+        return self._joint_log_likelihood(X, relative=False)
+
+    def _joint_log_likelihood(self, X: Any, *, relative: bool) -> np.ndarray:
+        """The joint log-likelihood, or with ``relative`` the same up to a term that is the
+        same for every class of a row (what posteriors and decisions need: each family may
+        skip computing such a term, e.g. the quadratic of a shared covariance)."""
         self._fitted()  # NotFittedError before the input is looked at
         self._check_usable()
         X = self._check_X(X, reset=False)
-        return self._joint_of(self._blocks_of(X), _n_rows(X))
+        return self._joint_of(self._blocks_of(X), _n_rows(X), relative=relative)
 
-    def _joint_of(self, blocks: list[Any], n_rows: int) -> np.ndarray:
+    def _joint_of(self, blocks: list[Any], n_rows: int, *, relative: bool = False) -> np.ndarray:
         """The joint log-likelihood of validated blocks (see :meth:`_blocks_of`)."""
         prior, params, families = self._fitted()
         jll = np.zeros((n_rows, len(prior)))
         for family, p, part in zip(families, params, blocks, strict=True):
-            jll += family.log_prob(p, part)
+            jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
         return jll
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
-        jll = self.predict_joint_log_proba(X)
+        jll = self._joint_log_likelihood(X, relative=True)
         return normalize_log(jll, self._fitted()[0])
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -346,7 +352,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(divide="ignore"):
                 score = self.predict_log_proba(X) + np.log(lam)
             return classes[np.argmax(score, axis=1)]
-        jll = self.predict_joint_log_proba(X)
+        jll = self._joint_log_likelihood(X, relative=True)
         dead = np.isneginf(jll).all(axis=1)
         if dead.any():
             # No class can have produced the row (a compact kernel reaching none of the
@@ -367,17 +373,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        prior, params, families = self._fitted()
-        Ws, b = [], np.zeros(len(prior))
-        for family, p in zip(families, params, strict=True):
+        for family in self._fitted()[2]:
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
-            W, bias = family.linear_form(p)
-            Ws.append(W)
-            b = b + bias
-        if self._uses_class_prior or len(prior) == 1:
-            b = b + prior
-        return np.hstack(Ws), b
+        return self._stacked(lambda family, p: family.linear_form(p))
 
     def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
         """The decision rule as a linear classifier: ``(W, b)`` with ``predict_log_proba(X) =
@@ -394,11 +393,17 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        prior, params, families = self._fitted()
         self._check_usable()
+        return self._stacked(lambda family, p: family.discriminant(p))
+
+    def _stacked(
+        self, block: Callable[[Family, Any], tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each block's ``(W, b)`` side by side, the biases summed, with the log prior."""
+        prior, params, families = self._fitted()
         Ws, b = [], np.zeros(len(prior))
         for family, p in zip(families, params, strict=True):
-            W, bias = family.discriminant(p)
+            W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
         if self._uses_class_prior or len(prior) == 1:
@@ -507,6 +512,12 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
 
 
 def _same(x: Any, y: Any) -> bool:
+    if isinstance(x, BaseEstimator) or isinstance(y, BaseEstimator):
+        # An estimator given as a setting (a covariance estimator): the same by its settings.
+        if type(x) is not type(y):
+            return False
+        px, py = x.get_params(deep=False), y.get_params(deep=False)
+        return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
     return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import naive_bayes
+from .. import discriminant, naive_bayes
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
@@ -24,13 +24,26 @@ MODELS = (
     "poisson",
     "mixed",
     "text",
+    "lda",
+    "qda",
+    "rda",
     "gmm",
     "parzen",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
 NUMERIC_MODELS = (
-    "gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement", "gmm", "parzen",
-)  # fmt: skip
+    "gaussian",
+    "kernel",
+    "poisson",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "lda",
+    "qda",
+    "rda",
+    "gmm",
+    "parzen",
+)
 
 ModelOpt = typer.Option(
     "--model",
@@ -63,6 +76,10 @@ def _numeric_class(choice: str) -> Any:
         "multinomial": naive_bayes.MultinomialNB,
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
+        # discriminant analysis: Fisher's LDA, QDA, Friedman's RDA (numeric columns, no NaN)
+        "lda": discriminant.LinearDiscriminantAnalysis,
+        "qda": discriminant.QuadraticDiscriminantAnalysis,
+        "rda": discriminant.RegularizedDiscriminantAnalysis,
     }
     return classes[choice]
 

@@ -41,8 +41,8 @@ class DiscriminantAnalysis(NumericNB):
         if int(np.sum(live)) < self._min_classes:
             labels = ", ".join(repr(c) for c in self.classes_[live].tolist())
             raise DataError(
-                f"{type(self).__name__} needs at least two classes with data to tell apart; "
-                f"y (with its sample weights) holds only the class {labels}"
+                f"{type(self).__name__} needs at least two classes to tell apart, but y (with "
+                f"its sample weights) holds one class: {labels}"
             )
         super()._check_fit()
 
@@ -81,6 +81,23 @@ class DiscriminantAnalysis(NumericNB):
         return tags
 
 
+def check_solver(solver: Any, accepted: tuple[str, ...]) -> None:
+    """scikit-learn's ``solver`` names (accepted for compatibility: every solver gives the
+    same model from the statistics)."""
+    if solver not in accepted:
+        raise ParameterError(
+            f"solver={solver!r}; accepted: {', '.join(accepted)} (all give the same model)"
+        )
+
+
+def covariance_estimators() -> dict[str, type]:
+    """The :mod:`sklearn.covariance` estimators discriminant analysis takes (functions of the
+    class covariance): model files store them by name and rebuild them from this list."""
+    from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf, ShrunkCovariance
+
+    return {cls.__name__: cls for cls in (EmpiricalCovariance, ShrunkCovariance, LedoitWolf, OAS)}
+
+
 def sklearn_shrinkage(shrinkage: Any, covariance_estimator: Any) -> Any:
     """The family's shrinkage for scikit-learn's ``shrinkage`` and ``covariance_estimator``:
     the estimators of :mod:`sklearn.covariance` that are functions of the class covariance
@@ -89,21 +106,20 @@ def sklearn_shrinkage(shrinkage: Any, covariance_estimator: Any) -> Any:
         return shrinkage
     if shrinkage is not None and shrinkage != 0:
         raise ParameterError("covariance_estimator and shrinkage are both set; give one of the two")
-    from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf, ShrunkCovariance
-
     kind = type(covariance_estimator)
+    known = covariance_estimators()
     if getattr(covariance_estimator, "assume_centered", False):
         raise ParameterError(
             f"covariance_estimator={covariance_estimator!r}: assume_centered=True is not "
             "supported (the statistics are centred on each class mean)"
         )
-    if kind is EmpiricalCovariance:
+    if kind is known["EmpiricalCovariance"]:
         return None
-    if kind is ShrunkCovariance:
+    if kind is known["ShrunkCovariance"]:
         return covariance_estimator.shrinkage
-    if kind is LedoitWolf:
+    if kind is known["LedoitWolf"]:
         return "ledoit-wolf"
-    if kind is OAS:
+    if kind is known["OAS"]:
         return "oas"
     raise ParameterError(
         f"covariance_estimator={covariance_estimator!r} needs the training rows themselves; "

@@ -9,7 +9,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ..errors import ParameterError
 from ..families.mvnormal import MVNormal
-from ._common import DiscriminantAnalysis, sklearn_shrinkage
+from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
 SOLVERS = ("svd", "lsqr", "eigen")
 
@@ -125,10 +125,7 @@ class LinearDiscriminantAnalysis(
     _fix = "set shrinkage='auto' (or a number in (0, 1]), or drop the column"
 
     def _families(self) -> list[Any]:
-        if self.solver not in SOLVERS:
-            raise ParameterError(
-                f"solver={self.solver!r}; accepted: {', '.join(SOLVERS)} (all give the same model)"
-            )
+        check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 1.0,

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..families.mvnormal import MVNormal
-from ._common import DiscriminantAnalysis, sklearn_shrinkage
+from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
 SOLVERS = ("svd", "eigen")
 
@@ -112,10 +111,7 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
     _fix = "set reg_param > 0 (e.g. 0.1) or shrinkage='auto', or drop the column"
 
     def _families(self) -> list[Any]:
-        if self.solver not in SOLVERS:
-            raise ParameterError(
-                f"solver={self.solver!r}; accepted: {', '.join(SOLVERS)} (both give the same model)"
-            )
+        check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 0.0,

@@ -26,10 +26,14 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
     Parameters
     ----------
     lam : float in [0, 1], default=0.5
-        Friedman's λ: 0 each class's own covariance, 1 the pooled one.
-    gamma : float in [0, 1], default=0.1
-        Friedman's γ: shrinkage towards the scaled identity. Any ``gamma > 0`` makes every
-        matrix regular (as long as some column varies).
+        Friedman's λ: 0 each class's own covariance, 1 the pooled one. The blend does not
+        depend on the units of the columns.
+    gamma : float in [0, 1], default=0.0
+        Friedman's γ: shrinkage towards the scaled identity ``tr(Σ)/d · I``. Any ``gamma > 0``
+        makes every matrix regular (as long as some column varies), but the target mixes the
+        units of the columns: on features of very different scales (UCI spambase: variances
+        from 1e-4 to 4e5) it drowns the small ones, so standardise them first or choose γ by
+        cross-validation.
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities; None: the class frequencies.
     tol : float, default=1e-4
@@ -65,7 +69,7 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
         self,
         *,
         lam: float = 0.5,
-        gamma: float = 0.1,
+        gamma: float = 0.0,
         priors: Any = None,
         tol: float = 1e-4,
         class_weight: Any = None,

@@ -9,6 +9,8 @@ A family is a small object holding hyperparameters (smoothing, estimate, …). I
     point estimates from statistics. Smoothing, priors and floors live here and only here;
 ``log_prob(params, X) -> ndarray (n, K)``
     per-class log-likelihood of each row (a missing value contributes 0);
+    ``log_prob_relative`` the same up to a term shared by the classes of a row (cheaper for a
+    shared covariance; posteriors and decisions use it);
 ``linear_form(params) -> (W, b)``
     for families that are linear in the features: ``log_prob(X) = X @ W.T + b``;
 ``discriminant(params) -> (W, b)``
@@ -111,6 +113,11 @@ class Family(ABC):
     @abstractmethod
     def log_prob(self, params: Any, X: Any) -> np.ndarray:
         """Per-class log-likelihood of each row, shape (n_samples, n_classes)."""
+
+    def log_prob_relative(self, params: Any, X: Any) -> np.ndarray:
+        """:meth:`log_prob` up to a term that is the same for every class of a row: all that
+        posteriors and decisions need (default: :meth:`log_prob` itself)."""
+        return self.log_prob(params, X)
 
     def linear_form(self, params: Any) -> tuple[np.ndarray, np.ndarray]:
         """Weights ``W`` (n_classes, n_columns) and bias ``b`` (n_classes,)."""

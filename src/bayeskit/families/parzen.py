@@ -106,33 +106,32 @@ class ParzenParams:
 class Parzen(Family):
     """Multivariate kernel density estimate of each class (the Parzen window, seed 002).
 
-        Parameters
-        ----------
-        kernel : str, default="gaussian"
-            One of "gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine".
-        metric : str, default="euclidean"
-            ρ: "euclidean", "manhattan", "chebyshev", "minkowski" (with ``p``), "cosine" or
-            "mahalanobis" (pooled within-class covariance).
-        p : float, default=2
-            The Minkowski exponent (>= 1), for ``metric="minkowski"``.
-        bandwidth : float or str, default="scott"
-            h (see the module docstring): a number > 0, "scott", "silverman", "loo-likelihood"
-            or "cv-accuracy".
-        adaptive : int, optional
-            k: widths proportional to each row's distance to its k-th nearest neighbour in its
-            class.
+    Parameters
+    ----------
+    kernel : str, default="gaussian"
+        One of "gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine".
+    metric : str, default="euclidean"
+        ρ: "euclidean", "manhattan", "chebyshev", "minkowski" (with ``p``), "cosine" or
+        "mahalanobis" (pooled within-class covariance).
+    p : float, default=2
+        The Minkowski exponent (>= 1), for ``metric="minkowski"``.
+    bandwidth : float or str, default="scott"
+        h (see the module docstring): a number > 0, "scott", "silverman", "loo-likelihood"
+        or "cv-accuracy".
+    adaptive : int, optional
+        k: widths proportional to each row's distance to its k-th nearest neighbour in its
+        class.
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import scipy.sparse as sp
-    from scipy.linalg import solve_triangular
-        >>> X = np.array([[0.0, 0.0], [0.5, 0.0], [4.0, 4.0], [4.5, 4.0]])
-        >>> R = sp.csr_matrix(np.repeat(np.eye(2), 2, axis=0))
-        >>> family = Parzen(bandwidth=1.0)
-        >>> params = family.finalize(family.summarize(X, R))
-        >>> family.log_prob(params, np.array([[0.2, 0.1], [4.1, 3.8]])).argmax(axis=1).tolist()
-        [0, 1]
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = np.array([[0.0, 0.0], [0.5, 0.0], [4.0, 4.0], [4.5, 4.0]])
+    >>> R = sp.csr_matrix(np.repeat(np.eye(2), 2, axis=0))
+    >>> family = Parzen(bandwidth=1.0)
+    >>> params = family.finalize(family.summarize(X, R))
+    >>> family.log_prob(params, np.array([[0.2, 0.1], [4.1, 3.8]])).argmax(axis=1).tolist()
+    [0, 1]
     """
 
     name = "parzen"

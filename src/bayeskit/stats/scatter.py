@@ -180,27 +180,29 @@ class Scatter(Statistic):
             0.0,
         )
         a, b = _shift(self, self.mean - mean), _shift(other, other.mean - mean)
-        # Removing data cancels terms: a result within rounding of the terms is exactly 0
-        # (a class left with one row has no scatter), as fitting the remaining rows gives.
-        a_size = _shift(_magnitude(self), np.abs(self.mean - mean))
-        b_size = _shift(_magnitude(other), np.abs(other.mean - mean))
-
-        def settle(x: np.ndarray, y: np.ndarray, x_size: np.ndarray, y_size: np.ndarray) -> Any:
-            total = x + y
-            noise = _CANCELLATION * (x_size + y_size)
-            return np.where(live[:, None, None] & (np.abs(total) > noise), total, 0.0)
-
-        moments = [
-            settle(*terms)
-            for terms in zip(
-                a.weights()[2:],
-                b.weights()[2:],
-                a_size.weights()[2:],
-                b_size.weights()[2:],
-                strict=True,
-            )
-        ]
-        return Scatter(weight, mean, *moments)
+        # Removing data cancels terms: a scatter within rounding of its terms is exactly 0 (a
+        # class left with one row has none), as fitting the remaining rows gives; and so are
+        # the higher moments of a column without scatter (all its deviations are 0). Other
+        # higher moments are left as computed: they are small differences of large terms,
+        # and rounding them to 0 would lose what digits they have.
+        noise = _CANCELLATION * (
+            _shift(_magnitude(self), np.abs(self.mean - mean)).scatter
+            + _shift(_magnitude(other), np.abs(other.mean - mean)).scatter
+        )
+        total = a.scatter + b.scatter
+        scatter = np.where(live[:, None, None] & (np.abs(total) > noise), total, 0.0)
+        if a.m3 is None or a.m4 is None or b.m3 is None or b.m4 is None:
+            return Scatter(weight, mean, scatter)
+        j = np.arange(self.n_features)
+        still = live[:, None] & (scatter[:, j, j] != 0)  # (K, d): columns with any spread
+        mask = still[:, :, None] & still[:, None, :]
+        return Scatter(
+            weight,
+            mean,
+            scatter,
+            np.where(mask, a.m3 + b.m3, 0.0),
+            np.where(mask, a.m4 + b.m4, 0.0),
+        )
 
     def weights(self) -> tuple[np.ndarray, ...]:
         base = (self.weight, self.mean, self.scatter)
@@ -365,8 +367,10 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     d = A.shape[1]
     if A.shape[0] == 0 or d == 0:
         return np.zeros((d, d))
-    upper = blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)
-    return np.triu(upper) + np.triu(upper, 1).T
+    upper = blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)  # lower part: 0
+    full = upper + upper.T
+    full[np.diag_indices(d)] = np.diag(upper)
+    return full
 
 
 def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
@@ -375,9 +379,11 @@ def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
     total = float(w.sum())
     if total == 0.0:
         return Scatter.zero(1, d, fourth=fourth)
-    mean = (w @ X) / total
-    A = X - mean
     unit = bool((w == 1.0).all())
+    # A reduction rather than a BLAS product: one BLAS call per class (the rank-k update)
+    # keeps a busy machine's thread hand-offs few.
+    mean = (X.sum(axis=0) if unit else np.einsum("i,ij->j", w, X)) / total
+    A = X - mean
     scatter = _syrk(A if unit else A * np.sqrt(w)[:, None])
     extra: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
     if fourth:

@@ -1,0 +1,21 @@
+"""The estimators a model file may name, listed in one place: every public estimator of the
+model packages (each package's ``__all__``) and the single estimators of the mixture and Parzen
+modules (whose packages also export engine pieces). A package of new models joins ``PACKAGES``."""
+
+from __future__ import annotations
+
+from . import discriminant, naive_bayes
+from ._base import GenerativeClassifier
+from .mixture import GaussianMixtureClassifier
+from .parzen import ParzenWindowClassifier
+
+#: the packages whose public estimators model files hold
+PACKAGES = (naive_bayes, discriminant)
+#: estimators of modules whose ``__all__`` lists more than estimators
+SINGLE = (GaussianMixtureClassifier, ParzenWindowClassifier)
+
+#: class name -> class, for every estimator of PACKAGES and SINGLE
+ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
+    **{name: getattr(package, name) for package in PACKAGES for name in package.__all__},
+    **{cls.__name__: cls for cls in SINGLE},
+}
