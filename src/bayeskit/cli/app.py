@@ -87,6 +87,9 @@ def _register() -> None:
 
     for module in (quickstart, train, evaluate, predict, inspect_cmd, report):
         module.register(app)
+    from . import serve  # starlette and uvicorn are imported only when the command runs
+
+    serve.register(app)
 
 
 _register()
