@@ -7,8 +7,10 @@ the same limit in the app), so slow clients cannot hold connections open.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import socket
 import sys
 from typing import Any
@@ -112,7 +114,10 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
         app = create_app(config)  # loads the model and replays its journal before listening
         server = uvicorn.Server(_config(app, config))
         announce(_banner(config, f"http://{shown}:{port}", app))
-        server.run(sockets=[sock])
+        _stop_quietly()
+        # uvicorn re-raises the Ctrl+C it stopped for, after a clean shutdown
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
         if not server.started:
             sys.exit(1)
         return
@@ -123,7 +128,16 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
         "bayeskit.serve.app:app_from_environment", config, factory=True, workers=config.workers
     )
     announce(_banner(config, f"http://{shown}:{port}", None))
-    Multiprocess(uv, sockets=[sock]).run()
+    _stop_quietly()
+    with contextlib.suppress(KeyboardInterrupt):
+        Multiprocess(uv, sockets=[sock]).run()
+
+
+def _stop_quietly() -> None:
+    """After a clean shutdown uvicorn re-raises the signal that stopped it; SIGTERM (how
+    service managers stop a daemon) then ends the process with exit status 0, like Ctrl+C."""
+    with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 
 
 def _banner(config: ServeConfig, url: str, app: Any) -> str:

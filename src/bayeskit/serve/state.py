@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import fnmatch
 import hashlib
 import logging
 import os
@@ -21,7 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from ..errors import BayeskitError
 from ..io.model_file import load, save
@@ -104,8 +105,12 @@ class ModelState:
         self.learning = learning
         self.save_interval = save_interval
         self._saving_path = self.path + ".saving"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._saving_path) if learning else None
+        self._lock_file = _lock(self.path + ".lock") if learning else None
+        if learning:  # what a crash in the middle of a save left behind
+            folder, name = os.path.split(self._saving_path)
+            for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(folder, leftover))
         model_sha = file_sha256(self.path)
         model = load(self.path)
         replay = read_journal(self.journal_path, model_sha)
@@ -256,6 +261,8 @@ class ModelState:
             self.save_now()
         self.journal.close()
         self.journal = None
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases the lock
 
     def status(self) -> dict[str, Any]:
         snap = self.snapshot
@@ -265,6 +272,25 @@ class ModelState:
             "learned_messages": len(snap.learned),
             "replayed_at_start": self.replayed,
         }
+
+
+def _lock(path: str) -> IO[bytes]:
+    """Hold ``path`` locked while this process learns: a second server learning into the
+    same model file would interleave two journals."""
+    handle = open(path, "ab")  # noqa: SIM115 (held until close)
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:  # not POSIX: no advisory locks
+        pass
+    except OSError:
+        handle.close()
+        raise LearnError(
+            f"another bayeskit serve is learning into {path.removesuffix('.lock')} (it holds "
+            f"{path}); stop it, or serve this model without --token-file"
+        ) from None
+    return handle
 
 
 def _never_learned(request: _Request, was: str | None) -> LearnError:
