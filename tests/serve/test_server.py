@@ -45,10 +45,10 @@ def _kill_rounds(sms_file, model, token_file, rounds: int, seed: int) -> None:
     for r in range(rounds):
         server = ServerProcess(model, *flags)
         assert any("learning: on" in line for line in server.lines)
-        stop = threading.Event()
+        stop, going = threading.Event(), threading.Event()
         lock = threading.Lock()
 
-        def learn(worker: int, port=server.port, r=r, stop=stop, lock=lock) -> None:
+        def learn(worker: int, port=server.port, r=r, stop=stop, lock=lock, going=going) -> None:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             for i in range(10_000):
                 if stop.is_set():
@@ -66,11 +66,15 @@ def _kill_rounds(sms_file, model, token_file, rounds: int, seed: int) -> None:
                 assert response.status == 200, body
                 with lock:
                     acked[text] = label
+                    going.set()
 
         threads = [threading.Thread(target=learn, args=(k,)) for k in range(4)]
         for t in threads:
             t.start()
-        time.sleep(rng.uniform(0.05, 1.5))
+        # Learning is under way (a busy machine may take a while to get there); kill it
+        # at a random moment from then on: mid-request, mid-fsync, mid-save.
+        going.wait(60)
+        time.sleep(rng.uniform(0.0, 1.5))
         server.kill()
         stop.set()
         for t in threads:
