@@ -450,3 +450,38 @@ def test_the_page_is_self_contained(serve, sms_file):
     for control in ('for="message"', 'for="token"', 'for="file"', 'aria-live="polite"'):
         assert control in page
     assert r.headers["content-type"] == "text/html; charset=utf-8"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: bk.text.SpamFilter(model=bk.ComplementNB()),
+        lambda: bk.text.SpamFilter(
+            vectorizer=bk.text.TextVectorizer(output="binary"), model=bk.BernoulliNB()
+        ),
+        lambda: bk.text.SpamFilter.twcnb(alpha=0.3),  # tf-idf: a fixed vocabulary
+    ],
+    ids=["complement", "bernoulli", "twcnb"],
+)
+def test_other_text_models_check_and_learn(serve, tmp_path, sms, make):
+    texts, labels = sms
+    model = make().fit(texts[:1500], labels[:1500])
+    path = tmp_path / "other.bk"
+    bk.save(model, path)
+    client = serve(path)
+    probe = [SPAMMY, HAMMY, *texts[1500:1530]]
+    for text, p, verdict in zip(
+        probe, model.spam_probability(probe), model.classify(probe), strict=True
+    ):
+        got = client.post("/check", content=text).json()
+        assert got["p_spam"] == pytest.approx(p, rel=1e-10, abs=1e-14)
+        assert got["verdict"] == verdict
+    before = client.app.service.state.snapshot.model
+    assert client.post("/learn/spam", content=HAMMY, headers=AUTH).json()["learned"]
+    expected = make().fit(texts[:1500], labels[:1500]).partial_fit([HAMMY], ["spam"])
+    served = client.app.service.state.snapshot.model
+    np.testing.assert_allclose(
+        served.predict_proba(probe), expected.predict_proba(probe), rtol=1e-9, atol=1e-12
+    )
+    # the snapshot readers held before learning is untouched (copied, not updated in place)
+    np.testing.assert_allclose(before.predict_proba(probe), model.predict_proba(probe), rtol=0)

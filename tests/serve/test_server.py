@@ -193,6 +193,8 @@ def test_a_thousand_connections_at_once(sms_file, model_copy):
 def test_several_workers_serve_and_refuse_learning(sms_file, model_copy, token_file):
     server = ServerProcess(model_copy(sms_file), "--workers", "2", "--token-file", str(token_file))
     try:
+        # the workers start after the banner (connections wait in the backlog meanwhile)
+        assert call(server.port, "GET", "/ping", timeout=300)[0] == 200
         for _ in range(20):
             status, got = call(server.port, "POST", "/check", SPAMMY.encode())
             assert status == 200

@@ -37,7 +37,7 @@ from ..io.model_file import FORMAT_VERSION
 from ..text import SpamFilter, TextClassifier
 from .inputs import RequestError, invocation_input, message_input
 from .scoring import plain
-from .state import LearnError, ModelState, label_names
+from .state import LearnError, ModelState, digest_of, label_names
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app"]
 
@@ -303,8 +303,6 @@ class Service:
             result = await asyncio.to_thread(scorer.check, doc, words=words)
         else:
             result = scorer.check(doc, words=words)
-        from .state import digest_of
-
         result["learned_as"] = self.state.snapshot.learned.get(digest_of(doc))
         return _json(result)
 
