@@ -8,6 +8,7 @@ the same limit in the app), so slow clients cannot hold connections open.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import signal
@@ -87,6 +88,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 def _config(app: Any, config: ServeConfig, **extra: Any) -> uvicorn.Config:
     os.environ[HEADER_TIMEOUT_ENV] = repr(config.timeout)
+    # The learner thread's Python work would hold the GIL for 5 ms slices (the default)
+    # while checks wait in the event loop; 1 ms slices bound that wait.
+    sys.setswitchinterval(0.001)
     return uvicorn.Config(
         app,
         http=HeaderTimeoutProtocol,
@@ -124,8 +128,18 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
     from uvicorn.supervisors import Multiprocess
 
     os.environ[CONFIG_ENV] = config.to_json()
+    extra: dict[str, Any] = {}
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:
+        # A worker imports bayeskit and loads the model before it answers the supervisor's
+        # pings; on a busy machine that exceeds uvicorn's 5 s and workers would be killed
+        # and restarted forever.
+        extra["timeout_worker_healthcheck"] = 120
     uv = _config(
-        "bayeskit.serve.app:app_from_environment", config, factory=True, workers=config.workers
+        "bayeskit.serve.app:app_from_environment",
+        config,
+        factory=True,
+        workers=config.workers,
+        **extra,
     )
     announce(_banner(config, f"http://{shown}:{port}", None))
     _stop_quietly()
