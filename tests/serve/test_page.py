@@ -141,3 +141,31 @@ def test_spam_is_flagged_and_the_page_fits_a_phone(browser, server):
         assert all(b.size["height"] >= 44 for b in buttons)  # big enough for a finger
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_a_csv_row_for_a_table_model(browser, wine_file, model_copy):
+    from selenium.webdriver.common.by import By
+
+    import bayeskit as bk
+
+    from .conftest import wine_frame
+
+    frame, _ = wine_frame()
+    row = frame.slice(60, 1)
+    expected = bk.load(wine_file).predict_proba(row)[0]
+    server = ServerProcess(model_copy(wine_file))
+    try:
+        browser.get(server.url + "/")
+        _wait(browser, lambda d: "training rows" in d.find_element(By.ID, "about").text)
+        assert browser.find_element(By.ID, "teach").get_attribute("hidden") is not None
+        browser.find_element(By.ID, "message").send_keys(row.write_csv())
+        browser.find_element(By.ID, "check").click()
+        _wait(browser, lambda d: d.find_element(By.ID, "verdict").text != "")
+        bars = browser.find_elements(By.CSS_SELECTOR, "#class-bars .bar")
+        assert len(bars) == 3
+        shown = [b.get_attribute("aria-label") for b in bars]
+        assert shown[0].startswith("Probability of 0: ")
+        best = max(range(3), key=lambda k: expected[k])
+        assert browser.find_element(By.ID, "verdict").text == str(best)
+    finally:
+        server.kill()

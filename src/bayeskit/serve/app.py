@@ -37,7 +37,7 @@ from ..io.model_file import FORMAT_VERSION
 from ..text import SpamFilter, TextClassifier
 from .inputs import RequestError, invocation_input, message_input
 from .scoring import plain
-from .state import LearnError, ModelState, digest_of, label_names
+from .state import LearnError, ModelState, Snapshot, digest_of, label_names
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app"]
 
@@ -166,9 +166,20 @@ class Service:
                     status=413,
                 )
         chunks: list[bytes] = []
+        size = 0
+        # A deadline that cancels this task (asyncio.timeout, which needs Python 3.11; a
+        # wait_for would cost a task per request).
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
 
-        async def collect() -> None:
-            size = 0
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(self.config.timeout, expire)
+        try:
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limit:
@@ -176,23 +187,25 @@ class Service:
                         f"the body exceeds {limit} bytes (bayeskit serve --max-body)", status=413
                     )
                 chunks.append(chunk)
-
-        try:
-            await asyncio.wait_for(collect(), self.config.timeout)
-        except asyncio.TimeoutError:
+        except asyncio.CancelledError:
+            if not expired:
+                raise
             raise RequestError(
                 f"the body did not arrive within {self.config.timeout:g} s", status=408
             ) from None
+        finally:
+            deadline.cancel()
         return b"".join(chunks)
 
-    def text_model(self) -> TextClassifier:
-        model = self.state.snapshot.model
-        if not isinstance(model, TextClassifier):
+    def text_snapshot(self) -> Snapshot:
+        """The current snapshot (read once per request), which must hold a text model."""
+        snap = self.state.snapshot
+        if snap.scorer is None:
             raise RequestError(
-                f"this server's model ({type(model).__name__}) reads tables, not messages: "
-                "use POST /invocations"
+                f"this server's model ({type(snap.model).__name__}) reads tables, not "
+                "messages: use POST /invocations"
             )
-        return model
+        return snap
 
     def authorize(self, request: Request) -> None:
         if self.learning_off:
@@ -293,17 +306,17 @@ class Service:
         return _json({"predictions": predictions})
 
     async def check(self, request: Request) -> Response:
-        model = self.text_model()
+        snap = self.text_snapshot()
         body = await self.body(request)
-        scorer = self.state.snapshot.scorer
+        scorer = snap.scorer
         assert scorer is not None
-        doc = message_input(body, request.headers.get("content-type", ""), model)
+        doc = message_input(body, request.headers.get("content-type", ""), snap.model)
         words = request.query_params.get("words", "") in ("1", "true")
         if len(body) > _BIG_BODY:
             result = await asyncio.to_thread(scorer.check, doc, words=words)
         else:
             result = scorer.check(doc, words=words)
-        result["learned_as"] = self.state.snapshot.learned.get(digest_of(doc))
+        result["learned_as"] = snap.learned.get(digest_of(doc))
         return _json(result)
 
     async def learn(self, request: Request) -> Response:
@@ -314,7 +327,7 @@ class Service:
 
     async def _change(self, request: Request, *, unlearn: bool) -> Response:
         self.authorize(request)
-        model = self.text_model()
+        model = self.text_snapshot().model
         label = request.path_params["label"]
         names = label_names(model)
         if label not in names:
