@@ -147,8 +147,9 @@ def merge_sorted_text(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def all_text(values: np.ndarray) -> bool:
-    """Whether ``values`` is an object array of ``str`` only."""
-    return values.dtype.kind == "O" and all(type(v) is str for v in values.tolist())
+    """Whether ``values``, sorted distinct categories (numbers sort before strings, see
+    :func:`unique_sorted`), are an object array of ``str`` only: then its first value is one."""
+    return values.dtype.kind == "O" and (len(values) == 0 or type(values[0]) is str)
 
 
 def find_sorted(haystack: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

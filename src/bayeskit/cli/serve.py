@@ -51,9 +51,10 @@ def serve(
         float,
         typer.Option(
             "--save-interval",
-            help="Seconds between background rewrites of MODEL with what was learned.",
+            help="Seconds between background rewrites of MODEL with what was learned (the "
+            "journal keeps every change meanwhile).",
         ),
-    ] = 2.0,
+    ] = 10.0,
 ) -> None:
     """Serve MODEL over HTTP: MLflow's /invocations, /check and /learn for text models, and a
     web page at /. Learned messages go to MODEL.journal (fsync) before they are acknowledged;

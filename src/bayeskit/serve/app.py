@@ -56,7 +56,7 @@ class ServeConfig:
     max_body_bytes: int = 4 * 2**20
     timeout: float = 10.0
     max_in_flight: int = 256
-    save_interval: float = 2.0
+    save_interval: float = 10.0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -97,7 +97,7 @@ class ModelState:
         path: str,
         *,
         learning: bool,
-        save_interval: float = 2.0,
+        save_interval: float = 10.0,
         on_swap: Callable[[Snapshot], None] | None = None,
     ) -> None:
         self.path = os.path.abspath(path)
