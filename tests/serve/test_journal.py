@@ -205,3 +205,30 @@ def test_one_learning_server_per_model_file(model):
     assert reader.snapshot.seq == 0
     state.close()
     ModelState(str(model), learning=True).close()  # released by close
+
+
+def test_a_message_the_model_refuses_fails_alone(model, sms_file, monkeypatch):
+    import bayeskit.serve.state as state_module
+    from bayeskit.errors import DataError
+    from bayeskit.serve.state import _Request
+
+    real = state_module.apply_ops
+
+    def picky(m, ops):
+        if any(doc == "poison" for doc, _, _ in ops):
+            raise DataError("the model refuses this message")
+        return real(m, ops)
+
+    monkeypatch.setattr(state_module, "apply_ops", picky)
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    state._queue.put(None)  # stop the writer: the batch is run here, deterministically
+    state._threads[0].join(10)
+    batch = [_Request(t, y, False) for t, y in MESSAGES[:2]]
+    bad = _Request("poison", "spam", False)
+    state._learn_batch([batch[0], bad, batch[1]])
+    assert all(r.future.result(1)["learned"] for r in batch)
+    with pytest.raises(DataError, match="refuses"):
+        bad.future.result(1)
+    np.testing.assert_allclose(_proba(state), _expected(sms_file, MESSAGES[:2]), rtol=1e-12)
+    assert state.snapshot.seq == 2
+    _abandon(state)

@@ -19,7 +19,6 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO, Any
@@ -98,7 +97,6 @@ class ModelState:
         *,
         learning: bool,
         save_interval: float = 10.0,
-        on_swap: Callable[[Snapshot], None] | None = None,
     ) -> None:
         self.path = os.path.abspath(path)
         self.journal_path = self.path + ".journal"
@@ -207,9 +205,12 @@ class ModelState:
         except BayeskitError:
             if len(accepted) == 1:
                 raise
-            # One request spoils the batch: apply them one at a time to find it.
+            # One request spoils the batch: apply them one at a time, so that only it fails.
             for request, _ in accepted:
-                self._learn_batch([_Request(request.doc, request.label, request.unlearn)])
+                try:
+                    self._learn_batch([request])
+                except BayeskitError as exc:
+                    request.future.set_exception(exc)
             return
         new = self._snapshot(model, seq, learned)
         assert self.journal is not None
