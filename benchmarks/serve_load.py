@@ -158,11 +158,21 @@ async def find_learned(port: int, acked: list[tuple[str, str]], clients: int = 8
     return missing
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float | None:
     if not values:
-        return float("nan")
+        return None
     ordered = sorted(values)
     return ordered[min(int(q / 100 * len(ordered)), len(ordered) - 1)]
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux /proc), or None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def plan_requests(
@@ -195,7 +205,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             plan = plan_requests(list(texts), args.requests, args.clients, args.learn, args.seed)
             asyncio.run(load(server.port, [jobs[:20] for jobs in plan]))  # warm-up, not counted
+            cpu_before = process_cpu(server.process.pid)
             tally, seconds = asyncio.run(load(server.port, plan))
+            cpu_after = process_cpu(server.process.pid)
         finally:
             server.kill()  # SIGKILL: the acknowledged learns must survive it
         server = ServerProcess(model, *flags)
@@ -212,20 +224,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "seconds": seconds,
         "requests_per_s": total / seconds,
         "checks_per_s": len(tally.check_ms) / seconds,
-        "check_p50_ms": median(tally.check_ms) if tally.check_ms else float("nan"),
+        "check_p50_ms": median(tally.check_ms) if tally.check_ms else None,
         "check_p99_ms": percentile(tally.check_ms, 99),
-        "learn_p50_ms": median(tally.learn_ms) if tally.learn_ms else float("nan"),
+        "learn_p50_ms": median(tally.learn_ms) if tally.learn_ms else None,
         "learn_p99_ms": percentile(tally.learn_ms, 99),
         "status": {str(k): v for k, v in sorted(tally.status.items())},
         "server_errors": sum(v for k, v in tally.status.items() if k >= 500),
         "acknowledged_learns": len(tally.acked),
         "lost_learns": lost,
         "load_average": os.getloadavg()[0],
+        # CPU seconds the server (one worker) used per request: the capacity of one core is
+        # 1e6 / this many requests per second, whatever else shares the machine
+        "server_cpu_us_per_request": (
+            None
+            if cpu_before is None or cpu_after is None or args.workers > 1
+            else 1e6 * (cpu_after - cpu_before) / total
+        ),
     }
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
 
 
 def report(result: dict[str, Any]) -> str:
     r = result
+    cpu = r["server_cpu_us_per_request"]
     return "\n".join(
         [
             f"## bayeskit serve under load ({platform.machine()}, {os.cpu_count()} cores, "
@@ -239,8 +263,9 @@ def report(result: dict[str, Any]) -> str:
             f"| wall time | {r['seconds']:.2f} s |",
             f"| requests / s | {r['requests_per_s']:.0f} |",
             f"| checks / s | {r['checks_per_s']:.0f} |",
-            f"| check latency p50 / p99 | {r['check_p50_ms']:.2f} / {r['check_p99_ms']:.2f} ms |",
-            f"| learn latency p50 / p99 | {r['learn_p50_ms']:.2f} / {r['learn_p99_ms']:.2f} ms |",
+            f"| check latency p50 / p99 | {_ms(r['check_p50_ms'])} / {_ms(r['check_p99_ms'])} ms |",
+            f"| learn latency p50 / p99 | {_ms(r['learn_p50_ms'])} / {_ms(r['learn_p99_ms'])} ms |",
+            f"| server CPU per request (1 worker) | {'–' if cpu is None else f'{cpu:.0f}'} µs |",
             f"| responses by status | {r['status']} |",
             f"| 5xx | {r['server_errors']} |",
             f"| acknowledged learns lost after SIGKILL + restart | {r['lost_learns']} of "
