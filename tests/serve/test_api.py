@@ -485,3 +485,22 @@ def test_other_text_models_check_and_learn(serve, tmp_path, sms, make):
     )
     # the snapshot readers held before learning is untouched (copied, not updated in place)
     np.testing.assert_allclose(before.predict_proba(probe), model.predict_proba(probe), rtol=0)
+
+
+def test_the_token_is_compared_in_constant_time(serve, sms_file, monkeypatch):
+    import hmac
+
+    import bayeskit.serve.app as app_module
+
+    seen = []
+
+    def compare(a, b):
+        seen.append((len(a), len(b)))
+        return hmac.compare_digest(a, b)
+
+    monkeypatch.setattr(app_module.hmac, "compare_digest", compare)
+    client = serve(sms_file)
+    for token in ("x", "a much longer wrong token than the real one", AUTH["Authorization"][7:]):
+        client.post("/learn/spam", content=SPAMMY, headers={"Authorization": f"Bearer {token}"})
+    # every comparison is of two 32-byte digests, whatever the length of what was sent
+    assert seen == [(32, 32)] * 3
