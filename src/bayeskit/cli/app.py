@@ -70,6 +70,12 @@ command(
     "al., 2011; CC BY 4.0) in a few seconds, then say what to try next.",
 )
 command(
+    "example",
+    "example:example",
+    "Write an example dataset to try the commands on: the bundled SMS Spam Collection or one "
+    "of scikit-learn's tables, as CSV.",
+)
+command(
     "train",
     "train:train",
     "Train a model on DATA and write it to a model file (a zip of JSON and arrays that never "
