@@ -90,10 +90,11 @@ def check_output_path(
         )
     for source in inputs:
         if source is not None and os.fspath(source) != "-" and _is_within(target, Path(source)):
+            inside = "inside the input folder" if Path(source).is_dir() else "the input file"
+            named = "" if os.fspath(source) == os.fspath(path) else f" {os.fspath(source)}"
             raise ReadError(
-                f"{target}: is {'inside ' if Path(source).is_dir() else ''}the input "
-                f"{os.fspath(source)}; write the output to another file (this would replace "
-                "the data)",
+                f"{target}: is {inside}{named}; write the output to another file (this would "
+                "replace the data)",
                 path=str(target),
             )
     if target.exists() and not force and not (replaceable is not None and replaceable(target)):
