@@ -28,9 +28,10 @@ from typing import Any
 
 __all__ = ["Kernel", "announce_compiling", "cache_dir", "njit", "prange"]
 
-# The kernels of a typical command compile in about this many seconds on a 2-core machine
-# (benchmarks/startup.py measures it: a first `bayeskit train` on text and on a table).
-COMPILE_SECONDS_ESTIMATE = 5
+# The kernels of a typical command compile in about this many seconds of CPU on a 2-core
+# machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
+# 0.6 s, with KernelNB 3.9 s more than the second run).
+COMPILE_SECONDS_ESTIMATE = 3
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent
 _lock = threading.RLock()

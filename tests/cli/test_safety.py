@@ -19,15 +19,7 @@ import bayeskit.cli.train
 import bayeskit.io.model_file
 from bayeskit.errors import ModelFileError
 
-
-def _one_line_error(result, *words: str) -> str:
-    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
+from .test_errors import _one_line_error
 
 
 @pytest.fixture

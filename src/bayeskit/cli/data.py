@@ -145,6 +145,24 @@ class ReadOptions:
     keep: list[str] = field(default_factory=list)  # --keep
     detect_ids: bool = True  # False: drop the ``ids`` present, detect none (a test set)
 
+    @classmethod
+    def of(
+        cls,
+        format: str | None,
+        no_header: bool,
+        columns: str | None,
+        missing: list[str] | None = None,
+        merge: list[str] | None = None,
+        separator: str | None = None,
+        ids: list[str] | None = None,
+        keep: list[str] | None = None,
+    ) -> ReadOptions:
+        """The options as a command receives them (typer gives None for an absent
+        repeatable option)."""
+        return cls(
+            format, no_header, columns, missing or [], merge or [], separator, ids or [], keep or []
+        )
+
     def table_kwargs(self) -> dict[str, Any]:
         if self.format is not None and self.format not in FORMATS:
             raise typer.BadParameter(

@@ -60,7 +60,7 @@ def evaluate(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
-    id_columns: IdOpt = None,
+    ids: IdOpt = None,
     keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
@@ -73,16 +73,7 @@ def evaluate(
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
-    options = ReadOptions(
-        format,
-        no_header,
-        columns,
-        missing or [],
-        merge or [],
-        separator,
-        id_columns or [],
-        keep or [],
-    )
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)
     if test is None:

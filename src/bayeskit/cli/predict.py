@@ -106,7 +106,7 @@ def predict(
             what="a bayeskit prediction file",
         )
     estimator = load_model(model_file)
-    options = ReadOptions(format, no_header, columns, missing or [], separator=separator)
+    options = ReadOptions.of(format, no_header, columns, missing, separator=separator)
     inputs = _inputs(estimator, data, options, text, id_columns or [], ignore or [])
     proba = estimator.predict_proba(inputs.X)
     rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)

@@ -82,7 +82,7 @@ def report(
     title: Annotated[
         str | None, typer.Option("--title", metavar="TEXT", help="Title of the page.")
     ] = None,
-    id_columns: IdOpt = None,
+    ids: IdOpt = None,
     keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
@@ -101,16 +101,7 @@ def report(
     check_output_path(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
     )
-    options = ReadOptions(
-        format,
-        no_header,
-        columns,
-        missing or [],
-        merge or [],
-        separator,
-        id_columns or [],
-        keep or [],
-    )
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()

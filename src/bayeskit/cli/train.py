@@ -70,7 +70,7 @@ def train(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
-    id_columns: IdOpt = None,
+    ids: IdOpt = None,
     keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
@@ -89,16 +89,7 @@ def train(
         replaceable=is_model_file,
         what="a bayeskit model file",
     )
-    options = ReadOptions(
-        format,
-        no_header,
-        columns,
-        missing or [],
-        merge or [],
-        separator,
-        id_columns or [],
-        keep or [],
-    )
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()
