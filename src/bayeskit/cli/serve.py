@@ -7,10 +7,6 @@ from typing import Annotated
 import typer
 
 
-def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
-
-
 def serve(
     model_file: Annotated[str, typer.Argument(metavar="MODEL", help="A model file.")],
     host: Annotated[
