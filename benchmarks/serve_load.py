@@ -59,7 +59,8 @@ class ServerProcess:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=drain, daemon=True).start()
+        self._drain = threading.Thread(target=drain, daemon=True)
+        self._drain.start()
         if not ready.wait(timeout) or not self.port:
             self.kill()
             raise RuntimeError(f"the server did not start: {' | '.join(self.lines)[-2000:]}")
@@ -73,12 +74,20 @@ class ServerProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
         self.process.wait(30)
+        self._close()
 
     def stop(self) -> int:
         """SIGINT, as Ctrl+C: the server saves what it learned and exits."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
-        return self.process.wait(60)
+        code = self.process.wait(60)
+        self._close()
+        return code
+
+    def _close(self) -> None:
+        self._drain.join(10)  # it ends at the end of the dead process's output
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
 
 # ---------------------------------------------------------------------------------- client

@@ -143,6 +143,8 @@ def test_slow_clients_time_out(sms_file, model_copy):
         assert call(server.port, "GET", "/ping")[0] == 200  # others are served meanwhile
         # each is answered 408 and closed after ~1 s (the bound leaves room for a busy CPU)
         answers = [_read_all(s, 20) for s in (silent, partial, body)]
+        for s in (silent, partial, body):
+            s.close()
         for answer in answers:
             assert answer.startswith(b"HTTP/1.1 408 "), answer[:100]
             assert b'{"error":' in answer

@@ -101,4 +101,5 @@ def serve(
             "messages (learning still needs the token)",
             err=True,
         )
-    run(config, sock, announce=lambda text: typer.echo(text, err=True))
+    with sock:  # closed however the server ends (a model that does not load, Ctrl+C)
+        run(config, sock, announce=lambda text: typer.echo(text, err=True))

@@ -79,9 +79,13 @@ def bind(host: str, port: int) -> socket.socket:
     """The listening socket (port 0: any free port; read it back with getsockname)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
+    except OSError:
+        sock.close()
+        raise
     sock.set_inheritable(True)
     return sock
 

@@ -104,6 +104,15 @@ class ModelState:
         self.save_interval = save_interval
         self._saving_path = self.path + ".saving"
         self._lock_file = _lock(self.path + ".lock") if learning else None
+        try:
+            self._start(learning)
+        except BaseException:
+            if self._lock_file is not None:
+                self._lock_file.close()  # a model or journal that cannot be served
+            raise
+
+    def _start(self, learning: bool) -> None:
+        """Load the model, replay its journal and (learning) start the writer threads."""
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
