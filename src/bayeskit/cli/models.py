@@ -214,10 +214,21 @@ def align_columns(
 
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
-    from pathlib import Path
-
     from ..errors import ModelFileError
     from ..io.model_file import load
+
+    check_model_path(path)
+    try:
+        return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def check_model_path(path: str) -> None:
+    """Refuse a model path that is missing or a folder, saying how to make one."""
+    from pathlib import Path
 
     file = Path(path)
     if not file.exists():
@@ -227,12 +238,6 @@ def load_model(path: str) -> Any:
         )
     if file.is_dir():
         raise ReadError(f"{path}: is a folder, not a model file", path=path)
-    try:
-        return load(path)
-    except ModelFileError as exc:
-        raise ReadError(
-            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
-        ) from None
 
 
 def column_kinds(model: Any) -> dict[str, str]:
