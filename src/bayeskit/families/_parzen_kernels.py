@@ -25,10 +25,9 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import prange
 from scipy import integrate, special
 
-from .._jit import njit
+from .._jit import njit, prange
 from .._threads import one_blas_thread
 
 KERNELS = ("gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine")
