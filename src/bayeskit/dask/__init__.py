@@ -39,14 +39,10 @@ What fits how
 
 Iterative estimators
 --------------------
-A fit is a generator of :class:`Round`\\ s (``state`` broadcast to the workers once,
-``summarize(state, X_part, y_part, weight_part) -> (values, schema)`` on each partition); the
-total of each round (a :class:`Part`, whose ``values`` are the added values) is sent back into
-the generator, which returns the fitted estimator when done. An estimator that defines
-``_fit_rounds(self, *, partial, classes)`` returning such a generator is fitted by its own
-rounds: an EM estimator yields one round per iteration (state: the current model; values:
-the statistics of the partition under its responsibilities, and its log-likelihood), and
-finalizes and tests convergence on the client between rounds.
+A fit is a generator of rounds (:mod:`bayeskit.reduction`): :func:`fit` broadcasts each
+round's state to the workers once, summarizes every partition, adds the parts in a tree and
+sends the total back. An estimator that defines ``_fit_rounds(self, *, partial, classes)`` is
+fitted by its own rounds — an EM estimator runs one reduction per iteration that way.
 """
 
 from __future__ import annotations
@@ -60,9 +56,9 @@ except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
         'bayeskit.dask needs dask, which is not installed: pip install "bayeskit[dask]"'
     ) from None
 
+from ..reduction import Part, Round, Schema
 from ._fit import fit, partial_fit
 from ._predict import predict, predict_log_proba, predict_proba
-from ._rounds import Part, Round, Schema
 
 __all__ = [
     "Part",

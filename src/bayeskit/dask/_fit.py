@@ -8,9 +8,8 @@ from typing import Any
 from sklearn.base import is_classifier
 
 from ..errors import DataError
+from ..reduction import Part, Round, Rounds, add_parts, rounds_for
 from ._partitions import Checks, Partitions, n_rows, split
-from ._plans import rounds_for
-from ._rounds import Part, Round, Rounds, add_parts
 
 #: How many parts one task of the tree reduction adds (dask's own default for reductions).
 SPLIT_EVERY = 8

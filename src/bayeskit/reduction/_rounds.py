@@ -1,13 +1,5 @@
-"""Fitting as rounds of map-reduce: the value each partition adds, and how the values add.
-
-A fit is a generator of :class:`Round`\\ s. For each round the driver broadcasts the round's
-``state`` to the workers once, calls ``summarize(state, X_part, y_part, weight_part)`` on every
-non-empty partition, adds the results with ``+`` in a tree, and sends the total (a
-:class:`Part`) back into the generator, which finalizes on the client and either yields the
-next round or returns the fitted estimator. A one-pass model has one round; the fixed
-vocabulary of a tf-idf text model takes two (vocabulary statistics, then counts); an EM
-estimator would yield one round per iteration.
-"""
+"""Rounds, and the parts they add up: the value each part of the data contributes, and how
+two such values add (refusing parts summarized under different column choices)."""
 
 from __future__ import annotations
 
