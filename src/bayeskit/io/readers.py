@@ -38,9 +38,9 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -202,13 +202,15 @@ def _read_bytes(path: Path, label: str) -> bytes:
         raise ReadError(f"{label}: cannot be read ({exc.strerror})", path=label) from None
 
 
-def _decode(data: bytes, label: str) -> str:
+def _decode(data: bytes, label: str, line_offset: int = 0) -> str:
+    """``data`` as UTF-8 text; raises naming the line and column of a byte that is not
+    (``line_offset``: lines of the file before ``data``)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1 + line_offset
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ReadError(
             f"{label}, line {line}: byte 0x{data[exc.start]:02x} at column {column} is not "
@@ -218,16 +220,23 @@ def _decode(data: bytes, label: str) -> str:
         ) from None
 
 
-def _csv_reader(text: str, fmt: str) -> Any:
+def _csv_reader(text: str | IO[str], fmt: str) -> Any:
+    """Rows of CSV/TSV ``text``, or of a text file opened with ``newline=""`` (read as it goes,
+    so checking a large file takes no more memory than a row)."""
     if csv.field_size_limit() < 2**31 - 1:
         csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long text fields (whole emails)
+    source = io.StringIO(text, newline="") if isinstance(text, str) else text
     if fmt == "tsv":
-        return csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    return csv.reader(io.StringIO(text, newline=""), delimiter=",", strict=True)
+        return csv.reader(source, delimiter="\t", quoting=csv.QUOTE_NONE)
+    return csv.reader(source, delimiter=",", strict=True)
 
 
-def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str], int]:
-    """(header fields or the first row, blank lines seen); raises on a ragged row."""
+def _check_rows(
+    text: str | IO[str], label: str, fmt: str, header: bool, line_offset: int = 0
+) -> tuple[list[str], int]:
+    """(header fields or the first row, blank lines seen); raises on a ragged row, naming its
+    line (``line_offset``: lines of the file before ``text``'s second line, when ``text`` is
+    the first row followed by a block from further down the file)."""
     reader = _csv_reader(text, fmt)
     first: list[str] | None = None
     first_line = 0
@@ -242,15 +251,16 @@ def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str
                 continue
             if len(row) != len(first):
                 what = "the header has" if header else f"line {first_line} has"
+                line = reader.line_num + line_offset
                 raise ReadError(
-                    f"{label}, line {reader.line_num}: {len(row)} fields where {what} "
+                    f"{label}, line {line}: {len(row)} fields where {what} "
                     f"{len(first)}; give every row one value per column (an empty field is "
                     f"a missing value){_quote_hint(fmt, row, len(first))}",
                     path=label,
-                    line=reader.line_num,
+                    line=line,
                 )
     except csv.Error as exc:
-        line = reader.line_num
+        line = reader.line_num + line_offset
         raise ReadError(
             f"{label}, line {line}: malformed CSV ({exc}); close the quote or double "
             'a " inside a quoted field',
@@ -354,7 +364,16 @@ def _read_jsonl(data: bytes, label: str) -> Any:
         return pl.read_ndjson(io.BytesIO(text.encode("utf-8")), infer_schema_length=None)
     except pl.exceptions.PolarsError as exc:
         problem = _first_line(exc)
-    for number, line in enumerate(text.splitlines(), start=1):
+    _check_json_lines(text.splitlines(), label)
+    raise ReadError(
+        f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
+        path=label,
+    )
+
+
+def _check_json_lines(lines: Iterable[str], label: str) -> None:
+    """Raise :class:`ReadError` at the first line that is not one JSON object."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -373,10 +392,6 @@ def _read_jsonl(data: bytes, label: str) -> Any:
                 path=label,
                 line=number,
             )
-    raise ReadError(
-        f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
-        path=label,
-    )
 
 
 def _read_parquet(data: bytes, label: str) -> Any:
@@ -404,8 +419,6 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
     row has no label (naming the row), when the table has no other column, and when the
     target has only one class.
     """
-    import polars as pl
-
     if target not in frame.columns:
         raise ReadError(
             f"{source}: no column {target!r}; the target must be one of the columns: "
@@ -413,22 +426,7 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
             path=source,
             column=target,
         )
-    labels = frame.get_column(target)
-    nulls = labels.is_null()
-    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
-        labels = labels.cast(pl.String).str.strip_chars()
-        nulls = nulls | (labels == "").fill_null(True)
-    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
-        nulls = nulls | labels.is_nan()
-    if nulls.any():
-        row = int(nulls.arg_max() or 0)
-        raise ReadError(
-            f"{source}: row {row + 1} has no value in the target column {target!r} "
-            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
-            path=source,
-            column=target,
-        )
-    y = np.asarray(labels.to_list())
+    y = labels_of(frame, target, source=source)
     classes = np.unique(y)
     if len(classes) < 2:
         raise ReadError(
@@ -444,6 +442,32 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
             path=source,
         )
     return features, y
+
+
+def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np.ndarray:
+    """The labels in column ``target`` of ``frame`` (text stripped of surrounding spaces).
+
+    Raises :class:`ReadError` naming the first row without one (``first_row``: the number of
+    rows before ``frame`` in the file, when it is one batch of a larger table).
+    """
+    import polars as pl
+
+    labels = frame.get_column(target)
+    nulls = labels.is_null()
+    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
+        labels = labels.cast(pl.String).str.strip_chars()
+        nulls = nulls | (labels == "").fill_null(True)
+    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
+        nulls = nulls | labels.is_nan()
+    if nulls.any():
+        row = first_row + int(nulls.arg_max() or 0)
+        raise ReadError(
+            f"{source}: row {row + 1} has no value in the target column {target!r} "
+            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
+            path=source,
+            column=target,
+        )
+    return np.asarray(labels.to_list())
 
 
 def check_feature_columns(frame: Any, source: str) -> None:
