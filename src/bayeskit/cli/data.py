@@ -137,7 +137,11 @@ class Labelled:
 
 def describe_classes(y: np.ndarray) -> str:
     """``classes: ham 4827, spam 747``; for many classes, how many and their sizes."""
-    classes, counts = np.unique(y, return_counts=True)
+    return describe_counts(*np.unique(y, return_counts=True))
+
+
+def describe_counts(classes: np.ndarray, counts: np.ndarray) -> str:
+    """:func:`describe_classes` from the classes and their numbers of rows."""
     if len(classes) > _LISTED_CLASSES:
         return f"{len(classes)} classes ({counts.min()} to {counts.max()} each)"
     pairs = zip(classes.tolist(), counts.tolist(), strict=True)
@@ -186,13 +190,7 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
     known = {str(c): c for c in np.unique(y).tolist()}
     mapping: dict[str, str] = {}
     for spec in merges:
-        new, sep, olds = spec.partition("=")
-        names = [o.strip() for o in olds.split(",") if o.strip()]
-        if not sep or not new.strip() or not names:
-            raise typer.BadParameter(
-                f"{spec!r}; write NEW=OLD1,OLD2 (e.g. ham=easy_ham,hard_ham)",
-                param_hint="--merge",
-            )
+        new, names = parse_merge(spec)
         absent = [old for old in names if old not in known]
         if len(absent) == len(names):
             raise ReadError(
@@ -202,7 +200,7 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
             )
         if absent:  # a test set may lack some of the training classes
             note(f"{source} has no class {list_names([repr(a) for a in absent])} (--merge)")
-        mapping.update(dict.fromkeys(names, new.strip()))
+        mapping.update(dict.fromkeys(names, new))
     out = np.asarray([mapping.get(str(label), str(label)) for label in y.tolist()])
     if len(np.unique(out)) < 2:
         raise ReadError(
@@ -211,6 +209,17 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
             path=source,
         )
     return out
+
+
+def parse_merge(spec: str) -> tuple[str, list[str]]:
+    """``NEW=OLD1,OLD2`` as (NEW, [OLD1, OLD2]); a usage error when it is not that."""
+    new, sep, olds = spec.partition("=")
+    names = [o.strip() for o in olds.split(",") if o.strip()]
+    if not sep or not new.strip() or not names:
+        raise typer.BadParameter(
+            f"{spec!r}; write NEW=OLD1,OLD2 (e.g. ham=easy_ham,hard_ham)", param_hint="--merge"
+        )
+    return new.strip(), names
 
 
 def _load_labelled(

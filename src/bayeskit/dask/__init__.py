@@ -57,13 +57,16 @@ except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
     ) from None
 
 from ..reduction import Part, Round, Schema
+from ._cluster import ClusterError, connect
 from ._fit import fit, partial_fit
 from ._predict import predict, predict_log_proba, predict_proba
 
 __all__ = [
+    "ClusterError",
     "Part",
     "Round",
     "Schema",
+    "connect",
     "fit",
     "partial_fit",
     "predict",

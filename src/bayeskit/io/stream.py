@@ -78,7 +78,7 @@ class TableStream:
     Parameters
     ----------
     path : path of a .csv, .tsv, .jsonl or .parquet file
-    target : the column of class labels
+    target : the column of class labels (None: only look at the columns, do not read rows)
     format, header, columns, missing : as for :func:`~bayeskit.io.readers.read_table`
     batch_size : rows per batch
 
@@ -93,7 +93,7 @@ class TableStream:
         self,
         path: str | os.PathLike[str],
         *,
-        target: str,
+        target: str | None,
         format: str | None = None,
         header: bool = True,
         columns: Sequence[str] | None = None,
@@ -202,6 +202,8 @@ class TableStream:
 
     def _check_target(self, schema: dict[str, Any]) -> None:
         names = list(schema)
+        if self.target is None:
+            return
         if self.target not in schema:
             hint = ""
             if self.format in ("csv", "tsv") and self.header:
@@ -226,6 +228,8 @@ class TableStream:
 
     # ------------------------------------------------------------------ reading
     def __iter__(self) -> Iterator[Batch]:
+        if self.target is None:
+            raise ReadError(f"{self.label}: name the column holding the class labels")
         done = 0
         for frame in self._frames():
             for start in range(0, frame.height, self.batch_size):
