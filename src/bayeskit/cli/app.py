@@ -83,9 +83,9 @@ def _root(
 
 
 def _register() -> None:
-    from . import evaluate, inspect_cmd, predict, quickstart, report, train
+    from . import evaluate, inspect_cmd, merge, predict, quickstart, report, train
 
-    for module in (quickstart, train, evaluate, predict, inspect_cmd, report):
+    for module in (quickstart, train, evaluate, predict, inspect_cmd, report, merge):
         module.register(app)
 
 
