@@ -18,6 +18,8 @@ import typer
 
 from ..io.stream import Batch, FileBatch
 from ..reduction import Part, Round
+from .data import Labelled
+from .measure import fold
 from .streaming import Prepare, Runner, run_here, summarize_batch
 
 BatchSizeOpt = Annotated[
@@ -104,3 +106,23 @@ def _summarize_on_worker(
     summarize: Any, state: Any, prepare: Prepare, raw: Batch | FileBatch, index: int
 ) -> Any:
     return summarize_batch(Round(state, summarize), prepare, raw, index)
+
+
+def fold_runner(client: Any) -> Any:
+    """``cross_validate``'s ``run_folds`` on ``client``: the data sent to the workers once,
+    one task per fold, the results read in fold order; None without a client."""
+    if client is None:
+        return None
+
+    def run_folds(
+        make: Any, data: Labelled, splits: list[Any], classes: Any
+    ) -> Iterator[tuple[Any, Any]]:
+        [shared] = client.scatter([data], broadcast=True, hash=False)
+        futures = [
+            client.submit(fold, make, shared, train, test, classes, pure=False)
+            for train, test in splits
+        ]
+        for future in futures:
+            yield future.result()
+
+    return run_folds

@@ -228,7 +228,7 @@ def _load_labelled(
     if _is_folder(data, options):
         if target is not None:
             note(f"{data} is a folder: the classes are its sub-folders; --target is not used")
-        with progress("reading files", None) as update:
+        with progress("reading files", None, "files") as update:
             docs = read_class_folders(data, progress=update)
         assert docs.labels is not None
         return Labelled(data, docs.kind, docs.docs, docs.labels, names=docs.names)
@@ -311,7 +311,7 @@ def read_text_inputs(data: str, options: ReadOptions, *, email: bool, text: str 
         frame = read_inputs_table(data, options)
         column = pick_text_column(frame, text, data)
         return Inputs(data, text_of(frame.get_column(column)), {})
-    with progress("reading files", None) as update:
+    with progress("reading files", None, "files") as update:
         docs = read_documents(data, kind=kind, progress=update)
     return _inputs_of(docs, data)
 

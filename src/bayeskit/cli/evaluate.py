@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 from sklearn.base import clone
 
+from .cluster import SchedulerOpt, WorkersOpt, cluster_client, fold_runner
 from .data import (
     ColumnsOpt,
     FormatOpt,
@@ -60,6 +62,8 @@ def evaluate(
     columns: ColumnsOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
@@ -68,7 +72,10 @@ def evaluate(
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)
     if test is None:
-        result = cross_validate(lambda: clone(estimator), train, cv, seed)
+        with cluster_client(workers, scheduler) as client:  # the folds run in parallel there
+            result = cross_validate(
+                partial(clone, estimator), train, cv, seed, run_folds=fold_runner(client)
+            )
     else:
         held_out = load_labelled(test, target, train.text_column, options)
         result = holdout(estimator, train, held_out, _ready(held_out, train, estimator))
