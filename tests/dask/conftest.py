@@ -18,7 +18,7 @@ def cluster_client():
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # no fixed port: another cluster may hold 8787
         silence_logs=logging.ERROR,
     )
     client = distributed.Client(cluster, set_as_default=False)

@@ -61,7 +61,7 @@ def connect(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # no fixed port: another cluster may hold 8787
                 silence_logs=logging.ERROR,
             ) as cluster,
             distributed.Client(cluster, set_as_default=False) as client,
