@@ -12,7 +12,16 @@ from .cli import main as cli_main
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"quickstart", "train", "evaluate", "predict", "explain", "inspect", "report"}
+    commands = {
+        "quickstart",
+        "train",
+        "evaluate",
+        "predict",
+        "explain",
+        "inspect",
+        "report",
+        "merge",
+    }
     first = next((a for a in args if a != "--debug"), None)
     if first not in commands and first not in ("-h", "--help", "--version"):
         args = ["quickstart", *args]

@@ -56,7 +56,7 @@ class Prepare:
         X = batch.X
         if self.text_column is not None:
             X = text_of(X.get_column(self.text_column))
-        labels = np.unique(batch.y).tolist()
+        labels = list(dict.fromkeys(batch.y.tolist()))  # distinct, without sorting strings
         y = batch.y
         if self.merges:
             mapping = dict(self.merges)

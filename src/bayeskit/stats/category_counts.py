@@ -84,7 +84,9 @@ class CategoryCounts(Statistic):
         new_offsets = offsets_of(merged)
         cols = []
         for j, (mine, union) in enumerate(zip(self.categories, merged, strict=True)):
-            if union.dtype.kind == "O" or mine.dtype.kind == "O":
+            if (union.dtype.kind == "O" or mine.dtype.kind == "O") and not (
+                _only_text(union) and _only_text(mine)
+            ):
                 position = {_key(v): i for i, v in enumerate(union.tolist())}
                 idx = np.fromiter((position[_key(v)] for v in mine.tolist()), np.int64, len(mine))
             else:
@@ -127,3 +129,9 @@ class CategoryCounts(Statistic):
 def _key(value: Any) -> tuple[str, Any]:
     # 1 and True and 1.0 are equal in Python; within one feature they are one category.
     return ("s", value) if isinstance(value, str) else ("n", value)
+
+
+def _only_text(values: np.ndarray) -> bool:
+    """Whether every value is a ``str`` (terms of a text model): then the sorted order is the
+    strings' own and binary search finds positions, without hashing every value."""
+    return values.dtype.kind == "U" or all(type(v) is str for v in values.tolist())
