@@ -90,21 +90,11 @@ def run_gnb(config: str, quick: bool, repeats: int) -> dict[str, Any]:
     if config == "bayeskit-memory":
         n, rows = gnb_rows(quick)
 
-        def once() -> tuple[float, Any]:
-            start = time.perf_counter()
+        def generate() -> tuple[np.ndarray, np.ndarray]:
             parts = [gnb_block(i, rows) for i in range(n // rows)]
-            X = np.concatenate([p[0] for p in parts])
-            y = np.concatenate([p[1] for p in parts])
-            del parts
-            generated = time.perf_counter()
-            model = GaussianNB().fit(X, y)
-            once.fit_seconds.append(time.perf_counter() - generated)  # type: ignore[attr-defined]
-            return time.perf_counter() - start, model
+            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-        once.fit_seconds = []  # type: ignore[attr-defined]
-        result = _repeat(once, repeats)
-        result["fit_only"] = median(once.fit_seconds[1:] or once.fit_seconds)  # type: ignore[attr-defined]
-        return result
+        return _in_memory(generate, lambda X, y: GaussianNB().fit(X, y), repeats)
     workers = 2 if config.endswith("2w") else 1
     with _cluster(workers):
         X, y = gnb_collections(quick)
@@ -168,19 +158,11 @@ def run_mnb(config: str, quick: bool, repeats: int) -> dict[str, Any]:
     paths, labels = newsgroup_files(quick)
     if config == "bayeskit-memory":
 
-        def once() -> tuple[float, Any]:
-            start = time.perf_counter()
+        def read() -> tuple[list[str], list[str]]:
             pairs = [read_post(p) for p in zip(paths, labels, strict=True)]
-            docs, y = [d for d, _ in pairs], [c for _, c in pairs]
-            read = time.perf_counter()
-            model = TextClassifier().fit(docs, y)
-            once.fit_seconds.append(time.perf_counter() - read)  # type: ignore[attr-defined]
-            return time.perf_counter() - start, model
+            return [d for d, _ in pairs], [c for _, c in pairs]
 
-        once.fit_seconds = []  # type: ignore[attr-defined]
-        result = _repeat(once, repeats)
-        result["fit_only"] = median(once.fit_seconds[1:] or once.fit_seconds)  # type: ignore[attr-defined]
-        return result
+        return _in_memory(read, lambda docs, y: TextClassifier().fit(docs, y), repeats)
     if config.startswith("dask-ml"):
         return {"skipped": "dask-ml has no multinomial naive Bayes (only GaussianNB)"}
     import dask.bag as db
@@ -274,6 +256,23 @@ def _cluster(workers: int) -> Any:
             yield client
 
     return cluster()
+
+
+def _in_memory(load: Any, fit: Any, repeats: int) -> dict[str, Any]:
+    """Time ``load()`` then ``fit(*loaded)`` in this process; the fit alone is reported too."""
+    fit_times: list[float] = []
+
+    def once() -> tuple[float, Any]:
+        start = time.perf_counter()
+        data = load()
+        loaded = time.perf_counter()
+        model = fit(*data)
+        fit_times.append(time.perf_counter() - loaded)
+        return time.perf_counter() - start, model
+
+    result = _repeat(once, repeats)
+    result["fit_only"] = median(fit_times[1:] or fit_times)
+    return result
 
 
 def _repeat(once: Any, repeats: int) -> dict[str, Any]:

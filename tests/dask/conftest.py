@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 
+import distributed
 import pytest
 
-dask = pytest.importorskip("dask")
-distributed = pytest.importorskip("distributed")
+import dask
 
 
 @pytest.fixture(scope="session")

@@ -7,20 +7,19 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayeskit as bk
 import bayeskit.dask as bkd
+import dask
 from bayeskit.errors import DataError, InputTypeError, ShapeError
 
 from .._grid import CASES, assert_same_model, dataset
-
-pd = pytest.importorskip("pandas")
-dd = pytest.importorskip("dask.dataframe")
-db = pytest.importorskip("dask.bag")
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
 
 pytestmark = pytest.mark.xdist_group("dask")
 

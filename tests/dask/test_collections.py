@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import os
 
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bayeskit as bk
 import bayeskit.dask as bkd
+import dask
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
-
-pd = pytest.importorskip("pandas")
-dd = pytest.importorskip("dask.dataframe")
-db = pytest.importorskip("dask.bag")
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
 
 pytestmark = pytest.mark.xdist_group("dask")
 

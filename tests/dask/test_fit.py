@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import dask.array as da
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,12 +14,10 @@ from hypothesis import strategies as st
 
 import bayeskit as bk
 import bayeskit.dask as bkd
+import dask
 from bayeskit.errors import ParameterError
 
 from .._grid import CASES, Case, assert_same_model, dataset
-
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
 
 pytestmark = pytest.mark.xdist_group("dask")
 

@@ -125,14 +125,23 @@ class Labelled:
         return [self.X[i] for i in rows]
 
     def describe(self) -> str:
-        per_class = describe_classes(self.y)
-        if self.kind == "table":
-            what = f"{self.n_rows} rows × {self.X.width} columns"
-        elif self.text_column is not None:
-            what = f"{self.n_rows} texts (column {self.text_column!r})"
-        else:
-            what = f"{self.n_rows} {'e-mails' if self.kind == 'email' else 'documents'}"
-        return f"{what}; {per_class}"
+        width = self.X.width if self.kind == "table" else None
+        return describe_data(
+            self.kind, self.n_rows, width, self.text_column, describe_classes(self.y)
+        )
+
+
+def describe_data(
+    kind: str, n_rows: int, width: int | None, text_column: str | None, per_class: str
+) -> str:
+    """``8124 rows × 22 columns; classes: e 4208, p 3916`` (or texts, documents, e-mails)."""
+    if kind == "table":
+        what = f"{n_rows} rows × {width} columns"
+    elif text_column is not None:
+        what = f"{n_rows} texts (column {text_column!r})"
+    else:
+        what = f"{n_rows} {'e-mails' if kind == 'email' else 'documents'}"
+    return f"{what}; {per_class}"
 
 
 def describe_classes(y: np.ndarray) -> str:

@@ -27,6 +27,7 @@ from .data import (
     ReadOptions,
     _is_folder,
     describe_counts,
+    describe_data,
     looks_like_text,
     merge_classes,
     parse_merge,
@@ -164,13 +165,7 @@ class Trained:
         counts = np.rint(np.asarray(self.model.class_count_)).astype(np.int64)
         per_class = describe_counts(np.asarray(self.model.classes_), counts)
         data = self.data
-        if data.kind == "table":
-            what = f"{self.rows} rows × {data.width} columns"
-        elif data.text_column is not None:
-            what = f"{self.rows} texts (column {data.text_column!r})"
-        else:
-            what = f"{self.rows} {'e-mails' if data.kind == 'email' else 'documents'}"
-        return f"{what}; {per_class}"
+        return describe_data(data.kind, self.rows, data.width, data.text_column, per_class)
 
 
 def train(
