@@ -157,7 +157,9 @@ def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = 
         )
     if kind == "bag" and y is None and labelled:
         checks = Checks(pairs=True)
-    parts = list(np.ravel(X.to_delayed()))
+    # Unoptimized: optimizing fuses a task that X and y share (a chunk that yields rows and
+    # labels) into each of them, and it would run twice.
+    parts = list(np.ravel(X.to_delayed(optimize_graph=False)))
     rows = _Rows(X, kind, parts)
     return Partitions(
         parts,
@@ -213,12 +215,12 @@ def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
         if values.ndim != 1:
             raise ShapeError(f"{name} must be one-dimensional; got a dask array of {values.ndim}")
         if values.numblocks[0] == rows.count and _same_known(values.chunks[0], rows.known):
-            return list(values.to_delayed().ravel())
+            return list(values.to_delayed(optimize_graph=False).ravel())
         return _resplit(values, name, rows)
     if isinstance(values, db.Bag):
         if values.npartitions == rows.count:
-            return list(values.to_delayed())
-        pieces = values.to_delayed()
+            return list(values.to_delayed(optimize_graph=False))
+        pieces = values.to_delayed(optimize_graph=False)
         lengths = _computed_lengths(pieces)
         array = da.concatenate(
             [
@@ -236,7 +238,7 @@ def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
                 )
             values = values[values.columns[0]]
         if values.npartitions == rows.count:
-            return list(values.to_delayed())
+            return list(values.to_delayed(optimize_graph=False))
         return _resplit(values.to_dask_array(lengths=True), name, rows)
     raise InputTypeError(f"{name} is a {type(values).__name__}; give a dask collection or array")
 
@@ -255,7 +257,7 @@ def _resplit(values: Any, name: str, rows: _Rows) -> list[Any]:
         values = values.compute_chunk_sizes()
     lengths = rows.lengths()
     _check_total(int(values.shape[0]), sum(lengths), name)
-    return list(values.rechunk((lengths,)).to_delayed().ravel())
+    return list(values.rechunk((lengths,)).to_delayed(optimize_graph=False).ravel())
 
 
 def _split_local(values: Any, name: str, rows: _Rows) -> list[Any]:
