@@ -85,6 +85,9 @@ def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
 
 
 def _flat_params(model: Any) -> dict[str, str]:
-    """Every setting, nested ones as ``model__alpha``, by its repr (so arrays compare)."""
+    """Every setting, nested ones as ``model__alpha``, by its repr (so arrays compare); a
+    nested estimator by its class name."""
     params = model.get_params(deep=True)
-    return {k: repr(v) for k, v in params.items() if not hasattr(v, "get_params")}
+    return {
+        k: type(v).__name__ if hasattr(v, "get_params") else repr(v) for k, v in params.items()
+    }

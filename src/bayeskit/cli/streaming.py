@@ -178,7 +178,8 @@ def train(
     runner: Runner = run_here,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring)."""
-    with Meter("training", unit="rows", total_bytes=data.total_bytes or None) as meter:
+    unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
+    with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
         model = build_model(
