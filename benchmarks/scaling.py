@@ -121,7 +121,8 @@ def run_gnb(config: str, quick: bool, repeats: int) -> dict[str, Any]:
 
 
 def gnb_params(model: Any) -> tuple[np.ndarray, np.ndarray]:
-    theta, var = model.theta_, model.var_
+    theta = model.theta_
+    var = model.var_ if hasattr(model, "var_") else model.sigma_  # dask-ml's older name
     if hasattr(theta, "compute"):
         theta, var = theta.compute(), var.compute()
     return np.asarray(theta), np.asarray(var)
