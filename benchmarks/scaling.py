@@ -15,10 +15,11 @@ times; the median is reported. Workloads:
 
 ``dask-gnb-1e7``
     GaussianNB on 10^7 rows × 20 features, 10 classes, generated in 40 chunks of 250,000 rows
-    by the tasks themselves (each chunk from its own seed): generating and summarizing are
-    both compute-bound. Configurations: a LocalCluster of 2 worker processes (1 thread each),
-    of 1, dask-ml's GaussianNB on the same two clusters, and in-memory bayeskit (the same
-    chunks generated in the process, then ``fit``; its time is generation + fit, and fit alone).
+    by the tasks themselves (each chunk's rows and labels from its own seed, in two tasks):
+    generating and summarizing are both compute-bound. Configurations: a LocalCluster of 2
+    worker processes (1 thread each), of 1, dask-ml's GaussianNB on the same two clusters,
+    and in-memory bayeskit (the same chunks generated in the process, then ``fit``; its time
+    is generation + fit, and fit alone).
 ``dask-mnb-20ng``
     TextClassifier (word counts + MultinomialNB) on the 20 Newsgroups train posts repeated 8
     times (90,000 posts, 176 MB), a dask bag of file paths in 48 partitions: the workers read,
@@ -62,14 +63,23 @@ def gnb_rows(quick: bool) -> tuple[int, int]:
     return (10**6, 25_000) if quick else (10**7, 250_000)
 
 
-def gnb_block(index: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Chunk ``index``: its own seed, class means shared by every chunk."""
+def gnb_labels(index: int, rows: int) -> np.ndarray:
+    """The labels of chunk ``index`` (its own seed)."""
+    return np.random.default_rng(index).integers(0, GNB_CLASSES, size=rows)
+
+
+def gnb_rows_of(index: int, rows: int) -> np.ndarray:
+    """The features of chunk ``index``: normal around class means shared by every chunk. The
+    rows and the labels of a chunk are separate tasks, as if read from storage apart (one task
+    yielding both would be moved between workers whole)."""
     means = np.random.default_rng(12345).normal(0, 2, size=(GNB_CLASSES, GNB_FEATURES))
-    rng = np.random.default_rng(index)
-    y = rng.integers(0, GNB_CLASSES, size=rows)
-    X = rng.standard_normal(size=(rows, GNB_FEATURES))
-    X += means[y]
-    return X, y
+    X = np.random.default_rng([index, 1]).standard_normal(size=(rows, GNB_FEATURES))
+    X += means[gnb_labels(index, rows)]
+    return X
+
+
+def gnb_block(index: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    return gnb_rows_of(index, rows), gnb_labels(index, rows)
 
 
 def gnb_collections(quick: bool) -> tuple[Any, Any]:
@@ -78,9 +88,16 @@ def gnb_collections(quick: bool) -> tuple[Any, Any]:
     import dask
 
     n, rows = gnb_rows(quick)
-    blocks = [dask.delayed(gnb_block, pure=True)(i, rows) for i in range(n // rows)]
-    X = da.concatenate([da.from_delayed(b[0], (rows, GNB_FEATURES), np.float64) for b in blocks])
-    y = da.concatenate([da.from_delayed(b[1], (rows,), np.int64) for b in blocks])
+    chunks = range(n // rows)
+    X = da.concatenate(
+        [
+            da.from_delayed(dask.delayed(gnb_rows_of)(i, rows), (rows, GNB_FEATURES), np.float64)
+            for i in chunks
+        ]
+    )
+    y = da.concatenate(
+        [da.from_delayed(dask.delayed(gnb_labels)(i, rows), (rows,), np.int64) for i in chunks]
+    )
     return X, y
 
 
