@@ -88,6 +88,4 @@ def _flat_params(model: Any) -> dict[str, str]:
     """Every setting, nested ones as ``model__alpha``, by its repr (so arrays compare); a
     nested estimator by its class name."""
     params = model.get_params(deep=True)
-    return {
-        k: type(v).__name__ if hasattr(v, "get_params") else repr(v) for k, v in params.items()
-    }
+    return {k: type(v).__name__ if hasattr(v, "get_params") else repr(v) for k, v in params.items()}
