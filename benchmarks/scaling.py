@@ -22,7 +22,7 @@ times; the median is reported. Workloads:
     is generation + fit, and fit alone).
 ``dask-mnb-20ng``
     TextClassifier (word counts + MultinomialNB) on the 20 Newsgroups train posts repeated 8
-    times (90,000 posts, 176 MB), a dask bag of file paths in 48 partitions: the workers read,
+    times (90,000 posts, 176 MB), a dask bag of file paths in 8 partitions: the workers read,
     decode and tokenize the files. 2 workers, 1 worker, in memory (read, then ``fit``).
     dask-ml has no multinomial naive Bayes.
 ``stream-10m``
@@ -188,7 +188,7 @@ def run_mnb(config: str, quick: bool, repeats: int) -> dict[str, Any]:
     from bayeskit.dask import fit as dask_fit
 
     with _cluster(2 if config.endswith("2w") else 1):
-        pairs = db.from_sequence(list(zip(paths, labels, strict=True)), npartitions=48)
+        pairs = db.from_sequence(list(zip(paths, labels, strict=True)), npartitions=8)
         bag = pairs.map(read_post)
 
         def once() -> tuple[float, Any]:

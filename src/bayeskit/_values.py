@@ -120,6 +120,39 @@ def union_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return unique_sorted(both)
 
 
+def merge_sorted(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sorted union of two sorted arrays of distinct values, and where each value of ``a``
+    and of ``b`` sits in it: ``(union, positions of a, positions of b)``.
+
+    Found by binary search of ``b`` in ``a`` and an insert, not by sorting the two together:
+    for text terms (Python strings, whose comparisons are the cost) a few times faster than
+    ``np.union1d`` followed by two ``searchsorted``. None when the values are not all numbers
+    or all strings of one array kind (mixed categories sort by their own rule, see
+    :func:`unique_sorted`).
+    """
+    if a.dtype.kind != b.dtype.kind or not (_comparable(a) and _comparable(b)):
+        return None
+    if len(a) == 0 or len(b) == 0:
+        union = b if len(a) == 0 else a
+        return union, np.arange(len(a)), np.arange(len(b))
+    pos = np.searchsorted(a, b)
+    found = (pos < len(a)) & (a[np.minimum(pos, len(a) - 1)] == b)
+    new_at = pos[~found]
+    union = np.insert(a, new_at, b[~found])
+    where_a = np.arange(len(a)) + np.searchsorted(new_at, np.arange(len(a)), side="right")
+    where_b = np.empty(len(b), dtype=np.int64)
+    where_b[found] = where_a[pos[found]]
+    where_b[~found] = new_at + np.arange(len(new_at))
+    return union, where_a, where_b
+
+
+def _comparable(values: np.ndarray) -> bool:
+    """Numbers, or only strings (then ``<`` is the strings' own order)."""
+    if values.dtype.kind != "O":
+        return values.dtype.kind in "biufUS"
+    return all(type(v) is str for v in values.tolist())
+
+
 def find_sorted(haystack: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where each needle sits in the sorted ``haystack`` and whether it is there at all:
     ``(positions, found)``, with positions clamped into range so they can always index."""

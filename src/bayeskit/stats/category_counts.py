@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._values import union_sorted, values_from_json, values_to_json
+from .._values import merge_sorted, union_sorted, values_from_json, values_to_json
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic
 
@@ -71,6 +71,15 @@ class CategoryCounts(Statistic):
         )
         if same:
             return CategoryCounts(self.categories, self.counts + other.counts)
+        fast = [merge_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)]
+        if all(m is not None for m in fast):  # numbers, or text terms: merged by binary search
+            merged = tuple(m[0] for m in fast if m is not None)
+            new_offsets = offsets_of(merged)
+            counts = np.zeros((self.n_classes, int(new_offsets[-1])))
+            for side, part in ((1, self), (2, other)):
+                columns = [new_offsets[j] + m[side] for j, m in enumerate(fast) if m is not None]
+                counts[:, np.concatenate(columns).astype(np.int64)] += part.counts
+            return CategoryCounts(merged, counts)
         merged = tuple(
             union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
         )

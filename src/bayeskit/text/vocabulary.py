@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._values import find_sorted
+from .._values import find_sorted, merge_sorted
 from ..errors import DataError, ParameterError
 
 
@@ -77,11 +77,15 @@ class VocabularyStats:
             return VocabularyStats(
                 other.terms, other.doc_freq, other.term_freq, self.n_docs + other.n_docs
             )
-        terms = np.union1d(self.terms, other.terms)
+        merged = merge_sorted(self.terms, other.terms)
+        if merged is None:  # not all strings: sort the two together
+            terms = np.union1d(self.terms, other.terms)
+            places = [np.searchsorted(terms, part.terms) for part in (self, other)]
+        else:
+            terms, *places = merged
         df = np.zeros(len(terms), dtype=np.int64)
         tf = np.zeros(len(terms), dtype=np.int64)
-        for part in (self, other):
-            where = np.searchsorted(terms, part.terms)
+        for part, where in zip((self, other), places, strict=True):
             df[where] += part.doc_freq
             tf[where] += part.term_freq
         return VocabularyStats(terms, df, tf, self.n_docs + other.n_docs)
