@@ -122,7 +122,14 @@ def run_gnb(config: str, quick: bool, repeats: int) -> dict[str, Any]:
                 return {"skipped": f"dask-ml is not installed ({exc})"}
 
             def fit() -> Any:
-                return DaskMLGaussianNB().fit(X, y)
+                # dask-ml leaves the parameters lazy: computing them is part of fitting.
+                import dask
+
+                model = DaskMLGaussianNB().fit(X, y)
+                model.theta_, model.sigma_, model.class_prior_ = dask.compute(
+                    model.theta_, model.sigma_, model.class_prior_
+                )
+                return model
         else:
             from bayeskit.dask import fit as dask_fit
 
