@@ -342,7 +342,9 @@ def _load() -> str:
     return ", ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-def parent(only: list[str] | None, quick: bool, repeats: int) -> None:
+def parent(
+    only: list[str] | None, quick: bool, repeats: int, configs: list[str] | None = None
+) -> None:
     import dask
 
     print(f"# Training beyond one process{' (quick run)' if quick else ''}\n")
@@ -356,14 +358,17 @@ def parent(only: list[str] | None, quick: bool, repeats: int) -> None:
         dask_ml_version = "dask-ml not installed"
     print(f"- dask {dask.__version__}; {dask_ml_version}; {repeats} timed runs per configuration")
     print("- the machine is shared with other jobs: load average before/after each run shown\n")
-    for workload, (_, configs) in WORKLOADS.items():
+    chosen = configs
+    for workload, (_, all_configs) in WORKLOADS.items():
         if only and workload not in only:
             continue
         print(f"## {workload}\n")
         print("| configuration | median (s) | runs (s) | load before → after | notes |")
         print("|---|---:|---|---|---|")
         results: dict[str, dict[str, Any]] = {}
-        for config in configs:
+        for config in all_configs:
+            if chosen and config not in chosen:
+                continue
             save = str(WORK / f"{workload}-{config}.npz")
             WORK.mkdir(parents=True, exist_ok=True)
             before = _load()
@@ -451,13 +456,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="*", choices=list(WORKLOADS))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--configs", nargs="*", help="run only these configurations")
     parser.add_argument("--run", nargs=2, metavar=("WORKLOAD", "CONFIG"))
     parser.add_argument("--save", default=os.devnull)
     args = parser.parse_args()
     if args.run:
         child(*args.run, args.quick, args.repeats, args.save)
     else:
-        parent(args.only, args.quick, args.repeats)
+        parent(args.only, args.quick, args.repeats, args.configs)
 
 
 if __name__ == "__main__":
