@@ -7,6 +7,7 @@ Usage (from the project root, with ``bayeskit[dask]`` installed; dask-ml is opti
     python benchmarks/scaling.py --quick         # 10x smaller, a smoke run
     python benchmarks/scaling.py --only dask-gnb-1e7
     python benchmarks/scaling.py > benchmarks/scaling.md
+    python benchmarks/scaling.py --where-time-goes 2   # dask-gnb-1e7's tasks, one fit
 
 Every configuration runs in a process of its own (``--run WORKLOAD CONFIG``: a fresh
 interpreter, a fresh cluster), so one cannot warm or tax another. A configuration runs its
@@ -451,16 +452,58 @@ def _ratios(workload: str, results: dict[str, dict[str, Any]]) -> None:
     print("\n".join(lines) + "\n")
 
 
+def where_time_goes(workers: int, quick: bool) -> None:
+    """One bayeskit fit of dask-gnb-1e7 under distributed's task stream: the compute time of
+    each kind of task summed, the transfers between workers, and the wall time (their ratio is
+    how many tasks ran at once on average)."""
+    from distributed import get_task_stream
+
+    from bayeskit import GaussianNB
+    from bayeskit.dask import fit
+
+    with _cluster(workers) as client:
+        X, y = gnb_collections(quick)
+        fit(GaussianNB(), X, y)  # warm-up
+        with get_task_stream(client=client) as stream:
+            start = time.perf_counter()
+            fit(GaussianNB(), X, y)
+            wall = time.perf_counter() - start
+    spent: dict[str, float] = {}
+    moved = [0, 0.0]
+    for task in stream.data:
+        name = str(task["key"][0] if isinstance(task["key"], tuple) else task["key"])
+        for step in task.get("startstops", ()):
+            seconds = step["stop"] - step["start"]
+            if step["action"] == "compute":
+                spent[name.split("-")[0]] = spent.get(name.split("-")[0], 0.0) + seconds
+            elif step["action"] == "transfer":
+                moved[0] += 1
+                moved[1] += seconds
+    busy = sum(spent.values())
+    print(
+        f"{workers} worker(s): wall {wall:.2f} s; task compute {busy:.2f} s in all "
+        f"({busy / wall:.2f} tasks at once on average); {moved[0]} transfers, {moved[1]:.2f} s"
+    )
+    for name, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        if seconds >= 0.01:
+            print(f"  {name}: {seconds:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="*", choices=list(WORKLOADS))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--configs", nargs="*", help="run only these configurations")
+    parser.add_argument(
+        "--where-time-goes", type=int, metavar="WORKERS", help="task breakdown of dask-gnb-1e7"
+    )
     parser.add_argument("--run", nargs=2, metavar=("WORKLOAD", "CONFIG"))
     parser.add_argument("--save", default=os.devnull)
     args = parser.parse_args()
-    if args.run:
+    if args.where_time_goes:
+        where_time_goes(args.where_time_goes, args.quick)
+    elif args.run:
         child(*args.run, args.quick, args.repeats, args.save)
     else:
         parent(args.only, args.quick, args.repeats, args.configs)
