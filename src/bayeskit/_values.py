@@ -120,37 +120,41 @@ def union_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return unique_sorted(both)
 
 
-def merge_sorted(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The sorted union of two sorted arrays of distinct values, and where each value of ``a``
-    and of ``b`` sits in it: ``(union, positions of a, positions of b)``.
+def merge_sorted_text(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted union of two sorted arrays of distinct ``str`` (object dtype) and where the
+    elements of each land in it: ``(union, positions of a, positions of b)``.
 
-    Found by binary search of ``b`` in ``a`` and an insert, not by sorting the two together:
-    for text terms (Python strings, whose comparisons are the cost) a few times faster than
-    ``np.union1d`` followed by two ``searchsorted``. None when the values are not all numbers
-    or all strings of one array kind (mixed categories sort by their own rule, see
-    :func:`unique_sorted`).
+    Binary search of the smaller array in the larger (``O(m log n)`` comparisons) and one
+    insertion, instead of sorting both: a text model's vocabulary grows by a few terms per
+    learned message, and two halves of a corpus add in one search (the positions of the
+    searched terms follow from where they were found or inserted, without searching again).
+    ``union`` is ``a`` itself when ``b`` adds nothing to it.
     """
-    if a.dtype.kind != b.dtype.kind or not (_comparable(a) and _comparable(b)):
-        return None
-    if len(a) == 0 or len(b) == 0:
-        union = b if len(a) == 0 else a
-        return union, np.arange(len(a)), np.arange(len(b))
-    pos = np.searchsorted(a, b)
-    found = (pos < len(a)) & (a[np.minimum(pos, len(a) - 1)] == b)
-    new_at = pos[~found]
-    union = np.insert(a, new_at, b[~found])
-    where_a = np.arange(len(a)) + np.searchsorted(new_at, np.arange(len(a)), side="right")
-    where_b = np.empty(len(b), dtype=np.int64)
-    where_b[found] = where_a[pos[found]]
-    where_b[~found] = new_at + np.arange(len(new_at))
-    return union, where_a, where_b
+    if len(b) > len(a):
+        union, pos_b, pos_a = merge_sorted_text(b, a)
+        return union, pos_a, pos_b
+    at = np.searchsorted(a, b)
+    found = np.zeros(len(b), dtype=bool)
+    inside = at < len(a)
+    found[inside] = a[at[inside]] == b[inside]
+    if found.all():
+        return a, np.arange(len(a)), at
+    fresh = ~found
+    where = at[fresh]
+    union = np.insert(a, where, b[fresh])
+    # each element of a moves right by the number of new elements inserted at or before it
+    pos_a = np.arange(len(a)) + np.searchsorted(where, np.arange(len(a)), side="right")
+    pos_b = np.empty(len(b), dtype=np.intp)
+    pos_b[found] = pos_a[at[found]]
+    # the i-th new element goes in before a[where[i]], after the i new ones before it
+    pos_b[fresh] = where + np.arange(len(where))
+    return union, pos_a, pos_b
 
 
-def _comparable(values: np.ndarray) -> bool:
-    """Numbers, or only strings (then ``<`` is the strings' own order)."""
-    if values.dtype.kind != "O":
-        return values.dtype.kind in "biufUS"
-    return all(type(v) is str for v in values.tolist())
+def all_text(values: np.ndarray) -> bool:
+    """Whether ``values``, sorted distinct categories (numbers sort before strings, see
+    :func:`unique_sorted`), are an object array of ``str`` only: then its first value is one."""
+    return values.dtype.kind == "O" and (len(values) == 0 or type(values[0]) is str)
 
 
 def find_sorted(haystack: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -44,13 +44,43 @@ def test_a_table_in_batches_is_the_table_fitted_whole(cli, tmp_path, batch_size)
     _same_model(model, whole, X)
 
 
+@pytest.mark.parametrize("batch_size", [3, 1000])
+def test_row_ids_and_separator_are_found_as_when_the_table_is_read_whole(cli, tmp_path, batch_size):
+    """The columns are chosen from the first rows, whatever the batch size: an ID named like
+    one, a different word in every row, whole numbers increasing down the file (the last two
+    need 20 rows to tell); a ';' file with decimal commas is sniffed as when read whole."""
+    rows = [
+        f"{i};T{i:04d};{1000 + i};{i % 7},{i % 3}5;{['red', 'blue', 'green'][i % 3]};{'ab'[i % 2]}"
+        for i in range(30)
+    ]
+    data = tmp_path / "t.csv"
+    data.write_text("customer_id;ticket;row;x;colour;label\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "m.bk"
+    result = cli("train", data, "-t", "label", "-o", out, "--batch-size", batch_size)
+    assert result.exit_code == 0, result.stderr
+    for name, reason in (
+        ("customer_id", "named like an ID"),
+        ("ticket", "a different value in every row"),
+        ("row", "whole numbers increasing down the file"),
+    ):
+        assert f"note: column {name!r} looks like a row ID ({reason})" in result.stderr
+    assert "30 rows × 2 columns; classes: a 15, b 15" in result.stdout
+    model = bk.load(out)
+    assert list(model.feature_names_in_) == ["x", "colour"]
+    assert model.feature_families_ == {"x": "gaussian", "colour": "categorical"}
+    frame = read_table(data).drop("customer_id", "ticket", "row")
+    X, y = split_target(frame, "label", source=str(data))
+    _same_model(model, bk.MixedNB().fit(X, y), X)
+
+
 def test_text_in_batches_and_the_classes_found_late(cli, tmp_path):
     rows = [("ham", "lunch at noon today"), ("ham", "see you at the office")] * 3
     rows += [("spam", "win free cash now"), ("spam", "claim your free prize")] * 2
     data = tmp_path / "sms.tsv"
     data.write_text("label\ttext\n" + "".join(f"{a}\t{b}\n" for a, b in rows))
     out = tmp_path / "m.bk"
-    result = cli("train", data, "-t", "label", "-o", out, "--batch-size", 2)
+    # (--text: four distinct texts in ten rows are not free text to the column sniffing)
+    result = cli("train", data, "-t", "label", "--text", "text", "-o", out, "--batch-size", 2)
     assert result.exit_code == 0, result.stderr
     model = bk.load(out)
     assert isinstance(model, SpamFilter)  # the first batch held only ham

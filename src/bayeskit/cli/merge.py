@@ -8,31 +8,40 @@ from typing import Annotated, Any
 
 import typer
 
-from .. import save
-from .._base import GenerativeClassifier, merge
+from .._base import GenerativeClassifier
+from .._base import merge as merge_models
 from ..errors import BayeskitError
 from ..io.readers import ReadError
 from ..text import TextClassifier
+from .data import ForceOpt
 from .models import describe, load_model
-from .output import check_output_path, human_size, out_console
+from .output import check_output_path, human_size, is_model_file, out_console, save_model
 
 
-def register(app: typer.Typer) -> None:
-    app.command("merge")(merge_files)
-
-
-def merge_files(
+def merge(
     models: Annotated[
         list[str], typer.Argument(metavar="MODEL...", help="Model files to merge (two or more).")
     ],
-    output: Annotated[str, typer.Option("--output", "-o", help="Model file to write.")],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Model file to write (an existing model file is replaced; another file only "
+            "with --force, and never one of the models merged).",
+        ),
+    ],
+    force: ForceOpt = False,
 ) -> None:
     """Merge model files trained on different data into the model of all of it (e.g. models
     trained on separate machines or months). They must be the same kind of model with the
     same settings and columns; the first difference found is named."""
     if len(models) < 2:
         raise typer.BadParameter("give two or more model files to merge", param_hint="MODEL")
-    check_output_path(output)
+    check_output_path(
+        output, inputs=models, force=force, replaceable=is_model_file, what="a bayeskit model file"
+    )
     loaded = [load_model(path) for path in models]
     merged = loaded[0]
     for path, model in zip(models[1:], loaded[1:], strict=True):
@@ -41,7 +50,7 @@ def merge_files(
             merged = _add(merged, model)
         except BayeskitError as exc:
             raise ReadError(f"{models[0]} and {path} cannot be merged: {exc}", path=path) from None
-    save(merged, output)
+    save_model(merged, output)
     console = out_console()
     console.print(f"model: {describe(merged)}")
     counts = ", ".join(
@@ -53,7 +62,7 @@ def merge_files(
 
 def _add(a: Any, b: Any) -> Any:
     if isinstance(a, GenerativeClassifier):
-        return merge(a, b)
+        return merge_models(a, b)
     return a + b
 
 

@@ -26,12 +26,11 @@ from .data import (
     Labelled,
     ReadOptions,
     _is_folder,
+    choose_columns,
     describe_counts,
     describe_data,
-    looks_like_text,
     merge_classes,
     parse_merge,
-    require_column,
     text_of,
 )
 from .models import _spam_labels, build_model
@@ -45,11 +44,13 @@ DOCUMENT_BATCH = 5_000
 
 @dataclass(frozen=True)
 class Prepare:
-    """What turns a batch as read into the model's input: its text column, the labels after
-    --merge (sent to the workers with file batches, which they read themselves)."""
+    """What turns a batch as read into the model's input: its text column, or its feature
+    columns without the row IDs; the labels after --merge (sent to the workers with file
+    batches, which they read themselves)."""
 
     text_column: str | None = None
     merges: tuple[tuple[str, str], ...] = ()
+    id_columns: tuple[str, ...] = ()
 
     def __call__(self, raw: Batch | FileBatch) -> tuple[Batch, list[Any]]:
         """(the batch ready to learn from, its distinct labels before --merge)."""
@@ -57,6 +58,8 @@ class Prepare:
         X = batch.X
         if self.text_column is not None:
             X = text_of(X.get_column(self.text_column))
+        elif self.id_columns:
+            X = X.drop(self.id_columns)
         labels = list(dict.fromkeys(batch.y.tolist()))  # distinct, without sorting strings
         y = batch.y
         if self.merges:
@@ -77,6 +80,7 @@ class TrainingData:
     width: int | None = None  # feature columns of a table
     target: str | None = None
     text_column: str | None = None
+    id_columns: tuple[str, ...] = ()  # row IDs left out of the model
 
 
 def open_data(
@@ -100,33 +104,26 @@ def open_data(
             path=data,
         )
     batches = iter(table)
-    first = next(batches)
-    features = first.X
-    column = None
-    if text is not None:
-        require_column(features, text, data, "--text")
-        others = [c for c in features.columns if c != text]
-        if others:
-            note(f"--text {text}: the other columns are not used ({list_names(others, 10)})")
-        column = text
-    elif features.width == 1 and looks_like_text(features.to_series(0)):
-        column = features.columns[0]
-    else:
-        wordy = [c for c in features.columns if looks_like_text(features.get_column(c))]
-        if wordy:
-            note(
-                f"column {wordy[0]!r} looks like free text but is used as a category; pass "
-                f"--text {wordy[0]} to classify on its words"
-            )
+    head = [next(batches)]
+    while sum(b.rows for b in head) < TABLE_BATCH and (more := next(batches, None)) is not None:
+        head.append(more)
+    # The columns (row IDs, text or features) are chosen from the first rows, the same ones
+    # whatever the batch size: all of them when the table fits in one default batch, as
+    # load_labelled chooses from the whole table.
+    import polars as pl
+
+    sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
+    features, ids, column = choose_columns(sample, text, options, data)
     return TrainingData(
         data,
         "table" if column is None else "text",
-        Prepare(column, merges),
-        itertools.chain([first], batches),
+        Prepare(column, merges, tuple(ids)),
+        itertools.chain(head, batches),
         table.size,
         features.width,
         target,
         column,
+        tuple(ids),
     )
 
 

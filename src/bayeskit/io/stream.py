@@ -38,10 +38,13 @@ from .readers import (
     _check_header,
     _check_json_lines,
     _check_rows,
+    _decimal_comma,
     _decode,
     _first_line,
     _first_record,
     check_feature_columns,
+    choose_separator,
+    header_hint,
     labels_of,
     list_names,
     table_format,
@@ -79,7 +82,9 @@ class TableStream:
     ----------
     path : path of a .csv, .tsv, .jsonl or .parquet file
     target : the column of class labels (None: only look at the columns, do not read rows)
-    format, header, columns, missing : as for :func:`~bayeskit.io.readers.read_table`
+    format, header, columns, missing, separator : as for
+        :func:`~bayeskit.io.readers.read_table` (a CSV's separator is sniffed from its first
+        lines unless given; a ``;`` file may write decimal commas)
     batch_size : rows per batch
 
     Attributes
@@ -98,6 +103,7 @@ class TableStream:
         header: bool = True,
         columns: Sequence[str] | None = None,
         missing: Sequence[str] = (),
+        separator: str | None = None,
         batch_size: int = 100_000,
     ):
         self.label = os.fspath(path)
@@ -108,6 +114,12 @@ class TableStream:
         self.header = header and columns is None
         self.missing = tuple(missing)
         head = self._head()
+        self.separator = ","
+        self._decimal_comma = False
+        if self.format in ("csv", "tsv"):
+            start = head.removeprefix(codecs.BOM_UTF8)
+            self.separator = choose_separator(start, self.label, self.format, separator)
+            self._decimal_comma = _decimal_comma(start, self.separator)
         self.size = self.path.stat().st_size
         self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
         self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
@@ -149,7 +161,7 @@ class TableStream:
         if self.format not in ("csv", "tsv"):
             return None
         head = head.removeprefix(codecs.BOM_UTF8)
-        first = _first_record(head, self.label, self.format)
+        first = _first_record(head, self.label, self.format, self.separator)
         end = _record_end(head, self.format == "csv", first_only=True)
         self._first = head[:end] if end else head
         if self.header:
@@ -207,7 +219,7 @@ class TableStream:
         if self.target not in schema:
             hint = ""
             if self.format in ("csv", "tsv") and self.header:
-                hint = " (if the first line holds data, not names, pass --no-header or --columns)"
+                hint = f" ({header_hint(names)})"
             raise ReadError(
                 f"{self.label}: no column {self.target!r}; the columns are: "
                 f"{list_names(names)}{hint}",
@@ -288,13 +300,14 @@ class TableStream:
                 return pl.read_ndjson(io.BytesIO(block), schema=schema, infer_schema_length=None)
             frame = pl.read_csv(
                 io.BytesIO(block),
-                separator="\t" if self.format == "tsv" else ",",
+                separator=self.separator,
                 quote_char=None if self.format == "tsv" else '"',
                 has_header=False,
                 new_columns=None if schema is not None else self.columns,
                 schema=schema,
                 null_values=list(self.missing) or None,
                 infer_schema_length=None,
+                decimal_comma=self._decimal_comma,
             )
         except pl.exceptions.PolarsError as exc:
             raise self._diagnose(block, line, exc) from None
@@ -310,7 +323,9 @@ class TableStream:
         if self.format not in ("csv", "tsv"):
             return 0
         text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
-        return _check_rows(text, self.label, self.format, self.header, line - 2)[1]
+        return _check_rows(
+            text, self.label, self.format, self.header, self.separator, line_offset=line - 2
+        )[1]
 
     def _diagnose(self, block: bytes, line: int, exc: BaseException) -> ReadError:
         """The ReadError for a block polars refused: the line at fault when one is."""

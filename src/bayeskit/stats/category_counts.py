@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .._values import merge_sorted, union_sorted, values_from_json, values_to_json
+from .._values import (
+    all_text,
+    merge_sorted_text,
+    union_sorted,
+    values_from_json,
+    values_to_json,
+)
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic
 
@@ -71,15 +77,13 @@ class CategoryCounts(Statistic):
         )
         if same:
             return CategoryCounts(self.categories, self.counts + other.counts)
-        fast = [merge_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)]
-        if all(m is not None for m in fast):  # numbers, or text terms: merged by binary search
-            merged = tuple(m[0] for m in fast if m is not None)
-            new_offsets = offsets_of(merged)
-            counts = np.zeros((self.n_classes, int(new_offsets[-1])))
-            for side, part in ((1, self), (2, other)):
-                columns = [new_offsets[j] + m[side] for j, m in enumerate(fast) if m is not None]
-                counts[:, np.concatenate(columns).astype(np.int64)] += part.counts
-            return CategoryCounts(merged, counts)
+        if self.n_features == 1 and all_text(self.categories[0]) and all_text(other.categories[0]):
+            # One feature of words (a text model's vocabulary): merge the sorted lists.
+            union, mine, theirs = merge_sorted_text(self.categories[0], other.categories[0])
+            counts = np.zeros((self.n_classes, len(union)))
+            counts[:, mine] += self.counts
+            counts[:, theirs] += other.counts
+            return CategoryCounts((union,), counts)
         merged = tuple(
             union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
         )
@@ -94,7 +98,7 @@ class CategoryCounts(Statistic):
         cols = []
         for j, (mine, union) in enumerate(zip(self.categories, merged, strict=True)):
             if (union.dtype.kind == "O" or mine.dtype.kind == "O") and not (
-                _only_text(union) and _only_text(mine)
+                all_text(union) and all_text(mine)
             ):
                 position = {_key(v): i for i, v in enumerate(union.tolist())}
                 idx = np.fromiter((position[_key(v)] for v in mine.tolist()), np.int64, len(mine))
@@ -138,9 +142,3 @@ class CategoryCounts(Statistic):
 def _key(value: Any) -> tuple[str, Any]:
     # 1 and True and 1.0 are equal in Python; within one feature they are one category.
     return ("s", value) if isinstance(value, str) else ("n", value)
-
-
-def _only_text(values: np.ndarray) -> bool:
-    """Whether every value is a ``str`` (terms of a text model): then the sorted order is the
-    strings' own and binary search finds positions, without hashing every value."""
-    return values.dtype.kind == "U" or all(type(v) is str for v in values.tolist())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._values import find_sorted, merge_sorted
+from .._values import all_text, find_sorted, merge_sorted_text
 from ..errors import DataError, ParameterError
 
 
@@ -77,15 +77,15 @@ class VocabularyStats:
             return VocabularyStats(
                 other.terms, other.doc_freq, other.term_freq, self.n_docs + other.n_docs
             )
-        merged = merge_sorted(self.terms, other.terms)
-        if merged is None:  # not all strings: sort the two together
-            terms = np.union1d(self.terms, other.terms)
-            places = [np.searchsorted(terms, part.terms) for part in (self, other)]
+        if all_text(self.terms) and all_text(other.terms):
+            # a few new terms into a large vocabulary: merge, without sorting both again
+            terms, mine, theirs = merge_sorted_text(self.terms, other.terms)
         else:
-            terms, *places = merged
+            terms = np.union1d(self.terms, other.terms)
+            mine, theirs = np.searchsorted(terms, self.terms), np.searchsorted(terms, other.terms)
         df = np.zeros(len(terms), dtype=np.int64)
         tf = np.zeros(len(terms), dtype=np.int64)
-        for part, where in zip((self, other), places, strict=True):
+        for part, where in ((self, mine), (other, theirs)):
             df[where] += part.doc_freq
             tf[where] += part.term_freq
         return VocabularyStats(terms, df, tf, self.n_docs + other.n_docs)
