@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import naive_bayes
+from .. import discriminant, naive_bayes
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
@@ -25,6 +25,9 @@ MODELS = (
     "poisson",
     "mixed",
     "text",
+    "lda",
+    "qda",
+    "rda",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
 NUMERIC_MODELS = (
@@ -35,6 +38,9 @@ NUMERIC_MODELS = (
     "multinomial",
     "bernoulli",
     "complement",
+    "lda",
+    "qda",
+    "rda",
 )
 
 ModelOpt = typer.Option(
@@ -69,6 +75,10 @@ def _numeric_class(choice: str) -> type:
         "multinomial": naive_bayes.MultinomialNB,
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
+        # discriminant analysis: Fisher's LDA, QDA, Friedman's RDA (numeric columns, no NaN)
+        "lda": discriminant.LinearDiscriminantAnalysis,
+        "qda": discriminant.QuadraticDiscriminantAnalysis,
+        "rda": discriminant.RegularizedDiscriminantAnalysis,
     }
     return classes[choice]
 

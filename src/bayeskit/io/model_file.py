@@ -47,10 +47,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from .. import naive_bayes
 from .._base import GenerativeClassifier
+from .._estimators import ESTIMATORS as _ESTIMATORS
 from .._values import values_from_json, values_to_json
 from .._version import __version__
+from ..discriminant._common import covariance_estimators
 from ..errors import BayeskitError, InputTypeError, ModelFileError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
@@ -62,13 +63,9 @@ FORMAT_NAME = "bayeskit-model"
 #: that holds it (1 for the models in ESTIMATORS, 2 for text models).
 FORMAT_VERSION = 2
 _FIRST_VERSION = 1
-#: The only classes a model file can name, with the text models of ``_text_state``: nothing
-#: else is ever constructed by :func:`load`.
-ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    # The naive_bayes package's public list: one place names the estimators.
-    name: getattr(naive_bayes, name)
-    for name in naive_bayes.__all__
-}
+#: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
+#: the text models of ``_text_state``: nothing else is ever constructed by :func:`load`.
+ESTIMATORS: dict[str, type[GenerativeClassifier]] = _ESTIMATORS
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
 MAX_META_SIZE = 256 * 1024**2
@@ -228,6 +225,11 @@ def _encode(value: Any, name: str, depth: int, more: _Codec | None = None) -> An
         return value
     if isinstance(value, Family):
         return {"type": "family", "name": value.name, "config": _encode(value.config(), name, 0)}
+    if covariance_estimators().get(type(value).__name__) is type(value):
+        # A scikit-learn covariance estimator of the allow-list: stored by name and settings.
+        estimator: Any = value
+        params = _encode(estimator.get_params(deep=False), name, depth + 1)
+        return {"type": "covariance_estimator", "name": type(value).__name__, "params": params}
     if isinstance(value, (Mapping, list, tuple)) and depth < _MAX_DEPTH:
         out: dict[str, Any] = {"type": "tuple" if type(value) is tuple else "list"}
         if isinstance(value, Mapping):
@@ -520,6 +522,14 @@ def _decode(obj: Any, name: str, depth: int, more: _Codec | None = None) -> Any:
             return family_from_config(obj["name"], config)
         except BayeskitError as exc:
             raise ModelFileError(f"meta.json: hyperparameter {name}: {exc}") from None
+    if kind == "covariance_estimator":
+        estimator = covariance_estimators().get(obj.get("name"))
+        params = _decode(obj.get("params"), name, depth + 1)
+        if estimator is None or type(params) is not dict:
+            raise bad
+        if set(params) - set(estimator().get_params(deep=False)):
+            raise bad
+        return estimator(**params)
     if kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
         if more is None or kind is None:
             raise bad
