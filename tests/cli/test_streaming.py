@@ -168,3 +168,49 @@ def test_merge_command_adds_model_files(cli, tmp_path):
     result = cli("merge", files[0], "-o", tmp_path / "x.bk")
     assert result.exit_code == 2
     assert "two or more model files" in result.stderr
+
+
+def _wine_csv(path, rows=None):
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    rows = range(len(y)) if rows is None else rows
+    header = ",".join([*(f"x{j}" for j in range(X.shape[1])), "label"])
+    lines = [",".join(map(repr, X[i].tolist())) + f",c{y[i]}" for i in rows]
+    path.write_text(header + "\n" + "\n".join(lines) + "\n")
+    return split_target(read_table(path), "label", source=str(path))
+
+
+@pytest.mark.parametrize("choice", ["lda", "qda", "rda"])
+def test_discriminant_analysis_in_batches_is_fitted_whole(cli, tmp_path, choice):
+    """Scatter matrices add: wine read 7 rows at a time (sorted by class: most batches hold
+    one class) gives the model fitted on the whole table."""
+    data = tmp_path / "wine.csv"
+    X, y = _wine_csv(data)
+    out = tmp_path / "m.bk"
+    result = cli("train", data, "-t", "label", "--model", choice, "-o", out, "--batch-size", 7)
+    assert result.exit_code == 0, result.stderr
+    model = bk.load(out)
+    whole = type(model)().fit(X, y)
+    np.testing.assert_allclose(model.class_count_, whole.class_count_, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), whole.predict_joint_log_proba(X), rtol=1e-10, atol=1e-10
+    )
+
+
+@pytest.mark.parametrize("batch_size", [7, 1000])
+def test_a_model_fit_refuses_is_refused_in_batches_too(cli, tmp_path, batch_size):
+    """QDA with a class of 3 rows for 13 columns: fit refuses it (a singular covariance);
+    so does training in batches, naming the class, and no file is written."""
+    data = tmp_path / "few.csv"
+    X, y = _wine_csv(data, [*range(60), 130, 140, 150])  # classes c0: 59, c1: 1, c2: 3 rows
+    with pytest.raises(bk.errors.SingularCovarianceError) as fit:
+        bk.QuadraticDiscriminantAnalysis().fit(X, y)
+    out = tmp_path / "m.bk"
+    result = cli(
+        "train", data, "-t", "label", "--model", "qda", "-o", out, "--batch-size", batch_size
+    )
+    assert result.exit_code == 2
+    assert result.stderr.startswith("bayeskit: error: ")
+    assert str(fit.value).split(":")[0] in result.stderr
+    assert not out.exists()

@@ -4,6 +4,7 @@ that name what is wrong."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -115,3 +116,30 @@ def test_without_dask_the_error_says_what_to_install():
         "MissingDependencyError bayeskit.dask needs dask, which is not installed: "
         'pip install "bayeskit[dask]"'
     )
+
+
+@pytest.mark.parametrize(
+    ("make", "rows"),
+    [
+        (bk.QuadraticDiscriminantAnalysis, [0] * 20 + [1] * 3),  # class 1: 3 rows, 5 columns
+        (bk.LinearDiscriminantAnalysis, [0] * 23),  # one class
+    ],
+    ids=["QDA-singular", "LDA-one-class"],
+)
+def test_fit_refuses_what_fit_in_memory_refuses(make, rows, on_threads):
+    """The statistics add even when the model cannot be used; the fit is refused as the
+    in-memory fit refuses it, with the same message, and the estimator is left unfitted."""
+    y = np.asarray(rows)
+    X = np.random.default_rng(3).normal(size=(len(y), 5))
+    with pytest.raises(DataError) as in_memory:
+        make().fit(X, y)
+    model = make()
+    with pytest.raises(type(in_memory.value)) as on_dask:
+        bkd.fit(model, da.from_array(X, chunks=7), da.from_array(y, chunks=7))
+    assert _rounding(on_dask.value) == _rounding(in_memory.value)
+    assert "stats_" not in model.__dict__
+
+
+def _rounding(error: BaseException) -> str:
+    """The message without its round-off-sized numbers (an eigenvalue of about -1e-16)."""
+    return re.sub(r"-?\d\.\d+e-1\d", "<tiny>", str(error))

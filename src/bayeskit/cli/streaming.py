@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base import GenerativeClassifier
 from ..io.readers import ReadError, list_names
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
@@ -197,6 +198,9 @@ def train(
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
     _check_classes(data, sorted(labels, key=str), merges, rows)
+    if isinstance(model, GenerativeClassifier):
+        # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
+        model._check_fit()
     return Trained(settle_text_model(model), data, rows)
 
 

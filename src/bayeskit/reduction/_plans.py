@@ -114,6 +114,7 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     assert total.schema is not None
     _set_schema(trial, total.schema)
     trial.fit_summary(_declare(total.values[0], classes))
+    trial._check_fit()  # what fit demands (discriminant analysis: two classes, usable matrices)
     return _commit(model, trial)
 
 
