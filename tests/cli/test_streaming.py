@@ -170,6 +170,30 @@ def test_merge_command_adds_model_files(cli, tmp_path):
     assert "two or more model files" in result.stderr
 
 
+def test_merge_refuses_to_replace_what_it_did_not_write(cli, tmp_path):
+    """merge's output obeys train's rule: an existing model file is replaced; another file
+    only with --force; one of the models merged never."""
+    files = []
+    for k, rows in enumerate((("spam", "win cash"), ("ham", "lunch at noon"))):
+        path = tmp_path / f"p{k}.tsv"
+        path.write_text("label\ttext\n" + "spam\tfree prize\nham\tsee you\n" + "\t".join(rows))
+        assert cli("train", path, "-t", "label", "-o", tmp_path / f"m{k}.bk").exit_code == 0
+        files.append(tmp_path / f"m{k}.bk")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    refused = cli("merge", *files, "-o", notes)
+    assert refused.exit_code == 2
+    assert "the file exists and is not a bayeskit model file; pass --force" in refused.stderr
+    assert notes.read_text() == "keep me"
+    assert cli("merge", *files, "-o", notes, "--force").exit_code == 0
+    assert cli("merge", *files, "-o", notes).exit_code == 0  # now a model file
+    before = files[0].read_bytes()
+    into_input = cli("merge", *files, "-o", files[0], "--force")
+    assert into_input.exit_code == 2
+    assert "is the input file" in into_input.stderr
+    assert files[0].read_bytes() == before
+
+
 def _wine_csv(path, rows=None):
     from sklearn.datasets import load_wine
 
