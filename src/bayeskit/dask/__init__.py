@@ -33,6 +33,9 @@ What fits how
   give such a column a dtype, or name its family). KernelNB and DiscretizedNB keep every
   training value (their ``Sample`` statistic), so their statistics grow with the data and are
   brought to the client whole: exact, but not lighter than fitting in memory.
+* LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis, RegularizedDiscriminantAnalysis
+  (one round: per-class scatter matrices add by Chan's formula). A fit that ``fit`` refuses
+  (one class, a singular covariance) is refused with the same error.
 * TextClassifier and SpamFilter with "counts"/"binary" output, and TextVectorizer (one round:
   vocabulary statistics add). With "tfidf" output or a given vocabulary, two rounds: the
   vocabulary statistics of the whole corpus (idf needs every document), then the counts.

@@ -4,8 +4,9 @@ Nothing here re-implements a model: every round calls the estimator's own ``summ
 partition, the statistics add with ``+``, and the estimator's own ``fit_summary`` (or, for the
 text models, the same adoption ``partial_fit`` uses) finalizes once on the client.
 
-* :class:`~bayeskit.GenerativeClassifier` — one round of :meth:`summarize`; the partitions must
-  agree on the columns (and MixedNB on the family of each column).
+* :class:`~bayeskit.GenerativeClassifier` (naive Bayes, discriminant analysis) — one round of
+  :meth:`summarize`; the partitions must agree on the columns (and MixedNB on the family of
+  each column); a fit is refused as ``fit`` refuses it (the template's ``_check_fit``).
 * :class:`~bayeskit.text.TextClassifier` / :class:`~bayeskit.text.SpamFilter` with "counts" or
   "binary" output — one round of term-keyed statistics and vocabulary statistics.
   With "tfidf" output or a given vocabulary — two rounds: vocabulary statistics (idf needs the
@@ -52,8 +53,8 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None) -> Rounds:
     if isinstance(estimator, GenerativeClassifier):
         return _generative(estimator, partial, classes)
     raise InputTypeError(
-        f"bayeskit.dask fits bayeskit estimators (the naive Bayes models, TextClassifier, "
-        f"SpamFilter, TextVectorizer), not a {type(estimator).__name__}"
+        f"bayeskit.dask fits bayeskit estimators (the naive Bayes and discriminant analysis "
+        f"models, TextClassifier, SpamFilter, TextVectorizer), not a {type(estimator).__name__}"
     )
 
 
