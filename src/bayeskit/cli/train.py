@@ -9,6 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from ..io.readers import list_names
+from . import streaming
+from .cluster import BatchSizeOpt, SchedulerOpt, WorkersOpt, batch_runner
 from .data import (
     ColumnsOpt,
     ForceOpt,
@@ -33,6 +35,11 @@ from .output import (
     progress,
     save_model,
 )
+from .streaming import open_data
+
+#: models fitted by EM, which passes over all rows at every iteration: read whole, not in
+#: batches
+WHOLE_DATA_MODELS = ("gmm",)
 
 
 def read_unlabelled(source: str, labelled: Any) -> list[Any]:
@@ -129,9 +136,14 @@ def train(
         ),
     ] = None,
     force: ForceOpt = False,
+    batch_size: BatchSizeOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
-    runs code when loaded)."""
+    runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
+    however large it is; --workers or --scheduler spread the work over a Dask cluster. EM
+    (--model gmm, --unlabeled) passes over the data at every iteration, so it reads it whole."""
     check_output_path(
         output,
         inputs=[data],
@@ -140,19 +152,36 @@ def train(
         what="a bayeskit model file",
     )
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
-    labelled = load_labelled(data, target, text, options)
-    estimator = build_model(model, labelled, alpha, integers)
-    extra = None if unlabeled is None else read_unlabelled(unlabeled, labelled)
     start = time.perf_counter()
-    with progress("training", None):
-        if extra is None:
-            estimator.fit(labelled.X, labelled.y)
-        else:
-            estimator = fit_semi_supervised(estimator, labelled, extra)
+    if unlabeled is not None or model in WHOLE_DATA_MODELS:
+        # EM passes over the data at every iteration: these read it whole, here.
+        if workers is not None or scheduler is not None:
+            raise typer.BadParameter(
+                "--workers/--scheduler train models learned a batch at a time; EM (--model "
+                "gmm, --unlabeled) reads the data whole on this machine",
+                param_hint="--workers/--scheduler",
+            )
+        labelled = load_labelled(data, target, text, options)
+        estimator = build_model(model, labelled, alpha, integers)
+        extra = None if unlabeled is None else read_unlabelled(unlabeled, labelled)
+        start = time.perf_counter()
+        with progress("training", None):
+            if extra is None:
+                estimator.fit(labelled.X, labelled.y)
+            else:
+                estimator = fit_semi_supervised(estimator, labelled, extra)
+        described = labelled.describe()
+    else:
+        extra = None
+        with batch_runner(workers, scheduler) as runner:
+            source = open_data(data, target, text, options, batch_size)
+            trained = streaming.train(source, model, alpha, integers, options.merge, runner=runner)
+        estimator = trained.model
+        described = trained.describe()
     save_model(estimator, output)
     seconds = time.perf_counter() - start
     console = out_console()
-    console.print(f"data: {data} — {labelled.describe()}")
+    console.print(f"data: {data} — {described}")
     console.print(f"model: {describe(estimator)}")
     families = families_line(estimator)
     if families:
