@@ -77,3 +77,12 @@ def test_unlabeled_needs_text(cli, wine_csv, tmp_path):
     result = cli("train", path, "-t", "label", "--unlabeled", path, "-o", tmp_path / "m.bkm")
     assert result.exit_code == 2
     assert "--unlabeled reads documents for the text pipeline" in result.stderr
+
+
+def test_em_reads_data_whole_and_refuses_a_cluster(cli, wine_csv, tmp_path):
+    path, _, _ = wine_csv
+    out = tmp_path / "gmm.bkm"
+    result = cli("train", path, "-t", "label", "-m", "gmm", "-o", out, "--workers", "2")
+    assert result.exit_code != 0
+    assert "EM (--model gmm, --unlabeled) reads the data whole" in result.stderr
+    assert not out.exists()
