@@ -10,17 +10,16 @@ from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_digits
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import KernelDensity
 
 import bayeskit as bk
 from workloads import Side, Workload
-from workloads_kde import agreement
+from workloads_kde import JointClassifier, agreement
 
 
-class PerClassKDE(ClassifierMixin, BaseEstimator):
+class PerClassKDE(JointClassifier):
     """The Parzen-window classifier from scikit-learn parts: ``KernelDensity(bandwidth)`` per
     class (exact: ``atol=rtol=0``) plus the log prior."""
 
@@ -39,15 +38,8 @@ class PerClassKDE(ClassifierMixin, BaseEstimator):
     def predict_joint_log_proba(self, X: np.ndarray) -> np.ndarray:
         return np.column_stack([k.score_samples(X) for k in self.kdes_]) + self.log_prior_
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        jll = self.predict_joint_log_proba(X)
-        return np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
-
-
-class PerClassGMM(ClassifierMixin, BaseEstimator):
+class PerClassGMM(JointClassifier):
     """One scikit-learn ``GaussianMixture`` per class plus the log prior (what
     GaussianMixtureClassifier computes)."""
 
@@ -71,13 +63,6 @@ class PerClassGMM(ClassifierMixin, BaseEstimator):
 
     def predict_joint_log_proba(self, X: np.ndarray) -> np.ndarray:
         return np.column_stack([m.score_samples(X) for m in self.mixtures_]) + self.log_prior_
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        jll = self.predict_joint_log_proba(X)
-        return np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
 
 @cache
