@@ -19,6 +19,12 @@ Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary 
 ``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
 family's ``finalize`` and cached until the statistics change.
 
+Every call that changes a model (``fit``, ``partial_fit``, ``unlearn``, ``fit_summary``) is
+all or nothing: the new statistics are checked (finite: no sum overflowed float64), finalized
+and their parameters checked (no NaN, no +inf) before the model adopts them; a refused call
+leaves the model exactly as it was. A prediction never returns NaN: a row whose
+log-likelihood float64 cannot hold is refused naming the row.
+
 The joint log-likelihood is ``log P(y) + Σ_blocks log p(x_block | y)``; ``predict_log_proba``
 normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the most probable
 class, or with ``class_weight`` (λ_y) the class maximising ``λ_y P(y|x)``, or with ``loss`` the
@@ -27,9 +33,11 @@ class of minimum conditional risk.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -92,10 +100,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        for attr in ("stats_", "_cache"):
-            self.__dict__.pop(attr, None)
-        summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
-        return self._adopt(summary)
+        with unchanged_on_error(self):
+            for attr in ("stats_", "_cache"):
+                self.__dict__.pop(attr, None)
+            summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
+            return self._adopt(summary)
 
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
@@ -118,9 +127,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        first = not hasattr(self, "stats_")
-        summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
-        return self._adopt(summary if first else self.stats_ + summary)
+        with unchanged_on_error(self):
+            first = not hasattr(self, "stats_")
+            summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
+            return self._adopt(summary if first else self.stats_ + summary)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
         """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
@@ -128,14 +138,23 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         The result is the model fitted without those rows: their statistics are subtracted.
         A class or category left with no data disappears. Rows the model never saw are
         refused with :class:`~bayeskit.errors.MergeError` when that shows (a count would turn
-        negative).
+        negative), and so is removing every row (nothing would be left to predict from) or
+        rows whose removal leaves an invalid model (a class with zero variance under
+        ``var_smoothing=0``); a refused call leaves the model as it was.
 
         Returns
         -------
         self
         """
-        summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
-        return self._adopt(self._fitted_summary() - summary)
+        with unchanged_on_error(self):
+            summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
+            remaining = self._fitted_summary() - summary
+            try:
+                return self._adopt(remaining)
+            except (DataError, ParameterError) as exc:
+                raise MergeError(
+                    f"cannot unlearn these rows: the model left would be invalid ({exc})"
+                ) from None
 
     def summarize(self, X: Any, y: Any, sample_weight: Any = None) -> Summary:
         """Sufficient statistics of a data block, without changing the model.
@@ -152,9 +171,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise ParameterError(
                 f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
             )
-        if not hasattr(self, "n_features_in_"):
-            self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
-        return self._adopt(summary)
+        with unchanged_on_error(self):
+            if not hasattr(self, "n_features_in_"):
+                self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
+            return self._adopt(summary)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -190,10 +210,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} has {n_blocks} feature blocks but the summary has "
                 f"{len(summary.blocks)}"
             )
+        self._check_statistics(summary)
+        # Finalize before adopting: bad hyperparameters and statistics no parameters can be
+        # made of are reported by fit (or unlearn…), and the model keeps what it had.
+        fitted = self._finalize(summary)
         self.stats_ = summary
-        self.__dict__.pop("_cache", None)
-        # Finalize once now so bad hyperparameters are reported by fit, not by predict.
-        self._fitted()
+        self._cache = (summary, fitted)
         return self
 
     def set_params(self, **params: Any) -> GenerativeClassifier:
@@ -214,6 +236,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is summary:
             return cache[1]
+        fitted = self._finalize(summary)
+        self._cache = (summary, fitted)
+        return fitted
+
+    def _finalize(self, summary: Summary) -> tuple[np.ndarray, list[Any], list[Family]]:
+        """(class log prior, per-block parameters, families) of ``summary``, checked: no
+        parameter is NaN or +inf."""
         prior = class_log_prior(
             summary.class_count,
             fit_prior=self.fit_prior,
@@ -221,9 +250,50 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             prior_alpha=self.prior_alpha,
         )
         families = self._families()
-        params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
-        self._cache = (summary, (prior, params, families))
+        # Overflow and NaN are looked for in the result below and refused by name, so numpy's
+        # warnings about them would only repeat it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
+        names = self._block_names(self._feature_names())
+        for family, p, block_names in zip(families, params, names, strict=True):
+            bad = _bad_parameter(p)
+            if bad is not None:
+                field, index, value = bad
+                shape = np.shape(getattr(p, field))
+                raise DataError(
+                    f"the {family.name} family's fitted {field} is {value} at "
+                    f"{_entry(index, shape, summary.classes, block_names)}: the training numbers "
+                    "are too extreme for float64 (sample weights or values near its limits, "
+                    "1e-308 to 1e308); rescale them"
+                )
         return prior, params, families
+
+    def _check_statistics(self, summary: Summary) -> None:
+        """Refuse statistics that overflowed float64 (a sum of weights times values beyond
+        1.8e308), naming the class and feature: no finite parameters can be made of them."""
+        total = float(np.sum(summary.class_count)) if len(summary.class_count) else 0.0
+        if not np.isfinite(total):
+            raise DataError(
+                f"the total sample weight overflows float64 (class weights "
+                f"{summary.class_count.tolist()}): the sample weights are too large; scale "
+                "them down"
+            )
+        names = self._block_names(self._feature_names())
+        for block, block_names in zip(summary.blocks, names, strict=True):
+            bad = block.overflow()
+            if bad is not None:
+                array, index, value = bad
+                shape = np.shape(block.to_arrays()[0][array])
+                where = (
+                    f"at {_entry(index, shape, summary.classes, block_names)}"
+                    if index
+                    else "summed over the classes"
+                )
+                raise DataError(
+                    f"the {block.kind} statistic {array!r} is {value} {where}: the weighted "
+                    "sums of the training data overflow float64 (beyond 1.8e308); scale down "
+                    "the sample weights or the values"
+                )
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
@@ -239,7 +309,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         blocks = []
         for family, part, block_names in zip(families, self._split(X), names, strict=True):
             part = family.validate(part, block_names)
-            blocks.append(family.summarize(part, R))
+            with np.errstate(over="ignore", invalid="ignore"):  # checked by _check_statistics
+                blocks.append(family.summarize(part, R))
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, tuple(blocks))
 
@@ -263,9 +334,20 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, part, block_names in zip(
             families, params, self._split(X), names, strict=True
         ):
-            jll += family.log_prob(p, family.validate(part, block_names))
+            part = family.validate(part, block_names)
+            with np.errstate(over="ignore", invalid="ignore"):  # NaN is refused below
+                jll += family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
+        with np.errstate(invalid="ignore"):
+            bad = np.isnan(jll) | np.isposinf(jll)
+        if bad.any():
+            row = int(np.argwhere(bad)[0][0])
+            raise DataError(
+                f"the log-likelihood of row {row} is not a number in float64: its values are "
+                "too extreme for this model (far beyond the training data's range); rescale "
+                "them or check the row"
+            )
         return jll
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
@@ -395,6 +477,56 @@ def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
     out = copy.copy(first)
     out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
     return out._adopt(summary)
+
+
+@contextlib.contextmanager
+def unchanged_on_error(model: Any) -> Iterator[None]:
+    """Run a model-changing call all or nothing: if it raises, the model's attributes are put
+    back exactly as they were (attributes are replaced, never changed in place, so a shallow
+    copy of them is the whole state)."""
+    saved = dict(model.__dict__)
+    try:
+        yield
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
+
+
+def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
+    """(field, index, value) of the first NaN or +inf in a family's fitted parameters (a
+    dataclass of arrays); −inf is a probability of 0 and allowed."""
+    if not dataclasses.is_dataclass(params):
+        return None
+    for field in dataclasses.fields(params):
+        value = getattr(params, field.name)
+        if isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind == "f"
+        ):
+            array = np.asarray(value)
+            with np.errstate(invalid="ignore"):
+                bad = np.isnan(array) | np.isposinf(array)
+            if bad.any():
+                index = tuple(int(i) for i in np.argwhere(bad)[0])
+                return field.name, index, float(array[index])
+    return None
+
+
+def _entry(
+    index: tuple[int, ...], shape: tuple[int, ...], classes: np.ndarray, names: Sequence[str]
+) -> str:
+    """An entry of an array in words: class label and feature name where its axes are
+    (class,) or (class, feature)."""
+    if not index:
+        return "its only entry"
+    if len(shape) in (1, 2) and shape[0] == len(classes):
+        label = classes[index[0]]
+        parts = [f"class {label.item() if isinstance(label, np.generic) else label!r}"]
+        if len(shape) == 2:
+            j = index[1]
+            parts.append(f"feature {names[j]!r}" if shape[1] == len(names) else f"column {j}")
+        return ", ".join(parts)
+    return f"index {list(index)}"
 
 
 def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:

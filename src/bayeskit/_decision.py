@@ -50,6 +50,11 @@ def class_log_prior(
         return np.log(smoothed) - np.log(smoothed.sum())
 
 
+#: Largest |joint log-likelihood| for which the plain log-sum-exp normalisation is within
+#: 1e-10 (a few ulps of 2^20).
+_EXACT_UP_TO = 2.0**20
+
+
 def normalize_log(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     """Log posteriors from joint log-likelihoods by log-sum-exp. A row in which every class is
     impossible (only unsmoothed MLE can cause that) gets ``fallback`` (the log prior) instead of
@@ -58,7 +63,16 @@ def normalize_log(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     if dead.any():
         jll = jll.copy()
         jll[dead] = fallback
-    return jll - logsumexp(jll, axis=1, keepdims=True)
+    out = jll - logsumexp(jll, axis=1, keepdims=True)  # scikit-learn's formula, to the bit
+    # Its error is a few ulps of |jll|: beyond 2^20 that can exceed 1e-10 (at 1e150 the log Σ
+    # is rounded away and two tied classes each get probability 1). There each row is first
+    # shifted by its largest entry, which is exact.
+    top = np.max(np.abs(np.where(np.isfinite(jll), jll, 0.0)), axis=1, initial=0.0)
+    large = top > _EXACT_UP_TO
+    if large.any():
+        shifted = jll[large] - jll[large].max(axis=1, keepdims=True)
+        out[large] = shifted - logsumexp(shifted, axis=1, keepdims=True)
+    return out
 
 
 def class_loss_weights(

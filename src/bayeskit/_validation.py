@@ -82,17 +82,33 @@ def _values(X: Any) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
-def check_not_infinite(X: Any, names: Sequence[str] | None, what: str) -> None:
-    """Refuse ±inf, naming the first one (NaN is a missing value, which every family takes)."""
+#: The largest magnitude a family that computes with values (squares, products, logs of
+#: sums) accepts: squares of larger numbers overflow float64 (1.8e308), so their
+#: log-likelihoods could not be told apart. Categories and 0/1 presence are not bounded.
+LARGEST_VALUE = 1e150
+
+
+def check_not_infinite(
+    X: Any, names: Sequence[str] | None, what: str, largest: float = np.inf
+) -> None:
+    """Refuse ±inf and values beyond ``largest`` in magnitude, naming the first one (NaN is a
+    missing value, which every family takes)."""
     vals = _values(X)
-    mask = np.isinf(vals)
+    with np.errstate(invalid="ignore"):
+        mask = np.isinf(vals) if largest == np.inf else np.abs(vals) > largest
     if not mask.any():
         return
     row, col = first_bad(X, mask)
-    value = vals[mask][0] if sp.issparse(X) else vals[row, col]
+    value = float(vals[mask][0] if sp.issparse(X) else vals[row, col])
+    if np.isinf(value):
+        raise DataError(
+            f"X contains {value} at row {row}, {column_label(names, col)}; {what} takes "
+            "finite numbers (NaN marks a missing value)"
+        )
     raise DataError(
-        f"X contains {float(value)} at row {row}, {column_label(names, col)}; {what} takes "
-        "finite numbers (NaN marks a missing value)"
+        f"X contains {value:g} at row {row}, {column_label(names, col)}; {what} takes values "
+        f"up to {largest:g} in magnitude (squares and products of larger ones overflow "
+        "float64): rescale that column"
     )
 
 

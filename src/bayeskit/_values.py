@@ -6,6 +6,7 @@ store them as JSON with an explicit dtype tag, so loading never needs ``allow_pi
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,22 @@ def unique_sorted(values: np.ndarray) -> np.ndarray:
         out = np.empty(len(ordered), dtype=object)
         out[:] = ordered
         return out
+
+
+def is_sorted_unique(values: np.ndarray) -> bool:
+    """Whether ``values`` is strictly increasing in the order :func:`unique_sorted` gives: what
+    class and category lists must be for the binary searches that look values up in them."""
+    values = np.asarray(values)
+    if len(values) < 2:
+        return True
+    if values.dtype.kind != "O":
+        with np.errstate(invalid="ignore"):
+            return bool(np.all(values[1:] > values[:-1]))
+    try:
+        keys = [_sort_key(v) for v in values.tolist()]
+        return all(a < b for a, b in pairwise(keys))
+    except (ModelFileError, TypeError):
+        return False
 
 
 def _family(values: np.ndarray) -> str:

@@ -123,9 +123,9 @@ def floor_scale(
     """The scale bandwidth floors are a fraction of, per feature: the classes' robust spreads
     averaged, weighted by their data; ``fallback`` where every class is constant. Robust, so
     that a few huge outliers do not lift the floor above the bandwidth the bulk needs."""
-    spread = (robust_spread(sigma, iqr) * weight).sum(axis=0)
     total = weight.sum(axis=0)
-    typical = np.divide(spread, total, out=np.zeros_like(spread), where=total > 0)
+    share = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
+    typical = (robust_spread(sigma, iqr) * share).sum(axis=0)
     return np.where(typical > 0, typical, fallback)
 
 
@@ -139,7 +139,8 @@ def share(h: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Every class's bandwidth of a feature replaced by their mean weighted by ``weight``
     (classes without data of the feature do not count)."""
     total = weight.sum(axis=0)
-    mean = np.divide((h * weight).sum(axis=0), total, out=h.max(axis=0), where=total > 0)
+    share = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
+    mean = np.where(total > 0, (h * share).sum(axis=0), h.max(axis=0))
     return np.broadcast_to(mean, h.shape).copy()
 
 
@@ -175,17 +176,19 @@ def cell_stats(
     data: np.ndarray,
     n_classes: int,
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    """Weight, mean, M2 and quartiles (q1, q3) of every (class, feature) cell.
+    """Weight, mean, variance and quartiles (q1, q3) of every (class, feature) cell.
 
     ``columns`` is the sample transposed, (n_features, n_rows); ``order[j]`` sorts its row j
-    ascending with NaN last. Mean and M2 are West's weighted running updates; a quartile is
+    ascending with NaN last. Mean and variance are West's weighted running updates, written
+    with ratios of weights (each at most 1) so that weights near 1e308 do not overflow where
+    ``M2 = W · variance`` would; a quartile is
     the value at position ``q (W − 1)`` among the sorted values, a row of weight w counting as
     w copies (numpy's default "linear" rule on repeated rows), so a weight equals that many
     repetitions.
     """
     d, n = columns.shape
     shape = (n_classes, d)
-    weight, mean, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    weight, mean, var = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     high = np.full(shape, np.nan)
     q1, q3 = np.full(shape, np.nan), np.full(shape, np.nan)
     for j in range(d):
@@ -205,10 +208,13 @@ def cell_stats(
                     # whether it came as one weighted row or as copies.
                     weight[c, j], mean[c, j] = w, x
                     continue
+                before = weight[c, j]
                 weight[c, j] += w
+                share = w / weight[c, j]
                 delta = x - mean[c, j]
-                mean[c, j] += delta * w / weight[c, j]
-                m2[c, j] += w * delta * (x - mean[c, j])
+                mean[c, j] += delta * share
+                # M2' = M2 + w δ (x − mean') divided by the new weight W'.
+                var[c, j] = (before / weight[c, j]) * var[c, j] + share * delta * (x - mean[c, j])
         # Copy positions of the two quartiles: floor(t) and floor(t) + 1, t = q (W − 1).
         pos = np.empty((n_classes, 4))
         val = np.full((n_classes, 4), np.nan)
@@ -246,7 +252,7 @@ def cell_stats(
                     q1[c, j] = quartile
                 else:
                     q3[c, j] = quartile
-    return weight, mean, m2, q1, q3
+    return weight, mean, var, q1, q3
 
 
 @njit(nogil=True)
@@ -270,17 +276,26 @@ def leave_one_out(
 ) -> np.ndarray:  # pragma: no cover
     """Weighted leave-one-out log-likelihood of every cell, shape (n_classes, n_features).
 
-    ``conv`` is the binned sum ``Σ_s w_s K_h(g − x_s)`` on the grid laid out by ``layout`` and
-    ``k0, k1`` the discrete kernel at lags 0 and 1. A row of weight w stands for w rows, so
-    one of them, weight ``u = min(w, 1)``, is left out: its share of the linearly interpolated
-    sum is ``u ((1−f)² + f²) k0 + 2 f (1−f) u k1`` exactly, and subtracting it leaves the binned
-    estimate without it. Each of the row's w copies then scores that density. The tail
-    (``tail[j, r] = a g_j(x_rj)``) is part of the model, so the likelihood stays finite for
-    isolated rows.
+    ``conv`` is the normalised binned estimate ``Σ_s w_s K_h(g − x_s) / W`` on the grid laid
+    out by ``layout`` and ``k0, k1`` the discrete kernel at lags 0 and 1. A row of weight w
+    stands for w rows, so one of them, weight ``u = min(w, 1)``, is left out: its share of the
+    linearly interpolated sum is ``u ((1−f)² + f²) k0 + 2 f (1−f) u k1`` exactly, and
+    subtracting it leaves the binned estimate without it. Each of the row's w copies then
+    scores that density. The tail (``tail[j, r] = a g_j(x_rj)``) is part of the model, so the
+    likelihood stays finite for isolated rows.
+
+    Everything is computed relative to the weights' scale (the density normalised by W, the
+    row weights divided by the largest), so weights of 1e-300 or 1e300 neither underflow nor
+    overflow; dividing every cell's likelihood by one number changes no choice of bandwidth.
     """
     d, n = columns.shape
     n_classes = step.shape[0]
     out = np.zeros((n_classes, d))
+    top = 0.0
+    for e in range(data.shape[0]):
+        top = max(top, data[e])
+    if top == 0.0:
+        return out
     for j in range(d):
         acc = np.zeros(n_classes)
         for r in range(n):
@@ -305,8 +320,14 @@ def leave_one_out(
                 total = conv[k] * (1.0 - f) + conv[k + 1] * f
                 u = min(w, 1.0)
                 own = u * (((1.0 - f) ** 2 + f * f) * k0[c, j] + 2.0 * f * (1.0 - f) * k1[c, j])
-                rest = max(total - own, 0.0)
-                acc[c] += w * math.log((rest + tail[j, r]) / (weight[c, j] - u + tail_weight))
+                W = weight[c, j]
+                if W >= 1.0:  # (W f̂ − own + tail) / (W − u + a), every term divided by W
+                    rest = max(total - own / W, 0.0)
+                    ratio = (rest + tail[j, r] / W) / (1.0 - (u - tail_weight) / W)
+                else:
+                    rest = max(W * total - own, 0.0)
+                    ratio = (rest + tail[j, r]) / (W - u + tail_weight)
+                acc[c] += (w / top) * math.log(ratio)
         for c in range(n_classes):
             out[c, j] = acc[c]
     return out

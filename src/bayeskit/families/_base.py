@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_not_infinite
+from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
 from ..stats._base import hard_labels
@@ -164,13 +164,13 @@ def safe_dot(X: Any, W: np.ndarray) -> np.ndarray:
 
 def real_block(X: Any, names: Sequence[str], what: str) -> np.ndarray:
     """``X`` as a dense float64 (n, d) array for a real-valued family: NaN (missing) kept,
-    ±inf refused naming the row and column."""
+    ±inf and values beyond ``LARGEST_VALUE`` in magnitude refused naming the row and column."""
     if sp.issparse(X):
         X = X.toarray()
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise DataError(f"{what} takes a 2-D table of numbers, got an array of shape {X.shape}")
-    check_not_infinite(X, names, what)
+    check_not_infinite(X, names, what, LARGEST_VALUE)
     return X
 
 

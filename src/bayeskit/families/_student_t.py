@@ -51,15 +51,17 @@ def normal_gamma_predictive(
     a0 = k0 / 2.0
     b0 = a0 * prior_var
     kn = k0 + weight
-    loc = (k0 * prior_mean + weight * mean) / kn
-    spread = 0.5 * np.maximum(m2, 0.0) + 0.5 * k0 * weight * (mean - prior_mean) ** 2 / kn
+    # Ratios of weights first (each at most 1), so weights near 1e308 do not overflow.
+    data_share = weight / kn
+    loc = (k0 / kn) * prior_mean + data_share * mean
+    spread = 0.5 * np.maximum(m2, 0.0) + 0.5 * k0 * data_share * (mean - prior_mean) ** 2
     if shared:
         an = np.broadcast_to(a0 + 0.5 * weight.sum(axis=0), weight.shape)
         bn = np.broadcast_to(b0 + spread.sum(axis=0), weight.shape)
     else:
         an = a0 + 0.5 * weight
         bn = b0 + spread
-    scale2 = bn * (kn + 1.0) / (an * kn)
+    scale2 = (bn / an) * ((kn + 1.0) / kn)
     return 2.0 * an, loc, scale2
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary
+from ..errors import DataError
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
@@ -109,6 +110,15 @@ class Bernoulli(Family):
         seen = stats.weight[:, None]
         if stats.missing is not None:
             seen = seen - stats.missing
+        excess = stats.total > seen + 1e-9 * np.abs(seen)
+        if excess.any():
+            c, j = (int(v) for v in np.argwhere(excess)[0])
+            raise DataError(
+                f"feature {j} is present {stats.total[c, j]:.6g} times in the "
+                f"{np.broadcast_to(seen, excess.shape)[c, j]:.6g} rows of class index {c} in "
+                "which it is observed: a feature cannot be present in more rows than there are "
+                "(were rows removed that the model never saw?)"
+            )
         den = (seen + 2 * np.asarray(a)) * np.ones_like(num)
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 

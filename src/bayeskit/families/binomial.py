@@ -175,11 +175,17 @@ class Binomial(Family):
                 f"{mean[c, j]:g} the model was trained on; n_trials cannot shrink below "
                 "the counts already learned"
             )
-        S = stats.total
-        trials = w * k
-        num = S + a
-        den = trials + 2 * np.asarray(a)
-        fail = np.maximum(trials - S, 0.0) + a
+        # (S + a) / (w k + 2a) and (w k − S + a) / (w k + 2a), with numerator and denominator
+        # divided by w where w >= 1: the mean count and a / w instead of products of the
+        # weight, which could overflow for weights near 1e308.
+        big = w >= 1.0
+        unit = np.where(big, w, 1.0)
+        a_w = np.asarray(a) / unit
+        S = np.where(big, mean, stats.total)
+        trials = np.where(big, 1.0, w) * k
+        num = S + a_w
+        den = trials + 2 * a_w
+        fail = np.maximum(trials - S, 0.0) + a_w
         return BinomialParams(log_ratio(num, den, 2), log_ratio(fail, den, 2), k)
 
     @staticmethod

@@ -47,17 +47,15 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from .._validation import column_label
-from ..errors import DataError, ParameterError
-from ..stats import Moments, Sample
+from ..errors import ParameterError
+from ..stats import Sample
+from ..stats.moments import pooled_spread
 from . import _bandwidth as bw
 from ._base import Family, real_block
 from ._kde_kernels import KERNELS, KernelShape, bin_cells, grid_values, layout, log_cauchy, score
 
 #: FFT work is done this many grid values at a time, to bound memory for many cells.
 _CHUNK_VALUES = 1 << 22
-#: Largest magnitude accepted: squared deviations of larger values overflow float64.
-_LARGEST = 1e150
 #: Grid points per bandwidth (while a cell's grid_size allows): the binned estimate is then
 #: within ~5e-4 (relative) of the exact one for the Gaussian kernel.
 _PER_BANDWIDTH = 32
@@ -212,16 +210,7 @@ class Kernel(Family):
         return shape
 
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
-        X = real_block(X, names, "the kernel density family")
-        huge = np.abs(X) > _LARGEST
-        if huge.any():
-            row, col = (int(v) for v in np.argwhere(huge)[0])
-            raise DataError(
-                f"X contains {X[row, col]:g} at row {row}, {column_label(names, col)}; the kernel "
-                f"density family takes values up to {_LARGEST:g} in magnitude (spreads of larger "
-                "ones overflow float64): rescale that column"
-            )
-        return X
+        return real_block(X, names, "the kernel density family")
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Sample:
         return Sample.of(X, R)
@@ -234,15 +223,15 @@ class Kernel(Family):
         floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
         rows = _Rows.of(stats)
         order = np.argsort(rows.columns, axis=1)
-        weight, mean, m2, q1, q3 = bw.cell_stats(rows.columns, order, *rows.csr(), rows.n_classes)
-        pooled = Moments(weight, mean, m2).pooled()
-        tail_loc, sigma_all = pooled.mean[0], np.sqrt(pooled.variance[0])
+        weight, mean, var, q1, q3 = bw.cell_stats(rows.columns, order, *rows.csr(), rows.n_classes)
+        _, tail_loc, var_all = pooled_spread(weight, mean, var)
+        sigma_all = np.sqrt(var_all)
         # A feature with no spread at all needs some positive scale; any will do, since every
         # class then has the same density of it.
         tail_scale = np.where(sigma_all > 0, sigma_all, np.maximum(1e-3 * np.abs(tail_loc), 1.0))
 
         empty = weight == 0
-        sigma = np.sqrt(np.divide(np.maximum(m2, 0), weight, out=np.zeros_like(m2), where=~empty))
+        sigma = np.sqrt(np.where(empty, 0.0, np.maximum(var, 0.0)))
         floor = np.broadcast_to(
             floor_factor * bw.floor_scale(sigma, q3 - q1, weight, tail_scale), weight.shape
         )
@@ -254,7 +243,7 @@ class Kernel(Family):
         def smooth(h: np.ndarray) -> tuple[np.ndarray, ...]:
             grid = layout(rows.columns, order, *rows.csr(), h, shape.reach, size, _PER_BANDWIDTH)
             bins = bin_cells(rows.columns, *rows.csr(), *grid)
-            return (*grid, *_convolve(bins, shape, h, grid[4], grid[5]))
+            return (*grid, *_convolve(bins, shape, h, grid[4], grid[5], weight))
 
         if rule == "cv":
             tail_at_rows = a * np.exp(
@@ -269,14 +258,19 @@ class Kernel(Family):
             h = bw.cross_validate(base, floor, smooth, loo, shared=bool(self.shared_bandwidth))
         else:
             h = np.maximum(base, floor)
-        *grid, conv, _, _ = smooth(h)
+        *grid, density, _, _ = smooth(h)
         log_total = np.log(weight + a)
+        with np.errstate(divide="ignore"):
+            log_share = np.log(weight) - log_total  # −inf for a class with no value
+        log_tail = np.log(a) - log_total
         return KernelParams(
             bandwidth=h,
             weight=weight,
             grid=tuple(grid),
-            log_tail=np.log(a) - log_total,
-            log_density=_log_density(tuple(grid), conv, log_total, a, tail_loc, tail_scale),
+            log_tail=log_tail,
+            log_density=_log_density(
+                tuple(grid), density, log_share, log_tail, tail_loc, tail_scale
+            ),
             tail_loc=tail_loc,
             tail_scale=tail_scale,
         )
@@ -295,31 +289,41 @@ class Kernel(Family):
 
 def _log_density(
     grid: tuple[np.ndarray, ...],
-    conv: np.ndarray,
-    log_total: np.ndarray,
-    a: float,
+    density: np.ndarray,
+    log_share: np.ndarray,
+    log_tail: np.ndarray,
     tail_loc: np.ndarray,
     tail_scale: np.ndarray,
 ) -> np.ndarray:
-    """``log((Σ r K_h + a g) / (W + a))`` at every grid point (flat, like ``conv``)."""
+    """``log(W/(W + a) f̂ + a/(W + a) g)`` at every grid point (flat, like ``density``, the
+    normalised estimate f̂): a mixture of two densities with weights that sum to 1, so no
+    term grows with the weights (a weight of 1e308 is as safe as one of 1)."""
     cell_ptr = grid[5]
     cells = np.repeat(np.arange(len(cell_ptr) - 1), np.diff(cell_ptr))
-    feature = cells // len(log_total)
+    feature = cells // len(log_share)
     log_g = log_cauchy(grid_values(*grid), tail_loc[feature], tail_scale[feature])
     with np.errstate(divide="ignore"):
-        out = np.log(np.maximum(conv, 0.0))
-    np.logaddexp(out, np.log(a) + log_g, out=out)
-    out -= log_total.T.reshape(-1)[cells]
+        out = np.log(np.maximum(density, 0.0))
+    out += log_share.T.reshape(-1)[cells]
+    np.logaddexp(out, log_tail.T.reshape(-1)[cells] + log_g, out=out)
     return out
 
 
 def _convolve(
-    bins: np.ndarray, shape: KernelShape, h: np.ndarray, step: np.ndarray, cell_ptr: np.ndarray
+    bins: np.ndarray,
+    shape: KernelShape,
+    h: np.ndarray,
+    step: np.ndarray,
+    cell_ptr: np.ndarray,
+    weight: np.ndarray,
 ) -> tuple[np.ndarray, ...]:
     """Each cell's binned weights convolved with its discretised kernel, by FFT.
 
-    Returns the sums ``Σ r K_h(g − x)`` at the grid points (flat, like ``bins``) and the
-    discrete kernel at lags 0 and 1, (n_classes, n_features). The segments of a cell's grid lie
+    Returns the normalised estimate ``f̂(g) = Σ r K_h(g − x) / W`` at the grid points (flat,
+    like ``bins``; 0 in a cell without weight) and the discrete kernel at lags 0 and 1,
+    (n_classes, n_features). Each cell's bins are divided by its weight ``W`` first, so the
+    numbers stay those of a density whatever the scale of the sample weights (1e-300 or
+    1e300). The segments of a cell's grid lie
     end to end, but each extends ``reach · h`` beyond its data, so kernels (zero beyond that
     reach) never carry weight from one segment into the next. Cells are transformed in batches
     of equal padded length (powers of two), a few FFT calls in all.
@@ -327,6 +331,8 @@ def _convolve(
     n_classes, d = h.shape
     lengths = np.diff(cell_ptr)
     cells_h, cells_step = h.T.reshape(-1), step.T.reshape(-1)
+    cells_weight = weight.T.reshape(-1)
+    bins = bins / np.repeat(np.where(cells_weight > 0, cells_weight, 1.0), lengths)
     conv = np.zeros_like(bins)
     k0, k1 = np.zeros(len(lengths)), np.zeros(len(lengths))
     padded = 1 << np.ceil(np.log2(np.maximum(lengths, 16))).astype(np.int64)
@@ -350,7 +356,7 @@ def _convolve(
             block = np.where(inside, bins[np.where(inside, index, 0)], 0.0)
             spectrum = scipy.fft.rfft(block, n=n_fft, axis=1) * scipy.fft.rfft(kernel, axis=1)
             conv[index[inside]] = scipy.fft.irfft(spectrum, n=n_fft, axis=1)[:, :size][inside]
-    # Σ kernel = 1 makes the binned sums add up to W: density = conv / (W · step).
+    # Σ kernel = 1 makes the normalised binned sums add up to 1: density = conv / step.
     scale = 1.0 / cells_step
     conv *= np.repeat(scale, lengths)
     return (

@@ -4,6 +4,7 @@ spread)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ import scipy.sparse as sp
 
 from .._jit import njit
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic, hard_labels, safe_ratio
+from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
@@ -24,22 +25,36 @@ def _labelled_moments(
     X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
-    weights ``w``; NaN entries skipped."""
+    weights ``w``; NaN entries skipped.
+
+    The mean is taken with each class's weights divided by a power of two at least as large
+    as the largest of them (exact: the same mean), so ``Σ w x`` cannot overflow for weights
+    up to 1e308."""
     n, d = X.shape
+    top = np.zeros(n_classes)
+    for i in range(n):
+        top[codes[i]] = max(top[codes[i]], w[i])
+    scale = np.ones(n_classes)
+    for c in range(n_classes):
+        if top[c] > 1.0:
+            scale[c] = math.ldexp(1.0, -math.ceil(math.log2(top[c])))
     weight = np.zeros((n_classes, d))
+    scaled = np.zeros((n_classes, d))
     total = np.zeros((n_classes, d))
     for i in range(n):
         c, wi = codes[i], w[i]
+        ws = wi * scale[c]
         for j in range(d):
             x = X[i, j]
             if x == x:
                 weight[c, j] += wi
-                total[c, j] += wi * x
+                scaled[c, j] += ws
+                total[c, j] += ws * x
     mean = np.zeros((n_classes, d))
     for c in range(n_classes):
         for j in range(d):
-            if weight[c, j] != 0:
-                mean[c, j] = total[c, j] / weight[c, j]
+            if scaled[c, j] != 0:
+                mean[c, j] = total[c, j] / scaled[c, j]
     m2 = np.zeros((n_classes, d))
     for i in range(n):
         c, wi = codes[i], w[i]
@@ -67,6 +82,20 @@ def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # p
                     z = x - mean[c, j]
                     m2[c, j] += r * z * z
     return m2
+
+
+def pooled_spread(
+    weight: np.ndarray, mean: np.ndarray, variance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(total weight, mean, variance) of each feature over all classes, from the classes'
+    (n_classes, n_features) weights, means and variances. Computed from each class's share
+    of the weight, so no product of a weight with a value is formed: weights up to 1e308 do
+    not overflow (``weight × mean`` and ``weight × variance`` could)."""
+    total = weight.sum(axis=0)
+    share = safe_ratio(weight, total)
+    pooled_mean = (share * mean).sum(axis=0)
+    pooled_var = (share * (np.maximum(variance, 0.0) + (mean - pooled_mean) ** 2)).sum(axis=0)
+    return total, pooled_mean, pooled_var
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +131,7 @@ class Moments(Statistic):
     m2: np.ndarray
 
     kind = "moments"
+    signed_arrays = frozenset({"mean"})
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> Moments:
@@ -145,10 +175,8 @@ class Moments(Statistic):
 
     def pooled(self) -> Moments:
         """The classes merged into one (a statistic with a single class)."""
-        weight = self.weight.sum(axis=0, keepdims=True)
-        mean = safe_ratio((self.weight * self.mean).sum(axis=0, keepdims=True), weight)
-        m2 = (self.m2 + self.weight * (self.mean - mean) ** 2).sum(axis=0, keepdims=True)
-        return Moments(weight, mean, m2)
+        weight, mean, variance = pooled_spread(self.weight, self.mean, self.variance)
+        return Moments(weight[None, :], mean[None, :], (variance * weight)[None, :])
 
     def _add(self, other: Moments) -> Moments:
         if other.n_features != self.n_features:
@@ -158,8 +186,9 @@ class Moments(Statistic):
         na, nb = self.weight, other.weight
         n = na + nb
         delta = other.mean - self.mean
-        mean = np.where(n != 0, self.mean + safe_ratio(delta * nb, n), 0.0)
-        between = safe_ratio(delta * delta * na * nb, n)
+        # The weights' ratio first: delta × weight could overflow where the result does not.
+        mean = np.where(n != 0, self.mean + delta * safe_ratio(nb, n), 0.0)
+        between = delta * delta * (na * safe_ratio(nb, n))
         m2 = self.m2 + other.m2 + between
         # Removing data (negative weight) cancels terms: a result within rounding of the terms
         # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
@@ -181,11 +210,13 @@ class Moments(Statistic):
         # is a location, not a weight, and stays.
         return Moments(-self.weight, self.mean, -self.m2)
 
-    def min_weight(self) -> float:
-        return float(self.weight.min(initial=0.0))
+    def min_weights(self) -> np.ndarray:
+        return self.weight.min(axis=1, initial=0.0)
 
-    def cleaned(self, keep: np.ndarray, tolerance: float) -> Moments:
-        weight = np.where(np.abs(self.weight) <= tolerance, 0.0, self.weight)
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> Moments:
+        weight = np.where(
+            np.abs(self.weight) <= per_class(tolerance, self.weight), 0.0, self.weight
+        )
         empty = weight == 0
         mean = np.where(empty, 0.0, self.mean)
         # Removing data leaves M2 with rounding residue of either sign.
@@ -197,13 +228,13 @@ class Moments(Statistic):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Moments:
-        weight, mean, m2 = (
-            np.asarray(arrays[k], dtype=np.float64) for k in ("weight", "mean", "m2")
+        checked = check_arrays(
+            cls.kind,
+            {k: arrays[k] for k in ("weight", "mean", "m2")},
+            signed=cls.signed_arrays,
+            ndim={"weight": 2, "mean": 2, "m2": 2},
         )
-        if weight.ndim != 2 or weight.shape != mean.shape or weight.shape != m2.shape:
+        weight, mean, m2 = checked["weight"], checked["mean"], checked["m2"]
+        if weight.shape != mean.shape or weight.shape != m2.shape:
             raise ModelFileError("moments arrays have inconsistent shapes")
-        if not (np.isfinite(weight).all() and np.isfinite(mean).all() and np.isfinite(m2).all()):
-            raise ModelFileError("moments arrays hold NaN or inf")
-        if (weight < 0).any() or (m2 < 0).any():
-            raise ModelFileError("moments arrays hold a negative weight or M2")
         return cls(weight, mean, m2)
