@@ -47,7 +47,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._validation import FeatureNames, check_lengths
+from ._validation import FeatureNames, check_lengths, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
@@ -278,6 +278,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{summary.class_count.tolist()}): the sample weights are too large; scale "
                 "them down"
             )
+        if not total > 0:
+            raise DataError("the statistics hold no data: every class has weight 0")
         names = self._block_names(self._feature_names())
         for block, block_names in zip(summary.blocks, names, strict=True):
             bad = block.overflow()
@@ -302,7 +304,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        X = self._check_X(X, reset=reset)
+        X = self._input(X, reset=reset)
         labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
         families = self._families()
         names = self._block_names(self._feature_names())
@@ -313,6 +315,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 blocks.append(family.summarize(part, R))
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, tuple(blocks))
+
+    def _input(self, X: Any, *, reset: bool) -> Any:
+        """``X`` through the checks every estimator shares, then the subclass's own."""
+        return self._check_X(prepare_input(X, type(self).__name__), reset=reset)
 
     def _feature_names(self) -> FeatureNames:
         return FeatureNames(
@@ -328,7 +334,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
         """
         prior, params, families = self._fitted()
-        X = self._check_X(X, reset=False)
+        X = self._input(X, reset=False)
         names = self._block_names(self._feature_names())
         jll = np.zeros((_n_rows(X), len(prior)))
         for family, p, part, block_names in zip(
@@ -381,6 +387,29 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             return classes[np.argmax(score, axis=1)]
         return classes[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y``.
+
+        Labels of a type the model's classes are not (numbers against text labels, say) are
+        refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
+        """
+        what = f"{type(self).__name__}.score"
+        if y is None:
+            raise DataError(f"{what} needs the true labels y; got None")
+        y = _check_y(y)
+        classes = self.classes_
+        theirs, ours = _label_kinds(y), _label_kinds(classes)
+        if not theirs <= ours:
+            raise DataError(
+                f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
+                f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
+                "classes' type"
+            )
+        predicted = self.predict(X)
+        check_lengths(len(predicted), y, "y")
+        weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
+        return float(np.average(predicted == y, weights=weight))
+
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
@@ -411,7 +440,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         linear_design(X) @ W.T + b`` (the features for count models, one-hot columns for
         categorical ones)."""
         _, params, families = self._fitted()
-        X = self._check_X(X, reset=False)
+        X = self._input(X, reset=False)
         names = self._block_names(self._feature_names())
         parts = [
             family.design(p, family.validate(part, block_names))
@@ -491,6 +520,21 @@ def unchanged_on_error(model: Any) -> Iterator[None]:
         model.__dict__.clear()
         model.__dict__.update(saved)
         raise
+
+
+def _label_kinds(labels: np.ndarray) -> set[str]:
+    """The kinds of label an array holds: "numeric" (numbers and bools) and/or "text"."""
+    kind = labels.dtype.kind
+    if kind in "biuf":
+        return {"numeric"}
+    if kind in "US":
+        return {"text"}
+    return {"text" if isinstance(v, str) else "numeric" for v in labels.tolist()}
+
+
+def _preview(values: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit].tolist())
+    return f"[{shown}{', …' if len(values) > limit else ''}]"
 
 
 def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
@@ -582,21 +626,36 @@ def _n_rows(X: Any) -> int:
     return int(X.shape[0])
 
 
+_LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str_)
+
+
 def _check_y(y: Any) -> np.ndarray:
     try:
         y = column_or_1d(y, warn=True)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if y.dtype.kind in "cmMV":
+        raise DataError(
+            f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
+            "or bools"
+        )
     if y.dtype.kind == "f" and np.isnan(y).any():
         row = int(np.flatnonzero(np.isnan(y))[0])
         raise DataError(f"Input y contains NaN at row {row}; every row needs a class label")
     if y.dtype.kind == "O":
-        missing = [i for i, v in enumerate(y.tolist()) if v is None or v != v]
+        values = y.tolist()
+        missing = [i for i, v in enumerate(values) if is_missing(v)]
         if missing:
             raise DataError(
-                f"Input y contains a missing label (None/NaN) at row {missing[0]}; every row "
+                f"Input y contains a missing label (None/NaN/NA) at row {missing[0]}; every row "
                 "needs a class label"
             )
+        for i, v in enumerate(values):
+            if not isinstance(v, _LABEL_TYPES):
+                raise DataError(
+                    f"y[{i}] is a {type(v).__name__} ({v!r}); class labels must be strings, "
+                    "integers, floats or bools"
+                )
     return y
 
 
@@ -638,7 +697,12 @@ def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"sample_weight must hold numbers, one non-negative weight per row ({exc})"
+        ) from None
     if w.ndim == 0:
         return np.full(n, float(w))
     if w.ndim != 1 or w.shape[0] != n:

@@ -26,8 +26,15 @@ def class_log_prior(
     """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
     (seeds 001, 003), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
     k = len(class_count)
+    if not isinstance(fit_prior, (bool, np.bool_)):
+        raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")
     if class_prior is not None:
-        prior = np.asarray(class_prior, dtype=np.float64)
+        try:
+            prior = np.asarray(class_prior, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"the class prior must be one probability per class; got {class_prior!r}"
+            ) from None
         if prior.ndim != 1 or prior.shape[0] != k:
             raise ParameterError(
                 f"class_prior has {prior.size} values but the model has {k} classes; give one "
@@ -43,8 +50,15 @@ def class_log_prior(
             return np.log(prior)
     if not fit_prior:
         return np.full(k, -np.log(k))
-    if not np.isfinite(prior_alpha) or prior_alpha < 0:
-        raise ParameterError(f"prior_alpha must be >= 0; got {prior_alpha!r}")
+    if (
+        isinstance(prior_alpha, (bool, np.bool_))
+        or not isinstance(prior_alpha, (int, float, np.number))
+        or not np.isfinite(prior_alpha)
+        or prior_alpha < 0
+    ):
+        raise ParameterError(
+            f"prior_alpha must be >= 0 (a number of pseudo-rows); got {prior_alpha!r}"
+        )
     smoothed = class_count + prior_alpha
     with np.errstate(divide="ignore"):
         return np.log(smoothed) - np.log(smoothed.sum())
@@ -99,9 +113,20 @@ def class_loss_weights(
                     f"class_weight names the label {label!r}, which is not one of the classes "
                     f"{classes.tolist()}"
                 )
-            weights[known[key]] = w
+            try:
+                weights[known[key]] = float(w)
+            except (TypeError, ValueError):
+                raise ParameterError(
+                    f"class_weight[{label!r}] = {w!r}; a class weight must be a number >= 0"
+                ) from None
     else:
-        weights = np.asarray(class_weight, dtype=np.float64)
+        try:
+            weights = np.asarray(class_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"class_weight must be None, 'balanced', a dict {{label: weight}} or one weight "
+                f"per class; got {class_weight!r}"
+            ) from None
         if weights.shape != (k,):
             raise ParameterError(
                 f"class_weight has shape {weights.shape}; give one weight per class ({k})"

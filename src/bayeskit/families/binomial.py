@@ -60,7 +60,7 @@ def check_trials(n_trials: Any, n_features: int) -> np.ndarray:
         raise ParameterError(
             f"n_trials must be a whole number >= 1 or one per feature; got {n_trials!r}"
         ) from None
-    if isinstance(n_trials, (bool, np.bool_)) or k.ndim > 1:
+    if isinstance(n_trials, (bool, np.bool_, str, bytes)) or k.ndim > 1:
         raise ParameterError(
             f"n_trials must be a whole number >= 1 or one per feature; got {n_trials!r}"
         )

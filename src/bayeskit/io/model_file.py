@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -51,7 +52,7 @@ from .. import naive_bayes
 from .._base import GenerativeClassifier
 from .._values import values_from_json, values_to_json
 from .._version import __version__
-from ..errors import BayeskitError, InputTypeError, ModelFileError
+from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
 
@@ -102,6 +103,9 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
         with a callable ``analyzer`` cannot be saved (:class:`~bayeskit.errors.ModelFileError`).
     path : str or os.PathLike
 
+    Raises :class:`~bayeskit.errors.SaveError` (also an ``OSError``) naming ``path`` when the
+    file cannot be written there (no such folder, no permission, a folder of that name).
+
     Examples
     --------
     >>> import os, tempfile
@@ -115,8 +119,15 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     meta, entries = _model_contents(model)
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
+    if os.path.isdir(target):
+        raise SaveError(errno.EISDIR, "cannot save the model there: it is a folder", target)
     mode = _new_file_mode(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory
+        )
+    except OSError as exc:
+        raise _save_error(exc, target, directory) from None
     try:
         with os.fdopen(fd, "w+b") as f:
             _write_archive(f, meta, entries)
@@ -124,11 +135,24 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, BayeskitError):
+            raise _save_error(exc, target, directory) from None
         raise
     _fsync_directory(directory)
+
+
+def _save_error(exc: OSError, target: str, directory: str) -> SaveError:
+    """The OSError of writing the temporary file, told about the path the caller gave."""
+    if isinstance(exc, FileNotFoundError) or not os.path.isdir(directory):
+        reason = f"the folder {directory!r} does not exist"
+    elif isinstance(exc, PermissionError):
+        reason = f"no permission to write in the folder {directory!r}"
+    else:
+        reason = exc.strerror or str(exc)
+    return SaveError(exc.errno or 0, f"cannot save the model: {reason}", target)
 
 
 def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:

@@ -7,13 +7,21 @@ from typing import Any
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
-from .._validation import as_float_array, check_not_infinite, feature_names_of
+from .._validation import (
+    as_float_array,
+    check_not_infinite,
+    complex_refusal,
+    feature_names_of,
+)
 from ..errors import DataError, InputTypeError, ShapeError
 
 
-def wrap_sklearn_errors(exc: Exception) -> Exception:
-    """Re-raise scikit-learn's input errors as bayeskit errors, keeping their message."""
-    msg = str(exc)
+def wrap_sklearn_errors(exc: Exception, what: str = "the model") -> Exception:
+    """Re-raise scikit-learn's input errors as bayeskit errors, keeping their message (on one
+    line: a message is printed as one line by the command line)."""
+    msg = " ".join(str(exc).split())
+    if msg.startswith("Complex data not supported"):  # its message goes on with the array
+        return DataError(complex_refusal(what))
     if isinstance(exc, TypeError):
         return InputTypeError(msg)
     if "features" in msg or "shape" in msg or "Reshape" in msg or "sample" in msg:
@@ -41,7 +49,7 @@ class NumericNB(GenerativeClassifier):
                 ensure_all_finite=False,
             )
         except (ValueError, TypeError) as exc:
-            raise wrap_sklearn_errors(exc) from None
+            raise wrap_sklearn_errors(exc, what) from None
         X = as_float_array(X, what)
         check_not_infinite(X, names, what)
         return X

@@ -11,7 +11,7 @@ from .._base import GenerativeClassifier
 from ..families import Categorical
 from ..stats import CategoryCounts
 from ._numeric import wrap_sklearn_errors
-from ._table import to_table
+from ._table import refuse_dates, to_table
 
 
 class CategoricalNB(GenerativeClassifier):
@@ -98,6 +98,7 @@ class CategoricalNB(GenerativeClassifier):
 
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         table, shaped = to_table(X, type(self).__name__)
+        refuse_dates(table, type(self).__name__)
         try:
             validate_data(self, shaped, skip_check_array=True, reset=reset)
         except (ValueError, TypeError) as exc:
