@@ -71,8 +71,22 @@ def values_from_json(obj: Any) -> np.ndarray:
     if np_dtype.kind not in _SCALAR_TAGS:
         raise ModelFileError(f"dtype {dtype!r} is not allowed in model metadata")
     if np_dtype.kind in "US":
-        return np.asarray([str(v) for v in raw], dtype=np_dtype if raw else "U1")
-    return np.asarray(raw, dtype=np_dtype)
+        text = [str(v) for v in raw]
+        natural = np.asarray(text) if text else np.asarray([], dtype="U1")
+        # The declared width is what save wrote (the labels' own); a far wider one would only
+        # allocate memory (a 1 KB file declaring S2000000000 asked for 4 GB).
+        chars = np_dtype.itemsize // (4 if np_dtype.kind == "U" else 1)
+        longest = natural.dtype.itemsize // 4
+        if chars > max(64, 4 * longest):
+            raise ModelFileError(
+                f"dtype {dtype!r} in model metadata is far wider than its values "
+                f"(the longest has {longest} characters)"
+            )
+        return natural.astype(np_dtype)
+    try:
+        return np.asarray(raw, dtype=np_dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ModelFileError(f"values that are not {dtype} in model metadata ({exc})") from None
 
 
 _TYPE_RANK = {"bool": 0, "int": 0, "float": 0, "str": 1}

@@ -103,6 +103,14 @@ class Family(ABC):
     def finalize(self, stats: Any) -> Any:
         """Parameters estimated from statistics."""
 
+    def parameter_size(self, stats: Any) -> int:
+        """An upper bound of the number of float64 values :meth:`finalize` allocates for
+        ``stats``, known before it runs (model files check it against their memory budget).
+        Most families' parameters are the size of their statistics; families whose size
+        follows a hyperparameter (intervals, grid points) say so."""
+        arrays, _ = stats.to_arrays()
+        return int(sum(np.size(a) for a in arrays.values()))
+
     @abstractmethod
     def log_prob(self, params: Any, X: Any) -> np.ndarray:
         """Per-class log-likelihood of each row, shape (n_samples, n_classes)."""

@@ -215,6 +215,12 @@ class Kernel(Family):
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Sample:
         return Sample.of(X, R)
 
+    def parameter_size(self, stats: Sample) -> int:
+        """At most ``grid_size`` grid points per (class, feature), each tabulated and
+        convolved (twice that for the FFT's padding), and the sorted sample."""
+        cells = stats.n_classes * stats.n_features
+        return 4 * cells * bw.check_grid_size(self.grid_size) + 3 * stats.values.size
+
     def finalize(self, stats: Sample) -> KernelParams:
         shape = self._shape()
         rule = bw.check_bandwidth(self.bandwidth)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._values import union_sorted
+from .._values import is_sorted_unique, union_sorted
 from ..errors import MergeError
 from ._base import Statistic
 
@@ -44,6 +44,15 @@ class Summary:
     classes: np.ndarray
     class_count: np.ndarray
     blocks: tuple[Statistic, ...]
+
+    def __post_init__(self) -> None:
+        # Classes are looked up by binary search and aligned by position: a summary with
+        # repeated or unsorted labels (only a crafted one can have them) would misalign.
+        if np.shape(self.class_count) != (len(self.classes),) or not is_sorted_unique(self.classes):
+            raise MergeError(
+                "a summary's classes must be sorted and distinct, with one class count each; "
+                f"got {len(self.classes)} classes, counts of shape {np.shape(self.class_count)}"
+            )
 
     @property
     def n_classes(self) -> int:
