@@ -129,6 +129,10 @@ class Moments(Statistic):
     weight: np.ndarray
     mean: np.ndarray
     m2: np.ndarray
+    #: The floating dtype of the data the moments describe ("float32" or "float64"): the
+    #: moments themselves are always float64, but a model fitted on float32 data reports its
+    #: parameters in float32, as scikit-learn's GaussianNB does. A sum keeps the first's.
+    dtype: str = "float64"
 
     kind = "moments"
     signed_arrays = frozenset({"mean"})
@@ -176,7 +180,7 @@ class Moments(Statistic):
     def pooled(self) -> Moments:
         """The classes merged into one (a statistic with a single class)."""
         weight, mean, variance = pooled_spread(self.weight, self.mean, self.variance)
-        return Moments(weight[None, :], mean[None, :], (variance * weight)[None, :])
+        return Moments(weight[None, :], mean[None, :], (variance * weight)[None, :], self.dtype)
 
     def _add(self, other: Moments) -> Moments:
         if other.n_features != self.n_features:
@@ -196,19 +200,19 @@ class Moments(Statistic):
         # (all terms >= 0) is unaffected.
         noise = _CANCELLATION * (np.abs(self.m2) + np.abs(other.m2) + np.abs(between))
         m2 = np.where((n != 0) & (np.abs(m2) > noise), m2, 0.0)
-        return Moments(n, mean, m2)
+        return Moments(n, mean, m2, self.dtype)
 
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.weight, self.mean, self.m2
 
     def with_weights(self, arrays: tuple[np.ndarray, ...]) -> Moments:
         weight, mean, m2 = arrays
-        return Moments(weight, mean, m2)
+        return Moments(weight, mean, m2, self.dtype)
 
     def __neg__(self) -> Moments:
         # Chan's formula with weight −n and M2 −M2 is the exact inverse of adding: the mean
         # is a location, not a weight, and stays.
-        return Moments(-self.weight, self.mean, -self.m2)
+        return Moments(-self.weight, self.mean, -self.m2, self.dtype)
 
     def min_weights(self) -> np.ndarray:
         return self.weight.min(axis=1, initial=0.0)
@@ -221,10 +225,15 @@ class Moments(Statistic):
         mean = np.where(empty, 0.0, self.mean)
         # Removing data leaves M2 with rounding residue of either sign.
         m2 = np.where(empty, 0.0, np.maximum(self.m2, 0.0))
-        return Moments(weight[keep], mean[keep], m2[keep])
+        return Moments(weight[keep], mean[keep], m2[keep], self.dtype)
+
+    def as_dtype(self, dtype: str) -> Moments:
+        """The same moments, describing data of ``dtype`` ("float32" or "float64")."""
+        return Moments(self.weight, self.mean, self.m2, dtype)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        return {"weight": self.weight, "mean": self.mean, "m2": self.m2}, {}
+        meta = {} if self.dtype == "float64" else {"dtype": self.dtype}
+        return {"weight": self.weight, "mean": self.mean, "m2": self.m2}, meta
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Moments:
@@ -237,4 +246,7 @@ class Moments(Statistic):
         weight, mean, m2 = checked["weight"], checked["mean"], checked["m2"]
         if weight.shape != mean.shape or weight.shape != m2.shape:
             raise ModelFileError("moments arrays have inconsistent shapes")
-        return cls(weight, mean, m2)
+        dtype = meta.get("dtype", "float64")
+        if dtype not in ("float32", "float64"):
+            raise ModelFileError(f"moments of data of dtype {dtype!r}; float32 or float64")
+        return cls(weight, mean, m2, dtype)
