@@ -4,13 +4,20 @@ refused call leaves the model as it was."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import bayeskit as bk
 from bayeskit._decision import normalize_log
-from bayeskit.errors import DataError, MergeError, ParameterError
+from bayeskit.errors import BayeskitError, DataError, MergeError, ParameterError
 from bayeskit.text import TextClassifier
+
+from ._grid import CASES, Case, reals
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(2, size=(30, 4)).astype(np.float64)
@@ -264,3 +271,117 @@ def test_a_refused_fit_keeps_the_model_fitted_before():
     with pytest.raises(DataError):
         model.partial_fit(bad, Y)
     np.testing.assert_array_equal(model.predict_proba(COUNTS), before)
+
+
+# ---------------------------------------------------------------------------------- generator
+SCALES = [5e-324, 1e-308, 1e-300, 1e-150, 1e-10, 1.0, 1e10, 1e150, 1e300, 1e308]
+MIXED_CASE = Case("MixedNB", bk.MixedNB, reals)
+#: families whose values may be scaled freely (binomial counts are 0..k, Bernoulli 0/1,
+#: categories are labels).
+SCALABLE = ("Multinomial", "Complement", "Gaussian", "Kernel", "Discretized", "Poisson", "Mixed")
+
+
+@st.composite
+def extreme_problems(draw: st.DrawFn) -> tuple[Case, np.ndarray, np.ndarray, Any]:
+    """A problem for one estimator of the grid with numbers near float64's limits: sample
+    weights spanning 5e-324..1e308 (one scale or a mix), values scaled likewise, degenerate
+    shapes (one row, one class, constant or duplicated rows)."""
+    case = draw(st.sampled_from([*CASES, MIXED_CASE]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, d, k = draw(st.integers(1, 16)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    X = case.data(rng, n, d)
+    y = np.array(["a", "b", "c"])[rng.integers(0, k, size=n)]
+    shape = draw(st.sampled_from(["plain", "constant", "duplicated"]))
+    if shape == "constant":
+        X[:] = X[:1]
+    elif shape == "duplicated":
+        X, y = np.concatenate([X, X]), np.concatenate([y, y])
+    scalable = case.name.startswith(SCALABLE) and X.dtype.kind == "f"
+    if scalable and draw(st.booleans()):
+        cells = rng.random(X.shape) < draw(st.sampled_from([0.1, 0.5, 1.0]))
+        factors = np.asarray(draw(st.lists(st.sampled_from(SCALES), min_size=1, max_size=3)))
+        with np.errstate(over="ignore", under="ignore"):
+            X = np.where(cells, X * rng.choice(factors, size=X.shape), X)
+    weights = draw(st.sampled_from(["none", "one", "mix"]))
+    w: Any = None
+    if weights == "one":
+        w = np.full(len(y), draw(st.sampled_from(SCALES)))
+    elif weights == "mix":
+        w = rng.choice(np.asarray(draw(st.lists(st.sampled_from(SCALES), min_size=2))), len(y))
+    return case, X, y, w
+
+
+def check_contract(case: Case, X: np.ndarray, y: np.ndarray, w: Any, tmp: Path) -> str:
+    """Fit is refused with a BayeskitError, or the model predicts finite probabilities that
+    sum to 1, saves into a file that loads into the same model, merges with it (or refuses),
+    refuses to unlearn everything (and stays as it was), and unlearns half its rows or
+    refuses to, staying as it was."""
+    model = case.make()
+    try:
+        model.fit(X, y, sample_weight=w)
+    except BayeskitError:
+        assert "stats_" not in model.__dict__
+        return "refused"
+    P = model.predict_proba(X)
+    assert_probabilities(P)
+    assert not np.isnan(model.predict_log_proba(X)).any()
+    path = tmp / "model.bkm"
+    bk.save(model, path)
+    loaded = bk.load(path)
+    np.testing.assert_array_equal(loaded.predict_proba(X), P)
+    try:  # the data twice: every weight doubled, which may overflow
+        twice = bk.merge(model, loaded)
+    except BayeskitError:
+        np.testing.assert_array_equal(model.predict_proba(X), P)
+    else:
+        assert_probabilities(twice.predict_proba(X))
+    with pytest.raises(MergeError):
+        model.unlearn(X, y, sample_weight=w)
+    np.testing.assert_array_equal(model.predict_proba(X), P)
+    half = len(y) // 2
+    if half:
+        try:
+            model.unlearn(X[:half], y[:half], None if w is None else w[:half])
+        except BayeskitError:
+            np.testing.assert_array_equal(model.predict_proba(X), P)
+            return "fitted"
+        assert_probabilities(model.predict_proba(X))
+    return "fitted"
+
+
+@given(problem=extreme_problems())
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_extreme_numbers_never_give_nan(problem, tmp_path):
+    check_contract(*problem, tmp_path)
+
+
+@pytest.mark.slow
+@given(problem=extreme_problems())
+@settings(
+    max_examples=max(1000, settings.default.max_examples),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_extreme_numbers_never_give_nan_thoroughly(problem, tmp_path):
+    check_contract(*problem, tmp_path)
+
+
+def test_student_t_normaliser_for_many_degrees_of_freedom():
+    """ln Γ((ν+1)/2) − ln Γ(ν/2) by a difference of gammaln values gave 16.0 instead of
+    17.27 at ν = 2e15, and NaN beyond 1e305 (weights near 1e308, found by the generator)."""
+    from bayeskit.families._student_t import student_t_terms
+
+    dof = np.array([1.0, 2e15, 1e308])
+    norm, power = student_t_terms(dof, np.ones(3))
+    half = dof / 2
+    # ½ ln h − 1/(8h) + …, the asymptotic series, is exact to float64 for large h.
+    expected = (
+        0.5 * np.log(half[1:])
+        - 0.125 / half[1:]
+        - 0.5 * np.log(np.pi * half[1:])
+        - 0.5 * np.log(2.0)
+    )
+    np.testing.assert_allclose(norm[1:], expected, rtol=1e-13)  # ln h − ln h cancels to 1e-14
+    np.testing.assert_allclose(norm[0], -np.log(np.pi), rtol=1e-14)  # Cauchy: 1/π
+    assert np.isfinite(power).all()
+    model = bk.GaussianNB(estimate="predictive").fit([[0.6], [0.44]], ["b", "b"], [1e308, 5e-324])
+    assert_probabilities(model.predict_proba([[0.6], [0.44]]))

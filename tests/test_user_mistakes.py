@@ -255,6 +255,18 @@ def _labels() -> st.SearchStrategy:
 def test_generated_mistakes_are_named_errors(cls, X, y, predict_X):
     """Whatever the inputs, fit and predict succeed (a finite answer) or raise a
     BayeskitError; a fitted model refusing a call is left as it was."""
+    check_mistake(cls, X, y, predict_X)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@given(X=_malformed(), y=_labels(), predict_X=_malformed())
+@settings(max_examples=max(1000, settings.default.max_examples))
+def test_generated_mistakes_are_named_errors_thoroughly(cls, X, y, predict_X):
+    check_mistake(cls, X, y, predict_X)
+
+
+def check_mistake(cls, X, y, predict_X) -> None:
     model = cls()
     try:
         model.fit(X, y)

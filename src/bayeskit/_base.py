@@ -130,7 +130,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with unchanged_on_error(self):
             first = not hasattr(self, "stats_")
             summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
-            return self._adopt(summary if first else self.stats_ + summary)
+            if not first:
+                with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+                    summary = self.stats_ + summary
+            return self._adopt(summary)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
         """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
@@ -148,7 +151,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """
         with unchanged_on_error(self):
             summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
-            remaining = self._fitted_summary() - summary
+            with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+                remaining = self._fitted_summary() - summary
             try:
                 return self._adopt(remaining)
             except (DataError, ParameterError) as exc:
@@ -271,7 +275,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _check_statistics(self, summary: Summary) -> None:
         """Refuse statistics that overflowed float64 (a sum of weights times values beyond
         1.8e308), naming the class and feature: no finite parameters can be made of them."""
-        total = float(np.sum(summary.class_count)) if len(summary.class_count) else 0.0
+        with np.errstate(over="ignore"):  # an overflow is what is looked for
+            total = float(np.sum(summary.class_count)) if len(summary.class_count) else 0.0
         if not np.isfinite(total):
             raise DataError(
                 f"the total sample weight overflows float64 (class weights "
@@ -282,7 +287,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise DataError("the statistics hold no data: every class has weight 0")
         names = self._block_names(self._feature_names())
         for block, block_names in zip(summary.blocks, names, strict=True):
-            bad = block.overflow()
+            with np.errstate(over="ignore", invalid="ignore"):
+                bad = block.overflow()
             if bad is not None:
                 array, index, value = bad
                 shape = np.shape(block.to_arrays()[0][array])
@@ -313,7 +319,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             part = family.validate(part, block_names)
             with np.errstate(over="ignore", invalid="ignore"):  # checked by _check_statistics
                 blocks.append(family.summarize(part, R))
-        class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+        with np.errstate(over="ignore"):
+            class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, tuple(blocks))
 
     def _input(self, X: Any, *, reset: bool) -> Any:
@@ -502,7 +509,8 @@ def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
     first = models[0]
     for other in models[1:]:
         _check_mergeable(first, other)
-    summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
+    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+        summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
     out = copy.copy(first)
     out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
     return out._adopt(summary)

@@ -374,6 +374,11 @@ def mutations(draw: st.DrawFn) -> tuple[str, list[tuple[str, Any]]]:
 
 
 def _mutate_array(data: bytes, pick: int) -> bytes:
+    with np.errstate(all="ignore"):  # casts and products meant to overflow
+        return _mutated(data, pick)
+
+
+def _mutated(data: bytes, pick: int) -> bytes:
     try:
         array = np.load(io.BytesIO(data))
     except (ValueError, MemoryError):  # an entry an earlier step broke
@@ -394,14 +399,31 @@ def _mutate_array(data: bytes, pick: int) -> bytes:
     elif choice == 5:
         array = array[:0]
     else:
-        with np.errstate(over="ignore", under="ignore"):
-            array = np.asarray(array, dtype=np.float64) * rng.choice([-1.0, 1e300, 1e-300, 0.0])
+        array = np.asarray(array, dtype=np.float64) * rng.choice([-1.0, 1e300, 1e-300, 0.0])
     return npy(array)
 
 
 @given(mutations())
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_mutated_files_load_finitely_or_are_refused(tmp_path: Path, mutation: Any) -> None:
+    check_mutant(tmp_path, mutation)
+
+
+@pytest.mark.slow
+@given(mutations())
+@settings(
+    max_examples=max(2000, settings.default.max_examples),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+def test_mutated_files_load_finitely_or_are_refused_thoroughly(
+    tmp_path: Path, mutation: Any
+) -> None:
+    check_mutant(tmp_path, mutation)
+
+
+def check_mutant(tmp_path: Path, mutation: Any) -> None:
+    """Load a mutant of a valid file (checksums recomputed): a model with finite
+    probabilities, or a one-line ModelFileError naming the path."""
     name, steps = mutation
     make, X = MODELS[name]
     path = tmp_path / f"{name}.bkm"
