@@ -10,16 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 
 from ._base import GenerativeClassifier
 from .errors import ParameterError
 from .stats import Counts
+
+if TYPE_CHECKING:
+    from ._selector import UsefulnessSelector as UsefulnessSelector
+
+
+def __getattr__(name: str) -> Any:
+    # UsefulnessSelector lives in its own module: scikit-learn's feature_selection package,
+    # which it subclasses from, takes ~0.3 s to import and the text models do not need it.
+    if name == "UsefulnessSelector":
+        from ._selector import UsefulnessSelector
+
+        return UsefulnessSelector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -179,54 +190,6 @@ def usefulness_of(
     share = counts / np.where(totals > 0, totals, 1.0)
     share[:, totals == 0] = 1.0 / counts.shape[0]  # never seen and alpha = 0: no information
     return np.asarray(share.max(axis=0), dtype=np.float64)
-
-
-class UsefulnessSelector(SelectorMixin, BaseEstimator):
-    """Keep the features with the highest usefulness ``max_y p(y|j)`` (seed 002).
-
-    A scikit-learn feature selector for count or presence matrices: it drops stop words and
-    words every class uses alike. Keeps the ``k`` most useful features, or those at least
-    ``threshold`` useful (both: the ``k`` best among those).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit.inspection import UsefulnessSelector
-    >>> X = np.array([[3, 1, 0], [2, 1, 0], [0, 1, 2], [0, 1, 3]])
-    >>> UsefulnessSelector(k=2).fit(X, [0, 0, 1, 1]).get_support()
-    array([ True, False,  True])
-    """
-
-    def __init__(
-        self,
-        *,
-        k: int | None = None,
-        threshold: float | None = None,
-        alpha: float = 1.0,
-        prior: str = "uniform",
-    ):
-        self.k = k
-        self.threshold = threshold
-        self.alpha = alpha
-        self.prior = prior
-
-    def fit(self, X: Any, y: Any) -> UsefulnessSelector:
-        from .naive_bayes import MultinomialNB
-
-        model = MultinomialNB().fit(X, y)
-        self.n_features_in_ = model.n_features_in_
-        # A DataFrame's column names, so that get_feature_names_out gives them back.
-        names = getattr(model, "feature_names_in_", None)
-        if names is not None:
-            self.feature_names_in_ = names
-        else:
-            self.__dict__.pop("feature_names_in_", None)
-        self.usefulness_ = feature_usefulness(model, alpha=self.alpha, prior=self.prior)
-        self.support_ = top_useful(self.usefulness_, k=self.k, threshold=self.threshold)
-        return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        return self.support_
 
 
 def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) -> np.ndarray:

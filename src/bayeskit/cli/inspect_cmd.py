@@ -24,19 +24,14 @@ from .models import (
     load_model,
     training_columns,
 )
-from .output import out_console
+from .output import note, out_console
 from .train import families_line
 
-ROW_HELP = """For a text model: the text itself, @FILE to read a file (an e-mail for an e-mail
-model), or - for standard input. For a table model: the row as a JSON object
-('{"odor": "f", "age": 41}') or as COLUMN=VALUE pairs separated by commas
-('odor=f,age=41'); numbers, true/false and null are read as such, anything else as text;
-a column left out is a missing value."""
-
-
-def register(app: typer.Typer) -> None:
-    app.command("explain")(explain)
-    app.command("inspect")(inspect)
+ROW_HELP = """For a text model: the text itself, @FILE (or the name of an existing file) to
+read a file (an e-mail for an e-mail model), or - for standard input. For a table model: the
+row as a JSON object ('{"odor": "f", "age": 41}') or as COLUMN=VALUE pairs separated by commas
+('odor=f,age=41'), given the same ways; numbers, true/false and null are read as such,
+anything else as text; a column left out is a missing value."""
 
 
 @dataclass
@@ -57,6 +52,9 @@ def _plain(value: Any) -> Any:
 
 # ------------------------------------------------------------------ reading the input
 def _read_input(raw: str) -> bytes | str:
+    """The input itself: standard input for ``-``, the file for ``@FILE`` or for the name of
+    an existing file (with a note: a text that happens to name a file is read from the
+    file), else the argument."""
     if raw == "-":
         return sys.stdin.buffer.read()
     if raw.startswith("@"):
@@ -64,6 +62,12 @@ def _read_input(raw: str) -> bytes | str:
         if not path.is_file():
             raise ReadError(f"{raw[1:]}: no such file (after @); check the path", path=raw[1:])
         return path.read_bytes()
+    if "\n" not in raw and len(raw) < 4096 and Path(raw).is_file():
+        note(
+            f"{raw} is a file: explaining what it holds (@{raw} says so; to explain the words "
+            f"'{raw}' themselves, pipe them in: echo '{raw}' | bayeskit explain MODEL -)"
+        )
+        return Path(raw).read_bytes()
     return raw
 
 
@@ -225,7 +229,12 @@ def explain(
         label = _plain(model.classes_[_index(model.classes_, label)])
     if versus is not None:
         versus = _plain(model.classes_[_index(model.classes_, versus)])
-    x = _document(model, item) if is_text_model(model) else _row_frame(model, parse_row(item))
+    if is_text_model(model):
+        x = _document(model, item)
+    else:
+        content = _read_input(item)
+        row = content.decode("utf-8", errors="replace") if isinstance(content, bytes) else content
+        x = _row_frame(model, parse_row(row))
     d = decide(model, x, label, versus)
     if as_json:
         out = {

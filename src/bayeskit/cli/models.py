@@ -21,28 +21,42 @@ MODELS = (
     "categorical",
     "gaussian",
     "kernel",
+    "discretized",
     "poisson",
     "mixed",
     "text",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
-NUMERIC_MODELS = ("gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement")
+NUMERIC_MODELS = (
+    "gaussian",
+    "kernel",
+    "discretized",
+    "poisson",
+    "multinomial",
+    "bernoulli",
+    "complement",
+)
 
 ModelOpt = typer.Option(
     "--model",
     "-m",
+    metavar="MODEL",
     help="auto: MixedNB with a family per column for tables, the text pipeline for text "
     "(a spam filter when the classes are ham and spam). Or one of: " + ", ".join(MODELS[1:]),
 )
-AlphaOpt = typer.Option("--alpha", help="Additive smoothing of the count models (default 1).")
+AlphaOpt = typer.Option(
+    "--alpha", metavar="A", help="Additive smoothing of the count models (default 1)."
+)
 IntegersOpt = typer.Option(
     "--integers",
+    metavar="FAMILY",
     help="Family of integer columns under --model auto: gaussian (the default), poisson "
     "(counts) or categorical (codes).",
 )
 
 
 def _numeric_class(choice: str) -> type:
+    from ..naive_bayes.discretized import DiscretizedNB
     from ..naive_bayes.gaussian import GaussianNB
     from ..naive_bayes.kernel import KernelNB
     from ..naive_bayes.poisson import PoissonNB
@@ -50,6 +64,7 @@ def _numeric_class(choice: str) -> type:
     classes: dict[str, type] = {
         "gaussian": GaussianNB,
         "kernel": KernelNB,
+        "discretized": DiscretizedNB,
         "poisson": PoissonNB,
         "multinomial": naive_bayes.MultinomialNB,
         "bernoulli": naive_bayes.BernoulliNB,

@@ -27,6 +27,8 @@ from .svg import ACCENT, GREY, clip_text, colour, esc
 
 #: terms shown per class.
 TOP_TERMS = 12
+#: In every page's head: ``bayeskit report`` recognises a page it may replace by it.
+GENERATOR = '<meta name="generator" content="bayeskit report">'
 #: numeric features listed in the ranking table.
 TOP_FEATURES = 15
 
@@ -371,7 +373,7 @@ def _page(title: str, ev: Evaluation, sections: list[tuple[str, str, str]]) -> s
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
+        f"{GENERATOR}<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
         f'<header><h1>{esc(title)}</h1><p class="subtitle">{esc(subtitle)}</p>'
         f"<nav>{nav}</nav></header>{body}"
         "<footer>Made by bayeskit. Every number and chart comes from the evaluated rows' "

@@ -29,6 +29,10 @@ OUTPUTS = ("counts", "binary", "tfidf", "hashed")
 #: compiled scanner's fixed costs (~0.15 ms a call; the two break even near 3,000 characters)
 #: and its first-call load of compiled code outweigh its speed.
 FAST_MIN_CHARS = 1 << 12
+#: Fewer count entries than this are moved to the vocabulary's columns by numpy: for a few
+#: documents (one line to ``bayeskit predict``) loading the compiled kernel, with numba and
+#: LLVM, costs half a second more than the work.
+SMALL_REMAP_NNZ = 1 << 12
 
 
 class TextVectorizer(TransformerMixin, BaseEstimator):
@@ -355,13 +359,16 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         else:
             index = self._columns()
             column = np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
-            indptr, indices, data = kernels.remap_rows(
-                counts.indptr.astype(np.int64, copy=False),
-                counts.indices,
-                counts.data.astype(np.float64, copy=False),
-                column,
-                len(vocab) if oov else -1,
-            )
+            if counts.nnz < SMALL_REMAP_NNZ:
+                indptr, indices, data = _remap_rows_small(counts, column, len(vocab) if oov else -1)
+            else:
+                indptr, indices, data = kernels.remap_rows(
+                    counts.indptr.astype(np.int64, copy=False),
+                    counts.indices,
+                    counts.data.astype(np.float64, copy=False),
+                    column,
+                    len(vocab) if oov else -1,
+                )
             out = sp.csr_matrix((data, indices, indptr), shape=(n_rows, len(vocab) + oov))
         out.has_canonical_format = True
         return out
@@ -489,3 +496,29 @@ def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
     # The counts are whole numbers, so their int64 sums are exact.
     df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
     return VocabularyStats(terms, df, tf, counts.shape[0])
+
+
+def _remap_rows_small(
+    counts: sp.csr_matrix, column: np.ndarray, oov_column: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~bayeskit.text._scan_kernels.remap_rows` in numpy (same arrays): entry ``k``
+    moves to column ``column[indices[k]]``, dropped where that is -1 or, when
+    ``oov_column >= 0``, summed into one ``oov_column`` entry at the end of its row."""
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    target = column[counts.indices]
+    data = counts.data.astype(np.float64)
+    known = target >= 0
+    if oov_column >= 0:
+        unknown = ~known
+        oov_rows, first = np.unique(rows[unknown], return_index=True)
+        oov_sums = np.add.reduceat(data[unknown], first) if len(first) else data[:0]
+        rows = np.concatenate((rows[known], oov_rows))
+        target = np.concatenate((target[known], np.full(len(oov_rows), oov_column)))
+        data = np.concatenate((data[known], oov_sums))
+        order = np.argsort(rows, kind="stable")  # each row's OOV entry after its terms
+        rows, target, data = rows[order], target[order], data[order]
+    else:
+        rows, target, data = rows[known], target[known], data[known]
+    indptr = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=counts.shape[0]), out=indptr[1:])
+    return indptr, target.astype(np.int32), data
