@@ -47,7 +47,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._validation import FeatureNames, check_lengths, is_missing, prepare_input
+from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
@@ -705,12 +705,9 @@ def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n)
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"sample_weight must hold numbers, one non-negative weight per row ({exc})"
-        ) from None
+    w = float_values(
+        sample_weight, DataError, "sample_weight must hold numbers, one non-negative weight per row"
+    )
     if w.ndim == 0:
         return np.full(n, float(w))
     if w.ndim != 1 or w.shape[0] != n:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ._validation import float_values
 from .errors import ParameterError
 
 
@@ -29,12 +30,11 @@ def class_log_prior(
     if not isinstance(fit_prior, (bool, np.bool_)):
         raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")
     if class_prior is not None:
-        try:
-            prior = np.asarray(class_prior, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ParameterError(
-                f"the class prior must be one probability per class; got {class_prior!r}"
-            ) from None
+        prior = float_values(
+            class_prior,
+            ParameterError,
+            f"the class prior must be one probability per class; got {class_prior!r}",
+        )
         if prior.ndim != 1 or prior.shape[0] != k:
             raise ParameterError(
                 f"class_prior has {prior.size} values but the model has {k} classes; give one "
@@ -113,20 +113,18 @@ def class_loss_weights(
                     f"class_weight names the label {label!r}, which is not one of the classes "
                     f"{classes.tolist()}"
                 )
-            try:
-                weights[known[key]] = float(w)
-            except (TypeError, ValueError):
-                raise ParameterError(
-                    f"class_weight[{label!r}] = {w!r}; a class weight must be a number >= 0"
-                ) from None
+            message = f"class_weight[{label!r}] = {w!r}; a class weight must be a number >= 0"
+            value = float_values(w, ParameterError, message)
+            if value.ndim != 0:
+                raise ParameterError(message)
+            weights[known[key]] = value
     else:
-        try:
-            weights = np.asarray(class_weight, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ParameterError(
-                f"class_weight must be None, 'balanced', a dict {{label: weight}} or one weight "
-                f"per class; got {class_weight!r}"
-            ) from None
+        weights = float_values(
+            class_weight,
+            ParameterError,
+            f"class_weight must be None, 'balanced', a dict {{label: weight}} or one weight per "
+            f"class; got {class_weight!r}",
+        )
         if weights.shape != (k,):
             raise ParameterError(
                 f"class_weight has shape {weights.shape}; give one weight per class ({k})"

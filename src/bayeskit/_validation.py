@@ -310,3 +310,12 @@ def _check_not_ragged(rows: list[Any] | tuple[Any, ...], what: str) -> None:
                 f"X is ragged: row {i} has {len(row)} values but row 0 has {first}; every row "
                 "needs one value for each feature (None or NaN marks a missing value)"
             )
+
+
+def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray:
+    """``value`` as a float64 array, or ``error(message)`` when it holds something that is no
+    number (text, None, nested lists of different lengths)."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise error(message) from None

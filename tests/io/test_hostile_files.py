@@ -23,28 +23,13 @@ from hypothesis import strategies as st
 
 import bayeskit as bk
 from bayeskit.errors import ModelFileError
-from bayeskit.io import model_file
 
-from ._refusal import parts, refused
+from ._refusal import npy, parts, refused, seal
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(1.5, size=(30, 3)).astype(np.float64)
 REALS = RNG.normal(size=(30, 3))
 Y = np.array(["ham", "spam"])[RNG.integers(0, 2, size=30)]
-
-
-def seal(path: Path, meta: dict[str, Any], entries: dict[str, bytes]) -> None:
-    """Write a crafted file whose checksums are all valid (an attacker can compute them)."""
-    meta = dict(meta)
-    meta["entries"] = {n: hashlib.sha256(d).hexdigest() for n, d in entries.items()}
-    with open(path, "w+b") as f:
-        model_file._write_archive(f, meta, entries)
-
-
-def npy(array: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def npy_header(dtype: str, shape: tuple[int, ...]) -> bytes:

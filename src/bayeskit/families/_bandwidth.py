@@ -124,9 +124,22 @@ def floor_scale(
     averaged, weighted by their data; ``fallback`` where every class is constant. Robust, so
     that a few huge outliers do not lift the floor above the bandwidth the bulk needs."""
     total = weight.sum(axis=0)
-    share = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
-    typical = (robust_spread(sigma, iqr) * share).sum(axis=0)
+    typical = weighted_mean(robust_spread(sigma, iqr), weight, total, np.zeros_like(total))
     return np.where(typical > 0, typical, fallback)
+
+
+def weighted_mean(
+    values: np.ndarray, weight: np.ndarray, total: np.ndarray, empty: np.ndarray
+) -> np.ndarray:
+    """``Σ_c weight · values / total`` per feature (``empty`` where the total is 0); where
+    ``weight × value`` overflows (weights near 1e308), from the weights' shares instead."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.divide((values * weight).sum(axis=0), total, out=empty.copy(), where=total > 0)
+    wide = ~np.isfinite(out)
+    if wide.any():
+        share = weight[:, wide] / total[wide]
+        out[wide] = (values[:, wide] * share).sum(axis=0)
+    return out
 
 
 #: smooth(h) -> (grid layout..., conv, kernel at lag 0, kernel at lag 1) (see kernel.py).
@@ -139,8 +152,7 @@ def share(h: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Every class's bandwidth of a feature replaced by their mean weighted by ``weight``
     (classes without data of the feature do not count)."""
     total = weight.sum(axis=0)
-    share = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
-    mean = np.where(total > 0, (h * share).sum(axis=0), h.max(axis=0))
+    mean = weighted_mean(h, weight, total, h.max(axis=0))
     return np.broadcast_to(mean, h.shape).copy()
 
 
@@ -174,21 +186,24 @@ def cell_stats(
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
+    scale: np.ndarray,
     n_classes: int,
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    """Weight, mean, variance and quartiles (q1, q3) of every (class, feature) cell.
+    """Weight, mean, M2, variance and quartiles (q1, q3) of every (class, feature) cell.
 
     ``columns`` is the sample transposed, (n_features, n_rows); ``order[j]`` sorts its row j
-    ascending with NaN last. Mean and variance are West's weighted running updates, written
-    with ratios of weights (each at most 1) so that weights near 1e308 do not overflow where
-    ``M2 = W · variance`` would; a quartile is
+    ascending with NaN last. Mean and M2 are West's weighted running updates, on weights
+    multiplied by their class's ``scale`` (a power of two: the same numbers, which cannot
+    overflow for weights near 1e308); M2 is returned unscaled (inf if that overflows) with the
+    variance M2 / W that never does. A quartile is
     the value at position ``q (W − 1)`` among the sorted values, a row of weight w counting as
     w copies (numpy's default "linear" rule on repeated rows), so a weight equals that many
     repetitions.
     """
     d, n = columns.shape
     shape = (n_classes, d)
-    weight, mean, var = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    weight, mean, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    scaled = np.zeros(shape)
     high = np.full(shape, np.nan)
     q1, q3 = np.full(shape, np.nan), np.full(shape, np.nan)
     for j in range(d):
@@ -203,18 +218,19 @@ def cell_stats(
                     continue
                 c = indices[e]
                 high[c, j] = x
+                ws = w * scale[c]
                 if weight[c, j] == 0.0:
                     # Exactly x, not 0 + x·w/w: a class of one repeated value has M2 = 0
                     # whether it came as one weighted row or as copies.
-                    weight[c, j], mean[c, j] = w, x
+                    weight[c, j], scaled[c, j], mean[c, j] = w, ws, x
                     continue
-                before = weight[c, j]
                 weight[c, j] += w
-                share = w / weight[c, j]
+                scaled[c, j] += ws
+                if scaled[c, j] == 0.0:  # weights too small to count beside the class's largest
+                    continue
                 delta = x - mean[c, j]
-                mean[c, j] += delta * share
-                # M2' = M2 + w δ (x − mean') divided by the new weight W'.
-                var[c, j] = (before / weight[c, j]) * var[c, j] + share * delta * (x - mean[c, j])
+                mean[c, j] += delta * ws / scaled[c, j]
+                m2[c, j] += ws * delta * (x - mean[c, j])
         # Copy positions of the two quartiles: floor(t) and floor(t) + 1, t = q (W − 1).
         pos = np.empty((n_classes, 4))
         val = np.full((n_classes, 4), np.nan)
@@ -252,7 +268,13 @@ def cell_stats(
                     q1[c, j] = quartile
                 else:
                     q3[c, j] = quartile
-    return weight, mean, var, q1, q3
+    var = np.zeros(shape)
+    for c in range(n_classes):
+        for j in range(d):
+            if scaled[c, j] > 0.0:
+                var[c, j] = max(m2[c, j], 0.0) / scaled[c, j]
+            m2[c, j] = m2[c, j] / scale[c]
+    return weight, mean, m2, var, q1, q3
 
 
 @njit(nogil=True)
@@ -261,6 +283,7 @@ def leave_one_out(
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
+    scale: np.ndarray,
     seg_ptr: np.ndarray,
     seg_start: np.ndarray,
     seg_first: np.ndarray,
@@ -276,17 +299,18 @@ def leave_one_out(
 ) -> np.ndarray:  # pragma: no cover
     """Weighted leave-one-out log-likelihood of every cell, shape (n_classes, n_features).
 
-    ``conv`` is the normalised binned estimate ``Σ_s w_s K_h(g − x_s) / W`` on the grid laid
-    out by ``layout`` and ``k0, k1`` the discrete kernel at lags 0 and 1. A row of weight w
-    stands for w rows, so one of them, weight ``u = min(w, 1)``, is left out: its share of the
-    linearly interpolated sum is ``u ((1−f)² + f²) k0 + 2 f (1−f) u k1`` exactly, and
-    subtracting it leaves the binned estimate without it. Each of the row's w copies then
-    scores that density. The tail (``tail[j, r] = a g_j(x_rj)``) is part of the model, so the
-    likelihood stays finite for isolated rows.
+    ``conv`` is the binned sum ``Σ_s w_s K_h(g − x_s)`` on the grid laid out by ``layout`` and
+    ``k0, k1`` the discrete kernel at lags 0 and 1. A row of weight w stands for w rows, so
+    one of them, weight ``u = min(w, 1)``, is left out: its share of the linearly interpolated
+    sum is ``u ((1−f)² + f²) k0 + 2 f (1−f) u k1`` exactly, and subtracting it leaves the binned
+    estimate without it. Each of the row's w copies then scores that density. The tail
+    (``tail[j, r] = a g_j(x_rj)``) is part of the model, so the likelihood stays finite for
+    isolated rows.
 
-    Everything is computed relative to the weights' scale (the density normalised by W, the
-    row weights divided by the largest), so weights of 1e-300 or 1e300 neither underflow nor
-    overflow; dividing every cell's likelihood by one number changes no choice of bandwidth.
+    ``conv`` comes from weights multiplied by their class's ``scale`` (a power of two, 1 for
+    ordinary weights): every term of the ratio is scaled alike, which changes no rounding; the
+    row weights multiplying the logs are scaled by one power of two for all (again 1 unless
+    the largest is beyond 2^400), which changes no choice of bandwidth.
     """
     d, n = columns.shape
     n_classes = step.shape[0]
@@ -294,8 +318,7 @@ def leave_one_out(
     top = 0.0
     for e in range(data.shape[0]):
         top = max(top, data[e])
-    if top == 0.0:
-        return out
+    overall = 1.0 if top <= 2.0**400 else math.ldexp(1.0, -math.ceil(math.log2(top)))
     for j in range(d):
         acc = np.zeros(n_classes)
         for r in range(n):
@@ -320,14 +343,12 @@ def leave_one_out(
                 total = conv[k] * (1.0 - f) + conv[k + 1] * f
                 u = min(w, 1.0)
                 own = u * (((1.0 - f) ** 2 + f * f) * k0[c, j] + 2.0 * f * (1.0 - f) * k1[c, j])
-                W = weight[c, j]
-                if W >= 1.0:  # (W f̂ − own + tail) / (W − u + a), every term divided by W
-                    rest = max(total - own / W, 0.0)
-                    ratio = (rest + tail[j, r] / W) / (1.0 - (u - tail_weight) / W)
-                else:
-                    rest = max(W * total - own, 0.0)
-                    ratio = (rest + tail[j, r]) / (W - u + tail_weight)
-                acc[c] += (w / top) * math.log(ratio)
+                s = scale[c]
+                rest = max(total - own * s, 0.0)
+                below = weight[c, j] * s - u * s + tail_weight * s
+                above = rest + tail[j, r] * s
+                if above > 0.0 and below > 0.0:  # else weights that vanish beside the largest
+                    acc[c] += (w * overall) * math.log(above / below)
         for c in range(n_classes):
             out[c, j] = acc[c]
     return out

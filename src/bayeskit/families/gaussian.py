@@ -204,9 +204,7 @@ class Gaussian(Family):
                 "likelihood, as scikit-learn) or 'predictive' (Normal-Gamma prior, Student-t "
                 "posterior predictive)"
             )
-        pooled_weight, pooled_mean, pooled_var = pooled_spread(
-            stats.weight, stats.mean, stats.variance
-        )
+        pooled_weight, pooled_mean, pooled_var = pooled_spread(stats.weight, stats.mean, stats.m2)
         seen = pooled_weight > 0
         scale = float(pooled_var[seen].max(initial=0.0))
         if scale == 0.0:
@@ -219,10 +217,14 @@ class Gaussian(Family):
         empty = stats.weight <= 0
         theta = np.where(empty, pooled_mean, stats.mean)
         if shared:
-            # Σ_c M2_c / Σ_c N_c as the classes' variances weighted by their shares (no
-            # overflow for weights near 1e308).
-            share = safe_ratio(stats.weight, stats.weight.sum(axis=0))
-            within = (share * stats.variance).sum(axis=0)
+            total = stats.weight.sum(axis=0)
+            with np.errstate(over="ignore"):
+                within = safe_ratio(np.maximum(stats.m2, 0.0).sum(axis=0), total)
+            if not np.isfinite(within).all():
+                # Σ_c M2_c overflowed (weights near 1e308): the classes' variances weighted
+                # by their shares of the weight instead.
+                share = safe_ratio(stats.weight, total)
+                within = (share * stats.variance).sum(axis=0)
             var = np.broadcast_to(within + epsilon, theta.shape).copy()
         else:
             var = np.where(empty, pooled_var, stats.variance) + epsilon

@@ -56,6 +56,11 @@ from ._kde_kernels import KERNELS, KernelShape, bin_cells, grid_values, layout, 
 
 #: FFT work is done this many grid values at a time, to bound memory for many cells.
 _CHUNK_VALUES = 1 << 22
+#: Class weights within 2^±this are used as they are; beyond, scaled by a power of two.
+_FREE_EXPONENT = 400
+#: The narrowest bandwidth: the density of a narrower kernel, about 1 / h, would overflow
+#: float64 (a class whose spread is that of one row weighing 1e308 against rows of weight 1).
+_SMALLEST_BANDWIDTH = 1e-290
 #: Grid points per bandwidth (while a cell's grid_size allows): the binned estimate is then
 #: within ~5e-4 (relative) of the exact one for the Gaussian kernel.
 _PER_BANDWIDTH = 32
@@ -111,6 +116,11 @@ class _Rows:
     indices: np.ndarray
     data: np.ndarray
     n_classes: int
+    #: per class, a power of two that brings its largest weight near 1 when that weight is
+    #: beyond 2^±400 (else exactly 1): sums of scaled weights cannot overflow or underflow,
+    #: and scaling by a power of two changes no rounding, so ordinary weights give the very
+    #: numbers they always did.
+    scale: np.ndarray
 
     @classmethod
     def of(cls, sample: Sample) -> _Rows:
@@ -119,16 +129,27 @@ class _Rows:
             sample = sample.without_empty(0.0)
             weight = sample.weight
         rows = sp.csr_matrix(np.maximum(weight, 0.0).T)
+        top = np.max(weight, axis=1, initial=0.0)
+        exponent = np.frexp(np.where(top > 0, top, 1.0))[1]
+        ordinary = (exponent > -_FREE_EXPONENT) & (exponent < _FREE_EXPONENT)
+        scale = np.ldexp(1.0, np.where(ordinary, 0, -exponent))
         return cls(
             np.ascontiguousarray(sample.values.T, dtype=np.float64),
             rows.indptr.astype(np.int64),
             rows.indices.astype(np.int64),
             rows.data.astype(np.float64),
             int(weight.shape[0]),
+            scale,
         )
 
     def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.indptr, self.indices, self.data
+
+    def scaled_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The weights, each multiplied by its class's ``scale``."""
+        if (self.scale == 1.0).all():
+            return self.csr()
+        return self.indptr, self.indices, self.data * self.scale[self.indices]
 
 
 class Kernel(Family):
@@ -229,17 +250,23 @@ class Kernel(Family):
         floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
         rows = _Rows.of(stats)
         order = np.argsort(rows.columns, axis=1)
-        weight, mean, var, q1, q3 = bw.cell_stats(rows.columns, order, *rows.csr(), rows.n_classes)
-        _, tail_loc, var_all = pooled_spread(weight, mean, var)
+        weight, mean, m2, var, q1, q3 = bw.cell_stats(
+            rows.columns, order, *rows.csr(), rows.scale, rows.n_classes
+        )
+        _, tail_loc, var_all = pooled_spread(weight, mean, m2, var)
         sigma_all = np.sqrt(var_all)
         # A feature with no spread at all needs some positive scale; any will do, since every
         # class then has the same density of it.
         tail_scale = np.where(sigma_all > 0, sigma_all, np.maximum(1e-3 * np.abs(tail_loc), 1.0))
 
         empty = weight == 0
-        sigma = np.sqrt(np.where(empty, 0.0, np.maximum(var, 0.0)))
+        sigma = np.sqrt(np.where(empty, 0.0, var))
         floor = np.broadcast_to(
-            floor_factor * bw.floor_scale(sigma, q3 - q1, weight, tail_scale), weight.shape
+            np.maximum(
+                floor_factor * bw.floor_scale(sigma, q3 - q1, weight, tail_scale),
+                _SMALLEST_BANDWIDTH,
+            ),
+            weight.shape,
         )
         base = bw.rule_of_thumb("silverman" if rule == "cv" else rule, weight, sigma, q3 - q1)
         base = np.where(empty, tail_scale, base)
@@ -248,8 +275,8 @@ class Kernel(Family):
 
         def smooth(h: np.ndarray) -> tuple[np.ndarray, ...]:
             grid = layout(rows.columns, order, *rows.csr(), h, shape.reach, size, _PER_BANDWIDTH)
-            bins = bin_cells(rows.columns, *rows.csr(), *grid)
-            return (*grid, *_convolve(bins, shape, h, grid[4], grid[5], weight))
+            bins = bin_cells(rows.columns, *rows.scaled_csr(), *grid)
+            return (*grid, *_convolve(bins, shape, h, grid[4], grid[5]))
 
         if rule == "cv":
             tail_at_rows = a * np.exp(
@@ -258,24 +285,21 @@ class Kernel(Family):
 
             def loo(smoothed: tuple[np.ndarray, ...]) -> np.ndarray:
                 return bw.leave_one_out(
-                    rows.columns, *rows.csr(), *smoothed, weight, a, tail_at_rows
+                    rows.columns, *rows.csr(), rows.scale, *smoothed, weight, a, tail_at_rows
                 )
 
             h = bw.cross_validate(base, floor, smooth, loo, shared=bool(self.shared_bandwidth))
         else:
             h = np.maximum(base, floor)
-        *grid, density, _, _ = smooth(h)
+        *grid, conv, _, _ = smooth(h)
         log_total = np.log(weight + a)
-        with np.errstate(divide="ignore"):
-            log_share = np.log(weight) - log_total  # −inf for a class with no value
-        log_tail = np.log(a) - log_total
         return KernelParams(
             bandwidth=h,
             weight=weight,
             grid=tuple(grid),
-            log_tail=log_tail,
+            log_tail=np.log(a) - log_total,
             log_density=_log_density(
-                tuple(grid), density, log_share, log_tail, tail_loc, tail_scale
+                tuple(grid), conv, log_total, a, tail_loc, tail_scale, rows.scale
             ),
             tail_loc=tail_loc,
             tail_scale=tail_scale,
@@ -295,41 +319,36 @@ class Kernel(Family):
 
 def _log_density(
     grid: tuple[np.ndarray, ...],
-    density: np.ndarray,
-    log_share: np.ndarray,
-    log_tail: np.ndarray,
+    conv: np.ndarray,
+    log_total: np.ndarray,
+    a: float,
     tail_loc: np.ndarray,
     tail_scale: np.ndarray,
+    scale: np.ndarray,
 ) -> np.ndarray:
-    """``log(W/(W + a) f̂ + a/(W + a) g)`` at every grid point (flat, like ``density``, the
-    normalised estimate f̂): a mixture of two densities with weights that sum to 1, so no
-    term grows with the weights (a weight of 1e308 is as safe as one of 1)."""
+    """``log((Σ r K_h + a g) / (W + a))`` at every grid point (flat, like ``conv``), from
+    ``conv`` computed on weights multiplied by their class's ``scale`` (a power of two)."""
     cell_ptr = grid[5]
     cells = np.repeat(np.arange(len(cell_ptr) - 1), np.diff(cell_ptr))
-    feature = cells // len(log_share)
+    feature = cells // len(log_total)
     log_g = log_cauchy(grid_values(*grid), tail_loc[feature], tail_scale[feature])
     with np.errstate(divide="ignore"):
-        out = np.log(np.maximum(density, 0.0))
-    out += log_share.T.reshape(-1)[cells]
-    np.logaddexp(out, log_tail.T.reshape(-1)[cells] + log_g, out=out)
+        out = np.log(np.maximum(conv, 0.0))
+    if (scale != 1.0).any():  # Σ r K_h itself may be beyond float64: only its log is formed
+        n_classes = len(scale)
+        out -= np.log(scale)[cells % n_classes]
+    np.logaddexp(out, np.log(a) + log_g, out=out)
+    out -= log_total.T.reshape(-1)[cells]
     return out
 
 
 def _convolve(
-    bins: np.ndarray,
-    shape: KernelShape,
-    h: np.ndarray,
-    step: np.ndarray,
-    cell_ptr: np.ndarray,
-    weight: np.ndarray,
+    bins: np.ndarray, shape: KernelShape, h: np.ndarray, step: np.ndarray, cell_ptr: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """Each cell's binned weights convolved with its discretised kernel, by FFT.
 
-    Returns the normalised estimate ``f̂(g) = Σ r K_h(g − x) / W`` at the grid points (flat,
-    like ``bins``; 0 in a cell without weight) and the discrete kernel at lags 0 and 1,
-    (n_classes, n_features). Each cell's bins are divided by its weight ``W`` first, so the
-    numbers stay those of a density whatever the scale of the sample weights (1e-300 or
-    1e300). The segments of a cell's grid lie
+    Returns the sums ``Σ r K_h(g − x)`` at the grid points (flat, like ``bins``) and the
+    discrete kernel at lags 0 and 1, (n_classes, n_features). The segments of a cell's grid lie
     end to end, but each extends ``reach · h`` beyond its data, so kernels (zero beyond that
     reach) never carry weight from one segment into the next. Cells are transformed in batches
     of equal padded length (powers of two), a few FFT calls in all.
@@ -337,8 +356,6 @@ def _convolve(
     n_classes, d = h.shape
     lengths = np.diff(cell_ptr)
     cells_h, cells_step = h.T.reshape(-1), step.T.reshape(-1)
-    cells_weight = weight.T.reshape(-1)
-    bins = bins / np.repeat(np.where(cells_weight > 0, cells_weight, 1.0), lengths)
     conv = np.zeros_like(bins)
     k0, k1 = np.zeros(len(lengths)), np.zeros(len(lengths))
     padded = 1 << np.ceil(np.log2(np.maximum(lengths, 16))).astype(np.int64)
@@ -362,7 +379,7 @@ def _convolve(
             block = np.where(inside, bins[np.where(inside, index, 0)], 0.0)
             spectrum = scipy.fft.rfft(block, n=n_fft, axis=1) * scipy.fft.rfft(kernel, axis=1)
             conv[index[inside]] = scipy.fft.irfft(spectrum, n=n_fft, axis=1)[:, :size][inside]
-    # Σ kernel = 1 makes the normalised binned sums add up to 1: density = conv / step.
+    # Σ kernel = 1 makes the binned sums add up to W: density = conv / (W · step).
     scale = 1.0 / cells_step
     conv *= np.repeat(scale, lengths)
     return (

@@ -85,16 +85,27 @@ def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # p
 
 
 def pooled_spread(
-    weight: np.ndarray, mean: np.ndarray, variance: np.ndarray
+    weight: np.ndarray, mean: np.ndarray, m2: np.ndarray, variance: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(total weight, mean, variance) of each feature over all classes, from the classes'
-    (n_classes, n_features) weights, means and variances. Computed from each class's share
-    of the weight, so no product of a weight with a value is formed: weights up to 1e308 do
-    not overflow (``weight × mean`` and ``weight × variance`` could)."""
+    (n_classes, n_features) weights, means and M2 (or variances, ``m2 / weight``).
+
+    Computed as weighted sums divided by the total weight (the rounding every earlier
+    release had); where a product of a weight with a value overflows (weights near 1e308),
+    from each class's share of the weight instead, which cannot overflow."""
     total = weight.sum(axis=0)
-    share = safe_ratio(weight, total)
-    pooled_mean = (share * mean).sum(axis=0)
-    pooled_var = (share * (np.maximum(variance, 0.0) + (mean - pooled_mean) ** 2)).sum(axis=0)
+    var = safe_ratio(np.maximum(m2, 0.0), weight) if variance is None else variance
+    var = np.maximum(var, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        pooled_mean = safe_ratio((weight * mean).sum(axis=0), total)
+        within = np.maximum(m2, 0.0) + weight * (mean - pooled_mean) ** 2
+        pooled_var = safe_ratio(within.sum(axis=0), total)
+    wide = ~(np.isfinite(pooled_mean) & np.isfinite(pooled_var))
+    if wide.any():
+        share = safe_ratio(weight[:, wide], total[wide])
+        pooled_mean[wide] = (share * mean[:, wide]).sum(axis=0)
+        deviation = (mean[:, wide] - pooled_mean[wide]) ** 2
+        pooled_var[wide] = (share * (var[:, wide] + deviation)).sum(axis=0)
     return total, pooled_mean, pooled_var
 
 
@@ -179,7 +190,7 @@ class Moments(Statistic):
 
     def pooled(self) -> Moments:
         """The classes merged into one (a statistic with a single class)."""
-        weight, mean, variance = pooled_spread(self.weight, self.mean, self.variance)
+        weight, mean, variance = pooled_spread(self.weight, self.mean, self.m2)
         return Moments(weight[None, :], mean[None, :], (variance * weight)[None, :], self.dtype)
 
     def _add(self, other: Moments) -> Moments:
@@ -190,9 +201,16 @@ class Moments(Statistic):
         na, nb = self.weight, other.weight
         n = na + nb
         delta = other.mean - self.mean
-        # The weights' ratio first: delta × weight could overflow where the result does not.
-        mean = np.where(n != 0, self.mean + delta * safe_ratio(nb, n), 0.0)
-        between = delta * delta * (na * safe_ratio(nb, n))
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = np.where(n != 0, self.mean + safe_ratio(delta * nb, n), 0.0)
+            between = safe_ratio(delta * delta * na * nb, n)
+            wide = ~(np.isfinite(mean) & np.isfinite(between))
+            if wide.any():
+                # Weights near 1e308: the weights' ratio first, as delta × weight overflows
+                # where the result need not.
+                ratio = safe_ratio(nb, n)
+                mean = np.where(wide, self.mean + delta * ratio, mean)
+                between = np.where(wide, delta * delta * (na * ratio), between)
         m2 = self.m2 + other.m2 + between
         # Removing data (negative weight) cancels terms: a result within rounding of the terms
         # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
