@@ -31,7 +31,12 @@ COUNTS = CODES.astype(np.float64)
 Y = np.array(["a", "b"] * 12)
 
 
-@pytest.fixture(params=ESTIMATORS, ids=lambda cls: cls.__name__)
+def name_of(make) -> str:
+    """The class name of an estimator class or of a partial of one."""
+    return getattr(make, "func", make).__name__
+
+
+@pytest.fixture(params=ESTIMATORS, ids=name_of)
 def fitted(request):
     return request.param().fit(COUNTS, Y)
 
@@ -60,7 +65,7 @@ def test_predict_none(fitted):
         fitted.predict(None)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_pandas_string_labels_with_na(cls):
     y = pd.Series(["a", "b", pd.NA] * 8, dtype="string")
     with pytest.raises(DataError, match=r"missing label .* at row 2"):
@@ -102,13 +107,13 @@ def test_masked_entries_are_missing_values(cls):
     np.testing.assert_allclose(cls().fit(masked, Y).predict_proba(masked), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_ragged_rows(cls):
     with pytest.raises(ShapeError, match="X is ragged: row 1 has 1 values but row 0 has 2"):
         cls().fit([[1, 2], [1]] * 6, ["a", "b"] * 6)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 @pytest.mark.parametrize(
     "X",
     [
@@ -249,7 +254,7 @@ def _labels() -> st.SearchStrategy:
     )
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 @given(X=_malformed(), y=_labels(), predict_X=_malformed())
 @settings(max_examples=25)
 def test_generated_mistakes_are_named_errors(cls, X, y, predict_X):
@@ -259,7 +264,7 @@ def test_generated_mistakes_are_named_errors(cls, X, y, predict_X):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 @given(X=_malformed(), y=_labels(), predict_X=_malformed())
 @settings(max_examples=max(1000, settings.default.max_examples))
 def test_generated_mistakes_are_named_errors_thoroughly(cls, X, y, predict_X):

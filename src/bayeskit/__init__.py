@@ -1,8 +1,8 @@
 """bayeskit: Bayesian (generative) classification.
 
-Every Naive Bayes event model on one template (``argmax_y λ_y P(y) p(x|y)`` in log space),
-sufficient statistics that add (so ``partial_fit``, merging and distributed training are exact),
-and model files that never run code when loaded.
+Every Naive Bayes event model and discriminant analysis (QDA, LDA, RDA) on one template
+(``argmax_y λ_y P(y) p(x|y)`` in log space), sufficient statistics that add (so ``partial_fit``,
+merging and distributed training are exact), and model files that never run code when loaded.
 
 The public names load on first use (``bayeskit.MultinomialNB`` imports the estimators then), so
 ``import bayeskit`` costs next to nothing and ``bayeskit --version`` starts at once. A new public
@@ -34,11 +34,17 @@ _LAZY: dict[str, str] = {
     "MixedNB": ".naive_bayes",
     "MultinomialNB": ".naive_bayes",
     "PoissonNB": ".naive_bayes",
+    "LinearDiscriminantAnalysis": ".discriminant",
+    "QuadraticDiscriminantAnalysis": ".discriminant",
+    "RegularizedDiscriminantAnalysis": ".discriminant",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
     from ._base import GenerativeClassifier as GenerativeClassifier
     from ._base import merge as merge
+    from .discriminant import LinearDiscriminantAnalysis as LinearDiscriminantAnalysis
+    from .discriminant import QuadraticDiscriminantAnalysis as QuadraticDiscriminantAnalysis
+    from .discriminant import RegularizedDiscriminantAnalysis as RegularizedDiscriminantAnalysis
     from .io.model_file import load as load
     from .io.model_file import save as save
     from .naive_bayes import BernoulliNB as BernoulliNB

@@ -20,6 +20,7 @@ __all__ = [
     "ParameterError",
     "SaveError",
     "ShapeError",
+    "SingularCovarianceError",
     "UnknownCategoryError",
 ]
 
@@ -34,6 +35,12 @@ class DataError(BayeskitError, ValueError):
 
 class ShapeError(DataError):
     """Input of the wrong shape: wrong number of columns, empty, X and y of different lengths."""
+
+
+class SingularCovarianceError(DataError):
+    """A covariance matrix that cannot be inverted: a class with fewer rows than features, a
+    column constant within a class, or collinear columns. Set a regularisation (``reg_param``,
+    ``shrinkage``, ``lam``/``gamma``) or drop the columns named."""
 
 
 class UnknownCategoryError(DataError):

@@ -1,9 +1,10 @@
 """Looking inside a fitted model: why it decided, which features carry weight, which are useful.
 
 Every discrete Naive Bayes model is linear in its (one-hot) features (seeds 002–004):
-``joint log-likelihood = x @ W.T + b``. The log-odds of class ``a`` against class ``b`` is then
-a sum of one term per feature, ``x_j (W_aj − W_bj)``, plus the prior term ``b_a − b_b`` — an exact
-account of a decision, not an approximation.
+``joint log-likelihood = x @ W.T + b``; Fisher's linear discriminant (and a Gaussian with shared
+variances) is, up to a term the same for every class (:meth:`linear_discriminant`). The log-odds
+of class ``a`` against class ``b`` is then a sum of one term per feature, ``x_j (W_aj − W_bj)``,
+plus the prior term ``b_a − b_b`` — an exact account of a decision, not an approximation.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def explain(
 
     Parameters
     ----------
-    model : a fitted linear model (MultinomialNB, ComplementNB, BernoulliNB, CategoricalNB)
+    model : a fitted model with a linear decision (MultinomialNB, ComplementNB, BernoulliNB,
+        CategoricalNB, LinearDiscriminantAnalysis, GaussianNB with shared_variance=True)
     x : one row, shape (n_features,) or (1, n_features), dense or sparse
         For CategoricalNB, the row of values as given to ``predict``.
     feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
@@ -103,7 +105,7 @@ def explain(
     >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
     True
     """
-    W, b = model.linear_form()
+    W, b = model.linear_discriminant()
     design, names = _design_row(model, x, W.shape[1], feature_names)
     classes = model.classes_
     if len(classes) < 2:
@@ -140,7 +142,7 @@ def top_features(
     The score of feature ``j`` for class ``y`` is ``W_yj − mean_c W_cj``: how much one
     occurrence moves the log-odds toward ``y``.
     """
-    W, _ = model.linear_form()
+    W, _ = model.linear_discriminant()
     names = _names(model, W.shape[1], feature_names)
     lift = W - W.mean(axis=0, keepdims=True)
     out: dict[Any, list[tuple[str, float]]] = {}

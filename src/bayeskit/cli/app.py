@@ -106,6 +106,12 @@ command(
     "and the features that most favour each class.",
 )
 command(
+    "serve",
+    "serve:serve",
+    "Serve MODEL over HTTP: MLflow's /invocations, /check and /learn for text models, and a "
+    "web page at /.",
+)
+command(
     "report",
     "report:report",
     "Cross-validate a model on DATA and write one self-contained HTML page: confusion "

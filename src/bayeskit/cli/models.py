@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import naive_bayes
+from .. import discriminant, naive_bayes
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
@@ -25,6 +25,9 @@ MODELS = (
     "poisson",
     "mixed",
     "text",
+    "lda",
+    "qda",
+    "rda",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
 NUMERIC_MODELS = (
@@ -35,6 +38,9 @@ NUMERIC_MODELS = (
     "multinomial",
     "bernoulli",
     "complement",
+    "lda",
+    "qda",
+    "rda",
 )
 
 ModelOpt = typer.Option(
@@ -69,6 +75,10 @@ def _numeric_class(choice: str) -> type:
         "multinomial": naive_bayes.MultinomialNB,
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
+        # discriminant analysis: Fisher's LDA, QDA, Friedman's RDA (numeric columns, no NaN)
+        "lda": discriminant.LinearDiscriminantAnalysis,
+        "qda": discriminant.QuadraticDiscriminantAnalysis,
+        "rda": discriminant.RegularizedDiscriminantAnalysis,
     }
     return classes[choice]
 
@@ -214,10 +224,21 @@ def align_columns(
 
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
-    from pathlib import Path
-
     from ..errors import ModelFileError
     from ..io.model_file import load
+
+    check_model_path(path)
+    try:
+        return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def check_model_path(path: str) -> None:
+    """Refuse a model path that is missing or a folder, saying how to make one."""
+    from pathlib import Path
 
     file = Path(path)
     if not file.exists():
@@ -227,12 +248,6 @@ def load_model(path: str) -> Any:
         )
     if file.is_dir():
         raise ReadError(f"{path}: is a folder, not a model file", path=path)
-    try:
-        return load(path)
-    except ModelFileError as exc:
-        raise ReadError(
-            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
-        ) from None
 
 
 def column_kinds(model: Any) -> dict[str, str]:

@@ -50,6 +50,9 @@ def families_line(model: Any) -> str | None:
 
 
 def _family_name(model: Any) -> str:
+    families = getattr(model, "families_", None)
+    if families is not None and len(families) == 1:
+        return str(families[0].name)  # mvnormal for discriminant analysis
     return type(model).__name__.removesuffix("NB").lower()
 
 

@@ -48,10 +48,11 @@ from typing import IO, Any, cast
 
 import numpy as np
 
-from .. import naive_bayes
 from .._base import GenerativeClassifier
+from .._estimators import ESTIMATORS as _ESTIMATORS
 from .._values import is_sorted_unique, values_from_json, values_to_json
 from .._version import __version__
+from ..discriminant._common import covariance_estimators
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
@@ -64,13 +65,9 @@ FORMAT_NAME = "bayeskit-model"
 #: that holds it (1 for the models in ESTIMATORS, 2 for text models).
 FORMAT_VERSION = 2
 _FIRST_VERSION = 1
-#: The only classes a model file can name, with the text models of ``_text_state``: nothing
-#: else is ever constructed by :func:`load`.
-ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    # The naive_bayes package's public list: one place names the estimators.
-    name: getattr(naive_bayes, name)
-    for name in naive_bayes.__all__
-}
+#: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
+#: the text models of ``_text_state``: nothing else is ever constructed by :func:`load`.
+ESTIMATORS: dict[str, type[GenerativeClassifier]] = _ESTIMATORS
 #: The memory :func:`load` may spend on a file's arrays and on the parameters computed from
 #: them, unless its ``max_bytes`` says otherwise: checked against the sizes the file declares
 #: before anything is allocated. A hostile file can make load allocate at most this much.
@@ -263,6 +260,11 @@ def _encode(value: Any, name: str, depth: int, more: _Codec | None = None) -> An
         return value
     if isinstance(value, Family):
         return {"type": "family", "name": value.name, "config": _encode(value.config(), name, 0)}
+    if covariance_estimators().get(type(value).__name__) is type(value):
+        # A scikit-learn covariance estimator of the allow-list: stored by name and settings.
+        estimator: Any = value
+        params = _encode(estimator.get_params(deep=False), name, depth + 1)
+        return {"type": "covariance_estimator", "name": type(value).__name__, "params": params}
     if isinstance(value, (Mapping, list, tuple)) and depth < _MAX_DEPTH:
         out: dict[str, Any] = {"type": "tuple" if type(value) is tuple else "list"}
         if isinstance(value, Mapping):
@@ -668,6 +670,14 @@ def _decode(obj: Any, name: str, depth: int, more: _Codec | None = None) -> Any:
             return family_from_config(obj["name"], config)
         except BayeskitError as exc:
             raise ModelFileError(f"meta.json: hyperparameter {name}: {exc}") from None
+    if kind == "covariance_estimator":
+        estimator = covariance_estimators().get(obj.get("name"))
+        params = _decode(obj.get("params"), name, depth + 1)
+        if estimator is None or type(params) is not dict:
+            raise bad
+        if set(params) - set(estimator().get_params(deep=False)):
+            raise bad
+        return estimator(**params)
     if kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
         if more is None or kind is None:
             raise bad

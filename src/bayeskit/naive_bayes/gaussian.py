@@ -182,23 +182,6 @@ class GaussianNB(NumericNB):
         """Probability of each class."""
         return cast(np.ndarray, self._as_data(np.exp(self.class_log_prior_)))
 
-    def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, b)`` with ``predict_log_proba(X) = log_softmax(X @ W.T + b)`` on rows without
-        missing values, for ``shared_variance=True`` (seed 002's linear discriminant).
-
-        The joint log-likelihood itself is ``X @ W.T + b`` plus a term that is the same for
-        every class (the ``x²`` part), so :meth:`linear_form` does not apply. ``b`` includes
-        the log prior.
-
-        Returns
-        -------
-        W : ndarray of shape (n_classes, n_features)
-        b : ndarray of shape (n_classes,)
-        """
-        prior, params, families = self._fitted()
-        W, b = cast(Gaussian, families[0]).discriminant(params[0])
-        return W, b + prior
-
 
 def _float32_data(X: Any) -> bool:
     """Whether ``X`` holds float32 numbers only (an array, sparse matrix or DataFrame)."""

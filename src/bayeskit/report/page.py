@@ -22,6 +22,7 @@ from .charts import (
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
 from .panels import density_panel, legend_strip, term_panel
+from .projection import discriminant_projection
 from .style import CSS
 from .svg import ACCENT, GREY, clip_text, colour, esc
 
@@ -102,6 +103,12 @@ def build_report(
     scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
     if densities:
         sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
+    projection = discriminant_projection(model, X, y)
+    if projection is not None:
+        classes_drawn = list(np.asarray(model.classes_).tolist())
+        sections.append(
+            ("projection", "Discriminant projection", _projection(projection, classes_drawn))
+        )
     terms = top_terms(model)
     if terms is not None:
         heading, table = terms
@@ -334,6 +341,16 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         "answer: a sign that its family fits the feature badly.</p>"
         f'<div class="scroll"><table class="features">{head}</tr>{rows}</table></div>'
         + (f'<p class="how">… and {more} more.</p>' if more > 0 else "")
+    )
+
+
+def _projection(chart: str, classes: list[Any]) -> str:
+    return (
+        '<p class="how">The training rows on Fisher\'s discriminant axes: the directions along '
+        "which the class means lie furthest apart, measured against the spread within the "
+        "classes (one axis per class beyond the first, at most two drawn). Separate clouds are "
+        "classes the model tells apart; where clouds overlap, its mistakes lie.</p>"
+        f"{legend_strip(classes)}<figure>{chart}</figure>"
     )
 
 

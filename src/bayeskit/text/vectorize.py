@@ -192,8 +192,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
                 return self._weigh(self._count_known(texts), own=True)
             raw_documents = texts
-        terms, counts = self._count(raw_documents)
-        return self._weigh(self._reindex(terms, counts), own=True)
+        return self._weigh(self._count_into_vocabulary(raw_documents), own=True)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Column names: the vocabulary terms (then ``oov_token`` if set)."""
@@ -299,6 +298,40 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         )
         counts.sum_duplicates()  # also sorts the column indices of every row
         return terms[order], counts
+
+    def _count_into_vocabulary(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
+        up in the fitted vocabulary as it comes: no matrix over the documents' own terms is
+        built first (for one short message, as a service scores them, that was most of
+        the cost)."""
+        self._check_params()
+        index = self._columns()
+        n_vocab = len(self.terms_)
+        oov = n_vocab if self.oov_token is not None else -1
+        analyze = self._analyze
+        indices: list[int] = []
+        data: list[int] = []
+        indptr = [0]
+        for text in self._documents(raw_documents):
+            row: dict[int, int] = {}
+            for term in analyze(text):
+                column = index.get(term, oov)
+                if column >= 0:
+                    row[column] = row.get(column, 0) + 1
+            columns = sorted(row)
+            indices += columns
+            data += [row[c] for c in columns]
+            indptr.append(len(indices))
+        out = sp.csr_matrix(
+            (
+                np.asarray(data, dtype=np.float64),
+                np.asarray(indices, dtype=np.int64),
+                np.asarray(indptr, dtype=np.int64),
+            ),
+            shape=(len(indptr) - 1, n_vocab + (oov >= 0)),
+        )
+        out.has_canonical_format = True
+        return out
 
     def _set_vocabulary(self) -> None:
         if self.vocabulary is not None:
