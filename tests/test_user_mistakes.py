@@ -297,3 +297,11 @@ def model_input(model: bk.GenerativeClassifier):
     names = getattr(model, "feature_names_in_", None)
     data = np.ones((2, model.n_features_in_))
     return pd.DataFrame(data, columns=list(names)) if names is not None else data
+
+
+@pytest.mark.parametrize("value", ["x", True, float("nan")])
+def test_binarize_that_is_not_a_number(value):
+    # Found by the model-file generator: a file whose binarize was text loaded, and every
+    # predict then raised numpy's UFuncTypeError.
+    with pytest.raises(ParameterError, match="binarize must be None or a number"):
+        bk.BernoulliNB(binarize=value).fit(COUNTS, Y)

@@ -330,6 +330,15 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     "sums of the training data overflow float64 (beyond 1.8e308); scale down "
                     "the sample weights or the values"
                 )
+            invalid = block.invalid()
+            if invalid is not None:
+                array, c, why = invalid
+                where = _entry((c,), (len(summary.classes),), summary.classes, block_names)
+                raise DataError(
+                    f"the {block.kind} statistic {array!r} of {where} {why}: the training "
+                    "numbers are beyond what float64 resolves (sample weights near 1e-308 or "
+                    "below, or values near its limits); rescale them"
+                )
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool

@@ -135,6 +135,13 @@ class Statistic(ABC):
                     return name, (), float(np.max(pooled))
         return None
 
+    def invalid(self) -> tuple[str, int, str] | None:
+        """(array, class index, why) of a part no data could have given (a scatter matrix
+        that is not positive semi-definite), or None (most statistics have no such rule
+        beyond :meth:`overflow`). Model files refuse such a statistic, and so does fitting
+        when numbers at float64's limits produce one: a model that is saved always loads."""
+        return None
+
     def __add__(self: S, other: object) -> S:
         if not isinstance(other, type(self)):
             return NotImplemented
