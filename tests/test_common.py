@@ -282,8 +282,22 @@ def test_save_load_round_trip(case: Case, tmp_path):
 def test_unlearn_is_the_inverse_of_learning(case: Case, seed: int, cut: int):
     X, y = dataset(case, seed=seed)
     kept, removed = (X[:cut], y[:cut]), (X[cut:], y[cut:])
-    model = case.make().fit(X, y).unlearn(*removed)
-    assert_same_model(model, fit_part(case, *kept), kept[0])
+    model = case.make().fit(X, y)
+    try:
+        model.unlearn(*removed)
+    except SingularCovarianceError:
+        # Too few rows left for a covariance (discriminant analysis): the kept rows' own
+        # model is refused alike, and the refusal is no disagreement.
+        with pytest.raises(SingularCovarianceError):
+            fit_part(case, *kept)._check_usable()
+        return
+    # A covariance from few rows per column is ill-conditioned: statistics equal to 1e-12 then
+    # give scores that differ by the condition number times that. With barely more rows than
+    # columns only the statistics (the law itself) are compared; otherwise scores to 1e-6.
+    score_rtol: float | None = 1e-9
+    if model._min_classes > 1:
+        score_rtol = None if cut < 4 * X.shape[1] else 1e-6
+    assert_same_model(model, fit_part(case, *kept), kept[0], score_rtol=score_rtol)
 
 
 def test_unlearn_refuses_data_never_learned():

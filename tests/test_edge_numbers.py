@@ -160,13 +160,7 @@ def test_poisson_nb_with_tiny_weights(weight):
         bk.PoissonNB,
         lambda: bk.PoissonNB(given_length=True),
         lambda: bk.GaussianNB(estimate="predictive"),
-        bk.GaussianNB,
-        bk.KernelNB,
-        bk.DiscretizedNB,
-        bk.MixedNB,
-        bk.LinearDiscriminantAnalysis,
-        bk.QuadraticDiscriminantAnalysis,
-        bk.RegularizedDiscriminantAnalysis,
+        *REAL_VALUED,
     ],
 )
 def test_values_beyond_1e150_are_refused_naming_the_cell(make):

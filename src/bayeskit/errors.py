@@ -15,6 +15,7 @@ __all__ = [
     "DataError",
     "InputTypeError",
     "MergeError",
+    "MissingDependencyError",
     "ModelFileError",
     "NotFittedError",
     "ParameterError",
@@ -73,3 +74,8 @@ class ModelFileError(BayeskitError, ValueError):
 class SaveError(BayeskitError, OSError):
     """A model file that cannot be written where asked (a missing folder, no permission, a
     folder in the way). Also an ``OSError``; the message names the path given."""
+
+
+class MissingDependencyError(BayeskitError, ImportError):
+    """An optional feature whose package is not installed; the message says what to install
+    (``pip install "bayeskit[dask]"``)."""

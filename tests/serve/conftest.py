@@ -8,8 +8,11 @@ The API tests use Starlette's TestClient (the app in this process); the end-to-e
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -50,6 +53,50 @@ serve_load = _benchmark_module()
 ServerProcess = serve_load.ServerProcess
 
 
+class ThreadServer:
+    """The app on uvicorn, configured as ``bayeskit serve`` configures it, in a thread of this
+    process on a free port of 127.0.0.1: a real socket, without the seconds a ``bayeskit
+    serve`` process spends starting Python, bayeskit and the model (``ServerProcess`` runs
+    the command itself)."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        import uvicorn
+
+        from bayeskit.serve.server import HEADER_TIMEOUT_ENV, _config, bind
+
+        self._env = os.environ.get(HEADER_TIMEOUT_ENV)
+        switch = sys.getswitchinterval()
+        self._sock = bind("127.0.0.1", 0)
+        self.port = self._sock.getsockname()[1]
+        self._server = uvicorn.Server(_config(create_app(config), config))
+        sys.setswitchinterval(switch)  # the server's setting for its own process, not ours
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 60
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the server thread did not start")
+            time.sleep(0.01)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        from bayeskit.serve.server import HEADER_TIMEOUT_ENV
+
+        self._server.should_exit = True
+        self._thread.join(30)
+        self._sock.close()
+        if self._env is None:
+            os.environ.pop(HEADER_TIMEOUT_ENV, None)
+        else:
+            os.environ[HEADER_TIMEOUT_ENV] = self._env
+
+
 @pytest.fixture(scope="session")
 def sms() -> tuple[list[str], np.ndarray]:
     texts, labels = load_sms_spam()
@@ -88,6 +135,16 @@ def email_file(tmp_path_factory) -> Path:
     model.fit([m for m, _ in EMAILS], [y for _, y in EMAILS])
     path = tmp_path_factory.mktemp("models") / "mail.bk"
     bk.save(model, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def char_file(tmp_path_factory, sms) -> Path:
+    """A spam filter over character n-grams (char_wb, 2 to 4 characters)."""
+    texts, labels = sms
+    model = SpamFilter(vectorizer=TextVectorizer(analyzer="char_wb", ngram_range=(2, 4)))
+    path = tmp_path_factory.mktemp("models") / "chars.bk"
+    bk.save(model.fit(texts, labels), path)
     return path
 
 
@@ -137,24 +194,28 @@ def numeric_file(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture
-def token_file(tmp_path) -> Path:
-    path = tmp_path / "token"
+def write_token(folder: Path) -> Path:
+    path = folder / "token"
     path.write_text(TOKEN + "\n")
     return path
 
 
+def served_copy(folder: Path, source: Path) -> Path:
+    """A private copy of a model file (learning rewrites it, and writes a journal beside)."""
+    target = folder / "served" / source.name
+    target.parent.mkdir(exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+@pytest.fixture
+def token_file(tmp_path) -> Path:
+    return write_token(tmp_path)
+
+
 @pytest.fixture
 def model_copy(tmp_path) -> Callable[[Path], Path]:
-    """A private copy of a model file (learning rewrites it, and writes a journal beside)."""
-
-    def copy(source: Path) -> Path:
-        target = tmp_path / "served" / source.name
-        target.parent.mkdir(exist_ok=True)
-        shutil.copyfile(source, target)
-        return target
-
-    return copy
+    return lambda source: served_copy(tmp_path, source)
 
 
 @pytest.fixture

@@ -273,18 +273,41 @@ def test_without_a_token_learning_is_off_and_says_so(serve, sms_file):
     client = serve(sms_file, token=False)
     r = client.post("/learn/spam", content=SPAMMY, headers=AUTH)
     assert r.status_code == 403
-    assert "learning is off" in r.json()["error"]
-    assert "--token-file" in r.json()["error"]
+    assert r.json()["error"] == (
+        "learning is off: this server was started without --token-file, so nothing can change "
+        "the model. Checks and predictions work as usual; to learn, restart it with "
+        "--token-file FILE"
+    )
     meta = client.get("/metadata").json()
     assert meta["learning"]["enabled"] is False
     assert client.post("/check", content=SPAMMY).status_code == 200
 
 
-def test_several_workers_refuse_learning(serve, sms_file):
-    client = serve(sms_file, workers=2)
-    r = client.post("/learn/spam", content=SPAMMY, headers=AUTH)
+def test_several_workers_refuse_learning_and_say_why(serve, sms_file, tmp_path):
+    """Each of N worker processes runs this app: each refuses learning, saying why and what
+    to do, and writes nothing beside the model."""
+    client = serve(sms_file, workers=3)
+    expected = (
+        "learning is off: it runs 3 worker processes, each with its own copy of the model, so a "
+        "message learned by one would be missing from the others' answers. Checks and "
+        "predictions work as usual; to learn, restart it with --workers 1"
+    )
+    for path, headers in (("/learn/spam", AUTH), ("/unlearn/ham", AUTH), ("/learn/spam", {})):
+        r = client.post(path, content=SPAMMY, headers=headers)
+        assert r.status_code == 403
+        assert r.json() == {"error": expected}
+    learning = client.get("/metadata").json()["learning"]
+    assert learning["enabled"] is False
+    assert learning["reason"] == expected  # what the page shows beside its disabled buttons
+    assert client.post("/check", content=SPAMMY).json()["verdict"] == "spam"
+    assert sorted(p.name for p in (tmp_path / "served").iterdir()) == ["sms.bk"]
+    # both reasons at once: no token, several workers
+    r = serve(sms_file, token=False, workers=2).post("/learn/spam", content=SPAMMY, headers=AUTH)
     assert r.status_code == 403
-    assert "--workers 1" in r.json()["error"]
+    error = r.json()["error"]
+    assert error.startswith("learning is off: this server was started without --token-file")
+    assert "; and it runs 2 worker processes" in error
+    assert error.endswith("restart it with --token-file FILE and --workers 1")
 
 
 # ---------------------------------------------------------------------------------- bad input

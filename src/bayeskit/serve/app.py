@@ -40,7 +40,7 @@ from .inputs import RequestError, invocation_input, message_input
 from .scoring import plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names
 
-__all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app"]
+__all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
 CONFIG_ENV = "BAYESKIT_SERVE_CONFIG"
 API_VERSION = 1
@@ -78,6 +78,30 @@ def read_token(path: str) -> str:
             "print(secrets.token_urlsafe())')"
         )
     return token
+
+
+def learning_off(config: ServeConfig, has_token: bool) -> str:
+    """Why this server cannot learn (every reason, and what to do), or "" when it can."""
+    reasons, remedies = [], []
+    if not has_token:
+        reasons.append(
+            "this server was started without --token-file, so nothing can change the model"
+        )
+        remedies.append("--token-file FILE")
+    if config.workers > 1:
+        # One copy of the model per process: a message learned by one worker would be missing
+        # from the others' answers, and their journals would interleave in one file.
+        reasons.append(
+            f"it runs {config.workers} worker processes, each with its own copy of the model, "
+            "so a message learned by one would be missing from the others' answers"
+        )
+        remedies.append("--workers 1")
+    if not reasons:
+        return ""
+    return (
+        f"learning is off: {'; and '.join(reasons)}. Checks and predictions work as usual; to "
+        f"learn, restart it with {' and '.join(remedies)}"
+    )
 
 
 def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -135,18 +159,7 @@ class Service:
         self.config = config
         self.token = read_token(config.token_file) if config.token_file else None
         self.token_digest = hashlib.sha256((self.token or "").encode("utf-8")).digest()
-        if self.token is None:
-            self.learning_off = (
-                "learning is off: this server was started without --token-file, so nothing "
-                "can change the model"
-            )
-        elif config.workers > 1:
-            self.learning_off = (
-                f"learning is off: this server runs {config.workers} worker processes, each "
-                "with its own copy of the model; restart with --workers 1 to learn"
-            )
-        else:
-            self.learning_off = ""
+        self.learning_off = learning_off(config, self.token is not None)
         self.state = ModelState(
             config.model, learning=not self.learning_off, save_interval=config.save_interval
         )
@@ -382,7 +395,10 @@ def create_app(config: ServeConfig) -> ASGIApp:
 
     async def refused(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
-        return error(" ".join(str(exc).split()), status)
+        # A body that did not arrive in time is still owed: what the client sends later
+        # would be read as the next request, so the connection ends with the answer.
+        headers = {"Connection": "close"} if status == 408 else None
+        return error(" ".join(str(exc).split()), status, headers)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

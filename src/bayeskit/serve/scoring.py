@@ -3,14 +3,13 @@
 A :class:`Scorer` is built once per model snapshot from the model's own linear form
 (``joint log-likelihood = transform(x) @ W.T + b``, seeds 002–004): scoring a message is then
 the model's :meth:`~bayeskit.text.TextClassifier.transform` and one sparse product, without
-per-call input validation, and the same product, split by term, gives the reasons and the
-colour of every word. The numbers are the model's: tests compare them with
-``predict_proba`` and ``explain``.
+per-call input validation, and the same product, split by term, gives the reasons and (see
+:mod:`.colouring`) the colour of every word or character. The numbers are the model's: tests
+compare them with ``predict_proba`` and ``explain``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from .._decision import normalize_log
 from ..text import SpamFilter, TextClassifier, TextVectorizer
+from .colouring import segments
 
 __all__ = ["ACTIONS", "Scorer", "plain"]
 
@@ -25,8 +25,6 @@ __all__ = ["ACTIONS", "Scorer", "plain"]
 #: minimum expected cost (SpamFilter.decisions): "junk" (spam) or "deliver" (ham).
 ACTIONS = ("deliver", "review", "junk")
 REASONS = 12
-MAX_SHOWN_CHARS = 200_000
-_EMAIL_WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
 def plain(value: Any) -> Any:
@@ -104,25 +102,8 @@ class Scorer:
             by_term = {
                 str(self.names[j]): float(w) for j, w in zip(x.indices, weights, strict=True)
             }
-            out["words"] = self._segments(doc, by_term)
+            out["words"] = segments(self.model.vectorizer or TextVectorizer(), doc, by_term)
         return out
-
-    # ------------------------------------------------------------------ coloured words
-    def _segments(self, doc: str | bytes, by_term: dict[str, float]) -> list[list[Any]]:
-        """The message as shown to a person, cut into ``[text, weight or null]`` pieces: each
-        word the model scores carries its share of its term's contribution to the log-odds."""
-        vec = self.model.vectorizer or TextVectorizer()
-        if vec.analyzer == "email":
-            from ..text.email import read_message
-
-            message = read_message(doc if isinstance(doc, bytes) else doc.encode("utf-8"))
-            pieces = [("Subject: ", None), (message.subject, "subject:"), ("\n\n", None)]
-            return _colour([*pieces, (message.text, "")], _EMAIL_WORD, True, by_term)
-        text = doc if isinstance(doc, str) else doc.decode("utf-8", "replace")
-        if vec.analyzer != "word":  # character n-grams, a callable: no words to colour
-            return [[text[:MAX_SHOWN_CHARS], None]]
-        pattern = re.compile(vec.token_pattern)
-        return _colour([(text, "")], pattern, bool(vec.lowercase), by_term)
 
 
 def _log_posterior(jll: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
@@ -134,46 +115,3 @@ def _log_posterior(jll: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     shifted = np.exp(jll[0] - jll[0, top])
     shifted[top] = 0.0
     return jll[0] - (jll[0, top] + np.log1p(shifted.sum()))
-
-
-def _colour(
-    pieces: list[tuple[str, str | None]],
-    pattern: re.Pattern[str],
-    lowercase: bool,
-    by_term: dict[str, float],
-) -> list[list[Any]]:
-    """Cut each ``(text, term prefix)`` piece at the words ``pattern`` finds; a word whose
-    term (prefix + word) has a weight gets an equal share of it per occurrence."""
-    found: list[tuple[int, re.Match[str]]] = []
-    budget = MAX_SHOWN_CHARS
-    texts = []
-    for i, (text, _) in enumerate(pieces):
-        text = text[: max(budget, 0)]
-        budget -= len(text)
-        texts.append(text)
-        if pieces[i][1] is not None:
-            found.extend((i, m) for m in pattern.finditer(text))
-    key = {
-        id(m): f"{pieces[i][1]}{m.group().lower() if lowercase else m.group()}" for i, m in found
-    }
-    occurrences: dict[str, int] = {}
-    for term in key.values():
-        if term in by_term:
-            occurrences[term] = occurrences.get(term, 0) + 1
-    out: list[list[Any]] = []
-    matches = iter(found)
-    current = next(matches, None)
-    for i, text in enumerate(texts):
-        at = 0
-        while current is not None and current[0] == i:
-            m = current[1]
-            term = key[id(m)]
-            if term in by_term:
-                if m.start() > at:
-                    out.append([text[at : m.start()], None])
-                out.append([m.group(), by_term[term] / occurrences[term]])
-                at = m.end()
-            current = next(matches, None)
-        if at < len(text):
-            out.append([text[at:], None])
-    return out

@@ -19,7 +19,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .app import CONFIG_ENV, ServeConfig, create_app
+from .app import CONFIG_ENV, ServeConfig, create_app, learning_off
 
 __all__ = ["HeaderTimeoutProtocol", "bind", "run"]
 
@@ -160,19 +160,14 @@ def _stop_quietly() -> None:
 
 def _banner(config: ServeConfig, url: str, app: Any) -> str:
     lines = [f"bayeskit serve: {os.path.basename(config.model)} on {url}"]
-    if app is not None:
-        service = app.service
-        if service.state.replayed:
-            lines.append(f"  replayed {service.state.replayed} learned message(s) from the journal")
-        lines.append(
-            "  learning: "
-            + (
-                "on (bearer token)"
-                if not service.learning_off
-                else "off — " + service.learning_off.removeprefix("learning is off: ")
-            )
-        )
-    else:
-        lines.append(f"  {config.workers} worker processes; learning: off (it needs --workers 1)")
+    if app is not None and app.service.state.replayed:
+        lines.append(f"  replayed {app.service.state.replayed} learned message(s) from the journal")
+    if config.workers > 1:
+        lines.append(f"  {config.workers} worker processes")
+    off = learning_off(config, config.token_file is not None)
+    lines.append(
+        "  learning: "
+        + ("off — " + off.removeprefix("learning is off: ") if off else "on (bearer token)")
+    )
     lines.append("  press Ctrl+C to stop")
     return "\n".join(lines)
