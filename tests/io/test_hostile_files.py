@@ -468,3 +468,17 @@ def check_mutant(tmp_path: Path, mutation: Any) -> None:
         return
     assert np.isfinite(P).all()
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "setting"), [("categorical", "unseen"), ("bernoulli", "binarize")]
+)
+def test_a_setting_predict_would_refuse_is_refused_at_load(tmp_path: Path, name: str, setting: str):
+    # Found by the thorough generator: unseen=1e30 (CategoricalNB) and a text binarize
+    # (BernoulliNB) loaded, and every predict then failed.
+    make, X = MODELS[name]
+    path = saved_model(tmp_path, make(), X)
+    meta, entries = parts(path)
+    meta["params"][setting] = 10**30 if setting == "unseen" else "x"
+    seal(path, meta, entries)
+    refused(path, setting)

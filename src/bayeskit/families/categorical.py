@@ -132,9 +132,13 @@ class Categorical(Family):
             "unseen": self.unseen,
         }
 
-    def validate(self, X: Table, names: Sequence[str]) -> Table:
-        if self.unseen not in UNSEEN_POLICIES:
+    def _check_unseen(self) -> None:
+        # Checked by finalize too: a model file's settings reach the model without validate.
+        if not isinstance(self.unseen, str) or self.unseen not in UNSEEN_POLICIES:
             raise ParameterError(f"unseen={self.unseen!r} is not one of {UNSEEN_POLICIES}")
+
+    def validate(self, X: Table, names: Sequence[str]) -> Table:
+        self._check_unseen()
         for j, col in enumerate(X.columns):
             if col.dtype.kind == "f":
                 inf = np.isinf(col)
@@ -194,6 +198,7 @@ class Categorical(Family):
         return 3 * stats.n_classes * (width + stats.n_features)
 
     def finalize(self, stats: CategoryCounts) -> CategoricalParams:
+        self._check_unseen()
         d = stats.n_features
         alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
         a = np.broadcast_to(
