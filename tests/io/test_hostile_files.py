@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import bayeskit as bk
 from bayeskit.errors import ModelFileError, SingularCovarianceError
+from bayeskit.stats.scatter import Scatter
 
 from ._refusal import npy, parts, refused, seal
 
@@ -234,10 +235,13 @@ def test_max_bytes_bounds_what_a_trusted_model_may_take(tmp_path: Path) -> None:
         bk.load(path, max_bytes="lots")
 
 
-def test_covariances_beyond_the_budget_are_refused_before_finalize(tmp_path: Path) -> None:
+def test_covariances_beyond_the_budget_are_refused_before_finalize(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A QDA file with 2 000 columns: its scatter matrices (64 MB, zeros that deflate to a
     small file) fit in the budget, the covariances, factors and work matrices computed from
-    them would not: refused by the multivariate normal family's parameter size."""
+    them would not: refused by the multivariate normal family's parameter size, before even
+    the O(d^3) check that each matrix is a scatter matrix runs."""
     path = saved_model(tmp_path, bk.QuadraticDiscriminantAnalysis(), REALS)
     meta, entries = parts(path)
     d = 2000
@@ -247,7 +251,9 @@ def test_covariances_beyond_the_budget_are_refused_before_finalize(tmp_path: Pat
     meta.pop("feature_names_in", None)
     seal(path, meta, entries)
     assert path.stat().st_size < 1_000_000
-    refused(path, "the mvnormal parameters needs", "load(..., max_bytes=...)")
+    with monkeypatch.context() as patch:
+        patch.setattr(Scatter, "invalid", lambda self: pytest.fail("checked before the budget"))
+        refused(path, "the mvnormal parameters needs", "load(..., max_bytes=...)")
     model = bk.QuadraticDiscriminantAnalysis(reg_param=0.5).fit(REALS, Y)
     bk.save(model, path)  # and a real model loads within the same budget
     np.testing.assert_array_equal(bk.load(path).predict_proba(REALS), model.predict_proba(REALS))

@@ -633,6 +633,15 @@ def _build(
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
             for family, stat in zip(model._families(), blocks, strict=True):
                 budget.take(8 * family.parameter_size(stat), f"the {family.name} parameters")
+        # Statistics no data could give (a scatter that is not positive semi-definite), named
+        # as a file's fault; only now, since the check itself costs what the budget bounds.
+        for stat in blocks:
+            invalid = stat.invalid()
+            if invalid is not None:
+                name, c, why = invalid
+                raise ModelFileError(
+                    f"the {stat.kind} statistic's array {name!r} of class index {c} {why}"
+                )
         return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
     except BayeskitError as exc:
         if isinstance(exc, ModelFileError):
