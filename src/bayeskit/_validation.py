@@ -89,10 +89,16 @@ LARGEST_VALUE = 1e150
 
 
 def check_not_infinite(
-    X: Any, names: Sequence[str] | None, what: str, largest: float = np.inf
+    X: Any,
+    names: Sequence[str] | None,
+    what: str,
+    largest: float = np.inf,
+    *,
+    nan_is_missing: bool = True,
 ) -> None:
     """Refuse ±inf and values beyond ``largest`` in magnitude, naming the first one (NaN is a
-    missing value, which every family takes)."""
+    missing value, which every naive family takes; ``nan_is_missing=False`` for a model that
+    refuses it, so the message does not offer it)."""
     vals = _values(X)
     with np.errstate(invalid="ignore"):
         mask = np.isinf(vals) if largest == np.inf else np.abs(vals) > largest
@@ -103,7 +109,7 @@ def check_not_infinite(
     if np.isinf(value):
         raise DataError(
             f"X contains {value} at row {row}, {column_label(names, col)}; {what} takes "
-            "finite numbers (NaN marks a missing value)"
+            "finite numbers" + (" (NaN marks a missing value)" if nan_is_missing else "")
         )
     raise DataError(
         f"X contains {value:g} at row {row}, {column_label(names, col)}; {what} takes values "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from sklearn.utils.validation import validate_data
 
@@ -36,6 +36,9 @@ class NumericNB(GenerativeClassifier):
     and in prediction (seed 003). ±inf is refused.
     """
 
+    #: whether NaN marks a missing value (said in the refusal of ±inf)
+    _nan_is_missing: ClassVar[bool] = True
+
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         names = feature_names_of(X)
         what = type(self).__name__
@@ -51,7 +54,7 @@ class NumericNB(GenerativeClassifier):
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc, what) from None
         X = as_float_array(X, what)
-        check_not_infinite(X, names, what)
+        check_not_infinite(X, names, what, nan_is_missing=self._nan_is_missing)
         return X
 
     def __sklearn_tags__(self) -> Any:
