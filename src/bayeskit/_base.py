@@ -19,9 +19,16 @@ Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary 
 ``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
 family's ``finalize`` and cached until the statistics change. ``fit`` also demands a model that
 can predict (at least ``_min_classes`` classes; every family's ``check_usable``, e.g. no
-singular covariance) and leaves the model unfitted otherwise; ``partial_fit``, merging and
-``fit_summary`` accumulate statistics without that demand (a stream may start with one class
-or fewer rows than features), and prediction refuses what cannot score.
+singular covariance) and is refused otherwise, leaving the model as it was (as every refused
+call below does); ``partial_fit``, merging and ``fit_summary`` accumulate statistics without
+that demand (a stream may start with one class or fewer rows than features), and prediction
+refuses what cannot score.
+
+Every call that changes a model (``fit``, ``partial_fit``, ``unlearn``, ``fit_summary``) is
+all or nothing: the new statistics are checked (finite: no sum overflowed float64), finalized
+and their parameters checked (no NaN, no +inf) before the model adopts them; a refused call
+leaves the model exactly as it was. A prediction never returns NaN: a row whose
+log-likelihood float64 cannot hold is refused naming the row.
 
 The joint log-likelihood is ``log P(y) + Σ_blocks log p(x_block | y)``; ``predict_log_proba``
 normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the most probable
@@ -31,9 +38,11 @@ class of minimum conditional risk.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,9 +52,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._validation import FeatureNames, check_lengths
+from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
-from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
+from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
 
@@ -98,17 +107,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        for attr in ("stats_", "_cache"):
-            self.__dict__.pop(attr, None)
-        summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
-        self._adopt(summary)
-        try:
-            self._check_fit()
-        except BayeskitError:
+        with unchanged_on_error(self):
             for attr in ("stats_", "_cache"):
                 self.__dict__.pop(attr, None)
-            raise
-        return self
+            summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
+            self._adopt(summary)
+            self._check_fit()
+            return self
 
     def _check_fit(self) -> None:
         """What ``fit`` demands of the fitted model beyond valid statistics."""
@@ -150,9 +155,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        first = not hasattr(self, "stats_")
-        summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
-        return self._adopt(summary if first else self.stats_ + summary)
+        with unchanged_on_error(self):
+            first = not hasattr(self, "stats_")
+            summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
+            if not first:
+                with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+                    summary = self.stats_ + summary
+            return self._adopt(summary)
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
         """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
@@ -160,14 +169,24 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         The result is the model fitted without those rows: their statistics are subtracted.
         A class or category left with no data disappears. Rows the model never saw are
         refused with :class:`~bayeskit.errors.MergeError` when that shows (a count would turn
-        negative).
+        negative), and so is removing every row (nothing would be left to predict from) or
+        rows whose removal leaves an invalid model (a class with zero variance under
+        ``var_smoothing=0``); a refused call leaves the model as it was.
 
         Returns
         -------
         self
         """
-        summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
-        return self._adopt(self._fitted_summary() - summary)
+        with unchanged_on_error(self):
+            summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+                remaining = self._fitted_summary() - summary
+            try:
+                return self._adopt(remaining)
+            except (DataError, ParameterError) as exc:
+                raise MergeError(
+                    f"cannot unlearn these rows: the model left would be invalid ({exc})"
+                ) from None
 
     def summarize(self, X: Any, y: Any, sample_weight: Any = None) -> Summary:
         """Sufficient statistics of a data block, without changing the model.
@@ -184,9 +203,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise ParameterError(
                 f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
             )
-        if not hasattr(self, "n_features_in_"):
-            self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
-        return self._adopt(summary)
+        with unchanged_on_error(self):
+            if not hasattr(self, "n_features_in_"):
+                self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
+            return self._adopt(summary)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -222,10 +242,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} has {n_blocks} feature blocks but the summary has "
                 f"{len(summary.blocks)}"
             )
+        self._check_statistics(summary)
+        # Finalize before adopting: bad hyperparameters and statistics no parameters can be
+        # made of are reported by fit (or unlearn…), and the model keeps what it had.
+        fitted = self._finalize(summary)
         self.stats_ = summary
-        self.__dict__.pop("_cache", None)
-        # Finalize once now so bad hyperparameters are reported by fit, not by predict.
-        self._fitted()
+        self._cache = (summary, fitted)
         return self
 
     def set_params(self, **params: Any) -> GenerativeClassifier:
@@ -246,6 +268,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is summary:
             return cache[1]
+        fitted = self._finalize(summary)
+        self._cache = (summary, fitted)
+        return fitted
+
+    def _finalize(self, summary: Summary) -> tuple[np.ndarray, list[Any], list[Family]]:
+        """(class log prior, per-block parameters, families) of ``summary``, checked: no
+        parameter is NaN or +inf."""
         prior = class_log_prior(
             summary.class_count,
             fit_prior=self.fit_prior,
@@ -253,9 +282,63 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             prior_alpha=self.prior_alpha,
         )
         families = self._families()
-        params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
-        self._cache = (summary, (prior, params, families))
+        # Overflow and NaN are looked for in the result below and refused by name, so numpy's
+        # warnings about them would only repeat it.
+        with np.errstate(over="ignore", invalid="ignore"):
+            params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
+        names = self._block_names(self._feature_names())
+        for family, p, block_names in zip(families, params, names, strict=True):
+            bad = _bad_parameter(p)
+            if bad is not None:
+                field, index, value = bad
+                shape = np.shape(getattr(p, field))
+                raise DataError(
+                    f"the {family.name} family's fitted {field} is {value} at "
+                    f"{_entry(index, shape, summary.classes, block_names)}: the training numbers "
+                    "are too extreme for float64 (sample weights or values near its limits, "
+                    "1e-308 to 1e308); rescale them"
+                )
         return prior, params, families
+
+    def _check_statistics(self, summary: Summary) -> None:
+        """Refuse statistics that overflowed float64 (a sum of weights times values beyond
+        1.8e308), naming the class and feature: no finite parameters can be made of them."""
+        with np.errstate(over="ignore"):  # an overflow is what is looked for
+            total = float(np.sum(summary.class_count)) if len(summary.class_count) else 0.0
+        if not np.isfinite(total):
+            raise DataError(
+                f"the total sample weight overflows float64 (class weights "
+                f"{summary.class_count.tolist()}): the sample weights are too large; scale "
+                "them down"
+            )
+        if not total > 0:
+            raise DataError("the statistics hold no data: every class has weight 0")
+        names = self._block_names(self._feature_names())
+        for block, block_names in zip(summary.blocks, names, strict=True):
+            with np.errstate(over="ignore", invalid="ignore"):
+                bad = block.overflow()
+            if bad is not None:
+                array, index, value = bad
+                shape = np.shape(block.to_arrays()[0][array])
+                where = (
+                    f"at {_entry(index, shape, summary.classes, block_names)}"
+                    if index
+                    else "summed over the classes"
+                )
+                raise DataError(
+                    f"the {block.kind} statistic {array!r} is {value} {where}: the weighted "
+                    "sums of the training data overflow float64 (beyond 1.8e308); scale down "
+                    "the sample weights or the values"
+                )
+            invalid = block.invalid()
+            if invalid is not None:
+                array, c, why = invalid
+                where = _entry((c,), (len(summary.classes),), summary.classes, block_names)
+                raise DataError(
+                    f"the {block.kind} statistic {array!r} of {where} {why}: the training "
+                    "numbers are beyond what float64 resolves (sample weights near 1e-308 or "
+                    "below, or values near its limits); rescale them"
+                )
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
@@ -264,7 +347,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        X = self._check_X(X, reset=reset)
+        X = self._input(X, reset=reset)
         labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
         return self._summary_of(self._blocks_of(X), labels, R)
 
@@ -283,11 +366,18 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Summary:
         """The statistics of validated blocks under class weights ``R`` (n × len(labels):
         one-hot labels times sample weights, or soft weights such as EM responsibilities)."""
-        stats = tuple(
-            family.summarize(part, R) for family, part in zip(self._families(), blocks, strict=True)
-        )
-        class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+        with np.errstate(over="ignore", invalid="ignore"):  # checked by _check_statistics
+            stats = tuple(
+                family.summarize(part, R)
+                for family, part in zip(self._families(), blocks, strict=True)
+            )
+        with np.errstate(over="ignore"):
+            class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, stats)
+
+    def _input(self, X: Any, *, reset: bool) -> Any:
+        """``X`` through the checks every estimator shares, then the subclass's own."""
+        return self._check_X(prepare_input(X, type(self).__name__), reset=reset)
 
     def _feature_names(self) -> FeatureNames:
         return FeatureNames(
@@ -310,7 +400,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         skip computing such a term, e.g. the quadratic of a shared covariance)."""
         self._fitted()  # NotFittedError before the input is looked at
         self._check_usable()
-        X = self._check_X(X, reset=False)
+        X = self._input(X, reset=False)
         return self._joint_of(self._blocks_of(X), _n_rows(X), relative=relative)
 
     def _joint_of(self, blocks: list[Any], n_rows: int, *, relative: bool = False) -> np.ndarray:
@@ -318,9 +408,19 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         prior, params, families = self._fitted()
         jll = np.zeros((n_rows, len(prior)))
         for family, p, part in zip(families, params, blocks, strict=True):
-            jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
+            with np.errstate(over="ignore", invalid="ignore"):  # NaN is refused below
+                jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
+        with np.errstate(invalid="ignore"):
+            bad = np.isnan(jll) | np.isposinf(jll)
+        if bad.any():
+            row = int(np.argwhere(bad)[0][0])
+            raise DataError(
+                f"the log-likelihood of row {row} is not a number in float64: its values are "
+                "too extreme for this model (far beyond the training data's range); rescale "
+                "them or check the row"
+            )
         return jll
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
@@ -359,6 +459,29 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             # training rows, unsmoothed estimates): the prior decides, as predict_proba says.
             jll[dead] = self._fitted()[0]
         return classes[np.argmax(jll, axis=1)]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y``.
+
+        Labels of a type the model's classes are not (numbers against text labels, say) are
+        refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
+        """
+        what = f"{type(self).__name__}.score"
+        if y is None:
+            raise DataError(f"{what} needs the true labels y; got None")
+        y = _check_y(y)
+        classes = self.classes_
+        theirs, ours = _label_kinds(y), _label_kinds(classes)
+        if not theirs <= ours:
+            raise DataError(
+                f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
+                f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
+                "classes' type"
+            )
+        predicted = self.predict(X)
+        check_lengths(len(predicted), y, "y")
+        weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
+        return float(np.average(predicted == y, weights=weight))
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
@@ -415,7 +538,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         linear_design(X) @ W.T + b`` (the features for count models, one-hot columns for
         categorical ones)."""
         _, params, families = self._fitted()
-        X = self._check_X(X, reset=False)
+        X = self._input(X, reset=False)
         names = self._block_names(self._feature_names())
         parts = [
             family.design(p, family.validate(part, block_names))
@@ -477,10 +600,76 @@ def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
     first = models[0]
     for other in models[1:]:
         _check_mergeable(first, other)
-    summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
+    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+        summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
     out = copy.copy(first)
     out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
     return out._adopt(summary)
+
+
+@contextlib.contextmanager
+def unchanged_on_error(model: Any) -> Iterator[None]:
+    """Run a model-changing call all or nothing: if it raises, the model's attributes are put
+    back exactly as they were (attributes are replaced, never changed in place, so a shallow
+    copy of them is the whole state)."""
+    saved = dict(model.__dict__)
+    try:
+        yield
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
+
+
+def _label_kinds(labels: np.ndarray) -> set[str]:
+    """The kinds of label an array holds: "numeric" (numbers and bools) and/or "text"."""
+    kind = labels.dtype.kind
+    if kind in "biuf":
+        return {"numeric"}
+    if kind in "US":
+        return {"text"}
+    return {"text" if isinstance(v, str) else "numeric" for v in labels.tolist()}
+
+
+def _preview(values: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit].tolist())
+    return f"[{shown}{', …' if len(values) > limit else ''}]"
+
+
+def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
+    """(field, index, value) of the first NaN or +inf in a family's fitted parameters (a
+    dataclass of arrays); −inf is a probability of 0 and allowed."""
+    if not dataclasses.is_dataclass(params):
+        return None
+    for field in dataclasses.fields(params):
+        value = getattr(params, field.name)
+        if isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind == "f"
+        ):
+            array = np.asarray(value)
+            with np.errstate(invalid="ignore"):
+                bad = np.isnan(array) | np.isposinf(array)
+            if bad.any():
+                index = tuple(int(i) for i in np.argwhere(bad)[0])
+                return field.name, index, float(array[index])
+    return None
+
+
+def _entry(
+    index: tuple[int, ...], shape: tuple[int, ...], classes: np.ndarray, names: Sequence[str]
+) -> str:
+    """An entry of an array in words: class label and feature name where its axes are
+    (class,) or (class, feature)."""
+    if not index:
+        return "its only entry"
+    if len(shape) in (1, 2) and shape[0] == len(classes):
+        label = classes[index[0]]
+        parts = [f"class {label.item() if isinstance(label, np.generic) else label!r}"]
+        if len(shape) == 2:
+            j = index[1]
+            parts.append(f"feature {names[j]!r}" if shape[1] == len(names) else f"column {j}")
+        return ", ".join(parts)
+    return f"index {list(index)}"
 
 
 def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
@@ -542,21 +731,36 @@ def _n_rows(X: Any) -> int:
     return int(X.shape[0])
 
 
+_LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str_)
+
+
 def _check_y(y: Any) -> np.ndarray:
     try:
         y = column_or_1d(y, warn=True)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if y.dtype.kind in "cmMV":
+        raise DataError(
+            f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
+            "or bools"
+        )
     if y.dtype.kind == "f" and np.isnan(y).any():
         row = int(np.flatnonzero(np.isnan(y))[0])
         raise DataError(f"Input y contains NaN at row {row}; every row needs a class label")
     if y.dtype.kind == "O":
-        missing = [i for i, v in enumerate(y.tolist()) if v is None or v != v]
+        values = y.tolist()
+        missing = [i for i, v in enumerate(values) if is_missing(v)]
         if missing:
             raise DataError(
-                f"Input y contains a missing label (None/NaN) at row {missing[0]}; every row "
+                f"Input y contains a missing label (None/NaN/NA) at row {missing[0]}; every row "
                 "needs a class label"
             )
+        for i, v in enumerate(values):
+            if not isinstance(v, _LABEL_TYPES):
+                raise DataError(
+                    f"y[{i}] is a {type(v).__name__} ({v!r}); class labels must be strings, "
+                    "integers, floats or bools"
+                )
     return y
 
 
@@ -598,7 +802,9 @@ def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    w = float_values(
+        sample_weight, DataError, "sample_weight must hold numbers, one non-negative weight per row"
+    )
     if w.ndim == 0:
         return np.full(n, float(w))
     if w.ndim != 1 or w.shape[0] != n:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ._validation import float_values
 from .errors import ParameterError
 
 
@@ -26,8 +27,14 @@ def class_log_prior(
     """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
     (seeds 001, 003), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
     k = len(class_count)
+    if not isinstance(fit_prior, (bool, np.bool_)):
+        raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")
     if class_prior is not None:
-        prior = np.asarray(class_prior, dtype=np.float64)
+        prior = float_values(
+            class_prior,
+            ParameterError,
+            f"the class prior must be one probability per class; got {class_prior!r}",
+        )
         if prior.ndim != 1 or prior.shape[0] != k:
             raise ParameterError(
                 f"class_prior has {prior.size} values but the model has {k} classes; give one "
@@ -43,11 +50,23 @@ def class_log_prior(
             return np.log(prior)
     if not fit_prior:
         return np.full(k, -np.log(k))
-    if not np.isfinite(prior_alpha) or prior_alpha < 0:
-        raise ParameterError(f"prior_alpha must be >= 0; got {prior_alpha!r}")
+    if (
+        isinstance(prior_alpha, (bool, np.bool_))
+        or not isinstance(prior_alpha, (int, float, np.number))
+        or not np.isfinite(prior_alpha)
+        or prior_alpha < 0
+    ):
+        raise ParameterError(
+            f"prior_alpha must be >= 0 (a number of pseudo-rows); got {prior_alpha!r}"
+        )
     smoothed = class_count + prior_alpha
     with np.errstate(divide="ignore"):
         return np.log(smoothed) - np.log(smoothed.sum())
+
+
+#: Largest |joint log-likelihood| for which the plain log-sum-exp normalisation is within
+#: 1e-10 (a few ulps of 2^20).
+_EXACT_UP_TO = 2.0**20
 
 
 def normalize_log(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -58,7 +77,16 @@ def normalize_log(jll: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     if dead.any():
         jll = jll.copy()
         jll[dead] = fallback
-    return jll - logsumexp(jll, axis=1, keepdims=True)
+    out = jll - logsumexp(jll, axis=1, keepdims=True)  # scikit-learn's formula, to the bit
+    # Its error is a few ulps of |jll|: beyond 2^20 that can exceed 1e-10 (at 1e150 the log Σ
+    # is rounded away and two tied classes each get probability 1). There each row is first
+    # shifted by its largest entry, which is exact.
+    top = np.max(np.abs(np.where(np.isfinite(jll), jll, 0.0)), axis=1, initial=0.0)
+    large = top > _EXACT_UP_TO
+    if large.any():
+        shifted = jll[large] - jll[large].max(axis=1, keepdims=True)
+        out[large] = shifted - logsumexp(shifted, axis=1, keepdims=True)
+    return out
 
 
 def class_loss_weights(
@@ -85,9 +113,18 @@ def class_loss_weights(
                     f"class_weight names the label {label!r}, which is not one of the classes "
                     f"{classes.tolist()}"
                 )
-            weights[known[key]] = w
+            message = f"class_weight[{label!r}] = {w!r}; a class weight must be a number >= 0"
+            value = float_values(w, ParameterError, message)
+            if value.ndim != 0:
+                raise ParameterError(message)
+            weights[known[key]] = value
     else:
-        weights = np.asarray(class_weight, dtype=np.float64)
+        weights = float_values(
+            class_weight,
+            ParameterError,
+            f"class_weight must be None, 'balanced', a dict {{label: weight}} or one weight per "
+            f"class; got {class_weight!r}",
+        )
         if weights.shape != (k,):
             raise ParameterError(
                 f"class_weight has shape {weights.shape}; give one weight per class ({k})"

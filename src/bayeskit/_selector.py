@@ -48,6 +48,12 @@ class UsefulnessSelector(SelectorMixin, BaseEstimator):
 
         model = MultinomialNB().fit(X, y)
         self.n_features_in_ = model.n_features_in_
+        # A DataFrame's column names, so that get_feature_names_out gives them back.
+        names = getattr(model, "feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        else:
+            self.__dict__.pop("feature_names_in_", None)
         self.usefulness_ = feature_usefulness(model, alpha=self.alpha, prior=self.prior)
         self.support_ = top_useful(self.usefulness_, k=self.k, threshold=self.threshold)
         return self

@@ -82,17 +82,39 @@ def _values(X: Any) -> np.ndarray:
     return X.data if sp.issparse(X) else np.asarray(X)
 
 
-def check_not_infinite(X: Any, names: Sequence[str] | None, what: str) -> None:
-    """Refuse ±inf, naming the first one (NaN is a missing value, which every family takes)."""
+#: The largest magnitude a family that computes with values (squares, products, logs of
+#: sums) accepts: squares of larger numbers overflow float64 (1.8e308), so their
+#: log-likelihoods could not be told apart. Categories and 0/1 presence are not bounded.
+LARGEST_VALUE = 1e150
+
+
+def check_not_infinite(
+    X: Any,
+    names: Sequence[str] | None,
+    what: str,
+    largest: float = np.inf,
+    *,
+    nan_is_missing: bool = True,
+) -> None:
+    """Refuse ±inf and values beyond ``largest`` in magnitude, naming the first one (NaN is a
+    missing value, which every naive family takes; ``nan_is_missing=False`` for a model that
+    refuses it, so the message does not offer it)."""
     vals = _values(X)
-    mask = np.isinf(vals)
+    with np.errstate(invalid="ignore"):
+        mask = np.isinf(vals) if largest == np.inf else np.abs(vals) > largest
     if not mask.any():
         return
     row, col = first_bad(X, mask)
-    value = vals[mask][0] if sp.issparse(X) else vals[row, col]
+    value = float(vals[mask][0] if sp.issparse(X) else vals[row, col])
+    if np.isinf(value):
+        raise DataError(
+            f"X contains {value} at row {row}, {column_label(names, col)}; {what} takes "
+            "finite numbers" + (" (NaN marks a missing value)" if nan_is_missing else "")
+        )
     raise DataError(
-        f"X contains {float(value)} at row {row}, {column_label(names, col)}; {what} takes "
-        "finite numbers (NaN marks a missing value)"
+        f"X contains {value:g} at row {row}, {column_label(names, col)}; {what} takes values "
+        f"up to {largest:g} in magnitude (squares and products of larger ones overflow "
+        "float64): rescale that column"
     )
 
 
@@ -178,3 +200,128 @@ def as_float_array(X: Any, what: str) -> Any:
                 f"({exc}); encode text columns first or use CategoricalNB"
             ) from None
     return arr.astype(np.float64, copy=False)
+
+
+def is_missing(value: Any) -> bool:
+    """Whether a single value is a missing marker: None, a float NaN, pandas NA or NaT."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(value != value)
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+#: dtype kinds no model takes, with what they are called in messages.
+_REFUSED_KINDS = {
+    "c": "complex numbers",
+    "M": "dates (datetime64)",
+    "m": "durations (timedelta64)",
+    "V": "raw bytes (void records)",
+}
+
+
+def prepare_input(X: Any, what: str) -> Any:
+    """The checks every estimator makes on ``X`` before its own: ``X`` given, rows of one
+    length, and a numpy dtype the compiled code reads. Masked entries of a masked array become
+    missing values; float16, longdouble and non-native byte orders become native float64 or
+    integers; complex numbers, dates and durations are refused naming the dtype."""
+    if X is None:
+        raise DataError(
+            f"{what} needs X, a 2-D table with one row per sample and one column per feature; "
+            "got None"
+        )
+    if isinstance(X, (str, bytes, int, float, complex, np.generic)):
+        raise ShapeError(f"{what} takes a 2-D table {_TABLE}; got the single value {X!r}")
+    if isinstance(X, np.ma.MaskedArray):
+        X = _unmask(X)
+    elif isinstance(X, (list, tuple)):
+        _check_not_ragged(X, what)
+    if not isinstance(X, np.ndarray):
+        return X
+    if X.ndim != 2:
+        raise ShapeError(
+            f"{what} takes a 2-D table {_TABLE}; got an array of shape {X.shape}. "
+            "Reshape your data with X.reshape(-1, 1) if it holds one feature, or "
+            "X.reshape(1, -1) if it is one sample"
+        )
+    refused = _REFUSED_KINDS.get(X.dtype.kind)
+    if refused is not None:
+        # Complex numbers are a ValueError with scikit-learn's words (its checks look for them).
+        error = DataError if X.dtype.kind == "c" else InputTypeError
+        raise error(_refusal(what, refused, X.dtype))
+    if X.dtype.kind in "biuf" and not X.dtype.isnative:
+        X = X.astype(X.dtype.newbyteorder("="))
+    if X.dtype.kind == "f" and X.dtype.itemsize != 8 and X.dtype.itemsize != 4:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            wide = X.astype(np.float64)
+            # Rounding to the nearest float64 is fine; overflow to inf or underflow to 0 is not.
+            lost = np.abs(wide - X) > np.finfo(np.float64).eps * np.abs(X)
+        if lost.any():
+            row, col = (int(v) for v in np.argwhere(lost)[0])
+            raise DataError(
+                f"X[{row}, {col}] = {X[row, col]!r} ({X.dtype}) is beyond the range of float64, "
+                "which bayeskit computes in: rescale the value"
+            )
+        X = wide
+    return X
+
+
+def _refusal(what: str, refused: str, dtype: Any) -> str:
+    if np.dtype(dtype).kind == "c":
+        return (
+            f"Complex data not supported: {what} takes real numbers (X has dtype {dtype}); "
+            "pass X.real or np.abs(X)"
+        )
+    return (
+        f"{what} cannot use {refused} (X has dtype {dtype}); give numbers, or strings and bools "
+        "for categorical features"
+    )
+
+
+def complex_refusal(what: str) -> str:
+    """The message for complex input found after conversion (lists of complex numbers)."""
+    return _refusal(what, _REFUSED_KINDS["c"], np.complex128)
+
+
+def _unmask(X: np.ma.MaskedArray) -> np.ndarray:
+    """A masked array with its masked entries as missing values (NaN, or None for text)."""
+    mask = np.ma.getmaskarray(X)
+    if X.dtype.kind in "biuf":
+        return np.where(mask, np.nan, np.ma.getdata(X).astype(np.float64))
+    out = np.ma.getdata(X).astype(object)
+    out[mask] = None
+    return np.asarray(out)
+
+
+_TABLE = "(n_samples, n_features): one row per sample, one column per feature"
+
+
+def _check_not_ragged(rows: list[Any] | tuple[Any, ...], what: str) -> None:
+    """Refuse a flat list and a list of rows of different lengths, naming the first row that
+    differs."""
+    if not rows:
+        raise ShapeError(f"{what} takes a 2-D table {_TABLE}; got an empty list (no rows)")
+    first = None
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise ShapeError(
+                f"{what} takes a 2-D table {_TABLE}; got a flat list (item {i} is {row!r}, "
+                "not a row). Reshape your data as [[v] for v in X] if it holds one feature, or "
+                "[X] if it is one sample"
+            )
+        if first is None:
+            first = len(row)
+        elif len(row) != first:
+            raise ShapeError(
+                f"X is ragged: row {i} has {len(row)} values but row 0 has {first}; every row "
+                "needs one value for each feature (None or NaN marks a missing value)"
+            )
+
+
+def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray:
+    """``value`` as a float64 array, or ``error(message)`` when it holds something that is no
+    number (text, None, nested lists of different lengths)."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise error(message) from None

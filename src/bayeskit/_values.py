@@ -6,6 +6,7 @@ store them as JSON with an explicit dtype tag, so loading never needs ``allow_pi
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -70,8 +71,22 @@ def values_from_json(obj: Any) -> np.ndarray:
     if np_dtype.kind not in _SCALAR_TAGS:
         raise ModelFileError(f"dtype {dtype!r} is not allowed in model metadata")
     if np_dtype.kind in "US":
-        return np.asarray([str(v) for v in raw], dtype=np_dtype if raw else "U1")
-    return np.asarray(raw, dtype=np_dtype)
+        text = [str(v) for v in raw]
+        natural = np.asarray(text) if text else np.asarray([], dtype="U1")
+        # The declared width is what save wrote (the labels' own); a far wider one would only
+        # allocate memory (a 1 KB file declaring S2000000000 asked for 4 GB).
+        chars = np_dtype.itemsize // (4 if np_dtype.kind == "U" else 1)
+        longest = natural.dtype.itemsize // 4
+        if chars > max(64, 4 * longest):
+            raise ModelFileError(
+                f"dtype {dtype!r} in model metadata is far wider than its values "
+                f"(the longest has {longest} characters)"
+            )
+        return natural.astype(np_dtype)
+    try:
+        return np.asarray(raw, dtype=np_dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ModelFileError(f"values that are not {dtype} in model metadata ({exc})") from None
 
 
 _TYPE_RANK = {"bool": 0, "int": 0, "float": 0, "str": 1}
@@ -95,6 +110,22 @@ def unique_sorted(values: np.ndarray) -> np.ndarray:
         out = np.empty(len(ordered), dtype=object)
         out[:] = ordered
         return out
+
+
+def is_sorted_unique(values: np.ndarray) -> bool:
+    """Whether ``values`` is strictly increasing in the order :func:`unique_sorted` gives: what
+    class and category lists must be for the binary searches that look values up in them."""
+    values = np.asarray(values)
+    if len(values) < 2:
+        return True
+    if values.dtype.kind != "O":
+        with np.errstate(invalid="ignore"):
+            return bool(np.all(values[1:] > values[:-1]))
+    try:
+        keys = [_sort_key(v) for v in values.tolist()]
+        return all(a < b for a, b in pairwise(keys))
+    except (ModelFileError, TypeError):
+        return False
 
 
 def _family(values: np.ndarray) -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "ModelFileError",
     "NotFittedError",
     "ParameterError",
+    "SaveError",
     "ShapeError",
     "SingularCovarianceError",
     "UnknownCategoryError",
@@ -68,6 +69,11 @@ class MergeError(BayeskitError, ValueError):
 
 class ModelFileError(BayeskitError, ValueError):
     """A model file that is corrupt, truncated, of a newer format or not a bayeskit model."""
+
+
+class SaveError(BayeskitError, OSError):
+    """A model file that cannot be written where asked (a missing folder, no permission, a
+    folder in the way). Also an ``OSError``; the message names the path given."""
 
 
 class MissingDependencyError(BayeskitError, ImportError):

@@ -140,7 +140,10 @@ def test_a_table_of_extreme_numbers_trains_a_model_predict_reads(cli, tmp_path):
         predicted = cli("predict", model, "-", input="a,b\n1,2\n")
         assert predicted.exit_code == 0, predicted.stderr
     else:
-        _one_line_error(trained, "not written: the trained model does not load back")
+        # The library refuses 1e308 in a Gaussian column at fit, naming the cell (issue 10
+        # §1); the command line's own check is the net behind it.
+        line = _one_line_error(trained)
+        assert "1e+308 at row 0, column 0 ('a')" in line or "does not load back" in line, line
         assert not model.exists()
 
 

@@ -93,8 +93,9 @@ def test_nan_and_inf_named_by_column(cls, value):
     frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(13)])
     bad = frame.copy()
     bad.iloc[5, 3] = value
-    with pytest.raises(DataError, match=r"row 5, column 3 \('c3'\)"):
+    with pytest.raises(DataError, match=r"row 5, column 3 \('c3'\)") as refused:
         cls().fit(bad, Y)
+    assert "NaN marks a missing value" not in str(refused.value)  # NaN is refused too
     model = cls().fit(frame, Y)
     before = model.predict_proba(frame)
     for call in (model.predict, model.predict_proba):

@@ -70,7 +70,7 @@ def reference_mdl(x: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -
         assert best is not None
         cost, i, left, right = best
         k, k1, k2 = (int((c > 0).sum()) for c in (whole, left, right))
-        gain = ent(whole) - cost / (N * np.log(2.0))
+        gain = ent(whole) - cost / np.log(2.0)
         delta = np.log2(3.0**k - 2.0) - (k * ent(whole) - k1 * ent(left) - k2 * ent(right))
         if N < 2 or not gain > (np.log2(N - 1) + delta) / N:
             return []

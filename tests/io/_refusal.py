@@ -3,15 +3,19 @@ through (a one-line ModelFileError naming the path and the problem, no chained t
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import bayeskit as bk
 from bayeskit.errors import ModelFileError
+from bayeskit.io import model_file
 
 
 def refused(path: Path, *words: str) -> ModelFileError:
@@ -34,3 +38,16 @@ def parts(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
     meta = json.loads(entries.pop("meta.json"))
     del meta["checksum"]
     return meta, entries
+
+
+def seal(path: Path, meta: dict[str, Any], entries: dict[str, bytes]) -> None:
+    """Write a crafted file with valid checksums, so that the checks behind them are reached."""
+    meta["entries"] = {n: hashlib.sha256(d).hexdigest() for n, d in entries.items()}
+    with open(path, "w+b") as f:
+        model_file._write_archive(f, meta, entries)
+
+
+def npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()

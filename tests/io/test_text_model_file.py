@@ -5,7 +5,6 @@ every bad file."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import io
 import json
 import os
@@ -24,7 +23,7 @@ from bayeskit.errors import InputTypeError, ModelFileError, NotFittedError
 from bayeskit.io import _text_state, model_file
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
-from ._refusal import parts, refused
+from ._refusal import npy, parts, refused, seal
 
 TEXTS, LABELS = load_sms_spam()
 TRAIN, TRAIN_Y = TEXTS[:1500], LABELS[:1500]
@@ -78,19 +77,6 @@ def assert_same(original: Text, loaded: Text, docs: list[Any]) -> None:
     if isinstance(original, SpamFilter):
         assert isinstance(loaded, SpamFilter)
         np.testing.assert_array_equal(loaded.classify(docs), original.classify(docs))
-
-
-def seal(path: Path, meta: dict[str, Any], entries: dict[str, bytes]) -> None:
-    """Write a crafted file with valid checksums, so that the checks behind them are reached."""
-    meta["entries"] = {n: hashlib.sha256(d).hexdigest() for n, d in entries.items()}
-    with open(path, "w+b") as f:
-        model_file._write_archive(f, meta, entries)
-
-
-def npy(array: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def array_of(entry: bytes) -> np.ndarray:

@@ -184,5 +184,5 @@ def test_model_file_arrays_round_trip_and_refuse_what_is_not_a_scatter():
     with pytest.raises(ModelFileError, match="m3, m4 together"):
         Scatter.from_arrays({k: v for k, v in arrays.items() if k != "m4"}, meta)
     nan = dict(arrays, weight=np.array([1.0, np.nan, 2.0]))
-    with pytest.raises(ModelFileError, match="'weight' holds NaN"):
+    with pytest.raises(ModelFileError, match="'weight' holds nan"):
         Scatter.from_arrays(nan, meta)

@@ -26,6 +26,7 @@ class DiscriminantAnalysis(NumericNB):
     fit_prior = True
     prior_alpha = 0.0
     _min_classes = 2
+    _nan_is_missing = False
     #: what to change when a covariance matrix is singular
     _fix: ClassVar[str] = ""
 

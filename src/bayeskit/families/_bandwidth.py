@@ -123,10 +123,23 @@ def floor_scale(
     """The scale bandwidth floors are a fraction of, per feature: the classes' robust spreads
     averaged, weighted by their data; ``fallback`` where every class is constant. Robust, so
     that a few huge outliers do not lift the floor above the bandwidth the bulk needs."""
-    spread = (robust_spread(sigma, iqr) * weight).sum(axis=0)
     total = weight.sum(axis=0)
-    typical = np.divide(spread, total, out=np.zeros_like(spread), where=total > 0)
+    typical = weighted_mean(robust_spread(sigma, iqr), weight, total, np.zeros_like(total))
     return np.where(typical > 0, typical, fallback)
+
+
+def weighted_mean(
+    values: np.ndarray, weight: np.ndarray, total: np.ndarray, empty: np.ndarray
+) -> np.ndarray:
+    """``Σ_c weight · values / total`` per feature (``empty`` where the total is 0); where
+    ``weight × value`` overflows (weights near 1e308), from the weights' shares instead."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.divide((values * weight).sum(axis=0), total, out=empty.copy(), where=total > 0)
+    wide = ~np.isfinite(out)
+    if wide.any():
+        share = weight[:, wide] / total[wide]
+        out[wide] = (values[:, wide] * share).sum(axis=0)
+    return out
 
 
 #: smooth(h) -> (grid layout..., conv, kernel at lag 0, kernel at lag 1) (see kernel.py).
@@ -139,7 +152,7 @@ def share(h: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Every class's bandwidth of a feature replaced by their mean weighted by ``weight``
     (classes without data of the feature do not count)."""
     total = weight.sum(axis=0)
-    mean = np.divide((h * weight).sum(axis=0), total, out=h.max(axis=0), where=total > 0)
+    mean = weighted_mean(h, weight, total, h.max(axis=0))
     return np.broadcast_to(mean, h.shape).copy()
 
 
@@ -173,12 +186,16 @@ def cell_stats(
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
+    scale: np.ndarray,
     n_classes: int,
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover
-    """Weight, mean, M2 and quartiles (q1, q3) of every (class, feature) cell.
+    """Weight, mean, M2, variance and quartiles (q1, q3) of every (class, feature) cell.
 
     ``columns`` is the sample transposed, (n_features, n_rows); ``order[j]`` sorts its row j
-    ascending with NaN last. Mean and M2 are West's weighted running updates; a quartile is
+    ascending with NaN last. Mean and M2 are West's weighted running updates, on weights
+    multiplied by their class's ``scale`` (a power of two: the same numbers, which cannot
+    overflow for weights near 1e308); M2 is returned unscaled (inf if that overflows) with the
+    variance M2 / W that never does. A quartile is
     the value at position ``q (W − 1)`` among the sorted values, a row of weight w counting as
     w copies (numpy's default "linear" rule on repeated rows), so a weight equals that many
     repetitions.
@@ -186,6 +203,7 @@ def cell_stats(
     d, n = columns.shape
     shape = (n_classes, d)
     weight, mean, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    scaled = np.zeros(shape)
     high = np.full(shape, np.nan)
     q1, q3 = np.full(shape, np.nan), np.full(shape, np.nan)
     for j in range(d):
@@ -200,15 +218,19 @@ def cell_stats(
                     continue
                 c = indices[e]
                 high[c, j] = x
+                ws = w * scale[c]
                 if weight[c, j] == 0.0:
                     # Exactly x, not 0 + x·w/w: a class of one repeated value has M2 = 0
                     # whether it came as one weighted row or as copies.
-                    weight[c, j], mean[c, j] = w, x
+                    weight[c, j], scaled[c, j], mean[c, j] = w, ws, x
                     continue
                 weight[c, j] += w
+                scaled[c, j] += ws
+                if scaled[c, j] == 0.0:  # weights too small to count beside the class's largest
+                    continue
                 delta = x - mean[c, j]
-                mean[c, j] += delta * w / weight[c, j]
-                m2[c, j] += w * delta * (x - mean[c, j])
+                mean[c, j] += delta * ws / scaled[c, j]
+                m2[c, j] += ws * delta * (x - mean[c, j])
         # Copy positions of the two quartiles: floor(t) and floor(t) + 1, t = q (W − 1).
         pos = np.empty((n_classes, 4))
         val = np.full((n_classes, 4), np.nan)
@@ -246,7 +268,13 @@ def cell_stats(
                     q1[c, j] = quartile
                 else:
                     q3[c, j] = quartile
-    return weight, mean, m2, q1, q3
+    var = np.zeros(shape)
+    for c in range(n_classes):
+        for j in range(d):
+            if scaled[c, j] > 0.0:
+                var[c, j] = max(m2[c, j], 0.0) / scaled[c, j]
+            m2[c, j] = m2[c, j] / scale[c]
+    return weight, mean, m2, var, q1, q3
 
 
 @njit(nogil=True)
@@ -255,6 +283,7 @@ def leave_one_out(
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
+    scale: np.ndarray,
     seg_ptr: np.ndarray,
     seg_start: np.ndarray,
     seg_first: np.ndarray,
@@ -277,10 +306,19 @@ def leave_one_out(
     estimate without it. Each of the row's w copies then scores that density. The tail
     (``tail[j, r] = a g_j(x_rj)``) is part of the model, so the likelihood stays finite for
     isolated rows.
+
+    ``conv`` comes from weights multiplied by their class's ``scale`` (a power of two, 1 for
+    ordinary weights): every term of the ratio is scaled alike, which changes no rounding; the
+    row weights multiplying the logs are scaled by one power of two for all (again 1 unless
+    the largest is beyond 2^400), which changes no choice of bandwidth.
     """
     d, n = columns.shape
     n_classes = step.shape[0]
     out = np.zeros((n_classes, d))
+    top = 0.0
+    for e in range(data.shape[0]):
+        top = max(top, data[e])
+    overall = 1.0 if top <= 2.0**400 else math.ldexp(1.0, -math.ceil(math.log2(top)))
     for j in range(d):
         acc = np.zeros(n_classes)
         for r in range(n):
@@ -305,8 +343,12 @@ def leave_one_out(
                 total = conv[k] * (1.0 - f) + conv[k + 1] * f
                 u = min(w, 1.0)
                 own = u * (((1.0 - f) ** 2 + f * f) * k0[c, j] + 2.0 * f * (1.0 - f) * k1[c, j])
-                rest = max(total - own, 0.0)
-                acc[c] += w * math.log((rest + tail[j, r]) / (weight[c, j] - u + tail_weight))
+                s = scale[c]
+                rest = max(total - own * s, 0.0)
+                below = weight[c, j] * s - u * s + tail_weight * s
+                above = rest + tail[j, r] * s
+                if above > 0.0 and below > 0.0:  # else weights that vanish beside the largest
+                    acc[c] += (w * overall) * math.log(above / below)
         for c in range(n_classes):
             out[c, j] = acc[c]
     return out

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_not_infinite
+from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
 from ..stats._base import hard_labels
@@ -109,6 +109,14 @@ class Family(ABC):
     @abstractmethod
     def finalize(self, stats: Any) -> Any:
         """Parameters estimated from statistics."""
+
+    def parameter_size(self, stats: Any) -> int:
+        """An upper bound of the number of float64 values :meth:`finalize` allocates for
+        ``stats``, known before it runs (model files check it against their memory budget).
+        Most families' parameters are the size of their statistics; families whose size
+        follows a hyperparameter (intervals, grid points) say so."""
+        arrays, _ = stats.to_arrays()
+        return int(sum(np.size(a) for a in arrays.values()))
 
     @abstractmethod
     def log_prob(self, params: Any, X: Any) -> np.ndarray:
@@ -187,13 +195,13 @@ def safe_dot(X: Any, W: np.ndarray) -> np.ndarray:
 
 def real_block(X: Any, names: Sequence[str], what: str) -> np.ndarray:
     """``X`` as a dense float64 (n, d) array for a real-valued family: NaN (missing) kept,
-    ±inf refused naming the row and column."""
+    ±inf and values beyond ``LARGEST_VALUE`` in magnitude refused naming the row and column."""
     if sp.issparse(X):
         X = X.toarray()
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise DataError(f"{what} takes a 2-D table of numbers, got an array of shape {X.shape}")
-    check_not_infinite(X, names, what)
+    check_not_infinite(X, names, what, LARGEST_VALUE)
     return X
 
 

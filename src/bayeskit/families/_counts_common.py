@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._jit import njit
-from .._validation import check_not_infinite
+from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import ParameterError
 from ..stats import Counts
 from ._base import (
@@ -33,8 +33,8 @@ Block: TypeAlias = Any
 
 
 def count_block(X: Any, names: Sequence[str], what: str) -> Block:
-    """Dense float64 (NaN = missing) or CSR float64 with each cell stored once; ±inf refused
-    naming the cell.
+    """Dense float64 (NaN = missing) or CSR float64 with each cell stored once; ±inf and
+    values beyond ``LARGEST_VALUE`` in magnitude refused naming the cell.
 
     CSR stays CSR: for count data zeros cost nothing (``h(0) = 0`` for every family here).
     """
@@ -46,7 +46,7 @@ def count_block(X: Any, names: Sequence[str], what: str) -> Block:
     if _has_duplicates(X.indptr, X.indices, X.shape[1]):
         X = X.copy()
         X.sum_duplicates()
-    check_not_infinite(X, names, what)
+    check_not_infinite(X, names, what, LARGEST_VALUE)
     return X
 
 

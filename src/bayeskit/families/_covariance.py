@@ -60,9 +60,14 @@ def check_shrinkage(value: Any) -> float | str | None:
 
 def constant(var: np.ndarray, mean: np.ndarray, weight: Any) -> np.ndarray:
     """Whether a variance is indistinguishable from 0, given the rounding of the two-pass
-    computation (scikit-learn's StandardScaler rule): ``var <= n ε var + (n μ ε)²``."""
+    computation (scikit-learn's StandardScaler rule): ``var <= n ε var + (n μ ε)²``.
+
+    ``n`` counts the rows the rounding accumulates over: the weight, taken between 1 and
+    2^24 so that the rule does not depend on the scale of the sample weights (weights of
+    1e300 made every column "constant", weights of 1e-300 none) while data of unit weights
+    gets scikit-learn's rule."""
     eps = np.finfo(np.float64).eps
-    n = np.asarray(weight, dtype=np.float64)
+    n = np.clip(np.asarray(weight, dtype=np.float64), 1.0, 2.0**24)
     return np.asarray(var <= n * eps * var + (n * mean * eps) ** 2)
 
 
@@ -181,7 +186,10 @@ def pool(
     W = float(weight.sum())
     own = (1.0 - pooling) * weight
     den = own + pooling * W
-    return (own[:, None, None] * estimates + pooling * W * pooled) / den[:, None, None]
+    # Each part's share first: a weight near 1e308 times a matrix would overflow.
+    mine = safe_ratio(own, den)[:, None, None]
+    theirs = safe_ratio(np.full_like(den, pooling * W), den)[:, None, None]
+    return mine * estimates + theirs * pooled
 
 
 def finish(

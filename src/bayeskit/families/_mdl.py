@@ -173,17 +173,21 @@ def running_totals(counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:  # pr
     return out
 
 
-def weighted_entropy(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """``N · Ent`` in nats of each row of class weights: ``N ln N − Σ_k c_k ln c_k`` with
-    ``N = total`` (``0 ln 0 = 0``). A pure row gives exactly 0 (the same product twice)."""
-    return xlogy(total, total) - np.einsum("ij->i", xlogy(counts, counts))
+def entropy_nats(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Class entropy in nats of each row of class weights with row sums ``total``:
+    ``ln N − Σ_k (c_k / N) ln c_k`` (``0 ln 0 = 0``; 0 where the row is empty). No term grows
+    with the weights, so weights near 1e308 or 1e-308 neither overflow nor underflow, and a
+    pure row gives exactly 0 (``ln c − 1 · ln c``)."""
+    safe = np.where(total > 0, total, 1.0)
+    with np.errstate(divide="ignore"):
+        nats = np.log(safe) - np.einsum("ij->i", xlogy(counts / safe[:, None], counts))
+    return np.where(total > 0, nats, 0.0)
 
 
 def entropy_bits(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
     """Class entropy in bits of each row of class weights with row sums ``total`` (0 where
     the row is empty)."""
-    nats = weighted_entropy(counts, total)
-    return np.divide(nats, total * _LOG2, out=np.zeros_like(nats), where=total > 0)
+    return entropy_nats(counts, total) / _LOG2
 
 
 def _log2_3k_minus_2(k: np.ndarray) -> np.ndarray:
@@ -197,9 +201,10 @@ def _log2_3k_minus_2(k: np.ndarray) -> np.ndarray:
 def split_costs(
     left: np.ndarray, right: np.ndarray, n_left: np.ndarray, n_right: np.ndarray
 ) -> np.ndarray:
-    """``N · E(T; S)`` in nats of each candidate cut, from the class weights of its halves:
-    the quantity a best cut minimises."""
-    return weighted_entropy(left, n_left) + weighted_entropy(right, n_right)
+    """``E(T; S) = N₁/N Ent(S₁) + N₂/N Ent(S₂)`` in nats of each candidate cut, from the class
+    weights of its halves: the quantity a best cut minimises."""
+    n = n_left + n_right
+    return (n_left / n) * entropy_nats(left, n_left) + (n_right / n) * entropy_nats(right, n_right)
 
 
 def _best_splits(
@@ -238,7 +243,7 @@ def _best_splits(
     k = np.count_nonzero(whole > 0, axis=1)
     k1 = np.count_nonzero(left[best] > 0, axis=1)
     k2 = np.count_nonzero(right[best] > 0, axis=1)
-    gain = h - lowest / (n * _LOG2)
+    gain = h - lowest / _LOG2
     delta = _log2_3k_minus_2(k) - (k * h - k1 * h1 - k2 * h2)
     threshold = (np.log2(np.maximum(n - 1.0, 1.0)) + delta) / n
     return (n >= 2.0) & (gain > threshold), i[best]

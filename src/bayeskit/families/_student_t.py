@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import betaln, gammaln
 
 from .._jit import njit, prange
 
@@ -50,15 +50,17 @@ def normal_gamma_predictive(
     a0 = k0 / 2.0
     b0 = a0 * prior_var
     kn = k0 + weight
-    loc = (k0 * prior_mean + weight * mean) / kn
-    spread = 0.5 * np.maximum(m2, 0.0) + 0.5 * k0 * weight * (mean - prior_mean) ** 2 / kn
+    # Ratios of weights first (each at most 1), so weights near 1e308 do not overflow.
+    data_share = weight / kn
+    loc = (k0 / kn) * prior_mean + data_share * mean
+    spread = 0.5 * np.maximum(m2, 0.0) + 0.5 * k0 * data_share * (mean - prior_mean) ** 2
     if shared:
         an = np.broadcast_to(a0 + 0.5 * weight.sum(axis=0), weight.shape)
         bn = np.broadcast_to(b0 + spread.sum(axis=0), weight.shape)
     else:
         an = a0 + 0.5 * weight
         bn = b0 + spread
-    scale2 = bn * (kn + 1.0) / (an * kn)
+    scale2 = (bn / an) * ((kn + 1.0) / kn)
     return 2.0 * an, loc, scale2
 
 
@@ -66,7 +68,11 @@ def student_t_terms(dof: np.ndarray, scale2: np.ndarray) -> tuple[np.ndarray, np
     """Per (class, feature): the log normaliser ``ln Γ((ν+1)/2) − ln Γ(ν/2) − ½ ln(ν π s²)``
     and the exponent ``(ν + 1) / 2`` of ``ln p(x) = norm − (ν+1)/2 · ln(1 + (x−μ)² / (ν s²))``."""
     half = 0.5 * dof
-    norm = gammaln(half + 0.5) - gammaln(half) - 0.5 * np.log(dof * np.pi * scale2)
+    # ln Γ(h + ½) − ln Γ(h) = ln Γ(½) − ln B(h, ½): the difference of two gammaln values
+    # loses every digit for large h (16.0 instead of 17.27 at h = 1e15, inf − inf beyond
+    # 1e305, reached with sample weights near 1e308); betaln does not.
+    log_ratio = gammaln(0.5) - betaln(half, 0.5)
+    norm = log_ratio - 0.5 * (np.log(dof) + np.log(np.pi) + np.log(scale2))
     return norm, half + 0.5
 
 

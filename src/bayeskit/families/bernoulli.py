@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary
+from ..errors import DataError, ParameterError
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
@@ -90,11 +92,23 @@ class Bernoulli(Family):
             "binarize": self.binarize,
         }
 
+    def _threshold(self) -> float | None:
+        """``binarize`` checked: None or a number (a model file may hold anything)."""
+        value = self.binarize
+        if value is None:
+            return None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
+            raise ParameterError(f"binarize must be None or a number; got {value!r}")
+        if np.isnan(value):
+            raise ParameterError("binarize must be None or a number; got nan")
+        return float(value)
+
     def validate(self, X: Any, names: Sequence[str]) -> Any:
-        if self.binarize is None:
+        threshold = self._threshold()
+        if threshold is None:
             check_binary(X, names, "BernoulliNB")
             return X
-        return binarize(X, self.binarize)
+        return binarize(X, threshold)
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
         X, missing = split_missing(X)
@@ -102,6 +116,7 @@ class Bernoulli(Family):
         return Counts(class_weight_totals(R), class_totals(R, X), lost)
 
     def finalize(self, stats: Counts) -> BernoulliParams:
+        self._threshold()  # a bad binarize is refused by fit and load, not by predict
         alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
         a = pseudo_count(alpha, check_estimate(self.estimate))
         num = stats.total + a
@@ -109,6 +124,15 @@ class Bernoulli(Family):
         seen = stats.weight[:, None]
         if stats.missing is not None:
             seen = seen - stats.missing
+        excess = stats.total > seen + 1e-9 * np.abs(seen)
+        if excess.any():
+            c, j = (int(v) for v in np.argwhere(excess)[0])
+            raise DataError(
+                f"feature {j} is present {stats.total[c, j]:.6g} times in the "
+                f"{np.broadcast_to(seen, excess.shape)[c, j]:.6g} rows of class index {c} in "
+                "which it is observed: a feature cannot be present in more rows than there are "
+                "(were rows removed that the model never saw?)"
+            )
         den = (seen + 2 * np.asarray(a)) * np.ones_like(num)
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 

@@ -60,7 +60,7 @@ def check_trials(n_trials: Any, n_features: int) -> np.ndarray:
         raise ParameterError(
             f"n_trials must be a whole number >= 1 or one per feature; got {n_trials!r}"
         ) from None
-    if isinstance(n_trials, (bool, np.bool_)) or k.ndim > 1:
+    if isinstance(n_trials, (bool, np.bool_, str, bytes)) or k.ndim > 1:
         raise ParameterError(
             f"n_trials must be a whole number >= 1 or one per feature; got {n_trials!r}"
         )
@@ -175,11 +175,17 @@ class Binomial(Family):
                 f"{mean[c, j]:g} the model was trained on; n_trials cannot shrink below "
                 "the counts already learned"
             )
-        S = stats.total
-        trials = w * k
-        num = S + a
-        den = trials + 2 * np.asarray(a)
-        fail = np.maximum(trials - S, 0.0) + a
+        # (S + a) / (w k + 2a) and (w k − S + a) / (w k + 2a), with numerator and denominator
+        # divided by w where w >= 1: the mean count and a / w instead of products of the
+        # weight, which could overflow for weights near 1e308.
+        big = w >= 1.0
+        unit = np.where(big, w, 1.0)
+        a_w = np.asarray(a) / unit
+        S = np.where(big, mean, stats.total)
+        trials = np.where(big, 1.0, w) * k
+        num = S + a_w
+        den = trials + 2 * a_w
+        fail = np.maximum(trials - S, 0.0) + a_w
         return BinomialParams(log_ratio(num, den, 2), log_ratio(fail, den, 2), k)
 
     @staticmethod

@@ -4,6 +4,14 @@
 Values are taken as they are (strings, ints, bools…); a missing value drops out of the product
 in training and in prediction (seed 003). Scoring is linear in the one-hot encoding of the
 values, which is how it runs: one sparse product over all features at once.
+
+Whole numbers ≥ 0 are ordinal codes, as in scikit-learn's ``CategoricalNB``: a feature whose
+values are codes has the categories ``0 … max code`` (``K_j = max + 1``, raised to
+``min_categories``), so a code absent from training is a category with zero count, not an
+unseen value. ``finalize`` adds those categories to the statistics it is given (the
+statistics themselves keep the values seen, so that unlearning stays exact) unless the range
+is far wider than the values seen (beyond ``max(2^16, 4 × seen)``: identifiers rather than
+codes), where ``K_j`` only enters the smoothing denominator.
 """
 
 from __future__ import annotations
@@ -22,7 +30,16 @@ from ..stats import CategoryCounts
 from ..stats.category_counts import offsets_of
 from . import _categorical_kernels as kernels
 from ._base import Family, class_totals, hard_labels, safe_dot
-from ._codebook import MISSING, UNSEEN, Codebook, Table, discover_codes, summarize_codes
+from ._codebook import (
+    _MAX_LUT,
+    MISSING,
+    UNSEEN,
+    Codebook,
+    Table,
+    _integral,
+    discover_codes,
+    summarize_codes,
+)
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 
 UNSEEN_POLICIES = ("smooth", "ignore", "error")
@@ -34,6 +51,7 @@ class CategoricalParams:
     feature_log_prob: np.ndarray  # (n_classes, n_total_categories), flat over features
     unseen_log_prob: np.ndarray  # (n_classes, n_features): score of a never-seen value
     n_categories: np.ndarray  # (n_features,) categories used in each denominator
+    category_count: np.ndarray  # (n_classes, n_total_categories): the counts, codes added
 
     @cached_property
     def table(self) -> np.ndarray:
@@ -114,9 +132,13 @@ class Categorical(Family):
             "unseen": self.unseen,
         }
 
-    def validate(self, X: Table, names: Sequence[str]) -> Table:
-        if self.unseen not in UNSEEN_POLICIES:
+    def _check_unseen(self) -> None:
+        # Checked by finalize too: a model file's settings reach the model without validate.
+        if not isinstance(self.unseen, str) or self.unseen not in UNSEEN_POLICIES:
             raise ParameterError(f"unseen={self.unseen!r} is not one of {UNSEEN_POLICIES}")
+
+    def validate(self, X: Table, names: Sequence[str]) -> Table:
+        self._check_unseen()
         for j, col in enumerate(X.columns):
             if col.dtype.kind == "f":
                 inf = np.isinf(col)
@@ -152,8 +174,8 @@ class Categorical(Family):
         # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
         return CategoryCounts(categories, counts).without_empty(0.0)
 
-    def _n_categories(self, stats: CategoryCounts) -> np.ndarray:
-        observed = np.diff(stats.offsets)
+    def _n_categories(self, stats: CategoryCounts, codes: np.ndarray) -> np.ndarray:
+        observed = np.maximum(np.diff(stats.offsets), codes)
         if self.min_categories is None:
             return observed
         wanted = np.asarray(self.min_categories)
@@ -168,15 +190,32 @@ class Categorical(Family):
             )
         return np.maximum(observed, wanted.astype(np.int64))
 
+    def parameter_size(self, stats: CategoryCounts) -> int:
+        """The counts with every materialized code range, three times (counts, log
+        probabilities, the scoring table)."""
+        ranges = _code_ranges(stats)[1]
+        width = sum(max(len(c), int(n)) for c, n in zip(stats.categories, ranges, strict=True))
+        return 3 * stats.n_classes * (width + stats.n_features)
+
     def finalize(self, stats: CategoryCounts) -> CategoricalParams:
+        self._check_unseen()
         d = stats.n_features
         alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
         a = np.broadcast_to(
             np.asarray(pseudo_count(alpha, check_estimate(self.estimate)), float), (d,)
         )
+        codes, materialize = _code_ranges(stats)
+        if materialize.any():
+            ranges = tuple(
+                np.arange(n).astype(c.dtype) if n else c[:0]
+                for c, n in zip(stats.categories, materialize, strict=True)
+            )
+            stats = stats + CategoryCounts(
+                ranges, np.zeros((stats.n_classes, int(offsets_of(ranges)[-1])))
+            )
         offsets = stats.offsets
         sizes = np.diff(offsets)
-        n_cat = self._n_categories(stats)
+        n_cat = self._n_categories(stats, codes)
         col_feature = np.repeat(np.arange(d), sizes)
         num = stats.counts + a[col_feature]
         # Σ_v (N_cjv + a) over observed and assumed (min_categories) categories, per feature.
@@ -193,7 +232,7 @@ class Categorical(Family):
                 - np.log(np.where(per_feature > 0, per_feature, 1.0)),
                 0.0,
             )
-        return CategoricalParams(Codebook(stats.categories), flp, unseen, n_cat)
+        return CategoricalParams(Codebook(stats.categories), flp, unseen, n_cat, stats.counts)
 
     def encode(self, params: CategoricalParams, X: Table) -> sp.csr_matrix:
         """One-hot rows over (feature, category) columns plus one "unseen" column per feature."""
@@ -260,6 +299,23 @@ class Categorical(Family):
         feature; bias 0."""
         W = params.table
         return W, np.zeros(W.shape[0])
+
+
+def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
+    """(max code + 1, and the same where the code range is added to the categories, else 0)
+    of each feature, 0 for features whose values are not whole numbers >= 0 (ordinal codes,
+    scikit-learn's CategoricalNB's only input)."""
+    d = stats.n_features
+    codes, materialize = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
+    for j, cats in enumerate(stats.categories):
+        if not len(cats) or cats.dtype.kind not in "biuf" or cats[0] < 0:
+            continue
+        if not _integral(cats, np.zeros(len(cats), dtype=bool)):
+            continue
+        codes[j] = int(cats[-1]) + 1
+        if len(cats) < codes[j] <= max(_MAX_LUT, 4 * len(cats)):
+            materialize[j] = codes[j]
+    return codes, materialize
 
 
 def _preview(values: np.ndarray, limit: int = 10) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..stats import Counts
+from ..stats._base import safe_ratio
 from ._base import safe_dot
 from ._dirichlet import log_ratio
 from .multinomial import Multinomial
@@ -65,7 +66,10 @@ class Complement(Multinomial):
             )
         logged = log_ratio(complement, complement.sum(axis=1, keepdims=True), stats.n_features)
         if self.norm:
-            return ComplementParams(logged / logged.sum(axis=1, keepdims=True))
+            # Σ_j ln θ̃_cj is 0 only when every θ̃_cj is 1 (a single feature): the feature then
+            # tells the classes nothing, and its weight is 0 (scikit-learn divides 0 by 0).
+            total = logged.sum(axis=1, keepdims=True)
+            return ComplementParams(safe_ratio(logged, total))
         return ComplementParams(-logged)
 
     def log_prob(self, params: Any, X: Any) -> np.ndarray:

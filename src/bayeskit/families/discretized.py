@@ -269,10 +269,20 @@ def check_method(method: Any) -> str:
     return method
 
 
+#: The most intervals per feature: each costs a parameter per class and feature, and more
+#: intervals than this leave too few rows in each to estimate its probability.
+MAX_BINS = 1 << 16
+
+
 def check_n_bins(n_bins: Any) -> int:
-    if isinstance(n_bins, (bool, np.bool_)) or not isinstance(n_bins, Integral) or n_bins < 1:
+    if (
+        isinstance(n_bins, (bool, np.bool_))
+        or not isinstance(n_bins, Integral)
+        or not 1 <= int(n_bins) <= MAX_BINS
+    ):
         raise ParameterError(
-            f"n_bins must be an integer >= 1 (intervals per feature); got {n_bins!r}"
+            f"n_bins must be an integer >= 1 and at most {MAX_BINS} (intervals per feature); "
+            f"got {n_bins!r}"
         )
     return int(n_bins)
 
@@ -356,6 +366,14 @@ class Discretized(Family):
         if method == "frequency":
             return frequency_cuts(rows, n_bins)
         return mdl_cuts(Groups.of(rows))
+
+    def parameter_size(self, stats: Sample) -> int:
+        """Intervals per feature: at most ``n_bins`` (width, frequency) or one per row (mdl);
+        the class counts, log-probabilities and table of each, and the sorted sample."""
+        method = check_method(self.method)
+        per_feature = check_n_bins(self.n_bins) if method != "mdl" else stats.n_rows
+        cells = stats.n_classes * stats.n_features * (per_feature + 1)
+        return 3 * cells + 2 * stats.values.size + stats.weight.size
 
     def finalize(self, stats: Sample) -> DiscretizedParams:
         d = stats.n_features

@@ -47,11 +47,15 @@ from scipy.linalg import blas
 from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
+from ..stats.moments import pooled_spread
 from ._base import Family, observed_mask, real_block
 from ._gaussian_refine import refine
 from ._student_t import normal_gamma_predictive, student_t_log_prob, student_t_terms
 
 ESTIMATES = ("mle", "predictive")
+#: The smallest variance used: its inverse, the precision, stays a finite float64 (the floor
+#: ε can be smaller still when the data's own spread is near float64's smallest numbers).
+_SMALLEST_VAR = float(np.finfo(np.float64).tiny)
 
 
 @dataclass(frozen=True)
@@ -200,9 +204,8 @@ class Gaussian(Family):
                 "likelihood, as scikit-learn) or 'predictive' (Normal-Gamma prior, Student-t "
                 "posterior predictive)"
             )
-        pooled = stats.pooled()
-        seen = pooled.weight[0] > 0
-        pooled_mean, pooled_var = pooled.mean[0], pooled.variance[0]
+        pooled_weight, pooled_mean, pooled_var = pooled_spread(stats.weight, stats.mean, stats.m2)
+        seen = pooled_weight > 0
         scale = float(pooled_var[seen].max(initial=0.0))
         if scale == 0.0:
             # Every feature constant (or a single row): the floor follows the values' size.
@@ -214,7 +217,14 @@ class Gaussian(Family):
         empty = stats.weight <= 0
         theta = np.where(empty, pooled_mean, stats.mean)
         if shared:
-            within = safe_ratio(np.maximum(stats.m2, 0.0).sum(axis=0), stats.weight.sum(axis=0))
+            total = stats.weight.sum(axis=0)
+            with np.errstate(over="ignore"):
+                within = safe_ratio(np.maximum(stats.m2, 0.0).sum(axis=0), total)
+            if not np.isfinite(within).all():
+                # Σ_c M2_c overflowed (weights near 1e308): the classes' variances weighted
+                # by their shares of the weight instead.
+                share = safe_ratio(stats.weight, total)
+                within = (share * stats.variance).sum(axis=0)
             var = np.broadcast_to(within + epsilon, theta.shape).copy()
         else:
             var = np.where(empty, pooled_var, stats.variance) + epsilon
@@ -225,7 +235,9 @@ class Gaussian(Family):
                 f"feature {j} has variance 0 in class index {c} (a constant feature) and "
                 "var_smoothing=0 adds no floor; set var_smoothing > 0 (default 1e-9)"
             )
-        return GaussianParams(theta, var, epsilon, None, pooled_mean, seen, shared)
+        return GaussianParams(
+            theta, np.maximum(var, _SMALLEST_VAR), epsilon, None, pooled_mean, seen, shared
+        )
 
     def _predictive(
         self,
@@ -259,7 +271,13 @@ class Gaussian(Family):
             shared=bool(self.shared_variance),
         )
         return GaussianParams(
-            loc, scale2, epsilon, dof, pooled_mean, seen, bool(self.shared_variance)
+            loc,
+            np.maximum(scale2, _SMALLEST_VAR),
+            epsilon,
+            dof,
+            pooled_mean,
+            seen,
+            bool(self.shared_variance),
         )
 
     # ------------------------------------------------------------------ scoring

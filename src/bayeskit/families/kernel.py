@@ -47,17 +47,20 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from .._validation import column_label
-from ..errors import DataError, ParameterError
-from ..stats import Moments, Sample
+from ..errors import ParameterError
+from ..stats import Sample
+from ..stats.moments import pooled_spread
 from . import _bandwidth as bw
 from ._base import Family, real_block
 from ._kde_kernels import KERNELS, KernelShape, bin_cells, grid_values, layout, log_cauchy, score
 
 #: FFT work is done this many grid values at a time, to bound memory for many cells.
 _CHUNK_VALUES = 1 << 22
-#: Largest magnitude accepted: squared deviations of larger values overflow float64.
-_LARGEST = 1e150
+#: Class weights within 2^±this are used as they are; beyond, scaled by a power of two.
+_FREE_EXPONENT = 400
+#: The narrowest bandwidth: the density of a narrower kernel, about 1 / h, would overflow
+#: float64 (a class whose spread is that of one row weighing 1e308 against rows of weight 1).
+_SMALLEST_BANDWIDTH = 1e-290
 #: Grid points per bandwidth (while a cell's grid_size allows): the binned estimate is then
 #: within ~5e-4 (relative) of the exact one for the Gaussian kernel.
 _PER_BANDWIDTH = 32
@@ -113,6 +116,11 @@ class _Rows:
     indices: np.ndarray
     data: np.ndarray
     n_classes: int
+    #: per class, a power of two that brings its largest weight near 1 when that weight is
+    #: beyond 2^±400 (else exactly 1): sums of scaled weights cannot overflow or underflow,
+    #: and scaling by a power of two changes no rounding, so ordinary weights give the very
+    #: numbers they always did.
+    scale: np.ndarray
 
     @classmethod
     def of(cls, sample: Sample) -> _Rows:
@@ -121,16 +129,27 @@ class _Rows:
             sample = sample.without_empty(0.0)
             weight = sample.weight
         rows = sp.csr_matrix(np.maximum(weight, 0.0).T)
+        top = np.max(weight, axis=1, initial=0.0)
+        exponent = np.frexp(np.where(top > 0, top, 1.0))[1]
+        ordinary = (exponent > -_FREE_EXPONENT) & (exponent < _FREE_EXPONENT)
+        scale = np.ldexp(1.0, np.where(ordinary, 0, -exponent))
         return cls(
             np.ascontiguousarray(sample.values.T, dtype=np.float64),
             rows.indptr.astype(np.int64),
             rows.indices.astype(np.int64),
             rows.data.astype(np.float64),
             int(weight.shape[0]),
+            scale,
         )
 
     def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.indptr, self.indices, self.data
+
+    def scaled_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The weights, each multiplied by its class's ``scale``."""
+        if (self.scale == 1.0).all():
+            return self.csr()
+        return self.indptr, self.indices, self.data * self.scale[self.indices]
 
 
 class Kernel(Family):
@@ -212,19 +231,16 @@ class Kernel(Family):
         return shape
 
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
-        X = real_block(X, names, "the kernel density family")
-        huge = np.abs(X) > _LARGEST
-        if huge.any():
-            row, col = (int(v) for v in np.argwhere(huge)[0])
-            raise DataError(
-                f"X contains {X[row, col]:g} at row {row}, {column_label(names, col)}; the kernel "
-                f"density family takes values up to {_LARGEST:g} in magnitude (spreads of larger "
-                "ones overflow float64): rescale that column"
-            )
-        return X
+        return real_block(X, names, "the kernel density family")
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Sample:
         return Sample.of(X, R)
+
+    def parameter_size(self, stats: Sample) -> int:
+        """At most ``grid_size`` grid points per (class, feature), each tabulated and
+        convolved (twice that for the FFT's padding), and the sorted sample."""
+        cells = stats.n_classes * stats.n_features
+        return 4 * cells * bw.check_grid_size(self.grid_size) + 3 * stats.values.size
 
     def finalize(self, stats: Sample) -> KernelParams:
         shape = self._shape()
@@ -234,17 +250,23 @@ class Kernel(Family):
         floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
         rows = _Rows.of(stats)
         order = np.argsort(rows.columns, axis=1)
-        weight, mean, m2, q1, q3 = bw.cell_stats(rows.columns, order, *rows.csr(), rows.n_classes)
-        pooled = Moments(weight, mean, m2).pooled()
-        tail_loc, sigma_all = pooled.mean[0], np.sqrt(pooled.variance[0])
+        weight, mean, m2, var, q1, q3 = bw.cell_stats(
+            rows.columns, order, *rows.csr(), rows.scale, rows.n_classes
+        )
+        _, tail_loc, var_all = pooled_spread(weight, mean, m2, var)
+        sigma_all = np.sqrt(var_all)
         # A feature with no spread at all needs some positive scale; any will do, since every
         # class then has the same density of it.
         tail_scale = np.where(sigma_all > 0, sigma_all, np.maximum(1e-3 * np.abs(tail_loc), 1.0))
 
         empty = weight == 0
-        sigma = np.sqrt(np.divide(np.maximum(m2, 0), weight, out=np.zeros_like(m2), where=~empty))
+        sigma = np.sqrt(np.where(empty, 0.0, var))
         floor = np.broadcast_to(
-            floor_factor * bw.floor_scale(sigma, q3 - q1, weight, tail_scale), weight.shape
+            np.maximum(
+                floor_factor * bw.floor_scale(sigma, q3 - q1, weight, tail_scale),
+                _SMALLEST_BANDWIDTH,
+            ),
+            weight.shape,
         )
         base = bw.rule_of_thumb("silverman" if rule == "cv" else rule, weight, sigma, q3 - q1)
         base = np.where(empty, tail_scale, base)
@@ -253,7 +275,7 @@ class Kernel(Family):
 
         def smooth(h: np.ndarray) -> tuple[np.ndarray, ...]:
             grid = layout(rows.columns, order, *rows.csr(), h, shape.reach, size, _PER_BANDWIDTH)
-            bins = bin_cells(rows.columns, *rows.csr(), *grid)
+            bins = bin_cells(rows.columns, *rows.scaled_csr(), *grid)
             return (*grid, *_convolve(bins, shape, h, grid[4], grid[5]))
 
         if rule == "cv":
@@ -263,7 +285,7 @@ class Kernel(Family):
 
             def loo(smoothed: tuple[np.ndarray, ...]) -> np.ndarray:
                 return bw.leave_one_out(
-                    rows.columns, *rows.csr(), *smoothed, weight, a, tail_at_rows
+                    rows.columns, *rows.csr(), rows.scale, *smoothed, weight, a, tail_at_rows
                 )
 
             h = bw.cross_validate(base, floor, smooth, loo, shared=bool(self.shared_bandwidth))
@@ -276,7 +298,9 @@ class Kernel(Family):
             weight=weight,
             grid=tuple(grid),
             log_tail=np.log(a) - log_total,
-            log_density=_log_density(tuple(grid), conv, log_total, a, tail_loc, tail_scale),
+            log_density=_log_density(
+                tuple(grid), conv, log_total, a, tail_loc, tail_scale, rows.scale
+            ),
             tail_loc=tail_loc,
             tail_scale=tail_scale,
         )
@@ -300,14 +324,19 @@ def _log_density(
     a: float,
     tail_loc: np.ndarray,
     tail_scale: np.ndarray,
+    scale: np.ndarray,
 ) -> np.ndarray:
-    """``log((Σ r K_h + a g) / (W + a))`` at every grid point (flat, like ``conv``)."""
+    """``log((Σ r K_h + a g) / (W + a))`` at every grid point (flat, like ``conv``), from
+    ``conv`` computed on weights multiplied by their class's ``scale`` (a power of two)."""
     cell_ptr = grid[5]
     cells = np.repeat(np.arange(len(cell_ptr) - 1), np.diff(cell_ptr))
     feature = cells // len(log_total)
     log_g = log_cauchy(grid_values(*grid), tail_loc[feature], tail_scale[feature])
     with np.errstate(divide="ignore"):
         out = np.log(np.maximum(conv, 0.0))
+    if (scale != 1.0).any():  # Σ r K_h itself may be beyond float64: only its log is formed
+        n_classes = len(scale)
+        out -= np.log(scale)[cells % n_classes]
     np.logaddexp(out, np.log(a) + log_g, out=out)
     out -= log_total.T.reshape(-1)[cells]
     return out

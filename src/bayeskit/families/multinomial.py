@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_non_negative
+from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
@@ -51,6 +51,7 @@ class Multinomial(Family):
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
         check_non_negative(X, names, f"a {self.name} model")
+        check_not_infinite(X, names, f"a {self.name} model", LARGEST_VALUE)
         # A missing count adds no event: it drops out exactly as a zero count does.
         return split_missing(X)[0]
 

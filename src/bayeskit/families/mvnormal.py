@@ -48,7 +48,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._validation import column_label, first_bad
+from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
 from ._base import Family
@@ -271,10 +271,19 @@ class MVNormal(Family):
                 "analysis takes finite numbers in every column (impute missing values first, "
                 "or use GaussianNB, which reads NaN as missing)"
             )
+        check_not_infinite(X, names, "discriminant analysis", LARGEST_VALUE)
         return X
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
         return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH)
+
+    def parameter_size(self, stats: Scatter) -> int:
+        """``finalize`` holds about a dozen (K, d, d) stacks at once (class estimates, the
+        pooled and finished matrices, their kept part, correlations, factors, shrinkage
+        work) and a few (d, d) ones for the shared total: what a model file is checked
+        against before any of them is allocated."""
+        k, d = stats.n_classes, stats.n_features
+        return 12 * (k + 1) * d * d + 8 * (k + 1) * d
 
     # ------------------------------------------------------------------ finalize
     def _settings(self, n_classes: int) -> dict[str, Any]:

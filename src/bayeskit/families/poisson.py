@@ -137,8 +137,18 @@ class Poisson(Family):
         pooled_num, pooled_den = S.sum(axis=0) + a, w.sum(axis=0) + b
         known = pooled_den > 0
         fallback = safe_ratio(pooled_num, pooled_den)
-        rate = np.where(den > 0, safe_ratio(num, den), fallback[None, :])
+        with np.errstate(over="ignore"):
+            rate = np.where(den > 0, safe_ratio(num, den), fallback[None, :])
         rate[:, ~known] = 0.0
+        if np.isinf(rate).any():
+            c, j = (int(v) for v in np.argwhere(np.isinf(rate))[0])
+            raise ParameterError(
+                f"the rate of feature {j} in class index {c}, (S + alpha) / (w + beta) = "
+                f"{float(np.broadcast_to(num, rate.shape)[c, j]):.3g} / {float(den[c, j]):.3g}, "
+                "exceeds float64: the class's rows weigh almost nothing and "
+                f"beta={self.beta!r} adds no prior rows to the denominator; give beta > 0 (the "
+                "Gamma prior's rate, e.g. 1) or larger sample weights"
+            )
         with np.errstate(divide="ignore"):
             log_rate = np.where(known, np.log(rate), 0.0)
         return PoissonParams(rate, log_rate, known)

@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -43,18 +44,19 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 
 from .._base import GenerativeClassifier
 from .._estimators import ESTIMATORS as _ESTIMATORS
-from .._values import values_from_json, values_to_json
+from .._values import is_sorted_unique, values_from_json, values_to_json
 from .._version import __version__
 from ..discriminant._common import covariance_estimators
-from ..errors import BayeskitError, InputTypeError, ModelFileError
+from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
+from ..stats._base import check_arrays
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
@@ -66,11 +68,21 @@ _FIRST_VERSION = 1
 #: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
 #: the text models of ``_text_state``: nothing else is ever constructed by :func:`load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = _ESTIMATORS
+#: The memory :func:`load` may spend on a file's arrays and on the parameters computed from
+#: them, unless its ``max_bytes`` says otherwise: checked against the sizes the file declares
+#: before anything is allocated. A hostile file can make load allocate at most this much.
+DEFAULT_MAX_BYTES = 1024**3
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
-MAX_META_SIZE = 256 * 1024**2
+MAX_META_SIZE = 64 * 1024**2
 MAX_META_RATIO = 1000
 MAX_ENTRIES = 10_000
+#: The most values (list items, dict entries: counted as commas and brackets, before parsing)
+#: meta.json may hold: every hyperparameter list, label and category list together.
+MAX_JSON_ITEMS = 4_000_000
+#: Largest .npy header read (numpy's own default limit).
+_MAX_NPY_HEADER = 10_000
+_CHUNK = 1 << 20
 
 _META = "meta.json"
 _TRAILER = b"bayeskit-sha256:"
@@ -99,6 +111,9 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
         with a callable ``analyzer`` cannot be saved (:class:`~bayeskit.errors.ModelFileError`).
     path : str or os.PathLike
 
+    Raises :class:`~bayeskit.errors.SaveError` (also an ``OSError``) naming ``path`` when the
+    file cannot be written there (no such folder, no permission, a folder of that name).
+
     Examples
     --------
     >>> import os, tempfile
@@ -112,8 +127,15 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     meta, entries = _model_contents(model)
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
+    if os.path.isdir(target):
+        raise SaveError(errno.EISDIR, "cannot save the model there: it is a folder", target)
     mode = _new_file_mode(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory
+        )
+    except OSError as exc:
+        raise _save_error(exc, target, directory) from None
     try:
         with os.fdopen(fd, "w+b") as f:
             _write_archive(f, meta, entries)
@@ -121,11 +143,24 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, BayeskitError):
+            raise _save_error(exc, target, directory) from None
         raise
     _fsync_directory(directory)
+
+
+def _save_error(exc: OSError, target: str, directory: str) -> SaveError:
+    """The OSError of writing the temporary file, told about the path the caller gave."""
+    if isinstance(exc, FileNotFoundError) or not os.path.isdir(directory):
+        reason = f"the folder {directory!r} does not exist"
+    elif isinstance(exc, PermissionError):
+        reason = f"no permission to write in the folder {directory!r}"
+    else:
+        reason = exc.strerror or str(exc)
+    return SaveError(exc.errno or 0, f"cannot save the model: {reason}", target)
 
 
 def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -270,7 +305,7 @@ def _fsync_directory(directory: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- loading
-def load(path: str | os.PathLike[str]) -> Any:
+def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """Read a model written by :func:`save`; nothing in the file is ever run.
 
     Returns a fitted model that predicts exactly like the saved one (a model of
@@ -278,6 +313,11 @@ def load(path: str | os.PathLike[str]) -> Any:
     :class:`~bayeskit.errors.ModelFileError` (naming the path and the problem) for a file that
     is not a bayeskit model, is truncated or modified, needs a newer bayeskit or holds anything
     :func:`save` does not write; ``OSError`` if it cannot be opened.
+
+    Memory and time are bounded before anything is allocated: the arrays a file declares (and
+    the parameters computed from them) may take at most ``max_bytes`` (default 1 GiB; raise it
+    to load a larger model you trust), meta.json at most 64 MiB and 4 million values, and
+    every entry is decompressed as a stream that may not outgrow its declared size.
 
     Examples
     --------
@@ -293,9 +333,11 @@ def load(path: str | os.PathLike[str]) -> Any:
     bayeskit.errors.ModelFileError: cannot load model file ...: not a bayeskit model file (...)
     """
     name = os.fspath(path)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise InputTypeError(f"max_bytes must be a whole number of bytes >= 0; got {max_bytes!r}")
     with open(name, "rb") as f:
         try:
-            return _read_model(f)
+            return _read_model(f, Budget(max_bytes))
         except ModelFileError as exc:
             problem = " ".join(str(exc).split())
         except _LOW_LEVEL as exc:
@@ -303,7 +345,25 @@ def load(path: str | os.PathLike[str]) -> Any:
     raise ModelFileError(f"cannot load model file {name!r}: {problem}")
 
 
-def _read_model(f: IO[bytes]) -> Any:
+class Budget:
+    """The bytes a load may still allocate; every array and parameter block takes its share
+    before it is allocated."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+
+    def take(self, nbytes: int, what: str) -> None:
+        if nbytes > self.limit - self.used:
+            raise ModelFileError(
+                f"{what} needs {nbytes} bytes, beyond the {self.limit} bytes this load may use "
+                f"({self.used} taken): refusing it before allocating (load(..., max_bytes=...) "
+                "raises the limit for a model you trust)"
+            )
+        self.used += nbytes
+
+
+def _read_model(f: IO[bytes], budget: Budget) -> Any:
     size = f.seek(0, os.SEEK_END)
     try:
         zf = zipfile.ZipFile(f)
@@ -313,7 +373,7 @@ def _read_model(f: IO[bytes]) -> Any:
             raise ModelFileError("the zip archive is truncated or corrupted") from None
         raise ModelFileError("not a bayeskit model file (not a zip archive)") from None
     with zf:
-        infos = _check_listing(zf, size)
+        infos = _check_listing(zf, size, budget)
         meta = _read_meta(zf, infos)
         if len(zf.comment) != len(_TRAILER) + _DIGEST_LEN or not zf.comment.startswith(_TRAILER):
             raise ModelFileError("the file is truncated (its end marker is missing or cut)")
@@ -337,13 +397,15 @@ def _read_model(f: IO[bytes]) -> Any:
             raise ModelFileError(f"entry {name!r} is not in the manifest")
         for name in sorted(set(manifest) - set(infos)):
             raise ModelFileError(f"entry {name!r} of the manifest is missing")
-        arrays = {name: _read_npy(zf, name, digest) for name, digest in manifest.items()}
+        arrays = {
+            name: _read_npy(zf, infos[name], digest, budget) for name, digest in manifest.items()
+        }
     if semi:
         return _semi_state.build_semi(meta, arrays)
-    return _text_state.build_text(meta, arrays) if text else _build(meta, arrays)
+    return _text_state.build_text(meta, arrays) if text else _build(meta, arrays, budget)
 
 
-def _check_listing(zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]:
+def _check_listing(zf: zipfile.ZipFile, size: int, budget: Budget) -> dict[str, zipfile.ZipInfo]:
     infos = zf.infolist()
     if len(infos) > MAX_ENTRIES:
         raise ModelFileError(f"too many entries ({len(infos)})")
@@ -356,6 +418,11 @@ def _check_listing(zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]
             )
         if name in by_name:
             raise ModelFileError(f"entry {name!r} appears twice")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ModelFileError(
+                f"entry {name!r} uses compression method {info.compress_type}; model files are "
+                "deflated or stored"
+            )
         by_name[name] = info
     if sum(info.compress_size for info in infos) > size:
         raise ModelFileError("entries are larger than the file: it is truncated or corrupted")
@@ -364,6 +431,15 @@ def _check_listing(zf: zipfile.ZipFile, size: int) -> dict[str, zipfile.ZipInfo]
         raise ModelFileError(
             f"entries declare {total} bytes uncompressed (limit {MAX_TOTAL_SIZE}): "
             "refusing a possible zip bomb"
+        )
+    # Every array entry is a header and its data: together no more than the budget allows.
+    arrays = [info for info in infos if info.filename != _META]
+    declared = sum(max(info.file_size - _MAX_NPY_HEADER, 0) for info in arrays)
+    if declared > budget.limit:
+        raise ModelFileError(
+            f"entries declare {declared} bytes of array data, beyond the {budget.limit} bytes "
+            "this load may use: refusing a possible zip bomb before decompressing it "
+            "(load(..., max_bytes=...) raises the limit for a model you trust)"
         )
     return by_name
 
@@ -377,7 +453,12 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
             f"meta.json declares {info.file_size} bytes from {info.compress_size} compressed: "
             "refusing a possible zip bomb"
         )
-    raw = _read_entry(zf, _META)
+    raw = _read_entry(zf, info, MAX_META_SIZE)
+    items = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+    if items > MAX_JSON_ITEMS:
+        raise ModelFileError(
+            f"meta.json holds about {items} values (limit {MAX_JSON_ITEMS}): refusing to parse it"
+        )
     try:
         meta = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
@@ -438,18 +519,75 @@ def _check_manifest(meta: dict[str, Any]) -> dict[str, str]:
     return manifest
 
 
-def _read_entry(zf: zipfile.ZipFile, name: str) -> bytes:
+def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
+    """An entry's bytes, decompressed as a stream that may not outgrow ``limit``."""
     try:
-        return zf.read(name)
+        with zf.open(info) as stream:
+            data = stream.read(limit + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ModelFileError(
+            f"checksum mismatch or corrupted entry {info.filename!r} ({exc})"
+        ) from None
+    if len(data) > limit:
+        raise ModelFileError(f"entry {info.filename!r} is larger than {limit} bytes")
+    return data
+
+
+def _read_exact(stream: zipfile.ZipExtFile, n: int, name: str) -> bytes:
+    data = stream.read(n)
+    if len(data) != n:
+        raise ModelFileError(f"entry {name!r} is truncated")
+    return data
+
+
+def _read_npy(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, digest: str, budget: Budget
+) -> np.ndarray:
+    """An array entry, read without trusting it: the header first (its size bounded), its
+    dtype and shape checked and the data's size taken from the budget, then the data streamed
+    into the array while its sha256 is computed. Nothing larger than the header is read
+    before the array's size is known and allowed."""
+    name = info.filename
+    sha = hashlib.sha256()
+    try:
+        with zf.open(info) as opened:
+            stream = cast(zipfile.ZipExtFile, opened)
+            head = _read_exact(stream, 10, name)
+            if head[:6] != b"\x93NUMPY" or head[6] not in (1, 2, 3):
+                raise ModelFileError(f"entry {name!r} is not a .npy array (bad magic string)")
+            if head[6] == 1:
+                header_len = struct.unpack("<H", head[8:10])[0]
+            else:
+                head += _read_exact(stream, 2, name)
+                header_len = struct.unpack("<I", head[8:12])[0]
+            if header_len > _MAX_NPY_HEADER:
+                raise ModelFileError(f"entry {name!r} has a .npy header of {header_len} bytes")
+            head += _read_exact(stream, header_len, name)
+            shape, fortran, dtype = _npy_header(head, name)
+            nbytes = math.prod(shape) * dtype.itemsize
+            if nbytes != info.file_size - len(head):
+                raise ModelFileError(f"entry {name!r}: the array's shape does not match its data")
+            budget.take(nbytes, f"entry {name!r} ({dtype} array of shape {tuple(shape)})")
+            sha.update(head)
+            flat = np.empty(nbytes, dtype=np.uint8)
+            view = memoryview(flat.data)
+            for start in range(0, nbytes, _CHUNK):
+                chunk = view[start : start + _CHUNK]
+                if stream.readinto(chunk) != len(chunk):
+                    raise ModelFileError(f"entry {name!r} is truncated")
+                sha.update(chunk)
+            if stream.read(1):
+                raise ModelFileError(f"entry {name!r}: the array's shape does not match its data")
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise ModelFileError(f"checksum mismatch or corrupted entry {name!r} ({exc})") from None
-
-
-def _read_npy(zf: zipfile.ZipFile, name: str, digest: str) -> np.ndarray:
-    data = _read_entry(zf, name)
-    if hashlib.sha256(data).hexdigest() != digest:
+    if sha.hexdigest() != digest:
         raise ModelFileError(f"checksum mismatch in entry {name!r}: the file was modified")
-    buffer = io.BytesIO(data)
+    return flat.view(dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def _npy_header(head: bytes, name: str) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """(shape, Fortran order, dtype) of a .npy header, refusing anything but plain numbers."""
+    buffer = io.BytesIO(head)
     try:
         version = np.lib.format.read_magic(buffer)
         if version not in ((1, 0), (2, 0)):
@@ -457,20 +595,19 @@ def _read_npy(zf: zipfile.ZipFile, name: str, digest: str) -> np.ndarray:
         read_header = np.lib.format.read_array_header_1_0
         if version == (2, 0):
             read_header = np.lib.format.read_array_header_2_0
-        shape, _, dtype = read_header(buffer)
-    except (ValueError, TypeError) as exc:
+        shape, fortran, dtype = read_header(buffer, max_header_size=_MAX_NPY_HEADER)
+    except (ValueError, TypeError, SyntaxError) as exc:
         raise ModelFileError(f"entry {name!r} is not a .npy array ({exc})") from None
-    if dtype.hasobject or dtype.kind not in "biuf":
+    if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None:
         raise ModelFileError(
             f"entry {name!r} holds a {dtype} array (object/pickle arrays are refused)"
         )
-    if math.prod(shape) * dtype.itemsize != len(data) - buffer.tell():
-        raise ModelFileError(f"entry {name!r}: the array's shape does not match its data")
-    buffer.seek(0)
-    return np.load(buffer, allow_pickle=False)
+    return tuple(shape), bool(fortran), dtype
 
 
-def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeClassifier:
+def _build(
+    meta: dict[str, Any], arrays: dict[str, np.ndarray], budget: Budget | None = None
+) -> GenerativeClassifier:
     """The model a section checked by _check_section describes."""
     cls = ESTIMATORS[meta["estimator"]]
     params = _decode_params(cls, meta["params"])
@@ -480,7 +617,11 @@ def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeCla
         block_arrays = {key: arrays[name] for key, name in block["arrays"].items()}
         blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
     classes = values_from_json(meta["classes"])
-    class_count = np.asarray(arrays[meta["class_count"]], dtype=np.float64)
+    if not is_sorted_unique(classes):
+        raise ModelFileError("the class labels 'classes' are not sorted and distinct")
+    class_count = check_arrays("class_count", {"class_count": arrays[meta["class_count"]]})[
+        "class_count"
+    ]
     n_features = meta["n_features_in"]
     names = meta.get("feature_names_in")
     if (
@@ -500,8 +641,24 @@ def _build(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> GenerativeCla
             raise ModelFileError(f"a {cls.__name__} file needs its fitted state")
         restore(_decode(meta["state"], "state", 0))
     try:
+        if budget is not None:
+            # What finalize will allocate, from the hyperparameters and the statistics' sizes,
+            # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
+            for family, stat in zip(model._families(), blocks, strict=True):
+                budget.take(8 * family.parameter_size(stat), f"the {family.name} parameters")
+        # Statistics no data could give (a scatter that is not positive semi-definite), named
+        # as a file's fault; only now, since the check itself costs what the budget bounds.
+        for stat in blocks:
+            invalid = stat.invalid()
+            if invalid is not None:
+                name, c, why = invalid
+                raise ModelFileError(
+                    f"the {stat.kind} statistic's array {name!r} of class index {c} {why}"
+                )
         return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
     except BayeskitError as exc:
+        if isinstance(exc, ModelFileError):
+            raise
         raise ModelFileError(f"the stored model is invalid: {exc}") from None
 
 

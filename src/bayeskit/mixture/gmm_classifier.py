@@ -271,7 +271,7 @@ class GaussianMixtureClassifier(NumericNB):
         components : ndarray of int, shape (n_samples,)
         """
         prior, params, families = self._fitted()
-        X = self._check_X(X, reset=False)
+        X = self._input(X, reset=False)
         block = self._blocks_of(X)[0]
         family = cast(GaussianMixtureFamily, families[0])
         mixture = params[0]

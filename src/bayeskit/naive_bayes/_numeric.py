@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
-from .._validation import as_float_array, check_not_infinite, feature_names_of
+from .._validation import (
+    as_float_array,
+    check_not_infinite,
+    complex_refusal,
+    feature_names_of,
+)
 from ..errors import DataError, InputTypeError, ShapeError
 
 
-def wrap_sklearn_errors(exc: Exception) -> Exception:
-    """Re-raise scikit-learn's input errors as bayeskit errors, keeping their message."""
-    msg = str(exc)
+def wrap_sklearn_errors(exc: Exception, what: str = "the model") -> Exception:
+    """Re-raise scikit-learn's input errors as bayeskit errors, keeping their message (on one
+    line: a message is printed as one line by the command line)."""
+    msg = " ".join(str(exc).split())
+    if msg.startswith("Complex data not supported"):  # its message goes on with the array
+        return DataError(complex_refusal(what))
     if isinstance(exc, TypeError):
         return InputTypeError(msg)
     if "features" in msg or "shape" in msg or "Reshape" in msg or "sample" in msg:
@@ -28,6 +36,9 @@ class NumericNB(GenerativeClassifier):
     and in prediction (seed 003). ±inf is refused.
     """
 
+    #: whether NaN marks a missing value (said in the refusal of ±inf)
+    _nan_is_missing: ClassVar[bool] = True
+
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         names = feature_names_of(X)
         what = type(self).__name__
@@ -41,9 +52,9 @@ class NumericNB(GenerativeClassifier):
                 ensure_all_finite=False,
             )
         except (ValueError, TypeError) as exc:
-            raise wrap_sklearn_errors(exc) from None
+            raise wrap_sklearn_errors(exc, what) from None
         X = as_float_array(X, what)
-        check_not_infinite(X, names, what)
+        check_not_infinite(X, names, what, nan_is_missing=self._nan_is_missing)
         return X
 
     def __sklearn_tags__(self) -> Any:

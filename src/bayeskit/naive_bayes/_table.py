@@ -9,11 +9,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import feature_names_of
-from ..errors import InputTypeError, ShapeError
+from .._validation import complex_refusal, feature_names_of, is_missing
+from ..errors import DataError, InputTypeError, ShapeError
 from ..families._codebook import Table
 
 _SCALARS = (str, bool, int, float, np.generic)
+#: numpy scalars that are no category a model file can hold.
+_NOT_CATEGORIES = (np.datetime64, np.timedelta64, np.complexfloating, np.void, bytes)
 
 
 def _pandas_column(col: Any) -> np.ndarray:
@@ -50,7 +52,7 @@ def to_table(X: Any, what: str) -> tuple[Table, Any]:
         return Table(columns, names), X
     arr = X if isinstance(X, np.ndarray) else _array_of_rows(X)
     if arr.dtype.kind == "c":
-        raise ShapeError(f"Complex data not supported; {what} takes category values")
+        raise DataError(complex_refusal(what))
     if arr.ndim != 2:
         raise ShapeError(
             f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
@@ -90,21 +92,24 @@ def _check_shape(n_rows: int, n_cols: int, shown: int) -> None:
         )
 
 
+def refuse_dates(table: Table, what: str) -> None:
+    """Refuse date, duration and raw-byte columns (no category a model file can hold), naming
+    the column and its dtype."""
+    for j, col in enumerate(table.columns):
+        if col.dtype.kind in "mMV":
+            raise InputTypeError(
+                f"column {j} ({table.names[j]!r}) has dtype {col.dtype}; {what} takes strings, "
+                "numbers or bools as category values (convert dates to text or numbers)"
+            )
+
+
 def _check_column(col: np.ndarray, j: int, names: list[str]) -> None:
     if col.dtype.kind == "c":
-        raise ShapeError(f"Complex data not supported (column {j}, {names[j]!r})")
+        raise DataError(complex_refusal(f"column {j} ({names[j]!r})"))
     if col.dtype.kind != "O":
         return
     for row, v in enumerate(col.tolist()):
-        if (
-            v is not None
-            and not isinstance(v, _SCALARS)
-            and type(v).__name__
-            not in (
-                "NAType",
-                "NaTType",
-            )
-        ):
+        if not is_missing(v) and (not isinstance(v, _SCALARS) or isinstance(v, _NOT_CATEGORIES)):
             raise InputTypeError(
                 f"column {j} ({names[j]!r}) holds a {type(v).__name__} at row {row} ({v!r}); "
                 "the argument must be a string, a number or a bool (None/NaN = missing)"

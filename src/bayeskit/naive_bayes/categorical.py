@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -9,9 +10,10 @@ from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
 from ..families import Categorical
+from ..families.categorical import CategoricalParams
 from ..stats import CategoryCounts
 from ._numeric import wrap_sklearn_errors
-from ._table import to_table
+from ._table import refuse_dates, to_table
 
 
 class CategoricalNB(GenerativeClassifier):
@@ -20,8 +22,12 @@ class CategoricalNB(GenerativeClassifier):
     Takes category values as they are — strings, ints, bools, from numpy arrays, lists, pandas or
     polars DataFrames — not only ordinal integer codes. NaN, None, pandas NA and polars null are
     missing values: the feature drops out of the product in training and in prediction
-    (seed 003). On ordinal codes it gives the same numbers as scikit-learn's ``CategoricalNB``
-    (``n_categories_`` counts the distinct values seen, raised to ``min_categories``).
+    (seed 003). Whole numbers >= 0 are ordinal codes, as in scikit-learn's ``CategoricalNB``,
+    with the same numbers: a feature of codes has the categories ``0 … max code``
+    (``n_categories_ = max + 1``, raised to ``min_categories``), so a code missing from
+    training is a category with zero count. Integers that are labels rather than codes (years,
+    postcodes) are better passed as strings: as codes, every number below the largest is a
+    category and takes a share of the smoothing.
 
     Parameters
     ----------
@@ -44,8 +50,14 @@ class CategoricalNB(GenerativeClassifier):
     categories_ : list of ndarray
         Sorted values seen for each feature.
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
+        Column ``v`` is code ``v`` for a feature of codes (as in scikit-learn), else the
+        ``v``-th of ``categories_[j]``; columns beyond the values seen (``min_categories``)
+        count 0.
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j)
+        Laid out as ``category_count_``.
     n_categories_ : ndarray of shape (n_features,)
+        Categories in each feature's smoothing denominator: the values seen, ``max code +
+        1`` for codes, at least ``min_categories``.
 
     Examples
     --------
@@ -98,6 +110,7 @@ class CategoricalNB(GenerativeClassifier):
 
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         table, shaped = to_table(X, type(self).__name__)
+        refuse_dates(table, type(self).__name__)
         try:
             validate_data(self, shaped, skip_check_array=True, reset=reset)
         except (ValueError, TypeError) as exc:
@@ -113,16 +126,18 @@ class CategoricalNB(GenerativeClassifier):
 
     @property
     def category_count_(self) -> list[np.ndarray]:
-        """Per-class counts of each category, one array per feature."""
-        stats = cast(CategoryCounts, self._fitted_summary().blocks[0])
-        return [stats.feature_counts(j) for j in range(stats.n_features)]
+        """Per-class counts of each category, one array per feature, padded with zeros to
+        ``n_categories_`` columns (column ``v`` is code ``v`` for integer codes)."""
+        params = self._fitted()[1][0]
+        return _per_feature(params, params.category_count, lambda j: 0.0)
 
     @property
     def feature_log_prob_(self) -> list[np.ndarray]:
-        """Per-class log probability of each category, one array per feature."""
+        """Per-class log probability of each category, one array per feature, padded to
+        ``n_categories_`` columns with the probability of a category never seen (column ``v``
+        is code ``v`` for integer codes)."""
         params = self._fitted()[1][0]
-        off = params.codebook.offsets
-        return [params.feature_log_prob[:, off[j] : off[j + 1]] for j in range(len(off) - 1)]
+        return _per_feature(params, params.feature_log_prob, lambda j: params.unseen_log_prob[:, j])
 
     @property
     def n_categories_(self) -> np.ndarray:
@@ -135,3 +150,20 @@ class CategoricalNB(GenerativeClassifier):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _per_feature(
+    params: CategoricalParams, flat: np.ndarray, pad: Callable[[int], Any]
+) -> list[np.ndarray]:
+    """Feature ``j``'s columns of ``flat``, then ``pad(j)`` columns up to ``n_categories_``
+    (scikit-learn's shape), except where that would be far wider than the values seen."""
+    off = params.codebook.offsets
+    out = []
+    for j in range(len(off) - 1):
+        part = flat[:, off[j] : off[j + 1]]
+        missing = int(params.n_categories[j]) - part.shape[1]
+        if 0 < missing <= max(1 << 16, 4 * part.shape[1]):
+            fill = np.broadcast_to(np.reshape(pad(j), (-1, 1)), (part.shape[0], missing))
+            part = np.hstack([part, fill])
+        out.append(part)
+    return out

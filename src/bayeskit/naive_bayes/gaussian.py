@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..families.gaussian import Gaussian, GaussianParams
+from ..stats import Moments, Summary
 from ._numeric import NumericNB
 
 
@@ -130,19 +131,39 @@ class GaussianNB(NumericNB):
             )
         ]
 
+    def _summarize(
+        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
+    ) -> Summary:
+        summary = super()._summarize(X, y, sample_weight, classes=classes, reset=reset)
+        if _float32_data(X):
+            moments = cast(Moments, summary.blocks[0]).as_dtype("float32")
+            summary = Summary(summary.classes, summary.class_count, (moments,))
+        return summary
+
     def _params(self) -> GaussianParams:
         params: GaussianParams = self._fitted()[1][0]
         return params
 
+    def _as_data(self, values: Any) -> Any:
+        """Fitted values in the dtype of the training data (float32 stays float32, as in
+        scikit-learn); the model itself computes in float64 from float64 statistics."""
+        dtype = cast(Moments, self._fitted_summary().blocks[0]).dtype
+        return np.asarray(values, dtype=dtype) if dtype != "float64" else values
+
     @property
     def theta_(self) -> np.ndarray:
         """Mean of each feature in each class (Student-t location when predictive)."""
-        return self._params().theta
+        return cast(np.ndarray, self._as_data(self._params().theta))
 
     @property
     def var_(self) -> np.ndarray:
         """Variance of each feature in each class, floor included."""
-        return self._params().var
+        return cast(np.ndarray, self._as_data(self._params().var))
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Weighted number of training rows of each class."""
+        return cast(np.ndarray, self._as_data(self._fitted_summary().class_count))
 
     @property
     def dof_(self) -> np.ndarray:
@@ -151,11 +172,24 @@ class GaussianNB(NumericNB):
         return np.full(params.var.shape, np.inf) if params.dof is None else params.dof
 
     @property
-    def epsilon_(self) -> float:
+    def epsilon_(self) -> Any:
         """The variance floor ``var_smoothing · max_j Var(x_j)``."""
-        return self._params().epsilon
+        eps = self._params().epsilon
+        return np.float32(eps) if self._as_data(eps) is not eps else eps
 
     @property
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
-        return np.exp(self.class_log_prior_)
+        return cast(np.ndarray, self._as_data(np.exp(self.class_log_prior_)))
+
+
+def _float32_data(X: Any) -> bool:
+    """Whether ``X`` holds float32 numbers only (an array, sparse matrix or DataFrame)."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None:
+        return bool(dtype == np.float32)
+    dtypes = getattr(X, "dtypes", None)
+    try:
+        return dtypes is not None and len(dtypes) > 0 and all(d == np.float32 for d in dtypes)
+    except TypeError:
+        return False

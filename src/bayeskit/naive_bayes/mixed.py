@@ -17,7 +17,7 @@ from ..families import FAMILIES, Family, family_from_config
 from ..stats import CategoryCounts
 from ._columns import category_columns, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
-from ._table import to_table
+from ._table import refuse_dates, to_table
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,11 @@ class MixedNB(GenerativeClassifier):
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc) from None
         if reset:
-            self._choose_families(X, table)
-        elif getattr(self, "feature_names_in_", None) is not None:
-            table.names = [str(n) for n in self.feature_names_in_]
+            self._choose_families(X, table)  # names a column no family takes by its dtype
+        else:
+            if getattr(self, "feature_names_in_", None) is not None:
+                table.names = [str(n) for n in self.feature_names_in_]
+            refuse_dates(table, what)
         return table
 
     def _split(self, table: Any) -> list[Any]:

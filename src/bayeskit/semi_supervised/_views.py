@@ -40,7 +40,7 @@ class EstimatorView:
         self.components = components
 
     def prepare(self, X: Any) -> Rows:
-        X = self.model._check_X(X, reset=True)
+        X = self.model._input(X, reset=True)
         n = int(getattr(X, "n_rows", None) or X.shape[0])
         return Rows(self.model._blocks_of(X), n)
 

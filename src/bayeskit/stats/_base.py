@@ -8,15 +8,17 @@ out-of-core and distributed training, and merging models all reduce to ``+``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import MergeError
+from ..errors import MergeError, ModelFileError
 
 S = TypeVar("S", bound="Statistic")
+#: a tolerance for rounding residue: one number, or one per class (an (n_classes,) array).
+Tolerance = float | np.ndarray
 
 #: kind name -> class, filled by ``__init_subclass__``; model files look kinds up here and
 #: nowhere else, so a file can only ever name a statistic this package defines.
@@ -33,6 +35,11 @@ class Statistic(ABC):
     """
 
     kind: ClassVar[str]
+    #: arrays (by their :meth:`to_arrays` name) that may hold negative numbers (locations,
+    #: values), and those in which NaN marks a missing value; every other array holds
+    #: non-negative weights.
+    signed_arrays: ClassVar[frozenset[str]] = frozenset()
+    missing_arrays: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -70,23 +77,28 @@ class Statistic(ABC):
         """Every weight negated, so ``a + (-b)`` removes ``b``'s data."""
         return self.map_weights(np.negative)
 
-    def min_weight(self) -> float:
-        """The smallest weight it holds (negative after removing data it never had)."""
-        return min((float(w.min()) for w in self.weights() if w.size), default=0.0)
+    def min_weights(self) -> np.ndarray:
+        """The smallest weight it holds in each class, shape (n_classes,) (negative after
+        removing data it never had)."""
+        k = self.n_classes
+        lows = [w.reshape(k, -1).min(axis=1, initial=0.0) for w in self.weights()]
+        return np.min(lows, axis=0) if lows else np.zeros(k)
 
-    def without_empty(self: S, tolerance: float) -> S:
+    def without_empty(self: S, tolerance: Tolerance) -> S:
         """The statistic without entries whose weight is within ``tolerance`` of zero, where
         that changes the model (categories nobody has; most statistics have none)."""
         return self
 
-    def cleaned(self: S, keep: np.ndarray, tolerance: float) -> S:
+    def cleaned(self: S, keep: np.ndarray, tolerance: Tolerance) -> S:
         """After removing data: the classes at ``keep``, with weights within ``tolerance`` of
-        zero (rounding residue) made exactly zero and emptied entries dropped."""
+        zero (rounding residue) made exactly zero and emptied entries dropped.
+        ``tolerance`` is one number or one per class (the class axis comes first)."""
 
         def clean(w: np.ndarray) -> np.ndarray:
-            return np.where(np.abs(w) <= tolerance, 0.0, w)[keep]
+            return np.where(np.abs(w) <= per_class(tolerance, w), 0.0, w)[keep]
 
-        return self.map_weights(clean).without_empty(tolerance)
+        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
+        return self.map_weights(clean).without_empty(kept)
 
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
@@ -108,6 +120,28 @@ class Statistic(ABC):
     def from_arrays(cls: type[S], arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> S:
         """Inverse of :meth:`to_arrays`."""
 
+    def overflow(self) -> tuple[str, tuple[int, ...], float] | None:
+        """(array, index, value) of the first entry that is not a finite float64 (the sums it
+        was made of overflowed), or of a weight array whose sum over the classes (what pooling
+        them computes) overflows, with an empty index; None if all is well."""
+        arrays, _ = self.to_arrays()
+        for name, array in arrays.items():
+            bad = _first_bad(name, array, signed=True, missing_ok=name in self.missing_arrays)
+            if bad is not None:
+                return name, bad[0], bad[1]
+            if name not in self.signed_arrays and array.size:
+                pooled = np.sum(array, axis=0)
+                if not np.isfinite(pooled).all():
+                    return name, (), float(np.max(pooled))
+        return None
+
+    def invalid(self) -> tuple[str, int, str] | None:
+        """(array, class index, why) of a part no data could have given (a scatter matrix
+        that is not positive semi-definite), or None (most statistics have no such rule
+        beyond :meth:`overflow`). Model files refuse such a statistic, and so does fitting
+        when numbers at float64's limits produce one: a model that is saved always loads."""
+        return None
+
     def __add__(self: S, other: object) -> S:
         if not isinstance(other, type(self)):
             return NotImplemented
@@ -125,6 +159,13 @@ class Statistic(ABC):
         return NotImplemented
 
 
+def per_class(tolerance: Tolerance, w: np.ndarray) -> Any:
+    """``tolerance`` shaped to broadcast against a weight array ``w`` whose first axis is the
+    class axis (a number stays a number)."""
+    t = np.asarray(tolerance, dtype=np.float64)
+    return t if t.ndim == 0 else t.reshape((-1,) + (1,) * (w.ndim - 1))
+
+
 def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | None:
     """(class index, weight) of each row when ``R`` is one-hot labels times weights as the
     template builds it (CSR, one stored entry per row); None for soft labels."""
@@ -140,4 +181,61 @@ def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     feature, or a feature no class has."""
     out = np.zeros(np.broadcast_shapes(np.shape(num), np.shape(den)))
     np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _first_bad(
+    name: str, array: np.ndarray, *, signed: bool, missing_ok: bool
+) -> tuple[tuple[int, ...], float, str] | None:
+    """(index, value, what is wrong) of the first entry of ``array`` that is ±inf, NaN (unless
+    ``missing_ok``) or negative (unless ``signed``); None when there is none."""
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(array) if missing_ok else ~np.isfinite(array)
+        if not signed:
+            bad |= array < 0
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    value = float(array[index])
+    what = "negative" if value < 0 and np.isfinite(value) else "not finite"
+    return index, value, what
+
+
+def check_arrays(
+    kind: str,
+    arrays: Mapping[str, Any],
+    *,
+    signed: Collection[str] = (),
+    missing_ok: Collection[str] = (),
+    ndim: Mapping[str, int] | None = None,
+) -> dict[str, np.ndarray]:
+    """The arrays of a statistic read from a model file, as float64, after checking them.
+
+    Each array must have its number of dimensions (``ndim``), hold finite numbers (NaN only
+    in ``missing_ok``, which marks a missing value) and no negative number (except in
+    ``signed``): weights, counts and sums of squares cannot be negative, and a NaN or an
+    infinity would reach every prediction. Raises :class:`~bayeskit.errors.ModelFileError`
+    naming the statistic, the array and the first bad entry. Every statistic's
+    ``from_arrays`` checks its arrays through this one function; shapes that relate arrays
+    to each other stay the statistic's own check.
+    """
+    out: dict[str, np.ndarray] = {}
+    for name, raw in arrays.items():
+        if raw is None:
+            continue
+        array = np.asarray(raw, dtype=np.float64)
+        if ndim is not None and name in ndim and array.ndim != ndim[name]:
+            raise ModelFileError(
+                f"the {kind} statistic's array {name!r} has {array.ndim} dimensions; "
+                f"expected {ndim[name]}"
+            )
+        bad = _first_bad(name, array, signed=name in signed, missing_ok=name in missing_ok)
+        if bad is not None:
+            index, value, what = bad
+            raise ModelFileError(
+                f"the {kind} statistic's array {name!r} holds {value!r} at {list(index)}: "
+                f"{what} ({'NaN or ' if name not in missing_ok else ''}infinite"
+                f"{'' if name in signed else ' or negative'} values are refused)"
+            )
+        out[name] = array
     return out

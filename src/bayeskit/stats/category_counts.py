@@ -9,13 +9,14 @@ import numpy as np
 
 from .._values import (
     all_text,
+    is_sorted_unique,
     merge_sorted_text,
     union_sorted,
     values_from_json,
     values_to_json,
 )
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic
+from ._base import Statistic, Tolerance, check_arrays, per_class
 
 
 def offsets_of(categories: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -114,9 +115,9 @@ class CategoryCounts(Statistic):
         (counts,) = arrays
         return CategoryCounts(self.categories, counts)
 
-    def without_empty(self, tolerance: float) -> CategoryCounts:
+    def without_empty(self, tolerance: Tolerance) -> CategoryCounts:
         """Drop categories no class has any weight of (as if never seen)."""
-        seen = np.abs(self.counts).sum(axis=0) > tolerance
+        seen = (np.abs(self.counts) > per_class(tolerance, self.counts)).any(axis=0)
         if seen.all():
             return self
         off = self.offsets
@@ -133,8 +134,14 @@ class CategoryCounts(Statistic):
         if not isinstance(raw, list):
             raise ModelFileError("category counts without a category list")
         categories = tuple(values_from_json(c) for c in raw)
-        counts = np.asarray(arrays["counts"], dtype=np.float64)
-        if counts.ndim != 2 or counts.shape[1] != offsets_of(categories)[-1]:
+        for j, values in enumerate(categories):
+            if not is_sorted_unique(values):
+                raise ModelFileError(
+                    f"the category_counts statistic's categories of feature {j} are not sorted "
+                    "and distinct"
+                )
+        counts = check_arrays(cls.kind, {"counts": arrays["counts"]}, ndim={"counts": 2})["counts"]
+        if counts.shape[1] != offsets_of(categories)[-1]:
             raise ModelFileError("category counts do not match their category lists")
         return cls(categories, counts)
 

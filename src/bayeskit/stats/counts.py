@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic
+from ._base import Statistic, Tolerance, check_arrays
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +68,7 @@ class Counts(Statistic):
             return np.zeros_like(self.total)
         return self.missing
 
-    def without_empty(self, tolerance: float) -> Counts:
+    def without_empty(self, tolerance: Tolerance) -> Counts:
         # After removing data, rows missing a feature may be gone altogether: no missing
         # weight left is the same statistic as none recorded.
         if self.missing is not None and not self.missing.any():
@@ -96,13 +96,19 @@ class Counts(Statistic):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Counts:
-        weight = np.asarray(arrays["weight"], dtype=np.float64)
-        total = np.asarray(arrays["total"], dtype=np.float64)
-        if weight.ndim != 1 or total.ndim != 2 or total.shape[0] != weight.shape[0]:
+        checked = check_arrays(
+            cls.kind,
+            {key: arrays.get(key) for key in ("weight", "total", "missing")},
+            ndim={"weight": 1, "total": 2, "missing": 2},
+        )
+        weight, total, missing = checked["weight"], checked["total"], checked.get("missing")
+        if total.shape[0] != weight.shape[0] or (
+            missing is not None and missing.shape != total.shape
+        ):
             raise ModelFileError("counts arrays have inconsistent shapes")
-        missing = arrays.get("missing")
-        if missing is not None:
-            missing = np.asarray(missing, dtype=np.float64)
-            if missing.shape != total.shape:
-                raise ModelFileError("counts arrays have inconsistent shapes")
+        if missing is not None and (missing > weight[:, None] * (1 + 1e-9)).any():
+            raise ModelFileError(
+                "the counts statistic's array 'missing' holds more missing weight than its class "
+                "has rows"
+            )
         return cls(weight, total, missing)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MergeError, ModelFileError
-from ._base import STATISTIC_KINDS, Statistic
+from ._base import STATISTIC_KINDS, Statistic, Tolerance
 
 #: Largest number of components a model file may declare.
 MAX_COMPONENTS = 1_000_000
@@ -206,7 +206,7 @@ class MixtureStats(Statistic):
             spread(self.bic, np.nan),
         )
 
-    def cleaned(self, keep: np.ndarray, tolerance: float) -> MixtureStats:
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> MixtureStats:
         keep = np.asarray(keep, dtype=np.int64)
         renumber = np.full(self.n_classes, -1, dtype=np.int64)
         renumber[keep] = np.arange(len(keep))

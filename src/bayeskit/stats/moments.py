@@ -4,6 +4,7 @@ spread)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ import scipy.sparse as sp
 
 from .._jit import njit
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic, hard_labels, safe_ratio
+from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
@@ -24,22 +25,36 @@ def _labelled_moments(
     X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
-    weights ``w``; NaN entries skipped."""
+    weights ``w``; NaN entries skipped.
+
+    The mean is taken with each class's weights divided by a power of two at least as large
+    as the largest of them (exact: the same mean), so ``Σ w x`` cannot overflow for weights
+    up to 1e308."""
     n, d = X.shape
+    top = np.zeros(n_classes)
+    for i in range(n):
+        top[codes[i]] = max(top[codes[i]], w[i])
+    scale = np.ones(n_classes)
+    for c in range(n_classes):
+        if top[c] > 1.0:
+            scale[c] = math.ldexp(1.0, -math.ceil(math.log2(top[c])))
     weight = np.zeros((n_classes, d))
+    scaled = np.zeros((n_classes, d))
     total = np.zeros((n_classes, d))
     for i in range(n):
         c, wi = codes[i], w[i]
+        ws = wi * scale[c]
         for j in range(d):
             x = X[i, j]
             if x == x:
                 weight[c, j] += wi
-                total[c, j] += wi * x
+                scaled[c, j] += ws
+                total[c, j] += ws * x
     mean = np.zeros((n_classes, d))
     for c in range(n_classes):
         for j in range(d):
-            if weight[c, j] != 0:
-                mean[c, j] = total[c, j] / weight[c, j]
+            if scaled[c, j] != 0:
+                mean[c, j] = total[c, j] / scaled[c, j]
     m2 = np.zeros((n_classes, d))
     for i in range(n):
         c, wi = codes[i], w[i]
@@ -67,6 +82,31 @@ def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # p
                     z = x - mean[c, j]
                     m2[c, j] += r * z * z
     return m2
+
+
+def pooled_spread(
+    weight: np.ndarray, mean: np.ndarray, m2: np.ndarray, variance: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(total weight, mean, variance) of each feature over all classes, from the classes'
+    (n_classes, n_features) weights, means and M2 (or variances, ``m2 / weight``).
+
+    Computed as weighted sums divided by the total weight (the rounding every earlier
+    release had); where a product of a weight with a value overflows (weights near 1e308),
+    from each class's share of the weight instead, which cannot overflow."""
+    total = weight.sum(axis=0)
+    var = safe_ratio(np.maximum(m2, 0.0), weight) if variance is None else variance
+    var = np.maximum(var, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        pooled_mean = safe_ratio((weight * mean).sum(axis=0), total)
+        within = np.maximum(m2, 0.0) + weight * (mean - pooled_mean) ** 2
+        pooled_var = safe_ratio(within.sum(axis=0), total)
+    wide = ~(np.isfinite(pooled_mean) & np.isfinite(pooled_var))
+    if wide.any():
+        share = safe_ratio(weight[:, wide], total[wide])
+        pooled_mean[wide] = (share * mean[:, wide]).sum(axis=0)
+        deviation = (mean[:, wide] - pooled_mean[wide]) ** 2
+        pooled_var[wide] = (share * (var[:, wide] + deviation)).sum(axis=0)
+    return total, pooled_mean, pooled_var
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,8 +140,13 @@ class Moments(Statistic):
     weight: np.ndarray
     mean: np.ndarray
     m2: np.ndarray
+    #: The floating dtype of the data the moments describe ("float32" or "float64"): the
+    #: moments themselves are always float64, but a model fitted on float32 data reports its
+    #: parameters in float32, as scikit-learn's GaussianNB does. A sum keeps the first's.
+    dtype: str = "float64"
 
     kind = "moments"
+    signed_arrays = frozenset({"mean"})
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> Moments:
@@ -151,10 +196,8 @@ class Moments(Statistic):
 
     def pooled(self) -> Moments:
         """The classes merged into one (a statistic with a single class)."""
-        weight = self.weight.sum(axis=0, keepdims=True)
-        mean = safe_ratio((self.weight * self.mean).sum(axis=0, keepdims=True), weight)
-        m2 = (self.m2 + self.weight * (self.mean - mean) ** 2).sum(axis=0, keepdims=True)
-        return Moments(weight, mean, m2)
+        weight, mean, variance = pooled_spread(self.weight, self.mean, self.m2)
+        return Moments(weight[None, :], mean[None, :], (variance * weight)[None, :], self.dtype)
 
     def _add(self, other: Moments) -> Moments:
         if other.n_features != self.n_features:
@@ -164,8 +207,16 @@ class Moments(Statistic):
         na, nb = self.weight, other.weight
         n = na + nb
         delta = other.mean - self.mean
-        mean = np.where(n != 0, self.mean + safe_ratio(delta * nb, n), 0.0)
-        between = safe_ratio(delta * delta * na * nb, n)
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = np.where(n != 0, self.mean + safe_ratio(delta * nb, n), 0.0)
+            between = safe_ratio(delta * delta * na * nb, n)
+            wide = ~(np.isfinite(mean) & np.isfinite(between))
+            if wide.any():
+                # Weights near 1e308: the weights' ratio first, as delta × weight overflows
+                # where the result need not.
+                ratio = safe_ratio(nb, n)
+                mean = np.where(wide, self.mean + delta * ratio, mean)
+                between = np.where(wide, delta * delta * (na * ratio), between)
         m2 = self.m2 + other.m2 + between
         # Removing data (negative weight) cancels terms: a result within rounding of the terms
         # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
@@ -173,43 +224,53 @@ class Moments(Statistic):
         # (all terms >= 0) is unaffected.
         noise = _CANCELLATION * (np.abs(self.m2) + np.abs(other.m2) + np.abs(between))
         m2 = np.where((n != 0) & (np.abs(m2) > noise), m2, 0.0)
-        return Moments(n, mean, m2)
+        return Moments(n, mean, m2, self.dtype)
 
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.weight, self.mean, self.m2
 
     def with_weights(self, arrays: tuple[np.ndarray, ...]) -> Moments:
         weight, mean, m2 = arrays
-        return Moments(weight, mean, m2)
+        return Moments(weight, mean, m2, self.dtype)
 
     def __neg__(self) -> Moments:
         # Chan's formula with weight −n and M2 −M2 is the exact inverse of adding: the mean
         # is a location, not a weight, and stays.
-        return Moments(-self.weight, self.mean, -self.m2)
+        return Moments(-self.weight, self.mean, -self.m2, self.dtype)
 
-    def min_weight(self) -> float:
-        return float(self.weight.min(initial=0.0))
+    def min_weights(self) -> np.ndarray:
+        return self.weight.min(axis=1, initial=0.0)
 
-    def cleaned(self, keep: np.ndarray, tolerance: float) -> Moments:
-        weight = np.where(np.abs(self.weight) <= tolerance, 0.0, self.weight)
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> Moments:
+        weight = np.where(
+            np.abs(self.weight) <= per_class(tolerance, self.weight), 0.0, self.weight
+        )
         empty = weight == 0
         mean = np.where(empty, 0.0, self.mean)
         # Removing data leaves M2 with rounding residue of either sign.
         m2 = np.where(empty, 0.0, np.maximum(self.m2, 0.0))
-        return Moments(weight[keep], mean[keep], m2[keep])
+        return Moments(weight[keep], mean[keep], m2[keep], self.dtype)
+
+    def as_dtype(self, dtype: str) -> Moments:
+        """The same moments, describing data of ``dtype`` ("float32" or "float64")."""
+        return Moments(self.weight, self.mean, self.m2, dtype)
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        return {"weight": self.weight, "mean": self.mean, "m2": self.m2}, {}
+        meta = {} if self.dtype == "float64" else {"dtype": self.dtype}
+        return {"weight": self.weight, "mean": self.mean, "m2": self.m2}, meta
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Moments:
-        weight, mean, m2 = (
-            np.asarray(arrays[k], dtype=np.float64) for k in ("weight", "mean", "m2")
+        checked = check_arrays(
+            cls.kind,
+            {k: arrays[k] for k in ("weight", "mean", "m2")},
+            signed=cls.signed_arrays,
+            ndim={"weight": 2, "mean": 2, "m2": 2},
         )
-        if weight.ndim != 2 or weight.shape != mean.shape or weight.shape != m2.shape:
+        weight, mean, m2 = checked["weight"], checked["mean"], checked["m2"]
+        if weight.shape != mean.shape or weight.shape != m2.shape:
             raise ModelFileError("moments arrays have inconsistent shapes")
-        if not (np.isfinite(weight).all() and np.isfinite(mean).all() and np.isfinite(m2).all()):
-            raise ModelFileError("moments arrays hold NaN or inf")
-        if (weight < 0).any() or (m2 < 0).any():
-            raise ModelFileError("moments arrays hold a negative weight or M2")
-        return cls(weight, mean, m2)
+        dtype = meta.get("dtype", "float64")
+        if dtype not in ("float32", "float64"):
+            raise ModelFileError(f"moments of data of dtype {dtype!r}; float32 or float64")
+        return cls(weight, mean, m2, dtype)

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic
+from ._base import Statistic, Tolerance, check_arrays, per_class
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +46,8 @@ class Sample(Statistic):
     values: np.ndarray
 
     kind = "sample"
+    signed_arrays = frozenset({"values"})
+    missing_arrays = frozenset({"values"})
 
     @classmethod
     def of(cls, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Sample:
@@ -94,12 +96,12 @@ class Sample(Statistic):
         np.add.at(weight.T, group, self.weight.T)
         return Sample(weight, self.values[first[order]])
 
-    def min_weight(self) -> float:
-        return float(self._net().weight.min(initial=0.0))
+    def min_weights(self) -> np.ndarray:
+        return self._net().weight.min(axis=1, initial=0.0)
 
-    def without_empty(self, tolerance: float) -> Sample:
+    def without_empty(self, tolerance: Tolerance) -> Sample:
         net = self._net()
-        weight = np.where(np.abs(net.weight) <= tolerance, 0.0, net.weight)
+        weight = np.where(np.abs(net.weight) <= per_class(tolerance, net.weight), 0.0, net.weight)
         keep = weight.any(axis=0)
         if keep.all() and net is self:
             return self
@@ -110,10 +112,14 @@ class Sample(Statistic):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Sample:
-        weight = np.asarray(arrays["weight"], dtype=np.float64)
-        values = np.asarray(arrays["values"], dtype=np.float64)
-        if weight.ndim != 2 or values.ndim != 2 or weight.shape[1] != values.shape[0]:
+        checked = check_arrays(
+            cls.kind,
+            {"weight": arrays["weight"], "values": arrays["values"]},
+            signed=cls.signed_arrays,
+            missing_ok=cls.missing_arrays,
+            ndim={"weight": 2, "values": 2},
+        )
+        weight, values = checked["weight"], checked["values"]
+        if weight.shape[1] != values.shape[0]:
             raise ModelFileError("sample arrays have inconsistent shapes")
-        if not np.isfinite(weight).all() or (weight < 0).any() or np.isinf(values).any():
-            raise ModelFileError("sample arrays hold a negative or non-finite weight, or inf")
         return cls(weight, values)

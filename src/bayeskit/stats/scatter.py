@@ -17,6 +17,7 @@ each part to the merged mean (a binomial expansion in ``δ``, exact like Chan's 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas
 
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic, hard_labels, safe_ratio
+from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
 #: Relative size of rounding residue when terms cancel (removing data), as for Moments.
 _CANCELLATION = 1e-11
@@ -75,6 +76,9 @@ class Scatter(Statistic):
     m4: np.ndarray | None = None
 
     kind = "scatter"
+    #: the mean is a location; off-diagonal scatter entries and m3 have either sign (the
+    #: scatter's diagonal is checked with the whole matrix, by :meth:`invalid`)
+    signed_arrays = frozenset({"mean", "scatter", "m3"})
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -145,7 +149,7 @@ class Scatter(Statistic):
         """All classes merged into one (a statistic with a single class): the total scatter
         ``Σ_k S_k + Σ_k W_k (μ_k − μ)(μ_k − μ)ᵀ``."""
         total = self.weight.sum()
-        mean = safe_ratio(self.weight @ self.mean, np.asarray(total))[None, :]
+        mean = _weighted_mean(self.weight, self.mean, total)[None, :]
         shifted = _shift(self, self.mean - mean)
         return Scatter(
             np.array([total]),
@@ -173,12 +177,16 @@ class Scatter(Statistic):
             )
         weight = self.weight + other.weight
         live = weight != 0
-        mean = np.where(
-            live[:, None],
-            self.mean
-            + safe_ratio((other.mean - self.mean) * other.weight[:, None], weight[:, None]),
-            0.0,
-        )
+        delta = other.mean - self.mean
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = self.mean + safe_ratio(delta * other.weight[:, None], weight[:, None])
+            wide = ~np.isfinite(mean)
+            if wide.any():
+                # Weights near 1e308: the weights' ratio first (delta × weight overflows
+                # where the mean need not).
+                ratio = safe_ratio(other.weight, weight)[:, None]
+                mean = np.where(wide, self.mean + delta * ratio, mean)
+        mean = np.where(live[:, None], mean, 0.0)
         a, b = _shift(self, self.mean - mean), _shift(other, other.mean - mean)
         # Removing data cancels terms: a scatter within rounding of its terms is exactly 0 (a
         # class left with one row has none), as fitting the remaining rows gives; and so are
@@ -216,11 +224,15 @@ class Scatter(Statistic):
         # location, not a weight, and stays.
         return Scatter(-self.weight, self.mean, -self.scatter, *_extra(self, np.negative))
 
-    def min_weight(self) -> float:
-        return float(self.weight.min(initial=0.0))
+    def min_weights(self) -> np.ndarray:
+        # The class weights: the mean is a location and the scatter's off-diagonal entries
+        # (and m3) have either sign.
+        return np.minimum(self.weight, 0.0)
 
-    def cleaned(self, keep: np.ndarray, tolerance: float) -> Scatter:
-        weight = np.where(np.abs(self.weight) <= tolerance, 0.0, self.weight)
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> Scatter:
+        weight = np.where(
+            np.abs(self.weight) <= per_class(tolerance, self.weight), 0.0, self.weight
+        )
         empty = weight == 0
 
         def clear(m: np.ndarray) -> np.ndarray:
@@ -248,7 +260,7 @@ class Scatter(Statistic):
                 f"scatter statistic with arrays {sorted(arrays)}; expected weight, mean, "
                 "scatter (and m3, m4 together)"
             )
-        got = {k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}
+        got = check_arrays(cls.kind, arrays, signed=cls.signed_arrays)
         weight, mean, scatter = got["weight"], got["mean"], got["scatter"]
         k = weight.shape[0] if weight.ndim == 1 else -1
         d = mean.shape[1] if mean.ndim == 2 else -1
@@ -258,19 +270,20 @@ class Scatter(Statistic):
                 "scatter arrays have inconsistent shapes: weight (K,), mean (K, d), scatter, "
                 "m3 and m4 (K, d, d)"
             )
-        for name, array in got.items():
-            if not np.isfinite(array).all():
-                raise ModelFileError(f"the scatter statistic's array {name!r} holds NaN or inf")
-        if (weight < 0).any():
-            raise ModelFileError(f"the scatter statistic's array 'weight' holds {weight.min()}")
-        for c in range(k):
-            problem = psd_problem(scatter[c])
-            if problem:
-                raise ModelFileError(
-                    f"the scatter statistic's array 'scatter' of class index {c} is not a "
-                    f"scatter matrix: {problem}"
-                )
+        # Whether each matrix is a scatter matrix (O(K d^3) work, d^2 temporaries) is checked
+        # by the loader after it has taken the family's parameter size from its budget: a
+        # crafted file with a huge d is refused first.
         return cls(weight, mean, scatter, got.get("m3"), got.get("m4"))
+
+    def invalid(self) -> tuple[str, int, str] | None:
+        """The first class whose scatter is not a scatter matrix (symmetric positive
+        semi-definite within rounding): what a file may not hold, and what weights beyond
+        float64's resolution (near 5e-324) give."""
+        for c in range(self.n_classes):
+            problem = psd_problem(self.scatter[c])
+            if problem:
+                return "scatter", c, f"is not a scatter matrix: {problem}"
+        return None
 
 
 def psd_problem(matrix: np.ndarray) -> str:
@@ -312,6 +325,16 @@ def _extra(s: Scatter, function: Any) -> tuple[np.ndarray | None, np.ndarray | N
     if s.m3 is None or s.m4 is None:
         return None, None
     return function(s.m3), function(s.m4)
+
+
+def _weighted_mean(weight: np.ndarray, mean: np.ndarray, total: Any) -> np.ndarray:
+    """``Σ_k W_k μ_k / W`` (0 when ``W`` is 0); from the weights' shares where the products
+    overflow (weights near 1e308)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = safe_ratio(weight @ mean, np.asarray(total))
+    if not np.isfinite(out).all():
+        out = safe_ratio(weight, np.asarray(total)) @ mean
+    return out
 
 
 def _magnitude(s: Scatter) -> Scatter:
@@ -382,7 +405,13 @@ def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
     unit = bool((w == 1.0).all())
     # A reduction rather than a BLAS product: one BLAS call per class (the rank-k update)
     # keeps a busy machine's thread hand-offs few.
-    mean = (X.sum(axis=0) if unit else np.einsum("i,ij->j", w, X)) / total
+    if unit:
+        mean = X.sum(axis=0) / total
+    else:
+        # Weights divided by a power of two near the largest (exact: the same mean), so
+        # Σ w x cannot overflow for weights up to 1e308 nor vanish for weights near 1e-308.
+        scaled = np.ldexp(w, -math.frexp(float(w.max()))[1])
+        mean = np.einsum("i,ij->j", scaled, X) / scaled.sum()
     A = X - mean
     scatter = _syrk(A if unit else A * np.sqrt(w)[:, None])
     extra: tuple[np.ndarray | None, np.ndarray | None] = (None, None)

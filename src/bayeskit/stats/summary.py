@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._values import union_sorted
+from .._values import is_sorted_unique, union_sorted
 from ..errors import MergeError
 from ._base import Statistic
 
@@ -45,6 +45,15 @@ class Summary:
     class_count: np.ndarray
     blocks: tuple[Statistic, ...]
 
+    def __post_init__(self) -> None:
+        # Classes are looked up by binary search and aligned by position: a summary with
+        # repeated or unsorted labels (only a crafted one can have them) would misalign.
+        if np.shape(self.class_count) != (len(self.classes),) or not is_sorted_unique(self.classes):
+            raise MergeError(
+                "a summary's classes must be sorted and distinct, with one class count each; "
+                f"got {len(self.classes)} classes, counts of shape {np.shape(self.class_count)}"
+            )
+
     @property
     def n_classes(self) -> int:
         return len(self.classes)
@@ -79,8 +88,9 @@ class Summary:
         """Remove ``other``'s data: the summary of what is left.
 
         Raises MergeError when ``other`` holds data this summary never had (a weight would
-        turn negative). Weights that cancel to within rounding become exactly 0; a class and a
-        category that no data is left for are dropped, as if never seen.
+        turn negative) or all of its data (nothing would be left). Weights that cancel to
+        within rounding become exactly 0; a class and a category that no data is left for are
+        dropped, as if never seen.
         """
         if not isinstance(other, Summary):
             return NotImplemented
@@ -90,19 +100,38 @@ class Summary:
                 f"cannot remove data of classes the model never saw: {sorted(missing)}"
             )
         negated = Summary(other.classes, -other.class_count, tuple(-b for b in other.blocks))
-        out = self + negated
-        scale = max(float(np.abs(self.class_count).max(initial=0.0)), 1.0)
-        tolerance = 1e-9 * scale
-        for name, low in [("class", float(out.class_count.min(initial=0.0)))] + [
-            (b.kind, b.min_weight()) for b in out.blocks
+        out = self + negated  # other's classes are among ours: out has our class order
+        # Rounding residue is relative to each class's own weight: a class of tiny weights
+        # next to one of huge weights keeps its data.
+        tolerance = 1e-9 * np.abs(self.class_count)
+        for name, low in [("class", out.class_count)] + [
+            (b.kind, b.min_weights()) for b in out.blocks
         ]:
-            if low < -tolerance:
+            if (low < -tolerance).any():
+                c = int(np.argmax(low < -tolerance))
                 raise MergeError(
-                    f"cannot remove data the model was not trained on: a {name} weight would "
-                    f"become {low:.6g}"
+                    f"cannot remove data the model was not trained on: a {name} weight of class "
+                    f"{_plain(self.classes[c])!r} would become {float(low[c]):.6g}"
                 )
-        emptied = (np.abs(out.class_count) <= tolerance) & (np.abs(self.class_count) > tolerance)
+        emptied = (np.abs(out.class_count) <= tolerance) & (self.class_count != 0)
+        for mine, left in zip(self.blocks, out.blocks, strict=True):
+            # A class with no rows left must have nothing left in its statistics either
+            # (the largest weight of each class is minus the smallest of the negation).
+            high, scale = -(-left).min_weights(), -(-mine).min_weights()
+            stale = emptied & (high > 1e-9 * scale + tolerance)
+            if stale.any():
+                c = int(np.argmax(stale))
+                raise MergeError(
+                    f"cannot remove data the model was not trained on: class "
+                    f"{_plain(self.classes[c])!r} would have no rows left but {high[c]:.6g} "
+                    f"left in its {mine.kind} statistic"
+                )
         keep = np.flatnonzero(~emptied)
+        if not np.any(out.class_count[keep] > tolerance[keep]):
+            raise MergeError(
+                "cannot remove every row the model was trained on: no data would be left to "
+                "predict from (fit a new model instead)"
+            )
         blocks = tuple(b.cleaned(keep, tolerance) for b in out.blocks)
         count = np.where(np.abs(out.class_count) <= tolerance, 0.0, out.class_count)[keep]
         return Summary(out.classes[keep], count, blocks)
@@ -118,3 +147,7 @@ def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
         return np.searchsorted(union, part)
     where: dict[Any, int] = {v: i for i, v in enumerate(union.tolist())}
     return np.fromiter((where[v] for v in part.tolist()), dtype=np.int64, count=len(part))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value

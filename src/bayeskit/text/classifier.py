@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import GenerativeClassifier, class_weights
+from .._base import GenerativeClassifier, class_weights, unchanged_on_error
 from .._values import find_sorted
 from ..errors import NotFittedError, ParameterError
 from ..inspection import (
@@ -145,9 +145,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Fit on raw documents ``X`` (str or bytes) and labels ``y``."""
-        for attr in ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache"):
-            self.__dict__.pop(attr, None)
-        return self.partial_fit(X, y, sample_weight=sample_weight)
+        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
+            for attr in ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache"):
+                self.__dict__.pop(attr, None)
+            return self.partial_fit(X, y, sample_weight=sample_weight)
 
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
@@ -208,9 +209,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return keyed, stats_of(terms, counts)
 
     def _adopt(self, stats: Summary, vocab: VocabularyStats) -> TextClassifier:
-        self.stats_, self.vocabulary_stats_ = stats, vocab
-        self.__dict__.pop("_cache", None)
-        self._fitted()  # select the vocabulary and finalize now, so errors surface here
+        with unchanged_on_error(self):  # a refused call leaves the model as it was
+            self.stats_, self.vocabulary_stats_ = stats, vocab
+            self.__dict__.pop("_cache", None)
+            self._fitted()  # select the vocabulary and finalize now, so errors surface here
         return self
 
     def _fitted(self) -> tuple[TextVectorizer, GenerativeClassifier]:
