@@ -118,6 +118,7 @@ default="scott"
     @property
     def bandwidth_(self) -> float:
         """The width h (the base width when adaptive)."""
+        self._check_usable()  # a singular mahalanobis covariance has no width
         return self._params().bandwidth
 
     @property

@@ -239,11 +239,12 @@ class Parzen(Family):
         moved = self._transform_of(values, W, metric)
         if moved.singular is not None:
             # Recorded, refused when the model is used (check_usable): a stream may start
-            # with fewer rows than features.
+            # with fewer rows than features. No rows and no width (0, not NaN: the template
+            # refuses NaN parameters as overflow, and this is not one).
             empty = np.zeros(0)
             return ParzenParams(
                 np.zeros((0, d)), np.zeros(n_classes + 1, dtype=np.int64),
-                np.zeros(0, dtype=np.int64), empty, empty, math.nan, moved, kernel, metric, p,
+                np.zeros(0, dtype=np.int64), empty, empty, 0.0, moved, kernel, metric, p,
             )  # fmt: skip
         T = moved.apply(values)
         d = T.shape[1]

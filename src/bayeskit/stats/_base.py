@@ -124,16 +124,7 @@ class Statistic(ABC):
         """(array, index, value) of the first entry that is not a finite float64 (the sums it
         was made of overflowed), or of a weight array whose sum over the classes (what pooling
         them computes) overflows, with an empty index; None if all is well."""
-        arrays, _ = self.to_arrays()
-        for name, array in arrays.items():
-            bad = _first_bad(name, array, signed=True, missing_ok=name in self.missing_arrays)
-            if bad is not None:
-                return name, bad[0], bad[1]
-            if name not in self.signed_arrays and array.size:
-                pooled = np.sum(array, axis=0)
-                if not np.isfinite(pooled).all():
-                    return name, (), float(np.max(pooled))
-        return None
+        return overflow_of(self.to_arrays()[0], self.signed_arrays, self.missing_arrays)
 
     def invalid(self) -> tuple[str, int, str] | None:
         """(array, class index, why) of a part no data could have given (a scatter matrix
@@ -157,6 +148,22 @@ class Statistic(ABC):
         if isinstance(other, int) and other == 0:
             return self
         return NotImplemented
+
+
+def overflow_of(
+    arrays: Mapping[str, np.ndarray], signed: Collection[str], missing: Collection[str]
+) -> tuple[str, tuple[int, ...], float] | None:
+    """:meth:`Statistic.overflow` of ``arrays``, with the names of the signed arrays and of
+    those in which NaN marks a missing value."""
+    for name, array in arrays.items():
+        bad = _first_bad(name, array, signed=True, missing_ok=name in missing)
+        if bad is not None:
+            return name, bad[0], bad[1]
+        if name not in signed and array.size:
+            pooled = np.sum(array, axis=0)
+            if not np.isfinite(pooled).all():
+                return name, (), float(np.max(pooled))
+    return None
 
 
 def per_class(tolerance: Tolerance, w: np.ndarray) -> Any:

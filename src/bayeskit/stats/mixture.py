@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MergeError, ModelFileError
-from ._base import STATISTIC_KINDS, Statistic, Tolerance
+from ._base import STATISTIC_KINDS, Statistic, Tolerance, overflow_of
 
 #: Largest number of components a model file may declare.
 MAX_COMPONENTS = 1_000_000
@@ -66,6 +66,9 @@ class MixtureStats(Statistic):
     bic: np.ndarray
 
     kind = "mixture"
+    #: log-likelihoods; a BIC of NaN marks a number of components that was not tried
+    signed_arrays = frozenset({"lower_bound", "bic"})
+    missing_arrays = frozenset({"bic"})
 
     @classmethod
     def of_class(
@@ -220,6 +223,25 @@ class MixtureStats(Statistic):
             self.lower_bound[keep],
             self.bic[keep],
         )
+
+    # ------------------------------------------------------------------ checks
+    def overflow(self) -> tuple[str, tuple[int, ...], float] | None:
+        # The components' statistic judges its own arrays: it knows which are signed.
+        bad = self.components.overflow()
+        if bad is not None:
+            return f"component_{bad[0]}", bad[1], bad[2]
+        arrays = self.to_arrays()[0]
+        own = {k: v for k, v in arrays.items() if not k.startswith("component_")}
+        return overflow_of(own, self.signed_arrays, self.missing_arrays)
+
+    def invalid(self) -> tuple[str, int, str] | None:
+        """The first component statistic no data could give (a component's scatter matrix
+        that is not one), reported at its class."""
+        bad = self.components.invalid()
+        if bad is None:
+            return None
+        name, k, why = bad
+        return f"component_{name}", int(self.owner[k]), f"(component {k}) {why}"
 
     # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
