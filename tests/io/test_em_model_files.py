@@ -12,9 +12,10 @@ import pytest
 from sklearn.datasets import load_wine
 
 import bayeskit as bk
+from bayeskit.errors import ModelFileError
 from bayeskit.io import model_file
 
-from ._refusal import parts, refused
+from ._refusal import npy, parts, refused
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +100,62 @@ def test_mixture_statistic_shapes_are_checked(tmp_path, wine):
     meta["entries"][name] = hashlib.sha256(entries[name]).hexdigest()
     _rewrite(path, meta, entries)
     refused(path, "sorted class indices")
+
+
+def test_semi_supervised_inner_model_is_built_within_the_load_budget(tmp_path):
+    """The wrapped model's parameters are taken from the load budget before they are
+    computed, as in a file of that model on its own: a budget that holds the file's arrays
+    but not the parameters finalize would compute from them refuses the file by name."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, size=(8, 5000))
+    path = tmp_path / "semi.bkm"
+    model = bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, [0, 1, 0, 1, -1, -1, -1, -1])
+    bk.save(model, path)
+    _, entries = parts(path)
+    arrays = sum(len(data) for data in entries.values())
+    with pytest.raises(ModelFileError, match="the multinomial parameters needs"):
+        bk.load(path, max_bytes=arrays + 1000)
+    np.testing.assert_array_equal(
+        bk.load(path, max_bytes=4 * arrays).predict_proba(X), model.predict_proba(X)
+    )
+
+
+def test_parzen_mahalanobis_is_built_within_the_load_budget(tmp_path, wine):
+    """A mahalanobis Parzen file whose one row has 20 000 columns: the sample is small, the
+    pooled scatter and its factor (d × d stacks) are not, and are refused before finalize."""
+    X, y = wine
+    path = tmp_path / "parzen.bkm"
+    model = bk.ParzenWindowClassifier(metric="mahalanobis").fit(X, y)
+    bk.save(model, path)
+    np.testing.assert_array_equal(bk.load(path).predict_proba(X), model.predict_proba(X))
+    meta, entries = parts(path)
+    (block,) = meta["blocks"]
+    d = 20_000
+    entries[block["arrays"]["values"]] = npy(np.zeros((3, d)))
+    entries[block["arrays"]["weight"]] = npy(np.eye(3))
+    meta["n_features_in"] = d
+    meta.pop("feature_names_in", None)
+    meta["entries"] = {n: hashlib.sha256(v).hexdigest() for n, v in entries.items()}
+    _rewrite(path, meta, entries)
+    refused(path, "the parzen parameters needs", "load(..., max_bytes=...)")
+
+
+def test_a_component_scatter_that_is_not_one_is_refused(tmp_path, wine):
+    """A full-covariance mixture's component scatter matrices are judged like QDA's: one
+    with a negative eigenvalue is named as the file's fault (at its class and component)."""
+    X, y = wine
+    path = tmp_path / "gmm.bkm"
+    bk.save(
+        bk.GaussianMixtureClassifier(n_components=2, covariance_type="full", random_state=0).fit(
+            X, y
+        ),
+        path,
+    )
+    meta, entries = parts(path)
+    name = meta["blocks"][0]["arrays"]["component_scatter"]
+    scatter = np.load(io.BytesIO(entries[name]))
+    scatter[3] = -scatter[3]  # component 3: of class 1
+    entries[name] = npy(scatter)
+    meta["entries"][name] = hashlib.sha256(entries[name]).hexdigest()
+    _rewrite(path, meta, entries)
+    refused(path, "'component_scatter' of class index 1 (component 3)", "not a scatter matrix")

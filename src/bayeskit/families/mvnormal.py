@@ -282,8 +282,7 @@ class MVNormal(Family):
         pooled and finished matrices, their kept part, correlations, factors, shrinkage
         work) and a few (d, d) ones for the shared total: what a model file is checked
         against before any of them is allocated."""
-        k, d = stats.n_classes, stats.n_features
-        return 12 * (k + 1) * d * d + 8 * (k + 1) * d
+        return work_size(stats.n_classes, stats.n_features)
 
     # ------------------------------------------------------------------ finalize
     def _settings(self, n_classes: int) -> dict[str, Any]:
@@ -524,3 +523,9 @@ def _whiten(L: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return Y
     solved = blas.dtrsm(1.0, L, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
     return np.asarray(solved).T
+
+
+def work_size(k: int, d: int) -> int:
+    """Float64 values :meth:`MVNormal.finalize` holds for ``k`` classes and ``d`` features
+    (see :meth:`MVNormal.parameter_size`)."""
+    return 12 * (k + 1) * d * d + 8 * (k + 1) * d

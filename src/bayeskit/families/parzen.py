@@ -224,6 +224,21 @@ class Parzen(Family):
     def summarize(self, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Sample:
         return Sample.of(X, R)
 
+    def parameter_size(self, stats: Sample) -> int:
+        """What :meth:`finalize` holds at once: the weights and a few copies of the rows
+        (centred, transformed, per class entry), the entries' widths and coefficients, the
+        width search's scores (rows × classes × factors), and for mahalanobis what the
+        multivariate normal family allocates for the pooled scatter (d × d stacks): a model
+        file is checked against it before any is allocated."""
+        k, n, d = stats.n_classes, stats.n_rows, stats.n_features
+        entries = int(np.count_nonzero(stats.weight))
+        size = 2 * k * n + 3 * n * d + entries * (d + 4) + n * k * (len(SEARCH_FACTORS) + 2)
+        if self.metric == "mahalanobis":
+            from .mvnormal import work_size
+
+            size += work_size(k, d)
+        return size
+
     # ------------------------------------------------------------------ finalize
     def finalize(self, stats: Sample) -> ParzenParams:
         kernel, metric, p, bandwidth, adaptive = self.check()

@@ -29,6 +29,7 @@ from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
 from .model_file import (
     FORMAT_NAME,
+    Budget,
     _build,
     _check_manifest,
     _check_meta,
@@ -90,8 +91,12 @@ def check_semi_meta(meta: dict[str, Any]) -> dict[str, str]:
     return manifest
 
 
-def build_semi(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SemiSupervisedNB:
-    """The SemiSupervisedNB a checked meta.json and its arrays describe."""
+def build_semi(
+    meta: dict[str, Any], arrays: dict[str, np.ndarray], budget: Budget | None = None
+) -> SemiSupervisedNB:
+    """The SemiSupervisedNB a checked meta.json and its arrays describe; the wrapped model's
+    parameters are taken from the load ``budget`` before they are computed, as a file of that
+    model on its own would have them."""
     params = _decode_params(SemiSupervisedNB, meta["params"], _text_state._decode_more)
     model = SemiSupervisedNB(**params)
     try:
@@ -113,7 +118,7 @@ def build_semi(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SemiSuper
         fitted = _text_state.build_text(inner, inner_arrays)
     else:
         _check_meta(inner)
-        fitted = _build(inner, inner_arrays)
+        fitted = _build(inner, inner_arrays, budget)
     classes = values_from_json(state.get("classes"))
     n_iter, converged, bounds = (
         state.get("n_iter"),

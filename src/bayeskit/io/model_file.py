@@ -401,7 +401,7 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
             name: _read_npy(zf, infos[name], digest, budget) for name, digest in manifest.items()
         }
     if semi:
-        return _semi_state.build_semi(meta, arrays)
+        return _semi_state.build_semi(meta, arrays, budget)
     return _text_state.build_text(meta, arrays) if text else _build(meta, arrays, budget)
 
 
