@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
-from ._scan import Lookup, count_known, count_words
+from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms
 from .analyze import (
     DEFAULT_TOKEN_PATTERN,
     check_ngram_range,
@@ -183,7 +183,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self._ensure_vocabulary()
         if self.output == "hashed":
             return self._hashed(raw_documents)
-        if self._words_compiled():
+        if self._analysis() is not None:
             texts = list(self._documents(raw_documents))
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
                 return self._weigh(self._count_known(texts), own=True)
@@ -246,31 +246,30 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     def _count(self, raw_documents: Iterable[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
         """Sorted distinct terms of the documents and their count matrix over them.
 
-        With the default word analyzer (any ``lowercase`` and stop words) and enough text, the
-        compiled scanner :func:`~bayeskit.text._scan.count_words` counts; it gives exactly the
-        Python path's terms and counts (tests/text/test_scan.py), only faster.
+        With an analyzer the compiled scanner implements (:meth:`_analysis`) and enough text,
+        :func:`~bayeskit.text._scan.count_terms` counts; it gives exactly the Python path's
+        terms and counts (tests/text/test_scan.py), only faster.
         """
         self._check_params()
         documents = self._documents(raw_documents)
-        if not self._words_compiled():
+        analysis = self._analysis()
+        if analysis is None:
             return self._count_python(documents)
         texts = list(documents)
         if sum(map(len, texts)) < FAST_MIN_CHARS:
             return self._count_python(texts)
-        terms, counts = count_words(texts, lowercase=bool(self.lowercase))
-        stop_words = stop_word_set(self.stop_words)
-        if stop_words:
-            terms, counts = _drop_terms(terms, counts, stop_words)
-        return terms, counts
+        return count_terms(texts, analysis)
 
-    def _words_compiled(self) -> bool:
-        """Whether the compiled scanner reproduces this analyzer: words by the default token
-        pattern, single words."""
-        return (
-            isinstance(self.analyzer, str)
-            and self.analyzer == "word"
-            and self.token_pattern == DEFAULT_TOKEN_PATTERN
-            and check_ngram_range(self.ngram_range) == (1, 1)
+    def _analysis(self) -> Analysis | None:
+        """The compiled scanner's version of this analyzer, or None if it has none: word
+        n-grams up to 3 of the default token pattern (or ``\\b\\w+\\b``), character
+        n-grams."""
+        return Analysis.of(
+            self.analyzer,
+            self.token_pattern,
+            check_ngram_range(self.ngram_range),
+            bool(self.lowercase),
+            stop_word_set(self.stop_words),
         )
 
     def _count_python(self, texts: Iterable[str]) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -376,41 +375,31 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return index
 
     def _count_known(self, texts: list[str]) -> sp.csr_matrix:
-        """``_reindex(*_count(texts))`` for the compiled word analyzer, by looking every token
-        up in a table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`):
-        no term becomes a ``str``. Stop words are entries that count nowhere, so they are
-        neither counted nor out-of-vocabulary, as when they are dropped from the terms."""
+        """``_reindex(*_count(texts))`` for a compiled analyzer, by looking every term up in a
+        table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`): no term
+        becomes a ``str``. Stop words are dropped by the scanner before n-grams are formed,
+        as when counting."""
+        analysis = self._analysis()
+        assert analysis is not None
         n_vocab = len(self.terms_)
         oov = self.oov_token is not None
-        return count_known(
-            texts,
-            self._lookup,
-            n_vocab + oov,
-            n_vocab if oov else -1,
-            lowercase=bool(self.lowercase),
-        )
+        return count_known(texts, analysis, self._lookup, n_vocab + oov, n_vocab if oov else -1)
 
     def _lookup(self, utf8: bool) -> Lookup:
         """The fitted vocabulary's lookup table for text in UTF-8 or latin-1, built once per
-        vocabulary and stop-word list and cached (never saved: see ``__getstate__``)."""
-        stop_words = stop_word_set(self.stop_words)
-        cached: tuple[np.ndarray, frozenset[str], dict[bool, Lookup]] | None
-        cached = self.__dict__.get("_lookup_cache")
-        if cached is None or cached[0] is not self.terms_ or cached[1] != stop_words:
-            cached = (self.terms_, stop_words, {})
+        vocabulary and cached (never saved: see ``__getstate__``)."""
+        analysis = self._analysis()
+        assert analysis is not None
+        words, high = analysis.kind == "word", analysis.high
+        cached: tuple[Any, ...] | None = self.__dict__.get("_lookup_cache")
+        if cached is None or cached[0] is not self.terms_ or cached[1] != (words, high):
+            cached = (self.terms_, (words, high), {})
             self._lookup_cache = cached
         tables = cached[2]
         if utf8 not in tables:
             terms: list[str] = self.terms_.tolist()
             columns = np.arange(len(terms), dtype=np.int64)
-            if stop_words:
-                index = self._columns()
-                dropped = [index[w] for w in stop_words if w in index]
-                columns[dropped] = -1
-                extra = sorted(w for w in stop_words if w not in index)
-                terms = terms + extra
-                columns = np.concatenate((columns, np.full(len(extra), -1, np.int64)))
-            tables[utf8] = Lookup.build(terms, columns, utf8=utf8)
+            tables[utf8] = Lookup.build(terms, columns, utf8=utf8, words=words, high=high)
         return tables[utf8]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -442,11 +431,21 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return out
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        """Counts in ``n_features`` columns: a term counts in column ``crc32(its UTF-8 bytes)
+        % n_features`` (the compiled scanner's :func:`~bayeskit.text._scan.count_hashed` for
+        the analyzers it implements, the same columns in Python for the others)."""
         width = int(self.n_features)
+        documents = self._documents(raw_documents)
+        analysis = self._analysis()
+        if analysis is not None:
+            texts = list(documents)
+            if sum(map(len, texts)) >= FAST_MIN_CHARS:
+                return count_hashed(texts, analysis, width)
+            documents = texts
         analyze = self._analyze
         indices: list[int] = []
         indptr = [0]
-        for text in self._documents(raw_documents):
+        for text in documents:
             indices.extend(
                 zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in analyze(text)
             )
@@ -463,25 +462,6 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
-
-
-def _drop_terms(
-    terms: np.ndarray, counts: sp.csr_matrix, drop: frozenset[str]
-) -> tuple[np.ndarray, sp.csr_matrix]:
-    """``terms`` and ``counts`` without the columns of the terms in ``drop``: what counting
-    without those terms gives. Column order is kept, so each row's indices stay sorted."""
-    keep = np.fromiter((t not in drop for t in terms), bool, len(terms))
-    if keep.all():
-        return terms, counts
-    column = np.cumsum(keep) - 1
-    kept = keep[counts.indices]
-    indptr = np.concatenate(([0], np.cumsum(kept)))[counts.indptr]  # kept entries before each row
-    out = sp.csr_matrix(
-        (counts.data[kept], column[counts.indices[kept]], indptr),
-        shape=(counts.shape[0], int(keep.sum())),
-    )
-    out.has_canonical_format = True
-    return terms[keep], out
 
 
 def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
