@@ -15,15 +15,19 @@ from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
 from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms
 from .analyze import (
+    ANALYZERS,
     DEFAULT_TOKEN_PATTERN,
+    check_encoding,
     check_ngram_range,
     decode,
     make_analyzer,
     stop_word_set,
 )
-from .vocabulary import VocabularyStats
+from .vocabulary import VocabularyStats, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
+#: Columns of hashed output: CSR column indices are int32.
+MAX_HASHED_FEATURES = 2**31 - 1
 
 #: Documents with fewer characters in all are counted in Python: for a few short texts the
 #: compiled scanner's fixed costs (~0.15 ms a call; the two break even near 3,000 characters)
@@ -31,7 +35,10 @@ OUTPUTS = ("counts", "binary", "tfidf", "hashed")
 FAST_MIN_CHARS = 1 << 12
 
 
-class TextVectorizer(TransformerMixin, BaseEstimator):
+# auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
+# "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
+# CountVectorizer.
+class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
 
@@ -192,10 +199,41 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return self._weigh(self._reindex(terms, counts), own=True)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Column names: the vocabulary terms (then ``oov_token`` if set)."""
+        """Column names: the vocabulary terms (then ``oov_token`` if set). Hashed output has
+        no vocabulary: its columns are named ``hash_0``, ``hash_1``, ... (column ``j`` counts
+        every term whose ``crc32`` is ``j`` modulo ``n_features``; :meth:`column_terms` says
+        which terms of a document those are)."""
         self._ensure_vocabulary()
+        if self.output == "hashed":
+            return np.asarray([f"hash_{j}" for j in range(int(self.n_features))], dtype=object)
         names = self.terms_.tolist() + ([self.oov_token] if self.oov_token is not None else [])
         return np.asarray(names, dtype=object)
+
+    def column_terms(self, document: Any) -> dict[int, list[str]]:
+        """The distinct terms of one document by the column they count in (terms outside the
+        vocabulary are left out, or listed under the OOV column when there is one).
+
+        Examples
+        --------
+        >>> vec = TextVectorizer(output="hashed", n_features=8).fit(["free money"])
+        >>> sorted(vec.column_terms("free money free").items())
+        [(0, ['free']), (4, ['money'])]
+        """
+        self._ensure_vocabulary()
+        (text,) = self._documents([document])
+        terms = sorted(set(self._analyze(text)))
+        if self.output == "hashed":
+            width = int(self.n_features)
+            columns = [zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in terms]
+        else:
+            index = self._columns()
+            oov = len(self.terms_) if self.oov_token is not None else -1
+            columns = [index.get(t, oov) for t in terms]
+        out: dict[int, list[str]] = {}
+        for term, column in zip(terms, columns, strict=True):
+            if column >= 0:
+                out.setdefault(column, []).append(term)
+        return out
 
     @property
     def vocabulary_(self) -> dict[str, int]:
@@ -213,15 +251,41 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         if self.output != "hashed" and "terms_" not in self.__dict__:
             self._set_vocabulary()
 
-    def _check_params(self) -> None:
+    def check_params(self) -> TextVectorizer:
+        """Check every hyperparameter; raises :class:`~bayeskit.errors.ParameterError` naming
+        the one that is wrong and what is accepted. Fitting calls it, and so does loading a
+        model file, before anything is built: a setting that would explode later (an n-gram
+        range of 10^5, a token pattern that backtracks exponentially, an unknown encoding,
+        millions of stop words) is refused at once."""
         if self.output not in OUTPUTS:
             raise ParameterError(f"output={self.output!r}; accepted: {', '.join(OUTPUTS)}")
         if self.norm not in ("l2", "l1", None):
             raise ParameterError(f"norm={self.norm!r}; accepted: 'l2', 'l1' or None")
-        if self.output == "hashed" and (
-            not isinstance(self.n_features, (int, np.integer)) or self.n_features < 1
+        if (
+            isinstance(self.n_features, bool)
+            or not isinstance(self.n_features, (int, np.integer))
+            or not 1 <= self.n_features <= MAX_HASHED_FEATURES
         ):
-            raise ParameterError(f"n_features must be a positive int; got {self.n_features!r}")
+            raise ParameterError(
+                f"n_features must be an int from 1 to {MAX_HASHED_FEATURES}; got "
+                f"{self.n_features!r}"
+            )
+        if self.max_features is not None and (
+            isinstance(self.max_features, bool)
+            or not isinstance(self.max_features, (int, np.integer))
+            or self.max_features < 1
+        ):
+            raise ParameterError(f"max_features must be a positive int; got {self.max_features!r}")
+        for name in ("min_df", "max_df"):
+            check_frequency(getattr(self, name), name)
+        if self.oov_token is not None and not isinstance(self.oov_token, str):
+            raise ParameterError(f"oov_token must be a str or None; got {self.oov_token!r}")
+        check_encoding(self.encoding)
+        if not (callable(self.analyzer) or self.analyzer in ANALYZERS):
+            raise ParameterError(
+                f"analyzer={self.analyzer!r:.60}; accepted: "
+                f"{', '.join(map(repr, ANALYZERS))} or a callable"
+            )
         self._analyze = make_analyzer(
             analyzer=self.analyzer,
             lowercase=self.lowercase,
@@ -229,12 +293,20 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             ngram_range=self.ngram_range,
             stop_words=stop_word_set(self.stop_words),
         )
+        return self
+
+    _check_params = check_params
 
     def _documents(self, raw_documents: Iterable[Any]) -> Iterable[str]:
         if isinstance(raw_documents, (str, bytes)):
             raise InputTypeError(
                 "expected an iterable of documents, got a single "
                 f"{type(raw_documents).__name__}; wrap it in a list"
+            )
+        if not isinstance(raw_documents, Iterable):
+            raise InputTypeError(
+                "expected an iterable of documents (a list of str or bytes), got "
+                f"{type(raw_documents).__name__} ({raw_documents!r:.60})"
             )
         if callable(self.analyzer) or self.analyzer == "email":
             return iter(raw_documents)  # the analyzer reads raw documents itself
@@ -301,7 +373,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             if not fixed:
                 raise ParameterError("vocabulary is empty; give at least one term")
             if len(set(fixed)) != len(fixed):
-                raise ParameterError("vocabulary has repeated terms")
+                seen: set[str] = set()
+                twice = next(t for t in fixed if t in seen or seen.add(t))  # type: ignore[func-returns-value]
+                raise ParameterError(
+                    f"vocabulary has repeated terms: {twice!r} appears "
+                    f"{fixed.count(twice)} times; each term must appear once"
+                )
             self.terms_ = np.asarray(sorted(fixed), dtype=object)
         else:
             self.terms_ = self.stats_.select(

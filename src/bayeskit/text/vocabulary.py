@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -146,7 +147,8 @@ class VocabularyStats:
         return self.terms[index]
 
 
-def _as_count(value: float, n_docs: int, name: str) -> float:
+def check_frequency(value: Any, name: str) -> None:
+    """``min_df`` / ``max_df``: an int >= 0 (documents) or a float in [0, 1] (a fraction)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise ParameterError(
             f"{name} must be an int (documents) or a float in [0, 1]; got {value!r}"
@@ -154,7 +156,12 @@ def _as_count(value: float, n_docs: int, name: str) -> float:
     if isinstance(value, (float, np.floating)):
         if not 0.0 <= value <= 1.0:
             raise ParameterError(f"{name}={value!r}: a float {name} is a fraction in [0, 1]")
-        return value * n_docs
-    if value < 0:
+    elif value < 0:
         raise ParameterError(f"{name} must be >= 0; got {value!r}")
+
+
+def _as_count(value: float, n_docs: int, name: str) -> float:
+    check_frequency(value, name)
+    if isinstance(value, (float, np.floating)):
+        return value * n_docs
     return float(value)
