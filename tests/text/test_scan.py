@@ -17,6 +17,7 @@ from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
+from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
 
 SMS, _ = load_sms_spam()
@@ -28,6 +29,7 @@ ANALYSES = [
     {"ngram_range": (2, 3)},
     {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"},
     {"ngram_range": (1, 2), "stop_words": ["ab", "the", "to", "σς", "x_1"]},
+    {"ngram_range": (1, 2), "token_pattern": ADDRESS_TOKEN_PATTERN, "stop_words": ["a.b"]},
     {"analyzer": "char", "ngram_range": (1, 3)},
     {"analyzer": "char", "ngram_range": (3, 5)},
     {"analyzer": "char_wb", "ngram_range": (2, 4)},
@@ -94,7 +96,11 @@ def test_20newsgroups_train_equals_the_python_path(newsgroups):
 
 @pytest.mark.parametrize(
     "settings",
-    [{"ngram_range": (1, 2)}, {"analyzer": "char_wb", "ngram_range": (2, 4)}],
+    [
+        {"ngram_range": (1, 2)},
+        {"ngram_range": (1, 2), "token_pattern": ADDRESS_TOKEN_PATTERN},
+        {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    ],
     ids=str,
 )
 def test_20newsgroups_ngrams_equal_count_vectorizer(newsgroups, settings):
@@ -154,7 +160,8 @@ TRICKY = [
     *"𝐀𝐳𐐀𐐨𝟘𝟡😀🏽",  # astral: math letters, Deseret (cased), math digits, emoji
     *"\x00\x01\x1f\x7f\x85\x9f",  # NUL and control characters
     *"\t\n\r\x0b\x0c\xa0\u2028\u3000",  # whitespace
-    *".,-'!?",
+    *".,-'!?@",
+    *["a.b", "-x-", "@@", "joe@ex.com.", ".a.", "a..b", "é-ü"],
 ]
 WORDS = ["ab", "ΣΑΣ", "İİ", "x_1", "σς", "naïve", "東京", "٣٤", "𝐀𝐁", "a\u0301b", "ßẞ"]
 
@@ -173,9 +180,9 @@ documents = st.lists(tricky_text | latin1_text, max_size=8)
 @example(["\x00", "ab\x00cd", "x" * 300], False, 2, {})
 @example(["ΟΔΥΣΣΕΥΣ ΣΑΣ Σ ΑΣ.", "İSTANBUL İ İİ", "ǅungla ǈ ǋ Ǆ"], True, 1, {})
 @example(["café cafe\u0301 na\u0303o", "a\u200db ‿x x‿y _a a_ __"], True, 2, {})
-@example(["\x00\x00 a\x00", "a  \t b\x85\xa0c \u3000\u2028d", "  "], True, 2, ANALYSES[5])
+@example(["\x00\x00 a\x00", "a  \t b\x85\xa0c \u3000\u2028d", "  "], True, 2, ANALYSES[6])
 @example(["ab ab ab", "the ab to x_1 σς ab"], True, 2, ANALYSES[4])
-@example(["a", " ab ", "abcdef ghi", "\U0001d400\U0001d401"], False, 1, ANALYSES[9])
+@example(["a", " ab ", "abcdef ghi", "\U0001d400\U0001d401"], False, 1, ANALYSES[10])
 def test_tricky_text_equals_the_python_path(texts, lowercase, threads, analysis):
     fast = count_words(texts, lowercase=lowercase, threads=threads, settings=analysis)
     assert_same(fast, python_count(texts, lowercase, analysis))
@@ -207,7 +214,7 @@ def test_long_shared_prefixes_sort_like_python():
     assert_same(count_words(texts[:3]), python_count(texts[:3]))  # latin-1 only
 
 
-@pytest.mark.parametrize("settings", [{}, {"ngram_range": (1, 3)}, ANALYSES[6]], ids=str)
+@pytest.mark.parametrize("settings", [{}, {"ngram_range": (1, 3)}, ANALYSES[7]], ids=str)
 def test_arrays_grow_when_the_first_guess_is_small(settings):
     # 120,000 distinct words in 60 documents: the tables, the arena and the entries all
     # outgrow the sizes guessed from the amount of text.
@@ -221,7 +228,7 @@ def test_arrays_grow_when_the_first_guess_is_small(settings):
 def test_class_tables_are_what_re_calls_word_and_space_characters():
     everything = "".join(map(chr, range(0x110000)))
     table = np.zeros(0x110000, np.uint8)
-    table[[m.start() for m in re.finditer(r"(?u)\w", everything)]] |= 1
+    table[[m.start() for m in re.finditer(r"(?u)\w", everything)]] |= 1 | 4  # a token char too
     table[[m.start() for m in re.finditer(r"(?u)\s", everything)]] |= 2
     np.testing.assert_array_equal(unicode_classes(), table)
 
@@ -288,7 +295,7 @@ def test_compiled_analyzers_count_with_the_scanner(calls, settings):
     "settings",
     [
         {"ngram_range": (1, 4)},
-        {"token_pattern": r"(?u)\b\w[\w.@-]*\w\b|\b\w\b"},
+        {"token_pattern": r"(?u)\b\w[\w.@]*\w\b"},
         {"token_pattern": r"(?u)\b\w\w\w+\b"},
         {"analyzer": str.split},
         {"analyzer": "email"},

@@ -44,19 +44,21 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _scan_kernels as kernels
+from .analyze import ADDRESS_TOKEN_PATTERN
 
 #: Below this many bytes of text, one thread and one chunk: more save nothing.
 PARALLEL_MIN_BYTES = 1 << 19
 #: Chunks per thread: more than one, so a thread slowed by other work on the machine leaves
 #: its share to the others.
 CHUNKS_PER_THREAD = 4
-#: Token patterns the compiled word scanner implements, with the fewest word characters a
-#: token has.
+#: Token patterns the compiled word scanner implements: the fewest characters a token has,
+#: and the *joiners*, characters other than word characters a token may hold inside.
 COMPILED_TOKEN_PATTERNS = {
-    r"(?u)\b\w\w+\b": 2,
-    r"\b\w\w+\b": 2,
-    r"(?u)\b\w+\b": 1,
-    r"\b\w+\b": 1,
+    r"(?u)\b\w\w+\b": (2, ""),
+    r"\b\w\w+\b": (2, ""),
+    r"(?u)\b\w+\b": (1, ""),
+    r"\b\w+\b": (1, ""),
+    ADDRESS_TOKEN_PATTERN: (1, ".@-"),
 }
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
@@ -72,7 +74,15 @@ def _latin1_lower() -> np.ndarray:
 def _classes(chars: str) -> np.ndarray:
     word = np.frombuffer(bytes(c.isalnum() or c == "_" for c in chars), np.uint8)
     space = np.frombuffer(bytes(c.isspace() for c in chars), np.uint8)
-    return (word * kernels.WORD) | (space * kernels.SPACE)
+    return (word * (kernels.WORD | kernels.TOKEN)) | (space * kernels.SPACE)
+
+
+@functools.lru_cache(maxsize=8)
+def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
+    """The class table with ``joiners`` marked as token characters too."""
+    table = (unicode_classes() if utf8 else _LATIN1_CLASSES).copy()
+    table[[ord(c) for c in joiners]] |= kernels.TOKEN
+    return table
 
 
 _LATIN1_LOWER = _latin1_lower()
@@ -82,7 +92,7 @@ _LATIN1_CLASSES = _classes("".join(map(chr, range(256))))
 
 @functools.cache
 def unicode_classes() -> np.ndarray:
-    """``uint8[0x110000]``: bit 1 for the code points ``re`` counts as ``\\w``
+    """``uint8[0x110000]``: bits 1 and 4 for the code points ``re`` counts as ``\\w``
     (``str.isalnum()`` or ``"_"``), bit 2 for ``\\s`` (``str.isspace()``). Built on first
     use (~0.1 s), only for text beyond latin-1."""
     return _classes("".join(map(chr, range(0x110000))))
@@ -100,6 +110,7 @@ class Analysis:
     min_chars: int = 2
     lowercase: bool = True
     stop_words: frozenset[str] = field(default_factory=frozenset)
+    joiners: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ("word", "char", "char_wb"):
@@ -123,10 +134,13 @@ class Analysis:
             return None
         low, high = ngram_range
         if analyzer == "word":
-            min_chars = COMPILED_TOKEN_PATTERNS.get(token_pattern)
-            if min_chars is None or high > MAX_WORD_N:
+            rule = COMPILED_TOKEN_PATTERNS.get(token_pattern)
+            if rule is None or high > MAX_WORD_N:
                 return None
-            return cls("word", low, high, min_chars, bool(lowercase), frozenset(stop_words))
+            min_chars, joiners = rule
+            return cls(
+                "word", low, high, min_chars, bool(lowercase), frozenset(stop_words), joiners
+            )
         if analyzer in ("char", "char_wb"):
             return cls(analyzer, low, high, 2, bool(lowercase))
         return None
@@ -280,11 +294,12 @@ class _Entries:
     sizes: np.ndarray  # int64: entries, arena bytes used, strings, pairs
 
     @classmethod
-    def empty(cls, capacity: int, n_bytes: int, pairs: bool) -> _Entries:
-        tokens = _empty_table(_slots(capacity // 2))
+    def empty(cls, n_strings: int, n_pairs: int, n_bytes: int) -> _Entries:
+        """Room for so many strings, pairs and bytes of strings (each grows when needed)."""
+        capacity = n_strings + n_pairs
         return cls(
-            tokens=tokens,
-            pairs=_empty_table(_slots(capacity // 2) if pairs else 1),
+            tokens=_empty_table(_slots(n_strings)),
+            pairs=_empty_table(_slots(n_pairs) if n_pairs else 1),
             hash=np.empty(capacity, np.uint64),
             key=np.empty(capacity, np.uint64),
             start=np.empty(capacity, np.int64),
@@ -405,9 +420,7 @@ class _Terms:
 
 
 def _empty_table(slots: int) -> np.ndarray:
-    table = np.zeros((slots, 2), np.uint64)
-    table[:, 1] = kernels.EMPTY
-    return table
+    return np.zeros((slots, 2), np.uint64)  # zero marks a free slot
 
 
 def _slots(n: int) -> int:
@@ -477,13 +490,22 @@ class Lookup:
             np.cumsum(length[:-1] + 1, out=start[1:])
             arena = np.frombuffer(b"".join(p + b"\x00" for p in pieces), np.uint8)
         split = words and high > 1
-        n_tokens = int(length.size + (np.count_nonzero(arena == 0x20) if split else 0))
-        entries = _Entries.empty(n_tokens + 1, arena.size + 1, split)
-        entries.reserve(n_tokens + 1, n_tokens + 1, n_tokens + 1 if split else 0, arena.size + 1)
-        entry = kernels.build_vocabulary(
-            arena, start, length, split, high, entries.tokens, entries.pairs,
-            *entries.arrays(), entries.sizes, entries.last,
-        )  # fmt: skip
+        n = len(length)
+        # Word n-grams share their tokens: start small and grow.
+        entries = _Entries.empty(n // 16 + 16 if split else n + 1, n + 1 if split else 0, 1 << 12)
+        entry = np.full(n, -1, np.int64)
+        done = 0
+        while done < n:
+            done = kernels.build_vocabulary(
+                arena, start, length, split, high, done, entry, entries.tokens, entries.pairs,
+                *entries.arrays(), entries.sizes, entries.last,
+            )  # fmt: skip
+            if done < n:
+                sizes = entries.sizes
+                entries.reserve(
+                    int(sizes[0]) + high, int(sizes[2]) + high, int(sizes[3]) + high,
+                    int(sizes[1] + length[done] + 1),
+                )  # fmt: skip
         column = np.full(max(int(entries.sizes[0]), 1), -1, np.int64)
         found = entry >= 0
         column[entry[found]] = columns[found]
@@ -634,12 +656,13 @@ def _scan_all(
 ) -> tuple[list[_Entries], list[_Rows]]:
     """Every chunk counted into its thread's own growing vocabulary."""
     per_thread = doc.n_bytes // n_threads
-    # Starting sizes from the amount of text (~1 distinct word per 170 bytes on 20 Newsgroups,
-    # ~1 word bigram per 20); growing doubles them.
+    # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
+    # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
     pairs = analysis.kind == "word" and analysis.high > 1
-    capacity = 1 << max(10, min(22, (per_thread // (20 if pairs else 128)).bit_length()))
+    n_strings = per_thread // (128 if analysis.kind == "word" else 16)
+    n_pairs = per_thread // 16 if pairs else 0
     parts = [
-        _Part(_Entries.empty(capacity, max(1 << 12, per_thread // 16), pairs))
+        _Part(_Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, per_thread // 16)))
         for _ in range(n_threads)
     ]
     scanned = _in_parallel(
@@ -667,6 +690,7 @@ def _scan_chunk(
     size = max(1 << 10, n_bytes // 6)
     indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
     word = analysis.kind == "word"
+    classes = _classes_with(doc.utf8, analysis.joiners) if analysis.joiners else doc.classes
     if word:
         stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()
         stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
@@ -689,8 +713,8 @@ def _scan_chunk(
             )  # fmt: skip
         if word:
             done, status, need, visit = kernels.scan_words(
-                doc.text, doc.utf8, doc.lower, doc.classes, starts, ends, done,
-                analysis.min_chars, analysis.low, analysis.high, *stop_args, *table, indptr,
+                doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
+                bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, indptr,
                 indices, counts,
             )  # fmt: skip
         else:

@@ -3,7 +3,9 @@
 The text is one byte array: latin-1 (one byte per character) or UTF-8 (``surrogatepass``).
 Every byte is read through a 256-entry table ``lower`` (latin-1 lowercasing, or the identity),
 so lowercased text is never written out for the word analyzer. A character's class comes from
-``classes[code point]``: bit 1 = a word character (``\\w``), bit 2 = whitespace (``\\s``).
+``classes[code point]``: bit 1 = a word character (``\\w``), bit 2 = whitespace (``\\s``),
+bit 4 = a character a token may hold (the word characters, and the *joiners* of a pattern that
+keeps e-mail addresses and host names whole).
 
 **Entries.** A vocabulary table holds *entries*, numbered in order of creation. An entry is
 either a byte string (a token, or a character n-gram), found through the ``tokens`` hash table,
@@ -18,8 +20,9 @@ A byte string's hash is built from its bytes eight at a time (``_push``, ``_fina
 of strings. A ``tokens`` slot holds ``(key, length << 32 | entry)``: most strings are at most
 8 bytes long, and for them the slot alone decides equality, in one memory access; longer ones
 compare their remaining bytes with the copy kept in an ``arena`` (each followed by a NUL
-byte). A ``pairs`` slot holds ``(left << 32 | right, entry)``. Hash collisions never merge
-entries: equality is always by bytes and length, or by both ids.
+byte). A ``pairs`` slot holds ``(left << 32 | right, entry + 1)``. A zero second word marks a
+free slot (tables start as zeros, and no page of them is touched before it is used). Hash
+collisions never merge entries: equality is always by bytes and length, or by both ids.
 
 **Rows.** Scanning a document appends its CSR row: each term's column (its entry id, or a
 fixed column for a fitted vocabulary) in order of first occurrence, with its count. ``last[c]``
@@ -46,8 +49,8 @@ import numpy as np
 from .._jit import njit
 
 DONE, ROWS_FULL, TABLES_FULL = 0, 1, 2
-WORD, SPACE = 1, 2  # bits of a character's class
-EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # a free slot's second word
+WORD, SPACE, TOKEN = 1, 2, 4  # bits of a character's class: \w, \s, may be in a token
+EMPTY = np.uint64(0)  # a free slot's second word (never 0 in use: see _bytes_entry, _pair_entry)
 _SEED = np.uint64(0x243F6A8885A308D3)
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -188,7 +191,9 @@ def _find_bytes(
 def _find_pair(
     pairs: np.ndarray, hf: np.uint64, pk: np.uint64
 ) -> tuple[int, int]:  # pragma: no cover
-    """``(slot, entry)`` of the pair with key ``pk`` in ``pairs``, or ``(free slot, -1)``."""
+    """``(slot, entry)`` of the pair with key ``pk`` in ``pairs``, or ``(free slot, -1)``. A
+    slot holds ``entry + 1``, so that a zero means free (tables start as zeros: no page of
+    them is touched before it is used)."""
     mask = np.uint64(pairs.shape[0] - 1)
     p = hf & mask
     while True:
@@ -196,7 +201,7 @@ def _find_pair(
         if tag == EMPTY:
             return np.int64(p), -1
         if pairs[p, 0] == pk:
-            return np.int64(p), np.int64(tag)
+            return np.int64(p), np.int64(tag) - 1
         p = (p + _ONE) & mask
 
 
@@ -311,7 +316,7 @@ def _pair_entry(
         return -2
     e = sizes[0]
     pairs[slot, 0] = pk
-    pairs[slot, 1] = np.uint64(e)
+    pairs[slot, 1] = np.uint64(e + 1)
     e_hash[e] = hf
     e_key[e] = pk
     e_start[e] = -1
@@ -349,6 +354,7 @@ def scan_words(
     ends: np.ndarray,
     first: int,
     min_chars: int,
+    joined: bool,
     low: int,
     high: int,
     stop_tokens: np.ndarray,
@@ -376,7 +382,8 @@ def scan_words(
 ) -> tuple[int, int, int, int]:  # pragma: no cover
     """Rows of documents ``first, first + 1, ...`` (bytes ``starts[d]:ends[d]`` of ``text``)
     under the word analyzer: tokens are maximal runs of at least ``min_chars`` word characters
-    (``\\b\\w\\w+\\b`` or ``\\b\\w+\\b``), tokens found in the stop table are dropped, and the
+    (``\\b\\w\\w+\\b`` or ``\\b\\w+\\b``; ``joined``: runs of token characters trimmed to
+    word characters at both ends), tokens found in the stop table are dropped, and the
     terms are the ``low``..``high``-grams (``high`` <= 3) of the tokens left.
 
     ``insert``: new entries are added and rows hold entry ids. Otherwise the tables are a
@@ -395,23 +402,34 @@ def scan_words(
         before2 = -1  # the bigram ending at the previous token
         while i < end:
             cp, width = _code_point(text, lower, i, utf8)
-            if classes[cp] & WORD == 0:
+            if classes[cp] & TOKEN == 0:
                 i += width
                 continue
-            # A run of word characters: its hash state is built while finding its end.
+            # A run of token characters: its hash state is built while finding its end. With
+            # joiners the token is the run from its first word character to its last one
+            # (what \b\w[\w.@-]*\w\b|\b\w\b finds): the state is kept at each word
+            # character's end, and leading joiners are skipped.
+            if joined and classes[cp] & WORD == 0:
+                i += width
+                continue
             s = i
             n_chars = 0
             h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
             while True:
                 for k in range(width):
                     h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
                 i += width
                 n_chars += 1
+                if joined and classes[cp] & WORD:
+                    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
                 if i >= end:
                     break
                 cp, width = _code_point(text, lower, i, utf8)
-                if classes[cp] & WORD == 0:
+                if classes[cp] & TOKEN == 0:
                     break
+            if joined:
+                h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
             if n_chars < min_chars:
                 continue
             hf, key8 = _final(h, acc, nb, key)
@@ -630,8 +648,7 @@ def rehash(
 ) -> np.ndarray:  # pragma: no cover
     """A fresh ``tokens`` (or, with ``of_pairs``, ``pairs``) table of ``slots`` (a power of
     two) holding those of entries ``0 .. n``."""
-    table = np.empty((slots, 2), np.uint64)
-    table[:, 1] = EMPTY
+    table = np.zeros((slots, 2), np.uint64)
     mask = np.uint64(slots - 1)
     for e in range(n):
         if (e_order[e] > 1) != of_pairs:
@@ -641,7 +658,7 @@ def rehash(
             p = (p + _ONE) & mask
         table[p, 0] = e_key[e]
         if of_pairs:
-            table[p, 1] = np.uint64(e)
+            table[p, 1] = np.uint64(e + 1)
         else:
             table[p, 1] = (np.uint64(e_len[e]) << _U32) | np.uint64(e)
     return table
@@ -696,6 +713,8 @@ def build_vocabulary(
     length: np.ndarray,
     split: bool,
     high: int,
+    first: int,
+    out: np.ndarray,
     tokens: np.ndarray,
     pairs: np.ndarray,
     e_hash: np.ndarray,
@@ -708,14 +727,16 @@ def build_vocabulary(
     v_arena: np.ndarray,
     sizes: np.ndarray,
     last: np.ndarray,
-) -> np.ndarray:  # pragma: no cover
-    """The entries of fixed, distinct terms (bytes ``arena[start[t]:][:length[t]]``), added
-    to empty tables (with room for every token and pair): the entry of each term, or -1 for a
-    term no scan can produce. ``split``: a term is a word n-gram, its tokens separated by
-    single spaces (at most ``high`` of them, none empty); otherwise a byte string."""
+) -> int:  # pragma: no cover
+    """Add the entries of fixed, distinct terms ``first, first + 1, ...`` (bytes
+    ``arena[start[t]:][:length[t]]``) to the tables: ``out[t]`` is the entry of term ``t``, or
+    -1 for a term no scan can produce. ``split``: a term is a word n-gram, its tokens separated
+    by single spaces (at most ``high`` of them, none empty); otherwise a byte string.
+
+    Returns the number of terms, or the term that did not fit (its entries are added again,
+    found, when the driver calls again with more room)."""
     identity = np.arange(256).astype(np.uint8)
-    out = np.full(start.size, -1, np.int64)
-    for t in range(start.size):
+    for t in range(first, start.size):
         a, n = start[t], length[t]
         e = -1
         order = 0
@@ -738,6 +759,8 @@ def build_vocabulary(
                 True, hf, key8, nb, arena, identity, k, tokens, e_hash, e_key, e_start, e_len,
                 e_left, e_right, e_order, v_arena, sizes, last,
             )  # fmt: skip
+            if tok == -2:
+                return t
             order += 1
             if order == 1:
                 e = tok
@@ -746,11 +769,13 @@ def build_vocabulary(
                     True, e, tok, order, pairs, e_hash, e_key, e_start, e_len, e_left,
                     e_right, e_order, sizes, last,
                 )  # fmt: skip
+                if e == -2:
+                    return t
             if z >= a + n:
                 break
             k = z + 1
         out[t] = e
-    return out
+    return start.size
 
 
 @njit(nogil=True)

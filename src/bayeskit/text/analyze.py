@@ -20,6 +20,9 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef,unused-ignore]
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+#: Words, keeping e-mail addresses, host names, dotted names and hyphenated words whole
+#: (``joe@example.com``, ``comp.sys.mac``, ``e-mail``), and one-character words.
+ADDRESS_TOKEN_PATTERN = r"(?u)\b\w[\w.@-]*\w\b|\b\w\b"
 _WHITE_SPACES = re.compile(r"\s\s+")
 #: The longest n-grams a vectorizer forms (a setting loaded from a model file included): each
 #: character or token starts up to max_n - min_n + 1 of them.

@@ -279,8 +279,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         assert isinstance(block, CategoryCounts)
         terms, totals = block.categories[0], block.counts
         columns = vec.terms_
-        if len(columns) == len(terms) and np.array_equal(columns, terms):
-            selected = totals  # nothing filtered out: skip the string search
+        counted = self.vocabulary_stats_.terms
+        same = terms is counted or (len(terms) == len(counted) and np.array_equal(terms, counted))
+        if same and "_selected" in vec.__dict__:  # where the vocabulary sits: no string search
+            index = vec._selected
+            selected = totals if len(index) == len(terms) else totals[:, index]
         else:
             pos, found = find_sorted(terms, columns)
             selected = totals[:, pos] * found

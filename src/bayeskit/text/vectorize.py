@@ -81,7 +81,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     stats_ : VocabularyStats
         Document and term frequencies of every term seen; they add across ``partial_fit``.
     vocabulary_ : dict of str to int
-    idf_ : ndarray, only for ``output="tfidf"``
+    idf_ : ndarray, only for ``output="tfidf"`` with ``use_idf``
 
     Examples
     --------
@@ -380,21 +380,27 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                     f"{fixed.count(twice)} times; each term must appear once"
                 )
             self.terms_ = np.asarray(sorted(fixed), dtype=object)
+            self.__dict__.pop("_selected", None)
         else:
-            self.terms_ = self.stats_.select(
+            # Where the vocabulary's terms are in the statistics: no search among strings.
+            self._selected = self.stats_.select_index(
                 min_df=self.min_df,
                 max_df=self.max_df,
                 max_features=self.max_features,
             )
-        if self.output == "tfidf":
+            self.terms_ = self.stats_.terms[self._selected]
+        if self.output == "tfidf" and self.use_idf:
             self.idf_ = self._idf()
         else:
             self.__dict__.pop("idf_", None)
 
     def _idf(self) -> np.ndarray:
         stats = self.stats_
-        pos, known = find_sorted(stats.terms, self.terms_)
-        df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
+        if "_selected" in self.__dict__:
+            df = stats.doc_freq[self._selected].astype(np.float64)
+        else:  # a given vocabulary: its terms looked up among those counted
+            pos, known = find_sorted(stats.terms, self.terms_)
+            df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
         n = float(stats.n_docs)
         if self.smooth_idf:
             idf = np.log((1.0 + n) / (1.0 + df)) + 1.0

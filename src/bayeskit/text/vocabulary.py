@@ -122,6 +122,20 @@ class VocabularyStats:
         count). Raises :class:`~bayeskit.errors.DataError` naming the setting when nothing is
         left.
         """
+        index = self.select_index(
+            min_df=min_df, max_df=max_df, max_features=max_features, stop_words=stop_words
+        )
+        return self.terms[index]
+
+    def select_index(
+        self,
+        *,
+        min_df: float = 1,
+        max_df: float = 1.0,
+        max_features: int | None = None,
+        stop_words: frozenset[str] = frozenset(),
+    ) -> np.ndarray:
+        """Where the terms :meth:`select` keeps are in ``terms`` (increasing int64)."""
         low = _as_count(min_df, self.n_docs, "min_df")
         high = _as_count(max_df, self.n_docs, "max_df")
         keep = (self.doc_freq >= low) & (self.doc_freq <= high)
@@ -144,7 +158,7 @@ class VocabularyStats:
                 f"({len(self)} distinct terms in {self.n_docs} documents); lower min_df or "
                 "raise max_df"
             )
-        return self.terms[index]
+        return index
 
 
 def check_frequency(value: Any, name: str) -> None:
