@@ -27,7 +27,7 @@ def test_sms_trains_a_spam_filter_and_predicts_stdin(cli, sms_tsv, tmp_path):
     result = cli("train", sms_tsv, "--target", "label", "-o", model_path)
     assert result.exit_code == 0, result.stderr
     assert "texts (column 'text'); classes: ham" in result.stdout
-    assert "model: SpamFilter: words (counts) + MultinomialNB()" in result.stdout
+    assert "model: SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)" in result.stdout
     model = bk.load(model_path)
     texts, labels = _sms(sms_tsv)
     expected = SpamFilter().fit(texts, labels)
@@ -60,7 +60,7 @@ def test_sms_evaluate_matches_cross_validation_by_hand(cli, sms_tsv):
     assert found["log_loss"] == pytest.approx(log_loss(labels, proba), rel=1e-6)
     assert found["positive_class"] == "spam"
     assert found["roc_auc"] > 0.95
-    assert found["model"] == "SpamFilter: words (counts) + MultinomialNB()"
+    assert found["model"] == "SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)"
 
 
 def test_text_column_of_a_wider_table(cli, sms_tsv, tmp_path):
@@ -150,7 +150,7 @@ def test_explain_text_reads_stdin_and_prints_the_terms(cli, sms_tsv, tmp_path):
     assert "vs 'ham': log-odds +" in lines[0]
     assert lines[1].split()[0] == "(prior)"
     assert len(lines) == 6
-    assert lines[-1].startswith("  … 2 more features, together +")
+    assert lines[-1].startswith("  … 5 more features, together +")
 
 
 def test_merge_renames_class_folders(cli, newsgroups, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
@@ -96,10 +97,17 @@ def test_explain_and_top_terms():
 
 
 def test_empty_and_tokenless_documents_get_the_prior():
-    clf = TextClassifier().fit(TRAIN, Y_TRAIN)
+    clf = TextClassifier.sklearn_defaults().fit(TRAIN, Y_TRAIN)
     proba = clf.predict_proba(["", "!!! ?", "zzzqqq xxyyzz"])
     prior = np.exp(clf._fitted()[1].class_log_prior_)
     np.testing.assert_allclose(proba, np.tile(prior, (3, 1)))
+    # The default's ComplementNB leaves the prior out (as scikit-learn's does): what it gives
+    # an all-zero row.
+    clf = TextClassifier().fit(TRAIN, Y_TRAIN)
+    vec, model = clf._fitted()
+    empty = model.predict_proba(sp.csr_matrix((1, len(vec.get_feature_names_out()))))
+    proba = clf.predict_proba(["", "!!! ?", "zzzqqq xxyyzz"])
+    np.testing.assert_allclose(proba, np.tile(empty, (3, 1)))
 
 
 def test_log_tf_weights_without_idf_equal_a_scikit_learn_pipeline():
@@ -153,7 +161,7 @@ def test_bad_input():
     with pytest.raises(ParameterError, match="ngram_range"):
         TextClassifier(vectorizer=TextVectorizer(ngram_range=(1, 50))).fit(TRAIN[:5], Y_TRAIN[:5])
     with pytest.raises(DataError, match=r"vocabulary is empty .*\(0 distinct terms in 2 documents"):
-        TextClassifier().fit(["a !", "?"], ["x", "y"])
+        TextClassifier().fit(["- !", "?"], ["x", "y"])
     clf = TextClassifier().fit(["free cash", "lunch"], ["spam", "ham"])
     clf.partial_fit(["!!", "?"], ["spam", "spam"])  # no terms: only the class counts change
     np.testing.assert_allclose(clf.stats_.class_count, [1, 3])
@@ -182,7 +190,8 @@ def test_useful_terms_keeps_the_most_useful_and_stays_exact():
     streamed = TextClassifier(useful_terms=500).partial_fit(TRAIN[:1500], Y_TRAIN[:1500])
     streamed.partial_fit(TRAIN[1500:], Y_TRAIN[1500:])
     np.testing.assert_allclose(streamed.predict_log_proba(TEST), clf.predict_log_proba(TEST))
-    assert clf.score(TEST, LABELS[3000:3600]) > 0.95
+    # 500 terms of ~25,000 lose little accuracy.
+    assert clf.score(TEST, LABELS[3000:3600]) >= full.score(TEST, LABELS[3000:3600]) - 0.03
     with pytest.raises(ParameterError, match="useful_terms selects from term statistics"):
         TextClassifier(useful_terms=10, vectorizer=TextVectorizer(output="tfidf")).fit(
             TRAIN[:50], Y_TRAIN[:50]

@@ -28,8 +28,18 @@ from .vocabulary import VocabularyStats
 
 #: What ``TextClassifier(vectorizer=None, model=None)`` stands for; chosen by cross-validation
 #: on training data only (benchmarks/choose_defaults.py, benchmarks/accuracy.md).
-DEFAULT_VECTORIZER: dict[str, Any] = {}
-DEFAULT_MODEL: tuple[type, dict[str, Any]] = (MultinomialNB, {})
+#: Word 1-2-grams (one-character words kept), 1 + ln tf, each document scaled to unit length
+#: (a per-document weight: the statistics still add, partial_fit grows the vocabulary), and
+#: ComplementNB(α=0.01).
+DEFAULT_VECTORIZER: dict[str, Any] = {
+    "ngram_range": (1, 2),
+    "token_pattern": r"(?u)\b\w+\b",
+    "output": "tfidf",
+    "sublinear_tf": True,
+    "use_idf": False,
+    "norm": "l2",
+}
+DEFAULT_MODEL: tuple[type, dict[str, Any]] = (ComplementNB, {"alpha": 0.01})
 
 
 class TextClassifier(ClassifierMixin, BaseEstimator):
@@ -46,8 +56,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    vectorizer : TextVectorizer, default=TextVectorizer()
-    model : MultinomialNB, ComplementNB or BernoulliNB, default=MultinomialNB()
+    vectorizer : TextVectorizer, optional
+        Default (chosen by cross-validation on training data, benchmarks/accuracy.md): word
+        1-2-grams of ``\\b\\w+\\b`` tokens, weighted ``1 + ln tf`` and scaled to unit length
+        per document (``TextVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\\b\\w+\\b",
+        output="tfidf", sublinear_tf=True, use_idf=False)``). :meth:`sklearn_defaults` gives
+        scikit-learn's ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
+    model : MultinomialNB, ComplementNB or BernoulliNB, default=ComplementNB(alpha=0.01)
     useful_terms : int, optional
         Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
         drops stop words and words every class uses alike). Chosen from the statistics each
