@@ -4,7 +4,7 @@ Usage (from the project root)::
 
     python benchmarks/run.py             # full run, a few minutes at most
     python benchmarks/run.py --quick     # smoke run: fewer repeats, smaller synthetic data
-    python benchmarks/run.py --only cat-wide
+    python benchmarks/run.py --only cat-wide --only cat-nursery
 
 The two libraries run interleaved (A B A B ...) after one untimed warm-up each; fit and predict
 are timed with ``time.perf_counter`` and medians are reported. Progress goes to stderr, the
@@ -165,7 +165,12 @@ def tables(rows: list[dict[str, Any]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller data")
-    parser.add_argument("--only", choices=[w.name for w in WORKLOADS], help="run one workload")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=[w.name for w in WORKLOADS],
+        help="run this workload (repeat for several)",
+    )
     args = parser.parse_args(argv)
     repeats, min_seconds = (3, 0.0) if args.quick else (9, 3.0)
     mode = "quick" if args.quick else "full"
@@ -174,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(machine_facts()) + "\n", flush=True)
     rows, notes, began = [], [], time.perf_counter()
     for work in WORKLOADS:
-        if args.only and work.name != args.only:
+        if args.only and work.name not in args.only:
             continue
         print(f"running {work.name} ...", file=sys.stderr, flush=True)
         try:
