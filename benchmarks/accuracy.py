@@ -4,7 +4,7 @@ Usage (from the project root)::
 
     python benchmarks/accuracy.py                 # everything, about two minutes
     python benchmarks/accuracy.py --only sms      # one of: 20ng, sms, spamassassin, uci,
-                                                  # spambase, email-table
+                                                  # spambase, email-table, discriminant
 
 The README quotes this command's output. scikit-learn's numbers for the same data (from
 shared/data/README.md) are shown beside bayeskit's where they exist.
@@ -364,7 +364,7 @@ def _table(title: str, header: list[str], rows: list[tuple[str, ...]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    everything = ["20ng", "sms", "spamassassin", "uci", "spambase", "email-table"]
+    everything = ["20ng", "sms", "spamassassin", "uci", "spambase", "email-table", "discriminant"]
     parser.add_argument("--only", choices=everything)
     args = parser.parse_args()
     root = data_dir()
@@ -379,6 +379,15 @@ def main() -> int:
             "SMS Spam Collection, stratified 10-fold (seed 0)",
             ["setting", "scikit-learn (data README)", "accuracy", "macro-F1", "seconds"],
             rows,
+        )
+    if "discriminant" in wanted:
+        from accuracy_da import HEADER, discriminant
+
+        _table(
+            "Discriminant analysis, stratified 10-fold (seed 0)"
+            + ("" if root is not None else " (spambase skipped: no shared data folder)"),
+            HEADER,
+            discriminant(root),
         )
     if root is None:
         print(

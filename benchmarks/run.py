@@ -4,7 +4,8 @@ Usage (from the project root)::
 
     python benchmarks/run.py             # full run, a few minutes at most
     python benchmarks/run.py --quick     # smoke run: fewer repeats, smaller synthetic data
-    python benchmarks/run.py --only cat-wide --only cat-nursery
+    python benchmarks/run.py --only cat-wide
+    python benchmarks/run.py --only lda-fit-predict qda-fit-predict   # several
 
 The two libraries run interleaved (A B A B ...) after one untimed warm-up each; fit and predict
 are timed with ``time.perf_counter`` and medians are reported. Progress goes to stderr, the
@@ -31,9 +32,10 @@ from threadpoolctl import threadpool_info
 import bayeskit
 from workloads import WORKLOADS as TABLE_AND_TEXT_WORKLOADS
 from workloads import Side, Skip, Workload
+from workloads_da import WORKLOADS as DA_WORKLOADS
 from workloads_kde import WORKLOADS as KDE_WORKLOADS
 
-WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS
+WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS + DA_WORKLOADS
 
 
 def run_once(side: Side) -> tuple[Any, np.ndarray, float, float]:
@@ -166,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller data")
     parser.add_argument(
-        "--only",
-        action="append",
-        choices=[w.name for w in WORKLOADS],
-        help="run this workload (repeat for several)",
+        "--only", nargs="+", choices=[w.name for w in WORKLOADS], help="run these workloads"
     )
     args = parser.parse_args(argv)
     repeats, min_seconds = (3, 0.0) if args.quick else (9, 3.0)

@@ -1,10 +1,16 @@
-"""Kernels compile even where numba cannot write its cache."""
+"""Kernels: built on first use, cached where a cache can be written, announced once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numba
+import numpy as np
 
 from bayeskit import _jit
+from bayeskit._jit import prange
 
 
 def test_falls_back_to_compiling_without_a_cache(monkeypatch):
@@ -17,7 +23,8 @@ def test_falls_back_to_compiling_without_a_cache(monkeypatch):
             raise RuntimeError("cannot cache function: no locator available")
         return real(*args, **options)
 
-    monkeypatch.setattr(_jit.numba, "njit", refusing)
+    monkeypatch.setattr(numba, "njit", refusing)
+    monkeypatch.setattr(_jit, "_uncached", False)
 
     @_jit.njit(nogil=True)
     def add(a, b):
@@ -25,6 +32,7 @@ def test_falls_back_to_compiling_without_a_cache(monkeypatch):
 
     assert add(2, 3) == 5
     assert seen[:2] == [True, False]  # refused with a cache, then compiled without
+    assert _jit._uncached
 
 
 def test_caches_where_it_can():
@@ -34,3 +42,93 @@ def test_caches_where_it_can():
 
     assert twice(4) == 8
     assert twice._cache is not None
+
+
+def test_a_kernel_calls_another_and_uses_prange():
+    @_jit.njit()
+    def square(x):
+        return x * x
+
+    @_jit.njit()
+    def total(values):
+        out = 0.0
+        for i in prange(values.shape[0]):
+            out += square(values[i])
+        return out
+
+    assert isinstance(square, _jit.Kernel)
+    assert total.py_func is not None  # numba's attributes come from the dispatcher
+    assert total(np.arange(4.0)) == 14.0
+    assert square._dispatcher is not None  # built when `total` was typed
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, **env},
+    )
+
+
+def test_user_cache_folder_where_the_package_is_not_writable(tmp_path, monkeypatch):
+    """numba's in-tree cache refused (a read-only install): kernels go to
+    $XDG_CACHE_HOME/bayeskit, and only bayeskit's own kernels do."""
+    from numba.core import caching
+
+    _jit._numba()  # installs the locator
+    in_tree = getattr(caching, "InTreeCacheLocator", None) or caching._InTreeCacheLocator
+    monkeypatch.setattr(in_tree, "from_function", classmethod(lambda cls, f, p: None))
+    monkeypatch.delenv("BAYESKIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    locator = next(c for c in _jit._locator_list() if getattr(c, "_bayeskit", False))
+    ours = str(_jit._PACKAGE_ROOT / "stats" / "moments.py")
+    found = locator.from_function(_probe, ours)
+    assert found is not None
+    assert found.get_cache_path().startswith(str(tmp_path / "bayeskit"))
+    assert locator.from_function(_probe, __file__) is None  # not a bayeskit file
+    monkeypatch.setenv("BAYESKIT_CACHE_DIR", str(tmp_path / "mine"))
+    found = locator.from_function(_probe, ours)
+    assert found.get_cache_path().startswith(str(tmp_path / "mine"))
+
+
+def _probe():  # a function whose code object the locator reads (its first line number)
+    return 0
+
+
+def test_first_compile_is_announced_once(tmp_path):
+    """An empty cache: the first kernel compiled prints one line; a second process finds the
+    cache and prints nothing."""
+    code = """
+        import numpy as np
+        from bayeskit import _jit
+        _jit.announce_compiling()
+        from bayeskit import GaussianNB
+        GaussianNB().fit(np.arange(12.0).reshape(6, 2), [0, 1, 0, 1, 0, 1])
+        GaussianNB().fit(np.arange(12.0).reshape(6, 2), [0, 1, 1, 1, 0, 0])
+        """
+    first = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    assert [line for line in first.stderr.splitlines() if "compiling" in line] == [
+        "bayeskit: first run: compiling kernels, "
+        f"~{_jit.COMPILE_SECONDS_ESTIMATE} s; later runs start at once"
+    ]
+    second = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert second.returncode == 0, second.stderr
+    assert "compiling" not in second.stderr
+
+
+def test_the_library_stays_quiet_and_an_uncached_build_says_why(monkeypatch, capsys):
+    monkeypatch.setattr(_jit, "_announced", False)
+    monkeypatch.setattr(_jit, "_announce", False)
+    _jit._compiling()
+    assert capsys.readouterr().err == ""  # not asked to announce (the library)
+    monkeypatch.setattr(_jit, "_announce", True)
+    monkeypatch.setattr(_jit, "_uncached", True)
+    _jit._compiling()
+    _jit._compiling()  # once per process
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "no writable cache folder, so every run compiles them" in err
+    assert "BAYESKIT_CACHE_DIR" in err

@@ -11,10 +11,15 @@ from .cli import main as cli_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        from .cli.app import COMMANDS
+    except KeyboardInterrupt:  # Ctrl-C while starting up
+        from .cli.errors import interrupted
+
+        return interrupted()
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"quickstart", "train", "evaluate", "predict", "explain", "inspect", "report"}
     first = next((a for a in args if a != "--debug"), None)
-    if first not in commands and first not in ("-h", "--help", "--version"):
+    if first not in COMMANDS and first not in ("-h", "--help", "--version"):
         args = ["quickstart", *args]
     return cli_main(args)
 

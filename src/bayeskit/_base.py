@@ -17,7 +17,11 @@ subclass for three things only:
 
 Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary to ``stats_``;
 ``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
-family's ``finalize`` and cached until the statistics change.
+family's ``finalize`` and cached until the statistics change. ``fit`` also demands a model that
+can predict (at least ``_min_classes`` classes; every family's ``check_usable``, e.g. no
+singular covariance) and leaves the model unfitted otherwise; ``partial_fit``, merging and
+``fit_summary`` accumulate statistics without that demand (a stream may start with one class
+or fewer rows than features), and prediction refuses what cannot score.
 
 The joint log-likelihood is ``log P(y) + Σ_blocks log p(x_block | y)``; ``predict_log_proba``
 normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the most probable
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,7 +45,7 @@ from sklearn.utils.validation import column_or_1d
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths
 from ._values import union_sorted, unique_sorted
-from .errors import DataError, MergeError, NotFittedError, ParameterError
+from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
 
@@ -57,6 +61,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     #: ComplementNB scores classes without the prior, as Rennie et al. (and scikit-learn) do.
     _uses_class_prior: ClassVar[bool] = True
+    #: ``fit`` refuses data with fewer classes (discriminant analysis needs two to tell apart).
+    _min_classes: ClassVar[int] = 1
 
     fit_prior: bool
     class_prior: Any
@@ -95,7 +101,33 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("stats_", "_cache"):
             self.__dict__.pop(attr, None)
         summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
-        return self._adopt(summary)
+        self._adopt(summary)
+        try:
+            self._check_fit()
+        except BayeskitError:
+            for attr in ("stats_", "_cache"):
+                self.__dict__.pop(attr, None)
+            raise
+        return self
+
+    def _check_fit(self) -> None:
+        """What ``fit`` demands of the fitted model beyond valid statistics."""
+        classes = self.classes_
+        if len(classes) < self._min_classes:
+            raise DataError(
+                f"{type(self).__name__} needs at least {self._min_classes} classes to tell "
+                f"apart; y holds only the class {', '.join(repr(c) for c in classes.tolist())}"
+            )
+        self._check_usable()
+
+    def _check_usable(self) -> None:
+        """Refuse to score with parameters a family cannot use (a singular covariance),
+        naming the class and column."""
+        _, params, families = self._fitted()
+        classes = self.classes_
+        names = self._block_names(self._feature_names())
+        for family, p, block_names in zip(families, params, names, strict=True):
+            family.check_usable(p, classes, block_names)
 
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
@@ -256,21 +288,29 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
+        return self._joint_log_likelihood(X, relative=False)
+
+    def _joint_log_likelihood(self, X: Any, *, relative: bool) -> np.ndarray:
+        """The joint log-likelihood, or with ``relative`` the same up to a term that is the
+        same for every class of a row (what posteriors and decisions need: each family may
+        skip computing such a term, e.g. the quadratic of a shared covariance)."""
         prior, params, families = self._fitted()
+        self._check_usable()
         X = self._check_X(X, reset=False)
         names = self._block_names(self._feature_names())
         jll = np.zeros((_n_rows(X), len(prior)))
         for family, p, part, block_names in zip(
             families, params, self._split(X), names, strict=True
         ):
-            jll += family.log_prob(p, family.validate(part, block_names))
+            part = family.validate(part, block_names)
+            jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
         if self._uses_class_prior or len(prior) == 1:
             jll += prior
         return jll
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
-        jll = self.predict_joint_log_proba(X)
+        jll = self._joint_log_likelihood(X, relative=True)
         return normalize_log(jll, self._fitted()[0])
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -297,7 +337,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             with np.errstate(divide="ignore"):
                 score = self.predict_log_proba(X) + np.log(lam)
             return classes[np.argmax(score, axis=1)]
-        return classes[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        return classes[np.argmax(self._joint_log_likelihood(X, relative=True), axis=1)]
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
@@ -312,12 +352,37 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
+        for family in self._fitted()[2]:
+            if not family.linear:
+                raise ParameterError(f"the {family.name} family is not linear in its features")
+        return self._stacked(lambda family, p: family.linear_form(p))
+
+    def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
+        """The decision rule as a linear classifier: ``(W, b)`` with ``predict_log_proba(X) =
+        log_softmax(linear_design(X) @ W.T + b)``.
+
+        Every linear model has one (its :meth:`linear_form`), and so do models whose joint
+        log-likelihood is linear up to a term the same for every class: a Gaussian with a
+        covariance (or variances) shared by the classes, Fisher's linear discriminant (seed
+        002: ``W_y = α_y = Σ⁻¹μ_y``, ``b_y = β_y = ln P(y) − ½ μ_yᵀΣ⁻¹μ_y``). ``b`` includes the
+        log prior; λ is not included.
+
+        Returns
+        -------
+        W : ndarray of shape (n_classes, n_columns)
+        b : ndarray of shape (n_classes,)
+        """
+        self._check_usable()
+        return self._stacked(lambda family, p: family.discriminant(p))
+
+    def _stacked(
+        self, block: Callable[[Family, Any], tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each block's ``(W, b)`` side by side, the biases summed, with the log prior."""
         prior, params, families = self._fitted()
         Ws, b = [], np.zeros(len(prior))
         for family, p in zip(families, params, strict=True):
-            if not family.linear:
-                raise ParameterError(f"the {family.name} family is not linear in its features")
-            W, bias = family.linear_form(p)
+            W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
         if self._uses_class_prior or len(prior) == 1:
@@ -426,6 +491,12 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
 
 
 def _same(x: Any, y: Any) -> bool:
+    if isinstance(x, BaseEstimator) or isinstance(y, BaseEstimator):
+        # An estimator given as a setting (a covariance estimator): the same by its settings.
+        if type(x) is not type(y):
+            return False
+        px, py = x.get_params(deep=False), y.get_params(deep=False)
+        return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
     return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)

@@ -1,26 +1,240 @@
-"""numba's ``njit`` with an on-disk cache where one can be written.
+"""numba kernels: built on first use, cached on disk, announced when they compile.
 
-Cached kernels compile once per installation. numba refuses ``cache=True`` (RuntimeError when
-the function is decorated) when neither the package directory nor a user cache directory is
-writable — a read-only install with no home directory, say. Importing bayeskit must not fail
-there: the kernels are then compiled in each process instead (a few seconds on first use).
+- **Lazy.** ``@njit(...)`` returns a :class:`Kernel`. numba is imported, and the kernel's
+  dispatcher built, only when a kernel is first called (or typed inside another kernel), so
+  ``import bayeskit`` and the commands that run no kernel do not pay numba's import (about
+  0.3 s). Kernels that use ``prange`` import it from here (``from .._jit import njit,
+  prange``): a stand-in that runs as ``range`` until the kernel is built, then numba's own.
+- **Cached.** Compiled code is kept on disk, so a kernel compiles once per installation. The
+  cache is numba's ``__pycache__`` beside the source when that folder is writable; where the
+  installed package is not writable it is ``$BAYESKIT_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/bayeskit``, else ``~/.cache/bayeskit`` (``NUMBA_CACHE_DIR``, when set,
+  wins over all of them, as numba documents). Where nothing is writable the kernels compile
+  in each process instead.
+- **Announced.** :func:`announce_compiling` (the command line calls it) prints one line on
+  standard error the first time a bayeskit kernel compiles in a process: a first run after
+  installing is slower, and says so.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import numba
+__all__ = ["Kernel", "announce_compiling", "cache_dir", "njit", "prange"]
+
+# The kernels of a typical command compile in about this many seconds of CPU on a 2-core
+# machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
+# 0.6 s, with KernelNB 3.9 s more than the second run).
+COMPILE_SECONDS_ESTIMATE = 3
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent
+_lock = threading.RLock()
+_announce = False
+_announced = False
+_uncached = False  # a kernel had to be built without a disk cache
 
 
-def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``numba.njit(cache=True, **options)``, or without the cache where none is possible."""
+def prange(*args: int) -> range:
+    """numba's ``prange`` once the kernel using it is built; ``range`` until then."""
+    return range(*args)
 
-    def decorate(function: Callable[..., Any]) -> Any:
-        try:
-            return numba.njit(cache=True, **options)(function)
-        except RuntimeError:
-            return numba.njit(cache=False, **options)(function)
+
+def cache_dir() -> Path:
+    """The user cache folder for compiled kernels (used where the package is read-only)."""
+    explicit = os.environ.get("BAYESKIT_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "bayeskit"
+
+
+class Kernel:
+    """A numba kernel built on first use: call it as the function it wraps."""
+
+    def __init__(self, function: Callable[..., Any], options: dict[str, Any]):
+        functools.update_wrapper(self, function)
+        self._function = function
+        self._options = options
+        self._dispatcher: Any = None
+
+    def dispatcher(self) -> Any:
+        """numba's dispatcher for the kernel (built, not compiled, on the first request)."""
+        built = self._dispatcher
+        if built is None:
+            with _lock:
+                if self._dispatcher is None:
+                    self._dispatcher = _build(self._function, self._options)
+                built = self._dispatcher
+        return built
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        built = self._dispatcher
+        if built is None:
+            built = self.dispatcher()
+        return built(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes a Kernel lacks: numba's own (``_numba_type_`` when
+        # another kernel calls this one, ``py_func``, ``stats``...) come from the dispatcher.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher(), name)
+
+    def __repr__(self) -> str:
+        return f"<bayeskit kernel {self._function.__qualname__}>"
+
+
+def njit(**options: Any) -> Callable[[Callable[..., Any]], Kernel]:
+    """``numba.njit(cache=True, **options)``, built when first used; without the cache
+    where none is possible."""
+
+    def decorate(function: Callable[..., Any]) -> Kernel:
+        return Kernel(function, options)
 
     return decorate
+
+
+def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
+    global _uncached
+    numba = _numba()
+    scope = function.__globals__
+    for name, value in list(scope.items()):
+        if value is prange:
+            scope[name] = numba.prange
+    try:
+        return numba.njit(cache=True, **options)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        _uncached = True
+        return numba.njit(cache=False, **options)(function)
+
+
+@functools.lru_cache(maxsize=1)
+def _numba() -> Any:
+    import numba
+
+    _install_cache_locator()
+    _install_compile_listener()
+    return numba
+
+
+# ------------------------------------------------------------------ where the cache lives
+def _install_cache_locator() -> None:
+    """Put :class:`_UserCacheLocator` in numba's list, just before the in-tree locator
+    (after ``NUMBA_CACHE_DIR``'s). numba offers no public hook for this; if its internals
+    change, its own locators (``~/.cache/numba`` for a read-only package) are used."""
+    locators = _locator_list()
+    if locators is None:
+        return
+    from numba.core import caching
+
+    in_tree = getattr(caching, "InTreeCacheLocator", None) or getattr(
+        caching, "_InTreeCacheLocator", None
+    )
+    if in_tree is None:
+        return
+    locator = _user_cache_locator(caching, in_tree)
+    if locator is None or any(getattr(c, "_bayeskit", False) for c in locators):
+        return
+    position = locators.index(in_tree) if in_tree in locators else 0
+    locators.insert(position, locator)
+
+
+def _locator_list() -> list[type] | None:
+    """numba's list of cache locator classes (``CacheImpl``; ``_CacheImpl`` before 0.68)."""
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover
+        return None
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    found = getattr(impl, "_locator_classes", None)
+    return found if isinstance(found, list) else None
+
+
+def _user_cache_locator(caching: Any, in_tree: Any) -> type | None:
+    base = getattr(caching, "_UserProvidedCacheLocator", None) or getattr(
+        caching, "UserProvidedCacheLocator", None
+    )
+    if base is None:
+        return None
+
+    class _UserCacheLocator(base):  # type: ignore[misc, valid-type]
+        """bayeskit's own kernels, when the package folder is not writable: cached in
+        :func:`cache_dir`."""
+
+        _bayeskit = True
+
+        def __init__(self, py_func: Any, py_file: str):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            subpath = self.get_suitable_cache_subpath(py_file)
+            self._cache_path = os.path.join(cache_dir(), subpath)
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if not _is_ours(py_file) or in_tree.from_function(py_func, py_file) is not None:
+                return None  # not a bayeskit kernel, or its __pycache__ is writable
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None
+            return self
+
+    return _UserCacheLocator
+
+
+def _is_ours(py_file: str) -> bool:
+    try:
+        return Path(py_file).resolve().is_relative_to(_PACKAGE_ROOT)
+    except (OSError, ValueError):
+        return False
+
+
+# ------------------------------------------------------------------ saying it compiles
+def announce_compiling(enabled: bool = True) -> None:
+    """Print one line on standard error when a bayeskit kernel first compiles in this
+    process (the command line turns this on; the library stays quiet)."""
+    global _announce
+    _announce = enabled
+
+
+def _install_compile_listener() -> None:
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba without events
+        return
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            dispatcher = getattr(ev.data, "get", lambda _: None)("dispatcher")
+            module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+            if module.split(".")[0] == "bayeskit":
+                _compiling()
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", _Listener())
+
+
+def _compiling() -> None:
+    global _announced
+    if not _announce or _announced:
+        return
+    _announced = True
+    estimate = COMPILE_SECONDS_ESTIMATE
+    if _uncached:
+        line = (
+            f"bayeskit: compiling kernels, ~{estimate} s (no writable cache folder, so every "
+            "run compiles them; set BAYESKIT_CACHE_DIR to a writable folder to keep them)"
+        )
+    else:
+        line = f"bayeskit: first run: compiling kernels, ~{estimate} s; later runs start at once"
+    print(line, file=sys.stderr, flush=True)

@@ -19,6 +19,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "ShapeError",
+    "SingularCovarianceError",
     "UnknownCategoryError",
 ]
 
@@ -33,6 +34,12 @@ class DataError(BayeskitError, ValueError):
 
 class ShapeError(DataError):
     """Input of the wrong shape: wrong number of columns, empty, X and y of different lengths."""
+
+
+class SingularCovarianceError(DataError):
+    """A covariance matrix that cannot be inverted: a class with fewer rows than features, a
+    column constant within a class, or collinear columns. Set a regularisation (``reg_param``,
+    ``shrinkage``, ``lam``/``gamma``) or drop the columns named."""
 
 
 class UnknownCategoryError(DataError):

@@ -1,25 +1,37 @@
 """Looking inside a fitted model: why it decided, which features carry weight, which are useful.
 
 Every discrete Naive Bayes model is linear in its (one-hot) features (seeds 002–004):
-``joint log-likelihood = x @ W.T + b``. The log-odds of class ``a`` against class ``b`` is then
-a sum of one term per feature, ``x_j (W_aj − W_bj)``, plus the prior term ``b_a − b_b`` — an exact
-account of a decision, not an approximation.
+``joint log-likelihood = x @ W.T + b``; Fisher's linear discriminant (and a Gaussian with shared
+variances) is, up to a term the same for every class (:meth:`linear_discriminant`). The log-odds
+of class ``a`` against class ``b`` is then a sum of one term per feature, ``x_j (W_aj − W_bj)``,
+plus the prior term ``b_a − b_b`` — an exact account of a decision, not an approximation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 
 from ._base import GenerativeClassifier
 from .errors import ParameterError
 from .stats import Counts
+
+if TYPE_CHECKING:
+    from ._selector import UsefulnessSelector as UsefulnessSelector
+
+
+def __getattr__(name: str) -> Any:
+    # UsefulnessSelector lives in its own module: scikit-learn's feature_selection package,
+    # which it subclasses from, takes ~0.3 s to import and the text models do not need it.
+    if name == "UsefulnessSelector":
+        from ._selector import UsefulnessSelector
+
+        return UsefulnessSelector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -71,7 +83,8 @@ def explain(
 
     Parameters
     ----------
-    model : a fitted linear model (MultinomialNB, ComplementNB, BernoulliNB, CategoricalNB)
+    model : a fitted model with a linear decision (MultinomialNB, ComplementNB, BernoulliNB,
+        CategoricalNB, LinearDiscriminantAnalysis, GaussianNB with shared_variance=True)
     x : one row, shape (n_features,) or (1, n_features), dense or sparse
         For CategoricalNB, the row of values as given to ``predict``.
     feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
@@ -92,7 +105,7 @@ def explain(
     >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
     True
     """
-    W, b = model.linear_form()
+    W, b = model.linear_discriminant()
     design, names = _design_row(model, x, W.shape[1], feature_names)
     classes = model.classes_
     if len(classes) < 2:
@@ -129,7 +142,7 @@ def top_features(
     The score of feature ``j`` for class ``y`` is ``W_yj − mean_c W_cj``: how much one
     occurrence moves the log-odds toward ``y``.
     """
-    W, _ = model.linear_form()
+    W, _ = model.linear_discriminant()
     names = _names(model, W.shape[1], feature_names)
     lift = W - W.mean(axis=0, keepdims=True)
     out: dict[Any, list[tuple[str, float]]] = {}
@@ -179,48 +192,6 @@ def usefulness_of(
     share = counts / np.where(totals > 0, totals, 1.0)
     share[:, totals == 0] = 1.0 / counts.shape[0]  # never seen and alpha = 0: no information
     return np.asarray(share.max(axis=0), dtype=np.float64)
-
-
-class UsefulnessSelector(SelectorMixin, BaseEstimator):
-    """Keep the features with the highest usefulness ``max_y p(y|j)`` (seed 002).
-
-    A scikit-learn feature selector for count or presence matrices: it drops stop words and
-    words every class uses alike. Keeps the ``k`` most useful features, or those at least
-    ``threshold`` useful (both: the ``k`` best among those).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit.inspection import UsefulnessSelector
-    >>> X = np.array([[3, 1, 0], [2, 1, 0], [0, 1, 2], [0, 1, 3]])
-    >>> UsefulnessSelector(k=2).fit(X, [0, 0, 1, 1]).get_support()
-    array([ True, False,  True])
-    """
-
-    def __init__(
-        self,
-        *,
-        k: int | None = None,
-        threshold: float | None = None,
-        alpha: float = 1.0,
-        prior: str = "uniform",
-    ):
-        self.k = k
-        self.threshold = threshold
-        self.alpha = alpha
-        self.prior = prior
-
-    def fit(self, X: Any, y: Any) -> UsefulnessSelector:
-        from .naive_bayes import MultinomialNB
-
-        model = MultinomialNB().fit(X, y)
-        self.n_features_in_ = model.n_features_in_
-        self.usefulness_ = feature_usefulness(model, alpha=self.alpha, prior=self.prior)
-        self.support_ = top_useful(self.usefulness_, k=self.k, threshold=self.threshold)
-        return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        return self.support_
 
 
 def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) -> np.ndarray:

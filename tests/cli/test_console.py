@@ -94,4 +94,4 @@ def test_quickstart_reports_cross_validated_quality(cli, capsys, entry):
     assert "bag of words + MultinomialNB(alpha=1); 2-fold" in lines[2]
     accuracy = float(lines[3].removeprefix("accuracy: "))
     assert 0.97 < accuracy < 1.0
-    assert lines[-3].startswith("next: bayeskit train DATA --target COLUMN -o model.bk")
+    assert lines[-4].startswith("next: bayeskit example sms")

@@ -11,6 +11,7 @@ import pytest
 
 import bayeskit.cli.train
 from bayeskit.cli.output import write_atomic
+from bayeskit.io.readers import ReadError
 
 
 def _one_line_error(result, *words: str) -> str:
@@ -56,10 +57,11 @@ def files(tmp_path):
             ["bayeskit train: error:", "'nonsense' is not a model"],
         ),
         (["train", "{d}/ok.csv", "-t", "label", "--bogus"], ["No such option: --bogus"]),
-        (["evaluate", "{d}/ok.csv", "-t", "label", "--cv", "1"], ["--cv 1", "at least 2 folds"]),
+        (["evaluate", "{d}/ok.csv", "-t", "label", "--folds", "1"], ["--folds 1", "at least 2"]),
+        (["evaluate", "{d}/ok.csv", "-t", "label", "--cv", "1"], ["--folds 1", "at least 2"]),
         (
-            ["evaluate", "{d}/ok.csv", "-t", "label", "--cv", "5"],
-            ["largest class has 2 rows", "--cv 2"],
+            ["evaluate", "{d}/ok.csv", "-t", "label", "--folds", "5"],
+            ["largest class has 2 rows", "--folds 2"],
         ),
         (["report", "{d}/ragged.csv", "-t", "label"], ["ragged.csv, line 4"]),
     ],
@@ -142,7 +144,7 @@ def test_a_bug_is_reported_as_one(cli, files, monkeypatch):
     def broken(model, path):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(bayeskit.cli.train, "save", broken)
+    monkeypatch.setattr(bayeskit.cli.train, "save_model", broken)
     result = cli("train", files / "ok.csv", "-t", "label", "-o", files / "m.bk")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
@@ -160,7 +162,7 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "fsync", failing)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ReadError, match=f"{target}: cannot be written \\(disk full\\)"):
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["report.html"]
@@ -185,7 +187,7 @@ def test_output_to_a_folder_that_cannot_be_written(cli, files, tmp_path, monkeyp
     args = {
         "train": ["train", files / "ok.csv", "-t", "label", "-o", out],
         "predict": ["predict", model, files / "ok.csv", "--ignore", "label", "-o", out],
-        "report": ["report", files / "ok.csv", "-t", "label", "--cv", "2", "-o", out],
+        "report": ["report", files / "ok.csv", "-t", "label", "--folds", "2", "-o", out],
     }[command]
     _one_line_error(cli(*args), f"{out}: cannot write in the folder", "permission denied")
     assert os.listdir(locked) == []

@@ -22,7 +22,7 @@ def _report(cli, *args) -> str:
 
 def test_report_on_a_table(cli, mushroom_csv, tmp_path):
     page = tmp_path / "mushroom.html"
-    out = _report(cli, mushroom_csv, "-t", "class", "--missing", "?", "--cv", 3, "-o", page)
+    out = _report(cli, mushroom_csv, "-t", "class", "--missing", "?", "--folds", 3, "-o", page)
     assert f"wrote {page} (" in out
     text = page.read_text("utf-8")
     assert text.lstrip().lower().startswith("<!doctype html>")
@@ -37,7 +37,9 @@ def test_report_on_a_table(cli, mushroom_csv, tmp_path):
 
 def test_report_on_text_with_a_title(cli, sms_tsv, tmp_path):
     page = tmp_path / "sms.html"
-    _report(cli, sms_tsv, "-t", "label", "--cv", 3, "--title", "SMS <spam>", "-o", page)
+    _report(
+        cli, sms_tsv, "-t", "label", "--cv", 3, "--title", "SMS <spam>", "-o", page
+    )  # --cv: --folds' old name
     text = page.read_text("utf-8")
     assert f"<title>{html.escape('SMS <spam>')}</title>" in text
     assert "SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)" in text

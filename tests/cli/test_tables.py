@@ -85,7 +85,7 @@ def test_predict_from_stdin_with_an_id_column(cli, mushroom_model, mushroom_csv)
 
 
 def test_evaluate_json_matches_cross_validation_by_hand(cli, mushroom_csv):
-    result = cli("evaluate", mushroom_csv, "-t", "class", "--missing", "?", "--cv", 3, "--json")
+    result = cli("evaluate", mushroom_csv, "-t", "class", "--missing", "?", "--folds", 3, "--json")
     assert result.exit_code == 0, result.stderr
     found = json.loads(result.stdout)
     frame = _frame(mushroom_csv)

@@ -253,7 +253,7 @@ def test_large_vocabulary_is_stored_as_bytes_and_loads_fast(tmp_path: Path) -> N
     )
     docs = [" ".join(chunk) for chunk in np.array_split(rng.permutation(words), 1000)]
     y = rng.choice(["ham", "spam"], size=len(docs))
-    clf = TextClassifier().fit(docs, y)
+    clf = TextClassifier(vectorizer=TextVectorizer()).fit(docs, y)  # unigrams
     assert len(clf.vocabulary_stats_) == 100_000
     path = tmp_path / "big.bkm"
     bk.save(clf, path)

@@ -1,8 +1,9 @@
 """The ``bayeskit`` command line (installed as a console script; also ``python -m bayeskit.cli``).
 
-Subcommands: ``quickstart``, ``train``, ``evaluate``, ``predict``, ``explain``, ``inspect`` and
-``report``; ``bayeskit COMMAND --help`` describes each. :func:`main` runs it and returns the exit
-code (0 done, 2 usage or data error, 1 bug).
+Subcommands: ``quickstart``, ``example``, ``train``, ``evaluate``, ``predict``, ``explain``,
+``inspect`` and ``report`` (registered in :mod:`bayeskit.cli.app`); ``bayeskit COMMAND --help``
+describes each. :func:`main` runs it and returns the exit code (0 done, 2 usage or data error,
+1 bug, 130 interrupted).
 """
 
 from __future__ import annotations
@@ -14,9 +15,14 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
-    from typer.main import get_command
+    try:
+        from typer.main import get_command
 
-    from .app import app
+        from .app import app
 
-    code: int = get_command(app).main(args=argv, prog_name="bayeskit", standalone_mode=False)
+        code: int = get_command(app).main(args=argv, prog_name="bayeskit", standalone_mode=False)
+    except KeyboardInterrupt:  # Ctrl-C while starting up, before the command's own guard
+        from .errors import interrupted
+
+        return interrupted()
     return code

@@ -1,18 +1,29 @@
-"""The ``bayeskit`` command: a typer app whose group turns every outcome into an exit code
-(see :mod:`bayeskit.cli.errors`)."""
+"""The ``bayeskit`` command: a typer app whose subcommands load only when they run.
+
+Each subcommand is a typer-annotated function in its own module of this package, registered
+below with one line: ``command(NAME, "module:function", ONE_LINE_HELP)``. ``bayeskit --help``
+lists the commands from these lines and ``bayeskit --version`` answers without importing any
+command, so neither pays for numpy, scikit-learn, polars or numba; ``bayeskit NAME ...``
+imports the one module it needs. The one-line help is the first sentence of the function's
+docstring (a test keeps them equal). Outcomes become exit codes in :mod:`bayeskit.cli.errors`.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import Annotated, Any
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Annotated, Any, Literal
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from .._version import __version__
-from .errors import run_guarded
+from .errors import UsageError, run_guarded
 
 HELP = """Bayesian (Naive Bayes) classification from the command line: a data file in; a model,
 its measured quality and its predictions out.
@@ -20,13 +31,166 @@ its measured quality and its predictions out.
 DATA is a table (.csv, .tsv, .jsonl, .parquet) with a --target column, or a folder with one
 sub-folder per class holding text files or e-mails (.eml, raw messages, mbox files).
 
-Exit codes: 0 done; 2 a usage or data error (one line says what and how to fix it); 1 a bug.
---debug anywhere on the command line shows the traceback of an error."""
+Exit codes: 0 done; 2 a usage or data error (one line says what and how to fix it); 1 a bug;
+130 interrupted (Ctrl-C; nothing is left half-written). --debug anywhere on the command line
+shows the traceback of an error."""
+
+_MARKUP: Literal["markdown"] = "markdown"
+_CONTEXT = {"help_option_names": ["-h", "--help"]}
+_LISTING = "bayeskit.listing"  # ctx.meta key: help is listing the commands, not running one
+
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """Where a subcommand's function lives ("module:function" in this package) and its
+    one-line help."""
+
+    target: str
+    summary: str
+    hidden: bool = False
+
+    def function(self) -> Any:
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+COMMANDS: dict[str, LazyCommand] = {}
+
+
+def command(name: str, target: str, summary: str, *, hidden: bool = False) -> None:
+    """Register the subcommand ``name``: run by ``target`` ("module:function")."""
+    COMMANDS[name] = LazyCommand(target, summary, hidden)
+
+
+# ------------------------------------------------------------------ the subcommands
+command(
+    "quickstart",
+    "quickstart:quickstart",
+    "Train and cross-validate a spam filter on the bundled SMS Spam Collection (Almeida et "
+    "al., 2011; CC BY 4.0) in a few seconds, then say what to try next.",
+)
+command(
+    "example",
+    "example:example",
+    "Write an example dataset to try the commands on: the bundled SMS Spam Collection or one "
+    "of scikit-learn's tables, as CSV.",
+)
+command(
+    "train",
+    "train:train",
+    "Train a model on DATA and write it to a model file (a zip of JSON and arrays that never "
+    "runs code when loaded).",
+)
+command(
+    "evaluate",
+    "evaluate:evaluate",
+    "Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the "
+    "confusion matrix, ROC-AUC for two classes.",
+)
+command(
+    "predict",
+    "predict:predict",
+    "Predict DATA with a trained model: one row per input with the predicted label and the "
+    "probability of each class (CSV or JSON lines).",
+)
+command(
+    "explain",
+    "inspect_cmd:explain",
+    "The contributions behind one decision: the log-odds of the predicted class against the "
+    "runner-up, split exactly into the prior and one term per feature.",
+)
+command(
+    "inspect",
+    "inspect_cmd:inspect",
+    "What a model file holds: the model, its classes and priors, the family of each column "
+    "and the features that most favour each class.",
+)
+command(
+    "serve",
+    "serve:serve",
+    "Serve MODEL over HTTP: MLflow's /invocations, /check and /learn for text models, and a "
+    "web page at /.",
+)
+command(
+    "report",
+    "report:report",
+    "Cross-validate a model on DATA and write one self-contained HTML page: confusion "
+    "matrix, ROC and precision-recall curves, calibration, the class-conditional densities "
+    "of the most useful numeric features and the top words per class.",
+)
+
+
+# ------------------------------------------------------------------ help that reads well
+def _tidy(command: Any, ctx: Any) -> None:
+    """No type in the help for a flag (typer prints ``--json <bool>``, as if it took a value)
+    or for an argument already named by its metavar (``DATA``, not ``DATA <str>``)."""
+    for param in command.get_params(ctx):
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif getattr(param, "param_type_name", "") == "argument" and param.metavar:
+            setattr(param, "display_type_rich", lambda ctx: None)  # noqa: B010 - an instance
+
+
+def _plain_usage(pieces: list[str]) -> list[str]:
+    """``DATA`` and ``[DATA]`` in the usage line, not typer's ``{DATA}``."""
+    return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in pieces]
+
+
+class BayeskitCommand(TyperCommand):
+    """A subcommand whose help shows flags without a type and arguments without braces."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _plain_usage(super().collect_usage_pieces(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _tidy(self, ctx)
+        super().format_help(ctx, formatter)
 
 
 class BayeskitGroup(TyperGroup):
-    """Runs the command with click's own error printing off, so that every error is one line
-    and ``--debug`` (accepted anywhere) shows the traceback."""
+    """The ``bayeskit`` group: loads a subcommand when it runs, lists them from
+    :data:`COMMANDS` for the help, and runs with click's own error printing off so that every
+    error is one line and ``--debug`` (accepted anywhere) shows the traceback."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = self.commands.get(cmd_name)
+        if found is not None:
+            return found
+        lazy = COMMANDS.get(cmd_name)
+        if lazy is None:
+            return None
+        if ctx.meta.get(_LISTING):  # the group's help: name and summary, nothing imported
+            return TyperCommand(
+                cmd_name, help=lazy.summary, hidden=lazy.hidden, rich_markup_mode=_MARKUP
+            )
+        sub = typer.Typer(rich_markup_mode=_MARKUP, context_settings=_CONTEXT, add_completion=False)
+        sub.command(cmd_name, cls=BayeskitCommand, hidden=lazy.hidden)(lazy.function())
+        loaded = typer.main.get_command(sub)
+        self.commands[cmd_name] = loaded
+        return loaded
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as exc:
+            # typer suggests close names among the loaded commands only: offer them all
+            close = get_close_matches(args[0], list(COMMANDS)) if args else []
+            message = str(getattr(exc, "message", ""))
+            if close and "Did you mean" not in message:
+                names = ", ".join(repr(c) for c in close)
+                exc.message = f"{message.rstrip('.')}. Did you mean {names}?"  # type: ignore[attr-defined]
+            raise
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _tidy(self, ctx)
+        ctx.meta[_LISTING] = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            ctx.meta.pop(_LISTING, None)
 
     def main(  # type: ignore[override]
         self,
@@ -39,6 +203,9 @@ class BayeskitGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv or os.environ.get("BAYESKIT_DEBUG", "") not in ("", "0")
         argv = [a for a in argv if a != "--debug"]
+        from .._jit import announce_compiling
+
+        announce_compiling()  # a first run after installing says why it is slow
         code = run_guarded(
             lambda: super(BayeskitGroup, self).main(
                 args=argv,
@@ -61,8 +228,8 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=_MARKUP,
+    context_settings=_CONTEXT,
 )
 
 
@@ -80,13 +247,3 @@ def _root(
     ] = False,
 ) -> None:
     """Bayesian (Naive Bayes) classification from the command line."""
-
-
-def _register() -> None:
-    from . import evaluate, inspect_cmd, predict, quickstart, report, train
-
-    for module in (quickstart, train, evaluate, predict, inspect_cmd, report):
-        module.register(app)
-
-
-_register()

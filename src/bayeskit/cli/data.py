@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,13 +31,17 @@ _LISTED_CLASSES = 8
 TargetOpt = Annotated[
     str | None,
     typer.Option(
-        "--target", "-t", help="Column holding the class labels (tables; folders need none)."
+        "--target",
+        "-t",
+        metavar="COLUMN",
+        help="Column holding the class labels (tables; folders need none).",
     ),
 ]
 TextOpt = Annotated[
     str | None,
     typer.Option(
         "--text",
+        metavar="COLUMN",
         help="Column of free text: classify with the text pipeline on it (other columns are "
         "ignored). Default: a table whose only feature column is free text uses it.",
     ),
@@ -44,24 +49,41 @@ TextOpt = Annotated[
 FormatOpt = Annotated[
     str | None,
     typer.Option(
-        "--format", "-f", help=f"Format of DATA: {', '.join(FORMATS)}. Default: from the name."
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help=f"Format of DATA: {', '.join(FORMATS)}. Default: from the name.",
     ),
 ]
 NoHeaderOpt = Annotated[
     bool,
-    typer.Option("--no-header", help="CSV/TSV without a header row: columns column_1, column_2, …"),
+    typer.Option(
+        "--no-header",
+        help="The CSV/TSV has no header row: its columns are named column_1, column_2, …",
+    ),
 ]
 ColumnsOpt = Annotated[
     str | None,
     typer.Option(
         "--columns",
+        metavar="NAMES",
         help="Comma-separated names for the columns of a CSV/TSV without a header row.",
+    ),
+]
+SeparatorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--separator",
+        metavar="CHAR",
+        help="The character between the fields of a CSV, e.g. --separator ';'. Default: "
+        "sniffed from the first lines (',', ';', tab or '|').",
     ),
 ]
 MissingOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--missing",
+        metavar="VALUE",
         help="A field value meaning 'missing' (repeatable), e.g. --missing '?'. Empty fields "
         "are always missing.",
     ),
@@ -70,10 +92,43 @@ MergeOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--merge",
-        help="NEW=OLD1,OLD2: train on class NEW for the labels (or class folders) OLD1 and "
-        "OLD2 (repeatable), e.g. --merge ham=easy_ham,hard_ham --merge spam=spam,spam_2.",
+        metavar="NEW=OLD,…",
+        help="Train on class NEW for the labels (or class folders) OLD1 and OLD2 "
+        "(repeatable), e.g. --merge ham=easy_ham,hard_ham --merge spam=spam,spam_2.",
     ),
 ]
+IdOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--id",
+        metavar="COLUMN",
+        help="A column naming the rows (repeatable): left out of the model. Default: a "
+        "column named like an ID (id, customer_id, PassengerId…), or of 20+ rows holding a "
+        "different word, or increasing whole numbers, in every row.",
+    ),
+]
+KeepOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--keep",
+        metavar="COLUMN",
+        help="Use COLUMN as a feature even though it looks like a row ID (repeatable).",
+    ),
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Replace an existing output file even if this command did not write it.",
+    ),
+]
+FOLDS_HELP = "Number of cross-validation folds (at least 2)."
+FoldsAliasOpt = Annotated[int | None, typer.Option("--cv", hidden=True, metavar="N")]
+
+
+def folds_of(folds: int, cv_alias: int | None) -> int:
+    """``--folds``, or its older name ``--cv`` when that was given."""
+    return folds if cv_alias is None else cv_alias
 
 
 @dataclass
@@ -85,12 +140,35 @@ class ReadOptions:
     columns: str | None = None
     missing: list[str] = field(default_factory=list)
     merge: list[str] = field(default_factory=list)
+    separator: str | None = None
+    ids: list[str] = field(default_factory=list)  # --id
+    keep: list[str] = field(default_factory=list)  # --keep
+    detect_ids: bool = True  # False: drop the ``ids`` present, detect none (a test set)
+
+    @classmethod
+    def of(
+        cls,
+        format: str | None,
+        no_header: bool,
+        columns: str | None,
+        missing: list[str] | None = None,
+        merge: list[str] | None = None,
+        separator: str | None = None,
+        ids: list[str] | None = None,
+        keep: list[str] | None = None,
+    ) -> ReadOptions:
+        """The options as a command receives them (typer gives None for an absent
+        repeatable option)."""
+        return cls(
+            format, no_header, columns, missing or [], merge or [], separator, ids or [], keep or []
+        )
 
     def table_kwargs(self) -> dict[str, Any]:
         if self.format is not None and self.format not in FORMATS:
             raise typer.BadParameter(
                 f"{self.format!r}; choose one of: {', '.join(FORMATS)}", param_hint="--format"
             )
+        separator = {"\\t": "\t", "tab": "\t"}.get(self.separator or "", self.separator)
         names = None
         if self.columns is not None:
             names = [c.strip() for c in self.columns.split(",")]
@@ -100,6 +178,7 @@ class ReadOptions:
             "header": not self.no_header,
             "columns": names,
             "missing": tuple(self.missing),
+            "separator": separator,
         }
 
 
@@ -113,6 +192,7 @@ class Labelled:
     y: np.ndarray
     text_column: str | None = None
     names: list[str] | None = None  # documents: where each came from
+    id_columns: list[str] = field(default_factory=list)  # row IDs left out of X
 
     @property
     def n_rows(self) -> int:
@@ -232,29 +312,97 @@ def _load_labelled(
         )
     if target not in frame.columns and not options.no_header and options.columns is None:
         raise ReadError(
-            f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} (if "
-            "the first line holds data, not names, pass --no-header or --columns)",
+            f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} "
+            f"({_header_hint(frame.columns)})",
             path=data,
             column=target,
         )
     features, y = split_target(frame, target, source=data)
+    # with --text every other column is left out anyway: only --id ones are named as IDs
+    ids = _id_columns(features, replace(options, detect_ids=False) if text else options, data)
+    if ids:
+        features = features.drop(ids)
+        if features.width == 0:
+            raise ReadError(
+                f"{data}: no column is left besides the target and the row IDs "
+                f"({list_names(ids)}); pass --keep COLUMN to use one as a feature",
+                path=data,
+            )
     if text is not None:
         require_column(features, text, data, "--text")
         others = [c for c in features.columns if c != text]
         if others:
             note(f"--text {text}: the other columns are not used ({list_names(others, 10)})")
-        return Labelled(data, "text", text_of(features.get_column(text)), y, text_column=text)
-    if features.width == 1 and looks_like_text(features.to_series(0)):
+        labelled = Labelled(data, "text", text_of(features.get_column(text)), y, text_column=text)
+    elif features.width == 1 and looks_like_text(features.to_series(0)):
         column = features.columns[0]
-        return Labelled(data, "text", text_of(features.get_column(column)), y, column)
-    check_feature_columns(features, data)
-    wordy = [c for c in features.columns if looks_like_text(features.get_column(c))]
-    if wordy:
-        note(
-            f"column {wordy[0]!r} looks like free text but is used as a category; pass "
-            f"--text {wordy[0]} to classify on its words"
-        )
-    return Labelled(data, "table", features, y)
+        labelled = Labelled(data, "text", text_of(features.get_column(column)), y, column)
+    else:
+        check_feature_columns(features, data)
+        wordy = [c for c in features.columns if looks_like_text(features.get_column(c))]
+        if wordy:
+            note(
+                f"column {wordy[0]!r} looks like free text but is used as a category; pass "
+                f"--text {wordy[0]} to classify on its words"
+            )
+        labelled = Labelled(data, "table", features, y)
+    labelled.id_columns = ids
+    return labelled
+
+
+def _header_hint(columns: list[str]) -> str:
+    """What to try when the target is not among the columns read."""
+    joined = "".join(columns)
+    separator = next((sep for sep in (";", "\t", "|") if sep in joined), None)
+    if separator is not None:
+        shown = "\\t" if separator == "\t" else separator
+        return f"the header looks separated by '{shown}': pass --separator '{shown}'"
+    return "if the first line holds data, not names, pass --no-header or --columns"
+
+
+# ------------------------------------------------------------------ row IDs
+_ID_NAMES = {"id", "uuid", "guid", "rowid", "row_id", "index"}
+_ID_SUFFIX = re.compile(r"[_\-\s.][iI][dD]$|[a-z0-9](?:Id|ID)$")
+_MIN_ROWS_FOR_UNIQUE_ID = 20
+
+
+def id_reason(name: str, column: Any) -> str | None:
+    """Why ``column`` looks like a row ID rather than a feature, or None: its name (``id``,
+    ``customer_id``, ``PassengerId``), or — from 20 rows — a different word in every row, or
+    whole numbers increasing down the file."""
+    import polars as pl
+
+    if name.strip().lower() in _ID_NAMES or _ID_SUFFIX.search(name.strip()):
+        return "named like an ID"
+    n = len(column)
+    if n < _MIN_ROWS_FOR_UNIQUE_ID or column.null_count() or column.n_unique() != n:
+        return None
+    if column.dtype == pl.String and not looks_like_text(column):
+        return "a different value in every row"
+    if column.dtype.is_integer() and bool((column.diff().drop_nulls() > 0).all()):
+        return "whole numbers increasing down the file"
+    return None
+
+
+def _id_columns(features: Any, options: ReadOptions, source: str) -> list[str]:
+    """The row-ID columns of a training table: ``--id`` ones, and detected ones (with a note)
+    unless ``--keep`` keeps them."""
+    if not options.detect_ids:
+        return [c for c in options.ids if c in features.columns]
+    for column in [*options.ids, *options.keep]:
+        require_column(features, column, source, "--id" if column in options.ids else "--keep")
+    found = list(options.ids)
+    for name in features.columns:
+        if name in found or name in options.keep:
+            continue
+        reason = id_reason(name, features.get_column(name))
+        if reason is not None:
+            found.append(name)
+            note(
+                f"column {name!r} looks like a row ID ({reason}): left out of the model "
+                f"(--keep {name} uses it as a feature; predict copies it into its output)"
+            )
+    return found
 
 
 @dataclass
@@ -283,9 +431,17 @@ def read_inputs_table(data: str, options: ReadOptions) -> Any:
     return read_table(raw, name="<stdin>", **kwargs)
 
 
-def read_text_inputs(data: str, options: ReadOptions, *, email: bool, text: str | None) -> Inputs:
+def read_text_inputs(
+    data: str,
+    options: ReadOptions,
+    *,
+    email: bool,
+    text: str | None,
+    id_columns: list[str] | None = None,
+) -> Inputs:
     """Documents for a text model: a table's text column, a folder or file of documents, or
-    standard input (one document per line, or the whole input for an e-mail model)."""
+    standard input (one document per line, or the whole input for an e-mail model). From a
+    table, the ``id_columns`` (default: the columns that look like row IDs) name the rows."""
     kind = "email" if email else "text"
     if data == "-" and options.format is None:
         raw = _stdin_bytes()
@@ -300,8 +456,14 @@ def read_text_inputs(data: str, options: ReadOptions, *, email: bool, text: str 
     is_table = data == "-" or (options.format in TABLE_FORMATS) or _has_table_suffix(data)
     if is_table:
         frame = read_inputs_table(data, options)
+        for column in id_columns or []:
+            require_column(frame, column, data, "--id")
         column = pick_text_column(frame, text, data)
-        return Inputs(data, text_of(frame.get_column(column)), {})
+        if not id_columns:
+            others = [c for c in frame.columns if c != column]
+            id_columns = [c for c in others if id_reason(c, frame.get_column(c))]
+        ids = {c: frame.get_column(c).to_list() for c in id_columns}
+        return Inputs(data, text_of(frame.get_column(column)), ids)
     with progress("reading files", None) as update:
         docs = read_documents(data, kind=kind, progress=update)
     return _inputs_of(docs, data)

@@ -3,8 +3,12 @@
 Usage errors (an unknown option, a missing argument) and data errors (a missing file, a
 ragged CSV row, an unknown column, a file that is not a model) end the command with exit code
 2 and one line on standard error naming the file, line or column and the fix. Anything else is
-a bug in bayeskit: one line saying so, exit code 1. ``--debug`` (anywhere on the command line)
-or ``BAYESKIT_DEBUG=1`` prints the traceback as well.
+a bug in bayeskit: one line saying so, exit code 1. Ctrl-C, at any moment (starting up, reading,
+fitting, saving), ends with exit code 130 and one line saying what was written (nothing, unless
+an output file was complete by then). ``--debug`` (anywhere on the command line) or
+``BAYESKIT_DEBUG=1`` prints the traceback as well.
+
+Imports stay light (typer only): ``bayeskit --version`` goes through here.
 """
 
 from __future__ import annotations
@@ -16,8 +20,6 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
-
-from ..errors import BayeskitError
 
 
 def _base(name: str) -> type[Exception]:
@@ -33,6 +35,28 @@ USAGE_OR_DATA = 2
 BUG = 1
 INTERRUPTED = 130
 
+_written: list[str] = []
+
+
+def record_written(path: str | os.PathLike[str]) -> None:
+    """Note an output file the command has completed (Ctrl-C afterwards says so)."""
+    _written.append(os.fspath(path))
+
+
+def interrupted(prog: str = "bayeskit") -> int:
+    """Say that Ctrl-C stopped the command, and what it had written; the exit code 130."""
+    done = f"wrote {', '.join(_written)} before that" if _written else "nothing written"
+    _flush_stdout()
+    print(f"{prog}: interrupted; {done}", file=sys.stderr)
+    return INTERRUPTED
+
+
+def _is_bayeskit_error(exc: BaseException) -> bool:
+    # bayeskit.errors imports scikit-learn: look it up only if something imported it (no
+    # BayeskitError can have been raised otherwise)
+    errors = sys.modules.get("bayeskit.errors")
+    return errors is not None and isinstance(exc, errors.BayeskitError)
+
 
 def one_line(text: str) -> str:
     """The message on one line (library messages sometimes list items on several)."""
@@ -47,21 +71,20 @@ def _usage_line(exc: Any) -> str:
 
 def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit") -> int:
     """Run ``call`` (the command line) and turn its outcome into an exit code."""
+    _written.clear()
     try:
         result = call()
     except UsageError as exc:
         if not exc.format_message():  # type: ignore[attr-defined]
             return USAGE_OR_DATA  # no command given: the help was printed instead
         return _fail(_usage_line(exc), USAGE_OR_DATA, debug)
-    except typer.Abort:
-        return _fail(f"{prog}: interrupted", INTERRUPTED, debug)
-    except KeyboardInterrupt:
-        return _fail(f"{prog}: interrupted", INTERRUPTED, debug)
+    except (typer.Abort, KeyboardInterrupt):
+        if debug:
+            traceback.print_exc()
+        return interrupted(prog)
     except ClickException as exc:
         message = one_line(exc.format_message())  # type: ignore[attr-defined]
         return _fail(f"{prog}: error: {message}", getattr(exc, "exit_code", 1), debug)
-    except BayeskitError as exc:
-        return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
     except BrokenPipeError:
         # The reader of our output went away (``| head``): stop quietly, as Unix tools do.
         _silence_stdout()
@@ -74,7 +97,11 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:
+        if _is_bayeskit_error(exc):
+            return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
         return _bug(exc, prog, debug)
+    if result == INTERRUPTED:  # typer turned a KeyboardInterrupt into Exit(130)
+        return interrupted(prog)
     return result if isinstance(result, int) else 0
 
 

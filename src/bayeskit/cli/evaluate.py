@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -10,15 +11,21 @@ from rich.table import Table
 from sklearn.base import clone
 
 from .data import (
+    FOLDS_HELP,
     ColumnsOpt,
+    FoldsAliasOpt,
     FormatOpt,
+    IdOpt,
+    KeepOpt,
     Labelled,
     MergeOpt,
     MissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeparatorOpt,
     TargetOpt,
     TextOpt,
+    folds_of,
     load_labelled,
 )
 from .measure import cross_validate, holdout, metrics
@@ -37,10 +44,6 @@ from .output import fmt_num, out_console
 _MAX_CONFUSION = 12
 
 
-def register(app: typer.Typer) -> None:
-    app.command("evaluate")(evaluate)
-
-
 def evaluate(
     data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
     target: TargetOpt = None,
@@ -48,29 +51,36 @@ def evaluate(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
-    cv: Annotated[int, typer.Option("--cv", help="Number of cross-validation folds.")] = 10,
+    folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
     test: Annotated[
         str | None,
-        typer.Option("--test", help="Train on DATA and test on this (same layout) instead."),
+        typer.Option(
+            "--test", metavar="DATA", help="Train on DATA and test on this (same layout) instead."
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+    ids: IdOpt = None,
+    keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
     columns: ColumnsOpt = None,
+    separator: SeparatorOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    cv: FoldsAliasOpt = None,
 ) -> None:
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
-    options = ReadOptions(format, no_header, columns, missing or [], merge or [])
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)
     if test is None:
-        result = cross_validate(lambda: clone(estimator), train, cv, seed)
+        result = cross_validate(lambda: clone(estimator), train, folds_of(folds, cv), seed)
     else:
-        held_out = load_labelled(test, target, train.text_column, options)
+        test_options = replace(options, ids=train.id_columns, detect_ids=False)
+        held_out = load_labelled(test, target, train.text_column, test_options)
         result = holdout(estimator, train, held_out, _ready(held_out, train, estimator))
     found = metrics(result)
     found["data"] = data

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..errors import BayeskitError
+from ..errors import BayeskitError, ParameterError
 from ..inspection import explain as explain_linear
 from ..inspection import top_features
 from ..io.readers import ReadError, list_names
@@ -24,19 +24,14 @@ from .models import (
     load_model,
     training_columns,
 )
-from .output import out_console
+from .output import note, out_console
 from .train import families_line
 
-ROW_HELP = """For a text model: the text itself, @FILE to read a file (an e-mail for an e-mail
-model), or - for standard input. For a table model: the row as a JSON object
-('{"odor": "f", "age": 41}') or as COLUMN=VALUE pairs separated by commas
-('odor=f,age=41'); numbers, true/false and null are read as such, anything else as text;
-a column left out is a missing value."""
-
-
-def register(app: typer.Typer) -> None:
-    app.command("explain")(explain)
-    app.command("inspect")(inspect)
+ROW_HELP = """For a text model: the text itself, @FILE (or the name of an existing file) to
+read a file (an e-mail for an e-mail model), or - for standard input. For a table model: the
+row as a JSON object ('{"odor": "f", "age": 41}') or as COLUMN=VALUE pairs separated by commas
+('odor=f,age=41'), given the same ways; numbers, true/false and null are read as such,
+anything else as text; a column left out is a missing value."""
 
 
 @dataclass
@@ -57,6 +52,9 @@ def _plain(value: Any) -> Any:
 
 # ------------------------------------------------------------------ reading the input
 def _read_input(raw: str) -> bytes | str:
+    """The input itself: standard input for ``-``, the file for ``@FILE`` or for the name of
+    an existing file (with a note: a text that happens to name a file is read from the
+    file), else the argument."""
     if raw == "-":
         return sys.stdin.buffer.read()
     if raw.startswith("@"):
@@ -64,6 +62,12 @@ def _read_input(raw: str) -> bytes | str:
         if not path.is_file():
             raise ReadError(f"{raw[1:]}: no such file (after @); check the path", path=raw[1:])
         return path.read_bytes()
+    if "\n" not in raw and len(raw) < 4096 and Path(raw).is_file():
+        note(
+            f"{raw} is a file: explaining what it holds (@{raw} says so; to explain the words "
+            f"'{raw}' themselves, pipe them in: echo '{raw}' | bayeskit explain MODEL -)"
+        )
+        return Path(raw).read_bytes()
     return raw
 
 
@@ -148,8 +152,15 @@ def decide(model: Any, x: Any, label: Any = None, versus: Any = None) -> Decisio
         proba = model.predict_proba([x])[0]
         return _decision(model, e, proba, table=False)
     try:
-        model.linear_form()
+        model.linear_discriminant()
     except BayeskitError:
+        if not model.__sklearn_tags__().input_tags.allow_nan:
+            raise ParameterError(
+                f"{type(model).__name__}'s log-odds is not a sum of one term per feature (its "
+                "covariances differ between classes, so features interact); explain splits "
+                "the decisions of linear models (--model lda) and naive Bayes models; "
+                "'bayeskit inspect' shows this model's class means"
+            ) from None
         return _by_missing(model, x, label, versus)
     e = explain_linear(model, x, label=label, versus=versus)
     return _decision(model, e, model.predict_proba(x)[0], table=True)
@@ -225,7 +236,12 @@ def explain(
         label = _plain(model.classes_[_index(model.classes_, label)])
     if versus is not None:
         versus = _plain(model.classes_[_index(model.classes_, versus)])
-    x = _document(model, item) if is_text_model(model) else _row_frame(model, parse_row(item))
+    if is_text_model(model):
+        x = _document(model, item)
+    else:
+        content = _read_input(item)
+        row = content.decode("utf-8", errors="replace") if isinstance(content, bytes) else content
+        x = _row_frame(model, parse_row(row))
     d = decide(model, x, label, versus)
     if as_json:
         out = {
@@ -262,6 +278,7 @@ def inspect(
     priors = np.exp(model.class_log_prior_)
     counts = model.class_count_
     tops = _top(model, top)
+    means = class_means(model, top)
     if as_json:
         out = {
             "model": describe(model),
@@ -276,6 +293,11 @@ def inspect(
                 str(c): [{"feature": f, "weight": w} for f, w in v] for c, v in (tops or {}).items()
             },
         }
+        if means is not None:
+            out["class_means"] = {
+                str(c): dict(zip(means[0], row, strict=True))
+                for c, row in zip(classes, means[1], strict=True)
+            }
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return
     console = out_console()
@@ -290,14 +312,40 @@ def inspect(
         console.print(f"families: {families}", markup=False)
     if is_text_model(model):
         console.print(f"vocabulary: {_vocabulary_size(model)} terms")
+    if means is not None:
+        columns, table = means
+        console.print(f"class means (the {len(columns)} columns whose means differ most):")
+        console.print("  " + "  ".join(f"{c:>12}" for c in ["class", *columns]), markup=False)
+        for c, row in zip(classes, table, strict=True):
+            cells = [f"{v:>12.4g}" for v in row]
+            console.print("  " + "  ".join([f"{c!s:>12}", *cells]), markup=False)
+    if tops is None and means is not None:
+        console.print("top features: none, the decision is quadratic (a covariance per class)")
+        return
     if tops is None:
         console.print("top features: the model is not linear in its features; explain shows")
         console.print("  each feature's share of one decision")
         return
-    console.print("top features per class (log-odds one occurrence adds, vs the mean class):")
+    unit = "unit" if means is not None else "occurrence"
+    console.print(f"top features per class (log-odds one {unit} adds, vs the mean class):")
     for c, features in tops.items():
         shown = ", ".join(f"{f} {w:+.2f}" for f, w in features)
         console.print(f"  {c}: {shown}", markup=False)
+
+
+def class_means(model: Any, n: int) -> tuple[list[str], np.ndarray] | None:
+    """A discriminant model's class means on the ``n`` columns whose means differ most
+    between classes (in within-class standard deviations): (column names, (K, n) means)."""
+    means = getattr(model, "means_", None) if hasattr(model, "covariance_") else None
+    if means is None:
+        return None
+    cov = np.asarray(model.covariance_)
+    var = np.diagonal(cov, axis1=-2, axis2=-1)
+    spread = np.sqrt(var.mean(axis=0) if var.ndim == 2 else var)
+    score = np.std(means, axis=0) / np.where(spread > 0, spread, 1.0)
+    order = np.argsort(-score, kind="stable")[:n]
+    names = training_columns(model) or [f"x{j}" for j in range(means.shape[1])]
+    return [names[j] for j in order], means[:, order]
 
 
 def _vocabulary_size(model: Any) -> int | None:

@@ -47,11 +47,11 @@ def check_folds(folds: int, y: np.ndarray) -> None:
     """Refuse a fold count that cannot work; note when a class is smaller than a fold."""
     _, counts = np.unique(y, return_counts=True)
     if folds < 2:
-        raise ReadError(f"--cv {folds}: cross-validation needs at least 2 folds")
+        raise ReadError(f"--folds {folds}: cross-validation needs at least 2 folds")
     if folds > counts.max():
         raise ReadError(
-            f"--cv {folds}: the largest class has {counts.max()} rows, too few for {folds} "
-            f"folds; use --cv {max(2, int(counts.max()))} or fewer"
+            f"--folds {folds}: the largest class has {counts.max()} rows, too few for {folds} "
+            f"folds; use --folds {max(2, int(counts.max()))} or fewer"
         )
     if folds > counts.min():
         note(

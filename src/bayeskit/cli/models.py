@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import naive_bayes
+from .. import discriminant, naive_bayes
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
@@ -21,28 +21,48 @@ MODELS = (
     "categorical",
     "gaussian",
     "kernel",
+    "discretized",
     "poisson",
     "mixed",
     "text",
+    "lda",
+    "qda",
+    "rda",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
-NUMERIC_MODELS = ("gaussian", "kernel", "poisson", "multinomial", "bernoulli", "complement")
+NUMERIC_MODELS = (
+    "gaussian",
+    "kernel",
+    "discretized",
+    "poisson",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "lda",
+    "qda",
+    "rda",
+)
 
 ModelOpt = typer.Option(
     "--model",
     "-m",
+    metavar="MODEL",
     help="auto: MixedNB with a family per column for tables, the text pipeline for text "
     "(a spam filter when the classes are ham and spam). Or one of: " + ", ".join(MODELS[1:]),
 )
-AlphaOpt = typer.Option("--alpha", help="Additive smoothing of the count models (default 1).")
+AlphaOpt = typer.Option(
+    "--alpha", metavar="A", help="Additive smoothing of the count models (default 1)."
+)
 IntegersOpt = typer.Option(
     "--integers",
+    metavar="FAMILY",
     help="Family of integer columns under --model auto: gaussian (the default), poisson "
     "(counts) or categorical (codes).",
 )
 
 
 def _numeric_class(choice: str) -> type:
+    from ..naive_bayes.discretized import DiscretizedNB
     from ..naive_bayes.gaussian import GaussianNB
     from ..naive_bayes.kernel import KernelNB
     from ..naive_bayes.poisson import PoissonNB
@@ -50,10 +70,15 @@ def _numeric_class(choice: str) -> type:
     classes: dict[str, type] = {
         "gaussian": GaussianNB,
         "kernel": KernelNB,
+        "discretized": DiscretizedNB,
         "poisson": PoissonNB,
         "multinomial": naive_bayes.MultinomialNB,
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
+        # discriminant analysis: Fisher's LDA, QDA, Friedman's RDA (numeric columns, no NaN)
+        "lda": discriminant.LinearDiscriminantAnalysis,
+        "qda": discriminant.QuadraticDiscriminantAnalysis,
+        "rda": discriminant.RegularizedDiscriminantAnalysis,
     }
     return classes[choice]
 
@@ -210,10 +235,21 @@ def align_columns(
 
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
-    from pathlib import Path
-
     from ..errors import ModelFileError
     from ..io.model_file import load
+
+    check_model_path(path)
+    try:
+        return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def check_model_path(path: str) -> None:
+    """Refuse a model path that is missing or a folder, saying how to make one."""
+    from pathlib import Path
 
     file = Path(path)
     if not file.exists():
@@ -223,12 +259,6 @@ def load_model(path: str) -> Any:
         )
     if file.is_dir():
         raise ReadError(f"{path}: is a folder, not a model file", path=path)
-    try:
-        return load(path)
-    except ModelFileError as exc:
-        raise ReadError(
-            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
-        ) from None
 
 
 def column_kinds(model: Any) -> dict[str, str]:

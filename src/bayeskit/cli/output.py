@@ -1,5 +1,10 @@
 """What the command line writes: results on standard output, notes and progress on standard
-error, files written atomically (a temporary file beside the target, then a rename)."""
+error, files written atomically (a temporary file beside the target, then a rename).
+
+An output file is checked before any work is done (:func:`check_output_path`): never one of
+the command's inputs, and an existing file only when it is what the command writes (a model
+file for ``train``, a report for ``report``...) or with ``--force``.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,21 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING, Any
 
 from ..io.readers import ReadError
+from .errors import record_written
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def out_console() -> Console:
     """A console on the current standard output (looked up each time: tests swap it)."""
+    from rich.console import Console
+
     return Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
@@ -31,6 +39,15 @@ def note(message: str) -> None:
 def progress(description: str, total: int | None) -> Iterator[Callable[..., None]]:
     """A progress bar on standard error while the block runs, shown only on a terminal and
     removed when done; yields ``update(done, total=None)`` (``total`` when it becomes known)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     console = Console(file=sys.stderr)
     bar = Progress(
         TextColumn("{task.description}"),
@@ -50,8 +67,18 @@ def progress(description: str, total: int | None) -> Iterator[Callable[..., None
         yield update
 
 
-def check_output_path(path: str | os.PathLike[str]) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
+def check_output_path(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Sequence[str | os.PathLike[str] | None] = (),
+    force: bool = False,
+    replaceable: Callable[[Path], bool] | None = None,
+    what: str = "an output of this command",
+) -> None:
+    """Refuse, before any work is done, an output path that cannot or must not be written: a
+    folder, a missing or read-only folder, one of the command's ``inputs`` (a file, or a path
+    inside an input folder), or an existing file that is not ``what`` the command writes
+    (``replaceable(path)`` says whether it is) unless ``force``."""
     target = Path(path)
     if target.is_dir():
         raise ReadError(f"{target}: is a folder; give a file name", path=str(target))
@@ -61,37 +88,140 @@ def check_output_path(path: str | os.PathLike[str]) -> None:
             f"{target}: the folder {str(parent)!r} does not exist; create it first",
             path=str(target),
         )
+    for source in inputs:
+        if source is not None and os.fspath(source) != "-" and _is_within(target, Path(source)):
+            inside = "inside the input folder" if Path(source).is_dir() else "the input file"
+            named = "" if os.fspath(source) == os.fspath(path) else f" {os.fspath(source)}"
+            raise ReadError(
+                f"{target}: is {inside}{named}; write the output to another file (this would "
+                "replace the data)",
+                path=str(target),
+            )
+    if target.exists() and not force and not (replaceable is not None and replaceable(target)):
+        raise ReadError(
+            f"{target}: the file exists and is not {what}; pass --force to replace it, or "
+            "write to another file",
+            path=str(target),
+        )
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ReadError(
             f"{target}: cannot write in the folder {str(parent)!r} (permission denied); "
             "write somewhere else",
             path=str(target),
         )
+    _check_writable(parent, target)
+
+
+def _is_within(target: Path, source: Path) -> bool:
+    """``target`` is the file ``source`` or lies inside the folder ``source``."""
+    try:
+        if source.is_dir():
+            return target.resolve().is_relative_to(source.resolve())
+        return target.exists() and source.exists() and os.path.samefile(target, source)
+    except OSError:
+        return False
+
+
+def _check_writable(folder: Path, target: Path) -> None:
+    """Create and remove a temporary file in ``folder``: permission bits say nothing about a
+    read-only file system, or to the superuser."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ReadError(
+            f"{target}: cannot write in the folder {str(folder)!r} ({reason.lower()}); write "
+            "somewhere else",
+            path=str(target),
+        ) from None
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` all at once: a reader, or a failure, never sees a partial
     file, and a failure leaves no temporary file behind."""
     target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+
+    _replace_via_temporary(target, write)
+
+
+def save_model(model: Any, path: str | os.PathLike[str]) -> None:
+    """Write ``model`` to a model file at ``path`` atomically, and only a file that loads
+    back: a model that ``predict`` would refuse is never written."""
+    from ..errors import ModelFileError
+    from ..io.model_file import load, save
+
+    def write(tmp: str) -> None:
+        save(model, tmp)
+        try:
+            load(tmp)
+        except ModelFileError as exc:
+            problem = " ".join(str(exc).split()).removeprefix(f"cannot load model file {tmp!r}: ")
+            raise ReadError(
+                f"{path}: not written: the trained model does not load back ({problem})",
+                path=os.fspath(path),
+            ) from None
+
+    _replace_via_temporary(Path(path), write)
+
+
+def _replace_via_temporary(target: Path, write: Callable[[str], None]) -> None:
+    """``write(tmp)`` a temporary file beside ``target``, then rename it over ``target``
+    (keeping the mode of a file it replaces). Errors name ``target``, never the temporary
+    file; the temporary file never outlives a failure (Ctrl-C included)."""
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise ReadError(
             f"{target}: the folder {str(directory)!r} does not exist; create it first",
             path=str(target),
         )
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    mode = _mode_for(target)
+    tmp: str | None = None
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        os.close(fd)
+        write(tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as exc:
+        _remove(tmp)
+        reason = (exc.strerror or str(exc) or type(exc).__name__).lower()
+        raise ReadError(f"{target}: cannot be written ({reason})", path=str(target)) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
+    record_written(target)
+
+
+def _remove(path: str | None) -> None:
+    if path is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+# ------------------------------------------------------------------ what each command writes
+def is_model_file(path: Path) -> bool:
+    """A bayeskit model file (its zip comment ends the file with bayeskit's checksum)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 256))
+            return b"bayeskit-sha256:" in f.read()
+    except OSError:
+        return False
 
 
 def _umask() -> int:

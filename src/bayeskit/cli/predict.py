@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,12 +14,15 @@ import typer
 
 from .data import (
     ColumnsOpt,
+    ForceOpt,
     FormatOpt,
     Inputs,
     MissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeparatorOpt,
     TextOpt,
+    id_reason,
     read_inputs_table,
     read_text_inputs,
     require_column,
@@ -34,10 +40,6 @@ from .output import check_output_path, write_atomic
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
-def register(app: typer.Typer) -> None:
-    app.command("predict")(predict)
-
-
 def predict(
     model_file: Annotated[str, typer.Argument(metavar="MODEL", help="A model file.")],
     data: Annotated[
@@ -50,42 +52,84 @@ def predict(
     ],
     output: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="Write here (.csv or .jsonl) instead of stdout."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write here (.csv or .jsonl) instead of stdout (an earlier prediction file is "
+            "replaced; another file only with --force).",
+        ),
     ] = None,
     out_format: Annotated[
         str | None,
-        typer.Option("--to", help="Output format: csv or jsonl (default: from -o, else csv)."),
+        typer.Option(
+            "--to",
+            metavar="FORMAT",
+            help="Output format: csv or jsonl (default: from -o, else csv).",
+        ),
     ] = None,
     text: TextOpt = None,
-    id_column: Annotated[
-        str | None,
-        typer.Option("--id", help="A column of DATA to copy into the output to name rows."),
+    id_columns: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--id",
+            metavar="COLUMN",
+            help="A column of DATA to copy into the output to name the rows (repeatable). "
+            "Default: the columns the model was not trained on that look like row IDs (see "
+            "train --id).",
+        ),
     ] = None,
     ignore: Annotated[
         list[str] | None,
-        typer.Option("--ignore", help="Columns of DATA the model does not use (repeatable)."),
+        typer.Option(
+            "--ignore",
+            metavar="COLUMN",
+            help="Columns of DATA the model does not use (repeatable).",
+        ),
     ] = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
     columns: ColumnsOpt = None,
+    separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Predict DATA with a trained model: one row per input with the predicted label and the
     probability of each class (CSV or JSON lines)."""
     fmt = _output_format(output, out_format)
     if output is not None:
-        check_output_path(output)
+        check_output_path(
+            output,
+            inputs=[model_file, data],
+            force=force,
+            replaceable=is_predictions,
+            what="a bayeskit prediction file",
+        )
     estimator = load_model(model_file)
-    options = ReadOptions(format, no_header, columns, missing or [])
-    inputs = _inputs(estimator, data, options, text, id_column, ignore or [])
+    options = ReadOptions.of(format, no_header, columns, missing, separator=separator)
+    inputs = _inputs(estimator, data, options, text, id_columns or [], ignore or [])
     proba = estimator.predict_proba(inputs.X)
-    frame = _prediction_frame(estimator, inputs, proba)
-    rendered = frame.write_csv() if fmt == "csv" else frame.write_ndjson()
+    rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)
     if output is None:
         sys.stdout.write(rendered)
         sys.stdout.flush()
     else:
         write_atomic(output, rendered)
+
+
+def is_predictions(path: Path) -> bool:
+    """A file ``bayeskit predict`` wrote: its first line names a label column and the
+    probability (``p_…``) columns."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline(1 << 16)
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        names = list(json.loads(first)) if first.startswith("{") else next(csv.reader([first]))
+    except (ValueError, StopIteration, csv.Error):
+        return False
+    return "label" in names and any(str(n).startswith("p_") for n in names)
 
 
 def _output_format(output: str | None, out_format: str | None) -> str:
@@ -108,30 +152,59 @@ def _inputs(
     data: str,
     options: ReadOptions,
     text: str | None,
-    id_column: str | None,
+    id_columns: list[str],
     ignore: list[str],
 ) -> Inputs:
     if is_text_model(estimator):
-        return read_text_inputs(data, options, email=is_email_model(estimator), text=text)
+        email = is_email_model(estimator)
+        return read_text_inputs(data, options, email=email, text=text, id_columns=id_columns)
     frame = read_inputs_table(data, options)
     source = "<stdin>" if data == "-" else data
-    ids: dict[str, list[Any]] = {}
-    if id_column is not None:
-        require_column(frame, id_column, source, "--id")
-        ids[id_column] = frame.get_column(id_column).to_list()
-    drop = [*ignore, *([id_column] if id_column else [])]
-    aligned = align_columns(frame, training_columns(estimator), source, drop)
+    for column in id_columns:
+        require_column(frame, column, source, "--id")
+    expected = training_columns(estimator)
+    if not id_columns and expected is not None:  # untrained columns that look like row IDs
+        id_columns = [
+            c
+            for c in frame.columns
+            if c not in expected and c not in ignore and id_reason(c, frame.get_column(c))
+        ]
+    ids = {column: frame.get_column(column).to_list() for column in id_columns}
+    aligned = align_columns(frame, expected, source, [*ignore, *id_columns])
     return Inputs(source, conform(aligned, estimator, source), ids)
 
 
-def _prediction_frame(estimator: Any, inputs: Inputs, proba: np.ndarray) -> Any:
-    import polars as pl
-
+def _prediction_columns(estimator: Any, inputs: Inputs, proba: np.ndarray) -> dict[str, list[Any]]:
     classes = estimator.classes_.tolist()
-    columns: dict[str, Any] = {name: values for name, values in inputs.ids.items()}
+    columns: dict[str, list[Any]] = dict(inputs.ids)
     columns["label"] = estimator.predict(inputs.X).tolist()
     if hasattr(estimator, "classify"):  # a SpamFilter's three-way verdict
         columns["verdict"] = estimator.classify(inputs.X).tolist()
     for k, label in enumerate(classes):
-        columns[f"p_{label}"] = proba[:, k]
-    return pl.DataFrame(columns)
+        columns[f"p_{label}"] = proba[:, k].tolist()
+    return columns
+
+
+def _cell(value: Any) -> str:
+    """A value as CSV text: missing as empty, booleans as true/false, floats exactly."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _render(columns: dict[str, list[Any]], fmt: str) -> str:
+    """CSV with a header, or JSON lines (one object per row)."""
+    names = list(columns)
+    rows = zip(*columns.values(), strict=True)
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False, default=str) + "\n"
+            for row in rows
+        )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    writer.writerows([_cell(v) for v in row] for row in rows)
+    return buffer.getvalue()

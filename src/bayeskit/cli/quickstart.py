@@ -16,17 +16,14 @@ from .._version import __version__
 from ..datasets import load_sms_spam
 from ..naive_bayes import MultinomialNB
 from ..text import SpamFilter, TextVectorizer
+from .data import FOLDS_HELP, FoldsAliasOpt, folds_of
 from .output import progress
 
 
-def register(app: typer.Typer) -> None:
-    app.command("quickstart")(quickstart)
-
-
 def quickstart(
-    folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds (≥ 2).")] = 10,
+    folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
     alpha: Annotated[
-        float | None, typer.Option("--alpha", help="Additive smoothing (≥ 0).")
+        float | None, typer.Option("--alpha", metavar="A", help="Additive smoothing (≥ 0).")
     ] = None,
     words: Annotated[
         bool,
@@ -36,9 +33,11 @@ def quickstart(
             "default spam filter.",
         ),
     ] = False,
+    cv: FoldsAliasOpt = None,
 ) -> None:
     """Train and cross-validate a spam filter on the bundled SMS Spam Collection (Almeida et
     al., 2011; CC BY 4.0) in a few seconds, then say what to try next."""
+    folds = folds_of(folds, cv)
     if folds < 2:
         raise typer.BadParameter("--folds must be at least 2")
     if alpha is not None and alpha < 0:
@@ -83,6 +82,7 @@ def quickstart(
         f"unsure, {(verdict[~spam] == 'spam').mean():.2%} of ham filed as spam"
     )
     print(f"time: {elapsed:.2f} s")
-    print("next: bayeskit train DATA --target COLUMN -o model.bk   (a .csv/.tsv/.jsonl/.parquet")
-    print("      table, or a folder with one sub-folder per class of text files or e-mails);")
+    print("next: bayeskit example sms   (writes sms.csv: the same messages as a table), then")
+    print("      bayeskit train sms.csv --target label -o sms.bk   (or your own .csv/.tsv/.jsonl/")
+    print("      .parquet table, or a folder with one sub-folder per class of texts or e-mails);")
     print("      then bayeskit evaluate, predict, explain, inspect and report (bayeskit --help)")

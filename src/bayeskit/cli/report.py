@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from sklearn.base import clone
 
 from .data import (
+    FOLDS_HELP,
     ColumnsOpt,
+    FoldsAliasOpt,
+    ForceOpt,
     FormatOpt,
+    IdOpt,
+    KeepOpt,
     Labelled,
     MergeOpt,
     MissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeparatorOpt,
     TargetOpt,
     TextOpt,
+    folds_of,
     load_labelled,
 )
 from .measure import cross_validate, metrics
@@ -33,8 +41,15 @@ from .output import (
 )
 
 
-def register(app: typer.Typer) -> None:
-    app.command("report")(report)
+def is_report(path: Path) -> bool:
+    """An HTML page written by ``bayeskit report`` (it names bayeskit as its generator)."""
+    from ..report.page import GENERATOR
+
+    try:
+        with open(path, "rb") as f:
+            return GENERATOR.encode() in f.read(4096)
+    except OSError:
+        return False
 
 
 def _training_inputs(data: Labelled) -> Any:
@@ -47,32 +62,50 @@ def _training_inputs(data: Labelled) -> Any:
 
 def report(
     data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
-    output: Annotated[str, typer.Option("--output", "-o", help="HTML file to write.")],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="HTML file to write (an earlier report is replaced; another file only with "
+            "--force).",
+        ),
+    ],
     target: TargetOpt = None,
     text: TextOpt = None,
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
-    cv: Annotated[int, typer.Option("--cv", help="Number of cross-validation folds.")] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
-    title: Annotated[str | None, typer.Option("--title", help="Title of the page.")] = None,
+    folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
+    title: Annotated[
+        str | None, typer.Option("--title", metavar="TEXT", help="Title of the page.")
+    ] = None,
+    ids: IdOpt = None,
+    keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
     columns: ColumnsOpt = None,
+    separator: SeparatorOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    force: ForceOpt = False,
+    cv: FoldsAliasOpt = None,
 ) -> None:
     """Cross-validate a model on DATA and write one self-contained HTML page: confusion
     matrix, ROC and precision-recall curves, calibration, the class-conditional densities of
     the most useful numeric features and the top words per class."""
     from ..report import build_report
 
-    check_output_path(output)
-    options = ReadOptions(format, no_header, columns, missing or [], merge or [])
+    check_output_path(
+        output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
+    )
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()
-    result = cross_validate(lambda: clone(estimator), labelled, cv, seed)
+    result = cross_validate(lambda: clone(estimator), labelled, folds_of(folds, cv), seed)
     with progress("training on all the data", None):
         fitted = clone(estimator).fit(labelled.X, labelled.y)
     found = metrics(result)

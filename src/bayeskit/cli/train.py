@@ -8,25 +8,31 @@ from typing import Annotated, Any
 
 import typer
 
-from .. import save
 from ..io.readers import list_names
 from .data import (
     ColumnsOpt,
+    ForceOpt,
     FormatOpt,
+    IdOpt,
+    KeepOpt,
     MergeOpt,
     MissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeparatorOpt,
     TargetOpt,
     TextOpt,
     load_labelled,
 )
 from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
-from .output import check_output_path, human_size, out_console, progress
-
-
-def register(app: typer.Typer) -> None:
-    app.command("train")(train)
+from .output import (
+    check_output_path,
+    human_size,
+    is_model_file,
+    out_console,
+    progress,
+    save_model,
+)
 
 
 def families_line(model: Any) -> str | None:
@@ -44,33 +50,55 @@ def families_line(model: Any) -> str | None:
 
 
 def _family_name(model: Any) -> str:
+    families = getattr(model, "families_", None)
+    if families is not None and len(families) == 1:
+        return str(families[0].name)  # mvnormal for discriminant analysis
     return type(model).__name__.removesuffix("NB").lower()
 
 
 def train(
     data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
-    output: Annotated[str, typer.Option("--output", "-o", help="Model file to write.")],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Model file to write (an existing model file is replaced; another file only "
+            "with --force, and never the data).",
+        ),
+    ],
     target: TargetOpt = None,
     text: TextOpt = None,
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
+    ids: IdOpt = None,
+    keep: KeepOpt = None,
     format: FormatOpt = None,
     no_header: NoHeaderOpt = False,
     columns: ColumnsOpt = None,
+    separator: SeparatorOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
     runs code when loaded)."""
-    check_output_path(output)
-    options = ReadOptions(format, no_header, columns, missing or [], merge or [])
+    check_output_path(
+        output,
+        inputs=[data],
+        force=force,
+        replaceable=is_model_file,
+        what="a bayeskit model file",
+    )
+    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()
     with progress("training", None):
         estimator.fit(labelled.X, labelled.y)
-    save(estimator, output)
+    save_model(estimator, output)
     seconds = time.perf_counter() - start
     console = out_console()
     console.print(f"data: {data} — {labelled.describe()}")

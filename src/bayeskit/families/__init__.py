@@ -9,6 +9,7 @@ from .discretized import Discretized
 from .gaussian import Gaussian
 from .kernel import Kernel
 from .multinomial import Multinomial
+from .mvnormal import MVNormal
 from .poisson import Poisson
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Family",
     "Gaussian",
     "Kernel",
+    "MVNormal",
     "Multinomial",
     "Poisson",
     "family_from_config",

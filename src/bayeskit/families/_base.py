@@ -9,8 +9,15 @@ A family is a small object holding hyperparameters (smoothing, estimate, …). I
     point estimates from statistics. Smoothing, priors and floors live here and only here;
 ``log_prob(params, X) -> ndarray (n, K)``
     per-class log-likelihood of each row (a missing value contributes 0);
+    ``log_prob_relative`` the same up to a term shared by the classes of a row (cheaper for a
+    shared covariance; posteriors and decisions use it);
 ``linear_form(params) -> (W, b)``
-    for families that are linear in the features: ``log_prob(X) = X @ W.T + b``.
+    for families that are linear in the features: ``log_prob(X) = X @ W.T + b``;
+``discriminant(params) -> (W, b)``
+    for families whose decision is linear: ``log_prob(X) = X @ W.T + b + g(X)`` with ``g`` the
+    same for every class (a shared covariance; every linear family, with ``g = 0``);
+``check_usable(params, classes, names)``
+    refuses parameters that cannot score (a singular covariance), naming the class and column.
 
 ``validate(X, names)`` checks family-specific input rules (non-negative counts, binary values)
 with messages that name the column and row.
@@ -107,9 +114,25 @@ class Family(ABC):
     def log_prob(self, params: Any, X: Any) -> np.ndarray:
         """Per-class log-likelihood of each row, shape (n_samples, n_classes)."""
 
+    def log_prob_relative(self, params: Any, X: Any) -> np.ndarray:
+        """:meth:`log_prob` up to a term that is the same for every class of a row: all that
+        posteriors and decisions need (default: :meth:`log_prob` itself)."""
+        return self.log_prob(params, X)
+
     def linear_form(self, params: Any) -> tuple[np.ndarray, np.ndarray]:
         """Weights ``W`` (n_classes, n_columns) and bias ``b`` (n_classes,)."""
         raise NotImplementedError(f"the {self.name} family is not linear in its features")
+
+    def discriminant(self, params: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, b)`` such that ``log_prob(X) − (X @ W.T + b)`` is the same for every class:
+        the posterior is ``softmax(X @ W.T + b + log prior)``. A linear family's own form."""
+        if not self.linear:
+            raise ParameterError(f"the {self.name} family's decision is not linear in its features")
+        return self.linear_form(params)
+
+    def check_usable(self, params: Any, classes: np.ndarray, names: Sequence[str]) -> None:
+        """Refuse parameters that cannot score data (default: every parameter can)."""
+        return None
 
     def design(self, params: Any, X: Any) -> Any:
         """The rows ``linear_form``'s weights multiply, from validated input: the features

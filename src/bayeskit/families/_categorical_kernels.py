@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import prange
 
-from .._jit import njit
+from .._jit import njit, prange
 
 #: what an unseen value does in :func:`score`; the order matches Categorical.unseen.
 SMOOTH, IGNORE, ERROR = 0, 1, 2

@@ -24,9 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import prange
 
-from .._jit import njit
+from .._jit import njit, prange
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 from scipy.special import gammaln
 
-from .._jit import njit
+from .._jit import njit, prange
 
 
 def normal_gamma_predictive(

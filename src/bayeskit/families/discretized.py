@@ -46,9 +46,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numba import prange
 
-from .._jit import njit
+from .._jit import njit, prange
 from ..errors import ParameterError
 from ..stats import Sample
 from ._base import Family, real_block

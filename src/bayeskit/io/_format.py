@@ -18,22 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from .. import naive_bayes
 from .._base import GenerativeClassifier
+from .._estimators import ESTIMATORS as _ESTIMATORS
 from .._values import values_from_json, values_to_json
 from .._version import __version__
+from ..discriminant._common import covariance_estimators
 from ..errors import BayeskitError, ModelFileError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
 
 FORMAT_NAME = "bayeskit-model"
-#: The only classes a model file can name, with the text models of ``_text_state``: nothing
-#: else is ever constructed by :func:`~bayeskit.io.model_file.load`.
-ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    # The naive_bayes package's public list: one place names the estimators.
-    name: getattr(naive_bayes, name)
-    for name in naive_bayes.__all__
-}
+#: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
+#: the text models of ``_text_state``: nothing else is ever constructed by
+#: :func:`~bayeskit.io.model_file.load`.
+ESTIMATORS: dict[str, type[GenerativeClassifier]] = _ESTIMATORS
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 MAX_DEPTH = 32
 #: Encodes (or decodes) a hyperparameter value the basic types do not cover: (value, name, depth).
@@ -106,6 +104,11 @@ def encode(value: Any, name: str, depth: int, more: Codec | None = None) -> Any:
         return value
     if isinstance(value, Family):
         return {"type": "family", "name": value.name, "config": encode(value.config(), name, 0)}
+    if covariance_estimators().get(type(value).__name__) is type(value):
+        # A scikit-learn covariance estimator of the allow-list: stored by name and settings.
+        estimator: Any = value
+        params = encode(estimator.get_params(deep=False), name, depth + 1)
+        return {"type": "covariance_estimator", "name": type(value).__name__, "params": params}
     if isinstance(value, (Mapping, list, tuple)) and depth < MAX_DEPTH:
         out: dict[str, Any] = {"type": "tuple" if type(value) is tuple else "list"}
         if isinstance(value, Mapping):
@@ -221,6 +224,14 @@ def decode(obj: Any, name: str, depth: int, more: Codec | None = None) -> Any:
             return family_from_config(obj["name"], config)
         except BayeskitError as exc:
             raise ModelFileError(f"meta.json: hyperparameter {name}: {exc}") from None
+    if kind == "covariance_estimator":
+        estimator = covariance_estimators().get(obj.get("name"))
+        params = decode(obj.get("params"), name, depth + 1)
+        if estimator is None or type(params) is not dict:
+            raise bad
+        if set(params) - set(estimator().get_params(deep=False)):
+            raise bad
+        return estimator(**params)
     if kind not in ("scalar", "ndarray", "dict", "list", "tuple"):
         if more is None or kind is None:
             raise bad

@@ -4,7 +4,9 @@ file, the line and the fix.
 The format comes from the file name's extension (``.csv``; ``.tsv``/``.tab``; ``.jsonl``/
 ``.ndjson``; ``.parquet``/``.pq``) unless given. CSV follows RFC 4180 (``"`` quotes fields);
 TSV has no quoting at all (a ``"`` is an ordinary character), as in the IANA definition, so
-text with quotes reads as written. Text files must be UTF-8 (a leading byte-order mark is
+text with quotes reads as written. A CSV's field separator is sniffed from its first lines
+(``,`` unless every line splits alike on ``;``, a tab or ``|`` — a ``;`` file may write decimal
+commas, ``2,5``) unless given. Text files must be UTF-8 (a leading byte-order mark is
 dropped). Every row must have as many fields as the header: a ragged row is an error naming
 its line, never silently padded. Blank lines are skipped. Empty fields (and any ``missing``
 markers, such as ``?``) are missing values (null).
@@ -37,6 +39,7 @@ import csv
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,6 +56,7 @@ __all__ = [
     "check_feature_columns",
     "list_names",
     "read_table",
+    "sniff_separator",
     "split_target",
     "table_format",
 ]
@@ -132,6 +136,7 @@ def read_table(
     columns: Sequence[str] | None = None,
     missing: Sequence[str] = (),
     name: str | None = None,
+    separator: str | None = None,
 ) -> Any:
     """Read a table file (or its bytes) into a polars DataFrame.
 
@@ -149,6 +154,8 @@ def read_table(
         Field values read as missing, besides the empty field (CSV/TSV).
     name : str, optional
         What to call the source in messages (default: the path, or ``<stdin>``).
+    separator : str, optional
+        CSV: the one character between fields. Default: :func:`sniff_separator`.
 
     Returns
     -------
@@ -180,7 +187,7 @@ def read_table(
     elif fmt == "jsonl":
         frame = _read_jsonl(data, label)
     else:
-        frame = _read_delimited(data, label, fmt, header, columns, missing)
+        frame = _read_delimited(data, label, fmt, header, columns, missing, separator)
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)
     if frame.width == 0:
@@ -218,17 +225,66 @@ def _decode(data: bytes, label: str) -> str:
         ) from None
 
 
-def _csv_reader(text: str, fmt: str) -> Any:
+_SEPARATORS = (";", "\t", "|")
+_DECIMAL_COMMA = re.compile(r"^-?[0-9]+,[0-9]+$")
+
+
+def sniff_separator(data: bytes, lines: int = 20) -> str:
+    """The field separator of CSV ``data``: ``;``, a tab or ``|`` when each of the first
+    ``lines`` lines (outside quotes) holds it as often as the first and ``,`` does not split
+    them more consistently; else ``,``.
+
+    >>> sniff_separator(b"a;b;label\\n1,5;2;x\\n3;4,25;y\\n")
+    ';'
+    >>> sniff_separator(b"a,b,label\\n1,2,x\\n")
+    ','
+    """
+    head = data[: 1 << 16].decode("utf-8", errors="replace")
+    rows = [line for line in head.splitlines()[:lines] if line.strip()]
+    if len(rows) > 1 and len(head) == 1 << 16:
+        rows = rows[:-1]  # the last line may be cut
+    if not rows:
+        return ","
+
+    def consistent(sep: str) -> bool:
+        counts = {_unquoted(row).count(sep) for row in rows}
+        return len(counts) == 1 and counts.pop() > 0
+
+    if consistent(";"):  # a comma inside is a decimal comma
+        return ";"
+    if consistent(","):
+        return ","
+    return next((sep for sep in _SEPARATORS[1:] if consistent(sep)), ",")
+
+
+def _unquoted(line: str) -> str:
+    """``line`` without its double-quoted parts."""
+    return re.sub(r'"[^"]*"', "", line)
+
+
+def _decimal_comma(data: bytes, separator: str) -> bool:
+    """Numbers written ``2,5`` in a file whose fields are not separated by commas."""
+    if separator == ",":
+        return False
+    head = data[: 1 << 16].decode("utf-8", errors="replace").splitlines()[:20]
+    return any(
+        _DECIMAL_COMMA.match(field.strip()) for line in head for field in line.split(separator)
+    )
+
+
+def _csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
     if csv.field_size_limit() < 2**31 - 1:
         csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long text fields (whole emails)
     if fmt == "tsv":
         return csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    return csv.reader(io.StringIO(text, newline=""), delimiter=",", strict=True)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
 
 
-def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str], int]:
+def _check_rows(
+    text: str, label: str, fmt: str, header: bool, separator: str = ","
+) -> tuple[list[str], int]:
     """(header fields or the first row, blank lines seen); raises on a ragged row."""
-    reader = _csv_reader(text, fmt)
+    reader = _csv_reader(text, fmt, separator)
     first: list[str] | None = None
     first_line = 0
     blank = 0
@@ -245,7 +301,7 @@ def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str
                 raise ReadError(
                     f"{label}, line {reader.line_num}: {len(row)} fields where {what} "
                     f"{len(first)}; give every row one value per column (an empty field is "
-                    f"a missing value){_quote_hint(fmt, row, len(first))}",
+                    f"a missing value){_quote_hint(fmt, row, len(first), separator)}",
                     path=label,
                     line=reader.line_num,
                 )
@@ -261,8 +317,8 @@ def _check_rows(text: str, label: str, fmt: str, header: bool) -> tuple[list[str
     return first, blank
 
 
-def _quote_hint(fmt: str, row: list[str], expected: int) -> str:
-    if fmt == "csv" and len(row) > expected:
+def _quote_hint(fmt: str, row: list[str], expected: int, separator: str) -> str:
+    if fmt == "csv" and len(row) > expected and separator == ",":
         return '; put a field that contains commas in double quotes ("a, b")'
     return ""
 
@@ -274,12 +330,23 @@ def _read_delimited(
     header: bool,
     columns: Sequence[str] | None,
     missing: Sequence[str],
+    separator: str | None = None,
 ) -> Any:
     import polars as pl
 
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
-    first = _first_record(data, label, fmt)
+    if fmt == "tsv":
+        separator = "\t"
+    elif separator is None:
+        separator = sniff_separator(data)
+    elif len(separator) != 1 or separator in ('"', "\n", "\r"):
+        raise ReadError(
+            f"{label}: the separator must be one character other than a quote or a line end, "
+            f"not {separator!r}",
+            path=label,
+        )
+    first = _first_record(data, label, fmt, separator)
     if header:
         _check_header(first, label)
     elif columns is None:
@@ -295,35 +362,36 @@ def _read_delimited(
     try:
         frame = pl.read_csv(
             io.BytesIO(data),
-            separator="\t" if fmt == "tsv" else ",",
+            separator=separator,
             quote_char=None if fmt == "tsv" else '"',
             has_header=header,
             new_columns=list(columns) if columns is not None else None,
             null_values=list(missing) or None,
             infer_schema_length=None,
+            decimal_comma=_decimal_comma(data, separator),
         )
     except pl.exceptions.PolarsError as exc:
         # Find the row at fault (a long row, bad UTF-8) with its line number; polars' own
         # message is the fallback.
-        _check_rows(_decode(data, label), label, fmt, header)
+        _check_rows(_decode(data, label), label, fmt, header, separator)
         raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
     # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
     # null in the last column can hide one, so only then are the rows counted one by one.
     if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
-        _, blank = _check_rows(_decode(data, label), label, fmt, header)
+        _, blank = _check_rows(_decode(data, label), label, fmt, header, separator)
         if blank:
             frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
     return frame
 
 
-def _first_record(data: bytes, label: str, fmt: str) -> list[str]:
+def _first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:
     """The first non-blank record (the header, when there is one)."""
     head = data[: 1 << 20].decode("utf-8", errors="replace")
     with contextlib.suppress(csv.Error):  # a record cut at 1 MiB: read it all below
-        for row in _csv_reader(head, fmt):
+        for row in _csv_reader(head, fmt, separator):
             if row:
                 return row
-    return _check_rows(_decode(data, label), label, fmt, False)[0]
+    return _check_rows(_decode(data, label), label, fmt, False, separator)[0]
 
 
 def _check_header(names: Sequence[str], label: str) -> None:

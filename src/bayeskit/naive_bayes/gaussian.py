@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -159,20 +159,3 @@ class GaussianNB(NumericNB):
     def class_prior_(self) -> np.ndarray:
         """Probability of each class."""
         return np.exp(self.class_log_prior_)
-
-    def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, b)`` with ``predict_log_proba(X) = log_softmax(X @ W.T + b)`` on rows without
-        missing values, for ``shared_variance=True`` (seed 002's linear discriminant).
-
-        The joint log-likelihood itself is ``X @ W.T + b`` plus a term that is the same for
-        every class (the ``x²`` part), so :meth:`linear_form` does not apply. ``b`` includes
-        the log prior.
-
-        Returns
-        -------
-        W : ndarray of shape (n_classes, n_features)
-        b : ndarray of shape (n_classes,)
-        """
-        prior, params, families = self._fitted()
-        W, b = cast(Gaussian, families[0]).discriminant(params[0])
-        return W, b + prior

@@ -22,11 +22,14 @@ from .charts import (
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
 from .panels import density_panel, legend_strip, term_panel
+from .projection import discriminant_projection
 from .style import CSS
 from .svg import ACCENT, GREY, clip_text, colour, esc
 
 #: terms shown per class.
 TOP_TERMS = 12
+#: In every page's head: ``bayeskit report`` recognises a page it may replace by it.
+GENERATOR = '<meta name="generator" content="bayeskit report">'
 #: numeric features listed in the ranking table.
 TOP_FEATURES = 15
 
@@ -100,6 +103,12 @@ def build_report(
     scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
     if densities:
         sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
+    projection = discriminant_projection(model, X, y)
+    if projection is not None:
+        classes_drawn = list(np.asarray(model.classes_).tolist())
+        sections.append(
+            ("projection", "Discriminant projection", _projection(projection, classes_drawn))
+        )
     terms = top_terms(model)
     if terms is not None:
         heading, table = terms
@@ -335,6 +344,16 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
     )
 
 
+def _projection(chart: str, classes: list[Any]) -> str:
+    return (
+        '<p class="how">The training rows on Fisher\'s discriminant axes: the directions along '
+        "which the class means lie furthest apart, measured against the spread within the "
+        "classes (one axis per class beyond the first, at most two drawn). Separate clouds are "
+        "classes the model tells apart; where clouds overlap, its mistakes lie.</p>"
+        f"{legend_strip(classes)}<figure>{chart}</figure>"
+    )
+
+
 def _terms(table: dict[Any, list], ev: Evaluation, heading: str) -> str:
     scale = max((w for terms in table.values() for _, w in terms), default=0.0)
     order = {repr(c): k for k, c in enumerate(ev.classes)}
@@ -371,7 +390,7 @@ def _page(title: str, ev: Evaluation, sections: list[tuple[str, str, str]]) -> s
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
+        f"{GENERATOR}<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
         f'<header><h1>{esc(title)}</h1><p class="subtitle">{esc(subtitle)}</p>'
         f"<nav>{nav}</nav></header>{body}"
         "<footer>Made by bayeskit. Every number and chart comes from the evaluated rows' "

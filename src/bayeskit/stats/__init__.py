@@ -10,6 +10,7 @@ from .category_counts import CategoryCounts
 from .counts import Counts
 from .moments import Moments
 from .sample import Sample
+from .scatter import Scatter
 from .summary import Summary
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Counts",
     "Moments",
     "Sample",
+    "Scatter",
     "Statistic",
     "Summary",
 ]

@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .._values import union_sorted, values_from_json, values_to_json
+from .._values import (
+    all_text,
+    merge_sorted_text,
+    union_sorted,
+    values_from_json,
+    values_to_json,
+)
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic
 
@@ -71,6 +77,13 @@ class CategoryCounts(Statistic):
         )
         if same:
             return CategoryCounts(self.categories, self.counts + other.counts)
+        if self.n_features == 1 and all_text(self.categories[0]) and all_text(other.categories[0]):
+            # One feature of words (a text model's vocabulary): merge the sorted lists.
+            union, mine, theirs = merge_sorted_text(self.categories[0], other.categories[0])
+            counts = np.zeros((self.n_classes, len(union)))
+            counts[:, mine] += self.counts
+            counts[:, theirs] += other.counts
+            return CategoryCounts((union,), counts)
         merged = tuple(
             union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
         )

@@ -385,6 +385,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             names = vec.get_feature_names_out().tolist()
         return explain(model, row, feature_names=names, label=label, versus=versus)
 
+    def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """The count model as a linear classifier over :meth:`transform`'s columns:
+        ``predict_joint_log_proba(X) == transform(X) @ W.T + b`` (seeds 002–004). ``W`` has
+        shape (n_classes, n_terms), ``b`` (n_classes,)."""
+        return self._fitted()[1].linear_form()
+
     def top_terms(self, n: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``n`` terms that most favour each class."""
         vec, model = self._fitted()

@@ -119,8 +119,12 @@ class SpamFilter(TextClassifier):
 
     def classify(self, X: Any) -> np.ndarray:
         """``"ham"``, ``"spam"`` or ``"unsure"`` for each message (see the class docstring)."""
+        return self.verdicts(self.spam_probability(X))
+
+    def verdicts(self, p_spam: Any) -> np.ndarray:
+        """:meth:`classify`'s rule on spam probabilities already computed."""
         lo, hi, _ = self._check_costs()
-        p = self.spam_probability(X)
+        p = np.asarray(p_spam, dtype=np.float64)
         out = np.full(len(p), "unsure", dtype="<U6")
         out[p <= lo] = "ham"
         out[p >= hi] = "spam"
@@ -128,11 +132,16 @@ class SpamFilter(TextClassifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """The two-way decision of minimum expected cost."""
+        return self.decisions(self.spam_probability(X))
+
+    def decisions(self, p_spam: Any) -> np.ndarray:
+        """:meth:`predict`'s rule (minimum expected cost) on spam probabilities already
+        computed: the spam label where ``p_spam`` exceeds
+        ``lost_ham_cost / (lost_ham_cost + passed_spam_cost)``, else the ham label."""
         _, _, threshold = self._check_costs()
         column = self._spam_column()
-        p = self.predict_proba(X)[:, column]
         labels = self.classes_
-        return np.where(p > threshold, labels[column], labels[1 - column])
+        return np.where(np.asarray(p_spam) > threshold, labels[column], labels[1 - column])
 
     def train_on_error(self, X: Any, y: Any) -> int:
         """Learn only the messages the filter gets wrong or is unsure about (SpamBayes'

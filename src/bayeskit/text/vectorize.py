@@ -33,6 +33,10 @@ MAX_HASHED_FEATURES = 2**31 - 1
 #: compiled scanner's fixed costs (~0.15 ms a call; the two break even near 3,000 characters)
 #: and its first-call load of compiled code outweigh its speed.
 FAST_MIN_CHARS = 1 << 12
+#: Fewer count entries than this are moved to the vocabulary's columns by numpy: for a few
+#: documents (one line to ``bayeskit predict``) loading the compiled kernel, with numba and
+#: LLVM, costs half a second more than the work.
+SMALL_REMAP_NNZ = 1 << 12
 
 
 # auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
@@ -195,8 +199,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
                 return self._weigh(self._count_known(texts), own=True)
             raw_documents = texts
-        terms, counts = self._count(raw_documents)
-        return self._weigh(self._reindex(terms, counts), own=True)
+        return self._weigh(self._count_into_vocabulary(raw_documents), own=True)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Column names: the vocabulary terms (then ``oov_token`` if set). Hashed output has
@@ -367,6 +370,40 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         counts.sum_duplicates()  # also sorts the column indices of every row
         return terms[order], counts
 
+    def _count_into_vocabulary(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
+        up in the fitted vocabulary as it comes: no matrix over the documents' own terms is
+        built first (for one short message, as a service scores them, that was most of
+        the cost)."""
+        self._check_params()
+        index = self._columns()
+        n_vocab = len(self.terms_)
+        oov = n_vocab if self.oov_token is not None else -1
+        analyze = self._analyze
+        indices: list[int] = []
+        data: list[int] = []
+        indptr = [0]
+        for text in self._documents(raw_documents):
+            row: dict[int, int] = {}
+            for term in analyze(text):
+                column = index.get(term, oov)
+                if column >= 0:
+                    row[column] = row.get(column, 0) + 1
+            columns = sorted(row)
+            indices += columns
+            data += [row[c] for c in columns]
+            indptr.append(len(indices))
+        out = sp.csr_matrix(
+            (
+                np.asarray(data, dtype=np.float64),
+                np.asarray(indices, dtype=np.int64),
+                np.asarray(indptr, dtype=np.int64),
+            ),
+            shape=(len(indptr) - 1, n_vocab + (oov >= 0)),
+        )
+        out.has_canonical_format = True
+        return out
+
     def _set_vocabulary(self) -> None:
         if self.vocabulary is not None:
             fixed = [str(t) for t in self.vocabulary]
@@ -437,13 +474,16 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         else:
             index = self._columns()
             column = np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
-            indptr, indices, data = kernels.remap_rows(
-                counts.indptr.astype(np.int64, copy=False),
-                counts.indices,
-                counts.data.astype(np.float64, copy=False),
-                column,
-                len(vocab) if oov else -1,
-            )
+            if counts.nnz < SMALL_REMAP_NNZ:
+                indptr, indices, data = _remap_rows_small(counts, column, len(vocab) if oov else -1)
+            else:
+                indptr, indices, data = kernels.remap_rows(
+                    counts.indptr.astype(np.int64, copy=False),
+                    counts.indices,
+                    counts.data.astype(np.float64, copy=False),
+                    column,
+                    len(vocab) if oov else -1,
+                )
             out = sp.csr_matrix((data, indices, indptr), shape=(n_rows, len(vocab) + oov))
         out.has_canonical_format = True
         return out
@@ -552,3 +592,29 @@ def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
     # The counts are whole numbers, so their int64 sums are exact.
     df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
     return VocabularyStats(terms, df, tf, counts.shape[0])
+
+
+def _remap_rows_small(
+    counts: sp.csr_matrix, column: np.ndarray, oov_column: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~bayeskit.text._scan_kernels.remap_rows` in numpy (same arrays): entry ``k``
+    moves to column ``column[indices[k]]``, dropped where that is -1 or, when
+    ``oov_column >= 0``, summed into one ``oov_column`` entry at the end of its row."""
+    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+    target = column[counts.indices]
+    data = counts.data.astype(np.float64)
+    known = target >= 0
+    if oov_column >= 0:
+        unknown = ~known
+        oov_rows, first = np.unique(rows[unknown], return_index=True)
+        oov_sums = np.add.reduceat(data[unknown], first) if len(first) else data[:0]
+        rows = np.concatenate((rows[known], oov_rows))
+        target = np.concatenate((target[known], np.full(len(oov_rows), oov_column)))
+        data = np.concatenate((data[known], oov_sums))
+        order = np.argsort(rows, kind="stable")  # each row's OOV entry after its terms
+        rows, target, data = rows[order], target[order], data[order]
+    else:
+        rows, target, data = rows[known], target[known], data[known]
+    indptr = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=counts.shape[0]), out=indptr[1:])
+    return indptr, target.astype(np.int32), data

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._values import find_sorted
+from .._values import all_text, find_sorted, merge_sorted_text
 from ..errors import DataError, ParameterError
 
 
@@ -78,11 +78,15 @@ class VocabularyStats:
             return VocabularyStats(
                 other.terms, other.doc_freq, other.term_freq, self.n_docs + other.n_docs
             )
-        terms = np.union1d(self.terms, other.terms)
+        if all_text(self.terms) and all_text(other.terms):
+            # a few new terms into a large vocabulary: merge, without sorting both again
+            terms, mine, theirs = merge_sorted_text(self.terms, other.terms)
+        else:
+            terms = np.union1d(self.terms, other.terms)
+            mine, theirs = np.searchsorted(terms, self.terms), np.searchsorted(terms, other.terms)
         df = np.zeros(len(terms), dtype=np.int64)
         tf = np.zeros(len(terms), dtype=np.int64)
-        for part in (self, other):
-            where = np.searchsorted(terms, part.terms)
+        for part, where in ((self, mine), (other, theirs)):
             df[where] += part.doc_freq
             tf[where] += part.term_freq
         return VocabularyStats(terms, df, tf, self.n_docs + other.n_docs)

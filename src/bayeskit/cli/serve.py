@@ -1,0 +1,105 @@
+"""``bayeskit serve``: the model as an HTTP service (needs ``pip install 'bayeskit[serve]'``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def serve(
+    model_file: Annotated[str, typer.Argument(metavar="MODEL", help="A model file.")],
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Address to listen on (default: this machine only)."),
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")
+    ] = 8000,
+    token_file: Annotated[
+        str | None,
+        typer.Option(
+            "--token-file",
+            help="File whose first line is the bearer token that /learn and /unlearn need. "
+            "Without it, learning is off.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", help="Worker processes. More than 1 turns learning off (see README)."
+        ),
+    ] = 1,
+    max_body: Annotated[
+        int, typer.Option("--max-body", help="Largest request body in bytes (413 above).")
+    ] = 4 * 2**20,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", help="Seconds a client has to send a request's headers or body."),
+    ] = 10.0,
+    max_in_flight: Annotated[
+        int,
+        typer.Option(
+            "--max-in-flight", help="Requests served at once; 503 beyond (back-pressure)."
+        ),
+    ] = 256,
+    save_interval: Annotated[
+        float,
+        typer.Option(
+            "--save-interval",
+            help="Seconds between background rewrites of MODEL with what was learned (the "
+            "journal keeps every change meanwhile).",
+        ),
+    ] = 10.0,
+) -> None:
+    """Serve MODEL over HTTP: MLflow's /invocations, /check and /learn for text models, and a
+    web page at /. Learned messages go to MODEL.journal (fsync) before they are acknowledged;
+    MODEL is rewritten atomically in the background."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise typer.BadParameter(
+            f"the service needs the serve extra ({exc.name} is missing): "
+            "pip install 'bayeskit[serve]'",
+            param_hint="serve",
+        ) from None
+    from ..serve.app import ServeConfig, read_token
+    from ..serve.server import bind, run
+    from .models import check_model_path, load_model
+
+    for value, name in ((workers, "--workers"), (max_body, "--max-body"),
+                        (max_in_flight, "--max-in-flight")):  # fmt: skip
+        if value < 1:
+            raise typer.BadParameter(f"must be at least 1, got {value}", param_hint=name)
+    if not 0 <= port <= 65535:
+        raise typer.BadParameter(f"{port} is not a port (0-65535)", param_hint="--port")
+    if timeout <= 0 or save_interval <= 0:
+        raise typer.BadParameter("must be > 0", param_hint="--timeout/--save-interval")
+    if workers > 1:  # else the app loads it before binding: errors are one line, exit 2
+        load_model(model_file)
+    else:
+        check_model_path(model_file)
+    if token_file is not None:
+        read_token(token_file)
+    config = ServeConfig(
+        model=model_file,
+        token_file=token_file,
+        workers=workers,
+        max_body_bytes=max_body,
+        timeout=timeout,
+        max_in_flight=max_in_flight,
+        save_interval=save_interval,
+    )
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(
+            f"bayeskit serve: listening on {host}: anyone who can reach this machine can check "
+            "messages (learning still needs the token)",
+            err=True,
+        )
+    with sock:  # closed however the server ends (a model that does not load, Ctrl+C)
+        run(config, sock, announce=lambda text: typer.echo(text, err=True))

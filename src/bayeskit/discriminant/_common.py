@@ -1,0 +1,129 @@
+"""What the discriminant analysis estimators share: the multivariate normal family's fitted
+parameters as scikit-learn's attributes, the class priors, and the fix to name when a
+covariance matrix is singular."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import DataError, ParameterError, SingularCovarianceError
+from ..families.mvnormal import MVNormalParams
+from ..naive_bayes._numeric import NumericNB
+
+
+class DiscriminantAnalysis(NumericNB):
+    """A generative classifier with one multivariate normal block over every column.
+
+    NaN is refused (naming the row and column); sparse (CSR) input is summarised without
+    densifying it. ``fit`` needs two classes and regular covariance matrices; ``partial_fit``
+    accumulates statistics from any batch (the first may hold one class, or fewer rows than
+    features) and prediction refuses a singular matrix by name.
+    """
+
+    #: the template's class prior: frequencies unless ``priors`` fixes it (scikit-learn's rule)
+    fit_prior = True
+    prior_alpha = 0.0
+    _min_classes = 2
+    #: what to change when a covariance matrix is singular
+    _fix: ClassVar[str] = ""
+
+    priors: Any
+
+    @property
+    def class_prior(self) -> Any:
+        """The template's fixed class prior: scikit-learn calls it ``priors``."""
+        return self.priors
+
+    def _check_fit(self) -> None:
+        live = self.class_count_ > 0
+        if int(np.sum(live)) < self._min_classes:
+            labels = ", ".join(repr(c) for c in self.classes_[live].tolist())
+            raise DataError(
+                f"{type(self).__name__} needs at least two classes to tell apart, but y (with "
+                f"its sample weights) holds one class: {labels}"
+            )
+        super()._check_fit()
+
+    def _check_usable(self) -> None:
+        try:
+            super()._check_usable()
+        except SingularCovarianceError as exc:
+            raise SingularCovarianceError(f"{exc}; {self._fix}") from None
+
+    def _params(self) -> MVNormalParams:
+        params: MVNormalParams = self._fitted()[1][0]
+        return params
+
+    @property
+    def means_(self) -> np.ndarray:
+        """Mean of each class, shape (n_classes, n_features)."""
+        return self._params().means
+
+    @property
+    def priors_(self) -> np.ndarray:
+        """Prior probability of each class (``priors``, or the class frequencies)."""
+        return np.exp(self.class_log_prior_)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """scikit-learn's decision function: the joint log-likelihood without its ``2π``
+        term, ``ln P(y) − ½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y``; with two classes the
+        log-odds of the second, shape (n_samples,)."""
+        scores = self.predict_joint_log_proba(X)
+        scores += 0.5 * int(self._params().keep.sum()) * np.log(2.0 * np.pi)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.classifier_tags.poor_score = False
+        return tags
+
+
+def check_solver(solver: Any, accepted: tuple[str, ...]) -> None:
+    """scikit-learn's ``solver`` names (accepted for compatibility: every solver gives the
+    same model from the statistics)."""
+    if solver not in accepted:
+        raise ParameterError(
+            f"solver={solver!r}; accepted: {', '.join(accepted)} (all give the same model)"
+        )
+
+
+def covariance_estimators() -> dict[str, type]:
+    """The :mod:`sklearn.covariance` estimators discriminant analysis takes (functions of the
+    class covariance): model files store them by name and rebuild them from this list."""
+    from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf, ShrunkCovariance
+
+    return {cls.__name__: cls for cls in (EmpiricalCovariance, ShrunkCovariance, LedoitWolf, OAS)}
+
+
+def sklearn_shrinkage(shrinkage: Any, covariance_estimator: Any) -> Any:
+    """The family's shrinkage for scikit-learn's ``shrinkage`` and ``covariance_estimator``:
+    the estimators of :mod:`sklearn.covariance` that are functions of the class covariance
+    (and its fourth moments) are computed from the statistics."""
+    if covariance_estimator is None:
+        return shrinkage
+    if shrinkage is not None and shrinkage != 0:
+        raise ParameterError("covariance_estimator and shrinkage are both set; give one of the two")
+    kind = type(covariance_estimator)
+    known = covariance_estimators()
+    if getattr(covariance_estimator, "assume_centered", False):
+        raise ParameterError(
+            f"covariance_estimator={covariance_estimator!r}: assume_centered=True is not "
+            "supported (the statistics are centred on each class mean)"
+        )
+    if kind is known["EmpiricalCovariance"]:
+        return None
+    if kind is known["ShrunkCovariance"]:
+        return covariance_estimator.shrinkage
+    if kind is known["LedoitWolf"]:
+        return "ledoit-wolf"
+    if kind is known["OAS"]:
+        return "oas"
+    raise ParameterError(
+        f"covariance_estimator={covariance_estimator!r} needs the training rows themselves; "
+        "discriminant analysis here is fitted from sufficient statistics, so it takes "
+        "EmpiricalCovariance, ShrunkCovariance, LedoitWolf or OAS (or shrinkage=None, a "
+        "number, 'auto', 'ledoit-wolf' or 'oas')"
+    )

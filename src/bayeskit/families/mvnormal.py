@@ -1,0 +1,517 @@
+"""Multivariate normal family: a block of real-valued columns is jointly normal within each class
+(seed 002's normal discriminant analysis).
+
+``ln p(x|y) = −½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y − (d/2) ln 2π``
+
+The statistic is a :class:`~bayeskit.stats.Scatter` (per class weight, mean and centred scatter
+matrix, merged with Chan's formula). Every choice of covariance lives in :meth:`MVNormal.finalize`
+(see :mod:`._covariance`): per class (quadratic discriminant analysis), pooled (Fisher's linear
+discriminant), Friedman's blend λ and shrinkage γ, scikit-learn's ``reg_param``, fixed,
+Ledoit–Wolf or OAS shrinkage, diagonal or spherical shapes and a ridge (Gaussian mixtures).
+
+Scoring goes through the Cholesky factor ``Σ = L Lᵀ``: ``(x − μ)ᵀ Σ⁻¹ (x − μ) = ||L⁻¹ (x − μ)||²``
+by triangular solves and ``ln det Σ = 2 Σ_j ln L_jj``; no inverse is ever formed. With one
+shared matrix every class costs one dot product with ``V_y = Σ⁻¹ (μ_y − x̄)`` (solved through
+the factor once): ``(x − μ_y)ᵀ Σ⁻¹ (x − μ_y) = ||L⁻¹ (x − x̄)||² − 2 (x − x̄)ᵀ V_y + (μ_y − x̄)ᵀ
+V_y``, centred on the pooled mean ``x̄`` so a common offset cancels first; the first term is the
+same for every class, and posteriors skip it (:meth:`MVNormal.log_prob_relative`).
+
+Degenerate data never gives a silent wrong answer:
+
+* a column with the same value in every training row carries no information and has no
+  variance to divide by; it is left out of the density (every class would score it alike when
+  the covariance is regularised, so the posterior is the same either way) — the rule
+  scikit-learn's LDA solvers follow;
+* a covariance that is singular — a class with fewer rows than features, a column constant
+  within a class, collinear columns — is recorded by ``finalize`` and refused with a
+  :class:`~bayeskit.errors.SingularCovarianceError` naming the class and the column before any
+  prediction. "Singular" is judged on the correlation scale, so it does not depend on the units
+  of the columns: the smallest eigenvalue of ``D^-½ Σ D^-½`` (``D`` the diagonal) at most
+  ``tol²``, the rule of scikit-learn's LDA (``tol`` bounds the singular values of the
+  standardised data). Regularisation (λ, γ, shrinkage, ``reg_param``, a ridge) makes the
+  matrices regular and the log-probabilities finite.
+
+NaN is refused (naming the row and column): the joint density of the other values would need a
+different factorisation for every pattern of missing values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.linalg import blas
+
+from .._validation import column_label, first_bad
+from ..errors import DataError, ParameterError, SingularCovarianceError
+from ..stats import Scatter
+from ._base import Family
+from ._covariance import (
+    NEEDS_FOURTH,
+    SHAPES,
+    check_fraction,
+    check_shrinkage,
+    class_estimates,
+    constant,
+    finish,
+    pool,
+)
+from .gaussian import Gaussian, GaussianParams
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+#: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
+_BLOCK_CELLS = 1 << 19
+
+
+@dataclass(frozen=True)
+class Singular:
+    """Why a covariance matrix is singular: ``klass`` is the class index (None: the shared
+    matrix), ``column`` a column with no variance there (index into the block, or None), and
+    ``smallest`` the smallest eigenvalue of its correlation matrix."""
+
+    klass: int | None
+    column: int | None
+    smallest: float
+    weight: float
+
+
+@dataclass(frozen=True)
+class MVNormalParams:
+    """Fitted parameters.
+
+    ``means`` (K, d); ``covariance`` (K, d, d), or (1, d, d) when one matrix is shared;
+    ``keep`` (d,) the columns scored (not constant over the whole training data); ``factor``
+    the lower Cholesky factors of ``covariance`` on the kept columns (None for diagonal and
+    spherical shapes, scored through ``var``); ``log_det`` their log-determinants;
+    ``reference`` (d_kept,) the pooled mean inputs are centred on; ``empty`` (K,) classes
+    without data (they score −inf); ``singular`` what makes a matrix singular, if anything;
+    ``total`` the same estimator applied to all rows as one class (for Fisher's projection);
+    ``shrinkage`` (K,) the intensities used.
+    """
+
+    means: np.ndarray
+    covariance: np.ndarray
+    keep: np.ndarray
+    factor: np.ndarray | None
+    var: np.ndarray | None
+    log_det: np.ndarray
+    reference: np.ndarray
+    empty: np.ndarray
+    singular: tuple[Singular, ...]
+    total: np.ndarray | None
+    shrinkage: np.ndarray
+    tol: float
+    #: one covariance matrix for every class (a linear decision rule)
+    shared: bool
+
+    @cached_property
+    def discriminant(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, b)`` with ``W_y = Σ⁻¹ μ_y`` and ``b_y = −½ μ_yᵀ Σ⁻¹ μ_y`` (seed 002's α_y
+        and β_y without the prior) for a shared matrix; columns left out get weight 0."""
+        if not self.shared:
+            raise ParameterError(
+                "a linear discriminant needs one covariance matrix shared by every class "
+                "(pooling=1); per-class matrices make the decision quadratic"
+            )
+        require_regular(self)
+        K, d = self.means.shape
+        W = np.zeros((K, d))
+        kept = self.means[:, self.keep]
+        if self.factor is not None:
+            W[:, self.keep] = scipy.linalg.cho_solve((self.factor[0], True), kept.T).T
+        else:
+            assert self.var is not None
+            W[:, self.keep] = kept / self.var[0]
+        b = -0.5 * np.einsum("kj,kj->k", W[:, self.keep], kept)
+        b[self.empty] = -np.inf
+        W[self.empty] = 0.0
+        return W, b
+
+    @cached_property
+    def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For a shared matrix, over every column (0 where a column is left out): the centre
+        ``x̄`` (d,), ``V_y = Σ⁻¹ (μ_y − x̄)`` (K, d) and ``c_y = −½ (μ_y − x̄)ᵀ V_y``, so
+        ``log p(x|y) = (x − x̄)ᵀ V_y + c_y + (a term every class shares)``."""
+        assert self.factor is not None
+        offset = self.means[:, self.keep] - self.reference
+        V = np.zeros(self.means.shape)
+        V[:, self.keep] = scipy.linalg.cho_solve((self.factor[0], True), offset.T).T
+        centre = np.zeros(self.means.shape[1])
+        centre[self.keep] = self.reference
+        return centre, V, -0.5 * np.einsum("kj,kj->k", V[:, self.keep], offset)
+
+    @cached_property
+    def projection(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fisher's discriminant axes: the generalised eigenvectors of the between-class
+        scatter ``Σ_total − Σ`` against the within-class ``Σ``, largest eigenvalue first,
+        scaled so that ``Vᵀ Σ V = I`` (scikit-learn's eigen solver). Returns ``scalings``
+        (d, d_kept), zero on the columns left out, and the eigenvalues."""
+        if not self.shared or self.total is None:
+            raise ParameterError("Fisher's projection needs one shared covariance matrix")
+        require_regular(self)
+        keep = self.keep
+        within = self.covariance[0][np.ix_(keep, keep)]
+        between = self.total[np.ix_(keep, keep)] - within
+        values, vectors = scipy.linalg.eigh(between, within)
+        order = np.argsort(values)[::-1]
+        scalings = np.zeros((len(keep), int(keep.sum())))
+        scalings[keep] = vectors[:, order]
+        return scalings, values[order]
+
+
+def require_regular(params: MVNormalParams) -> None:
+    """Refuse to score with a singular matrix (messages by class index; estimators name the
+    class labels through :meth:`MVNormal.check_usable` first)."""
+    if params.singular:
+        raise SingularCovarianceError(describe_singular(params.singular[0], None, None, params))
+
+
+class MVNormal(Family):
+    """Jointly normal columns within each class, with a full (or diagonal) covariance.
+
+    Parameters
+    ----------
+    pooling : float in [0, 1], default=0.0
+        Friedman's λ: 0 a covariance per class (QDA), 1 one pooled covariance (LDA).
+    shape : {"full", "diag", "spherical"}, default="full"
+        Full matrices, their diagonals (naive Bayes: GaussianNB's model) or one variance per
+        class.
+    shrinkage : None, float in [0, 1], "auto", "ledoit-wolf" or "oas", default=None
+        Each class's covariance shrunk towards the scaled identity before pooling (see
+        :mod:`._covariance`).
+    gamma : float in [0, 1], default=0.0
+        Friedman's γ: the pooled-and-blended matrix shrunk towards the scaled identity.
+    reg_param : float in [0, 1], default=0.0
+        scikit-learn's QDA: ``(1 − r) Σ + r I``.
+    ridge : float >= 0, default=0.0
+        Added to every variance (scikit-learn's ``reg_covar``).
+    pool_weights : array-like of shape (n_classes,) or None, default=None
+        Weights of the classes in the pooled matrix; None: their data weights (the maximum
+        likelihood). scikit-learn's LDA weights by the class priors.
+    tol : float >= 0, default=1e-4
+        A matrix whose correlation matrix has an eigenvalue at most ``tol²`` is singular.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = np.array([[0.0, 1.0], [2.0, 2.0], [1.0, 0.0], [4.0, 5.0], [6.0, 6.0], [5.0, 7.0]])
+    >>> R = sp.csr_matrix(np.repeat(np.eye(2), 3, axis=0))
+    >>> family = MVNormal(pooling=1.0)
+    >>> params = family.finalize(family.summarize(X, R))
+    >>> params.covariance[0]
+    array([[0.66666667, 0.33333333],
+           [0.33333333, 0.66666667]])
+    >>> family.log_prob(params, np.array([[1.0, 1.0]])).round(3)
+    array([[ -1.289, -22.289]])
+    """
+
+    name = "mvnormal"
+    column_kind = "real"
+
+    def __init__(
+        self,
+        pooling: float = 0.0,
+        *,
+        shape: str = "full",
+        shrinkage: Any = None,
+        gamma: float = 0.0,
+        reg_param: float = 0.0,
+        ridge: float = 0.0,
+        pool_weights: Any = None,
+        tol: float = 1e-4,
+    ):
+        self.pooling = pooling
+        self.shape = shape
+        self.shrinkage = shrinkage
+        self.gamma = gamma
+        self.reg_param = reg_param
+        self.ridge = ridge
+        self.pool_weights = pool_weights
+        self.tol = tol
+
+    def config(self) -> dict[str, Any]:
+        weights = self.pool_weights
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64).tolist()
+        return {
+            "pooling": self.pooling,
+            "shape": self.shape,
+            "shrinkage": self.shrinkage,
+            "gamma": self.gamma,
+            "reg_param": self.reg_param,
+            "ridge": self.ridge,
+            "pool_weights": weights,
+            "tol": self.tol,
+        }
+
+    def validate(self, X: Any, names: Sequence[str]) -> Any:
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+            values = X.data
+        else:
+            X = np.asarray(X, dtype=np.float64)
+            if X.ndim != 2:
+                raise DataError(
+                    f"the mvnormal family takes a 2-D table of numbers, got shape {X.shape}"
+                )
+            values = X
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row, col = first_bad(X, bad)
+            value = float(X[row, col])
+            raise DataError(
+                f"X contains {value} at row {row}, {column_label(names, col)}; discriminant "
+                "analysis takes finite numbers in every column (impute missing values first, "
+                "or use GaussianNB, which reads NaN as missing)"
+            )
+        return X
+
+    def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
+        return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH)
+
+    # ------------------------------------------------------------------ finalize
+    def _settings(self, n_classes: int) -> dict[str, Any]:
+        if self.shape not in SHAPES:
+            raise ParameterError(f"shape={self.shape!r}; accepted: {', '.join(SHAPES)}")
+        ridge = self.ridge
+        if isinstance(ridge, bool) or not isinstance(ridge, (Real, np.number)) or ridge < 0:
+            raise ParameterError(f"ridge must be a number >= 0; got {ridge!r}")
+        tol = self.tol
+        if isinstance(tol, bool) or not isinstance(tol, (Real, np.number)) or not tol >= 0:
+            raise ParameterError(f"tol must be a number >= 0; got {tol!r}")
+        weights = None
+        if self.pool_weights is not None:
+            weights = np.asarray(self.pool_weights, dtype=np.float64)
+            if (
+                weights.shape != (n_classes,)
+                or not np.isfinite(weights).all()
+                or (weights < 0).any()
+            ):
+                raise ParameterError(
+                    f"pool_weights must be {n_classes} finite weights >= 0, one per class; got "
+                    f"{self.pool_weights!r}"
+                )
+        return {
+            "pooling": check_fraction(self.pooling, "pooling (lam)"),
+            "shrinkage": check_shrinkage(self.shrinkage),
+            "gamma": check_fraction(self.gamma, "gamma"),
+            "reg_param": check_fraction(self.reg_param, "reg_param"),
+            "ridge": float(ridge),
+            "tol": float(tol),
+            "weights": weights,
+        }
+
+    def finalize(self, stats: Scatter) -> MVNormalParams:
+        s = self._settings(stats.n_classes)
+        finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
+        total = stats.pooled()
+        estimates, alpha = class_estimates(stats, s["shrinkage"])
+        pooled = pool(estimates, stats.weight, s["pooling"], s["weights"])
+        covariance = finish(pooled, shape=self.shape, **finishing)
+        empty = stats.weight <= 0
+        shared = s["pooling"] == 1.0
+        # A column with one value in every training row is left out where no matrix gives
+        # it a variance (no regularisation): it cannot tell classes apart, and has nothing to
+        # divide by. Regularised, it stays (scored alike in every class).
+        everywhere = constant(np.diagonal(total.covariance[0]), total.mean[0], total.weight[0])
+        flat = _flat(covariance, stats.mean, stats.weight, shared)
+        keep = ~(everywhere & flat[np.ones(1, dtype=bool) if shared else ~empty].all(axis=0))
+        total_cov = None
+        if shared:
+            total_estimate = class_estimates(total, s["shrinkage"])[0]
+            total_cov = finish(total_estimate, shape=self.shape, **finishing)[0]
+        factor, var, log_det, singular = _factorize(
+            covariance[:, keep][:, :, keep],
+            stats.mean[:, keep],
+            stats.weight,
+            np.zeros(1, dtype=bool) if shared else empty,
+            diagonal=self.shape != "full",
+            tol=s["tol"],
+            shared=shared,
+        )
+        return MVNormalParams(
+            means=stats.mean,
+            covariance=covariance,
+            keep=keep,
+            factor=factor,
+            var=var,
+            log_det=log_det,
+            reference=total.mean[0][keep],
+            empty=empty,
+            singular=singular,
+            total=total_cov,
+            shrinkage=alpha,
+            tol=s["tol"],
+            shared=shared,
+        )
+
+    # ------------------------------------------------------------------ scoring
+    def log_prob(self, params: MVNormalParams, X: Any) -> np.ndarray:
+        return self._scores(params, X, relative=False)
+
+    def log_prob_relative(self, params: MVNormalParams, X: Any) -> np.ndarray:
+        """With a shared covariance, ``(x − x̄)ᵀ Σ⁻¹ (μ_y − x̄) − ½ (μ_y − x̄)ᵀ Σ⁻¹ (μ_y − x̄)``:
+        :meth:`log_prob` without ``−½ (x − x̄)ᵀ Σ⁻¹ (x − x̄)`` and the normaliser, which every
+        class shares (one matrix product instead of a triangular solve per row)."""
+        return self._scores(params, X, relative=True)
+
+    def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
+        require_regular(params)
+        n, K = X.shape[0], len(params.empty)
+        d = int(params.keep.sum())
+        out = np.empty((n, K))
+        rows = max(1, _BLOCK_CELLS // max(d, 1))
+        whole = bool(params.keep.all())
+        if relative and params.shared and params.factor is not None:
+            # One matrix product per block over every column (V is 0 where one is left out).
+            centre, V, c = params.centred
+            if sp.issparse(X):
+                out[:] = np.asarray(X @ V.T) + (c - V @ centre)
+            else:
+                for start in range(0, n, rows):
+                    out[start : start + rows] = (X[start : start + rows] - centre) @ V.T + c
+            out[:, params.empty] = -np.inf
+            return out
+        for start in range(0, n, rows):
+            block = X[start : start + rows]
+            block = block.toarray() if sp.issparse(block) else np.asarray(block)
+            block = block if whole else block[:, params.keep]
+            out[start : start + rows] = _score(params, np.ascontiguousarray(block), d)
+        out[:, params.empty] = -np.inf
+        return out
+
+    def discriminant(self, params: MVNormalParams) -> tuple[np.ndarray, np.ndarray]:
+        """Linear discriminant ``(W, b)`` of a shared covariance: ``log_prob(X) = X @ W.T + b
+        + g(X)`` with ``g`` the same for every class (see :attr:`MVNormalParams.discriminant`)."""
+        return params.discriminant
+
+    def check_usable(self, params: MVNormalParams, classes: np.ndarray, names: Any) -> None:
+        if params.singular:
+            shown = [describe_singular(s, classes, names, params) for s in params.singular[:3]]
+            more = len(params.singular) - len(shown)
+            raise SingularCovarianceError(
+                "; ".join(shown) + (f"; and {more} more classes" if more > 0 else "")
+            )
+
+
+def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalParams) -> str:
+    """One singular matrix in words (class label and column name when known)."""
+    d = int(params.keep.sum())
+    kept = np.flatnonzero(params.keep)
+    if s.klass is None:
+        what = "the covariance matrix shared by the classes"
+    else:
+        label = classes[s.klass] if classes is not None else s.klass
+        label = label.item() if isinstance(label, np.generic) else label
+        what = f"the covariance matrix of class {label!r}"
+    if s.column is not None:
+        column = int(kept[s.column])
+        where = "within every class" if s.klass is None else "within the class"
+        return f"{what} is singular: {column_label(names, column)} has no variance {where}" + (
+            " but differs between classes" if s.klass is None else ""
+        )
+    return (
+        f"{what} is singular: the smallest eigenvalue of its correlation matrix is "
+        f"{s.smallest:.3g} <= tol² = {params.tol**2:.3g} (collinear columns, or too few rows: "
+        f"weight {s.weight:g} for {d} features, and a covariance needs more rows than features)"
+    )
+
+
+def _factorize(
+    cov: np.ndarray,
+    means: np.ndarray,
+    weight: np.ndarray,
+    empty: np.ndarray,
+    *,
+    diagonal: bool,
+    tol: float,
+    shared: bool,
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]]:
+    """Cholesky factors (or variances, for diagonal shapes) and log-determinants of each
+    matrix, and the matrices that are singular (skipped: empty classes)."""
+    m, d = cov.shape[0], cov.shape[-1]
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    flat = _flat(cov, means, weight, shared)
+    klass = [None] * m if shared else list(range(m))
+    total = [float(weight.sum())] if shared else weight.tolist()
+    singular = [
+        Singular(klass[k], int(np.argmax(flat[k])), 0.0, total[k])
+        for k in np.flatnonzero(~empty & flat.any(axis=1))
+    ]
+    regular = np.flatnonzero(~empty & ~flat.any(axis=1))
+    log_det = np.zeros(m)
+    if diagonal or d == 0:
+        log_det[regular] = np.log(var[regular]).sum(axis=1)
+        return None, var, log_det, tuple(singular)
+    # The smallest eigenvalue of each correlation matrix, all matrices in one call.
+    root = np.sqrt(var[regular])
+    corr = cov[regular] / root[:, :, None] / root[:, None, :]
+    smallest = np.linalg.eigvalsh(corr)[:, 0] if len(regular) else np.zeros(0)
+    factor = np.zeros_like(cov)
+    for k, low in zip(regular.tolist(), smallest.tolist(), strict=True):
+        info = 1
+        if low > tol * tol:
+            L, info = scipy.linalg.lapack.dpotrf(cov[k], lower=1, clean=1)
+        if info != 0:
+            singular.append(Singular(klass[k], None, low, total[k]))
+            continue
+        factor[k] = L
+        log_det[k] = 2.0 * float(np.log(np.diag(L)).sum())
+    singular.sort(key=lambda s: -1 if s.klass is None else s.klass)
+    return factor, None, log_det, tuple(singular)
+
+
+def _flat(cov: np.ndarray, means: np.ndarray, weight: np.ndarray, shared: bool) -> np.ndarray:
+    """Which variances of each matrix are 0 within rounding (a column constant in a class, or
+    in every class for a shared matrix), (K or 1, d)."""
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    size = np.abs(means).max(axis=0) if shared else np.abs(means)
+    n = weight.sum() if shared else weight[:, None]
+    return np.asarray(constant(var, size, n))
+
+
+def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:
+    """Log-density of every class for a dense block of kept columns."""
+    const = 0.5 * (params.log_det + d * _LOG_2PI)
+    if params.factor is None:
+        assert params.var is not None
+        var = np.broadcast_to(params.var, (len(params.empty), d))
+        gaussian = GaussianParams(
+            params.means[:, params.keep],
+            var,
+            0.0,
+            None,
+            params.reference,
+            np.ones(d, dtype=bool),
+            params.shared,
+        )
+        return Gaussian().log_prob(gaussian, X)
+    if params.shared:
+        _, V, c = params.centred
+        U = X - params.reference
+        out = U @ V[:, params.keep].T + c
+        Z = _whiten(params.factor[0], U)
+        out -= 0.5 * np.einsum("ij,ij->i", Z, Z)[:, None]
+        return out - const[0]
+    means = params.means[:, params.keep]
+    out = np.empty((X.shape[0], len(params.empty)))
+    for k in np.flatnonzero(~params.empty):
+        Z = _whiten(params.factor[k], X - means[k])
+        out[:, k] = -0.5 * np.einsum("ij,ij->i", Z, Z) - const[k]
+    return out
+
+
+def _whiten(L: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``Y L⁻ᵀ`` (rows ``L⁻¹ y``) by one triangular solve in place: the C-ordered (n, d) block
+    is the Fortran-ordered transpose BLAS solves from the left."""
+    if Y.size == 0:
+        return Y
+    solved = blas.dtrsm(1.0, L, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
+    return np.asarray(solved).T

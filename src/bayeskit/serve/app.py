@@ -1,0 +1,450 @@
+"""The HTTP API (a Starlette app): MLflow's scoring contract, the spam API and the page.
+
+Routes (README, "The filter as a service", shows requests and answers):
+
+``GET /`` the page; ``GET /ping``, ``/health``, ``/version``, ``/metadata``;
+``POST /invocations`` (MLflow: JSON ``dataframe_split`` / ``dataframe_records`` /
+``instances`` / ``inputs``, or ``text/csv``); ``POST /check`` (one message: text or a raw
+e-mail); ``POST /learn/{label}`` and ``POST /unlearn/{label}`` (bearer token).
+
+Every refusal is a JSON ``{"error": ...}`` with a 4xx status; the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import math
+import os
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .._version import __version__
+from ..errors import BayeskitError
+from ..io.model_file import FORMAT_VERSION
+from ..text import SpamFilter, TextClassifier
+from .inputs import RequestError, invocation_input, message_input
+from .scoring import plain
+from .state import LearnError, ModelState, Snapshot, digest_of, label_names
+
+__all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
+
+CONFIG_ENV = "BAYESKIT_SERVE_CONFIG"
+API_VERSION = 1
+_BIG_BODY = 1 << 16  # bodies above this are scored off the event loop
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How one server runs (``bayeskit serve --help`` describes each setting)."""
+
+    model: str
+    token_file: str | None = None
+    workers: int = 1
+    max_body_bytes: int = 4 * 2**20
+    timeout: float = 10.0
+    max_in_flight: int = 256
+    save_interval: float = 10.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeConfig:
+        return cls(**json.loads(text))
+
+
+def read_token(path: str) -> str:
+    """The bearer token: the first line of the token file, which must not be empty."""
+    with open(path, encoding="utf-8") as f:
+        token = f.readline().strip()
+    if len(token) < 8:
+        raise BayeskitError(
+            f"{path}: the token file must hold a token of at least 8 characters on its first "
+            "line (for example the output of: python -c 'import secrets; "
+            "print(secrets.token_urlsafe())')"
+        )
+    return token
+
+
+def learning_off(config: ServeConfig, has_token: bool) -> str:
+    """Why this server cannot learn (every reason, and what to do), or "" when it can."""
+    reasons, remedies = [], []
+    if not has_token:
+        reasons.append(
+            "this server was started without --token-file, so nothing can change the model"
+        )
+        remedies.append("--token-file FILE")
+    if config.workers > 1:
+        # One copy of the model per process: a message learned by one worker would be missing
+        # from the others' answers, and their journals would interleave in one file.
+        reasons.append(
+            f"it runs {config.workers} worker processes, each with its own copy of the model, "
+            "so a message learned by one would be missing from the others' answers"
+        )
+        remedies.append("--workers 1")
+    if not reasons:
+        return ""
+    return (
+        f"learning is off: {'; and '.join(reasons)}. Checks and predictions work as usual; to "
+        f"learn, restart it with {' and '.join(remedies)}"
+    )
+
+
+def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    try:
+        body = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # an infinite log-odds (an unsmoothed model): null, never NaN text
+        body = json.dumps(_finite(content), ensure_ascii=False, separators=(",", ":"))
+    return Response(body, status, headers, media_type="application/json")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def error(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
+    return _json({"error": message}, status, headers)
+
+
+class _InFlightLimit:
+    """Back-pressure: beyond ``limit`` requests being served at once, answer 503 at once
+    (with Retry-After) instead of queueing without bound."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit, self.active = app, limit, 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.active >= self.limit:
+            response = error(
+                f"the server is busy ({self.active} requests in progress); retry shortly",
+                503,
+                {"Retry-After": "1"},
+            )
+            await response(scope, receive, send)
+            return
+        self.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.active -= 1
+
+
+class Service:
+    """The endpoints, over one :class:`ModelState`."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.token = read_token(config.token_file) if config.token_file else None
+        self.token_digest = hashlib.sha256((self.token or "").encode("utf-8")).digest()
+        self.learning_off = learning_off(config, self.token is not None)
+        self.state = ModelState(
+            config.model, learning=not self.learning_off, save_interval=config.save_interval
+        )
+        page = resources.files("bayeskit.serve").joinpath("assets/index.html")
+        self.page = page.read_text(encoding="utf-8")
+
+    # ------------------------------------------------------------------ plumbing
+    async def body(self, request: Request) -> bytes:
+        """The request body, refused past the size limit (413) or the time limit (408)."""
+        limit = self.config.max_body_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                raise RequestError(f"Content-Length {declared!r} is not a number")
+            if int(declared) > limit:
+                raise RequestError(
+                    f"the body is {int(declared)} bytes; this server accepts at most {limit} "
+                    "(bayeskit serve --max-body)",
+                    status=413,
+                )
+        chunks: list[bytes] = []
+        size = 0
+        # A deadline that cancels this task (asyncio.timeout, which needs Python 3.11; a
+        # wait_for would cost a task per request).
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        deadline = asyncio.get_running_loop().call_later(self.config.timeout, expire)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise RequestError(
+                        f"the body exceeds {limit} bytes (bayeskit serve --max-body)", status=413
+                    )
+                chunks.append(chunk)
+        except asyncio.CancelledError:
+            if not expired:
+                raise
+            raise RequestError(
+                f"the body did not arrive within {self.config.timeout:g} s", status=408
+            ) from None
+        finally:
+            deadline.cancel()
+        return b"".join(chunks)
+
+    def text_snapshot(self) -> Snapshot:
+        """The current snapshot (read once per request), which must hold a text model."""
+        snap = self.state.snapshot
+        if snap.scorer is None:
+            raise RequestError(
+                f"this server's model ({type(snap.model).__name__}) reads tables, not "
+                "messages: use POST /invocations"
+            )
+        return snap
+
+    def authorize(self, request: Request) -> None:
+        if self.learning_off:
+            raise RequestError(self.learning_off, status=403)
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        # Digests of equal length: the comparison's time tells neither the token nor its length.
+        ok = scheme.lower() == "bearer" and hmac.compare_digest(
+            hashlib.sha256(given.strip().encode("utf-8", "replace")).digest(), self.token_digest
+        )
+        if not ok:
+            raise HTTPException(
+                401,
+                "learning needs the server's token: send Authorization: Bearer <token>",
+                {"WWW-Authenticate": 'Bearer realm="bayeskit"'},
+            )
+
+    # ------------------------------------------------------------------ endpoints
+    async def index(self, request: Request) -> Response:
+        return HTMLResponse(self.page, headers=_PAGE_HEADERS)
+
+    async def ping(self, request: Request) -> Response:
+        return Response("\n", media_type="text/plain")
+
+    async def health(self, request: Request) -> Response:
+        return _json({"status": "ok", "pid": os.getpid(), **self.state.status()})
+
+    async def version(self, request: Request) -> Response:
+        return _json({"bayeskit": __version__, "api": API_VERSION, "model_format": FORMAT_VERSION})
+
+    async def metadata(self, request: Request) -> Response:
+        return _json(self._metadata())
+
+    def _metadata(self) -> dict[str, Any]:
+        from ..cli.models import describe, training_columns
+
+        snap = self.state.snapshot
+        model = snap.model
+        counts = np.asarray(model.class_count_, dtype=np.float64)
+        out: dict[str, Any] = {
+            "estimator": type(model).__name__,
+            "description": describe(model),
+            "classes": [plain(c) for c in model.classes_.tolist()],
+            "class_count": {
+                str(plain(c)): float(n) for c, n in zip(model.classes_, counts, strict=True)
+            },
+            "training_rows": float(counts.sum()),
+            "model_file": os.path.basename(self.state.path),
+        }
+        if isinstance(model, TextClassifier):
+            vectorizer = model.vectorizer
+            out["mode"] = "text"
+            out["analyzer"] = "word" if vectorizer is None else str(vectorizer.analyzer)
+            out["vocabulary_size"] = len(model.get_feature_names_out())
+            inner = model.model
+            out["families"] = [
+                "multinomial" if inner is None else type(inner).__name__.removesuffix("NB").lower()
+            ]
+            if isinstance(model, SpamFilter):
+                out["spam"] = {
+                    "spam_label": plain(model.spam_label),
+                    "ham_label": plain(model.ham_label),
+                    "ham_cutoff": model.ham_cutoff,
+                    "spam_cutoff": model.spam_cutoff,
+                    "lost_ham_cost": model.lost_ham_cost,
+                    "passed_spam_cost": model.passed_spam_cost,
+                }
+        else:
+            out["mode"] = "table"
+            out["features"] = training_columns(model) or [
+                f"x{j}" for j in range(int(model.n_features_in_))
+            ]
+            chosen = getattr(model, "feature_families_", None)
+            out["families"] = (
+                {str(k): str(v) for k, v in chosen.items()}
+                if chosen is not None
+                else [family.name for family in model.families_]
+            )
+        out["learning"] = {
+            "enabled": not self.learning_off,
+            "reason": self.learning_off or None,
+            **self.state.status(),
+        }
+        out["limits"] = {
+            "max_body_bytes": self.config.max_body_bytes,
+            "timeout": self.config.timeout,
+        }
+        return out
+
+    async def invocations(self, request: Request) -> Response:
+        body = await self.body(request)
+        model = self.state.snapshot.model
+        asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
+        X, proba = invocation_input(body, request.headers.get("content-type", ""), model, asked)
+        if len(body) > _BIG_BODY:
+            predictions = await asyncio.to_thread(_predictions, model, X, proba)
+        else:
+            predictions = _predictions(model, X, proba)
+        return _json({"predictions": predictions})
+
+    async def check(self, request: Request) -> Response:
+        snap = self.text_snapshot()
+        body = await self.body(request)
+        scorer = snap.scorer
+        assert scorer is not None
+        doc = message_input(body, request.headers.get("content-type", ""), snap.model)
+        words = request.query_params.get("words", "") in ("1", "true")
+        if len(body) > _BIG_BODY:
+            result = await asyncio.to_thread(scorer.check, doc, words=words)
+        else:
+            result = scorer.check(doc, words=words)
+        result["learned_as"] = snap.learned.get(digest_of(doc))
+        return _json(result)
+
+    async def learn(self, request: Request) -> Response:
+        return await self._change(request, unlearn=False)
+
+    async def unlearn(self, request: Request) -> Response:
+        return await self._change(request, unlearn=True)
+
+    async def _change(self, request: Request, *, unlearn: bool) -> Response:
+        self.authorize(request)
+        model = self.text_snapshot().model
+        label = request.path_params["label"]
+        names = label_names(model)
+        if label not in names:
+            raise RequestError(
+                f"unknown label {label!r}; this model's labels are {', '.join(map(repr, names))}"
+            )
+        doc = message_input(
+            await self.body(request), request.headers.get("content-type", ""), model
+        )
+        future = self.state.submit(doc, label, unlearn=unlearn)
+        result = await asyncio.wrap_future(future)
+        snap = self.state.snapshot
+        result["class_count"] = {
+            str(plain(c)): float(n)
+            for c, n in zip(snap.model.classes_, snap.model.class_count_, strict=True)
+        }
+        return _json(result)
+
+
+_PAGE_HEADERS = {
+    # The page is self-contained: nothing may load from anywhere else.
+    "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; form-action 'none'; "
+    "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
+    labels = [plain(v) for v in model.predict(X).tolist()]
+    if not proba:
+        return labels
+    P = model.predict_proba(X)
+    names = [f"p_{plain(c)}" for c in model.classes_.tolist()]
+    verdicts = model.classify(X).tolist() if isinstance(model, SpamFilter) else None
+    out = []
+    for i, label in enumerate(labels):
+        row: dict[str, Any] = {"label": label}
+        if verdicts is not None:
+            row["verdict"] = verdicts[i]
+        row.update({name: float(p) for name, p in zip(names, P[i], strict=True)})
+        out.append(row)
+    return out
+
+
+def create_app(config: ServeConfig) -> ASGIApp:
+    """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now)."""
+    service = Service(config)
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status", 400)
+        # A body that did not arrive in time is still owed: what the client sends later
+        # would be read as the next request, so the connection ends with the answer.
+        headers = {"Connection": "close"} if status == 408 else None
+        return error(" ".join(str(exc).split()), status, headers)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            message = f"no such resource: {request.method} {request.url.path}"
+        elif exc.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path}"
+            allow = (exc.headers or {}).get("Allow")
+            message += f"; use {allow}" if allow else ""
+        else:
+            message = str(exc.detail)
+        return error(message, exc.status_code, dict(exc.headers or {}))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # save what was learned and release the journal
+            await asyncio.to_thread(service.state.close)
+
+    app = Starlette(
+        routes=[
+            Route("/", service.index, methods=["GET"]),
+            Route("/ping", service.ping, methods=["GET"]),
+            Route("/health", service.health, methods=["GET"]),
+            Route("/version", service.version, methods=["GET"]),
+            Route("/metadata", service.metadata, methods=["GET"]),
+            Route("/invocations", service.invocations, methods=["POST"]),
+            Route("/check", service.check, methods=["POST"]),
+            Route("/learn/{label}", service.learn, methods=["POST"]),
+            Route("/unlearn/{label}", service.unlearn, methods=["POST"]),
+        ],
+        exception_handlers={
+            HTTPException: http_error,
+            RequestError: refused,
+            LearnError: refused,
+            BayeskitError: refused,
+        },
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    limited = _InFlightLimit(app, config.max_in_flight)
+    limited.service = service  # type: ignore[attr-defined]
+    return limited
+
+
+def app_from_environment() -> ASGIApp:
+    """The app of a worker process started by ``bayeskit serve --workers N``."""
+    return create_app(ServeConfig.from_json(os.environ[CONFIG_ENV]))

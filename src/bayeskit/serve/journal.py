@@ -1,0 +1,254 @@
+"""The journal: every learned message, on disk before the server says "learned".
+
+``MODEL.journal`` (beside ``MODEL``) is a file of JSON lines:
+
+``{"type": "base", "model_sha256": D, "seq": S, "learned": {digest: label}}``
+    The first line. The model file whose sha256 is ``D`` holds every operation up to ``seq``
+    ``S``; ``learned`` maps the digest of each message learned through the service (and not
+    unlearned since) to its label, so a message learned twice is recognised after a restart.
+``{"type": "op", "seq": n, "digest": d, "learn": label|null, "unlearn": label|null,
+"doc": text}`` (or ``"doc_b64"`` for raw bytes)
+    One learn, unlearn or relabel (unlearn the old label, learn the new one), appended and
+    fsynced before the request is acknowledged.
+``{"type": "checkpoint", "model_sha256": D, "seq": S}``
+    Written (and fsynced) just before a model file holding the operations up to ``S`` replaces
+    ``MODEL``, so that a crash between that rename and the compaction below still finds the
+    model file's place in the journal.
+
+Compaction writes a new journal (a base line for the new model file, then the operations it
+does not hold yet) to a temporary file and renames it over the old one. At every instant
+the model file is named by the base line or by a checkpoint line, so on start
+:func:`read_journal` knows exactly which operations to replay: the ones after that line. A
+last line without its newline (a crash in the middle of an append) was never acknowledged
+and is dropped.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..errors import BayeskitError
+from ..io.model_file import _fsync_directory as fsync_directory
+
+__all__ = ["Journal", "JournalError", "Op", "Replay", "file_sha256", "read_journal"]
+
+
+class JournalError(BayeskitError, ValueError):
+    """A journal that does not belong to the model file, or is damaged before its last line."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One acknowledged change: unlearn ``unlearn`` (if set), then learn ``learn`` (if set)."""
+
+    seq: int
+    digest: str
+    learn: str | None
+    unlearn: str | None
+    doc: str | bytes
+
+    def to_line(self) -> bytes:
+        record: dict[str, Any] = {
+            "type": "op",
+            "seq": self.seq,
+            "digest": self.digest,
+            "learn": self.learn,
+            "unlearn": self.unlearn,
+        }
+        if isinstance(self.doc, bytes):
+            record["doc_b64"] = base64.b64encode(self.doc).decode("ascii")
+        else:
+            record["doc"] = self.doc
+        return _line(record)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], where: str) -> Op:
+        try:
+            doc: str | bytes
+            if "doc_b64" in record:
+                doc = base64.b64decode(record["doc_b64"], validate=True)
+            else:
+                doc = record["doc"]
+            op = cls(int(record["seq"]), record["digest"], record["learn"], record["unlearn"], doc)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise JournalError(f"{where}: malformed operation ({exc})") from None
+        if not isinstance(op.doc, (str, bytes)) or not isinstance(op.digest, str):
+            raise JournalError(f"{where}: malformed operation")
+        return op
+
+
+@dataclass
+class Replay:
+    """What :func:`read_journal` found: the operations the model file lacks, in order, and
+    the learned-message index after all of them."""
+
+    ops: list[Op]
+    learned: dict[str, str]
+    seq: int
+    base_seq: int
+    dropped_tail: bool = False
+    pending: list[bytes] = field(default_factory=list)
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _base_line(model_sha256: str, seq: int, learned: dict[str, str]) -> bytes:
+    return _line({"type": "base", "model_sha256": model_sha256, "seq": seq, "learned": learned})
+
+
+def read_journal(path: str, model_sha256: str) -> Replay | None:
+    """The operations of the journal at ``path`` that the model file (of sha256
+    ``model_sha256``) does not hold; ``None`` when there is no journal."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    records = []
+    for number, raw in enumerate(lines, start=1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            raise JournalError(
+                f"{path}: line {number} is not JSON: the journal is damaged"
+            ) from None
+        if not isinstance(record, dict):
+            raise JournalError(f"{path}: line {number} is not a JSON object")
+        records.append((number, record))
+    if not records or records[0][1].get("type") != "base":
+        raise JournalError(f"{path}: the first line is not the journal's base line")
+    base = records[0][1]
+    learned = base.get("learned")
+    if not isinstance(learned, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in learned.items()
+    ):
+        raise JournalError(f"{path}: the base line's learned index is malformed")
+    learned = dict(learned)
+    start: int | None = None
+    if base.get("model_sha256") == model_sha256:
+        start = int(base["seq"])
+    ops: list[Op] = []
+    seq = int(base.get("seq", 0))
+    for number, record in records[1:]:
+        kind = record.get("type")
+        if kind == "checkpoint":
+            if record.get("model_sha256") == model_sha256:
+                start = int(record["seq"])
+        elif kind == "op":
+            op = Op.from_record(record, f"{path}: line {number}")
+            if op.seq != seq + 1:
+                raise JournalError(f"{path}: line {number} has seq {op.seq}, expected {seq + 1}")
+            seq = op.seq
+            ops.append(op)
+            if op.unlearn is not None:
+                learned.pop(op.digest, None)
+            if op.learn is not None:
+                learned[op.digest] = op.learn
+        else:
+            raise JournalError(f"{path}: line {number} has an unknown type {kind!r}")
+    if start is None:
+        raise JournalError(
+            f"{path} belongs to another version of the model file (the model's sha256 "
+            f"{model_sha256[:12]}… is neither its base nor one of its checkpoints): the model "
+            "file was replaced by hand. Move the journal away to serve the model file as it "
+            "is, or put back the model file it belongs to"
+        )
+    return Replay(
+        [op for op in ops if op.seq > start],
+        learned,
+        seq,
+        int(base["seq"]),
+        dropped_tail=bool(tail),
+        pending=[op.to_line() for op in ops if op.seq > int(base["seq"])],
+    )
+
+
+class Journal:
+    """The open journal of one model file; appends and compactions are serialised."""
+
+    def __init__(self, path: str, replay: Replay | None, model_sha256: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        if replay is None:  # a new journal: the model file as it is, nothing learned yet
+            self._since_base: list[tuple[int, bytes]] = []
+            self._write_new(_base_line(model_sha256, 0, {}))
+        else:
+            self._since_base = [
+                (replay.base_seq + i + 1, line) for i, line in enumerate(replay.pending)
+            ]
+            if replay.dropped_tail:
+                # Cut the torn last line so that later appends start on a line of their own.
+                with open(path, "rb+") as f:
+                    data = f.read()
+                    f.truncate(data.rfind(b"\n") + 1)
+                    f.flush()
+                    os.fsync(f.fileno())
+        self._file: IO[bytes] = open(path, "ab")  # noqa: SIM115 (kept open while serving)
+
+    def append(self, ops: Iterable[Op]) -> None:
+        """Write the operations and fsync: when this returns they survive a crash."""
+        lines = [(op.seq, op.to_line()) for op in ops]
+        with self._lock:
+            self._file.write(b"".join(line for _, line in lines))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._since_base.extend(lines)
+
+    def checkpoint(self, model_sha256: str, seq: int) -> None:
+        """Record (durably) that a model file of sha256 ``model_sha256`` holds ops up to ``seq``."""
+        line = _line({"type": "checkpoint", "model_sha256": model_sha256, "seq": seq})
+        with self._lock:
+            self._file.write(line)
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def compact(self, model_sha256: str, seq: int, learned: dict[str, str]) -> None:
+        """Rewrite the journal for the model file now in place (holding ops up to ``seq``)."""
+        with self._lock:
+            self._since_base = [(s, line) for s, line in self._since_base if s > seq]
+            body = _base_line(model_sha256, seq, learned) + b"".join(
+                line for _, line in self._since_base
+            )
+            self._file.close()
+            try:
+                self._write_new(body)
+            finally:
+                self._file = open(self.path, "ab")  # noqa: SIM115
+
+    def _write_new(self, body: bytes) -> None:
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        fsync_directory(os.path.dirname(os.path.abspath(self.path)))
+
+    @property
+    def pending(self) -> int:
+        """Operations written since the base line (not yet in the model file for sure)."""
+        return len(self._since_base)
+
+    def close(self) -> None:
+        with self._lock, contextlib.suppress(OSError):
+            self._file.close()

@@ -1,0 +1,173 @@
+"""Running the app on uvicorn: the listening socket, timeouts, limits and worker processes.
+
+uvicorn closes idle keep-alive connections but waits for a request's headers forever; the
+protocol below also gives each request ``timeout`` seconds to send its headers (the body has
+the same limit in the app), so slow clients cannot hold connections open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import os
+import signal
+import socket
+import sys
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from .app import CONFIG_ENV, ServeConfig, create_app, learning_off
+
+__all__ = ["HeaderTimeoutProtocol", "bind", "run"]
+
+log = logging.getLogger("bayeskit.serve")
+#: Set in each worker process (uvicorn passes the protocol class, not its settings).
+HEADER_TIMEOUT_ENV = "BAYESKIT_SERVE_HEADER_TIMEOUT"
+
+
+class HeaderTimeoutProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol that answers 408 and closes the connection when a
+    request's headers have not all arrived ``BAYESKIT_SERVE_HEADER_TIMEOUT`` seconds after
+    the connection opened or the request began."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_timeout = float(os.environ.get(HEADER_TIMEOUT_ENV, "10"))
+        self._header_timer: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._header_timer is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._header_timer = self.loop.call_later(self._header_timeout, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _timed_out(self) -> None:
+        self._header_timer = None
+        if self.transport.is_closing() or (self.cycle and not self.cycle.response_complete):
+            return
+        body = b'{"error":"the request headers did not arrive in time"}'
+        self.transport.write(
+            b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
+        self.transport.close()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket (port 0: any free port; read it back with getsockname)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _config(app: Any, config: ServeConfig, **extra: Any) -> uvicorn.Config:
+    os.environ[HEADER_TIMEOUT_ENV] = repr(config.timeout)
+    # The learner thread's Python work would hold the GIL for 5 ms slices (the default)
+    # while checks wait in the event loop; 1 ms slices bound that wait.
+    sys.setswitchinterval(0.001)
+    return uvicorn.Config(
+        app,
+        http=HeaderTimeoutProtocol,
+        loop="auto",
+        lifespan="on",
+        access_log=False,
+        log_level="warning",
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=10,
+        # uvicorn's own cap on connections + tasks: far above the app's in-flight limit,
+        # which answers 503 first; past this uvicorn answers 503 itself.
+        limit_concurrency=max(4 * config.max_in_flight, 2048),
+        backlog=2048,
+        server_header=False,
+        **extra,
+    )
+
+
+def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> None:
+    """Serve on ``sock`` until interrupted: in this process, or in ``config.workers``
+    worker processes that share the socket."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    if config.workers <= 1:
+        app = create_app(config)  # loads the model and replays its journal before listening
+        server = uvicorn.Server(_config(app, config))
+        announce(_banner(config, f"http://{shown}:{port}", app))
+        _stop_quietly()
+        # uvicorn re-raises the Ctrl+C it stopped for, after a clean shutdown
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+        if not server.started:
+            sys.exit(1)
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[CONFIG_ENV] = config.to_json()
+    extra: dict[str, Any] = {}
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:
+        # A worker imports bayeskit and loads the model before it answers the supervisor's
+        # pings; on a busy machine that exceeds uvicorn's 5 s and workers would be killed
+        # and restarted forever.
+        extra["timeout_worker_healthcheck"] = 120
+    uv = _config(
+        "bayeskit.serve.app:app_from_environment",
+        config,
+        factory=True,
+        workers=config.workers,
+        **extra,
+    )
+    announce(_banner(config, f"http://{shown}:{port}", None))
+    _stop_quietly()
+    with contextlib.suppress(KeyboardInterrupt):
+        Multiprocess(uv, sockets=[sock]).run()
+
+
+def _stop_quietly() -> None:
+    """After a clean shutdown uvicorn re-raises the signal that stopped it; SIGTERM (how
+    service managers stop a daemon) then ends the process with exit status 0, like Ctrl+C."""
+    with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+
+
+def _banner(config: ServeConfig, url: str, app: Any) -> str:
+    lines = [f"bayeskit serve: {os.path.basename(config.model)} on {url}"]
+    if app is not None and app.service.state.replayed:
+        lines.append(f"  replayed {app.service.state.replayed} learned message(s) from the journal")
+    if config.workers > 1:
+        lines.append(f"  {config.workers} worker processes")
+    off = learning_off(config, config.token_file is not None)
+    lines.append(
+        "  learning: "
+        + ("off — " + off.removeprefix("learning is off: ") if off else "on (bearer token)")
+    )
+    lines.append("  press Ctrl+C to stop")
+    return "\n".join(lines)

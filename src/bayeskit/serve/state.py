@@ -1,0 +1,318 @@
+"""The served model: immutable snapshots swapped whole, one writer, the journal, the saver.
+
+Readers take ``state.snapshot`` once per request and use nothing else, so they never see a
+half-updated model: a learn builds a new model (copy on write), journals it, and only then
+replaces the reference. Learning runs in one writer thread that takes every request waiting
+at that moment as a batch (group commit: one model update and one fsync for all of them).
+A saver thread rewrites the model file in the background (see :mod:`.journal` for the order
+of writes that makes this safe at any crash).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import fnmatch
+import hashlib
+import logging
+import os
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ..errors import BayeskitError
+from ..io.model_file import load, save
+from ..text import TextClassifier
+from .journal import Journal, Op, file_sha256, read_journal
+from .scoring import Scorer, plain
+
+__all__ = ["LearnError", "ModelState", "Snapshot", "digest_of"]
+
+log = logging.getLogger("bayeskit.serve")
+_MAX_BATCH = 256
+
+
+class LearnError(BayeskitError, ValueError):
+    """A learn or unlearn the server refuses; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One version of the model with everything a request reads; never changed once built."""
+
+    model: Any
+    scorer: Scorer | None  # text models only
+    seq: int  # the last journal operation this model holds
+    learned: dict[str, str]  # digest -> label of the messages learned through the service
+
+
+def digest_of(doc: str | bytes) -> str:
+    """The identity of a message: sha256 of the bytes the model reads."""
+    return hashlib.sha256(doc.encode("utf-8") if isinstance(doc, str) else doc).hexdigest()
+
+
+def _label_of(model: Any, name: str) -> Any:
+    for label in model.classes_.tolist():
+        if str(label) == name:
+            return label
+    raise AssertionError(name)  # labels are checked before they reach the journal
+
+
+def apply_ops(model: Any, ops: list[tuple[str | bytes, str | None, str | None]]) -> Any:
+    """A new model: ``model`` with the (doc, learn, unlearn) operations applied; ``model``
+    itself is not changed. Learns go first, then unlearns, so an unlearn of a message learned
+    in the same batch always finds it (statistics add, so the order changes nothing else)."""
+    # Additive text models replace their statistics on update (a shallow copy suffices); the
+    # others update fitted parts in place and are copied whole.
+    new = copy.copy(model) if hasattr(model, "stats_") else copy.deepcopy(model)
+    learn = [(doc, _label_of(model, lab)) for doc, lab, _ in ops if lab is not None]
+    unlearn = [(doc, _label_of(model, lab)) for doc, _, lab in ops if lab is not None]
+    if learn:
+        new.partial_fit([d for d, _ in learn], [y for _, y in learn])
+    if unlearn:
+        new.unlearn([d for d, _ in unlearn], [y for _, y in unlearn])
+    return new
+
+
+class _Request:
+    def __init__(self, doc: str | bytes, label: str, unlearn: bool) -> None:
+        self.doc, self.label, self.unlearn = doc, label, unlearn
+        self.digest = digest_of(doc)
+        self.future: Future[dict[str, Any]] = Future()
+
+
+class ModelState:
+    """The model of one server process, and (with ``learning``) its journal and writers."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        learning: bool,
+        save_interval: float = 10.0,
+    ) -> None:
+        self.path = os.path.abspath(path)
+        self.journal_path = self.path + ".journal"
+        self.learning = learning
+        self.save_interval = save_interval
+        self._saving_path = self.path + ".saving"
+        self._lock_file = _lock(self.path + ".lock") if learning else None
+        try:
+            self._start(learning)
+        except BaseException:
+            if self._lock_file is not None:
+                self._lock_file.close()  # a model or journal that cannot be served
+            raise
+
+    def _start(self, learning: bool) -> None:
+        """Load the model, replay its journal and (learning) start the writer threads."""
+        if learning:  # what a crash in the middle of a save left behind
+            folder, name = os.path.split(self._saving_path)
+            for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(folder, leftover))
+        model_sha = file_sha256(self.path)
+        model = load(self.path)
+        replay = read_journal(self.journal_path, model_sha)
+        seq, learned, replayed = 0, {}, 0
+        if replay is not None:
+            if replay.ops:
+                model = apply_ops(model, [(op.doc, op.learn, op.unlearn) for op in replay.ops])
+            seq, learned, replayed = replay.seq, replay.learned, len(replay.ops)
+        self.replayed = replayed
+        self.snapshot = self._snapshot(model, seq, learned)
+        self.saved_seq = seq - replayed
+        self.journal: Journal | None = None
+        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        if learning:
+            self.journal = Journal(self.journal_path, replay, model_sha)
+            for target, name in ((self._writer, "learner"), (self._saver, "saver")):
+                thread = threading.Thread(target=target, name=f"bayeskit-{name}", daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    @staticmethod
+    def _snapshot(model: Any, seq: int, learned: dict[str, str]) -> Snapshot:
+        scorer = Scorer.of(model) if isinstance(model, TextClassifier) else None
+        return Snapshot(model, scorer, seq, learned)
+
+    # ------------------------------------------------------------------ learning
+    def submit(self, doc: str | bytes, label: str, *, unlearn: bool) -> Future[dict[str, Any]]:
+        """Queue a learn (or unlearn) of ``doc`` as ``label``; the future resolves once the
+        change is journaled (fsync) and visible to readers, or fails with LearnError."""
+        request = _Request(doc, label, unlearn)
+        self._queue.put(request)
+        return request.future
+
+    def _writer(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < _MAX_BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                batch.append(more)
+            try:
+                self._learn_batch(batch)
+            except BaseException as exc:  # never leave a client waiting
+                log.exception("learning failed")
+                for request in batch:
+                    if not request.future.done():
+                        request.future.set_exception(exc)
+
+    def _learn_batch(self, batch: list[_Request]) -> None:
+        snap = self.snapshot
+        learned = dict(snap.learned)
+        accepted: list[tuple[_Request, Op]] = []
+        seq = snap.seq
+        for request in batch:
+            was = learned.get(request.digest)
+            if request.unlearn:
+                if was != request.label:
+                    request.future.set_exception(_never_learned(request, was))
+                    continue
+                op_learn: str | None = None
+                op_unlearn: str | None = request.label
+                learned.pop(request.digest)
+            else:
+                if was == request.label:
+                    request.future.set_result(
+                        {
+                            "learned": False,
+                            "duplicate": True,
+                            "label": request.label,
+                            "digest": request.digest,
+                            "message": f"this message was already learned as {was!r}; it is "
+                            "not counted twice",
+                        }
+                    )
+                    continue
+                op_learn, op_unlearn = request.label, was
+                learned[request.digest] = request.label
+            seq += 1
+            accepted.append((request, Op(seq, request.digest, op_learn, op_unlearn, request.doc)))
+        if not accepted:
+            return
+        try:
+            model = apply_ops(snap.model, [(op.doc, op.learn, op.unlearn) for _, op in accepted])
+        except BayeskitError:
+            if len(accepted) == 1:
+                raise
+            # One request spoils the batch: apply them one at a time, so that only it fails.
+            for request, _ in accepted:
+                try:
+                    self._learn_batch([request])
+                except BayeskitError as exc:
+                    request.future.set_exception(exc)
+            return
+        new = self._snapshot(model, seq, learned)
+        assert self.journal is not None
+        self.journal.append(op for _, op in accepted)  # durable before anyone is told
+        self.snapshot = new
+        for request, op in accepted:
+            result: dict[str, Any] = {
+                "learned": not request.unlearn,
+                "unlearned": request.unlearn,
+                "duplicate": False,
+                "label": request.label,
+                "was": op.unlearn if not request.unlearn else None,
+                "digest": request.digest,
+                "seq": op.seq,
+            }
+            request.future.set_result(result)
+
+    # ------------------------------------------------------------------ saving
+    def _saver(self) -> None:
+        while not self._stop.wait(self.save_interval):
+            try:
+                self.save_now()
+            except Exception:
+                log.exception("saving the model file failed; the journal keeps every change")
+
+    def save_now(self) -> bool:
+        """Write the current snapshot over the model file if it holds unsaved changes."""
+        snap = self.snapshot
+        if snap.seq == self.saved_seq or self.journal is None:
+            return False
+        save(snap.model, self._saving_path)
+        sha = file_sha256(self._saving_path)
+        self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
+        os.replace(self._saving_path, self.path)
+        self.journal.compact(sha, snap.seq, snap.learned)
+        self.saved_seq = snap.seq
+        return True
+
+    def close(self, *, timeout: float = 30.0) -> None:
+        """Stop learning, save what is unsaved, and release the journal."""
+        if self.journal is None:
+            return
+        self._queue.put(None)
+        self._stop.set()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(deadline - time.monotonic(), 0.1))
+        with contextlib.suppress(Exception):
+            self.save_now()
+        self.journal.close()
+        self.journal = None
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases the lock
+
+    def status(self) -> dict[str, Any]:
+        snap = self.snapshot
+        return {
+            "seq": snap.seq,
+            "saved_seq": self.saved_seq,
+            "learned_messages": len(snap.learned),
+            "replayed_at_start": self.replayed,
+        }
+
+
+def _lock(path: str) -> IO[bytes]:
+    """Hold ``path`` locked while this process learns: a second server learning into the
+    same model file would interleave two journals."""
+    handle = open(path, "ab")  # noqa: SIM115 (held until close)
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:  # not POSIX: no advisory locks
+        pass
+    except OSError:
+        handle.close()
+        raise LearnError(
+            f"another bayeskit serve is learning into {path.removesuffix('.lock')} (it holds "
+            f"{path}); stop it, or serve this model without --token-file"
+        ) from None
+    return handle
+
+
+def _never_learned(request: _Request, was: str | None) -> LearnError:
+    if was is None:
+        reason = "this message was never learned through this server"
+    else:
+        reason = f"this message was learned as {was!r}, not {request.label!r}"
+    return LearnError(
+        f"{reason} (digest {request.digest[:16]}…): nothing to unlearn, the model is unchanged",
+        status=409,
+    )
+
+
+def label_names(model: Any) -> list[str]:
+    return [str(plain(c)) for c in model.classes_.tolist()]

@@ -1,0 +1,117 @@
+"""Every bad input the discriminant analysis issue names gets a BayeskitError that says what is
+wrong and what is accepted, and leaves the model as it was."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_wine
+
+import bayeskit as bk
+from bayeskit.errors import (
+    DataError,
+    ParameterError,
+    ShapeError,
+    SingularCovarianceError,
+)
+
+X, Y = load_wine(return_X_y=True)
+ALL = [
+    bk.LinearDiscriminantAnalysis,
+    bk.QuadraticDiscriminantAnalysis,
+    bk.RegularizedDiscriminantAnalysis,
+]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_fewer_than_two_classes(cls):
+    with pytest.raises(DataError, match=r"needs at least two classes .* holds one class: 0"):
+        cls().fit(X[Y == 0], Y[Y == 0])
+    weights = (Y == 1).astype(float)  # every other class weighs nothing
+    with pytest.raises(DataError, match="one class: 1"):
+        cls().fit(X, Y, sample_weight=weights)
+    model = cls().partial_fit(X[Y == 0], Y[Y == 0])  # a stream may start with one class
+    assert model.classes_.tolist() == [0]
+
+
+def test_a_class_with_a_single_row():
+    Xs, ys = np.vstack([X, X[:1] + 1.0]), np.append(Y, 7)
+    with pytest.raises(SingularCovarianceError, match=r"class 7 is singular: .* set reg_param > 0"):
+        bk.QuadraticDiscriminantAnalysis().fit(Xs, ys)
+    assert np.isfinite(
+        bk.QuadraticDiscriminantAnalysis(reg_param=0.1).fit(Xs, ys).predict_log_proba(Xs)
+    ).all()
+
+
+@pytest.mark.parametrize(
+    ("cls", "name"),
+    [
+        (bk.QuadraticDiscriminantAnalysis, "reg_param"),
+        (bk.QuadraticDiscriminantAnalysis, "shrinkage"),
+        (bk.LinearDiscriminantAnalysis, "shrinkage"),
+        (bk.RegularizedDiscriminantAnalysis, "lam"),
+        (bk.RegularizedDiscriminantAnalysis, "gamma"),
+    ],
+)
+@pytest.mark.parametrize("value", [-0.1, 1.5, np.nan, "0.5"])
+def test_fractions_outside_zero_one(cls, name, value):
+    shown = "lam" if name == "lam" else name
+    model = cls(**{name: value})
+    with pytest.raises(ParameterError, match=shown):
+        model.fit(X, Y)
+    with pytest.raises(ParameterError, match=shown):  # also when set on a fitted model
+        cls().fit(X, Y).set_params(**{name: value}).predict(X)
+
+
+def test_unknown_shrinkage_and_solver():
+    with pytest.raises(
+        ParameterError, match=r"shrinkage='lw'; accepted: None, a number in \[0, 1\], 'auto'"
+    ):
+        bk.LinearDiscriminantAnalysis(shrinkage="lw").fit(X, Y)
+    with pytest.raises(ParameterError, match="solver='cholesky'; accepted: svd, lsqr, eigen"):
+        bk.LinearDiscriminantAnalysis(solver="cholesky").fit(X, Y)
+    with pytest.raises(ParameterError, match="solver='lsqr'; accepted: svd, eigen"):
+        bk.QuadraticDiscriminantAnalysis(solver="lsqr").fit(X, Y)
+
+
+@pytest.mark.parametrize("n", [3, 14, 0, 1.5])
+def test_n_components(n):
+    with pytest.raises(ParameterError, match="n_components"):
+        bk.LinearDiscriminantAnalysis(n_components=n).fit(X, Y)
+    small = X[:, :1]  # one feature: at most one axis however many classes
+    with pytest.raises(ParameterError, match=r"min\(n_features, n_classes - 1\) = 1"):
+        bk.LinearDiscriminantAnalysis(n_components=2).fit(small, Y)
+    assert bk.LinearDiscriminantAnalysis(n_components=2).fit(X, Y).transform(X).shape == (178, 2)
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_nan_and_inf_named_by_column(cls, value):
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(13)])
+    bad = frame.copy()
+    bad.iloc[5, 3] = value
+    with pytest.raises(DataError, match=r"row 5, column 3 \('c3'\)"):
+        cls().fit(bad, Y)
+    model = cls().fit(frame, Y)
+    before = model.predict_proba(frame)
+    for call in (model.predict, model.predict_proba):
+        with pytest.raises(DataError, match=r"row 5, column 3 \('c3'\)"):
+            call(bad)
+    with pytest.raises(DataError, match="row 5, column 3"):
+        model.partial_fit(bad, Y)
+    with pytest.raises(DataError, match="row 5, column 3"):
+        model.predict(sp.csr_matrix(bad.to_numpy()))
+    np.testing.assert_array_equal(model.predict_proba(frame), before)  # nothing changed
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_predict_with_another_number_of_columns(cls):
+    model = cls().fit(X, Y)
+    with pytest.raises(ShapeError, match=r"X has 12 features, but .* is expecting 13 features"):
+        model.predict(X[:, :12])
+    if cls is bk.LinearDiscriminantAnalysis:
+        with pytest.raises(ShapeError, match="expecting 13 features"):
+            model.transform(X[:, :12])

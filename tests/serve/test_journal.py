@@ -1,0 +1,234 @@
+"""The journal and the background save: a crash between any two writes loses nothing
+acknowledged and counts nothing twice (the crash is simulated at each step here; the
+end-to-end tests kill a real server with SIGKILL)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import bayeskit as bk
+from bayeskit.serve.journal import JournalError, file_sha256
+from bayeskit.serve.state import LearnError, ModelState
+
+from .conftest import SPAMMY
+
+MESSAGES = [
+    (f"note {i}: {SPAMMY if i % 2 else 'lunch at noon'}", "spam" if i % 2 else "ham")
+    for i in range(6)
+]
+
+
+def _learn(state: ModelState, messages) -> None:
+    for text, label in messages:
+        assert state.submit(text, label, unlearn=False).result(30)["learned"]
+
+
+def _expected(source, messages) -> np.ndarray:
+    model = bk.load(source)
+    model.partial_fit([t for t, _ in messages], [y for _, y in messages])
+    return model.predict_proba([SPAMMY, "lunch at noon", "note 3"])
+
+
+def _proba(state: ModelState) -> np.ndarray:
+    return state.snapshot.model.predict_proba([SPAMMY, "lunch at noon", "note 3"])
+
+
+@pytest.fixture
+def model(sms_file, tmp_path):
+    path = tmp_path / "sms.bk"
+    shutil.copyfile(sms_file, path)
+    return path
+
+
+def _abandon(state: ModelState) -> None:
+    """Stop the threads without saving, as a crash would (the files stay as they are)."""
+    state._queue.put(None)
+    state._stop.set()
+    for thread in state._threads:
+        thread.join(10)
+    assert state.journal is not None
+    state.journal.close()
+    assert state._lock_file is not None
+    state._lock_file.close()  # the kernel drops a dead process's locks
+
+
+def test_journal_replayed_after_a_crash(model, sms_file):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES)
+    _abandon(state)
+    assert file_sha256(model) == file_sha256(sms_file)  # never saved: the journal has it all
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    assert again.replayed == len(MESSAGES)
+    np.testing.assert_allclose(_proba(again), _expected(sms_file, MESSAGES), rtol=1e-12)
+    assert len(again.snapshot.learned) == len(MESSAGES)
+    again.close()
+
+
+@pytest.mark.parametrize("crash_at", ["after_save", "after_checkpoint", "after_replace"])
+def test_a_crash_at_any_step_of_the_save(model, sms_file, monkeypatch, crash_at):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:4])
+    journal = state.journal
+    assert journal is not None
+
+    class CrashError(Exception):
+        pass
+
+    def crash(*args, **kwargs):
+        raise CrashError
+
+    steps = {
+        "after_save": (journal, "checkpoint"),
+        "after_checkpoint": (os, "replace"),
+        "after_replace": (journal, "compact"),
+    }
+    target, name = steps[crash_at]
+    with monkeypatch.context() as patch:
+        patch.setattr(target, name, crash)
+        with pytest.raises(CrashError):
+            state.save_now()
+    _learn(state, MESSAGES[4:])  # more learning after the failed save, then the crash
+    _abandon(state)
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    np.testing.assert_allclose(_proba(again), _expected(sms_file, MESSAGES), rtol=1e-12)
+    assert again.snapshot.seq == len(MESSAGES)
+    assert sorted(again.snapshot.learned.values()) == sorted(y for _, y in MESSAGES)
+    # and a save that completes leaves a model file that holds everything, with a short journal
+    assert again.save_now()
+    again.close()
+    on_disk = bk.load(model)
+    np.testing.assert_allclose(
+        on_disk.predict_proba([SPAMMY, "lunch at noon", "note 3"]),
+        _expected(sms_file, MESSAGES),
+        rtol=1e-12,
+    )
+    lines = (model.parent / "sms.bk.journal").read_text().splitlines()
+    assert len(lines) == 1
+    base = json.loads(lines[0])
+    assert base["model_sha256"] == file_sha256(model)
+    assert len(base["learned"]) == len(MESSAGES)  # duplicates are still recognised
+
+
+def test_a_torn_last_line_was_never_acknowledged(model, sms_file):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:3])
+    _abandon(state)
+    journal = model.parent / "sms.bk.journal"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'{"type":"op","seq":4,"digest":"ab')  # cut mid-append
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    np.testing.assert_allclose(_proba(again), _expected(sms_file, MESSAGES[:3]), rtol=1e-12)
+    assert journal.read_bytes() == whole  # the torn line is gone; appends start cleanly
+    _learn(again, MESSAGES[3:4])
+    again.close()
+    third = ModelState(str(model), learning=False)
+    np.testing.assert_allclose(_proba(third), _expected(sms_file, MESSAGES[:4]), rtol=1e-12)
+
+
+def test_a_journal_of_another_model_is_refused(model, sms_file, tmp_path):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:2])
+    _abandon(state)
+    other = bk.load(sms_file)
+    other.partial_fit(["something else entirely"], ["ham"])
+    bk.save(other, model)  # replaced by hand while the journal still names the old file
+    with pytest.raises(JournalError, match="belongs to another version of the model file"):
+        ModelState(str(model), learning=True)
+
+
+def test_a_damaged_journal_is_refused(model):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:3])
+    _abandon(state)
+    journal = model.parent / "sms.bk.journal"
+    lines = journal.read_bytes().split(b"\n")
+    lines[2] = b"garbage"
+    journal.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalError, match="line 3 is not JSON"):
+        ModelState(str(model), learning=True)
+
+
+def test_unlearn_and_relabel_replay(model, sms_file):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:3])
+    text, label = MESSAGES[0]
+    other = "spam" if label == "ham" else "ham"
+    assert state.submit(text, other, unlearn=False).result(30)["was"] == label
+    assert state.submit(MESSAGES[1][0], MESSAGES[1][1], unlearn=True).result(30)["unlearned"]
+    expected = _proba(state)
+    _abandon(state)
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    np.testing.assert_allclose(_proba(again), expected, rtol=1e-12)
+    np.testing.assert_allclose(
+        expected, _expected(sms_file, [(text, other), MESSAGES[2]]), rtol=1e-12
+    )
+    again.close()
+
+
+def test_a_batch_with_a_bad_request_learns_the_others(model, sms_file):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    state._queue.put(None)  # stop the writer: the batch is run here, deterministically
+    for thread in state._threads[:1]:
+        thread.join(10)
+    from bayeskit.serve.state import _Request
+
+    good = [_Request(t, y, False) for t, y in MESSAGES[:3]]
+    never = _Request("never learned", "spam", True)
+    state._learn_batch([good[0], never, *good[1:]])
+    assert all(r.future.result(1)["learned"] for r in good)
+    with pytest.raises(Exception, match="never learned"):
+        never.future.result(1)
+    np.testing.assert_allclose(_proba(state), _expected(sms_file, MESSAGES[:3]), rtol=1e-12)
+    _abandon(state)
+
+
+def test_readers_only_need_read_access(model, sms_file):
+    os.chmod(model, 0o444)
+    try:
+        state = ModelState(str(model), learning=False)
+        assert state.journal is None
+        assert not (model.parent / "sms.bk.journal").exists()
+    finally:
+        os.chmod(model, 0o644)
+
+
+def test_one_learning_server_per_model_file(model):
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    with pytest.raises(LearnError, match="another bayeskit serve is learning into"):
+        ModelState(str(model), learning=True)
+    reader = ModelState(str(model), learning=False)  # serving without learning is fine
+    assert reader.snapshot.seq == 0
+    state.close()
+    ModelState(str(model), learning=True).close()  # released by close
+
+
+def test_a_message_the_model_refuses_fails_alone(model, sms_file, monkeypatch):
+    import bayeskit.serve.state as state_module
+    from bayeskit.errors import DataError
+    from bayeskit.serve.state import _Request
+
+    real = state_module.apply_ops
+
+    def picky(m, ops):
+        if any(doc == "poison" for doc, _, _ in ops):
+            raise DataError("the model refuses this message")
+        return real(m, ops)
+
+    monkeypatch.setattr(state_module, "apply_ops", picky)
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    state._queue.put(None)  # stop the writer: the batch is run here, deterministically
+    state._threads[0].join(10)
+    batch = [_Request(t, y, False) for t, y in MESSAGES[:2]]
+    bad = _Request("poison", "spam", False)
+    state._learn_batch([batch[0], bad, batch[1]])
+    assert all(r.future.result(1)["learned"] for r in batch)
+    with pytest.raises(DataError, match="refuses"):
+        bad.future.result(1)
+    np.testing.assert_allclose(_proba(state), _expected(sms_file, MESSAGES[:2]), rtol=1e-12)
+    assert state.snapshot.seq == 2
+    _abandon(state)

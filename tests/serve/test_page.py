@@ -1,0 +1,428 @@
+"""The page, used as a person would: Debian's chromium, headless, driven by Selenium through
+chromium-driver, against ``bayeskit serve`` on 127.0.0.1 — with the keyboard alone, files
+chosen and dropped, teaching the filter, a phone's width, a character n-gram model.
+
+The spam filter's page is used against a ``bayeskit serve`` process, in one test of two
+steps on one server (xdist spreads a module's tests over its workers, where a module-scoped
+server would start once per worker), while chromium starts in a background thread. The
+table and character models' pages, which test the page rather than the command, are served
+by the same app and uvicorn in a thread of this process (``ThreadServer``), which starts in
+a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import bayeskit as bk
+from bayeskit.serve import ServeConfig
+
+from .conftest import TOKEN, ServerProcess, ThreadServer, served_copy, wine_frame, write_token
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
+DRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="Debian's chromium and chromium-driver are not installed "
+    "(apt-get install chromium chromium-driver)",
+)
+MESSAGE = "Hi Ann, are we still on for lunch at noon tomorrow? I will bring the notes."
+# A prize e-mail in latin-1 (the é is not UTF-8), with a long URL a phone must wrap.
+PRIZE_EML = (
+    b"From: Prize Desk <win@prizes.example>\nSubject: You have WON a FREE prize\n"
+    b"Content-Type: text/plain; charset=iso-8859-1\n\nCongratulations! You have won a free "
+    b"prize, call now to claim your cash. R\xe9ponse urgente: http://www.claim-your-prize-"
+    b"now-before-it-expires.example/winners/2024/claim?reference=0123456789abcdef\n"
+)
+LUNCH_EML = (
+    b"From: Ann <ann@work.example>\nSubject: lunch tomorrow\n\nAre we still on for lunch "
+    b"tomorrow at noon? I will bring the meeting notes.\n"
+)
+PHONE = {"width": 375, "height": 740, "deviceScaleFactor": 2, "mobile": True}
+
+
+def _start_chromium(profile: Path):
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={profile}", "--window-size=1100,1400",
+        "--lang=en-US",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory):
+    """The module's browser, as a getter: it starts in the background meanwhile."""
+    pool = ThreadPoolExecutor(1)
+    future = pool.submit(_start_chromium, tmp_path_factory.mktemp("chromium-profile"))
+    yield lambda: future.result(120)
+    pool.shutdown()
+    if future.exception() is None:
+        future.result().quit()
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _wait(driver, condition, timeout=30):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def _text(driver, element_id: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, element_id).text
+
+
+def _open(driver, server, ready: str = "training messages") -> None:
+    driver.get(server.url + "/")
+    _wait(driver, lambda d: ready in _text(d, "about"))
+
+
+def _api(server, path: str, body: bytes | None = None, content_type: str = "text/plain"):
+    """The server's own answer, asked directly (the numbers the page must show)."""
+    headers = {"Content-Type": content_type} if body is not None else {}
+    request = urllib.request.Request(server.url + path, data=body, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _log_odds(driver) -> str:
+    found = re.search(r"log-odds (-?\d+\.\d\d)", _text(driver, "summary"))
+    assert found, _text(driver, "summary")
+    return found.group(1)
+
+
+def _percent(p: float) -> str:
+    """A probability as the page writes it."""
+    return f"{100 * p:.1f}%" if 0.001 < p < 0.999 else f"{100 * p:.3f}%"
+
+
+def _drop(driver, path: Path, target_id: str) -> bool:
+    """Drop a file on an element as a person's drag from the desktop does: the file is read
+    from disk by the browser (a staging file input), put in a DataTransfer and delivered by
+    dragenter, dragover and drop events to the page's own handlers. True when the element
+    showed it was a drop target during the drag, and not after."""
+    from selenium.webdriver.common.by import By
+
+    driver.execute_script(
+        "const input = document.createElement('input'); input.type = 'file';"
+        "input.id = 'test-staging'; input.hidden = true; document.body.appendChild(input);"
+    )
+    driver.find_element(By.ID, "test-staging").send_keys(str(path))
+    return driver.execute_script(
+        """
+        const staging = document.getElementById('test-staging');
+        const target = document.getElementById(arguments[0]);
+        const data = new DataTransfer();
+        data.items.add(staging.files[0]);
+        staging.remove();
+        const fire = (type) => target.dispatchEvent(
+            new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        fire('dragenter');
+        const accepted = !fire('dragover');  // the page cancels dragover: a drop target
+        const shown = target.classList.contains('dragging');
+        fire('drop');
+        return accepted && shown && !target.classList.contains('dragging');
+        """,
+        target_id,
+    )
+
+
+def _as_phone(driver) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+
+
+def _as_desktop(driver) -> None:
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _fits_a_phone(driver) -> None:
+    """At 375 CSS pixels: nothing wider than the screen, and every button on screen, big
+    enough for a finger and not covered by anything, once scrolled to."""
+    from selenium.webdriver.common.by import By
+
+    width, scroll_width, outside = driver.execute_script(
+        """
+        const width = document.documentElement.clientWidth;
+        const outside = [...document.querySelectorAll('body *')].filter((e) => {
+          const r = e.getBoundingClientRect();
+          return r.width > 0 && (r.left < -0.5 || r.right > width + 0.5);
+        }).map((e) => e.id || e.tagName + '.' + e.className);
+        return [width, document.documentElement.scrollWidth, outside];
+        """
+    )
+    assert width == PHONE["width"]
+    assert scroll_width <= width
+    assert outside == []
+    buttons = [b for b in driver.find_elements(By.TAG_NAME, "button") if b.is_displayed()]
+    assert {"check", "learn-spam", "learn-ham"} <= {b.get_attribute("id") for b in buttons}
+    for button in buttons:
+        reachable = driver.execute_script(
+            """
+            const b = arguments[0];
+            b.scrollIntoView({block: 'center'});
+            const r = b.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return [r.left >= 0 && r.right <= document.documentElement.clientWidth,
+                    r.height >= 44, hit === b || b.contains(hit)];
+            """,
+            button,
+        )
+        assert reachable == [True, True, True], button.get_attribute("id")
+
+
+def _is_accessible(driver, server) -> None:
+    """Every control has a label or a name; nothing is loaded from anywhere else."""
+    unlabelled = driver.execute_script(
+        "return [...document.querySelectorAll('input, textarea')]"
+        ".filter(e => !e.labels || e.labels.length === 0).map(e => e.id)"
+    )
+    assert unlabelled == []
+    nameless = driver.execute_script(
+        "return [...document.querySelectorAll('button')].filter(b => !b.textContent.trim()).length"
+    )
+    assert nameless == 0
+    origins = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)"
+    )
+    assert set(origins) <= {server.url}
+
+
+# ---------------------------------------------------------------------------------- tests
+def test_a_person_uses_the_spam_filters_page(chrome, sms_file, tmp_path):
+    server = ServerProcess(served_copy(tmp_path, sms_file), "--token-file",
+                           str(write_token(tmp_path)))  # fmt: skip
+    browser = chrome()
+    try:
+        _keyboard_alone(browser, server)
+        _files_and_ham_on_a_phone(browser, server, tmp_path)
+    finally:
+        server.kill()
+
+
+def _keyboard_alone(browser, server) -> None:
+    """Type a message, check it and teach the filter with the keyboard alone."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, server)
+
+    def press(*keys: str) -> None:
+        ActionChains(browser).send_keys(*keys).perform()
+
+    def back() -> None:
+        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+
+    def focused() -> str:
+        return browser.switch_to.active_element.get_attribute("id")
+
+    # the focus order follows the page: message, file, Check
+    press(Keys.TAB)
+    assert focused() == "message"
+    press(MESSAGE)
+    press(Keys.TAB)
+    assert focused() == "file"
+    press(Keys.TAB)
+    assert focused() == "check"
+    press(Keys.ENTER)
+    _wait(browser, lambda d: _text(d, "verdict") in ("HAM", "SPAM", "UNSURE"))
+    assert _text(browser, "verdict") == "HAM"
+    summary = _text(browser, "summary")
+    assert summary.startswith("P(spam) = ")
+    p_before = float(summary.split("= ")[1].split("%")[0])
+    # the words, coloured by their contribution: the message is all there, in spans
+    words = browser.find_element(By.ID, "words")
+    assert words.text == MESSAGE
+    spans = words.find_elements(By.CSS_SELECTOR, "span.w")
+    coloured = {s.text.lower(): float(s.get_attribute("data-weight")) for s in spans}
+    assert {"lunch", "noon", "notes"} <= coloured.keys()
+    assert coloured["lunch"] < 0  # toward ham
+    toward_ham = spans[[s.text.lower() for s in spans].index("lunch")]
+    assert "rgba(0, 114, 178" in toward_ham.value_of_css_property("background-color")
+    assert toward_ham.get_attribute("title").endswith("toward ham")
+    assert "Each word shows its share" in _text(browser, "legend")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#reasons tbody tr")) >= 5
+    bar = browser.find_element(By.ID, "bar")
+    assert bar.get_attribute("aria-label").startswith("Probability of spam: ")
+    _is_accessible(browser, server)
+    # then the result's controls, in order: token, This is spam, This is ham
+    press(Keys.TAB)
+    assert focused() == "token"
+    press(Keys.TAB)
+    assert focused() == "learn-spam"
+    press(Keys.TAB)
+    assert focused() == "learn-ham"
+    back()
+    assert focused() == "learn-spam"
+    # without the token the page asks for it, and takes the focus there
+    press(Keys.SPACE)
+    _wait(browser, lambda d: "Enter the token" in _text(d, "status"))
+    assert focused() == "token"
+    press(TOKEN, Keys.TAB)
+    assert focused() == "learn-spam"
+    before = _api(server, "/metadata")
+    press(Keys.SPACE)
+    _wait(browser, lambda d: "Learned as spam" in _text(d, "status"))
+    _wait(browser, lambda d: "already learned as spam" in _text(d, "summary"))
+    after = _api(server, "/metadata")
+    assert after["class_count"]["spam"] == before["class_count"]["spam"] + 1
+    assert after["training_rows"] == before["training_rows"] + 1
+    assert f"spam {after['class_count']['spam']:.0f}" in _text(browser, "status")
+    assert f"{after['training_rows']:,.0f} training messages" in _text(browser, "about")
+    p_after = float(_text(browser, "summary").split("= ")[1].split("%")[0])
+    assert p_after > p_before
+    assert focused() == "learn-spam"  # the focus stays where the person is
+    press(Keys.SPACE)
+    _wait(browser, lambda d: "not counted twice" in _text(d, "status"))
+    assert _api(server, "/metadata")["training_rows"] == after["training_rows"]
+    token = browser.find_element(By.ID, "token")
+    token.clear()
+    token.send_keys("wrong-token-123")
+    browser.find_element(By.ID, "learn-ham").click()
+    _wait(browser, lambda d: "needs the server's token" in _text(d, "status"))
+
+
+def _files_and_ham_on_a_phone(browser, server, tmp_path) -> None:
+    """On a phone: drop an e-mail, correct it as ham, choose another with the file input."""
+    from selenium.webdriver.common.by import By
+
+    _as_phone(browser)
+    try:
+        _open(browser, server)
+        prize = tmp_path / "prize.eml"
+        prize.write_bytes(PRIZE_EML)
+        assert _drop(browser, prize, "message")
+        _wait(browser, lambda d: _text(d, "verdict") == "SPAM")
+        # the page sent the file's bytes as an e-mail: the server's numbers for those bytes
+        expected = _api(server, "/check", PRIZE_EML, "message/rfc822")
+        assert _log_odds(browser) == f"{expected['log_odds']:.2f}"
+        box = browser.find_element(By.ID, "message")
+        assert box.get_attribute("value").startswith("From: Prize Desk")
+        assert "Réponse" in _text(browser, "words")  # latin-1, decoded by the server
+        _fits_a_phone(browser)
+        # "this is ham": the model moves, and says so
+        before = _api(server, "/metadata")
+        log_odds_before = float(_log_odds(browser))
+        browser.find_element(By.ID, "token").send_keys(TOKEN)
+        browser.find_element(By.ID, "learn-ham").click()
+        _wait(browser, lambda d: "Learned as ham" in _text(d, "status"))
+        _wait(browser, lambda d: "already learned as ham" in _text(d, "summary"))
+        after = _api(server, "/metadata")
+        assert after["class_count"]["ham"] == before["class_count"]["ham"] + 1
+        assert after["class_count"]["spam"] == before["class_count"]["spam"]
+        assert after["training_rows"] == before["training_rows"] + 1
+        assert float(_log_odds(browser)) < log_odds_before
+        assert f"ham {after['class_count']['ham']:.0f}" in _text(browser, "status")
+        assert f"{after['training_rows']:,.0f} training messages" in _text(browser, "about")
+        now = _api(server, "/check", PRIZE_EML, "message/rfc822")
+        assert now["learned_as"] == "ham"
+        assert _log_odds(browser) == f"{now['log_odds']:.2f}"
+        _fits_a_phone(browser)
+        # choosing a file with the page's file input
+        lunch = tmp_path / "lunch.eml"
+        lunch.write_bytes(LUNCH_EML)
+        browser.find_element(By.ID, "file").send_keys(str(lunch))
+        _wait(browser, lambda d: _text(d, "verdict") == "HAM")
+        expected = _api(server, "/check", LUNCH_EML, "message/rfc822")
+        assert _log_odds(browser) == f"{expected['log_odds']:.2f}"
+        assert "meeting notes" in _text(browser, "words")
+    finally:
+        _as_desktop(browser)
+
+
+def test_a_table_model_reads_a_chosen_and_a_dropped_csv(chrome, wine_file, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    server = ThreadServer(ServeConfig(model=str(served_copy(tmp_path, wine_file))))
+    browser = chrome()
+    try:
+        model = bk.load(wine_file)
+        frame, _ = wine_frame()
+        rows, one = frame.slice(60, 3), frame.slice(140, 1)
+        first, other = model.predict(rows)[0], model.predict(one)[0]
+        assert first != other  # so the page's answer shows which file it read
+        _open(browser, server, "training rows")
+        assert browser.find_element(By.ID, "teach").get_attribute("hidden") is not None
+        chosen = tmp_path / "rows.csv"
+        rows.write_csv(chosen)
+        browser.find_element(By.ID, "file").send_keys(str(chosen))
+        _wait(browser, lambda d: _text(d, "verdict") == str(first))
+        assert _text(browser, "summary") == "(first of 3 rows)"
+        bars = browser.find_elements(By.CSS_SELECTOR, "#class-bars .bar")
+        proba = model.predict_proba(rows)[0]
+        assert [b.get_attribute("aria-label") for b in bars] == [
+            f"Probability of {c}: {_percent(p)}" for c, p in zip(model.classes_, proba, strict=True)
+        ]
+        dropped = tmp_path / "one.csv"
+        one.write_csv(dropped)
+        assert _drop(browser, dropped, "message")
+        _wait(browser, lambda d: _text(d, "verdict") == str(other))
+        assert _text(browser, "summary") == ""
+        assert browser.find_element(By.ID, "message").get_attribute("value") == one.write_csv()
+    finally:
+        server.kill()
+
+
+def test_a_character_model_colours_characters_on_a_phone(chrome, char_file, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    model, token = served_copy(tmp_path, char_file), write_token(tmp_path)
+    server = ThreadServer(ServeConfig(model=str(model), token_file=str(token)))
+    browser = chrome()
+    _as_phone(browser)
+    text = "WINNER!! Claim your FREE prize now: call 09061701461 to collect it"
+    try:
+        _open(browser, server)
+        browser.find_element(By.ID, "message").send_keys(text)
+        browser.find_element(By.ID, "check").click()
+        _wait(browser, lambda d: _text(d, "verdict") == "SPAM")
+        assert _text(browser, "words-title") == "The message, character by character"
+        legend = _text(browser, "legend")
+        assert "character n-grams" in legend
+        assert "shared equally among the characters it covers" in legend
+        # each character of every word is coloured with the server's weight for it
+        expected = _api(server, "/check?words=1", text.encode())
+        words = browser.find_element(By.ID, "words")
+        assert words.text == text
+        spans = words.find_elements(By.CSS_SELECTOR, "span.w")
+        assert len(spans) == len(text.replace(" ", ""))
+        assert [s.text for s in spans] == [t for t, w in expected["words"] if w is not None]
+        shown = [float(s.get_attribute("data-weight")) for s in spans]
+        assert shown == pytest.approx([w for _, w in expected["words"] if w is not None], abs=6e-5)
+        assert spans[0].value_of_css_property("padding-left") == "0px"  # letters stay together
+        # the reasons show a character n-gram's spaces (a word's edges): " 09" is not "09"
+        tokens = [r["token"] for r in expected["reasons"]]
+        cells = browser.find_elements(By.CSS_SELECTOR, "#reasons tbody tr td:first-child")
+        assert [c.text for c in cells] == [t.replace(" ", "\u2423") for t in tokens]
+        assert any(" " in t for t in tokens)
+        _fits_a_phone(browser)
+        browser.find_element(By.ID, "token").send_keys(TOKEN)
+        browser.find_element(By.ID, "learn-spam").click()
+        _wait(browser, lambda d: "already learned as spam" in _text(d, "summary"))
+        assert float(_log_odds(browser)) > expected["log_odds"]
+    finally:
+        _as_desktop(browser)
+        server.kill()

@@ -1,0 +1,272 @@
+"""The README's examples run, from a copy of the repository as a fresh clone has it, and print
+what the README shows.
+
+Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustrations):
+
+- ```` ```console ````: a shell session. ``$ `` starts a command (``> `` continues it), and
+  the lines up to the next command are its output, standard error included. A line ``...``
+  stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``.
+- ```` ```pycon ````: a Python session, run by doctest (``...`` elides within a line too).
+
+The blocks of one ``## `` section are one session, run in order in one fresh clone (files a
+command writes, names a Python block defines, are there for the next block); sections run
+apart (in parallel under xdist).
+
+A block preceded by ``<!-- readme-test: needs FOLDER ... -->`` uses the public datasets:
+it runs with ``BAYESKIT_DATA`` set to the shared data folder when that folder holds every
+FOLDER, and is skipped otherwise (printed paths under it read ``$BAYESKIT_DATA``). Every
+other block runs without it, as on a machine that has only the clone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bayeskit.datasets.shared import data_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_NEEDS = re.compile(r"^<!--\s*readme-test:\s*needs\s+(.+?)\s*-->$")
+_TIMING = re.compile(r"\b\d+(?:\.\d+)? s\b")
+_COMPILING = "bayeskit: first run: compiling kernels"
+
+
+@dataclass
+class Block:
+    kind: str  # "console" or "pycon"
+    line: int  # where it starts in README.md
+    text: str
+    needs: list[str] = field(default_factory=list)
+    section: str = ""  # the "## " heading it is under
+
+
+def readme_blocks(text: str) -> list[Block]:
+    blocks: list[Block] = []
+    lines = text.splitlines()
+    section = ""
+    i = 0
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if not fence:
+            if lines[i].startswith("## "):
+                section = lines[i][3:].strip()
+            i += 1
+            continue
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+        if fence.group(1) in ("console", "pycon"):
+            needs = _NEEDS.match(lines[i - 1].strip()) if i else None
+            body = "\n".join(lines[i + 1 : end]) + "\n"
+            found = needs.group(1).split() if needs else []
+            blocks.append(Block(fence.group(1), i + 2, body, found, section))
+        i = end + 1
+    return blocks
+
+
+def commands(block: Block) -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) of a console block."""
+    found: list[tuple[str, list[str]]] = []
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        elif line.startswith("> ") and found and not found[-1][1]:
+            found[-1] = (found[-1][0] + "\n" + line[2:], [])
+        elif found:
+            found[-1][1].append(line)
+        elif line.strip():
+            raise AssertionError(f"README.md:{block.line}: output before any '$ ' command")
+    for _, expected in found:
+        while expected and not expected[-1].strip():
+            expected.pop()
+    return found
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    """``actual`` equals ``expected``, where an expected line ``...`` is any lines."""
+    if not expected:
+        return not actual
+    if expected[0] == "...":
+        return any(matches(expected[1:], actual[k:]) for k in range(len(actual) + 1))
+    return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
+
+
+def _normal(text: str, data: Path | None) -> list[str]:
+    if data is not None:
+        text = text.replace(str(data), "$BAYESKIT_DATA")
+    lines = [line.rstrip() for line in _TIMING.sub("<T> s", text).splitlines()]
+    return [line for line in lines if not line.startswith(_COMPILING)]
+
+
+# ------------------------------------------------------------------ a fresh clone
+@pytest.fixture
+def clone(tmp_path) -> Path:
+    """The repository's files as a clone has them (tracked, plus new files not ignored), in
+    a folder with no shared data beside it."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    target = tmp_path / "clone" / "bayeskit"
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def _environment(data: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BAYESKIT_", "PYTEST"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["COLUMNS"] = "100"
+    env.pop("PYTHONPATH", None)
+    if data is not None:
+        env["BAYESKIT_DATA"] = str(data)
+    return env
+
+
+def _data_for(blocks: list[Block]) -> Path | None:
+    needed = sorted({folder for block in blocks for folder in block.needs})
+    if not needed:
+        return None
+    root = data_dir()
+    if root is None or not all((root / folder).is_dir() for folder in needed):
+        pytest.skip(f"the README's examples with {', '.join(needed)} need the shared data")
+    return root
+
+
+def _run_console(blocks: list[Block], cwd: Path) -> None:
+    data = _data_for(blocks)
+    env = _environment(data)
+    failures = []
+    for block in blocks:
+        for command, expected in commands(block):
+            run = subprocess.run(
+                ["bash", "-c", command],
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,  # one stream, in the order written, as on a terminal
+                text=True,
+                timeout=600,
+            )
+            actual = _normal(run.stdout, data)
+            if not matches(_normal("\n".join(expected), data), actual):
+                failures.append(
+                    f"README.md:{block.line}: $ {command}\n--- README shows:\n"
+                    + "\n".join(expected)
+                    + "\n--- the command printed:\n"
+                    + "\n".join(actual)
+                )
+    assert not failures, "\n\n".join(failures)
+
+
+_DOCTEST_RUNNER = """
+import doctest, json, sys
+blocks = json.load(open(sys.argv[1], encoding="utf-8"))
+parser = doctest.DocTestParser()
+runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+names = {"__name__": "__readme__"}  # one session: the blocks share their names
+for line, text in blocks:
+    test = parser.get_doctest(text, names, "README", "README.md", line - 1)
+    runner.run(test, clear_globs=False)
+    names = test.globs  # (a DocTest copies the names it is given)
+sys.exit(1 if runner.failures else 0)
+"""
+
+
+def _run_pycon(blocks: list[Block], cwd: Path) -> None:
+    data = _data_for(blocks)
+    session = cwd.parent / "readme-session.json"
+    session.write_text(json.dumps([(b.line, b.text) for b in blocks]), encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_DOCTEST_RUNNER), str(session)],
+        cwd=cwd,
+        env=_environment(data),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+SESSIONS: dict[tuple[str, str, bool], list[Block]] = {}
+for _block in BLOCKS:
+    SESSIONS.setdefault((_block.kind, _block.section, bool(_block.needs)), []).append(_block)
+
+
+def _name(key: tuple[str, str, bool]) -> str:
+    kind, section, data = key
+    return f"{kind}: {section}" + (" (public datasets)" if data else "")
+
+
+def test_the_readme_has_runnable_examples():
+    kinds = {kind for kind, _, data in SESSIONS if not data}
+    assert kinds == {"console", "pycon"}
+    assert sum(len(commands(b)) for b in BLOCKS if b.kind == "console" and not b.needs) >= 10
+    assert all(commands(b) for b in BLOCKS if b.kind == "console")
+
+
+@pytest.mark.parametrize("key", list(SESSIONS), ids=[_name(k) for k in SESSIONS])
+def test_readme_session_runs_as_shown(clone, key):
+    """Each section's examples, from a fresh clone (with BAYESKIT_DATA only for the blocks
+    marked as needing the public datasets)."""
+    blocks = SESSIONS[key]
+    if key[0] == "console":
+        _run_console(blocks, clone)
+    else:
+        _run_pycon(blocks, clone)
+
+
+# ------------------------------------------------------------------ the checker itself
+def test_the_block_parser_and_the_matcher():
+    text = textwrap.dedent(
+        """\
+        ```console
+        $ echo one
+        one
+
+        $ printf 'a\\nb\\nc\\n'
+        a
+        ...
+        ```
+
+        <!-- readme-test: needs uci-spambase -->
+        ```pycon
+        >>> 1 + 1
+        2
+        ```
+
+        ```bash
+        pip install .
+        ```
+        """
+    )
+    blocks = readme_blocks(text)
+    assert [(b.kind, b.needs) for b in blocks] == [("console", []), ("pycon", ["uci-spambase"])]
+    assert commands(blocks[0]) == [("echo one", ["one"]), ("printf 'a\\nb\\nc\\n'", ["a", "..."])]
+    assert matches(["a", "..."], ["a", "b", "c"])
+    assert matches(["a", "...", "c"], ["a", "b", "c"])
+    assert not matches(["a", "...", "d"], ["a", "b", "c"])
+    assert not matches(["a"], ["a", "b"])
+    assert _normal("wrote m.bk in 0.43 s\ntime: 12 s\n", None) == [
+        "wrote m.bk in <T> s",
+        "time: <T> s",
+    ]
+    continued = Block("console", 1, "$ cat > f <<'EOF'\n> x,y\n> EOF\n$ cat f\nx,y\n")
+    assert commands(continued) == [("cat > f <<'EOF'\nx,y\nEOF", []), ("cat f", ["x,y"])]

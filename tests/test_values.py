@@ -1,0 +1,38 @@
+"""Sorted merges of category lists: the fast path for words equals the general one."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bayeskit._values import merge_sorted_text, union_sorted
+from bayeskit.stats import CategoryCounts
+
+words = st.lists(st.text(alphabet="abcé€\x00 ", max_size=4), max_size=25, unique=True).map(
+    lambda ws: np.array(sorted(ws), dtype=object)
+)
+
+
+@given(words, words)
+def test_merge_sorted_text_is_the_sorted_union(a, b):
+    union, pos_a, pos_b = merge_sorted_text(a, b)
+    assert union.tolist() == sorted(set(a.tolist()) | set(b.tolist()))
+    assert union.tolist() == union_sorted(a, b).tolist()
+    assert union[pos_a].tolist() == a.tolist()
+    assert union[pos_b].tolist() == b.tolist()
+
+
+@given(words, words, st.integers(0, 2**32 - 1))
+def test_adding_word_counts_is_exact(a, b, seed):
+    rng = np.random.default_rng(seed)
+    x = CategoryCounts((a,), rng.integers(0, 5, (2, len(a))).astype(float))
+    y = CategoryCounts((b,), rng.integers(0, 5, (2, len(b))).astype(float))
+    total = x + y
+    expected: dict[str, np.ndarray] = {}
+    for part in (x, y):
+        for j, word in enumerate(part.categories[0].tolist()):
+            expected[word] = expected.get(word, 0) + part.counts[:, j]
+    assert total.categories[0].tolist() == sorted(expected)
+    for j, word in enumerate(total.categories[0].tolist()):
+        assert np.array_equal(total.counts[:, j], expected[word])
