@@ -35,6 +35,9 @@ COUNT_SETTINGS = [
     {"max_features": 3000, "ngram_range": (1, 2)},
     {"stop_words": ["the", "to", "you"]},
     {"lowercase": False, "token_pattern": r"(?u)\b\w+\b"},
+    {"ngram_range": (1, 3), "stop_words": ["the", "to", "you"], "max_df": 0.5},
+    {"analyzer": "char_wb", "ngram_range": (1, 3), "max_features": 2000, "min_df": 2},
+    {"ngram_range": (2, 2), "token_pattern": r"(?u)\b\w+\b", "lowercase": False},
 ]
 
 
