@@ -133,6 +133,8 @@ def _environment(data: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BAYESKIT_", "PYTEST"))}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["COLUMNS"] = "100"
+    # progress lines (stderr is not a terminal here) depend on how busy the machine is
+    env["BAYESKIT_PROGRESS_SECONDS"] = "1e9"
     env.pop("PYTHONPATH", None)
     if data is not None:
         env["BAYESKIT_DATA"] = str(data)

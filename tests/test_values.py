@@ -6,10 +6,10 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bayeskit._values import merge_sorted_text, union_sorted
+from bayeskit._values import all_text, merge_sorted_text, union_sorted
 from bayeskit.stats import CategoryCounts
 
-words = st.lists(st.text(alphabet="abcé€\x00 ", max_size=4), max_size=25, unique=True).map(
+words = st.lists(st.text(alphabet="abcé€\x00 Z\u4e2d", max_size=4), max_size=25, unique=True).map(
     lambda ws: np.array(sorted(ws), dtype=object)
 )
 
@@ -36,3 +36,17 @@ def test_adding_word_counts_is_exact(a, b, seed):
     assert total.categories[0].tolist() == sorted(expected)
     for j, word in enumerate(total.categories[0].tolist()):
         assert np.array_equal(total.counts[:, j], expected[word])
+
+
+def test_numbers_and_mixed_values_are_left_to_the_general_rule():
+    mixed = np.array([1, "a"], dtype=object)  # sorted: numbers before strings
+    assert not all_text(mixed)
+    assert not all_text(np.array([1.0, 2.5]))
+    assert all_text(np.array(["a", "b"], dtype=object))
+    x = CategoryCounts((mixed, np.array([1, 2])), np.array([[1.0, 2.0, 3.0, 4.0]]))
+    y = CategoryCounts(
+        (np.array([0.5, "b"], dtype=object), np.array([2, 3])), np.array([[10.0, 20.0, 30.0, 40.0]])
+    )
+    total = x + y
+    assert [c.tolist() for c in total.categories] == [[0.5, 1, "a", "b"], [1, 2, 3]]
+    assert total.counts.tolist() == [[10.0, 1.0, 2.0, 20.0, 3.0, 34.0, 40.0]]

@@ -126,7 +126,9 @@ def merge_sorted_text(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
 
     Binary search of the smaller array in the larger (``O(m log n)`` comparisons) and one
     insertion, instead of sorting both: a text model's vocabulary grows by a few terms per
-    learned message. ``union`` is ``a`` itself when ``b`` adds nothing to it.
+    learned message, and two halves of a corpus add in one search (the positions of the
+    searched terms follow from where they were found or inserted, without searching again).
+    ``union`` is ``a`` itself when ``b`` adds nothing to it.
     """
     if len(b) > len(a):
         union, pos_b, pos_a = merge_sorted_text(b, a)
@@ -135,14 +137,17 @@ def merge_sorted_text(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     found = np.zeros(len(b), dtype=bool)
     inside = at < len(a)
     found[inside] = a[at[inside]] == b[inside]
-    fresh = ~found
-    if not fresh.any():
+    if found.all():
         return a, np.arange(len(a)), at
+    fresh = ~found
     where = at[fresh]
     union = np.insert(a, where, b[fresh])
     # each element of a moves right by the number of new elements inserted at or before it
     pos_a = np.arange(len(a)) + np.searchsorted(where, np.arange(len(a)), side="right")
-    pos_b = np.searchsorted(union, b)
+    pos_b = np.empty(len(b), dtype=np.intp)
+    pos_b[found] = pos_a[at[found]]
+    # the i-th new element goes in before a[where[i]], after the i new ones before it
+    pos_b[fresh] = where + np.arange(len(where))
     return union, pos_a, pos_b
 
 

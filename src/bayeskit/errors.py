@@ -15,6 +15,7 @@ __all__ = [
     "DataError",
     "InputTypeError",
     "MergeError",
+    "MissingDependencyError",
     "ModelFileError",
     "NotFittedError",
     "ParameterError",
@@ -67,3 +68,8 @@ class MergeError(BayeskitError, ValueError):
 
 class ModelFileError(BayeskitError, ValueError):
     """A model file that is corrupt, truncated, of a newer format or not a bayeskit model."""
+
+
+class MissingDependencyError(BayeskitError, ImportError):
+    """An optional feature whose package is not installed; the message says what to install
+    (``pip install "bayeskit[dask]"``)."""

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 import bayeskit.cli.output
+import bayeskit.cli.streaming
 import bayeskit.cli.train
 import bayeskit.io.model_file
+import bayeskit.io.stream
 from bayeskit.errors import ModelFileError
 
 from .test_errors import _one_line_error
@@ -147,23 +149,25 @@ def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("phase", ["reading", "fitting", "saving"])
+@pytest.mark.parametrize("phase", ["reading", "fitting", "later batch", "saving"])
 def test_ctrl_c_writes_nothing_and_says_so(cli, table, tmp_path, monkeypatch, phase):
     target = tmp_path / "m.bk"
-    if phase == "reading":
-        monkeypatch.setattr(bayeskit.cli.train, "load_labelled", _interrupt)
-    elif phase == "fitting":
-        real = bayeskit.cli.train.build_model
+    if phase == "reading":  # parsing a block of the table
+        monkeypatch.setattr(bayeskit.io.stream.TableStream, "_parse", _interrupt)
+    elif phase == "fitting":  # the first batch fits the model
+        real = bayeskit.cli.streaming.build_model
 
         def interrupted_model(*args, **kwargs):
             model = real(*args, **kwargs)
-            model.fit = _interrupt
+            model.partial_fit = _interrupt
             return model
 
-        monkeypatch.setattr(bayeskit.cli.train, "build_model", interrupted_model)
+        monkeypatch.setattr(bayeskit.cli.streaming, "build_model", interrupted_model)
+    elif phase == "later batch":  # summarizing a batch after the first
+        monkeypatch.setattr(bayeskit.cli.streaming, "summarize_batch", _interrupt)
     else:  # in the middle of writing the archive
         monkeypatch.setattr(bayeskit.io.model_file, "_write_archive", _interrupt)
-    result = cli("train", table, "-t", "label", "-o", target)
+    result = cli("train", table, "-t", "label", "-o", target, "--batch-size", 2)
     assert result.exit_code == 130
     assert result.stderr == "bayeskit: interrupted; nothing written\n"
     assert result.stdout == ""

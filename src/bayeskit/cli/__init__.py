@@ -1,9 +1,9 @@
 """The ``bayeskit`` command line (installed as a console script; also ``python -m bayeskit.cli``).
 
 Subcommands: ``quickstart``, ``example``, ``train``, ``evaluate``, ``predict``, ``explain``,
-``inspect`` and ``report`` (registered in :mod:`bayeskit.cli.app`); ``bayeskit COMMAND --help``
-describes each. :func:`main` runs it and returns the exit code (0 done, 2 usage or data error,
-1 bug, 130 interrupted).
+``inspect``, ``serve``, ``merge`` and ``report`` (registered in :mod:`bayeskit.cli.app`);
+``bayeskit COMMAND --help`` describes each. :func:`main` runs it and returns the exit code
+(0 done, 2 usage or data error, 1 bug, 130 interrupted).
 """
 
 from __future__ import annotations

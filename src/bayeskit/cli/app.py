@@ -112,6 +112,12 @@ command(
     "web page at /.",
 )
 command(
+    "merge",
+    "merge:merge",
+    "Merge model files trained on different data into the model of all of it (e.g. models "
+    "trained on separate machines or months).",
+)
+command(
     "report",
     "report:report",
     "Cross-validate a model on DATA and write one self-contained HTML page: confusion "

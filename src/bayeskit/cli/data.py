@@ -18,6 +18,7 @@ from ..io.readers import (
     TABLE_FORMATS,
     ReadError,
     check_feature_columns,
+    header_hint,
     list_names,
     read_table,
     split_target,
@@ -205,19 +206,32 @@ class Labelled:
         return [self.X[i] for i in rows]
 
     def describe(self) -> str:
-        per_class = describe_classes(self.y)
-        if self.kind == "table":
-            what = f"{self.n_rows} rows × {self.X.width} columns"
-        elif self.text_column is not None:
-            what = f"{self.n_rows} texts (column {self.text_column!r})"
-        else:
-            what = f"{self.n_rows} {'e-mails' if self.kind == 'email' else 'documents'}"
-        return f"{what}; {per_class}"
+        width = self.X.width if self.kind == "table" else None
+        return describe_data(
+            self.kind, self.n_rows, width, self.text_column, describe_classes(self.y)
+        )
+
+
+def describe_data(
+    kind: str, n_rows: int, width: int | None, text_column: str | None, per_class: str
+) -> str:
+    """``8124 rows × 22 columns; classes: e 4208, p 3916`` (or texts, documents, e-mails)."""
+    if kind == "table":
+        what = f"{n_rows} rows × {width} columns"
+    elif text_column is not None:
+        what = f"{n_rows} texts (column {text_column!r})"
+    else:
+        what = f"{n_rows} {'e-mails' if kind == 'email' else 'documents'}"
+    return f"{what}; {per_class}"
 
 
 def describe_classes(y: np.ndarray) -> str:
     """``classes: ham 4827, spam 747``; for many classes, how many and their sizes."""
-    classes, counts = np.unique(y, return_counts=True)
+    return describe_counts(*np.unique(y, return_counts=True))
+
+
+def describe_counts(classes: np.ndarray, counts: np.ndarray) -> str:
+    """:func:`describe_classes` from the classes and their numbers of rows."""
     if len(classes) > _LISTED_CLASSES:
         return f"{len(classes)} classes ({counts.min()} to {counts.max()} each)"
     pairs = zip(classes.tolist(), counts.tolist(), strict=True)
@@ -266,13 +280,7 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
     known = {str(c): c for c in np.unique(y).tolist()}
     mapping: dict[str, str] = {}
     for spec in merges:
-        new, sep, olds = spec.partition("=")
-        names = [o.strip() for o in olds.split(",") if o.strip()]
-        if not sep or not new.strip() or not names:
-            raise typer.BadParameter(
-                f"{spec!r}; write NEW=OLD1,OLD2 (e.g. ham=easy_ham,hard_ham)",
-                param_hint="--merge",
-            )
+        new, names = parse_merge(spec)
         absent = [old for old in names if old not in known]
         if len(absent) == len(names):
             raise ReadError(
@@ -282,7 +290,7 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
             )
         if absent:  # a test set may lack some of the training classes
             note(f"{source} has no class {list_names([repr(a) for a in absent])} (--merge)")
-        mapping.update(dict.fromkeys(names, new.strip()))
+        mapping.update(dict.fromkeys(names, new))
     out = np.asarray([mapping.get(str(label), str(label)) for label in y.tolist()])
     if len(np.unique(out)) < 2:
         raise ReadError(
@@ -293,13 +301,24 @@ def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:
     return out
 
 
+def parse_merge(spec: str) -> tuple[str, list[str]]:
+    """``NEW=OLD1,OLD2`` as (NEW, [OLD1, OLD2]); a usage error when it is not that."""
+    new, sep, olds = spec.partition("=")
+    names = [o.strip() for o in olds.split(",") if o.strip()]
+    if not sep or not new.strip() or not names:
+        raise typer.BadParameter(
+            f"{spec!r}; write NEW=OLD1,OLD2 (e.g. ham=easy_ham,hard_ham)", param_hint="--merge"
+        )
+    return new.strip(), names
+
+
 def _load_labelled(
     data: str, target: str | None, text: str | None, options: ReadOptions
 ) -> Labelled:
     if _is_folder(data, options):
         if target is not None:
             note(f"{data} is a folder: the classes are its sub-folders; --target is not used")
-        with progress("reading files", None) as update:
+        with progress("reading files", None, "files") as update:
             docs = read_class_folders(data, progress=update)
         assert docs.labels is not None
         return Labelled(data, docs.kind, docs.docs, docs.labels, names=docs.names)
@@ -313,51 +332,53 @@ def _load_labelled(
     if target not in frame.columns and not options.no_header and options.columns is None:
         raise ReadError(
             f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} "
-            f"({_header_hint(frame.columns)})",
+            f"({header_hint(frame.columns)})",
             path=data,
             column=target,
         )
     features, y = split_target(frame, target, source=data)
-    # with --text every other column is left out anyway: only --id ones are named as IDs
-    ids = _id_columns(features, replace(options, detect_ids=False) if text else options, data)
-    if ids:
-        features = features.drop(ids)
-        if features.width == 0:
-            raise ReadError(
-                f"{data}: no column is left besides the target and the row IDs "
-                f"({list_names(ids)}); pass --keep COLUMN to use one as a feature",
-                path=data,
-            )
-    if text is not None:
-        require_column(features, text, data, "--text")
-        others = [c for c in features.columns if c != text]
-        if others:
-            note(f"--text {text}: the other columns are not used ({list_names(others, 10)})")
-        labelled = Labelled(data, "text", text_of(features.get_column(text)), y, text_column=text)
-    elif features.width == 1 and looks_like_text(features.to_series(0)):
-        column = features.columns[0]
+    features, ids, column = choose_columns(features, text, options, data)
+    if column is not None:
         labelled = Labelled(data, "text", text_of(features.get_column(column)), y, column)
     else:
-        check_feature_columns(features, data)
-        wordy = [c for c in features.columns if looks_like_text(features.get_column(c))]
-        if wordy:
-            note(
-                f"column {wordy[0]!r} looks like free text but is used as a category; pass "
-                f"--text {wordy[0]} to classify on its words"
-            )
         labelled = Labelled(data, "table", features, y)
     labelled.id_columns = ids
     return labelled
 
 
-def _header_hint(columns: list[str]) -> str:
-    """What to try when the target is not among the columns read."""
-    joined = "".join(columns)
-    separator = next((sep for sep in (";", "\t", "|") if sep in joined), None)
-    if separator is not None:
-        shown = "\\t" if separator == "\t" else separator
-        return f"the header looks separated by '{shown}': pass --separator '{shown}'"
-    return "if the first line holds data, not names, pass --no-header or --columns"
+def choose_columns(
+    features: Any, text: str | None, options: ReadOptions, source: str
+) -> tuple[Any, list[str], str | None]:
+    """What a model learns from the feature columns of a training table (the whole table,
+    or its first batch when it is read in batches): ``(features without the row-ID columns,
+    those ID columns, the text column or None for a table of features)``, with a note for
+    each choice made for the user."""
+    # with --text every other column is left out anyway: only --id ones are named as IDs
+    ids = _id_columns(features, replace(options, detect_ids=False) if text else options, source)
+    if ids:
+        features = features.drop(ids)
+        if features.width == 0:
+            raise ReadError(
+                f"{source}: no column is left besides the target and the row IDs "
+                f"({list_names(ids)}); pass --keep COLUMN to use one as a feature",
+                path=source,
+            )
+    if text is not None:
+        require_column(features, text, source, "--text")
+        others = [c for c in features.columns if c != text]
+        if others:
+            note(f"--text {text}: the other columns are not used ({list_names(others, 10)})")
+        return features, ids, text
+    if features.width == 1 and looks_like_text(features.to_series(0)):
+        return features, ids, str(features.columns[0])
+    check_feature_columns(features, source)
+    wordy = [c for c in features.columns if looks_like_text(features.get_column(c))]
+    if wordy:
+        note(
+            f"column {wordy[0]!r} looks like free text but is used as a category; pass "
+            f"--text {wordy[0]} to classify on its words"
+        )
+    return features, ids, None
 
 
 # ------------------------------------------------------------------ row IDs
@@ -464,7 +485,7 @@ def read_text_inputs(
             id_columns = [c for c in others if id_reason(c, frame.get_column(c))]
         ids = {c: frame.get_column(c).to_list() for c in id_columns}
         return Inputs(data, text_of(frame.get_column(column)), ids)
-    with progress("reading files", None) as update:
+    with progress("reading files", None, "files") as update:
         docs = read_documents(data, kind=kind, progress=update)
     return _inputs_of(docs, data)
 

@@ -90,6 +90,8 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
         _silence_stdout()
         return 0
     except OSError as exc:
+        if _is_bayeskit_error(exc):  # also an OSError: a Dask scheduler that cannot be reached
+            return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
         if exc.filename is not None:
             what = exc.strerror or type(exc).__name__
             return _fail(f"{prog}: error: {exc.filename}: {what}", USAGE_OR_DATA, debug)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 from sklearn.base import clone
 
+from .cluster import SchedulerOpt, WorkersOpt, cluster_client, fold_runner
 from .data import (
     FOLDS_HELP,
     ColumnsOpt,
@@ -68,6 +70,8 @@ def evaluate(
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
     merge: MergeOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
     cv: FoldsAliasOpt = None,
 ) -> None:
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
@@ -77,7 +81,14 @@ def evaluate(
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)
     if test is None:
-        result = cross_validate(lambda: clone(estimator), train, folds_of(folds, cv), seed)
+        with cluster_client(workers, scheduler) as client:  # the folds run in parallel there
+            result = cross_validate(
+                partial(clone, estimator),
+                train,
+                folds_of(folds, cv),
+                seed,
+                run_folds=fold_runner(client),
+            )
     else:
         test_options = replace(options, ids=train.id_columns, detect_ids=False)
         held_out = load_labelled(test, target, train.text_column, test_options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,10 +61,16 @@ def check_folds(folds: int, y: np.ndarray) -> None:
 
 
 def cross_validate(
-    make: Callable[[], Any], data: Labelled, folds: int, seed: int = 0
+    make: Callable[[], Any],
+    data: Labelled,
+    folds: int,
+    seed: int = 0,
+    *,
+    run_folds: Callable[..., Iterator[tuple[np.ndarray, np.ndarray]]] | None = None,
 ) -> Predictions:
     """Stratified ``folds``-fold cross-validation: every row predicted by a model that did
-    not see it."""
+    not see it. ``run_folds(make, data, splits, classes)`` yields each fold's
+    (log-probabilities, predictions) in order (default: one fold after the other, here)."""
     check_folds(folds, data.y)
     classes = np.unique(data.y)
     log_proba = np.zeros((data.n_rows, len(classes)))
@@ -74,12 +80,13 @@ def cross_validate(
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         splits = list(splitter.split(np.zeros(data.n_rows), data.y))
-    with progress("cross-validating", folds) as update:
-        for k, (train, test) in enumerate(splits, start=1):
-            model = make().fit(data.subset(train), data.y[train])
-            test_X = data.subset(test)
-            log_proba[test] = log_proba_over(model, test_X, classes)
-            predicted[test] = model.predict(test_X)
+    results = (run_folds or folds_here)(make, data, splits, classes)
+    with progress("cross-validating", folds, "folds") as update:
+        for k, ((_, test), (fold_log_proba, fold_predicted)) in enumerate(
+            zip(splits, results, strict=True), start=1
+        ):
+            log_proba[test] = fold_log_proba
+            predicted[test] = fold_predicted
             update(k)
     return Predictions(
         data.y,
@@ -89,6 +96,23 @@ def cross_validate(
         time.perf_counter() - start,
         f"{folds}-fold stratified cross-validation (seed {seed})",
     )
+
+
+def fold(
+    make: Callable[[], Any], data: Labelled, train: np.ndarray, test: np.ndarray, classes: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log-probabilities, predictions) of the ``test`` rows by a model fitted on ``train``."""
+    model = make().fit(data.subset(train), data.y[train])
+    test_X = data.subset(test)
+    return log_proba_over(model, test_X, classes), model.predict(test_X)
+
+
+def folds_here(
+    make: Callable[[], Any], data: Labelled, splits: list[Any], classes: Any
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Each fold's :func:`fold`, one after the other."""
+    for train, test in splits:
+        yield fold(make, data, train, test, classes)
 
 
 def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predictions:

@@ -36,33 +36,18 @@ def note(message: str) -> None:
 
 
 @contextlib.contextmanager
-def progress(description: str, total: int | None) -> Iterator[Callable[..., None]]:
-    """A progress bar on standard error while the block runs, shown only on a terminal and
-    removed when done; yields ``update(done, total=None)`` (``total`` when it becomes known)."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+def progress(
+    description: str, total: int | None, unit: str = "done"
+) -> Iterator[Callable[..., None]]:
+    """Progress on standard error while the block runs (:class:`~bayeskit.cli.progress.Meter`:
+    a bar on a terminal, a plain periodic line elsewhere); yields ``update(done, total=None)``
+    (``total`` when it becomes known)."""
+    from .progress import Meter  # rich: loaded when a command runs, not for --help
 
-    console = Console(file=sys.stderr)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
-    with bar:
-        task = bar.add_task(description, total=total)
+    with Meter(description, unit=unit, total=total) as meter:
 
         def update(done: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total)
+            meter.update(done, total)
 
         yield update
 

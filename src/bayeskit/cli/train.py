@@ -9,6 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from ..io.readers import list_names
+from . import streaming
+from .cluster import BatchSizeOpt, SchedulerOpt, WorkersOpt, batch_runner
 from .data import (
     ColumnsOpt,
     ForceOpt,
@@ -22,17 +24,10 @@ from .data import (
     SeparatorOpt,
     TargetOpt,
     TextOpt,
-    load_labelled,
 )
-from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
-from .output import (
-    check_output_path,
-    human_size,
-    is_model_file,
-    out_console,
-    progress,
-    save_model,
-)
+from .models import AlphaOpt, IntegersOpt, ModelOpt, describe, is_text_model
+from .output import check_output_path, human_size, is_model_file, out_console, save_model
+from .streaming import open_data
 
 
 def families_line(model: Any) -> str | None:
@@ -82,9 +77,13 @@ def train(
     missing: MissingOpt = None,
     merge: MergeOpt = None,
     force: ForceOpt = False,
+    batch_size: BatchSizeOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
-    runs code when loaded)."""
+    runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
+    however large it is; --workers or --scheduler spread the work over a Dask cluster."""
     check_output_path(
         output,
         inputs=[data],
@@ -93,15 +92,15 @@ def train(
         what="a bayeskit model file",
     )
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
-    labelled = load_labelled(data, target, text, options)
-    estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()
-    with progress("training", None):
-        estimator.fit(labelled.X, labelled.y)
+    with batch_runner(workers, scheduler) as runner:
+        source = open_data(data, target, text, options, batch_size)
+        trained = streaming.train(source, model, alpha, integers, options.merge, runner=runner)
+    estimator = trained.model
     save_model(estimator, output)
     seconds = time.perf_counter() - start
     console = out_console()
-    console.print(f"data: {data} — {labelled.describe()}")
+    console.print(f"data: {data} — {trained.describe()}")
     console.print(f"model: {describe(estimator)}")
     families = families_line(estimator)
     if families:

@@ -41,7 +41,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -209,13 +209,15 @@ def _read_bytes(path: Path, label: str) -> bytes:
         raise ReadError(f"{label}: cannot be read ({exc.strerror})", path=label) from None
 
 
-def _decode(data: bytes, label: str) -> str:
+def _decode(data: bytes, label: str, line_offset: int = 0) -> str:
+    """``data`` as UTF-8 text; raises naming the line and column of a byte that is not
+    (``line_offset``: lines of the file before ``data``)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1 + line_offset
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ReadError(
             f"{label}, line {line}: byte 0x{data[exc.start]:02x} at column {column} is not "
@@ -257,6 +259,32 @@ def sniff_separator(data: bytes, lines: int = 20) -> str:
     return next((sep for sep in _SEPARATORS[1:] if consistent(sep)), ",")
 
 
+def choose_separator(data: bytes, label: str, fmt: str, separator: str | None) -> str:
+    """The field separator of a CSV/TSV whose first bytes are ``data``: a tab for TSV, else
+    ``separator`` (checked) when given, else :func:`sniff_separator`."""
+    if fmt == "tsv":
+        return "\t"
+    if separator is None:
+        return sniff_separator(data)
+    if len(separator) != 1 or separator in ('"', "\n", "\r"):
+        raise ReadError(
+            f"{label}: the separator must be one character other than a quote or a line end, "
+            f"not {separator!r}",
+            path=label,
+        )
+    return separator
+
+
+def header_hint(columns: Sequence[str]) -> str:
+    """What to try when a column is not among a CSV's columns as read from its header."""
+    joined = "".join(columns)
+    separator = next((sep for sep in _SEPARATORS if sep in joined), None)
+    if separator is not None:
+        shown = "\\t" if separator == "\t" else separator
+        return f"the header looks separated by '{shown}': pass --separator '{shown}'"
+    return "if the first line holds data, not names, pass --no-header or --columns"
+
+
 def _unquoted(line: str) -> str:
     """``line`` without its double-quoted parts."""
     return re.sub(r'"[^"]*"', "", line)
@@ -281,9 +309,16 @@ def _csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
 
 
 def _check_rows(
-    text: str, label: str, fmt: str, header: bool, separator: str = ","
+    text: str,
+    label: str,
+    fmt: str,
+    header: bool,
+    separator: str = ",",
+    line_offset: int = 0,
 ) -> tuple[list[str], int]:
-    """(header fields or the first row, blank lines seen); raises on a ragged row."""
+    """(header fields or the first row, blank lines seen); raises on a ragged row, naming its
+    line (``line_offset``: lines of the file before ``text``'s second line, when ``text`` is
+    the first row followed by a block from further down the file)."""
     reader = _csv_reader(text, fmt, separator)
     first: list[str] | None = None
     first_line = 0
@@ -298,15 +333,16 @@ def _check_rows(
                 continue
             if len(row) != len(first):
                 what = "the header has" if header else f"line {first_line} has"
+                line = reader.line_num + line_offset
                 raise ReadError(
-                    f"{label}, line {reader.line_num}: {len(row)} fields where {what} "
+                    f"{label}, line {line}: {len(row)} fields where {what} "
                     f"{len(first)}; give every row one value per column (an empty field is "
                     f"a missing value){_quote_hint(fmt, row, len(first), separator)}",
                     path=label,
-                    line=reader.line_num,
+                    line=line,
                 )
     except csv.Error as exc:
-        line = reader.line_num
+        line = reader.line_num + line_offset
         raise ReadError(
             f"{label}, line {line}: malformed CSV ({exc}); close the quote or double "
             'a " inside a quoted field',
@@ -336,16 +372,7 @@ def _read_delimited(
 
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
-    if fmt == "tsv":
-        separator = "\t"
-    elif separator is None:
-        separator = sniff_separator(data)
-    elif len(separator) != 1 or separator in ('"', "\n", "\r"):
-        raise ReadError(
-            f"{label}: the separator must be one character other than a quote or a line end, "
-            f"not {separator!r}",
-            path=label,
-        )
+    separator = choose_separator(data, label, fmt, separator)
     first = _first_record(data, label, fmt, separator)
     if header:
         _check_header(first, label)
@@ -422,7 +449,16 @@ def _read_jsonl(data: bytes, label: str) -> Any:
         return pl.read_ndjson(io.BytesIO(text.encode("utf-8")), infer_schema_length=None)
     except pl.exceptions.PolarsError as exc:
         problem = _first_line(exc)
-    for number, line in enumerate(text.splitlines(), start=1):
+    _check_json_lines(text.splitlines(), label)
+    raise ReadError(
+        f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
+        path=label,
+    )
+
+
+def _check_json_lines(lines: Iterable[str], label: str) -> None:
+    """Raise :class:`ReadError` at the first line that is not one JSON object."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -441,10 +477,6 @@ def _read_jsonl(data: bytes, label: str) -> Any:
                 path=label,
                 line=number,
             )
-    raise ReadError(
-        f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
-        path=label,
-    )
 
 
 def _read_parquet(data: bytes, label: str) -> Any:
@@ -472,8 +504,6 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
     row has no label (naming the row), when the table has no other column, and when the
     target has only one class.
     """
-    import polars as pl
-
     if target not in frame.columns:
         raise ReadError(
             f"{source}: no column {target!r}; the target must be one of the columns: "
@@ -481,22 +511,7 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
             path=source,
             column=target,
         )
-    labels = frame.get_column(target)
-    nulls = labels.is_null()
-    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
-        labels = labels.cast(pl.String).str.strip_chars()
-        nulls = nulls | (labels == "").fill_null(True)
-    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
-        nulls = nulls | labels.is_nan()
-    if nulls.any():
-        row = int(nulls.arg_max() or 0)
-        raise ReadError(
-            f"{source}: row {row + 1} has no value in the target column {target!r} "
-            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
-            path=source,
-            column=target,
-        )
-    y = np.asarray(labels.to_list())
+    y = labels_of(frame, target, source=source)
     classes = np.unique(y)
     if len(classes) < 2:
         raise ReadError(
@@ -512,6 +527,32 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
             path=source,
         )
     return features, y
+
+
+def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np.ndarray:
+    """The labels in column ``target`` of ``frame`` (text stripped of surrounding spaces).
+
+    Raises :class:`ReadError` naming the first row without one (``first_row``: the number of
+    rows before ``frame`` in the file, when it is one batch of a larger table).
+    """
+    import polars as pl
+
+    labels = frame.get_column(target)
+    nulls = labels.is_null()
+    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
+        labels = labels.cast(pl.String).str.strip_chars()
+        nulls = nulls | (labels == "").fill_null(True)
+    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
+        nulls = nulls | labels.is_nan()
+    if nulls.any():
+        row = first_row + int(nulls.arg_max() or 0)
+        raise ReadError(
+            f"{source}: row {row + 1} has no value in the target column {target!r} "
+            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
+            path=source,
+            column=target,
+        )
+    return np.asarray(labels.to_list())
 
 
 def check_feature_columns(frame: Any, source: str) -> None:

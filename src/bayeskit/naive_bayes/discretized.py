@@ -17,7 +17,9 @@ class DiscretizedNB(NumericNB):
     is the interval ``x_j`` falls in (seed 001). The cut points are computed from all the data
     seen, at the end, so ``fit``, ``partial_fit`` over any batches, ``merge`` and ``unlearn``
     give the same model, and ``set_params(method=…)`` re-cuts a fitted model without refitting.
-    The model keeps its training rows (a :class:`~bayeskit.stats.Sample`) for that.
+    The model keeps its training rows (a :class:`~bayeskit.stats.Sample`) for that: on a
+    cluster (:func:`bayeskit.dask.fit`) the fit is exact, but every training value comes back
+    to the client, as it would be in memory.
 
     The score of a value is the probability of its interval, not a density: it is the same
     shift for every class, so posteriors and decisions do not depend on that choice. With

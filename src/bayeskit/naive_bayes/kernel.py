@@ -72,6 +72,10 @@ class KernelNB(NumericNB):
     their union) and model files grow with the data. Values beyond ±1e150 are refused (their
     spreads would overflow float64).
 
+    Training on a cluster (:func:`bayeskit.dask.fit`) is exact but does not lighten the load:
+    the partitions' samples add by concatenation, so every training value comes back to the
+    client, as it would be in memory.
+
     Examples
     --------
     >>> import numpy as np

@@ -97,7 +97,9 @@ class CategoryCounts(Statistic):
         new_offsets = offsets_of(merged)
         cols = []
         for j, (mine, union) in enumerate(zip(self.categories, merged, strict=True)):
-            if union.dtype.kind == "O" or mine.dtype.kind == "O":
+            if (union.dtype.kind == "O" or mine.dtype.kind == "O") and not (
+                all_text(union) and all_text(mine)
+            ):
                 position = {_key(v): i for i, v in enumerate(union.tolist())}
                 idx = np.fromiter((position[_key(v)] for v in mine.tolist()), np.int64, len(mine))
             else:

@@ -52,7 +52,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     out-of-vocabulary column are applied to the totals when the model is used. With
     ``"tfidf"`` or ``"hashed"`` output the vectorizer is fitted by the first ``fit`` and kept
     (idf depends on the whole corpus); ``partial_fit`` then adds documents over that
-    vocabulary.
+    vocabulary. On a cluster (:func:`bayeskit.dask.fit`) such a model takes two passes over
+    the data: the vocabulary statistics of every document first, then the counts under the
+    vectorizer they give.
 
     Parameters
     ----------

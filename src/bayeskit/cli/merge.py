@@ -1,0 +1,100 @@
+"""``bayeskit merge``: one model file from several trained on different data — their
+statistics add, so the result is the model trained on all of the data at once."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any
+
+import typer
+
+from .._base import GenerativeClassifier
+from .._base import merge as merge_models
+from ..errors import BayeskitError
+from ..io.readers import ReadError
+from ..text import TextClassifier
+from .data import ForceOpt
+from .models import describe, load_model
+from .output import check_output_path, human_size, is_model_file, out_console, save_model
+
+
+def merge(
+    models: Annotated[
+        list[str], typer.Argument(metavar="MODEL...", help="Model files to merge (two or more).")
+    ],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Model file to write (an existing model file is replaced; another file only "
+            "with --force, and never one of the models merged).",
+        ),
+    ],
+    force: ForceOpt = False,
+) -> None:
+    """Merge model files trained on different data into the model of all of it (e.g. models
+    trained on separate machines or months). They must be the same kind of model with the
+    same settings and columns; the first difference found is named."""
+    if len(models) < 2:
+        raise typer.BadParameter("give two or more model files to merge", param_hint="MODEL")
+    check_output_path(
+        output, inputs=models, force=force, replaceable=is_model_file, what="a bayeskit model file"
+    )
+    loaded = [load_model(path) for path in models]
+    merged = loaded[0]
+    for path, model in zip(models[1:], loaded[1:], strict=True):
+        _check_same_settings(models[0], loaded[0], path, model)
+        try:
+            merged = _add(merged, model)
+        except BayeskitError as exc:
+            raise ReadError(f"{models[0]} and {path} cannot be merged: {exc}", path=path) from None
+    save_model(merged, output)
+    console = out_console()
+    console.print(f"model: {describe(merged)}")
+    counts = ", ".join(
+        f"{c} {n:.0f}" for c, n in zip(merged.classes_, merged.class_count_, strict=True)
+    )
+    console.print(f"merged {len(models)} models: classes {counts}")
+    console.print(f"wrote {output} ({human_size(os.path.getsize(output))})")
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, GenerativeClassifier):
+        return merge_models(a, b)
+    return a + b
+
+
+def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
+    """Refuse models of different kinds or settings, naming the first difference."""
+    if type(a) is not type(b):
+        raise ReadError(
+            f"{first} holds a {type(a).__name__} and {path} a {type(b).__name__}; only models "
+            "of the same kind merge",
+            path=path,
+        )
+    mine, theirs = _flat_params(a), _flat_params(b)
+    differ = [k for k in sorted(mine.keys() | theirs.keys()) if mine.get(k) != theirs.get(k)]
+    if differ:
+        shown = "; ".join(
+            f"{k}={mine.get(k)} in {first} but {theirs.get(k)} in {path}" for k in differ[:3]
+        )
+        raise ReadError(
+            f"{first} and {path} were trained with different settings ({shown}); only models "
+            "trained with the same settings merge",
+            path=path,
+        )
+    if isinstance(a, TextClassifier) and not all("stats_" in m.__dict__ for m in (a, b)):
+        raise ReadError(
+            f"{first} and {path}: text models with tf-idf or hashed output, or a given "
+            "vocabulary, do not merge exactly (their vocabulary was fixed by their own data)",
+            path=path,
+        )
+
+
+def _flat_params(model: Any) -> dict[str, str]:
+    """Every setting, nested ones as ``model__alpha``, by its repr (so arrays compare); a
+    nested estimator by its class name."""
+    params = model.get_params(deep=True)
+    return {k: type(v).__name__ if hasattr(v, "get_params") else repr(v) for k, v in params.items()}

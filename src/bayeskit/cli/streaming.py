@@ -1,0 +1,237 @@
+"""Training from batches: ``bayeskit train`` reads its data a batch at a time
+(:mod:`bayeskit.io.stream`) and adds each batch's statistics to the model, so its memory stays
+flat in the size of the input.
+
+The first batch fits the model (and fixes what a fit decides from the data: the columns'
+families, the vectorizer); every later batch is summarized under it — here, or on a Dask
+cluster (:mod:`bayeskit.cli.cluster`) — and the summaries are added in batch order, so a run
+on a cluster writes the same model file as a run on one machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._base import GenerativeClassifier
+from ..io.readers import ReadError, list_names
+from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
+from ..reduction import Part, Round, rounds_for
+from ..text import SpamFilter, TextClassifier
+from .data import (
+    Labelled,
+    ReadOptions,
+    _is_folder,
+    choose_columns,
+    describe_counts,
+    describe_data,
+    merge_classes,
+    parse_merge,
+    text_of,
+)
+from .models import _spam_labels, build_model
+from .output import note
+from .progress import Meter
+
+#: Rows (tables) or documents (folders) per batch unless --batch-size says otherwise.
+TABLE_BATCH = 100_000
+DOCUMENT_BATCH = 5_000
+
+
+@dataclass(frozen=True)
+class Prepare:
+    """What turns a batch as read into the model's input: its text column, or its feature
+    columns without the row IDs; the labels after --merge (sent to the workers with file
+    batches, which they read themselves)."""
+
+    text_column: str | None = None
+    merges: tuple[tuple[str, str], ...] = ()
+    id_columns: tuple[str, ...] = ()
+
+    def __call__(self, raw: Batch | FileBatch) -> tuple[Batch, list[Any]]:
+        """(the batch ready to learn from, its distinct labels before --merge)."""
+        batch = raw.read() if isinstance(raw, FileBatch) else raw
+        X = batch.X
+        if self.text_column is not None:
+            X = text_of(X.get_column(self.text_column))
+        elif self.id_columns:
+            X = X.drop(self.id_columns)
+        labels = list(dict.fromkeys(batch.y.tolist()))  # distinct, without sorting strings
+        y = batch.y
+        if self.merges:
+            mapping = dict(self.merges)
+            y = np.asarray([mapping.get(str(v), v) for v in y.tolist()])
+        return Batch(X, y, batch.rows, batch.nbytes), labels
+
+
+@dataclass
+class TrainingData:
+    """Training data opened for reading in batches."""
+
+    source: str
+    kind: str  # "table", "text" or "email"
+    prepare: Prepare
+    batches: Iterator[Batch | FileBatch]  # as read (file batches unread)
+    total_bytes: int
+    width: int | None = None  # feature columns of a table
+    target: str | None = None
+    text_column: str | None = None
+    id_columns: tuple[str, ...] = ()  # row IDs left out of the model
+
+
+def open_data(
+    data: str, target: str | None, text: str | None, options: ReadOptions, batch_size: int | None
+) -> TrainingData:
+    """DATA opened for training in batches, with the checks ``load_labelled`` makes."""
+    merges = tuple(
+        (old, new) for spec in options.merge for new, olds in [parse_merge(spec)] for old in olds
+    )
+    if _is_folder(data, options):
+        if target is not None:
+            note(f"{data} is a folder: the classes are its sub-folders; --target is not used")
+        docs = DocumentStream(data, batch_size=batch_size or DOCUMENT_BATCH)
+        return TrainingData(data, docs.kind, Prepare(None, merges), docs.file_batches(), docs.size)
+    kwargs = options.table_kwargs()
+    table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
+    if target is None:
+        raise ReadError(
+            f"{data}: name the column holding the class labels with --target; the columns "
+            f"are: {list_names(list(table.schema))}",
+            path=data,
+        )
+    batches = iter(table)
+    head = [next(batches)]
+    while sum(b.rows for b in head) < TABLE_BATCH and (more := next(batches, None)) is not None:
+        head.append(more)
+    # The columns (row IDs, text or features) are chosen from the first rows, the same ones
+    # whatever the batch size: all of them when the table fits in one default batch, as
+    # load_labelled chooses from the whole table.
+    import polars as pl
+
+    sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
+    features, ids, column = choose_columns(sample, text, options, data)
+    return TrainingData(
+        data,
+        "table" if column is None else "text",
+        Prepare(column, merges, tuple(ids)),
+        itertools.chain(head, batches),
+        table.size,
+        features.width,
+        target,
+        column,
+        tuple(ids),
+    )
+
+
+#: Summarizes batches in order: (round, prepare, batches) -> for each batch, in order, its
+#: part, its rows and bytes, and its distinct labels before --merge.
+Runner = Callable[
+    [Round, Prepare, Iterator[Batch | FileBatch]], Iterator[tuple[Part, int, int, list[Any]]]
+]
+
+
+def summarize_batch(step: Round, prepare: Prepare, raw: Batch | FileBatch, index: int) -> Any:
+    """One batch's part of the round (run wherever the batch is read)."""
+    batch, labels = prepare(raw)
+    values, schema = step.summarize(step.state, batch.X, batch.y, None)
+    return Part(index, tuple(values), schema), batch.rows, batch.nbytes, labels
+
+
+def run_here(
+    step: Round, prepare: Prepare, batches: Iterator[Batch | FileBatch]
+) -> Iterator[tuple[Part, int, int, list[Any]]]:
+    """Summarize each batch in this process."""
+    for index, raw in enumerate(batches, start=1):
+        yield summarize_batch(step, prepare, raw, index)
+
+
+@dataclass
+class Trained:
+    """A model trained from batches, and what it was trained on."""
+
+    model: Any
+    data: TrainingData
+    rows: int
+
+    def describe(self) -> str:
+        """``4827 rows × 3 columns; classes: ham 4827, spam 747``, as for data read whole."""
+        counts = np.rint(np.asarray(self.model.class_count_)).astype(np.int64)
+        per_class = describe_counts(np.asarray(self.model.classes_), counts)
+        data = self.data
+        return describe_data(data.kind, self.rows, data.width, data.text_column, per_class)
+
+
+def train(
+    data: TrainingData,
+    choice: str,
+    alpha: float | None,
+    integers: str | None,
+    merges: list[str],
+    *,
+    runner: Runner = run_here,
+) -> Trained:
+    """Fit the model ``choice`` batch by batch (see the module docstring)."""
+    unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
+    with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
+        first, raw_labels = data.prepare(next(data.batches))
+        labels = set(raw_labels)
+        model = build_model(
+            choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers
+        )
+        model.partial_fit(first.X, first.y)
+        rows = first.rows
+        meter.advance(first.rows, first.nbytes)
+        rounds = rounds_for(model, partial=True)
+        step = next(rounds)
+        total: Part | None = None
+        for part, n, nbytes, seen in runner(step, data.prepare, data.batches):
+            total = part if total is None else total + part
+            rows += n
+            labels.update(seen)
+            meter.advance(n, nbytes)
+        if total is not None:
+            with contextlib.suppress(StopIteration):
+                rounds.send(total)
+    _check_classes(data, sorted(labels, key=str), merges, rows)
+    if isinstance(model, GenerativeClassifier):
+        # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
+        model._check_fit()
+    return Trained(settle_text_model(model), data, rows)
+
+
+def _check_classes(data: TrainingData, labels: list[Any], merges: list[str], rows: int) -> None:
+    """At least two classes (after --merge, with its checks), as ``load_labelled`` requires."""
+    if merges:
+        merge_classes(np.asarray(labels), merges, data.source)
+    elif len(labels) < 2:
+        raise ReadError(
+            f"{data.source}: the target column {data.target!r} has one class "
+            f"({labels[0]!r} in all {rows} rows); a classifier needs examples of at least two "
+            "classes",
+            path=data.source,
+            column=data.target,
+        )
+
+
+def settle_text_model(model: Any) -> Any:
+    """A text model as the class its classes call for: a SpamFilter when they are ham and
+    spam, a TextClassifier otherwise (the first batch need not have shown every class). The
+    statistics are kept as they are."""
+    if not isinstance(model, TextClassifier) or "stats_" not in model.__dict__:
+        return model
+    labels = _spam_labels(np.asarray(model.classes_))
+    if (labels is not None) == isinstance(model, SpamFilter):
+        return model
+    parts = {"vectorizer": model.vectorizer, "model": model.model}
+    settled: TextClassifier
+    if labels is not None:
+        settled = SpamFilter(**parts, ham_label=labels[0], spam_label=labels[1])
+    else:
+        settled = TextClassifier(**parts)
+    settled._adopt(model.stats_, model.vocabulary_stats_)
+    return settled

@@ -1,0 +1,121 @@
+"""Running a fit's rounds on dask: map over the partitions, add in a tree, send the total back."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sklearn.base import is_classifier
+
+from ..errors import DataError
+from ..reduction import Part, Round, Rounds, add_parts, rounds_for
+from ._partitions import Checks, Partitions, n_rows, split
+
+#: How many parts one task of the tree reduction adds (dask's own default for reductions).
+SPLIT_EVERY = 8
+
+
+def fit(
+    estimator: Any,
+    X: Any,
+    y: Any = None,
+    sample_weight: Any = None,
+    *,
+    split_every: int = SPLIT_EVERY,
+) -> Any:
+    """Fit ``estimator`` on dask collections: the model its own ``fit`` gives on the same rows.
+
+    Each partition is summarized where it lives (the estimator's ``summarize``), the
+    statistics are added in a tree, and the model is finalized once, here on the client. Runs
+    on the current dask scheduler: a ``distributed.Client`` if one is active, else dask's
+    local threads.
+
+    Parameters
+    ----------
+    estimator : a bayeskit estimator (naive Bayes model, TextClassifier, SpamFilter,
+        TextVectorizer); fitted in place and returned.
+    X : dask.array (rows × features, or 1-D documents), dask.dataframe DataFrame (or Series
+        of documents), or dask.bag of documents — or of ``(document, label)`` pairs when y is
+        None.
+    y : labels partitioned like X (dask array, Series or bag), partitioned otherwise (re-split
+        by position), in memory (split like X), or the name of a column of a DataFrame X.
+    sample_weight : like y; optional.
+    split_every : how many parts each task of the tree reduction adds.
+
+    Returns
+    -------
+    estimator
+    """
+    rounds = rounds_for(estimator, partial=False)
+    return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+
+
+def partial_fit(
+    estimator: Any,
+    X: Any,
+    y: Any = None,
+    sample_weight: Any = None,
+    *,
+    classes: Any = None,
+    split_every: int = SPLIT_EVERY,
+) -> Any:
+    """Add the rows of dask collections to ``estimator`` (fitted or not): the model its own
+    ``partial_fit`` gives. ``classes`` declares classes up front, as in ``partial_fit``."""
+    rounds = rounds_for(estimator, partial=True, classes=classes)
+    return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+
+
+def _split(estimator: Any, X: Any, y: Any, sample_weight: Any) -> Partitions:
+    return split(X, y, sample_weight, labelled=is_classifier(estimator))
+
+
+def _run(rounds: Rounds, parts: Partitions, split_every: int) -> Any:
+    import dask
+
+    if split_every < 2:
+        raise DataError(f"split_every must be at least 2; got {split_every}")
+    try:
+        step = next(rounds)
+        while True:
+            total = dask.compute(_reduction(step, parts, split_every))[0]
+            if total is None:
+                raise DataError("X has no rows: every partition is empty")
+            step = rounds.send(total)
+    except StopIteration as done:
+        return done.value
+
+
+def _reduction(step: Round, parts: Partitions, split_every: int) -> Any:
+    """The dask graph of one round: its state broadcast once, each partition summarized, the
+    parts added ``split_every`` at a time."""
+    import dask
+
+    state = dask.delayed(step.state, name=f"bayeskit-state-{uuid.uuid4().hex}", traverse=False)
+    task = dask.delayed(summarize_partition, pure=False)
+    level = [
+        task(
+            step.summarize,
+            state,
+            parts.checks,
+            index,
+            X,
+            None if parts.y is None else parts.y[index],
+            None if parts.weight is None else parts.weight[index],
+        )
+        for index, X in enumerate(parts.X)
+    ]
+    add = dask.delayed(add_parts, pure=False)
+    while len(level) > 1:
+        level = [add(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
+    return level[0]
+
+
+def summarize_partition(
+    summarize: Any, state: Any, checks: Checks, index: int, X: Any, y: Any, weight: Any
+) -> Part | None:
+    """One partition's part of the round (None for an empty partition)."""
+    X, y, weight = checks.apply(index, X, y, weight)
+    if n_rows(X) == 0:
+        return None
+    values, schema = summarize(state, X, y, weight)
+    return Part(index, tuple(values), schema)

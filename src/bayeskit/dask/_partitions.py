@@ -1,0 +1,280 @@
+"""Dask collections as lists of aligned partitions: X's partitions, and y's and the sample
+weights' split the same way.
+
+X is a dask.array (row blocks; column blocks are joined), a dask.dataframe DataFrame or Series,
+or a dask.bag (documents, or ``(document, label)`` pairs when y is None). y and sample_weight
+are a dask collection partitioned like X, one with other partitions (re-split like X by
+position), an in-memory sequence (split like X), or — for a DataFrame X — the name of one of
+its columns. Sizes that dask does not know (a masked array's chunks, a DataFrame's partitions)
+are computed when the split needs them, at the cost of one extra pass over the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError, InputTypeError, ShapeError
+
+
+def n_rows(part: Any) -> int:
+    """Rows of one partition (an array, a sparse matrix, a frame or a list)."""
+    shape = getattr(part, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(part)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What each partition task checks and unpacks before summarizing (small: sent with
+    every task)."""
+
+    columns: tuple[str, ...] | None = None  # a DataFrame's declared columns (its meta)
+    dtypes: tuple[str, ...] | None = None
+    target: str | None = None  # y is this column of X
+    pairs: bool = False  # X's elements are (document, label) pairs
+
+    def apply(self, index: int, X: Any, y: Any, weight: Any) -> tuple[Any, Any, Any]:
+        """(X, y, weight) of partition ``index``, checked against X's declared layout."""
+        if self.columns is not None:
+            self._check_frame(index, X)
+        if self.target is not None:
+            y = X[self.target]
+            X = X.drop(columns=[self.target])
+        if self.pairs:
+            X, y = _unzip(index, X)
+        n = n_rows(X)
+        for name, values in (("y", y), ("sample_weight", weight)):
+            if values is not None and np.ndim(values) and n_rows(values) != n:
+                raise ShapeError(
+                    f"{name} is not aligned with X: partition {index} of X has {n} rows but "
+                    f"{name} has {n_rows(values)} there; give {name} one value per row of X, "
+                    "partitioned like X"
+                )
+        return X, y, weight
+
+    def _check_frame(self, index: int, X: Any) -> None:
+        assert self.columns is not None
+        assert self.dtypes is not None
+        columns = tuple(str(c) for c in X.columns)
+        if columns != self.columns:
+            missing = [c for c in self.columns if c not in set(columns)]
+            extra = [c for c in columns if c not in set(self.columns)]
+            what = "; ".join(
+                [f"missing {missing}"] * bool(missing) + [f"unexpected {extra}"] * bool(extra)
+            )
+            raise DataError(
+                f"partition {index} of X does not have the columns the DataFrame declares "
+                f"({what or 'in another order'}): every partition needs the columns "
+                f"{list(self.columns)}"
+            )
+        for column, got, declared in zip(
+            columns, (str(d) for d in X.dtypes), self.dtypes, strict=True
+        ):
+            if got != declared:
+                raise DataError(
+                    f"partition {index} of X: column {column!r} has dtype {got} there but the "
+                    f"DataFrame declares {declared}; give the column one dtype in every "
+                    f"partition (e.g. .astype({{{column!r}: {declared!r}}}))"
+                )
+
+
+def _unzip(index: int, X: Any) -> tuple[list[Any], np.ndarray]:
+    docs, labels = [], []
+    for k, item in enumerate(X):
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise InputTypeError(
+                f"element {k} of partition {index} of X is a {type(item).__name__}, not a "
+                "(document, label) pair; without y, a bag holds (document, label) pairs"
+            )
+        docs.append(item[0])
+        labels.append(item[1])
+    return docs, np.asarray(labels)
+
+
+@dataclass
+class Partitions:
+    """X, y and sample weights as aligned lists of dask Delayed partitions (or in-memory
+    pieces); y and weights are None when not given."""
+
+    X: list[Any]
+    y: list[Any] | None
+    weight: list[Any] | None
+    checks: Checks
+    kind: str  # "array", "frame", "series" or "bag"
+
+
+def _kind(X: Any) -> str:
+    import dask
+
+    if not dask.is_dask_collection(X):
+        raise InputTypeError(
+            f"bayeskit.dask takes X as a dask.array, dask.dataframe or dask.bag, not a "
+            f"{type(X).__name__}; for data in memory call the estimator's own fit"
+        )
+    import dask.array as da
+    import dask.bag as db
+
+    if isinstance(X, da.Array):
+        return "array"
+    if isinstance(X, db.Bag):
+        return "bag"
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        return "frame"
+    if isinstance(X, dd.Series):
+        return "series"
+    raise InputTypeError(
+        f"bayeskit.dask takes a dask.array, dask.dataframe or dask.bag, not a {type(X).__name__}"
+    )
+
+
+def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = True) -> Partitions:
+    """X's partitions and y's and the weights' aligned with them (see the module docstring);
+    ``labelled``: the estimator learns from labels (a bag without y holds pairs)."""
+    kind = _kind(X)
+    checks = Checks()
+    if kind == "array" and X.ndim == 2 and X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})  # one block across the columns: each task sees whole rows
+    if kind == "frame":
+        columns = tuple(str(c) for c in X.columns)
+        dtypes = tuple(str(d) for d in X.dtypes)
+        checks = Checks(columns, dtypes)
+        if isinstance(y, str):
+            if y not in columns:
+                raise DataError(
+                    f"y names the column {y!r}, which X does not have; its columns are "
+                    f"{list(columns)}"
+                )
+            checks = Checks(columns, dtypes, target=y)
+            y = None
+    elif isinstance(y, str):
+        raise InputTypeError(
+            f"y={y!r}: a column name is only accepted when X is a dask DataFrame; give y one "
+            "label per row"
+        )
+    if kind == "bag" and y is None and labelled:
+        checks = Checks(pairs=True)
+    # Unoptimized: optimizing fuses a task that X and y share (a chunk that yields rows and
+    # labels) into each of them, and it would run twice.
+    parts = list(np.ravel(X.to_delayed(optimize_graph=False)))
+    rows = _Rows(X, kind, parts)
+    return Partitions(
+        parts,
+        _aligned(y, "y", rows),
+        _aligned(sample_weight, "sample_weight", rows),
+        checks,
+        kind,
+    )
+
+
+class _Rows:
+    """X's partition lengths, computed once when needed."""
+
+    def __init__(self, X: Any, kind: str, parts: list[Any]):
+        self.X, self.kind, self.parts = X, kind, parts
+        self._lengths: tuple[int, ...] | None = None
+        if kind == "array" and not np.isnan(X.chunks[0]).any():
+            self._lengths = tuple(int(n) for n in X.chunks[0])
+
+    @property
+    def count(self) -> int:
+        return len(self.parts)
+
+    @property
+    def known(self) -> tuple[int, ...] | None:
+        return self._lengths
+
+    def lengths(self) -> tuple[int, ...]:
+        if self._lengths is None:
+            self._lengths = _computed_lengths(self.parts)
+        return self._lengths
+
+
+def _computed_lengths(parts: list[Any]) -> tuple[int, ...]:
+    import dask
+
+    return tuple(int(n) for n in dask.compute(*(dask.delayed(n_rows)(p) for p in parts)))
+
+
+def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
+    if values is None:
+        return None
+    import dask
+
+    if not dask.is_dask_collection(values):
+        return _split_local(values, name, rows)
+    import dask.array as da
+    import dask.bag as db
+
+    if isinstance(values, da.Array):
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.ndim != 1:
+            raise ShapeError(f"{name} must be one-dimensional; got a dask array of {values.ndim}")
+        if values.numblocks[0] == rows.count and _same_known(values.chunks[0], rows.known):
+            return list(values.to_delayed(optimize_graph=False).ravel())
+        return _resplit(values, name, rows)
+    if isinstance(values, db.Bag):
+        if values.npartitions == rows.count:
+            return list(values.to_delayed(optimize_graph=False))
+        pieces = values.to_delayed(optimize_graph=False)
+        lengths = _computed_lengths(pieces)
+        array = da.concatenate(
+            [
+                da.from_delayed(dask.delayed(np.asarray)(p), shape=(n,), dtype=object)
+                for p, n in zip(pieces, lengths, strict=True)
+            ]
+        )
+        return _resplit(array, name, rows)
+    if hasattr(values, "npartitions") and hasattr(values, "to_delayed"):  # dask DataFrame/Series
+        if getattr(values, "ndim", 1) == 2:
+            if len(values.columns) != 1:
+                raise ShapeError(
+                    f"{name} must be one column; got a dask DataFrame with columns "
+                    f"{list(values.columns)}"
+                )
+            values = values[values.columns[0]]
+        if values.npartitions == rows.count:
+            return list(values.to_delayed(optimize_graph=False))
+        return _resplit(values.to_dask_array(lengths=True), name, rows)
+    raise InputTypeError(f"{name} is a {type(values).__name__}; give a dask collection or array")
+
+
+def _same_known(chunks: tuple[float, ...], lengths: tuple[int, ...] | None) -> bool:
+    """Whether y's blocks can be paired with X's as they are: the same sizes, or sizes
+    unknown on either side (each task then checks its lengths)."""
+    if lengths is None or np.isnan(chunks).any():
+        return True
+    return tuple(int(n) for n in chunks) == lengths
+
+
+def _resplit(values: Any, name: str, rows: _Rows) -> list[Any]:
+    """A 1-D dask array re-split by position into X's partition lengths."""
+    if np.isnan(values.chunks[0]).any():
+        values = values.compute_chunk_sizes()
+    lengths = rows.lengths()
+    _check_total(int(values.shape[0]), sum(lengths), name)
+    return list(values.rechunk((lengths,)).to_delayed(optimize_graph=False).ravel())
+
+
+def _split_local(values: Any, name: str, rows: _Rows) -> list[Any]:
+    to_numpy = getattr(values, "to_numpy", None)
+    array = np.asarray(to_numpy() if to_numpy is not None else values)
+    if array.ndim == 0:
+        if name == "sample_weight":
+            return [float(array)] * rows.count
+        raise ShapeError(f"{name} must hold one value per row of X, not a scalar")
+    lengths = rows.lengths()
+    _check_total(array.shape[0], sum(lengths), name)
+    return np.split(array, np.cumsum(lengths)[:-1])
+
+
+def _check_total(n: int, expected: int, name: str) -> None:
+    if n != expected:
+        raise ShapeError(
+            f"{name} is not aligned with X: it has {n} rows but X has {expected}; give one "
+            "value per row of X"
+        )

@@ -1,0 +1,479 @@
+"""Reading training data in batches, so that training takes memory flat in the input's size.
+
+:class:`TableStream` reads a CSV, TSV, JSON-lines or Parquet table with polars' lazy scans
+(``scan_csv`` / ``scan_ndjson`` / ``scan_parquet`` and ``collect_batches``), parsed as
+:func:`~bayeskit.io.readers.read_table` parses a whole file: the same options, column types
+inferred from every row, the same checks (a ragged row, a blank line, a row without a label)
+with the same messages. :class:`DocumentStream` reads a folder with one sub-folder per class
+(text files, e-mails, mbox files) a batch of documents at a time; a batch can also be handed
+out unread (:meth:`DocumentStream.file_batches`), to be read where it is trained on.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from bayeskit.io.stream import TableStream
+>>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+>>> with open(path, "w") as f:
+...     _ = f.write("x,label\\n1.5,a\\n2.5,b\\n0.5,a\\n")
+>>> stream = TableStream(path, target="label", batch_size=2)
+>>> [(batch.X.height, batch.y.tolist()) for batch in stream]
+[(2, ['a', 'b']), (1, ['a'])]
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .documents import _detect_kind, _read_file, class_folders, list_files
+from .readers import (
+    ReadError,
+    _check_header,
+    _check_json_lines,
+    _check_rows,
+    _decimal_comma,
+    _decode,
+    _first_line,
+    _first_record,
+    check_feature_columns,
+    choose_separator,
+    header_hint,
+    labels_of,
+    list_names,
+    table_format,
+)
+
+__all__ = ["Batch", "DocumentStream", "FileBatch", "TableStream"]
+
+_HEAD_BYTES = 1 << 20
+#: Bytes read at a time (at least; a batch of rows is read in one block when larger).
+_BLOCK_BYTES = 8 << 20
+
+
+@dataclass
+class Batch:
+    """Some rows of the input: features (a polars DataFrame, or a list of documents), labels,
+    and how much of the input they are (rows, bytes; bytes are estimated for text tables)."""
+
+    X: Any
+    y: np.ndarray
+    rows: int
+    nbytes: int
+
+
+class TableStream:
+    """A table file read ``batch_size`` rows at a time (see the module docstring).
+
+    CSV, TSV and JSON lines are read in blocks of whole records (a newline inside a quoted
+    CSV field does not end one), each parsed by polars with the options and the column types
+    :func:`~bayeskit.io.readers.read_table` would use for the whole file. Those types are
+    inferred from every row, so reading such a file takes two passes: one to infer them,
+    block by block, one to train. Parquet records its types, and is read one batch of rows
+    at a time.
+
+    Parameters
+    ----------
+    path : path of a .csv, .tsv, .jsonl or .parquet file
+    target : the column of class labels (None: only look at the columns, do not read rows)
+    format, header, columns, missing, separator : as for
+        :func:`~bayeskit.io.readers.read_table` (a CSV's separator is sniffed from its first
+        lines unless given; a ``;`` file may write decimal commas)
+    batch_size : rows per batch
+
+    Attributes
+    ----------
+    schema : dict of column name to polars dtype, the target excluded
+    size : the file's size in bytes
+    n_rows : the number of rows when the format records it (Parquet), else None
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        target: str | None,
+        format: str | None = None,
+        header: bool = True,
+        columns: Sequence[str] | None = None,
+        missing: Sequence[str] = (),
+        separator: str | None = None,
+        batch_size: int = 100_000,
+    ):
+        self.label = os.fspath(path)
+        self.path = Path(path)
+        self.format = table_format(self.label, format)
+        self.target = target
+        self.batch_size = _check_batch_size(batch_size)
+        self.header = header and columns is None
+        self.missing = tuple(missing)
+        head = self._head()
+        self.separator = ","
+        self._decimal_comma = False
+        if self.format in ("csv", "tsv"):
+            start = head.removeprefix(codecs.BOM_UTF8)
+            self.separator = choose_separator(start, self.label, self.format, separator)
+            self._decimal_comma = _decimal_comma(start, self.separator)
+        self.size = self.path.stat().st_size
+        self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
+        self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
+        self.columns = self._column_names(head, columns)
+        full = self._parquet_schema() if self.format == "parquet" else self._inferred_schema()
+        self._full_schema = full
+        self._check_target(full)
+        self.schema = {c: t for c, t in full.items() if c != target}
+        import polars as pl
+
+        check_feature_columns(pl.DataFrame(schema=self.schema), self.label)
+
+    # ------------------------------------------------------------------ set-up
+    def _head(self) -> bytes:
+        if not self.path.exists():
+            raise ReadError(
+                f"{self.label}: no such file or folder; check the path", path=self.label
+            )
+        if self.path.is_dir():
+            raise ReadError(
+                f"{self.label}: is a folder; a table is one file (.csv, .tsv, .jsonl or .parquet)",
+                path=self.label,
+            )
+        with open(self.path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+            while head and not head.strip():  # all blank so far: look further
+                more = f.read(_HEAD_BYTES)
+                if not more:
+                    break
+                head = more
+        if not head.strip():
+            raise ReadError(
+                f"{self.label}: the file is empty; it needs a header and rows", path=self.label
+            )
+        return head
+
+    def _column_names(self, head: bytes, columns: Sequence[str] | None) -> list[str] | None:
+        """The names of a CSV/TSV's columns (checked, from its header or given)."""
+        if self.format not in ("csv", "tsv"):
+            return None
+        head = head.removeprefix(codecs.BOM_UTF8)
+        first = _first_record(head, self.label, self.format, self.separator)
+        end = _record_end(head, self.format == "csv", first_only=True)
+        self._first = head[:end] if end else head
+        if self.header:
+            _check_header(first, self.label)
+            return list(first)
+        if columns is None:
+            return [f"column_{j + 1}" for j in range(len(first))]
+        if len(columns) != len(first):
+            raise ReadError(
+                f"{self.label}: {len(columns)} column names given for {len(first)} columns "
+                f"(line 1 has {len(first)} fields); name every column",
+                path=self.label,
+            )
+        _check_header(columns, self.label)
+        return list(columns)
+
+    def _parquet_schema(self) -> dict[str, Any]:
+        import polars as pl
+
+        try:
+            lazy = pl.scan_parquet(self.path)
+            schema = dict(lazy.collect_schema())
+            self.n_rows: int | None = int(lazy.select(pl.len()).collect().item())
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise ReadError(
+                f"{self.label}: not a Parquet file ({_first_line(exc)}); check the file or its "
+                "extension",
+                path=self.label,
+            ) from None
+        self._bytes_per_row = self.size / max(self.n_rows, 1)
+        return schema
+
+    def _inferred_schema(self) -> dict[str, Any]:
+        """Column types from every row: each block's, widened to agree (a column of whole
+        numbers in one block and decimals in another is Float64, as polars infers it from
+        the whole file)."""
+        self.n_rows = None
+        found: dict[str, Any] = {}
+        for block, line in self._blocks():
+            frame = self._parse(block, line, schema=None)
+            for column in frame.columns:
+                values = frame.get_column(column)
+                seen = values.null_count() < len(values)
+                found[column] = _widen(found.get(column), values.dtype if seen else None)
+        if not found and self.columns is not None:
+            found = dict.fromkeys(self.columns)
+        import polars as pl
+
+        return {c: pl.String if t is None else t for c, t in found.items()}
+
+    def _check_target(self, schema: dict[str, Any]) -> None:
+        names = list(schema)
+        if self.target is None:
+            return
+        if self.target not in schema:
+            hint = ""
+            if self.format in ("csv", "tsv") and self.header:
+                hint = f" ({header_hint(names)})"
+            raise ReadError(
+                f"{self.label}: no column {self.target!r}; the columns are: "
+                f"{list_names(names)}{hint}",
+                path=self.label,
+                column=self.target,
+            )
+        if len(names) == 1:
+            raise ReadError(
+                f"{self.label}: the table has no column besides the target {self.target!r}; add "
+                "feature columns",
+                path=self.label,
+            )
+
+    @property
+    def estimated_rows(self) -> int:
+        """The number of rows: exact for Parquet, else estimated from the first lines."""
+        return self.n_rows if self.n_rows is not None else int(self.size / self._bytes_per_row)
+
+    # ------------------------------------------------------------------ reading
+    def __iter__(self) -> Iterator[Batch]:
+        if self.target is None:
+            raise ReadError(f"{self.label}: name the column holding the class labels")
+        done = 0
+        for frame in self._frames():
+            for start in range(0, frame.height, self.batch_size):
+                part = frame.slice(start, self.batch_size)
+                y = labels_of(part, self.target, source=self.label, first_row=done)
+                done += part.height
+                nbytes = int(part.height * self._bytes_per_row)
+                yield Batch(part.drop(self.target), y, part.height, nbytes)
+        if done == 0:
+            raise ReadError(f"{self.label}: the file has a header but no rows", path=self.label)
+
+    def _frames(self) -> Iterator[Any]:
+        if self.format == "parquet":
+            import polars as pl
+
+            lazy = pl.scan_parquet(self.path)
+            for start in range(0, self.n_rows or 0, self.batch_size):
+                yield lazy.slice(start, self.batch_size).collect()
+            return
+        for block, line in self._blocks():
+            yield self._parse(block, line, schema=self._full_schema)
+
+    def _blocks(self) -> Iterator[tuple[bytes, int]]:
+        """(block of whole records, the file line it starts on) after any header."""
+        size = max(_BLOCK_BYTES, int(self.batch_size * self._bytes_per_row))
+        quoted = self.format == "csv"
+        with open(self.path, "rb") as f:
+            skip = len(codecs.BOM_UTF8) if f.read(3) == codecs.BOM_UTF8 else 0
+            f.seek(skip)
+            line = 1
+            if self.header:
+                first = f.read(len(self._first))
+                line += first.count(b"\n")
+            rest = b""
+            while True:
+                chunk = f.read(size)
+                if not chunk:
+                    if rest.strip():
+                        yield rest, line
+                    return
+                buffer = rest + chunk
+                end = _record_end(buffer, quoted)
+                if end == 0:  # one record longer than a block: read on
+                    rest = buffer
+                    continue
+                block, rest = buffer[:end], buffer[end:]
+                yield block, line
+                line += block.count(b"\n")
+
+    def _parse(self, block: bytes, line: int, schema: dict[str, Any] | None) -> Any:
+        """A block as a DataFrame, checked as read_table checks a whole file."""
+        import polars as pl
+
+        try:
+            if self.format == "jsonl":
+                return pl.read_ndjson(io.BytesIO(block), schema=schema, infer_schema_length=None)
+            frame = pl.read_csv(
+                io.BytesIO(block),
+                separator=self.separator,
+                quote_char=None if self.format == "tsv" else '"',
+                has_header=False,
+                new_columns=None if schema is not None else self.columns,
+                schema=schema,
+                null_values=list(self.missing) or None,
+                infer_schema_length=None,
+                decimal_comma=self._decimal_comma,
+            )
+        except pl.exceptions.PolarsError as exc:
+            raise self._diagnose(block, line, exc) from None
+        # A short row reads as nulls at its end, and a blank line as a row of nulls (polars
+        # pads them): when the last column has nulls the block's rows are checked one by one.
+        last_nulls = frame.width and frame.get_column(frame.columns[-1]).null_count()
+        if last_nulls and self._check_block(block, line):
+            frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        return frame
+
+    def _check_block(self, block: bytes, line: int) -> int:
+        """Blank lines in a CSV/TSV block; raises at a ragged row, naming its line."""
+        if self.format not in ("csv", "tsv"):
+            return 0
+        text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
+        return _check_rows(
+            text, self.label, self.format, self.header, self.separator, line_offset=line - 2
+        )[1]
+
+    def _diagnose(self, block: bytes, line: int, exc: BaseException) -> ReadError:
+        """The ReadError for a block polars refused: the line at fault when one is."""
+        if self.format in ("csv", "tsv"):
+            self._check_block(block, line)  # raises at bad UTF-8, a ragged or malformed row
+        else:
+            _check_json_lines(_decode(block, self.label, line - 1).splitlines(), self.label)
+            return ReadError(
+                f"{self.label}: cannot be read as JSON lines ({_first_line(exc)}); give each "
+                "key values of one type",
+                path=self.label,
+            )
+        return ReadError(
+            f"{self.label}: cannot be read as {self.format.upper()} ({_first_line(exc)})",
+            path=self.label,
+        )
+
+
+def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
+    """The index just past the last (``first_only``: the first) newline of ``buffer`` that
+    ends a record; 0 when none does. In CSV a newline inside quotes does not: a newline ends
+    a record when the number of quotes before it is even (RFC 4180 doubles a quote inside a
+    quoted field, so quotes pair up)."""
+    if not quoted:
+        end = buffer.find(b"\n") if first_only else buffer.rfind(b"\n")
+        return end + 1
+    data = np.frombuffer(buffer, dtype=np.uint8)
+    newlines = np.flatnonzero(data == ord("\n"))
+    quotes = np.flatnonzero(data == ord('"'))
+    if len(quotes):
+        newlines = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
+    if not len(newlines):
+        return 0
+    return int(newlines[0 if first_only else -1]) + 1
+
+
+def _widen(known: Any, found: Any) -> Any:
+    """The type of a column seen as ``known`` in earlier blocks and ``found`` in this one
+    (None: no value yet), as polars infers it from all the values at once."""
+    if known is None or found is None or known == found:
+        return found if known is None else known
+    import polars as pl
+
+    if {known, found} <= {pl.Int64, pl.Float64}:
+        return pl.Float64
+    return pl.String
+
+
+class DocumentStream:
+    """The documents of a folder with one sub-folder per class, ``batch_size`` at a time.
+
+    Checks the folder as :func:`~bayeskit.io.documents.read_class_folders` does (it exists,
+    has at least two class folders, none empty); ``kind`` ("text" or "email") is decided from
+    a sample of the files unless given.
+
+    Attributes
+    ----------
+    classes : the class folder names
+    kind : "text" or "email"
+    size : total bytes of the files
+    n_files : number of files
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        batch_size: int = 10_000,
+        kind: str | None = None,
+    ):
+        self.label = os.fspath(root)
+        self.root = Path(root)
+        self.batch_size = _check_batch_size(batch_size)
+        if not self.root.exists():
+            raise ReadError(
+                f"{self.label}: no such file or folder; check the path", path=self.label
+            )
+        if not self.root.is_dir():
+            raise ReadError(f"{self.label}: not a folder", path=self.label)
+        folders = class_folders(self.root)
+        if not folders:
+            raise ReadError(
+                f"{self.label}: no sub-folder; training on a folder needs one sub-folder per "
+                "class (e.g. ham/ and spam/) holding that class's documents",
+                path=self.label,
+            )
+        self.files: list[tuple[Path, str]] = []
+        for sub in folders:
+            found = list_files(sub)
+            if not found:
+                raise ReadError(
+                    f"{self.label}: the class folder {sub.name!r} holds no file; put its "
+                    "documents there or remove it",
+                    path=self.label,
+                )
+            self.files += [(path, sub.name) for path in found]
+        if len(folders) < 2:
+            raise ReadError(
+                f"{self.label}: one class folder ({folders[0].name!r}); a classifier needs "
+                "examples of at least two classes, one sub-folder each",
+                path=self.label,
+            )
+        self.classes = [sub.name for sub in folders]
+        self.kind = _detect_kind([path for path, _ in self.files]) if kind is None else kind
+        self.n_files = len(self.files)
+        self.size = sum(path.stat().st_size for path, _ in self.files)
+
+    def __iter__(self) -> Iterator[Batch]:
+        for files in self.file_batches():
+            yield files.read()
+
+    def file_batches(self) -> Iterator[FileBatch]:
+        """The batches unread: about ``batch_size`` documents' files each (an mbox file is
+        counted as one document here and read whole into its batch)."""
+        for start in range(0, len(self.files), self.batch_size):
+            chunk = self.files[start : start + self.batch_size]
+            yield FileBatch(
+                self.root,
+                [p for p, _ in chunk],
+                [c for _, c in chunk],
+                self.kind,
+                sum(p.stat().st_size for p, _ in chunk),
+            )
+
+
+@dataclass
+class FileBatch:
+    """Files to read as one batch (small to send to another process: paths, not text)."""
+
+    root: Path
+    paths: list[Path]
+    labels: list[str]
+    kind: str
+    nbytes: int
+
+    def read(self) -> Batch:
+        docs: list[Any] = []
+        labels: list[str] = []
+        for path, label in zip(self.paths, self.labels, strict=True):
+            for _, doc in _read_file(path, self.kind, path.relative_to(self.root).as_posix()):
+                docs.append(doc)
+                labels.append(label)
+        return Batch(docs, np.asarray(labels), len(docs), self.nbytes)
+
+
+def _check_batch_size(batch_size: int) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise ReadError(f"the batch size must be a whole number of rows; got {batch_size!r}")
+    if batch_size < 1:
+        raise ReadError(f"the batch size must be at least 1; got {batch_size}")
+    return int(batch_size)

@@ -1,0 +1,103 @@
+"""Rounds, and the parts they add up: the value each part of the data contributes, and how
+two such values add (refusing parts summarized under different column choices)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DataError
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The choices a fit makes from the data besides its statistics: the number and names of
+    the columns, and (MixedNB) the family each column was given. Partitions summarized
+    separately must agree on them, or their statistics cannot add."""
+
+    n_features: int
+    names: tuple[str, ...] | None
+    families: tuple[tuple[str, str], ...] | None
+    state: Any  # the estimator's _state_to_json(), or None
+
+    def difference(self, other: Schema) -> str:
+        """What differs, naming the columns (for an error message)."""
+        if self.names != other.names:
+            if self.names is None or other.names is None:
+                return "one has named columns (a DataFrame), the other not"
+            missing = [c for c in self.names if c not in set(other.names)]
+            extra = [c for c in other.names if c not in set(self.names)]
+            if missing or extra:
+                parts = [f"missing {missing}"] * bool(missing) + [f"unexpected {extra}"] * bool(
+                    extra
+                )
+                return f"columns differ: {'; '.join(parts)}"
+            return f"the columns are in another order: {list(self.names)} vs {list(other.names)}"
+        if self.n_features != other.n_features:
+            return f"{self.n_features} columns vs {other.n_features}"
+        if self.families != other.families and self.families and other.families:
+            mine, theirs = dict(self.families), dict(other.families)
+            column = next(c for c in mine if mine[c] != theirs.get(c))
+            return (
+                f"column {column!r} is read as {mine[column]} in one and as "
+                f"{theirs.get(column)} in the other (its values there are of another type, or "
+                f"all missing); give the column one dtype in every partition, or name its "
+                f"family: families={{{column!r}: {mine[column]!r}}}"
+            )
+        return "the fitted column layouts differ"
+
+
+@dataclass(frozen=True)
+class Part:
+    """What some partitions add up to: one additive value per statistic of the round, the
+    first partition covered (for messages) and the schema they were summarized under."""
+
+    first: int
+    values: tuple[Any, ...]
+    schema: Schema | None = None
+
+    def __add__(self, other: object) -> Part:
+        if not isinstance(other, Part):
+            return NotImplemented
+        a, b = (self, other) if self.first <= other.first else (other, self)
+        if a.schema != b.schema and a.schema is not None and b.schema is not None:
+            raise DataError(
+                f"partition {b.first} of X does not match partition {a.first}: "
+                f"{a.schema.difference(b.schema)}"
+            )
+        values = tuple(x + y for x, y in zip(a.values, b.values, strict=True))
+        return Part(a.first, values, a.schema)
+
+
+#: (state, X part, y part, sample-weight part) -> (additive values, schema or None)
+Summarize = Callable[[Any, Any, Any, Any], "tuple[tuple[Any, ...], Schema | None]"]
+
+
+@dataclass(frozen=True)
+class Round:
+    """One pass over the partitions.
+
+    Attributes
+    ----------
+    state : the value broadcast to every worker once (a model, a fitted vectorizer…)
+    summarize : a module-level function ``(state, X_part, y_part, weight_part) ->
+        (values, schema)``; the values of different partitions add with ``+``. It is never
+        called on an empty partition.
+    """
+
+    state: Any
+    summarize: Summarize
+
+
+#: What a fit is: rounds in, the total of each sent back, the fitted estimator returned.
+Rounds = Generator[Round, Part, Any]
+
+
+def add_parts(*parts: Part | None) -> Part | None:
+    """The sum of some partitions' parts, in partition order (empty partitions are None)."""
+    total: Part | None = None
+    for part in parts:
+        if part is not None:
+            total = part if total is None else total + part
+    return total

@@ -1,0 +1,216 @@
+"""DataFrames (MixedNB's mixed columns and missing values) and bags of documents (text models:
+vocabularies and counts identical to the in-memory fit), and a worker that dies mid-fit."""
+
+from __future__ import annotations
+
+import os
+
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bayeskit as bk
+import bayeskit.dask as bkd
+import dask
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+
+pytestmark = pytest.mark.xdist_group("dask")
+
+
+def mixed_frame(seed: int, n: int = 120) -> pd.DataFrame:
+    """Floats with NaN, nullable booleans, strings with None, nullable integers."""
+    rng = np.random.default_rng(seed)
+
+    def holes(values, dtype):
+        values = np.asarray(values, dtype=object)
+        values[rng.random(n) < 0.15] = None
+        return pd.array(values, dtype=dtype)
+
+    return pd.DataFrame(
+        {
+            "age": np.where(rng.random(n) < 0.15, np.nan, rng.normal(40, 12, n)),
+            "owner": holes(rng.random(n) < 0.4, "boolean"),
+            "city": holes(rng.choice(["Oslo", "Lyon", "Rome"], n), "string"),
+            "kids": holes(rng.integers(0, 4, n), "Int64"),
+            "label": rng.choice(["buy", "rent", "share"], n, p=[0.5, 0.3, 0.2]),
+        }
+    )
+
+
+def _same_mixed(model, whole, X):
+    assert model.feature_families_ == whole.feature_families_
+    assert list(model.feature_names_in_) == list(whole.feature_names_in_)
+    np.testing.assert_array_equal(model.classes_, whole.classes_)
+    np.testing.assert_allclose(model.class_count_, whole.class_count_, rtol=1e-12)
+    for column, values in whole.categories_.items():
+        np.testing.assert_array_equal(model.categories_[column], values)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), whole.predict_joint_log_proba(X), rtol=1e-12
+    )
+
+
+def test_mixed_frame_on_cluster(on_cluster):
+    frame = mixed_frame(seed=1).sort_values("label", kind="stable").reset_index(drop=True)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    X = frame.drop(columns="label")
+    model = bkd.fit(bk.MixedNB(integers="poisson"), ddf, "label")  # y: a column of X
+    whole = bk.MixedNB(integers="poisson").fit(X, frame["label"])
+    assert whole.feature_families_ == {
+        "age": "gaussian",
+        "owner": "bernoulli",
+        "city": "categorical",
+        "kids": "poisson",
+    }
+    _same_mixed(model, whole, X)
+    features = ddf.drop(columns="label")
+    again = bkd.fit(bk.MixedNB(integers="poisson"), features, ddf["label"])  # y: a Series
+    _same_mixed(again, whole, X)
+    predicted = bkd.predict(model, features)
+    proba = bkd.predict_proba(model, features)
+    assert isinstance(predicted, dd.Series)
+    assert isinstance(proba, dd.DataFrame)
+    assert list(proba.columns) == ["buy", "rent", "share"]
+    np.testing.assert_array_equal(predicted.compute().to_numpy(), whole.predict(X))
+    np.testing.assert_allclose(proba.compute().to_numpy(), whole.predict_proba(X), rtol=1e-12)
+
+
+@settings(max_examples=10 if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci" else None)
+@given(seed=st.integers(0, 1000), n_parts=st.integers(1, 9), sort=st.booleans())
+def test_mixed_frame_over_partitionings(seed, n_parts, sort):
+    frame = mixed_frame(seed, n=40)
+    if sort:
+        frame = frame.sort_values("label", kind="stable").reset_index(drop=True)
+    X, y = frame.drop(columns="label"), frame["label"]
+    with dask.config.set(scheduler="sync"):
+        model = bkd.fit(bk.MixedNB(), dd.from_pandas(frame, npartitions=n_parts), "label")
+        more = bkd.partial_fit(
+            bk.MixedNB().fit(X.iloc[:7], y.iloc[:7]),
+            dd.from_pandas(frame.iloc[7:], npartitions=n_parts),
+            "label",
+        )
+    whole = bk.MixedNB().fit(X, y)
+    _same_mixed(model, whole, X)
+    _same_mixed(more, whole, X)
+
+
+_SPAM = "free cash prize win winner lunch noon meeting see you at the"
+_HAM = "office today now claim offer call report budget ÉtÉ naïve"
+WORDS = np.array(f"{_SPAM} {_HAM}".split(" "))
+
+
+def documents(seed: int, n: int = 300) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(["ham", "spam"], n)
+    docs = [
+        " ".join(rng.choice(WORDS[: 12 if label == "spam" else None], rng.integers(0, 9)))
+        for label in labels
+    ]
+    return docs, labels
+
+
+TEXT_MODELS = [
+    TextClassifier,
+    lambda: TextClassifier(vectorizer=TextVectorizer(min_df=2, max_features=12)),
+    lambda: TextClassifier(
+        vectorizer=TextVectorizer(output="binary", ngram_range=(1, 2)), model=bk.BernoulliNB()
+    ),
+    lambda: TextClassifier(useful_terms=8),
+    SpamFilter,
+    TextClassifier.twcnb,  # tf-idf: two rounds (vocabulary statistics, then counts)
+    lambda: TextClassifier(vectorizer=TextVectorizer(output="hashed", n_features=64)),
+    lambda: TextClassifier(vectorizer=TextVectorizer(vocabulary=["cash", "lunch", "win"])),
+]
+
+
+def _same_text_model(a, b, docs):
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    a_vec, b_vec = a._fitted()[0], b._fitted()[0]
+    if a_vec.output != "hashed":  # hashed columns have no names
+        np.testing.assert_array_equal(a.get_feature_names_out(), b.get_feature_names_out())
+    np.testing.assert_array_equal(a_vec.stats_.terms, b_vec.stats_.terms)
+    np.testing.assert_array_equal(a_vec.stats_.doc_freq, b_vec.stats_.doc_freq)
+    np.testing.assert_array_equal(a_vec.stats_.term_freq, b_vec.stats_.term_freq)
+    assert a_vec.stats_.n_docs == b_vec.stats_.n_docs
+    np.testing.assert_allclose(
+        a.predict_joint_log_proba(docs), b.predict_joint_log_proba(docs), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("make", TEXT_MODELS)
+def test_text_models_on_a_bag(make, on_cluster):
+    docs, labels = documents(seed=2)
+    order = np.argsort(labels, kind="stable")  # most partitions hold one class
+    docs, labels = [docs[i] for i in order], labels[order]
+    pairs = db.from_sequence(list(zip(docs, labels, strict=True)), npartitions=6)
+    model = bkd.fit(make(), pairs)
+    whole = make().fit(docs, labels)
+    _same_text_model(model, whole, docs)
+    predicted = bkd.predict(model, db.from_sequence(docs, npartitions=4))
+    assert isinstance(predicted, db.Bag)
+    assert predicted.compute() == whole.predict(docs).tolist()
+
+
+def test_text_partial_fit_and_separate_labels(on_cluster):
+    docs, labels = documents(seed=3)
+    model = TextClassifier().fit(docs[:50], labels[:50])
+    bag = db.from_sequence(docs[50:], npartitions=5)
+    bkd.partial_fit(model, bag, db.from_sequence(labels[50:].tolist(), npartitions=3))
+    _same_text_model(model, TextClassifier().fit(docs, labels), docs)
+    tfidf = TextClassifier.twcnb().fit(docs[:50], labels[:50])
+    bkd.partial_fit(tfidf, bag, labels[50:])  # adds counts under the fitted vocabulary
+    expected = TextClassifier.twcnb().fit(docs[:50], labels[:50])
+    expected.partial_fit(docs[50:], labels[50:])
+    _same_text_model(tfidf, expected, docs)
+
+
+def test_text_column_of_a_frame(on_cluster):
+    docs, labels = documents(seed=4)
+    frame = dd.from_pandas(pd.DataFrame({"text": docs, "label": labels}), npartitions=3)
+    model = bkd.fit(SpamFilter(), frame["text"], frame["label"])
+    _same_text_model(model, SpamFilter().fit(docs, labels), docs)
+
+
+def test_vectorizer_on_a_bag(on_cluster):
+    docs, _ = documents(seed=5)
+    bag = db.from_sequence(docs, npartitions=5)
+    vec = bkd.fit(TextVectorizer(min_df=3), bag)
+    whole = TextVectorizer(min_df=3).fit(docs)
+    np.testing.assert_array_equal(vec.get_feature_names_out(), whole.get_feature_names_out())
+    np.testing.assert_array_equal(vec.stats_.doc_freq, whole.stats_.doc_freq)
+    assert (vec.transform(docs) != whole.transform(docs)).nnz == 0
+    more = bkd.partial_fit(TextVectorizer().fit(docs[:100]), db.from_sequence(docs[100:], 3))
+    whole_counts = TextVectorizer().fit(docs).stats_.term_freq
+    np.testing.assert_array_equal(more.stats_.term_freq, whole_counts)
+    hashed = bkd.fit(TextVectorizer(output="hashed", n_features=32), bag)
+    assert hashed.transform(docs[:3]).shape == (3, 32)
+
+
+def _block(i: int, marker: str) -> np.ndarray:
+    """Rows of block ``i``; the first time block 2 is computed, its worker process dies."""
+    if i == 2 and not os.path.exists(marker):
+        with open(marker, "w"):
+            pass
+        os._exit(1)
+    rng = np.random.default_rng(i)
+    return rng.poisson(2.0, size=(50, 4)).astype(np.float64)
+
+
+def test_a_worker_dying_mid_fit_is_retried_and_the_model_is_exact(on_cluster, tmp_path):
+    marker = str(tmp_path / "died")
+    blocks = [
+        da.from_delayed(dask.delayed(_block, pure=False)(i, marker), (50, 4), np.float64)
+        for i in range(6)
+    ]
+    X = da.concatenate(blocks)
+    y = np.tile(np.array(["a", "b", "c", "a", "b"]), 60)
+    model = bkd.fit(bk.MultinomialNB(), X, y)
+    assert os.path.exists(marker)  # the worker did die
+    rows = np.vstack([_block(i, marker) for i in range(6)])
+    whole = bk.MultinomialNB().fit(rows, y)
+    np.testing.assert_allclose(model.stats_.blocks[0].total, whole.stats_.blocks[0].total)
+    np.testing.assert_allclose(model.class_count_, whole.class_count_)
