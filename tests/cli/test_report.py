@@ -42,7 +42,7 @@ def test_report_on_text_with_a_title(cli, sms_tsv, tmp_path):
     )  # --cv: --folds' old name
     text = page.read_text("utf-8")
     assert f"<title>{html.escape('SMS <spam>')}</title>" in text
-    assert "SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)" in text
+    assert "SpamFilter: words (counts) + MultinomialNB()" in text
 
 
 def test_report_replaces_an_old_page_only_when_done(cli, mushroom_csv, tmp_path):

@@ -27,10 +27,10 @@ def test_sms_trains_a_spam_filter_and_predicts_stdin(cli, sms_tsv, tmp_path):
     result = cli("train", sms_tsv, "--target", "label", "-o", model_path)
     assert result.exit_code == 0, result.stderr
     assert "texts (column 'text'); classes: ham" in result.stdout
-    assert "model: SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)" in result.stdout
+    assert "model: SpamFilter: words (counts) + MultinomialNB()" in result.stdout
     model = bk.load(model_path)
     texts, labels = _sms(sms_tsv)
-    expected = SpamFilter().fit(texts, labels)
+    expected = SpamFilter.sklearn_defaults().fit(texts, labels)
     mail = ["WINNER!! Claim your free prize now, call 09061701461", "see you at lunch?", ""]
     got = cli("predict", model_path, "-", input="\n".join(mail) + "\n")
     assert got.exit_code == 0, got.stderr
@@ -53,14 +53,14 @@ def test_sms_evaluate_matches_cross_validation_by_hand(cli, sms_tsv):
     proba = np.zeros((len(labels), 2))
     predicted = np.empty_like(labels)
     for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(docs, labels):
-        model = SpamFilter().fit(docs[train].tolist(), labels[train])
+        model = SpamFilter.sklearn_defaults().fit(docs[train].tolist(), labels[train])
         proba[test] = model.predict_proba(docs[test].tolist())
         predicted[test] = model.predict(docs[test].tolist())
     assert found["accuracy"] == pytest.approx(accuracy_score(labels, predicted), abs=1e-12)
     assert found["log_loss"] == pytest.approx(log_loss(labels, proba), rel=1e-6)
     assert found["positive_class"] == "spam"
     assert found["roc_auc"] > 0.95
-    assert found["model"] == "SpamFilter: word 1-3-grams (binary) + MultinomialNB(alpha=0.1)"
+    assert found["model"] == "SpamFilter: words (counts) + MultinomialNB()"
 
 
 def test_text_column_of_a_wider_table(cli, sms_tsv, tmp_path):
@@ -150,7 +150,7 @@ def test_explain_text_reads_stdin_and_prints_the_terms(cli, sms_tsv, tmp_path):
     assert "vs 'ham': log-odds +" in lines[0]
     assert lines[1].split()[0] == "(prior)"
     assert len(lines) == 6
-    assert lines[-1].startswith("  … 5 more features, together +")
+    assert lines[-1].startswith("  … 2 more features, together +")
 
 
 def test_merge_renames_class_folders(cli, newsgroups, tmp_path):

@@ -122,12 +122,6 @@ def _text_model(choice: str, data: Labelled, alpha: float | None) -> Any:
         "complement": naive_bayes.ComplementNB,
     }
     labels = _spam_labels(data.y)
-    if choice in ("auto", "text") and data.kind == "text":  # the text defaults
-        if labels is not None:
-            auto: Any = SpamFilter(ham_label=labels[0], spam_label=labels[1])
-        else:
-            auto = TextClassifier()
-        return auto if alpha is None else auto.set_params(model__alpha=alpha)
     cls = kind.get(choice, naive_bayes.MultinomialNB)
     model = cls() if alpha is None else cls(alpha=alpha)
     analyzer = "email" if data.kind == "email" else "word"
