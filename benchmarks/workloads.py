@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from sklearn import naive_bayes as sk
-from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
 
@@ -168,33 +168,53 @@ def _same_matrix(sk_model: FitTransform, bk_model: FitTransform) -> str:
     return f"{verdict} vocabulary ({len(names):,} terms) and counts ({X.nnz:,} entries)"
 
 
-def _sk_text_model() -> Any:
-    return make_pipeline(CountVectorizer(), sk.MultinomialNB())
+def sklearn_pipeline(clf: TextClassifier) -> Any:
+    """scikit-learn's pipeline with the same settings as a TextClassifier (its vectorizer's
+    parameters that both libraries have, and the same count model)."""
+    vec, model = clf._prototypes()
+    shared = {
+        k: v
+        for k, v in vec.get_params().items()
+        if k in ("lowercase", "token_pattern", "analyzer", "ngram_range", "stop_words")
+        or k in ("max_features", "min_df", "max_df", "vocabulary")
+    }
+    if vec.output == "tfidf":
+        tfidf = {k: vec.get_params()[k] for k in ("sublinear_tf", "use_idf", "smooth_idf", "norm")}
+        sk_vec: Any = TfidfVectorizer(**shared, **tfidf)
+    else:
+        sk_vec = CountVectorizer(**shared, binary=vec.output == "binary")
+    params = {k: v for k, v in model.get_params().items() if k in ("alpha", "norm")}
+    return make_pipeline(sk_vec, getattr(sk, type(model).__name__)(**params))
 
 
-def _vectorize(quick: bool) -> tuple[Side, Side]:
-    train, _, _, mb = newsgroups_texts()
+def _vectorize(settings: dict[str, Any]) -> Callable[[bool], tuple[Side, Side]]:
+    def build(quick: bool) -> tuple[Side, Side]:
+        train, _, _, mb = newsgroups_texts()
 
-    def sk_side() -> FitTransform:
-        return FitTransform(CountVectorizer())
+        def sk_side() -> FitTransform:
+            return FitTransform(CountVectorizer(**settings))
 
-    def bk_side() -> FitTransform:
-        return FitTransform(TextVectorizer())
+        def bk_side() -> FitTransform:
+            return FitTransform(TextVectorizer(**settings))
 
-    return Side(sk_side, train, None, None, mb), Side(bk_side, train, None, None, mb)
+        return Side(sk_side, train, None, None, mb), Side(bk_side, train, None, None, mb)
+
+    return build
 
 
 def _text_model(quick: bool) -> tuple[Side, Side]:
+    """The default TextClassifier against scikit-learn's pipeline with the same settings."""
     train, y, test, mb = newsgroups_texts()
     return (
-        Side(_sk_text_model, train, y, test, mb),
+        Side(lambda: sklearn_pipeline(TextClassifier()), train, y, test, mb),
         Side(TextClassifier, train, y, test, mb),
     )
 
 
 def _text_predict(quick: bool) -> tuple[Side, Side]:
     train, y, test, _ = newsgroups_texts()
-    sk_model, bk_model = _sk_text_model().fit(train, y), TextClassifier().fit(train, y)
+    sk_model = sklearn_pipeline(TextClassifier()).fit(train, y)
+    bk_model = TextClassifier().fit(train, y)
     return (
         Side(lambda: Fitted(sk_model), train, y, test),
         Side(lambda: Fitted(bk_model), train, y, test),
@@ -306,8 +326,27 @@ WORKLOADS = [
     Workload("cat-nursery-raw", 5.0, _nursery_raw),
     Workload("cat-wide", 5.0, _wide),
     Workload(
-        "vectorize-20ng", 10.0, _vectorize, phase="fit", min_mb_per_s=100.0, compare=_same_matrix
+        "vectorize-20ng",
+        20.0,
+        _vectorize({}),
+        phase="fit",
+        min_mb_per_s=200.0,
+        compare=_same_matrix,
     ),
-    Workload("text-model-20ng", 5.0, _text_model, phase="fit"),
-    Workload("text-predict-20ng", 5.0, _text_predict, phase="predict"),
+    Workload(
+        "vectorize-20ng-bigrams",
+        20.0,
+        _vectorize({"ngram_range": (1, 2)}),
+        phase="fit",
+        compare=_same_matrix,
+    ),
+    Workload(
+        "vectorize-20ng-char-wb",
+        10.0,
+        _vectorize({"analyzer": "char_wb", "ngram_range": (2, 4)}),
+        phase="fit",
+        compare=_same_matrix,
+    ),
+    Workload("text-model-20ng", 10.0, _text_model, phase="fit"),
+    Workload("text-predict-20ng", 10.0, _text_predict, phase="predict"),
 ]

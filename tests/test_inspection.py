@@ -79,3 +79,16 @@ def test_usefulness_selector_in_a_pipeline():
     assert pipe.score(X, Y) >= 0.8
     with pytest.raises(ParameterError, match="k must be a positive int"):
         UsefulnessSelector(k=0).fit(X, Y)
+
+
+def test_usefulness_selector_keeps_dataframe_column_names():
+    """Issue 10 §4: the names of a DataFrame's columns, not x0, x1, ..."""
+    import pandas as pd
+
+    from bayeskit.inspection import UsefulnessSelector
+
+    frame = pd.DataFrame(np.asarray(X), columns=["w", "x", "y", "the"])
+    selector = UsefulnessSelector(k=2).fit(frame, Y)
+    expected = np.array(["w", "x", "y", "the"], dtype=object)[selector.get_support()]
+    np.testing.assert_array_equal(selector.get_feature_names_out(), expected)
+    assert "the" not in selector.get_feature_names_out()

@@ -62,8 +62,11 @@ def test_unlabeled_documents_are_learnt_from(cli, newsgroups, shared_data, tmp_p
     model = bk.load(out)
     assert isinstance(model, TextClassifier)
     np.testing.assert_allclose(model.class_count_.sum(), 75 + 180)
-    docs = read_class_folders(train)
-    supervised = TextClassifier().fit(docs.docs, docs.labels)
+    # beside the same command's model without the unlabelled documents (the command line's
+    # text pipeline: word counts + MultinomialNB)
+    alone = tmp_path / "supervised.bkm"
+    assert cli("train", train, "-o", alone).exit_code == 0
+    supervised = bk.load(alone)
     held_out = read_class_folders(test)
     assert model.score(held_out.docs, held_out.labels) >= supervised.score(
         held_out.docs, held_out.labels

@@ -85,7 +85,7 @@ def test_text_in_batches_and_the_classes_found_late(cli, tmp_path):
     model = bk.load(out)
     assert isinstance(model, SpamFilter)  # the first batch held only ham
     texts, labels = [t for _, t in rows], np.array([a for a, _ in rows])
-    whole = SpamFilter().fit(texts, labels)
+    whole = SpamFilter.sklearn_defaults().fit(texts, labels)
     _same_model(model, whole, texts)
     assert model.vocabulary_stats_.term_freq.tolist() == whole.vocabulary_stats_.term_freq.tolist()
 
@@ -106,7 +106,9 @@ def test_folders_with_mbox_files_in_batches(cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "6 e-mails; classes: ham 3, spam 3" in result.stdout
     docs = read_class_folders(root)
-    whole = SpamFilter(vectorizer=TextVectorizer(analyzer="email")).fit(docs.docs, docs.labels)
+    whole = SpamFilter(vectorizer=TextVectorizer(analyzer="email"), model=bk.MultinomialNB()).fit(
+        docs.docs, docs.labels
+    )
     _same_model(bk.load(out), whole, docs.docs)
 
 
@@ -154,7 +156,9 @@ def test_merge_command_adds_model_files(cli, tmp_path):
     result = cli("merge", *files, "-o", tmp_path / "all.bk")
     assert result.exit_code == 0, result.stderr
     assert "merged 2 models: classes ham 2, spam 2" in result.stdout
-    _same_model(bk.load(tmp_path / "all.bk"), SpamFilter().fit(texts, labels), texts)
+    _same_model(
+        bk.load(tmp_path / "all.bk"), SpamFilter.sklearn_defaults().fit(texts, labels), texts
+    )
     other = tmp_path / "other.bk"
     assert (
         cli("train", tmp_path / "part0.tsv", "-t", "label", "-o", other, "--alpha", 2).exit_code

@@ -30,7 +30,7 @@ def test_sms_trains_a_spam_filter_and_predicts_stdin(cli, sms_tsv, tmp_path):
     assert "model: SpamFilter: words (counts) + MultinomialNB()" in result.stdout
     model = bk.load(model_path)
     texts, labels = _sms(sms_tsv)
-    expected = SpamFilter().fit(texts, labels)
+    expected = SpamFilter.sklearn_defaults().fit(texts, labels)
     mail = ["WINNER!! Claim your free prize now, call 09061701461", "see you at lunch?", ""]
     got = cli("predict", model_path, "-", input="\n".join(mail) + "\n")
     assert got.exit_code == 0, got.stderr
@@ -53,7 +53,7 @@ def test_sms_evaluate_matches_cross_validation_by_hand(cli, sms_tsv):
     proba = np.zeros((len(labels), 2))
     predicted = np.empty_like(labels)
     for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(docs, labels):
-        model = SpamFilter().fit(docs[train].tolist(), labels[train])
+        model = SpamFilter.sklearn_defaults().fit(docs[train].tolist(), labels[train])
         proba[test] = model.predict_proba(docs[test].tolist())
         predicted[test] = model.predict(docs[test].tolist())
     assert found["accuracy"] == pytest.approx(accuracy_score(labels, predicted), abs=1e-12)

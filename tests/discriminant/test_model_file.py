@@ -15,7 +15,7 @@ from sklearn.datasets import load_wine
 import bayeskit as bk
 from bayeskit import _estimators, discriminant, naive_bayes
 from bayeskit.errors import ModelFileError, ParameterError
-from bayeskit.io import model_file
+from bayeskit.io import _format, model_file
 
 from ..io._refusal import parts, refused
 from ..io.test_model_file import seal
@@ -117,7 +117,7 @@ def test_refuses_a_covariance_estimator_not_on_the_list(tmp_path: Path):
     meta["params"]["covariance_estimator"] = {
         "type": "covariance_estimator",
         "name": "OAS",
-        "params": model_file._encode({"evil": 1}, "covariance_estimator", 0),
+        "params": _format.encode({"evil": 1}, "covariance_estimator", 0),
     }
     seal(path, meta, entries)
     refused(path, "malformed value of hyperparameter covariance_estimator")

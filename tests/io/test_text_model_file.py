@@ -239,7 +239,7 @@ def test_large_vocabulary_is_stored_as_bytes_and_loads_fast(tmp_path: Path) -> N
     )
     docs = [" ".join(chunk) for chunk in np.array_split(rng.permutation(words), 1000)]
     y = rng.choice(["ham", "spam"], size=len(docs))
-    clf = TextClassifier().fit(docs, y)
+    clf = TextClassifier(vectorizer=TextVectorizer()).fit(docs, y)  # unigrams
     assert len(clf.vocabulary_stats_) == 100_000
     path = tmp_path / "big.bkm"
     bk.save(clf, path)
@@ -449,6 +449,57 @@ def test_refuses_wrong_metadata(saved: Path, path: str, value: Any, words: tuple
     assert isinstance(bk.load(saved), SpamFilter)  # the baseline loads
     seal(saved, _set(meta, path, value), entries)
     refused(saved, *words)
+
+
+_TUPLE = {"type": "tuple"}
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "words"),
+    [
+        ("ngram_range", {**_TUPLE, "items": [1, 100_000]}, ("ngram_range=(1, 100000)", "at most")),
+        ("ngram_range", {**_TUPLE, "items": [3, 1]}, ("min_n <= max_n",)),
+        ("token_pattern", "(?:a+)+b", ("token_pattern", "repeat inside a repeat")),
+        ("token_pattern", "(a|aa)*b", ("alternation inside a repeat",)),
+        ("token_pattern", "(a)(b)", ("2 capturing groups",)),
+        ("token_pattern", "(", ("is not a regex",)),
+        ("encoding", "no-such-codec", ("encoding='no-such-codec'",)),
+        ("encoding", "rot13", ("not a text encoding",)),
+        ("n_features", 2**40, ("n_features",)),
+        ("analyzer", "shell", ("analyzer='shell'",)),
+        ("stop_words", {"type": "set", "items": [1, 2]}, ("stop_words must be strings",)),
+    ],
+)
+def test_refuses_settings_that_would_explode_later(
+    saved: Path, saved_fixed: Path, param: str, value: Any, words: tuple[str, ...]
+) -> None:
+    # In the classifier's own vectorizer (additive mode) and in a fixed-mode state.
+    meta, entries = parts(saved)
+    meta["params"]["vectorizer"] = {
+        "type": "estimator",
+        "class": "TextVectorizer",
+        "params": {"min_df": 2, param: value},
+    }
+    seal(saved, meta, entries)
+    refused(saved, *words)
+    meta, entries = parts(saved_fixed)
+    meta["state"]["vectorizer"]["params"][param] = value
+    seal(saved_fixed, meta, entries)
+    refused(saved_fixed, *words)
+
+
+def test_refuses_millions_of_stop_words_at_once(saved: Path) -> None:
+    meta, entries = parts(saved)
+    words = [f"w{i}" for i in range(2_000_000)]
+    meta["params"]["vectorizer"] = {
+        "type": "estimator",
+        "class": "TextVectorizer",
+        "params": {"stop_words": {"type": "frozenset", "items": words}},
+    }
+    seal(saved, meta, entries)
+    start = time.perf_counter()
+    refused(saved, "2000000 items")
+    assert time.perf_counter() - start < 10  # was 39 s; the JSON alone takes a few
 
 
 def test_refuses_entries_the_model_does_not_use_or_mismatched_arrays(saved: Path) -> None:

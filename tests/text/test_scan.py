@@ -1,4 +1,6 @@
-"""The compiled word scanner gives exactly the Python path's terms and counts."""
+"""The compiled scanner gives exactly the Python path's terms and counts: words, word n-grams
+with stop words, character n-grams; new terms, a fixed vocabulary and hashed columns; on any
+number of threads."""
 
 from __future__ import annotations
 
@@ -14,14 +16,40 @@ from sklearn.feature_extraction.text import CountVectorizer
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, vectorize
-from bayeskit.text._scan import count_known, count_words, unicode_word_table
+from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
+from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
 
 SMS, _ = load_sms_spam()
 
+#: Vectorizer settings of every kind of analysis the scanner compiles.
+ANALYSES = [
+    {},
+    {"ngram_range": (1, 2)},
+    {"ngram_range": (2, 3)},
+    {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"},
+    {"ngram_range": (1, 2), "stop_words": ["ab", "the", "to", "σς", "x_1"]},
+    {"ngram_range": (1, 2), "token_pattern": ADDRESS_TOKEN_PATTERN, "stop_words": ["a.b"]},
+    {"analyzer": "char", "ngram_range": (1, 3)},
+    {"analyzer": "char", "ngram_range": (3, 5)},
+    {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    {"analyzer": "char_wb", "ngram_range": (1, 1)},
+    {"analyzer": "char_wb", "ngram_range": (4, 6)},
+]
 
-def python_count(texts, lowercase=True):
-    return TextVectorizer(lowercase=lowercase)._count_python(texts)
+
+def analysis_of(settings, lowercase=True):
+    vec = TextVectorizer(lowercase=lowercase, **settings)
+    vec._check_params()
+    return vec._analysis()
+
+
+def count_words(texts, lowercase=True, threads=None, settings=None):
+    return count_terms(texts, analysis_of(settings or {}, lowercase), threads=threads)
+
+
+def python_count(texts, lowercase=True, settings=None):
+    return TextVectorizer(lowercase=lowercase, **(settings or {}))._count_python(texts)
 
 
 def assert_same(fast, slow):
@@ -63,6 +91,30 @@ def test_20newsgroups_train_equals_the_python_path(newsgroups):
     one, two = count_words(train, threads=1), count_words(train, threads=2)
     assert_same(two, slow)
     assert_same(one, slow)  # the thread count does not change the result
+    assert_same(count_words(train, threads=3), slow)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"ngram_range": (1, 2)},
+        {"ngram_range": (1, 2), "token_pattern": ADDRESS_TOKEN_PATTERN},
+        {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    ],
+    ids=str,
+)
+def test_20newsgroups_ngrams_equal_count_vectorizer(newsgroups, settings):
+    train, _ = newsgroups
+    texts = train[:2500]
+    ours, theirs = TextVectorizer(**settings), CountVectorizer(**settings)
+    X, Y = ours.fit_transform(texts), theirs.fit_transform(texts)
+    assert ours.get_feature_names_out().tolist() == theirs.get_feature_names_out().tolist()
+    Y.sort_indices()
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(X, name), getattr(Y, name), err_msg=name)
+    # One thread or two, bit for bit.
+    analysis = ours._analysis()
+    assert_same(count_terms(texts, analysis, threads=1), count_terms(texts, analysis, threads=2))
 
 
 def test_20newsgroups_equals_count_vectorizer(newsgroups):
@@ -83,6 +135,14 @@ def test_sms_collection_equals_the_python_path(lowercase, threads):
     assert_same(fast, python_count(SMS, lowercase))
 
 
+@pytest.mark.parametrize("settings", ANALYSES[1:], ids=str)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_sms_collection_ngrams_equal_the_python_path(settings, threads):
+    texts = SMS[:1500]
+    fast = count_words(texts, threads=threads, settings=settings)
+    assert_same(fast, python_count(texts, settings=settings))
+
+
 # --- tricky text ----------------------------------------------------------------------------
 
 TRICKY = [
@@ -100,7 +160,8 @@ TRICKY = [
     *"𝐀𝐳𐐀𐐨𝟘𝟡😀🏽",  # astral: math letters, Deseret (cased), math digits, emoji
     *"\x00\x01\x1f\x7f\x85\x9f",  # NUL and control characters
     *"\t\n\r\x0b\x0c\xa0\u2028\u3000",  # whitespace
-    *".,-'!?",
+    *".,-'!?@",
+    *["a.b", "-x-", "@@", "joe@ex.com.", ".a.", "a..b", "é-ü"],
 ]
 WORDS = ["ab", "ΣΑΣ", "İİ", "x_1", "σς", "naïve", "東京", "٣٤", "𝐀𝐁", "a\u0301b", "ßẞ"]
 
@@ -113,26 +174,31 @@ documents = st.lists(tricky_text | latin1_text, max_size=8)
 
 
 @settings(max_examples=200)  # each example takes about a millisecond
-@given(documents, st.booleans(), st.sampled_from([1, 2]))
-@example(["", " ", "\t\n", "a", "a b c"], True, 1)  # no tokens at all
-@example([], True, 2)
-@example(["\x00", "ab\x00cd", "x" * 300], False, 2)
-@example(["ΟΔΥΣΣΕΥΣ ΣΑΣ Σ ΑΣ.", "İSTANBUL İ İİ", "ǅungla ǈ ǋ Ǆ"], True, 1)
-@example(["café cafe\u0301 na\u0303o", "a\u200db ‿x x‿y _a a_ __"], True, 2)
-def test_tricky_text_equals_the_python_path(texts, lowercase, threads):
-    fast = count_words(texts, lowercase=lowercase, threads=threads)
-    assert_same(fast, python_count(texts, lowercase))
+@given(documents, st.booleans(), st.sampled_from([1, 2]), st.sampled_from(ANALYSES))
+@example(["", " ", "\t\n", "a", "a b c"], True, 1, {})  # no tokens at all
+@example([], True, 2, {})
+@example(["\x00", "ab\x00cd", "x" * 300], False, 2, {})
+@example(["ΟΔΥΣΣΕΥΣ ΣΑΣ Σ ΑΣ.", "İSTANBUL İ İİ", "ǅungla ǈ ǋ Ǆ"], True, 1, {})
+@example(["café cafe\u0301 na\u0303o", "a\u200db ‿x x‿y _a a_ __"], True, 2, {})
+@example(["\x00\x00 a\x00", "a  \t b\x85\xa0c \u3000\u2028d", "  "], True, 2, ANALYSES[6])
+@example(["ab ab ab", "the ab to x_1 σς ab"], True, 2, ANALYSES[4])
+@example(["a", " ab ", "abcdef ghi", "\U0001d400\U0001d401"], False, 1, ANALYSES[10])
+def test_tricky_text_equals_the_python_path(texts, lowercase, threads, analysis):
+    fast = count_words(texts, lowercase=lowercase, threads=threads, settings=analysis)
+    assert_same(fast, python_count(texts, lowercase, analysis))
 
 
 @settings(max_examples=100)
-@given(st.lists(latin1_text, min_size=1, max_size=8), st.booleans())
-def test_latin1_text_equals_the_python_path(texts, lowercase):
-    assert_same(count_words(texts, lowercase=lowercase), python_count(texts, lowercase))
+@given(st.lists(latin1_text, min_size=1, max_size=8), st.booleans(), st.sampled_from(ANALYSES))
+def test_latin1_text_equals_the_python_path(texts, lowercase, analysis):
+    fast = count_words(texts, lowercase=lowercase, settings=analysis)
+    assert_same(fast, python_count(texts, lowercase, analysis))
 
 
-def test_lone_surrogates_are_not_word_characters():
+@pytest.mark.parametrize("settings", ANALYSES, ids=str)
+def test_lone_surrogates_are_characters_but_not_word_characters(settings):
     texts = ["ab\udc80cd \ud800\udc00 x\udfffy", "ab cd", "\ud83d\ude00 smile"]
-    assert_same(count_words(texts), python_count(texts))
+    assert_same(count_words(texts, settings=settings), python_count(texts, settings=settings))
 
 
 def test_long_shared_prefixes_sort_like_python():
@@ -148,25 +214,45 @@ def test_long_shared_prefixes_sort_like_python():
     assert_same(count_words(texts[:3]), python_count(texts[:3]))  # latin-1 only
 
 
-def test_arrays_grow_when_the_first_guess_is_small():
-    # 120,000 distinct terms in 60 documents: the term table, the arena and the entries all
+@pytest.mark.parametrize("settings", [{}, {"ngram_range": (1, 3)}, ANALYSES[7]], ids=str)
+def test_arrays_grow_when_the_first_guess_is_small(settings):
+    # 120,000 distinct words in 60 documents: the tables, the arena and the entries all
     # outgrow the sizes guessed from the amount of text.
     texts = [" ".join(f"w{d}x{i}" for i in range(2000)) for d in range(60)]
     texts[7] = "w1x1 " * 5000 + texts[7]
-    assert_same(count_words(texts, threads=2), python_count(texts))
-    assert_same(count_words(texts, threads=1), python_count(texts))
+    want = python_count(texts, settings=settings)
+    assert_same(count_words(texts, threads=2, settings=settings), want)
+    assert_same(count_words(texts, threads=1, settings=settings), want)
 
 
-def test_word_table_is_what_re_calls_a_word_character():
+def test_class_tables_are_what_re_calls_word_and_space_characters():
     everything = "".join(map(chr, range(0x110000)))
     table = np.zeros(0x110000, np.uint8)
-    table[[m.start() for m in re.finditer(r"(?u)\w", everything)]] = 1
-    np.testing.assert_array_equal(unicode_word_table(), table)
+    table[[m.start() for m in re.finditer(r"(?u)\w", everything)]] |= 1 | 4  # a token char too
+    table[[m.start() for m in re.finditer(r"(?u)\s", everything)]] |= 2
+    np.testing.assert_array_equal(unicode_classes(), table)
 
 
-def test_threads_must_be_one_or_two():
-    with pytest.raises(ValueError, match="threads"):
-        count_words(["ab"], threads=3)
+def test_threads_must_be_a_positive_int():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="threads"):
+            count_words(["ab"], threads=bad)
+
+
+@pytest.mark.parametrize("settings", ANALYSES, ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_hashed_columns_equal_the_python_path(settings, threads):
+    texts = [*SMS[:400], "", "\x00 ab\x00", "ΣΑΣ über straße ab ab"]
+    vec = TextVectorizer(output="hashed", n_features=97, **settings)
+    vec._check_params()
+    fast = count_hashed(texts, vec._analysis(), 97, threads=threads)
+    analysis = vec._analysis
+    try:
+        vec._analysis = lambda: None  # the same vectorizer, its Python path
+        want = vec._hashed(texts)
+    finally:
+        vec._analysis = analysis
+    assert_same_matrix(fast, want)
 
 
 # --- routing in TextVectorizer ---------------------------------------------------------------
@@ -177,11 +263,11 @@ def calls(monkeypatch):
     """Every call of the compiled scanner from TextVectorizer, whatever the input size."""
     seen: list[int] = []
 
-    def spy(texts, **kwargs):
+    def spy(texts, analysis, **kwargs):
         seen.append(len(texts))
-        return count_words(texts, **kwargs)
+        return count_terms(texts, analysis, **kwargs)
 
-    monkeypatch.setattr(vectorize, "count_words", spy)
+    monkeypatch.setattr(vectorize, "count_terms", spy)
     monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
     return seen
 
@@ -194,10 +280,11 @@ def calls(monkeypatch):
         {"stop_words": "english"},
         {"stop_words": ["ok", "call", "u", "ur", "zzzz"]},  # whole rows disappear, too
         {"output": "tfidf", "min_df": 2},
+        *ANALYSES[1:],
     ],
     ids=str,
 )
-def test_default_word_analyzer_counts_with_the_scanner(calls, settings):
+def test_compiled_analyzers_count_with_the_scanner(calls, settings):
     texts = [*SMS[:300], "ok u ur", "", "call ok"]
     vec = TextVectorizer(**settings)
     assert_same(vec._count(texts), vec._count_python(texts))
@@ -207,10 +294,11 @@ def test_default_word_analyzer_counts_with_the_scanner(calls, settings):
 @pytest.mark.parametrize(
     "settings",
     [
-        {"ngram_range": (1, 2)},
-        {"token_pattern": r"(?u)\b\w+\b"},
-        {"analyzer": "char_wb", "ngram_range": (2, 3)},
+        {"ngram_range": (1, 4)},
+        {"token_pattern": r"(?u)\b\w[\w.@]*\w\b"},
+        {"token_pattern": r"(?u)\b\w\w\w+\b"},
         {"analyzer": str.split},
+        {"analyzer": "email"},
     ],
     ids=str,
 )
@@ -228,7 +316,7 @@ def test_bytes_are_decoded_then_scanned(calls):
 
 def test_small_inputs_stay_in_python(monkeypatch):
     seen: list[int] = []
-    monkeypatch.setattr(vectorize, "count_words", lambda texts, **kw: seen.append(1))
+    monkeypatch.setattr(vectorize, "count_terms", lambda texts, *a, **kw: seen.append(1))
     TextVectorizer().fit(["free money", "lunch at noon"])
     assert seen == []
 
@@ -331,6 +419,8 @@ def test_20newsgroups_without_lowercasing_equals_the_python_path(newsgroups, set
 
 
 VOCABULARY = [*WORDS, "ab", "σας", "ii", "i̇i̇", "naïve", "zz", "a\x00b", "", "x", "ÿ", "東京語"]
+# Word n-grams, some that no scan can produce (empty tokens, four tokens), character n-grams.
+VOCABULARY += ["ab zz", "zz ab", "ab  zz", " ab", "ab ", "ab zz x_1", "ab zz x_1 cd", " a", "b "]
 vocabularies = st.lists(st.sampled_from(VOCABULARY) | tricky_text, min_size=1, max_size=12)
 
 
@@ -342,25 +432,45 @@ vocabularies = st.lists(st.sampled_from(VOCABULARY) | tricky_text, min_size=1, m
     st.sampled_from([None, "<oov>"]),
     st.sampled_from([None, ["ab", "σας", "zz", "東京"]]),
     st.sampled_from([1, 2]),
+    st.sampled_from(ANALYSES),
 )
-@example(["ab ab zz cd", "", "zz x_1 ab"], ["ab", "zz"], True, "<oov>", None, 2)
+@example(["ab ab zz cd", "", "zz x_1 ab"], ["ab", "zz"], True, "<oov>", None, 2, {})
+@example(["ab zz x_1 cd ab zz"], ["ab zz", "ab zz x_1"], True, "<oov>", ["cd"], 1, ANALYSES[2])
 def test_lookup_and_reindex_equal_the_python_path(
-    texts, vocabulary, lowercase, oov_token, stop_words, threads
+    texts, vocabulary, lowercase, oov_token, stop_words, threads, analysis
 ):
     vec = TextVectorizer(
         vocabulary=list(dict.fromkeys(vocabulary)),
         lowercase=lowercase,
         oov_token=oov_token,
-        stop_words=stop_words,
+        **{"stop_words": stop_words, **analysis},
     ).fit_stats(VocabularyStats.zero())
     want = reindex_by_search(vec, *vec._count_python(texts))
     n_vocab = len(vec.terms_)
     oov = -1 if oov_token is None else n_vocab
     known = count_known(
-        texts, vec._lookup, n_vocab + (oov >= 0), oov, lowercase=lowercase, threads=threads
+        texts, vec._analysis(), vec._lookup, n_vocab + (oov >= 0), oov, threads=threads
     )
     assert_same_matrix(known, want)
     assert_same_matrix(vec._reindex(*vec._count_python(texts)), want)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"ngram_range": (1, 2), "min_df": 2, "oov_token": "<oov>"},
+        {"ngram_range": (2, 3), "max_features": 20_000, "stop_words": "english"},
+        {"analyzer": "char_wb", "ngram_range": (2, 4), "min_df": 3, "oov_token": "<oov>"},
+    ],
+    ids=str,
+)
+def test_20newsgroups_ngrams_train_to_test_equal_the_python_path(newsgroups, settings):
+    train, _ = newsgroups
+    fit, new = train[:2000], train[2000:3000]
+    vec = TextVectorizer(**settings)
+    X = vec.fit_transform(fit)
+    assert_same_matrix(X, reindex_by_search(vec, *vec._count_python(fit)))
+    assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))
 
 
 def test_lookup_arrays_grow_when_the_first_guess_is_small():
@@ -372,7 +482,12 @@ def test_lookup_arrays_grow_when_the_first_guess_is_small():
             VocabularyStats.zero()
         )
         known = count_known(
-            texts, vec._lookup, len(vocabulary) + 1, len(vocabulary), threads=threads
+            texts,
+            vec._analysis(),
+            vec._lookup,
+            len(vocabulary) + 1,
+            len(vocabulary),
+            threads=threads,
         )
         assert_same_matrix(known, reindex_by_search(vec, *vec._count_python(texts)))
 

@@ -35,6 +35,9 @@ COUNT_SETTINGS = [
     {"max_features": 3000, "ngram_range": (1, 2)},
     {"stop_words": ["the", "to", "you"]},
     {"lowercase": False, "token_pattern": r"(?u)\b\w+\b"},
+    {"ngram_range": (1, 3), "stop_words": ["the", "to", "you"], "max_df": 0.5},
+    {"analyzer": "char_wb", "ngram_range": (1, 3), "max_features": 2000, "min_df": 2},
+    {"ngram_range": (2, 2), "token_pattern": r"(?u)\b\w+\b", "lowercase": False},
 ]
 
 
@@ -133,13 +136,56 @@ def test_non_utf8_bytes_use_the_stated_fallback():
     assert {"café", "olé", "garbage"} <= set(vec.vocabulary_)
 
 
-def test_a_fifty_megabyte_document():
+@pytest.mark.parametrize("settings", [{}, {"ngram_range": (1, 2)}], ids=str)
+def test_a_fifty_megabyte_document(settings):
     words = " ".join(["free", "money", "lunch", "meeting"] * 12)
-    big = (words + "\n") * (50_000_000 // (len(words) + 1))
+    lines = 50_000_000 // (len(words) + 1)
+    big = (words + "\n") * lines
     start = time.perf_counter()
-    X = TextVectorizer().fit_transform([big, "free lunch"])
+    vec = TextVectorizer(**settings)
+    X = vec.fit_transform([big, "free lunch"])
     assert time.perf_counter() - start < 60
-    assert X[0].sum() == 48 * (50_000_000 // (len(words) + 1))
+    tokens = 48 * lines
+    assert X[0].sum() == tokens + (tokens - 1 if settings else 0)
+    assert vec.transform([big]).sum() == X[0].sum()
+
+
+@pytest.mark.slow
+def test_a_fifty_megabyte_document_in_character_n_grams():
+    big = "free money, lunch at noon\n" * 2_000_000
+    X = TextVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit_transform([big, "x"])
+    small = CountVectorizer(analyzer="char_wb", ngram_range=(2, 4)).fit_transform([big[:260]])
+    assert X[0].sum() == small.sum() * 200_000
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"ngram_range": (1, 3), "stop_words": ["a", "b"]},
+        {"analyzer": "char", "ngram_range": (1, 3)},
+        {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    ],
+    ids=str,
+)
+def test_empty_documents_nul_bytes_and_bytes_beyond_utf8_equal_count_vectorizer(settings):
+    # Long enough for the compiled scanner, with empty documents, documents without a token,
+    # NUL bytes, and bytes that are not UTF-8 (decoded as latin-1, the stated fallback).
+    docs = [
+        *TEXTS[:300],
+        "",
+        "!!! ?? -",
+        " \t\n ",
+        "a\x00b ab\x00\x00cd \x00",
+        b"caf\xe9 ol\xe9 \xff\xfe\x00garbage",
+        "café olé".encode(),
+        None,
+    ]
+    ours, theirs = TextVectorizer(**settings), CountVectorizer(**settings)
+    as_text = [TextVectorizer()._documents([d]).__iter__().__next__() for d in docs]
+    assert as_text[-3] == "café olé ÿþ\x00garbage"  # latin-1 where UTF-8 fails
+    assert_same_matrix(ours, ours.fit_transform(docs), theirs, theirs.fit_transform(as_text))
+    assert_same_matrix(ours, ours.transform(docs[-7:]), theirs, theirs.transform(as_text[-7:]))
 
 
 def test_empty_vocabulary_names_the_setting():
@@ -153,9 +199,86 @@ def test_empty_vocabulary_names_the_setting():
         TextVectorizer(min_df=3).partial_fit(["free"]).partial_fit(["win"]).transform(["x"])
 
 
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"ngram_range": (2, 1)}, "1 <= min_n <= max_n"),
+        ({"ngram_range": (0, 1)}, "1 <= min_n <= max_n"),
+        ({"ngram_range": (1, 11)}, "max_n is at most 10"),
+        ({"ngram_range": (1, 100_000)}, "max_n is at most 10"),
+        ({"ngram_range": (1.5, 2)}, "pair of ints"),
+        ({"ngram_range": 3}, "pair of ints"),
+        ({"token_pattern": r"(\w)(\w+)"}, "2 capturing groups"),
+        ({"token_pattern": r"(?:a+)+b"}, "repeat inside a repeat"),
+        ({"token_pattern": r"\b(?:ab|a)*\b"}, "alternation inside a repeat"),
+        ({"token_pattern": r"(\w)\1"}, "back-reference"),
+        ({"token_pattern": 5}, "token_pattern must be a str"),
+        ({"encoding": "no-such-codec"}, "encoding='no-such-codec' is not an encoding"),
+        ({"encoding": "rot13"}, "not a text encoding"),
+        ({"stop_words": [f"w{i}" for i in range(100_001)]}, "at most 100000"),
+        ({"stop_words": ["ok", 3]}, "stop_words must be strings"),
+        ({"stop_words": "french"}, "stop_words='french'"),
+        ({"max_features": 0}, "max_features must be a positive int"),
+        ({"min_df": -1}, "min_df must be >= 0"),
+        ({"max_df": 1.5}, "a fraction in \\[0, 1\\]"),
+        ({"n_features": 0}, "n_features must be an int"),
+        ({"analyzer": "words"}, "analyzer='words'"),
+        ({"oov_token": 3}, "oov_token must be a str"),
+    ],
+    ids=str,
+)
+def test_settings_are_checked_before_any_work(settings, words):
+    with pytest.raises(ParameterError, match=words):
+        TextVectorizer(**settings).fit(["ok ok", "fine"])
+    with pytest.raises(ParameterError, match=words):
+        TextVectorizer(**settings).check_params()
+
+
+def test_a_catastrophic_pattern_is_refused_at_once():
+    start = time.perf_counter()
+    with pytest.raises(ParameterError):
+        TextVectorizer(token_pattern=r"(?:a+)+b").fit(["a" * 40 + "!"])
+    assert time.perf_counter() - start < 1
+
+
+def test_one_capturing_group_is_the_token_as_in_scikit_learn():
+    settings = {"token_pattern": r"(?u)\b(\w)\w+\b"}
+    ours, theirs = TextVectorizer(**settings), CountVectorizer(**settings)
+    texts = TEXTS[:200]
+    assert_same_matrix(ours, ours.fit_transform(texts), theirs, theirs.fit_transform(texts))
+
+
+def test_repeated_vocabulary_terms_are_named():
+    with pytest.raises(ParameterError, match="repeated terms: 'win' appears 2 times"):
+        TextVectorizer(vocabulary=["free", "win", "cash", "win"]).fit(["ok"])
+
+
+def test_hashed_output_names_its_columns():
+    vec = TextVectorizer(output="hashed", n_features=16).fit(["free money"])
+    names = vec.get_feature_names_out()
+    assert names.tolist() == [f"hash_{j}" for j in range(16)]
+    X = vec.transform(["free money free"])
+    by_column = vec.column_terms("free money free")
+    assert sorted(by_column) == X.indices.tolist()
+    assert sorted(t for terms in by_column.values() for t in terms) == ["free", "money"]
+
+
+def test_pandas_output_setting_leaves_the_sparse_matrix_alone():
+    import sklearn
+
+    with sklearn.config_context(transform_output="pandas"):
+        X = TextVectorizer().fit_transform(TEXTS[:50])
+        assert sp.issparse(X)
+        assert sp.issparse(TextVectorizer(output="tfidf").fit(TEXTS[:50]).transform(TEXTS[:5]))
+
+
 def test_bad_arguments():
     with pytest.raises(InputTypeError, match="single str"):
         TextVectorizer().fit("just one string")
+    with pytest.raises(InputTypeError, match=r"iterable of documents .*got int"):
+        TextVectorizer().fit(5)
+    with pytest.raises(InputTypeError, match="got NoneType"):
+        TextVectorizer().fit(None)
     with pytest.raises(InputTypeError, match="documents must be str or bytes, got int"):
         TextVectorizer().fit(["ok", 3])
     with pytest.raises(ParameterError, match="output='words'"):

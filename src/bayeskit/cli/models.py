@@ -130,12 +130,12 @@ def _text_model(choice: str, data: Labelled, alpha: float | None) -> Any:
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
     }
+    labels = _spam_labels(data.y)
     cls = kind.get(choice, naive_bayes.MultinomialNB)
     model = cls() if alpha is None else cls(alpha=alpha)
     analyzer = "email" if data.kind == "email" else "word"
     output = "binary" if choice == "bernoulli" else "counts"
     vectorizer = TextVectorizer(analyzer=analyzer, output=output)
-    labels = _spam_labels(data.y)
     if labels is not None:
         return SpamFilter(
             vectorizer=vectorizer, model=model, ham_label=labels[0], spam_label=labels[1]
@@ -190,12 +190,17 @@ def describe(model: Any) -> str:
     """``SpamFilter: word counts + MultinomialNB(alpha=1)``, ``MixedNB(families='auto')``."""
     if not is_text_model(model):
         return repr(model)
-    vectorizer = model.vectorizer or TextVectorizer()
-    inner = model.model or naive_bayes.MultinomialNB()
+    vectorizer = model.vectorizer or model.default_vectorizer()
+    inner = model.model or model.default_model()
     tokens = {"email": "e-mail tokens", "word": "words"}.get(
         str(vectorizer.analyzer), f"{vectorizer.analyzer} {vectorizer.ngram_range}-grams"
     )
-    return f"{type(model).__name__}: {tokens} ({vectorizer.output}) + {inner!r}"
+    if vectorizer.analyzer == "word" and tuple(vectorizer.ngram_range) != (1, 1):
+        tokens = f"word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
+    weights = vectorizer.output
+    if weights == "tfidf" and not vectorizer.use_idf:
+        weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"
+    return f"{type(model).__name__}: {tokens} ({weights}) + {inner!r}"
 
 
 def training_columns(model: Any) -> list[str] | None:

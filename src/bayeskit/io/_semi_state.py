@@ -27,16 +27,14 @@ from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
 from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
-from .model_file import (
-    FORMAT_NAME,
-    Budget,
-    _build,
-    _check_manifest,
-    _check_meta,
-    _decode_params,
-    _encode,
-    _model_contents,
-)
+from ._format import FORMAT_NAME, Budget
+from ._format import build as _build
+from ._format import check_manifest as _check_manifest
+from ._format import decode_params as _decode_params
+from ._format import encode as _encode
+
+# model_file imports this module only inside its functions, so no import runs in a circle.
+from .model_file import _check_meta, _model_contents
 
 _INNER = "inner."
 #: The newest format version the wrapper needs itself (its inner model may need its own).

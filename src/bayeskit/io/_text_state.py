@@ -40,17 +40,18 @@ from ..errors import BayeskitError, ModelFileError
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Summary
 from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
-from .model_file import (
-    _MAX_DEPTH,
+from ..text.analyze import MAX_STOP_WORDS
+from ._format import (
     ESTIMATORS,
-    _assemble,
-    _build,
-    _check_manifest,
-    _check_section,
-    _decode,
-    _decode_params,
-    _encode,
-    _model_section,
+    MAX_DEPTH,
+    assemble,
+    build,
+    check_manifest,
+    check_section,
+    decode,
+    decode_params,
+    encode,
+    model_section,
 )
 
 #: The text models a file can hold (the ``estimator`` of its meta.json).
@@ -77,7 +78,7 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
     else:
         state = _classifier_state(obj, writer)
     fields = {"estimator": type(obj).__name__, "params": params, "state": state}
-    return _assemble(TEXT_FORMAT_VERSION, fields, writer.arrays)
+    return assemble(TEXT_FORMAT_VERSION, fields, writer.arrays)
 
 
 def _params(obj: TextClassifier | TextVectorizer) -> dict[str, Any]:
@@ -89,7 +90,7 @@ def _params(obj: TextClassifier | TextVectorizer) -> dict[str, Any]:
                 "model files hold no code. Use a named analyzer ('word', 'char', 'char_wb', "
                 "'email') to save the model"
             )
-    return {k: _encode(v, k, 0, _encode_more) for k, v in params.items()}
+    return {k: encode(v, k, 0, _encode_more) for k, v in params.items()}
 
 
 def _encode_more(value: Any, name: str, depth: int) -> Any:
@@ -97,11 +98,11 @@ def _encode_more(value: Any, name: str, depth: int) -> Any:
     if isinstance(value, (set, frozenset)):  # sorted, so the same set gives the same file
         items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
         kind = "frozenset" if isinstance(value, frozenset) else "set"
-        return {"type": kind, "items": [_encode(v, name, depth + 1, _encode_more) for v in items]}
+        return {"type": kind, "items": [encode(v, name, depth + 1, _encode_more) for v in items]}
     cls = type(value)
     if NESTED_ESTIMATORS.get(cls.__name__) is cls:
         params = {
-            k: _encode(v, f"{name}__{k}", depth + 1, _encode_more)
+            k: encode(v, f"{name}__{k}", depth + 1, _encode_more)
             for k, v in value.get_params(deep=False).items()
         }
         return {"type": "estimator", "class": cls.__name__, "params": params}
@@ -197,7 +198,7 @@ def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
     vec, model = clf.vectorizer_, clf.model_
     if ESTIMATORS.get(type(model).__name__) is not type(model):
         raise ModelFileError(f"cannot store the count model {model!r} of a {type(clf).__name__}")
-    section, arrays = _model_section(model, "model.")
+    section, arrays = model_section(model, "model.")
     vectorizer = {"params": _params(vec), **_vectorizer_state(vec, writer, "vectorizer")}
     writer.arrays.update(arrays)
     return {"mode": "fixed", "vectorizer": vectorizer, "model": section}
@@ -214,7 +215,7 @@ def check_text_meta(meta: dict[str, Any]) -> dict[str, str]:
     for key in ("params", "state"):
         if type(meta.get(key)) is not dict:
             raise ModelFileError(f"meta.json: {key} must be a dict")
-    return _check_manifest(meta)
+    return check_manifest(meta)
 
 
 class _Entries:
@@ -279,9 +280,13 @@ def build_text(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
     """The text model a checked meta.json and its arrays describe."""
     cls = TEXT_ESTIMATORS[meta["estimator"]]
     entries = _Entries(arrays)
-    params = _decode_params(cls, meta["params"], _decode_more)
+    params = decode_params(cls, meta["params"], _decode_more)
     state = meta["state"]
     try:
+        # Every setting is checked before anything is built: a file cannot carry one that
+        # explodes later (an n-gram range of 10^5, a token pattern that backtracks
+        # exponentially, an unknown encoding, millions of stop words).
+        cls(**params).check_params()
         if issubclass(cls, TextVectorizer):
             obj: Any = _vectorizer(params, state, entries, "state")
         elif state.get("mode") == "additive":
@@ -308,10 +313,14 @@ def _decode_more(obj: dict[str, Any], name: str, depth: int) -> Any:
         cls = NESTED_ESTIMATORS.get(cls_name) if type(cls_name) is str else None
         if cls is None:
             raise ModelFileError(f"unknown estimator class {cls_name!r} in hyperparameter {name}")
-        return cls(**_decode_params(cls, obj.get("params"), _decode_more, depth + 1, f"{name}__"))
+        return cls(**decode_params(cls, obj.get("params"), _decode_more, depth + 1, f"{name}__"))
     items = obj.get("items")
-    if kind in ("set", "frozenset") and isinstance(items, list) and depth < _MAX_DEPTH:
-        decoded = [_decode(v, name, depth + 1, _decode_more) for v in items]
+    if isinstance(items, list) and len(items) > MAX_STOP_WORDS:  # sets are stop words
+        raise ModelFileError(
+            f"meta.json: hyperparameter {name} holds {len(items)} items (at most {MAX_STOP_WORDS})"
+        )
+    if kind in ("set", "frozenset") and isinstance(items, list) and depth < MAX_DEPTH:
+        decoded = [decode(v, name, depth + 1, _decode_more) for v in items]
         try:
             return set(decoded) if kind == "set" else frozenset(decoded)
         except TypeError:  # an unhashable item: never written
@@ -370,11 +379,12 @@ def _fixed(
     cls: type[TextClassifier], params: dict[str, Any], state: dict[str, Any], entries: _Entries
 ) -> TextClassifier:
     saved = _dict(state.get("vectorizer"), "state.vectorizer")
-    vec_params = _decode_params(TextVectorizer, saved.get("params"), _decode_more)
+    vec_params = decode_params(TextVectorizer, saved.get("params"), _decode_more)
+    TextVectorizer(**vec_params).check_params()
     vec = _vectorizer(vec_params, saved, entries, "state.vectorizer")
     section = _dict(state.get("model"), "state.model")
-    names = _check_section(section, "meta.json state.model")
-    model = _build(section, {name: entries.raw(name, "state.model") for name in names})
+    names = check_section(section, "meta.json state.model")
+    model = build(section, {name: entries.raw(name, "state.model") for name in names})
     if not isinstance(model, _COUNT_MODELS):
         raise ModelFileError(
             f"a {cls.__name__} counts with MultinomialNB, ComplementNB or BernoulliNB, not "

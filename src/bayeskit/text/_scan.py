@@ -1,33 +1,32 @@
-"""Fast exact word counting: the default word analyzer of :class:`TextVectorizer`, compiled.
+"""Fast exact counting of terms: the word, ``char`` and ``char_wb`` analyzers, compiled.
 
-:func:`count_words` returns what ``TextVectorizer._count`` returns with ``analyzer="word"``,
-``token_pattern=DEFAULT_TOKEN_PATTERN`` (``(?u)\\b\\w\\w+\\b``), ``ngram_range=(1, 1)`` and no
-stop words: the sorted distinct terms and a CSR matrix of their counts, equal entry for entry.
-It handles every ``str`` (any code point, lone surrogates included), so it needs no fallback.
+:func:`count_terms` returns what ``TextVectorizer._count_python`` returns for the same
+settings: the sorted distinct terms and a CSR matrix of their counts, equal entry for entry,
+for every ``str`` (any code point, lone surrogates included). :func:`count_known` counts over a
+fitted vocabulary instead, :func:`count_hashed` into hashed columns. An :class:`Analysis` says
+which analyzer: word n-grams up to 3 with the token patterns ``\\b\\w\\w+\\b`` or ``\\b\\w+\\b``
+(with or without ``(?u)``) and stop words removed before joining; character n-grams of any
+range within or across words.
 
-Why the result is the same as ``re.findall`` on ``text.lower()`` (on ``text`` with
-``lowercase=False``):
+Why the result is the same as scikit-learn's (and the Python path's) analyzers:
 
-- **Tokens.** The pattern finds the maximal runs of two or more word characters, and CPython's
-  ``re`` calls a character ``\\w`` when ``str.isalnum()`` is true or it is ``"_"``. The tables
-  here are built from ``str.isalnum`` of the running Python, so they follow its Unicode version.
+- **Tokens.** The patterns find the maximal runs of two (one) or more word characters, and
+  CPython's ``re`` calls a character ``\\w`` when ``str.isalnum()`` is true or it is ``"_"``,
+  and ``\\s`` when ``str.isspace()`` is. The class tables are built from the running Python,
+  so they follow its Unicode version.
 - **Lowercasing.** Text with a character beyond U+00FF is lowercased by ``str.lower`` itself,
   document by document (final sigma and U+0130 depend on context or grow). Latin-1 text is
-  lowercased with a 256-entry table made from ``str.lower``, which maps latin-1 one-to-one into
-  latin-1 (asserted below).
+  lowercased byte by byte through a 256-entry table made from ``str.lower``, which maps
+  latin-1 one-to-one into latin-1 (asserted below).
 - **Order.** Python compares strings by code point; latin-1 bytes and UTF-8 bytes (with
   ``surrogatepass``) compare in the same order, so sorting the terms' bytes sorts the terms.
 
 How: the documents are joined into one byte array (latin-1 when every character fits, a plain
-copy; UTF-8 otherwise). The compiled scanner (:mod:`._scan_kernels`) finds tokens, looks them up
-in a hash table and builds each document's CSR row in one pass. With two CPUs and enough text,
-two threads scan halves of the documents (the kernels release the GIL) and the second half's
-terms are merged into the first's. The terms are then sorted by 8-byte prefix keys and the rows
-rewritten over the sorted term order, so every row's column indices come out sorted.
-
-:func:`count_known` is the lookup-only variant for a fitted vocabulary: a :class:`Lookup`
-(a hash table of the vocabulary's terms, built once) maps each token straight to its column,
-so tokens never become ``str`` and no new term is stored.
+copy; UTF-8 otherwise) and cut into chunks of about equal bytes. Threads (one per usable CPU;
+the kernels release the GIL) take chunks in turn; each thread counts into its own term table
+(:mod:`._scan_kernels`). The tables are then merged, the terms sorted, and every chunk's rows
+rewritten over the sorted term order (again in parallel), so the result is the same, bit for
+bit, whatever the number of threads or chunks and whichever thread took which chunk.
 """
 
 from __future__ import annotations
@@ -38,17 +37,31 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import _scan_kernels as kernels
+from .analyze import ADDRESS_TOKEN_PATTERN
 
-#: Below this many bytes of text, one thread: a second one saves nothing (measured: even at
-#: ~450 kB; 1.6x faster on the 22 MB of 20 Newsgroups).
+#: Below this many bytes of text, one thread and one chunk: more save nothing.
 PARALLEL_MIN_BYTES = 1 << 19
+#: Chunks per thread: more than one, so a thread slowed by other work on the machine leaves
+#: its share to the others.
+CHUNKS_PER_THREAD = 4
+#: Token patterns the compiled word scanner implements: the fewest characters a token has,
+#: and the *joiners*, characters other than word characters a token may hold inside.
+COMPILED_TOKEN_PATTERNS = {
+    r"(?u)\b\w\w+\b": (2, ""),
+    r"\b\w\w+\b": (2, ""),
+    r"(?u)\b\w+\b": (1, ""),
+    r"\b\w+\b": (1, ""),
+    ADDRESS_TOKEN_PATTERN: (1, ".@-"),
+}
+#: The longest word n-grams the compiled scanner forms (character n-grams: any length).
+MAX_WORD_N = 3
 
 
 def _latin1_lower() -> np.ndarray:
@@ -58,32 +71,110 @@ def _latin1_lower() -> np.ndarray:
     return np.array([ord(c) for c in table], dtype=np.uint8)
 
 
-_LATIN1_LOWER = _latin1_lower()
-_LATIN1_WORD = np.array([chr(b).isalnum() or b == 0x5F for b in range(256)], dtype=np.uint8)
+def _classes(chars: str) -> np.ndarray:
+    word = np.frombuffer(bytes(c.isalnum() or c == "_" for c in chars), np.uint8)
+    space = np.frombuffer(bytes(c.isspace() for c in chars), np.uint8)
+    return (word * (kernels.WORD | kernels.TOKEN)) | (space * kernels.SPACE)
 
 
-@functools.cache
-def unicode_word_table() -> np.ndarray:
-    """``uint8[0x110000]``: 1 for the code points ``re`` counts as ``\\w`` (``str.isalnum()``
-    or ``"_"``). Built on first use (~70 ms), only for text beyond latin-1."""
-    table = np.frombuffer(bytes(chr(c).isalnum() for c in range(0x110000)), np.uint8).copy()
-    table[0x5F] = 1
+@functools.lru_cache(maxsize=8)
+def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
+    """The class table with ``joiners`` marked as token characters too."""
+    table = (unicode_classes() if utf8 else _LATIN1_CLASSES).copy()
+    table[[ord(c) for c in joiners]] |= kernels.TOKEN
     return table
 
 
-def count_words(
-    texts: Sequence[str], *, lowercase: bool = True, threads: int | None = None
+_LATIN1_LOWER = _latin1_lower()
+_IDENTITY = np.arange(256, dtype=np.uint8)
+_LATIN1_CLASSES = _classes("".join(map(chr, range(256))))
+
+
+@functools.cache
+def unicode_classes() -> np.ndarray:
+    """``uint8[0x110000]``: bits 1 and 4 for the code points ``re`` counts as ``\\w``
+    (``str.isalnum()`` or ``"_"``), bit 2 for ``\\s`` (``str.isspace()``). Built on first
+    use (~0.1 s), only for text beyond latin-1."""
+    return _classes("".join(map(chr, range(0x110000))))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the scanner counts: ``kind`` "word" (tokens of at least ``min_chars`` word
+    characters, ``stop_words`` removed, ``low``..``high``-grams joined by a space), "char"
+    or "char_wb" (character ``low``..``high``-grams), after lowercasing when ``lowercase``."""
+
+    kind: str
+    low: int = 1
+    high: int = 1
+    min_chars: int = 2
+    lowercase: bool = True
+    stop_words: frozenset[str] = field(default_factory=frozenset)
+    joiners: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("word", "char", "char_wb"):
+            raise ValueError(f"kind must be 'word', 'char' or 'char_wb', not {self.kind!r}")
+        if not 1 <= self.low <= self.high or (self.kind == "word" and self.high > MAX_WORD_N):
+            raise ValueError(f"n-gram range ({self.low}, {self.high}) is not compiled")
+
+    @classmethod
+    def of(
+        cls,
+        analyzer: Any,
+        token_pattern: str,
+        ngram_range: tuple[int, int],
+        lowercase: bool,
+        stop_words: frozenset[str],
+    ) -> Analysis | None:
+        """The analysis of a vectorizer's settings, or None when the compiled scanner does not
+        implement them (a callable or "email" analyzer, another token pattern, word n-grams
+        longer than :data:`MAX_WORD_N`)."""
+        if not isinstance(analyzer, str):
+            return None
+        low, high = ngram_range
+        if analyzer == "word":
+            rule = COMPILED_TOKEN_PATTERNS.get(token_pattern)
+            if rule is None or high > MAX_WORD_N:
+                return None
+            min_chars, joiners = rule
+            return cls(
+                "word", low, high, min_chars, bool(lowercase), frozenset(stop_words), joiners
+            )
+        if analyzer in ("char", "char_wb"):
+            return cls(analyzer, low, high, 2, bool(lowercase))
+        return None
+
+    @property
+    def orders(self) -> tuple[int, int]:
+        """The orders of the entries that are terms (character n-grams are all of order 1)."""
+        return (self.low, self.high) if self.kind == "word" else (1, 1)
+
+    def stops(self, utf8: bool) -> Lookup:
+        """The stop words as a lookup table for latin-1 or UTF-8 text."""
+        return _stop_table(self.stop_words, utf8)
+
+
+@functools.lru_cache(maxsize=16)
+def _stop_table(words: frozenset[str], utf8: bool) -> Lookup:
+    return Lookup.build(sorted(words), np.full(len(words), -1, np.int64), utf8=utf8)
+
+
+# ---------------------------------------------------------------------------- public
+
+
+def count_terms(
+    texts: Sequence[str], analysis: Analysis, *, threads: int | None = None
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """Sorted distinct terms of ``texts`` and their count matrix over them.
 
     Parameters
     ----------
     texts : sequence of str
-    lowercase : bool, default=True
-        Lowercase (``str.lower``) each document before finding its tokens.
-    threads : {1, 2}, optional
-        Threads to count with; by default 2 when the machine has two CPUs and the text is at
-        least ``PARALLEL_MIN_BYTES`` long. The result does not depend on it.
+    analysis : Analysis
+    threads : int, optional
+        Threads to count with; by default one per usable CPU when the text is at least
+        ``PARALLEL_MIN_BYTES`` long. The result does not depend on it.
 
     Returns
     -------
@@ -92,258 +183,389 @@ def count_words(
 
     Examples
     --------
-    >>> terms, counts = count_words(["Free money, free!", "Lunch at noon?"])
+    >>> terms, counts = count_terms(["Free money, free!", "Lunch at noon?"], Analysis("word"))
     >>> terms.tolist()
     ['at', 'free', 'lunch', 'money', 'noon']
     >>> counts.toarray()
     array([[0., 2., 0., 1., 0.],
            [1., 0., 1., 0., 1.]])
+    >>> count_terms(["free money"], Analysis("word", 2, 2))[0].tolist()
+    ['free money']
     """
-    if threads not in (None, 1, 2):
-        raise ValueError(f"threads must be 1 or 2, not {threads!r}")
-    n_docs = len(texts)
-    if n_docs == 0:
-        none = np.zeros(0, np.int64)
-        return _result(np.zeros(0, object), np.zeros(0), none, np.zeros(1, np.int64), 0)
-    text, utf8, starts, ends = _encode(texts, lowercase)
-    is_word = unicode_word_table() if utf8 else _LATIN1_WORD
-    two = (_n_threads(text.size) if threads is None else threads) == 2
-    parts = _run(
-        [
-            functools.partial(_scan_part, text, utf8, is_word, starts[a:b], ends[a:b])
-            for a, b in itertools.pairwise(_cuts(ends - starts, 2 if two else 1))
-        ],
-        two,
-    )
-    terms, indptr, indices, counts = _combine(parts)
-    n_terms = terms.n
-
-    # Sort the terms and make them str while grouping the entries by term; then write the
-    # rows in sorted order.
-    (colptr, rows, values), (order, names) = _run(
-        [
-            lambda: kernels.to_csc(indptr, indices, counts, n_terms),
-            lambda: (_term_order(terms), _names(terms, utf8)),
-        ],
-        two,
-    )
-    out_indices, out_data = _rows_in_order(colptr, rows, values, order, indptr, two)
-    return _result(names[order], out_data, out_indices, indptr, n_docs)
-
-
-def _rows_in_order(
-    colptr: np.ndarray,
-    rows: np.ndarray,
-    values: np.ndarray,
-    order: np.ndarray,
-    indptr: np.ndarray,
-    two: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """CSR indices and data of entries grouped by column (``colptr``, ``rows``, ``values``),
-    every row's columns visited in ``order`` so they come out sorted; with ``two``, each of
-    two threads writes half of the rows."""
-    nnz = rows.size
-    out_indices = np.empty(nnz, np.int32)
-    out_data = np.empty(nnz, np.float64)
-    args = (colptr, rows, values, order, indptr, out_indices, out_data)
-    mid = int(np.searchsorted(indptr, nnz // 2)) if two else indptr.size - 1  # first call's rows
-    _run(
-        [
-            lambda: kernels.to_sorted_csr(*args, True, mid),
-            lambda: kernels.to_sorted_csr(*args, False, mid),
-        ],
-        two,
-    )
-    return out_indices, out_data
-
-
-def _names(terms: _Terms, utf8: bool) -> np.ndarray:
-    """The terms as ``str`` (object array), in order of their ids. The arena holds them
-    NUL-terminated in that order."""
-    blob = terms.arena[: terms.used].tobytes().decode("utf-8" if utf8 else "latin-1")
-    return np.array(blob.split("\x00")[:-1], dtype=object)
-
-
-def _result(
-    terms: np.ndarray, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_docs: int
-) -> tuple[np.ndarray, sp.csr_matrix]:
-    # The same constructor call as the Python path, so scipy picks the same index dtype.
-    counts = sp.csr_matrix((data, indices, indptr), shape=(n_docs, len(terms)))
-    counts.has_canonical_format = True  # sorted indices, no duplicates: true by construction
-    return terms, counts
-
-
-# ---------------------------------------------------------------------------- lookup only
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """A fixed vocabulary as a hash table over its terms' bytes in one encoding (the text's:
-    latin-1 or UTF-8), for :func:`count_known`.
-
-    Entry ``e`` (bytes ``arena[start[e]:start[e] + length[e]]``) counts in column
-    ``column[e]``, or is dropped when that is -1 (a stop word: neither counted nor
-    out-of-vocabulary).
-    """
-
-    utf8: bool
-    table: np.ndarray  # int32 entry id per slot, -1 empty; a power of two, under half full
-    hash: np.ndarray  # uint64 FNV-1a of each entry
-    start: np.ndarray  # int64
-    length: np.ndarray  # int64
-    arena: np.ndarray  # uint8, the entries' bytes (each followed by a NUL byte)
-    column: np.ndarray  # int64
-
-    @classmethod
-    def build(cls, terms: Sequence[str], columns: np.ndarray, *, utf8: bool) -> Lookup:
-        """The table of ``terms`` (distinct) counting in ``columns``. Terms that no token can
-        equal are left out: those holding a NUL (not a word character), and for latin-1 text
-        those with a character beyond U+00FF."""
-        columns = np.asarray(columns, np.int64)
-        encoding = "utf-8" if utf8 else "latin-1"
-        joined = "\x00".join(terms) + "\x00"
-        blob = None
-        if joined.count("\x00") == len(terms):  # no term holds a NUL
-            with contextlib.suppress(UnicodeEncodeError):  # a term beyond latin-1
-                blob = joined.encode(encoding, "surrogatepass")
-        if blob is None:  # rare: leave out the terms no token can equal
-            keep = np.fromiter(
-                ("\x00" not in t and (utf8 or not t or max(t) <= "\xff") for t in terms),
-                bool,
-                len(terms),
-            )
-            terms = [t for t, k in zip(terms, keep, strict=True) if k]
-            columns = columns[keep]
-            blob = "".join(t + "\x00" for t in terms).encode(encoding, "surrogatepass")
-        arena = np.frombuffer(blob, np.uint8)
-        ends = np.flatnonzero(arena == 0)
-        start = np.zeros(ends.size, np.int64)
-        start[1:] = ends[:-1] + 1
-        length = (ends - start).astype(np.int64)
-        capacity = 16
-        while capacity < 2 * (len(terms) + 1):
-            capacity *= 2
-        table, hashes = kernels.build_lookup(arena, start, length, capacity)
-        return cls(utf8, table, hashes, start, length, arena, columns)
+    if len(texts) == 0:
+        return np.zeros(0, object), _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, 0)
+    doc = _Encoded.of(texts, analysis.lowercase)
+    n_threads, chunks = _plan(doc, threads)
+    parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
+    # One table: the others' entries merged into the largest.
+    base = max(range(n_threads), key=lambda w: int(parts[w].sizes[0]))
+    table = parts[base]
+    mappings = {w: table.merge(parts[w]) for w in range(n_threads) if w != base}
+    terms = table.terms(*analysis.orders)
+    order = table.order_of(terms, analysis.high)
+    rank = np.empty(terms.n, np.int32)
+    rank[order] = np.arange(terms.n, dtype=np.int32)
+    of_entry = terms.of_entries(rank)  # entry -> column
+    columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
+    columns[base] = of_entry
+    indptr, indices, data = _assemble(scanned, lambda rows: columns[rows.worker], n_threads)
+    return terms.names(doc.utf8)[order], _csr(data, indices, indptr, len(texts), terms.n)
 
 
 def count_known(
     texts: Sequence[str],
+    analysis: Analysis,
     lookup: Callable[[bool], Lookup],
     n_columns: int,
     oov_column: int = -1,
     *,
-    lowercase: bool = True,
     threads: int | None = None,
 ) -> sp.csr_matrix:
-    """Counts of the tokens of ``texts`` over a fixed vocabulary: a token that is an entry
-    of the table ``lookup(utf8)`` (for latin-1 or UTF-8 text) counts in its column (or not at
-    all: a stop word), any other token in ``oov_column``, or not at all when that is -1.
+    """Counts of the terms of ``texts`` over a fixed vocabulary: a term that is an entry of
+    the table ``lookup(utf8)`` (for latin-1 or UTF-8 text) with a column counts there, any
+    other term in ``oov_column``, or not at all when that is -1.
 
-    What counting the terms (:func:`count_words`) and then moving each term's counts to its
+    What counting the terms (:func:`count_terms`) and then moving each term's counts to its
     column in the vocabulary gives, entry for entry: float64 counts, sorted indices, shape
-    ``(len(texts), n_columns)``. ``lowercase`` and ``threads`` as in :func:`count_words`.
+    ``(len(texts), n_columns)``. ``threads`` as in :func:`count_terms`.
     """
-    if threads not in (None, 1, 2):
-        raise ValueError(f"threads must be 1 or 2, not {threads!r}")
-    n_docs = len(texts)
-    if n_docs == 0:
-        counts = sp.csr_matrix(
-            (np.zeros(0), np.zeros(0, np.int64), np.zeros(1, np.int64)), shape=(0, n_columns)
-        )
-        counts.has_canonical_format = True
-        return counts
-    text, utf8, starts, ends = _encode(texts, lowercase)
-    table = lookup(utf8)
-    if table.utf8 != utf8:
+    if len(texts) == 0:
+        return _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, n_columns)
+    doc = _Encoded.of(texts, analysis.lowercase)
+    table = lookup(doc.utf8)
+    if table.utf8 != doc.utf8:
         raise ValueError("the lookup table is for the other encoding")
-    two = (_n_threads(text.size) if threads is None else threads) == 2
-    is_word = unicode_word_table() if utf8 else _LATIN1_WORD
-    parts = _run(
-        [
-            functools.partial(
-                _lookup_part, text, table, is_word, starts[a:b], ends[a:b], n_columns, oov_column
-            )
-            for a, b in itertools.pairwise(_cuts(ends - starts, 2 if two else 1))
-        ],
-        two,
+    n_threads, chunks = _plan(doc, threads)
+    states = [_Known(table, n_columns, oov_column) for _ in range(n_threads)]
+    scanned = _in_parallel(
+        len(chunks),
+        n_threads,
+        lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, None, states[w]),
     )
-    indptrs, indices = [parts[0][0]], [parts[0][1]]
-    for part_indptr, part_indices, _ in parts[1:]:
-        indptrs.append(part_indptr[1:] + indptrs[-1][-1])
-        indices.append(part_indices)
-    indptr = np.concatenate(indptrs) if len(parts) > 1 else indptrs[0]
-    flat = np.concatenate(indices) if len(parts) > 1 else indices[0]
-    values = np.concatenate([part[2] for part in parts]) if len(parts) > 1 else parts[0][2]
-
-    # Sort every row's columns: group the entries by column, then write the rows back
-    # visiting the columns in order.
-    colptr, rows, grouped = kernels.to_csc(indptr, flat, values, n_columns)
-    order = np.arange(n_columns)
-    out_indices, out_data = _rows_in_order(colptr, rows, grouped, order, indptr, two)
-    counts = sp.csr_matrix((out_data, out_indices, indptr), shape=(n_docs, n_columns))
-    counts.has_canonical_format = True
-    return counts
+    identity = np.arange(max(n_columns, 1), dtype=np.int32)
+    indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads)
+    return _csr(data, indices, indptr, len(texts), n_columns)
 
 
-def _lookup_part(
-    text: np.ndarray,
-    lookup: Lookup,
-    is_word: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    n_columns: int,
-    oov_column: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR rows (columns unsorted) of consecutive documents over the fixed vocabulary."""
-    n_docs = starts.size
-    last_row = np.full(max(n_columns, 1), -1, np.int64)
-    indptr = np.zeros(n_docs + 1, np.int64)
-    size = max(1 << 10, int(ends[-1] - starts[0]) // 8)
-    indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
-    done = nnz = 0
-    while True:
-        done, nnz = kernels.lookup_scan(
-            text, lookup.utf8, is_word, starts, ends, done, lookup.table, lookup.hash,
-            lookup.start, lookup.length, lookup.arena, lookup.column, oov_column, last_row,
-            indptr, indices, counts, nnz,
+def count_hashed(
+    texts: Sequence[str], analysis: Analysis, width: int, *, threads: int | None = None
+) -> sp.csr_matrix:
+    """Counts of the terms of ``texts`` in ``width`` columns: a term counts in column
+    ``zlib.crc32(term.encode("utf-8", "surrogatepass")) % width``, as the Python path of
+    ``TextVectorizer(output="hashed")`` does. No vocabulary is built: each thread's terms are
+    hashed once, when its chunks are done."""
+    if len(texts) == 0:
+        return _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, width)
+    doc = _Encoded.of(texts, analysis.lowercase)
+    n_threads, chunks = _plan(doc, threads)
+    parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
+    columns = []
+    for part in parts:
+        terms = part.terms(*analysis.orders)
+        hashed = kernels.crc_columns(
+            terms.arena, terms.start, terms.length, doc.utf8, width, kernels.CRC_TABLE
+        )
+        columns.append(terms.of_entries(hashed))
+    indptr, indices, data = _assemble(
+        scanned, lambda rows: columns[rows.worker], n_threads, merge=True
+    )
+    return _csr(data, indices, indptr, len(texts), width)
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+@dataclass
+class _Entries:
+    """A vocabulary table: the ``tokens`` and ``pairs`` hash tables and, per entry, its hash,
+    key, bytes in the arena (strings), parts (pairs) and order (see :mod:`._scan_kernels`)."""
+
+    tokens: np.ndarray  # (slots, 2) uint64, at most half full
+    pairs: np.ndarray  # (slots, 2) uint64, at most half full
+    hash: np.ndarray  # uint64
+    key: np.ndarray  # uint64
+    start: np.ndarray  # int64
+    length: np.ndarray  # int64
+    left: np.ndarray  # int64
+    right: np.ndarray  # int64
+    order: np.ndarray  # int64
+    arena: np.ndarray  # uint8, the strings' bytes, each followed by a NUL byte
+    last: np.ndarray  # int64, a row's latest use of each entry
+    sizes: np.ndarray  # int64: entries, arena bytes used, strings, pairs
+
+    @classmethod
+    def empty(cls, n_strings: int, n_pairs: int, n_bytes: int) -> _Entries:
+        """Room for so many strings, pairs and bytes of strings (each grows when needed)."""
+        capacity = n_strings + n_pairs
+        return cls(
+            tokens=_empty_table(_slots(n_strings)),
+            pairs=_empty_table(_slots(n_pairs) if n_pairs else 1),
+            hash=np.empty(capacity, np.uint64),
+            key=np.empty(capacity, np.uint64),
+            start=np.empty(capacity, np.int64),
+            length=np.empty(capacity, np.int64),
+            left=np.empty(capacity, np.int64),
+            right=np.empty(capacity, np.int64),
+            order=np.empty(capacity, np.int64),
+            arena=np.empty(max(n_bytes, 16), np.uint8),
+            last=np.empty(capacity, np.int64),
+            sizes=np.zeros(4, np.int64),
+        )
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The kernels' entry arguments, from ``hash`` to ``arena``."""
+        return (
+            self.hash, self.key, self.start, self.length, self.left, self.right, self.order,
+            self.arena,
         )  # fmt: skip
-        if done == n_docs:
-            return indptr, indices[:nnz], counts[:nnz]
-        need = nnz + int(ends[done] - starts[done] + 1) // 3
-        size = max(2 * indices.size, need)
-        indices, counts = _grown(indices, size), _grown(counts, size)
+
+    def reserve(self, n_entries: int, n_strings: int, n_pairs: int, n_bytes: int) -> None:
+        """Make room for so many entries, strings, pairs and arena bytes in all."""
+        n = int(self.sizes[0])
+        if n_entries > self.hash.size:
+            size = max(2 * self.hash.size, n_entries)
+            for name in ("hash", "key", "start", "length", "left", "right", "order", "last"):
+                setattr(self, name, _grown(getattr(self, name), size))
+        for name, wanted in (("tokens", n_strings), ("pairs", n_pairs)):
+            if 2 * wanted > getattr(self, name).shape[0]:
+                table = kernels.rehash(
+                    self.hash, self.key, self.length, self.order, n, _slots(wanted),
+                    name == "pairs",
+                )  # fmt: skip
+                setattr(self, name, table)
+        if n_bytes > self.arena.size:
+            self.arena = _grown(self.arena, max(2 * self.arena.size, n_bytes))
+
+    def merge(self, other: _Entries) -> np.ndarray:
+        """Add ``other``'s entries; returns the id here of each of them."""
+        n_other = int(other.sizes[0])
+        self.reserve(
+            int(self.sizes[0]) + n_other, int(self.sizes[2] + other.sizes[2]),
+            int(self.sizes[3] + other.sizes[3]), int(self.sizes[1] + other.sizes[1]),
+        )  # fmt: skip
+        mapping = np.empty(n_other, np.int64)
+        kernels.merge_entries(
+            self.tokens, self.pairs, *self.arrays(), self.sizes, self.last,
+            *other.arrays()[:-1], other.arena, n_other, mapping,
+        )  # fmt: skip
+        return mapping
+
+    def terms(self, low: int, high: int) -> _Terms:
+        """The entries of orders ``low``..``high``: the terms, spelled out."""
+        n = int(self.sizes[0])
+        if low == 1 and (high == 1 or not self.sizes[3]):  # every entry is a string and a term
+            ids = np.arange(n)
+            arena = self.arena[: int(self.sizes[1])]
+            return _Terms(n, ids, n, self.key[:n], self.start[:n], self.length[:n], arena)
+        ids, start, length, arena, key = kernels.spell(
+            self.start, self.length, self.left, self.right, self.order, self.arena, n, low,
+            high,
+        )  # fmt: skip
+        return _Terms(len(ids), ids, n, key, start, length, arena)
+
+    def order_of(self, terms: _Terms, high: int) -> np.ndarray:
+        """The terms' indices in byte order of the terms. Word n-grams are ordered by the
+        ranks of their tokens (:func:`~._scan_kernels.rank_tuples`) when they fit a 63-bit
+        key: sorting the tokens and then integers is much faster than sorting the n-grams'
+        bytes."""
+        n = int(self.sizes[0])
+        is_token = self.order[:n] == 1
+        bits = max(1, int(np.count_nonzero(is_token)).bit_length())
+        if self.sizes[3] == 0 or bits * high > 63:
+            return kernels.term_order(terms.key, terms.start, terms.length, terms.arena, terms.n)
+        tokens = np.flatnonzero(is_token)
+        by_bytes = kernels.term_order(
+            self.key[tokens], self.start[tokens], self.length[tokens], self.arena, tokens.size
+        )
+        token_rank = np.empty(n, np.int64)
+        token_rank[tokens[by_bytes]] = np.arange(tokens.size)
+        keys = kernels.rank_tuples(
+            terms.ids, self.left, self.right, self.order, token_rank, bits, high
+        )
+        return np.argsort(keys)
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """``n`` terms: the entries ``ids`` (of ``n_entries``) and their bytes."""
+
+    n: int
+    ids: np.ndarray
+    n_entries: int
+    key: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    arena: np.ndarray
+
+    def of_entries(self, values: np.ndarray) -> np.ndarray:
+        """``values[j]`` for the entry of term ``j``, -1 for the other entries (int32)."""
+        out = np.full(max(self.n_entries, 1), -1, np.int32)
+        out[self.ids] = values
+        return out
+
+    def names(self, utf8: bool) -> np.ndarray:
+        """The terms as ``str`` (object array)."""
+        used = int(self.start[-1] + self.length[-1] + 1) if self.n else 0
+        encoding = "utf-8" if utf8 else "latin-1"
+        raw = self.arena[:used].tobytes()
+        names = raw.decode(encoding, "surrogatepass").split("\x00")[:-1]
+        if len(names) != self.n:  # a term holds a NUL (character n-grams): cut by offsets
+            names = [
+                raw[a : a + k].decode(encoding, "surrogatepass")
+                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
+            ]
+        out = np.empty(self.n, object)
+        out[:] = names
+        return out
+
+
+def _empty_table(slots: int) -> np.ndarray:
+    return np.zeros((slots, 2), np.uint64)  # zero marks a free slot
+
+
+def _slots(n: int) -> int:
+    """A power of two at least ``2 (n + 1)``: a table of ``n`` entries at most half full."""
+    slots = 16
+    while slots < 2 * (n + 1):
+        slots *= 2
+    return slots
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    out = np.empty(size, a.dtype)
+    out[: a.size] = a
+    return out
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A fixed vocabulary as tables over its terms' bytes in one encoding (the text's:
+    latin-1 or UTF-8), for :func:`count_known` (and, without columns, for stop words).
+
+    ``column[e]`` is where entry ``e`` counts; -1 for the entries that are only parts of word
+    n-gram terms (those count as out of vocabulary when they occur as terms themselves).
+    """
+
+    utf8: bool
+    entries: _Entries
+    column: np.ndarray  # int64, per entry
+
+    @classmethod
+    def build(
+        cls,
+        terms: Sequence[str],
+        columns: np.ndarray,
+        *,
+        utf8: bool,
+        words: bool = False,
+        high: int = 1,
+    ) -> Lookup:
+        """The table of ``terms`` (distinct) counting in ``columns``. ``words``: the terms are
+        word n-grams of up to ``high`` tokens, split at single spaces; otherwise strings. For
+        latin-1 text, terms with a character beyond U+00FF are left out: no term of the text
+        can equal them."""
+        columns = np.asarray(columns, np.int64)
+        encoding = "utf-8" if utf8 else "latin-1"
+        joined = "\x00".join(terms) + "\x00"
+        blob = None
+        with contextlib.suppress(UnicodeEncodeError):  # a term beyond latin-1
+            blob = joined.encode(encoding, "surrogatepass")
+        if blob is not None and joined.count("\x00") == len(terms):
+            arena = np.frombuffer(blob, np.uint8)
+            ends = np.flatnonzero(arena == 0)
+            start = np.zeros(len(terms), np.int64)
+            start[1:] = ends[:-1] + 1
+            length = (ends - start).astype(np.int64)
+        else:  # rare: terms holding a NUL, or beyond latin-1
+            pieces: list[bytes] = []
+            keep = np.ones(len(terms), bool)
+            for i, term in enumerate(terms):
+                try:
+                    pieces.append(term.encode(encoding, "surrogatepass"))
+                except UnicodeEncodeError:
+                    keep[i] = False
+            columns = columns[keep]
+            length = np.fromiter(map(len, pieces), np.int64, len(pieces))
+            start = np.zeros(len(pieces), np.int64)
+            np.cumsum(length[:-1] + 1, out=start[1:])
+            arena = np.frombuffer(b"".join(p + b"\x00" for p in pieces), np.uint8)
+        split = words and high > 1
+        n = len(length)
+        # Word n-grams share their tokens: start small and grow.
+        entries = _Entries.empty(n // 16 + 16 if split else n + 1, n + 1 if split else 0, 1 << 12)
+        entry = np.full(n, -1, np.int64)
+        done = 0
+        while done < n:
+            done = kernels.build_vocabulary(
+                arena, start, length, split, high, done, entry, entries.tokens, entries.pairs,
+                *entries.arrays(), entries.sizes, entries.last,
+            )  # fmt: skip
+            if done < n:
+                sizes = entries.sizes
+                entries.reserve(
+                    int(sizes[0]) + high, int(sizes[2]) + high, int(sizes[3]) + high,
+                    int(sizes[1] + length[done] + 1),
+                )  # fmt: skip
+        column = np.full(max(int(entries.sizes[0]), 1), -1, np.int64)
+        found = entry >= 0
+        column[entry[found]] = columns[found]
+        return cls(utf8, entries, column)
 
 
 # ---------------------------------------------------------------------------- input
 
 
-def _encode(texts: Sequence[str], lowercase: bool) -> tuple[np.ndarray, bool, Any, Any]:
-    """(text bytes, whether UTF-8, byte offset where each document starts, where it ends).
-    The bytes are read-only either way, so the kernels compile for one array type."""
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    try:
-        raw = "".join(texts).encode("latin-1")  # a copy when every character fits
-    except UnicodeEncodeError:
-        pieces = [(t.lower() if lowercase else t).encode("utf-8", "surrogatepass") for t in texts]
-        lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
-        text = np.frombuffer(b"".join(pieces), np.uint8)
-        utf8 = True
-    else:
-        text = np.frombuffer(raw, np.uint8)
-        if lowercase:
-            text = kernels.map_bytes(text, _LATIN1_LOWER)
-            text.flags.writeable = False
-        utf8 = False
-    ends = np.cumsum(lengths)
-    return text, utf8, ends - lengths, ends
+@dataclass(frozen=True)
+class _Encoded:
+    """The documents as bytes: ``text[starts[d]:ends[d]]`` is document ``d`` (lowercased
+    already if UTF-8: ``lower`` then is the identity), read through ``lower``."""
+
+    text: np.ndarray
+    utf8: bool
+    starts: np.ndarray
+    ends: np.ndarray
+    lower: np.ndarray
+    classes: np.ndarray
+
+    @property
+    def n_bytes(self) -> int:
+        return int(self.text.size)
+
+    @classmethod
+    def of(cls, texts: Sequence[str], lowercase: bool) -> _Encoded:
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+        try:
+            raw = "".join(texts).encode("latin-1")  # a copy when every character fits
+        except UnicodeEncodeError:
+            pieces = [
+                (t.lower() if lowercase else t).encode("utf-8", "surrogatepass") for t in texts
+            ]
+            lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
+            text = np.frombuffer(b"".join(pieces), np.uint8)
+            utf8, lower, classes = True, _IDENTITY, unicode_classes()
+        else:
+            text = np.frombuffer(raw, np.uint8)
+            utf8, classes = False, _LATIN1_CLASSES
+            lower = _LATIN1_LOWER if lowercase else _IDENTITY
+        ends = np.cumsum(lengths)
+        return cls(text, utf8, ends - lengths, ends, lower, classes)
 
 
-def _n_threads(n_bytes: int) -> int:
-    if n_bytes < PARALLEL_MIN_BYTES:
-        return 1
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 if (cpus or 1) >= 2 else 1
+def _plan(doc: _Encoded, threads: int | None) -> tuple[int, list[tuple[int, int]]]:
+    """(threads, chunks of documents ``(a, b)``)."""
+    if threads is None:
+        threads = _usable_cpus() if doc.n_bytes >= PARALLEL_MIN_BYTES else 1
+    elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive int, not {threads!r}")
+    threads = int(threads)
+    wanted = 1 if threads == 1 else threads * CHUNKS_PER_THREAD
+    return threads, list(itertools.pairwise(_cuts(doc.ends - doc.starts, wanted)))
+
+
+def _usable_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _cuts(sizes: np.ndarray, parts: int) -> list[int]:
@@ -353,24 +575,29 @@ def _cuts(sizes: np.ndarray, parts: int) -> list[int]:
     return sorted({0, *inner, len(sizes)})  # fewer parts if one document is most of the text
 
 
-def _run(calls: list[Callable[[], Any]], parallel: bool) -> list[Any]:
-    """The results of ``calls``, in order. ``parallel``: run them at once, the first in this
-    thread (only the compiled kernels, ``nogil``, actually overlap); exceptions propagate."""
-    if not parallel:
-        return [call() for call in calls]
-    results: list[Any] = [None] * len(calls)
+def _in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) -> list[Any]:
+    """``[task(worker, i) for i in range(n_tasks)]``, the tasks handed out to ``n_threads``
+    workers as each becomes free (worker 0 is this thread; only the compiled kernels,
+    ``nogil``, actually overlap). Exceptions propagate."""
+    if n_threads == 1 or n_tasks == 1:
+        return [task(0, i) for i in range(n_tasks)]
+    results: list[Any] = [None] * n_tasks
+    tickets = itertools.count()  # next() on a count is atomic under the GIL
     errors: list[BaseException] = []
 
-    def run(i: int) -> None:
+    def work(worker: int) -> None:
         try:
-            results[i] = calls[i]()
+            for i in tickets:
+                if i >= n_tasks or errors:
+                    return
+                results[i] = task(worker, i)
         except BaseException as exc:  # re-raised below, in the caller's thread
             errors.append(exc)
 
-    others = [threading.Thread(target=run, args=(i,)) for i in range(1, len(calls))]
+    others = [threading.Thread(target=work, args=(w,)) for w in range(1, n_threads)]
     for thread in others:
         thread.start()
-    run(0)
+    work(0)
     for thread in others:
         thread.join()
     if errors:
@@ -378,151 +605,198 @@ def _run(calls: list[Callable[[], Any]], parallel: bool) -> list[Any]:
     return results
 
 
-# ---------------------------------------------------------------------------- terms
-
-
-def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty(size, a.dtype)
-    out[: a.size] = a
-    return out
+# ---------------------------------------------------------------------------- scanning
 
 
 @dataclass
-class _Terms:
-    """The distinct terms of a part: hash table, per-term hash / sort key / bytes, arena."""
+class _Known:
+    """One thread's state when counting over a fixed vocabulary."""
 
-    table: np.ndarray  # int32 term id per slot, -1 empty; a power of two, at most half full
-    hash: np.ndarray  # uint64
-    key: np.ndarray  # uint64, bytes 0..8 big-endian
-    start: np.ndarray  # int64, where the term's bytes start in the arena
-    length: np.ndarray  # int64
-    arena: np.ndarray  # uint8, the terms' bytes, each followed by a NUL byte
-    n: int = 0  # terms
-    used: int = 0  # arena bytes
+    lookup: Lookup
+    n_columns: int
+    oov: int
+    last: np.ndarray = field(init=False)
+    visit: int = 0
 
-    @classmethod
-    def for_text(cls, n_bytes: int) -> _Terms:
-        # Starting sizes from the amount of text (~1 term per 100 bytes on 20 Newsgroups);
-        # reserve() doubles them when needed.
-        capacity = 1 << max(10, min(20, (n_bytes // 64).bit_length()))
-        return cls(
-            table=np.full(2 * capacity, -1, np.int32),
-            hash=np.empty(capacity, np.uint64),
-            key=np.empty(capacity, np.uint64),
-            start=np.empty(capacity, np.int64),
-            length=np.empty(capacity, np.int64),
-            arena=np.empty(max(1 << 12, n_bytes // 8), np.uint8),
-        )
-
-    def reserve(self, n_terms: int, n_bytes: int) -> None:
-        """Make room for ``n_terms`` terms with ``n_bytes`` bytes in all."""
-        if n_terms > self.hash.size:
-            size = max(2 * self.hash.size, n_terms)
-            for name in ("hash", "key", "start", "length"):
-                setattr(self, name, _grown(getattr(self, name), size))
-        if 2 * n_terms > self.table.size:
-            slots = self.table.size
-            while 2 * n_terms > slots:
-                slots *= 2
-            self.table = kernels.rehash(self.hash, self.n, slots)
-        if n_bytes > self.arena.size:
-            self.arena = _grown(self.arena, max(2 * self.arena.size, n_bytes))
-
-    def merge(self, other: _Terms) -> np.ndarray:
-        """Add ``other``'s terms; returns the id here of each of them."""
-        self.reserve(self.n + other.n, self.used + other.used)
-        mapping = np.empty(other.n, np.int32)
-        self.n, self.used = kernels.merge_terms(
-            self.table, self.hash, self.key, self.start, self.length, self.arena, self.n,
-            self.used, other.hash, other.key, other.start, other.length, other.arena, other.n,
-            mapping,
-        )  # fmt: skip
-        return mapping
+    def __post_init__(self) -> None:
+        self.last = np.full(max(self.n_columns, 1), -1, np.int64)
 
 
 @dataclass
 class _Part:
-    """CSR rows of consecutive documents over the part's own term ids."""
+    """One thread's growing vocabulary."""
 
+    entries: _Entries
+    visit: int = 0
+
+
+@dataclass
+class _Rows:
+    """The CSR rows of one chunk of documents, columns in the worker's own numbering."""
+
+    worker: int
+    first: int  # the chunk's first document
     indptr: np.ndarray
     indices: np.ndarray
     counts: np.ndarray
-    terms: _Terms
 
 
-def _scan_part(
-    text: np.ndarray, utf8: bool, is_word: np.ndarray, starts: np.ndarray, ends: np.ndarray
-) -> _Part:
-    n_docs = starts.size
+_NO_STOPS: Lookup | None = None
+
+
+def _no_stops() -> Lookup:
+    global _NO_STOPS
+    if _NO_STOPS is None:
+        _NO_STOPS = Lookup.build([], np.zeros(0, np.int64), utf8=False)
+    return _NO_STOPS
+
+
+def _scan_all(
+    analysis: Analysis, doc: _Encoded, n_threads: int, chunks: list[tuple[int, int]]
+) -> tuple[list[_Entries], list[_Rows]]:
+    """Every chunk counted into its thread's own growing vocabulary."""
+    per_thread = doc.n_bytes // n_threads
+    # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
+    # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
+    pairs = analysis.kind == "word" and analysis.high > 1
+    n_strings = per_thread // (128 if analysis.kind == "word" else 16)
+    n_pairs = per_thread // 16 if pairs else 0
+    parts = [
+        _Part(_Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, per_thread // 16)))
+        for _ in range(n_threads)
+    ]
+    scanned = _in_parallel(
+        len(chunks),
+        n_threads,
+        lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, parts[w], None),
+    )
+    return [part.entries for part in parts], scanned
+
+
+def _scan_chunk(
+    analysis: Analysis,
+    doc: _Encoded,
+    chunk: tuple[int, int],
+    worker: int,
+    part: _Part | None,
+    known: _Known | None,
+) -> _Rows:
+    """The rows of documents ``chunk``: new terms added to ``part``, or counted over the fixed
+    vocabulary of ``known``."""
+    a, b = chunk
+    starts, ends = doc.starts[a:b], doc.ends[a:b]
     n_bytes = int(ends[-1] - starts[0])
-    terms = _Terms.for_text(n_bytes)
-    last_row = np.empty(terms.hash.size, np.int64)
-    indptr = np.zeros(n_docs + 1, np.int64)
-    size = max(1 << 10, n_bytes // 8)  # entries: ~1 per 12 bytes on 20 Newsgroups
+    indptr = np.zeros(b - a + 1, np.int64)
+    size = max(1 << 10, n_bytes // 6)
     indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
-    nnz = done = 0
-    resume = -1
+    word = analysis.kind == "word"
+    classes = _classes_with(doc.utf8, analysis.joiners) if analysis.joiners else doc.classes
+    if word:
+        stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()
+        stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
+    else:
+        scratch = np.empty(int((ends - starts).max()) + 2, np.uint8)
+    done = 0
     while True:
-        done, resume, terms.n, terms.used, nnz, need = kernels.scan(
-            text, utf8, is_word, starts, ends, done, resume, terms.table, terms.hash,
-            terms.key, terms.start, terms.length, terms.arena, terms.n, terms.used, last_row,
-            indptr, indices, counts, nnz,
-        )  # fmt: skip
-        if done == n_docs:
-            return _Part(indptr, indices[:nnz], counts[:nnz], terms)
-        # An array is full (a few times per call at most: each growth doubles).
-        if nnz == indices.size:
-            indices, counts = _grown(indices, 2 * nnz), _grown(counts, 2 * nnz)
-        terms.reserve(terms.n + 1, terms.used + need)
-        if last_row.size < terms.hash.size:
-            last_row = _grown(last_row, terms.hash.size)
+        if part is not None:
+            e = part.entries
+            table: tuple[Any, ...] = (
+                True, e.tokens, e.pairs, *e.arrays(), e.sizes, _NO_COLUMNS, -1, e.last,
+                part.visit,
+            )  # fmt: skip
+        else:
+            assert known is not None
+            e = known.lookup.entries
+            table = (
+                False, e.tokens, e.pairs, *e.arrays(), e.sizes, known.lookup.column,
+                known.oov, known.last, known.visit,
+            )  # fmt: skip
+        if word:
+            done, status, need, visit = kernels.scan_words(
+                doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
+                bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, indptr,
+                indices, counts,
+            )  # fmt: skip
+        else:
+            done, status, need, visit = kernels.scan_chars(
+                doc.text, doc.utf8, doc.lower, doc.classes, starts, ends, done, analysis.low,
+                analysis.high, analysis.kind == "char_wb", scratch, _IDENTITY, table[0],
+                *table[1:2], *table[3:], indptr, indices, counts,
+            )  # fmt: skip
+        if part is not None:
+            part.visit = visit
+        else:
+            known.visit = visit  # type: ignore[union-attr]
+        if status == kernels.DONE:
+            return _Rows(worker, a, indptr, indices, counts)
+        if status == kernels.ROWS_FULL:
+            indices, counts = _grown(indices, 2 * indices.size), _grown(counts, 2 * counts.size)
+        else:
+            assert part is not None
+            sizes = part.entries.sizes
+            part.entries.reserve(
+                int(sizes[0]) + 1, int(sizes[2]) + 1, int(sizes[3]) + 1, int(sizes[1]) + need
+            )
 
 
-def _combine(parts: list[_Part]) -> tuple[_Terms, np.ndarray, np.ndarray, np.ndarray]:
-    """One vocabulary and one CSR (over its term ids) from consecutive parts."""
-    first = parts[0]
-    if len(parts) == 1:
-        return first.terms, first.indptr, first.indices, first.counts
-    terms = first.terms
-    indptrs, indices = [first.indptr], [first.indices]
-    for part in parts[1:]:
-        mapping = terms.merge(part.terms)
-        indptrs.append(part.indptr[1:] + indptrs[-1][-1])
-        indices.append(kernels.remap(part.indices, mapping))
-    counts = np.concatenate([part.counts for part in parts])
-    return terms, np.concatenate(indptrs), np.concatenate(indices), counts
+_NO_COLUMNS = np.zeros(0, np.int64)
 
 
-def _term_order(terms: _Terms) -> np.ndarray:
-    """Term ids in byte order of the terms (= Python's str order of the decoded terms).
+# ---------------------------------------------------------------------------- output
 
-    An argsort of the 8-byte prefix keys orders nearly everything. Runs of equal keys are then
-    refined 8 bytes at a time, only for the terms still tied, with the length as last key: of
-    two terms equal on a zero-padded block, the one ending inside it is a prefix of the other
-    and sorts first (terms hold no NUL byte). Terms stay tied only while both go on.
-    """
-    n = terms.n
-    keys = terms.key[:n]
-    order = np.argsort(keys)
-    ranked = keys[order]
-    tied = ranked[1:] == ranked[:-1]  # tied[j]: order[j] and order[j + 1] tie
-    where = np.arange(n)  # the positions in `order` being refined
-    off = 0  # the block compared this round; round one redoes block 0 to apply lengths
-    while tied.any():
-        involved = np.zeros(where.size, bool)
-        involved[1:] |= tied
-        involved[:-1] |= tied
-        starts_group = np.ones(where.size, bool)
-        starts_group[1:] = ~tied
-        group = np.cumsum(starts_group)[involved]
-        where = where[involved]
-        ids = order[where]
-        block = kernels.keys_at(terms.arena, terms.start, terms.length, ids, off)
-        length = terms.length[ids]
-        perm = np.lexsort((length, block, group))
-        order[where] = ids[perm]
-        block, group, length = block[perm], group[perm], length[perm]
-        off += 8
-        longer = length > off
-        tied = (block[1:] == block[:-1]) & (group[1:] == group[:-1]) & longer[1:] & longer[:-1]
-    return order
+
+def _assemble(
+    scanned: list[_Rows],
+    columns_of: Callable[[_Rows], np.ndarray],
+    n_threads: int,
+    *,
+    merge: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One CSR (indptr, indices, data) from the chunks' rows, each row's entries moved to
+    ``columns_of(rows)[entry]`` and sorted (``merge``: entries landing in one column summed);
+    chunks are rewritten in parallel."""
+    offsets = np.concatenate(([0], np.cumsum([int(rows.indptr[-1]) for rows in scanned])))
+    n_docs = sum(rows.indptr.size - 1 for rows in scanned)
+    total = int(offsets[-1])
+    indptr = np.empty(n_docs + 1, np.int64)
+    indices = np.empty(total, np.int32)
+    data = np.empty(total, np.float64)
+
+    def rewrite(worker: int, c: int) -> int:
+        rows = scanned[c]
+        n = rows.indptr.size - 1
+        return int(
+            kernels.sorted_rows(
+                rows.indptr,
+                rows.indices,
+                rows.counts,
+                columns_of(rows),
+                indptr[rows.first : rows.first + n],
+                indices,
+                data,
+                int(offsets[c]),
+                merge,
+            )
+        )
+
+    ends = _in_parallel(len(scanned), n_threads, rewrite)
+    if not merge:
+        indptr[-1] = total
+        return indptr, indices, data
+    # Merged entries leave a gap at the end of each chunk's share: close the gaps.
+    keep = np.zeros(total, bool)
+    for c, end in enumerate(ends):
+        keep[offsets[c] : end] = True
+    gaps = np.concatenate(([0], np.cumsum(~keep)))
+    indptr[:-1] -= gaps[indptr[:-1]]
+    indptr[-1] = int(keep.sum())
+    return indptr, indices[keep], data[keep]
+
+
+def _csr(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_docs: int, n_columns: int
+) -> sp.csr_matrix:
+    # The same constructor call as the Python path, so scipy picks the same index dtype.
+    counts = sp.csr_matrix((data, indices, np.asarray(indptr, np.int64)), shape=(n_docs, n_columns))
+    counts.has_canonical_format = True  # sorted indices, no duplicates: true by construction
+    return counts

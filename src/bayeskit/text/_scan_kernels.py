@@ -1,22 +1,45 @@
-"""Compiled kernels of the word scanner (:mod:`bayeskit.text._scan` drives them).
+"""Compiled kernels of the text scanner (:mod:`bayeskit.text._scan` drives them).
 
-The text is one byte array: latin-1 (one byte per character, already lowercased when asked)
-or UTF-8 (``surrogatepass``). A word character is whatever ``is_word[code point]`` says; a
-token is a maximal run of two or more of them, which is what ``(?u)\\b\\w\\w+\\b`` finds.
+The text is one byte array: latin-1 (one byte per character) or UTF-8 (``surrogatepass``).
+Every byte is read through a 256-entry table ``lower`` (latin-1 lowercasing, or the identity),
+so lowercased text is never written out for the word analyzer. A character's class comes from
+``classes[code point]``: bit 1 = a word character (``\\w``), bit 2 = whitespace (``\\s``),
+bit 4 = a character a token may hold (the word characters, and the *joiners* of a pattern that
+keeps e-mail addresses and host names whole).
 
-Terms live in a small open-addressing hash table (FNV-1a over the term's bytes, linear
-probing). Two terms are the same only if their bytes are equal, so hash collisions never
-merge terms. A term's bytes are copied once, when first seen, into an ``arena``, followed by a
-NUL byte (no term holds one); ``term_start`` and ``term_len`` locate them there. The arena
-thus lists the terms in order of their ids, and one decode and split on NUL makes them ``str``.
-``term_key`` holds a term's first 8 bytes big-endian: most of the work of sorting them.
+**Entries.** A vocabulary table holds *entries*, numbered in order of creation. An entry is
+either a byte string (a token, or a character n-gram), found through the ``tokens`` hash table,
+or a *pair* ``(left entry, right token)``: the word n-gram ``left + " " + right``, found
+through the ``pairs`` table by the two ids alone, so a word n-gram is never compared or copied
+byte by byte. ``order[e]`` is the number of tokens of a word entry (1 for byte strings). A
+word n-gram's left part is an entry too, even when it is not a term itself (the bigram of a
+trigram when only trigrams are counted): counted are the entries of the wanted orders.
 
-Every kernel is ``nogil``: the driver runs two of them at once in Python threads on disjoint
-outputs (they only read shared inputs). :func:`bayeskit._jit.njit` keeps the compiled code
-next to this file where it can (otherwise it compiles in each process). No kernel allocates or
-grows arrays in its hot loop: rebinding an array variable inside a numba loop adds reference
-counting per token (measured ~10x slower), so the scanner returns when an array is full and
-the Python driver grows it and calls again.
+A byte string's hash is built from its bytes eight at a time (``_push``, ``_final``); its
+*key* is its first 8 bytes, big-endian and zero-padded, so integer order of keys is byte order
+of strings. A ``tokens`` slot holds ``(key, length << 32 | entry)``: most strings are at most
+8 bytes long, and for them the slot alone decides equality, in one memory access; longer ones
+compare their remaining bytes with the copy kept in an ``arena`` (each followed by a NUL
+byte). A ``pairs`` slot holds ``(left << 32 | right, entry + 1)``. A zero second word marks a
+free slot (tables start as zeros, and no page of them is touched before it is used). Hash
+collisions never merge entries: equality is always by bytes and length, or by both ids.
+
+**Rows.** Scanning a document appends its CSR row: each term's column (its entry id, or a
+fixed column for a fitted vocabulary) in order of first occurrence, with its count. ``last[c]``
+packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry, so one memory
+access says whether this row has it already. ``visit`` counts document attempts, so a
+document scanned again (below) never sees its own earlier entries.
+
+**Growth.** The scanners neither allocate nor count references: they are compiled without
+numba's runtime (``_nrt=False``; inlined helpers with array arguments otherwise pay reference
+counting per token, measured 3-4x slower), and every work array comes from the driver. When an
+output array is full, a scanner returns ``(document, status, need)``; the driver grows it and
+calls again from the start of that document, whose partial row is dropped (entries it added
+stay: they occur in it). Status: 0 done, 1 rows full, 2 tables or arena full (``need``: arena
+bytes for the string that did not fit).
+
+Every kernel is ``nogil``: the driver runs several at once in Python threads, each on its own
+outputs. :func:`bayeskit._jit.njit` keeps the compiled code next to this file where it can.
 """
 
 from __future__ import annotations
@@ -25,442 +48,964 @@ import numpy as np
 
 from .._jit import njit
 
-FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-FNV_PRIME = np.uint64(0x100000001B3)
+DONE, ROWS_FULL, TABLES_FULL = 0, 1, 2
+WORD, SPACE, TOKEN = 1, 2, 4  # bits of a character's class: \w, \s, may be in a token
+EMPTY = np.uint64(0)  # a free slot's second word (never 0 in use: see _bytes_entry, _pair_entry)
+_SEED = np.uint64(0x243F6A8885A308D3)
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_ONE = np.uint64(1)
+_U8 = np.uint64(8)
+_U32 = np.uint64(32)
 
 
-@njit(nogil=True)
-def map_bytes(buf: np.ndarray, table: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """``table[buf]``: lowercase latin-1 text with a 256-entry table."""
-    out = np.empty_like(buf)
-    for i in range(buf.size):
-        out[i] = table[buf[i]]
-    return out
+def _crc_table() -> np.ndarray:
+    table = np.zeros(256, np.uint32)
+    for byte in range(256):
+        c = byte
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table[byte] = c
+    return table
 
 
-@njit(nogil=True)
-def _code_point(text: np.ndarray, i: int, utf8: bool) -> tuple[int, int]:  # pragma: no cover
+CRC_TABLE = _crc_table()
+
+
+# ---------------------------------------------------------------------------- bytes and hashes
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _width(lead: int) -> int:  # pragma: no cover
+    """Bytes of the UTF-8 character starting with byte ``lead``."""
+    if lead < 0x80:
+        return 1
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    return 4
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _code_point(
+    src: np.ndarray, lower: np.ndarray, i: int, utf8: bool
+) -> tuple[int, int]:  # pragma: no cover
     """The code point starting at byte ``i`` and its length in bytes. The driver made the
     bytes, so they are well-formed (surrogates included, as ``surrogatepass`` writes them)."""
-    b = np.int64(text[i])
+    b = np.int64(lower[src[i]])
     if not utf8 or b < 0x80:
         return b, 1
     if b < 0xE0:
-        return ((b & 0x1F) << 6) | (np.int64(text[i + 1]) & 0x3F), 2
+        return ((b & 0x1F) << 6) | (np.int64(src[i + 1]) & 0x3F), 2
     if b < 0xF0:
         return (
             ((b & 0x0F) << 12)
-            | ((np.int64(text[i + 1]) & 0x3F) << 6)
-            | (np.int64(text[i + 2]) & 0x3F)
+            | ((np.int64(src[i + 1]) & 0x3F) << 6)
+            | (np.int64(src[i + 2]) & 0x3F)
         ), 3
     return (
         ((b & 0x07) << 18)
-        | ((np.int64(text[i + 1]) & 0x3F) << 12)
-        | ((np.int64(text[i + 2]) & 0x3F) << 6)
-        | (np.int64(text[i + 3]) & 0x3F)
+        | ((np.int64(src[i + 1]) & 0x3F) << 12)
+        | ((np.int64(src[i + 2]) & 0x3F) << 6)
+        | (np.int64(src[i + 3]) & 0x3F)
     ), 4
 
 
-@njit(nogil=True)
-def _same(a: np.ndarray, sa: int, b: np.ndarray, sb: int, n: int) -> bool:  # pragma: no cover
-    """Whether ``a[sa:sa+n]`` equals ``b[sb:sb+n]``, without making slices."""
-    for k in range(n):  # noqa: SIM110 - a plain loop is what numba compiles best
-        if a[sa + k] != b[sb + k]:
-            return False
-    return True
+@njit(nogil=True, inline="always", _nrt=False)
+def _push(
+    h: np.uint64, acc: np.uint64, nb: int, key: np.uint64, byte: int
+) -> tuple[np.uint64, np.uint64, int, np.uint64]:  # pragma: no cover
+    """Add one byte to a hash state ``(h, acc, nb, key)``: ``acc`` gathers the bytes; every 8
+    are mixed into ``h``, the first 8 also kept as the ``key``; ``nb`` counts them all."""
+    acc = (acc << _U8) | np.uint64(byte)
+    nb += 1
+    if nb & 7 == 0:
+        if nb == 8:
+            key = acc
+        h = (h ^ acc) * _M1
+        h ^= h >> _U32
+        acc = np.uint64(0)
+    return h, acc, nb, key
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _final(
+    h: np.uint64, acc: np.uint64, nb: int, key: np.uint64
+) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
+    """``(hash, key)`` of a string of ``nb`` bytes from its hash state."""
+    if nb < 8:
+        key = acc << np.uint64(8 * (8 - nb))
+    x = ((h ^ acc) * _M1) ^ np.uint64(nb)
+    x ^= x >> np.uint64(29)
+    x *= _M2
+    x ^= x >> _U32
+    return x, key
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _pair_hash(pk: np.uint64) -> np.uint64:  # pragma: no cover
+    x = pk * _M1
+    x ^= x >> np.uint64(29)
+    x *= _M2
+    x ^= x >> _U32
+    return x
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _find_bytes(
+    tokens: np.ndarray,
+    hf: np.uint64,
+    key: np.uint64,
+    length: int,
+    arena: np.ndarray,
+    start: np.ndarray,
+    src: np.ndarray,
+    lower: np.ndarray,
+    s: int,
+) -> tuple[int, int]:  # pragma: no cover
+    """``(slot, entry)`` of the string ``lower[src[s:s + length]]`` in ``tokens``, or
+    ``(the free slot where it goes, -1)``."""
+    mask = np.uint64(tokens.shape[0] - 1)
+    p = hf & mask
+    want = np.uint64(length)
+    while True:
+        tag = tokens[p, 1]
+        if tag == EMPTY:
+            return np.int64(p), -1
+        if tokens[p, 0] == key and (tag >> _U32) == want:
+            e = np.int64(tag & _LOW32)
+            same = True
+            a = start[e]
+            for k in range(8, length):  # the first 8 bytes are the key
+                if arena[a + k] != lower[src[s + k]]:
+                    same = False
+                    break
+            if same:
+                return np.int64(p), e
+        p = (p + _ONE) & mask
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _find_pair(
+    pairs: np.ndarray, hf: np.uint64, pk: np.uint64
+) -> tuple[int, int]:  # pragma: no cover
+    """``(slot, entry)`` of the pair with key ``pk`` in ``pairs``, or ``(free slot, -1)``. A
+    slot holds ``entry + 1``, so that a zero means free (tables start as zeros: no page of
+    them is touched before it is used)."""
+    mask = np.uint64(pairs.shape[0] - 1)
+    p = hf & mask
+    while True:
+        tag = pairs[p, 1]
+        if tag == EMPTY:
+            return np.int64(p), -1
+        if pairs[p, 0] == pk:
+            return np.int64(p), np.int64(tag) - 1
+        p = (p + _ONE) & mask
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _room(
+    sizes: np.ndarray, ids: np.ndarray, table: np.ndarray, n_in_table: int
+) -> bool:  # pragma: no cover
+    """Whether one more entry fits: an id, and a slot with the table staying half empty."""
+    return sizes[0] < ids.size and 2 * (n_in_table + 1) <= table.shape[0]
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _row_add(
+    col: int,
+    last: np.ndarray,
+    visit: int,
+    row0: int,
+    nnz: int,
+    indices: np.ndarray,
+    counts: np.ndarray,
+) -> int:  # pragma: no cover
+    """Count column ``col`` once more in the row that starts at ``row0``; the new ``nnz``, or
+    -1 when the row needs an entry and ``indices`` is full."""
+    seen = last[col]
+    if (seen >> 32) == visit:
+        counts[row0 + (seen & 0xFFFFFFFF)] += 1
+        return nnz
+    if nnz == indices.size:
+        return -1
+    last[col] = (np.int64(visit) << 32) | (nnz - row0)
+    indices[nnz] = col
+    counts[nnz] = 1
+    return nnz + 1
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _bytes_entry(
+    insert: bool,
+    hf: np.uint64,
+    key: np.uint64,
+    length: int,
+    src: np.ndarray,
+    lower: np.ndarray,
+    s: int,
+    tokens: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    arena: np.ndarray,
+    sizes: np.ndarray,
+    last: np.ndarray,
+) -> int:  # pragma: no cover
+    """The entry of a string: found, or (``insert``) added; -1 when it is not there (fixed
+    vocabulary) and -2 when there is no room to add it."""
+    slot, e = _find_bytes(tokens, hf, key, length, arena, e_start, src, lower, s)
+    if e >= 0 or not insert:
+        return e
+    used = sizes[1]
+    if not _room(sizes, e_hash, tokens, sizes[2]) or used + length + 1 > arena.size:
+        return -2
+    e = sizes[0]
+    tokens[slot, 0] = key
+    tokens[slot, 1] = (np.uint64(length) << _U32) | np.uint64(e)
+    e_hash[e] = hf
+    e_key[e] = key
+    e_start[e] = used
+    e_len[e] = length
+    e_left[e] = -1
+    e_right[e] = -1
+    e_order[e] = 1
+    for k in range(length):
+        arena[used + k] = lower[src[s + k]]
+    arena[used + length] = 0
+    sizes[0] += 1
+    sizes[1] = used + length + 1
+    sizes[2] += 1
+    last[e] = -1
+    return e
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _pair_entry(
+    insert: bool,
+    left: int,
+    right: int,
+    order: int,
+    pairs: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    sizes: np.ndarray,
+    last: np.ndarray,
+) -> int:  # pragma: no cover
+    """The entry of the word n-gram ``left`` + token ``right`` (as :func:`_bytes_entry`);
+    -1 as well when either part is unknown."""
+    if left < 0 or right < 0:
+        return -1
+    pk = (np.uint64(left) << _U32) | np.uint64(right)
+    hf = _pair_hash(pk)
+    slot, e = _find_pair(pairs, hf, pk)
+    if e >= 0 or not insert:
+        return e
+    if not _room(sizes, e_hash, pairs, sizes[3]):
+        return -2
+    e = sizes[0]
+    pairs[slot, 0] = pk
+    pairs[slot, 1] = np.uint64(e + 1)
+    e_hash[e] = hf
+    e_key[e] = pk
+    e_start[e] = -1
+    e_len[e] = -1
+    e_left[e] = left
+    e_right[e] = right
+    e_order[e] = order
+    sizes[0] += 1
+    sizes[3] += 1
+    last[e] = -1
+    return e
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _column(insert: bool, e: int, column: np.ndarray, oov: int) -> int:  # pragma: no cover
+    """Where an occurrence of entry ``e`` (-1: none) counts: its own id when counting new
+    terms; its vocabulary column, else the out-of-vocabulary one (-1: nowhere)."""
+    if insert:
+        return e
+    if e >= 0 and column[e] >= 0:
+        return column[e]
+    return oov
+
+
+# ---------------------------------------------------------------------------- scanners
+
+
+@njit(nogil=True, _nrt=False)
+def scan_words(
+    text: np.ndarray,
+    utf8: bool,
+    lower: np.ndarray,
+    classes: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    first: int,
+    min_chars: int,
+    joined: bool,
+    low: int,
+    high: int,
+    stop_tokens: np.ndarray,
+    stop_start: np.ndarray,
+    stop_arena: np.ndarray,
+    insert: bool,
+    tokens: np.ndarray,
+    pairs: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    arena: np.ndarray,
+    sizes: np.ndarray,
+    column: np.ndarray,
+    oov: int,
+    last: np.ndarray,
+    visit: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[int, int, int, int]:  # pragma: no cover
+    """Rows of documents ``first, first + 1, ...`` (bytes ``starts[d]:ends[d]`` of ``text``)
+    under the word analyzer: tokens are maximal runs of at least ``min_chars`` word characters
+    (``\\b\\w\\w+\\b`` or ``\\b\\w+\\b``; ``joined``: runs of token characters trimmed to
+    word characters at both ends), tokens found in the stop table are dropped, and the
+    terms are the ``low``..``high``-grams (``high`` <= 3) of the tokens left.
+
+    ``insert``: new entries are added and rows hold entry ids. Otherwise the tables are a
+    fixed vocabulary and rows hold ``column`` / ``oov`` columns. Returns
+    ``(document, status, need, visit)``; see the module docstring."""
+    n_docs = starts.size
+    check_stop = stop_tokens.shape[0] > 1
+    for d in range(first, n_docs):
+        i = starts[d]
+        end = ends[d]
+        visit += 1
+        row0 = indptr[d]
+        nnz = row0
+        n_tokens = 0
+        before = -1  # the entry of the previous token
+        before2 = -1  # the bigram ending at the previous token
+        while i < end:
+            cp, width = _code_point(text, lower, i, utf8)
+            if classes[cp] & TOKEN == 0:
+                i += width
+                continue
+            # A run of token characters: its hash state is built while finding its end. With
+            # joiners the token is the run from its first word character to its last one
+            # (what \b\w[\w.@-]*\w\b|\b\w\b finds): the state is kept at each word
+            # character's end, and leading joiners are skipped.
+            if joined and classes[cp] & WORD == 0:
+                i += width
+                continue
+            s = i
+            n_chars = 0
+            h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
+            while True:
+                for k in range(width):
+                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
+                i += width
+                n_chars += 1
+                if joined and classes[cp] & WORD:
+                    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
+                if i >= end:
+                    break
+                cp, width = _code_point(text, lower, i, utf8)
+                if classes[cp] & TOKEN == 0:
+                    break
+            if joined:
+                h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
+            if n_chars < min_chars:
+                continue
+            hf, key8 = _final(h, acc, nb, key)
+            if check_stop:
+                _, found = _find_bytes(
+                    stop_tokens, hf, key8, nb, stop_arena, stop_start, text, lower, s
+                )
+                if found >= 0:
+                    continue
+            t = _bytes_entry(
+                insert, hf, key8, nb, text, lower, s, tokens, e_hash, e_key, e_start, e_len,
+                e_left, e_right, e_order, arena, sizes, last,
+            )  # fmt: skip
+            if t == -2:
+                return d, TABLES_FULL, nb + 1, visit
+            if low == 1:
+                col = _column(insert, t, column, oov)
+                if col >= 0:
+                    nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
+                    if nnz < 0:
+                        return d, ROWS_FULL, 0, visit
+            if high > 1 and n_tokens > 0:
+                # Word n-grams ending at this token: the (n-1)-gram ending at the previous
+                # token, then this one.
+                b = _pair_entry(
+                    insert, before, t, 2, pairs, e_hash, e_key, e_start, e_len, e_left,
+                    e_right, e_order, sizes, last,
+                )  # fmt: skip
+                if b == -2:
+                    return d, TABLES_FULL, 0, visit
+                if low <= 2:
+                    col = _column(insert, b, column, oov)
+                    if col >= 0:
+                        nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
+                        if nnz < 0:
+                            return d, ROWS_FULL, 0, visit
+                if high > 2 and n_tokens > 1:
+                    c = _pair_entry(
+                        insert, before2, t, 3, pairs, e_hash, e_key, e_start, e_len, e_left,
+                        e_right, e_order, sizes, last,
+                    )  # fmt: skip
+                    if c == -2:
+                        return d, TABLES_FULL, 0, visit
+                    col = _column(insert, c, column, oov)
+                    if col >= 0:
+                        nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
+                        if nnz < 0:
+                            return d, ROWS_FULL, 0, visit
+                before2 = b
+            before = t
+            n_tokens += 1
+        indptr[d + 1] = nnz
+    return n_docs, DONE, 0, visit
+
+
+@njit(nogil=True, _nrt=False)
+def _normalize(
+    text: np.ndarray,
+    s: int,
+    e: int,
+    utf8: bool,
+    lower: np.ndarray,
+    classes: np.ndarray,
+    out: np.ndarray,
+    wb: bool,
+) -> int:  # pragma: no cover
+    """Write the lowered document ``text[s:e]`` to ``out`` with scikit-learn's whitespace
+    rule for character n-grams; return its length in bytes.
+
+    ``char``: a run of two or more whitespace characters becomes one space (``\\s\\s+``), a
+    single one stays. ``char_wb``: every run becomes one space, and a space is put before the
+    first word and after the last, so each word is found with its padding around it."""
+    n = 0
+    run = 0  # whitespace characters in the current run
+    run_at = 0  # where the run's first character was written
+    if wb:
+        out[0] = 0x20
+        n = 1
+    i = s
+    while i < e:
+        cp, width = _code_point(text, lower, i, utf8)
+        if classes[cp] & SPACE:
+            if wb:
+                if out[n - 1] != 0x20:
+                    out[n] = 0x20
+                    n += 1
+            else:
+                if run == 0:
+                    run_at = n
+                    for k in range(width):
+                        out[n + k] = lower[text[i + k]]
+                    n += width
+                elif run == 1:
+                    out[run_at] = 0x20
+                    n = run_at + 1
+                run += 1
+        else:
+            run = 0
+            for k in range(width):
+                out[n + k] = lower[text[i + k]]
+            n += width
+        i += width
+    if wb and out[n - 1] != 0x20:
+        out[n] = 0x20
+        n += 1
+    return n
+
+
+@njit(nogil=True, _nrt=False)
+def scan_chars(
+    text: np.ndarray,
+    utf8: bool,
+    lower: np.ndarray,
+    classes: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    first: int,
+    low: int,
+    high: int,
+    wb: bool,
+    scratch: np.ndarray,
+    identity: np.ndarray,
+    insert: bool,
+    tokens: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    arena: np.ndarray,
+    sizes: np.ndarray,
+    column: np.ndarray,
+    oov: int,
+    last: np.ndarray,
+    visit: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[int, int, int, int]:  # pragma: no cover
+    """Rows of documents ``first, ...`` under the ``char`` analyzer (every ``low``..``high``
+    characters of the normalized document) or, with ``wb``, ``char_wb`` (n-grams of each word
+    padded with a space on both sides; a padded word of at most ``high`` characters also
+    counts once as a whole, as scikit-learn does). ``scratch`` holds the longest document
+    normalized (see :func:`_normalize`). Otherwise as :func:`scan_words`."""
+    n_docs = starts.size
+    for d in range(first, n_docs):
+        visit += 1
+        row0 = indptr[d]
+        nnz = row0
+        n = _normalize(text, starts[d], ends[d], utf8, lower, classes, scratch, wb)
+        a, b = 0, n  # the span whose n-grams are counted: the document, or one padded word
+        while a < b:
+            if wb:
+                # The next word: a run of non-spaces, with the spaces around it.
+                w = a
+                while w < n and scratch[w] == 0x20:
+                    w += 1
+                if w >= n:
+                    break
+                z = w
+                while scratch[z] != 0x20:
+                    z += 1
+                a, b = w - 1, z + 1
+            size = b - a  # characters in the span
+            if utf8:
+                size = 0
+                for k in range(a, b):
+                    if scratch[k] & 0xC0 != 0x80:
+                        size += 1
+            o = a
+            index = 0  # character index of o in the span
+            while o < b:
+                h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+                p = o
+                for m in range(1, min(high, size - index) + 1):
+                    width = _width(scratch[p]) if utf8 else 1
+                    for k in range(width):
+                        h, acc, nb, key = _push(h, acc, nb, key, scratch[p + k])
+                    p += width
+                    if (m >= low and (not wb or m < size)) or (wb and index == 0 and m == size):
+                        hf, key8 = _final(h, acc, nb, key)
+                        e = _bytes_entry(
+                            insert, hf, key8, nb, scratch, identity, o, tokens, e_hash, e_key,
+                            e_start, e_len, e_left, e_right, e_order, arena, sizes, last,
+                        )  # fmt: skip
+                        if e == -2:
+                            return d, TABLES_FULL, nb + 1, visit
+                        col = _column(insert, e, column, oov)
+                        if col >= 0:
+                            nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
+                            if nnz < 0:
+                                return d, ROWS_FULL, 0, visit
+                o += _width(scratch[o]) if utf8 else 1
+                index += 1
+            if not wb:
+                break
+            a = b - 1  # the closing space opens the next padded word
+        indptr[d + 1] = nnz
+    return n_docs, DONE, 0, visit
+
+
+# ---------------------------------------------------------------------------- tables
 
 
 @njit(nogil=True)
-def _key8(buf: np.ndarray, start: int, length: int, off: int) -> np.uint64:  # pragma: no cover
-    """Bytes ``off .. off+8`` of a term as a big-endian integer, zero-padded: integer order
-    is byte order, and a term that ends in the block sorts before its extensions (terms
-    hold no NUL byte)."""
-    key = np.uint64(0)
-    for j in range(8):
-        key = key << np.uint64(8)
-        if off + j < length:
-            key |= np.uint64(buf[start + off + j])
-    return key
-
-
-@njit(nogil=True)
-def rehash(term_hash: np.ndarray, n_terms: int, capacity: int) -> np.ndarray:  # pragma: no cover
-    """A fresh table of ``capacity`` slots (a power of two) holding terms ``0 .. n_terms``."""
-    table = np.full(capacity, -1, np.int32)
-    mask = np.uint64(capacity - 1)
-    for t in range(n_terms):
-        p = term_hash[t] & mask
-        while table[p] >= 0:
-            p = (p + np.uint64(1)) & mask
-        table[p] = t
+def rehash(
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_len: np.ndarray,
+    e_order: np.ndarray,
+    n: int,
+    slots: int,
+    of_pairs: bool,
+) -> np.ndarray:  # pragma: no cover
+    """A fresh ``tokens`` (or, with ``of_pairs``, ``pairs``) table of ``slots`` (a power of
+    two) holding those of entries ``0 .. n``."""
+    table = np.zeros((slots, 2), np.uint64)
+    mask = np.uint64(slots - 1)
+    for e in range(n):
+        if (e_order[e] > 1) != of_pairs:
+            continue
+        p = e_hash[e] & mask
+        while table[p, 1] != EMPTY:
+            p = (p + _ONE) & mask
+        table[p, 0] = e_key[e]
+        if of_pairs:
+            table[p, 1] = np.uint64(e + 1)
+        else:
+            table[p, 1] = (np.uint64(e_len[e]) << _U32) | np.uint64(e)
     return table
 
 
 @njit(nogil=True)
-def scan(
-    text: np.ndarray,
-    utf8: bool,
-    is_word: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    first: int,
-    resume: int,
-    table: np.ndarray,
-    term_hash: np.ndarray,
-    term_key: np.ndarray,
-    term_start: np.ndarray,
-    term_len: np.ndarray,
+def merge_entries(
+    tokens: np.ndarray,
+    pairs: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
     arena: np.ndarray,
-    n_terms: int,
-    used: int,
-    last_row: np.ndarray,
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    counts: np.ndarray,
-    nnz: int,
-) -> tuple[int, int, int, int, int, int]:  # pragma: no cover
-    """Count the tokens of documents ``first, first+1, ...`` (bytes ``starts[d] .. ends[d]``
-    of ``text``; document ``first`` from byte ``resume`` if that is >= 0) into CSR rows:
-    ``indices`` are term ids in order of first occurrence in the row, ``counts`` their counts,
-    ``indptr[d + 1]`` the end of row ``d``.
-
-    Returns ``(document, byte, n_terms, used arena bytes, nnz, need)``. When done, document
-    is ``len(starts)``. Otherwise an array is full: ``byte`` is where the token that did not
-    fit starts and ``need`` the arena bytes it takes; the driver grows the full array and
-    calls again from there (a term already added is then found, not added twice; a count is
-    never made twice).
-    """
-    n_docs = starts.size
-    mask = np.uint64(table.size - 1)
-    for d in range(first, n_docs):
-        i = resume if d == first and resume >= 0 else starts[d]
-        end = ends[d]
-        row0 = indptr[d]  # set when row d - 1 was finished (or 0)
-        while i < end:
-            cp, width = _code_point(text, i, utf8)
-            if is_word[cp] == 0:
-                i += width
-                continue
-            # A run of word characters: hash its bytes while finding its end.
-            s = i
-            n_chars = 0
-            h = FNV_OFFSET
-            while True:
-                for k in range(width):
-                    h = (h ^ np.uint64(text[i + k])) * FNV_PRIME
-                i += width
-                n_chars += 1
-                if i >= end:
-                    break
-                cp, width = _code_point(text, i, utf8)
-                if is_word[cp] == 0:
-                    break
-            if n_chars < 2:
-                continue
-            length = i - s
-            # Exact lookup: same hash, same length, same bytes.
-            pos = h & mask
-            while True:
-                t = table[pos]
-                if t < 0:
-                    break
-                if (
-                    term_hash[t] == h
-                    and term_len[t] == length
-                    and _same(arena, term_start[t], text, s, length)
-                ):
-                    break
-                pos = (pos + np.uint64(1)) & mask
-            if t < 0:  # a new term: its bytes and sort key are taken while still in cache
-                if (
-                    n_terms == term_hash.size
-                    or 2 * (n_terms + 1) > table.size
-                    or used + length + 1 > arena.size
-                ):
-                    return d, s, n_terms, used, nnz, length + 1
-                t = n_terms
-                n_terms += 1
-                table[pos] = t
-                term_hash[t] = h
-                term_key[t] = _key8(text, s, length, 0)
-                term_start[t] = used
-                term_len[t] = length
-                for k in range(length):
-                    arena[used + k] = text[s + k]
-                arena[used + length] = 0
-                used += length + 1
-                last_row[t] = -1
-            # last_row packs (row << 32 | position in the row) of the term's last entry: one
-            # memory access tells whether this row has it already, and where.
-            seen = last_row[t]
-            if (seen >> 32) == d:
-                counts[row0 + (seen & 0xFFFFFFFF)] += 1
-            else:
-                if nnz == indices.size:
-                    return d, s, n_terms, used, nnz, 0
-                last_row[t] = (np.int64(d) << 32) | (nnz - row0)
-                indices[nnz] = t
-                counts[nnz] = 1
-                nnz += 1
-        indptr[d + 1] = nnz
-    return n_docs, 0, n_terms, used, nnz, 0
-
-
-@njit(nogil=True)
-def merge_terms(
-    table: np.ndarray,
-    term_hash: np.ndarray,
-    term_key: np.ndarray,
-    term_start: np.ndarray,
-    term_len: np.ndarray,
-    arena: np.ndarray,
-    n_terms: int,
-    used: int,
+    sizes: np.ndarray,
+    last: np.ndarray,
     b_hash: np.ndarray,
     b_key: np.ndarray,
     b_start: np.ndarray,
     b_len: np.ndarray,
+    b_left: np.ndarray,
+    b_right: np.ndarray,
+    b_order: np.ndarray,
     b_arena: np.ndarray,
     n_b: int,
     mapping: np.ndarray,
-) -> tuple[int, int]:  # pragma: no cover
-    """Add another part's terms (``b_*``) to these (the arrays have room): ``mapping[u]`` is
-    the id here of the other part's term ``u``. Returns ``(n_terms, used)``."""
-    mask = np.uint64(table.size - 1)
-    for u in range(n_b):
-        h = b_hash[u]
-        length = b_len[u]
-        pos = h & mask
-        while True:
-            t = table[pos]
-            if t < 0:
-                break
-            if (
-                term_hash[t] == h
-                and term_len[t] == length
-                and _same(arena, term_start[t], b_arena, b_start[u], length)
-            ):
-                break
-            pos = (pos + np.uint64(1)) & mask
-        if t < 0:
-            t = n_terms
-            n_terms += 1
-            table[pos] = t
-            term_hash[t] = h
-            term_key[t] = b_key[u]
-            term_start[t] = used
-            term_len[t] = length
-            for k in range(length + 1):  # with its NUL
-                arena[used + k] = b_arena[b_start[u] + k]
-            used += length + 1
-        mapping[u] = t
-    return n_terms, used
-
-
-@njit(nogil=True)
-def keys_at(
-    arena: np.ndarray, term_start: np.ndarray, term_len: np.ndarray, ids: np.ndarray, off: int
-) -> np.ndarray:  # pragma: no cover
-    """Sort keys of bytes ``off .. off+8`` of terms ``ids``."""
-    out = np.empty(ids.size, np.uint64)
-    for g in range(ids.size):
-        out[g] = _key8(arena, term_start[ids[g]], term_len[ids[g]], off)
-    return out
-
-
-@njit(nogil=True)
-def remap(indices: np.ndarray, mapping: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """``mapping[indices]`` as int32."""
-    out = np.empty(indices.size, np.int32)
-    for k in range(indices.size):
-        out[k] = mapping[indices[k]]
-    return out
-
-
-@njit(nogil=True)
-def to_csc(
-    indptr: np.ndarray, indices: np.ndarray, counts: np.ndarray, n_terms: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """The CSR entries grouped by term id (a counting sort): ``colptr``, rows and counts.
-    Within a term, rows come out increasing."""
-    nnz = indices.size
-    colptr = np.zeros(n_terms + 1, np.int64)
-    for k in range(nnz):
-        colptr[indices[k] + 1] += 1
-    for c in range(n_terms):
-        colptr[c + 1] += colptr[c]
-    fill = colptr[:-1].copy()
-    rows = np.empty(nnz, np.int32)
-    values = np.empty(nnz, counts.dtype)
-    for r in range(indptr.size - 1):
-        for k in range(indptr[r], indptr[r + 1]):
-            p = fill[indices[k]]
-            fill[indices[k]] = p + 1
-            rows[p] = r
-            values[p] = counts[k]
-    return colptr, rows, values
-
-
-@njit(nogil=True)
-def to_sorted_csr(
-    colptr: np.ndarray,
-    rows: np.ndarray,
-    values: np.ndarray,
-    order: np.ndarray,
-    indptr: np.ndarray,
-    out_indices: np.ndarray,
-    out_data: np.ndarray,
-    low: bool,
-    mid: int,
 ) -> None:  # pragma: no cover
-    """Write the CSR back with column ``j`` = the term ``order[j]``, visiting columns in
-    order so that every row's indices come out sorted. ``low``: rows below ``mid``, filled
-    front to back; otherwise rows from ``mid`` on, filled back to front. The two calls
-    write disjoint rows, so they run at once in two threads."""
-    n = order.size
-    if low:
-        fill = indptr[:-1].copy()
-        for j in range(n):
-            c = order[j]
-            p = colptr[c]
-            e = colptr[c + 1]
-            while p < e and rows[p] < mid:
-                q = fill[rows[p]]
-                fill[rows[p]] = q + 1
-                out_indices[q] = j
-                out_data[q] = values[p]
-                p += 1
-    else:
-        fill = indptr[1:].copy()
-        for j in range(n - 1, -1, -1):
-            c = order[j]
-            p = colptr[c + 1] - 1
-            s = colptr[c]
-            while p >= s and rows[p] >= mid:
-                q = fill[rows[p]] - 1
-                fill[rows[p]] = q
-                out_indices[q] = j
-                out_data[q] = values[p]
-                p -= 1
-
-
-# ---------------------------------------------------------------------------- lookup only
+    """Add another part's entries (``b_*``) to these (the arrays have room): ``mapping[u]``
+    is the id here of the other part's entry ``u``. Entries are visited in order of creation,
+    so the parts of a pair are mapped before it."""
+    identity = np.arange(256).astype(np.uint8)
+    for u in range(n_b):
+        if b_order[u] == 1:
+            mapping[u] = _bytes_entry(
+                True, b_hash[u], b_key[u], b_len[u], b_arena, identity, b_start[u], tokens,
+                e_hash, e_key, e_start, e_len, e_left, e_right, e_order, arena, sizes, last,
+            )  # fmt: skip
+        else:
+            mapping[u] = _pair_entry(
+                True, mapping[b_left[u]], mapping[b_right[u]], b_order[u], pairs, e_hash,
+                e_key, e_start, e_len, e_left, e_right, e_order, sizes, last,
+            )  # fmt: skip
 
 
 @njit(nogil=True)
-def build_lookup(
-    arena: np.ndarray, entry_start: np.ndarray, entry_len: np.ndarray, capacity: int
-) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
-    """A hash table of fixed entries (bytes ``arena[entry_start[e]:][:entry_len[e]]``,
-    distinct): ``(table, hashes)``, ``table`` of ``capacity`` slots (a power of two, more
-    than twice the entries) holding entry ids, -1 when empty. Same hash and probing as
-    :func:`scan`, so :func:`lookup_scan` finds a token's entry the way :func:`scan` finds
-    its term."""
-    n = entry_start.size
-    hashes = np.empty(n, np.uint64)
-    table = np.full(capacity, -1, np.int32)
-    mask = np.uint64(capacity - 1)
-    for e in range(n):
-        h = FNV_OFFSET
-        for k in range(entry_start[e], entry_start[e] + entry_len[e]):
-            h = (h ^ np.uint64(arena[k])) * FNV_PRIME
-        hashes[e] = h
-        p = h & mask
-        while table[p] >= 0:
-            p = (p + np.uint64(1)) & mask
-        table[p] = e
-    return table, hashes
-
-
-@njit(nogil=True)
-def lookup_scan(
-    text: np.ndarray,
-    utf8: bool,
-    is_word: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    first: int,
-    table: np.ndarray,
-    entry_hash: np.ndarray,
-    entry_start: np.ndarray,
-    entry_len: np.ndarray,
+def build_vocabulary(
     arena: np.ndarray,
-    entry_column: np.ndarray,
-    oov_column: int,
-    last_row: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    split: bool,
+    high: int,
+    first: int,
+    out: np.ndarray,
+    tokens: np.ndarray,
+    pairs: np.ndarray,
+    e_hash: np.ndarray,
+    e_key: np.ndarray,
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    v_arena: np.ndarray,
+    sizes: np.ndarray,
+    last: np.ndarray,
+) -> int:  # pragma: no cover
+    """Add the entries of fixed, distinct terms ``first, first + 1, ...`` (bytes
+    ``arena[start[t]:][:length[t]]``) to the tables: ``out[t]`` is the entry of term ``t``, or
+    -1 for a term no scan can produce. ``split``: a term is a word n-gram, its tokens separated
+    by single spaces (at most ``high`` of them, none empty); otherwise a byte string.
+
+    Returns the number of terms, or the term that did not fit (its entries are added again,
+    found, when the driver calls again with more room)."""
+    identity = np.arange(256).astype(np.uint8)
+    for t in range(first, start.size):
+        a, n = start[t], length[t]
+        e = -1
+        order = 0
+        k = a
+        while True:  # one token (the whole term unless split) per round
+            z = k
+            if split:
+                while z < a + n and arena[z] != 0x20:
+                    z += 1
+            else:
+                z = a + n
+            if z == k or order == high:  # an empty token, or too many
+                e = -1
+                break
+            h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+            for q in range(k, z):
+                h, acc, nb, key = _push(h, acc, nb, key, arena[q])
+            hf, key8 = _final(h, acc, nb, key)
+            tok = _bytes_entry(
+                True, hf, key8, nb, arena, identity, k, tokens, e_hash, e_key, e_start, e_len,
+                e_left, e_right, e_order, v_arena, sizes, last,
+            )  # fmt: skip
+            if tok == -2:
+                return t
+            order += 1
+            if order == 1:
+                e = tok
+            else:
+                e = _pair_entry(
+                    True, e, tok, order, pairs, e_hash, e_key, e_start, e_len, e_left,
+                    e_right, e_order, sizes, last,
+                )  # fmt: skip
+                if e == -2:
+                    return t
+            if z >= a + n:
+                break
+            k = z + 1
+        out[t] = e
+    return start.size
+
+
+@njit(nogil=True)
+def spell(
+    e_start: np.ndarray,
+    e_len: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    arena: np.ndarray,
+    n: int,
+    low: int,
+    high: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The terms among entries ``0 .. n`` (those of order ``low``..``high``) written out:
+    ``(their entry ids, start, length, arena, key)``; a word n-gram is its tokens joined by
+    single spaces, each term followed by a NUL byte in the new arena."""
+    size = np.empty(n, np.int64)
+    m = 0
+    total = 0
+    for e in range(n):
+        if e_order[e] == 1:
+            size[e] = e_len[e]
+        else:
+            size[e] = size[e_left[e]] + 1 + e_len[e_right[e]]
+        if low <= e_order[e] <= high:
+            m += 1
+            total += size[e] + 1
+    ids = np.empty(m, np.int64)
+    start = np.empty(m, np.int64)
+    length = np.empty(m, np.int64)
+    out = np.empty(total, np.uint8)
+    key = np.empty(m, np.uint64)
+    chain = np.empty(3, np.int64)
+    j = 0
+    used = 0
+    for e in range(n):
+        if not low <= e_order[e] <= high:
+            continue
+        ids[j] = e
+        start[j] = used
+        length[j] = size[e]
+        c = 0
+        x = e
+        while e_order[x] > 1:
+            chain[c] = e_right[x]
+            c += 1
+            x = e_left[x]
+        chain[c] = x
+        for q in range(c, -1, -1):
+            tok = chain[q]
+            for k in range(e_start[tok], e_start[tok] + e_len[tok]):
+                out[used] = arena[k]
+                used += 1
+            if q > 0:
+                out[used] = 0x20
+                used += 1
+        out[used] = 0
+        used += 1
+        key[j] = _block(out, start[j], length[j], 0)
+        j += 1
+    return ids, start, length, out, key
+
+
+@njit(nogil=True)
+def _block(arena: np.ndarray, start: int, length: int, off: int) -> np.uint64:  # pragma: no cover
+    """Bytes ``off .. off+8`` of a string as a big-endian integer, zero-padded."""
+    key = np.uint64(0)
+    for j in range(8):
+        key = key << _U8
+        if off + j < length:
+            key |= np.uint64(arena[start + off + j])
+    return key
+
+
+@njit(nogil=True)
+def term_order(
+    key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray, n: int
+) -> np.ndarray:  # pragma: no cover
+    """Indices ``0 .. n`` of strings in byte order (= Python's ``str`` order of the decoded
+    strings), from their keys, bytes and lengths.
+
+    A sort of the 8-byte keys orders nearly everything. A run of equal keys is ordered by the
+    next 8 bytes, recursively (an explicit stack); within a run, a string that ends in the
+    block is a prefix of the longer ones and comes first, shorter before longer (two strings
+    of one length with equal blocks are equal, and the strings are distinct)."""
+    order = np.argsort(key[:n], kind="mergesort").astype(np.int64)
+    stack = [(np.int64(0), np.int64(0), np.int64(0))]
+    stack.pop()
+    lo = np.int64(0)
+    while lo < n:  # runs of equal keys
+        hi = lo + 1
+        while hi < n and key[order[hi]] == key[order[lo]]:
+            hi += 1
+        if hi - lo > 1:
+            stack.append((lo, hi, np.int64(0)))
+        lo = hi
+    while len(stack) > 0:
+        lo, hi, off = stack.pop()
+        ids = order[lo:hi].copy()
+        n_short = 0
+        for t in ids:
+            if length[t] <= off + 8:
+                n_short += 1
+        short = np.empty(n_short, np.int64)
+        longer = np.empty(ids.size - n_short, np.int64)
+        keys = np.empty(ids.size - n_short, np.uint64)
+        a = b = 0
+        for t in ids:
+            if length[t] <= off + 8:
+                short[a] = t
+                a += 1
+            else:
+                longer[b] = t
+                keys[b] = _block(arena, start[t], length[t], off + 8)
+                b += 1
+        short = short[np.argsort(length[short], kind="mergesort")]
+        perm = np.argsort(keys, kind="mergesort")
+        longer, keys = longer[perm], keys[perm]
+        order[lo : lo + n_short] = short
+        base = lo + n_short
+        order[base:hi] = longer
+        a = 0
+        while a < longer.size:
+            b = a + 1
+            while b < longer.size and keys[b] == keys[a]:
+                b += 1
+            if b - a > 1:
+                stack.append((base + a, base + b, off + 8))
+            a = b
+    return order
+
+
+@njit(nogil=True)
+def rank_tuples(
+    ids: np.ndarray,
+    e_left: np.ndarray,
+    e_right: np.ndarray,
+    e_order: np.ndarray,
+    token_rank: np.ndarray,
+    bits: int,
+    high: int,
+) -> np.ndarray:  # pragma: no cover
+    """Sort keys of word n-gram entries: the ranks (+1) of their tokens, ``bits`` each, first
+    token highest, shorter n-grams padded with zeros. Tokens hold word characters only, all
+    above the space byte, so ordering n-grams by these keys orders them by their bytes: at
+    the first token that differs, either the tokens differ at a byte of both, or one is a
+    prefix of the other and the shorter one's next byte is a space (or its end)."""
+    out = np.empty(ids.size, np.int64)
+    for j in range(ids.size):
+        e = ids[j]
+        key = np.int64(0)
+        n = e_order[e]
+        x = e
+        for q in range(n - 1, -1, -1):  # the tokens from last to first
+            tok = e_right[x] if q > 0 else x
+            key |= np.int64(token_rank[tok] + 1) << np.int64(bits * (high - 1 - q))
+            if q > 0:
+                x = e_left[x]
+        out[j] = key
+    return out
+
+
+# ---------------------------------------------------------------------------- rows
+
+
+@njit(nogil=True)
+def sorted_rows(
     indptr: np.ndarray,
     indices: np.ndarray,
     counts: np.ndarray,
-    nnz: int,
-) -> tuple[int, int]:  # pragma: no cover
-    """Count the tokens of documents ``first, first+1, ...`` straight into columns of a
-    fixed vocabulary: a token found as entry ``e`` counts in column ``entry_column[e]``
-    (not at all when that is -1: a stop word), any other token in ``oov_column`` (not at
-    all when that is -1). No term is added and no token's bytes are copied.
-
-    Rows are written as in :func:`scan` (columns in order of first occurrence in the row);
-    ``last_row`` has one slot per column. A document of ``L`` bytes has at most
-    ``(L + 1) // 3`` tokens, so the kernel returns ``(document, nnz)`` before a document
-    that might not fit in ``indices``; the driver grows it and calls again from there.
-    Returns ``(len(starts), nnz)`` when done.
-    """
-    n_docs = starts.size
-    mask = np.uint64(table.size - 1)
-    for d in range(first, n_docs):
-        i = starts[d]
-        end = ends[d]
-        if nnz + (end - i + 1) // 3 > indices.size:
-            return d, nnz
-        row0 = nnz
-        while i < end:
-            cp, width = _code_point(text, i, utf8)
-            if is_word[cp] == 0:
-                i += width
-                continue
-            # The same word loop as in scan(), written out again on purpose: an inlined
-            # helper returning (start, stop, hash, length) measured 30 % slower on 20NG.
-            s = i
-            n_chars = 0
-            h = FNV_OFFSET
-            while True:
-                for k in range(width):
-                    h = (h ^ np.uint64(text[i + k])) * FNV_PRIME
-                i += width
-                n_chars += 1
-                if i >= end:
-                    break
-                cp, width = _code_point(text, i, utf8)
-                if is_word[cp] == 0:
-                    break
-            if n_chars < 2:
-                continue
-            length = i - s
-            pos = h & mask
-            col = oov_column
-            while True:
-                e = table[pos]
-                if e < 0:
-                    break
-                if (
-                    entry_hash[e] == h
-                    and entry_len[e] == length
-                    and _same(arena, entry_start[e], text, s, length)
-                ):
-                    col = entry_column[e]
-                    break
-                pos = (pos + np.uint64(1)) & mask
-            if col < 0:
-                continue
-            seen = last_row[col]
-            if (seen >> 32) == d:
-                counts[row0 + (seen & 0xFFFFFFFF)] += 1
+    column: np.ndarray,
+    out_indptr: np.ndarray,
+    out_indices: np.ndarray,
+    out_data: np.ndarray,
+    at: int,
+    merge: bool,
+) -> int:  # pragma: no cover
+    """Write rows with entry ``k`` in column ``column[indices[k]]``, each row's columns sorted,
+    at ``out_*[at:]`` (``out_indptr[r]`` = where row ``r`` starts there); ``merge`` sums
+    entries that land in one column (hashing), otherwise columns are distinct. Returns the
+    end of the rows written."""
+    n_rows = indptr.size - 1
+    longest = 0
+    for r in range(n_rows):
+        longest = max(longest, indptr[r + 1] - indptr[r])
+    row = np.empty(longest, np.int64)
+    q = at
+    for r in range(n_rows):
+        a, b = indptr[r], indptr[r + 1]
+        out_indptr[r] = q
+        for k in range(a, b):
+            row[k - a] = (np.int64(column[indices[k]]) << 32) | np.int64(counts[k])
+        row[: b - a].sort()
+        for k in range(b - a):
+            c = np.int32(row[k] >> 32)
+            v = np.float64(row[k] & 0xFFFFFFFF)
+            if merge and q > out_indptr[r] and out_indices[q - 1] == c:
+                out_data[q - 1] += v
             else:
-                last_row[col] = (np.int64(d) << 32) | (nnz - row0)
-                indices[nnz] = col
-                counts[nnz] = 1
-                nnz += 1
-        indptr[d + 1] = nnz
-    return n_docs, nnz
+                out_indices[q] = c
+                out_data[q] = v
+                q += 1
+    return q
+
+
+@njit(nogil=True)
+def crc_columns(
+    arena: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    utf8: bool,
+    width: int,
+    crc: np.ndarray,
+) -> np.ndarray:  # pragma: no cover
+    """``zlib.crc32(term.encode("utf-8", "surrogatepass")) % width`` of each string (latin-1
+    bytes are widened to UTF-8 on the fly)."""
+    out = np.empty(start.size, np.int32)
+    mask = np.uint32(0xFF)
+    for t in range(start.size):
+        c = np.uint32(0xFFFFFFFF)
+        for k in range(start[t], start[t] + length[t]):
+            b = np.uint32(arena[k])
+            if not utf8 and b >= 0x80:
+                lead = np.uint32(0xC0) | (b >> np.uint32(6))
+                c = crc[(c ^ lead) & mask] ^ (c >> np.uint32(8))
+                b = np.uint32(0x80) | (b & np.uint32(0x3F))
+            c = crc[(c ^ b) & mask] ^ (c >> np.uint32(8))
+        out[t] = np.int64(c ^ np.uint32(0xFFFFFFFF)) % width
+    return out
 
 
 @njit(nogil=True)

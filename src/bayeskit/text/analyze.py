@@ -7,14 +7,29 @@ compared one to one. Character n-grams serve text without spaces.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import InputTypeError, ParameterError
 
+try:  # the parser behind re.compile (Python 3.11 moved it)
+    from re import _parser as _sre_parse  # type: ignore[attr-defined,unused-ignore]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef,unused-ignore]
+
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+#: Words, keeping e-mail addresses, host names, dotted names and hyphenated words whole
+#: (``joe@example.com``, ``comp.sys.mac``, ``e-mail``), and one-character words.
+ADDRESS_TOKEN_PATTERN = r"(?u)\b\w[\w.@-]*\w\b|\b\w\b"
 _WHITE_SPACES = re.compile(r"\s\s+")
+#: The longest n-grams a vectorizer forms (a setting loaded from a model file included): each
+#: character or token starts up to max_n - min_n + 1 of them.
+MAX_NGRAM = 10
+#: The most stop words a vectorizer takes (English has about 300).
+MAX_STOP_WORDS = 100_000
+ANALYZERS = ("word", "char", "char_wb", "email")
 
 # A compact English stop-word list (function words only): pronouns, articles, auxiliaries,
 # prepositions and conjunctions. Selecting features by usefulness (seed 002) is the
@@ -53,27 +68,132 @@ def decode(doc: Any, *, encoding: str = "utf-8", fallback: str = "latin-1") -> s
 
 
 def stop_word_set(stop_words: Any) -> frozenset[str]:
+    """The stop words of a ``stop_words`` setting: None, "english" or up to
+    :data:`MAX_STOP_WORDS` words (str)."""
     if stop_words is None:
         return frozenset()
-    if stop_words == "english":
-        return ENGLISH_STOP_WORDS
     if isinstance(stop_words, str):
+        if stop_words == "english":
+            return ENGLISH_STOP_WORDS
         raise ParameterError(
             f"stop_words={stop_words!r}; accepted: None, 'english' or a list of words"
         )
-    return frozenset(str(w) for w in stop_words)
+    try:
+        n_words = len(stop_words)
+    except TypeError:
+        raise ParameterError(
+            f"stop_words must be None, 'english' or a list of words, not {stop_words!r:.60}"
+        ) from None
+    if n_words > MAX_STOP_WORDS:
+        raise ParameterError(f"stop_words has {n_words} words; at most {MAX_STOP_WORDS} are taken")
+    words = frozenset(stop_words)
+    bad = next((w for w in words if not isinstance(w, str)), None)
+    if bad is not None:
+        raise ParameterError(f"stop_words must be strings; got {bad!r} ({type(bad).__name__})")
+    return words
 
 
 def check_ngram_range(ngram_range: Any) -> tuple[int, int]:
+    """``(min_n, max_n)`` with ``1 <= min_n <= max_n <= MAX_NGRAM``."""
     try:
-        low, high = (int(v) for v in ngram_range)
+        low, high = ngram_range
+        if not all(isinstance(v, int) or hasattr(v, "__index__") for v in (low, high)):
+            raise TypeError
+        low, high = int(low), int(high)
     except (TypeError, ValueError):
         raise ParameterError(
-            f"ngram_range must be a pair (min_n, max_n); got {ngram_range!r}"
+            f"ngram_range must be a pair of ints (min_n, max_n); got {ngram_range!r}"
         ) from None
     if not 1 <= low <= high:
         raise ParameterError(f"ngram_range={ngram_range!r} needs 1 <= min_n <= max_n")
+    if high > MAX_NGRAM:
+        raise ParameterError(
+            f"ngram_range={ngram_range!r}: max_n is at most {MAX_NGRAM} (each character or "
+            "token starts max_n - min_n + 1 n-grams)"
+        )
     return low, high
+
+
+def check_encoding(encoding: Any) -> str:
+    """A text encoding Python knows, by name (``codecs.lookup``)."""
+    if not isinstance(encoding, str):
+        raise ParameterError(f"encoding must be a str such as 'utf-8', not {encoding!r}")
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise ParameterError(
+            f"encoding={encoding!r} is not an encoding Python knows; e.g. 'utf-8', 'latin-1', "
+            "'cp1252'"
+        ) from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise ParameterError(f"encoding={encoding!r} is not a text encoding")
+    return encoding
+
+
+def check_token_pattern(token_pattern: Any) -> re.Pattern[str]:
+    """The compiled token pattern: at most one group (its text is the token, as in
+    scikit-learn), and no construct that can make matching take exponential time
+    (catastrophic backtracking, e.g. ``(?:a+)+b``): a repeat inside a repeat, an alternation
+    inside a repeat, a back-reference. Python's ``re`` cannot be stopped once it runs, so such
+    patterns are refused rather than bounded."""
+    if not isinstance(token_pattern, str):
+        raise ParameterError(f"token_pattern must be a str, not {token_pattern!r}")
+    try:
+        compiled = re.compile(token_pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ParameterError(f"token_pattern {token_pattern!r} is not a regex: {exc}") from None
+    if compiled.groups > 1:
+        raise ParameterError(
+            f"token_pattern {token_pattern!r} has {compiled.groups} capturing groups; at most "
+            "one is allowed (its text is the token). Use (?:...) for the others"
+        )
+    problem = _backtracking_risk(_sre_parse.parse(token_pattern), 0)
+    if problem:
+        raise ParameterError(
+            f"token_pattern {token_pattern!r} has {problem}, which can make matching take "
+            "exponential time on some text (catastrophic backtracking); write it without "
+            "(e.g. \\w+ instead of (?:\\w+)+), or pass a callable analyzer"
+        )
+    return compiled
+
+
+def _backtracking_risk(pattern: Any, repeats: int) -> str:
+    """What in a parsed pattern can backtrack exponentially, or "": ``repeats`` is how many
+    unbounded repeats enclose ``pattern``."""
+    constants = _sre_parse
+    repeat_ops = {constants.MAX_REPEAT, constants.MIN_REPEAT}
+    repeat_ops |= {getattr(constants, "POSSESSIVE_REPEAT", constants.MAX_REPEAT)}
+    for op, arg in pattern:
+        if op == constants.GROUPREF or op == getattr(constants, "GROUPREF_EXISTS", None):
+            return "a back-reference"
+        if op in repeat_ops:
+            _, high, body = arg
+            many = high is constants.MAXREPEAT or high > 1
+            if many and repeats:
+                return "a repeat inside a repeat"
+            found = _backtracking_risk(body, repeats + many)
+            if found:
+                return found
+        elif op == constants.BRANCH:
+            if repeats:
+                return "an alternation inside a repeat"
+            for branch in arg[1]:
+                found = _backtracking_risk(branch, repeats)
+                if found:
+                    return found
+        elif op == constants.SUBPATTERN:
+            found = _backtracking_risk(arg[-1], repeats)
+            if found:
+                return found
+        elif op in (constants.ASSERT, constants.ASSERT_NOT):
+            found = _backtracking_risk(arg[1], repeats)
+            if found:
+                return found
+        elif op == getattr(constants, "ATOMIC_GROUP", None):
+            found = _backtracking_risk(arg, repeats)
+            if found:
+                return found
+    return ""
 
 
 def make_analyzer(
@@ -94,10 +214,7 @@ def make_analyzer(
 
         return custom
     if analyzer == "word":
-        try:
-            find = re.compile(token_pattern).findall
-        except re.error as exc:
-            raise ParameterError(f"token_pattern {token_pattern!r} is not a regex: {exc}") from None
+        find = check_token_pattern(token_pattern).findall
 
         def words(text: str) -> list[str]:
             tokens = find(text.lower() if lowercase else text)
@@ -121,7 +238,7 @@ def make_analyzer(
 
         return chars
     raise ParameterError(
-        f"analyzer={analyzer!r}; accepted: 'word', 'char', 'char_wb', 'email' or a callable"
+        f"analyzer={analyzer!r:.60}; accepted: 'word', 'char', 'char_wb', 'email' or a callable"
     )
 
 

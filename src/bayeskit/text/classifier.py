@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,21 @@ from .analyze import DEFAULT_TOKEN_PATTERN
 from .vectorize import TextVectorizer, stats_of
 from .vocabulary import VocabularyStats
 
+#: What ``TextClassifier(vectorizer=None, model=None)`` stands for; chosen by cross-validation
+#: on training data only (benchmarks/choose_defaults.py, benchmarks/accuracy.md).
+#: Word 1-2-grams (one-character words kept), 1 + ln tf, each document scaled to unit length
+#: (a per-document weight: the statistics still add, partial_fit grows the vocabulary), and
+#: ComplementNB(α=0.01).
+DEFAULT_VECTORIZER: dict[str, Any] = {
+    "ngram_range": (1, 2),
+    "token_pattern": r"(?u)\b\w+\b",
+    "output": "tfidf",
+    "sublinear_tf": True,
+    "use_idf": False,
+    "norm": "l2",
+}
+DEFAULT_MODEL: tuple[type, dict[str, Any]] = (ComplementNB, {"alpha": 0.01})
+
 
 class TextClassifier(ClassifierMixin, BaseEstimator):
     """A Naive Bayes text classifier: a :class:`TextVectorizer` and a count model in one
@@ -42,8 +58,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    vectorizer : TextVectorizer, default=TextVectorizer()
-    model : MultinomialNB, ComplementNB or BernoulliNB, default=MultinomialNB()
+    vectorizer : TextVectorizer, optional
+        Default (chosen by cross-validation on training data, benchmarks/accuracy.md): word
+        1-2-grams of ``\\b\\w+\\b`` tokens, weighted ``1 + ln tf`` and scaled to unit length
+        per document (``TextVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\\b\\w+\\b",
+        output="tfidf", sublinear_tf=True, use_idf=False)``). :meth:`sklearn_defaults` gives
+        scikit-learn's ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
+    model : MultinomialNB, ComplementNB or BernoulliNB, default=ComplementNB(alpha=0.01)
     useful_terms : int, optional
         Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
         drops stop words and words every class uses alike). Chosen from the statistics each
@@ -78,6 +99,32 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.useful_terms = useful_terms
 
     @classmethod
+    def default_vectorizer(cls) -> TextVectorizer:
+        """What ``vectorizer=None`` stands for (chosen by cross-validation on training data,
+        see benchmarks/accuracy.md)."""
+        return TextVectorizer(**DEFAULT_VECTORIZER)
+
+    @classmethod
+    def default_model(cls) -> Any:
+        """What ``model=None`` stands for (see :meth:`default_vectorizer`)."""
+        return DEFAULT_MODEL[0](**DEFAULT_MODEL[1])
+
+    @classmethod
+    def sklearn_defaults(cls, **kwargs: Any) -> Any:
+        """scikit-learn's text pipeline exactly, ``CountVectorizer()`` + ``MultinomialNB()``:
+        lowercased runs of two or more word characters, their counts, α = 1; the same
+        vocabulary and probabilities as scikit-learn's (to 1e-10). For parity with results
+        obtained with scikit-learn; the defaults (``TextClassifier()``) are more accurate.
+        ``kwargs`` go to the class (e.g. a SpamFilter's cutoffs).
+
+        Examples
+        --------
+        >>> TextClassifier.sklearn_defaults()
+        TextClassifier(model=MultinomialNB(), vectorizer=TextVectorizer())
+        """
+        return cls(vectorizer=TextVectorizer(), model=MultinomialNB(), **kwargs)
+
+    @classmethod
     def twcnb(
         cls,
         *,
@@ -106,18 +153,25 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ set-up
     def _prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
-        vec = TextVectorizer() if self.vectorizer is None else self.vectorizer
-        model = MultinomialNB() if self.model is None else self.model
+        vec = self.default_vectorizer() if self.vectorizer is None else self.vectorizer
+        model = self.default_model() if self.model is None else self.model
         if not isinstance(vec, TextVectorizer):
-            raise ParameterError(f"vectorizer must be a bayeskit TextVectorizer, not {vec!r}")
+            raise ParameterError(f"vectorizer must be a bayeskit TextVectorizer, not {vec!r:.80}")
         if not isinstance(model, (MultinomialNB, BernoulliNB)):  # ComplementNB included
             raise ParameterError(
-                f"model must be MultinomialNB, ComplementNB or BernoulliNB, not {model!r}"
+                f"model must be MultinomialNB, ComplementNB or BernoulliNB, not {model!r:.80}"
             )
-        if self.useful_terms is not None and not self._additive(vec):
+        vec.check_params()
+        useful = self.useful_terms
+        if useful is not None and (
+            isinstance(useful, bool) or not isinstance(useful, (int, np.integer)) or useful < 1
+        ):
+            raise ParameterError(f"useful_terms must be a positive int or None; got {useful!r}")
+        if useful is not None and not self._additive(vec):
             raise ParameterError(
-                "useful_terms selects from term statistics: it needs output='counts' or "
-                "'binary' and no fixed vocabulary"
+                "useful_terms selects from term statistics: it needs per-document weights "
+                "(output='counts', 'binary' or 'tfidf' with use_idf=False) and no fixed "
+                "vocabulary"
             )
         if self._additive(vec) and vec.oov_token is not None and isinstance(model, BernoulliNB):
             raise ParameterError(
@@ -127,10 +181,17 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             )
         return vec, model
 
+    def check_params(self) -> TextClassifier:
+        """Check the hyperparameters, the vectorizer's and the model's types included; raises
+        :class:`~bayeskit.errors.ParameterError` naming the one that is wrong. Fitting calls
+        it, and so does loading a model file, before anything is built."""
+        self._prototypes()
+        return self
+
     def set_params(self, **params: Any) -> TextClassifier:
         """Set parameters; ``model__alpha=…`` and ``vectorizer__min_df=…`` also work while
         ``model`` / ``vectorizer`` are left at their default (None), as in a grid search."""
-        defaults = {"vectorizer": TextVectorizer, "model": MultinomialNB}
+        defaults = {"vectorizer": self.default_vectorizer, "model": self.default_model}
         for key in params:
             head, nested, _ = key.partition("__")
             if nested and head in defaults and getattr(self, head) is None and head not in params:
@@ -140,7 +201,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _additive(vec: TextVectorizer) -> bool:
-        return vec.output in ("counts", "binary") and vec.vocabulary is None
+        """Whether the statistics are kept per term: a free vocabulary, and per-document
+        weights (counts, presence, or tf-idf without idf: log-tf and length normalisation
+        depend on the document alone; an OOV column would be weighted apart from the terms
+        it sums, so it is left to the fixed mode)."""
+        if vec.vocabulary is not None:
+            return False
+        if vec.output == "tfidf":
+            return not vec.use_idf and vec.oov_token is None
+        return vec.output in ("counts", "binary")
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
@@ -229,8 +298,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         assert isinstance(block, CategoryCounts)
         terms, totals = block.categories[0], block.counts
         columns = vec.terms_
-        if len(columns) == len(terms) and np.array_equal(columns, terms):
-            selected = totals  # nothing filtered out: skip the string search
+        counted = self.vocabulary_stats_.terms
+        same = terms is counted or (len(terms) == len(counted) and np.array_equal(terms, counted))
+        if same and "_selected" in vec.__dict__:  # where the vocabulary sits: no string search
+            index = vec._selected
+            selected = totals if len(index) == len(terms) else totals[:, index]
         else:
             pos, found = find_sorted(terms, columns)
             selected = totals[:, pos] * found
@@ -310,13 +382,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """Each term's contribution to the log-odds of the decision on one document."""
         vec, model = self._fitted()
         row = vec.transform([text])
-        return explain(
-            model,
-            row,
-            feature_names=vec.get_feature_names_out().tolist(),
-            label=label,
-            versus=versus,
-        )
+        names: Sequence[str]
+        if vec.output == "hashed":  # a column is named by the document's terms counted there
+            names = _HashedNames(int(vec.n_features), vec.column_terms(text))
+        else:
+            names = vec.get_feature_names_out().tolist()
+        return explain(model, row, feature_names=names, label=label, versus=versus)
 
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The count model as a linear classifier over :meth:`transform`'s columns:
@@ -360,6 +431,22 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+class _HashedNames(Sequence[str]):
+    """Names of the hashed columns for one document: the terms it counts in a column."""
+
+    def __init__(self, width: int, terms: dict[int, list[str]]):
+        self._width, self._terms = width, terms
+
+    def __len__(self) -> int:
+        return self._width
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [self[k] for k in range(*j.indices(self._width))]
+        j = range(self._width)[j]
+        return " | ".join(self._terms[j]) if j in self._terms else f"hash_{j}"
 
 
 def _settings(estimator: BaseEstimator) -> dict[str, Any]:

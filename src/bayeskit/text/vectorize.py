@@ -13,17 +13,21 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
-from ._scan import Lookup, count_known, count_words
+from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms
 from .analyze import (
+    ANALYZERS,
     DEFAULT_TOKEN_PATTERN,
+    check_encoding,
     check_ngram_range,
     decode,
     make_analyzer,
     stop_word_set,
 )
-from .vocabulary import VocabularyStats
+from .vocabulary import VocabularyStats, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
+#: Columns of hashed output: CSR column indices are int32.
+MAX_HASHED_FEATURES = 2**31 - 1
 
 #: Documents with fewer characters in all are counted in Python: for a few short texts the
 #: compiled scanner's fixed costs (~0.15 ms a call; the two break even near 3,000 characters)
@@ -35,7 +39,10 @@ FAST_MIN_CHARS = 1 << 12
 SMALL_REMAP_NNZ = 1 << 12
 
 
-class TextVectorizer(TransformerMixin, BaseEstimator):
+# auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
+# "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
+# CountVectorizer.
+class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
 
@@ -78,7 +85,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     stats_ : VocabularyStats
         Document and term frequencies of every term seen; they add across ``partial_fit``.
     vocabulary_ : dict of str to int
-    idf_ : ndarray, only for ``output="tfidf"``
+    idf_ : ndarray, only for ``output="tfidf"`` with ``use_idf``
 
     Examples
     --------
@@ -187,7 +194,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self._ensure_vocabulary()
         if self.output == "hashed":
             return self._hashed(raw_documents)
-        if self._words_compiled():
+        if self._analysis() is not None:
             texts = list(self._documents(raw_documents))
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
                 return self._weigh(self._count_known(texts), own=True)
@@ -195,10 +202,41 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return self._weigh(self._count_into_vocabulary(raw_documents), own=True)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Column names: the vocabulary terms (then ``oov_token`` if set)."""
+        """Column names: the vocabulary terms (then ``oov_token`` if set). Hashed output has
+        no vocabulary: its columns are named ``hash_0``, ``hash_1``, ... (column ``j`` counts
+        every term whose ``crc32`` is ``j`` modulo ``n_features``; :meth:`column_terms` says
+        which terms of a document those are)."""
         self._ensure_vocabulary()
+        if self.output == "hashed":
+            return np.asarray([f"hash_{j}" for j in range(int(self.n_features))], dtype=object)
         names = self.terms_.tolist() + ([self.oov_token] if self.oov_token is not None else [])
         return np.asarray(names, dtype=object)
+
+    def column_terms(self, document: Any) -> dict[int, list[str]]:
+        """The distinct terms of one document by the column they count in (terms outside the
+        vocabulary are left out, or listed under the OOV column when there is one).
+
+        Examples
+        --------
+        >>> vec = TextVectorizer(output="hashed", n_features=8).fit(["free money"])
+        >>> sorted(vec.column_terms("free money free").items())
+        [(0, ['free']), (4, ['money'])]
+        """
+        self._ensure_vocabulary()
+        (text,) = self._documents([document])
+        terms = sorted(set(self._analyze(text)))
+        if self.output == "hashed":
+            width = int(self.n_features)
+            columns = [zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in terms]
+        else:
+            index = self._columns()
+            oov = len(self.terms_) if self.oov_token is not None else -1
+            columns = [index.get(t, oov) for t in terms]
+        out: dict[int, list[str]] = {}
+        for term, column in zip(terms, columns, strict=True):
+            if column >= 0:
+                out.setdefault(column, []).append(term)
+        return out
 
     @property
     def vocabulary_(self) -> dict[str, int]:
@@ -216,15 +254,41 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         if self.output != "hashed" and "terms_" not in self.__dict__:
             self._set_vocabulary()
 
-    def _check_params(self) -> None:
+    def check_params(self) -> TextVectorizer:
+        """Check every hyperparameter; raises :class:`~bayeskit.errors.ParameterError` naming
+        the one that is wrong and what is accepted. Fitting calls it, and so does loading a
+        model file, before anything is built: a setting that would explode later (an n-gram
+        range of 10^5, a token pattern that backtracks exponentially, an unknown encoding,
+        millions of stop words) is refused at once."""
         if self.output not in OUTPUTS:
             raise ParameterError(f"output={self.output!r}; accepted: {', '.join(OUTPUTS)}")
         if self.norm not in ("l2", "l1", None):
             raise ParameterError(f"norm={self.norm!r}; accepted: 'l2', 'l1' or None")
-        if self.output == "hashed" and (
-            not isinstance(self.n_features, (int, np.integer)) or self.n_features < 1
+        if (
+            isinstance(self.n_features, bool)
+            or not isinstance(self.n_features, (int, np.integer))
+            or not 1 <= self.n_features <= MAX_HASHED_FEATURES
         ):
-            raise ParameterError(f"n_features must be a positive int; got {self.n_features!r}")
+            raise ParameterError(
+                f"n_features must be an int from 1 to {MAX_HASHED_FEATURES}; got "
+                f"{self.n_features!r}"
+            )
+        if self.max_features is not None and (
+            isinstance(self.max_features, bool)
+            or not isinstance(self.max_features, (int, np.integer))
+            or self.max_features < 1
+        ):
+            raise ParameterError(f"max_features must be a positive int; got {self.max_features!r}")
+        for name in ("min_df", "max_df"):
+            check_frequency(getattr(self, name), name)
+        if self.oov_token is not None and not isinstance(self.oov_token, str):
+            raise ParameterError(f"oov_token must be a str or None; got {self.oov_token!r}")
+        check_encoding(self.encoding)
+        if not (callable(self.analyzer) or self.analyzer in ANALYZERS):
+            raise ParameterError(
+                f"analyzer={self.analyzer!r:.60}; accepted: "
+                f"{', '.join(map(repr, ANALYZERS))} or a callable"
+            )
         self._analyze = make_analyzer(
             analyzer=self.analyzer,
             lowercase=self.lowercase,
@@ -232,12 +296,20 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             ngram_range=self.ngram_range,
             stop_words=stop_word_set(self.stop_words),
         )
+        return self
+
+    _check_params = check_params
 
     def _documents(self, raw_documents: Iterable[Any]) -> Iterable[str]:
         if isinstance(raw_documents, (str, bytes)):
             raise InputTypeError(
                 "expected an iterable of documents, got a single "
                 f"{type(raw_documents).__name__}; wrap it in a list"
+            )
+        if not isinstance(raw_documents, Iterable):
+            raise InputTypeError(
+                "expected an iterable of documents (a list of str or bytes), got "
+                f"{type(raw_documents).__name__} ({raw_documents!r:.60})"
             )
         if callable(self.analyzer) or self.analyzer == "email":
             return iter(raw_documents)  # the analyzer reads raw documents itself
@@ -249,31 +321,30 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     def _count(self, raw_documents: Iterable[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
         """Sorted distinct terms of the documents and their count matrix over them.
 
-        With the default word analyzer (any ``lowercase`` and stop words) and enough text, the
-        compiled scanner :func:`~bayeskit.text._scan.count_words` counts; it gives exactly the
-        Python path's terms and counts (tests/text/test_scan.py), only faster.
+        With an analyzer the compiled scanner implements (:meth:`_analysis`) and enough text,
+        :func:`~bayeskit.text._scan.count_terms` counts; it gives exactly the Python path's
+        terms and counts (tests/text/test_scan.py), only faster.
         """
         self._check_params()
         documents = self._documents(raw_documents)
-        if not self._words_compiled():
+        analysis = self._analysis()
+        if analysis is None:
             return self._count_python(documents)
         texts = list(documents)
         if sum(map(len, texts)) < FAST_MIN_CHARS:
             return self._count_python(texts)
-        terms, counts = count_words(texts, lowercase=bool(self.lowercase))
-        stop_words = stop_word_set(self.stop_words)
-        if stop_words:
-            terms, counts = _drop_terms(terms, counts, stop_words)
-        return terms, counts
+        return count_terms(texts, analysis)
 
-    def _words_compiled(self) -> bool:
-        """Whether the compiled scanner reproduces this analyzer: words by the default token
-        pattern, single words."""
-        return (
-            isinstance(self.analyzer, str)
-            and self.analyzer == "word"
-            and self.token_pattern == DEFAULT_TOKEN_PATTERN
-            and check_ngram_range(self.ngram_range) == (1, 1)
+    def _analysis(self) -> Analysis | None:
+        """The compiled scanner's version of this analyzer, or None if it has none: word
+        n-grams up to 3 of the default token pattern (or ``\\b\\w+\\b``), character
+        n-grams."""
+        return Analysis.of(
+            self.analyzer,
+            self.token_pattern,
+            check_ngram_range(self.ngram_range),
+            bool(self.lowercase),
+            stop_word_set(self.stop_words),
         )
 
     def _count_python(self, texts: Iterable[str]) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -339,23 +410,34 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             if not fixed:
                 raise ParameterError("vocabulary is empty; give at least one term")
             if len(set(fixed)) != len(fixed):
-                raise ParameterError("vocabulary has repeated terms")
+                seen: set[str] = set()
+                twice = next(t for t in fixed if t in seen or seen.add(t))  # type: ignore[func-returns-value]
+                raise ParameterError(
+                    f"vocabulary has repeated terms: {twice!r} appears "
+                    f"{fixed.count(twice)} times; each term must appear once"
+                )
             self.terms_ = np.asarray(sorted(fixed), dtype=object)
+            self.__dict__.pop("_selected", None)
         else:
-            self.terms_ = self.stats_.select(
+            # Where the vocabulary's terms are in the statistics: no search among strings.
+            self._selected = self.stats_.select_index(
                 min_df=self.min_df,
                 max_df=self.max_df,
                 max_features=self.max_features,
             )
-        if self.output == "tfidf":
+            self.terms_ = self.stats_.terms[self._selected]
+        if self.output == "tfidf" and self.use_idf:
             self.idf_ = self._idf()
         else:
             self.__dict__.pop("idf_", None)
 
     def _idf(self) -> np.ndarray:
         stats = self.stats_
-        pos, known = find_sorted(stats.terms, self.terms_)
-        df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
+        if "_selected" in self.__dict__:
+            df = stats.doc_freq[self._selected].astype(np.float64)
+        else:  # a given vocabulary: its terms looked up among those counted
+            pos, known = find_sorted(stats.terms, self.terms_)
+            df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
         n = float(stats.n_docs)
         if self.smooth_idf:
             idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
@@ -416,41 +498,31 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return index
 
     def _count_known(self, texts: list[str]) -> sp.csr_matrix:
-        """``_reindex(*_count(texts))`` for the compiled word analyzer, by looking every token
-        up in a table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`):
-        no term becomes a ``str``. Stop words are entries that count nowhere, so they are
-        neither counted nor out-of-vocabulary, as when they are dropped from the terms."""
+        """``_reindex(*_count(texts))`` for a compiled analyzer, by looking every term up in a
+        table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`): no term
+        becomes a ``str``. Stop words are dropped by the scanner before n-grams are formed,
+        as when counting."""
+        analysis = self._analysis()
+        assert analysis is not None
         n_vocab = len(self.terms_)
         oov = self.oov_token is not None
-        return count_known(
-            texts,
-            self._lookup,
-            n_vocab + oov,
-            n_vocab if oov else -1,
-            lowercase=bool(self.lowercase),
-        )
+        return count_known(texts, analysis, self._lookup, n_vocab + oov, n_vocab if oov else -1)
 
     def _lookup(self, utf8: bool) -> Lookup:
         """The fitted vocabulary's lookup table for text in UTF-8 or latin-1, built once per
-        vocabulary and stop-word list and cached (never saved: see ``__getstate__``)."""
-        stop_words = stop_word_set(self.stop_words)
-        cached: tuple[np.ndarray, frozenset[str], dict[bool, Lookup]] | None
-        cached = self.__dict__.get("_lookup_cache")
-        if cached is None or cached[0] is not self.terms_ or cached[1] != stop_words:
-            cached = (self.terms_, stop_words, {})
+        vocabulary and cached (never saved: see ``__getstate__``)."""
+        analysis = self._analysis()
+        assert analysis is not None
+        words, high = analysis.kind == "word", analysis.high
+        cached: tuple[Any, ...] | None = self.__dict__.get("_lookup_cache")
+        if cached is None or cached[0] is not self.terms_ or cached[1] != (words, high):
+            cached = (self.terms_, (words, high), {})
             self._lookup_cache = cached
         tables = cached[2]
         if utf8 not in tables:
             terms: list[str] = self.terms_.tolist()
             columns = np.arange(len(terms), dtype=np.int64)
-            if stop_words:
-                index = self._columns()
-                dropped = [index[w] for w in stop_words if w in index]
-                columns[dropped] = -1
-                extra = sorted(w for w in stop_words if w not in index)
-                terms = terms + extra
-                columns = np.concatenate((columns, np.full(len(extra), -1, np.int64)))
-            tables[utf8] = Lookup.build(terms, columns, utf8=utf8)
+            tables[utf8] = Lookup.build(terms, columns, utf8=utf8, words=words, high=high)
         return tables[utf8]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -482,11 +554,21 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return out
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+        """Counts in ``n_features`` columns: a term counts in column ``crc32(its UTF-8 bytes)
+        % n_features`` (the compiled scanner's :func:`~bayeskit.text._scan.count_hashed` for
+        the analyzers it implements, the same columns in Python for the others)."""
         width = int(self.n_features)
+        documents = self._documents(raw_documents)
+        analysis = self._analysis()
+        if analysis is not None:
+            texts = list(documents)
+            if sum(map(len, texts)) >= FAST_MIN_CHARS:
+                return count_hashed(texts, analysis, width)
+            documents = texts
         analyze = self._analyze
         indices: list[int] = []
         indptr = [0]
-        for text in self._documents(raw_documents):
+        for text in documents:
             indices.extend(
                 zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in analyze(text)
             )
@@ -503,25 +585,6 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
-
-
-def _drop_terms(
-    terms: np.ndarray, counts: sp.csr_matrix, drop: frozenset[str]
-) -> tuple[np.ndarray, sp.csr_matrix]:
-    """``terms`` and ``counts`` without the columns of the terms in ``drop``: what counting
-    without those terms gives. Column order is kept, so each row's indices stay sorted."""
-    keep = np.fromiter((t not in drop for t in terms), bool, len(terms))
-    if keep.all():
-        return terms, counts
-    column = np.cumsum(keep) - 1
-    kept = keep[counts.indices]
-    indptr = np.concatenate(([0], np.cumsum(kept)))[counts.indptr]  # kept entries before each row
-    out = sp.csr_matrix(
-        (counts.data[kept], column[counts.indices[kept]], indptr),
-        shape=(counts.shape[0], int(keep.sum())),
-    )
-    out.has_canonical_format = True
-    return terms[keep], out
 
 
 def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:

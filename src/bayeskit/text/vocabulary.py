@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -125,6 +126,20 @@ class VocabularyStats:
         count). Raises :class:`~bayeskit.errors.DataError` naming the setting when nothing is
         left.
         """
+        index = self.select_index(
+            min_df=min_df, max_df=max_df, max_features=max_features, stop_words=stop_words
+        )
+        return self.terms[index]
+
+    def select_index(
+        self,
+        *,
+        min_df: float = 1,
+        max_df: float = 1.0,
+        max_features: int | None = None,
+        stop_words: frozenset[str] = frozenset(),
+    ) -> np.ndarray:
+        """Where the terms :meth:`select` keeps are in ``terms`` (increasing int64)."""
         low = _as_count(min_df, self.n_docs, "min_df")
         high = _as_count(max_df, self.n_docs, "max_df")
         keep = (self.doc_freq >= low) & (self.doc_freq <= high)
@@ -147,10 +162,11 @@ class VocabularyStats:
                 f"({len(self)} distinct terms in {self.n_docs} documents); lower min_df or "
                 "raise max_df"
             )
-        return self.terms[index]
+        return index
 
 
-def _as_count(value: float, n_docs: int, name: str) -> float:
+def check_frequency(value: Any, name: str) -> None:
+    """``min_df`` / ``max_df``: an int >= 0 (documents) or a float in [0, 1] (a fraction)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise ParameterError(
             f"{name} must be an int (documents) or a float in [0, 1]; got {value!r}"
@@ -158,7 +174,12 @@ def _as_count(value: float, n_docs: int, name: str) -> float:
     if isinstance(value, (float, np.floating)):
         if not 0.0 <= value <= 1.0:
             raise ParameterError(f"{name}={value!r}: a float {name} is a fraction in [0, 1]")
-        return value * n_docs
-    if value < 0:
+    elif value < 0:
         raise ParameterError(f"{name} must be >= 0; got {value!r}")
+
+
+def _as_count(value: float, n_docs: int, name: str) -> float:
+    check_frequency(value, name)
+    if isinstance(value, (float, np.floating)):
+        return value * n_docs
     return float(value)
