@@ -170,10 +170,11 @@ def test_model_file_arrays_round_trip_and_refuse_what_is_not_a_scatter():
     back = Scatter.from_arrays(arrays, meta)
     for x, y in zip(back.weights(), s.weights(), strict=True):
         np.testing.assert_array_equal(x, y)
+    # Matrices that are not scatter matrices are named by invalid(), which the loader calls
+    # after the family's parameter size is taken from its budget (the check costs O(K d^3)).
+    assert back.invalid() is None
     bad = dict(arrays, scatter=arrays["scatter"].copy())
     bad["scatter"][1, 0, 2] += 1.0
-    # Read, then judged by invalid(): the loader calls it once the load budget has bounded
-    # the family's parameters (the check is O(d^3); tests/io/test_hostile_files.py).
     name, c, why = Scatter.from_arrays(bad, meta).invalid() or ("", -1, "")
     assert (name, c) == ("scatter", 1)
     assert "not symmetric" in why
