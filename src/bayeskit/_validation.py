@@ -88,6 +88,21 @@ def _values(X: Any) -> np.ndarray:
 LARGEST_VALUE = 1e150
 
 
+def within(vals: np.ndarray, largest: float) -> bool:
+    """Whether every value is a number of magnitude at most ``largest`` (False for NaN or
+    ±inf), in one pass with no temporary array: the fast path of the checks below, which look
+    for the offending cell only when there may be one. The sum of squares is at most
+    ``largest²`` only if every value is; NaN or ±inf make it NaN or inf; a finite sum that
+    overflows merely sends the caller down its exact path."""
+    flat = vals.ravel(order="K")
+    if flat.size == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if largest * largest < np.inf:
+            return bool(np.dot(flat, flat) <= largest * largest)
+        return bool(np.isfinite(np.add.reduce(flat)))
+
+
 def check_not_infinite(
     X: Any,
     names: Sequence[str] | None,
@@ -100,6 +115,10 @@ def check_not_infinite(
     missing value, which every naive family takes; ``nan_is_missing=False`` for a model that
     refuses it, so the message does not offer it)."""
     vals = _values(X)
+    if vals.dtype.kind == "f" and within(
+        vals, largest if largest < np.inf else np.finfo(vals.dtype).max
+    ):
+        return
     with np.errstate(invalid="ignore"):
         mask = np.isinf(vals) if largest == np.inf else np.abs(vals) > largest
     if not mask.any():

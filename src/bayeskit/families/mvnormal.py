@@ -48,7 +48,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad
+from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
 from ._base import Family
@@ -262,6 +262,8 @@ class MVNormal(Family):
                     f"the mvnormal family takes a 2-D table of numbers, got shape {X.shape}"
                 )
             values = X
+        if within(values, LARGEST_VALUE):
+            return X
         bad = ~np.isfinite(values)
         if bad.any():
             row, col = first_bad(X, bad)
