@@ -108,12 +108,9 @@ def check_not_infinite(
     names: Sequence[str] | None,
     what: str,
     largest: float = np.inf,
-    *,
-    nan_is_missing: bool = True,
 ) -> None:
     """Refuse ±inf and values beyond ``largest`` in magnitude, naming the first one (NaN is a
-    missing value, which every naive family takes; ``nan_is_missing=False`` for a model that
-    refuses it, so the message does not offer it)."""
+    missing value, which every naive family takes)."""
     vals = _values(X)
     if vals.dtype.kind == "f" and within(
         vals, largest if largest < np.inf else np.finfo(vals.dtype).max
@@ -128,7 +125,7 @@ def check_not_infinite(
     if np.isinf(value):
         raise DataError(
             f"X contains {value} at row {row}, {column_label(names, col)}; {what} takes "
-            "finite numbers" + (" (NaN marks a missing value)" if nan_is_missing else "")
+            "finite numbers (NaN marks a missing value)"
         )
     raise DataError(
         f"X contains {value:g} at row {row}, {column_label(names, col)}; {what} takes values "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -278,7 +279,12 @@ class Scatter(Statistic):
     def invalid(self) -> tuple[str, int, str] | None:
         """The first class whose scatter is not a scatter matrix (symmetric positive
         semi-definite within rounding): what a file may not hold, and what weights beyond
-        float64's resolution (near 5e-324) give."""
+        float64's resolution (near 5e-324) give. Judged once per statistic (the loader and
+        the template both ask; each asking is a Cholesky factorisation per class)."""
+        return self._first_invalid
+
+    @cached_property
+    def _first_invalid(self) -> tuple[str, int, str] | None:
         for c in range(self.n_classes):
             problem = psd_problem(self.scatter[c])
             if problem:
