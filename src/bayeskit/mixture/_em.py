@@ -49,6 +49,7 @@ from ..errors import ParameterError
 __all__ = [
     "EMModel",
     "EMResult",
+    "EMRun",
     "Part",
     "Step",
     "check_em_settings",
@@ -219,6 +220,43 @@ class EMResult:
     lower_bounds: list[float] = field(default_factory=list)
 
 
+class EMRun:
+    """One EM run as a state machine, for a caller that computes each iteration's reduce
+    itself (:func:`run_em` in memory; a cluster runs one reduction per iteration): the
+    ``params`` to send for the next E-step, and :meth:`advance` with the iteration's total.
+
+    ``max_iter=0`` is done at once, with the starting ``params`` and ``stats``.
+    """
+
+    def __init__(self, model: EMModel, params: Any, *, tol: float, max_iter: int, stats: Any):
+        self.model, self.params, self.stats = model, params, stats
+        self.tol, self.max_iter = tol, max_iter
+        self.lower = -math.inf
+        self.bounds: list[float] = []
+        self.converged = False
+        self.n_iter = 0
+
+    @property
+    def done(self) -> bool:
+        return self.converged or self.n_iter >= self.max_iter
+
+    def advance(self, total: Step) -> None:
+        """The M-step of one iteration (``total``: ``Σ_parts e_step`` under ``params``) and
+        the convergence test on the lower bound of ``params``."""
+        self.n_iter += 1
+        self.stats = total.stats
+        self.params = self.model.finalize(total.stats)
+        previous = self.lower
+        self.lower = total.log_likelihood / total.weight if total.weight > 0 else 0.0
+        self.bounds.append(self.lower)
+        self.converged = abs(self.lower - previous) < self.tol
+
+    def result(self) -> EMResult:
+        return EMResult(
+            self.params, self.stats, self.converged, self.n_iter, self.lower, self.bounds
+        )
+
+
 def run_em(
     model: EMModel,
     parts: Sequence[Part],
@@ -236,21 +274,10 @@ def run_em(
     log-likelihood per row under each iteration's starting parameters). ``max_iter=0``
     returns ``params`` (and ``stats``) unchanged.
     """
-    lower = -math.inf
-    bounds: list[float] = []
-    converged = False
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 — n_iter is reported after the loop
-        total = iterate(model, params, parts, mapper)
-        stats = total.stats
-        params = model.finalize(stats)
-        previous = lower
-        lower = total.log_likelihood / total.weight if total.weight > 0 else 0.0
-        bounds.append(lower)
-        if abs(lower - previous) < tol:
-            converged = True
-            break
-    return EMResult(params, stats, converged, n_iter, lower, bounds)
+    run = EMRun(model, params, tol=tol, max_iter=max_iter, stats=stats)
+    while not run.done:
+        run.advance(iterate(model, run.params, parts, mapper))
+    return run.result()
 
 
 def check_em_settings(*, tol: Any, max_iter: Any, n_init: Any = 1) -> tuple[float, int, int]:

@@ -245,6 +245,37 @@ class GaussianMixtureFamily(Family):
     def _fit_class(
         self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
     ) -> ClassFit:
+        candidates, means = self.plan_class(label, X, X.shape[0])
+        tol, max_iter, _ = check_em_settings(
+            tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
+        )
+        model = self._components()
+        parts = [Part(X, w)]
+        fits: dict[int, EMResult] = {}
+        for k in candidates:
+            runs = []
+            for stats, params in self.starts(
+                X, w, k, means, random_state, label, lambda: model.summarize(X, w[:, None].copy())
+            ):
+                with self.singular_named(label, k):
+                    result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=stats)
+                runs.append(result)
+            fits[k] = self.best_start(runs, label)
+        bic = {}
+        if len(candidates) > 1:
+            for k, result in fits.items():
+                log_likelihood = float(w @ log_likelihoods(model, result.params, X))
+                bic[k] = self.bic(log_likelihood, float(w.sum()), k, X.shape[1])
+        return self.choose(label, candidates, fits, bic)
+
+    # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM
+    # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,
+    # the BIC and the choice.
+    def plan_class(
+        self, label: Any, X: np.ndarray, n_rows: int
+    ) -> tuple[list[int], np.ndarray | None]:
+        """The numbers of components to try for class ``label`` (``n_rows`` rows; ``X``: all
+        of them, or a sample) and its ``means_init`` (or None)."""
         n = self.n_components
         if isinstance(n, Mapping):
             if label not in n:
@@ -254,8 +285,10 @@ class GaussianMixtureFamily(Family):
                 )
             n = n[label]
         wanted = int(self.max_components) if isinstance(n, str) else int(n)
-        # Counting distinct rows sorts them: only where there may be too few.
-        distinct = _distinct_rows(X) if X.shape[0] < 20 * wanted else X.shape[0]
+        # Counting distinct rows sorts them: only where there may be too few (and only when
+        # all the class's rows are at hand).
+        whole = X.shape[0] == n_rows
+        distinct = _distinct_rows(X) if whole and n_rows < 20 * wanted else n_rows
         if isinstance(n, str):  # "bic"
             candidates = list(range(1, min(int(self.max_components), distinct) + 1))
         else:
@@ -265,24 +298,46 @@ class GaussianMixtureFamily(Family):
                     f"class {label!r} has {distinct} distinct rows, fewer than n_components={k}: "
                     f"it gets {distinct} component{'s' if distinct > 1 else ''}",
                     FewRowsWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
                 k = distinct
             candidates = [k]
         means = self._means_init(label, X.shape[1])
         if means is not None and len(candidates) > 1:
             candidates = [len(means)]
-        fits: dict[int, tuple[ComponentStats, EMResult]] = {}
-        table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
-        for k in candidates:
-            fits[k] = self._em(X, w, k, means, random_state, label)
-            if len(candidates) > 1:
-                table[k - 1] = self._bic(X, w, k, fits[k][1])
-        best = candidates[0] if len(candidates) == 1 else int(np.nanargmin(table)) + 1
-        stats, result = fits[best]
-        if not result.converged:
-            warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
-        return ClassFit(stats, result, table)
+        return candidates, means
+
+    def starts(
+        self,
+        X: np.ndarray,
+        w: np.ndarray,
+        k: int,
+        means: np.ndarray | None,
+        random_state: np.random.RandomState,
+        label: Any,
+        whole: Any,
+    ) -> list[tuple[ComponentStats, Any]]:
+        """The ``n_init`` starts (statistics, parameters) of a ``k``-component mixture, drawn
+        from ``X`` (the class's rows, or a sample of them) in order from ``random_state``;
+        ``whole()``: the one-component statistics of all the class's rows."""
+        _, _, n_init = check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
+        if means is not None and len(means) != k:
+            raise ParameterError(
+                f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
+            )
+        model = self._components()
+        out = []
+        for _ in range(n_init if k > 1 or means is not None else 1):
+            if k == 1 and means is None:
+                # One component: every row is its own, there is no start to draw.
+                start = whole()
+            else:
+                rows, R0 = initial_responsibilities(X, w, k, str(self.init_params), random_state)
+                start = model.summarize(X[rows], R0)
+            if means is not None:
+                start = ComponentStats(start.weight, replace(cast(Any, start.stats), mean=means))
+            out.append((start, self._finalize_checked(model, start, label)))
+        return out
 
     def _means_init(self, label: Any, d: int) -> np.ndarray | None:
         if self.means_init is None or label not in self.means_init:
@@ -295,49 +350,45 @@ class GaussianMixtureFamily(Family):
             )
         return means
 
-    def _em(
-        self,
-        X: np.ndarray,
-        w: np.ndarray,
-        k: int,
-        means: np.ndarray | None,
-        random_state: np.random.RandomState,
-        label: Any,
-    ) -> tuple[ComponentStats, EMResult]:
-        tol, max_iter, n_init = check_em_settings(
-            tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
-        )
-        if means is not None and len(means) != k:
-            raise ParameterError(
-                f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
-            )
-        model = self._components()
-        parts = [Part(X, w)]
-        best: tuple[ComponentStats, EMResult] | None = None
-        for _ in range(n_init if k > 1 or means is not None else 1):
-            if k == 1 and means is None:
-                # One component: every row is its own, there is no start to draw.
-                start = model.summarize(X, w[:, None].copy())
-            else:
-                rows, R0 = initial_responsibilities(X, w, k, str(self.init_params), random_state)
-                start = model.summarize(X[rows], R0)
-            if means is not None:
-                start = ComponentStats(start.weight, replace(cast(Any, start.stats), mean=means))
-            params = self._finalize_checked(model, start, label)
-            try:
-                result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=start)
-            except SingularCovarianceError as exc:
-                raise SingularCovarianceError(
-                    f"EM for class {label!r} ({k} component{'s' if k > 1 else ''}) reached a "
-                    "singular component "
-                    f"covariance ({exc}); set reg_covar > 0 (default 1e-6), or use fewer "
-                    "components"
-                ) from None
+    @contextlib.contextmanager
+    def singular_named(self, label: Any, k: int) -> Any:
+        """A singular covariance reached by EM, refused naming the class."""
+        try:
+            yield
+        except SingularCovarianceError as exc:
+            raise SingularCovarianceError(
+                f"EM for class {label!r} ({k} component{'s' if k > 1 else ''}) reached a "
+                "singular component "
+                f"covariance ({exc}); set reg_covar > 0 (default 1e-6), or use fewer "
+                "components"
+            ) from None
+
+    def best_start(self, runs: list[EMResult], label: Any) -> EMResult:
+        """The run with the largest lower bound (the first of equals)."""
+        best: EMResult | None = None
+        for result in runs:
             self._check_spread(result.stats.stats, label)
-            if best is None or result.lower_bound > best[1].lower_bound:
-                best = (result.stats, result)
+            if best is None or result.lower_bound > best.lower_bound:
+                best = result
         assert best is not None
         return best
+
+    def choose(
+        self,
+        label: Any,
+        candidates: list[int],
+        fits: dict[int, EMResult],
+        bic: dict[int, float],
+    ) -> ClassFit:
+        """The class's mixture: its one candidate, or the one of smallest BIC."""
+        table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
+        for k, value in bic.items():
+            table[k - 1] = value
+        best = candidates[0] if len(candidates) == 1 else int(np.nanargmin(table)) + 1
+        result = fits[best]
+        if not result.converged:
+            warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
+        return ClassFit(result.stats, result, table)
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
         self._check_spread(stats.stats, label)
@@ -354,12 +405,11 @@ class GaussianMixtureFamily(Family):
                 "(default 1e-6), or use fewer components"
             )
 
-    def _bic(self, X: np.ndarray, w: np.ndarray, k: int, result: EMResult) -> float:
-        """``−2 ln L + p ln n`` of the fitted mixture on the class's rows (n: their weight)."""
-        model = self._components()
-        log_likelihood = float(w @ log_likelihoods(model, result.params, X))
-        p = n_parameters(str(self.covariance_type), k, X.shape[1])
-        return -2.0 * log_likelihood + p * math.log(max(float(w.sum()), 1.0))
+    def bic(self, log_likelihood: float, weight: float, k: int, d: int) -> float:
+        """``−2 ln L + p ln n`` of a ``k``-component mixture over ``d`` features (``n``: the
+        weight of the class's rows)."""
+        p = n_parameters(str(self.covariance_type), k, d)
+        return -2.0 * log_likelihood + p * math.log(max(weight, 1.0))
 
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: MixtureStats) -> MixtureParams:
