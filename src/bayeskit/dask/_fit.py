@@ -22,6 +22,7 @@ def fit(
     sample_weight: Any = None,
     *,
     split_every: int = SPLIT_EVERY,
+    init_sample: int | None = None,
 ) -> Any:
     """Fit ``estimator`` on dask collections: the model its own ``fit`` gives on the same rows.
 
@@ -41,12 +42,25 @@ def fit(
         by position), in memory (split like X), or the name of a column of a DataFrame X.
     sample_weight : like y; optional.
     split_every : how many parts each task of the tree reduction adds.
+    init_sample : EM estimators (GaussianMixtureClassifier) only: the most rows per class
+        brought here to draw EM's start from (default 20000). A class with no more rows
+        starts exactly as the in-memory ``fit`` starts; a larger one from a uniform sample
+        of its rows (the same whatever the partitioning).
 
     Returns
     -------
     estimator
+
+    Notes
+    -----
+    A GaussianMixtureClassifier is fitted by one reduction per EM iteration (plus one for the
+    start, and one for the BIC of each candidate with ``n_components="bic"``): the current
+    mixtures go to the workers once per round, each partition returns the statistics of its
+    rows under the responsibilities and their log-likelihood, and EM's M-step and convergence
+    test run here. Every round reads X again: ``X.persist()`` first keeps it in the workers'
+    memory between rounds.
     """
-    rounds = rounds_for(estimator, partial=False)
+    rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
     return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
 
 

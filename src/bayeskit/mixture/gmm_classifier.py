@@ -159,6 +159,14 @@ class GaussianMixtureClassifier(NumericNB):
         """Not offered: EM is not additive within a class (see the class docstring)."""
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _fit_rounds(self, *, partial: bool, classes: Any = None, init_sample: Any = None) -> Any:
+        """The rounds that fit the model from parts of the data: one reduction per EM
+        iteration (:mod:`bayeskit.mixture._rounds`; run by :func:`bayeskit.dask.fit`)."""
+        from ._rounds import INIT_SAMPLE, mixture_rounds
+
+        limit = INIT_SAMPLE if init_sample is None else init_sample
+        return mixture_rounds(self, partial=partial, init_sample=limit)
+
     @property
     def class_prior(self) -> Any:
         """The template's fixed class prior (``priors``)."""

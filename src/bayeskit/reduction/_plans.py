@@ -29,7 +29,7 @@ from sklearn.base import clone
 
 from .._base import GenerativeClassifier
 from .._values import union_sorted, unique_sorted
-from ..errors import InputTypeError
+from ..errors import InputTypeError, ParameterError
 from ..stats import Summary
 from ..text import TextClassifier, TextVectorizer
 from ._rounds import Part, Round, Rounds, Schema
@@ -37,12 +37,19 @@ from ._rounds import Part, Round, Rounds, Schema
 _FITTED = ("stats_", "_cache", "n_features_in_", "feature_names_in_")
 
 
-def rounds_for(estimator: Any, *, partial: bool, classes: Any = None) -> Rounds:
-    """The rounds that fit (``partial``: add to) ``estimator``."""
+def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options: Any) -> Rounds:
+    """The rounds that fit (``partial``: add to) ``estimator``; ``options`` (not None) go to
+    an iterative estimator's own rounds (``init_sample`` for EM)."""
+    options = {key: value for key, value in options.items() if value is not None}
     own = getattr(estimator, "_fit_rounds", None)
     if own is not None:
-        rounds: Rounds = own(partial=partial, classes=classes)
+        rounds: Rounds = own(partial=partial, classes=classes, **options)
         return rounds
+    if options:
+        raise ParameterError(
+            f"{', '.join(options)} only applies to estimators fitted by EM "
+            f"(GaussianMixtureClassifier), not to a {type(estimator).__name__}"
+        )
     if isinstance(estimator, TextClassifier):
         vec, _ = estimator._prototypes()  # checks the settings before any work
         if estimator._additive(vec):

@@ -1,0 +1,319 @@
+"""The Gaussian-mixture classifier fitted from parts of the data: one reduction per EM
+iteration (:mod:`bayeskit.reduction`; run by :func:`bayeskit.dask.fit` on a cluster and by
+``bayeskit train --model gmm`` over the batches of a file).
+
+Round 0 — the start. Every part returns its class counts and, for each class, the
+one-component statistics of its rows and a bounded sample of them (at most ``init_sample``
+rows per class, :class:`ClassRows`). The client then draws every start exactly as the
+in-memory fit does (:meth:`GaussianMixtureFamily.starts`: the same ``random_state``, in the
+same order, ``n_init`` starts per number of components) from the sample. A class with at most
+``init_sample`` rows is sampled whole, in row order, so its starts are the in-memory ones; a
+larger class is sampled uniformly by a hash of each row's values (the rows with the smallest
+hashes: the same sample whatever the partitioning), and its starts are drawn from the sample.
+
+Rounds 1, 2, … — EM. The state sent to the workers is the current parameters of every run
+still going (every class, every number of components "bic" tries, every start); each part
+returns, per run, the statistics of its rows of that class under the responsibilities and
+their log-likelihood (:class:`~bayeskit.mixture.Step`); the client does the M-step and the
+convergence test of each run (:class:`~bayeskit.mixture.EMRun`, the in-memory loop's own), and
+sends the next round while any run goes on. Runs that stopped are no longer sent.
+
+Last round (``n_components="bic"`` only) — each candidate's log-likelihood under its final
+parameters, for its BIC; the client then chooses as in memory.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from .._base import _positions, class_weights
+from ..errors import MergeError, ParameterError
+from ..reduction import Part as Total
+from ..reduction import Round, Rounds
+from ..reduction._plans import _FITTED, _commit, _fresh, _set_schema, schema_of
+from ..stats import MixtureStats, Summary
+from ..stats._base import hard_labels
+from ._components import ComponentStats
+from ._em import EMRun, Part, Step, check_em_settings, e_step, log_likelihoods
+from ._family import ClassFit, GaussianMixtureFamily
+
+#: Rows per class brought to the client to draw EM's start from (a class with at most this
+#: many rows starts exactly as in memory).
+INIT_SAMPLE = 20_000
+#: Most rows per class ``init_sample`` may ask for.
+INIT_SAMPLE_LIMIT = 10_000_000
+
+_MASK = (1 << 64) - 1
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer on uint64 values (wrapping arithmetic)."""
+    z = z ^ (z >> np.uint64(30))
+    z = z * np.uint64(0xBF58476D1CE4E5B9)
+    z = z ^ (z >> np.uint64(27))
+    z = z * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def row_keys(X: np.ndarray, seed: int) -> np.ndarray:
+    """A 64-bit hash of each row's values (and ``seed``): the order of the uniform sample."""
+    bits = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
+    salt = np.array(
+        [(seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 * (j + 1)) & _MASK for j in range(X.shape[1])],
+        dtype=np.uint64,
+    )
+    with np.errstate(over="ignore"):
+        return _mix(_mix(bits ^ salt).sum(axis=1, dtype=np.uint64))
+
+
+@dataclass(frozen=True)
+class ClassRows:
+    """One class's rows as round 0 gathers them: the count of rows of positive weight, the
+    one-component statistics of all of them (None: no such row), and a sample of at most
+    ``limit`` of them in row order (the whole class while it has no more). Adds: parts in
+    order give the class's rows in order."""
+
+    X: np.ndarray
+    weight: np.ndarray
+    keys: np.ndarray
+    n_rows: int
+    one: ComponentStats | None
+    limit: int
+
+    @classmethod
+    def of(
+        cls, X: np.ndarray, w: np.ndarray, one: ComponentStats | None, limit: int, seed: int
+    ) -> ClassRows:
+        return cls(X, w, row_keys(X, seed), len(w), one, limit)._bounded()
+
+    def _bounded(self) -> ClassRows:
+        if len(self.weight) <= self.limit:
+            return self
+        # The `limit` smallest keys (ties: the earlier row), kept in row order.
+        keep = np.sort(np.argsort(self.keys, kind="stable")[: self.limit])
+        return ClassRows(
+            self.X[keep], self.weight[keep], self.keys[keep], self.n_rows, self.one, self.limit
+        )
+
+    def __add__(self, other: object) -> ClassRows:
+        if not isinstance(other, ClassRows):
+            return NotImplemented
+        one = (
+            other.one
+            if self.one is None
+            else self.one
+            if other.one is None
+            else self.one + other.one
+        )
+        return ClassRows(
+            np.concatenate([self.X, other.X]),
+            np.concatenate([self.weight, other.weight]),
+            np.concatenate([self.keys, other.keys]),
+            self.n_rows + other.n_rows,
+            one,
+            self.limit,
+        )._bounded()
+
+
+@dataclass(frozen=True)
+class Sample:
+    """:class:`ClassRows` by class label (a part's labels; parts add in order)."""
+
+    rows: dict[Any, ClassRows]
+
+    def __add__(self, other: object) -> Sample:
+        if not isinstance(other, Sample):
+            return NotImplemented
+        rows = dict(self.rows)
+        for label, more in other.rows.items():
+            rows[label] = rows[label] + more if label in rows else more
+        return Sample(rows)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Each run's :class:`~bayeskit.mixture.Step` on a part (None: the part has no row of
+    the run's class); adds run by run."""
+
+    steps: tuple[Step | None, ...]
+
+    def __add__(self, other: object) -> Steps:
+        if not isinstance(other, Steps):
+            return NotImplemented
+        return Steps(
+            tuple(
+                b if a is None else a if b is None else a + b
+                for a, b in zip(self.steps, other.steps, strict=True)
+            )
+        )
+
+
+# ---------------------------------------------------------------------------- on the workers
+def _class_rows(template: Any, X: Any, y: Any, weight: Any, *, reset: bool) -> Any:
+    """(model, validated block, labels, each row's class index in labels, row weights)."""
+    model = copy.copy(template)
+    X = model._input(X, reset=reset)
+    block = model._blocks_of(X)[0]
+    labels, R = class_weights(y, weight, block.shape[0])
+    hard = hard_labels(R)
+    assert hard is not None  # one-hot labels times weights
+    return model, block, labels, R, hard[0], hard[1]
+
+
+def first_pass(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """Round 0 on a part: its class counts, and each class's rows (:class:`ClassRows`)."""
+    template, limit, seed = state
+    model, block, labels, R, codes, w = _class_rows(template, X, y, weight, reset=True)
+    family: GaussianMixtureFamily = model._families()[0]
+    components = family._components()
+    rows: dict[Any, ClassRows] = {}
+    for c, label in enumerate(labels.tolist()):
+        mine = np.flatnonzero((codes == c) & (w > 0))
+        Xc, wc = block[mine], w[mine]
+        one = components.summarize(Xc, wc[:, None].copy()) if len(mine) else None
+        rows[label] = ClassRows.of(Xc, wc, one, limit, seed)
+    counts = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+    return (Summary(labels, counts, ()), Sample(rows)), schema_of(model)
+
+
+def _runs_on_part(state: Any, X: Any, y: Any, weight: Any, one: Any) -> tuple[Any, ...]:
+    template, classes, tasks = state
+    model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
+    family: GaussianMixtureFamily = model._families()[0]
+    components = family._components()
+    where = _positions(classes, labels)[codes]  # each row's class among all the classes
+    parts: dict[int, Part | None] = {}
+    out = []
+    with family._threads():
+        for c, params in tasks:
+            if c not in parts:
+                mine = np.flatnonzero((where == c) & (w > 0))
+                parts[c] = Part(block[mine], w[mine]) if len(mine) else None
+            part = parts[c]
+            out.append(None if part is None else one(components, params, part))
+    return tuple(out)
+
+
+def em_steps(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """An EM round on a part: each run's E-step statistics and log-likelihood there."""
+    return (Steps(_runs_on_part(state, X, y, weight, e_step)),), None
+
+
+def _log_likelihood(components: Any, params: Any, part: Part) -> np.ndarray:
+    return np.array([part.weight @ log_likelihoods(components, params, part.X), part.weight.sum()])
+
+
+def final_log_likelihoods(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """The BIC round on a part: ``(Σ w ln p(x), Σ w)`` of each candidate's final mixture."""
+    sums = _runs_on_part(state, X, y, weight, _log_likelihood)
+    return (np.array([np.zeros(2) if s is None else s for s in sums]).reshape(-1, 2),), None
+
+
+# ---------------------------------------------------------------------------- on the client
+@dataclass
+class _Run:
+    c: int  # class index
+    k: int  # components
+    run: EMRun
+
+
+def check_init_sample(value: Any) -> int:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or not 1 <= int(value) <= INIT_SAMPLE_LIMIT
+    ):
+        raise ParameterError(
+            f"init_sample={value!r} is not accepted; use an integer from 1 to "
+            f"{INIT_SAMPLE_LIMIT} (rows per class EM's start is drawn from)"
+        )
+    return int(value)
+
+
+def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAMPLE) -> Rounds:
+    """The rounds that fit a GaussianMixtureClassifier (see the module docstring)."""
+    if partial:
+        raise MergeError(
+            "a GaussianMixtureClassifier cannot add rows to a fitted model (no partial_fit): EM "
+            "is not additive within a class; fit it on all the rows (bayeskit.dask.fit)"
+        )
+    family: GaussianMixtureFamily = estimator._families()[0]
+    family.check()  # the settings, before any work
+    limit = check_init_sample(init_sample)
+    tol, max_iter, _ = check_em_settings(tol=family.tol, max_iter=family.max_iter)
+    seed = int(family.random_state) if isinstance(family.random_state, (int, np.integer)) else 0
+    total: Total = yield Round((clone(estimator), limit, seed), first_pass)
+    counts, sample = total.values
+    trial = _fresh(estimator, _FITTED)
+    assert total.schema is not None
+    _set_schema(trial, total.schema)
+    labels = counts.classes
+    names = labels.tolist()  # plain Python values, for dicts and messages
+    template = copy.copy(trial)
+    components = family._components()
+
+    # The starts, drawn as in memory: class by class, candidate by candidate, start by start.
+    runs: list[_Run] = []
+    plans: dict[int, list[int]] = {}
+    for c, label in enumerate(names):
+        rows = sample.rows.get(label)
+        if rows is None or rows.one is None:
+            continue  # no row of positive weight: no components (as in memory)
+        candidates, means = family.plan_class(label, rows.X, rows.n_rows)
+        plans[c] = candidates
+        random_state = family._random_state()
+        for k in candidates:
+            one = rows.one
+            for stats, params in family.starts(
+                rows.X, rows.weight, k, means, random_state, label, lambda one=one: one
+            ):
+                run = EMRun(components, params, tol=tol, max_iter=max_iter, stats=stats)
+                runs.append(_Run(c, k, run))
+
+    # EM: one round per iteration, for every run still going.
+    while active := [r for r in runs if not r.run.done]:
+        state = (template, labels, tuple((r.c, r.run.params) for r in active))
+        total = yield Round(state, em_steps)
+        for r, step in zip(active, total.values[0].steps, strict=True):
+            assert step is not None  # the class has rows of positive weight in some part
+            with family.singular_named(names[r.c], r.k):
+                r.run.advance(step)
+
+    fits: dict[int, dict[int, Any]] = {}
+    for c, candidates in plans.items():
+        fits[c] = {
+            k: family.best_start(
+                [r.run.result() for r in runs if r.c == c and r.k == k], names[c]
+            )
+            for k in candidates
+        }
+    bic: dict[int, dict[int, float]] = {c: {} for c in plans}
+    wanted = [(c, k) for c, candidates in plans.items() if len(candidates) > 1 for k in candidates]
+    if wanted:
+        state = (template, labels, tuple((c, fits[c][k].params) for c, k in wanted))
+        total = yield Round(state, final_log_likelihoods)
+        d = int(trial.n_features_in_)
+        for (c, k), (log_likelihood, weight) in zip(wanted, total.values[0], strict=True):
+            bic[c][k] = family.bic(float(log_likelihood), float(weight), k, d)
+
+    parts = [MixtureStats.empty(len(labels), family._zero_components(trial.n_features_in_))]
+    for c, candidates in plans.items():
+        fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c])
+        one = MixtureStats.of_class(
+            fit.stats.weight,
+            fit.stats.stats,
+            converged=fit.result.converged,
+            n_iter=fit.result.n_iter,
+            lower_bound=fit.result.lower_bound,
+            bic=fit.bic,
+        )
+        parts.append(one.embed_classes(np.array([c]), len(labels)))
+    mixture = sum(parts[1:], parts[0])
+    trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
+    trial._check_fit()
+    return _commit(estimator, trial)
