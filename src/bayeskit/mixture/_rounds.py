@@ -64,7 +64,10 @@ def row_keys(X: np.ndarray, seed: int) -> np.ndarray:
     """A 64-bit hash of each row's values (and ``seed``): the order of the uniform sample."""
     bits = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
     salt = np.array(
-        [(seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 * (j + 1)) & _MASK for j in range(X.shape[1])],
+        [
+            (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 * (j + 1)) & _MASK
+            for j in range(X.shape[1])
+        ],
         dtype=np.uint64,
     )
     with np.errstate(over="ignore"):
@@ -287,9 +290,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     fits: dict[int, dict[int, Any]] = {}
     for c, candidates in plans.items():
         fits[c] = {
-            k: family.best_start(
-                [r.run.result() for r in runs if r.c == c and r.k == k], names[c]
-            )
+            k: family.best_start([r.run.result() for r in runs if r.c == c and r.k == k], names[c])
             for k in candidates
         }
     bic: dict[int, dict[int, float]] = {c: {} for c in plans}
