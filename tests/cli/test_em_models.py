@@ -82,10 +82,33 @@ def test_unlabeled_needs_text(cli, wine_csv, tmp_path):
     assert "--unlabeled reads documents for the text pipeline" in result.stderr
 
 
-def test_em_reads_data_whole_and_refuses_a_cluster(cli, wine_csv, tmp_path):
-    path, _, _ = wine_csv
+def test_gmm_reads_the_file_again_in_batches_at_every_iteration(cli, wine_csv, tmp_path):
+    """EM over batches (one reduction per iteration) is EM in memory, to rounding."""
+    path, _, y = wine_csv
     out = tmp_path / "gmm.bkm"
-    result = cli("train", path, "-t", "label", "-m", "gmm", "-o", out, "--workers", "2")
-    assert result.exit_code != 0
-    assert "EM (--model gmm, --unlabeled) reads the data whole" in result.stderr
+    result = cli("train", path, "-t", "label", "-m", "gmm", "-o", out, "--batch-size", 40)
+    assert result.exit_code == 0, result.stderr
+    assert "178 rows × 13 columns; classes: c0 59, c1 71, c2 48" in result.stdout
+    model = bk.load(out)
+    X = pl.read_csv(path).drop("label")
+    expected = bk.GaussianMixtureClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.n_components_, expected.n_components_)
+    np.testing.assert_array_equal(model.n_iter_, expected.n_iter_)
+    np.testing.assert_allclose(model.lower_bound_, expected.lower_bound_, rtol=1e-10)
+    for label in expected.classes_.tolist():
+        np.testing.assert_allclose(model.means_[label], expected.means_[label], rtol=1e-10)
+        np.testing.assert_allclose(
+            model.covariances_[label], expected.covariances_[label], rtol=1e-10
+        )
+
+
+def test_unlabeled_refuses_a_cluster(cli, tmp_path):
+    train = tmp_path / "docs"
+    for label, words in (("ham", "lunch at noon"), ("spam", "free cash prize")):
+        (train / label).mkdir(parents=True)
+        (train / label / "1.txt").write_text(words)
+    out = tmp_path / "semi.bkm"
+    result = cli("train", train, "--unlabeled", train, "-o", out, "--workers", "2")
+    assert result.exit_code == 2
+    assert "--workers/--scheduler do not run semi-supervised EM" in result.stderr
     assert not out.exists()

@@ -70,6 +70,26 @@ def test_two_local_workers_read_a_folder_and_write_the_same_file(tmp_path):
     assert single.read_bytes() == spread.read_bytes()
 
 
+def test_gmm_on_two_local_workers_writes_the_single_machine_file(tmp_path):
+    """EM over the batches of a file, one reduction per iteration: on a local cluster the
+    same model file, byte for byte, as on one machine."""
+    rng = np.random.default_rng(2)
+    lines = ["a,b,label"]
+    for label, centres in (("x", [(0, 0), (4, 4)]), ("y", [(0, 4), (4, 0)])):
+        for cx, cy in centres:
+            for a, b in rng.normal((cx, cy), 0.5, size=(60, 2)):
+                lines.append(f"{a:.6f},{b:.6f},{label}")
+    path = tmp_path / "blobs.csv"
+    path.write_text("\n".join([lines[0], *rng.permutation(lines[1:])]) + "\n")
+    single, spread = tmp_path / "single.bk", tmp_path / "spread.bk"
+    args = ["train", path, "-t", "label", "-m", "gmm", "--batch-size", 70]
+    assert cli(*args, "-o", single).exit_code == 0
+    result = cli(*args, "-o", spread, "--workers", 2)
+    assert result.exit_code == 0, result.stderr
+    assert "240 rows × 2 columns; classes: x 120, y 120" in result.stdout
+    assert single.read_bytes() == spread.read_bytes()
+
+
 def test_an_unreachable_scheduler_is_one_line_and_quick(table, tmp_path):
     start = time.perf_counter()
     args = ["train", table, "-t", "label", "-o", tmp_path / "m.bk"]

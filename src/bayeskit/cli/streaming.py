@@ -204,6 +204,51 @@ def train(
     return Trained(settle_text_model(model), data, rows)
 
 
+def train_rounds(
+    reopen: Callable[[], TrainingData],
+    choice: str,
+    alpha: float | None,
+    integers: str | None,
+    merges: list[str],
+    *,
+    runner: Runner = run_here,
+) -> Trained:
+    """Fit the model ``choice`` by its own rounds (EM: one per iteration, see
+    :mod:`bayeskit.reduction`), each a pass over the batches of DATA read again
+    (``reopen``), summarized here or on the cluster and added in batch order, so memory stays
+    flat and a run on a cluster writes the same model file as a run on one machine."""
+    data = reopen()
+    unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
+    head = next(data.batches)
+    first, _ = data.prepare(head)
+    model = build_model(choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers)
+    rounds = rounds_for(model, partial=False)
+    step = next(rounds)
+    batches: Iterator[Batch | FileBatch] = itertools.chain([head], data.batches)
+    labels: set[Any] = set()
+    rows = 0
+    for number in itertools.count():
+        what = "training: EM start" if number == 0 else f"training: EM iteration {number}"
+        total: Part | None = None
+        with Meter(what, unit=unit, total_bytes=data.total_bytes or None) as meter:
+            for part, n, nbytes, seen in runner(step, data.prepare, batches):
+                total = part if total is None else total + part
+                if number == 0:
+                    rows += n
+                    labels.update(seen)
+                meter.advance(n, nbytes)
+        if number == 0:
+            _check_classes(data, sorted(labels, key=str), merges, rows)
+        assert total is not None  # the first batch has rows
+        try:
+            step = rounds.send(total)
+        except StopIteration as done:
+            return Trained(done.value, data, rows)
+        data = reopen()
+        batches = data.batches
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def _check_classes(data: TrainingData, labels: list[Any], merges: list[str], rows: int) -> None:
     """At least two classes (after --merge, with its checks), as ``load_labelled`` requires."""
     if merges:

@@ -37,9 +37,9 @@ from .output import (
 )
 from .streaming import open_data
 
-#: models fitted by EM, which passes over all rows at every iteration: read whole, not in
-#: batches
-WHOLE_DATA_MODELS = ("gmm",)
+#: models fitted by their own rounds (EM: one pass over DATA, read again in batches, per
+#: iteration), not batch by batch
+ROUND_MODELS = ("gmm",)
 
 
 def read_unlabelled(source: str, labelled: Any) -> list[Any]:
@@ -143,7 +143,8 @@ def train(
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
     runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
     however large it is; --workers or --scheduler spread the work over a Dask cluster. EM
-    (--model gmm, --unlabeled) passes over the data at every iteration, so it reads it whole."""
+    (--model gmm) reads DATA again, a batch at a time, at every iteration; --unlabeled (EM over
+    documents) reads it whole."""
     check_output_path(
         output,
         inputs=[data],
@@ -153,12 +154,12 @@ def train(
     )
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     start = time.perf_counter()
-    if unlabeled is not None or model in WHOLE_DATA_MODELS:
-        # EM passes over the data at every iteration: these read it whole, here.
+    if unlabeled is not None:
+        # Semi-supervised EM over documents reads them whole, here.
         if workers is not None or scheduler is not None:
             raise typer.BadParameter(
-                "--workers/--scheduler train models learned a batch at a time; EM (--model "
-                "gmm, --unlabeled) reads the data whole on this machine",
+                "--workers/--scheduler do not run semi-supervised EM: --unlabeled reads the "
+                "documents whole on this machine",
                 param_hint="--workers/--scheduler",
             )
         labelled = load_labelled(data, target, text, options)
@@ -174,8 +175,16 @@ def train(
     else:
         extra = None
         with batch_runner(workers, scheduler) as runner:
-            source = open_data(data, target, text, options, batch_size)
-            trained = streaming.train(source, model, alpha, integers, options.merge, runner=runner)
+            if model in ROUND_MODELS:
+                trained = streaming.train_rounds(
+                    lambda: open_data(data, target, text, options, batch_size),
+                    model, alpha, integers, options.merge, runner=runner,
+                )  # fmt: skip
+            else:
+                source = open_data(data, target, text, options, batch_size)
+                trained = streaming.train(
+                    source, model, alpha, integers, options.merge, runner=runner
+                )
         estimator = trained.model
         described = trained.describe()
     save_model(estimator, output)
