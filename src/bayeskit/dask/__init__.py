@@ -45,7 +45,32 @@ Iterative estimators
 A fit is a generator of rounds (:mod:`bayeskit.reduction`): :func:`fit` broadcasts each
 round's state to the workers once, summarizes every partition, adds the parts in a tree and
 sends the total back. An estimator that defines ``_fit_rounds(self, *, partial, classes)`` is
-fitted by its own rounds — an EM estimator runs one reduction per iteration that way.
+fitted by its own rounds. GaussianMixtureClassifier runs EM that way, one reduction per EM
+iteration: the current mixtures go to the workers once per round, each partition returns the
+statistics of its rows under their responsibilities and their log-likelihood, and the M-step
+and the convergence test (``tol``, ``max_iter``, the ConvergenceWarning) run on the client. A
+first round draws the starts as the in-memory ``fit`` draws them (``random_state``,
+``n_init``, ``init_params``, ``means_init``) from each class's rows, gathered to the client up
+to ``init_sample`` rows per class (20000 by default; a larger class starts from a uniform
+sample of that many, the same whatever the partitioning). ``n_components="bic"`` runs every
+candidate in the same rounds, plus one for their BIC. So the model is the in-memory one to
+rounding (bit for bit on one partition):
+
+>>> from bayeskit import GaussianMixtureClassifier
+>>> X = np.vstack([rng.normal(c, 0.5, size=(500, 2)) for c in ([0, 0], [4, 4], [0, 4], [4, 0])])
+>>> y = np.repeat(["a", "a", "b", "b"], 500)  # two blobs per class
+>>> make = lambda: GaussianMixtureClassifier(n_components=2, covariance_type="full",
+...                                          random_state=0)
+>>> model = fit(make(), da.from_array(X, chunks=300), da.from_array(y, chunks=300))
+>>> whole = make().fit(X, y)
+>>> model.n_iter_, model.converged_  # 3 EM rounds for each class
+(array([3, 3]), array([ True,  True]))
+>>> bool(np.allclose(model.means_["a"], whole.means_["a"], rtol=1e-12))
+True
+
+Every round reads X again: ``X = X.persist()`` keeps it in the workers' memory between rounds.
+``bayeskit train --model gmm`` runs the same rounds over the batches of a file, read again at
+each iteration, here or on a cluster (``--workers``).
 """
 
 from __future__ import annotations

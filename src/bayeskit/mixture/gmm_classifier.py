@@ -96,7 +96,9 @@ class GaussianMixtureClassifier(NumericNB):
     accepts models of different classes only (classes fitted apart merge exactly), and
     ``unlearn`` is refused (:class:`~bayeskit.errors.MergeError`). Every EM iteration is
     itself a sum over parts of the data (:func:`bayeskit.mixture.iterate`), which is how a
-    class too large for one machine is fitted.
+    class too large for one machine is fitted: :func:`bayeskit.dask.fit` runs one reduction
+    per EM iteration on a Dask cluster (and ``bayeskit train --model gmm`` one pass over the
+    file's batches per iteration), giving this model from the same start.
 
     Examples
     --------

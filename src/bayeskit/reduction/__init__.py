@@ -11,7 +11,8 @@ client and yields the next round or returns the fitted estimator.
 estimator that defines ``_fit_rounds(self, *, partial, classes)`` returning such a generator is
 fitted by its own rounds — the hook an EM estimator uses to run one reduction per iteration
 (state: the current model; values: the statistics of a part under its responsibilities and its
-log-likelihood; finalize and test convergence between rounds).
+log-likelihood; finalize and test convergence between rounds): GaussianMixtureClassifier's
+(:mod:`bayeskit.mixture._rounds`).
 """
 
 from ._plans import rounds_for
