@@ -713,13 +713,14 @@ def _same(x: Any, y: Any) -> bool:
 
 
 def class_weights(
-    y: Any, sample_weight: Any, n: int, classes: Any = None
+    y: Any, sample_weight: Any, n: int, classes: Any = None, *, part: bool = False
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """Sorted class labels (with any declared ``classes``) and the (n, n_classes) matrix R of
-    one-hot labels times sample weights that every family summarizes with."""
+    one-hot labels times sample weights that every family summarizes with (``part``: of a
+    part of the data, whose weights may all be zero)."""
     check_lengths(n, y, "y")
     labels, codes = _encode_labels(_check_y(y), classes)
-    weight = _check_sample_weight(sample_weight, n)
+    weight = _check_sample_weight(sample_weight, n, part=part)
     R = sp.csr_matrix((weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64)
     return labels, R
 
@@ -799,7 +800,7 @@ def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
 
 
-def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
+def _check_sample_weight(sample_weight: Any, n: int, *, part: bool = False) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n)
     w = float_values(
@@ -815,7 +816,7 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise DataError(f"sample_weight[{row}] = {w[row]}; weights must be finite and >= 0")
-    if n and not w.any():
+    if n and not part and not w.any():
         raise DataError(
             "every sample_weight is zero; at least one row needs a positive weight to learn from"
         )

@@ -13,13 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import GaussianMixture
 
 import bayeskit as bk
 import bayeskit.dask as bkd
 import dask
 from bayeskit.dask._fit import _reduction
 from bayeskit.dask._partitions import split
-from bayeskit.errors import BayeskitError, InputTypeError, MergeError, ParameterError
+from bayeskit.errors import BayeskitError, DataError, InputTypeError, MergeError, ParameterError
 from bayeskit.mixture._rounds import ClassRows, em_steps
 from bayeskit.reduction import rounds_for
 
@@ -102,6 +103,17 @@ def test_one_partition_gives_the_in_memory_model_bit_for_bit(on_threads):
         assert_same_mixtures(got, want, rtol=0)
 
 
+def test_a_partition_of_zero_weights_is_no_error(on_threads):
+    X, y = blobs(seed=6)
+    weight = np.ones(len(y))
+    weight[:90] = 0.0  # the first partition weighs nothing
+    make = partial(bk.GaussianMixtureClassifier, n_components=2, random_state=0)
+    got = bkd.fit(make(), da.from_array(X, chunks=90), y, sample_weight=weight)
+    assert_same_mixtures(got, make().fit(X, y, sample_weight=weight))
+    with pytest.raises(DataError, match="every sample_weight is zero"):
+        bkd.fit(make(), da.from_array(X, chunks=90), y, sample_weight=np.zeros(len(y)))
+
+
 @settings(max_examples=6, deadline=None)
 @given(
     seed=st.integers(0, 1000),
@@ -132,7 +144,7 @@ def _drive(estimator, X, y, chunks):
             total = dask.compute(_reduction(step, parts, 8))[0]
             if step.summarize is em_steps:
                 tasks = step.state[2]
-                for (c, _), s in zip(tasks, total.values[0].steps, strict=True):
+                for (c, _), s in zip(tasks, total.values[0].values, strict=True):
                     bounds.setdefault(c, []).append(s.log_likelihood / s.weight)
             step = rounds.send(total)
     except StopIteration:
@@ -253,8 +265,8 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
     assert model.stats_ is before
     with pytest.raises(ParameterError, match="only applies to estimators fitted by EM"):
         bkd.fit(bk.GaussianNB(), Xd, yd, init_sample=100)
-    with pytest.raises(InputTypeError, match="not a SemiSupervisedNB"):
-        bkd.fit(bk.SemiSupervisedNB(bk.GaussianNB()), Xd, yd)
+    with pytest.raises(InputTypeError, match="not a GaussianMixture"):
+        bkd.fit(GaussianMixture(), Xd, yd)  # scikit-learn's: not a bayeskit estimator
     with pytest.raises(ParameterError, match="n_components has no entry for class 'west'"):
         bkd.fit(bk.GaussianMixtureClassifier(n_components={"north": 1, "south": 1}), Xd, yd)
     # zero variance without reg_covar: refused as in memory, the model left as it was

@@ -14,8 +14,9 @@ hashes: the same sample whatever the partitioning), and its starts are drawn fro
 Rounds 1, 2, … — EM. The state sent to the workers is the current parameters of every run
 still going (every class, every number of components "bic" tries, every start); each part
 returns, per run, the statistics of its rows of that class under the responsibilities and
-their log-likelihood (:class:`~bayeskit.mixture.Step`); the client does the M-step and the
-convergence test of each run (:class:`~bayeskit.mixture.EMRun`, the in-memory loop's own), and
+their log-likelihood (a :class:`~bayeskit.mixture.Step` each, in one
+:class:`~bayeskit.reduction.Each`); the client does the M-step and the convergence test of each
+run (:class:`~bayeskit.mixture.EMRun`, the in-memory loop's own), and
 sends the next round while any run goes on. Runs that stopped are no longer sent.
 
 Last round (``n_components="bic"`` only) — each candidate's log-likelihood under its final
@@ -32,14 +33,14 @@ import numpy as np
 from sklearn.base import clone
 
 from .._base import _positions, class_weights
-from ..errors import MergeError, ParameterError
+from ..errors import DataError, MergeError, ParameterError
+from ..reduction import Each, Round, Rounds
 from ..reduction import Part as Total
-from ..reduction import Round, Rounds
 from ..reduction._plans import _FITTED, _commit, _fresh, _set_schema, schema_of
 from ..stats import MixtureStats, Summary
 from ..stats._base import hard_labels
 from ._components import ComponentStats
-from ._em import EMRun, Part, Step, check_em_settings, e_step, log_likelihoods
+from ._em import EMRun, Part, check_em_settings, e_step, log_likelihoods
 from ._family import ClassFit, GaussianMixtureFamily
 
 #: Rows per class brought to the client to draw EM's start from (a class with at most this
@@ -138,31 +139,13 @@ class Sample:
         return Sample(rows)
 
 
-@dataclass(frozen=True)
-class Steps:
-    """Each run's :class:`~bayeskit.mixture.Step` on a part (None: the part has no row of
-    the run's class); adds run by run."""
-
-    steps: tuple[Step | None, ...]
-
-    def __add__(self, other: object) -> Steps:
-        if not isinstance(other, Steps):
-            return NotImplemented
-        return Steps(
-            tuple(
-                b if a is None else a if b is None else a + b
-                for a, b in zip(self.steps, other.steps, strict=True)
-            )
-        )
-
-
 # ---------------------------------------------------------------------------- on the workers
 def _class_rows(template: Any, X: Any, y: Any, weight: Any, *, reset: bool) -> Any:
     """(model, validated block, labels, each row's class index in labels, row weights)."""
     model = copy.copy(template)
     X = model._input(X, reset=reset)
     block = model._blocks_of(X)[0]
-    labels, R = class_weights(y, weight, block.shape[0])
+    labels, R = class_weights(y, weight, block.shape[0], part=True)
     hard = hard_labels(R)
     assert hard is not None  # one-hot labels times weights
     return model, block, labels, R, hard[0], hard[1]
@@ -204,7 +187,7 @@ def _runs_on_part(state: Any, X: Any, y: Any, weight: Any, one: Any) -> tuple[An
 
 def em_steps(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """An EM round on a part: each run's E-step statistics and log-likelihood there."""
-    return (Steps(_runs_on_part(state, X, y, weight, e_step)),), None
+    return (Each(_runs_on_part(state, X, y, weight, e_step)),), None
 
 
 def _log_likelihood(components: Any, params: Any, part: Part) -> np.ndarray:
@@ -255,6 +238,10 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     trial = _fresh(estimator, _FITTED)
     assert total.schema is not None
     _set_schema(trial, total.schema)
+    if not counts.class_count.any():
+        raise DataError(
+            "every sample_weight is zero; at least one row needs a positive weight to learn from"
+        )
     labels = counts.classes
     names = labels.tolist()  # plain Python values, for dicts and messages
     template = copy.copy(trial)
@@ -282,7 +269,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     while active := [r for r in runs if not r.run.done]:
         state = (template, labels, tuple((r.c, r.run.params) for r in active))
         total = yield Round(state, em_steps)
-        for r, step in zip(active, total.values[0].steps, strict=True):
+        for r, step in zip(active, total.values[0].values, strict=True):
             assert step is not None  # the class has rows of positive weight in some part
             with family.singular_named(names[r.c], r.k):
                 r.run.advance(step)

@@ -16,6 +16,6 @@ log-likelihood; finalize and test convergence between rounds): GaussianMixtureCl
 """
 
 from ._plans import rounds_for
-from ._rounds import Part, Round, Rounds, Schema, add_parts
+from ._rounds import Each, Part, Round, Rounds, Schema, Stacked, add_parts
 
-__all__ = ["Part", "Round", "Rounds", "Schema", "add_parts", "rounds_for"]
+__all__ = ["Each", "Part", "Round", "Rounds", "Schema", "Stacked", "add_parts", "rounds_for"]

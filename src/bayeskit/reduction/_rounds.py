@@ -94,6 +94,39 @@ class Round:
 Rounds = Generator[Round, Part, Any]
 
 
+@dataclass(frozen=True)
+class Each:
+    """Several additive values of a part, None where the part has none (a class it has no
+    rows of); adds element by element."""
+
+    values: tuple[Any, ...]
+
+    def __add__(self, other: object) -> Each:
+        if not isinstance(other, Each):
+            return NotImplemented
+        return Each(
+            tuple(
+                b if a is None else a if b is None else a + b
+                for a, b in zip(self.values, other.values, strict=True)
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """Per-row results of a part (an array with a row axis); parts add by stacking them in
+    part order."""
+
+    rows: Any
+
+    def __add__(self, other: object) -> Stacked:
+        if not isinstance(other, Stacked):
+            return NotImplemented
+        import numpy as np
+
+        return Stacked(np.concatenate([self.rows, other.rows]))
+
+
 def add_parts(*parts: Part | None) -> Part | None:
     """The sum of some partitions' parts, in partition order (empty partitions are None)."""
     total: Part | None = None

@@ -39,6 +39,14 @@ class EstimatorView:
         self.model = clone(estimator)
         self.components = components
 
+    @classmethod
+    def of_fitted(cls, model: GenerativeClassifier, components: np.ndarray) -> EstimatorView:
+        """The view of a model EM has fitted (its current parameters), as EM left it: what a
+        worker runs an E-step and an M-step's share with."""
+        view = cls.__new__(cls)
+        view.model, view.components = model, components
+        return view
+
     def prepare(self, X: Any) -> Rows:
         X = self.model._input(X, reset=True)
         n = int(getattr(X, "n_rows", None) or X.shape[0])

@@ -205,6 +205,28 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         params = view.finalize(view.summarize(rows, start))
         part = Part(rows, row_weight, allowed)
         result = run_em(view, [part], params, tol=tol, max_iter=max_iter)
+        self._owner, self.classes_ = owner, labels
+        distributions = self.distributions(view.log_joint(result.params, rows), codes, labelled)
+        return self._set_fitted(view, result, labels, distributions, tol, max_iter)
+
+    def distributions(self, jll: np.ndarray, codes: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+        """Class probabilities of training rows from the components' joint log-likelihoods
+        (a labelled row: its label's indicator)."""
+        posterior = self._normalize(self._class_joint(jll))
+        out = np.exp(posterior)
+        out[labelled] = np.eye(out.shape[1])[codes[labelled]]
+        return out
+
+    def _set_fitted(
+        self,
+        view: Any,
+        result: Any,
+        labels: np.ndarray,
+        distributions: np.ndarray,
+        tol: float,
+        max_iter: int,
+    ) -> SemiSupervisedNB:
+        """The fitted attributes from EM's result (in memory, or from a cluster's rounds)."""
         if not result.converged and max_iter > 0:
             warn_not_converged("the unlabelled rows", result.n_iter, tol)
         self.estimator_ = view.fitted()
@@ -212,17 +234,21 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, attr):
                 setattr(self, attr, getattr(self.estimator_, attr))
-        self._owner = owner
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.lower_bound_ = result.lower_bound
         self.lower_bounds_ = np.asarray(result.lower_bounds)
-        posterior = self._normalize(self._class_joint(view.log_joint(result.params, rows)))
-        distributions = np.exp(posterior)
-        distributions[labelled] = np.eye(n_classes)[codes[labelled]]
         self.label_distributions_ = distributions
         self.transduction_ = labels[np.argmax(distributions, axis=1)]
         return self
+
+    def _fit_rounds(self, *, partial: bool, classes: Any = None) -> Any:
+        """The rounds that fit the model from parts of the data, one reduction per EM
+        iteration (:mod:`bayeskit.semi_supervised._rounds`; run by
+        :func:`bayeskit.dask.fit`)."""
+        from ._rounds import semi_supervised_rounds
+
+        return semi_supervised_rounds(self, partial=partial)
 
     def _start(
         self,
@@ -310,8 +336,8 @@ def _documents(X: Any) -> list[Any]:
     return list(X)
 
 
-def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sorted class labels, each row's class index (−1: unlabelled), labelled mask)."""
+def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(y as an array, which rows are labelled): ``-1`` or ``None`` marks an unlabelled row."""
     try:
         y = column_or_1d(y, warn=True)
     except ValueError as exc:
@@ -331,18 +357,29 @@ def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
         marked = y == -1
     else:
         marked = np.zeros(len(y), dtype=bool)
-    labelled = ~marked
-    if not labelled.any():
-        raise DataError(
-            f"all {len(y)} rows are unlabelled (-1 or None); semi-supervised learning needs at "
-            "least one labelled row of every class it is to predict"
-        )
+    return y, ~marked
+
+
+def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """The sorted distinct labels of the labelled rows, checked to be class labels."""
     given = y[labelled]
     found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
     try:
         check_classification_targets(found)
     except ValueError as exc:
         raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
+    return found
+
+
+def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted class labels, each row's class index (−1: unlabelled), labelled mask)."""
+    y, labelled = marked_labels(y)
+    if not labelled.any():
+        raise DataError(
+            f"all {len(y)} rows are unlabelled (-1 or None); semi-supervised learning needs at "
+            "least one labelled row of every class it is to predict"
+        )
+    found = labelled_classes(y, labelled)
     if classes is None:
         labels = found
     else:
