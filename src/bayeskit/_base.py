@@ -341,14 +341,16 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 )
 
     def _summarize(
-        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
+        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool, part: bool = False
     ) -> Summary:
+        """The statistics of a block of data (``part``: a part of the data, whose weights may
+        all be zero)."""
         if y is None:
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         X = self._input(X, reset=reset)
-        labels, R = class_weights(y, sample_weight, _n_rows(X), classes)
+        labels, R = class_weights(y, sample_weight, _n_rows(X), classes, part=part)
         return self._summary_of(self._blocks_of(X), labels, R)
 
     def _blocks_of(self, X: Any) -> list[Any]:

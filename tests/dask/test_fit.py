@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import bayeskit as bk
 import bayeskit.dask as bkd
 import dask
-from bayeskit.errors import ParameterError
+from bayeskit.errors import DataError, ParameterError
 
 from .._grid import CASES, Case, assert_same_model, dataset
 
@@ -108,6 +108,17 @@ def test_predict_is_lazy_and_sends_the_model_once(on_cluster):
 def _holds(value, model) -> bool:
     data = getattr(value, "value", value)  # a dask DataNode wraps the literal
     return data is model
+
+
+def test_a_partition_whose_rows_all_weigh_zero_is_no_error(on_threads):
+    X = np.random.default_rng(15).normal(size=(60, 3))
+    y = np.repeat(["a", "b", "c"], 20)
+    weight = np.ones(len(y))
+    weight[:20] = 0.0  # the first partition (and class a) weighs nothing
+    model = bkd.fit(bk.GaussianNB(), da.from_array(X, chunks=20), y, sample_weight=weight)
+    assert_same_model(model, bk.GaussianNB().fit(X, y, sample_weight=weight), X)
+    with pytest.raises(DataError, match="every sample_weight is zero"):
+        bkd.fit(bk.GaussianNB(), da.from_array(X, chunks=20), y, sample_weight=np.zeros(60))
 
 
 def test_fit_keeps_the_estimator_on_a_refused_fit(on_threads):

@@ -132,9 +132,9 @@ class GaussianNB(NumericNB):
         ]
 
     def _summarize(
-        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool
+        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool, part: bool = False
     ) -> Summary:
-        summary = super()._summarize(X, y, sample_weight, classes=classes, reset=reset)
+        summary = super()._summarize(X, y, sample_weight, classes=classes, reset=reset, part=part)
         if _float32_data(X):
             moments = cast(Moments, summary.blocks[0]).as_dtype("float32")
             summary = Summary(summary.classes, summary.class_count, (moments,))

@@ -29,7 +29,7 @@ from sklearn.base import clone
 
 from .._base import GenerativeClassifier
 from .._values import union_sorted, unique_sorted
-from ..errors import InputTypeError, ParameterError
+from ..errors import DataError, InputTypeError, ParameterError
 from ..stats import Summary
 from ..text import TextClassifier, TextVectorizer
 from ._rounds import Part, Round, Rounds, Schema
@@ -118,6 +118,10 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
         trial.fit_summary(model.stats_ + _declare(total.values[0], classes))
         return _commit(model, trial)
     total = yield Round(clone(model), summarize_new)
+    if not total.values[0].class_count.any():  # as fit refuses it
+        raise DataError(
+            "every sample_weight is zero; at least one row needs a positive weight to learn from"
+        )
     trial = _fresh(model, _FITTED)
     assert total.schema is not None
     _set_schema(trial, total.schema)
@@ -129,13 +133,14 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
 def summarize_new(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -> Any:
     """A partition's statistics, with the columns read as a first fit reads them."""
     model = copy.copy(template)
-    summary = model._summarize(X, y, weight, classes=None, reset=True)
+    summary = model._summarize(X, y, weight, classes=None, reset=True, part=True)
     return (summary,), schema_of(model)
 
 
 def summarize_more(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -> Any:
     """A partition's statistics under a fitted model's columns (``partial_fit``)."""
-    return (copy.copy(template)._summarize(X, y, weight, classes=None, reset=False),), None
+    model = copy.copy(template)
+    return (model._summarize(X, y, weight, classes=None, reset=False, part=True),), None
 
 
 # ---------------------------------------------------------------------------- text
