@@ -263,8 +263,10 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
         with pytest.raises(ParameterError, match="init_sample"):
             bkd.fit(model, Xd, yd, init_sample=bad)
     assert model.stats_ is before
-    with pytest.raises(ParameterError, match="only applies to estimators fitted by EM"):
+    with pytest.raises(ParameterError, match="only applies to GaussianMixtureClassifier"):
         bkd.fit(bk.GaussianNB(), Xd, yd, init_sample=100)
+    with pytest.raises(ParameterError, match="init_sample does not apply to SemiSupervisedNB"):
+        bkd.fit(bk.SemiSupervisedNB(), Xd, yd, init_sample=100)
     with pytest.raises(InputTypeError, match="not a GaussianMixture"):
         bkd.fit(GaussianMixture(), Xd, yd)  # scikit-learn's: not a bayeskit estimator
     with pytest.raises(ParameterError, match="n_components has no entry for class 'west'"):

@@ -77,6 +77,18 @@ class ClassFit:
     result: EMResult
     bic: np.ndarray
 
+    def statistic(self, c: int, n_classes: int) -> MixtureStats:
+        """The mixture statistic of class index ``c`` among ``n_classes``."""
+        one = MixtureStats.of_class(
+            self.stats.weight,
+            self.stats.stats,
+            converged=self.result.converged,
+            n_iter=self.result.n_iter,
+            lower_bound=self.result.lower_bound,
+            bic=self.bic,
+        )
+        return one.embed_classes(np.array([c]), n_classes)
+
 
 class GaussianMixtureFamily(Family):
     """A Gaussian mixture per class, fitted by EM.
@@ -213,15 +225,7 @@ class GaussianMixtureFamily(Family):
                 continue
             with self._threads():
                 fit = self._fit_class(X[rows], w, labels[c], self._random_state())
-            one = MixtureStats.of_class(
-                fit.stats.weight,
-                fit.stats.stats,
-                converged=fit.result.converged,
-                n_iter=fit.result.n_iter,
-                lower_bound=fit.result.lower_bound,
-                bic=fit.bic,
-            )
-            parts.append(one.embed_classes(np.array([c]), n_classes))
+            parts.append(fit.statistic(c, n_classes))
         return sum(parts[1:], parts[0])
 
     def _threads(self) -> Any:

@@ -292,15 +292,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     parts = [MixtureStats.empty(len(labels), family._zero_components(trial.n_features_in_))]
     for c, candidates in plans.items():
         fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c])
-        one = MixtureStats.of_class(
-            fit.stats.weight,
-            fit.stats.stats,
-            converged=fit.result.converged,
-            n_iter=fit.result.n_iter,
-            lower_bound=fit.result.lower_bound,
-            bic=fit.bic,
-        )
-        parts.append(one.embed_classes(np.array([c]), len(labels)))
+        parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
     trial._check_fit()

@@ -16,7 +16,9 @@ text models, the same adoption ``partial_fit`` uses) finalizes once on the clien
 
 An estimator that defines ``_fit_rounds(partial=..., classes=...)`` (a generator of
 :class:`~bayeskit.dask.Round`, see :mod:`bayeskit.dask`) is fitted by its own rounds instead:
-the hook an iterative (EM) estimator uses to run one reduction per iteration.
+the hook an iterative (EM) estimator uses to run one reduction per iteration
+(GaussianMixtureClassifier, :mod:`bayeskit.mixture._rounds`; SemiSupervisedNB,
+:mod:`bayeskit.semi_supervised._rounds`).
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
         return rounds
     if options:
         raise ParameterError(
-            f"{', '.join(options)} only applies to estimators fitted by EM "
-            f"(GaussianMixtureClassifier), not to a {type(estimator).__name__}"
+            f"{', '.join(options)} only applies to GaussianMixtureClassifier (EM's start), "
+            f"not to a {type(estimator).__name__}"
         )
     if isinstance(estimator, TextClassifier):
         vec, _ = estimator._prototypes()  # checks the settings before any work

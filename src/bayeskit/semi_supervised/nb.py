@@ -43,6 +43,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     is shared among its class's components, an unlabelled row among all; a class's
     probability is the sum of its components'.
 
+    On a Dask cluster, :func:`bayeskit.dask.fit` runs the same EM as one reduction per
+    iteration (a wrapped generative classifier with ``n_components=1``), giving this model.
+
     Parameters
     ----------
     estimator : bayeskit estimator, default=MultinomialNB()
@@ -242,11 +245,17 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         self.transduction_ = labels[np.argmax(distributions, axis=1)]
         return self
 
-    def _fit_rounds(self, *, partial: bool, classes: Any = None) -> Any:
+    def _fit_rounds(self, *, partial: bool, classes: Any = None, **options: Any) -> Any:
         """The rounds that fit the model from parts of the data, one reduction per EM
         iteration (:mod:`bayeskit.semi_supervised._rounds`; run by
         :func:`bayeskit.dask.fit`)."""
         from ._rounds import semi_supervised_rounds
+
+        if options:
+            raise ParameterError(
+                f"{', '.join(options)} does not apply to SemiSupervisedNB (its EM starts from "
+                "the labelled rows)"
+            )
 
         return semi_supervised_rounds(self, partial=partial)
 
