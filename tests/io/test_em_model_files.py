@@ -159,3 +159,38 @@ def test_a_component_scatter_that_is_not_one_is_refused(tmp_path, wine):
     meta["entries"][name] = hashlib.sha256(entries[name]).hexdigest()
     _rewrite(path, meta, entries)
     refused(path, "'component_scatter' of class index 1 (component 3)", "not a scatter matrix")
+
+
+@pytest.mark.parametrize("output", ["counts", "tfidf"])
+def test_semi_supervised_text_model_is_built_within_the_load_budget(tmp_path, output):
+    """A wrapped text model is built on the same bounded path as a text file on its own:
+    what its count model computes (the additive classifier's class × term tables, or the
+    fixed one's count model) is taken from the load budget before it is computed."""
+    from bayeskit.text import TextClassifier, TextVectorizer
+
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(3000)])
+    docs = [" ".join(rng.choice(words, 400)) for _ in range(8)]
+    y = np.array(["a", "b", None, None, "a", "b", None, None], dtype=object)
+    clf = TextClassifier(vectorizer=TextVectorizer(output=output))
+    model = bk.SemiSupervisedNB(clf).fit(docs, y)
+    path = tmp_path / "semi-text.bkm"
+    bk.save(model, path)
+    _, entries = parts(path)
+    arrays = sum(len(data) for data in entries.values())
+    with pytest.raises(ModelFileError, match=r"parameters needs .* bytes, beyond"):
+        bk.load(path, max_bytes=arrays + 1000)
+    np.testing.assert_array_equal(
+        bk.load(path, max_bytes=4 * arrays).predict_proba(docs), model.predict_proba(docs)
+    )
+
+
+def test_semi_state_does_not_import_the_archive_module():
+    """Imports point one way: the SemiSupervisedNB layout builds on io._format (and
+    io._text_state) only; model_file is the one that imports it."""
+    import subprocess
+    import sys
+
+    code = "import sys, bayeskit.io._semi_state; print('bayeskit.io.model_file' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -2,9 +2,10 @@
 name, hyperparameters as JSON (the codec), a fitted model as metadata + arrays (a *section*:
 the top level of a version-1 file, or a text model's count model) and the manifest.
 
-:mod:`bayeskit.io.model_file` (the archive: saving, loading, checksums) and
-:mod:`bayeskit.io._text_state` (the text models of format version 2) both build on this module;
-it imports neither, so imports point one way.
+:mod:`bayeskit.io.model_file` (the archive: saving, loading, checksums),
+:mod:`bayeskit.io._text_state` (the text models of format version 2) and
+:mod:`bayeskit.io._semi_state` (SemiSupervisedNB, wrapping either) build on this module; it
+imports none of them, so imports point one way.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ..stats import STATISTIC_KINDS, Summary
 from ..stats._base import check_arrays
 
 FORMAT_NAME = "bayeskit-model"
+#: The format version of a model of ESTIMATORS (text models and wrappers need newer ones).
+FIRST_VERSION = 1
 #: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
 #: the text models of ``_text_state``: nothing else is ever constructed by
 #: :func:`~bayeskit.io.model_file.load`.
@@ -77,6 +80,11 @@ def assemble(
         "entries": {name: hashlib.sha256(data).hexdigest() for name, data in entries.items()},
     }
     return meta, entries
+
+
+def section_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (without checksum) and the entries of a fitted model of ESTIMATORS."""
+    return assemble(FIRST_VERSION, *model_section(model))
 
 
 def model_section(
@@ -174,6 +182,15 @@ def check_section(section: dict[str, Any], where: str) -> list[str]:
         if block.get("kind") not in STATISTIC_KINDS:
             raise ModelFileError(f"unknown statistic kind {block.get('kind')!r}")
     return [section["class_count"]] + [n for b in section["blocks"] for n in b["arrays"].values()]
+
+
+def check_meta(meta: dict[str, Any]) -> dict[str, str]:
+    """Check the meta.json of a model of ESTIMATORS; return the manifest {entry: sha256}."""
+    used = check_section(meta, "meta.json")
+    manifest = check_manifest(meta)
+    if sorted(used) != sorted(manifest):
+        raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
+    return manifest
 
 
 def check_manifest(meta: dict[str, Any]) -> dict[str, str]:
