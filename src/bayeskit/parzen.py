@@ -6,8 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from .families.parzen import Parzen, ParzenParams
+from .errors import ModelFileError
+from .families.parzen import Parzen, ParzenParams, check_search
 from .naive_bayes._numeric import NumericNB
+
+#: the width rules whose choice costs a pass over all pairs of training rows
+SEARCHED = ("loo-likelihood", "cv-accuracy")
 
 
 class ParzenWindowClassifier(NumericNB):
@@ -101,15 +105,42 @@ default="scott"
         return self.priors
 
     def _families(self) -> list[Any]:
-        return [
-            Parzen(
-                self.kernel,
-                metric=self.metric,
-                p=self.p,
-                bandwidth=self.bandwidth,
-                adaptive=self.adaptive,
+        family = Parzen(
+            self.kernel,
+            metric=self.metric,
+            p=self.p,
+            bandwidth=self.bandwidth,
+            adaptive=self.adaptive,
+        )
+        family.known_search = self.__dict__.get("_known_search")
+        return [family]
+
+    # ------------------------------------------------------------------ model files
+    def _fitted_to_json(self) -> dict[str, Any] | None:
+        """What a model file stores beyond the statistics: the width search's scores, so a
+        load does not redo its O(n²) pass over the sample (None without a search)."""
+        search = self._params().search
+        return {"search": dict(search)} if search else None
+
+    def _fitted_from_json(self, fitted: Any, summary: Any) -> None:
+        """Take a stored width search for ``summary`` (the file's statistics): a file of a
+        searched width without one is refused, before any O(n²) work could start."""
+        searched = isinstance(self.bandwidth, str) and self.bandwidth in SEARCHED
+        if not searched:
+            if fitted is not None:
+                raise ModelFileError("a Parzen model without a width search stores none")
+            return
+        search = fitted.get("search") if isinstance(fitted, dict) else None
+        problem: str | None = "it is missing"
+        if not isinstance(search, dict):
+            search = {}
+        else:
+            problem = check_search(search)
+        if problem is not None:
+            raise ModelFileError(
+                f"the stored width search of bandwidth={self.bandwidth!r} is invalid: {problem}"
             )
-        ]
+        self._known_search = (summary.blocks[0], {k: np.asarray(v) for k, v in search.items()})
 
     def _params(self) -> ParzenParams:
         params: ParzenParams = self._fitted()[1][0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -194,3 +195,61 @@ def test_semi_state_does_not_import_the_archive_module():
     code = "import sys, bayeskit.io._semi_state; print('bayeskit.io.model_file' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("rule", ["loo-likelihood", "cv-accuracy"])
+def test_parzen_width_search_is_stored_not_redone_at_load(tmp_path, wine, rule, monkeypatch):
+    """The O(n²) leave-one-out width search is stored: loading runs none (the search itself
+    is made to fail), yet predicts and reports the search as the fitted model does; a later
+    partial_fit searches again on the merged sample, as fit would."""
+    from bayeskit.families.parzen import Parzen
+
+    X, y = wine
+    model = bk.ParzenWindowClassifier(bandwidth=rule).fit(X, y)
+    path = tmp_path / "parzen.bkm"
+    bk.save(model, path)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the width search ran at load")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Parzen, "_search", no_search)
+        loaded = bk.load(path)
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        assert loaded.bandwidth_ == model.bandwidth_
+        for key, value in model.bandwidth_search_.items():
+            np.testing.assert_array_equal(loaded.bandwidth_search_[key], value)
+    loaded.partial_fit(X[:5], y[:5])
+    again = bk.ParzenWindowClassifier(bandwidth=rule).fit(np.vstack([X, X[:5]]), [*y, *y[:5]])
+    np.testing.assert_allclose(loaded.predict_proba(X), again.predict_proba(X), rtol=1e-12)
+
+
+def test_a_huge_parzen_search_file_is_refused_before_the_search(tmp_path, wine, monkeypatch):
+    """A crafted file naming a width search over 200 000 rows without its stored outcome
+    (or with a forged one) is refused before any O(n²) work: the search is never called."""
+    from bayeskit.families.parzen import Parzen
+
+    X, y = wine
+    path = tmp_path / "parzen.bkm"
+    bk.save(bk.ParzenWindowClassifier(bandwidth="loo-likelihood").fit(X, y), path)
+    meta, entries = parts(path)
+    (block,) = meta["blocks"]
+    n = 200_000
+    rng = np.random.default_rng(0)
+    entries[block["arrays"]["values"]] = npy(rng.normal(size=(n, X.shape[1])))
+    entries[block["arrays"]["weight"]] = npy(np.repeat(np.eye(3), [n - 2, 1, 1], axis=1))
+    entries[meta["class_count"]] = npy(np.array([n - 2.0, 1.0, 1.0]))
+    forged = json.loads(json.dumps(meta["fitted"]))
+    forged["items"][0]["items"][2]["values"]["values"][0] = 2.0  # an accuracy of 200 %
+    monkeypatch.setattr(Parzen, "_search", lambda *a, **k: pytest.fail("searched at load"))
+    for fitted, words in [
+        (None, "width search of bandwidth='loo-likelihood' is invalid: it is missing"),
+        (forged, "is invalid: an accuracy is outside [0, 1]"),
+    ]:
+        if fitted is None:
+            meta.pop("fitted")
+        else:
+            meta["fitted"] = fitted
+        meta["entries"] = {k: hashlib.sha256(v).hexdigest() for k, v in entries.items()}
+        _rewrite(path, meta, entries)
+        refused(path, words)

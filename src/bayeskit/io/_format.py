@@ -115,6 +115,11 @@ def model_section(
         # Fitted choices that are neither hyperparameters nor statistics (MixedNB's column
         # layout): plain JSON, checked by the estimator when read back.
         section["state"] = encode(state(), "state", 0)
+    fitted = getattr(model, "_fitted_to_json", None)
+    if fitted is not None and fitted() is not None:
+        # Fitted results that would cost more than the budget bounds to recompute at load
+        # (a Parzen window's O(n²) width search): stored, and checked by the estimator.
+        section["fitted"] = encode(fitted(), "fitted", 0)
     return section, arrays
 
 
@@ -239,6 +244,10 @@ def build(
             raise ModelFileError(f"a {cls.__name__} file needs its fitted state")
         restore(decode(meta["state"], "state", 0))
     try:
+        summary = Summary(classes, class_count, tuple(blocks))
+        known = getattr(model, "_fitted_from_json", None)
+        if known is not None:
+            known(decode(meta.get("fitted"), "fitted", 0), summary)
         if budget is not None:
             # What finalize will allocate, from the hyperparameters and the statistics' sizes,
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
@@ -253,7 +262,7 @@ def build(
                 raise ModelFileError(
                     f"the {stat.kind} statistic's array {name!r} of class index {c} {why}"
                 )
-        return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
+        return model.fit_summary(summary)
     except BayeskitError as exc:
         if isinstance(exc, ModelFileError):
             raise
