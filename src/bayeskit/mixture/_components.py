@@ -20,7 +20,11 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..families import Family
+from ..families._gaussian_refine import refine
+from ..families.gaussian import _gemm as gemm_into
 from ..stats import Moments, Statistic
+from ..stats._base import safe_ratio
+from ..stats.moments import _soft_m2 as soft_m2
 
 #: covariance structures, as scikit-learn's GaussianMixture names them.
 COVARIANCE_TYPES = ("diag", "full", "tied", "spherical")
@@ -75,6 +79,80 @@ class Components:
 
     def log_joint(self, params: ComponentParams, X: Any) -> np.ndarray:
         return self.family.log_prob(params.params, X) + params.log_weight
+
+    def prepare(self, X: Any, w: np.ndarray) -> Any:
+        """What the EM iterations on the rows ``X`` (weights ``w``) take as their input."""
+        return X
+
+
+@dataclass(frozen=True)
+class CentredRows:
+    """A class's complete rows, prepared once for the EM iterations of a diagonal mixture:
+    ``U = X − c`` centred on the class's weighted mean ``c``, ``U²`` and each row's ``Σ_j u²``.
+    Every iteration then scores and summarises from them with two matrix products each,
+    instead of centring, squaring and checking ``X`` for missing values again."""
+
+    X: np.ndarray
+    U: np.ndarray
+    U2: np.ndarray
+    u2_rows: np.ndarray
+    centre: np.ndarray
+    ones: np.ndarray
+
+    @classmethod
+    def of(cls, X: np.ndarray, w: np.ndarray) -> CentredRows | None:
+        """The prepared rows, or None when ``X`` has a missing value (the general path)."""
+        total = float(w.sum())
+        if not np.isfinite(X.sum()) or total <= 0:
+            return None
+        centre = (w @ X) / total
+        U = np.ascontiguousarray(X - centre)
+        U2 = U * U
+        return cls(X, U, U2, U2.sum(axis=1), centre, np.ones(len(X)))
+
+
+class DiagonalComponents(Components):
+    """Components of the Gaussian (diagonal) family, with the EM iterations' fused path on
+    :class:`CentredRows`: ``ln w_k + ln N(x; μ_k, σ²_k) = U² A_kᵀ + U B_kᵀ + C_k`` with
+    ``A = −½/σ²``, ``B = (μ − c)/σ²``, ``C = ln w − ½ Σ_j (ln 2πσ² + (μ − c)²/σ²)`` (the
+    Gaussian family's expansion about the fixed centre, its pairs the expansion cannot give
+    accurately rescored exactly), and the M-step's moments from ``Rᵀ U`` and the deviations
+    from the new means (centred moments, never raw power sums)."""
+
+    def prepare(self, X: Any, w: np.ndarray) -> Any:
+        rows = CentredRows.of(X, w)
+        return X if rows is None else rows
+
+    def summarize(self, X: Any, R: np.ndarray) -> ComponentStats:
+        if not isinstance(X, CentredRows):
+            return super().summarize(X, R)
+        R = np.ascontiguousarray(R, dtype=np.float64)
+        weight = X.ones @ R  # a matrix product: numpy's sum down a narrow array is strided
+        W = np.repeat(weight[:, None], X.U.shape[1], axis=1)
+        mean_u = safe_ratio(R.T @ X.U, W)
+        m2 = soft_m2(X.U, R, mean_u)
+        return ComponentStats(weight, Moments(W, mean_u + X.centre, m2))
+
+    def log_joint(self, params: ComponentParams, X: Any) -> np.ndarray:
+        if not isinstance(X, CentredRows):
+            return super().log_joint(params, X)
+        g = params.params
+        precision = g.precision
+        offset = g.theta - X.centre
+        A = -0.5 * precision
+        B = precision * offset
+        half = 0.5 * (B * offset).sum(axis=1)
+        log_norm_sum = g.log_norm.sum(axis=1)
+        # The (n, K) result is built as its Fortran-ordered transpose, each product
+        # accumulated into it by BLAS in place.
+        out = np.empty((X.U.shape[0], A.shape[0])).T
+        out[:] = (-0.5 * log_norm_sum - half)[:, None]
+        out = gemm_into(B, X.U, out)
+        out = gemm_into(A, X.U2, out)
+        L = np.asarray(out.T)
+        refine(L, X.X, X.u2_rows, g.theta, precision, half, g.log_norm)
+        L += params.log_weight
+        return L
 
 
 def check_covariance_type(value: Any) -> str:

@@ -32,6 +32,7 @@ from ._components import (
     ComponentParams,
     Components,
     ComponentStats,
+    DiagonalComponents,
     check_covariance_type,
     component_family,
     n_parameters,
@@ -171,7 +172,8 @@ class GaussianMixtureFamily(Family):
     def _components(self, owner: np.ndarray | None = None) -> Components:
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
-        return Components(component_family(cov, reg), regularizer(cov, reg, owner))
+        kind = DiagonalComponents if cov in ("diag", "spherical") else Components
+        return kind(component_family(cov, reg), regularizer(cov, reg, owner))
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -312,7 +314,7 @@ class GaussianMixtureFamily(Family):
                 f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
             )
         model = self._components()
-        parts = [Part(X, w)]
+        parts = [Part(model.prepare(X, w), w)]
         best: tuple[ComponentStats, EMResult] | None = None
         for _ in range(n_init if k > 1 or means is not None else 1):
             if k == 1 and means is None:
