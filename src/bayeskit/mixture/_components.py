@@ -180,7 +180,11 @@ def component_family(covariance_type: str, reg_covar: float) -> Family:
 
 
 def regularizer(
-    covariance_type: str, reg_covar: float, owner: np.ndarray | None = None
+    covariance_type: str,
+    reg_covar: float,
+    owner: np.ndarray | None = None,
+    prior: str | None = None,
+    class_data: Statistic | None = None,
 ) -> Callable[[Statistic], Statistic]:
     """The statistics → statistics map that gives the component family's maximum-likelihood
     ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
@@ -214,7 +218,113 @@ def regularizer(
         cov = np.divide(pooled, total, out=np.zeros_like(pooled), where=total > 0)
         return replace(stats, scatter=W[:, None, None] * cov[groups])
 
-    return {"diag": diag, "spherical": spherical, "full": full, "tied": tied}[covariance_type]
+    structure = {"diag": diag, "spherical": spherical, "full": full, "tied": tied}
+    if prior == "conjugate":
+        # The posterior mode already has the covariance structure; reg_covar is added on top
+        # (the diagonal families here, the multivariate normal family's ridge for full/tied).
+        mode = conjugate_prior(covariance_type, owner, class_data)
+        if covariance_type in ("diag", "spherical"):
+            return lambda stats: structure["diag"](mode(stats))
+        return mode
+    return structure[covariance_type]
+
+
+#: mclust's default conjugate prior (Fraley & Raftery 2007): the mean's prior weight κ (in
+#: rows) and the covariance's degrees of freedom beyond the dimension (ν = d + 2)
+PRIOR_SHRINKAGE = 0.01
+PRIOR_EXTRA_DOF = 2
+PRIORS = (None, "conjugate")
+
+
+def check_prior(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PRIORS):
+        return value
+    raise ParameterError(
+        f"prior={value!r} is not accepted; use None (maximum likelihood) or 'conjugate'"
+    )
+
+
+def conjugate_prior(
+    covariance_type: str, owner: np.ndarray | None, class_data: Any = None
+) -> Callable[[Any], Any]:
+    """The statistics → statistics map whose maximum-likelihood estimates are the posterior
+    modes under mclust's default conjugate prior (``priorControl()``; Fraley & Raftery,
+    "Bayesian regularization for normal mixture estimation and model-based clustering",
+    2007), taken per class from the class's own data: ``class_data`` (its one-class
+    statistic, given while EM runs on the class, whose starts hold a few rows only), or else
+    the class's components merged (``owner`` groups them), which after EM are the same:
+
+    ``μ_p`` = the class mean, κ = 0.01, ν = d + 2, scale ``Λ = C / G^(2/d)`` with ``C`` the
+    class covariance (its diagonal for "diag"/"spherical") and G the class's components;
+    component k with weight ``n_k``, mean ``x̄_k``, scatter ``W_k`` and ``δ_k = x̄_k − μ_p``:
+
+    * mean ``(n_k x̄_k + κ μ_p) / (n_k + κ)``;
+    * diag: ``σ²_kj = (Λ_jj + κ n_k/(n_k+κ) δ²_kj + W_kjj) / (ν + n_k + 3)``;
+      spherical: their mean over the features;
+    * full: ``Σ_k = (Λ + κ n_k/(n_k+κ) δ_k δ_kᵀ + W_k) / (ν + n_k + d + 2)``;
+    * tied: ``Σ = (Λ + Σ_k [κ n_k/(n_k+κ) δ_k δ_kᵀ + W_k]) / (ν + N + d + 2)``, N the class's
+      weight.
+    """
+    kappa = PRIOR_SHRINKAGE
+
+    def groups_of(k: int) -> np.ndarray:
+        return np.zeros(k, dtype=np.int64) if owner is None else owner
+
+    def diag(stats: Any) -> Any:
+        n, xbar, W = stats.weight, stats.mean, stats.m2  # (k, d) each
+        k, d = xbar.shape
+        g = groups_of(k)
+        G = np.bincount(g)[g][:, None].astype(np.float64)
+        if class_data is not None:
+            mu, spread, total = class_data.mean, class_data.m2, class_data.weight
+        else:
+            total = np.zeros((int(g.max(initial=-1)) + 1, d))
+            np.add.at(total, g, n)
+            mu = np.zeros_like(total)
+            np.add.at(mu, g, n * xbar)
+            mu = safe_ratio(mu, total)
+            spread = np.zeros_like(total)
+            np.add.at(spread, g, W + n * (xbar - mu[g]) ** 2)
+        scale = safe_ratio(spread, total)[g] / G ** (2.0 / d)
+        delta = xbar - mu[g]
+        var = (scale + kappa * n / (n + kappa) * delta**2 + W) / (d + PRIOR_EXTRA_DOF + n + 3)
+        if covariance_type == "spherical":
+            var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
+        mean = (n * xbar + kappa * mu[g]) / (n + kappa)
+        return replace(stats, mean=mean, m2=var * n)
+
+    def full(stats: Any) -> Any:
+        n, xbar, S = stats.weight, stats.mean, stats.scatter  # (k,), (k, d), (k, d, d)
+        k, d = xbar.shape
+        g = groups_of(k)
+        n_groups = int(g.max(initial=-1)) + 1
+        G = np.bincount(g, minlength=n_groups).astype(np.float64)
+        weight = np.bincount(g, weights=n, minlength=n_groups)  # the components' rows
+        if class_data is not None:
+            mu, scatter, total = class_data.mean, class_data.scatter, class_data.weight
+        else:
+            mu = np.zeros((n_groups, d))
+            np.add.at(mu, g, n[:, None] * xbar)
+            mu = safe_ratio(mu, weight[:, None])
+            spread = xbar - mu[g]
+            scatter = np.zeros((n_groups, d, d))
+            np.add.at(scatter, g, S + n[:, None, None] * spread[:, :, None] * spread[:, None, :])
+            total = weight
+        between = xbar - mu[g]
+        scale = safe_ratio(scatter, total[:, None, None]) / (G ** (2.0 / d))[:, None, None]
+        shrink = (kappa * n / (n + kappa))[:, None, None]
+        own = shrink * between[:, :, None] * between[:, None, :] + S
+        dof = d + PRIOR_EXTRA_DOF + d + 2
+        if covariance_type == "tied":
+            pooled = np.zeros_like(scatter)
+            np.add.at(pooled, g, own)
+            cov = ((scale + pooled) / (dof + weight)[:, None, None])[g]
+        else:
+            cov = (scale[g] + own) / (dof + n)[:, None, None]
+        mean = (n[:, None] * xbar + kappa * mu[g]) / (n[:, None] + kappa)
+        return replace(stats, mean=mean, scatter=cov * n[:, None, None])
+
+    return diag if covariance_type in ("diag", "spherical") else full
 
 
 def n_parameters(covariance_type: str, k: int, d: int) -> int:

@@ -34,6 +34,7 @@ from ._components import (
     ComponentStats,
     DiagonalComponents,
     check_covariance_type,
+    check_prior,
     component_family,
     n_parameters,
     regularizer,
@@ -83,10 +84,10 @@ class GaussianMixtureFamily(Family):
     """A Gaussian mixture per class, fitted by EM.
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
-    ``covariance_type``, ``max_components``, ``reg_covar``, ``tol``, ``max_iter``, ``n_init``,
-    ``init_params``, ``means_init``, ``random_state``). ``n_components`` and ``means_init``
-    may be dicts keyed by class label; they then need :meth:`summarize_classes`, which is
-    told the labels.
+    ``covariance_type``, ``max_components``, ``reg_covar``, ``prior``, ``tol``, ``max_iter``,
+    ``n_init``, ``init_params``, ``means_init``, ``random_state``). ``n_components`` and
+    ``means_init`` may be dicts keyed by class label; they then need
+    :meth:`summarize_classes`, which is told the labels.
     """
 
     name = "gaussian_mixture"
@@ -99,6 +100,7 @@ class GaussianMixtureFamily(Family):
         covariance_type: str = "diag",
         max_components: int = 5,
         reg_covar: float = 1e-6,
+        prior: str | None = None,
         tol: float = 1e-3,
         max_iter: int = 100,
         n_init: int = 1,
@@ -110,6 +112,7 @@ class GaussianMixtureFamily(Family):
         self.covariance_type = covariance_type
         self.max_components = max_components
         self.reg_covar = reg_covar
+        self.prior = prior
         self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
@@ -123,6 +126,7 @@ class GaussianMixtureFamily(Family):
             "covariance_type": self.covariance_type,
             "max_components": self.max_components,
             "reg_covar": self.reg_covar,
+            "prior": self.prior,
             "tol": self.tol,
             "max_iter": self.max_iter,
             "n_init": self.n_init,
@@ -139,6 +143,7 @@ class GaussianMixtureFamily(Family):
         check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
         check_init_params(self.init_params)
         self._reg_covar()
+        check_prior(self.prior)
         _component_count(self.max_components, "max_components")
         n = self.n_components
         if isinstance(n, Mapping):
@@ -169,11 +174,17 @@ class GaussianMixtureFamily(Family):
             raise ParameterError(f"reg_covar={r!r} is not accepted; use a finite number >= 0")
         return float(r)
 
-    def _components(self, owner: np.ndarray | None = None) -> Components:
+    def _components(
+        self, owner: np.ndarray | None = None, class_data: Statistic | None = None
+    ) -> Components:
+        """The EM model of the components (grouped into classes by ``owner``); the prior, if
+        any, is set from ``class_data`` (the class's own statistic while EM runs on it) or
+        else from each class's components merged."""
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
-        return kind(component_family(cov, reg), regularizer(cov, reg, owner))
+        prior = check_prior(self.prior)
+        return kind(component_family(cov, reg), regularizer(cov, reg, owner, prior, class_data))
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -314,6 +325,8 @@ class GaussianMixtureFamily(Family):
                 f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
             )
         model = self._components()
+        if self.prior is not None:
+            model = self._components(class_data=model.family.summarize(X, w[:, None]))
         parts = [Part(model.prepare(X, w), w)]
         best: tuple[ComponentStats, EMResult] | None = None
         for _ in range(n_init if k > 1 or means is not None else 1):
@@ -335,19 +348,23 @@ class GaussianMixtureFamily(Family):
                     f"covariance ({exc}); set reg_covar > 0 (default 1e-6), or use fewer "
                     "components"
                 ) from None
-            self._check_spread(result.stats.stats, label)
+            self._check_spread(result.stats.stats, label, model)
             if best is None or result.lower_bound > best[1].lower_bound:
                 best = (result.stats, result)
         assert best is not None
         return best
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
-        self._check_spread(stats.stats, label)
+        self._check_spread(stats.stats, label, model)
         return model.finalize(stats)
 
-    def _check_spread(self, stats: Statistic, label: Any) -> None:
+    def _check_spread(self, stats: Statistic, label: Any, model: Components) -> None:
         if self._reg_covar() > 0:
             return
+        if self.prior is not None:
+            # The prior's mode spreads a component of one row like its class: only a
+            # feature constant in the whole class leaves it without variance.
+            stats = model.regularize(stats)
         k = zero_variance(str(self.covariance_type), stats)
         if k is not None:
             raise DataError(
@@ -371,7 +388,7 @@ class GaussianMixtureFamily(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             log_weight = np.log(stats.weight) - np.log(total[stats.owner])
         if len(stats.weight):
-            self._check_spread(stats.components, "index " + str(int(stats.owner[0])))
+            self._check_spread(stats.components, "index " + str(int(stats.owner[0])), model)
             params = model.family.finalize(model.regularize(stats.components))
         else:
             params = None
