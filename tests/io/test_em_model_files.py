@@ -253,3 +253,19 @@ def test_a_huge_parzen_search_file_is_refused_before_the_search(tmp_path, wine, 
         meta["entries"] = {k: hashlib.sha256(v).hexdigest() for k, v in entries.items()}
         _rewrite(path, meta, entries)
         refused(path, words)
+
+
+@pytest.mark.parametrize("cov", ["diag", "full", "tied"])
+def test_mixtures_under_the_conjugate_prior_round_trip(tmp_path, wine, cov):
+    """The prior is a hyperparameter: the file's statistics give the same posterior modes."""
+    X, y = wine
+    model = bk.GaussianMixtureClassifier(
+        n_components=2, covariance_type=cov, prior="conjugate", random_state=0
+    ).fit(X, y)
+    path = tmp_path / "gmm.bkm"
+    bk.save(model, path)
+    loaded = bk.load(path)
+    assert loaded.prior == "conjugate"
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for label in model.classes_:
+        np.testing.assert_array_equal(loaded.covariances_[label], model.covariances_[label])
