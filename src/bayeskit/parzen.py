@@ -112,7 +112,11 @@ default="scott"
             bandwidth=self.bandwidth,
             adaptive=self.adaptive,
         )
-        family.known_search = self.__dict__.get("_known_search")
+        known = self.__dict__.get("_known_search")
+        # The stored scores hold for the window they were computed with (either searched
+        # rule picks from them); a kernel, distance or adaptive width set since is searched.
+        if known is not None and known[2] == self._window():
+            family.known_search = known[:2]
         return [family]
 
     # ------------------------------------------------------------------ model files
@@ -140,7 +144,11 @@ default="scott"
             raise ModelFileError(
                 f"the stored width search of bandwidth={self.bandwidth!r} is invalid: {problem}"
             )
-        self._known_search = (summary.blocks[0], {k: np.asarray(v) for k, v in search.items()})
+        arrays = {k: np.asarray(v) for k, v in search.items()}
+        self._known_search = (summary.blocks[0], arrays, self._window())
+
+    def _window(self) -> tuple[Any, ...]:
+        return (self.kernel, self.metric, self.p, self.adaptive)
 
     def _params(self) -> ParzenParams:
         params: ParzenParams = self._fitted()[1][0]

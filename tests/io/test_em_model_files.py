@@ -269,3 +269,18 @@ def test_mixtures_under_the_conjugate_prior_round_trip(tmp_path, wine, cov):
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     for label in model.classes_:
         np.testing.assert_array_equal(loaded.covariances_[label], model.covariances_[label])
+
+
+def test_a_stored_parzen_search_is_not_used_for_another_window(tmp_path, wine):
+    """The stored scores belong to the window they were computed with: another kernel set
+    after loading searches again, as a fresh fit would; the other searched rule picks from
+    the same scores."""
+    X, y = wine
+    path = tmp_path / "parzen.bkm"
+    bk.save(bk.ParzenWindowClassifier(bandwidth="loo-likelihood").fit(X, y), path)
+    for change in [{"kernel": "epanechnikov"}, {"bandwidth": "cv-accuracy"}]:
+        loaded = bk.load(path).set_params(**change)
+        fresh = bk.ParzenWindowClassifier(bandwidth="loo-likelihood").set_params(**change)
+        fresh.fit(X, y)
+        assert loaded.bandwidth_ == fresh.bandwidth_
+        np.testing.assert_allclose(loaded.predict_proba(X), fresh.predict_proba(X), rtol=1e-12)
