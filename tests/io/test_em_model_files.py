@@ -284,3 +284,33 @@ def test_a_stored_parzen_search_is_not_used_for_another_window(tmp_path, wine):
         fresh.fit(X, y)
         assert loaded.bandwidth_ == fresh.bandwidth_
         np.testing.assert_allclose(loaded.predict_proba(X), fresh.predict_proba(X), rtol=1e-12)
+
+
+def test_parzen_adaptive_widths_are_stored_not_searched_at_load(tmp_path, wine, monkeypatch):
+    """The adaptive widths' k-nearest-neighbour searches (O(n²) at worst, with tiny sample
+    weights) are stored: loading runs none, and a file without valid ones is refused."""
+    import bayeskit.families.parzen as parzen_family
+
+    X, y = wine
+    model = bk.ParzenWindowClassifier(adaptive=5, bandwidth="cv-accuracy").fit(X, y)
+    path = tmp_path / "parzen.bkm"
+    bk.save(model, path)
+    meta, entries = parts(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(parzen_family, "_adaptive_ratio", lambda *a, **k: pytest.fail("searched"))
+        patch.setattr(parzen_family.Parzen, "_search", lambda *a, **k: pytest.fail("searched"))
+        np.testing.assert_array_equal(bk.load(path).predict_proba(X), model.predict_proba(X))
+        keys = [str(k[-1]) if isinstance(k, list) else k for k in meta["fitted"]["keys"]["values"]]
+        ratio = meta["fitted"]["items"][keys.index("ratio")]
+        values = ratio["values"]["values"]
+        for change, words in [
+            (lambda: values.__setitem__(0, -1.0), "adaptive widths of adaptive=5 are invalid"),
+            (lambda: values.pop(), "adaptive widths are stored for a sample of 178 entries"),
+        ]:
+            good = list(values)
+            change()
+            ratio["shape"] = [len(values)]
+            _rewrite(path, meta, entries)
+            refused(path, words)
+            values[:] = good
+            ratio["shape"] = [len(values)]

@@ -101,6 +101,8 @@ class ParzenParams:
     metric: str
     p: float
     search: dict[str, np.ndarray] = field(default_factory=dict)
+    #: each entry's adaptive width factor ``d_k(x_i) / g_y`` (None without adaptive widths)
+    ratio: np.ndarray | None = None
 
 
 class Parzen(Family):
@@ -154,6 +156,9 @@ class Parzen(Family):
         #: (the statistic, its width search) when the search's outcome is already known (a
         #: model file stores it): finalize of that very statistic then skips the O(n²) search
         self.known_search: tuple[Sample, dict[str, np.ndarray]] | None = None
+        #: likewise the adaptive widths' factors of that statistic (their k-nearest-neighbour
+        #: searches are not redone)
+        self.known_ratio: tuple[Sample, np.ndarray] | None = None
 
     def config(self) -> dict[str, Any]:
         bandwidth = self.bandwidth
@@ -274,11 +279,16 @@ class Parzen(Family):
             h0 = _rule(bandwidth, sigma, class_weight, d)
         else:
             h0 = scott
-        ratio = (
-            np.ones(len(rows))
-            if adaptive is None
-            else _adaptive_ratio(T[rows], W[cls, rows], class_ptr, adaptive, metric, p)
-        )
+        if adaptive is None:
+            ratio = np.ones(len(rows))
+        elif self.known_ratio is not None and self.known_ratio[0] is stats:
+            ratio = self.known_ratio[1]
+            if ratio.shape != (len(rows),):
+                raise ParameterError(
+                    f"{len(ratio)} adaptive widths are stored for a sample of {len(rows)} entries"
+                )
+        else:
+            ratio = _adaptive_ratio(T[rows], W[cls, rows], class_ptr, adaptive, metric, p)
         V = T[rows]
         log_det = moved.log_det
         search: dict[str, np.ndarray] = {}
@@ -292,8 +302,9 @@ class Parzen(Family):
         h = h0 * ratio
         coef = log_weight - pk.log_kernel_norm(kernel, metric, d, h, p) - log_det
         return ParzenParams(
-            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search
-        )
+            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search,
+            None if adaptive is None else ratio,
+        )  # fmt: skip
 
     def _transform_of(self, values: np.ndarray, W: np.ndarray, metric: str) -> Transform:
         """Where rows are moved for the distance: centred on the pooled mean (all rows count);
