@@ -104,6 +104,16 @@ MODELS: list[tuple[str, Callable[[], Any]]] = [
         'GaussianMixtureClassifier("bic", full)',
         lambda: bk.GaussianMixtureClassifier(covariance_type="full", random_state=0),
     ),
+    (
+        'GaussianMixtureClassifier("bic", diag, prior="conjugate")',
+        lambda: bk.GaussianMixtureClassifier(prior="conjugate", random_state=0),
+    ),
+    (
+        'GaussianMixtureClassifier("bic", full, prior="conjugate")',
+        lambda: bk.GaussianMixtureClassifier(
+            covariance_type="full", prior="conjugate", random_state=0
+        ),
+    ),
     ("ParzenWindowClassifier (Scott)", bk.ParzenWindowClassifier),
     (
         "ParzenWindowClassifier (leave-one-out accuracy)",
@@ -115,6 +125,10 @@ MODELS: list[tuple[str, Callable[[], Any]]] = [
     ),
     ("KernelDensity per class (scikit-learn recipe)", PerClassKDE),
 ]
+
+
+#: the Gaussian-mixture rows and their references (``--only em-gmm``)
+GMM_TABLE = [row for row in MODELS if "Parzen" not in row[0] and "KernelDensity" not in row[0]]
 
 
 def _cross_validated(make: Callable[[], Any], X: np.ndarray, y: np.ndarray) -> tuple[str, float]:

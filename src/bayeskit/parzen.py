@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .families.parzen import Parzen, ParzenParams
+from .errors import ModelFileError
+from .families.parzen import Parzen, ParzenParams, check_search
 from .naive_bayes._numeric import NumericNB
+
+#: the width rules whose choice costs a pass over all pairs of training rows
+SEARCHED = ("loo-likelihood", "cv-accuracy")
 
 
 class ParzenWindowClassifier(NumericNB):
@@ -101,15 +105,74 @@ default="scott"
         return self.priors
 
     def _families(self) -> list[Any]:
-        return [
-            Parzen(
-                self.kernel,
-                metric=self.metric,
-                p=self.p,
-                bandwidth=self.bandwidth,
-                adaptive=self.adaptive,
-            )
-        ]
+        family = Parzen(
+            self.kernel,
+            metric=self.metric,
+            p=self.p,
+            bandwidth=self.bandwidth,
+            adaptive=self.adaptive,
+        )
+        known = self.__dict__.get("_known")
+        # What a file stored holds for the window it was computed with (either searched rule
+        # picks from the same scores); a kernel, distance or adaptive width set since is
+        # computed afresh.
+        if known is not None and known[3] == self._window():
+            block, search, ratio, _ = known
+            family.known_search = None if search is None else (block, search)
+            family.known_ratio = None if ratio is None else (block, ratio)
+        return [family]
+
+    # ------------------------------------------------------------------ model files
+    def _fitted_to_json(self) -> dict[str, Any] | None:
+        """What a model file stores beyond the statistics, so a load does not redo work that
+        grows faster than the sample: the width search's scores (an O(n²) pass) and the
+        adaptive widths' factors (k-nearest-neighbour searches); None without either."""
+        params = self._params()
+        out: dict[str, Any] = {}
+        if params.search:
+            out["search"] = dict(params.search)
+        if self.adaptive is not None:
+            out["ratio"] = np.zeros(0) if params.ratio is None else params.ratio
+        return out or None
+
+    def _fitted_from_json(self, fitted: Any, summary: Any) -> None:
+        """Take what a file stored for ``summary`` (its statistics): a file of a searched
+        width or adaptive widths without a valid record of them is refused, before any of
+        that work could start."""
+        searched = isinstance(self.bandwidth, str) and self.bandwidth in SEARCHED
+        adaptive = self.adaptive is not None
+        stored = fitted if isinstance(fitted, dict) else {}
+        if fitted is not None and (not isinstance(fitted, dict) or not stored):
+            raise ModelFileError("meta.json: the Parzen window's fitted record is malformed")
+        allowed = ({"search"} if searched else set()) | ({"ratio"} if adaptive else set())
+        extra = set(stored) - allowed
+        if extra:
+            raise ModelFileError(f"meta.json: the Parzen window stores no {sorted(extra)[0]!r}")
+        search = None
+        if searched:
+            raw = stored.get("search")
+            problem = "it is missing" if not isinstance(raw, dict) else check_search(raw)
+            if problem is not None:
+                raise ModelFileError(
+                    f"the stored width search of bandwidth={self.bandwidth!r} is invalid: {problem}"
+                )
+            search = {k: np.asarray(v) for k, v in cast(dict, raw).items()}
+        ratio = None
+        if adaptive:
+            ratio = np.asarray(stored.get("ratio"))
+            if (
+                ratio.ndim != 1
+                or ratio.dtype.kind != "f"
+                or not (np.isfinite(ratio) & (ratio > 0)).all()
+            ):
+                raise ModelFileError(
+                    f"the stored adaptive widths of adaptive={self.adaptive!r} are invalid: "
+                    "they must be finite numbers > 0, one per training row of each class"
+                )
+        self._known = (summary.blocks[0], search, ratio, self._window())
+
+    def _window(self) -> tuple[Any, ...]:
+        return (self.kernel, self.metric, self.p, self.adaptive)
 
     def _params(self) -> ParzenParams:
         params: ParzenParams = self._fitted()[1][0]

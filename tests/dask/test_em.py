@@ -69,6 +69,9 @@ SETTINGS = {
     "full": dict(n_components=2, covariance_type="full"),
     "bic-diag-n_init": dict(max_components=3, n_init=2),
     "tied-dict": dict(n_components={"north": 2, "south": 3, "west": 1}, covariance_type="tied"),
+    # the prior is set from each class's own rows: round 0's one-component statistics
+    "full-conjugate-bic": dict(max_components=3, covariance_type="full", prior="conjugate"),
+    "diag-conjugate": dict(n_components=2, prior="conjugate"),
     "spherical-means_init": dict(
         n_components=2,
         covariance_type="spherical",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +160,157 @@ def test_a_component_scatter_that_is_not_one_is_refused(tmp_path, wine):
     meta["entries"][name] = hashlib.sha256(entries[name]).hexdigest()
     _rewrite(path, meta, entries)
     refused(path, "'component_scatter' of class index 1 (component 3)", "not a scatter matrix")
+
+
+@pytest.mark.parametrize("output", ["counts", "tfidf"])
+def test_semi_supervised_text_model_is_built_within_the_load_budget(tmp_path, output):
+    """A wrapped text model is built on the same bounded path as a text file on its own:
+    what its count model computes (the additive classifier's class × term tables, or the
+    fixed one's count model) is taken from the load budget before it is computed."""
+    from bayeskit.text import TextClassifier, TextVectorizer
+
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(3000)])
+    docs = [" ".join(rng.choice(words, 400)) for _ in range(8)]
+    y = np.array(["a", "b", None, None, "a", "b", None, None], dtype=object)
+    clf = TextClassifier(vectorizer=TextVectorizer(output=output))
+    model = bk.SemiSupervisedNB(clf).fit(docs, y)
+    path = tmp_path / "semi-text.bkm"
+    bk.save(model, path)
+    _, entries = parts(path)
+    arrays = sum(len(data) for data in entries.values())
+    with pytest.raises(ModelFileError, match=r"parameters needs .* bytes, beyond"):
+        bk.load(path, max_bytes=arrays + 1000)
+    np.testing.assert_array_equal(
+        bk.load(path, max_bytes=4 * arrays).predict_proba(docs), model.predict_proba(docs)
+    )
+
+
+def test_semi_state_does_not_import_the_archive_module():
+    """Imports point one way: the SemiSupervisedNB layout builds on io._format (and
+    io._text_state) only; model_file is the one that imports it."""
+    import subprocess
+    import sys
+
+    code = "import sys, bayeskit.io._semi_state; print('bayeskit.io.model_file' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("rule", ["loo-likelihood", "cv-accuracy"])
+def test_parzen_width_search_is_stored_not_redone_at_load(tmp_path, wine, rule, monkeypatch):
+    """The O(n²) leave-one-out width search is stored: loading runs none (the search itself
+    is made to fail), yet predicts and reports the search as the fitted model does; a later
+    partial_fit searches again on the merged sample, as fit would."""
+    from bayeskit.families.parzen import Parzen
+
+    X, y = wine
+    model = bk.ParzenWindowClassifier(bandwidth=rule).fit(X, y)
+    path = tmp_path / "parzen.bkm"
+    bk.save(model, path)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the width search ran at load")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Parzen, "_search", no_search)
+        loaded = bk.load(path)
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+        assert loaded.bandwidth_ == model.bandwidth_
+        for key, value in model.bandwidth_search_.items():
+            np.testing.assert_array_equal(loaded.bandwidth_search_[key], value)
+    loaded.partial_fit(X[:5], y[:5])
+    again = bk.ParzenWindowClassifier(bandwidth=rule).fit(np.vstack([X, X[:5]]), [*y, *y[:5]])
+    np.testing.assert_allclose(loaded.predict_proba(X), again.predict_proba(X), rtol=1e-12)
+
+
+def test_a_huge_parzen_search_file_is_refused_before_the_search(tmp_path, wine, monkeypatch):
+    """A crafted file naming a width search over 200 000 rows without its stored outcome
+    (or with a forged one) is refused before any O(n²) work: the search is never called."""
+    from bayeskit.families.parzen import Parzen
+
+    X, y = wine
+    path = tmp_path / "parzen.bkm"
+    bk.save(bk.ParzenWindowClassifier(bandwidth="loo-likelihood").fit(X, y), path)
+    meta, entries = parts(path)
+    (block,) = meta["blocks"]
+    n = 200_000
+    rng = np.random.default_rng(0)
+    entries[block["arrays"]["values"]] = npy(rng.normal(size=(n, X.shape[1])))
+    entries[block["arrays"]["weight"]] = npy(np.repeat(np.eye(3), [n - 2, 1, 1], axis=1))
+    entries[meta["class_count"]] = npy(np.array([n - 2.0, 1.0, 1.0]))
+    forged = json.loads(json.dumps(meta["fitted"]))
+    forged["items"][0]["items"][2]["values"]["values"][0] = 2.0  # an accuracy of 200 %
+    monkeypatch.setattr(Parzen, "_search", lambda *a, **k: pytest.fail("searched at load"))
+    for fitted, words in [
+        (None, "width search of bandwidth='loo-likelihood' is invalid: it is missing"),
+        (forged, "is invalid: an accuracy is outside [0, 1]"),
+    ]:
+        if fitted is None:
+            meta.pop("fitted")
+        else:
+            meta["fitted"] = fitted
+        meta["entries"] = {k: hashlib.sha256(v).hexdigest() for k, v in entries.items()}
+        _rewrite(path, meta, entries)
+        refused(path, words)
+
+
+@pytest.mark.parametrize("cov", ["diag", "full", "tied"])
+def test_mixtures_under_the_conjugate_prior_round_trip(tmp_path, wine, cov):
+    """The prior is a hyperparameter: the file's statistics give the same posterior modes."""
+    X, y = wine
+    model = bk.GaussianMixtureClassifier(
+        n_components=2, covariance_type=cov, prior="conjugate", random_state=0
+    ).fit(X, y)
+    path = tmp_path / "gmm.bkm"
+    bk.save(model, path)
+    loaded = bk.load(path)
+    assert loaded.prior == "conjugate"
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for label in model.classes_:
+        np.testing.assert_array_equal(loaded.covariances_[label], model.covariances_[label])
+
+
+def test_a_stored_parzen_search_is_not_used_for_another_window(tmp_path, wine):
+    """The stored scores belong to the window they were computed with: another kernel set
+    after loading searches again, as a fresh fit would; the other searched rule picks from
+    the same scores."""
+    X, y = wine
+    path = tmp_path / "parzen.bkm"
+    bk.save(bk.ParzenWindowClassifier(bandwidth="loo-likelihood").fit(X, y), path)
+    for change in [{"kernel": "epanechnikov"}, {"bandwidth": "cv-accuracy"}]:
+        loaded = bk.load(path).set_params(**change)
+        fresh = bk.ParzenWindowClassifier(bandwidth="loo-likelihood").set_params(**change)
+        fresh.fit(X, y)
+        assert loaded.bandwidth_ == fresh.bandwidth_
+        np.testing.assert_allclose(loaded.predict_proba(X), fresh.predict_proba(X), rtol=1e-12)
+
+
+def test_parzen_adaptive_widths_are_stored_not_searched_at_load(tmp_path, wine, monkeypatch):
+    """The adaptive widths' k-nearest-neighbour searches (O(n²) at worst, with tiny sample
+    weights) are stored: loading runs none, and a file without valid ones is refused."""
+    import bayeskit.families.parzen as parzen_family
+
+    X, y = wine
+    model = bk.ParzenWindowClassifier(adaptive=5, bandwidth="cv-accuracy").fit(X, y)
+    path = tmp_path / "parzen.bkm"
+    bk.save(model, path)
+    meta, entries = parts(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(parzen_family, "_adaptive_ratio", lambda *a, **k: pytest.fail("searched"))
+        patch.setattr(parzen_family.Parzen, "_search", lambda *a, **k: pytest.fail("searched"))
+        np.testing.assert_array_equal(bk.load(path).predict_proba(X), model.predict_proba(X))
+        keys = [str(k[-1]) if isinstance(k, list) else k for k in meta["fitted"]["keys"]["values"]]
+        ratio = meta["fitted"]["items"][keys.index("ratio")]
+        values = ratio["values"]["values"]
+        for change, words in [
+            (lambda: values.__setitem__(0, -1.0), "adaptive widths of adaptive=5 are invalid"),
+            (lambda: values.pop(), "adaptive widths are stored for a sample of 178 entries"),
+        ]:
+            good = list(values)
+            change()
+            ratio["shape"] = [len(values)]
+            _rewrite(path, meta, entries)
+            refused(path, words)
+            values[:] = good
+            ratio["shape"] = [len(values)]

@@ -101,6 +101,8 @@ class ParzenParams:
     metric: str
     p: float
     search: dict[str, np.ndarray] = field(default_factory=dict)
+    #: each entry's adaptive width factor ``d_k(x_i) / g_y`` (None without adaptive widths)
+    ratio: np.ndarray | None = None
 
 
 class Parzen(Family):
@@ -151,6 +153,12 @@ class Parzen(Family):
         self.p = p
         self.bandwidth = bandwidth
         self.adaptive = adaptive
+        #: (the statistic, its width search) when the search's outcome is already known (a
+        #: model file stores it): finalize of that very statistic then skips the O(n²) search
+        self.known_search: tuple[Sample, dict[str, np.ndarray]] | None = None
+        #: likewise the adaptive widths' factors of that statistic (their k-nearest-neighbour
+        #: searches are not redone)
+        self.known_ratio: tuple[Sample, np.ndarray] | None = None
 
     def config(self) -> dict[str, Any]:
         bandwidth = self.bandwidth
@@ -271,24 +279,32 @@ class Parzen(Family):
             h0 = _rule(bandwidth, sigma, class_weight, d)
         else:
             h0 = scott
-        ratio = (
-            np.ones(len(rows))
-            if adaptive is None
-            else _adaptive_ratio(T[rows], W[cls, rows], class_ptr, adaptive, metric, p)
-        )
+        if adaptive is None:
+            ratio = np.ones(len(rows))
+        elif self.known_ratio is not None and self.known_ratio[0] is stats:
+            ratio = self.known_ratio[1]
+            if ratio.shape != (len(rows),):
+                raise ParameterError(
+                    f"{len(ratio)} adaptive widths are stored for a sample of {len(rows)} entries"
+                )
+        else:
+            ratio = _adaptive_ratio(T[rows], W[cls, rows], class_ptr, adaptive, metric, p)
         V = T[rows]
         log_det = moved.log_det
         search: dict[str, np.ndarray] = {}
         if isinstance(bandwidth, str) and bandwidth in ("loo-likelihood", "cv-accuracy"):
-            factor, search = self._search(
-                bandwidth, T, W, V, class_ptr, cls, rows, h0 * ratio, log_det
-            )
-            h0 *= factor
+            known = self.known_search
+            if known is not None and known[0] is stats:
+                search = known[1]
+            else:
+                search = self._search(T, W, V, class_ptr, cls, rows, h0 * ratio, log_det)
+            h0 *= best_factor(bandwidth, search)
         h = h0 * ratio
         coef = log_weight - pk.log_kernel_norm(kernel, metric, d, h, p) - log_det
         return ParzenParams(
-            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search
-        )
+            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search,
+            None if adaptive is None else ratio,
+        )  # fmt: skip
 
     def _transform_of(self, values: np.ndarray, W: np.ndarray, metric: str) -> Transform:
         """Where rows are moved for the distance: centred on the pooled mean (all rows count);
@@ -304,7 +320,6 @@ class Parzen(Family):
 
     def _search(
         self,
-        rule: str,
         T: np.ndarray,
         W: np.ndarray,
         V: np.ndarray,
@@ -313,8 +328,8 @@ class Parzen(Family):
         rows: np.ndarray,
         h: np.ndarray,
         log_det: float,
-    ) -> tuple[float, dict[str, np.ndarray]]:
-        """The factor of the width with the best leave-one-out score."""
+    ) -> dict[str, np.ndarray]:
+        """The leave-one-out scores of every factor of the width (see :func:`best_factor`)."""
         kernel, metric, p = str(self.kernel), str(self.metric), float(self.p)
         d = T.shape[1]
         scales = SEARCH_FACTORS
@@ -349,14 +364,7 @@ class Parzen(Family):
         decided = np.argmax(loo + prior[None, :, None], axis=1)  # (n_rows, n_scales)
         right = np.take_along_axis(W.T, decided, axis=1).sum(axis=0)
         accuracy = right / W.sum()
-        key = (accuracy, likelihood) if rule == "cv-accuracy" else (likelihood,)
-        order = np.lexsort(tuple(reversed(key)))  # last key first: primary is key[0]
-        best = int(order[-1])
-        return float(scales[best]), {
-            "factors": scales.copy(),
-            "log_likelihood": likelihood,
-            "accuracy": accuracy,
-        }
+        return {"factors": scales.copy(), "log_likelihood": likelihood, "accuracy": accuracy}
 
     # ------------------------------------------------------------------ scoring
     def check_usable(self, params: ParzenParams, classes: np.ndarray, names: Any) -> None:
@@ -466,6 +474,32 @@ def _pooled_spread(
     w = W[cls, rows]
     mean_euclid = float(w @ euclid)
     return spread * float(w @ rho) / mean_euclid if mean_euclid > 0 else spread
+
+
+def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:
+    """The factor of Scott's width a search chose: the largest leave-one-out likelihood, or
+    the best accuracy with ties to the larger likelihood."""
+    likelihood, accuracy = search["log_likelihood"], search["accuracy"]
+    key = (accuracy, likelihood) if rule == "cv-accuracy" else (likelihood,)
+    order = np.lexsort(tuple(reversed(key)))  # last key first: primary is key[0]
+    return float(search["factors"][int(order[-1])])
+
+
+def check_search(search: dict[str, Any]) -> str | None:
+    """Why a stored width search cannot be one :meth:`Parzen._search` made, or None."""
+    if set(search) != {"factors", "log_likelihood", "accuracy"}:
+        return "it must hold factors, log_likelihood and accuracy"
+    arrays = [np.asarray(search[k]) for k in ("factors", "log_likelihood", "accuracy")]
+    if any(a.shape != SEARCH_FACTORS.shape or a.dtype.kind != "f" for a in arrays):
+        return f"each must be {len(SEARCH_FACTORS)} floats"
+    factors, likelihood, accuracy = arrays
+    if not np.array_equal(factors, SEARCH_FACTORS):
+        return "its factors are not the ones searched"
+    if np.isnan(likelihood).any() or (likelihood == np.inf).any():
+        return "a log-likelihood is NaN or +inf"
+    if not ((accuracy >= 0) & (accuracy <= 1)).all():
+        return "an accuracy is outside [0, 1]"
+    return None
 
 
 def _rule(rule: str, sigma: float, class_weight: np.ndarray, d: int) -> float:

@@ -2,9 +2,10 @@
 name, hyperparameters as JSON (the codec), a fitted model as metadata + arrays (a *section*:
 the top level of a version-1 file, or a text model's count model) and the manifest.
 
-:mod:`bayeskit.io.model_file` (the archive: saving, loading, checksums) and
-:mod:`bayeskit.io._text_state` (the text models of format version 2) both build on this module;
-it imports neither, so imports point one way.
+:mod:`bayeskit.io.model_file` (the archive: saving, loading, checksums),
+:mod:`bayeskit.io._text_state` (the text models of format version 2) and
+:mod:`bayeskit.io._semi_state` (SemiSupervisedNB, wrapping either) build on this module; it
+imports none of them, so imports point one way.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from ..stats import STATISTIC_KINDS, Summary
 from ..stats._base import check_arrays
 
 FORMAT_NAME = "bayeskit-model"
+#: The format version of a model of ESTIMATORS (text models and wrappers need newer ones).
+FIRST_VERSION = 1
 #: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
 #: the text models of ``_text_state``: nothing else is ever constructed by
 #: :func:`~bayeskit.io.model_file.load`.
@@ -79,6 +82,11 @@ def assemble(
     return meta, entries
 
 
+def section_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (without checksum) and the entries of a fitted model of ESTIMATORS."""
+    return assemble(FIRST_VERSION, *model_section(model))
+
+
 def model_section(
     model: GenerativeClassifier, prefix: str = ""
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -107,6 +115,11 @@ def model_section(
         # Fitted choices that are neither hyperparameters nor statistics (MixedNB's column
         # layout): plain JSON, checked by the estimator when read back.
         section["state"] = encode(state(), "state", 0)
+    fitted = getattr(model, "_fitted_to_json", None)
+    if fitted is not None and fitted() is not None:
+        # Fitted results that would cost more than the budget bounds to recompute at load
+        # (a Parzen window's O(n²) width search): stored, and checked by the estimator.
+        section["fitted"] = encode(fitted(), "fitted", 0)
     return section, arrays
 
 
@@ -176,6 +189,15 @@ def check_section(section: dict[str, Any], where: str) -> list[str]:
     return [section["class_count"]] + [n for b in section["blocks"] for n in b["arrays"].values()]
 
 
+def check_meta(meta: dict[str, Any]) -> dict[str, str]:
+    """Check the meta.json of a model of ESTIMATORS; return the manifest {entry: sha256}."""
+    used = check_section(meta, "meta.json")
+    manifest = check_manifest(meta)
+    if sorted(used) != sorted(manifest):
+        raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
+    return manifest
+
+
 def check_manifest(meta: dict[str, Any]) -> dict[str, str]:
     manifest = meta.get("entries")
     if type(manifest) is not dict:
@@ -222,6 +244,10 @@ def build(
             raise ModelFileError(f"a {cls.__name__} file needs its fitted state")
         restore(decode(meta["state"], "state", 0))
     try:
+        summary = Summary(classes, class_count, tuple(blocks))
+        known = getattr(model, "_fitted_from_json", None)
+        if known is not None:
+            known(decode(meta.get("fitted"), "fitted", 0), summary)
         if budget is not None:
             # What finalize will allocate, from the hyperparameters and the statistics' sizes,
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
@@ -236,7 +262,7 @@ def build(
                 raise ModelFileError(
                     f"the {stat.kind} statistic's array {name!r} of class index {c} {why}"
                 )
-        return model.fit_summary(Summary(classes, class_count, tuple(blocks)))
+        return model.fit_summary(summary)
     except BayeskitError as exc:
         if isinstance(exc, ModelFileError):
             raise

@@ -27,14 +27,13 @@ from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
 from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
-from ._format import FORMAT_NAME, Budget
+from ._format import ESTIMATORS, FORMAT_NAME, Budget
 from ._format import build as _build
 from ._format import check_manifest as _check_manifest
+from ._format import check_meta as _check_meta
 from ._format import decode_params as _decode_params
 from ._format import encode as _encode
-
-# model_file imports this module only inside its functions, so no import runs in a circle.
-from .model_file import _check_meta, _model_contents
+from ._format import section_contents as _section_contents
 
 _INNER = "inner."
 #: The newest format version the wrapper needs itself (its inner model may need its own).
@@ -44,9 +43,13 @@ _VERSION = 2
 def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (without checksum) and the entries of a fitted SemiSupervisedNB."""
     fitted = model._check_fitted()
-    inner_meta, inner_entries = _model_contents(fitted)
-    if inner_meta.get("estimator") == type(model).__name__:  # pragma: no cover - refused at fit
-        raise ModelFileError("a SemiSupervisedNB cannot wrap another one")
+    cls = type(fitted)
+    if ESTIMATORS.get(cls.__name__) is cls:
+        inner_meta, inner_entries = _section_contents(fitted)
+    elif _text_state.TEXT_ESTIMATORS.get(cls.__name__) is cls:
+        inner_meta, inner_entries = _text_state.text_contents(fitted)
+    else:  # pragma: no cover - refused at fit
+        raise ModelFileError(f"a SemiSupervisedNB file cannot hold a {cls.__name__}")
     params = {
         k: _encode(v, k, 0, _text_state._encode_more)
         for k, v in model.get_params(deep=False).items()
@@ -113,7 +116,7 @@ def build_semi(
     text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
     if text:
         _text_state.check_text_meta(inner)
-        fitted = _text_state.build_text(inner, inner_arrays)
+        fitted = _text_state.build_text(inner, inner_arrays, budget)
     else:
         _check_meta(inner)
         fitted = _build(inner, inner_arrays, budget)

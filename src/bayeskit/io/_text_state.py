@@ -44,6 +44,7 @@ from ..text.analyze import MAX_STOP_WORDS
 from ._format import (
     ESTIMATORS,
     MAX_DEPTH,
+    Budget,
     assemble,
     build,
     check_manifest,
@@ -66,6 +67,8 @@ NESTED_ESTIMATORS: dict[str, type] = {
 }
 TEXT_FORMAT_VERSION = 2
 _COUNT_MODELS = (MultinomialNB, ComplementNB, BernoulliNB)  # ComplementNB is a MultinomialNB
+#: classes × terms tables an additive text classifier computes when it is rebuilt
+_ADOPT_TABLES = 4
 
 
 # ---------------------------------------------------------------------------------- saving
@@ -276,8 +279,12 @@ def decode_terms(blob: np.ndarray, offsets: np.ndarray, where: str = "terms") ->
     return terms
 
 
-def build_text(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
-    """The text model a checked meta.json and its arrays describe."""
+def build_text(
+    meta: dict[str, Any], arrays: dict[str, np.ndarray], budget: Budget | None = None
+) -> Any:
+    """The text model a checked meta.json and its arrays describe; what building it
+    allocates beyond the arrays is taken from the load ``budget`` first, as for a model of
+    ESTIMATORS (:func:`~bayeskit.io._format.build`)."""
     cls = TEXT_ESTIMATORS[meta["estimator"]]
     entries = _Entries(arrays)
     params = decode_params(cls, meta["params"], _decode_more)
@@ -290,9 +297,9 @@ def build_text(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Any:
         if issubclass(cls, TextVectorizer):
             obj: Any = _vectorizer(params, state, entries, "state")
         elif state.get("mode") == "additive":
-            obj = _additive(cls, params, state, entries)
+            obj = _additive(cls, params, state, entries, budget)
         elif state.get("mode") == "fixed":
-            obj = _fixed(cls, params, state, entries)
+            obj = _fixed(cls, params, state, entries, budget)
         else:
             raise ModelFileError(
                 f"meta.json: state.mode must be 'additive' or 'fixed', not {state.get('mode')!r}"
@@ -362,7 +369,11 @@ def _vectorizer(
 
 
 def _additive(
-    cls: type[TextClassifier], params: dict[str, Any], state: dict[str, Any], entries: _Entries
+    cls: type[TextClassifier],
+    params: dict[str, Any],
+    state: dict[str, Any],
+    entries: _Entries,
+    budget: Budget | None,
 ) -> TextClassifier:
     classes = values_from_json(state.get("classes"))
     class_count = entries.get(state.get("class_count"), "state.class_count", np.float64, 1)
@@ -372,11 +383,22 @@ def _additive(
     if class_count.shape != classes.shape or counts.shape != (len(classes), len(terms)):
         raise ModelFileError("the statistics do not match the class list or the terms")
     stats = Summary(classes, class_count, (CategoryCounts((terms,), counts),))
+    if budget is not None:
+        # What _adopt computes from the counts before it can be checked: the selected
+        # columns (with the out-of-vocabulary one), the count model's statistic and its
+        # log-probability table (and a copy while it is made), each classes × terms.
+        budget.take(
+            8 * _ADOPT_TABLES * len(classes) * (len(terms) + 1), "the text model's parameters"
+        )
     return cls(**params)._adopt(stats, vocabulary)
 
 
 def _fixed(
-    cls: type[TextClassifier], params: dict[str, Any], state: dict[str, Any], entries: _Entries
+    cls: type[TextClassifier],
+    params: dict[str, Any],
+    state: dict[str, Any],
+    entries: _Entries,
+    budget: Budget | None,
 ) -> TextClassifier:
     saved = _dict(state.get("vectorizer"), "state.vectorizer")
     vec_params = decode_params(TextVectorizer, saved.get("params"), _decode_more)
@@ -384,12 +406,14 @@ def _fixed(
     vec = _vectorizer(vec_params, saved, entries, "state.vectorizer")
     section = _dict(state.get("model"), "state.model")
     names = check_section(section, "meta.json state.model")
-    model = build(section, {name: entries.raw(name, "state.model") for name in names})
-    if not isinstance(model, _COUNT_MODELS):
+    # Refused before it is built: another model's parameters could cost far more than its
+    # statistics, and the budget below bounds only what is built.
+    if not issubclass(ESTIMATORS[section["estimator"]], _COUNT_MODELS):
         raise ModelFileError(
             f"a {cls.__name__} counts with MultinomialNB, ComplementNB or BernoulliNB, not "
-            f"{type(model).__name__}"
+            f"{section['estimator']}"
         )
+    model = build(section, {name: entries.raw(name, "state.model") for name in names}, budget)
     if vec.output == "hashed":
         width = int(vec.n_features)
     else:

@@ -49,18 +49,15 @@ import numpy as np
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ._format import DEFAULT_MAX_BYTES, ESTIMATORS, FORMAT_NAME, Budget
 from ._format import SAFE_NAME as _SAFE_NAME
-from ._format import assemble as _assemble
 from ._format import build as _build
-from ._format import check_manifest as _check_manifest
-from ._format import check_section as _check_section
-from ._format import model_section as _model_section
+from ._format import check_meta as _check_meta
+from ._format import section_contents as _section_contents
 
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
 #: The newest format version this bayeskit reads; each file is written with the oldest version
 #: that holds it (1 for the models in ESTIMATORS, 2 for text models).
 FORMAT_VERSION = 2
-_FIRST_VERSION = 1
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
 MAX_META_SIZE = 64 * 1024**2
@@ -152,7 +149,7 @@ def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (with its manifest, without checksum) and the array entries of a model."""
     cls = type(model)
     if ESTIMATORS.get(cls.__name__) is cls:
-        return _assemble(_FIRST_VERSION, *_model_section(model))
+        return _section_contents(model)
     from ._text_state import TEXT_ESTIMATORS, text_contents  # imports bayeskit.text when needed
 
     if TEXT_ESTIMATORS.get(cls.__name__) is cls:
@@ -281,7 +278,7 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
         }
     if semi:
         return _semi_state.build_semi(meta, arrays, budget)
-    return _text_state.build_text(meta, arrays) if text else _build(meta, arrays, budget)
+    return _text_state.build_text(meta, arrays, budget) if text else _build(meta, arrays, budget)
 
 
 def _check_listing(zf: zipfile.ZipFile, size: int, budget: Budget) -> dict[str, zipfile.ZipInfo]:
@@ -354,15 +351,6 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
             f"{FORMAT_VERSION}): upgrade bayeskit to load it"
         )
     return meta
-
-
-def _check_meta(meta: dict[str, Any]) -> dict[str, str]:
-    """Check meta.json's fields and types; return the manifest {entry name: sha256}."""
-    used = _check_section(meta, "meta.json")
-    manifest = _check_manifest(meta)
-    if sorted(used) != sorted(manifest):
-        raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
-    return manifest
 
 
 def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:

@@ -20,7 +20,11 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..families import Family
+from ..families._gaussian_refine import refine
+from ..families.gaussian import _gemm as gemm_into
 from ..stats import Moments, Statistic
+from ..stats._base import safe_ratio
+from ..stats.moments import _soft_m2 as soft_m2
 
 #: covariance structures, as scikit-learn's GaussianMixture names them.
 COVARIANCE_TYPES = ("diag", "full", "tied", "spherical")
@@ -76,6 +80,80 @@ class Components:
     def log_joint(self, params: ComponentParams, X: Any) -> np.ndarray:
         return self.family.log_prob(params.params, X) + params.log_weight
 
+    def prepare(self, X: Any, w: np.ndarray) -> Any:
+        """What the EM iterations on the rows ``X`` (weights ``w``) take as their input."""
+        return X
+
+
+@dataclass(frozen=True)
+class CentredRows:
+    """A class's complete rows, prepared once for the EM iterations of a diagonal mixture:
+    ``U = X − c`` centred on the class's weighted mean ``c``, ``U²`` and each row's ``Σ_j u²``.
+    Every iteration then scores and summarises from them with two matrix products each,
+    instead of centring, squaring and checking ``X`` for missing values again."""
+
+    X: np.ndarray
+    U: np.ndarray
+    U2: np.ndarray
+    u2_rows: np.ndarray
+    centre: np.ndarray
+    ones: np.ndarray
+
+    @classmethod
+    def of(cls, X: np.ndarray, w: np.ndarray) -> CentredRows | None:
+        """The prepared rows, or None when ``X`` has a missing value (the general path)."""
+        total = float(w.sum())
+        if not np.isfinite(X.sum()) or total <= 0:
+            return None
+        centre = (w @ X) / total
+        U = np.ascontiguousarray(X - centre)
+        U2 = U * U
+        return cls(X, U, U2, U2.sum(axis=1), centre, np.ones(len(X)))
+
+
+class DiagonalComponents(Components):
+    """Components of the Gaussian (diagonal) family, with the EM iterations' fused path on
+    :class:`CentredRows`: ``ln w_k + ln N(x; μ_k, σ²_k) = U² A_kᵀ + U B_kᵀ + C_k`` with
+    ``A = −½/σ²``, ``B = (μ − c)/σ²``, ``C = ln w − ½ Σ_j (ln 2πσ² + (μ − c)²/σ²)`` (the
+    Gaussian family's expansion about the fixed centre, its pairs the expansion cannot give
+    accurately rescored exactly), and the M-step's moments from ``Rᵀ U`` and the deviations
+    from the new means (centred moments, never raw power sums)."""
+
+    def prepare(self, X: Any, w: np.ndarray) -> Any:
+        rows = CentredRows.of(X, w)
+        return X if rows is None else rows
+
+    def summarize(self, X: Any, R: np.ndarray) -> ComponentStats:
+        if not isinstance(X, CentredRows):
+            return super().summarize(X, R)
+        R = np.ascontiguousarray(R, dtype=np.float64)
+        weight = X.ones @ R  # a matrix product: numpy's sum down a narrow array is strided
+        W = np.repeat(weight[:, None], X.U.shape[1], axis=1)
+        mean_u = safe_ratio(R.T @ X.U, W)
+        m2 = soft_m2(X.U, R, mean_u)
+        return ComponentStats(weight, Moments(W, mean_u + X.centre, m2))
+
+    def log_joint(self, params: ComponentParams, X: Any) -> np.ndarray:
+        if not isinstance(X, CentredRows):
+            return super().log_joint(params, X)
+        g = params.params
+        precision = g.precision
+        offset = g.theta - X.centre
+        A = -0.5 * precision
+        B = precision * offset
+        half = 0.5 * (B * offset).sum(axis=1)
+        log_norm_sum = g.log_norm.sum(axis=1)
+        # The (n, K) result is built as its Fortran-ordered transpose, each product
+        # accumulated into it by BLAS in place.
+        out = np.empty((X.U.shape[0], A.shape[0])).T
+        out[:] = (-0.5 * log_norm_sum - half)[:, None]
+        out = gemm_into(B, X.U, out)
+        out = gemm_into(A, X.U2, out)
+        L = np.asarray(out.T)
+        refine(L, X.X, X.u2_rows, g.theta, precision, half, g.log_norm)
+        L += params.log_weight
+        return L
+
 
 def check_covariance_type(value: Any) -> str:
     if not isinstance(value, str) or value not in COVARIANCE_TYPES:
@@ -102,7 +180,11 @@ def component_family(covariance_type: str, reg_covar: float) -> Family:
 
 
 def regularizer(
-    covariance_type: str, reg_covar: float, owner: np.ndarray | None = None
+    covariance_type: str,
+    reg_covar: float,
+    owner: np.ndarray | None = None,
+    prior: str | None = None,
+    class_data: Statistic | None = None,
 ) -> Callable[[Statistic], Statistic]:
     """The statistics → statistics map that gives the component family's maximum-likelihood
     ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
@@ -136,7 +218,113 @@ def regularizer(
         cov = np.divide(pooled, total, out=np.zeros_like(pooled), where=total > 0)
         return replace(stats, scatter=W[:, None, None] * cov[groups])
 
-    return {"diag": diag, "spherical": spherical, "full": full, "tied": tied}[covariance_type]
+    structure = {"diag": diag, "spherical": spherical, "full": full, "tied": tied}
+    if prior == "conjugate":
+        # The posterior mode already has the covariance structure; reg_covar is added on top
+        # (the diagonal families here, the multivariate normal family's ridge for full/tied).
+        mode = conjugate_prior(covariance_type, owner, class_data)
+        if covariance_type in ("diag", "spherical"):
+            return lambda stats: structure["diag"](mode(stats))
+        return mode
+    return structure[covariance_type]
+
+
+#: mclust's default conjugate prior (Fraley & Raftery 2007): the mean's prior weight κ (in
+#: rows) and the covariance's degrees of freedom beyond the dimension (ν = d + 2)
+PRIOR_SHRINKAGE = 0.01
+PRIOR_EXTRA_DOF = 2
+PRIORS = (None, "conjugate")
+
+
+def check_prior(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value in PRIORS):
+        return value
+    raise ParameterError(
+        f"prior={value!r} is not accepted; use None (maximum likelihood) or 'conjugate'"
+    )
+
+
+def conjugate_prior(
+    covariance_type: str, owner: np.ndarray | None, class_data: Any = None
+) -> Callable[[Any], Any]:
+    """The statistics → statistics map whose maximum-likelihood estimates are the posterior
+    modes under mclust's default conjugate prior (``priorControl()``; Fraley & Raftery,
+    "Bayesian regularization for normal mixture estimation and model-based clustering",
+    2007), taken per class from the class's own data: ``class_data`` (its one-class
+    statistic, given while EM runs on the class, whose starts hold a few rows only), or else
+    the class's components merged (``owner`` groups them), which after EM are the same:
+
+    ``μ_p`` = the class mean, κ = 0.01, ν = d + 2, scale ``Λ = C / G^(2/d)`` with ``C`` the
+    class covariance (its diagonal for "diag"/"spherical") and G the class's components;
+    component k with weight ``n_k``, mean ``x̄_k``, scatter ``W_k`` and ``δ_k = x̄_k − μ_p``:
+
+    * mean ``(n_k x̄_k + κ μ_p) / (n_k + κ)``;
+    * diag: ``σ²_kj = (Λ_jj + κ n_k/(n_k+κ) δ²_kj + W_kjj) / (ν + n_k + 3)``;
+      spherical: their mean over the features;
+    * full: ``Σ_k = (Λ + κ n_k/(n_k+κ) δ_k δ_kᵀ + W_k) / (ν + n_k + d + 2)``;
+    * tied: ``Σ = (Λ + Σ_k [κ n_k/(n_k+κ) δ_k δ_kᵀ + W_k]) / (ν + N + d + 2)``, N the class's
+      weight.
+    """
+    kappa = PRIOR_SHRINKAGE
+
+    def groups_of(k: int) -> np.ndarray:
+        return np.zeros(k, dtype=np.int64) if owner is None else owner
+
+    def diag(stats: Any) -> Any:
+        n, xbar, W = stats.weight, stats.mean, stats.m2  # (k, d) each
+        k, d = xbar.shape
+        g = groups_of(k)
+        G = np.bincount(g)[g][:, None].astype(np.float64)
+        if class_data is not None:
+            mu, spread, total = class_data.mean, class_data.m2, class_data.weight
+        else:
+            total = np.zeros((int(g.max(initial=-1)) + 1, d))
+            np.add.at(total, g, n)
+            mu = np.zeros_like(total)
+            np.add.at(mu, g, n * xbar)
+            mu = safe_ratio(mu, total)
+            spread = np.zeros_like(total)
+            np.add.at(spread, g, W + n * (xbar - mu[g]) ** 2)
+        scale = safe_ratio(spread, total)[g] / G ** (2.0 / d)
+        delta = xbar - mu[g]
+        var = (scale + kappa * n / (n + kappa) * delta**2 + W) / (d + PRIOR_EXTRA_DOF + n + 3)
+        if covariance_type == "spherical":
+            var = np.repeat(var.mean(axis=1, keepdims=True), d, axis=1)
+        mean = (n * xbar + kappa * mu[g]) / (n + kappa)
+        return replace(stats, mean=mean, m2=var * n)
+
+    def full(stats: Any) -> Any:
+        n, xbar, S = stats.weight, stats.mean, stats.scatter  # (k,), (k, d), (k, d, d)
+        k, d = xbar.shape
+        g = groups_of(k)
+        n_groups = int(g.max(initial=-1)) + 1
+        G = np.bincount(g, minlength=n_groups).astype(np.float64)
+        weight = np.bincount(g, weights=n, minlength=n_groups)  # the components' rows
+        if class_data is not None:
+            mu, scatter, total = class_data.mean, class_data.scatter, class_data.weight
+        else:
+            mu = np.zeros((n_groups, d))
+            np.add.at(mu, g, n[:, None] * xbar)
+            mu = safe_ratio(mu, weight[:, None])
+            spread = xbar - mu[g]
+            scatter = np.zeros((n_groups, d, d))
+            np.add.at(scatter, g, S + n[:, None, None] * spread[:, :, None] * spread[:, None, :])
+            total = weight
+        between = xbar - mu[g]
+        scale = safe_ratio(scatter, total[:, None, None]) / (G ** (2.0 / d))[:, None, None]
+        shrink = (kappa * n / (n + kappa))[:, None, None]
+        own = shrink * between[:, :, None] * between[:, None, :] + S
+        dof = d + PRIOR_EXTRA_DOF + d + 2
+        if covariance_type == "tied":
+            pooled = np.zeros_like(scatter)
+            np.add.at(pooled, g, own)
+            cov = ((scale + pooled) / (dof + weight)[:, None, None])[g]
+        else:
+            cov = (scale[g] + own) / (dof + n)[:, None, None]
+        mean = (n[:, None] * xbar + kappa * mu[g]) / (n[:, None] + kappa)
+        return replace(stats, mean=mean, scatter=cov * n[:, None, None])
+
+    return diag if covariance_type in ("diag", "spherical") else full
 
 
 def n_parameters(covariance_type: str, k: int, d: int) -> int:

@@ -12,6 +12,7 @@ components, computed for all components of all classes in one call of the compon
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,9 @@ from ._components import (
     ComponentParams,
     Components,
     ComponentStats,
+    DiagonalComponents,
     check_covariance_type,
+    check_prior,
     component_family,
     n_parameters,
     regularizer,
@@ -94,10 +97,10 @@ class GaussianMixtureFamily(Family):
     """A Gaussian mixture per class, fitted by EM.
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
-    ``covariance_type``, ``max_components``, ``reg_covar``, ``tol``, ``max_iter``, ``n_init``,
-    ``init_params``, ``means_init``, ``random_state``). ``n_components`` and ``means_init``
-    may be dicts keyed by class label; they then need :meth:`summarize_classes`, which is
-    told the labels.
+    ``covariance_type``, ``max_components``, ``reg_covar``, ``prior``, ``tol``, ``max_iter``,
+    ``n_init``, ``init_params``, ``means_init``, ``random_state``). ``n_components`` and
+    ``means_init`` may be dicts keyed by class label; they then need
+    :meth:`summarize_classes`, which is told the labels.
     """
 
     name = "gaussian_mixture"
@@ -110,6 +113,7 @@ class GaussianMixtureFamily(Family):
         covariance_type: str = "diag",
         max_components: int = 5,
         reg_covar: float = 1e-6,
+        prior: str | None = None,
         tol: float = 1e-3,
         max_iter: int = 100,
         n_init: int = 1,
@@ -121,6 +125,7 @@ class GaussianMixtureFamily(Family):
         self.covariance_type = covariance_type
         self.max_components = max_components
         self.reg_covar = reg_covar
+        self.prior = prior
         self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
@@ -134,6 +139,7 @@ class GaussianMixtureFamily(Family):
             "covariance_type": self.covariance_type,
             "max_components": self.max_components,
             "reg_covar": self.reg_covar,
+            "prior": self.prior,
             "tol": self.tol,
             "max_iter": self.max_iter,
             "n_init": self.n_init,
@@ -150,6 +156,7 @@ class GaussianMixtureFamily(Family):
         check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
         check_init_params(self.init_params)
         self._reg_covar()
+        check_prior(self.prior)
         _component_count(self.max_components, "max_components")
         n = self.n_components
         if isinstance(n, Mapping):
@@ -180,10 +187,17 @@ class GaussianMixtureFamily(Family):
             raise ParameterError(f"reg_covar={r!r} is not accepted; use a finite number >= 0")
         return float(r)
 
-    def _components(self, owner: np.ndarray | None = None) -> Components:
+    def _components(
+        self, owner: np.ndarray | None = None, class_data: Statistic | None = None
+    ) -> Components:
+        """The EM model of the components (grouped into classes by ``owner``); the prior, if
+        any, is set from ``class_data`` (the class's own statistic while EM runs on it) or
+        else from each class's components merged."""
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
-        return Components(component_family(cov, reg), regularizer(cov, reg, owner))
+        kind = DiagonalComponents if cov in ("diag", "spherical") else Components
+        prior = check_prior(self.prior)
+        return kind(component_family(cov, reg), regularizer(cov, reg, owner, prior, class_data))
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -253,18 +267,17 @@ class GaussianMixtureFamily(Family):
         tol, max_iter, _ = check_em_settings(
             tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
         )
-        model = self._components()
-        parts = [Part(X, w)]
+        whole = functools.cache(lambda: self._components().summarize(X, w[:, None].copy()))
+        model = self.class_model(whole() if self.prior is not None else None)
+        parts = [Part(model.prepare(X, w), w)]
         fits: dict[int, EMResult] = {}
         for k in candidates:
             runs = []
-            for stats, params in self.starts(
-                X, w, k, means, random_state, label, lambda: model.summarize(X, w[:, None].copy())
-            ):
+            for stats, params in self.starts(X, w, k, means, random_state, label, whole, model):
                 with self.singular_named(label, k):
                     result = run_em(model, parts, params, tol=tol, max_iter=max_iter, stats=stats)
                 runs.append(result)
-            fits[k] = self.best_start(runs, label)
+            fits[k] = self.best_start(runs, label, model)
         bic = {}
         if len(candidates) > 1:
             for k, result in fits.items():
@@ -320,16 +333,17 @@ class GaussianMixtureFamily(Family):
         random_state: np.random.RandomState,
         label: Any,
         whole: Any,
+        model: Components,
     ) -> list[tuple[ComponentStats, Any]]:
         """The ``n_init`` starts (statistics, parameters) of a ``k``-component mixture, drawn
         from ``X`` (the class's rows, or a sample of them) in order from ``random_state``;
-        ``whole()``: the one-component statistics of all the class's rows."""
+        ``whole()``: the one-component statistics of all the class's rows; ``model``: the
+        class's EM model (:meth:`class_model`)."""
         _, _, n_init = check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
         if means is not None and len(means) != k:
             raise ParameterError(
                 f"means_init[{label!r}] has {len(means)} rows; class {label!r} has {k} components"
             )
-        model = self._components()
         out = []
         for _ in range(n_init if k > 1 or means is not None else 1):
             if k == 1 and means is None:
@@ -367,11 +381,19 @@ class GaussianMixtureFamily(Family):
                 "components"
             ) from None
 
-    def best_start(self, runs: list[EMResult], label: Any) -> EMResult:
+    def class_model(self, whole: ComponentStats | None) -> Components:
+        """The EM model of one class; with a prior, the prior is set from the class's own rows
+        (``whole``: their one-component statistics, needed only then)."""
+        if self.prior is None:
+            return self._components()
+        assert whole is not None
+        return self._components(class_data=whole.stats)
+
+    def best_start(self, runs: list[EMResult], label: Any, model: Components) -> EMResult:
         """The run with the largest lower bound (the first of equals)."""
         best: EMResult | None = None
         for result in runs:
-            self._check_spread(result.stats.stats, label)
+            self._check_spread(result.stats.stats, label, model)
             if best is None or result.lower_bound > best.lower_bound:
                 best = result
         assert best is not None
@@ -395,12 +417,16 @@ class GaussianMixtureFamily(Family):
         return ClassFit(result.stats, result, table)
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
-        self._check_spread(stats.stats, label)
+        self._check_spread(stats.stats, label, model)
         return model.finalize(stats)
 
-    def _check_spread(self, stats: Statistic, label: Any) -> None:
+    def _check_spread(self, stats: Statistic, label: Any, model: Components) -> None:
         if self._reg_covar() > 0:
             return
+        if self.prior is not None:
+            # The prior's mode spreads a component of one row like its class: only a
+            # feature constant in the whole class leaves it without variance.
+            stats = model.regularize(stats)
         k = zero_variance(str(self.covariance_type), stats)
         if k is not None:
             raise DataError(
@@ -423,7 +449,7 @@ class GaussianMixtureFamily(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             log_weight = np.log(stats.weight) - np.log(total[stats.owner])
         if len(stats.weight):
-            self._check_spread(stats.components, "index " + str(int(stats.owner[0])))
+            self._check_spread(stats.components, "index " + str(int(stats.owner[0])), model)
             params = model.family.finalize(model.regularize(stats.components))
         else:
             params = None

@@ -167,7 +167,9 @@ def first_pass(state: Any, X: Any, y: Any, weight: Any) -> Any:
     return (Summary(labels, counts, ()), Sample(rows)), schema_of(model)
 
 
-def _runs_on_part(state: Any, X: Any, y: Any, weight: Any, one: Any) -> tuple[Any, ...]:
+def _runs_on_part(
+    state: Any, X: Any, y: Any, weight: Any, one: Any, *, prepare: bool
+) -> tuple[Any, ...]:
     template, classes, tasks = state
     model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
     family: GaussianMixtureFamily = model._families()[0]
@@ -179,7 +181,12 @@ def _runs_on_part(state: Any, X: Any, y: Any, weight: Any, one: Any) -> tuple[An
         for c, params in tasks:
             if c not in parts:
                 mine = np.flatnonzero((where == c) & (w > 0))
-                parts[c] = Part(block[mine], w[mine]) if len(mine) else None
+                Xc, wc = block[mine], w[mine]
+                # The EM iterations take the rows prepared as in memory (a diagonal
+                # mixture's centred rows), the BIC's likelihoods the rows themselves.
+                parts[c] = (
+                    Part(components.prepare(Xc, wc) if prepare else Xc, wc) if len(mine) else None
+                )
             part = parts[c]
             out.append(None if part is None else one(components, params, part))
     return tuple(out)
@@ -187,7 +194,7 @@ def _runs_on_part(state: Any, X: Any, y: Any, weight: Any, one: Any) -> tuple[An
 
 def em_steps(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """An EM round on a part: each run's E-step statistics and log-likelihood there."""
-    return (Each(_runs_on_part(state, X, y, weight, e_step)),), None
+    return (Each(_runs_on_part(state, X, y, weight, e_step, prepare=True)),), None
 
 
 def _log_likelihood(components: Any, params: Any, part: Part) -> np.ndarray:
@@ -196,7 +203,7 @@ def _log_likelihood(components: Any, params: Any, part: Part) -> np.ndarray:
 
 def final_log_likelihoods(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """The BIC round on a part: ``(Σ w ln p(x), Σ w)`` of each candidate's final mixture."""
-    sums = _runs_on_part(state, X, y, weight, _log_likelihood)
+    sums = _runs_on_part(state, X, y, weight, _log_likelihood, prepare=False)
     return (np.array([np.zeros(2) if s is None else s for s in sums]).reshape(-1, 2),), None
 
 
@@ -245,11 +252,11 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     labels = counts.classes
     names = labels.tolist()  # plain Python values, for dicts and messages
     template = copy.copy(trial)
-    components = family._components()
 
     # The starts, drawn as in memory: class by class, candidate by candidate, start by start.
     runs: list[_Run] = []
     plans: dict[int, list[int]] = {}
+    models: dict[int, Any] = {}  # each class's EM model (its prior, if any, from its rows)
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
@@ -257,12 +264,13 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
         candidates, means = family.plan_class(label, rows.X, rows.n_rows)
         plans[c] = candidates
         random_state = family._random_state()
+        model = models[c] = family.class_model(rows.one)
         for k in candidates:
             one = rows.one
             for stats, params in family.starts(
-                rows.X, rows.weight, k, means, random_state, label, lambda one=one: one
+                rows.X, rows.weight, k, means, random_state, label, lambda one=one: one, model
             ):
-                run = EMRun(components, params, tol=tol, max_iter=max_iter, stats=stats)
+                run = EMRun(model, params, tol=tol, max_iter=max_iter, stats=stats)
                 runs.append(_Run(c, k, run))
 
     # EM: one round per iteration, for every run still going.
@@ -277,7 +285,9 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     fits: dict[int, dict[int, Any]] = {}
     for c, candidates in plans.items():
         fits[c] = {
-            k: family.best_start([r.run.result() for r in runs if r.c == c and r.k == k], names[c])
+            k: family.best_start(
+                [r.run.result() for r in runs if r.c == c and r.k == k], names[c], models[c]
+            )
             for k in candidates
         }
     bic: dict[int, dict[int, float]] = {c: {} for c in plans}
