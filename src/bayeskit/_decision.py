@@ -60,8 +60,14 @@ def class_log_prior(
             f"prior_alpha must be >= 0 (a number of pseudo-rows); got {prior_alpha!r}"
         )
     smoothed = class_count + prior_alpha
-    with np.errstate(divide="ignore"):
-        return np.log(smoothed) - np.log(smoothed.sum())
+    with np.errstate(divide="ignore", over="ignore"):
+        total = smoothed.sum()
+        if not np.isfinite(total):
+            # Counts near the float limit (a model file may hold them): shares of the
+            # largest, which sum finitely, give the same ratios.
+            smoothed = smoothed / smoothed.max()
+            total = smoothed.sum()
+        return np.log(smoothed) - np.log(total)
 
 
 #: Largest |joint log-likelihood| for which the plain log-sum-exp normalisation is within
