@@ -550,12 +550,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             if self.use_idf:
                 out.data *= self.idf_[out.indices]
             if self.norm is not None:
-                if self.norm == "l2":
-                    size = np.sqrt(np.asarray(out.multiply(out).sum(axis=1)).ravel())
-                else:
-                    size = np.asarray(abs(out).sum(axis=1)).ravel()
-                size[size == 0] = 1.0
-                out.data /= np.repeat(size, np.diff(out.indptr))
+                kernels.scale_rows(out.indptr, out.data, self.norm == "l2")
         return out
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
