@@ -166,7 +166,7 @@ class Family(ABC):
 
 def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
     """``R.T @ X`` as a dense (n_classes, n_features) float64 array, for dense or sparse input."""
-    if sp.issparse(X) and _one_class_per_row(R):
+    if sp.issparse(X) and isinstance(R, (sp.csr_matrix, sp.csr_array)) and _one_class_per_row(R):
         # Hard labels: each stored value of X adds to one cell, so one bincount over
         # ``class * n_features + column`` does nnz additions in row order -- the same sums,
         # bit for bit, as the product's nnz * n_classes (20 Newsgroups 1-2-grams: 0.50 s ->
@@ -187,14 +187,10 @@ def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
-def _one_class_per_row(R: Any) -> bool:
-    """Whether ``R`` is a CSR matrix with exactly one stored value in each row (hard labels,
-    as :func:`bayeskit._base.class_weights` makes them)."""
-    return (
-        isinstance(R, (sp.csr_matrix, sp.csr_array))
-        and R.nnz == R.shape[0]
-        and bool(np.array_equal(R.indptr, np.arange(R.shape[0] + 1)))
-    )
+def _one_class_per_row(R: sp.csr_matrix | sp.csr_array) -> bool:
+    """Whether CSR ``R`` has exactly one stored value in each row (hard labels, as
+    :func:`bayeskit._base.class_weights` makes them)."""
+    return R.nnz == R.shape[0] and bool(np.array_equal(R.indptr, np.arange(R.shape[0] + 1)))
 
 
 def class_weight_totals(R: np.ndarray | sp.spmatrix) -> np.ndarray:
