@@ -544,3 +544,28 @@ def test_transform_reuses_the_table_that_counted_the_vocabulary(monkeypatch, set
         assert_same_matrix(X, reindex_by_search(vec, *vec._count_python(texts)))
     utf8 = max(map(ord, "".join(fit))) > 0xFF  # the encoding the scanner counted in
     assert vec._lookup(utf8).entries is _scan._COUNTED[id(vec.stats_.terms)][1].entries
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
+    # One-character tokens, nearly every 1-3-gram distinct: more row entries per byte of
+    # text than the guess (a trigram per two bytes), so the row arrays must grow.
+    from bayeskit.text import _scan
+
+    grown: list[np.dtype] = []
+    real = _scan._grown
+
+    def spy(a, size):
+        grown.append(a.dtype)
+        return real(a, size)
+
+    monkeypatch.setattr(_scan, "_grown", spy)
+    rng = np.random.default_rng(0)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789"))
+    texts = [" ".join(rng.choice(letters, 3000)) for _ in range(40)]
+    settings = {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"}
+    assert_same(
+        count_words(texts, threads=threads, settings=settings),
+        python_count(texts, settings=settings),
+    )
+    assert np.dtype(np.int32) in grown  # the rows' indices and counts
