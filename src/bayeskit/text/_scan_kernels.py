@@ -1068,19 +1068,3 @@ def column_totals(
         entries[indices[k]] += 1
         totals[indices[k]] += np.int64(data[k])
     return entries, totals
-
-
-@njit(nogil=True, _nrt=False)
-def scale_rows(indptr: np.ndarray, data: np.ndarray, l2: bool) -> None:  # pragma: no cover
-    """Divide each CSR row's values, in place, by its L2 (``l2``) or L1 norm, summed in order
-    as ``X.multiply(X).sum(axis=1)`` (``abs(X).sum(axis=1)``) sums them; rows of norm 0 are
-    left as they are. One pass over the values with no temporary matrix."""
-    for r in range(indptr.size - 1):
-        size = 0.0
-        for k in range(indptr[r], indptr[r + 1]):
-            size += data[k] * data[k] if l2 else abs(data[k])
-        if l2:
-            size = np.sqrt(size)
-        if size != 0.0:
-            for k in range(indptr[r], indptr[r + 1]):
-                data[k] /= size

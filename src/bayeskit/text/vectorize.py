@@ -550,7 +550,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             if self.use_idf:
                 out.data *= self.idf_[out.indices]
             if self.norm is not None:
-                kernels.scale_rows(out.indptr, out.data, self.norm == "l2")
+                if self.norm == "l2":
+                    size = np.sqrt(np.asarray(out.multiply(out).sum(axis=1)).ravel())
+                else:
+                    size = np.asarray(abs(out).sum(axis=1)).ravel()
+                size[size == 0] = 1.0
+                out.data /= np.repeat(size, np.diff(out.indptr))
         return out
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
