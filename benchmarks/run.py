@@ -9,7 +9,8 @@ Usage (from the project root)::
 
 The two libraries run interleaved (A B A B ...) after one untimed warm-up each; fit and predict
 are timed with ``time.perf_counter`` and medians are reported. Progress goes to stderr, the
-Markdown report to stdout.
+Markdown report to stdout. Start-up and the main job (``python -m bayeskit``) are fresh
+processes, so they are measured by ``benchmarks/startup.py`` instead (benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -99,7 +99,9 @@ def within(vals: np.ndarray, largest: float) -> bool:
         return True
     with np.errstate(over="ignore", invalid="ignore"):
         if largest * largest < np.inf:
-            return bool(np.dot(flat, flat) <= largest * largest)
+            # einsum, not np.dot: a BLAS dot wakes BLAS's threads, 28 ms instead of 5 µs for
+            # 15,000 values on a busy 2-core machine.
+            return bool(np.einsum("i,i->", flat, flat) <= largest * largest)
         return bool(np.isfinite(np.add.reduce(flat)))
 
 

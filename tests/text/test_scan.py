@@ -523,3 +523,49 @@ def test_transform_looks_tokens_up_in_a_table_built_once(monkeypatch):
     vec.set_params(stop_words=["call", "ok"])
     Z = vec.transform(SMS[500:900])
     assert_same_matrix(Z, reindex_by_search(vec, *vec._count_python(SMS[500:900])))
+
+
+@pytest.mark.parametrize("settings", ANALYSES, ids=str)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_transform_reuses_the_table_that_counted_the_vocabulary(monkeypatch, settings, threads):
+    # A vocabulary chosen among counted terms is looked up in the table that counted them
+    # (no term spelled and hashed again): the same matrix as a table built from the terms.
+    from bayeskit.text import _scan
+
+    monkeypatch.setattr(_scan, "PARALLEL_MIN_BYTES", 0 if threads == 2 else 1 << 40)
+    fit, new = SMS[:3000], SMS[3000:]  # the new messages include text beyond latin-1
+    vec = TextVectorizer(min_df=2, oov_token="<oov>", **settings)
+    vec.fit_transform(fit)
+    built = TextVectorizer(vocabulary=vec.terms_.tolist(), oov_token="<oov>", **settings)
+    built.fit_stats(vec.stats_)
+    for texts in (new, [t for t in new if t.isascii()]):
+        X = vec.transform(texts)
+        assert_same_matrix(X, built.transform(texts))
+        assert_same_matrix(X, reindex_by_search(vec, *vec._count_python(texts)))
+    utf8 = max(map(ord, "".join(fit))) > 0xFF  # the encoding the scanner counted in
+    assert vec._lookup(utf8).entries is _scan._COUNTED[id(vec.stats_.terms)][1].entries
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
+    # One-character tokens, nearly every 1-3-gram distinct: more row entries per byte of
+    # text than the guess (a trigram per two bytes), so the row arrays must grow.
+    from bayeskit.text import _scan
+
+    grown: list[np.dtype] = []
+    real = _scan._grown
+
+    def spy(a, size):
+        grown.append(a.dtype)
+        return real(a, size)
+
+    monkeypatch.setattr(_scan, "_grown", spy)
+    rng = np.random.default_rng(0)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789"))
+    texts = [" ".join(rng.choice(letters, 3000)) for _ in range(40)]
+    settings = {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"}
+    assert_same(
+        count_words(texts, threads=threads, settings=settings),
+        python_count(texts, settings=settings),
+    )
+    assert np.dtype(np.int32) in grown  # the rows' indices and counts

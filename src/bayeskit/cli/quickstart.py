@@ -63,8 +63,9 @@ def quickstart(
         for k, (train, test) in enumerate(splits, start=1):
             spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))
             spam_filter.fit(docs[train].tolist(), labels[train])
-            predicted[test] = spam_filter.predict(docs[test].tolist())
-            verdict[test] = spam_filter.classify(docs[test].tolist())
+            p_spam = spam_filter.spam_probability(docs[test].tolist())  # scored once
+            predicted[test] = spam_filter.decisions(p_spam)  # = predict
+            verdict[test] = spam_filter.verdicts(p_spam)  # = classify
             update(k)
     elapsed = time.perf_counter() - start
 

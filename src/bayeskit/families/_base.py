@@ -166,12 +166,32 @@ class Family(ABC):
 
 def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
     """``R.T @ X`` as a dense (n_classes, n_features) float64 array, for dense or sparse input."""
+    if sp.issparse(X) and isinstance(R, (sp.csr_matrix, sp.csr_array)) and _one_class_per_row(R):
+        # Hard labels: each stored value of X adds to one cell, so one bincount over
+        # ``column * n_classes + class`` does nnz additions in row order -- the same sums,
+        # bit for bit, as the product's nnz * n_classes (20 Newsgroups 1-2-grams: 0.50 s ->
+        # 0.09 s), laid out as the product lays them out (column-major, so model files are
+        # the same bytes).
+        X = X.tocsr()
+        n_classes, n_features = R.shape[1], X.shape[1]
+        per_row = np.diff(X.indptr)
+        cells = X.indices.astype(np.int64) * n_classes
+        cells += np.repeat(R.indices, per_row)
+        weights = np.repeat(np.asarray(R.data, np.float64), per_row) * X.data
+        out = np.bincount(cells, weights=weights, minlength=n_classes * n_features)
+        return out.reshape(n_features, n_classes).T
     if isinstance(R, (sp.spmatrix, sp.sparray)) and R.shape[0] * R.shape[1] <= 1 << 24:
         R = R.toarray()  # dense × CSR is the faster product for a modest class count
     out = R.T @ X
     if sp.issparse(out):
         out = out.toarray()
     return np.asarray(out, dtype=np.float64)
+
+
+def _one_class_per_row(R: sp.csr_matrix | sp.csr_array) -> bool:
+    """Whether CSR ``R`` has exactly one stored value in each row (hard labels, as
+    :func:`bayeskit._base.class_weights` makes them)."""
+    return R.nnz == R.shape[0] and bool(np.array_equal(R.indptr, np.arange(R.shape[0] + 1)))
 
 
 def class_weight_totals(R: np.ndarray | sp.spmatrix) -> np.ndarray:

@@ -35,7 +35,9 @@ import contextlib
 import functools
 import itertools
 import os
+import re
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,9 +73,20 @@ def _latin1_lower() -> np.ndarray:
     return np.array([ord(c) for c in table], dtype=np.uint8)
 
 
-def _classes(chars: str) -> np.ndarray:
-    word = np.frombuffer(bytes(c.isalnum() or c == "_" for c in chars), np.uint8)
-    space = np.frombuffer(bytes(c.isspace() for c in chars), np.uint8)
+def _classes(n: int) -> np.ndarray:
+    """The class table of code points ``0 .. n``, from ``re`` itself: the runs of ``\\w`` and
+    of ``\\s`` in the string of all of them (a few hundred runs, where asking each character
+    took ~0.3 s for the whole of Unicode)."""
+    chars = np.arange(n, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+
+    def runs(pattern: str) -> np.ndarray:
+        edges = np.zeros(n + 1, np.int32)
+        for match in re.finditer(pattern, chars):
+            edges[match.start()] += 1
+            edges[match.end()] -= 1
+        return np.cumsum(edges[:-1]).astype(np.uint8)
+
+    word, space = runs(r"\w+"), runs(r"\s+")
     return (word * (kernels.WORD | kernels.TOKEN)) | (space * kernels.SPACE)
 
 
@@ -87,15 +100,15 @@ def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
 
 _LATIN1_LOWER = _latin1_lower()
 _IDENTITY = np.arange(256, dtype=np.uint8)
-_LATIN1_CLASSES = _classes("".join(map(chr, range(256))))
+_LATIN1_CLASSES = _classes(256)
 
 
 @functools.cache
 def unicode_classes() -> np.ndarray:
     """``uint8[0x110000]``: bits 1 and 4 for the code points ``re`` counts as ``\\w``
     (``str.isalnum()`` or ``"_"``), bit 2 for ``\\s`` (``str.isspace()``). Built on first
-    use (~0.1 s), only for text beyond latin-1."""
-    return _classes("".join(map(chr, range(0x110000))))
+    use (~0.05 s), only for text beyond latin-1."""
+    return _classes(0x110000)
 
 
 @dataclass(frozen=True)
@@ -209,7 +222,49 @@ def count_terms(
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
     columns[base] = of_entry
     indptr, indices, data = _assemble(scanned, lambda rows: columns[rows.worker], n_threads)
-    return terms.names(doc.utf8)[order], _csr(data, indices, indptr, len(texts), terms.n)
+    names = terms.names(doc.utf8)[order]
+    _remember(names, _Counted(doc.utf8, analysis, table, terms.ids[order]))
+    return names, _csr(data, indices, indptr, len(texts), terms.n)
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """The table :func:`count_terms` counted some terms with, and each term's entry in it."""
+
+    utf8: bool
+    analysis: Analysis
+    entries: _Entries
+    entry: np.ndarray  # int64: the entry of term j
+
+
+#: id(terms array) -> (weak reference to it, how it was counted): kept while the terms live.
+_COUNTED: dict[int, tuple[weakref.ref[np.ndarray], _Counted]] = {}
+
+
+def _remember(terms: np.ndarray, counted: _Counted) -> None:
+    key = id(terms)
+    _COUNTED[key] = (weakref.ref(terms, lambda _: _COUNTED.pop(key, None)), counted)
+
+
+def counted_lookup(
+    terms: np.ndarray, selected: np.ndarray, analysis: Analysis, utf8: bool
+) -> Lookup | None:
+    """The lookup table of the vocabulary ``terms[selected]`` (in columns ``0, 1, ...``) for
+    text in ``utf8`` or latin-1, made from the table :func:`count_terms` counted ``terms``
+    with: no term is spelled, joined, encoded and hashed again, as :meth:`Lookup.build` does.
+    None when ``terms`` is not an array ``count_terms`` returned under ``analysis`` for text
+    in that encoding (then build one). The table is the same as a built one for every
+    document: the same entries (tokens, and n-grams as pairs of entries) reached by the same
+    scan, with ``-1`` columns for the entries that are not vocabulary terms."""
+    found = _COUNTED.get(id(terms))
+    if found is None or found[0]() is not terms:
+        return None
+    counted = found[1]
+    if counted.utf8 != utf8 or counted.analysis != analysis:
+        return None
+    column = np.full(max(int(counted.entries.sizes[0]), 1), -1, np.int64)
+    column[counted.entry[selected]] = np.arange(len(selected), dtype=np.int64)
+    return Lookup(utf8, counted.entries, column)
 
 
 def count_known(
@@ -346,7 +401,7 @@ class _Entries:
         mapping = np.empty(n_other, np.int64)
         kernels.merge_entries(
             self.tokens, self.pairs, *self.arrays(), self.sizes, self.last,
-            *other.arrays()[:-1], other.arena, n_other, mapping,
+            *other.arrays()[:-1], other.arena, n_other, mapping, _IDENTITY,
         )  # fmt: skip
         return mapping
 
@@ -491,14 +546,17 @@ class Lookup:
             arena = np.frombuffer(b"".join(p + b"\x00" for p in pieces), np.uint8)
         split = words and high > 1
         n = len(length)
-        # Word n-grams share their tokens: start small and grow.
-        entries = _Entries.empty(n // 16 + 16 if split else n + 1, n + 1 if split else 0, 1 << 12)
+        # Word n-grams share their tokens: start small and grow (the arena never needs more
+        # than the terms' bytes: no growing and calling again for it).
+        entries = _Entries.empty(
+            n // 16 + 16 if split else n + 1, n + 1 if split else 0, max(arena.size, 1 << 12)
+        )
         entry = np.full(n, -1, np.int64)
         done = 0
         while done < n:
             done = kernels.build_vocabulary(
                 arena, start, length, split, high, done, entry, entries.tokens, entries.pairs,
-                *entries.arrays(), entries.sizes, entries.last,
+                *entries.arrays(), entries.sizes, entries.last, _IDENTITY,
             )  # fmt: skip
             if done < n:
                 sizes = entries.sizes
@@ -687,9 +745,14 @@ def _scan_chunk(
     starts, ends = doc.starts[a:b], doc.ends[a:b]
     n_bytes = int(ends[-1] - starts[0])
     indptr = np.zeros(b - a + 1, np.int64)
-    size = max(1 << 10, n_bytes // 6)
-    indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
+    # Room for the row entries from the amount of text, so the arrays rarely grow (growing
+    # copies them and scans a document again): on 20 Newsgroups a distinct word of a post per
+    # ~12 bytes, a distinct word 1-2-gram per ~5, a character 2-4-gram per ~1.1.
+    # (np.empty: pages never written are never touched.)
     word = analysis.kind == "word"
+    orders = analysis.high - analysis.low + 1
+    size = max(1 << 10, n_bytes * orders // (6 if word else 3))
+    indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
     classes = _classes_with(doc.utf8, analysis.joiners) if analysis.joiners else doc.classes
     if word:
         stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()

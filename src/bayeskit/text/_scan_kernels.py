@@ -664,7 +664,7 @@ def rehash(
     return table
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=False)
 def merge_entries(
     tokens: np.ndarray,
     pairs: np.ndarray,
@@ -688,11 +688,12 @@ def merge_entries(
     b_arena: np.ndarray,
     n_b: int,
     mapping: np.ndarray,
+    identity: np.ndarray,
 ) -> None:  # pragma: no cover
     """Add another part's entries (``b_*``) to these (the arrays have room): ``mapping[u]``
     is the id here of the other part's entry ``u``. Entries are visited in order of creation,
-    so the parts of a pair are mapped before it."""
-    identity = np.arange(256).astype(np.uint8)
+    so the parts of a pair are mapped before it. ``identity``: ``arange(256)`` as uint8 (an
+    argument, so that the kernel allocates nothing and runs without numba's runtime)."""
     for u in range(n_b):
         if b_order[u] == 1:
             mapping[u] = _bytes_entry(
@@ -706,7 +707,7 @@ def merge_entries(
             )  # fmt: skip
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=False)
 def build_vocabulary(
     arena: np.ndarray,
     start: np.ndarray,
@@ -727,6 +728,7 @@ def build_vocabulary(
     v_arena: np.ndarray,
     sizes: np.ndarray,
     last: np.ndarray,
+    identity: np.ndarray,
 ) -> int:  # pragma: no cover
     """Add the entries of fixed, distinct terms ``first, first + 1, ...`` (bytes
     ``arena[start[t]:][:length[t]]``) to the tables: ``out[t]`` is the entry of term ``t``, or
@@ -734,8 +736,8 @@ def build_vocabulary(
     by single spaces (at most ``high`` of them, none empty); otherwise a byte string.
 
     Returns the number of terms, or the term that did not fit (its entries are added again,
-    found, when the driver calls again with more room)."""
-    identity = np.arange(256).astype(np.uint8)
+    found, when the driver calls again with more room). ``identity`` as for
+    :func:`merge_entries`."""
     for t in range(first, start.size):
         a, n = start[t], length[t]
         e = -1

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
-from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms
+from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms, counted_lookup
 from .analyze import (
     ANALYZERS,
     DEFAULT_TOKEN_PATTERN,
@@ -519,6 +519,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             cached = (self.terms_, (words, high), {})
             self._lookup_cache = cached
         tables = cached[2]
+        if utf8 not in tables and "_selected" in self.__dict__:
+            # The vocabulary is chosen among terms the compiled scanner counted: its table.
+            found = counted_lookup(self.stats_.terms, self._selected, analysis, utf8)
+            if found is not None:
+                tables[utf8] = found
         if utf8 not in tables:
             terms: list[str] = self.terms_.tolist()
             columns = np.arange(len(terms), dtype=np.int64)
