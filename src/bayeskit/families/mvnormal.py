@@ -49,7 +49,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._threads import one_blas_thread
+from .._threads import blas_threads, in_parallel, one_blas_thread
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
@@ -69,6 +69,11 @@ from .gaussian import Gaussian, GaussianParams
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
 _BLOCK_CELLS = 1 << 19
+#: with a covariance factor, per block: each class's centred copy and its product stay in
+#: the cache (512 KB)
+_FACTOR_BLOCK_CELLS = 1 << 16
+#: multiply-adds (rows × columns² × matrices) below which scoring stays on one thread
+_PARALLEL_WORK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,8 @@ class MVNormalParams:
     ``means`` (K, d); ``covariance`` (K, d, d), or (1, d, d) when one matrix is shared;
     ``keep`` (d,) the columns scored (not constant over the whole training data); ``factor``
     the lower Cholesky factors of ``covariance`` on the kept columns (None for diagonal and
-    spherical shapes, scored through ``var``); ``log_det`` their log-determinants;
+    spherical shapes, scored through ``var``) and ``inverse`` their triangular inverses
+    (what scoring multiplies by); ``log_det`` their log-determinants;
     ``reference`` (d_kept,) the pooled mean inputs are centred on; ``empty`` (K,) classes
     without data (they score −inf); ``singular`` what makes a matrix singular, if anything;
     ``total`` the same estimator applied to all rows as one class (for Fisher's projection);
@@ -101,6 +107,7 @@ class MVNormalParams:
     covariance: np.ndarray
     keep: np.ndarray
     factor: np.ndarray | None
+    inverse: np.ndarray | None
     var: np.ndarray | None
     log_det: np.ndarray
     reference: np.ndarray
@@ -344,8 +351,8 @@ class MVNormal(Family):
         if shared:
             total_estimate = class_estimates(total, s["shrinkage"])[0]
             total_cov = finish(total_estimate, shape=self.shape, **finishing)[0]
-        factor, var, log_det, singular = _factorize(
-            covariance[:, keep][:, :, keep],
+        factor, inverse, var, log_det, singular = _factorize(
+            covariance if keep.all() else covariance[:, keep][:, :, keep],
             stats.mean[:, keep],
             stats.weight,
             np.zeros(1, dtype=bool) if shared else empty,
@@ -358,6 +365,7 @@ class MVNormal(Family):
             covariance=covariance,
             keep=keep,
             factor=factor,
+            inverse=inverse,
             var=var,
             log_det=log_det,
             reference=total.mean[0][keep],
@@ -380,10 +388,14 @@ class MVNormal(Family):
         return self._scores(params, X, relative=True)
 
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
+        # Asked before a thin stretch holds BLAS to one thread: its threads go to row blocks.
+        threads = blas_threads() if X.shape[1] <= _THIN_COLUMNS else 1
         with _thin(X.shape[1]):
-            return self._scores_of(params, X, relative=relative)
+            return self._scores_of(params, X, relative=relative, threads=threads)
 
-    def _scores_of(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
+    def _scores_of(
+        self, params: MVNormalParams, X: Any, *, relative: bool, threads: int
+    ) -> np.ndarray:
         require_regular(params)
         n, K = X.shape[0], len(params.empty)
         d = int(params.keep.sum())
@@ -400,11 +412,20 @@ class MVNormal(Family):
                     out[start : start + rows] = (X[start : start + rows] - centre) @ V.T + c
             out[:, params.empty] = -np.inf
             return out
-        for start in range(0, n, rows):
+        if params.factor is None or n * d * d * (1 if params.shared else K) < _PARALLEL_WORK:
+            threads = 1
+        else:
+            # Smaller blocks stay in cache through every class's product; a block per thread
+            # at least.
+            rows = max(1, min(_FACTOR_BLOCK_CELLS // max(d, 1), -(-n // threads)))
+
+        def score_rows(start: int) -> None:
             block = X[start : start + rows]
             block = block.toarray() if sp.issparse(block) else np.asarray(block)
             block = block if whole else block[:, params.keep]
             out[start : start + rows] = _score(params, np.ascontiguousarray(block), d)
+
+        in_parallel(score_rows, range(0, n, rows), threads)
         out[:, params.empty] = -np.inf
         return out
 
@@ -466,9 +487,20 @@ def _factorize(
     diagonal: bool,
     tol: float,
     shared: bool,
-) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]]:
-    """Cholesky factors (or variances, for diagonal shapes) and log-determinants of each
-    matrix, and the matrices that are singular (skipped: empty classes)."""
+) -> tuple[
+    np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]
+]:
+    """Cholesky factors and their triangular inverses (or variances, for diagonal shapes),
+    log-determinants of each matrix, and the matrices that are singular (skipped: empty
+    classes).
+
+    Each matrix is factored on the correlation scale, ``D^-½ Σ D^-½ = C Cᵀ`` (so ``L = D^½ C``
+    and ``L⁻¹ = C⁻¹ D^-½``), which is also where it is judged: the smallest eigenvalue ``λ`` of
+    the correlation matrix is ``1 / ||C⁻¹||_2²``, at least ``1 / ||C⁻¹||_F²`` (and at most
+    ``d`` times that), so the factor's inverse settles ``λ > tol²`` for all but matrices
+    within a factor ``d`` of the threshold; for those, and for the message of a singular
+    matrix, ``λ`` is computed (an eigen-decomposition, ten times a factorisation's work).
+    """
     m, d = cov.shape[0], cov.shape[-1]
     var = np.diagonal(cov, axis1=1, axis2=2)
     flat = _flat(cov, means, weight, shared)
@@ -482,23 +514,35 @@ def _factorize(
     log_det = np.zeros(m)
     if diagonal or d == 0:
         log_det[regular] = np.log(var[regular]).sum(axis=1)
-        return None, var, log_det, tuple(singular)
-    # The smallest eigenvalue of each correlation matrix, all matrices in one call.
+        return None, None, var, log_det, tuple(singular)
     root = np.sqrt(var[regular])
     corr = cov[regular] / root[:, :, None] / root[:, None, :]
-    smallest = np.linalg.eigvalsh(corr)[:, 0] if len(regular) else np.zeros(0)
-    factor = np.zeros_like(cov)
-    for k, low in zip(regular.tolist(), smallest.tolist(), strict=True):
-        info = 1
-        if low > tol * tol:
-            L, info = scipy.linalg.lapack.dpotrf(cov[k], lower=1, clean=1)
-        if info != 0:
+    C = np.zeros_like(corr)
+    C_inv = np.zeros_like(corr)
+    good = np.zeros(len(regular), dtype=bool)
+    for i in range(len(regular)):
+        C[i], info = scipy.linalg.lapack.dpotrf(corr[i], lower=1, clean=1)
+        if info == 0:
+            C_inv[i], info = scipy.linalg.lapack.dtrtri(C[i], lower=1)
+        good[i] = info == 0
+    with np.errstate(over="ignore", divide="ignore"):
+        certain = good & (1.0 / np.einsum("kij,kij->k", C_inv, C_inv) > tol * tol)
+    for i in np.flatnonzero(~certain).tolist():
+        low = float(np.linalg.eigvalsh(corr[i])[0])
+        if not good[i] or low <= tol * tol:
+            k = int(regular[i])
             singular.append(Singular(klass[k], None, low, total[k]))
-            continue
-        factor[k] = L
-        log_det[k] = 2.0 * float(np.log(np.diag(L)).sum())
+            good[i] = False
+    factor = np.zeros_like(cov)
+    inverse = np.zeros_like(cov)
+    root, C, C_inv, scored = root[good], C[good], C_inv[good], regular[good]
+    factor[scored] = root[:, :, None] * C
+    inverse[scored] = C_inv / root[:, None, :]
+    log_det[scored] = 2.0 * (
+        np.log(root).sum(axis=1) + np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
+    )
     singular.sort(key=lambda s: -1 if s.klass is None else s.klass)
-    return factor, None, log_det, tuple(singular)
+    return factor, inverse, None, log_det, tuple(singular)
 
 
 def _flat(cov: np.ndarray, means: np.ndarray, weight: np.ndarray, shared: bool) -> np.ndarray:
@@ -526,28 +570,33 @@ def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:
             params.shared,
         )
         return Gaussian().log_prob(gaussian, X)
+    assert params.inverse is not None
     if params.shared:
         _, V, c = params.centred
         U = X - params.reference
         out = U @ V[:, params.keep].T + c
-        Z = _whiten(params.factor[0], U)
+        Z = _whiten(params.inverse[0], U)
         out -= 0.5 * np.einsum("ij,ij->i", Z, Z)[:, None]
         return out - const[0]
     means = params.means[:, params.keep]
     out = np.empty((X.shape[0], len(params.empty)))
+    # One work block for every class: a fresh array per class costs page faults.
+    work = np.empty_like(X)
     for k in np.flatnonzero(~params.empty):
-        Z = _whiten(params.factor[k], X - means[k])
+        Z = _whiten(params.inverse[k], np.subtract(X, means[k], out=work))
         out[:, k] = -0.5 * np.einsum("ij,ij->i", Z, Z) - const[k]
     return out
 
 
-def _whiten(L: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``Y L⁻ᵀ`` (rows ``L⁻¹ y``) by one triangular solve in place: the C-ordered (n, d) block
-    is the Fortran-ordered transpose BLAS solves from the left."""
+def _whiten(L_inv: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``Y L⁻ᵀ`` (rows ``L⁻¹ y``), in place: one triangular matrix product with the factor's
+    triangular inverse (half the work of a full product; about a third faster than solving
+    with the factor). The C-ordered (n, d) block is the Fortran-ordered transpose BLAS
+    multiplies from the left."""
     if Y.size == 0:
         return Y
-    solved = blas.dtrsm(1.0, L, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
-    return np.asarray(solved).T
+    product = blas.dtrmm(1.0, L_inv, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
+    return np.asarray(product).T
 
 
 def work_size(k: int, d: int) -> int:
