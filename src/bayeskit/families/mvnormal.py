@@ -271,8 +271,10 @@ class MVNormal(Family):
                     f"the mvnormal family takes a 2-D table of numbers, got shape {X.shape}"
                 )
             values = X
-        if within(values, LARGEST_VALUE):
-            return X
+        # One pass (a BLAS dot product): on one thread, as the thin products that follow.
+        with _thin(X.shape[1]):
+            if within(values, LARGEST_VALUE):
+                return X
         bad = ~np.isfinite(values)
         if bad.any():
             row, col = first_bad(X, bad)
@@ -408,8 +410,12 @@ class MVNormal(Family):
             if sp.issparse(X):
                 out[:] = np.asarray(X @ V.T) + (c - V @ centre)
             else:
+                work = np.empty((min(rows, n), X.shape[1]))  # reused: fresh arrays page-fault
                 for start in range(0, n, rows):
-                    out[start : start + rows] = (X[start : start + rows] - centre) @ V.T + c
+                    block = X[start : start + rows]
+                    centred = np.subtract(block, centre, out=work[: len(block)])
+                    np.matmul(centred, V.T, out=out[start : start + rows])
+                out += c
             out[:, params.empty] = -np.inf
             return out
         if params.factor is None or n * d * d * (1 if params.shared else K) < _PARALLEL_WORK:
