@@ -288,8 +288,9 @@ class MVNormal(Family):
         return X
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
+        threads = _threads_for(X.shape[1])
         with _thin(X.shape[1]):
-            return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH)
+            return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH, threads=threads)
 
     def parameter_size(self, stats: Scatter) -> int:
         """``finalize`` holds about a dozen (K, d, d) stacks at once (class estimates, the
@@ -331,10 +332,11 @@ class MVNormal(Family):
         }
 
     def finalize(self, stats: Scatter) -> MVNormalParams:
+        threads = _threads_for(stats.n_features)
         with _thin(stats.n_features):
-            return self._finalize(stats)
+            return self._finalize(stats, threads)
 
-    def _finalize(self, stats: Scatter) -> MVNormalParams:
+    def _finalize(self, stats: Scatter, threads: int = 1) -> MVNormalParams:
         s = self._settings(stats.n_classes)
         finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
         total = stats.pooled()
@@ -361,6 +363,7 @@ class MVNormal(Family):
             diagonal=self.shape != "full",
             tol=s["tol"],
             shared=shared,
+            threads=threads,
         )
         return MVNormalParams(
             means=stats.mean,
@@ -390,8 +393,7 @@ class MVNormal(Family):
         return self._scores(params, X, relative=True)
 
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
-        # Asked before a thin stretch holds BLAS to one thread: its threads go to row blocks.
-        threads = blas_threads() if X.shape[1] <= _THIN_COLUMNS else 1
+        threads = _threads_for(X.shape[1])
         with _thin(X.shape[1]):
             return self._scores_of(params, X, relative=relative, threads=threads)
 
@@ -461,6 +463,13 @@ def _thin(d: int) -> Any:
     return one_blas_thread() if d <= _THIN_COLUMNS else contextlib.nullcontext()
 
 
+def _threads_for(d: int) -> int:
+    """Threads for independent pieces of work (classes, blocks of rows) on thin matrices:
+    those BLAS may use now, asked before :func:`_thin` holds it to one (wide matrices keep
+    BLAS's own threads, and one thread of ours)."""
+    return blas_threads() if d <= _THIN_COLUMNS else 1
+
+
 def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalParams) -> str:
     """One singular matrix in words (class label and column name when known)."""
     d = int(params.keep.sum())
@@ -493,6 +502,7 @@ def _factorize(
     diagonal: bool,
     tol: float,
     shared: bool,
+    threads: int = 1,
 ) -> tuple[
     np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]
 ]:
@@ -526,11 +536,15 @@ def _factorize(
     C = np.zeros_like(corr)
     C_inv = np.zeros_like(corr)
     good = np.zeros(len(regular), dtype=bool)
-    for i in range(len(regular)):
+
+    def factor_one(i: int) -> None:
         C[i], info = scipy.linalg.lapack.dpotrf(corr[i], lower=1, clean=1)
         if info == 0:
             C_inv[i], info = scipy.linalg.lapack.dtrtri(C[i], lower=1)
         good[i] = info == 0
+
+    work = len(regular) * d**3
+    in_parallel(factor_one, range(len(regular)), threads if work >= _PARALLEL_WORK else 1)
     with np.errstate(over="ignore", divide="ignore"):
         certain = good & (1.0 / np.einsum("kij,kij->k", C_inv, C_inv) > tol * tol)
     for i in np.flatnonzero(~certain).tolist():
