@@ -24,6 +24,8 @@ _controller: ThreadpoolController | None = None
 #: (process id, workers, pool): a pool inherited through fork has no threads behind it
 _pool: tuple[int, int, ThreadPoolExecutor] | None = None
 _pool_lock = threading.Lock()
+#: the machine's processors (os.cpu_count reads /sys each time)
+_CPUS = os.cpu_count() or 1
 
 
 def _blas() -> ThreadpoolController:
@@ -51,7 +53,7 @@ def in_parallel(task: Callable[[Any], None], items: Sequence[Any], threads: int)
     """``task(item)`` for every item, on up to ``threads`` threads (this one included); the
     first exception is raised once every task has ended. The tasks must not change thread
     limits (the limit is process-wide): hold BLAS to one thread around the call instead."""
-    threads = min(threads, len(items), os.cpu_count() or 1)
+    threads = min(threads, len(items), _CPUS)
     if threads <= 1:
         for item in items:
             task(item)
