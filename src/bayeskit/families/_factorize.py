@@ -8,12 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._threads import in_parallel
 from ._covariance import constant
-
-#: multiply-adds (rows × columns² × matrices, or matrices × columns³) below which the work
-#: stays on one thread
-PARALLEL_WORK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -37,7 +32,6 @@ def factorize(
     diagonal: bool,
     tol: float,
     shared: bool,
-    threads: int = 1,
 ) -> tuple[
     np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray, tuple[Singular, ...]
 ]:
@@ -71,15 +65,11 @@ def factorize(
     C = np.zeros_like(corr)
     C_inv = np.zeros_like(corr)
     good = np.zeros(len(regular), dtype=bool)
-
-    def factor_one(i: int) -> None:
+    for i in range(len(regular)):
         C[i], info = scipy.linalg.lapack.dpotrf(corr[i], lower=1, clean=1)
         if info == 0:
             C_inv[i], info = scipy.linalg.lapack.dtrtri(C[i], lower=1)
         good[i] = info == 0
-
-    work = len(regular) * d**3
-    in_parallel(factor_one, range(len(regular)), threads if work >= PARALLEL_WORK else 1)
     with np.errstate(over="ignore", divide="ignore"):
         certain = good & (1.0 / np.einsum("kij,kij->k", C_inv, C_inv) > tol * tol)
     for i in np.flatnonzero(~certain).tolist():

@@ -64,7 +64,7 @@ from ._covariance import (
     finish,
     pool,
 )
-from ._factorize import PARALLEL_WORK, Singular, factorize, flat_columns
+from ._factorize import Singular, factorize, flat_columns
 from .gaussian import Gaussian, GaussianParams
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -73,6 +73,8 @@ _BLOCK_CELLS = 1 << 19
 #: with a covariance factor, per block: each class's centred copy and its product stay in
 #: the cache (512 KB)
 _FACTOR_BLOCK_CELLS = 1 << 16
+#: multiply-adds (rows × columns² × matrices) below which scoring stays on one thread
+_PARALLEL_WORK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -275,9 +277,9 @@ class MVNormal(Family):
         return X
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
-        threads = _threads_for(X.shape[1])
+        # (scipy's rank-k update holds the GIL: classes on several threads gain nothing)
         with _thin(X.shape[1]):
-            return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH, threads=threads)
+            return Scatter.of(X, R, fourth=self.shrinkage in NEEDS_FOURTH)
 
     def parameter_size(self, stats: Scatter) -> int:
         """``finalize`` holds about a dozen (K, d, d) stacks at once (class estimates, the
@@ -319,11 +321,10 @@ class MVNormal(Family):
         }
 
     def finalize(self, stats: Scatter) -> MVNormalParams:
-        threads = _threads_for(stats.n_features)
         with _thin(stats.n_features):
-            return self._finalize(stats, threads)
+            return self._finalize(stats)
 
-    def _finalize(self, stats: Scatter, threads: int = 1) -> MVNormalParams:
+    def _finalize(self, stats: Scatter) -> MVNormalParams:
         s = self._settings(stats.n_classes)
         finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
         total = stats.pooled()
@@ -350,7 +351,6 @@ class MVNormal(Family):
             diagonal=self.shape != "full",
             tol=s["tol"],
             shared=shared,
-            threads=threads,
         )
         return MVNormalParams(
             means=stats.mean,
@@ -407,7 +407,7 @@ class MVNormal(Family):
                 out += c
             out[:, params.empty] = -np.inf
             return out
-        if params.factor is None or n * d * d * (1 if params.shared else K) < PARALLEL_WORK:
+        if params.factor is None or n * d * d * (1 if params.shared else K) < _PARALLEL_WORK:
             threads = 1
         else:
             # Smaller blocks stay in cache through every class's product; a block per thread

@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._threads import in_parallel
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
@@ -38,8 +37,6 @@ _CANCELLATION = 1e-11
 _SPARSE_SHIFT = 1e3
 #: Rows densified at once when a sparse block is summed centred (bounded memory).
 _CHUNK_CELLS = 1 << 22
-#: multiply-adds (rows × features²) below which classes are summed on one thread
-_PARALLEL_WORK = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,13 +90,9 @@ class Scatter(Statistic):
         return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)), square, *extra)
 
     @classmethod
-    def of(
-        cls, X: Any, R: np.ndarray | sp.spmatrix, *, fourth: bool = False, threads: int = 1
-    ) -> Scatter:
+    def of(cls, X: Any, R: np.ndarray | sp.spmatrix, *, fourth: bool = False) -> Scatter:
         """The statistic of a float block ``X`` (dense, or CSR kept sparse) under class
         weights ``R`` (n × K: one-hot labels times weights as CSR, or dense soft weights).
-        Dense rows with hard labels are summed class by class on up to ``threads`` threads
-        (the caller holds BLAS to one thread meanwhile).
 
         Dense input: per class, the mean, then one BLAS rank-k update with the centred rows
         (``fourth`` adds two matrix products for ``m3`` and ``m4``). Hard labels gather each
@@ -118,7 +111,7 @@ class Scatter(Statistic):
                 X = np.take(np.asarray(X, dtype=np.float64), order, axis=0)
                 if not fourth:
                     # X is a copy: centred in place
-                    return _dense_sorted(X, w[order], bounds, threads)
+                    return _dense_sorted(X, w[order], bounds)
                 parts = [X[bounds[k] : bounds[k + 1]] for k in range(n_classes)]
                 return _stack(
                     [_dense_block(p, w[r], fourth) for p, r in zip(parts, rows, strict=True)]
@@ -446,7 +439,7 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     return full
 
 
-def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray, threads: int) -> Scatter:
+def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
     """Every class's statistic from rows sorted by class (class ``k`` is ``X[bounds[k] :
     bounds[k + 1]]``, a copy this function centres in place) and their weights: the means of
     all classes in one reduction, then per class its slice centred in place and one BLAS
@@ -474,17 +467,13 @@ def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray, threads: int
             sums = np.add.reduceat(scaled[:, None] * X, starts, axis=0)
             mean[rows] = safe_ratio(sums, den[:, None])
     upper = np.zeros((n_classes, d, d))
-
-    def summed(k: int) -> None:
+    for k in np.flatnonzero(total != 0.0).tolist() if d else []:
         part = X[bounds[k] : bounds[k + 1]]
         part -= mean[k]
         if scaled is not None:
             part *= np.sqrt(w[bounds[k] : bounds[k + 1]])[:, None]
         # the C-ordered slice's transpose is the Fortran-ordered (d, n) matrix BLAS takes
         upper[k] = blas.dsyrk(1.0, part.T, trans=0, lower=0)
-
-    classes = np.flatnonzero(total != 0.0).tolist() if d else []
-    in_parallel(summed, classes, threads if len(X) * d * d >= _PARALLEL_WORK else 1)
     scatter = upper + np.swapaxes(np.triu(upper, 1), 1, 2)
     return Scatter(total, mean, scatter)
 
