@@ -280,3 +280,64 @@ def test_nan_is_refused_with_row_and_column():
         MVNormal().validate(X, ["a", "b", "c", "d"])
     with pytest.raises(ValueError, match=r"row 7, column 2"):
         MVNormal().validate(sp.csr_matrix(X), ["a", "b", "c", "d"])
+
+
+@pytest.mark.parametrize("pooling", [0.0, 1.0])
+def test_singular_rule_is_the_smallest_correlation_eigenvalue(pooling):
+    """Matrices whose smallest correlation-scale eigenvalue lies just above or below tol²
+    (where the factor's inverse alone cannot settle it) are judged by that eigenvalue."""
+    rng = np.random.default_rng(3)
+    d, tol = 6, 1e-3
+    for low, singular in ((2e-6, False), (0.5e-6, True)):
+        # equicorrelation 1 - low: eigenvalue low five times (and 6 - 5 low), so
+        # 1 / ||C⁻¹||_F² is about a fifth of the smallest
+        corr = np.full((d, d), 1.0 - low) + low * np.eye(d)
+        smallest = np.linalg.eigvalsh(corr)[0]
+        assert bool(smallest <= tol**2) is singular
+        # 1 / ||C⁻¹||_F² is below tol² in both cases: the bound leaves it to the eigenvalue
+        C_inv = np.linalg.inv(np.linalg.cholesky(corr))
+        assert 1.0 / np.sum(C_inv**2) <= tol**2
+        # exact rows of two classes with this covariance (units differ by column)
+        units = np.geomspace(1e-3, 1e3, d)
+        half = np.linalg.cholesky(corr) * units[:, None]
+        Z = rng.normal(size=(400, d))
+        Z = (Z - Z.mean(0)) @ np.linalg.inv(np.linalg.cholesky(np.cov(Z.T, bias=True))).T
+        X = np.vstack([Z @ half.T, Z @ half.T + 3.0 * units])
+        y = np.repeat([0, 1], 400)
+        params = fitted(MVNormal(pooling, tol=tol), X, class_weights(y, None, 800)[1])
+        assert bool(params.singular) is singular
+        if singular:
+            assert params.singular[0].smallest == pytest.approx(smallest, rel=1e-6)
+        else:
+            # the density on the correlation scale by an eigen-decomposition (κ = 3e6)
+            cov, mean = params.covariance[0], params.means[0]
+            scale = np.sqrt(np.diag(cov))
+            values, vectors = np.linalg.eigh(cov / scale[:, None] / scale[None, :])
+            Z = ((X - mean) / scale) @ vectors / np.sqrt(values)
+            expected = (
+                -0.5 * (np.sum(Z**2, axis=1) + np.log(values).sum() + d * np.log(2 * np.pi))
+                - np.log(scale).sum()
+            )
+            np.testing.assert_allclose(
+                MVNormal(pooling, tol=tol).log_prob(params, X)[:, 0], expected, rtol=1e-8
+            )
+
+
+@pytest.mark.parametrize("pooling", [0.0, 1.0])
+def test_scores_do_not_depend_on_blas_threads(pooling):
+    """Blocks of rows are scored on as many threads as BLAS may use (a user's limit holds):
+    the same numbers either way, dense and sparse."""
+    from threadpoolctl import threadpool_limits
+
+    X, _y, R, _ = blobs(n=6000, d=40, k=4)
+    family = MVNormal(pooling)
+    params = fitted(family, X, R)
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = family.log_prob(params, X)
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = family.log_prob(params, X)
+        sparse = family.log_prob(params, sp.csr_matrix(X))
+    np.testing.assert_allclose(two, one, rtol=1e-13)
+    np.testing.assert_allclose(sparse, one, rtol=1e-13)
+    expected = multivariate_normal(params.means[1], params.covariance[0 if pooling else 1])
+    np.testing.assert_allclose(one[:, 1], expected.logpdf(X), rtol=1e-10)

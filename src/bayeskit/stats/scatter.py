@@ -105,18 +105,19 @@ class Scatter(Statistic):
             order = np.argsort(codes, kind="stable")
             bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n_classes))])
             rows = [order[bounds[k] : bounds[k + 1]] for k in range(n_classes)]
-            weights = [np.asarray(w[r], dtype=np.float64) for r in rows]
+            w = np.asarray(w, dtype=np.float64)
             if not sp.issparse(X):
                 # One gather of X in class order; each class is then a contiguous slice.
-                X = np.asarray(X, dtype=np.float64)[order]
+                X = np.take(np.asarray(X, dtype=np.float64), order, axis=0)
+                if not fourth:
+                    # X is a copy: centred in place
+                    return _dense_sorted(X, w[order], bounds)
                 parts = [X[bounds[k] : bounds[k + 1]] for k in range(n_classes)]
                 return _stack(
-                    [_dense_block(p, w, fourth) for p, w in zip(parts, weights, strict=True)]
+                    [_dense_block(p, w[r], fourth) for p, r in zip(parts, rows, strict=True)]
                 )
             X = X.tocsr()
-            return _stack(
-                [_sparse_block(X[r], w, fourth) for r, w in zip(rows, weights, strict=True)]
-            )
+            return _stack([_sparse_block(X[r], w[r], fourth) for r in rows])
         dense_R = R.toarray() if isinstance(R, (sp.spmatrix, sp.sparray)) else np.asarray(R)
         dense_R = np.asarray(dense_R, dtype=np.float64)
         blocks = []
@@ -285,6 +286,8 @@ class Scatter(Statistic):
 
     @cached_property
     def _first_invalid(self) -> tuple[str, int, str] | None:
+        if _all_scatter_matrices(self.scatter):
+            return None
         for c in range(self.n_classes):
             problem = psd_problem(self.scatter[c])
             if problem:
@@ -313,6 +316,40 @@ def psd_problem(matrix: np.ndarray) -> str:
     if info != 0:
         return "not positive semi-definite (it has a negative eigenvalue)"
     return ""
+
+
+def _all_scatter_matrices(stack: np.ndarray) -> bool:
+    """Whether every matrix of a (K, d, d) stack passes :func:`psd_problem`, judged for the
+    whole stack at once (one comparison, one batched Cholesky factorisation): True proves it,
+    False sends the caller to :func:`psd_problem` for the first offender and its reason."""
+    if stack.size == 0:
+        return True
+    if not np.isfinite(stack).all():
+        return False
+    diagonal = np.diagonal(stack, axis1=1, axis2=2)
+    if (diagonal < 0).any():
+        return False
+    scale = np.abs(diagonal).max(axis=1)[:, None, None]
+    mirrored = np.swapaxes(stack, 1, 2)
+    # np.allclose(matrix, matrix.T, rtol=1e-9, atol=1e-12 * scale), every class at once
+    # (after the exact comparison that settles what Scatter.of mirrored)
+    if (
+        not np.array_equal(stack, mirrored)
+        and (np.abs(stack - mirrored) > 1e-12 * scale + 1e-9 * np.abs(mirrored)).any()
+    ):
+        return False
+    zero = scale[:, 0, 0] == 0.0
+    if stack[zero].any():
+        return False
+    live = stack[~zero]
+    live = 0.5 * (live + np.swapaxes(live, 1, 2))
+    j = np.arange(stack.shape[-1])
+    live[:, j, j] += 1e-9 * scale[~zero, 0]
+    try:
+        np.linalg.cholesky(live)
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 def _potrf(matrix: np.ndarray) -> tuple[np.ndarray, int]:
@@ -400,6 +437,45 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     full = upper + upper.T
     full[np.diag_indices(d)] = np.diag(upper)
     return full
+
+
+def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
+    """Every class's statistic from rows sorted by class (class ``k`` is ``X[bounds[k] :
+    bounds[k + 1]]``, a copy this function centres in place) and their weights: the means of
+    all classes in one reduction, then per class its slice centred in place and one BLAS
+    rank-k update on it (no temporaries the size of X: on a virtual machine a fresh array
+    costs a page fault per 4 KB, more than the arithmetic)."""
+    n_classes, d = len(bounds) - 1, X.shape[1]
+    counts = np.diff(bounds)
+    rows = counts > 0
+    starts = bounds[:-1][rows]
+    total = np.zeros(n_classes)
+    mean = np.zeros((n_classes, d))
+    scaled = None
+    if len(starts):
+        total[rows] = np.add.reduceat(w, starts)
+        if bool((w == 1.0).all()):
+            mean[rows] = np.add.reduceat(X, starts, axis=0) / total[rows, None]
+        else:
+            # Weights divided by a power of two near each class's largest (exact: the same
+            # mean), so Σ w x cannot overflow for weights up to 1e308 nor vanish near 1e-308.
+            top = np.zeros(n_classes)
+            top[rows] = np.maximum.reduceat(w, starts)
+            exponent = np.frexp(np.where(total != 0.0, top, 1.0))[1]
+            scaled = np.ldexp(w, -np.repeat(exponent, counts))
+            den = np.add.reduceat(scaled, starts)
+            sums = np.add.reduceat(scaled[:, None] * X, starts, axis=0)
+            mean[rows] = safe_ratio(sums, den[:, None])
+    upper = np.zeros((n_classes, d, d))
+    for k in np.flatnonzero(total != 0.0).tolist() if d else []:
+        part = X[bounds[k] : bounds[k + 1]]
+        part -= mean[k]
+        if scaled is not None:
+            part *= np.sqrt(w[bounds[k] : bounds[k + 1]])[:, None]
+        # the C-ordered slice's transpose is the Fortran-ordered (d, n) matrix BLAS takes
+        upper[k] = blas.dsyrk(1.0, part.T, trans=0, lower=0)
+    scatter = upper + np.swapaxes(np.triu(upper, 1), 1, 2)
+    return Scatter(total, mean, scatter)
 
 
 def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
