@@ -62,9 +62,26 @@ TOKENIZATIONS: dict[str, dict[str, Any]] = {
     "words 1-3": {"ngram_range": (1, 3)},
     "words 1-3, 1-char tokens": {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"},
     "char_wb 2-4": {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    # Raw e-mails (by their headers) read as e-mails, other texts as words: see analyzer="auto".
+    "auto 1-2, 1-char tokens": {
+        "analyzer": "auto",
+        "ngram_range": (1, 2),
+        "token_pattern": r"(?u)\b\w+\b",
+    },
+    "auto 1-3, 1-char tokens": {
+        "analyzer": "auto",
+        "ngram_range": (1, 3),
+        "token_pattern": r"(?u)\b\w+\b",
+    },
+    "auto 1-2, addresses": {
+        "analyzer": "auto",
+        "ngram_range": (1, 2),
+        "token_pattern": ADDRESS_TOKEN_PATTERN,
+    },
 }
 WEIGHTINGS = ["counts", "binary", "log-tf, L2", "log-tf idf, L2"]
-MODELS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
+#: "TWCNB": ComplementNB with weight normalisation (Rennie et al. 2003, ``norm=True``).
+MODELS = ["MultinomialNB", "ComplementNB", "TWCNB", "BernoulliNB"]
 ALPHAS = [0.01, 0.03, 0.1, 0.3, 1.0]
 MIN_DF = [1, 2]
 FOLDS = 5
@@ -149,13 +166,25 @@ def setting_params(tokens: str, min_df: int, weighting: str) -> dict[str, Any]:
 
 
 def models(weighting: str) -> list[str]:
-    return MODELS if weighting == "binary" else MODELS[:2]
+    return MODELS if weighting == "binary" else MODELS[:3]
+
+
+def make_model(model: str, alpha: float) -> Any:
+    if model == "TWCNB":
+        return bk.ComplementNB(alpha=alpha, norm=True)
+    return getattr(bk, model)(alpha=alpha)
 
 
 def search(
-    name: str, texts: list[str], labels: np.ndarray, split: Split, tokens: str
+    name: str,
+    texts: list[str],
+    labels: np.ndarray,
+    split: Split,
+    tokens: str,
+    known: frozenset[tuple] = frozenset(),
 ) -> dict[tuple, list[dict[str, float]]]:
-    """Scores of every setting of one tokenization on every fold: {setting: [fold scores]}."""
+    """Scores of every setting of one tokenization on every fold: {setting: [fold scores]}.
+    Settings in ``known`` (already scored) are skipped."""
     docs = np.asarray(texts, dtype=object)
     scores: dict[tuple, list[dict[str, float]]] = {}
     for k, (train, test) in enumerate(split):
@@ -170,7 +199,9 @@ def search(
             for weighting in WEIGHTINGS:
                 A, B = weigh(X_train, weighting, idf), weigh(X_test, weighting, idf)
                 for model, alpha in itertools.product(models(weighting), ALPHAS):
-                    predicted = getattr(bk, model)(alpha=alpha).fit(A, y_train).predict(B)
+                    if (tokens, min_df, weighting, model, alpha) in known:
+                        continue
+                    predicted = make_model(model, alpha).fit(A, y_train).predict(B)
                     scores.setdefault((tokens, min_df, weighting, model, alpha), []).append(
                         rates(predicted, y_test)
                     )
@@ -181,6 +212,17 @@ def search(
                 flush=True,
             )
     return scores
+
+
+def grid(tokens: str) -> list[tuple]:
+    """Every setting of one tokenization."""
+    return [
+        (tokens, min_df, weighting, model, alpha)
+        for min_df in MIN_DF
+        for weighting in WEIGHTINGS
+        for model in models(weighting)
+        for alpha in ALPHAS
+    ]
 
 
 def rates(predicted: np.ndarray, truth: np.ndarray) -> dict[str, float]:
@@ -222,7 +264,7 @@ def report(per_set: dict[str, dict[tuple, list]]) -> None:
     print("# How the text defaults were chosen (cross-validation on training data only)\n")
     for paragraph in __doc__.split("\n\n")[3:]:
         print(" ".join(paragraph.split()) + "\n")
-    n = sum(len(models(w)) for w in WEIGHTINGS) * len(ALPHAS) * len(MIN_DF) * len(TOKENIZATIONS)
+    n = sum(len(grid(tokens)) for tokens in TOKENIZATIONS)
     print(
         f"Grid: tokenizations {'; '.join(TOKENIZATIONS)}; min_df {MIN_DF}; weightings "
         f"{'; '.join(WEIGHTINGS)}; models {', '.join(MODELS)} (BernoulliNB on presence only); "
@@ -275,10 +317,11 @@ def cached_search(
     scores: dict[tuple, list[dict[str, float]]] = {}
     for tokens in TOKENIZATIONS:
         path = cache / f"{name}-{tokens.replace(' ', '_').replace(',', '')}.json" if cache else None
+        part = {}
         if path is not None and path.exists():
             part = {tuple(k): v for k, v in json.loads(path.read_text())}
-        else:
-            part = search(name, texts, labels, split, tokens)
+        if set(grid(tokens)) - set(part):  # scored before the grid grew: add what is missing
+            part.update(search(name, texts, labels, split, tokens, frozenset(part)))
             if path is not None:
                 path.write_text(json.dumps([[list(k), v] for k, v in part.items()]))
         scores.update(part)

@@ -59,7 +59,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     lowercase, token_pattern, analyzer, ngram_range, stop_words
         How text becomes terms (see :mod:`bayeskit.text.analyze`); ``analyzer`` is "word",
         "char" (character n-grams, for text without spaces), "char_wb", "email" (raw RFC-822
-        messages: header, URL and body tokens) or a callable, which receives each document as
+        messages: header, URL and body tokens), "auto" (each document that is a raw e-mail,
+        by :func:`~bayeskit.text.analyze.is_raw_email`, gives the e-mail header and URL tokens
+        and its decoded body's word n-grams; any other document its word n-grams, as "word";
+        bytes decoded as UTF-8, else latin-1) or a callable, which receives each document as
         given (not decoded).
     max_features : int, optional
         Keep the ``max_features`` most frequent terms (seed 000's "N most frequent words").
@@ -311,7 +314,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 "expected an iterable of documents (a list of str or bytes), got "
                 f"{type(raw_documents).__name__} ({raw_documents!r:.60})"
             )
-        if callable(self.analyzer) or self.analyzer == "email":
+        if callable(self.analyzer) or self.analyzer in ("email", "auto"):
             return iter(raw_documents)  # the analyzer reads raw documents itself
         if isinstance(raw_documents, list) and all(type(doc) is str for doc in raw_documents):
             return raw_documents  # already text: decode() would return each as it is
