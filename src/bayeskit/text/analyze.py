@@ -32,8 +32,8 @@ MAX_STOP_WORDS = 100_000
 ANALYZERS = ("word", "char", "char_wb", "email", "auto")
 #: How much of a document :func:`is_raw_email` reads.
 EMAIL_HEAD_CHARS = 4096
-_TRANSPORT_HEADER = re.compile(
-    r"^(received|return-path|delivered-to|message-id|mime-version|content-type):",
+_MAIL_HEADER = re.compile(
+    r"^(from|subject|received|return-path|delivered-to|message-id|mime-version|content-type):",
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADER_LINE = re.compile(r"^([!-9;-~]+:|[ \t])")
@@ -286,16 +286,16 @@ def email_analyzer(doc: Any) -> list[str]:
 
 
 def is_raw_email(doc: Any) -> bool:
-    """Whether a document is a raw e-mail: it starts with an mbox ``From `` line or with a
-    block of ``Name: value`` header lines (up to the first blank line) that holds a transport
-    header (``Received``, ``Return-Path``, ``Delivered-To``, ``Message-ID``, ``MIME-Version``
-    or ``Content-Type``): what a mail client or server writes, and what a short text (a
-    ``Note: ...`` line) or a news post without transport headers is not.
-    (The rule :func:`bayeskit.io.documents.is_email` applies to a file's first bytes.)
+    """Whether a document is a raw e-mail (or news post): it starts with an mbox ``From ``
+    line or with a block of at least two ``Name: value`` header lines (up to the first blank
+    line) among which ``From``, ``Subject`` or a transport header (``Received``,
+    ``Return-Path``, ``Delivered-To``, ``Message-ID``, ``MIME-Version``, ``Content-Type``):
+    what a mail client, server or news reader writes, and what a short text (a ``Note: ...``
+    line) is not.
 
     Examples
     --------
-    >>> is_raw_email("Return-Path: <a@b.org>\\nSubject: hi\\n\\nHello")
+    >>> is_raw_email("From: ann@example.org\\nSubject: hi\\n\\nHello")
     True
     >>> is_raw_email("Note: call me at noon")
     False
@@ -311,9 +311,9 @@ def is_raw_email(doc: Any) -> bool:
     block = re.split(r"\r?\n\r?\n", head, maxsplit=1)[0]
     lines = block.splitlines()
     return (
-        bool(lines)
+        len(lines) >= 2
         and all(_HEADER_LINE.match(line) for line in lines[:20])
-        and _TRANSPORT_HEADER.search(block) is not None
+        and _MAIL_HEADER.search(block) is not None
     )
 
 

@@ -265,11 +265,7 @@ class SpamFilter(TextClassifier):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``P(y|x)`` of each message: the calibrated ``P(spam|x)`` and its complement."""
-        column = self._spam_column()
-        p = calibration.calibrated(self._log_odds(X), self._scale())
-        out = np.empty((len(p), 2))
-        out[:, column], out[:, 1 - column] = p, 1.0 - p
-        return out
+        return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """``log P(y|x)`` of each message (calibrated, see :meth:`predict_proba`)."""
