@@ -12,6 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 from .._base import unchanged_on_error
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
+from ..stats import Counts, Summary
 from . import calibration
 from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
@@ -84,7 +85,7 @@ class SpamFilter(TextClassifier):
     @classmethod
     def default_vectorizer(cls) -> TextVectorizer:
         """What ``vectorizer=None`` stands for in a SpamFilter (see the parameters)."""
-        return TextVectorizer(ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary")
+        return TextVectorizer(analyzer="auto", ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary")
 
     @classmethod
     def default_model(cls) -> Any:
@@ -187,13 +188,22 @@ class SpamFilter(TextClassifier):
             return calibration.empty_counts()
         vec, model = self._fitted()
         X = vec.transform(docs)
+        # Each fold's model is the whole fit's statistics minus the fold's (exact, as
+        # unlearn): X is summarized once, each fold once more.
+        whole = clone(model)._summarize(X, labels, None, classes=None, reset=True)
+        in_docs = X.getnnz(axis=0)
         scores = np.empty(len(docs))
         split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
         for train, test in split:
+            fold = clone(model)._summarize(X[test], labels[test], None, classes=whole.classes, reset=True)
+            rest = whole - fold
+            block = rest.blocks[0]
+            assert isinstance(block, Counts)
             # Only the terms of the other folds: a term of this fold alone would be a column
             # of zero counts, which a model never meets (transform drops unknown terms).
-            seen = np.flatnonzero(X[train].getnnz(axis=0))
-            held = clone(model).fit(X[train][:, seen], labels[train])
+            seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
+            counts = Counts(block.weight, block.total[:, seen])
+            held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
             joint = held.predict_joint_log_proba(X[test][:, seen])
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = joint[:, column] - joint[:, 1 - column]
@@ -214,10 +224,10 @@ class SpamFilter(TextClassifier):
         """Fit on raw messages ``X`` and labels ``y``, then the probability scale on
         out-of-fold scores (see ``calibration_folds``)."""
         self._check_folds()
-        docs, labels = _as_list(X), np.asarray(y)
         with unchanged_on_error(self):
-            super().fit(docs, labels, sample_weight=sample_weight)
-            self._calibrate(self._held_out_counts(docs, labels))
+            for attr in ("score_counts_", "calibration_"):
+                self.__dict__.pop(attr, None)
+            super().fit(X, y, sample_weight=sample_weight)  # a first partial_fit
         return self
 
     def partial_fit(
