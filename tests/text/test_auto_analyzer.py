@@ -21,7 +21,7 @@ MAIL = (
 
 
 @pytest.mark.parametrize(
-    "doc, expected",
+    ("doc", "expected"),
     [
         (MAIL, True),
         (MAIL.decode("ascii"), True),
@@ -77,7 +77,8 @@ def test_long_emails_do_not_collapse(shared_data):
 
     long_ham = read("easy_ham_2", is_long) + read("hard_ham", is_long)
     long_spam = read("spam_2", is_long)
-    assert len(long_ham) > 100 and len(long_spam) > 40
+    assert len(long_ham) > 100
+    assert len(long_spam) > 40
     truth = np.asarray(["ham"] * len(long_ham) + ["spam"] * len(long_spam))
     predicted = f.predict(long_ham + long_spam)
     assert (predicted == truth).mean() > 0.8

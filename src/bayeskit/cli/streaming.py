@@ -230,7 +230,7 @@ def settle_text_model(model: Any) -> Any:
     # The settings the statistics were counted with, even where they were left at a default:
     # TextClassifier() and SpamFilter() need not default alike.
     vectorizer, inner = model._prototypes()
-    parts = {"vectorizer": vectorizer, "model": inner}
+    parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:
         settled = SpamFilter(**parts, ham_label=labels[0], spam_label=labels[1])

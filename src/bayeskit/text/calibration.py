@@ -18,7 +18,6 @@ from the counts in microseconds.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 #: The grid: bins of equal width in ``asinh(s / SCORE_UNIT)``, which is linear in ``s`` near 0
 #: and logarithmic far from it, so scores of any size (a weight-normalised ComplementNB's
@@ -66,7 +65,7 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
     target = (w_spam * hi + w_ham * lo) / weight
     a, b = 1.0, 0.0
     for _ in range(iterations):
-        p = expit(a * x + b)
+        p = _expit(a * x + b)
         r = weight * (p - target)
         v = weight * np.maximum(p * (1.0 - p), 1e-12)
         g = np.array([r @ x, r.sum()])
@@ -80,10 +79,16 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
 
 def calibrated(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """``P(spam|x)`` from log-odds ``scores``."""
-    return np.asarray(expit(calibrated_logit(scores, scale)))
+    return _expit(calibrated_logit(scores, scale))
 
 
 def calibrated_logit(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """``a s + b``: the calibrated log-odds."""
     a, b = scale
     return a * np.asarray(scores, dtype=np.float64) + b
+
+
+def _expit(z: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-z))`` without overflow, tiny probabilities kept (numpy only: this
+    module is imported with the text package, scipy.special is not needed at start-up)."""
+    return np.asarray(np.exp(-np.logaddexp(0.0, -np.asarray(z, dtype=np.float64))))

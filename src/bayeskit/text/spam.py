@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 
 from .._base import unchanged_on_error
 from ..errors import DataError, ParameterError
@@ -85,7 +83,9 @@ class SpamFilter(TextClassifier):
     @classmethod
     def default_vectorizer(cls) -> TextVectorizer:
         """What ``vectorizer=None`` stands for in a SpamFilter (see the parameters)."""
-        return TextVectorizer(analyzer="auto", ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary")
+        return TextVectorizer(
+            analyzer="auto", ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary"
+        )
 
     @classmethod
     def default_model(cls) -> Any:
@@ -186,6 +186,8 @@ class SpamFilter(TextClassifier):
         folds = min(folds, int(is_spam.sum()), int((~is_spam).sum()))
         if folds < 2:
             return calibration.empty_counts()
+        from sklearn.model_selection import StratifiedKFold  # only fitting needs it
+
         vec, model = self._fitted()
         X = vec.transform(docs)
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
@@ -194,8 +196,10 @@ class SpamFilter(TextClassifier):
         in_docs = X.getnnz(axis=0)
         scores = np.empty(len(docs))
         split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
-        for train, test in split:
-            fold = clone(model)._summarize(X[test], labels[test], None, classes=whole.classes, reset=True)
+        for _, test in split:
+            fold = clone(model)._summarize(
+                X[test], labels[test], None, classes=whole.classes, reset=True
+            )
             rest = whole - fold
             block = rest.blocks[0]
             assert isinstance(block, Counts)
