@@ -103,6 +103,8 @@ COST = {name: i for i, name in enumerate(TOKENIZATIONS)}
 
 
 Split = list[tuple[np.ndarray, np.ndarray]]
+#: What --cached found unscored (set, tokenization): left out of the report and the choice.
+MISSING: list[str] = []
 
 
 def datasets(
@@ -294,6 +296,8 @@ def report(per_set: dict[str, dict[tuple, list]]) -> None:
     for paragraph in __doc__.split("\n\n")[3:]:
         print(" ".join(paragraph.split()) + "\n")
     n = sum(len(grid(tokens)) for tokens in TOKENIZATIONS)
+    if MISSING:
+        print(f"Not scored (left out of the tables and the choice): {'; '.join(MISSING)}.\n")
     print(
         f"Grid: tokenizations {'; '.join(TOKENIZATIONS)}; min_df {MIN_DF}; weightings "
         f"{'; '.join(WEIGHTINGS)}; models {', '.join(MODELS)} (BernoulliNB on presence only); "
@@ -337,16 +341,25 @@ def report(per_set: dict[str, dict[tuple, list]]) -> None:
 
 
 def cached_search(
-    name: str, texts: list[str], labels: np.ndarray, split: Split, cache: Path | None
+    name: str,
+    texts: list[str],
+    labels: np.ndarray,
+    split: Split,
+    cache: Path | None,
+    prefix: str = "",
+    compute: bool = True,
 ) -> dict[tuple, list[dict[str, float]]]:
-    """Every tokenization's scores, each kept in ``cache`` (when given) once computed."""
+    """Every tokenization's scores (those whose name starts with ``prefix``), each kept in
+    ``cache`` (when given) once computed."""
     scores: dict[tuple, list[dict[str, float]]] = {}
-    for tokens in TOKENIZATIONS:
+    for tokens in (t for t in TOKENIZATIONS if t.startswith(prefix)):
         path = cache / f"{name}-{tokens.replace(' ', '_').replace(',', '')}.json" if cache else None
         part = {}
         if path is not None and path.exists():
             part = {tuple(k): v for k, v in json.loads(path.read_text())}
-        if set(grid(tokens)) - set(part):  # scored before the grid grew: add what is missing
+        if set(grid(tokens)) - set(part) and not compute:
+            MISSING.append(f"{name}: {tokens} ({len(set(grid(tokens)) - set(part))} settings)")
+        elif set(grid(tokens)) - set(part):  # scored before the grid grew: add the rest
             part.update(search(name, texts, labels, split, tokens, frozenset(part)))
             if path is not None:
                 path.write_text(json.dumps([[list(k), v] for k, v in part.items()]))
@@ -358,13 +371,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["20ng", "sms", "spamassassin"])
     parser.add_argument("--cache", type=Path, help="folder keeping each set's scores")
+    parser.add_argument(
+        "--tokens", default="", help="score only the tokenizations whose name starts so"
+    )
+    parser.add_argument(
+        "--cached", action="store_true", help="report from --cache only, scoring nothing"
+    )
     args = parser.parse_args()
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     per_set = {
-        name: cached_search(name, texts, labels, split, args.cache)
+        name: cached_search(name, texts, labels, split, args.cache, args.tokens, not args.cached)
         for name, texts, labels, split in datasets(data_dir(), args.only)
     }
+    if args.tokens:  # a part of the grid: the report needs all of it
+        print(f"scored the tokenizations starting with {args.tokens!r}", file=sys.stderr)
+        return 0
     report(per_set)
     return 0
 

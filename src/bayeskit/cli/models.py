@@ -197,6 +197,8 @@ def describe(model: Any) -> str:
     )
     if vectorizer.analyzer == "word" and tuple(vectorizer.ngram_range) != (1, 1):
         tokens = f"word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
+    if vectorizer.analyzer == "auto":
+        tokens = f"e-mail tokens or word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
     weights = vectorizer.output
     if weights == "tfidf" and not vectorizer.use_idf:
         weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._base import unchanged_on_error
+from .._values import find_sorted
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import Counts, Summary
@@ -30,12 +31,13 @@ class SpamFilter(TextClassifier):
     ----------
     vectorizer, model
         As for :class:`TextClassifier`. Defaults (chosen by cross-validation on the SMS
-        collection and the SpamAssassin training folders, benchmarks/accuracy.md): word
-        1-3-grams of ``\\b\\w+\\b`` tokens, present or not
-        (``TextVectorizer(ngram_range=(1, 3), token_pattern=r"(?u)\\b\\w+\\b",
-        output="binary")``), and ``MultinomialNB(alpha=0.1)``. :meth:`sklearn_defaults` gives
-        scikit-learn's pipeline, ``TextVectorizer(analyzer="email")`` e-mail-aware tokens, and
-        :meth:`twcnb` Rennie et al.'s transforms.
+        collection and the SpamAssassin training folders, benchmarks/accuracy.md): raw
+        e-mails read as e-mails (header and URL tokens, the decoded body's word 1-2-grams),
+        other messages as word 1-2-grams of ``\\b\\w+\\b`` tokens, counted
+        (``TextVectorizer(analyzer="auto", ngram_range=(1, 2),
+        token_pattern=r"(?u)\\b\\w+\\b")``), and ``MultinomialNB(alpha=0.3)``.
+        :meth:`sklearn_defaults` gives scikit-learn's pipeline, and :meth:`twcnb` Rennie et
+        al.'s transforms.
     spam_label, ham_label : the two class labels, default "spam" and "ham"
     ham_cutoff, spam_cutoff : float, default 0.20 and 0.90
     lost_ham_cost, passed_spam_cost : float, default 1.0
@@ -71,7 +73,7 @@ class SpamFilter(TextClassifier):
     ...     ["spam", "spam", "spam", "ham", "ham", "ham"])
     >>> mail = ["claim free cash prize", "lunch at noon", "cash"]
     >>> f.spam_probability(mail).round(3)
-    array([1.   , 0.   , 0.656])
+    array([0.998, 0.   , 0.639])
     >>> f.classify(mail)
     array(['spam', 'ham', 'unsure'], dtype='<U6')
     >>> f.predict(mail)  # a lost ham costs 10 passed spams: spam only above 10/11
@@ -83,14 +85,12 @@ class SpamFilter(TextClassifier):
     @classmethod
     def default_vectorizer(cls) -> TextVectorizer:
         """What ``vectorizer=None`` stands for in a SpamFilter (see the parameters)."""
-        return TextVectorizer(
-            analyzer="auto", ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary"
-        )
+        return TextVectorizer(analyzer="auto", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b")
 
     @classmethod
     def default_model(cls) -> Any:
         """What ``model=None`` stands for in a SpamFilter (see the parameters)."""
-        return MultinomialNB(alpha=0.1)
+        return MultinomialNB(alpha=0.3)
 
     def __init__(
         self,
@@ -176,9 +176,10 @@ class SpamFilter(TextClassifier):
         column = self._spam_column()
         return joint[:, column] - joint[:, 1 - column]
 
-    def _held_out_counts(self, docs: list[Any], labels: np.ndarray) -> np.ndarray:
-        """Counts of out-of-fold log-odds of the training messages (see the class
-        docstring), each by a model of the other folds' terms and counts."""
+    def _held_out_counts(self, X: Any, labels: np.ndarray) -> np.ndarray:
+        """Counts of out-of-fold log-odds of the training messages, whose weighted counts
+        over the vocabulary are ``X`` (see the class docstring), each by a model of the
+        other folds' terms and counts."""
         folds = self._check_folds()
         is_spam = self._is_spam(labels)
         if folds is None or is_spam is None:
@@ -188,13 +189,12 @@ class SpamFilter(TextClassifier):
             return calibration.empty_counts()
         from sklearn.model_selection import StratifiedKFold  # only fitting needs it
 
-        vec, model = self._fitted()
-        X = vec.transform(docs)
+        model = self._fitted()[1]
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
         whole = clone(model)._summarize(X, labels, None, classes=None, reset=True)
         in_docs = X.getnnz(axis=0)
-        scores = np.empty(len(docs))
+        scores = np.empty(X.shape[0])
         split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
         for _, test in split:
             fold = clone(model)._summarize(
@@ -212,6 +212,30 @@ class SpamFilter(TextClassifier):
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = joint[:, column] - joint[:, 1 - column]
         return calibration.score_counts(scores, is_spam)
+
+    def _first_fit(
+        self, docs: list[Any], labels: np.ndarray, classes: Any, sample_weight: Any
+    ) -> None:
+        """Fit an unfitted filter, then its scale: the messages are counted once, for the
+        statistics and for the out-of-fold scores."""
+        vec, model = self._prototypes()
+        if not self._additive(vec) or self._check_folds() is None:
+            TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
+            X = self.vectorizer_.transform(docs) if "vectorizer_" in self.__dict__ else None
+        else:
+            batch_vec = clone(vec)
+            terms, counts = batch_vec._count(docs)
+            keyed, vocab = self._batch_of(
+                batch_vec, model, terms, counts, labels, sample_weight, classes
+            )
+            self._adopt(keyed, vocab)
+            fitted = self._fitted()[0]
+            columns, found = find_sorted(terms, fitted.terms_)
+            X = batch_vec._weigh(counts)[:, columns[found]] if len(terms) else None
+        if X is None or self._check_folds() is None:
+            self._calibrate(calibration.empty_counts())
+        else:
+            self._calibrate(self._held_out_counts(X, labels))
 
     def _spam_label_in(self, classes: np.ndarray) -> Any:
         return next(c for c in classes.tolist() if str(c) == str(self.spam_label))
@@ -244,8 +268,7 @@ class SpamFilter(TextClassifier):
         docs, labels = _as_list(X), np.asarray(y)
         if not self.__sklearn_is_fitted__():
             with unchanged_on_error(self):
-                super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
-                self._calibrate(self._held_out_counts(docs, labels))
+                self._first_fit(docs, labels, classes, sample_weight)
             return self
         added = self._new_scores(docs, labels)
         with unchanged_on_error(self):
