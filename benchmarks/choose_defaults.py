@@ -18,11 +18,15 @@ them: trained on the earlier 80 % of each group's training posts (by article num
 validated on the later 20 %. The vocabulary is always learned on the training part only.
 
 The grid: tokenizations x min_df x weighting x model x alpha (``TOKENIZATIONS`` ... ``ALPHAS``
-below; "addresses": e-mail addresses, host names and dotted names kept whole). Weightings:
+below; "addresses": e-mail addresses, host names and dotted names kept whole; "auto": raw
+e-mails and news posts, known by their headers, read as e-mails, header and URL tokens and the
+decoded body's word n-grams, other texts as words, ``TextVectorizer(analyzer="auto")``).
+Weightings:
 ``counts``; ``binary`` (presence); ``log-tf, L2`` (1 + ln tf, each document scaled to unit
 length: a per-document weight, so the statistics still add exactly); ``log-tf idf, L2``
-(scikit-learn's ``TfidfVectorizer(sublinear_tf=True)``). Models: MultinomialNB, ComplementNB
-and, on presence only, BernoulliNB.
+(scikit-learn's ``TfidfVectorizer(sublinear_tf=True)``). Models: MultinomialNB, ComplementNB,
+TWCNB (ComplementNB with Rennie et al.'s weight normalisation, ``norm=True``) and, on presence
+only, BernoulliNB.
 
 The rule: a setting qualifies when, on every set it is chosen for, it is at least as accurate
 as the best of scikit-learn's three usual pipelines (counts + MultinomialNB, sublinear tf-idf +
