@@ -233,7 +233,10 @@ def settle_text_model(model: Any) -> Any:
     parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:
-        settled = SpamFilter(**parts, ham_label=labels[0], spam_label=labels[1])
+        # No held-out scores of the batches already learned: the model's own probabilities.
+        settled = SpamFilter(
+            **parts, ham_label=labels[0], spam_label=labels[1], calibration_folds=None
+        )
     else:
         settled = TextClassifier(**parts)
     settled._adopt(model.stats_, model.vocabulary_stats_)
