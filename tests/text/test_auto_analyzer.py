@@ -83,3 +83,19 @@ def test_long_emails_do_not_collapse(shared_data):
     predicted = f.predict(long_ham + long_spam)
     assert (predicted == truth).mean() > 0.8
     assert (predicted[truth == "ham"] == "spam").mean() < 0.2
+
+
+def test_the_service_colours_auto_texts_and_emails():
+    from bayeskit.serve.colouring import segments
+
+    f = SpamFilter(calibration_folds=None).fit(["win cash now", "lunch at noon"], ["spam", "ham"])
+    vec = f._fitted()[0]
+    assert segments(vec, "win free cash", {"cash": 1.0, "win": 0.5}) == [
+        ["win", 0.5],
+        [" free ", None],
+        ["cash", 1.0],
+    ]
+    mail = b"From: a@b.org\nSubject: free cash\n\nwin now"
+    shown = segments(vec, mail, {"subject:cash": 0.5, "win": 1.0})
+    assert ["cash", 0.5] in shown  # the subject word, scored as subject:cash
+    assert ["win", 1.0] in shown  # the body word
