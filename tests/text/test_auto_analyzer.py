@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bayeskit.datasets import load_sms_spam
+from bayeskit.naive_bayes import MultinomialNB
 from bayeskit.text import SpamFilter, TextVectorizer
 from bayeskit.text.analyze import is_raw_email
 
@@ -81,8 +82,20 @@ def test_long_emails_do_not_collapse(shared_data):
     assert len(long_spam) > 40
     truth = np.asarray(["ham"] * len(long_ham) + ["spam"] * len(long_spam))
     predicted = f.predict(long_ham + long_spam)
-    assert (predicted == truth).mean() > 0.8
-    assert (predicted[truth == "ham"] == "spam").mean() < 0.2
+    # Trained on 1,000 e-mails (0.8756 on all 3,000, benchmarks/accuracy.md).
+    assert (predicted == truth).mean() > 0.7
+    assert (predicted[truth == "ham"] == "spam").mean() < 0.4
+    assert (predicted[truth == "spam"] == "spam").mean() > 0.85
+    # The same data read as words (the former default) collapses: most long ham is "spam".
+    words = SpamFilter(
+        vectorizer=TextVectorizer(
+            ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary"
+        ),
+        model=MultinomialNB(alpha=0.1),
+    ).fit(ham + spam, ["ham"] * len(ham) + ["spam"] * len(spam))
+    collapsed = words.predict(long_ham + long_spam)
+    assert (collapsed == truth).mean() < 0.5
+    assert (collapsed[truth == "ham"] == "spam").mean() > 0.7
 
 
 def test_the_service_colours_auto_texts_and_emails():
