@@ -6,7 +6,11 @@ Usage (from the project root)::
     python benchmarks/choose_defaults.py                  # all three sets, about an hour
     python benchmarks/choose_defaults.py --only sms       # one of: 20ng, sms, spamassassin
     python benchmarks/choose_defaults.py --cache DIR      # keep each set's scores in DIR (JSON),
-                                                          # reuse them when run again
+                                                          # reuse them when run again (and score
+                                                          # only what the grid added since)
+    python benchmarks/choose_defaults.py --only 20ng --tokens auto --cache DIR
+                                                          # score a part of the grid into DIR
+    python benchmarks/choose_defaults.py --cache DIR --cached   # report from DIR, score nothing
 
 The data: 20 Newsgroups *train* (never its test half), the SMS Spam Collection, and the
 SpamAssassin *training* folders easy_ham + spam (never easy_ham_2, hard_ham or spam_2). SMS and
