@@ -81,9 +81,11 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
         state = _vectorizer_state(obj, writer, "vectorizer")
     else:
         state = _classifier_state(obj, writer)
-        if isinstance(obj, SpamFilter) and "score_counts_" in obj.__dict__:
-            counts = np.asarray(obj.score_counts_, np.float64)
-            state["score_counts"] = writer.add("calibration.score_counts.npy", counts)
+        counts = obj.__dict__.get("score_counts_") if isinstance(obj, SpamFilter) else None
+        if counts is not None and np.any(counts):  # a filter without scores stores none
+            state["score_counts"] = writer.add(
+                "calibration.score_counts.npy", np.asarray(counts, np.float64)
+            )
     fields = {"estimator": type(obj).__name__, "params": params, "state": state}
     return assemble(TEXT_FORMAT_VERSION, fields, writer.arrays)
 

@@ -67,9 +67,10 @@ class Scorer:
         proba = np.exp(_log_posterior(jll, self.log_prior))
         if self.spam is not None:
             a, c = self.spam, 1 - self.spam
-            # SpamFilter.predict_proba: its calibrated scale of the log-odds.
-            z = self.scale[0] * (jll[0, a] - jll[0, c]) + self.scale[1]
-            proba[a], proba[c] = np.exp(-np.logaddexp(0.0, -z)), np.exp(-np.logaddexp(0.0, z))
+            if self.scale != (1.0, 0.0):  # SpamFilter.predict_proba: its calibrated log-odds
+                z = self.scale[0] * (jll[0, a] - jll[0, c]) + self.scale[1]
+                proba[a] = np.exp(-np.logaddexp(0.0, -z))
+                proba[c] = np.exp(-np.logaddexp(0.0, z))
         else:
             order = np.argsort(-jll[0], kind="stable")
             a, c = int(order[0]), int(order[1])

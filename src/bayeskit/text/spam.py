@@ -302,10 +302,14 @@ class SpamFilter(TextClassifier):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``P(y|x)`` of each message: the calibrated ``P(spam|x)`` and its complement."""
+        if self._scale() == calibration.IDENTITY:  # the count model's own, to the last digit
+            return super().predict_proba(X)
         return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """``log P(y|x)`` of each message (calibrated, see :meth:`predict_proba`)."""
+        if self._scale() == calibration.IDENTITY:
+            return super().predict_log_proba(X)
         column = self._spam_column()
         z = calibration.calibrated_logit(self._log_odds(X), self._scale())
         out = np.empty((len(z), 2))
@@ -314,6 +318,8 @@ class SpamFilter(TextClassifier):
 
     def spam_probability(self, X: Any) -> np.ndarray:
         """``P(spam|x)`` of each message (calibrated, see ``calibration_folds``)."""
+        if self._scale() == calibration.IDENTITY:
+            return self.predict_proba(X)[:, self._spam_column()]
         return calibration.calibrated(self._log_odds(X), self._scale())
 
     def classify(self, X: Any) -> np.ndarray:
