@@ -6,7 +6,11 @@ Usage (from the project root)::
     python benchmarks/choose_defaults.py                  # all three sets, about an hour
     python benchmarks/choose_defaults.py --only sms       # one of: 20ng, sms, spamassassin
     python benchmarks/choose_defaults.py --cache DIR      # keep each set's scores in DIR (JSON),
-                                                          # reuse them when run again
+                                                          # reuse them when run again (and score
+                                                          # only what the grid added since)
+    python benchmarks/choose_defaults.py --only 20ng --tokens auto --cache DIR
+                                                          # score a part of the grid into DIR
+    python benchmarks/choose_defaults.py --cache DIR --cached   # report from DIR, score nothing
 
 The data: 20 Newsgroups *train* (never its test half), the SMS Spam Collection, and the
 SpamAssassin *training* folders easy_ham + spam (never easy_ham_2, hard_ham or spam_2). SMS and
@@ -18,17 +22,26 @@ them: trained on the earlier 80 % of each group's training posts (by article num
 validated on the later 20 %. The vocabulary is always learned on the training part only.
 
 The grid: tokenizations x min_df x weighting x model x alpha (``TOKENIZATIONS`` ... ``ALPHAS``
-below; "addresses": e-mail addresses, host names and dotted names kept whole). Weightings:
+below; "addresses": e-mail addresses, host names and dotted names kept whole; "auto": raw
+e-mails and news posts, known by their headers, read as e-mails, header and URL tokens and the
+decoded body's word n-grams, other texts as words, ``TextVectorizer(analyzer="auto")``).
+Weightings:
 ``counts``; ``binary`` (presence); ``log-tf, L2`` (1 + ln tf, each document scaled to unit
 length: a per-document weight, so the statistics still add exactly); ``log-tf idf, L2``
-(scikit-learn's ``TfidfVectorizer(sublinear_tf=True)``). Models: MultinomialNB, ComplementNB
-and, on presence only, BernoulliNB.
+(scikit-learn's ``TfidfVectorizer(sublinear_tf=True)``). Models: MultinomialNB, ComplementNB,
+TWCNB (ComplementNB with Rennie et al.'s weight normalisation, ``norm=True``) and, on presence
+only, BernoulliNB.
 
 The rule: a setting qualifies when, on every set it is chosen for, it is at least as accurate
 as the best of scikit-learn's three usual pipelines (counts + MultinomialNB, sublinear tf-idf +
-ComplementNB(α=0.3), presence + BernoulliNB) on the same folds. ``TextClassifier()`` takes the
+ComplementNB(α=0.3), presence + BernoulliNB) on the same folds, and when its statistics add
+(no idf: ``partial_fit`` must grow the vocabulary, two models merge exactly, ``unlearn``
+works, and the command line's streaming ``train`` keeps counts), and when it reads raw e-mails
+as e-mails (the "auto" tokenizations: on the training folders word n-grams of raw e-mails
+score as well, but on later e-mails they read base64 attachments and HTML as words and
+collapse on the long ones, benchmarks/accuracy.md, by length). ``TextClassifier()`` takes the
 qualifying setting with the best accuracy averaged over the three sets, ``SpamFilter()`` the
-best averaged over the two spam sets; of settings that tie, the cheaper (fewer n-grams, words
+best averaged over the two spam sets. Of settings that tie, the cheaper (fewer n-grams, words
 before characters, min_df 1) is taken.
 """
 
@@ -62,9 +75,26 @@ TOKENIZATIONS: dict[str, dict[str, Any]] = {
     "words 1-3": {"ngram_range": (1, 3)},
     "words 1-3, 1-char tokens": {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"},
     "char_wb 2-4": {"analyzer": "char_wb", "ngram_range": (2, 4)},
+    # Raw e-mails (by their headers) read as e-mails, other texts as words: see analyzer="auto".
+    "auto 1-2, 1-char tokens": {
+        "analyzer": "auto",
+        "ngram_range": (1, 2),
+        "token_pattern": r"(?u)\b\w+\b",
+    },
+    "auto 1-3, 1-char tokens": {
+        "analyzer": "auto",
+        "ngram_range": (1, 3),
+        "token_pattern": r"(?u)\b\w+\b",
+    },
+    "auto 1-2, addresses": {
+        "analyzer": "auto",
+        "ngram_range": (1, 2),
+        "token_pattern": ADDRESS_TOKEN_PATTERN,
+    },
 }
 WEIGHTINGS = ["counts", "binary", "log-tf, L2", "log-tf idf, L2"]
-MODELS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
+#: "TWCNB": ComplementNB with weight normalisation (Rennie et al. 2003, ``norm=True``).
+MODELS = ["MultinomialNB", "ComplementNB", "TWCNB", "BernoulliNB"]
 ALPHAS = [0.01, 0.03, 0.1, 0.3, 1.0]
 MIN_DF = [1, 2]
 FOLDS = 5
@@ -81,6 +111,8 @@ COST = {name: i for i, name in enumerate(TOKENIZATIONS)}
 
 
 Split = list[tuple[np.ndarray, np.ndarray]]
+#: What --cached found unscored (set, tokenization): left out of the report and the choice.
+MISSING: list[str] = []
 
 
 def datasets(
@@ -149,13 +181,25 @@ def setting_params(tokens: str, min_df: int, weighting: str) -> dict[str, Any]:
 
 
 def models(weighting: str) -> list[str]:
-    return MODELS if weighting == "binary" else MODELS[:2]
+    return MODELS if weighting == "binary" else MODELS[:3]
+
+
+def make_model(model: str, alpha: float) -> Any:
+    if model == "TWCNB":
+        return bk.ComplementNB(alpha=alpha, norm=True)
+    return getattr(bk, model)(alpha=alpha)
 
 
 def search(
-    name: str, texts: list[str], labels: np.ndarray, split: Split, tokens: str
+    name: str,
+    texts: list[str],
+    labels: np.ndarray,
+    split: Split,
+    tokens: str,
+    known: frozenset[tuple] = frozenset(),
 ) -> dict[tuple, list[dict[str, float]]]:
-    """Scores of every setting of one tokenization on every fold: {setting: [fold scores]}."""
+    """Scores of every setting of one tokenization on every fold: {setting: [fold scores]}.
+    Settings in ``known`` (already scored) are skipped."""
     docs = np.asarray(texts, dtype=object)
     scores: dict[tuple, list[dict[str, float]]] = {}
     for k, (train, test) in enumerate(split):
@@ -170,7 +214,9 @@ def search(
             for weighting in WEIGHTINGS:
                 A, B = weigh(X_train, weighting, idf), weigh(X_test, weighting, idf)
                 for model, alpha in itertools.product(models(weighting), ALPHAS):
-                    predicted = getattr(bk, model)(alpha=alpha).fit(A, y_train).predict(B)
+                    if (tokens, min_df, weighting, model, alpha) in known:
+                        continue
+                    predicted = make_model(model, alpha).fit(A, y_train).predict(B)
                     scores.setdefault((tokens, min_df, weighting, model, alpha), []).append(
                         rates(predicted, y_test)
                     )
@@ -181,6 +227,17 @@ def search(
                 flush=True,
             )
     return scores
+
+
+def grid(tokens: str) -> list[tuple]:
+    """Every setting of one tokenization."""
+    return [
+        (tokens, min_df, weighting, model, alpha)
+        for min_df in MIN_DF
+        for weighting in WEIGHTINGS
+        for model in models(weighting)
+        for alpha in ALPHAS
+    ]
 
 
 def rates(predicted: np.ndarray, truth: np.ndarray) -> dict[str, float]:
@@ -205,24 +262,50 @@ def cost(setting: tuple) -> tuple[int, int]:
     return COST[setting[0]], setting[1]
 
 
-def choose(per_set: dict[str, dict[tuple, list]], names: list[str]) -> tuple[tuple, float]:
-    """The qualifying setting (at least scikit-learn's best on each of ``names``) with the
-    best accuracy averaged over ``names``, or a cheaper one within TOLERANCE of it."""
+def candidates(
+    per_set: dict[str, dict[tuple, list]], names: list[str], tokens: str = ""
+) -> dict[tuple, float]:
+    """The qualifying settings (additive, at least scikit-learn's best on each of ``names``,
+    a tokenization starting with ``tokens``) and their accuracy averaged over ``names``."""
     common = set.intersection(*(set(per_set[n]) for n in names))
     floor = {n: max(mean(per_set[n][s]) for s in SKLEARN_SETTINGS) for n in names}
-    common = {s for s in common if all(mean(per_set[n][s]) >= floor[n] for n in names)}
-    average = {s: float(np.mean([mean(per_set[n][s]) for n in names])) for s in common}
+    return {
+        s: float(np.mean([mean(per_set[n][s]) for n in names]))
+        for s in common
+        if s[0].startswith(tokens)
+        and "idf" not in s[2]
+        and all(mean(per_set[n][s]) >= floor[n] for n in names)
+    }
+
+
+def choose(
+    per_set: dict[str, dict[tuple, list]], names: list[str], tokens: str = ""
+) -> tuple[tuple, float]:
+    """The best of :func:`candidates`, or a cheaper one within TOLERANCE of it."""
+    average = candidates(per_set, names, tokens)
     best = max(average.values())
-    near = [s for s in common if average[s] >= best - TOLERANCE]
+    near = [s for s in average if average[s] >= best - TOLERANCE]
     chosen = min(near, key=lambda s: (cost(s), -average[s]))
     return chosen, average[chosen]
+
+
+def print_candidates(per_set: dict[str, dict[tuple, list]], names: list[str], tokens: str) -> None:
+    average = candidates(per_set, names, tokens)
+    print(f"| qualifying setting | mean | {' | '.join(names)} |")
+    print("|---|---:|" + "---:|" * len(names))
+    for setting in sorted(average, key=lambda s: -average[s])[:10]:
+        cells = " | ".join(f"{mean(per_set[n][setting]):.4f}" for n in names)
+        print(f"| {describe(setting)} | {average[setting]:.4f} | {cells} |")
+    print()
 
 
 def report(per_set: dict[str, dict[tuple, list]]) -> None:
     print("# How the text defaults were chosen (cross-validation on training data only)\n")
     for paragraph in __doc__.split("\n\n")[3:]:
         print(" ".join(paragraph.split()) + "\n")
-    n = sum(len(models(w)) for w in WEIGHTINGS) * len(ALPHAS) * len(MIN_DF) * len(TOKENIZATIONS)
+    n = sum(len(grid(tokens)) for tokens in TOKENIZATIONS)
+    if MISSING:
+        print(f"Not scored (left out of the tables and the choice): {'; '.join(MISSING)}.\n")
     print(
         f"Grid: tokenizations {'; '.join(TOKENIZATIONS)}; min_df {MIN_DF}; weightings "
         f"{'; '.join(WEIGHTINGS)}; models {', '.join(MODELS)} (BernoulliNB on presence only); "
@@ -253,32 +336,39 @@ def report(per_set: dict[str, dict[tuple, list]]) -> None:
     names = list(per_set)
     if len(names) > 1:
         print("## The choice\n")
-        chosen, average = choose(per_set, names)
-        print(
-            f"- `TextClassifier()`: **{describe(chosen)}** (mean accuracy over "
-            f"{', '.join(names)}: {average:.4f})"
-        )
         spam_sets = [n for n in names if n in ("sms", "spamassassin")]
-        if spam_sets:
-            chosen, average = choose(per_set, spam_sets)
+        for estimator, sets in (("TextClassifier", names), ("SpamFilter", spam_sets)):
+            if not sets:
+                continue
+            chosen, average = choose(per_set, sets, "auto")
             print(
-                f"- `SpamFilter()`: **{describe(chosen)}** (mean accuracy over "
-                f"{', '.join(spam_sets)}: {average:.4f})"
+                f"- `{estimator}()`: **{describe(chosen)}** (mean accuracy over "
+                f"{', '.join(sets)}: {average:.4f}). The best qualifying settings:\n"
             )
-        print()
+            print_candidates(per_set, sets, "auto")
 
 
 def cached_search(
-    name: str, texts: list[str], labels: np.ndarray, split: Split, cache: Path | None
+    name: str,
+    texts: list[str],
+    labels: np.ndarray,
+    split: Split,
+    cache: Path | None,
+    prefix: str = "",
+    compute: bool = True,
 ) -> dict[tuple, list[dict[str, float]]]:
-    """Every tokenization's scores, each kept in ``cache`` (when given) once computed."""
+    """Every tokenization's scores (those whose name starts with ``prefix``), each kept in
+    ``cache`` (when given) once computed."""
     scores: dict[tuple, list[dict[str, float]]] = {}
-    for tokens in TOKENIZATIONS:
+    for tokens in (t for t in TOKENIZATIONS if t.startswith(prefix)):
         path = cache / f"{name}-{tokens.replace(' ', '_').replace(',', '')}.json" if cache else None
+        part = {}
         if path is not None and path.exists():
             part = {tuple(k): v for k, v in json.loads(path.read_text())}
-        else:
-            part = search(name, texts, labels, split, tokens)
+        if set(grid(tokens)) - set(part) and not compute:
+            MISSING.append(f"{name}: {tokens} ({len(set(grid(tokens)) - set(part))} settings)")
+        elif set(grid(tokens)) - set(part):  # scored before the grid grew: add the rest
+            part.update(search(name, texts, labels, split, tokens, frozenset(part)))
             if path is not None:
                 path.write_text(json.dumps([[list(k), v] for k, v in part.items()]))
         scores.update(part)
@@ -289,13 +379,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["20ng", "sms", "spamassassin"])
     parser.add_argument("--cache", type=Path, help="folder keeping each set's scores")
+    parser.add_argument(
+        "--tokens", default="", help="score only the tokenizations whose name starts so"
+    )
+    parser.add_argument(
+        "--cached", action="store_true", help="report from --cache only, scoring nothing"
+    )
     args = parser.parse_args()
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     per_set = {
-        name: cached_search(name, texts, labels, split, args.cache)
+        name: cached_search(name, texts, labels, split, args.cache, args.tokens, not args.cached)
         for name, texts, labels, split in datasets(data_dir(), args.only)
     }
+    if args.tokens:  # a part of the grid: the report needs all of it
+        print(f"scored the tokenizations starting with {args.tokens!r}", file=sys.stderr)
+        return 0
     report(per_set)
     return 0
 

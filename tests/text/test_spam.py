@@ -52,10 +52,14 @@ def test_train_on_error_learns_only_mistakes():
 def test_unlearn_a_misfiled_message():
     f = SpamFilter().fit(TEXTS[:1000], LABELS[:1000])
     reference = SpamFilter().fit(TEXTS[:999], LABELS[:999])
+    scale = f.calibration_
     f.unlearn(TEXTS[999:1000], LABELS[999:1000])
+    # The count model is exactly the one never shown the message; the scale stays as fitted.
     np.testing.assert_allclose(
-        f.spam_probability(TEXTS[4000:4100]), reference.spam_probability(TEXTS[4000:4100])
+        f.predict_joint_log_proba(TEXTS[4000:4100]),
+        reference.predict_joint_log_proba(TEXTS[4000:4100]),
     )
+    assert f.calibration_ == scale
 
 
 def test_twcnb_transforms():

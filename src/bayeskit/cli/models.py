@@ -137,8 +137,14 @@ def _text_model(choice: str, data: Labelled, alpha: float | None) -> Any:
     output = "binary" if choice == "bernoulli" else "counts"
     vectorizer = TextVectorizer(analyzer=analyzer, output=output)
     if labels is not None:
+        # scikit-learn's pipeline, its probabilities included (no calibration): the streaming
+        # train turns a TextClassifier into a SpamFilter midway, with no held-out scores.
         return SpamFilter(
-            vectorizer=vectorizer, model=model, ham_label=labels[0], spam_label=labels[1]
+            vectorizer=vectorizer,
+            model=model,
+            ham_label=labels[0],
+            spam_label=labels[1],
+            calibration_folds=None,
         )
     return TextClassifier(vectorizer=vectorizer, model=model)
 
@@ -197,6 +203,8 @@ def describe(model: Any) -> str:
     )
     if vectorizer.analyzer == "word" and tuple(vectorizer.ngram_range) != (1, 1):
         tokens = f"word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
+    if vectorizer.analyzer == "auto":
+        tokens = f"e-mail tokens or word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
     weights = vectorizer.output
     if weights == "tfidf" and not vectorizer.use_idf:
         weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"

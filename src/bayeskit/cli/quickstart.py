@@ -17,6 +17,7 @@ from ..datasets import load_sms_spam
 from ..naive_bayes import MultinomialNB
 from ..text import SpamFilter, TextVectorizer
 from .data import FOLDS_HELP, FoldsAliasOpt, folds_of
+from .models import describe
 from .output import progress
 
 
@@ -51,7 +52,7 @@ def quickstart(
         vectorizer, model = SpamFilter.default_vectorizer(), SpamFilter.default_model()
         if alpha is not None:
             model.set_params(alpha=alpha)
-        described = f"word 1-3-grams (present or not) + MultinomialNB(alpha={model.alpha:g})"
+        described = describe(SpamFilter(vectorizer=vectorizer, model=model)).partition(": ")[2]
 
     start = time.perf_counter()
     texts, labels = load_sms_spam()
@@ -62,6 +63,8 @@ def quickstart(
     with progress("cross-validating", folds) as update:
         for k, (train, test) in enumerate(splits, start=1):
             spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))
+            if words:  # scikit-learn's pipeline: its own probabilities
+                spam_filter.set_params(calibration_folds=None)
             spam_filter.fit(docs[train].tolist(), labels[train])
             p_spam = spam_filter.spam_probability(docs[test].tolist())  # scored once
             predicted[test] = spam_filter.decisions(p_spam)  # = predict

@@ -272,10 +272,16 @@ def settle_text_model(model: Any) -> Any:
     labels = _spam_labels(np.asarray(model.classes_))
     if (labels is not None) == isinstance(model, SpamFilter):
         return model
-    parts = {"vectorizer": model.vectorizer, "model": model.model}
+    # The settings the statistics were counted with, even where they were left at a default:
+    # TextClassifier() and SpamFilter() need not default alike.
+    vectorizer, inner = model._prototypes()
+    parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:
-        settled = SpamFilter(**parts, ham_label=labels[0], spam_label=labels[1])
+        # No held-out scores of the batches already learned: the model's own probabilities.
+        settled = SpamFilter(
+            **parts, ham_label=labels[0], spam_label=labels[1], calibration_folds=None
+        )
     else:
         settled = TextClassifier(**parts)
     settled._adopt(model.stats_, model.vocabulary_stats_)

@@ -16,6 +16,9 @@ estimator: a name in :data:`TEXT_ESTIMATORS`), ``params``, ``state`` and the man
              classifier otherwise (fixed mode: "tfidf"/"hashed" output or a given vocabulary):
                {"mode": "fixed", "vectorizer": {"params": {...}, "stats": VOCAB},
                 "model": <the fields a version-1 file has for its model, entries "model.*">}
+             a SpamFilter's state also has "score_counts": <float64 (2, BINS) entry>, its
+               ``score_counts_`` (the probability scale is refitted from them); a file
+               without it loads with the model's own probabilities
     VOCAB    {"terms": TERMS, "doc_freq": <int64 entry>, "term_freq": <int64 entry>,
               "n_docs": int}
     TERMS    {"utf8": <uint8 entry: the UTF-8 bytes of every term, concatenated>,
@@ -41,6 +44,7 @@ from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Summary
 from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
 from ..text.analyze import MAX_STOP_WORDS
+from ..text.calibration import BINS
 from ._format import (
     ESTIMATORS,
     MAX_DEPTH,
@@ -80,6 +84,11 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
         state = _vectorizer_state(obj, writer, "vectorizer")
     else:
         state = _classifier_state(obj, writer)
+        counts = obj.__dict__.get("score_counts_") if isinstance(obj, SpamFilter) else None
+        if counts is not None and np.any(counts):  # a filter without scores stores none
+            state["score_counts"] = writer.add(
+                "calibration.score_counts.npy", np.asarray(counts, np.float64)
+            )
     fields = {"estimator": type(obj).__name__, "params": params, "state": state}
     return assemble(TEXT_FORMAT_VERSION, fields, writer.arrays)
 
@@ -304,6 +313,14 @@ def build_text(
             raise ModelFileError(
                 f"meta.json: state.mode must be 'additive' or 'fixed', not {state.get('mode')!r}"
             )
+        if isinstance(obj, SpamFilter) and "score_counts" in state:
+            counts = entries.get(state["score_counts"], "state.score_counts", np.float64, 2)
+            if counts.shape != (2, BINS) or not np.all(np.isfinite(counts) & (counts >= 0)):
+                raise ModelFileError(
+                    f"state.score_counts must hold (2, {BINS}) finite counts >= 0, not "
+                    f"an array of shape {counts.shape}"
+                )
+            obj._calibrate(counts)
     except ModelFileError:
         raise
     except BayeskitError as exc:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..text import TextVectorizer
-from ..text.analyze import check_ngram_range, stop_word_set
+from ..text.analyze import check_ngram_range, is_raw_email, stop_word_set
 
 __all__ = ["MAX_SHOWN_CHARS", "segments"]
 
@@ -41,7 +41,7 @@ def segments(vec: TextVectorizer, doc: str | bytes, by_term: dict[str, float]) -
     """The shown message in pieces; ``by_term`` maps each term of the message (a column the
     model scores) to its contribution."""
     oov = vec.oov_token if vec.oov_token in by_term else None
-    if vec.analyzer == "email":
+    if vec.analyzer == "email" or (vec.analyzer == "auto" and is_raw_email(doc)):
         from ..text.email import read_message
 
         message = read_message(doc if isinstance(doc, bytes) else doc.encode("utf-8"))
@@ -49,7 +49,7 @@ def segments(vec: TextVectorizer, doc: str | bytes, by_term: dict[str, float]) -
         return _words([*pieces, (message.text, "")], _EMAIL_WORD, True, by_term, (1, 1))
     text = doc if isinstance(doc, str) else doc.decode("utf-8", "replace")
     ngrams = check_ngram_range(vec.ngram_range)
-    if vec.analyzer == "word":
+    if vec.analyzer in ("word", "auto"):  # "auto" reads a text that is no e-mail as words
         stop = stop_word_set(vec.stop_words)
         pattern = re.compile(vec.token_pattern)
         return _words([(text, "")], pattern, bool(vec.lowercase), by_term, ngrams, stop, oov)

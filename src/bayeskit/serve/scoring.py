@@ -44,6 +44,7 @@ class Scorer:
     names: np.ndarray
     spam: int | None  # the spam column of a SpamFilter
     cutoffs: tuple[float, float, float]  # a SpamFilter's ham and spam cutoffs, cost threshold
+    scale: tuple[float, float] = (1.0, 0.0)  # a SpamFilter's calibration of its log-odds
 
     @classmethod
     def of(cls, model: TextClassifier) -> Scorer:
@@ -53,7 +54,8 @@ class Scorer:
         if isinstance(model, SpamFilter):
             spam, cutoffs = model._spam_column(), model._check_costs()
         names = model.get_feature_names_out()
-        scorer = cls(model, W, b, model.class_log_prior_, classes, names, spam, cutoffs)
+        scale = model._scale() if isinstance(model, SpamFilter) else (1.0, 0.0)
+        scorer = cls(model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale)
         scorer.check("warm up the vectorizer's lookup tables")
         return scorer
 
@@ -65,6 +67,10 @@ class Scorer:
         proba = np.exp(_log_posterior(jll, self.log_prior))
         if self.spam is not None:
             a, c = self.spam, 1 - self.spam
+            if self.scale != (1.0, 0.0):  # SpamFilter.predict_proba: its calibrated log-odds
+                z = self.scale[0] * (jll[0, a] - jll[0, c]) + self.scale[1]
+                proba[a] = np.exp(-np.logaddexp(0.0, -z))
+                proba[c] = np.exp(-np.logaddexp(0.0, z))
         else:
             order = np.argsort(-jll[0], kind="stable")
             a, c = int(order[0]), int(order[1])

@@ -29,7 +29,16 @@ _WHITE_SPACES = re.compile(r"\s\s+")
 MAX_NGRAM = 10
 #: The most stop words a vectorizer takes (English has about 300).
 MAX_STOP_WORDS = 100_000
-ANALYZERS = ("word", "char", "char_wb", "email")
+ANALYZERS = ("word", "char", "char_wb", "email", "auto")
+#: How much of a document :func:`is_raw_email` reads.
+EMAIL_HEAD_CHARS = 4096
+_MAIL_HEADER = re.compile(
+    r"^(from|subject|received|return-path|delivered-to|message-id|mime-version|content-type):",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HEADER_LINE = re.compile(r"^([!-9;-~]+:|[ \t])")
+#: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
+_MBOX_FROM_LINE = re.compile(r"From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 
 # A compact English stop-word list (function words only): pronouns, articles, auxiliaries,
 # prepositions and conjunctions. Selecting features by usefulness (seed 002) is the
@@ -227,6 +236,26 @@ def make_analyzer(
         return words
     if analyzer == "email":
         return email_analyzer
+    if analyzer == "auto":
+        words_of = make_analyzer(
+            analyzer="word",
+            lowercase=lowercase,
+            token_pattern=token_pattern,
+            ngram_range=ngram_range,
+            stop_words=stop_words,
+        )
+
+        def auto(doc: Any) -> list[str]:
+            if not is_raw_email(doc):
+                return words_of(decode(doc))
+            from dataclasses import replace
+
+            from .email import email_tokens
+
+            message = _message(doc)  # header tokens, then the body's word n-grams
+            return email_tokens(replace(message, text="")) + words_of(message.text)
+
+        return auto
     if analyzer in ("char", "char_wb"):
         wb = analyzer == "char_wb"
 
@@ -245,20 +274,58 @@ def make_analyzer(
 def email_analyzer(doc: Any) -> list[str]:
     """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
     tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`)."""
-    from .email import Message, email_tokens, read_message
+    from .email import Message, email_tokens
 
-    if not isinstance(doc, Message):
-        if isinstance(doc, str):
-            try:
-                doc = doc.encode("latin-1")
-            except UnicodeEncodeError:
-                doc = doc.encode("utf-8", "surrogatepass")
-        elif not isinstance(doc, (bytes, bytearray, memoryview)):
-            raise InputTypeError(
-                f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
-            )
-        doc = read_message(bytes(doc))
-    return email_tokens(doc)
+    if isinstance(doc, Message):
+        return email_tokens(doc)
+    if not isinstance(doc, (str, bytes, bytearray, memoryview)):
+        raise InputTypeError(
+            f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
+        )
+    return email_tokens(_message(doc))
+
+
+def is_raw_email(doc: Any) -> bool:
+    """Whether a document is a raw e-mail (or news post): it starts with an mbox ``From ``
+    line or with a block of at least two ``Name: value`` header lines (up to the first blank
+    line) among which ``From``, ``Subject`` or a transport header (``Received``,
+    ``Return-Path``, ``Delivered-To``, ``Message-ID``, ``MIME-Version``, ``Content-Type``):
+    what a mail client, server or news reader writes, and what a short text (a ``Note: ...``
+    line) is not.
+
+    Examples
+    --------
+    >>> is_raw_email("From: ann@example.org\\nSubject: hi\\n\\nHello")
+    True
+    >>> is_raw_email("Note: call me at noon")
+    False
+    """
+    if isinstance(doc, (bytes, bytearray, memoryview)):
+        head = bytes(doc[:EMAIL_HEAD_CHARS]).decode("latin-1")
+    elif isinstance(doc, str):
+        head = doc[:EMAIL_HEAD_CHARS]
+    else:
+        return False
+    if _MBOX_FROM_LINE.match(head):
+        return True
+    block = re.split(r"\r?\n\r?\n", head, maxsplit=1)[0]
+    lines = block.splitlines()
+    return (
+        len(lines) >= 2
+        and all(_HEADER_LINE.match(line) for line in lines[:20])
+        and _MAIL_HEADER.search(block) is not None
+    )
+
+
+def _message(doc: Any) -> Any:
+    from .email import read_message
+
+    if isinstance(doc, str):
+        try:
+            return read_message(doc.encode("latin-1"))
+        except UnicodeEncodeError:
+            return read_message(doc.encode("utf-8", "surrogatepass"))
+    return read_message(bytes(doc))
 
 
 def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:

@@ -28,10 +28,12 @@ from .vocabulary import VocabularyStats
 
 #: What ``TextClassifier(vectorizer=None, model=None)`` stands for; chosen by cross-validation
 #: on training data only (benchmarks/choose_defaults.py, benchmarks/accuracy.md).
-#: Word 1-2-grams (one-character words kept), 1 + ln tf, each document scaled to unit length
-#: (a per-document weight: the statistics still add, partial_fit grows the vocabulary), and
-#: ComplementNB(α=0.01).
+#: Raw e-mails (and news posts) read as e-mails, header tokens and the decoded body's word
+#: 1-2-grams, other texts as word 1-2-grams (one-character words kept: analyzer="auto"); 1 + ln
+#: tf, each document scaled to unit length (a per-document weight: the statistics still add,
+#: partial_fit grows the vocabulary), and ComplementNB(α=0.01).
 DEFAULT_VECTORIZER: dict[str, Any] = {
+    "analyzer": "auto",
     "ngram_range": (1, 2),
     "token_pattern": r"(?u)\b\w+\b",
     "output": "tfidf",
@@ -59,11 +61,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     vectorizer : TextVectorizer, optional
-        Default (chosen by cross-validation on training data, benchmarks/accuracy.md): word
-        1-2-grams of ``\\b\\w+\\b`` tokens, weighted ``1 + ln tf`` and scaled to unit length
-        per document (``TextVectorizer(ngram_range=(1, 2), token_pattern=r"(?u)\\b\\w+\\b",
-        output="tfidf", sublinear_tf=True, use_idf=False)``). :meth:`sklearn_defaults` gives
-        scikit-learn's ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
+        Default (chosen by cross-validation on training data, benchmarks/accuracy.md): raw
+        e-mails read as e-mails (header and URL tokens, the decoded body's word 1-2-grams),
+        other texts as word 1-2-grams of ``\\b\\w+\\b`` tokens, weighted ``1 + ln tf`` and
+        scaled to unit length per document (``TextVectorizer(analyzer="auto",
+        ngram_range=(1, 2), token_pattern=r"(?u)\\b\\w+\\b", output="tfidf",
+        sublinear_tf=True, use_idf=False)``). :meth:`sklearn_defaults` gives scikit-learn's
+        ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
     model : MultinomialNB, ComplementNB or BernoulliNB, default=ComplementNB(alpha=0.01)
     useful_terms : int, optional
         Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
@@ -262,6 +266,20 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         ``unlearn`` subtracts. No vocabulary is selected and nothing is finalized here."""
         batch_vec = clone(vec)
         terms, counts = batch_vec._count(docs)
+        return TextClassifier._batch_of(batch_vec, model, terms, counts, y, sample_weight, classes)
+
+    @staticmethod
+    def _batch_of(
+        batch_vec: TextVectorizer,
+        model: GenerativeClassifier,
+        terms: np.ndarray,
+        counts: sp.csr_matrix,
+        y: Any,
+        sample_weight: Any,
+        classes: Any,
+    ) -> tuple[Summary, VocabularyStats]:
+        """:meth:`_batch` of documents already counted (``batch_vec._count``)."""
+        n_docs = counts.shape[0]
         if len(terms):
             # The count model's own summarize, on the batch's terms.
             summary = clone(model)._summarize(
@@ -271,7 +289,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             assert isinstance(block, Counts)
             total = block.total
         else:  # not one term in the batch: only the class counts change
-            labels, R = class_weights(y, sample_weight, len(docs), classes)
+            labels, R = class_weights(y, sample_weight, n_docs, classes)
             summary = Summary(labels, np.asarray(R.sum(axis=0)).ravel(), ())
             total = np.zeros((len(labels), 0))
         keyed = Summary(summary.classes, summary.class_count, (CategoryCounts((terms,), total),))

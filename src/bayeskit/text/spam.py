@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 
+from .._base import unchanged_on_error
+from .._values import find_sorted
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
+from ..stats import Counts, Summary
+from . import calibration
 from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
 
@@ -26,28 +31,49 @@ class SpamFilter(TextClassifier):
     ----------
     vectorizer, model
         As for :class:`TextClassifier`. Defaults (chosen by cross-validation on the SMS
-        collection and the SpamAssassin training folders, benchmarks/accuracy.md): word
-        1-3-grams of ``\\b\\w+\\b`` tokens, present or not
-        (``TextVectorizer(ngram_range=(1, 3), token_pattern=r"(?u)\\b\\w+\\b",
-        output="binary")``), and ``MultinomialNB(alpha=0.1)``. :meth:`sklearn_defaults` gives
-        scikit-learn's pipeline, ``TextVectorizer(analyzer="email")`` e-mail-aware tokens, and
-        :meth:`twcnb` Rennie et al.'s transforms.
+        collection and the SpamAssassin training folders, benchmarks/accuracy.md): raw
+        e-mails read as e-mails (header and URL tokens, the decoded body's word 1-2-grams),
+        other messages as word 1-2-grams of ``\\b\\w+\\b`` tokens, counted
+        (``TextVectorizer(analyzer="auto", ngram_range=(1, 2),
+        token_pattern=r"(?u)\\b\\w+\\b")``), and ``MultinomialNB(alpha=0.3)``.
+        :meth:`sklearn_defaults` gives scikit-learn's pipeline, and :meth:`twcnb` Rennie et
+        al.'s transforms.
     spam_label, ham_label : the two class labels, default "spam" and "ham"
     ham_cutoff, spam_cutoff : float, default 0.20 and 0.90
     lost_ham_cost, passed_spam_cost : float, default 1.0
     useful_terms : int, optional
         Keep only the most useful terms (see :class:`TextClassifier`).
+    calibration_folds : int or None, default=5
+        ``P(spam|x)`` is the count model's log-odds ``s(x)`` mapped by Platt scaling,
+        ``1 / (1 + exp(-(a s(x) + b)))``, so that the "unsure" band holds the doubtful
+        messages (a Naive Bayes model counts overlapping n-grams as independent evidence and
+        puts almost every message at 0 or 1). ``fit`` scores each training message by a model
+        trained on the other folds (``calibration_folds`` stratified folds, fewer when a class
+        has fewer messages) and fits ``(a, b)`` on these out-of-fold scores
+        (:mod:`bayeskit.text.calibration`). The scores are kept as counts (``score_counts_``),
+        which add: ``partial_fit`` and ``train_on_error`` score new messages with the model
+        *before* learning them and add those scores; ``a + b`` adds both filters' counts;
+        ``(a, b)`` is refitted from the counts each time. ``unlearn`` leaves the scale as it
+        was. None: the count model's own probabilities (scikit-learn's).
+
+    Attributes
+    ----------
+    score_counts_ : ndarray of shape (2, n_bins)
+        Held-out log-odds of ham (row 0) and spam (row 1) messages, counted in bins.
+    calibration_ : (float, float)
+        Platt's ``(a, b)``; ``(1.0, 0.0)`` without calibration.
 
     Examples
     --------
     >>> from bayeskit.text import SpamFilter
-    >>> f = SpamFilter(lost_ham_cost=10).fit(
+    >>> # Six messages are too few to fit a probability scale: the model's own probabilities.
+    >>> f = SpamFilter(lost_ham_cost=10, calibration_folds=None).fit(
     ...     ["win cash now", "free prize cash", "claim your free prize", "lunch at noon",
     ...      "see you at lunch", "cash for lunch"],
     ...     ["spam", "spam", "spam", "ham", "ham", "ham"])
     >>> mail = ["claim free cash prize", "lunch at noon", "cash"]
     >>> f.spam_probability(mail).round(3)
-    array([1.   , 0.   , 0.656])
+    array([0.998, 0.   , 0.639])
     >>> f.classify(mail)
     array(['spam', 'ham', 'unsure'], dtype='<U6')
     >>> f.predict(mail)  # a lost ham costs 10 passed spams: spam only above 10/11
@@ -59,12 +85,12 @@ class SpamFilter(TextClassifier):
     @classmethod
     def default_vectorizer(cls) -> TextVectorizer:
         """What ``vectorizer=None`` stands for in a SpamFilter (see the parameters)."""
-        return TextVectorizer(ngram_range=(1, 3), token_pattern=r"(?u)\b\w+\b", output="binary")
+        return TextVectorizer(analyzer="auto", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b")
 
     @classmethod
     def default_model(cls) -> Any:
         """What ``model=None`` stands for in a SpamFilter (see the parameters)."""
-        return MultinomialNB(alpha=0.1)
+        return MultinomialNB(alpha=0.3)
 
     def __init__(
         self,
@@ -78,8 +104,10 @@ class SpamFilter(TextClassifier):
         lost_ham_cost: float = 1.0,
         passed_spam_cost: float = 1.0,
         useful_terms: int | None = None,
+        calibration_folds: int | None = 5,
     ):
         super().__init__(vectorizer=vectorizer, model=model, useful_terms=useful_terms)
+        self.calibration_folds = calibration_folds
         self.spam_label = spam_label
         self.ham_label = ham_label
         self.ham_cutoff = ham_cutoff
@@ -113,9 +141,186 @@ class SpamFilter(TextClassifier):
             )
         return lo, hi, ham / (ham + spam)
 
+    @classmethod
+    def sklearn_defaults(cls, **kwargs: Any) -> Any:
+        """scikit-learn's pipeline (see :meth:`TextClassifier.sklearn_defaults`), with the
+        model's own probabilities (``calibration_folds=None``) unless ``kwargs`` say
+        otherwise."""
+        return super().sklearn_defaults(**{"calibration_folds": None, **kwargs})
+
+    # ------------------------------------------------------------------ calibration
+    def _check_folds(self) -> int | None:
+        folds = self.calibration_folds
+        if folds is None:
+            return None
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+            raise ParameterError(f"calibration_folds must be an int >= 2 or None; got {folds!r}")
+        return int(folds)
+
+    def check_params(self) -> SpamFilter:
+        """As :meth:`TextClassifier.check_params`, and ``calibration_folds``."""
+        super().check_params()
+        self._check_folds()
+        return self
+
+    def _is_spam(self, labels: np.ndarray) -> np.ndarray | None:
+        """Whether each label is spam, or None when the labels are not the filter's two."""
+        names = {str(v) for v in np.unique(labels.astype(object))}
+        if not names <= {str(self.ham_label), str(self.spam_label)}:
+            return None
+        return np.asarray([str(v) == str(self.spam_label) for v in labels], dtype=bool)
+
+    def _log_odds(self, X: Any) -> np.ndarray:
+        """The count model's ``log P(spam|x) - log P(ham|x)``."""
+        joint = self.predict_joint_log_proba(X)
+        column = self._spam_column()
+        return joint[:, column] - joint[:, 1 - column]
+
+    def _held_out_counts(self, X: Any, labels: np.ndarray) -> np.ndarray:
+        """Counts of out-of-fold log-odds of the training messages, whose weighted counts
+        over the vocabulary are ``X`` (see the class docstring), each by a model of the
+        other folds' terms and counts."""
+        folds = self._check_folds()
+        is_spam = self._is_spam(labels)
+        if folds is None or is_spam is None:
+            return calibration.empty_counts()
+        folds = min(folds, int(is_spam.sum()), int((~is_spam).sum()))
+        if folds < 2:
+            return calibration.empty_counts()
+        from sklearn.model_selection import StratifiedKFold  # only fitting needs it
+
+        model = self._fitted()[1]
+        # Each fold's model is the whole fit's statistics minus the fold's (exact, as
+        # unlearn): X is summarized once, each fold once more.
+        whole = clone(model)._summarize(X, labels, None, classes=None, reset=True)
+        in_docs = X.getnnz(axis=0)
+        scores = np.empty(X.shape[0])
+        split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
+        for _, test in split:
+            fold = clone(model)._summarize(
+                X[test], labels[test], None, classes=whole.classes, reset=True
+            )
+            rest = whole - fold
+            block = rest.blocks[0]
+            assert isinstance(block, Counts)
+            # Only the terms of the other folds: a term of this fold alone would be a column
+            # of zero counts, which a model never meets (transform drops unknown terms).
+            seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
+            counts = Counts(block.weight, block.total[:, seen])
+            held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
+            joint = held.predict_joint_log_proba(X[test][:, seen])
+            column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
+            scores[test] = joint[:, column] - joint[:, 1 - column]
+        return calibration.score_counts(scores, is_spam)
+
+    def _first_fit(
+        self, docs: list[Any], labels: np.ndarray, classes: Any, sample_weight: Any
+    ) -> None:
+        """Fit an unfitted filter, then its scale: the messages are counted once, for the
+        statistics and for the out-of-fold scores."""
+        vec, model = self._prototypes()
+        if not self._additive(vec) or self._check_folds() is None:
+            TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
+            X = self.vectorizer_.transform(docs) if "vectorizer_" in self.__dict__ else None
+        else:
+            batch_vec = clone(vec)
+            terms, counts = batch_vec._count(docs)
+            keyed, vocab = self._batch_of(
+                batch_vec, model, terms, counts, labels, sample_weight, classes
+            )
+            self._adopt(keyed, vocab)
+            fitted = self._fitted()[0]
+            columns, found = find_sorted(terms, fitted.terms_)
+            X = batch_vec._weigh(counts)[:, columns[found]] if len(terms) else None
+        if X is None or self._check_folds() is None:
+            self._calibrate(calibration.empty_counts())
+        else:
+            self._calibrate(self._held_out_counts(X, labels))
+
+    def _spam_label_in(self, classes: np.ndarray) -> Any:
+        return next(c for c in classes.tolist() if str(c) == str(self.spam_label))
+
+    def _calibrate(self, counts: np.ndarray) -> None:
+        self.score_counts_ = counts
+        self.calibration_ = (
+            calibration.fit_scale(counts)
+            if self._check_folds() is not None
+            else calibration.IDENTITY
+        )
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
+        """Fit on raw messages ``X`` and labels ``y``, then the probability scale on
+        out-of-fold scores (see ``calibration_folds``)."""
+        self._check_folds()
+        with unchanged_on_error(self):
+            for attr in ("score_counts_", "calibration_"):
+                self.__dict__.pop(attr, None)
+            super().fit(X, y, sample_weight=sample_weight)  # a first partial_fit
+        return self
+
+    def partial_fit(
+        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
+    ) -> SpamFilter:
+        """Add messages; their scores by the model as it was (before it learns them) are
+        added to ``score_counts_`` and the scale refitted. A first call fits the scale as
+        ``fit`` does."""
+        self._check_folds()
+        docs, labels = _as_list(X), np.asarray(y)
+        if not self.__sklearn_is_fitted__():
+            with unchanged_on_error(self):
+                self._first_fit(docs, labels, classes, sample_weight)
+            return self
+        added = self._new_scores(docs, labels)
+        with unchanged_on_error(self):
+            super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
+            self._calibrate(self._counts() + added)
+        return self
+
+    def _counts(self) -> np.ndarray:
+        return self.__dict__.get("score_counts_", calibration.empty_counts())
+
+    def _new_scores(self, docs: list[Any], labels: np.ndarray) -> np.ndarray:
+        """Counts of the current model's scores of messages it has not learned."""
+        is_spam = self._is_spam(labels)
+        if self._check_folds() is None or is_spam is None or len(docs) == 0:
+            return calibration.empty_counts()
+        try:
+            scores = self._log_odds(docs)
+        except DataError:  # not yet the two classes: no score to keep
+            return calibration.empty_counts()
+        return calibration.score_counts(scores, is_spam)
+
+    def __add__(self, other: object) -> SpamFilter:
+        out = super().__add__(other)
+        if not isinstance(out, SpamFilter) or not isinstance(other, SpamFilter):
+            return out
+        out._calibrate(self._counts() + other._counts())
+        return out
+
+    def _scale(self) -> tuple[float, float]:
+        return self.__dict__.get("calibration_", calibration.IDENTITY)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``P(y|x)`` of each message: the calibrated ``P(spam|x)`` and its complement."""
+        if self._scale() == calibration.IDENTITY:  # the count model's own, to the last digit
+            return super().predict_proba(X)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log P(y|x)`` of each message (calibrated, see :meth:`predict_proba`)."""
+        if self._scale() == calibration.IDENTITY:
+            return super().predict_log_proba(X)
+        column = self._spam_column()
+        z = calibration.calibrated_logit(self._log_odds(X), self._scale())
+        out = np.empty((len(z), 2))
+        out[:, column], out[:, 1 - column] = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+        return out
+
     def spam_probability(self, X: Any) -> np.ndarray:
-        """``P(spam|x)`` of each message."""
-        return self.predict_proba(X)[:, self._spam_column()]
+        """``P(spam|x)`` of each message (calibrated, see ``calibration_folds``)."""
+        if self._scale() == calibration.IDENTITY:
+            return self.predict_proba(X)[:, self._spam_column()]
+        return calibration.calibrated(self._log_odds(X), self._scale())
 
     def classify(self, X: Any) -> np.ndarray:
         """``"ham"``, ``"spam"`` or ``"unsure"`` for each message (see the class docstring)."""
@@ -155,6 +360,10 @@ class SpamFilter(TextClassifier):
         verdict = self.classify(docs)
         truth = np.where(labels == self.spam_label, "spam", "ham")
         wrong = np.flatnonzero(verdict != truth)
-        if len(wrong):
-            self.partial_fit([docs[i] for i in wrong], labels[wrong])
+        # Every message was scored before any was learned: all their scores calibrate.
+        added = self._new_scores(docs, labels)
+        with unchanged_on_error(self):
+            if len(wrong):
+                TextClassifier.partial_fit(self, [docs[i] for i in wrong], labels[wrong])
+            self._calibrate(self._counts() + added)
         return len(wrong)

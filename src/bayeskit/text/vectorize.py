@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 
 from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
@@ -20,6 +20,7 @@ from .analyze import (
     check_encoding,
     check_ngram_range,
     decode,
+    is_raw_email,
     make_analyzer,
     stop_word_set,
 )
@@ -59,7 +60,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     lowercase, token_pattern, analyzer, ngram_range, stop_words
         How text becomes terms (see :mod:`bayeskit.text.analyze`); ``analyzer`` is "word",
         "char" (character n-grams, for text without spaces), "char_wb", "email" (raw RFC-822
-        messages: header, URL and body tokens) or a callable, which receives each document as
+        messages: header, URL and body tokens), "auto" (each document that is a raw e-mail,
+        by :func:`~bayeskit.text.analyze.is_raw_email`, gives the e-mail header and URL tokens
+        and its decoded body's word n-grams; any other document its word n-grams, as "word";
+        bytes decoded as UTF-8, else latin-1) or a callable, which receives each document as
         given (not decoded).
     max_features : int, optional
         Keep the ``max_features`` most frequent terms (seed 000's "N most frequent words").
@@ -194,6 +198,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self._ensure_vocabulary()
         if self.output == "hashed":
             return self._hashed(raw_documents)
+        if self.analyzer == "auto":
+            return self._weigh(self._reindex(*self._count(raw_documents)), own=True)
         if self._analysis() is not None:
             texts = list(self._documents(raw_documents))
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
@@ -311,7 +317,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 "expected an iterable of documents (a list of str or bytes), got "
                 f"{type(raw_documents).__name__} ({raw_documents!r:.60})"
             )
-        if callable(self.analyzer) or self.analyzer == "email":
+        if callable(self.analyzer) or self.analyzer in ("email", "auto"):
             return iter(raw_documents)  # the analyzer reads raw documents itself
         if isinstance(raw_documents, list) and all(type(doc) is str for doc in raw_documents):
             return raw_documents  # already text: decode() would return each as it is
@@ -327,6 +333,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         """
         self._check_params()
         documents = self._documents(raw_documents)
+        if self.analyzer == "auto":
+            return self._count_auto(list(documents))
         analysis = self._analysis()
         if analysis is None:
             return self._count_python(documents)
@@ -334,6 +342,34 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         if sum(map(len, texts)) < FAST_MIN_CHARS:
             return self._count_python(texts)
         return count_terms(texts, analysis)
+
+    def _count_auto(self, documents: list[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
+        """``_count`` of analyzer="auto": the texts that are not e-mails are counted as
+        analyzer="word" counts them (by the compiled scanner when it can), the e-mails by the
+        analyzer in Python; the two term lists are merged and the rows keep their order."""
+        mail = np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
+        if mail.all():
+            return self._count_python(documents)
+        words = clone(self).set_params(analyzer="word", vocabulary=None)
+        plain = np.flatnonzero(~mail)
+        if not mail.any():
+            return words._count(documents)
+        parts = [
+            words._count([documents[i] for i in plain]),
+            self._count_python([documents[i] for i in np.flatnonzero(mail)]),
+        ]
+        terms = np.unique(np.concatenate([t for t, _ in parts]))
+        blocks = []
+        for part_terms, counts in parts:
+            counts = counts.tocsr(copy=True)
+            # Both term lists are sorted: the column map rises and the rows stay sorted.
+            counts.indices = np.searchsorted(terms, part_terms)[counts.indices]
+            blocks.append(sp.csr_matrix((counts.data, counts.indices, counts.indptr),
+                                        shape=(counts.shape[0], len(terms))))  # fmt: skip
+        order = np.argsort(np.concatenate([plain, np.flatnonzero(mail)]), kind="stable")
+        out = sp.vstack(blocks, format="csr")[order]
+        out.has_canonical_format = True
+        return terms, out
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word

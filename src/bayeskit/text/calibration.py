@@ -1,0 +1,94 @@
+"""Calibrating a two-class text model's log-odds: Platt scaling from additive score counts.
+
+A Naive Bayes text model adds one log-ratio per term, and overlapping n-grams count the same
+evidence several times, so its log-odds ``s(x) = log P(spam|x) - log P(ham|x)`` are far too
+large (tens on short messages): nearly every message gets a probability of 0 or 1. Platt
+scaling (Platt, 1999) maps them to ``P(spam|x) = 1 / (1 + exp(-(a s + b)))``, with ``a`` and
+``b`` fitted by logistic regression on scores the model did not train on (out-of-fold scores,
+or scores of new messages taken before they are learned), with Platt's target smoothing
+(``(n₊ + 1) / (n₊ + 2)`` and ``1 / (n₋ + 2)``) so that separable scores still give finite
+values.
+
+The scores are kept as counts per class on a fixed grid of :data:`BINS` bins (see
+:data:`CENTRES`): an additive statistic, so two
+filters' counts merge by adding and more scores are added as they come; ``(a, b)`` is refitted
+from the counts in microseconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: The grid: bins of equal width in ``asinh(s / SCORE_UNIT)``, which is linear in ``s`` near 0
+#: and logarithmic far from it, so scores of any size (a weight-normalised ComplementNB's
+#: hundredths, a MultinomialNB's hundreds on long e-mails) fall in bins narrow for them: about
+#: 2.5 % of the score apart (0.00025 below 0.01). Scores beyond ±SCORE_UNIT sinh(GRID_LIMIT)
+#: (about ±2.2e5) fall in the end bins.
+SCORE_UNIT = 0.01
+GRID_LIMIT = 10.0
+BINS = 800
+_WIDTH = 2 * GRID_LIMIT / BINS
+#: Bin centres (log-odds).
+CENTRES = SCORE_UNIT * np.sinh(-GRID_LIMIT + _WIDTH * (np.arange(BINS) + 0.5))
+#: The identity map: the model's own probabilities.
+IDENTITY = (1.0, 0.0)
+
+
+def empty_counts() -> np.ndarray:
+    """No scores yet: shape (2, BINS), row 0 ham, row 1 spam."""
+    return np.zeros((2, BINS))
+
+
+def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
+    """The counts of some scores (log-odds of spam) by class."""
+    scores = np.nan_to_num(np.asarray(scores, dtype=np.float64))
+    grid = (np.arcsinh(scores / SCORE_UNIT) + GRID_LIMIT) / _WIDTH
+    where = np.clip(grid.astype(np.int64), 0, BINS - 1)
+    out = empty_counts()
+    np.add.at(out, (np.asarray(is_spam, dtype=np.int64), where), 1.0)
+    return out
+
+
+def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
+    """Platt's ``(a, b)`` from score counts (shape (2, BINS)); the identity when either class
+    has no score."""
+    ham, spam = counts
+    n_ham, n_spam = float(ham.sum()), float(spam.sum())
+    if n_ham <= 0 or n_spam <= 0:
+        return IDENTITY
+    hi, lo = (n_spam + 1.0) / (n_spam + 2.0), 1.0 / (n_ham + 2.0)
+    keep = (ham + spam) > 0
+    unit = float(np.abs(CENTRES[keep]).max())
+    x = CENTRES[keep] / unit  # scaled for a well-conditioned Newton step
+    w_ham, w_spam = ham[keep], spam[keep]
+    weight = w_ham + w_spam
+    target = (w_spam * hi + w_ham * lo) / weight
+    a, b = 1.0, 0.0
+    for _ in range(iterations):
+        p = _expit(a * x + b)
+        r = weight * (p - target)
+        v = weight * np.maximum(p * (1.0 - p), 1e-12)
+        g = np.array([r @ x, r.sum()])
+        h = np.array([[v @ (x * x), v @ x], [v @ x, v.sum()]]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(h, g)
+        a, b = a - step[0], b - step[1]
+        if np.abs(step).max() < 1e-10:
+            break
+    return float(a / unit), float(b)
+
+
+def calibrated(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+    """``P(spam|x)`` from log-odds ``scores``."""
+    return _expit(calibrated_logit(scores, scale))
+
+
+def calibrated_logit(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+    """``a s + b``: the calibrated log-odds."""
+    a, b = scale
+    return a * np.asarray(scores, dtype=np.float64) + b
+
+
+def _expit(z: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-z))`` without overflow, tiny probabilities kept (numpy only: this
+    module is imported with the text package, scipy.special is not needed at start-up)."""
+    return np.asarray(np.exp(-np.logaddexp(0.0, -np.asarray(z, dtype=np.float64))))

@@ -1,0 +1,55 @@
+"""The text defaults are the settings benchmarks/accuracy.md says the search chose."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from bayeskit.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
+from bayeskit.text import SpamFilter, TextClassifier
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+import choose_defaults  # noqa: E402
+
+MODELS = {
+    "MultinomialNB": (MultinomialNB, False),
+    "ComplementNB": (ComplementNB, False),
+    "TWCNB": (ComplementNB, True),
+    "BernoulliNB": (BernoulliNB, False),
+}
+
+
+def documented_choice(estimator: str) -> tuple:
+    """The setting benchmarks/accuracy.md names for ``estimator`` ("TextClassifier" or
+    "SpamFilter"), as (tokens, min_df, weighting, model, alpha)."""
+    text = (BENCHMARKS / "accuracy.md").read_text(encoding="utf-8")
+    pattern = rf"^- `{estimator}\(\)`: \*\*(.+?), min_df=(\d+), (.+), (\w+)\(α=([\d.]+)\)\*\*"
+    found = re.search(pattern, text, re.MULTILINE)
+    assert found, f"benchmarks/accuracy.md names no choice for {estimator}()"
+    tokens, min_df, weighting, model, alpha = found.groups()
+    return tokens, int(min_df), weighting, model, float(alpha)
+
+
+@pytest.mark.parametrize("cls", [TextClassifier, SpamFilter])
+def test_defaults_are_the_documented_choice(cls):
+    tokens, min_df, weighting, model, alpha = documented_choice(cls.__name__)
+    expected = choose_defaults.setting_params(tokens, min_df, weighting)
+    vectorizer = cls.default_vectorizer()
+    actual = vectorizer.get_params()
+    for key, value in expected.items():
+        assert actual[key] == value, key
+    # Parameters the setting leaves out are the vectorizer's own defaults.
+    plain = type(vectorizer)().get_params()
+    others = {k for k in actual if k not in expected and actual[k] != plain[k]}
+    assert not others
+    model_cls, norm = MODELS[model]
+    fitted_model = cls.default_model()
+    assert type(fitted_model) is model_cls
+    assert fitted_model.alpha == alpha
+    assert getattr(fitted_model, "norm", False) == norm
+    # A default without arguments is what the class builds.
+    assert cls()._prototypes()[0].get_params() == actual
