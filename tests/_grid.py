@@ -228,6 +228,7 @@ CHECKED = [
     bk.GaussianMixtureClassifier(n_components=2, covariance_type="spherical", random_state=0),
     bk.GaussianMixtureClassifier(n_components=2, covariance_type="full", random_state=0),
     bk.GaussianMixtureClassifier(covariance_type="tied", random_state=0),
+    bk.GaussianMixtureClassifier(covariance_type="full", reg_param=0.2, random_state=0),
     bk.LinearDiscriminantAnalysis(),
     bk.LinearDiscriminantAnalysis(shrinkage="auto", solver="lsqr"),
     bk.QuadraticDiscriminantAnalysis(),

@@ -72,6 +72,9 @@ SETTINGS = {
     # the prior is set from each class's own rows: round 0's one-component statistics
     "full-conjugate-bic": dict(max_components=3, covariance_type="full", prior="conjugate"),
     "diag-conjugate": dict(n_components=2, prior="conjugate"),
+    # QDA's shrinkage in every M-step, on the summed statistics of the round
+    "full-reg_param-bic": dict(max_components=3, covariance_type="full", reg_param=0.1),
+    "diag-reg_param-conjugate": dict(n_components=2, reg_param=0.05, prior="conjugate"),
     "spherical-means_init": dict(
         n_components=2,
         covariance_type="spherical",

@@ -48,6 +48,32 @@ def test_gaussian_mixtures_round_trip(tmp_path, wine, cov):
     assert loaded.bic_ == model.bic_
 
 
+@pytest.mark.parametrize("cov", ["full", "diag"])
+def test_reg_param_round_trips(tmp_path, wine, cov):
+    X, y = wine
+    model = bk.GaussianMixtureClassifier(
+        covariance_type=cov, reg_param=0.3, prior="conjugate", max_components=2, random_state=0
+    ).fit(X, y)
+    bk.save(model, tmp_path / "gmm.bkm")
+    loaded = bk.load(tmp_path / "gmm.bkm")
+    assert loaded.get_params()["reg_param"] == 0.3
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    for label in model.classes_:
+        np.testing.assert_array_equal(loaded.covariances_[label], model.covariances_[label])
+
+
+@pytest.mark.parametrize("value", [1.5, -0.2, "0.1"])
+def test_a_file_with_a_bad_reg_param_is_refused(tmp_path, wine, value):
+    X, y = wine
+    path = tmp_path / "gmm.bkm"
+    bk.save(bk.GaussianMixtureClassifier(reg_param=0.1, random_state=0).fit(X, y), path)
+    meta, entries = parts(path)
+    meta["params"]["reg_param"] = value
+    _rewrite(path, meta, entries)
+    refused(path, "reg_param=")
+
+
 def test_bic_table_round_trips(tmp_path, wine):
     X, y = wine
     model = bk.GaussianMixtureClassifier(max_components=3, random_state=0).fit(X, y)

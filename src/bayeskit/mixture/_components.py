@@ -6,8 +6,9 @@ Also the covariance structures of the Gaussian mixture: which family scores the 
 multivariate normal family's scatter matrices for full and tied ones) and how the statistics
 are shaped before its plain maximum-likelihood ``finalize`` (``M2 + reg_covar · W`` per
 feature: the Gaussian family has no ridge, the multivariate normal family adds ``reg_covar``
-itself), so that it returns scikit-learn's GaussianMixture estimates; the stored statistics
-stay the data's own.
+itself), so that it returns scikit-learn's GaussianMixture estimates — and, with
+``reg_param``, each covariance shrunk as scikit-learn's QDA shrinks a class's; the stored
+statistics stay the data's own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..families import Family
+from ..families._covariance import check_fraction
 from ..families._gaussian_refine import refine
 from ..families.gaussian import _gemm as gemm_into
 from ..stats import Moments, Statistic
@@ -185,6 +187,7 @@ def regularizer(
     owner: np.ndarray | None = None,
     prior: str | None = None,
     class_data: Statistic | None = None,
+    reg_param: float = 0.0,
 ) -> Callable[[Statistic], Statistic]:
     """The statistics → statistics map that gives the component family's maximum-likelihood
     ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
@@ -194,7 +197,15 @@ def regularizer(
     gets ``mean_j σ²_kj + r``; full: unchanged (the family adds ``r I``); tied: each
     component's scatter replaced by ``W_k`` times the pooled within-class covariance, which
     the components of one class (``owner``) share.
+
+    ``reg_param`` = ρ > 0 first shrinks each component's covariance as scikit-learn's QDA
+    shrinks a class's (:func:`qda_shrink`: ``(1 − ρ) Σ_k + ρ I``, every variance
+    ``(1 − ρ) σ²_kj + ρ`` for diag and spherical), before ``reg_covar`` is added. Shrinking is
+    linear in the statistics, so it commutes with the structures (the pooled matrix of the
+    shrunk scatters is the shrunk pooled matrix, the mean of shrunk variances the shrunk
+    mean); under the conjugate prior it shrinks the posterior mode.
     """
+    shrink = qda_shrink(reg_param)
 
     def diag(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
@@ -224,9 +235,41 @@ def regularizer(
         # (the diagonal families here, the multivariate normal family's ridge for full/tied).
         mode = conjugate_prior(covariance_type, owner, class_data)
         if covariance_type in ("diag", "spherical"):
-            return lambda stats: structure["diag"](mode(stats))
-        return mode
-    return structure[covariance_type]
+            return lambda stats: structure["diag"](shrink(mode(stats)))
+        return lambda stats: shrink(mode(stats))
+    shaped = structure[covariance_type]
+    return lambda stats: shaped(shrink(stats))
+
+
+def check_reg_param(value: Any) -> float:
+    """``reg_param``: a number in [0, 1] (QDA's)."""
+    try:
+        return check_fraction(value, "reg_param")
+    except ParameterError:
+        raise ParameterError(
+            f"reg_param={value!r} is not accepted; use a number from 0 to 1 (each covariance "
+            "becomes (1 − reg_param) Σ + reg_param · I)"
+        ) from None
+
+
+def qda_shrink(reg_param: float) -> Callable[[Any], Any]:
+    """scikit-learn's QDA ``reg_param`` ρ on a component statistic: the scatter ``S_k`` becomes
+    ``(1 − ρ) S_k + ρ W_k I`` (covariance ``(1 − ρ) Σ_k + ρ I``, QDA's
+    :func:`bayeskit.families._covariance.finish`), the moments' ``M2_kj`` become
+    ``(1 − ρ) M2_kj + ρ W_kj``. ρ = 0 leaves the statistic as it is."""
+    rho = float(reg_param)
+
+    def shrink(stats: Any) -> Any:
+        if rho == 0.0:
+            return stats
+        if isinstance(stats, Moments):
+            return replace(stats, m2=(1.0 - rho) * stats.m2 + rho * stats.weight)
+        scatter = (1.0 - rho) * stats.scatter
+        j = np.arange(scatter.shape[-1])
+        scatter[:, j, j] += rho * stats.weight[:, None]
+        return replace(stats, scatter=scatter)
+
+    return shrink
 
 
 #: mclust's default conjugate prior (Fraley & Raftery 2007): the mean's prior weight κ (in

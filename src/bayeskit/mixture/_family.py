@@ -36,6 +36,7 @@ from ._components import (
     DiagonalComponents,
     check_covariance_type,
     check_prior,
+    check_reg_param,
     component_family,
     n_parameters,
     regularizer,
@@ -97,9 +98,9 @@ class GaussianMixtureFamily(Family):
     """A Gaussian mixture per class, fitted by EM.
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
-    ``covariance_type``, ``max_components``, ``reg_covar``, ``prior``, ``tol``, ``max_iter``,
-    ``n_init``, ``init_params``, ``means_init``, ``random_state``). ``n_components`` and
-    ``means_init`` may be dicts keyed by class label; they then need
+    ``covariance_type``, ``max_components``, ``reg_covar``, ``reg_param``, ``prior``, ``tol``,
+    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``).
+    ``n_components`` and ``means_init`` may be dicts keyed by class label; they then need
     :meth:`summarize_classes`, which is told the labels.
     """
 
@@ -113,6 +114,7 @@ class GaussianMixtureFamily(Family):
         covariance_type: str = "diag",
         max_components: int = 5,
         reg_covar: float = 1e-6,
+        reg_param: float = 0.0,
         prior: str | None = None,
         tol: float = 1e-3,
         max_iter: int = 100,
@@ -125,6 +127,7 @@ class GaussianMixtureFamily(Family):
         self.covariance_type = covariance_type
         self.max_components = max_components
         self.reg_covar = reg_covar
+        self.reg_param = reg_param
         self.prior = prior
         self.tol = tol
         self.max_iter = max_iter
@@ -139,6 +142,7 @@ class GaussianMixtureFamily(Family):
             "covariance_type": self.covariance_type,
             "max_components": self.max_components,
             "reg_covar": self.reg_covar,
+            "reg_param": self.reg_param,
             "prior": self.prior,
             "tol": self.tol,
             "max_iter": self.max_iter,
@@ -156,6 +160,7 @@ class GaussianMixtureFamily(Family):
         check_em_settings(tol=self.tol, max_iter=self.max_iter, n_init=self.n_init)
         check_init_params(self.init_params)
         self._reg_covar()
+        check_reg_param(self.reg_param)
         check_prior(self.prior)
         _component_count(self.max_components, "max_components")
         n = self.n_components
@@ -197,7 +202,11 @@ class GaussianMixtureFamily(Family):
         reg = self._reg_covar()
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
         prior = check_prior(self.prior)
-        return kind(component_family(cov, reg), regularizer(cov, reg, owner, prior, class_data))
+        shrink = check_reg_param(self.reg_param)
+        return kind(
+            component_family(cov, reg),
+            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink),
+        )
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -376,9 +385,8 @@ class GaussianMixtureFamily(Family):
         except SingularCovarianceError as exc:
             raise SingularCovarianceError(
                 f"EM for class {label!r} ({k} component{'s' if k > 1 else ''}) reached a "
-                "singular component "
-                f"covariance ({exc}); set reg_covar > 0 (default 1e-6), or use fewer "
-                "components"
+                f"singular component covariance ({exc}); set reg_covar > 0 (default 1e-6) or "
+                "reg_param > 0, or use fewer components"
             ) from None
 
     def class_model(self, whole: ComponentStats | None) -> Components:
@@ -421,7 +429,8 @@ class GaussianMixtureFamily(Family):
         return model.finalize(stats)
 
     def _check_spread(self, stats: Statistic, label: Any, model: Components) -> None:
-        if self._reg_covar() > 0:
+        if self._reg_covar() > 0 or check_reg_param(self.reg_param) > 0:
+            # Every variance is at least reg_covar, or reg_param (QDA's shrinkage).
             return
         if self.prior is not None:
             # The prior's mode spreads a component of one row like its class: only a
@@ -431,8 +440,8 @@ class GaussianMixtureFamily(Family):
         if k is not None:
             raise DataError(
                 f"component {k} of class {label!r} has a covariance with zero variance (it "
-                "holds a single row or a constant feature) and reg_covar=0; set reg_covar > 0 "
-                "(default 1e-6), or use fewer components"
+                "holds a single row or a constant feature) and reg_covar=reg_param=0; set "
+                "reg_covar > 0 (default 1e-6) or reg_param > 0, or use fewer components"
             )
 
     def bic(self, log_likelihood: float, weight: float, k: int, d: int) -> float:
@@ -468,7 +477,7 @@ class GaussianMixtureFamily(Family):
             raise SingularCovarianceError(
                 f"component {k - int(params.starts[owner])} of class {label!r} has a singular "
                 "covariance matrix (too few rows for its features, or collinear columns); set "
-                "reg_covar > 0 (default 1e-6), or use fewer components"
+                "reg_covar > 0 (default 1e-6) or reg_param > 0, or use fewer components"
             )
 
     def log_prob(self, params: MixtureParams, X: np.ndarray) -> np.ndarray:
