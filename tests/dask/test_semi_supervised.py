@@ -3,17 +3,20 @@ one reduction per iteration, and the model is the in-memory one."""
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import dask.array as da
+import dask.bag as db
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import bayeskit as bk
 import bayeskit.dask as bkd
+from bayeskit.datasets import load_sms_spam
 from bayeskit.errors import DataError, MergeError, ParameterError
-from bayeskit.text import TextClassifier
+from bayeskit.text import TextClassifier, TextVectorizer
 
 from .._grid import assert_same_model
 
@@ -91,8 +94,6 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
     Xd, yd = da.from_array(X, chunks=50), da.from_array(y, chunks=50)
     with pytest.raises(ParameterError, match=r"n_components=2\) does not run on a cluster"):
         bkd.fit(bk.SemiSupervisedNB(n_components=2), Xd, yd)
-    with pytest.raises(ParameterError, match=r"SemiSupervisedNB\(TextClassifier\)"):
-        bkd.fit(bk.SemiSupervisedNB(TextClassifier()), Xd, yd)
     with pytest.raises(DataError, match="all 240 rows are unlabelled"):
         bkd.fit(bk.SemiSupervisedNB(), Xd, np.full(len(y), None, dtype=object))
     weight = np.where(y == None, 1.0, 0.0)  # noqa: E711
@@ -105,3 +106,85 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
     with pytest.raises(ParameterError, match="unlabeled_weight"):
         bkd.fit(model.set_params(unlabeled_weight=-1.0), Xd, yd)
     assert model.estimator_ is before
+
+
+SIZES = (150, 0, 200, 250)  # an empty partition; the third holds no labelled document
+
+
+def sms(n: int = 600):
+    """The first ``n`` SMS messages, about a tenth of them labelled (strings; None: unlabelled),
+    none in the third partition of SIZES."""
+    texts, labels = load_sms_spam()
+    labels = np.asarray(labels[:n], dtype=object)
+    rng = np.random.default_rng(3)
+    y = np.where(rng.random(n) < 0.1, labels, None)
+    y[150:350] = None
+    spam = np.flatnonzero(labels[:150] == "spam")[0]
+    y[[0, spam]] = labels[[0, spam]]  # both classes labelled in the first partition
+    return texts[:n], y
+
+
+def bag(values):
+    """A dask.bag of ``values`` split into partitions of SIZES."""
+    import dask
+
+    bounds = np.cumsum((0, *SIZES))
+    parts = [list(values[a:b]) for a, b in itertools.pairwise(bounds)]
+    return db.from_delayed([dask.delayed(list)(part) for part in parts])
+
+
+@pytest.mark.parametrize(
+    ("make", "y_as_bag"),
+    [
+        (lambda: bk.SemiSupervisedNB(TextClassifier(), unlabeled_weight=0.3), True),
+        (
+            lambda: bk.SemiSupervisedNB(
+                TextClassifier(vectorizer=TextVectorizer(min_df=2)), max_iter=6
+            ),
+            False,
+        ),
+        (
+            lambda: bk.SemiSupervisedNB(TextClassifier(vectorizer=TextVectorizer(output="tfidf"))),
+            True,
+        ),
+        (
+            lambda: bk.SemiSupervisedNB(
+                TextClassifier(vectorizer=TextVectorizer(output="hashed", n_features=2**12))
+            ),
+            False,
+        ),
+    ],
+    ids=["default-per-term", "min_df-in-memory-y", "tfidf-fixed-vectorizer", "hashed"],
+)
+def test_semi_supervised_text_on_the_cluster_is_text_in_memory(make, y_as_bag, on_cluster):
+    texts, y = sms()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter=6 runs out, both sides
+        want = make().fit(texts, y)
+        got = bkd.fit(make(), bag(texts), bag(y) if y_as_bag else y)
+    assert want.n_iter_ > 2
+    assert got.n_iter_ == want.n_iter_
+    assert got.converged_ == want.converged_
+    np.testing.assert_array_equal(got.classes_, ["ham", "spam"])
+    np.testing.assert_array_equal(got.transduction_, want.transduction_)
+    np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10)
+    np.testing.assert_allclose(
+        got.label_distributions_, want.label_distributions_, rtol=1e-9, atol=1e-12
+    )
+    (got_vec, got_model), (want_vec, want_model) = (
+        got.estimator_._fitted(),
+        want.estimator_._fitted(),
+    )
+    if got_vec.output != "hashed":
+        np.testing.assert_array_equal(got_vec.terms_, want_vec.terms_)
+    for attr in ("feature_log_prob_", "class_log_prior_"):
+        np.testing.assert_allclose(getattr(got_model, attr), getattr(want_model, attr), rtol=1e-10)
+    np.testing.assert_array_equal(got.predict(texts[:100]), want.predict(texts[:100]))
+
+
+def test_semi_supervised_text_refusals_on_the_cluster(on_threads):
+    texts, y = sms(200)
+    with pytest.raises(DataError, match="all 200 rows are unlabelled"):
+        bkd.fit(bk.SemiSupervisedNB(TextClassifier()), bag(texts), np.full(200, None))
+    with pytest.raises(ParameterError, match=r"n_components=2\) does not run on a cluster"):
+        bkd.fit(bk.SemiSupervisedNB(TextClassifier(), n_components=2), bag(texts), y)
