@@ -68,9 +68,10 @@ rounding (bit for bit on one partition):
 >>> bool(np.allclose(model.means_["a"], whole.means_["a"], rtol=1e-12))
 True
 
-SemiSupervisedNB (wrapping a generative classifier, one component per class) runs the same
-way: the labelled rows' statistics, one reduction per EM iteration, then the training rows'
-class probabilities. Every round reads X again: ``X = X.persist()`` keeps it in the workers'
+SemiSupervisedNB (wrapping a generative classifier or a TextClassifier, one component per
+class) runs the same way: the labelled rows' statistics (and, for text, the vocabulary
+statistics of every document), one reduction per EM iteration, then the training rows' class
+probabilities. Every round reads X again: ``X = X.persist()`` keeps it in the workers'
 memory between rounds.
 ``bayeskit train --model gmm`` runs the same rounds over the batches of a file, read again at
 each iteration, here or on a cluster (``--workers``).

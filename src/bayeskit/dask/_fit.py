@@ -34,7 +34,8 @@ def fit(
     Parameters
     ----------
     estimator : a bayeskit estimator (naive Bayes model, TextClassifier, SpamFilter,
-        TextVectorizer); fitted in place and returned.
+        TextVectorizer, GaussianMixtureClassifier, SemiSupervisedNB); fitted in place and
+        returned.
     X : dask.array (rows × features, or 1-D documents), dask.dataframe DataFrame (or Series
         of documents), or dask.bag of documents — or of ``(document, label)`` pairs when y is
         None.
@@ -57,8 +58,9 @@ def fit(
     start, and one for the BIC of each candidate with ``n_components="bic"``): the current
     mixtures go to the workers once per round, each partition returns the statistics of its
     rows under the responsibilities and their log-likelihood, and EM's M-step and convergence
-    test run here. Every round reads X again: ``X.persist()`` first keeps it in the workers'
-    memory between rounds.
+    test run here. A SemiSupervisedNB (over a generative classifier, or a TextClassifier on a
+    bag of documents) runs the same way. Every round reads X again: ``X.persist()`` first
+    keeps it in the workers' memory between rounds.
     """
     rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
     return _run(rounds, _split(estimator, X, y, sample_weight), split_every)

@@ -44,7 +44,8 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     probability is the sum of its components'.
 
     On a Dask cluster, :func:`bayeskit.dask.fit` runs the same EM as one reduction per
-    iteration (a wrapped generative classifier with ``n_components=1``), giving this model.
+    iteration (a wrapped generative classifier or TextClassifier — over a dask.bag of
+    documents — with ``n_components=1``), giving this model.
 
     Parameters
     ----------
