@@ -102,13 +102,24 @@ def test_gmm_reads_the_file_again_in_batches_at_every_iteration(cli, wine_csv, t
         )
 
 
-def test_unlabeled_refuses_a_cluster(cli, tmp_path):
-    train = tmp_path / "docs"
-    for label, words in (("ham", "lunch at noon"), ("spam", "free cash prize")):
-        (train / label).mkdir(parents=True)
-        (train / label / "1.txt").write_text(words)
-    out = tmp_path / "semi.bkm"
-    result = cli("train", train, "--unlabeled", train, "-o", out, "--workers", "2")
-    assert result.exit_code == 2
-    assert "--workers/--scheduler do not run semi-supervised EM" in result.stderr
-    assert not out.exists()
+def test_unlabeled_on_a_cluster_writes_the_single_process_file(
+    cli, newsgroups, shared_data, tmp_path
+):
+    train, _ = newsgroups
+    unlabelled = tmp_path / "unlabelled"
+    unlabelled.mkdir()
+    base = shared_data / "20newsgroups-bydate" / "20news-bydate-train"
+    for group in ("comp.graphics", "rec.autos", "sci.space"):
+        for file in sorted(p for p in (base / group).iterdir() if p.is_file())[25:55]:
+            (unlabelled / f"{group}-{file.name}").write_bytes(file.read_bytes())
+    here, there = tmp_path / "here.bkm", tmp_path / "there.bkm"
+    common = ("train", train, "--unlabeled", unlabelled, "--batch-size", 20)
+    result = cli(*common, "-o", here)
+    assert result.exit_code == 0, result.stderr
+    assert "90 documents, learnt from by EM" in result.stdout
+    assert "75 documents" in result.stdout  # the labelled ones
+    result = cli(*common, "-o", there, "--workers", 2)
+    assert result.exit_code == 0, result.stderr
+    assert here.read_bytes() == there.read_bytes()
+    model = bk.load(here)
+    np.testing.assert_allclose(model.class_count_.sum(), 75 + 90)

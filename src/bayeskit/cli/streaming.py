@@ -174,6 +174,7 @@ def train(
     merges: list[str],
     *,
     runner: Runner = run_here,
+    unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring)."""
     unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
@@ -212,19 +213,27 @@ def train_rounds(
     merges: list[str],
     *,
     runner: Runner = run_here,
+    unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` by its own rounds (EM: one per iteration, see
     :mod:`bayeskit.reduction`), each a pass over the batches of DATA read again
     (``reopen``), summarized here or on the cluster and added in batch order, so memory stays
-    flat and a run on a cluster writes the same model file as a run on one machine."""
+    flat and a run on a cluster writes the same model file as a run on one machine.
+    ``unlabelled``: the batches of unlabelled documents, read after DATA's at every pass; the
+    model is then a SemiSupervisedNB over the text model, and ``rows`` counts DATA's alone."""
+    from ..semi_supervised import SemiSupervisedNB
+
+    more = (lambda: iter(())) if unlabelled is None else unlabelled
     data = reopen()
     unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
     head = next(data.batches)
     first, _ = data.prepare(head)
     model = build_model(choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers)
+    if unlabelled is not None:
+        model = SemiSupervisedNB(model)
     rounds = rounds_for(model, partial=False)
     step = next(rounds)
-    batches: Iterator[Batch | FileBatch] = itertools.chain([head], data.batches)
+    batches: Iterator[Batch | FileBatch] = itertools.chain([head], data.batches, more())
     labels: set[Any] = set()
     rows = 0
     for number in itertools.count():
@@ -233,7 +242,7 @@ def train_rounds(
         with Meter(what, unit=unit, total_bytes=data.total_bytes or None) as meter:
             for part, n, nbytes, seen in runner(step, data.prepare, batches):
                 total = part if total is None else total + part
-                if number == 0:
+                if number == 0 and not (seen and all(v is None for v in seen)):
                     rows += n
                     labels.update(seen)
                 meter.advance(n, nbytes)
@@ -245,7 +254,7 @@ def train_rounds(
         except StopIteration as done:
             return Trained(done.value, data, rows)
         data = reopen()
-        batches = data.batches
+        batches = itertools.chain(data.batches, more())
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -24,6 +24,7 @@ from .data import (
     SeparatorOpt,
     TargetOpt,
     TextOpt,
+    _is_folder,
     load_labelled,
 )
 from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
@@ -143,8 +144,8 @@ def train(
     """Train a model on DATA and write it to a model file (a zip of JSON and arrays that never
     runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
     however large it is; --workers or --scheduler spread the work over a Dask cluster. EM
-    (--model gmm) reads DATA again, a batch at a time, at every iteration; --unlabeled (EM over
-    documents) reads it whole."""
+    (--model gmm, and --unlabeled with a folder of class folders) reads DATA again, a batch at
+    a time, at every iteration; --unlabeled with a table's text column reads it whole."""
     check_output_path(
         output,
         inputs=[data],
@@ -154,12 +155,24 @@ def train(
     )
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     start = time.perf_counter()
-    if unlabeled is not None:
-        # Semi-supervised EM over documents reads them whole, here.
+    if unlabeled is not None and _is_folder(data, options):
+        # Semi-supervised EM over folders of documents: by rounds, here or on a cluster.
+        from .semi_supervised import train_semi_supervised
+
+        with batch_runner(workers, scheduler) as runner:
+            estimator, described, n_extra = train_semi_supervised(
+                lambda: open_data(data, target, text, options, batch_size),
+                unlabeled, batch_size or streaming.DOCUMENT_BATCH,
+                model, alpha, integers, options.merge, runner,
+            )  # fmt: skip
+        extra = [None] * n_extra
+    elif unlabeled is not None:
+        # Semi-supervised EM over a table's text column reads the documents whole, here.
         if workers is not None or scheduler is not None:
             raise typer.BadParameter(
-                "--workers/--scheduler do not run semi-supervised EM: --unlabeled reads the "
-                "documents whole on this machine",
+                "--workers/--scheduler run semi-supervised EM over a folder of class folders; "
+                "--unlabeled with a table's text column reads the documents whole on this "
+                "machine",
                 param_hint="--workers/--scheduler",
             )
         labelled = load_labelled(data, target, text, options)

@@ -1,0 +1,66 @@
+"""``bayeskit train FOLDER --unlabeled SOURCE``: semi-supervised EM over documents by rounds
+(:mod:`bayeskit.semi_supervised._rounds`), a pass over the labelled and the unlabelled files,
+read again a batch at a time, per EM iteration; the batches are summarized here or on a
+cluster (``--workers``/``--scheduler``) and added in batch order, so both write the same model
+file."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..io.documents import list_files
+from ..io.readers import ReadError
+from ..io.stream import FileBatch
+from .data import describe_counts, describe_data
+from .output import note
+from .streaming import TrainingData, settle_text_model, train_rounds
+
+
+def unlabelled_batches(source: str, kind: str, batch_size: int) -> Iterator[FileBatch]:
+    """The files of ``--unlabeled`` (a folder: every file under it; or one file), unread,
+    about ``batch_size`` files a batch, each document marked unlabelled (None)."""
+    path = Path(source)
+    if not path.exists():
+        raise ReadError(f"{source}: no such file or folder; check the path", path=source)
+    files, root = (list_files(path), path) if path.is_dir() else ([path], path.parent)
+    if not files:
+        raise ReadError(f"{source}: the folder holds no file", path=source)
+    for start in range(0, len(files), batch_size):
+        chunk = files[start : start + batch_size]
+        unlabelled: list[Any] = [None] * len(chunk)
+        yield FileBatch(root, chunk, unlabelled, kind, sum(p.stat().st_size for p in chunk))
+
+
+def train_semi_supervised(
+    reopen: Callable[[], TrainingData],
+    unlabeled: str,
+    batch_size: int,
+    choice: str,
+    alpha: float | None,
+    integers: str | None,
+    merges: list[str],
+    runner: Any,
+) -> tuple[Any, str, int]:
+    """(the fitted text model, the labelled data described, how many unlabelled documents)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    kind = reopen().kind
+    next(unlabelled_batches(unlabeled, kind, batch_size))  # its checks, before any work
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        trained = train_rounds(
+            reopen, choice, alpha, integers, merges, runner=runner,
+            unlabelled=lambda: unlabelled_batches(unlabeled, kind, batch_size),
+        )  # fmt: skip
+    for warning in caught:
+        note(str(warning.message))
+    semi = trained.model
+    labelled = trained.rows
+    classes, counts = np.unique(semi.transduction_[:labelled], return_counts=True)
+    described = describe_data(kind, labelled, None, None, describe_counts(classes, counts))
+    return settle_text_model(semi.estimator_), described, len(semi.transduction_) - labelled
