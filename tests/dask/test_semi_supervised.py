@@ -188,3 +188,26 @@ def test_semi_supervised_text_refusals_on_the_cluster(on_threads):
         bkd.fit(bk.SemiSupervisedNB(TextClassifier()), bag(texts), np.full(200, None))
     with pytest.raises(ParameterError, match=r"n_components=2\) does not run on a cluster"):
         bkd.fit(bk.SemiSupervisedNB(TextClassifier(), n_components=2), bag(texts), y)
+
+
+def test_text_counts_are_kept_between_rounds_within_a_bound(on_threads, monkeypatch):
+    from bayeskit.semi_supervised import _cache
+
+    texts, y = sms(400)
+    want = bk.SemiSupervisedNB(TextClassifier()).fit(texts, y)
+    _cache.clear()
+    got = bkd.fit(bk.SemiSupervisedNB(TextClassifier()), bag(texts), y)
+    assert len(_cache._kept) == 3  # the three non-empty partitions, counted once each
+    np.testing.assert_array_equal(got.transduction_, want.transduction_)
+    other = TextClassifier(vectorizer=TextVectorizer(ngram_range=(1, 2)))
+    changed = bkd.fit(bk.SemiSupervisedNB(other), bag(texts), y)  # other settings, other key
+    assert len(_cache._kept) == 6
+    np.testing.assert_allclose(
+        changed.lower_bounds_, bk.SemiSupervisedNB(other).fit(texts, y).lower_bounds_, rtol=1e-10
+    )
+    monkeypatch.setattr(_cache, "CACHE_BYTES", 1)  # nothing fits: every round counts again
+    _cache.clear()
+    again = bkd.fit(bk.SemiSupervisedNB(TextClassifier()), bag(texts), y)
+    assert len(_cache._kept) == 0
+    np.testing.assert_array_equal(again.lower_bounds_, got.lower_bounds_)
+    _cache.clear()

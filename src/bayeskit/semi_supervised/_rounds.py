@@ -18,8 +18,10 @@ statistics (its additive mode, the default) round 0 also returns each part's voc
 statistics, which add, and each EM round scores and counts a part's documents over the terms
 they hold; with tf-idf or hashed output (a fixed vectorizer) a first round fits the vectorizer
 from the vocabulary statistics of every document, and EM runs on the count model over its
-output. Workers re-read (re-vectorize) their documents every round: the reduction keeps no
-state on the workers between rounds.
+output. In the per-term mode a worker keeps the counts of the partitions it has counted
+between rounds (:mod:`._cache`), so it reads each partition's documents again every round
+(the reduction keeps no data on the workers) but counts them once; with a fixed vectorizer
+they are vectorized again every round.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..mixture._em import EMRun, Part, e_step
 from ..reduction import Each, Round, Rounds, Stacked
 from ..reduction import Part as Total
 from ..reduction._plans import _documents, _set_schema, schema_of, vocabulary_statistics
+from ._cache import counted
 from ._views import EstimatorView, Rows, TextView
 from .nb import labelled_classes, marked_labels
 
@@ -109,8 +112,7 @@ def text_first_pass(prototype: Any, X: Any, y: Any, weight: Any) -> Any:
     n = len(y)
     w = _check_sample_weight(weight, n, part=True)
     labels = labelled_classes(y, labelled) if labelled.any() else np.array([])
-    view = TextView(prototype, labels)
-    rows = view.prepare(_documents(X))
+    view, rows = _text_rows(prototype, labels, X)
     summary = None
     if labelled.any():
         given = y[labelled].astype(object) if y.dtype.kind == "O" else y[labelled]
@@ -121,8 +123,7 @@ def text_first_pass(prototype: Any, X: Any, y: Any, weight: Any) -> Any:
 
 
 def _text_rows(prototype: Any, labels: np.ndarray, X: Any) -> tuple[TextView, Rows]:
-    view = TextView(prototype, labels)
-    return view, view.prepare(_documents(X))
+    return counted(prototype, labels, _documents(X))
 
 
 def text_em_step(state: Any, X: Any, y: Any, weight: Any) -> Any:
