@@ -177,7 +177,7 @@ def train(
     unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring)."""
-    unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
+    unit = _unit(data.kind)
     with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
@@ -225,7 +225,7 @@ def train_rounds(
 
     more = (lambda: iter(())) if unlabelled is None else unlabelled
     data = reopen()
-    unit = {"table": "rows", "text": "texts", "email": "e-mails"}.get(data.kind, "documents")
+    unit = _unit(data.kind)
     head = next(data.batches)
     first, _ = data.prepare(head)
     model = build_model(choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers)
@@ -256,6 +256,11 @@ def train_rounds(
         data = reopen()
         batches = itertools.chain(data.batches, more())
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _unit(kind: str) -> str:
+    """What the progress meter counts for data of this kind."""
+    return {"table": "rows", "text": "texts", "email": "e-mails"}.get(kind, "documents")
 
 
 def _check_classes(data: TrainingData, labels: list[Any], merges: list[str], rows: int) -> None:
