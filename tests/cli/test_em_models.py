@@ -75,6 +75,23 @@ def test_unlabeled_documents_are_learnt_from(cli, newsgroups, shared_data, tmp_p
     assert inspected.exit_code == 0, inspected.stderr
 
 
+def test_unlabeled_smooths_lightly_unless_told(cli, newsgroups, shared_data, tmp_path):
+    """--unlabeled defaults --alpha to 0.1 (EM from a few labelled posts drifts at 1); an
+    explicit --alpha wins."""
+    train, _ = newsgroups
+    unlabelled = tmp_path / "unlabelled"
+    unlabelled.mkdir()
+    base = shared_data / "20newsgroups-bydate" / "20news-bydate-train" / "sci.space"
+    for file in sorted(p for p in base.iterdir() if p.is_file())[25:45]:
+        (unlabelled / file.name).write_bytes(file.read_bytes())
+    for given, expected in ((None, 0.1), ("1", 1.0)):
+        out = tmp_path / f"semi-{given}.bkm"
+        extra = () if given is None else ("--alpha", given)
+        result = cli("train", train, "--unlabeled", unlabelled, *extra, "-o", out)
+        assert result.exit_code == 0, result.stderr
+        assert bk.load(out).model.alpha == expected
+
+
 def test_unlabeled_needs_text(cli, wine_csv, tmp_path):
     path, _, _ = wine_csv
     result = cli("train", path, "-t", "label", "--unlabeled", path, "-o", tmp_path / "m.bkm")

@@ -55,7 +55,9 @@ ModelOpt = typer.Option(
     "(a spam filter when the classes are ham and spam). Or one of: " + ", ".join(MODELS[1:]),
 )
 AlphaOpt = typer.Option(
-    "--alpha", metavar="A", help="Additive smoothing of the count models (default 1)."
+    "--alpha",
+    metavar="A",
+    help="Additive smoothing of the count models (default 1; 0.1 with --unlabeled).",
 )
 IntegersOpt = typer.Option(
     "--integers",
