@@ -325,8 +325,8 @@ def test_singular_rule_is_the_smallest_correlation_eigenvalue(pooling):
 
 @pytest.mark.parametrize("pooling", [0.0, 1.0])
 def test_scores_do_not_depend_on_blas_threads(pooling):
-    """Blocks of rows are scored on as many threads as BLAS may use (a user's limit holds):
-    the same numbers either way, dense and sparse."""
+    """Thin matrices hold BLAS to one thread whatever the user allows: the same numbers on
+    one and two BLAS threads, dense and sparse."""
     from threadpoolctl import threadpool_limits
 
     X, _y, R, _ = blobs(n=6000, d=40, k=4)

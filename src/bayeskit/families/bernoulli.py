@@ -121,19 +121,17 @@ class Bernoulli(Family):
         a = pseudo_count(alpha, check_estimate(self.estimate))
         num = stats.total + a
         # Rows where the feature is missing are neither presence nor absence.
-        seen = stats.weight[:, None]
-        if stats.missing is not None:
-            seen = seen - stats.missing
+        seen = stats.observed_weight()
         excess = stats.total > seen + 1e-9 * np.abs(seen)
         if excess.any():
             c, j = (int(v) for v in np.argwhere(excess)[0])
             raise DataError(
                 f"feature {j} is present {stats.total[c, j]:.6g} times in the "
-                f"{np.broadcast_to(seen, excess.shape)[c, j]:.6g} rows of class index {c} in "
+                f"{seen[c, j]:.6g} rows of class index {c} in "
                 "which it is observed: a feature cannot be present in more rows than there are "
                 "(were rows removed that the model never saw?)"
             )
-        den = (seen + 2 * np.asarray(a)) * np.ones_like(num)
+        den = seen + 2 * np.asarray(a)
         return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
 
     def log_prob(self, params: BernoulliParams, X: Any) -> np.ndarray:

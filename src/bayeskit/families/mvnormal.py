@@ -49,7 +49,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._threads import blas_threads, in_parallel, one_blas_thread
+from .._threads import one_blas_thread
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
@@ -73,8 +73,6 @@ _BLOCK_CELLS = 1 << 19
 #: with a covariance factor, per block: each class's centred copy and its product stay in
 #: the cache (512 KB)
 _FACTOR_BLOCK_CELLS = 1 << 16
-#: multiply-adds (rows × columns² × matrices) below which scoring stays on one thread
-_PARALLEL_WORK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -380,13 +378,10 @@ class MVNormal(Family):
         return self._scores(params, X, relative=True)
 
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
-        threads = _threads_for(X.shape[1])
         with _thin(X.shape[1]):
-            return self._scores_of(params, X, relative=relative, threads=threads)
+            return self._scores_of(params, X, relative=relative)
 
-    def _scores_of(
-        self, params: MVNormalParams, X: Any, *, relative: bool, threads: int
-    ) -> np.ndarray:
+    def _scores_of(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
         require_regular(params)
         n, K = X.shape[0], len(params.empty)
         d = int(params.keep.sum())
@@ -407,20 +402,17 @@ class MVNormal(Family):
                 out += c
             out[:, params.empty] = -np.inf
             return out
-        if params.factor is None or n * d * d * (1 if params.shared else K) < _PARALLEL_WORK:
-            threads = 1
-        else:
-            # Smaller blocks stay in cache through every class's product; a block per thread
-            # at least.
-            rows = max(1, min(_FACTOR_BLOCK_CELLS // max(d, 1), -(-n // threads)))
-
-        def score_rows(start: int) -> None:
+        if params.factor is not None:
+            # Smaller blocks stay in cache through every class's product. One thread: scipy's
+            # dtrmm holds the GIL, so blocks on two threads took as long as on one (QDA on
+            # 10^5 x 50: 122 ms either way), and numpy's matmul, which releases it, needs
+            # twice the multiply-adds.
+            rows = max(1, _FACTOR_BLOCK_CELLS // max(d, 1))
+        for start in range(0, n, rows):
             block = X[start : start + rows]
             block = block.toarray() if sp.issparse(block) else np.asarray(block)
             block = block if whole else block[:, params.keep]
             out[start : start + rows] = _score(params, np.ascontiguousarray(block), d)
-
-        in_parallel(score_rows, range(0, n, rows), threads)
         out[:, params.empty] = -np.inf
         return out
 
@@ -448,13 +440,6 @@ _THIN_COLUMNS = 128
 def _thin(d: int) -> Any:
     """One BLAS thread while matrices of ``d`` columns are worked on, if they are thin."""
     return one_blas_thread() if d <= _THIN_COLUMNS else contextlib.nullcontext()
-
-
-def _threads_for(d: int) -> int:
-    """Threads for independent pieces of work (classes, blocks of rows) on thin matrices:
-    those BLAS may use now, asked before :func:`_thin` holds it to one (wide matrices keep
-    BLAS's own threads, and one thread of ours)."""
-    return blas_threads() if d <= _THIN_COLUMNS else 1
 
 
 def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalParams) -> str:
