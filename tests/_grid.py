@@ -108,6 +108,8 @@ CASES = [
     Case("MultinomialNB-map", lambda: bk.MultinomialNB(alpha=2.0, estimate="map"), counts),
     Case("ComplementNB", bk.ComplementNB, counts),
     Case("ComplementNB-norm", lambda: bk.ComplementNB(norm=True, alpha=0.5), counts),
+    Case("MultinomialNB-corpus", lambda: bk.MultinomialNB(smoothing="corpus"), counts),
+    Case("ComplementNB-corpus", lambda: bk.ComplementNB(smoothing="corpus", norm=True), counts),
     Case("BernoulliNB", bk.BernoulliNB, binary),
     Case("BernoulliNB-binarize", lambda: bk.BernoulliNB(binarize=1.0), counts),
     Case("CategoricalNB", bk.CategoricalNB, categories),

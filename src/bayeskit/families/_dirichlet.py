@@ -9,6 +9,9 @@ With counts ``N_v`` over ``K`` categories and a symmetric Dirichlet(α) prior:
 * ``"mle"`` — maximum likelihood ``N_v / N`` (α ignored); an unseen event gets probability 0.
 
 All three are ``(N_v + a) / Σ_v (N_v + a)`` with pseudo-count ``a = α``, ``α − 1`` or ``0``.
+
+The prior's mean need not be uniform: ``smoothing="corpus"`` centres it on the pooled
+distribution of all classes, pseudo-count ``a_v = αK p̂_v`` (:func:`corpus_pseudo_count`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 from ..errors import ParameterError
 
 ESTIMATES = ("mean", "map", "mle")
+SMOOTHINGS = ("uniform", "corpus")
 _ALPHA_FLOOR = 1e-10
 
 
@@ -32,6 +36,36 @@ def check_estimate(estimate: Any) -> str:
             "Laplace/Lidstone smoothing), 'map' (posterior mode) or 'mle' (maximum likelihood)"
         )
     return str(estimate)
+
+
+def check_smoothing(smoothing: Any, estimate: str) -> str:
+    if smoothing not in SMOOTHINGS:
+        raise ParameterError(
+            f"smoothing={smoothing!r} is not one of {SMOOTHINGS}: 'uniform' (alpha added to "
+            "every count, Lidstone) or 'corpus' (a Dirichlet prior whose mean is the pooled "
+            "distribution of all classes)"
+        )
+    if smoothing == "corpus" and estimate != "mean":
+        raise ParameterError(
+            f"smoothing='corpus' needs estimate='mean' (got estimate={estimate!r}): the mode "
+            "of a Dirichlet prior centred on the pooled distribution lies outside the simplex "
+            "for every rare category"
+        )
+    return str(smoothing)
+
+
+def corpus_pseudo_count(alpha: Any, pooled: np.ndarray) -> np.ndarray:
+    """``αK p̂_v`` with ``p̂_v = N_v / N`` the pooled (all-class) distribution of the ``K``
+    categories: a Dirichlet prior of the same total strength ``αK`` as Lidstone's, centred on
+    how common each category is. A category no class has seen gets ``α`` (as with uniform
+    smoothing: it tells the classes nothing, and its probability must not be 0); without any
+    data the prior is the uniform one."""
+    pooled = np.asarray(pooled, dtype=np.float64)
+    total = float(pooled.sum())
+    if total <= 0:
+        return np.broadcast_to(np.asarray(alpha, dtype=np.float64), pooled.shape).copy()
+    out = np.asarray(alpha, dtype=np.float64) * (pooled.shape[-1] / total) * pooled
+    return np.where(pooled > 0, out, alpha)
 
 
 def check_alpha(alpha: Any, n_features: int, *, force_alpha: bool = True) -> Any:

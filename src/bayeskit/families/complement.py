@@ -31,8 +31,9 @@ class Complement(Multinomial):
 
     Parameters
     ----------
-    alpha, force_alpha, estimate
-        As for :class:`Multinomial`, applied to the complement counts.
+    alpha, force_alpha, estimate, smoothing
+        As for :class:`Multinomial`, applied to the complement counts (``"corpus"``: the
+        prior's mean is the pooled distribution of all classes).
     norm : bool
         Normalise the weights of each class (Rennie et al.'s weight normalisation).
     """
@@ -47,15 +48,16 @@ class Complement(Multinomial):
         force_alpha: bool = True,
         estimate: str = "mean",
         norm: bool = False,
+        smoothing: str = "uniform",
     ):
-        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate, smoothing=smoothing)
         self.norm = norm
 
     def config(self) -> dict[str, Any]:
         return {**super().config(), "norm": self.norm}
 
     def finalize(self, stats: Counts) -> ComplementParams:  # type: ignore[override]
-        complement = stats.total.sum(axis=0) - stats.total + self._pseudo(stats.n_features)
+        complement = stats.total.sum(axis=0) - stats.total + self._pseudo(stats)
         empty = (complement <= 0) & (stats.weight[:, None] > 0)
         if empty.any():
             c, j = (int(v) for v in np.argwhere(empty)[0])

@@ -1,7 +1,12 @@
 """Multinomial event model: counts of events (words) drawn from a per-class distribution.
 
 ``θ_cj = (N_cj + α) / (N_c + αD)`` (seeds 000, 002, 003, 004); log-likelihood ``Σ_j x_j ln θ_cj``
-is linear in the counts.
+is linear in the counts. With ``smoothing="corpus"`` the Dirichlet prior's mean is the pooled
+(all-class) distribution ``p̂_j = N_j / N`` instead of the uniform ``1/D``:
+``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` (Dirichlet smoothing of language-model retrieval, Zhai &
+Lafferty 2001): a class that has not seen a word falls back on how common the word is, not on
+a share every word gets alike. ``p̂`` is the sum of the class statistics, so the estimate stays
+a function of additive statistics (partial_fit, merge and unlearn stay exact).
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ import scipy.sparse as sp
 from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
-from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+from ._dirichlet import (
+    check_alpha,
+    check_estimate,
+    check_smoothing,
+    corpus_pseudo_count,
+    log_ratio,
+    pseudo_count,
+)
 
 
 @dataclass(frozen=True)
@@ -35,19 +47,35 @@ class Multinomial(Family):
         Keep an alpha below 1e-10 as given (else it is raised to 1e-10 with a warning).
     estimate : {"mean", "map", "mle"}
         Posterior mean (Lidstone), posterior mode, or maximum likelihood.
+    smoothing : {"uniform", "corpus"}
+        The mean of the Dirichlet prior: uniform (Lidstone, ``α`` added to every count) or the
+        pooled distribution of all classes (``αD p̂_j`` added; posterior mean only).
     """
 
     name = "multinomial"
     linear = True
 
-    def __init__(self, alpha: Any = 1.0, *, force_alpha: bool = True, estimate: str = "mean"):
+    def __init__(
+        self,
+        alpha: Any = 1.0,
+        *,
+        force_alpha: bool = True,
+        estimate: str = "mean",
+        smoothing: str = "uniform",
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.estimate = estimate
+        self.smoothing = smoothing
 
     def config(self) -> dict[str, Any]:
         alpha = self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha
-        return {"alpha": alpha, "force_alpha": self.force_alpha, "estimate": self.estimate}
+        return {
+            "alpha": alpha,
+            "force_alpha": self.force_alpha,
+            "estimate": self.estimate,
+            "smoothing": self.smoothing,
+        }
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
         check_non_negative(X, names, f"a {self.name} model")
@@ -58,13 +86,15 @@ class Multinomial(Family):
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
         return Counts(class_weight_totals(R), class_totals(R, X))
 
-    def _pseudo(self, n_features: int) -> Any:
+    def _pseudo(self, stats: Counts) -> Any:
         estimate = check_estimate(self.estimate)
-        alpha = check_alpha(self.alpha, n_features, force_alpha=self.force_alpha)
+        alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
+        if check_smoothing(self.smoothing, estimate) == "corpus":
+            return corpus_pseudo_count(alpha, stats.total.sum(axis=0))
         return pseudo_count(alpha, estimate)
 
     def finalize(self, stats: Counts) -> MultinomialParams:
-        num = stats.total + self._pseudo(stats.n_features)
+        num = stats.total + self._pseudo(stats)
         den = num.sum(axis=1, keepdims=True)
         return MultinomialParams(log_ratio(num, den, stats.n_features))
 

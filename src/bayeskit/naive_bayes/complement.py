@@ -20,6 +20,9 @@ class ComplementNB(MultinomialNB):
     ----------
     alpha, force_alpha, fit_prior, class_prior, estimate, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`, applied to the complement counts.
+    smoothing : {"uniform", "corpus"}, default="uniform"
+        As for :class:`~bayeskit.MultinomialNB`: "corpus" centres the prior of the complement
+        counts on the pooled distribution of all classes.
     norm : bool, default=False
         Rennie et al.'s weight normalisation: divide each class's log weights by their sum.
 
@@ -54,6 +57,7 @@ class ComplementNB(MultinomialNB):
         prior_alpha: float = 0.0,
         class_weight: Any = None,
         loss: Any = None,
+        smoothing: str = "uniform",
     ):
         super().__init__(
             alpha=alpha,
@@ -64,13 +68,18 @@ class ComplementNB(MultinomialNB):
             prior_alpha=prior_alpha,
             class_weight=class_weight,
             loss=loss,
+            smoothing=smoothing,
         )
         self.norm = norm
 
     def _families(self) -> list[Any]:
         return [
             Complement(
-                self.alpha, force_alpha=self.force_alpha, estimate=self.estimate, norm=self.norm
+                self.alpha,
+                force_alpha=self.force_alpha,
+                estimate=self.estimate,
+                norm=self.norm,
+                smoothing=self.smoothing,
             )
         ]
 

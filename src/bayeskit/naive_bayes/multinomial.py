@@ -38,6 +38,13 @@ class MultinomialNB(NumericNB):
     loss : array-like of shape (n_classes, n_classes), default=None
         ``loss[i, j]``: cost of deciding ``classes_[i]`` when the truth is ``classes_[j]``;
         ``predict`` then minimises the conditional risk.
+    smoothing : {"uniform", "corpus"}, default="uniform"
+        The mean of the Dirichlet prior. "uniform": ``α`` added to every count
+        (scikit-learn's). "corpus": the prior is centred on the pooled distribution of all
+        classes, ``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` with ``p̂_j = N_j / N`` (Dirichlet
+        smoothing, Zhai & Lafferty 2001): an unseen word falls back on how common it is.
+        Same total prior strength ``αD``; posterior mean only; ``p̂`` is the sum of the class
+        counts, so ``partial_fit``, merging and ``unlearn`` stay exact.
 
     Attributes
     ----------
@@ -76,6 +83,7 @@ class MultinomialNB(NumericNB):
         prior_alpha: float = 0.0,
         class_weight: Any = None,
         loss: Any = None,
+        smoothing: str = "uniform",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -85,9 +93,17 @@ class MultinomialNB(NumericNB):
         self.prior_alpha = prior_alpha
         self.class_weight = class_weight
         self.loss = loss
+        self.smoothing = smoothing
 
     def _families(self) -> list[Any]:
-        return [Multinomial(self.alpha, force_alpha=self.force_alpha, estimate=self.estimate)]
+        return [
+            Multinomial(
+                self.alpha,
+                force_alpha=self.force_alpha,
+                estimate=self.estimate,
+                smoothing=self.smoothing,
+            )
+        ]
 
     @property
     def feature_count_(self) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""smoothing="corpus": a Dirichlet prior centred on the pooled distribution of all classes.
+
+The laws (fit ≡ partial_fits, merge, unlearn, save/load) run in the common grid
+(tests/_grid.py, the "-corpus" cases); here: the formula, the default staying scikit-learn's,
+the edge cases (unseen features, no data, per-feature alpha) and the refusals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.naive_bayes import ComplementNB as SkComplementNB
+from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+
+import bayeskit as bk
+from bayeskit.errors import ParameterError
+
+
+def data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.uniform(0.1, 3.0, size=12), size=(40, 12)).astype(float)
+    y = rng.integers(0, 3, size=40)
+    X[y == 1, :3] += rng.poisson(2.0, size=(int(np.sum(y == 1)), 3))
+    return X, y
+
+
+def by_hand(X: np.ndarray, y: np.ndarray, alpha: float) -> np.ndarray:
+    """ln θ_cj = ln (N_cj + αD p̂_j) − ln (N_c + αD), p̂_j = N_j / N."""
+    classes = np.unique(y)
+    N = np.stack([X[y == c].sum(axis=0) for c in classes])
+    p = N.sum(axis=0) / N.sum()
+    D = X.shape[1]
+    return np.log(N + alpha * D * p) - np.log(N.sum(axis=1, keepdims=True) + alpha * D)
+
+
+@pytest.mark.parametrize("alpha", [0.1, 1.0, 5.0])
+def test_multinomial_corpus_formula(alpha):
+    X, y = data()
+    model = bk.MultinomialNB(alpha=alpha, smoothing="corpus").fit(X, y)
+    np.testing.assert_allclose(model.feature_log_prob_, by_hand(X, y, alpha), rtol=1e-12)
+    # Sparse input gives the same model.
+    sparse = bk.MultinomialNB(alpha=alpha, smoothing="corpus").fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.feature_log_prob_, model.feature_log_prob_, rtol=1e-12)
+    # The class prior is unchanged: only the word distributions are smoothed differently.
+    uniform = bk.MultinomialNB(alpha=alpha).fit(X, y)
+    np.testing.assert_allclose(model.class_log_prior_, uniform.class_log_prior_)
+
+
+@pytest.mark.parametrize("norm", [False, True])
+def test_complement_corpus_formula(norm):
+    X, y = data(1)
+    alpha, D = 0.5, X.shape[1]
+    classes = np.unique(y)
+    N = np.stack([X[y == c].sum(axis=0) for c in classes])
+    p = N.sum(axis=0) / N.sum()
+    comp = N.sum(axis=0) - N + alpha * D * p
+    logged = np.log(comp) - np.log(comp.sum(axis=1, keepdims=True))
+    expected = logged / logged.sum(axis=1, keepdims=True) if norm else -logged
+    model = bk.ComplementNB(alpha=alpha, smoothing="corpus", norm=norm).fit(X, y)
+    np.testing.assert_allclose(model.feature_log_prob_, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        (bk.MultinomialNB, SkMultinomialNB),
+        (bk.ComplementNB, SkComplementNB),
+    ],
+)
+def test_the_default_stays_scikit_learns(ours, theirs):
+    X, y = data(2)
+    assert ours().smoothing == "uniform"
+    a = ours(alpha=0.3).fit(X, y)
+    b = theirs(alpha=0.3).fit(X, y)
+    np.testing.assert_allclose(a.feature_log_prob_, b.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-10)
+
+
+def test_a_common_word_loses_less_than_a_rare_one_when_a_class_has_not_seen_it():
+    # Class "a" never saw either word; the corpus prior gives the common one (seen 50 times in
+    # "b") more probability in "a" than the rare one (seen once), uniform smoothing the same.
+    X = np.array([[5, 0, 0], [4, 0, 0], [0, 25, 1], [0, 25, 0]], dtype=float)
+    y = np.array(["a", "a", "b", "b"])
+    corpus = bk.MultinomialNB(alpha=0.1, smoothing="corpus").fit(X, y).feature_log_prob_
+    uniform = bk.MultinomialNB(alpha=0.1).fit(X, y).feature_log_prob_
+    assert corpus[0, 1] > corpus[0, 2] + 3.0
+    assert uniform[0, 1] == uniform[0, 2]
+
+
+def test_a_feature_no_class_has_seen_gets_alpha_and_finite_probabilities():
+    X = np.array([[2, 1, 0], [3, 0, 0], [0, 4, 0]], dtype=float)
+    y = np.array([0, 0, 1])
+    for cls in (bk.MultinomialNB, bk.ComplementNB):
+        model = cls(alpha=0.5, smoothing="corpus").fit(X, y)
+        assert np.all(np.isfinite(model.feature_log_prob_))
+        proba = model.predict_proba([[0, 0, 7], [1, 0, 3]])
+        assert np.all(np.isfinite(proba))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # The unseen feature tells the classes nothing: a document of it alone gets the prior.
+    model = bk.MultinomialNB(alpha=0.5, smoothing="corpus").fit(X, y)
+    N_c = np.array([6.0, 4.0])
+    pseudo = 0.5 * 3 / 10 * np.array([5.0, 5.0])
+    expected = np.log(0.5) - np.log(N_c + pseudo.sum() + 0.5)
+    np.testing.assert_allclose(model.feature_log_prob_[:, 2], expected, rtol=1e-12)
+
+
+def test_per_feature_alpha():
+    X, y = data(3)
+    alpha = np.linspace(0.1, 2.0, X.shape[1])
+    model = bk.MultinomialNB(alpha=alpha, smoothing="corpus").fit(X, y)
+    classes = np.unique(y)
+    N = np.stack([X[y == c].sum(axis=0) for c in classes])
+    num = N + alpha * X.shape[1] * N.sum(axis=0) / N.sum()
+    expected = np.log(num) - np.log(num.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.feature_log_prob_, expected, rtol=1e-12)
+
+
+def test_partial_fit_with_an_empty_class_so_far():
+    # partial_fit declares a class it has no rows of yet: that class gets the prior's mean.
+    X, y = data(4)
+    model = bk.MultinomialNB(smoothing="corpus").partial_fit(X, y, classes=[0, 1, 2, 3])
+    p = X.sum(axis=0) / X.sum()
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_[3]), p, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [bk.MultinomialNB, bk.ComplementNB])
+def test_refusals_leave_the_model_unfitted_and_name_the_rule(cls):
+    X, y = data()
+    with pytest.raises(ParameterError, match="smoothing='laplace' is not one of"):
+        cls(smoothing="laplace").fit(X, y)
+    with pytest.raises(ParameterError, match="needs estimate='mean'"):
+        cls(alpha=2.0, estimate="map", smoothing="corpus").fit(X, y)
+    model = cls(smoothing="corpus").fit(X, y)
+    before = model.predict_proba(X)
+    with pytest.raises(ParameterError):
+        model.set_params(estimate="map").predict(X)
+    model.set_params(estimate="mean")
+    np.testing.assert_allclose(model.predict_proba(X), before)
+
+
+def test_a_new_smoothing_resmooths_without_a_refit():
+    X, y = data(5)
+    model = bk.MultinomialNB(alpha=0.7).fit(X, y)
+    model.set_params(smoothing="corpus")
+    fresh = bk.MultinomialNB(alpha=0.7, smoothing="corpus").fit(X, y)
+    np.testing.assert_allclose(model.feature_log_prob_, fresh.feature_log_prob_, rtol=1e-12)
