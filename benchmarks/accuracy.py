@@ -143,6 +143,8 @@ def three_way(verdict: np.ndarray, predicted: np.ndarray, truth: np.ndarray) -> 
 def sms_settings() -> list[tuple[str, str, Callable[[], Any]]]:
     return [
         (f"**SpamFilter()** (default: {describe(SpamFilter())})", "—", SpamFilter),
+        (UNCALIBRATED, "—", uncalibrated),
+        (PREVIOUS_SPAM_DEFAULT, "—", previous_spam_default),
         (f"**TextClassifier()** (default: {describe(TextClassifier())})", "—", TextClassifier),
         *((name, "", make) for name, make in sklearn_settings()),
         ("TextClassifier.sklearn_defaults()", "0.987", TextClassifier.sklearn_defaults),
@@ -179,6 +181,28 @@ def former_default() -> SpamFilter:
     )
 
 
+def uncalibrated() -> SpamFilter:
+    """SpamFilter() with the count model's own probabilities: what calibration costs or
+    gains in the two-way decision."""
+    return SpamFilter(calibration_folds=None)
+
+
+UNCALIBRATED = "SpamFilter(calibration_folds=None): the default, uncalibrated"
+
+
+def previous_spam_default() -> SpamFilter:
+    """SpamFilter() before the corpus prior: e-mails as e-mails, word 1-2-gram counts."""
+    return SpamFilter(
+        vectorizer=TextVectorizer(
+            analyzer="auto", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"
+        ),
+        model=bk.MultinomialNB(alpha=0.3),
+    )
+
+
+PREVIOUS_SPAM_DEFAULT = (
+    "auto 1–2-grams, counts + MultinomialNB(α=0.3), calibrated (the previous SpamFilter())"
+)
 FORMER_DEFAULT = "word 1–3-grams, binary + MultinomialNB(α=0.1), uncalibrated (the former default)"
 
 
@@ -216,6 +240,8 @@ def spamassassin(root: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, ...
     size = np.asarray([len(d) for d in test])
     settings: list[tuple[str, Callable[[], Any], bool]] = [
         (f"**SpamFilter()** (default: {describe(SpamFilter())})", SpamFilter, False),
+        (UNCALIBRATED, uncalibrated, False),
+        (PREVIOUS_SPAM_DEFAULT, previous_spam_default, False),
         (f"**TextClassifier()** (default: {describe(TextClassifier())})", TextClassifier, False),
         *((name, make, True) for name, make in sklearn_settings()),
         (FORMER_DEFAULT, former_default, False),

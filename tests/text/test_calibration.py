@@ -9,7 +9,8 @@ from scipy.special import expit
 from bayeskit.datasets import load_sms_spam
 from bayeskit.errors import ParameterError
 from bayeskit.io.model_file import load, save
-from bayeskit.text import SpamFilter, TextClassifier
+from bayeskit.naive_bayes import MultinomialNB
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 from bayeskit.text import calibration as cal
 
 TEXTS, LABELS = load_sms_spam()
@@ -56,9 +57,19 @@ def test_probability_is_the_scaled_log_odds(sms_filter):
     np.testing.assert_allclose(proba[:, spam], expected, rtol=1e-12)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_allclose(np.exp(sms_filter.predict_log_proba(docs)), proba, rtol=1e-9)
-    # Overlapping n-grams make the count model overconfident: the scale shrinks its log-odds.
-    assert 0 < a < 0.5
+    assert a > 0  # higher log-odds, more likely spam
     assert sms_filter.score_counts_.sum() == 3000
+
+
+def test_the_scale_shrinks_overconfident_counts():
+    # Overlapping n-grams counted as independent evidence make a count model overconfident:
+    # the scale shrinks its log-odds. (The default's unit-length documents give log-odds of a
+    # few units: its scale stretches them instead.)
+    counts = SpamFilter(
+        vectorizer=TextVectorizer(analyzer="auto", ngram_range=(1, 2)),
+        model=MultinomialNB(alpha=0.3),
+    ).fit(TEXTS[:3000], LABELS[:3000])
+    assert 0 < counts.calibration_[0] < 0.5
 
 
 def test_unsure_band_holds_the_doubtful_messages(sms_filter):

@@ -15,11 +15,14 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 import choose_defaults  # noqa: E402
 
+#: A model name of the search: (class, norm, smoothing).
 MODELS = {
-    "MultinomialNB": (MultinomialNB, False),
-    "ComplementNB": (ComplementNB, False),
-    "TWCNB": (ComplementNB, True),
-    "BernoulliNB": (BernoulliNB, False),
+    "MultinomialNB": (MultinomialNB, False, "uniform"),
+    "ComplementNB": (ComplementNB, False, "uniform"),
+    "TWCNB": (ComplementNB, True, "uniform"),
+    "BernoulliNB": (BernoulliNB, False, None),
+    "CorpusMNB": (MultinomialNB, False, "corpus"),
+    "CorpusCNB": (ComplementNB, False, "corpus"),
 }
 
 
@@ -46,10 +49,13 @@ def test_defaults_are_the_documented_choice(cls):
     plain = type(vectorizer)().get_params()
     others = {k for k in actual if k not in expected and actual[k] != plain[k]}
     assert not others
-    model_cls, norm = MODELS[model]
+    model_cls, norm, smoothing = MODELS[model]
     fitted_model = cls.default_model()
     assert type(fitted_model) is model_cls
     assert fitted_model.alpha == alpha
     assert getattr(fitted_model, "norm", False) == norm
+    assert getattr(fitted_model, "smoothing", None) == smoothing
+    # The model the search scored under that name is the default model.
+    assert fitted_model.get_params() == choose_defaults.make_model(model, alpha).get_params()
     # A default without arguments is what the class builds.
     assert cls()._prototypes()[0].get_params() == actual
