@@ -88,6 +88,17 @@ def test_a_common_word_loses_less_than_a_rare_one_when_a_class_has_not_seen_it()
     assert uniform[0, 1] == uniform[0, 2]
 
 
+def test_a_word_of_one_class_weighs_the_same_however_often_it_was_seen():
+    # The documented property: θ_spam/θ_ham of a word only spam has does not depend on its count.
+    X = np.array([[3, 0, 0, 2], [0, 1, 9, 1], [0, 2, 30, 0]], dtype=float)
+    y = np.array(["ham", "spam", "spam"])
+    flp = bk.MultinomialNB(alpha=0.2, smoothing="corpus").fit(X, y).feature_log_prob_
+    log_odds = flp[1] - flp[0]
+    assert log_odds[1] == pytest.approx(log_odds[2], rel=1e-12)
+    uniform = bk.MultinomialNB(alpha=0.2).fit(X, y).feature_log_prob_
+    assert uniform[1, 2] - uniform[0, 2] > uniform[1, 1] - uniform[0, 1] + 2.0
+
+
 def test_a_feature_no_class_has_seen_gets_alpha_and_finite_probabilities():
     X = np.array([[2, 1, 0], [3, 0, 0], [0, 4, 0]], dtype=float)
     y = np.array([0, 0, 1])

@@ -44,7 +44,9 @@ class MultinomialNB(NumericNB):
         classes, ``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` with ``p̂_j = N_j / N`` (Dirichlet
         smoothing, Zhai & Lafferty 2001): an unseen word falls back on how common it is.
         Same total prior strength ``αD``; posterior mean only; ``p̂`` is the sum of the class
-        counts, so ``partial_fit``, merging and ``unlearn`` stay exact.
+        counts, so ``partial_fit``, merging and ``unlearn`` stay exact. A word seen in one
+        class only gets the same log-odds however often it was seen there (its count and its
+        prior pseudo-count grow together).
 
     Attributes
     ----------
