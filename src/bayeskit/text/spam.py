@@ -225,6 +225,92 @@ class SpamFilter(TextClassifier):
             scores[test] = joint[:, column] - joint[:, 1 - column]
         return calibration.score_counts(scores, is_spam)
 
+    def held_out_score_counts(self, X: Any, y: Any) -> np.ndarray:
+        """Held-out log-odds of messages the filter has learned, as score counts (see
+        ``score_counts_``), for :meth:`calibrate`.
+
+        The messages are cut into ``calibration_folds`` folds (5 when None; stratified when
+        both classes have that many messages, as ``fit`` does) and each fold is scored by the
+        filter's statistics minus the fold's: the filter fitted without it, exactly as
+        :meth:`unlearn` gives. A filter trained in batches (``partial_fit``, ``a + b``, a
+        cluster) is calibrated by reading its batches again: their counts add. On the
+        messages of one ``fit`` this gives the counts ``fit`` keeps.
+
+        Examples
+        --------
+        >>> from bayeskit.text import SpamFilter
+        >>> texts = ["win cash now", "free prize", "lunch at noon", "see you at lunch"] * 3
+        >>> labels = ["spam", "spam", "ham", "ham"] * 3
+        >>> f = SpamFilter(calibration_folds=None)
+        >>> for start in (0, 6):  # two batches
+        ...     _ = f.partial_fit(texts[start:start + 6], labels[start:start + 6])
+        >>> counts = sum(f.held_out_score_counts(texts[s:s + 6], labels[s:s + 6])
+        ...              for s in (0, 6))
+        >>> int(counts.sum())
+        12
+        >>> f.set_params(calibration_folds=5).calibrate(counts).calibration_ != (1.0, 0.0)
+        True
+        """
+        from sklearn.model_selection import KFold, StratifiedKFold  # only calibrating needs it
+
+        self._check_fitted()
+        vec, model = self._prototypes()
+        if not self._additive(vec):
+            raise ParameterError(
+                "held-out scores come from statistics that add; this filter's vectorizer "
+                "(idf weighting) keeps none: fit it whole (calibration_folds) instead"
+            )
+        docs, labels = _as_list(X), np.asarray(y)
+        is_spam = self._is_spam(labels)
+        if is_spam is None:
+            raise DataError(
+                f"the labels must be the filter's two, {self.ham_label!r} and "
+                f"{self.spam_label!r}; got {sorted({str(v) for v in labels.tolist()})[:5]}"
+            )
+        n, folds = len(docs), self._check_folds() or 5
+        n_spam = int(is_spam.sum())
+        stratified = min(folds, n_spam, n - n_spam)
+        if stratified >= 2:
+            split = StratifiedKFold(stratified, shuffle=True, random_state=0).split(docs, is_spam)
+        elif min(folds, n) >= 2:
+            split = KFold(min(folds, n), shuffle=True, random_state=0).split(docs)
+        else:
+            split = iter([(np.arange(0), np.arange(n))])
+        batch_vec = clone(vec)
+        terms, counts = batch_vec._count(docs)
+        scores = np.full(n, np.nan)
+        for _, test in split:
+            keyed, vocab = self._batch_of(
+                batch_vec, model, terms, counts[test], labels[test], None, None
+            )
+            held = clone(self).set_params(calibration_folds=None)
+            try:
+                held._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
+                scores[test] = held._log_odds([docs[i] for i in test])
+            except (DataError, ParameterError):  # without the fold a class is gone: no score
+                continue
+        kept = ~np.isnan(scores)
+        return calibration.score_counts(scores[kept], is_spam[kept])
+
+    def calibrate(self, score_counts: Any) -> SpamFilter:
+        """Fit the probability scale on held-out score counts (``score_counts_``'s shape,
+        e.g. the sum of :meth:`held_out_score_counts` over a filter's batches); they replace
+        the counts kept so far. ``calibration_folds`` must not be None."""
+        if self._check_folds() is None:
+            raise ParameterError(
+                "calibration_folds is None: the filter keeps the model's own probabilities; "
+                "set calibration_folds (e.g. set_params(calibration_folds=5)) to calibrate"
+            )
+        counts = np.asarray(score_counts, dtype=np.float64)
+        if counts.shape != calibration.empty_counts().shape or not np.all(counts >= 0):
+            raise DataError(
+                f"score counts must be an array of shape {calibration.empty_counts().shape} "
+                "of counts >= 0 (held_out_score_counts gives them)"
+            )
+        self._check_fitted()
+        self._calibrate(counts)
+        return self
+
     def _first_fit(
         self, docs: list[Any], labels: np.ndarray, classes: Any, sample_weight: Any
     ) -> None:
