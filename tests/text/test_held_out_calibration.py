@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from bayeskit.errors import DataError, ParameterError
+from bayeskit.naive_bayes import MultinomialNB
 from bayeskit.text import SpamFilter, TextVectorizer, calibration
 
 SPAM = ["win cash now", "free prize cash", "claim your free prize", "cheap meds now", "cash offer"]
@@ -23,15 +24,31 @@ def _messages(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     return texts, np.where(spam, "spam", "ham")
 
 
+COUNTS = {"vectorizer": TextVectorizer(ngram_range=(1, 2)), "model": MultinomialNB(alpha=0.3)}
+
+
 def test_one_batch_gives_fits_counts_and_scale():
     texts, labels = _messages(120)
-    fitted = SpamFilter().fit(texts, labels)
-    plain = SpamFilter(calibration_folds=None).fit(texts, labels)
+    fitted = SpamFilter(**COUNTS).fit(texts, labels)
+    plain = SpamFilter(calibration_folds=None, **COUNTS).fit(texts, labels)
     counts = plain.held_out_score_counts(texts, labels)
     np.testing.assert_array_equal(counts, fitted.score_counts_)
     plain.set_params(calibration_folds=5).calibrate(counts)
     assert plain.calibration_ == fitted.calibration_
     np.testing.assert_array_equal(plain.predict_proba(texts), fitted.predict_proba(texts))
+
+
+def test_unit_length_weights_score_a_held_out_message_as_a_new_one():
+    # fit scales a held-out message to unit length over all its terms; held-out scores here
+    # are the held-out filter's own, over the terms it knows: close scales, not equal counts
+    texts, labels = _messages(300)
+    fitted = SpamFilter().fit(texts, labels)
+    plain = SpamFilter(calibration_folds=None).fit(texts, labels)
+    plain.set_params(calibration_folds=5).calibrate(plain.held_out_score_counts(texts, labels))
+    assert plain.score_counts_.sum() == fitted.score_counts_.sum() == 300
+    np.testing.assert_allclose(
+        plain.spam_probability(texts), fitted.spam_probability(texts), atol=0.05
+    )
 
 
 @pytest.mark.parametrize("model", ["counts", "log-tf"])

@@ -234,7 +234,10 @@ class SpamFilter(TextClassifier):
         filter's statistics minus the fold's: the filter fitted without it, exactly as
         :meth:`unlearn` gives. A filter trained in batches (``partial_fit``, ``a + b``, a
         cluster) is calibrated by reading its batches again: their counts add. On the
-        messages of one ``fit`` this gives the counts ``fit`` keeps.
+        messages of one ``fit`` this gives the counts ``fit`` keeps for count weightings;
+        under unit-length weighting ``fit`` scales a held-out message over all its terms,
+        while here the held-out filter scores it as it scores a new message, over the terms
+        it knows (close scales, not the same counts).
 
         Examples
         --------
