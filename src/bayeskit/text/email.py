@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import base64
 import email
+import email.parser
+import io
 import mailbox
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email import errors as email_errors
+from email.feedparser import NLCRE, headerRE
 from email.message import Message as _Part
 from email.parser import BytesParser
 from email.policy import compat32
@@ -305,6 +308,8 @@ class _Reader:
 # --- reading ------------------------------------------------------------------------------
 
 _DASH_LINE = re.compile(rb"^--", re.MULTILINE)
+#: A longer header block is left to the parser whole (it reads 8,192 characters at a time).
+_FAST_HEADER_CHARS = 8000
 
 
 def _skim(data: bytes, defects: list[str]) -> bytes:
@@ -334,6 +339,31 @@ def _skim(data: bytes, defects: list[str]) -> bytes:
     return b"".join(kept)
 
 
+def _parse(data: bytes) -> _Part:
+    """``email.message_from_bytes(data, policy=compat32)``, the same message. For one that is
+    neither multipart nor message/*, the parser would take everything after the header block
+    as the payload, line by line: here only the header block goes through the parser (its
+    own rules, ``headerRE`` and ``NLCRE``, find where it ends) and the rest is set as the
+    payload at once (20 Newsgroups posts: a third of the time of reading one)."""
+    text = data.decode("ascii", "surrogateescape")
+    lines = io.StringIO(text, newline="")  # lines as the parser cuts them (\r\n, \r, \n)
+    end = 0
+    while end <= _FAST_HEADER_CHARS:
+        line = lines.readline()
+        if line and headerRE.match(line):
+            end += len(line)
+            continue
+        if line and not NLCRE.match(line):
+            break  # no blank line after the headers: the parser notes the defect
+        end += len(line)
+        head = email.parser.Parser(policy=compat32).parsestr(text[:end], headersonly=True)
+        if head.get_content_maintype() in ("multipart", "message"):
+            break
+        head.set_payload(text[end:])
+        return head
+    return email.message_from_bytes(data, policy=compat32)
+
+
 def _read_bytes(data: bytes) -> Message:
     defects: list[str] = []
     data = _skim(data, defects)
@@ -342,7 +372,7 @@ def _read_bytes(data: bytes) -> Message:
     reader = _Reader(defects)
     try:
         try:
-            parsed = email.message_from_bytes(data, policy=compat32)
+            parsed = _parse(data)
         except RecursionError:  # thousands of nested multiparts: read the body as text
             defects.append("message: MIME parts nested too deep to parse; body read as text")
             parsed = BytesParser(policy=compat32).parsebytes(data, headersonly=True)
