@@ -13,6 +13,7 @@ about 8 s in Python.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ def count_auto(
     # Header and URL tokens (the body's words are left to the scanner: text="").
     heads = [email_tokens(replace(message, text="")) for message in messages]
     parts = [
-        (mailed, *_count_lists(heads)),
+        (mailed, *count_token_lists(heads)),
         (mailed, *words._count([message.text for message in messages])),
     ]
     if len(plain):
@@ -47,8 +48,9 @@ def count_auto(
     return _add_parts(parts, len(documents))
 
 
-def _count_lists(token_lists: list[list[str]]) -> tuple[np.ndarray, sp.csr_matrix]:
-    """Sorted distinct tokens of some token lists and their counts (CSR, canonical)."""
+def count_token_lists(token_lists: Iterable[Iterable[str]]) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Sorted distinct tokens of some token lists (one per document) and their counts (CSR,
+    canonical: each row's columns sorted)."""
     index: dict[str, int] = {}
     indices: list[int] = []
     indptr = [0]
@@ -63,7 +65,7 @@ def _count_lists(token_lists: list[list[str]]) -> tuple[np.ndarray, sp.csr_matri
     columns = rank[np.asarray(indices, dtype=np.int64)] if indices else np.zeros(0, np.int64)
     counts = sp.csr_matrix(
         (np.ones(len(columns)), columns, np.asarray(indptr, dtype=np.int64)),
-        shape=(len(token_lists), len(terms)),
+        shape=(len(indptr) - 1, len(terms)),
     )
     counts.sum_duplicates()
     return terms[order], counts

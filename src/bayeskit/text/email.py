@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import email
+import email.feedparser
 import email.parser
 import io
 import mailbox
@@ -36,7 +37,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email import errors as email_errors
-from email.feedparser import NLCRE, headerRE
 from email.message import Message as _Part
 from email.parser import BytesParser
 from email.policy import compat32
@@ -310,6 +310,12 @@ class _Reader:
 _DASH_LINE = re.compile(rb"^--", re.MULTILINE)
 #: A longer header block is left to the parser whole (it reads 8,192 characters at a time).
 _FAST_HEADER_CHARS = 8000
+# The parser's own rules for a header line and for the blank line after the headers
+# (undocumented names of email.feedparser; the same patterns should they ever move).
+_HEADER_LINE_RE: re.Pattern[str] = getattr(
+    email.feedparser, "headerRE", re.compile(r"^(From |[\041-\071\073-\176]*:|[\t ])")
+)
+_NEWLINE_RE: re.Pattern[str] = getattr(email.feedparser, "NLCRE", re.compile(r"\r\n|\r|\n"))
 
 
 def _skim(data: bytes, defects: list[str]) -> bytes:
@@ -343,17 +349,17 @@ def _parse(data: bytes) -> _Part:
     """``email.message_from_bytes(data, policy=compat32)``, the same message. For one that is
     neither multipart nor message/*, the parser would take everything after the header block
     as the payload, line by line: here only the header block goes through the parser (its
-    own rules, ``headerRE`` and ``NLCRE``, find where it ends) and the rest is set as the
+    own rules find where it ends) and the rest is set as the
     payload at once (20 Newsgroups posts: a third of the time of reading one)."""
     text = data.decode("ascii", "surrogateescape")
     lines = io.StringIO(text, newline="")  # lines as the parser cuts them (\r\n, \r, \n)
     end = 0
     while end <= _FAST_HEADER_CHARS:
         line = lines.readline()
-        if line and headerRE.match(line):
+        if line and _HEADER_LINE_RE.match(line):
             end += len(line)
             continue
-        if line and not NLCRE.match(line):
+        if line and not _NEWLINE_RE.match(line):
             break  # no blank line after the headers: the parser notes the defect
         end += len(line)
         head = email.parser.Parser(policy=compat32).parsestr(text[:end], headersonly=True)

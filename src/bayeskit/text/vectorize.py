@@ -24,7 +24,7 @@ from .analyze import (
     make_analyzer,
     stop_word_set,
 )
-from .auto_count import count_auto
+from .auto_count import count_auto, count_token_lists
 from .vocabulary import VocabularyStats, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
@@ -381,24 +381,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         """``_count`` by the analyzer, in Python: every setting, decoded documents."""
         self._check_params()
         analyze = self._analyze
-        index: dict[str, int] = {}
-        indices: list[int] = []
-        indptr = [0]
-        for text in texts:
-            for term in analyze(text):
-                indices.append(index.setdefault(term, len(index)))
-            indptr.append(len(indices))
-        terms = np.asarray(list(index), dtype=object)
-        order = np.argsort(terms, kind="stable") if len(terms) else np.zeros(0, np.int64)
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        cols = rank[np.asarray(indices, dtype=np.int64)] if indices else np.zeros(0, np.int64)
-        counts = sp.csr_matrix(
-            (np.ones(len(cols)), cols, np.asarray(indptr, dtype=np.int64)),
-            shape=(len(indptr) - 1, len(terms)),
-        )
-        counts.sum_duplicates()  # also sorts the column indices of every row
-        return terms[order], counts
+        return count_token_lists(analyze(text) for text in texts)
 
     def _count_into_vocabulary(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
         """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
