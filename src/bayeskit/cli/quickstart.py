@@ -60,8 +60,10 @@ def quickstart(
     splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0).split(texts, labels)
     # Every message is counted once, for all folds: a fold's training terms are the columns
     # its rows use, and its test messages are looked up among them, which is what fitting
-    # on the fold's texts and scoring the others' texts count (the same numbers).
-    terms, counts = clone(vectorizer)._count(texts)
+    # on the fold's texts and scoring the others' texts count (the same numbers). Counted in
+    # Python: for these 0.45 MB that is 0.2-0.3 s, where loading numba and the compiled
+    # scanner into a fresh process costs more (the same terms and counts either way).
+    terms, counts = clone(vectorizer).check_params()._count_python(texts)
     with progress("cross-validating", folds) as update:
         for k, (train, test) in enumerate(splits, start=1):
             spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))

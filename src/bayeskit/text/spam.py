@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._base import unchanged_on_error
+from .._base import class_weights, unchanged_on_error
 from .._values import find_sorted
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
@@ -192,13 +192,17 @@ class SpamFilter(TextClassifier):
         model = self._fitted()[1]
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
-        whole = clone(model)._summarize(X, labels, None, classes=None, reset=True)
+        probe = clone(model)
+        whole = probe._summarize(X, labels, None, classes=None, reset=True)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
         split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
         for _, test in split:
-            fold = clone(model)._summarize(
-                X[test], labels[test], None, classes=whole.classes, reset=True
+            # X was checked by the whole's summary: its rows go to the statistics directly
+            # (what _summarize does after checking them).
+            part = X[test]
+            fold = probe._summary_of(
+                probe._blocks_of(part), *class_weights(labels[test], None, len(test), whole.classes)
             )
             rest = whole - fold
             block = rest.blocks[0]
@@ -208,7 +212,9 @@ class SpamFilter(TextClassifier):
             seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
             counts = Counts(block.weight, block.total[:, seen])
             held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
-            joint = held.predict_joint_log_proba(X[test][:, seen])
+            held._check_usable()
+            scored = part[:, seen]
+            joint = held._joint_of(held._blocks_of(scored), scored.shape[0])  # checked rows
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = joint[:, column] - joint[:, 1 - column]
         return calibration.score_counts(scores, is_spam)
