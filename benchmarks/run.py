@@ -10,7 +10,8 @@ Usage (from the project root)::
 The two libraries run interleaved (A B A B ...) after one untimed warm-up each; fit and predict
 are timed with ``time.perf_counter`` and medians are reported. Progress goes to stderr, the
 Markdown report to stdout. Start-up and the main job (``python -m bayeskit``) are fresh
-processes, so they are measured by ``benchmarks/startup.py`` instead (benchmarks/README.md).
+processes: the ``quickstart`` and ``startup`` rows time them warm through
+``benchmarks/startup.py`` (which also measures the cold first runs; benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import sklearn
 from threadpoolctl import threadpool_info
 
 import bayeskit
+from startup import process_rows
 from workloads import WORKLOADS as TABLE_AND_TEXT_WORKLOADS
 from workloads import Side, Skip, Workload
 from workloads_da import WORKLOADS as DA_WORKLOADS
@@ -38,6 +40,8 @@ from workloads_em import WORKLOADS as EM_WORKLOADS
 from workloads_kde import WORKLOADS as KDE_WORKLOADS
 
 WORKLOADS = TABLE_AND_TEXT_WORKLOADS + KDE_WORKLOADS + DA_WORKLOADS + EM_WORKLOADS
+#: Rows timed as fresh processes (benchmarks/startup.py), not side by side.
+PROCESS_ROWS = ("quickstart", "startup")
 
 
 def run_once(side: Side) -> tuple[Any, np.ndarray, float, float]:
@@ -170,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller data")
     parser.add_argument(
-        "--only", nargs="+", choices=[w.name for w in WORKLOADS], help="run these workloads"
+        "--only",
+        nargs="+",
+        choices=[w.name for w in WORKLOADS] + list(PROCESS_ROWS),
+        help="run these workloads",
     )
     args = parser.parse_args(argv)
     repeats, min_seconds = (3, 0.0) if args.quick else (9, 3.0)
@@ -187,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(measure(work, args.quick, repeats, min_seconds))
         except Skip as why:
             notes.append(f"- skipped {work.name}: {why}")
-    print("\n".join(tables(rows)) if rows else "No workload ran.")
+    processes = [n for n in PROCESS_ROWS if not args.only or n in args.only]
+    if rows or not processes:
+        print("\n".join(tables(rows)) if rows else "No workload ran.")
+    if processes:
+        print(f"\nFresh processes ({', '.join(processes)}; warm, medians, wall and CPU):\n")
+        print("\n".join(process_rows(processes, rounds=3 if args.quick else 5)))
     if notes:
         print("\n" + "\n".join(notes))
     print(f"\nWall time of the whole run: {time.perf_counter() - began:.0f} s.")

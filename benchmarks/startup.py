@@ -122,8 +122,11 @@ def prepare(work: Path, env: dict[str, str]) -> None:
     assert done.code == 0, done.err
 
 
-def measure_warm(work: Path, env: dict[str, str], rounds: int) -> list[str]:
-    rows = warm_rows(work)
+def measure_warm(
+    work: Path, env: dict[str, str], rounds: int, only: Callable[[str], bool] | None = None
+) -> list[str]:
+    """The warm table (``only``: the rows whose name it accepts, and the reference)."""
+    rows = [r for i, r in enumerate(warm_rows(work)) if i == 0 or only is None or only(r.name)]
     for row in rows:  # one untimed run each: files into the OS cache, kernels compiled
         run(row.args, cwd=work, env=env, stdin=row.stdin)
     times: dict[str, list[Run]] = {row.name: [] for row in rows}
@@ -205,6 +208,25 @@ def measure_cold(work: Path, env: dict[str, str]) -> list[str]:
         return lines
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def process_rows(names: list[str], rounds: int = 5) -> list[str]:
+    """The rows of benchmarks/run.py that time fresh processes: ``quickstart`` (the main job,
+    ``python -m bayeskit``) and ``startup`` (``bayeskit --version`` / ``--help``, ``import
+    bayeskit``, a one-line predict), warm, interleaved with ``import sklearn.base``. The cold
+    first runs take minutes of compiling: ``python benchmarks/startup.py`` measures them."""
+    wanted = {
+        "quickstart": lambda name: name.startswith("python -m bayeskit"),
+        "startup": lambda name: not name.startswith("python -m bayeskit"),
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BAYESKIT_")}
+    env["COLUMNS"] = "100"
+    work = Path(tempfile.mkdtemp(prefix="bayeskit-startup-"))
+    try:
+        prepare(work, env)
+        return measure_warm(work, env, rounds, lambda n: any(wanted[k](n) for k in names))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:

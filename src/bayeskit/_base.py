@@ -649,6 +649,10 @@ def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
             isinstance(value, np.ndarray) and value.dtype.kind == "f"
         ):
             array = np.asarray(value)
+            # One pass without a temporary first (max is NaN or +inf exactly when some
+            # entry is): three boolean arrays of a large model's size cost more.
+            if array.size == 0 or np.max(array) < np.inf:
+                continue
             with np.errstate(invalid="ignore"):
                 bad = np.isnan(array) | np.isposinf(array)
             if bad.any():

@@ -9,7 +9,6 @@ from typing import Annotated
 import numpy as np
 import typer
 from sklearn.base import clone
-from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold
 
 from .._version import __version__
@@ -56,17 +55,25 @@ def quickstart(
 
     start = time.perf_counter()
     texts, labels = load_sms_spam()
-    docs = np.asarray(texts, dtype=object)
     predicted = np.empty_like(labels)
     verdict = np.empty(len(labels), dtype="<U6")
-    splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0).split(docs, labels)
+    splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0).split(texts, labels)
+    # Every message is counted once, for all folds: a fold's training terms are the columns
+    # its rows use, and its test messages are looked up among them, which is what fitting
+    # on the fold's texts and scoring the others' texts count (the same numbers). Counted in
+    # Python: for these 0.45 MB that is 0.2-0.3 s, where loading numba and the compiled
+    # scanner into a fresh process costs more (the same terms and counts either way).
+    terms, counts = clone(vectorizer).check_params()._count_python(texts)
     with progress("cross-validating", folds) as update:
         for k, (train, test) in enumerate(splits, start=1):
             spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))
             if words:  # scikit-learn's pipeline: its own probabilities
                 spam_filter.set_params(calibration_folds=None)
-            spam_filter.fit(docs[train].tolist(), labels[train])
-            p_spam = spam_filter.spam_probability(docs[test].tolist())  # scored once
+            rows = counts[train]
+            used = np.flatnonzero(rows.getnnz(axis=0))
+            seen = terms[used]
+            spam_filter._fit_counted(seen, rows[:, used], labels[train])  # = fit
+            p_spam = spam_filter._spam_probability_counted(seen, counts[test][:, used])
             predicted[test] = spam_filter.decisions(p_spam)  # = predict
             verdict[test] = spam_filter.verdicts(p_spam)  # = classify
             update(k)
@@ -76,8 +83,8 @@ def quickstart(
     print(f"bayeskit {__version__} — spam filter on the SMS Spam Collection")
     print(f"messages: {len(labels)} (ham {int((~spam).sum())}, spam {int(spam.sum())})")
     print(f"model: SpamFilter, {described}; {folds}-fold stratified cross-validation (seed 0)")
-    print(f"accuracy: {accuracy_score(labels, predicted):.4f}")
-    print(f"macro-F1: {f1_score(labels, predicted, average='macro'):.4f}")
+    print(f"accuracy: {float(np.mean(labels == predicted)):.4f}")
+    print(f"macro-F1: {_macro_f1(labels, predicted):.4f}")
     caught = (predicted[spam] == "spam").mean()
     false_alarm = (predicted[~spam] == "spam").mean()
     print(f"spam caught: {caught:.1%}   ham flagged as spam: {false_alarm:.2%}")
@@ -90,3 +97,16 @@ def quickstart(
     print("      bayeskit train sms.csv --target label -o sms.bk   (or your own .csv/.tsv/.jsonl/")
     print("      .parquet table, or a folder with one sub-folder per class of texts or e-mails);")
     print("      then bayeskit evaluate, predict, explain, inspect and report (bayeskit --help)")
+
+
+def _macro_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """The mean over the labels of ``2 tp / (2 tp + fp + fn)`` (scikit-learn's macro F1, 0 for a
+    label never true nor predicted), in numpy: ``sklearn.metrics`` costs the main job 0.05 s
+    of imports."""
+    scores = []
+    for label in np.union1d(truth, predicted):
+        said, true = predicted == label, truth == label
+        hits = 2.0 * np.sum(said & true)
+        total = hits + np.sum(said & ~true) + np.sum(~said & true)
+        scores.append(hits / total if total else 0.0)
+    return float(np.mean(scores))

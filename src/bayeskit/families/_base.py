@@ -44,6 +44,7 @@ from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
 from ..stats._base import hard_labels
+from ._sparse_dot import csr_dot_t
 
 __all__ = [
     "FAMILIES",
@@ -203,9 +204,11 @@ def safe_dot(X: Any, W: np.ndarray) -> np.ndarray:
     """``X @ W.T`` where ``W`` may hold ``-inf`` (an event of zero probability, as unsmoothed
     maximum likelihood gives): a row that uses such an event scores ``-inf``, a row that does
     not is unaffected (plain ``0 * -inf`` would give NaN)."""
-    impossible = np.isneginf(W)
-    if not impossible.any():
-        out = X @ W.T
+    # The common case (no -inf) by one pass over W without a temporary of its size.
+    impossible = None if W.size == 0 or np.min(W) > -np.inf else np.isneginf(W)
+    if impossible is None or not impossible.any():
+        fast = csr_dot_t(X, W)  # scipy's numbers, on both cores, for a large CSR X
+        out = X @ W.T if fast is None else fast
         return np.asarray(out, dtype=np.float64)
     out = np.asarray(X @ np.where(impossible, 0.0, W).T, dtype=np.float64)
     hits = np.asarray(X @ impossible.T.astype(np.float64))

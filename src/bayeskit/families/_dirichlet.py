@@ -117,12 +117,22 @@ def pseudo_count(alpha: Any, estimate: str) -> Any:
     return alpha
 
 
-def log_ratio(num: np.ndarray, den: np.ndarray, n_categories: Any) -> np.ndarray:
+def log_ratio(
+    num: np.ndarray, den: np.ndarray, n_categories: Any, *, own: bool = False
+) -> np.ndarray:
     """``log(num / den)``; a class with no data at all (``den == 0``) gets the uniform
-    distribution over its ``n_categories`` instead of 0/0."""
+    distribution over its ``n_categories`` instead of 0/0.
+
+    ``own``: ``num`` is a float64 temporary of the caller's, so the result is written over it
+    (the same numbers: for 20 classes × a million n-grams each array not allocated saves the
+    page faults of 190 MB)."""
     empty = den == 0
     if np.any(empty):
         num = np.where(empty, 1.0, num)
         den = np.where(empty, n_categories, den)
     with np.errstate(divide="ignore"):
-        return np.log(num) - np.log(den)
+        if not own or num.dtype != np.float64:
+            return np.log(num) - np.log(den)
+        out = np.log(num, out=num)
+        out -= np.log(den)
+        return out

@@ -96,7 +96,7 @@ class Multinomial(Family):
     def finalize(self, stats: Counts) -> MultinomialParams:
         num = stats.total + self._pseudo(stats)
         den = num.sum(axis=1, keepdims=True)
-        return MultinomialParams(log_ratio(num, den, stats.n_features))
+        return MultinomialParams(log_ratio(num, den, stats.n_features, own=True))
 
     def log_prob(self, params: MultinomialParams, X: Any) -> np.ndarray:
         return safe_dot(X, params.feature_log_prob)

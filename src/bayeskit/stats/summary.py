@@ -117,7 +117,7 @@ class Summary:
         for mine, left in zip(self.blocks, out.blocks, strict=True):
             # A class with no rows left must have nothing left in its statistics either
             # (the largest weight of each class is minus the smallest of the negation).
-            high, scale = -(-left).min_weights(), -(-mine).min_weights()
+            high, scale = left.max_weights(), mine.max_weights()
             stale = emptied & (high > 1e-9 * scale + tolerance)
             if stale.any():
                 c = int(np.argmax(stale))

@@ -37,6 +37,7 @@ _MAIL_HEADER = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADER_LINE = re.compile(r"^([!-9;-~]+:|[ \t])")
+_BLANK_LINE = re.compile(r"\r?\n\r?\n")
 #: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
 _MBOX_FROM_LINE = re.compile(r"From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 
@@ -308,7 +309,11 @@ def is_raw_email(doc: Any) -> bool:
         return False
     if _MBOX_FROM_LINE.match(head):
         return True
-    block = re.split(r"\r?\n\r?\n", head, maxsplit=1)[0]
+    if not _HEADER_LINE.match(head):
+        # The first line is no header line (neither pattern reaches past a line's end): the
+        # answer for most texts that are not e-mails, without splitting them.
+        return False
+    block = _BLANK_LINE.split(head, maxsplit=1)[0]
     lines = block.splitlines()
     return (
         len(lines) >= 2

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import base64
 import email
+import email.feedparser
+import email.parser
+import io
 import mailbox
 import os
 import re
@@ -305,6 +308,14 @@ class _Reader:
 # --- reading ------------------------------------------------------------------------------
 
 _DASH_LINE = re.compile(rb"^--", re.MULTILINE)
+#: A longer header block is left to the parser whole (it reads 8,192 characters at a time).
+_FAST_HEADER_CHARS = 8000
+# The parser's own rules for a header line and for the blank line after the headers
+# (undocumented names of email.feedparser; the same patterns should they ever move).
+_HEADER_LINE_RE: re.Pattern[str] = getattr(
+    email.feedparser, "headerRE", re.compile(r"^(From |[\041-\071\073-\176]*:|[\t ])")
+)
+_NEWLINE_RE: re.Pattern[str] = getattr(email.feedparser, "NLCRE", re.compile(r"\r\n|\r|\n"))
 
 
 def _skim(data: bytes, defects: list[str]) -> bytes:
@@ -334,6 +345,31 @@ def _skim(data: bytes, defects: list[str]) -> bytes:
     return b"".join(kept)
 
 
+def _parse(data: bytes) -> _Part:
+    """``email.message_from_bytes(data, policy=compat32)``, the same message. For one that is
+    neither multipart nor message/*, the parser would take everything after the header block
+    as the payload, line by line: here only the header block goes through the parser (its
+    own rules find where it ends) and the rest is set as the
+    payload at once (20 Newsgroups posts: a third of the time of reading one)."""
+    text = data.decode("ascii", "surrogateescape")
+    lines = io.StringIO(text, newline="")  # lines as the parser cuts them (\r\n, \r, \n)
+    end = 0
+    while end <= _FAST_HEADER_CHARS:
+        line = lines.readline()
+        if line and _HEADER_LINE_RE.match(line):
+            end += len(line)
+            continue
+        if line and not _NEWLINE_RE.match(line):
+            break  # no blank line after the headers: the parser notes the defect
+        end += len(line)
+        head = email.parser.Parser(policy=compat32).parsestr(text[:end], headersonly=True)
+        if head.get_content_maintype() in ("multipart", "message"):
+            break
+        head.set_payload(text[end:])
+        return head
+    return email.message_from_bytes(data, policy=compat32)
+
+
 def _read_bytes(data: bytes) -> Message:
     defects: list[str] = []
     data = _skim(data, defects)
@@ -342,7 +378,7 @@ def _read_bytes(data: bytes) -> Message:
     reader = _Reader(defects)
     try:
         try:
-            parsed = email.message_from_bytes(data, policy=compat32)
+            parsed = _parse(data)
         except RecursionError:  # thousands of nested multiparts: read the body as text
             defects.append("message: MIME parts nested too deep to parse; body read as text")
             parsed = BytesParser(policy=compat32).parsebytes(data, headersonly=True)

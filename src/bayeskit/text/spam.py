@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._base import unchanged_on_error
+from .._base import class_weights, unchanged_on_error
 from .._values import find_sorted
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
@@ -204,13 +204,17 @@ class SpamFilter(TextClassifier):
         model = self._fitted()[1]
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
-        whole = clone(model)._summarize(X, labels, None, classes=None, reset=True)
+        probe = clone(model)
+        whole = probe._summarize(X, labels, None, classes=None, reset=True)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
         split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
         for _, test in split:
-            fold = clone(model)._summarize(
-                X[test], labels[test], None, classes=whole.classes, reset=True
+            # X was checked by the whole's summary: its rows go to the statistics directly
+            # (what _summarize does after checking them).
+            part = X[test]
+            fold = probe._summary_of(
+                probe._blocks_of(part), *class_weights(labels[test], None, len(test), whole.classes)
             )
             rest = whole - fold
             block = rest.blocks[0]
@@ -220,7 +224,9 @@ class SpamFilter(TextClassifier):
             seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
             counts = Counts(block.weight, block.total[:, seen])
             held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
-            joint = held.predict_joint_log_proba(X[test][:, seen])
+            held._check_usable()
+            scored = part[:, seen]
+            joint = held._joint_of(held._blocks_of(scored), scored.shape[0])  # checked rows
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = joint[:, column] - joint[:, 1 - column]
         return calibration.score_counts(scores, is_spam)
@@ -319,24 +325,74 @@ class SpamFilter(TextClassifier):
     ) -> None:
         """Fit an unfitted filter, then its scale: the messages are counted once, for the
         statistics and for the out-of-fold scores."""
-        vec, model = self._prototypes()
-        if not self._additive(vec) or self._check_folds() is None:
-            TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
-            X = self.vectorizer_.transform(docs) if "vectorizer_" in self.__dict__ else None
-        else:
-            batch_vec = clone(vec)
-            terms, counts = batch_vec._count(docs)
-            keyed, vocab = self._batch_of(
-                batch_vec, model, terms, counts, labels, sample_weight, classes
-            )
-            self._adopt(keyed, vocab)
-            fitted = self._fitted()[0]
-            columns, found = find_sorted(terms, fitted.terms_)
-            X = batch_vec._weigh(counts)[:, columns[found]] if len(terms) else None
+        vec, _ = self._prototypes()
+        if self._additive(vec) and self._check_folds() is not None:
+            terms, counts = clone(vec)._count(docs)
+            self._fit_counted(terms, counts, labels, classes, sample_weight)
+            return
+        TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
+        X = self.vectorizer_.transform(docs) if "vectorizer_" in self.__dict__ else None
         if X is None or self._check_folds() is None:
             self._calibrate(calibration.empty_counts())
         else:
             self._calibrate(self._held_out_counts(X, labels))
+
+    def _fit_counted(
+        self,
+        terms: np.ndarray,
+        counts: Any,
+        labels: np.ndarray,
+        classes: Any = None,
+        sample_weight: Any = None,
+    ) -> SpamFilter:
+        """Fit an unfitted filter whose statistics are kept per term (``_additive``) from its
+        messages already counted: ``terms`` and ``counts`` as its vectorizer's ``_count``
+        gives them (sorted distinct terms, canonical CSR counts). What :meth:`fit` does after
+        counting; the quick start's cross-validation counts the collection once for all its
+        folds (a fold's terms and counts are the columns its rows use)."""
+        vec, model = self._prototypes()
+        if not self._additive(vec):
+            raise ParameterError("_fit_counted needs statistics kept per term (see fit)")
+        batch_vec = clone(vec)
+        keyed, vocab = self._batch_of(
+            batch_vec, model, terms, counts, labels, sample_weight, classes
+        )
+        self._adopt(keyed, vocab)
+        if not len(terms) or self._check_folds() is None:
+            self._calibrate(calibration.empty_counts())
+            return self
+        columns = self._vocabulary_columns(terms)
+        X = batch_vec._weigh(counts)
+        X = X if columns is None else X[:, columns]
+        self._calibrate(self._held_out_counts(X, labels))
+        return self
+
+    def _spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """:meth:`spam_probability` of messages already counted over ``terms`` (sorted,
+        distinct; canonical CSR ``counts``): the same numbers as from their texts."""
+        if self._scale() == calibration.IDENTITY:
+            vec, model = self._fitted()
+            proba = model.predict_proba(vec._weigh(vec._reindex(terms, counts)))
+            return proba[:, self._spam_column()]
+        joint = self._joint_counted(terms, counts)
+        column = self._spam_column()
+        return calibration.calibrated(joint[:, column] - joint[:, 1 - column], self._scale())
+
+    def _joint_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """:meth:`predict_joint_log_proba` of messages already counted over ``terms``."""
+        vec, model = self._fitted()
+        return model.predict_joint_log_proba(vec._weigh(vec._reindex(terms, counts)))
+
+    def _vocabulary_columns(self, terms: np.ndarray) -> Any:
+        """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
+        counted): its selection from these very terms when it was chosen from them (no
+        search among strings; None when it kept every one), else found by search."""
+        fitted = self._fitted()[0]
+        selected = fitted.__dict__.get("_selected")
+        if selected is not None and fitted.stats_.terms is terms:
+            return None if len(selected) == len(terms) else selected
+        columns, found = find_sorted(terms, fitted.terms_)
+        return columns[found]
 
     def _spam_label_in(self, classes: np.ndarray) -> Any:
         return next(c for c in classes.tolist() if str(c) == str(self.spam_label))
@@ -371,22 +427,43 @@ class SpamFilter(TextClassifier):
             with unchanged_on_error(self):
                 self._first_fit(docs, labels, classes, sample_weight)
             return self
-        added = self._new_scores(docs, labels)
+        vec, model = self._prototypes()
+        if not self._additive(vec) or "stats_" not in self.__dict__:
+            added = self._new_scores(docs, labels)
+            with unchanged_on_error(self):
+                super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
+                self._calibrate(self._counts() + added)
+            return self
+        # Each message is counted once: scored by the model as it is, then learned.
+        batch_vec = clone(vec)
+        terms, counts = batch_vec._count(docs)
+        added = self._new_scores(docs, labels, counted=(terms, counts))
         with unchanged_on_error(self):
-            super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
+            keyed, vocab = self._batch_of(
+                batch_vec, model, terms, counts, labels, sample_weight, classes
+            )
+            self._adopt(self.stats_ + keyed, self.vocabulary_stats_ + vocab)
             self._calibrate(self._counts() + added)
         return self
 
     def _counts(self) -> np.ndarray:
         return self.__dict__.get("score_counts_", calibration.empty_counts())
 
-    def _new_scores(self, docs: list[Any], labels: np.ndarray) -> np.ndarray:
-        """Counts of the current model's scores of messages it has not learned."""
+    def _new_scores(
+        self, docs: list[Any], labels: np.ndarray, counted: tuple[np.ndarray, Any] | None = None
+    ) -> np.ndarray:
+        """Counts of the current model's scores of messages it has not learned (``counted``:
+        their terms and counts, when already counted)."""
         is_spam = self._is_spam(labels)
         if self._check_folds() is None or is_spam is None or len(docs) == 0:
             return calibration.empty_counts()
         try:
-            scores = self._log_odds(docs)
+            if counted is None:
+                scores = self._log_odds(docs)
+            else:
+                joint = self._joint_counted(*counted)
+                column = self._spam_column()
+                scores = joint[:, column] - joint[:, 1 - column]
         except DataError:  # not yet the two classes: no score to keep
             return calibration.empty_counts()
         return calibration.score_counts(scores, is_spam)

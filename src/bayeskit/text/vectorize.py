@@ -24,6 +24,7 @@ from .analyze import (
     make_analyzer,
     stop_word_set,
 )
+from .auto_count import count_auto, count_token_lists
 from .vocabulary import VocabularyStats, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
@@ -38,6 +39,9 @@ FAST_MIN_CHARS = 1 << 12
 #: documents (one line to ``bayeskit predict``) loading the compiled kernel, with numba and
 #: LLVM, costs half a second more than the work.
 SMALL_REMAP_NNZ = 1 << 12
+#: Fewer count entries than this are summed per term by numpy (``stats_of``): the quick start's
+#: folds of the SMS collection (about 10^5 entries) then need no compiled kernel at all.
+SMALL_TOTALS_NNZ = 1 << 18
 
 
 # auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
@@ -199,7 +203,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         if self.output == "hashed":
             return self._hashed(raw_documents)
         if self.analyzer == "auto":
-            return self._weigh(self._reindex(*self._count(raw_documents)), own=True)
+            documents = list(self._documents(raw_documents))
+            mail = _mail_mask(documents)
+            # No e-mail among them: every document is read as analyzer="word" reads it, so the
+            # compiled scanner looks its terms up in the vocabulary's table, as for "word".
+            known = None if mail.any() else self._count_known_words(documents)
+            if known is None:
+                known = self._reindex(*self._count_auto(documents, mail))
+            return self._weigh(known, own=True)
         if self._analysis() is not None:
             texts = list(self._documents(raw_documents))
             if sum(map(len, texts)) >= FAST_MIN_CHARS:
@@ -343,33 +354,19 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             return self._count_python(texts)
         return count_terms(texts, analysis)
 
-    def _count_auto(self, documents: list[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
+    def _count_auto(
+        self, documents: list[Any], mail: np.ndarray | None = None
+    ) -> tuple[np.ndarray, sp.csr_matrix]:
         """``_count`` of analyzer="auto": the texts that are not e-mails are counted as
         analyzer="word" counts them (by the compiled scanner when it can), the e-mails by the
-        analyzer in Python; the two term lists are merged and the rows keep their order."""
-        mail = np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
-        if mail.all():
-            return self._count_python(documents)
+        analyzer in Python; the two term lists are merged and the rows keep their order.
+        ``mail``: which documents are e-mails, when already known."""
+        if mail is None:
+            mail = _mail_mask(documents)
         words = clone(self).set_params(analyzer="word", vocabulary=None)
-        plain = np.flatnonzero(~mail)
         if not mail.any():
             return words._count(documents)
-        parts = [
-            words._count([documents[i] for i in plain]),
-            self._count_python([documents[i] for i in np.flatnonzero(mail)]),
-        ]
-        terms = np.unique(np.concatenate([t for t, _ in parts]))
-        blocks = []
-        for part_terms, counts in parts:
-            counts = counts.tocsr(copy=True)
-            # Both term lists are sorted: the column map rises and the rows stay sorted.
-            counts.indices = np.searchsorted(terms, part_terms)[counts.indices]
-            blocks.append(sp.csr_matrix((counts.data, counts.indices, counts.indptr),
-                                        shape=(counts.shape[0], len(terms))))  # fmt: skip
-        order = np.argsort(np.concatenate([plain, np.flatnonzero(mail)]), kind="stable")
-        out = sp.vstack(blocks, format="csr")[order]
-        out.has_canonical_format = True
-        return terms, out
+        return count_auto(words, documents, mail)
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word
@@ -387,24 +384,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         """``_count`` by the analyzer, in Python: every setting, decoded documents."""
         self._check_params()
         analyze = self._analyze
-        index: dict[str, int] = {}
-        indices: list[int] = []
-        indptr = [0]
-        for text in texts:
-            for term in analyze(text):
-                indices.append(index.setdefault(term, len(index)))
-            indptr.append(len(indices))
-        terms = np.asarray(list(index), dtype=object)
-        order = np.argsort(terms, kind="stable") if len(terms) else np.zeros(0, np.int64)
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        cols = rank[np.asarray(indices, dtype=np.int64)] if indices else np.zeros(0, np.int64)
-        counts = sp.csr_matrix(
-            (np.ones(len(cols)), cols, np.asarray(indptr, dtype=np.int64)),
-            shape=(len(indptr) - 1, len(terms)),
-        )
-        counts.sum_duplicates()  # also sorts the column indices of every row
-        return terms[order], counts
+        return count_token_lists(analyze(text) for text in texts)
 
     def _count_into_vocabulary(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
         """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
@@ -461,7 +441,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 max_df=self.max_df,
                 max_features=self.max_features,
             )
-            self.terms_ = self.stats_.terms[self._selected]
+            counted = self.stats_.terms
+            # Every term kept (no min_df/max_df/max_features cut): the same array, not a copy
+            # of a million strings.
+            whole = len(self._selected) == len(counted)
+            self.terms_ = counted if whole else counted[self._selected]
         if self.output == "tfidf" and self.use_idf:
             self.idf_ = self._idf()
         else:
@@ -533,12 +517,45 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self._columns_cache = (self.terms_, index)
         return index
 
+    def _count_known_words(self, documents: list[Any]) -> sp.csr_matrix | None:
+        """``_reindex(*_count(documents))`` of analyzer="auto" for documents none of which is
+        an e-mail, by the compiled scanner's lookup (:meth:`_count_known`); None where that
+        path does not apply (little text, settings it does not compile, or a vocabulary not
+        chosen among terms it counted: then e-mail tokens may be among them)."""
+        if self._word_analysis() is None or "_selected" not in self.__dict__:
+            return None
+        if isinstance(documents, list) and all(type(doc) is str for doc in documents):
+            texts = documents
+        else:
+            texts = [decode(doc, encoding=self.encoding) for doc in documents]
+        if sum(map(len, texts)) < FAST_MIN_CHARS:
+            return None
+        try:
+            return self._count_known(texts)
+        except _NoTable:
+            return None
+
+    def _word_analysis(self) -> Analysis | None:
+        """The compiled scanner's analysis of the texts analyzer="auto" reads as words."""
+        return Analysis.of(
+            "word",
+            self.token_pattern,
+            check_ngram_range(self.ngram_range),
+            bool(self.lowercase),
+            stop_word_set(self.stop_words),
+        )
+
+    def _scanned_analysis(self) -> Analysis | None:
+        """The analysis :meth:`_count_known` scans with: this analyzer's, or for "auto" that
+        of the texts it reads as words."""
+        return self._word_analysis() if self.analyzer == "auto" else self._analysis()
+
     def _count_known(self, texts: list[str]) -> sp.csr_matrix:
         """``_reindex(*_count(texts))`` for a compiled analyzer, by looking every term up in a
         table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`): no term
         becomes a ``str``. Stop words are dropped by the scanner before n-grams are formed,
         as when counting."""
-        analysis = self._analysis()
+        analysis = self._scanned_analysis()
         assert analysis is not None
         n_vocab = len(self.terms_)
         oov = self.oov_token is not None
@@ -546,8 +563,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
 
     def _lookup(self, utf8: bool) -> Lookup:
         """The fitted vocabulary's lookup table for text in UTF-8 or latin-1, built once per
-        vocabulary and cached (never saved: see ``__getstate__``)."""
-        analysis = self._analysis()
+        vocabulary and cached (never saved: see ``__getstate__``). For "auto", only the table
+        of terms the scanner counted (:class:`_NoTable` otherwise)."""
+        analysis = self._scanned_analysis()
         assert analysis is not None
         words, high = analysis.kind == "word", analysis.high
         cached: tuple[Any, ...] | None = self.__dict__.get("_lookup_cache")
@@ -560,6 +578,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             found = counted_lookup(self.stats_.terms, self._selected, analysis, utf8)
             if found is not None:
                 tables[utf8] = found
+        if utf8 not in tables and self.analyzer == "auto":
+            raise _NoTable
         if utf8 not in tables:
             terms: list[str] = self.terms_.tolist()
             columns = np.arange(len(terms), dtype=np.int64)
@@ -587,7 +607,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 out.data *= self.idf_[out.indices]
             if self.norm is not None:
                 if self.norm == "l2":
-                    size = np.sqrt(np.asarray(out.multiply(out).sum(axis=1)).ravel())
+                    size = np.sqrt(_row_sums_of_squares(out))
                 else:
                     size = np.asarray(abs(out).sum(axis=1)).ravel()
                 size[size == 0] = 1.0
@@ -628,10 +648,38 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         return tags
 
 
+class _NoTable(Exception):  # noqa: N818 - a signal, not an error
+    """No lookup table of an "auto" vocabulary for this text's encoding: count in Python."""
+
+
+def _mail_mask(documents: list[Any]) -> np.ndarray:
+    """Which documents are raw e-mails (:func:`~bayeskit.text.analyze.is_raw_email`)."""
+    return np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
+
+
+def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
+    """``X.multiply(X).sum(axis=1)`` as a flat array, the same numbers (the same
+    ``np.add.reduceat`` over the same squares) without building the product matrix, for a
+    canonical CSR matrix with no stored zero (the product would drop it)."""
+    squares = np.square(X.data)
+    if not X.has_canonical_format or not squares.all():
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    out = np.zeros(X.shape[0])
+    rows = np.flatnonzero(np.diff(X.indptr))
+    if len(rows):
+        out[rows] = np.add.reduceat(squares, X.indptr[rows])
+    return out
+
+
 def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
     # Canonical counts: one entry per (document, term), so entries per column = documents.
     # The counts are whole numbers, so their int64 sums are exact.
-    df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
+    if counts.nnz < SMALL_TOTALS_NNZ:  # numpy's same sums, without loading a kernel
+        df = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
+        tf = np.zeros(len(terms), np.int64)
+        np.add.at(tf, counts.indices, counts.data.astype(np.int64))
+    else:
+        df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
     return VocabularyStats(terms, df, tf, counts.shape[0])
 
 

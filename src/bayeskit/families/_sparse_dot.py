@@ -1,0 +1,52 @@
+"""``X @ W.T`` for a large CSR ``X`` and a dense weight matrix ``W`` on both cores.
+
+The linear count families (multinomial, complement, Bernoulli's linear part) score a document
+matrix by this one product. scipy's ``csr_matvecs`` runs it on one core; the kernel below runs
+the same loop — for each row, ``out[i, :] += x_ij * W[:, j]`` over its stored entries in
+order, from zero — with the rows spread over the cores, so every number is the one scipy
+gives, bit for bit (20 Newsgroups test, 7,532 posts × 1.2 M 1-2-grams × 20 classes: 0.055 s
+to about half of it on two cores).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._jit import njit, prange
+
+#: Fewer multiply-adds than this (stored entries × classes) are left to scipy: loading a
+#: compiled kernel costs more than a small product (one message to ``bayeskit predict``).
+MIN_WORK = 1 << 22
+
+
+def csr_dot_t(X: Any, W: np.ndarray) -> np.ndarray | None:
+    """``X @ W.T`` (dense float64, shape (n_rows, n_classes)) by the parallel kernel, or None
+    where scipy's product is the one to use: ``X`` not a large CSR float64 matrix, or ``W``
+    not float64 with contiguous columns (``W.T`` C-contiguous, as the families' weights are
+    laid out)."""
+    if not isinstance(X, (sp.csr_matrix, sp.csr_array)) or X.dtype != np.float64:
+        return None
+    WT = W.T
+    if WT.dtype != np.float64 or not WT.flags.c_contiguous or X.shape[1] != WT.shape[0]:
+        return None
+    if X.nnz * WT.shape[1] < MIN_WORK:
+        return None
+    out = np.zeros((X.shape[0], WT.shape[1]))
+    _rows_times(X.indptr, X.indices, X.data, WT, out)
+    return out
+
+
+@njit(parallel=True, nogil=True)
+def _rows_times(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, WT: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    width = WT.shape[1]
+    for i in prange(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            value = data[k]
+            j = indices[k]
+            for c in range(width):
+                out[i, c] += value * WT[j, c]

@@ -1,0 +1,187 @@
+"""The faster paths after counting give the slower paths' numbers exactly: analyzer="auto"
+with the compiled scanner on e-mail bodies, the header-only e-mail parse, the URL search, the
+L2 norms, the parallel sparse product, the per-class extremes, and the quick start's and
+``partial_fit``'s counting once."""
+
+from __future__ import annotations
+
+import email
+from email.policy import compat32
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.families import _sparse_dot
+from bayeskit.families._base import safe_dot
+from bayeskit.stats._base import per_class_extreme
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+from bayeskit.text import email as email_module
+from bayeskit.text._mime import find_urls
+from bayeskit.text.email import _parse, _read_bytes
+from bayeskit.text.vectorize import _row_sums_of_squares
+
+TEXTS, LABELS = load_sms_spam()
+POST = (
+    "From: ann@cs.example.edu (Ann Lee)\nSubject: Re: Why not a faster bus?\n"
+    "Organization: Example University\nLines: 4\n\n"
+    "In article <1993Apr5.1@x.edu> bob@x.edu writes:\n> the bus is slow\n"
+    "It is. See WWW.Example.com or HTTP://ftp.example.org/pub for the plans, {n}.\n"
+)
+MAILS = [POST.format(n=i) * (1 + i % 3) for i in range(40)]
+MAILS.append(
+    "Return-Path: <x@y.org>\nFrom: Deals <d@mail.example.com>\nSubject: FREE\n"
+    "Content-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\n"
+    "free cash now\n--b\nContent-Type: text/html\n\n<p>free <a href='http://s.example.com'>"
+    "cash</a></p>\n--b--\n"
+)
+
+
+def _same_counts(a, b):
+    (ta, ca), (tb, cb) = a, b
+    assert ta.tolist() == tb.tolist()
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(ca, name), getattr(cb, name)), name
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
+@pytest.mark.parametrize("kind", ["mails", "mixed", "bytes"])
+def test_auto_counts_equal_the_python_analyzer(kind, ngram_range):
+    docs = {
+        "mails": MAILS,
+        "mixed": TEXTS[:300] + MAILS + TEXTS[300:400],
+        "bytes": [d.encode("latin-1") for d in MAILS] + [t.encode() for t in TEXTS[:50]],
+    }[kind]
+    vec = TextVectorizer(analyzer="auto", ngram_range=ngram_range, stop_words="english")
+    vec.check_params()
+    _same_counts(vec._count(docs), vec._count_python(docs))
+
+
+def test_auto_transform_of_plain_texts_takes_the_word_lookup():
+    fitted = TextVectorizer(analyzer="auto", ngram_range=(1, 2)).fit(TEXTS[:3000])
+    X = fitted.transform(TEXTS[3000:])  # no e-mail: the compiled lookup
+    expected = fitted._reindex(*fitted._count(TEXTS[3000:]))
+    assert fitted._count_known_words(TEXTS[3000:]) is not None
+    assert (expected != X).nnz == 0
+    assert np.array_equal(X.indices, expected.indices)
+    # A vocabulary that holds e-mail tokens is not the scanner's: Python counts.
+    mixed = TextVectorizer(analyzer="auto").fit(MAILS + TEXTS[:500])
+    assert mixed._count_known_words(TEXTS[500:1500]) is None
+    assert (
+        mixed.transform(TEXTS[500:1500]) != mixed._reindex(*mixed._count(TEXTS[500:1500]))
+    ).nnz == 0
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        *(m.encode("latin-1") for m in MAILS),
+        b"Subject: x\r\n\r\nbody\r\nline\r",
+        b"Subject: headers only",
+        b"Subject: x\nnot a header line\nmore",
+        b"From a@b  Thu Aug 22 12:36:23 2002\nSubject: y\n\nhi",
+        b"",
+        b"\n\nbody",
+        b"Subject: a\r\r\rbody",
+        b"Content-Type: message/rfc822\n\nSubject: in\n\nbody",
+        b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
+        b"aGVsbG8gd29ybGQ=\n",
+        b"X-Long: " + b"y" * 9000 + b"\n\nbody",
+        b"Subject: caf\xe9\n\n\xff\xfe binary \x00 bytes",
+    ],
+)
+def test_the_header_only_parse_reads_the_same_message(raw, monkeypatch):
+    fast, full = _parse(raw), email.message_from_bytes(raw, policy=compat32)
+    assert fast.items() == full.items()
+    assert fast.get_unixfrom() == full.get_unixfrom()
+    assert [type(d) for d in fast.defects] == [type(d) for d in full.defects]
+    if not full.is_multipart():
+        assert fast.get_payload() == full.get_payload()
+    assert fast.as_string() == full.as_string()
+    read = _read_bytes(raw)
+    monkeypatch.setattr(
+        email_module, "_parse", lambda data: email.message_from_bytes(data, policy=compat32)
+    )
+    assert _read_bytes(raw) == read
+
+
+@pytest.mark.parametrize(
+    "text", ["no link here", "Visit WWW.Example.COM.", "HTTP://x.org/a, ftp://h/p", "w ww. www"]
+)
+def test_url_search_skips_only_texts_without_links(text):
+    from bayeskit.text import _mime
+
+    expected = [
+        m.group().rstrip(_mime._TRAILING_PUNCT)
+        for m in _mime._URL_RE.finditer(text)
+        if len(m.group().rstrip(_mime._TRAILING_PUNCT)) > 7
+    ]
+    assert find_urls(text) == expected
+
+
+def test_l2_norms_are_the_product_matrix_sums():
+    X = TextVectorizer(output="tfidf", sublinear_tf=True).fit_transform(TEXTS[:2000])
+    X.data *= np.linspace(0.5, 3.0, X.nnz)
+    expected = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    assert np.array_equal(_row_sums_of_squares(X), expected)
+    X.data[:5] = 0.0  # stored zeros: the product drops them, so it is used
+    assert np.array_equal(_row_sums_of_squares(X), np.asarray(X.multiply(X).sum(axis=1)).ravel())
+
+
+def test_the_parallel_sparse_product_is_scipys(monkeypatch):
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 2000, density=0.02, format="csr", random_state=1) * 7
+    W = np.asfortranarray(rng.normal(size=(5, 2000)))
+    monkeypatch.setattr(_sparse_dot, "MIN_WORK", 0)
+    assert np.array_equal(safe_dot(X, W), X @ W.T)
+    assert _sparse_dot.csr_dot_t(X, np.ascontiguousarray(W)) is None  # scipy's layout
+    W[2, 7] = -np.inf  # impossible events still score -inf
+    out = safe_dot(X, W)
+    assert np.array_equal(np.isneginf(out[:, 2]), X[:, 7].toarray().ravel() > 0)
+
+
+@pytest.mark.parametrize("shape", [(2, 6000), (3, 130), (20, 64), (2, 63), (1, 100), (4, 1)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_per_class_extremes(shape, order):
+    w = np.asarray(np.random.default_rng(2).normal(size=shape), order=order)
+    for ufunc, reduce in ((np.minimum, np.min), (np.maximum, np.max)):
+        assert np.array_equal(per_class_extreme(w, ufunc), reduce(w, axis=1, initial=0.0))
+    w[0, -1] = np.nan
+    assert np.isnan(per_class_extreme(w, np.minimum)[0])
+
+
+@pytest.mark.parametrize("words", [False, True])
+def test_the_quick_starts_counting_once_is_fitting_on_texts(words):
+    texts, labels = TEXTS[:1500], LABELS[:1500]
+    make = SpamFilter.sklearn_defaults if words else SpamFilter
+    vectorizer = make()._prototypes()[0]
+    terms, counts = clone(vectorizer)._count(texts)
+    docs = np.asarray(texts, dtype=object)
+    split = StratifiedKFold(3, shuffle=True, random_state=0).split(docs, labels)
+    for train, test in split:
+        rows = counts[train]
+        used = np.flatnonzero(rows.getnnz(axis=0))
+        counted = make()._fit_counted(terms[used], rows[:, used], labels[train])
+        fitted = make().fit(docs[train].tolist(), labels[train])
+        assert np.array_equal(counted.score_counts_, fitted.score_counts_)
+        assert counted.calibration_ == fitted.calibration_
+        p = counted._spam_probability_counted(terms[used], counts[test][:, used])
+        assert np.array_equal(p, fitted.spam_probability(docs[test].tolist()))
+
+
+def test_partial_fit_counts_each_message_once_with_the_same_result():
+    first, more = slice(0, 2000), slice(2000, 2600)
+    counted = SpamFilter().fit(TEXTS[first], LABELS[first])
+    twice = clone(counted).fit(TEXTS[first], LABELS[first])
+    counted.partial_fit(TEXTS[more], LABELS[more])
+    # The former way: score the texts, then learn them from the texts again.
+    added = twice._new_scores(TEXTS[more], LABELS[more])
+    TextClassifier.partial_fit(twice, TEXTS[more], LABELS[more])
+    twice._calibrate(twice._counts() + added)
+    assert np.array_equal(counted.score_counts_, twice.score_counts_)
+    assert np.array_equal(
+        counted.spam_probability(TEXTS[3000:]), twice.spam_probability(TEXTS[3000:])
+    )
