@@ -221,7 +221,9 @@ def count_terms(
     of_entry = terms.of_entries(rank)  # entry -> column
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
     columns[base] = of_entry
-    indptr, indices, data = _assemble(scanned, lambda rows: columns[rows.worker], n_threads)
+    indptr, indices, data = _assemble(
+        scanned, lambda rows: columns[rows.worker], n_threads, terms.n
+    )
     names = terms.names(doc.utf8)[order]
     _remember(names, _Counted(doc.utf8, analysis, table, terms.ids[order]))
     return names, _csr(data, indices, indptr, len(texts), terms.n)
@@ -298,7 +300,7 @@ def count_known(
         lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, None, states[w]),
     )
     identity = np.arange(max(n_columns, 1), dtype=np.int32)
-    indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads)
+    indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads, n_columns)
     return _csr(data, indices, indptr, len(texts), n_columns)
 
 
@@ -322,7 +324,7 @@ def count_hashed(
         )
         columns.append(terms.of_entries(hashed))
     indptr, indices, data = _assemble(
-        scanned, lambda rows: columns[rows.worker], n_threads, merge=True
+        scanned, lambda rows: columns[rows.worker], n_threads, width, merge=True
     )
     return _csr(data, indices, indptr, len(texts), width)
 
@@ -812,6 +814,7 @@ def _assemble(
     scanned: list[_Rows],
     columns_of: Callable[[_Rows], np.ndarray],
     n_threads: int,
+    n_columns: int,
     *,
     merge: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -839,6 +842,7 @@ def _assemble(
                 data,
                 int(offsets[c]),
                 merge,
+                n_columns,
             )
         )
 
