@@ -101,6 +101,8 @@ def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
 _LATIN1_LOWER = _latin1_lower()
 _IDENTITY = np.arange(256, dtype=np.uint8)
 _LATIN1_CLASSES = _classes(256)
+# The word scanner's latin-1 path reads a byte's class before lowercasing it.
+assert (_LATIN1_CLASSES[_LATIN1_LOWER] == _LATIN1_CLASSES).all()
 
 
 @functools.cache

@@ -341,6 +341,49 @@ def _column(insert: bool, e: int, column: np.ndarray, oov: int) -> int:  # pragm
     return oov
 
 
+@njit(nogil=True, inline="always", _nrt=False)
+def _next_token(
+    text: np.ndarray,
+    utf8: bool,
+    lower: np.ndarray,
+    classes: np.ndarray,
+    i: int,
+    end: int,
+    min_chars: int,
+    joined: bool,
+) -> tuple[int, int, np.uint64, np.uint64, int, np.uint64]:  # pragma: no cover
+    """The token starting at byte ``i`` (< ``end``), read a character at a time (UTF-8, or
+    joiners): ``(start, end, hash state)``, or ``(-1, where to go on, ...)`` when no token of
+    at least ``min_chars`` characters starts there. Its hash state is built while finding its
+    end. With joiners the token is the run from its first word character to its last one (what
+    ``\\b\\w[\\w.@-]*\\w\\b|\\b\\w\\b`` finds): the state is kept at each word
+    character's end, and leading joiners are skipped."""
+    h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+    cp, width = _code_point(text, lower, i, utf8)
+    if classes[cp] & TOKEN == 0 or (joined and classes[cp] & WORD == 0):
+        return -1, i + width, h, acc, nb, key
+    s = i
+    n_chars = 0
+    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
+    while True:
+        for k in range(width):
+            h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
+        i += width
+        n_chars += 1
+        if joined and classes[cp] & WORD:
+            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
+        if i >= end:
+            break
+        cp, width = _code_point(text, lower, i, utf8)
+        if classes[cp] & TOKEN == 0:
+            break
+    if joined:
+        h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
+    if n_chars < min_chars:
+        return -1, i, h, acc, nb, key
+    return s, i, h, acc, nb, key
+
+
 # ---------------------------------------------------------------------------- scanners
 
 
@@ -391,6 +434,7 @@ def scan_words(
     ``(document, status, need, visit)``; see the module docstring."""
     n_docs = starts.size
     check_stop = stop_tokens.shape[0] > 1
+    latin1 = not utf8 and not joined
     for d in range(first, n_docs):
         i = starts[d]
         end = ends[d]
@@ -401,37 +445,28 @@ def scan_words(
         before = -1  # the entry of the previous token
         before2 = -1  # the bigram ending at the previous token
         while i < end:
-            cp, width = _code_point(text, lower, i, utf8)
-            if classes[cp] & TOKEN == 0:
-                i += width
-                continue
-            # A run of token characters: its hash state is built while finding its end. With
-            # joiners the token is the run from its first word character to its last one
-            # (what \b\w[\w.@-]*\w\b|\b\w\b finds): the state is kept at each word
-            # character's end, and leading joiners are skipped.
-            if joined and classes[cp] & WORD == 0:
-                i += width
-                continue
-            s = i
-            n_chars = 0
-            h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
-            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
-            while True:
-                for k in range(width):
-                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
-                i += width
-                n_chars += 1
-                if joined and classes[cp] & WORD:
-                    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
+            if latin1:
+                # The common case, one byte per character and no joiners: a byte's class is
+                # that of its lowercase (checked by the driver), so the bytes are read once.
+                while i < end and classes[text[i]] & TOKEN == 0:
+                    i += 1
                 if i >= end:
                     break
-                cp, width = _code_point(text, lower, i, utf8)
-                if classes[cp] & TOKEN == 0:
-                    break
-            if joined:
-                h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
-            if n_chars < min_chars:
-                continue
+                s = i
+                h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+                while True:
+                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i]])
+                    i += 1
+                    if i >= end or classes[text[i]] & TOKEN == 0:
+                        break
+                if nb < min_chars:
+                    continue
+            else:
+                s, i, h, acc, nb, key = _next_token(
+                    text, utf8, lower, classes, i, end, min_chars, joined
+                )
+                if s < 0:
+                    continue
             hf, key8 = _final(h, acc, nb, key)
             if check_stop:
                 _, found = _find_bytes(
