@@ -823,36 +823,30 @@ def spell(
     e_right: np.ndarray,
     e_order: np.ndarray,
     arena: np.ndarray,
-    n: int,
-    low: int,
-    high: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """The terms among entries ``0 .. n`` (those of order ``low``..``high``) written out:
-    ``(their entry ids, start, length, arena, key)``; a word n-gram is its tokens joined by
-    single spaces, each term followed by a NUL byte in the new arena."""
+    ids: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The entries ``ids`` (increasing) written out in that order: ``(start, length, arena,
+    key)``; a word n-gram is its tokens joined by single spaces, each term followed by a NUL
+    byte in the new arena."""
+    n = ids[-1] + 1 if ids.size else 0
     size = np.empty(n, np.int64)
-    m = 0
-    total = 0
-    for e in range(n):
+    for e in range(n):  # a pair's parts were made before it
         if e_order[e] == 1:
             size[e] = e_len[e]
         else:
             size[e] = size[e_left[e]] + 1 + e_len[e_right[e]]
-        if low <= e_order[e] <= high:
-            m += 1
-            total += size[e] + 1
-    ids = np.empty(m, np.int64)
+    m = ids.size
+    total = 0
+    for e in ids:
+        total += size[e] + 1
     start = np.empty(m, np.int64)
     length = np.empty(m, np.int64)
     out = np.empty(total, np.uint8)
     key = np.empty(m, np.uint64)
     chain = np.empty(3, np.int64)
-    j = 0
     used = 0
-    for e in range(n):
-        if not low <= e_order[e] <= high:
-            continue
-        ids[j] = e
+    for j in range(m):
+        e = ids[j]
         start[j] = used
         length[j] = size[e]
         c = 0
@@ -873,8 +867,77 @@ def spell(
         out[used] = 0
         used += 1
         key[j] = _block(out, start[j], length[j], 0)
-        j += 1
-    return ids, start, length, out, key
+    return start, length, out, key
+
+
+@njit(nogil=True)
+def gather(
+    start: np.ndarray, length: np.ndarray, arena: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """The strings ``arena[start[j]:][:length[j]]`` one after another, each followed by a
+    NUL byte: ``(their new starts, the new arena)``."""
+    total = 0
+    for j in range(start.size):
+        total += length[j] + 1
+    out = np.empty(total, np.uint8)
+    at = np.empty(start.size, np.int64)
+    used = 0
+    for j in range(start.size):
+        at[j] = used
+        a = start[j]
+        for k in range(length[j]):
+            out[used + k] = arena[a + k]
+        used += length[j]
+        out[used] = 0
+        used += 1
+    return at, out
+
+
+@njit(nogil=True)
+def spell_tuples(
+    keys: np.ndarray,
+    bits: int,
+    high: int,
+    tok_start: np.ndarray,
+    tok_len: np.ndarray,
+    arena: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """Word n-grams written out from their :func:`rank_tuples` keys (token ``r`` of the
+    sorted tokens is ``arena[tok_start[r]:][:tok_len[r]]``): ``(start, length, arena)``, each
+    followed by a NUL byte. Only the tokens' bytes are read, so keys in sorted order spell
+    in sorted order without visiting the entries at random."""
+    m = keys.size
+    mask = (np.int64(1) << bits) - 1
+    start = np.empty(m, np.int64)
+    length = np.empty(m, np.int64)
+    total = 0
+    for j in range(m):
+        size = -1
+        for q in range(high):
+            r = (keys[j] >> np.int64(bits * (high - 1 - q))) & mask
+            if r == 0:
+                break
+            size += tok_len[r - 1] + 1
+        start[j] = total
+        length[j] = size
+        total += size + 1
+    out = np.empty(total, np.uint8)
+    used = 0
+    for j in range(m):
+        for q in range(high):
+            r = (keys[j] >> np.int64(bits * (high - 1 - q))) & mask
+            if r == 0:
+                break
+            if q > 0:
+                out[used] = 0x20
+                used += 1
+            a = tok_start[r - 1]
+            for k in range(tok_len[r - 1]):
+                out[used + k] = arena[a + k]
+            used += tok_len[r - 1]
+        out[used] = 0
+        used += 1
+    return start, length, out
 
 
 @njit(nogil=True)
