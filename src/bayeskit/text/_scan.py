@@ -37,6 +37,7 @@ import itertools
 import os
 import re
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -212,24 +213,56 @@ def count_terms(
     """
     if len(texts) == 0:
         return np.zeros(0, object), _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, 0)
+    phase = _clock()
     doc = _Encoded.of(texts, analysis.lowercase)
     n_threads, chunks = _plan(doc, threads)
+    phase("encode")
     parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
-    # One table: the others' entries merged into the largest.
-    base = max(range(n_threads), key=lambda w: int(parts[w].sizes[0]))
-    table = parts[base]
-    mappings = {w: table.merge(parts[w]) for w in range(n_threads) if w != base}
+    phase("scan")
+    # One table: the others' entries merged into thread 0's (sized for them all).
+    table = parts[0]
+    mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
+    phase("merge")
     ids, spelled = table.sorted_terms(*analysis.orders)  # the entry of term j, its bytes
     n_terms = ids.size
     of_entry = _per_entry(ids, int(table.sizes[0]), np.arange(n_terms, dtype=np.int32))
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
-    columns[base] = of_entry
-    indptr, indices, data = _assemble(
-        scanned, lambda rows: columns[rows.worker], n_threads, n_terms
+    columns[0] = of_entry
+    phase("sort and spell")
+    # The rows are rewritten by compiled kernels (without the GIL) while this thread makes
+    # the terms' str objects (with it).
+    rows = _in_background(
+        n_threads > 1,
+        lambda: _assemble(scanned, lambda rows: columns[rows.worker], n_threads, n_terms),
     )
+    phase("rows" if n_threads == 1 else "rows and names")
     names = spelled.names(doc.utf8)
+    indptr, indices, data = rows()
     _remember(names, _Counted(doc.utf8, analysis, table, ids))
-    return names, _csr(data, indices, indptr, len(texts), n_terms)
+    counts = _csr(data, indices, indptr, len(texts), n_terms)
+    phase("names" if n_threads == 1 else "rows and names")
+    return names, counts
+
+
+#: When a dict, :func:`count_terms` adds the wall-clock seconds of each of its phases to it
+#: (``benchmarks/profile_scan.py`` reads them).
+PHASES: dict[str, float] | None = None
+
+
+def _clock() -> Callable[[str], None]:
+    """A function recording, under a phase's name, the time since it was last called (or
+    since this call): a no-op unless :data:`PHASES` is a dict."""
+    phases = PHASES
+    if phases is None:
+        return lambda name: None
+    last = [time.perf_counter()]
+
+    def mark(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = phases.get(name, 0.0) + now - last[0]
+        last[0] = now
+
+    return mark
 
 
 @dataclass(frozen=True)
@@ -433,9 +466,8 @@ class _Entries:
         if self.sizes[3] and bits * high <= RANK_KEY_BITS:
             tokens = np.flatnonzero(is_token)
             by_bytes = tokens[
-                kernels.term_order(
-                    self.key[tokens], self.start[tokens], self.length[tokens], self.arena,
-                    tokens.size,
+                _term_order(
+                    self.key[tokens], self.start[tokens], self.length[tokens], self.arena
                 )
             ]  # fmt: skip
             token_rank = np.empty(n, np.int64)
@@ -451,7 +483,7 @@ class _Entries:
             )
             return wanted[index], _Spelled(start, length, arena)
         terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
-        index = kernels.term_order(terms.key, terms.start, terms.length, terms.arena, terms.n)
+        index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
         length = terms.length[index]
         start, arena = kernels.gather(terms.start[index], length, terms.arena)
         return terms.ids[index], _Spelled(start, length, arena)
@@ -462,6 +494,13 @@ class _Entries:
             self.start, self.length, self.left, self.right, self.order, self.arena, ids
         )
         return _Terms(len(ids), ids, int(self.sizes[0]), key, start, length, arena)
+
+
+def _term_order(
+    key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray
+) -> np.ndarray:
+    """:func:`~._scan_kernels.term_order` of strings with these keys, bytes and lengths."""
+    return kernels.term_order(np.argsort(key), key, start, length, arena)
 
 
 def _sort_distinct(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -714,6 +753,33 @@ def _in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) 
     return results
 
 
+def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
+    a function that waits for its result (its exception is raised there)."""
+    if not threaded:
+        result = task()
+        return lambda: result
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, task()))
+        except BaseException as exc:  # re-raised in the waiting thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+
+    def wait() -> Any:
+        thread.join()
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    return wait
+
+
 # ---------------------------------------------------------------------------- scanning
 
 
@@ -764,15 +830,21 @@ def _scan_all(
     analysis: Analysis, doc: _Encoded, n_threads: int, chunks: list[tuple[int, int]]
 ) -> tuple[list[_Entries], list[_Rows]]:
     """Every chunk counted into its thread's own growing vocabulary."""
-    per_thread = doc.n_bytes // n_threads
-    # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
-    # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
     pairs = analysis.kind == "word" and analysis.high > 1
-    n_strings = per_thread // (128 if analysis.kind == "word" else 16)
-    n_pairs = per_thread // 16 if pairs else 0
+
+    def entries(n_bytes: int, pair_bytes: int) -> _Entries:
+        # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
+        # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
+        n_strings = n_bytes // (128 if analysis.kind == "word" else 16)
+        n_pairs = pair_bytes // 16 if pairs else 0
+        return _Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, n_bytes // 16))
+
+    # Thread 0's word pairs are sized for the whole text: the others' are merged into them
+    # without growing the table (rehashing a million pairs, one thread working, took longer
+    # than the merge itself on 20 Newsgroups 1-2-grams).
+    per_thread = doc.n_bytes // n_threads
     parts = [
-        _Part(_Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, per_thread // 16)))
-        for _ in range(n_threads)
+        _Part(entries(per_thread, doc.n_bytes if w == 0 else per_thread)) for w in range(n_threads)
     ]
     scanned = _in_parallel(
         len(chunks),

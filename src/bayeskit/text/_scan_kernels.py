@@ -953,16 +953,19 @@ def _block(arena: np.ndarray, start: int, length: int, off: int) -> np.uint64:  
 
 @njit(nogil=True)
 def term_order(
-    key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray, n: int
+    order: np.ndarray, key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray
 ) -> np.ndarray:  # pragma: no cover
-    """Indices ``0 .. n`` of strings in byte order (= Python's ``str`` order of the decoded
-    strings), from their keys, bytes and lengths.
+    """Indices of strings in byte order (= Python's ``str`` order of the decoded strings), from
+    ``order``, the strings sorted by their keys (in any order among equal keys), and their
+    bytes and lengths. ``order`` is rewritten and returned.
 
-    A sort of the 8-byte keys orders nearly everything. A run of equal keys is ordered by the
-    next 8 bytes, recursively (an explicit stack); within a run, a string that ends in the
-    block is a prefix of the longer ones and comes first, shorter before longer (two strings
-    of one length with equal blocks are equal, and the strings are distinct)."""
-    order = np.argsort(key[:n], kind="mergesort").astype(np.int64)
+    Sorting the 8-byte keys orders nearly everything (numpy's vectorised argsort, outside:
+    several times faster than a compiled one). A run of equal keys is ordered by the next 8
+    bytes, recursively (an explicit stack); within a run, a string that ends in the block is
+    a prefix of the longer ones and comes first, shorter before longer (two strings of one
+    length with equal blocks are equal, and the strings are distinct), so the order the
+    runs come in does not matter."""
+    n = order.size
     stack = [(np.int64(0), np.int64(0), np.int64(0))]
     stack.pop()
     lo = np.int64(0)
