@@ -15,7 +15,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
-from bayeskit.text import TextVectorizer, vectorize
+from bayeskit.text import TextVectorizer, _scan, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
 from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
@@ -212,6 +212,17 @@ def test_long_shared_prefixes_sort_like_python():
     ]
     assert_same(count_words(texts), python_count(texts))
     assert_same(count_words(texts[:3]), python_count(texts[:3]))  # latin-1 only
+
+
+@pytest.mark.parametrize("settings", ANALYSES[1:4], ids=str)
+def test_ngrams_too_many_for_rank_keys_are_sorted_by_their_bytes(monkeypatch, settings):
+    # Word n-grams are ordered by keys made of their tokens' ranks, unless the vocabulary is
+    # too large for the keys (over 2**21 tokens with trigrams): then by their bytes.
+    monkeypatch.setattr(_scan, "RANK_KEY_BITS", 1)
+    texts = SMS[:800]
+    assert_same(
+        count_words(texts, threads=2, settings=settings), python_count(texts, settings=settings)
+    )
 
 
 @pytest.mark.parametrize("settings", [{}, {"ngram_range": (1, 3)}, ANALYSES[7]], ids=str)

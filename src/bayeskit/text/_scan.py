@@ -37,6 +37,7 @@ import itertools
 import os
 import re
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,9 @@ COMPILED_TOKEN_PATTERNS = {
 }
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
+#: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
+#: otherwise by their bytes.
+RANK_KEY_BITS = 63
 
 
 def _latin1_lower() -> np.ndarray:
@@ -101,6 +105,8 @@ def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
 _LATIN1_LOWER = _latin1_lower()
 _IDENTITY = np.arange(256, dtype=np.uint8)
 _LATIN1_CLASSES = _classes(256)
+# The word scanner's latin-1 path reads a byte's class before lowercasing it.
+assert (_LATIN1_CLASSES[_LATIN1_LOWER] == _LATIN1_CLASSES).all()
 
 
 @functools.cache
@@ -207,24 +213,58 @@ def count_terms(
     """
     if len(texts) == 0:
         return np.zeros(0, object), _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, 0)
+    phase = _clock()
     doc = _Encoded.of(texts, analysis.lowercase)
     n_threads, chunks = _plan(doc, threads)
+    phase("encode")
     parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
-    # One table: the others' entries merged into the largest.
-    base = max(range(n_threads), key=lambda w: int(parts[w].sizes[0]))
-    table = parts[base]
-    mappings = {w: table.merge(parts[w]) for w in range(n_threads) if w != base}
-    terms = table.terms(*analysis.orders)
-    order = table.order_of(terms, analysis.high)
-    rank = np.empty(terms.n, np.int32)
-    rank[order] = np.arange(terms.n, dtype=np.int32)
-    of_entry = terms.of_entries(rank)  # entry -> column
+    phase("scan")
+    # One table: the others' entries merged into thread 0's (sized for them all).
+    table = parts[0]
+    mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
+    phase("merge")
+    ids, spelled = table.sorted_terms(*analysis.orders)  # the entry of term j, its bytes
+    n_terms = ids.size
+    of_entry = _per_entry(ids, int(table.sizes[0]), np.arange(n_terms, dtype=np.int32))
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
-    columns[base] = of_entry
-    indptr, indices, data = _assemble(scanned, lambda rows: columns[rows.worker], n_threads)
-    names = terms.names(doc.utf8)[order]
-    _remember(names, _Counted(doc.utf8, analysis, table, terms.ids[order]))
-    return names, _csr(data, indices, indptr, len(texts), terms.n)
+    columns[0] = of_entry
+    phase("sort and spell")
+    # The rows are rewritten by compiled kernels (without the GIL) while this thread makes
+    # the terms' str objects (with it).
+    rows = _in_background(
+        n_threads > 1,
+        lambda: _assemble(scanned, lambda rows: columns[rows.worker], n_threads, n_terms),
+    )
+    phase("rows" if n_threads == 1 else "rows and names")
+    names = spelled.names(doc.utf8)
+    indptr, indices, data = rows()
+    _remember(names, _Counted(doc.utf8, analysis, table, ids))
+    counts = _csr(data, indices, indptr, len(texts), n_terms)
+    phase("names" if n_threads == 1 else "rows and names")
+    return names, counts
+
+
+#: When a dict, :func:`count_terms` adds the seconds of each of its phases to it, as
+#: :data:`PHASE_CLOCK` tells them (``benchmarks/profile_scan.py`` reads them).
+PHASES: dict[str, float] | None = None
+PHASE_CLOCK: Callable[[], float] = time.perf_counter
+
+
+def _clock() -> Callable[[str], None]:
+    """A function recording, under a phase's name, the time since it was last called (or
+    since this call): a no-op unless :data:`PHASES` is a dict."""
+    phases = PHASES
+    if phases is None:
+        return lambda name: None
+    clock = PHASE_CLOCK
+    last = [clock()]
+
+    def mark(name: str) -> None:
+        now = clock()
+        phases[name] = phases.get(name, 0.0) + now - last[0]
+        last[0] = now
+
+    return mark
 
 
 @dataclass(frozen=True)
@@ -298,7 +338,7 @@ def count_known(
         lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, None, states[w]),
     )
     identity = np.arange(max(n_columns, 1), dtype=np.int32)
-    indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads)
+    indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads, n_columns)
     return _csr(data, indices, indptr, len(texts), n_columns)
 
 
@@ -322,7 +362,7 @@ def count_hashed(
         )
         columns.append(terms.of_entries(hashed))
     indptr, indices, data = _assemble(
-        scanned, lambda rows: columns[rows.worker], n_threads, merge=True
+        scanned, lambda rows: columns[rows.worker], n_threads, width, merge=True
     )
     return _csr(data, indices, indptr, len(texts), width)
 
@@ -412,32 +452,94 @@ class _Entries:
             ids = np.arange(n)
             arena = self.arena[: int(self.sizes[1])]
             return _Terms(n, ids, n, self.key[:n], self.start[:n], self.length[:n], arena)
-        ids, start, length, arena, key = kernels.spell(
-            self.start, self.length, self.left, self.right, self.order, self.arena, n, low,
-            high,
-        )  # fmt: skip
-        return _Terms(len(ids), ids, n, key, start, length, arena)
+        order = self.order[:n]
+        return self._spelled(np.flatnonzero((order >= low) & (order <= high)))
 
-    def order_of(self, terms: _Terms, high: int) -> np.ndarray:
-        """The terms' indices in byte order of the terms. Word n-grams are ordered by the
-        ranks of their tokens (:func:`~._scan_kernels.rank_tuples`) when they fit a 63-bit
-        key: sorting the tokens and then integers is much faster than sorting the n-grams'
-        bytes."""
+    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, _Spelled]:
+        """The terms (entries of orders ``low``..``high``) in byte order, which is their
+        order as ``str``: their entries, and their bytes written out in that order (so their
+        names come out sorted). Word n-grams are ordered by the ranks of their tokens
+        (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
+        sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
+        and the sorted keys spell the n-grams from the tokens' bytes alone."""
         n = int(self.sizes[0])
         is_token = self.order[:n] == 1
         bits = max(1, int(np.count_nonzero(is_token)).bit_length())
-        if self.sizes[3] == 0 or bits * high > 63:
-            return kernels.term_order(terms.key, terms.start, terms.length, terms.arena, terms.n)
-        tokens = np.flatnonzero(is_token)
-        by_bytes = kernels.term_order(
-            self.key[tokens], self.start[tokens], self.length[tokens], self.arena, tokens.size
+        if self.sizes[3] and bits * high <= RANK_KEY_BITS:
+            tokens = np.flatnonzero(is_token)
+            by_bytes = tokens[
+                _term_order(
+                    self.key[tokens], self.start[tokens], self.length[tokens], self.arena
+                )
+            ]  # fmt: skip
+            token_rank = np.empty(n, np.int64)
+            token_rank[by_bytes] = np.arange(tokens.size)
+            order = self.order[:n]
+            wanted = np.flatnonzero((order >= low) & (order <= high))
+            keys = kernels.rank_tuples(
+                wanted, self.left, self.right, self.order, token_rank, bits, high
+            )
+            index, keys = _sort_distinct(keys, bits * high)
+            start, length, arena = kernels.spell_tuples(
+                keys, bits, high, self.start[by_bytes], self.length[by_bytes], self.arena
+            )
+            return wanted[index], _Spelled(start, length, arena)
+        terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
+        index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
+        length = terms.length[index]
+        start, arena = kernels.gather(terms.start[index], length, terms.arena)
+        return terms.ids[index], _Spelled(start, length, arena)
+
+    def _spelled(self, ids: np.ndarray) -> _Terms:
+        """The entries ``ids`` (increasing) as terms, written out in that order."""
+        start, length, arena, key = kernels.spell(
+            self.start, self.length, self.left, self.right, self.order, self.arena, ids
         )
-        token_rank = np.empty(n, np.int64)
-        token_rank[tokens[by_bytes]] = np.arange(tokens.size)
-        keys = kernels.rank_tuples(
-            terms.ids, self.left, self.right, self.order, token_rank, bits, high
-        )
-        return np.argsort(keys)
+        return _Terms(len(ids), ids, int(self.sizes[0]), key, start, length, arena)
+
+
+def _term_order(
+    key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray
+) -> np.ndarray:
+    """:func:`~._scan_kernels.term_order` of strings with these keys, bytes and lengths."""
+    return kernels.term_order(np.argsort(key), key, start, length, arena)
+
+
+def _sort_distinct(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(np.argsort(keys), np.sort(keys))`` of distinct non-negative keys below
+    ``2**key_bits``: each key's index packed into its low bits when both fit 63 bits, as
+    numpy sorts plain integers (vectorised) 2-3x faster than it argsorts them."""
+    index_bits = max(1, int(keys.size).bit_length())
+    if key_bits + index_bits > 63:
+        index = np.argsort(keys)
+        return index, keys[index]
+    packed = np.sort((keys << index_bits) | np.arange(keys.size, dtype=np.int64))
+    return packed & ((1 << index_bits) - 1), packed >> index_bits
+
+
+@dataclass(frozen=True)
+class _Spelled:
+    """Strings one after another in ``arena``, each followed by a NUL byte: string ``j`` is
+    ``arena[start[j]:][:length[j]]``."""
+
+    start: np.ndarray
+    length: np.ndarray
+    arena: np.ndarray
+
+    def names(self, utf8: bool) -> np.ndarray:
+        """The strings as ``str`` (object array)."""
+        n = self.start.size
+        encoding = "utf-8" if utf8 else "latin-1"
+        raw = self.arena.tobytes()
+        names = raw.decode(encoding, "surrogatepass").split("\x00")[:-1]
+        if len(names) != n:  # a term holds a NUL (character n-grams): cut by offsets
+            names = [
+                raw[a : a + k].decode(encoding, "surrogatepass")
+                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
+            ]
+        out = np.empty(n, object)
+        out[:] = names
+        return out
 
 
 @dataclass(frozen=True)
@@ -454,24 +556,14 @@ class _Terms:
 
     def of_entries(self, values: np.ndarray) -> np.ndarray:
         """``values[j]`` for the entry of term ``j``, -1 for the other entries (int32)."""
-        out = np.full(max(self.n_entries, 1), -1, np.int32)
-        out[self.ids] = values
-        return out
+        return _per_entry(self.ids, self.n_entries, values)
 
-    def names(self, utf8: bool) -> np.ndarray:
-        """The terms as ``str`` (object array)."""
-        used = int(self.start[-1] + self.length[-1] + 1) if self.n else 0
-        encoding = "utf-8" if utf8 else "latin-1"
-        raw = self.arena[:used].tobytes()
-        names = raw.decode(encoding, "surrogatepass").split("\x00")[:-1]
-        if len(names) != self.n:  # a term holds a NUL (character n-grams): cut by offsets
-            names = [
-                raw[a : a + k].decode(encoding, "surrogatepass")
-                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
-            ]
-        out = np.empty(self.n, object)
-        out[:] = names
-        return out
+
+def _per_entry(ids: np.ndarray, n_entries: int, values: np.ndarray) -> np.ndarray:
+    """``values[j]`` at entry ``ids[j]`` of ``n_entries``, -1 at the others (int32)."""
+    out = np.full(max(n_entries, 1), -1, np.int32)
+    out[ids] = values
+    return out
 
 
 def _empty_table(slots: int) -> np.ndarray:
@@ -663,6 +755,33 @@ def _in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) 
     return results
 
 
+def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
+    a function that waits for its result (its exception is raised there)."""
+    if not threaded:
+        result = task()
+        return lambda: result
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, task()))
+        except BaseException as exc:  # re-raised in the waiting thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+
+    def wait() -> Any:
+        thread.join()
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    return wait
+
+
 # ---------------------------------------------------------------------------- scanning
 
 
@@ -713,15 +832,21 @@ def _scan_all(
     analysis: Analysis, doc: _Encoded, n_threads: int, chunks: list[tuple[int, int]]
 ) -> tuple[list[_Entries], list[_Rows]]:
     """Every chunk counted into its thread's own growing vocabulary."""
-    per_thread = doc.n_bytes // n_threads
-    # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
-    # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
     pairs = analysis.kind == "word" and analysis.high > 1
-    n_strings = per_thread // (128 if analysis.kind == "word" else 16)
-    n_pairs = per_thread // 16 if pairs else 0
+
+    def entries(n_bytes: int, pair_bytes: int) -> _Entries:
+        # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
+        # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
+        n_strings = n_bytes // (128 if analysis.kind == "word" else 16)
+        n_pairs = pair_bytes // 16 if pairs else 0
+        return _Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, n_bytes // 16))
+
+    # Thread 0's word pairs are sized for the whole text: the others' are merged into them
+    # without growing the table (rehashing a million pairs, one thread working, took longer
+    # than the merge itself on 20 Newsgroups 1-2-grams).
+    per_thread = doc.n_bytes // n_threads
     parts = [
-        _Part(_Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, per_thread // 16)))
-        for _ in range(n_threads)
+        _Part(entries(per_thread, doc.n_bytes if w == 0 else per_thread)) for w in range(n_threads)
     ]
     scanned = _in_parallel(
         len(chunks),
@@ -812,6 +937,7 @@ def _assemble(
     scanned: list[_Rows],
     columns_of: Callable[[_Rows], np.ndarray],
     n_threads: int,
+    n_columns: int,
     *,
     merge: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -839,6 +965,7 @@ def _assemble(
                 data,
                 int(offsets[c]),
                 merge,
+                n_columns,
             )
         )
 

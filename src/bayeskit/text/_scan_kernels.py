@@ -341,6 +341,49 @@ def _column(insert: bool, e: int, column: np.ndarray, oov: int) -> int:  # pragm
     return oov
 
 
+@njit(nogil=True, inline="always", _nrt=False)
+def _next_token(
+    text: np.ndarray,
+    utf8: bool,
+    lower: np.ndarray,
+    classes: np.ndarray,
+    i: int,
+    end: int,
+    min_chars: int,
+    joined: bool,
+) -> tuple[int, int, np.uint64, np.uint64, int, np.uint64]:  # pragma: no cover
+    """The token starting at byte ``i`` (< ``end``), read a character at a time (UTF-8, or
+    joiners): ``(start, end, hash state)``, or ``(-1, where to go on, ...)`` when no token of
+    at least ``min_chars`` characters starts there. Its hash state is built while finding its
+    end. With joiners the token is the run from its first word character to its last one (what
+    ``\\b\\w[\\w.@-]*\\w\\b|\\b\\w\\b`` finds): the state is kept at each word
+    character's end, and leading joiners are skipped."""
+    h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+    cp, width = _code_point(text, lower, i, utf8)
+    if classes[cp] & TOKEN == 0 or (joined and classes[cp] & WORD == 0):
+        return -1, i + width, h, acc, nb, key
+    s = i
+    n_chars = 0
+    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
+    while True:
+        for k in range(width):
+            h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
+        i += width
+        n_chars += 1
+        if joined and classes[cp] & WORD:
+            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
+        if i >= end:
+            break
+        cp, width = _code_point(text, lower, i, utf8)
+        if classes[cp] & TOKEN == 0:
+            break
+    if joined:
+        h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
+    if n_chars < min_chars:
+        return -1, i, h, acc, nb, key
+    return s, i, h, acc, nb, key
+
+
 # ---------------------------------------------------------------------------- scanners
 
 
@@ -391,6 +434,7 @@ def scan_words(
     ``(document, status, need, visit)``; see the module docstring."""
     n_docs = starts.size
     check_stop = stop_tokens.shape[0] > 1
+    latin1 = not utf8 and not joined
     for d in range(first, n_docs):
         i = starts[d]
         end = ends[d]
@@ -401,37 +445,28 @@ def scan_words(
         before = -1  # the entry of the previous token
         before2 = -1  # the bigram ending at the previous token
         while i < end:
-            cp, width = _code_point(text, lower, i, utf8)
-            if classes[cp] & TOKEN == 0:
-                i += width
-                continue
-            # A run of token characters: its hash state is built while finding its end. With
-            # joiners the token is the run from its first word character to its last one
-            # (what \b\w[\w.@-]*\w\b|\b\w\b finds): the state is kept at each word
-            # character's end, and leading joiners are skipped.
-            if joined and classes[cp] & WORD == 0:
-                i += width
-                continue
-            s = i
-            n_chars = 0
-            h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
-            kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, 0
-            while True:
-                for k in range(width):
-                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i + k]])
-                i += width
-                n_chars += 1
-                if joined and classes[cp] & WORD:
-                    kept_h, kept_acc, kept_nb, kept_key, kept_chars = h, acc, nb, key, n_chars
+            if latin1:
+                # The common case, one byte per character and no joiners: a byte's class is
+                # that of its lowercase (checked by the driver), so the bytes are read once.
+                while i < end and classes[text[i]] & TOKEN == 0:
+                    i += 1
                 if i >= end:
                     break
-                cp, width = _code_point(text, lower, i, utf8)
-                if classes[cp] & TOKEN == 0:
-                    break
-            if joined:
-                h, acc, nb, key, n_chars = kept_h, kept_acc, kept_nb, kept_key, kept_chars
-            if n_chars < min_chars:
-                continue
+                s = i
+                h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+                while True:
+                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i]])
+                    i += 1
+                    if i >= end or classes[text[i]] & TOKEN == 0:
+                        break
+                if nb < min_chars:
+                    continue
+            else:
+                s, i, h, acc, nb, key = _next_token(
+                    text, utf8, lower, classes, i, end, min_chars, joined
+                )
+                if s < 0:
+                    continue
             hf, key8 = _final(h, acc, nb, key)
             if check_stop:
                 _, found = _find_bytes(
@@ -788,36 +823,30 @@ def spell(
     e_right: np.ndarray,
     e_order: np.ndarray,
     arena: np.ndarray,
-    n: int,
-    low: int,
-    high: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """The terms among entries ``0 .. n`` (those of order ``low``..``high``) written out:
-    ``(their entry ids, start, length, arena, key)``; a word n-gram is its tokens joined by
-    single spaces, each term followed by a NUL byte in the new arena."""
+    ids: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The entries ``ids`` (increasing) written out in that order: ``(start, length, arena,
+    key)``; a word n-gram is its tokens joined by single spaces, each term followed by a NUL
+    byte in the new arena."""
+    n = ids[-1] + 1 if ids.size else 0
     size = np.empty(n, np.int64)
-    m = 0
-    total = 0
-    for e in range(n):
+    for e in range(n):  # a pair's parts were made before it
         if e_order[e] == 1:
             size[e] = e_len[e]
         else:
             size[e] = size[e_left[e]] + 1 + e_len[e_right[e]]
-        if low <= e_order[e] <= high:
-            m += 1
-            total += size[e] + 1
-    ids = np.empty(m, np.int64)
+    m = ids.size
+    total = 0
+    for e in ids:
+        total += size[e] + 1
     start = np.empty(m, np.int64)
     length = np.empty(m, np.int64)
     out = np.empty(total, np.uint8)
     key = np.empty(m, np.uint64)
     chain = np.empty(3, np.int64)
-    j = 0
     used = 0
-    for e in range(n):
-        if not low <= e_order[e] <= high:
-            continue
-        ids[j] = e
+    for j in range(m):
+        e = ids[j]
         start[j] = used
         length[j] = size[e]
         c = 0
@@ -838,8 +867,77 @@ def spell(
         out[used] = 0
         used += 1
         key[j] = _block(out, start[j], length[j], 0)
-        j += 1
-    return ids, start, length, out, key
+    return start, length, out, key
+
+
+@njit(nogil=True)
+def gather(
+    start: np.ndarray, length: np.ndarray, arena: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """The strings ``arena[start[j]:][:length[j]]`` one after another, each followed by a
+    NUL byte: ``(their new starts, the new arena)``."""
+    total = 0
+    for j in range(start.size):
+        total += length[j] + 1
+    out = np.empty(total, np.uint8)
+    at = np.empty(start.size, np.int64)
+    used = 0
+    for j in range(start.size):
+        at[j] = used
+        a = start[j]
+        for k in range(length[j]):
+            out[used + k] = arena[a + k]
+        used += length[j]
+        out[used] = 0
+        used += 1
+    return at, out
+
+
+@njit(nogil=True)
+def spell_tuples(
+    keys: np.ndarray,
+    bits: int,
+    high: int,
+    tok_start: np.ndarray,
+    tok_len: np.ndarray,
+    arena: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """Word n-grams written out from their :func:`rank_tuples` keys (token ``r`` of the
+    sorted tokens is ``arena[tok_start[r]:][:tok_len[r]]``): ``(start, length, arena)``, each
+    followed by a NUL byte. Only the tokens' bytes are read, so keys in sorted order spell
+    in sorted order without visiting the entries at random."""
+    m = keys.size
+    mask = (np.int64(1) << bits) - 1
+    start = np.empty(m, np.int64)
+    length = np.empty(m, np.int64)
+    total = 0
+    for j in range(m):
+        size = -1
+        for q in range(high):
+            r = (keys[j] >> np.int64(bits * (high - 1 - q))) & mask
+            if r == 0:
+                break
+            size += tok_len[r - 1] + 1
+        start[j] = total
+        length[j] = size
+        total += size + 1
+    out = np.empty(total, np.uint8)
+    used = 0
+    for j in range(m):
+        for q in range(high):
+            r = (keys[j] >> np.int64(bits * (high - 1 - q))) & mask
+            if r == 0:
+                break
+            if q > 0:
+                out[used] = 0x20
+                used += 1
+            a = tok_start[r - 1]
+            for k in range(tok_len[r - 1]):
+                out[used + k] = arena[a + k]
+            used += tok_len[r - 1]
+        out[used] = 0
+        used += 1
+    return start, length, out
 
 
 @njit(nogil=True)
@@ -855,16 +953,19 @@ def _block(arena: np.ndarray, start: int, length: int, off: int) -> np.uint64:  
 
 @njit(nogil=True)
 def term_order(
-    key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray, n: int
+    order: np.ndarray, key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray
 ) -> np.ndarray:  # pragma: no cover
-    """Indices ``0 .. n`` of strings in byte order (= Python's ``str`` order of the decoded
-    strings), from their keys, bytes and lengths.
+    """Indices of strings in byte order (= Python's ``str`` order of the decoded strings), from
+    ``order``, the strings sorted by their keys (in any order among equal keys), and their
+    bytes and lengths. ``order`` is rewritten and returned.
 
-    A sort of the 8-byte keys orders nearly everything. A run of equal keys is ordered by the
-    next 8 bytes, recursively (an explicit stack); within a run, a string that ends in the
-    block is a prefix of the longer ones and comes first, shorter before longer (two strings
-    of one length with equal blocks are equal, and the strings are distinct)."""
-    order = np.argsort(key[:n], kind="mergesort").astype(np.int64)
+    Sorting the 8-byte keys orders nearly everything (numpy's vectorised argsort, outside:
+    several times faster than a compiled one). A run of equal keys is ordered by the next 8
+    bytes, recursively (an explicit stack); within a run, a string that ends in the block is
+    a prefix of the longer ones and comes first, shorter before longer (two strings of one
+    length with equal blocks are equal, and the strings are distinct), so the order the
+    runs come in does not matter."""
+    n = order.size
     stack = [(np.int64(0), np.int64(0), np.int64(0))]
     stack.pop()
     lo = np.int64(0)
@@ -955,26 +1056,64 @@ def sorted_rows(
     out_data: np.ndarray,
     at: int,
     merge: bool,
+    n_columns: int,
 ) -> int:  # pragma: no cover
-    """Write rows with entry ``k`` in column ``column[indices[k]]``, each row's columns sorted,
-    at ``out_*[at:]`` (``out_indptr[r]`` = where row ``r`` starts there); ``merge`` sums
-    entries that land in one column (hashing), otherwise columns are distinct. Returns the
-    end of the rows written."""
+    """Write rows with entry ``k`` in column ``column[indices[k]]`` (< ``n_columns``), each
+    row's columns sorted, at ``out_*[at:]`` (``out_indptr[r]`` = where row ``r`` starts there);
+    ``merge`` sums entries that land in one column (hashing), otherwise columns are distinct.
+    Returns the end of the rows written.
+
+    A row is sorted by insertion when short, otherwise by a two-pass radix sort of its
+    columns (each pass a counting sort on half the column bits: stable, so the second pass
+    keeps the first one's order): 3-4x faster than numba's quicksort on 20 Newsgroups
+    rows, whose columns are spread over ~10^5-10^6 terms."""
     n_rows = indptr.size - 1
     longest = 0
     for r in range(n_rows):
         longest = max(longest, indptr[r + 1] - indptr[r])
     row = np.empty(longest, np.int64)
+    other = np.empty(longest, np.int64)
+    bits = 1
+    while (1 << bits) < n_columns:
+        bits += 1
+    half = (bits + 1) // 2
+    mask = (1 << half) - 1
+    hist = np.empty(1 << half, np.int64)
     q = at
     for r in range(n_rows):
         a, b = indptr[r], indptr[r + 1]
+        m = b - a
         out_indptr[r] = q
         for k in range(a, b):
             row[k - a] = (np.int64(column[indices[k]]) << 32) | np.int64(counts[k])
-        row[: b - a].sort()
-        for k in range(b - a):
-            c = np.int32(row[k] >> 32)
-            v = np.float64(row[k] & 0xFFFFFFFF)
+        src = row
+        if m <= _INSERTION_MAX:
+            for k in range(1, m):
+                x = row[k]
+                j = k - 1
+                while j >= 0 and row[j] > x:
+                    row[j + 1] = row[j]
+                    j -= 1
+                row[j + 1] = x
+        else:
+            dst = other
+            for shift in (32, 32 + half):
+                hist[:] = 0
+                for k in range(m):
+                    hist[(src[k] >> shift) & mask] += 1
+                total = 0
+                for h in range(hist.size):
+                    c = hist[h]
+                    hist[h] = total
+                    total += c
+                for k in range(m):
+                    h = (src[k] >> shift) & mask
+                    dst[hist[h]] = src[k]
+                    hist[h] += 1
+                src, dst = dst, src
+        for k in range(m):
+            c = np.int32(src[k] >> 32)
+            v = np.float64(src[k] & 0xFFFFFFFF)
             if merge and q > out_indptr[r] and out_indices[q - 1] == c:
                 out_data[q - 1] += v
             else:
@@ -982,6 +1121,9 @@ def sorted_rows(
                 out_data[q] = v
                 q += 1
     return q
+
+
+_INSERTION_MAX = 32  # rows up to this long are sorted by insertion
 
 
 @njit(nogil=True)

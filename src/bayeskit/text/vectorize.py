@@ -441,11 +441,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 max_df=self.max_df,
                 max_features=self.max_features,
             )
-            counted = self.stats_.terms
-            # Every term kept (no min_df/max_df/max_features cut): the same array, not a copy
-            # of a million strings.
-            whole = len(self._selected) == len(counted)
-            self.terms_ = counted if whole else counted[self._selected]
+            terms = self.stats_.terms
+            # Every term kept (no frequency rule cut any): the same array, not a copy of it.
+            self.terms_ = terms if len(self._selected) == len(terms) else terms[self._selected]
         if self.output == "tfidf" and self.use_idf:
             self.idf_ = self._idf()
         else:
