@@ -49,7 +49,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._threads import one_blas_thread
+from .._threads import in_parallel, one_blas_thread, usable_cpus
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
@@ -74,6 +74,9 @@ _BLOCK_CELLS = 1 << 19
 #: with a covariance factor, per block: each class's centred copy and its product stay in
 #: the cache (512 KB)
 _FACTOR_BLOCK_CELLS = 1 << 16
+#: the scoring with a covariance per class goes on a second thread for every this many
+#: multiply-adds (starting a thread and handing out tasks costs about 50 µs, ~2M of them)
+_PARALLEL_MULTIPLY_ADDS = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -501,7 +504,8 @@ def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:
 def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarray:
     """Log-densities with a covariance per class: each block of rows centred on each class
     mean, multiplied by the factor's triangular inverse and its squares summed, in one
-    compiled pass (:func:`._mvnormal_kernels.distances`)."""
+    compiled pass without the GIL (:func:`._mvnormal_kernels.distances`), row ranges on
+    several threads when there is enough work."""
     assert params.inverse is not None
     n, K = X.shape[0], len(params.empty)
     out = np.empty((n, K))
@@ -513,23 +517,55 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
     means = np.ascontiguousarray(params.means[:, params.keep])
     trmm = lapack_functions()[0]
     letters = chars()
-    rows = max(1, _FACTOR_BLOCK_CELLS // max(d, 1))
-    work = np.empty((min(rows, n), d))
+    block = max(1, min(_FACTOR_BLOCK_CELLS // max(d, 1), n))
     dense = not sp.issparse(X) and whole and X.flags.c_contiguous and X.dtype == np.float64
-    if dense:
-        distances(trmm, params.inverse, means, shift, live, X, out, 0, n, work, letters)
-        return out
-    # Sparse input, columns left out, or a strided view: a dense C-ordered copy of a few
-    # blocks at a time.
-    step = 8 * rows
-    for start in range(0, n, step):
-        block = X[start : start + step]
-        block = block.toarray() if sp.issparse(block) else np.asarray(block, dtype=np.float64)
-        block = np.ascontiguousarray(block if whole else block[:, params.keep])
-        part = out[start : start + step]
+    # Tasks of a few blocks each (sparse input, columns left out or a strided view: each
+    # task converts its rows to a dense C-ordered block first); several per thread, so a
+    # thread the machine does not schedule leaves its share to the others.
+    work_size = n * len(live) * d * d // 2
+    threads = min(usable_cpus(), max(1, work_size // _PARALLEL_MULTIPLY_ADDS))
+    step = max(block, -(-n // (4 * threads)) if threads > 1 else 8 * block)
+    starts = list(range(0, n, step))
+    works = [np.empty((block, d)) for _ in range(min(threads, len(starts)))]
+
+    def task(worker: int, i: int) -> None:
+        start = starts[i]
+        stop = min(start + step, n)
+        if dense:
+            distances(
+                trmm,
+                params.inverse,
+                means,
+                shift,
+                live,
+                X,
+                out,
+                start,
+                stop,
+                works[worker],
+                letters,
+            )
+            return
+        rows = X[start:stop]
+        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+        rows = np.ascontiguousarray(rows if whole else rows[:, params.keep])
+        part = out[start:stop]
         distances(
-            trmm, params.inverse, means, shift, live, block, part, 0, len(block), work, letters
+            trmm,
+            params.inverse,
+            means,
+            shift,
+            live,
+            rows,
+            part,
+            0,
+            len(rows),
+            works[worker],
+            letters,
         )
+
+    with one_blas_thread() if len(works) > 1 else contextlib.nullcontext():
+        in_parallel(len(starts), len(works), task)
     return out
 
 
