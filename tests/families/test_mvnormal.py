@@ -341,3 +341,34 @@ def test_scores_do_not_depend_on_blas_threads(pooling):
     np.testing.assert_allclose(sparse, one, rtol=1e-13)
     expected = multivariate_normal(params.means[1], params.covariance[0 if pooling else 1])
     np.testing.assert_allclose(one[:, 1], expected.logpdf(X), rtol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "sparse", "constant column"])
+def test_class_scores_on_several_threads_are_those_of_one(monkeypatch, layout):
+    """The per-class scoring splits rows over threads: every row is scored alone, so the
+    numbers are the same to the bit on one thread and on three, for every input layout
+    (strided views and sparse rows are made dense a task at a time, columns left out are
+    dropped), with an empty class scoring -inf."""
+    from bayeskit.families import mvnormal
+
+    X, _y, R, _ = blobs(n=2000, d=6, k=4)
+    if layout == "constant column":
+        X = np.column_stack([X, np.full(len(X), 2.5)])
+    R = sp.csr_matrix(R.toarray() * [1.0, 1.0, 0.0, 1.0])  # class 2 has no weight
+    family = MVNormal(0.0, reg_param=0.0 if layout == "constant column" else 0.01)
+    params = family.finalize(family.summarize(X, R))
+    assert params.keep.all() == (layout != "constant column")
+    data = {"C": X, "F": np.asfortranarray(X), "sparse": sp.csr_matrix(X)}.get(layout, X)
+    monkeypatch.setattr(mvnormal, "_PARALLEL_MULTIPLY_ADDS", 1000)
+    monkeypatch.setattr(mvnormal, "usable_cpus", lambda: 1)
+    one = family.log_prob(params, data)
+    monkeypatch.setattr(mvnormal, "usable_cpus", lambda: 3)
+    three = family.log_prob(params, data)
+    np.testing.assert_array_equal(three, one)
+    assert np.isneginf(one[:, 2]).all()
+    kept = params.keep
+    for k in (0, 1, 3):
+        expected = multivariate_normal(
+            params.means[k, kept], params.covariance[k][np.ix_(kept, kept)]
+        ).logpdf(X[:, kept])
+        np.testing.assert_allclose(one[:, k], expected, rtol=1e-11)
