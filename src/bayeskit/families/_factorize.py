@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._blas import function, letters
 from ._covariance import constant
-from ._mvnormal_kernels import chars, factor_classes, lapack_functions
+from ._mvnormal_kernels import factor_classes
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,18 @@ def factorize(
     inverse = np.zeros_like(cov)
     frobenius = np.zeros(len(regular))
     info = np.zeros(len(regular), dtype=np.int32)
-    _, potrf, trtri = lapack_functions()
-    factor_classes(potrf, trtri, cov, regular, factor, inverse, log_det, frobenius, info, chars())
+    factor_classes(
+        function("dpotrf"),
+        function("dtrtri"),
+        cov,
+        regular,
+        factor,
+        inverse,
+        log_det,
+        frobenius,
+        info,
+        letters(),
+    )
     good = info == 0
     with np.errstate(over="ignore", divide="ignore"):
         certain = good & (1.0 / frobenius > tol * tol)

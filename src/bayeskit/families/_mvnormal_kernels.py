@@ -1,65 +1,24 @@
 """Compiled kernels of the multivariate normal family: each class's Cholesky factor and its
 triangular inverse, and the squared Mahalanobis distances of a block of rows.
 
-Both call BLAS and LAPACK directly (scipy's ``cython_blas`` / ``cython_lapack``: the library
-scipy and numpy use), handed in as ctypes function pointers, so a kernel runs without the
-GIL from end to end: scipy's Python wrappers of ``dtrmm`` hold it, and each call of theirs
-copies or checks its arguments (about a quarter of QDA's scoring on digits went to the
-numpy passes around the products). The pointers are arguments, not globals, so the compiled
-code stays in numba's disk cache.
-
-BLAS is Fortran: a C-ordered (r, c) array is the Fortran (c, r) matrix, its transpose. Each
-kernel works on C-ordered arrays and says which Fortran operation that makes.
+Both call BLAS and LAPACK themselves (:mod:`bayeskit._blas`), so a kernel runs without the GIL
+from end to end: scipy's Python wrappers of ``dtrmm`` hold it, and each call of theirs copies
+or checks its arguments (about a quarter of QDA's scoring on digits went to the numpy passes
+around the products, and the factorisation's copies page-faulted).
 """
 
 from __future__ import annotations
 
-import ctypes
-import functools
-import importlib
 import math
 from typing import Any
 
 import numpy as np
 
+from .._blas import L as _L
+from .._blas import N as _N
+from .._blas import T as _T
+from .._blas import U as _U
 from .._jit import njit
-
-_P = ctypes.c_void_p
-
-
-@functools.cache
-def lapack_functions() -> tuple[Any, Any, Any]:
-    """ctypes pointers to ``dtrmm``, ``dpotrf`` and ``dtrtri`` (every argument by address,
-    Fortran's convention)."""
-    trmm = ctypes.CFUNCTYPE(None, *[_P] * 11)(_address("scipy.linalg.cython_blas", "dtrmm"))
-    potrf = ctypes.CFUNCTYPE(None, *[_P] * 5)(_address("scipy.linalg.cython_lapack", "dpotrf"))
-    trtri = ctypes.CFUNCTYPE(None, *[_P] * 6)(_address("scipy.linalg.cython_lapack", "dtrtri"))
-    return trmm, potrf, trtri
-
-
-def _address(module: str, name: str) -> int:
-    """The C address of a function a Cython module exports (its ``__pyx_capi__`` capsule)."""
-    capsule = importlib.import_module(module).__pyx_capi__[name]
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype = ctypes.c_char_p
-    get_name.argtypes = [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype = ctypes.c_void_p
-    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    address = get_pointer(capsule, get_name(capsule))
-    if not address:  # pragma: no cover - scipy without the function
-        raise ImportError(f"{module} does not export {name}")
-    return int(address)
-
-
-#: Fortran's one-character arguments, as bytes (a kernel passes the address of one)
-_CHARS = np.frombuffer(b"LUNT", dtype=np.uint8)
-_L, _U, _N, _T = 0, 1, 2, 3
-
-
-def chars() -> np.ndarray:
-    """The character arguments the kernels take (``L``, ``U``, ``N``, ``T``)."""
-    return _CHARS.copy()
 
 
 @njit(nogil=True)

@@ -49,6 +49,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
+from .._blas import function, letters
 from .._threads import in_parallel, one_blas_thread, usable_cpus
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
@@ -65,7 +66,7 @@ from ._covariance import (
     pool,
 )
 from ._factorize import Singular, factorize, flat_columns
-from ._mvnormal_kernels import chars, distances, lapack_functions
+from ._mvnormal_kernels import distances
 from .gaussian import Gaussian, GaussianParams
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -515,8 +516,8 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
         return out
     shift = 0.5 * (params.log_det + d * _LOG_2PI)
     means = np.ascontiguousarray(params.means[:, params.keep])
-    trmm = lapack_functions()[0]
-    letters = chars()
+    trmm = function("dtrmm")
+    chars = letters()
     block = max(1, min(_FACTOR_BLOCK_CELLS // max(d, 1), n))
     dense = not sp.issparse(X) and whole and X.flags.c_contiguous and X.dtype == np.float64
     # Tasks of a few blocks each (sparse input, columns left out or a strided view: each
@@ -529,40 +530,16 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
     works = [np.empty((block, d)) for _ in range(min(threads, len(starts)))]
 
     def task(worker: int, i: int) -> None:
-        start = starts[i]
-        stop = min(start + step, n)
-        if dense:
-            distances(
-                trmm,
-                params.inverse,
-                means,
-                shift,
-                live,
-                X,
-                out,
-                start,
-                stop,
-                works[worker],
-                letters,
-            )
-            return
-        rows = X[start:stop]
-        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
-        rows = np.ascontiguousarray(rows if whole else rows[:, params.keep])
-        part = out[start:stop]
-        distances(
-            trmm,
-            params.inverse,
-            means,
-            shift,
-            live,
-            rows,
-            part,
-            0,
-            len(rows),
-            works[worker],
-            letters,
-        )
+        first, last = starts[i], min(starts[i] + step, n)
+        rows, part = X, out
+        if not dense:
+            rows = X[first:last]
+            rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+            rows = np.ascontiguousarray(rows if whole else rows[:, params.keep])
+            part = out[first:last]
+            first, last = 0, len(rows)
+        inverse, work = params.inverse, works[worker]
+        distances(trmm, inverse, means, shift, live, rows, part, first, last, work, chars)
 
     with one_blas_thread() if len(works) > 1 else contextlib.nullcontext():
         in_parallel(len(starts), len(works), task)

@@ -26,6 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas
 
+from .._blas import N as _N
+from .._blas import U as _U
+from .._blas import function, letters
+from .._jit import njit
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
@@ -441,22 +445,21 @@ def _syrk(A: np.ndarray) -> np.ndarray:
 
 def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
     """Every class's statistic from rows sorted by class (class ``k`` is ``X[bounds[k] :
-    bounds[k + 1]]``, a copy this function centres in place) and their weights: the means of
-    all classes in one reduction, then per class its slice centred in place and one BLAS
-    rank-k update on it (no temporaries the size of X: on a virtual machine a fresh array
-    costs a page fault per 4 KB, more than the arithmetic)."""
+    bounds[k + 1]]``, a copy this function centres in place) and their weights: per class
+    the mean, its slice centred in place and one BLAS rank-k update on it, all in one
+    compiled call (:func:`_class_scatters`; no temporaries the size of X: on a virtual
+    machine a fresh array costs a page fault per 4 KB, more than the arithmetic)."""
     n_classes, d = len(bounds) - 1, X.shape[1]
     counts = np.diff(bounds)
     rows = counts > 0
     starts = bounds[:-1][rows]
     total = np.zeros(n_classes)
     mean = np.zeros((n_classes, d))
-    scaled = None
+    unit = True
     if len(starts):
         total[rows] = np.add.reduceat(w, starts)
-        if bool((w == 1.0).all()):
-            mean[rows] = np.add.reduceat(X, starts, axis=0) / total[rows, None]
-        else:
+        unit = bool((w == 1.0).all())
+        if not unit:
             # Weights divided by a power of two near each class's largest (exact: the same
             # mean), so Σ w x cannot overflow for weights up to 1e308 nor vanish near 1e-308.
             top = np.zeros(n_classes)
@@ -466,16 +469,72 @@ def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
             den = np.add.reduceat(scaled, starts)
             sums = np.add.reduceat(scaled[:, None] * X, starts, axis=0)
             mean[rows] = safe_ratio(sums, den[:, None])
-    upper = np.zeros((n_classes, d, d))
-    for k in np.flatnonzero(total != 0.0).tolist() if d else []:
-        part = X[bounds[k] : bounds[k + 1]]
-        part -= mean[k]
-        if scaled is not None:
-            part *= np.sqrt(w[bounds[k] : bounds[k + 1]])[:, None]
-        # the C-ordered slice's transpose is the Fortran-ordered (d, n) matrix BLAS takes
-        upper[k] = blas.dsyrk(1.0, part.T, trans=0, lower=0)
-    scatter = upper + np.swapaxes(np.triu(upper, 1), 1, 2)
+    scatter = np.zeros((n_classes, d, d))
+    if d and len(starts):
+        root = np.empty(0) if unit else np.sqrt(w)
+        syrk = function("dsyrk")
+        _class_scatters(syrk, X, bounds, total, mean, unit, root, scatter, letters())
     return Scatter(total, mean, scatter)
+
+
+@njit(nogil=True)
+def _class_scatters(
+    syrk: Any,
+    X: np.ndarray,
+    bounds: np.ndarray,
+    total: np.ndarray,
+    mean: np.ndarray,
+    unit: bool,
+    root: np.ndarray,
+    scatter: np.ndarray,
+    chars: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """For each class with weight: with ``unit`` weights its mean (the rows summed in order,
+    divided by the weight), then its rows ``X[bounds[k] : bounds[k + 1]]`` centred in place
+    (and scaled by ``root``, the square roots of the weights, unless ``unit``) and
+    ``scatter[k] = AᵀA`` of them: one ``dsyrk`` on the Fortran (d, rows) matrix the C-ordered
+    slice is, whose Fortran upper triangle is the C-ordered lower one, mirrored after."""
+    d = X.shape[1]
+    ints = np.empty(3, dtype=np.int32)  # n, k, lda = ldc
+    ints[0] = d
+    ints[2] = d
+    one = np.ones(1)
+    zero = np.zeros(1)
+    for k in range(len(bounds) - 1):
+        first, last = bounds[k], bounds[k + 1]
+        if total[k] == 0.0 or last == first:
+            continue
+        if unit:
+            for j in range(d):
+                mean[k, j] = 0.0
+            for i in range(first, last):
+                for j in range(d):
+                    mean[k, j] += X[i, j]
+            for j in range(d):
+                mean[k, j] /= total[k]
+        for i in range(first, last):
+            for j in range(d):
+                X[i, j] -= mean[k, j]
+            if not unit:
+                for j in range(d):
+                    X[i, j] *= root[i]
+        ints[1] = last - first
+        S = scatter[k]
+        syrk(
+            chars[_U:].ctypes,
+            chars[_N:].ctypes,
+            ints[0:].ctypes,
+            ints[1:].ctypes,
+            one.ctypes,
+            X[first:].ctypes,
+            ints[2:].ctypes,
+            zero.ctypes,
+            S.ctypes,
+            ints[2:].ctypes,
+        )
+        for a in range(d):
+            for b in range(a + 1, d):
+                S[a, b] = S[b, a]
 
 
 def _dense_block(X: np.ndarray, w: np.ndarray, fourth: bool) -> Scatter:
