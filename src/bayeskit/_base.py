@@ -374,7 +374,12 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 for family, part in zip(self._families(), blocks, strict=True)
             )
         with np.errstate(over="ignore"):
-            class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+            if isinstance(R, (sp.csr_matrix, sp.csr_array)):
+                # the column sums, in row order as scipy takes them, without its matrix product
+                class_count = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
+                class_count = class_count.astype(np.float64, copy=False)
+            else:
+                class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, stats)
 
     def _input(self, X: Any, *, reset: bool) -> Any:

@@ -330,7 +330,6 @@ class MVNormal(Family):
     def _finalize(self, stats: Scatter) -> MVNormalParams:
         s = self._settings(stats.n_classes)
         finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
-        total = stats.pooled()
         estimates, alpha = class_estimates(stats, s["shrinkage"])
         pooled = pool(estimates, stats.weight, s["pooling"], s["weights"])
         covariance = finish(pooled, shape=self.shape, **finishing)
@@ -339,12 +338,13 @@ class MVNormal(Family):
         # A column with one value in every training row is left out where no matrix gives
         # it a variance (no regularisation): it cannot tell classes apart, and has nothing to
         # divide by. Regularised, it stays (scored alike in every class).
-        everywhere = constant(np.diagonal(total.covariance[0]), total.mean[0], total.weight[0])
+        total_weight, reference, total_var = stats.pooled_variances()
+        everywhere = constant(total_var, reference, total_weight)
         flat = flat_columns(covariance, stats.mean, stats.weight, shared)
         keep = ~(everywhere & flat[np.ones(1, dtype=bool) if shared else ~empty].all(axis=0))
         total_cov = None
         if shared:
-            total_estimate = class_estimates(total, s["shrinkage"])[0]
+            total_estimate = class_estimates(stats.pooled(), s["shrinkage"])[0]
             total_cov = finish(total_estimate, shape=self.shape, **finishing)[0]
         factor, inverse, var, log_det, singular = factorize(
             covariance if keep.all() else covariance[:, keep][:, :, keep],
@@ -363,7 +363,7 @@ class MVNormal(Family):
             inverse=inverse,
             var=var,
             log_det=log_det,
-            reference=total.mean[0][keep],
+            reference=reference[keep],
             empty=empty,
             singular=singular,
             total=total_cov,

@@ -164,6 +164,16 @@ class Scatter(Statistic):
             *_extra(shifted, lambda m: m.sum(axis=0, keepdims=True)),
         )
 
+    def pooled_variances(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """Weight, mean and variances of all classes merged into one: the diagonal of
+        :meth:`pooled`'s covariance (``Σ_k S_k,jj + W_k (μ_kj − μ_j)²``, over the weight)
+        without its (d, d) matrix."""
+        total = self.weight.sum()
+        mean = _weighted_mean(self.weight, self.mean, total)
+        delta = self.mean - mean
+        diagonal = np.einsum("kjj->kj", self.scatter) + self.weight[:, None] * (delta * delta)
+        return float(total), mean, safe_ratio(diagonal.sum(axis=0), np.asarray(total))
+
     def classes(self, keep: np.ndarray) -> Scatter:
         """The statistic of the classes at ``keep`` (indices or a boolean mask)."""
         return self.map_weights(lambda w: w[keep])
@@ -324,7 +334,8 @@ def psd_problem(matrix: np.ndarray) -> str:
 
 def _all_scatter_matrices(stack: np.ndarray) -> bool:
     """Whether every matrix of a (K, d, d) stack passes :func:`psd_problem`, judged for the
-    whole stack at once (one comparison, one batched Cholesky factorisation): True proves it,
+    whole stack at once (one comparison, one compiled pass of Cholesky factorisations): True
+    proves it,
     False sends the caller to :func:`psd_problem` for the first offender and its reason."""
     if stack.size == 0:
         return True
@@ -345,14 +356,39 @@ def _all_scatter_matrices(stack: np.ndarray) -> bool:
     zero = scale[:, 0, 0] == 0.0
     if stack[zero].any():
         return False
-    live = stack[~zero]
-    live = 0.5 * (live + np.swapaxes(live, 1, 2))
-    j = np.arange(stack.shape[-1])
-    live[:, j, j] += 1e-9 * scale[~zero, 0]
-    try:
-        np.linalg.cholesky(live)
-    except np.linalg.LinAlgError:
-        return False
+    live = np.flatnonzero(~zero)
+    work = np.empty(stack.shape[1:])
+    ridge = 1e-9 * scale[:, 0, 0]
+    stack = np.ascontiguousarray(stack, dtype=np.float64)
+    return bool(_factorable(function("dpotrf"), stack, live, ridge, work, letters()))
+
+
+@njit(nogil=True)
+def _factorable(
+    potrf: Any,
+    stack: np.ndarray,
+    live: np.ndarray,
+    ridge: np.ndarray,
+    work: np.ndarray,
+    chars: np.ndarray,
+) -> bool:  # pragma: no cover - compiled
+    """Whether ``(S + Sᵀ)/2 + ridge[k] I`` has a Cholesky factor for every ``S = stack[k]``,
+    ``k`` in ``live``: each copied into ``work`` (its C-ordered lower triangle, the Fortran
+    upper one LAPACK reads) and factored in place."""
+    d = stack.shape[1]
+    ints = np.empty(3, dtype=np.int32)  # n, lda, info
+    ints[0] = d
+    ints[1] = d
+    for k in live:
+        S = stack[k]
+        for a in range(d):
+            for b in range(a + 1):
+                work[a, b] = 0.5 * (S[a, b] + S[b, a])
+            work[a, a] += ridge[k]
+        ints[2] = 0
+        potrf(chars[_U:].ctypes, ints[0:].ctypes, work.ctypes, ints[1:].ctypes, ints[2:].ctypes)
+        if ints[2] != 0:
+            return False
     return True
 
 
