@@ -263,10 +263,8 @@ class MVNormal(Family):
                     f"the mvnormal family takes a 2-D table of numbers, got shape {X.shape}"
                 )
             values = X
-        # One pass (a BLAS dot product): on one thread, as the thin products that follow.
-        with _thin(X.shape[1]):
-            if within(values, LARGEST_VALUE):
-                return X
+        if within(values, LARGEST_VALUE):
+            return X
         bad = ~np.isfinite(values)
         if bad.any():
             row, col = first_bad(X, bad)
@@ -383,6 +381,9 @@ class MVNormal(Family):
         return self._scores(params, X, relative=True)
 
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
+        if params.factor is not None and not params.shared:
+            require_regular(params)
+            return _quadratic(params, X, int(params.keep.sum()), bool(params.keep.all()))
         with _thin(X.shape[1]):
             return self._scores_of(params, X, relative=relative)
 
@@ -408,8 +409,6 @@ class MVNormal(Family):
             out[:, params.empty] = -np.inf
             return out
         if params.factor is not None:
-            if not params.shared:
-                return _quadratic(params, X, d, whole)
             rows = max(1, _FACTOR_BLOCK_CELLS // max(d, 1))
         for start in range(0, n, rows):
             block = X[start : start + rows]
@@ -541,7 +540,10 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
         inverse, work = params.inverse, works[worker]
         distances(trmm, inverse, means, shift, live, rows, part, first, last, work, chars)
 
-    with one_blas_thread() if len(works) > 1 else contextlib.nullcontext():
+    # BLAS on one thread: the threads here are the parallelism, and thin products gain
+    # nothing from BLAS's (see _thin)
+    wide = len(works) == 1 and d > _THIN_COLUMNS
+    with contextlib.nullcontext() if wide else one_blas_thread():
         in_parallel(len(starts), len(works), task)
     return out
 
