@@ -95,7 +95,7 @@ def factor_classes(
         log_det[k] = 2.0 * logs
 
 
-@njit(nogil=True)
+@njit(nogil=True, fastmath={"reassoc", "contract"})
 def distances(
     trmm: Any,
     inverse: np.ndarray,
@@ -149,20 +149,8 @@ def distances(
             )
             c = shift[k]
             for i in range(rows):
-                out[first + i, k] = -0.5 * _squares(work[i], d) - c
-
-
-@njit(nogil=True, inline="always")
-def _squares(v: np.ndarray, d: int) -> float:  # pragma: no cover - compiled
-    """``Σ_j v_j²`` in four interleaved partial sums (one running sum is a chain of
-    dependent additions, slower than the product it follows)."""
-    s0 = s1 = s2 = s3 = 0.0
-    full = d - d % 4
-    for j in range(0, full, 4):
-        s0 += v[j] * v[j]
-        s1 += v[j + 1] * v[j + 1]
-        s2 += v[j + 2] * v[j + 2]
-        s3 += v[j + 3] * v[j + 3]
-    for j in range(full, d):
-        s0 += v[j] * v[j]
-    return (s0 + s1) + (s2 + s3)
+                # (summed in any order: vectorised, several times faster than in sequence)
+                total = 0.0
+                for j in range(d):
+                    total += work[i, j] * work[i, j]
+                out[first + i, k] = -0.5 * total - c
