@@ -26,10 +26,24 @@ _controller: ThreadpoolController | None = None
 
 def one_blas_thread() -> Any:
     """A context manager limiting BLAS to one thread while it is open."""
+    return _get_controller().limit(limits=1, user_api="blas")
+
+
+def _get_controller() -> ThreadpoolController:
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    return _controller
+
+
+def blas_threads() -> int:
+    """The threads BLAS may use now (the most any loaded BLAS library is allowed: 1 under
+    ``OPENBLAS_NUM_THREADS=1`` or a threadpoolctl limit); about 2 µs. Compiled kernels that
+    call BLAS on one thread and split the work over threads themselves take no more than
+    this: the user's limit holds for them as for BLAS."""
+    controller = _get_controller()
+    counts = [c.get_num_threads() for c in controller.lib_controllers if c.user_api == "blas"]
+    return max([n for n in counts if n], default=1)
 
 
 def usable_cpus() -> int:

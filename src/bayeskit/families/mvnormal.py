@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from scipy.linalg import blas
 
 from .._blas import function, letters
-from .._threads import in_parallel, one_blas_thread, usable_cpus
+from .._threads import blas_threads, in_parallel, one_blas_thread, usable_cpus
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
@@ -72,9 +72,13 @@ from .gaussian import Gaussian, GaussianParams
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
 _BLOCK_CELLS = 1 << 19
-#: with a covariance factor, per block: each class's centred copy and its product stay in
+#: with a shared covariance factor, per block: the centred copy and its product stay in
 #: the cache (512 KB)
 _FACTOR_BLOCK_CELLS = 1 << 16
+#: the same for the compiled per-class scoring (128 KB): blocks of 128 to 512 rows of 64
+#: columns scored alike on one thread (1024: 2% slower), and small ones let two threads
+#: share digits' 1,797 rows evenly
+_KERNEL_BLOCK_CELLS = 1 << 14
 #: the scoring with a covariance per class goes on a second thread for every this many
 #: multiply-adds (starting a thread and handing out tasks costs about 50 µs, ~2M of them)
 _PARALLEL_MULTIPLY_ADDS = 1 << 23
@@ -517,14 +521,19 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
     means = np.ascontiguousarray(params.means[:, params.keep])
     trmm = function("dtrmm")
     chars = letters()
-    block = max(1, min(_FACTOR_BLOCK_CELLS // max(d, 1), n))
+    block = max(1, min(_KERNEL_BLOCK_CELLS // max(d, 1), n))
     dense = not sp.issparse(X) and whole and X.flags.c_contiguous and X.dtype == np.float64
     # Tasks of a few blocks each (sparse input, columns left out or a strided view: each
     # task converts its rows to a dense C-ordered block first); several per thread, so a
     # thread the machine does not schedule leaves its share to the others.
     work_size = n * len(live) * d * d // 2
     threads = min(usable_cpus(), max(1, work_size // _PARALLEL_MULTIPLY_ADDS))
-    step = max(block, -(-n // (4 * threads)) if threads > 1 else 8 * block)
+    if threads > 1:
+        threads = min(threads, blas_threads())  # the user's limit on BLAS's threads holds
+    # Whole blocks per task, so the rows go to BLAS in the same blocks whatever the number
+    # of threads (BLAS may round a row differently in a block of another size): the same
+    # numbers to the bit on one thread or many.
+    step = block * (max(1, -(-n // (4 * threads * block))) if threads > 1 else 8)
     starts = list(range(0, n, step))
     works = [np.empty((block, d)) for _ in range(min(threads, len(starts)))]
 
