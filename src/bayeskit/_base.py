@@ -376,8 +376,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with np.errstate(over="ignore"):
             if isinstance(R, (sp.csr_matrix, sp.csr_array)):
                 # the column sums, in row order as scipy takes them, without its matrix product
-                class_count = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
-                class_count = class_count.astype(np.float64, copy=False)
+                counts = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
+                class_count = np.asarray(counts, dtype=np.float64)
             else:
                 class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, stats)
