@@ -39,6 +39,9 @@ _CANCELLATION = 1e-11
 #: ``W μ_j² <= _SPARSE_SHIFT · S_jj`` for every column: about three digits at most are lost.
 #: A column whose mean is larger against its spread is summed centred, by densified chunks.
 _SPARSE_SHIFT = 1e3
+#: Values centred at once into the buffer of a dense block's rank-k updates (64 KB: small
+#: enough to come from the heap, not a fresh mapping).
+_CHUNK_BUFFER_CELLS = 1 << 13
 #: Rows densified at once when a sparse block is summed centred (bounded memory).
 _CHUNK_CELLS = 1 << 22
 
@@ -111,11 +114,10 @@ class Scatter(Statistic):
             rows = [order[bounds[k] : bounds[k + 1]] for k in range(n_classes)]
             w = np.asarray(w, dtype=np.float64)
             if not sp.issparse(X):
+                if not fourth:
+                    return _dense_sorted(np.asarray(X, dtype=np.float64), order, w[order], bounds)
                 # One gather of X in class order; each class is then a contiguous slice.
                 X = np.take(np.asarray(X, dtype=np.float64), order, axis=0)
-                if not fourth:
-                    # X is a copy: centred in place
-                    return _dense_sorted(X, w[order], bounds)
                 parts = [X[bounds[k] : bounds[k + 1]] for k in range(n_classes)]
                 return _stack(
                     [_dense_block(p, w[r], fourth) for p, r in zip(parts, rows, strict=True)]
@@ -479,37 +481,41 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     return full
 
 
-def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
-    """Every class's statistic from rows sorted by class (class ``k`` is ``X[bounds[k] :
-    bounds[k + 1]]``, a copy this function centres in place) and their weights: per class
-    the mean, its slice centred in place and one BLAS rank-k update on it, all in one
-    compiled call (:func:`_class_scatters`; no temporaries the size of X: on a virtual
-    machine a fresh array costs a page fault per 4 KB, more than the arithmetic)."""
+def _dense_sorted(X: np.ndarray, order: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
+    """Every class's statistic from the rows of ``X`` taken in ``order`` (class ``k`` is
+    ``X[order[bounds[k] : bounds[k + 1]]]``) and their weights ``w`` (in that order): per
+    class the mean, then its rows centred a chunk at a time into a small buffer and one BLAS
+    rank-k update per chunk, all in one compiled call (:func:`_class_scatters`). No copy of
+    X: on a virtual machine a fresh array costs a page fault per 4 KB, more than the
+    arithmetic (the sorted copy this replaces was 225 faults a fit on digits)."""
     n_classes, d = len(bounds) - 1, X.shape[1]
     counts = np.diff(bounds)
     rows = counts > 0
     starts = bounds[:-1][rows]
     total = np.zeros(n_classes)
     mean = np.zeros((n_classes, d))
-    unit = True
-    if len(starts):
-        total[rows] = np.add.reduceat(w, starts)
-        unit = bool((w == 1.0).all())
-        if not unit:
-            # Weights divided by a power of two near each class's largest (exact: the same
-            # mean), so Σ w x cannot overflow for weights up to 1e308 nor vanish near 1e-308.
-            top = np.zeros(n_classes)
-            top[rows] = np.maximum.reduceat(w, starts)
-            exponent = np.frexp(np.where(total != 0.0, top, 1.0))[1]
-            scaled = np.ldexp(w, -np.repeat(exponent, counts))
-            den = np.add.reduceat(scaled, starts)
-            sums = np.add.reduceat(scaled[:, None] * X, starts, axis=0)
-            mean[rows] = safe_ratio(sums, den[:, None])
     scatter = np.zeros((n_classes, d, d))
-    if d and len(starts):
+    if not len(starts):
+        return Scatter(total, mean, scatter)
+    total[rows] = np.add.reduceat(w, starts)
+    unit = bool((w == 1.0).all())
+    scaled, den = w, total
+    if not unit:
+        # Weights divided by a power of two near each class's largest (exact: the same
+        # mean), so Σ w x cannot overflow for weights up to 1e308 nor vanish near 1e-308.
+        top = np.zeros(n_classes)
+        top[rows] = np.maximum.reduceat(w, starts)
+        exponent = np.frexp(np.where(total != 0.0, top, 1.0))[1]
+        scaled = np.ldexp(w, -np.repeat(exponent, counts))
+        den = np.zeros(n_classes)
+        den[rows] = np.add.reduceat(scaled, starts)
+    if d:
         root = np.empty(0) if unit else np.sqrt(w)
+        buffer = np.empty((max(128, _CHUNK_BUFFER_CELLS // d), d))
+        X = np.ascontiguousarray(X)
         syrk = function("dsyrk")
-        _class_scatters(syrk, X, bounds, total, mean, unit, root, scatter, letters())
+        args = (X, order, bounds, total, scaled, den, unit, root, mean, scatter, buffer)
+        _class_scatters(syrk, *args, letters())
     return Scatter(total, mean, scatter)
 
 
@@ -517,57 +523,71 @@ def _dense_sorted(X: np.ndarray, w: np.ndarray, bounds: np.ndarray) -> Scatter:
 def _class_scatters(
     syrk: Any,
     X: np.ndarray,
+    order: np.ndarray,
     bounds: np.ndarray,
     total: np.ndarray,
-    mean: np.ndarray,
+    scaled: np.ndarray,
+    den: np.ndarray,
     unit: bool,
     root: np.ndarray,
+    mean: np.ndarray,
     scatter: np.ndarray,
+    buffer: np.ndarray,
     chars: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """For each class with weight: with ``unit`` weights its mean (the rows summed in order,
-    divided by the weight), then its rows ``X[bounds[k] : bounds[k + 1]]`` centred in place
-    (and scaled by ``root``, the square roots of the weights, unless ``unit``) and
-    ``scatter[k] = AᵀA`` of them: one ``dsyrk`` on the Fortran (d, rows) matrix the C-ordered
-    slice is, whose Fortran upper triangle is the C-ordered lower one, mirrored after."""
+    """For each class with weight: its mean ``Σ s_i x_i / Σ s_i`` (``s = scaled``, the
+    rows in order; 0 where the sum of ``s`` is 0), then its rows centred (and multiplied by
+    ``root``, the square roots of the weights, unless ``unit``) into ``buffer`` a chunk at a
+    time and ``scatter[k] += AᵀA`` of each chunk ``A``: one ``dsyrk`` on the Fortran (d,
+    rows) matrix the C-ordered chunk is, whose Fortran upper triangle is the C-ordered lower
+    one, mirrored at the end."""
     d = X.shape[1]
+    size = buffer.shape[0]
     ints = np.empty(3, dtype=np.int32)  # n, k, lda = ldc
     ints[0] = d
     ints[2] = d
     one = np.ones(1)
-    zero = np.zeros(1)
+    beta = np.zeros(1)
     for k in range(len(bounds) - 1):
         first, last = bounds[k], bounds[k + 1]
         if total[k] == 0.0 or last == first:
             continue
-        if unit:
-            for j in range(d):
-                mean[k, j] = 0.0
-            for i in range(first, last):
-                for j in range(d):
-                    mean[k, j] += X[i, j]
-            for j in range(d):
-                mean[k, j] /= total[k]
+        mu = mean[k]
         for i in range(first, last):
+            r = order[i]
             for j in range(d):
-                X[i, j] -= mean[k, j]
-            if not unit:
-                for j in range(d):
-                    X[i, j] *= root[i]
-        ints[1] = last - first
+                mu[j] += scaled[i] * X[r, j]
+        if den[k] != 0.0:
+            for j in range(d):
+                mu[j] /= den[k]
+        else:
+            for j in range(d):
+                mu[j] = 0.0
         S = scatter[k]
-        syrk(
-            chars[_U:].ctypes,
-            chars[_N:].ctypes,
-            ints[0:].ctypes,
-            ints[1:].ctypes,
-            one.ctypes,
-            X[first:].ctypes,
-            ints[2:].ctypes,
-            zero.ctypes,
-            S.ctypes,
-            ints[2:].ctypes,
-        )
+        beta[0] = 0.0
+        for start in range(first, last, size):
+            stop = min(start + size, last)
+            for i in range(start, stop):
+                r = order[i]
+                for j in range(d):
+                    buffer[i - start, j] = X[r, j] - mu[j]
+                if not unit:
+                    for j in range(d):
+                        buffer[i - start, j] *= root[i]
+            ints[1] = stop - start
+            syrk(
+                chars[_U:].ctypes,
+                chars[_N:].ctypes,
+                ints[0:].ctypes,
+                ints[1:].ctypes,
+                one.ctypes,
+                buffer.ctypes,
+                ints[2:].ctypes,
+                beta.ctypes,
+                S.ctypes,
+                ints[2:].ctypes,
+            )
+            beta[0] = 1.0
         for a in range(d):
             for b in range(a + 1, d):
                 S[a, b] = S[b, a]
