@@ -749,10 +749,14 @@ _LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str
 
 
 def _check_y(y: Any) -> np.ndarray:
-    try:
-        y = column_or_1d(y, warn=True)
-    except (ValueError, TypeError) as exc:
-        raise DataError(f"{exc} (y must hold one class label per row)") from None
+    # A contiguous 1-D array of numbers or strings is what scikit-learn's check returns it
+    # as (it costs 25-145 µs a call)
+    plain = type(y) is np.ndarray and y.ndim == 1 and y.flags.c_contiguous
+    if not (plain and y.dtype.kind in "biufU"):
+        try:
+            y = column_or_1d(y, warn=True)
+        except (ValueError, TypeError) as exc:
+            raise DataError(f"{exc} (y must hold one class label per row)") from None
     if y.dtype.kind in "cmMV":
         raise DataError(
             f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
