@@ -1,16 +1,22 @@
-"""One BLAS thread for a stretch of many small matrix products.
+"""Threads: one BLAS thread for a stretch of many small matrix products, and a runner that
+hands tasks to a few Python threads.
 
 The products of EM iterations (one side of k components), of the Parzen window's blocks and of
 discriminant analysis on a few dozen columns are too thin for BLAS's threads to pay, and on a
 machine shared with other work those threads contend: measured here, a 3–10× slower fit.
-Splitting such stretches over threads by hand gains nothing either where the product holds the
-GIL (scipy's ``dtrmm`` and ``dsyrk`` do: QDA's scoring on two threads took as long as on one).
-threadpoolctl finds the BLAS libraries by scanning the loaded ones (~20 ms); the controller is
-built once and reused.
+Splitting such stretches over threads by hand gains only where the work runs without the GIL:
+scipy's Python wrappers of ``dtrmm`` and ``dsyrk`` hold it (QDA's scoring on two threads took
+as long as on one), compiled ``nogil`` kernels (the text scanner, QDA's scoring kernel, which
+calls BLAS itself) do not. threadpoolctl finds the BLAS libraries by scanning the loaded ones
+(~20 ms); the controller is built once and reused.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from threadpoolctl import ThreadpoolController
@@ -20,7 +26,59 @@ _controller: ThreadpoolController | None = None
 
 def one_blas_thread() -> Any:
     """A context manager limiting BLAS to one thread while it is open."""
+    return _get_controller().limit(limits=1, user_api="blas")
+
+
+def _get_controller() -> ThreadpoolController:
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    return _controller
+
+
+def blas_threads() -> int:
+    """The threads BLAS may use now (the most any loaded BLAS library is allowed: 1 under
+    ``OPENBLAS_NUM_THREADS=1`` or a threadpoolctl limit); about 2 µs. Compiled kernels that
+    call BLAS on one thread and split the work over threads themselves take no more than
+    this: the user's limit holds for them as for BLAS."""
+    controller = _get_controller()
+    counts = [c.get_num_threads() for c in controller.lib_controllers if c.user_api == "blas"]
+    return max([n for n in counts if n], default=1)
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) -> list[Any]:
+    """``[task(worker, i) for i in range(n_tasks)]``, the tasks handed out to ``n_threads``
+    workers as each becomes free (worker 0 is this thread; only compiled ``nogil`` kernels
+    actually overlap). A worker the machine does not schedule leaves its tasks to the others.
+    Exceptions propagate."""
+    if n_threads == 1 or n_tasks == 1:
+        return [task(0, i) for i in range(n_tasks)]
+    results: list[Any] = [None] * n_tasks
+    tickets = itertools.count()  # next() on a count is atomic under the GIL
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            for i in tickets:
+                if i >= n_tasks or errors:
+                    return
+                results[i] = task(worker, i)
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            errors.append(exc)
+
+    others = [threading.Thread(target=work, args=(w,)) for w in range(1, n_threads)]
+    for thread in others:
+        thread.start()
+    work(0)
+    for thread in others:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results

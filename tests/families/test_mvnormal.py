@@ -341,3 +341,66 @@ def test_scores_do_not_depend_on_blas_threads(pooling):
     np.testing.assert_allclose(sparse, one, rtol=1e-13)
     expected = multivariate_normal(params.means[1], params.covariance[0 if pooling else 1])
     np.testing.assert_allclose(one[:, 1], expected.logpdf(X), rtol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "sparse", "constant column"])
+def test_class_scores_on_several_threads_are_those_of_one(monkeypatch, layout):
+    """The per-class scoring splits rows over threads: every row is scored alone, so the
+    numbers are the same to the bit on one thread and on three, for every input layout
+    (strided views and sparse rows are made dense a task at a time, columns left out are
+    dropped), with an empty class scoring -inf."""
+    from bayeskit.families import mvnormal
+
+    X, _y, R, _ = blobs(n=2000, d=6, k=4)
+    if layout == "constant column":
+        X = np.column_stack([X, np.full(len(X), 2.5)])
+    R = sp.csr_matrix(R.toarray() * [1.0, 1.0, 0.0, 1.0])  # class 2 has no weight
+    family = MVNormal(0.0, reg_param=0.0 if layout == "constant column" else 0.01)
+    params = family.finalize(family.summarize(X, R))
+    assert params.keep.all() == (layout != "constant column")
+    data = {"C": X, "F": np.asfortranarray(X), "sparse": sp.csr_matrix(X)}.get(layout, X)
+    monkeypatch.setattr(mvnormal, "_PARALLEL_MULTIPLY_ADDS", 1000)
+    monkeypatch.setattr(mvnormal, "_KERNEL_BLOCK_CELLS", 600)  # blocks of 100 rows or so
+    monkeypatch.setattr(mvnormal, "usable_cpus", lambda: 1)
+    one = family.log_prob(params, data)
+    monkeypatch.setattr(mvnormal, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(mvnormal, "blas_threads", lambda: 3)
+    three = family.log_prob(params, data)
+    np.testing.assert_array_equal(three, one)
+    assert np.isneginf(one[:, 2]).all()
+    kept = params.keep
+    for k in (0, 1, 3):
+        expected = multivariate_normal(
+            params.means[k, kept], params.covariance[k][np.ix_(kept, kept)]
+        ).logpdf(X[:, kept])
+        np.testing.assert_allclose(one[:, k], expected, rtol=1e-11)
+
+
+def test_class_scores_keep_to_the_blas_thread_limit(monkeypatch):
+    """The per-class scoring calls BLAS on one thread and splits rows over threads itself:
+    no more of them than BLAS may use (one under OPENBLAS_NUM_THREADS=1 or a threadpoolctl
+    limit), as many as the CPUs allow otherwise."""
+    from threadpoolctl import threadpool_limits
+
+    from bayeskit.families import mvnormal
+
+    X, _y, R, _ = blobs(n=3000, d=6, k=3)
+    family = MVNormal(0.0)
+    params = family.finalize(family.summarize(X, R))
+    used = []
+
+    def recording(n_tasks, n_threads, task):
+        used.append(n_threads)
+        return mvnormal_in_parallel(n_tasks, n_threads, task)
+
+    mvnormal_in_parallel = mvnormal.in_parallel
+    monkeypatch.setattr(mvnormal, "in_parallel", recording)
+    monkeypatch.setattr(mvnormal, "_PARALLEL_MULTIPLY_ADDS", 1000)
+    monkeypatch.setattr(mvnormal, "_KERNEL_BLOCK_CELLS", 600)  # blocks of 100 rows or so
+    monkeypatch.setattr(mvnormal, "usable_cpus", lambda: 2)
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = family.log_prob(params, X)
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = family.log_prob(params, X)
+    assert used == [1, 2]
+    np.testing.assert_array_equal(one, two)

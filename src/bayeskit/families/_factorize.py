@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
+from .._blas import function, letters
 from ._covariance import constant
+from ._mvnormal_kernels import factor_classes
 
 
 @dataclass(frozen=True)
@@ -60,32 +61,35 @@ def factorize(
     if diagonal or d == 0:
         log_det[regular] = np.log(var[regular]).sum(axis=1)
         return None, None, var, log_det, tuple(singular)
-    root = np.sqrt(var[regular])
-    corr = cov[regular] / root[:, :, None] / root[:, None, :]
-    C = np.zeros_like(corr)
-    C_inv = np.zeros_like(corr)
-    good = np.zeros(len(regular), dtype=bool)
-    for i in range(len(regular)):
-        C[i], info = scipy.linalg.lapack.dpotrf(corr[i], lower=1, clean=1)
-        if info == 0:
-            C_inv[i], info = scipy.linalg.lapack.dtrtri(C[i], lower=1)
-        good[i] = info == 0
-    with np.errstate(over="ignore", divide="ignore"):
-        certain = good & (1.0 / np.einsum("kij,kij->k", C_inv, C_inv) > tol * tol)
-    for i in np.flatnonzero(~certain).tolist():
-        low = float(np.linalg.eigvalsh(corr[i])[0])
-        if not good[i] or low <= tol * tol:
-            k = int(regular[i])
-            singular.append(Singular(klass[k], None, low, total[k]))
-            good[i] = False
+    cov = np.ascontiguousarray(cov, dtype=np.float64)
     factor = np.zeros_like(cov)
     inverse = np.zeros_like(cov)
-    root, C, C_inv, scored = root[good], C[good], C_inv[good], regular[good]
-    factor[scored] = root[:, :, None] * C
-    inverse[scored] = C_inv / root[:, None, :]
-    log_det[scored] = 2.0 * (
-        np.log(root).sum(axis=1) + np.log(np.diagonal(C, axis1=1, axis2=2)).sum(axis=1)
+    frobenius = np.zeros(len(regular))
+    info = np.zeros(len(regular), dtype=np.int32)
+    factor_classes(
+        function("dpotrf"),
+        function("dtrtri"),
+        cov,
+        regular,
+        factor,
+        inverse,
+        log_det,
+        frobenius,
+        info,
+        letters(),
     )
+    good = info == 0
+    with np.errstate(over="ignore", divide="ignore"):
+        certain = good & (1.0 / frobenius > tol * tol)
+    for i in np.flatnonzero(~certain).tolist():
+        k = int(regular[i])
+        root = np.sqrt(var[k])
+        low = float(np.linalg.eigvalsh(cov[k] / root[:, None] / root[None, :])[0])
+        if not good[i] or low <= tol * tol:
+            singular.append(Singular(klass[k], None, low, total[k]))
+            factor[k] = 0.0
+            inverse[k] = 0.0
+            log_det[k] = 0.0
     singular.sort(key=lambda s: -1 if s.klass is None else s.klass)
     return factor, inverse, None, log_det, tuple(singular)
 

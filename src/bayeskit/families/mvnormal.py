@@ -49,7 +49,8 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.linalg import blas
 
-from .._threads import one_blas_thread
+from .._blas import function, letters
+from .._threads import blas_threads, in_parallel, one_blas_thread, usable_cpus
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
@@ -65,14 +66,22 @@ from ._covariance import (
     pool,
 )
 from ._factorize import Singular, factorize, flat_columns
+from ._mvnormal_kernels import distances
 from .gaussian import Gaussian, GaussianParams
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
 _BLOCK_CELLS = 1 << 19
-#: with a covariance factor, per block: each class's centred copy and its product stay in
+#: with a shared covariance factor, per block: the centred copy and its product stay in
 #: the cache (512 KB)
 _FACTOR_BLOCK_CELLS = 1 << 16
+#: the same for the compiled per-class scoring (128 KB): blocks of 128 to 512 rows of 64
+#: columns scored alike on one thread (1024: 2% slower), and small ones let two threads
+#: share digits' 1,797 rows evenly
+_KERNEL_BLOCK_CELLS = 1 << 14
+#: the scoring with a covariance per class goes on a second thread for every this many
+#: multiply-adds (starting a thread and handing out tasks costs about 50 µs, ~2M of them)
+_PARALLEL_MULTIPLY_ADDS = 1 << 23
 
 
 @dataclass(frozen=True)
@@ -258,10 +267,8 @@ class MVNormal(Family):
                     f"the mvnormal family takes a 2-D table of numbers, got shape {X.shape}"
                 )
             values = X
-        # One pass (a BLAS dot product): on one thread, as the thin products that follow.
-        with _thin(X.shape[1]):
-            if within(values, LARGEST_VALUE):
-                return X
+        if within(values, LARGEST_VALUE):
+            return X
         bad = ~np.isfinite(values)
         if bad.any():
             row, col = first_bad(X, bad)
@@ -325,7 +332,6 @@ class MVNormal(Family):
     def _finalize(self, stats: Scatter) -> MVNormalParams:
         s = self._settings(stats.n_classes)
         finishing = {k: s[k] for k in ("gamma", "reg_param", "ridge")}
-        total = stats.pooled()
         estimates, alpha = class_estimates(stats, s["shrinkage"])
         pooled = pool(estimates, stats.weight, s["pooling"], s["weights"])
         covariance = finish(pooled, shape=self.shape, **finishing)
@@ -334,12 +340,13 @@ class MVNormal(Family):
         # A column with one value in every training row is left out where no matrix gives
         # it a variance (no regularisation): it cannot tell classes apart, and has nothing to
         # divide by. Regularised, it stays (scored alike in every class).
-        everywhere = constant(np.diagonal(total.covariance[0]), total.mean[0], total.weight[0])
+        total_weight, reference, total_var = stats.pooled_variances()
+        everywhere = constant(total_var, reference, total_weight)
         flat = flat_columns(covariance, stats.mean, stats.weight, shared)
         keep = ~(everywhere & flat[np.ones(1, dtype=bool) if shared else ~empty].all(axis=0))
         total_cov = None
         if shared:
-            total_estimate = class_estimates(total, s["shrinkage"])[0]
+            total_estimate = class_estimates(stats.pooled(), s["shrinkage"])[0]
             total_cov = finish(total_estimate, shape=self.shape, **finishing)[0]
         factor, inverse, var, log_det, singular = factorize(
             covariance if keep.all() else covariance[:, keep][:, :, keep],
@@ -358,7 +365,7 @@ class MVNormal(Family):
             inverse=inverse,
             var=var,
             log_det=log_det,
-            reference=total.mean[0][keep],
+            reference=reference[keep],
             empty=empty,
             singular=singular,
             total=total_cov,
@@ -378,6 +385,9 @@ class MVNormal(Family):
         return self._scores(params, X, relative=True)
 
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
+        if params.factor is not None and not params.shared:
+            require_regular(params)
+            return _quadratic(params, X, int(params.keep.sum()), bool(params.keep.all()))
         with _thin(X.shape[1]):
             return self._scores_of(params, X, relative=relative)
 
@@ -403,10 +413,6 @@ class MVNormal(Family):
             out[:, params.empty] = -np.inf
             return out
         if params.factor is not None:
-            # Smaller blocks stay in cache through every class's product. One thread: scipy's
-            # dtrmm holds the GIL, so blocks on two threads took as long as on one (QDA on
-            # 10^5 x 50: 122 ms either way), and numpy's matmul, which releases it, needs
-            # twice the multiply-adds.
             rows = max(1, _FACTOR_BLOCK_CELLS // max(d, 1))
         for start in range(0, n, rows):
             block = X[start : start + rows]
@@ -496,6 +502,58 @@ def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:
     for k in np.flatnonzero(~params.empty):
         Z = _whiten(params.inverse[k], np.subtract(X, means[k], out=work))
         out[:, k] = -0.5 * np.einsum("ij,ij->i", Z, Z) - const[k]
+    return out
+
+
+def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarray:
+    """Log-densities with a covariance per class: each block of rows centred on each class
+    mean, multiplied by the factor's triangular inverse and its squares summed, in one
+    compiled pass without the GIL (:func:`._mvnormal_kernels.distances`), row ranges on
+    several threads when there is enough work."""
+    assert params.inverse is not None
+    n, K = X.shape[0], len(params.empty)
+    out = np.empty((n, K))
+    out[:, params.empty] = -np.inf
+    live = np.flatnonzero(~params.empty)
+    if n == 0 or not len(live):
+        return out
+    shift = 0.5 * (params.log_det + d * _LOG_2PI)
+    means = np.ascontiguousarray(params.means[:, params.keep])
+    trmm = function("dtrmm")
+    chars = letters()
+    block = max(1, min(_KERNEL_BLOCK_CELLS // max(d, 1), n))
+    dense = not sp.issparse(X) and whole and X.flags.c_contiguous and X.dtype == np.float64
+    # Tasks of a few blocks each (sparse input, columns left out or a strided view: each
+    # task converts its rows to a dense C-ordered block first); several per thread, so a
+    # thread the machine does not schedule leaves its share to the others.
+    work_size = n * len(live) * d * d // 2
+    threads = min(usable_cpus(), max(1, work_size // _PARALLEL_MULTIPLY_ADDS))
+    if threads > 1:
+        threads = min(threads, blas_threads())  # the user's limit on BLAS's threads holds
+    # Whole blocks per task, so the rows go to BLAS in the same blocks whatever the number
+    # of threads (BLAS may round a row differently in a block of another size): the same
+    # numbers to the bit on one thread or many.
+    step = block * (max(1, -(-n // (4 * threads * block))) if threads > 1 else 8)
+    starts = list(range(0, n, step))
+    works = [np.empty((block, d)) for _ in range(min(threads, len(starts)))]
+
+    def task(worker: int, i: int) -> None:
+        first, last = starts[i], min(starts[i] + step, n)
+        rows, part = X, out
+        if not dense:
+            rows = X[first:last]
+            rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+            rows = np.ascontiguousarray(rows if whole else rows[:, params.keep])
+            part = out[first:last]
+            first, last = 0, len(rows)
+        inverse, work = params.inverse, works[worker]
+        distances(trmm, inverse, means, shift, live, rows, part, first, last, work, chars)
+
+    # BLAS on one thread: the threads here are the parallelism, and thin products gain
+    # nothing from BLAS's (see _thin)
+    wide = len(works) == 1 and d > _THIN_COLUMNS
+    with contextlib.nullcontext() if wide else one_blas_thread():
+        in_parallel(len(starts), len(works), task)
     return out
 
 

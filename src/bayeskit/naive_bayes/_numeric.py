@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
@@ -29,6 +30,17 @@ def wrap_sklearn_errors(exc: Exception, what: str = "the model") -> Exception:
     return DataError(msg)
 
 
+def _plain(X: Any) -> bool:
+    """A 2-D float64 ndarray (not a subclass) with at least one row and one column."""
+    return (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and X.dtype == np.float64
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+    )
+
+
 class NumericNB(GenerativeClassifier):
     """A generative classifier over a numeric matrix (dense ndarray or CSR sparse).
 
@@ -41,6 +53,15 @@ class NumericNB(GenerativeClassifier):
     _nan_is_missing: ClassVar[bool] = True
 
     def _check_X(self, X: Any, *, reset: bool) -> Any:
+        if _plain(X) and (reset or self._fits(X)):
+            # What scikit-learn's checks come to for a float64 ndarray (about 40 µs a call):
+            # no names, so none are kept; the number of columns recorded or compared.
+            if reset:
+                self.n_features_in_ = X.shape[1]
+                self.__dict__.pop("feature_names_in_", None)
+            if self._nan_is_missing:
+                check_not_infinite(X, None, type(self).__name__)
+            return X
         names = feature_names_of(X)
         what = type(self).__name__
         try:
@@ -58,6 +79,13 @@ class NumericNB(GenerativeClassifier):
         if self._nan_is_missing:
             check_not_infinite(X, names, what)
         return X
+
+    def _fits(self, X: np.ndarray) -> bool:
+        """Whether a plain array has the columns the model was fitted on and the model no
+        feature names (scikit-learn warns about an array without them)."""
+        return X.shape[1] == getattr(self, "n_features_in_", None) and not hasattr(
+            self, "feature_names_in_"
+        )
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

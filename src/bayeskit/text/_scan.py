@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-import os
 import re
 import threading
 import time
@@ -46,6 +45,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import in_parallel as _in_parallel
+from .._threads import usable_cpus as _usable_cpus
 from . import _scan_kernels as kernels
 from .analyze import ADDRESS_TOKEN_PATTERN
 
@@ -712,47 +713,11 @@ def _plan(doc: _Encoded, threads: int | None) -> tuple[int, list[tuple[int, int]
     return threads, list(itertools.pairwise(_cuts(doc.ends - doc.starts, wanted)))
 
 
-def _usable_cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
-
-
 def _cuts(sizes: np.ndarray, parts: int) -> list[int]:
     """Document boundaries splitting ``sizes`` into ``parts`` runs of about equal bytes."""
     total = np.cumsum(sizes)
     inner = [int(np.searchsorted(total, total[-1] * k / parts)) for k in range(1, parts)]
     return sorted({0, *inner, len(sizes)})  # fewer parts if one document is most of the text
-
-
-def _in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) -> list[Any]:
-    """``[task(worker, i) for i in range(n_tasks)]``, the tasks handed out to ``n_threads``
-    workers as each becomes free (worker 0 is this thread; only the compiled kernels,
-    ``nogil``, actually overlap). Exceptions propagate."""
-    if n_threads == 1 or n_tasks == 1:
-        return [task(0, i) for i in range(n_tasks)]
-    results: list[Any] = [None] * n_tasks
-    tickets = itertools.count()  # next() on a count is atomic under the GIL
-    errors: list[BaseException] = []
-
-    def work(worker: int) -> None:
-        try:
-            for i in tickets:
-                if i >= n_tasks or errors:
-                    return
-                results[i] = task(worker, i)
-        except BaseException as exc:  # re-raised below, in the caller's thread
-            errors.append(exc)
-
-    others = [threading.Thread(target=work, args=(w,)) for w in range(1, n_threads)]
-    for thread in others:
-        thread.start()
-    work(0)
-    for thread in others:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
