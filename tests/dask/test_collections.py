@@ -3,6 +3,7 @@ vocabularies and counts identical to the in-memory fit), and a worker that dies 
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import dask.array as da
@@ -120,7 +121,6 @@ TEXT_MODELS = [
         vectorizer=TextVectorizer(output="binary", ngram_range=(1, 2)), model=bk.BernoulliNB()
     ),
     lambda: TextClassifier(useful_terms=8),
-    # A cluster fit keeps no held-out scores (one round): its twin in memory is uncalibrated.
     lambda: SpamFilter(calibration_folds=None),
     TextClassifier.twcnb,  # tf-idf: two rounds (vocabulary statistics, then counts)
     lambda: TextClassifier(vectorizer=TextVectorizer(output="hashed", n_features=64)),
@@ -174,6 +174,33 @@ def test_text_column_of_a_frame(on_cluster):
     frame = dd.from_pandas(pd.DataFrame({"text": docs, "label": labels}), npartitions=3)
     model = bkd.fit(SpamFilter(), frame["text"], frame["label"])
     _same_text_model(model, SpamFilter().fit(docs, labels), docs)
+
+
+COUNTED = {"vectorizer": TextVectorizer(ngram_range=(1, 2)), "model": bk.MultinomialNB(alpha=0.3)}
+
+
+def test_spam_filter_calibrated_on_the_cluster(on_cluster):
+    docs, spam = documents(seed=6)
+    # one partition: fit's own held-out counts and scale (count weighting)
+    one = bkd.fit(SpamFilter(**COUNTED), db.from_sequence(docs, npartitions=1), spam.tolist())
+    whole = SpamFilter(**COUNTED).fit(docs, spam)
+    np.testing.assert_array_equal(one.score_counts_, whole.score_counts_)
+    assert one.calibration_ == whole.calibration_
+    # several partitions: each one's held-out counts, by the fitted filter, added
+    bag = db.from_sequence(docs, npartitions=4)
+    model = bkd.fit(SpamFilter(), bag, spam.tolist())
+    cuts = np.cumsum([0, *bag.map_partitions(lambda part: [len(part)]).compute()])
+    by_hand = sum(
+        model.held_out_score_counts(docs[a:b], spam[a:b]) for a, b in itertools.pairwise(cuts)
+    )
+    np.testing.assert_array_equal(model.score_counts_, by_hand)
+    assert model.score_counts_.sum() == len(docs)
+    plain = SpamFilter(calibration_folds=None).fit(docs, spam)
+    plain.set_params(calibration_folds=5).calibrate(by_hand)
+    assert model.calibration_ == plain.calibration_
+    with pytest.warns(UserWarning, match="keeps the model's own probabilities"):
+        idf = bkd.fit(SpamFilter(vectorizer=TextVectorizer(output="tfidf")), bag, spam.tolist())
+    assert idf.calibration_ == (1.0, 0.0)
 
 
 def test_vectorizer_on_a_bag(on_cluster):

@@ -38,7 +38,10 @@ What fits how
   (one class, a singular covariance) is refused with the same error.
 * TextClassifier and SpamFilter with "counts"/"binary" output, and TextVectorizer (one round:
   vocabulary statistics add). With "tfidf" output or a given vocabulary, two rounds: the
-  vocabulary statistics of the whole corpus (idf needs every document), then the counts.
+  vocabulary statistics of the whole corpus (idf needs every document), then the counts. A
+  calibrated SpamFilter takes one more: the fitted filter scores each partition's messages
+  held out (each fold by the filter minus the fold) and the scale is fitted on the sum of
+  their counts; with idf it keeps the model's own probabilities, with a warning.
 
 Iterative estimators
 --------------------

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import uuid
+import warnings
 from typing import Any
 
+import numpy as np
 from sklearn.base import is_classifier
 
 from ..errors import DataError
@@ -61,9 +63,25 @@ def fit(
     test run here. A SemiSupervisedNB (over a generative classifier, or a TextClassifier on a
     bag of documents) runs the same way. Every round reads X again: ``X.persist()`` first
     keeps it in the workers' memory between rounds.
+
+    A SpamFilter (``calibration_folds`` set) gets its probability scale from one more
+    reduction: the fitted filter goes to the workers, each partition returns the counts of
+    its messages' held-out scores (:meth:`~bayeskit.text.SpamFilter.held_out_score_counts`:
+    each fold of the partition scored by the filter's statistics minus the fold's), and the
+    scale is fitted here on their sum. On one partition the counts are ``fit``'s own for count
+    weightings (close, under unit-length weighting); a filter whose vectorizer keeps no
+    additive statistics (idf) keeps the model's own probabilities, with a warning.
     """
     rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
-    return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+    parts = _split(estimator, X, y, sample_weight)
+    fitted = _run(rounds, parts, split_every)
+    if _calibrated(fitted):
+        _calibrate(fitted, parts, split_every)
+    elif _is_spam_filter(fitted):  # no held-out scores: the model's own probabilities
+        from ..text import calibration
+
+        fitted._calibrate(calibration.empty_counts())
+    return fitted
 
 
 def partial_fit(
@@ -79,6 +97,58 @@ def partial_fit(
     ``partial_fit`` gives. ``classes`` declares classes up front, as in ``partial_fit``."""
     rounds = rounds_for(estimator, partial=True, classes=classes)
     return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+
+
+def _is_spam_filter(fitted: Any) -> bool:
+    from ..text import SpamFilter
+
+    return isinstance(fitted, SpamFilter)
+
+
+def _calibrated(fitted: Any) -> bool:
+    """Whether ``fitted`` is a SpamFilter whose scale the calibration reduction fits."""
+    if not _is_spam_filter(fitted) or fitted._check_folds() is None:
+        return False
+    if not fitted._additive(fitted._prototypes()[0]):
+        warnings.warn(
+            "a SpamFilter with idf weighting keeps no statistics that add, so its held-out "
+            "scores cannot be counted on the cluster: it keeps the model's own probabilities "
+            "(fit it in memory, or choose an output without idf, for a calibrated scale)",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return True
+
+
+def _calibrate(spam_filter: Any, parts: Partitions, split_every: int) -> None:
+    """Fit ``spam_filter``'s scale on the held-out score counts of every partition."""
+    import dask
+
+    model = dask.delayed(spam_filter, name=f"bayeskit-filter-{uuid.uuid4().hex}", traverse=False)
+    task = dask.delayed(held_out_partition, pure=False)
+    level = [
+        task(model, parts.checks, index, X, None if parts.y is None else parts.y[index])
+        for index, X in enumerate(parts.X)
+    ]
+    add = dask.delayed(_add_counts, pure=False)
+    while len(level) > 1:
+        level = [add(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
+    spam_filter.calibrate(dask.compute(level[0])[0])
+
+
+def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
+    """One partition's held-out score counts (none for an empty partition)."""
+    from ..text import calibration
+
+    X, y, _ = checks.apply(index, X, y, None)
+    if n_rows(X) == 0:
+        return calibration.empty_counts()
+    return spam_filter.held_out_score_counts(X, np.asarray(y))
+
+
+def _add_counts(*counts: Any) -> Any:
+    return sum(counts[1:], counts[0])
 
 
 def _split(estimator: Any, X: Any, y: Any, sample_weight: Any) -> Partitions:
