@@ -86,7 +86,13 @@ class Documents:
 
 
 def is_email(path: Path, head: bytes) -> bool:
-    """Whether a file (its name and first bytes) holds an e-mail (see the module docstring)."""
+    """Whether a file (its name and first bytes) holds an e-mail (see the module docstring).
+
+    Deliberately stricter than :func:`bayeskit.text.analyze.is_raw_email`, which decides how
+    ``analyzer="auto"`` reads one document: a folder is read as e-mails (parsed messages)
+    only when its files carry a transport or MIME header (Received, Return-Path, Message-ID,
+    ...) or a mail suffix, so a folder of news posts (From and Subject lines alone) stays
+    text, while "auto" still reads each such post as a message."""
     if path.suffix.lower() in _MAIL_SUFFIXES or head.startswith(b"From "):
         return True
     header_block = re.split(rb"\r?\n\r?\n", head, maxsplit=1)[0]

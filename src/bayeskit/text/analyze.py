@@ -292,7 +292,8 @@ def is_raw_email(doc: Any) -> bool:
     line) among which ``From``, ``Subject`` or a transport header (``Received``,
     ``Return-Path``, ``Delivered-To``, ``Message-ID``, ``MIME-Version``, ``Content-Type``):
     what a mail client, server or news reader writes, and what a short text (a ``Note: ...``
-    line) is not.
+    line) is not. (Reading a folder, :func:`bayeskit.io.documents.is_email` asks for more —
+    a transport header or a mail suffix — before it parses the files as messages.)
 
     Examples
     --------
