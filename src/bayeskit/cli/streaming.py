@@ -174,7 +174,6 @@ def train(
     merges: list[str],
     *,
     runner: Runner = run_here,
-    unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring)."""
     unit = _unit(data.kind)

@@ -17,6 +17,24 @@ from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
 
 
+def _fold_tests(is_spam: np.ndarray, folds: int) -> Any:
+    """The test rows of each held-out fold: ``folds`` stratified folds (fewer when a class has
+    fewer messages; seed 0, shuffled, as ``fit`` has always cut them); plain folds when a class
+    has fewer than two messages (a batch of one class), one fold of every row when there is
+    only one."""
+    from sklearn.model_selection import KFold, StratifiedKFold  # only calibrating needs it
+
+    n, n_spam = len(is_spam), int(is_spam.sum())
+    stratified = min(folds, n_spam, n - n_spam)
+    if stratified >= 2:
+        split = StratifiedKFold(stratified, shuffle=True, random_state=0).split(is_spam, is_spam)
+    elif min(folds, n) >= 2:
+        split = KFold(min(folds, n), shuffle=True, random_state=0).split(is_spam)
+    else:
+        return [np.arange(n)]
+    return [test for _, test in split]
+
+
 class SpamFilter(TextClassifier):
     """A two-class text filter with the three-way decision spam filters use (seed 000).
 
@@ -196,11 +214,8 @@ class SpamFilter(TextClassifier):
         is_spam = self._is_spam(labels)
         if folds is None or is_spam is None:
             return calibration.empty_counts()
-        folds = min(folds, int(is_spam.sum()), int((~is_spam).sum()))
-        if folds < 2:
+        if min(folds, int(is_spam.sum()), int((~is_spam).sum())) < 2:
             return calibration.empty_counts()
-        from sklearn.model_selection import StratifiedKFold  # only fitting needs it
-
         model = self._fitted()[1]
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
@@ -208,8 +223,7 @@ class SpamFilter(TextClassifier):
         whole = probe._summarize(X, labels, None, classes=None, reset=True)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
-        split = StratifiedKFold(folds, shuffle=True, random_state=0).split(X, is_spam)
-        for _, test in split:
+        for test in _fold_tests(is_spam, folds):
             # X was checked by the whole's summary: its rows go to the statistics directly
             # (what _summarize does after checking them).
             part = X[test]
@@ -260,8 +274,6 @@ class SpamFilter(TextClassifier):
         >>> f.set_params(calibration_folds=5).calibrate(counts).calibration_ != (1.0, 0.0)
         True
         """
-        from sklearn.model_selection import KFold, StratifiedKFold  # only calibrating needs it
-
         self._check_fitted()
         vec, model = self._prototypes()
         if not self._additive(vec):
@@ -276,26 +288,17 @@ class SpamFilter(TextClassifier):
                 f"the labels must be the filter's two, {self.ham_label!r} and "
                 f"{self.spam_label!r}; got {sorted({str(v) for v in labels.tolist()})[:5]}"
             )
-        n, folds = len(docs), self._check_folds() or 5
-        n_spam = int(is_spam.sum())
-        stratified = min(folds, n_spam, n - n_spam)
-        if stratified >= 2:
-            split = StratifiedKFold(stratified, shuffle=True, random_state=0).split(docs, is_spam)
-        elif min(folds, n) >= 2:
-            split = KFold(min(folds, n), shuffle=True, random_state=0).split(docs)
-        else:
-            split = iter([(np.arange(0), np.arange(n))])
         batch_vec = clone(vec)
-        terms, counts = batch_vec._count(docs)
-        scores = np.full(n, np.nan)
-        for _, test in split:
+        terms, counts = batch_vec._count(docs)  # once: each fold's rows are learned and scored
+        scores = np.full(len(docs), np.nan)
+        for test in _fold_tests(is_spam, self._check_folds() or 5):
             keyed, vocab = self._batch_of(
                 batch_vec, model, terms, counts[test], labels[test], None, None
             )
             held = clone(self).set_params(calibration_folds=None)
             try:
                 held._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
-                scores[test] = held._log_odds([docs[i] for i in test])
+                scores[test] = held._log_odds_counted(terms, counts[test])
             except (DataError, ParameterError):  # without the fold a class is gone: no score
                 continue
         kept = ~np.isnan(scores)
@@ -374,14 +377,15 @@ class SpamFilter(TextClassifier):
             vec, model = self._fitted()
             proba = model.predict_proba(vec._weigh(vec._reindex(terms, counts)))
             return proba[:, self._spam_column()]
-        joint = self._joint_counted(terms, counts)
-        column = self._spam_column()
-        return calibration.calibrated(joint[:, column] - joint[:, 1 - column], self._scale())
+        return calibration.calibrated(self._log_odds_counted(terms, counts), self._scale())
 
-    def _joint_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
-        """:meth:`predict_joint_log_proba` of messages already counted over ``terms``."""
+    def _log_odds_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """:meth:`_log_odds` of messages already counted over ``terms`` (as a new message
+        is scored: terms out of the vocabulary dropped, then weighted)."""
         vec, model = self._fitted()
-        return model.predict_joint_log_proba(vec._weigh(vec._reindex(terms, counts)))
+        joint = model.predict_joint_log_proba(vec._weigh(vec._reindex(terms, counts)))
+        column = self._spam_column()
+        return joint[:, column] - joint[:, 1 - column]
 
     def _vocabulary_columns(self, terms: np.ndarray) -> Any:
         """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
@@ -458,12 +462,7 @@ class SpamFilter(TextClassifier):
         if self._check_folds() is None or is_spam is None or len(docs) == 0:
             return calibration.empty_counts()
         try:
-            if counted is None:
-                scores = self._log_odds(docs)
-            else:
-                joint = self._joint_counted(*counted)
-                column = self._spam_column()
-                scores = joint[:, column] - joint[:, 1 - column]
+            scores = self._log_odds(docs) if counted is None else self._log_odds_counted(*counted)
         except DataError:  # not yet the two classes: no score to keep
             return calibration.empty_counts()
         return calibration.score_counts(scores, is_spam)
