@@ -131,10 +131,8 @@ def _calibrate(spam_filter: Any, parts: Partitions, split_every: int) -> None:
         task(model, parts.checks, index, X, None if parts.y is None else parts.y[index])
         for index, X in enumerate(parts.X)
     ]
-    add = dask.delayed(_add_counts, pure=False)
-    while len(level) > 1:
-        level = [add(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
-    spam_filter.calibrate(dask.compute(level[0])[0])
+    total = _tree(level, _add_counts, split_every)
+    spam_filter.calibrate(dask.compute(total)[0])
 
 
 def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
@@ -190,9 +188,16 @@ def _reduction(step: Round, parts: Partitions, split_every: int) -> Any:
         )
         for index, X in enumerate(parts.X)
     ]
-    add = dask.delayed(add_parts, pure=False)
+    return _tree(level, add_parts, split_every)
+
+
+def _tree(level: list[Any], add: Any, split_every: int) -> Any:
+    """The delayed sum of ``level``, added ``split_every`` at a time by ``add``."""
+    import dask
+
+    task = dask.delayed(add, pure=False)
     while len(level) > 1:
-        level = [add(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
+        level = [task(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
     return level[0]
 
 
