@@ -120,7 +120,7 @@ class SpamFilter(TextClassifier):
     @classmethod
     def default_model(cls) -> Any:
         """What ``model=None`` stands for in a SpamFilter (see the parameters)."""
-        return MultinomialNB(alpha=0.03, smoothing="corpus")
+        return MultinomialNB(alpha=0.03, smoothing="corpus", corpus_power=1.0)
 
     def __init__(
         self,
