@@ -86,6 +86,7 @@ TOKENIZATIONS: dict[str, dict[str, Any]] = {
     "words 1-3, 1-char tokens": {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"},
     "char_wb 2-4": {"analyzer": "char_wb", "ngram_range": (2, 4)},
     # Raw e-mails (by their headers) read as e-mails, other texts as words: see analyzer="auto".
+    "auto 1, 1-char tokens": {"analyzer": "auto", "token_pattern": r"(?u)\b\w+\b"},
     "auto 1-2, 1-char tokens": {
         "analyzer": "auto",
         "ngram_range": (1, 2),
