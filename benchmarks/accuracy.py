@@ -246,19 +246,10 @@ LENGTH_BUCKETS = [(0, 2_000), (2_000, 5_000), (5_000, 20_000), (20_000, None)]
 def spamassassin(root: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     """Train on easy_ham + spam, test on easy_ham_2 + hard_ham + spam_2 (raw e-mails): the
     table of settings, and accuracy by document length."""
-    corpus = root / "spamassassin-public-corpus"
+    from accuracy_text import load_spamassassin
 
-    def load(groups: list[str]) -> tuple[list[bytes], np.ndarray, np.ndarray]:
-        docs, labels, group_of = [], [], []
-        for group in groups:
-            for path in sorted((corpus / group).iterdir()):
-                docs.append(path.read_bytes())
-                labels.append("spam" if group.startswith("spam") else "ham")
-                group_of.append(group)
-        return docs, np.asarray(labels), np.asarray(group_of)
-
-    train, y_train, _ = load(["easy_ham", "spam"])
-    test, y_test, groups = load(["easy_ham_2", "hard_ham", "spam_2"])
+    train, y_train, _ = load_spamassassin(root, ["easy_ham", "spam"])
+    test, y_test, groups = load_spamassassin(root, ["easy_ham_2", "hard_ham", "spam_2"])
     # scikit-learn reads text: the bytes decoded as bayeskit decodes them (UTF-8, else latin-1).
     train_text, test_text = [decode(d) for d in train], [decode(d) for d in test]
     spam, ham = y_test == "spam", y_test == "ham"

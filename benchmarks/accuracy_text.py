@@ -29,22 +29,23 @@ from bayeskit.text import SpamFilter, TextVectorizer
 WORDS = r"(?u)\b\w+\b"
 
 
+def load_spamassassin(root: Path, groups: list[str]) -> tuple[list[bytes], np.ndarray, np.ndarray]:
+    """The raw e-mails of some SpamAssassin folders, their labels and their folders."""
+    corpus = root / "spamassassin-public-corpus"
+    docs, labels, group_of = [], [], []
+    for group in groups:
+        for path in sorted((corpus / group).iterdir()):
+            docs.append(path.read_bytes())
+            labels.append("spam" if group.startswith("spam") else "ham")
+            group_of.append(group)
+    return docs, np.asarray(labels), np.asarray(group_of)
+
+
 def corpus_power(root: Path) -> list[tuple[str, ...]]:
     """The SpamAssassin test folders under the corpus prior with γ = 1, 0.75 and 0.5, the
     tokens and weighting otherwise the same (uncalibrated: the count model's own decision)."""
-    corpus = root / "spamassassin-public-corpus"
-
-    def load(groups: list[str]) -> tuple[list[bytes], np.ndarray, np.ndarray]:
-        docs, labels, group_of = [], [], []
-        for group in groups:
-            for path in sorted((corpus / group).iterdir()):
-                docs.append(path.read_bytes())
-                labels.append("spam" if group.startswith("spam") else "ham")
-                group_of.append(group)
-        return docs, np.asarray(labels), np.asarray(group_of)
-
-    train, y_train, _ = load(["easy_ham", "spam"])
-    test, y_test, groups = load(["easy_ham_2", "hard_ham", "spam_2"])
+    train, y_train, _ = load_spamassassin(root, ["easy_ham", "spam"])
+    test, y_test, groups = load_spamassassin(root, ["easy_ham_2", "hard_ham", "spam_2"])
     long = np.asarray([len(d) for d in test]) >= 20_000
     ham, hard = y_test == "ham", groups == "hard_ham"
     weightings = {
