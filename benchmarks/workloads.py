@@ -206,8 +206,13 @@ def _default_words() -> TextClassifier:
     """The default TextClassifier's settings with the word analyzer: the default reads
     e-mails (and news posts, which have mail headers) with bayeskit's e-mail analyzer
     (``analyzer="auto"``), which scikit-learn does not have, so the side-by-side rows compare
-    everything else the default does."""
+    everything else the default does. The default's corpus prior (``smoothing="corpus"``)
+    has no scikit-learn counterpart either: both sides smooth uniformly (the same α), so their
+    predictions can be compared; the prior costs one power of the pooled counts when the model
+    is finalized (about 0.015 s of a 20 x 1.15 M complement, against 0.075 s without it)."""
     vec, model = TextClassifier()._prototypes()
+    if "smoothing" in model.get_params():
+        model.set_params(smoothing="uniform")
     return TextClassifier(vectorizer=vec.set_params(analyzer="word"), model=model)
 
 

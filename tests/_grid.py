@@ -110,6 +110,12 @@ CASES = [
     Case("ComplementNB-norm", lambda: bk.ComplementNB(norm=True, alpha=0.5), counts),
     Case("MultinomialNB-corpus", lambda: bk.MultinomialNB(smoothing="corpus"), counts),
     Case("ComplementNB-corpus", lambda: bk.ComplementNB(smoothing="corpus", norm=True), counts),
+    Case(
+        "MultinomialNB-corpus-power",
+        lambda: bk.MultinomialNB(smoothing="corpus", corpus_power=0.75, alpha=0.3),
+        counts,
+        {"corpus_power": 1.0},
+    ),
     Case("BernoulliNB", bk.BernoulliNB, binary),
     Case("BernoulliNB-binarize", lambda: bk.BernoulliNB(binarize=1.0), counts),
     Case("CategoricalNB", bk.CategoricalNB, categories),

@@ -21,8 +21,15 @@ MODELS = {
     "ComplementNB": (ComplementNB, False, "uniform"),
     "TWCNB": (ComplementNB, True, "uniform"),
     "BernoulliNB": (BernoulliNB, False, None),
-    "CorpusMNB": (MultinomialNB, False, "corpus"),
-    "CorpusCNB": (ComplementNB, False, "corpus"),
+    # smoothing="corpus", corpus_power γ: "CorpusMNB" (γ = 1), "CorpusMNB γ=0.75", ...
+    **{
+        name: (
+            {"MultinomialNB": MultinomialNB, "ComplementNB": ComplementNB}[model],
+            False,
+            "corpus",
+        )
+        for name, (model, _) in choose_defaults.CORPUS_MODELS.items()
+    },
 }
 
 
@@ -30,7 +37,8 @@ def documented_choice(estimator: str) -> tuple:
     """The setting benchmarks/accuracy.md names for ``estimator`` ("TextClassifier" or
     "SpamFilter"), as (tokens, min_df, weighting, model, alpha)."""
     text = (BENCHMARKS / "accuracy.md").read_text(encoding="utf-8")
-    pattern = rf"^- `{estimator}\(\)`: \*\*(.+?), min_df=(\d+), (.+), (\w+)\(α=([\d.]+)\)\*\*"
+    model = r"(\w+(?: γ=[\d.]+)?)"  # "CorpusMNB γ=0.75": the corpus prior's power
+    pattern = rf"^- `{estimator}\(\)`: \*\*(.+?), min_df=(\d+), (.+), {model}\(α=([\d.]+)\)\*\*"
     found = re.search(pattern, text, re.MULTILINE)
     assert found, f"benchmarks/accuracy.md names no choice for {estimator}()"
     tokens, min_df, weighting, model, alpha = found.groups()

@@ -11,7 +11,17 @@ With counts ``N_v`` over ``K`` categories and a symmetric Dirichlet(α) prior:
 All three are ``(N_v + a) / Σ_v (N_v + a)`` with pseudo-count ``a = α``, ``α − 1`` or ``0``.
 
 The prior's mean need not be uniform: ``smoothing="corpus"`` centres it on the pooled
-distribution of all classes, pseudo-count ``a_v = αK p̂_v`` (:func:`corpus_pseudo_count`).
+distribution of all classes tempered by a power ``γ``, pseudo-count ``a_v = αK q_v`` with
+``q_v = N_v^γ / Σ_u N_u^γ`` (:func:`corpus_pseudo_count`; ``γ = 0`` is the uniform prior,
+``γ = 1`` the pooled distribution itself).
+
+Why ``γ < 1``: take a category seen ``n`` times, all in one class ``s`` (the others have
+``N_cv = 0``). Its estimate is ``(n + αK q_v) / (N_s + αK)`` in ``s`` and ``αK q_v / (N_c + αK)``
+elsewhere, so its log-odds is ``ln(1 + n / (αK q_v)) + const``. With ``γ = 1``, ``q_v ∝ n``: the
+pseudo-count grows with the count and the log-odds is the same for ``n = 1`` as for
+``n = 1000`` (one spam's one-off word weighs as much as "claim"). With ``q_v ∝ n^γ`` it is
+``ln(1 + c n^{1−γ})``: it grows with the count, by ``(1 − γ) ln n`` once the count dominates,
+while a category seen in every class still falls back on how common it is.
 """
 
 from __future__ import annotations
@@ -54,18 +64,40 @@ def check_smoothing(smoothing: Any, estimate: str) -> str:
     return str(smoothing)
 
 
-def corpus_pseudo_count(alpha: Any, pooled: np.ndarray) -> np.ndarray:
-    """``αK p̂_v`` with ``p̂_v = N_v / N`` the pooled (all-class) distribution of the ``K``
-    categories: a Dirichlet prior of the same total strength ``αK`` as Lidstone's, centred on
-    how common each category is. A category no class has seen gets ``α`` (as with uniform
-    smoothing: it tells the classes nothing, and its probability must not be 0); without any
-    data the prior is the uniform one."""
+def check_power(power: Any) -> float:
+    """``corpus_power`` is a number in [0, 1] (0: the uniform prior, 1: the pooled one)."""
+    if (
+        isinstance(power, (bool, np.bool_))
+        or not isinstance(power, (Real, np.number))
+        or not 0.0 <= float(power) <= 1.0
+    ):
+        raise ParameterError(
+            f"corpus_power must be a number in [0, 1] (0: the uniform prior, 1: the pooled "
+            f"distribution, between: the pooled counts raised to that power); got {power!r}"
+        )
+    return float(power)
+
+
+def corpus_pseudo_count(alpha: Any, pooled: np.ndarray, power: float = 1.0) -> np.ndarray:
+    """``αK q_v`` with ``q_v = N_v^γ / Σ_u N_u^γ`` (``γ = power``) over the ``K`` categories
+    no class has left unseen, ``N_v`` their pooled (all-class) counts: a Dirichlet prior of the
+    same total strength ``αK`` as Lidstone's, centred on how common each category is, tempered
+    so that a category's pseudo-count grows slower than its count (see the module docstring).
+    A category no class has seen gets ``α`` (as with uniform smoothing: it tells the classes
+    nothing, and its probability must not be 0); without any data the prior is the uniform
+    one."""
     pooled = np.asarray(pooled, dtype=np.float64)
-    total = float(pooled.sum())
-    if total <= 0:
+    seen = pooled > 0
+    if not seen.any():
         return np.broadcast_to(np.asarray(alpha, dtype=np.float64), pooled.shape).copy()
-    out = np.asarray(alpha, dtype=np.float64) * (pooled.shape[-1] / total) * pooled
-    return np.where(pooled > 0, out, alpha)
+    # N^γ computed only where N > 0: 0^0 would count unseen categories as seen at γ = 0.
+    tempered = (
+        pooled if power == 1.0 else np.power(pooled, power, where=seen, out=np.zeros_like(pooled))
+    )
+    out = (
+        np.asarray(alpha, dtype=np.float64) * (pooled.shape[-1] / float(tempered.sum())) * tempered
+    )
+    return np.where(seen, out, alpha)
 
 
 def check_alpha(alpha: Any, n_features: int, *, force_alpha: bool = True) -> Any:

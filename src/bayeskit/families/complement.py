@@ -31,9 +31,9 @@ class Complement(Multinomial):
 
     Parameters
     ----------
-    alpha, force_alpha, estimate, smoothing
+    alpha, force_alpha, estimate, smoothing, corpus_power
         As for :class:`Multinomial`, applied to the complement counts (``"corpus"``: the
-        prior's mean is the pooled distribution of all classes).
+        prior's mean is the pooled distribution of all classes, tempered by ``corpus_power``).
     norm : bool
         Normalise the weights of each class (Rennie et al.'s weight normalisation).
     """
@@ -49,8 +49,15 @@ class Complement(Multinomial):
         estimate: str = "mean",
         norm: bool = False,
         smoothing: str = "uniform",
+        corpus_power: float = 0.5,
     ):
-        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate, smoothing=smoothing)
+        super().__init__(
+            alpha,
+            force_alpha=force_alpha,
+            estimate=estimate,
+            smoothing=smoothing,
+            corpus_power=corpus_power,
+        )
         self.norm = norm
 
     def config(self) -> dict[str, Any]:

@@ -5,8 +5,12 @@ is linear in the counts. With ``smoothing="corpus"`` the Dirichlet prior's mean 
 (all-class) distribution ``p̂_j = N_j / N`` instead of the uniform ``1/D``:
 ``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` (Dirichlet smoothing of language-model retrieval, Zhai &
 Lafferty 2001): a class that has not seen a word falls back on how common the word is, not on
-a share every word gets alike. ``p̂`` is the sum of the class statistics, so the estimate stays
-a function of additive statistics (partial_fit, merge and unlearn stay exact).
+a share every word gets alike. The mean is tempered, ``q_j ∝ N_j^γ`` (``corpus_power``, default
+0.5) in place of ``p̂_j``, so that a word's pseudo-count grows slower than its count and the
+log-odds of a word seen in one class only grows with how often it was seen there
+(``families/_dirichlet.py``); ``γ = 1`` is Zhai & Lafferty's prior. ``N_j`` is the sum of the
+class statistics, so the estimate stays a function of additive statistics (partial_fit, merge
+and unlearn stay exact).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ._base import Family, class_totals, class_weight_totals, safe_dot, split_mi
 from ._dirichlet import (
     check_alpha,
     check_estimate,
+    check_power,
     check_smoothing,
     corpus_pseudo_count,
     log_ratio,
@@ -49,7 +54,10 @@ class Multinomial(Family):
         Posterior mean (Lidstone), posterior mode, or maximum likelihood.
     smoothing : {"uniform", "corpus"}
         The mean of the Dirichlet prior: uniform (Lidstone, ``α`` added to every count) or the
-        pooled distribution of all classes (``αD p̂_j`` added; posterior mean only).
+        pooled distribution of all classes tempered by ``corpus_power`` (``αD q_j`` added,
+        ``q_j ∝ N_j^γ``; posterior mean only).
+    corpus_power : float in [0, 1]
+        ``γ`` of the corpus prior (0: uniform, 1: the pooled distribution itself).
     """
 
     name = "multinomial"
@@ -62,11 +70,13 @@ class Multinomial(Family):
         force_alpha: bool = True,
         estimate: str = "mean",
         smoothing: str = "uniform",
+        corpus_power: float = 0.5,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.estimate = estimate
         self.smoothing = smoothing
+        self.corpus_power = corpus_power
 
     def config(self) -> dict[str, Any]:
         alpha = self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha
@@ -75,6 +85,7 @@ class Multinomial(Family):
             "force_alpha": self.force_alpha,
             "estimate": self.estimate,
             "smoothing": self.smoothing,
+            "corpus_power": self.corpus_power,
         }
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
@@ -89,8 +100,9 @@ class Multinomial(Family):
     def _pseudo(self, stats: Counts) -> Any:
         estimate = check_estimate(self.estimate)
         alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
+        power = check_power(self.corpus_power)
         if check_smoothing(self.smoothing, estimate) == "corpus":
-            return corpus_pseudo_count(alpha, stats.total.sum(axis=0))
+            return corpus_pseudo_count(alpha, stats.total.sum(axis=0), power)
         return pseudo_count(alpha, estimate)
 
     def finalize(self, stats: Counts) -> MultinomialParams:

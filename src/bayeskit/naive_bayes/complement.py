@@ -22,7 +22,9 @@ class ComplementNB(MultinomialNB):
         As for :class:`~bayeskit.MultinomialNB`, applied to the complement counts.
     smoothing : {"uniform", "corpus"}, default="uniform"
         As for :class:`~bayeskit.MultinomialNB`: "corpus" centres the prior of the complement
-        counts on the pooled distribution of all classes.
+        counts on the pooled distribution of all classes (tempered by ``corpus_power``).
+    corpus_power : float in [0, 1], default=0.5
+        As for :class:`~bayeskit.MultinomialNB`.
     norm : bool, default=False
         Rennie et al.'s weight normalisation: divide each class's log weights by their sum.
 
@@ -58,6 +60,7 @@ class ComplementNB(MultinomialNB):
         class_weight: Any = None,
         loss: Any = None,
         smoothing: str = "uniform",
+        corpus_power: float = 0.5,
     ):
         super().__init__(
             alpha=alpha,
@@ -69,6 +72,7 @@ class ComplementNB(MultinomialNB):
             class_weight=class_weight,
             loss=loss,
             smoothing=smoothing,
+            corpus_power=corpus_power,
         )
         self.norm = norm
 
@@ -80,6 +84,7 @@ class ComplementNB(MultinomialNB):
                 estimate=self.estimate,
                 norm=self.norm,
                 smoothing=self.smoothing,
+                corpus_power=self.corpus_power,
             )
         ]
 

@@ -40,13 +40,18 @@ class MultinomialNB(NumericNB):
         ``predict`` then minimises the conditional risk.
     smoothing : {"uniform", "corpus"}, default="uniform"
         The mean of the Dirichlet prior. "uniform": ``α`` added to every count
-        (scikit-learn's). "corpus": the prior is centred on the pooled distribution of all
-        classes, ``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` with ``p̂_j = N_j / N`` (Dirichlet
-        smoothing, Zhai & Lafferty 2001): an unseen word falls back on how common it is.
-        Same total prior strength ``αD``; posterior mean only; ``p̂`` is the sum of the class
-        counts, so ``partial_fit``, merging and ``unlearn`` stay exact. A word seen in one
-        class only gets the same log-odds however often it was seen there (its count and its
-        prior pseudo-count grow together).
+        (scikit-learn's). "corpus": the prior is centred on how common each word is over all
+        classes, ``θ_cj = (N_cj + αD q_j) / (N_c + αD)`` with ``q_j = N_j^γ / Σ_k N_k^γ``
+        (Dirichlet smoothing, Zhai & Lafferty 2001, tempered by ``γ = corpus_power``): an
+        unseen word falls back on how common it is. Same total prior strength ``αD``;
+        posterior mean only; ``N_j`` is the sum of the class counts, so ``partial_fit``,
+        merging and ``unlearn`` stay exact.
+    corpus_power : float in [0, 1], default=0.5
+        ``γ`` of the corpus prior: 0 is the uniform prior, 1 the pooled distribution itself
+        (Zhai & Lafferty's), under which a word seen in one class only gets the same log-odds
+        however often it was seen there (its count and its pseudo-count grow together). With
+        ``γ < 1`` the pseudo-count grows as ``N_j^γ``, slower than the count, and that
+        log-odds grows with the count, as ``ln(1 + c N_j^{1−γ})``.
 
     Attributes
     ----------
@@ -86,6 +91,7 @@ class MultinomialNB(NumericNB):
         class_weight: Any = None,
         loss: Any = None,
         smoothing: str = "uniform",
+        corpus_power: float = 0.5,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -96,6 +102,7 @@ class MultinomialNB(NumericNB):
         self.class_weight = class_weight
         self.loss = loss
         self.smoothing = smoothing
+        self.corpus_power = corpus_power
 
     def _families(self) -> list[Any]:
         return [
@@ -104,6 +111,7 @@ class MultinomialNB(NumericNB):
                 force_alpha=self.force_alpha,
                 estimate=self.estimate,
                 smoothing=self.smoothing,
+                corpus_power=self.corpus_power,
             )
         ]
 

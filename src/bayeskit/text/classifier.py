@@ -31,7 +31,8 @@ from .vocabulary import VocabularyStats
 #: Raw e-mails (and news posts) read as e-mails, header tokens and the decoded body's word
 #: 1-2-grams, other texts as word 1-2-grams (one-character words kept: analyzer="auto"); 1 + ln
 #: tf, each document scaled to unit length (a per-document weight: the statistics still add,
-#: partial_fit grows the vocabulary), and ComplementNB(α=0.01).
+#: partial_fit grows the vocabulary), and ComplementNB(α=0.01) with the corpus prior tempered by
+#: γ = 0.5 (a class's complement falls back on how common a term is, ``corpus_power``).
 DEFAULT_VECTORIZER: dict[str, Any] = {
     "analyzer": "auto",
     "ngram_range": (1, 2),
@@ -41,7 +42,10 @@ DEFAULT_VECTORIZER: dict[str, Any] = {
     "use_idf": False,
     "norm": "l2",
 }
-DEFAULT_MODEL: tuple[type, dict[str, Any]] = (ComplementNB, {"alpha": 0.01})
+DEFAULT_MODEL: tuple[type, dict[str, Any]] = (
+    ComplementNB,
+    {"alpha": 0.01, "smoothing": "corpus", "corpus_power": 0.5},
+)
 
 
 class TextClassifier(ClassifierMixin, BaseEstimator):
@@ -68,7 +72,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         ngram_range=(1, 2), token_pattern=r"(?u)\\b\\w+\\b", output="tfidf",
         sublinear_tf=True, use_idf=False)``). :meth:`sklearn_defaults` gives scikit-learn's
         ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
-    model : MultinomialNB, ComplementNB or BernoulliNB, default=ComplementNB(alpha=0.01)
+    model : MultinomialNB, ComplementNB or BernoulliNB, optional
+        Default ``ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5)``: the
+        Dirichlet prior of each complement centred on the pooled counts raised to the power
+        0.5 (see :class:`~bayeskit.MultinomialNB`).
     useful_terms : int, optional
         Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
         drops stop words and words every class uses alike). Chosen from the statistics each
