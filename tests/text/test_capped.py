@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bayeskit.errors import MergeError
 from bayeskit.text import SpamFilter, TextClassifier
-from bayeskit.text.capped import cap_terms, kept_part
+from bayeskit.text.capped import add_terms, cap_terms, kept_part
 
 SPAM = ["win cash now", "free prize cash", "claim your free prize", "cheap meds now"]
 HAM = ["lunch at noon", "see you at lunch", "the budget report", "meeting moved"]
@@ -74,3 +74,24 @@ def test_a_capped_filter_removes_what_it_kept_of_a_fold():
     # all the messages it learned: what it kept of them is all it holds
     np.testing.assert_array_equal(kept.blocks[0].counts, f.stats_.blocks[0].counts)
     assert (kept_vocab.doc_freq <= f.vocabulary_stats_.doc_freq).all()
+
+
+def test_add_terms_is_both_sums_with_one_merge():
+    texts, labels = _messages(40, seed=3)
+    vec, model = TextClassifier()._prototypes()
+    labels[:10] = "ham"  # the first part has one class, the second both
+    a = TextClassifier._batch(vec, model, texts[:10], labels[:10], None, None)
+    b = TextClassifier._batch(vec, model, texts[10:], labels[10:], None, None)
+    assert a[0].blocks[0].categories[0] is a[1].terms  # counted over the same terms
+    for x, y in ((a, b), (b, a), (a, a)):
+        stats, vocab = add_terms(x, y)
+        expected_stats, expected_vocab = x[0] + y[0], x[1] + y[1]
+        np.testing.assert_array_equal(stats.classes, expected_stats.classes)
+        np.testing.assert_array_equal(stats.class_count, expected_stats.class_count)
+        np.testing.assert_array_equal(
+            stats.blocks[0].categories[0], expected_stats.blocks[0].categories[0]
+        )
+        np.testing.assert_array_equal(stats.blocks[0].counts, expected_stats.blocks[0].counts)
+        for name in ("terms", "doc_freq", "term_freq"):
+            np.testing.assert_array_equal(getattr(vocab, name), getattr(expected_vocab, name))
+        assert vocab.n_docs == expected_vocab.n_docs

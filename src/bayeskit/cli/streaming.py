@@ -11,9 +11,7 @@ on a cluster writes the same model file as a run on one machine.
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
-import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +23,7 @@ from ..io.readers import ReadError, list_names
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
 from ..text import SpamFilter, TextClassifier, capped
+from ..text.vocabulary import VocabularyStats
 from .data import (
     Labelled,
     ReadOptions,
@@ -159,11 +158,23 @@ def summarize_chunks(step: Round, X: Any, y: np.ndarray, index: int) -> Part:
     if not isinstance(X, list) or len(X) <= TEXT_CHUNK:
         values, schema = step.summarize(step.state, X, y, None)
         return Part(index, tuple(values), schema)
-    parts = (
+    parts = [
         summarize_chunks(step, X[at : at + TEXT_CHUNK], y[at : at + TEXT_CHUNK], index)
         for at in range(0, len(X), TEXT_CHUNK)
-    )
-    return functools.reduce(operator.add, parts)
+    ]
+    while len(parts) > 1:  # in pairs: each term merged about log2(chunks) times, not chunks
+        pairs = zip(parts[::2], parts[1::2], strict=False)
+        parts = [add_parts(a, b) for a, b in pairs] + parts[len(parts) // 2 * 2 :]
+    return parts[0]
+
+
+def add_parts(a: Part, b: Part) -> Part:
+    """``a + b``; a text model's statistics with one merge of their terms for both
+    (:func:`bayeskit.text.capped.add_terms`)."""
+    if len(a.values) == 2 and isinstance(a.values[1], VocabularyStats):
+        first, second = (a, b) if a.first <= b.first else (b, a)
+        return Part(first.first, capped.add_terms(first.values, second.values), first.schema)
+    return a + b
 
 
 def run_here(
@@ -229,12 +240,12 @@ def train(
         if keyed:
             total = Part(0, (model.stats_, model.vocabulary_stats_))
             if head < len(first.y):
-                total += summarize_chunks(step, first.X[head:], first.y[head:], 0)
+                total = add_parts(total, summarize_chunks(step, first.X[head:], first.y[head:], 0))
             total = cap_terms(total, max_terms)
         meter.advance(first.rows, first.nbytes)
         more = data.batches if second is None else itertools.chain([second], data.batches)
         for part, n, nbytes, seen in runner(step, data.prepare, more):
-            total = part if total is None else total + part
+            total = part if total is None else add_parts(total, part)
             if keyed:
                 total = cap_terms(total, max_terms)
             rows += n

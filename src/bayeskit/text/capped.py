@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._values import find_sorted
+from .._values import all_text, find_sorted, merge_sorted_text, union_sorted
 from ..stats import CategoryCounts, Summary
 from .vocabulary import VocabularyStats
 
@@ -57,6 +57,39 @@ def cap_terms(
         Summary(stats.classes, stats.class_count, (counts,)),
         VocabularyStats(terms, df[keep], vocab.term_freq[keep], vocab.n_docs),
     )
+
+
+def add_terms(
+    a: tuple[Summary, VocabularyStats], b: tuple[Summary, VocabularyStats]
+) -> tuple[Summary, VocabularyStats]:
+    """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added, with
+    one merge of their sorted terms for both (each ``+`` would merge them again: on a long
+    stream, binary searches among the terms are most of the time of adding a batch)."""
+    (stats_a, vocab_a), (stats_b, vocab_b) = a, b
+    block_a, block_b = _block(stats_a), _block(stats_b)
+    if not (
+        block_a.categories[0] is vocab_a.terms
+        and block_b.categories[0] is vocab_b.terms
+        and all_text(vocab_a.terms)
+        and all_text(vocab_b.terms)
+    ):  # not known to be counted over the same terms: each adds its own
+        return stats_a + stats_b, vocab_a + vocab_b
+    terms, mine, theirs = merge_sorted_text(vocab_a.terms, vocab_b.terms)
+    classes = union_sorted(stats_a.classes, stats_b.classes)
+    embedded_a, embedded_b = stats_a.embed_classes(classes), stats_b.embed_classes(classes)
+    counts = np.zeros((len(classes), len(terms)))
+    doc_freq = np.zeros(len(terms), dtype=np.int64)
+    term_freq = np.zeros(len(terms), dtype=np.int64)
+    for embedded, vocab, where in ((embedded_a, vocab_a, mine), (embedded_b, vocab_b, theirs)):
+        counts[:, where] += _block(embedded).counts
+        doc_freq[where] += vocab.doc_freq
+        term_freq[where] += vocab.term_freq
+    summary = Summary(
+        classes,
+        embedded_a.class_count + embedded_b.class_count,
+        (CategoryCounts((terms,), counts),),
+    )
+    return summary, VocabularyStats(terms, doc_freq, term_freq, vocab_a.n_docs + vocab_b.n_docs)
 
 
 def kept_part(
