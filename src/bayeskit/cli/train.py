@@ -160,11 +160,12 @@ def train(
         typer.Option(
             "--max-terms",
             min=1,
+            metavar="N",
             help="Text: the most distinct terms (words, 2-grams) the model keeps while it "
-            "learns DATA in batches. Beyond it, after a batch, only the terms found in the "
-            "most documents so far are kept (those in at least t documents, t the least that "
-            "leaves at most this many; a dropped term counts again from zero if it comes "
-            "back), which bounds memory on long streams; below it the model is exact.",
+            "learns DATA in batches, which bounds memory on long streams. After a batch that "
+            "leaves more, the N found in the most documents so far are kept (ties: alphabetical "
+            "order); a dropped term's counts are lost, and it counts from zero if it comes "
+            "back. Data with at most N distinct terms is learned exactly.",
         ),
     ] = streaming.MAX_TERMS,
     workers: WorkersOpt = None,
