@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bayeskit.cli.models import describe
+from bayeskit.text import SpamFilter
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -42,7 +45,7 @@ def test_report_on_text_with_a_title(cli, sms_tsv, tmp_path):
     )  # --cv: --folds' old name
     text = page.read_text("utf-8")
     assert f"<title>{html.escape('SMS <spam>')}</title>" in text
-    assert "SpamFilter: words (counts) + MultinomialNB()" in text
+    assert html.escape(describe(SpamFilter())) in text
 
 
 def test_report_replaces_an_old_page_only_when_done(cli, mushroom_csv, tmp_path):

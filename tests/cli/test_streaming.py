@@ -10,7 +10,17 @@ import pytest
 import bayeskit as bk
 from bayeskit.io.documents import read_class_folders
 from bayeskit.io.readers import read_table, split_target
-from bayeskit.text import SpamFilter, TextVectorizer
+from bayeskit.text import SpamFilter, TextClassifier
+
+
+def _cli_spam_filter(**vectorizer):
+    """The SpamFilter ``bayeskit train`` builds (SpamFilter()'s settings), uncalibrated."""
+    return SpamFilter(
+        vectorizer=SpamFilter.default_vectorizer().set_params(**vectorizer),
+        model=SpamFilter.default_model(),
+        calibration_folds=None,
+    )
+
 
 TABLE = (
     "age,owner,city,kids,label\n"
@@ -85,9 +95,18 @@ def test_text_in_batches_and_the_classes_found_late(cli, tmp_path):
     model = bk.load(out)
     assert isinstance(model, SpamFilter)  # the first batch held only ham
     texts, labels = [t for _, t in rows], np.array([a for a, _ in rows])
-    whole = SpamFilter.sklearn_defaults().fit(texts, labels)
+    # SpamFilter()'s model, as if the first batch had shown both classes: TextClassifier()
+    # counts as SpamFilter() does, so the statistics carry over
+    assert TextClassifier.default_vectorizer().get_params() == (
+        SpamFilter.default_vectorizer().get_params()
+    )
+    assert model.model.get_params() == SpamFilter.default_model().get_params()
+    whole = _cli_spam_filter().fit(texts, labels)
     _same_model(model, whole, texts)
     assert model.vocabulary_stats_.term_freq.tolist() == whole.vocabulary_stats_.term_freq.tolist()
+    # calibrated on held-out scores of every message (fewer than the sample's 10,000)
+    assert model.calibration_folds == 5
+    assert model.score_counts_.sum() == len(texts)
 
 
 def test_folders_with_mbox_files_in_batches(cli, tmp_path):
@@ -106,9 +125,8 @@ def test_folders_with_mbox_files_in_batches(cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "6 e-mails; classes: ham 3, spam 3" in result.stdout
     docs = read_class_folders(root)
-    whole = SpamFilter(vectorizer=TextVectorizer(analyzer="email"), model=bk.MultinomialNB()).fit(
-        docs.docs, docs.labels
-    )
+    # the first batch (the mbox and z.eml) held only ham: SpamFilter()'s settings all the same
+    whole = _cli_spam_filter(analyzer="email").fit(docs.docs, docs.labels)
     _same_model(bk.load(out), whole, docs.docs)
 
 
@@ -156,9 +174,7 @@ def test_merge_command_adds_model_files(cli, tmp_path):
     result = cli("merge", *files, "-o", tmp_path / "all.bk")
     assert result.exit_code == 0, result.stderr
     assert "merged 2 models: classes ham 2, spam 2" in result.stdout
-    _same_model(
-        bk.load(tmp_path / "all.bk"), SpamFilter.sklearn_defaults().fit(texts, labels), texts
-    )
+    _same_model(bk.load(tmp_path / "all.bk"), _cli_spam_filter().fit(texts, labels), texts)
     other = tmp_path / "other.bk"
     assert (
         cli("train", tmp_path / "part0.tsv", "-t", "label", "-o", other, "--alpha", 2).exit_code
@@ -166,7 +182,9 @@ def test_merge_command_adds_model_files(cli, tmp_path):
     )
     result = cli("merge", files[0], other, "-o", tmp_path / "x.bk")
     assert result.exit_code == 2
-    assert "different settings (model__alpha=1.0 in" in result.stderr
+    assert f"different settings (model__alpha={SpamFilter.default_model().alpha} in" in (
+        result.stderr
+    )
     assert "but 2.0 in" in result.stderr
     assert not (tmp_path / "x.bk").exists()
     result = cli("merge", files[0], "-o", tmp_path / "x.bk")
@@ -242,3 +260,98 @@ def test_a_model_fit_refuses_is_refused_in_batches_too(cli, tmp_path, batch_size
     assert result.stderr.startswith("bayeskit: error: ")
     assert str(fit.value).split(":")[0] in result.stderr
     assert not out.exists()
+
+
+def _capped_by_hand(rows, batch_size, max_terms):
+    """What --max-terms promises, counted in plain Python: after every batch, when more than
+    ``max_terms`` terms were seen, keep the ``max_terms`` found in the most documents (ties:
+    alphabetical order); a dropped term's counts are gone."""
+    from collections import Counter
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    tokens = CountVectorizer().build_analyzer()
+    df, tf, by_class = Counter(), Counter(), {}
+    for start in range(0, len(rows), batch_size):
+        for label, text in rows[start : start + batch_size]:
+            words = tokens(text)
+            df.update(set(words))
+            tf.update(words)
+            by_class.setdefault(label, Counter()).update(words)
+        if len(df) > max_terms:
+            for term in sorted(df, key=lambda t: (-df[t], t))[max_terms:]:
+                del df[term], tf[term]
+                for counts in by_class.values():
+                    counts.pop(term, None)
+    return df, tf, by_class
+
+
+@pytest.mark.parametrize(("batch_size", "max_terms"), [(7, 12), (7, 30), (50, 5), (1, 3)])
+def test_max_terms_keeps_the_terms_in_the_most_documents(cli, tmp_path, batch_size, max_terms):
+    rng = np.random.default_rng(batch_size * max_terms)
+    words = [f"w{i:02d}" for i in range(40)]
+    rows = []
+    for i in range(50):
+        label = "ab"[i % 2]
+        picks = rng.zipf(1.5, size=rng.integers(2, 8)) % 40 + (i % 2)
+        rows.append((label, " ".join(words[j % 40] for j in picks)))
+    data = tmp_path / "t.tsv"
+    data.write_text("label\ttext\n" + "".join(f"{a}\t{b}\n" for a, b in rows))
+    out = tmp_path / "m.bk"
+    args = ("train", data, "-t", "label", "--text", "text", "-o", out, "-m", "multinomial")
+    result = cli(*args, "--batch-size", batch_size, "--max-terms", max_terms)
+    assert result.exit_code == 0, result.stderr
+    model = bk.load(out)
+    df, tf, by_class = _capped_by_hand(rows, batch_size, max_terms)
+    vocab = model.vocabulary_stats_
+    assert len(vocab) == max_terms
+    assert vocab.terms.tolist() == sorted(df)
+    assert vocab.doc_freq.tolist() == [df[t] for t in sorted(df)]
+    assert vocab.term_freq.tolist() == [tf[t] for t in sorted(df)]
+    assert vocab.n_docs == len(rows)  # documents are never dropped, only terms
+    counts = model.stats_.blocks[0].counts
+    for k, label in enumerate(model.classes_):
+        assert counts[k].tolist() == [by_class[label][t] for t in sorted(df)]
+    np.testing.assert_array_equal(model.class_count_, [25, 25])
+    # the same data and settings give the same model again
+    again = tmp_path / "again.bk"
+    assert cli(*args[:-4], "-o", again, "-m", "multinomial", "--batch-size", batch_size,
+               "--max-terms", max_terms).exit_code == 0  # fmt: skip
+    np.testing.assert_array_equal(bk.load(again).stats_.blocks[0].counts, counts)
+
+
+def test_max_terms_above_the_vocabulary_changes_nothing(cli, tmp_path):
+    rows = [("ham", "lunch at noon today"), ("spam", "win free cash now")] * 5
+    data = tmp_path / "t.tsv"
+    data.write_text("label\ttext\n" + "".join(f"{a}\t{b}\n" for a, b in rows))
+    texts, labels = [t for _, t in rows], np.array([a for a, _ in rows])
+    whole = _cli_spam_filter().fit(texts, labels)  # 1-2-grams: 14 terms
+    assert len(whole.vocabulary_stats_) == 14
+    for max_terms, capped in ((14, False), (13, True)):
+        out = tmp_path / f"m{max_terms}.bk"
+        args = ("train", data, "-t", "label", "--text", "text", "-o", out, "--batch-size", 3)
+        assert cli(*args, "--max-terms", max_terms).exit_code == 0
+        model = bk.load(out)
+        if capped:
+            # after each batch the fewest documents, then the alphabetical order, drop 'win
+            # free' (back in every batch, dropped again each time: never more than 2
+            # documents); the others keep every count
+            terms = whole.vocabulary_stats_.terms.tolist()
+            assert model.vocabulary_stats_.terms.tolist() == terms[:13]
+            assert terms[13] == "win free"
+            kept = model.vocabulary_stats_.term_freq
+            np.testing.assert_array_equal(kept, whole.vocabulary_stats_.term_freq[:13])
+            assert model.calibration_folds == 5  # the held-out scores of a capped model
+            assert model.score_counts_.sum() == len(texts)
+            continue
+        _same_model(model, whole, texts)
+        assert model.vocabulary_stats_.terms.tolist() == whole.vocabulary_stats_.terms.tolist()
+
+
+def test_max_terms_refuses_what_is_not_a_count(cli, tmp_path):
+    data = tmp_path / "t.tsv"
+    data.write_text("label\ttext\nham\tlunch\nspam\tcash\n")
+    result = cli("train", data, "-t", "label", "-o", tmp_path / "m.bk", "--max-terms", 0)
+    assert result.exit_code == 2
+    assert "--max-terms" in result.stderr
+    assert not (tmp_path / "m.bk").exists()

@@ -13,8 +13,15 @@ from sklearn.metrics import accuracy_score, log_loss
 from sklearn.model_selection import StratifiedKFold
 
 import bayeskit as bk
+from bayeskit.cli import streaming
+from bayeskit.cli.data import ReadOptions
+from bayeskit.cli.models import describe
 from bayeskit.io.documents import read_class_folders, read_documents
-from bayeskit.text import SpamFilter, TextClassifier
+from bayeskit.text import SpamFilter, TextClassifier, calibration
+
+#: What ``bayeskit train`` builds for ham and spam texts: SpamFilter() (today "SpamFilter:
+#: e-mail tokens or word 1-2-grams (counts) + MultinomialNB(alpha=0.3), calibrated").
+CLI_MODEL = describe(SpamFilter())
 
 
 def _sms(path):
@@ -27,10 +34,12 @@ def test_sms_trains_a_spam_filter_and_predicts_stdin(cli, sms_tsv, tmp_path):
     result = cli("train", sms_tsv, "--target", "label", "-o", model_path)
     assert result.exit_code == 0, result.stderr
     assert "texts (column 'text'); classes: ham" in result.stdout
-    assert "model: SpamFilter: words (counts) + MultinomialNB()" in result.stdout
+    assert f"model: {CLI_MODEL}" in result.stdout
     model = bk.load(model_path)
     texts, labels = _sms(sms_tsv)
-    expected = SpamFilter.sklearn_defaults().fit(texts, labels)
+    expected = SpamFilter().fit(texts, labels)  # one batch: the same calibration
+    assert model.calibration_ == pytest.approx(expected.calibration_, rel=1e-12)
+    np.testing.assert_array_equal(model.score_counts_, expected.score_counts_)
     mail = ["WINNER!! Claim your free prize now, call 09061701461", "see you at lunch?", ""]
     got = cli("predict", model_path, "-", input="\n".join(mail) + "\n")
     assert got.exit_code == 0, got.stderr
@@ -53,14 +62,14 @@ def test_sms_evaluate_matches_cross_validation_by_hand(cli, sms_tsv):
     proba = np.zeros((len(labels), 2))
     predicted = np.empty_like(labels)
     for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(docs, labels):
-        model = SpamFilter.sklearn_defaults().fit(docs[train].tolist(), labels[train])
+        model = SpamFilter().fit(docs[train].tolist(), labels[train])
         proba[test] = model.predict_proba(docs[test].tolist())
         predicted[test] = model.predict(docs[test].tolist())
     assert found["accuracy"] == pytest.approx(accuracy_score(labels, predicted), abs=1e-12)
     assert found["log_loss"] == pytest.approx(log_loss(labels, proba), rel=1e-6)
     assert found["positive_class"] == "spam"
     assert found["roc_auc"] > 0.95
-    assert found["model"] == "SpamFilter: words (counts) + MultinomialNB()"
+    assert found["model"] == CLI_MODEL
 
 
 def test_text_column_of_a_wider_table(cli, sms_tsv, tmp_path):
@@ -121,7 +130,8 @@ def test_spamassassin_mail_folders(cli, mail, tmp_path):
     result = cli("train", mail, "-o", model_path)
     assert result.exit_code == 0, result.stderr
     assert "28 e-mails; classes: ham 16, spam 12" in result.stdout
-    assert "SpamFilter: e-mail tokens (counts)" in result.stdout
+    assert f"model: {describe(SpamFilter(vectorizer=_email_vectorizer()))}" in result.stdout
+    assert "SpamFilter: e-mail tokens (log-tf, unit length)" in result.stdout
     model = bk.load(model_path)
     messages = read_class_folders(mail).docs
     one = sorted((mail / "spam").iterdir())[0]
@@ -146,11 +156,17 @@ def test_explain_text_reads_stdin_and_prints_the_terms(cli, sms_tsv, tmp_path):
     result = cli("explain", model_path, "-", "--top", 3, input="Claim your FREE prize now")
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("'spam' (P = ")
-    assert "vs 'ham': log-odds +" in lines[0]
+    model = bk.load(model_path)
+    p_spam = model.spam_probability(["Claim your FREE prize now"])[0]
+    # P is calibrated; the terms add up to the count model's log-odds
+    assert lines[0].startswith(f"'spam' (P = {p_spam:.4f}, calibrated) vs 'ham': the model's")
+    log_odds = float(lines[0].rsplit(" ", 1)[1])
+    assert log_odds == pytest.approx(model._log_odds(["Claim your FREE prize now"])[0], abs=1e-3)
     assert lines[1].split()[0] == "(prior)"
     assert len(lines) == 6
-    assert lines[-1].startswith("  … 2 more features, together +")
+    # the message's terms in the vocabulary (1-2-grams) beyond the top 3
+    seen = model.transform(["Claim your FREE prize now"]).nnz
+    assert lines[-1].startswith(f"  … {seen - 3} more features, together +")
 
 
 def test_merge_renames_class_folders(cli, newsgroups, tmp_path):
@@ -168,3 +184,76 @@ def test_merge_renames_class_folders(cli, newsgroups, tmp_path):
     everything = cli("evaluate", train, "--merge", "all=comp.graphics,rec.autos,sci.space")
     assert everything.exit_code == 2
     assert "after --merge every row has the class 'all'" in everything.stderr
+
+
+def _email_vectorizer():
+    return SpamFilter.default_vectorizer().set_params(analyzer="email")
+
+
+@pytest.mark.parametrize("batch_size", [400, 1000])
+def test_train_in_batches_calibrates_on_held_out_scores(cli, sms_tsv, tmp_path, batch_size):
+    out = tmp_path / "sms.bk"
+    args = ("train", sms_tsv, "-t", "label", "-o", out, "--batch-size", batch_size)
+    result = cli(*args)
+    assert result.exit_code == 0, result.stderr
+    assert f"model: {CLI_MODEL}" in result.stdout
+    model = bk.load(out)
+    texts, labels = _sms(sms_tsv)
+    # the count model is SpamFilter()'s on all the rows
+    whole = SpamFilter().fit(texts, labels)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(texts), whole.predict_joint_log_proba(texts), rtol=1e-10
+    )
+    # 1,500 messages, fewer than the sample's 10,000: held-out scores of every one
+    counts = model.held_out_score_counts(texts, labels)
+    np.testing.assert_array_equal(model.score_counts_, counts)
+    assert model.score_counts_.sum() == len(texts)
+    assert model.calibration_ == calibration.fit_scale(counts)
+    # near fit's scale: fit scores a held-out message over all its terms, the held-out
+    # filter over those it knows (SpamFilter.held_out_score_counts); 0.17 at most here
+    p_batches, p_fit = model.spam_probability(texts), whole.spam_probability(texts)
+    assert np.abs(p_batches - p_fit).max() < 0.2
+    assert (model.predict(texts) != whole.predict(texts)).sum() <= 2
+    # a second file of other messages merges with it: the held-out counts add
+    assert cli("train", sms_tsv, "-t", "label", "-o", tmp_path / "b.bk").exit_code == 0
+    assert cli("merge", out, tmp_path / "b.bk", "-o", tmp_path / "ab.bk").exit_code == 0
+    merged = bk.load(tmp_path / "ab.bk")
+    np.testing.assert_array_equal(
+        merged.score_counts_, model.score_counts_ + bk.load(tmp_path / "b.bk").score_counts_
+    )
+
+
+def test_the_calibration_sample_is_spread_evenly_whatever_the_batches(sms_tsv):
+    texts, labels = _sms(sms_tsv)
+    take = streaming.sample_rows(len(texts), 100)
+    assert len(take) == 100
+    assert take[0] == 7  # floor((k + 1/2) 1500 / 100)
+    assert take[-1] == 1492
+    np.testing.assert_array_equal(np.diff(take), 15)
+    assert streaming.sample_rows(40, 100).tolist() == list(range(40))
+    options = ReadOptions.of(None, False, None, None, None, None, None, None)
+    for batch_size in (7, 400, None):
+        data = streaming.open_data(str(sms_tsv), "label", None, options, batch_size)
+        docs, ys = streaming.read_sample(data, take)
+        assert docs == [texts[i] for i in take]
+        assert ys.tolist() == labels[take].tolist()
+
+
+def test_a_sample_calibrates_as_all_the_messages_do(shared_data):
+    """The full SMS collection (5,574 messages): the scale from held-out scores of 4,000
+    evenly spaced messages is within 0.05 in P(spam) of the one from all of them, and
+    decides every message alike; 5,574 or more gives that scale exactly."""
+    lines = (shared_data / "sms-spam-collection" / "SMSSpamCollection").read_text("utf-8")
+    rows = [line.split("\t", 1) for line in lines.splitlines()]
+    texts, labels = [t for _, t in rows], np.array([a for a, _ in rows])
+    model = SpamFilter(calibration_folds=None).fit(texts, labels)
+    scores = model._log_odds(texts)
+    full = calibration.fit_scale(model.held_out_score_counts(texts, labels))
+    p_full = calibration.calibrated(scores, full)
+    for size, tolerance in ((len(texts), 0.0), (10_000, 0.0), (4000, 0.05)):
+        take = streaming.sample_rows(len(texts), size)
+        counts = model.held_out_score_counts([texts[i] for i in take], labels[take])
+        assert counts.sum() == len(take)
+        p = calibration.calibrated(scores, calibration.fit_scale(counts))
+        assert np.abs(p - p_full).max() <= tolerance
+        np.testing.assert_array_equal(p > 0.5, p_full > 0.5)

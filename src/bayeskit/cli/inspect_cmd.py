@@ -255,9 +255,12 @@ def explain(
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return
     console = out_console()
-    console.print(
-        f"{d.label!r} (P = {d.probability:.4f}) vs {d.versus!r}: log-odds {d.log_odds:+.3f}"
-    )
+    # A calibrated SpamFilter's P is Platt's map of the count model's log-odds, which the
+    # terms below add up to.
+    calibrated = tuple(model.__dict__.get("calibration_", (1.0, 0.0))) != (1.0, 0.0)
+    p_of = f"P = {d.probability:.4f}{', calibrated' if calibrated else ''}"
+    odds = "the model's log-odds" if calibrated else "log-odds"
+    console.print(f"{d.label!r} ({p_of}) vs {d.versus!r}: {odds} {d.log_odds:+.3f}")
     console.print(f"  {'(prior)':<28} {d.prior:+8.3f}")
     for feature, weight in d.contributions[:top]:
         console.print(f"  {feature:<28} {weight:+8.3f}", markup=False)

@@ -32,6 +32,8 @@ MODELS = (
     "parzen",
 )
 TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
+#: The choices that build TextClassifier()'s or SpamFilter()'s settings for text.
+DEFAULT_TEXT_MODELS = ("auto", "text")
 NUMERIC_MODELS = (
     "gaussian",
     "kernel",
@@ -51,13 +53,17 @@ ModelOpt = typer.Option(
     "--model",
     "-m",
     metavar="MODEL",
-    help="auto: MixedNB with a family per column for tables, the text pipeline for text "
-    "(a spam filter when the classes are ham and spam). Or one of: " + ", ".join(MODELS[1:]),
+    help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
+    "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
+    "are ham and spam: word 1-2-grams (e-mails parsed), log-tf, unit length; with --unlabeled "
+    "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
+    "complement: scikit-learn's bag of words, for parity. Or one of: " + ", ".join(MODELS[1:]),
 )
 AlphaOpt = typer.Option(
     "--alpha",
     metavar="A",
-    help="Additive smoothing of the count models (default 1; 0.1 with --unlabeled).",
+    help="Additive smoothing of the count models (default: the model's own: 1 for "
+    "multinomial, bernoulli, complement; the text defaults' own; 0.1 with --unlabeled).",
 )
 IntegersOpt = typer.Option(
     "--integers",
@@ -104,7 +110,12 @@ def _spam_labels(y: np.ndarray) -> tuple[Any, Any] | None:
 
 
 def build_model(
-    choice: str, data: Labelled, alpha: float | None, integers: str | None = None
+    choice: str,
+    data: Labelled,
+    alpha: float | None,
+    integers: str | None = None,
+    *,
+    semi_supervised: bool = False,
 ) -> Any:
     """An unfitted model for ``data`` (``--model choice``; ``--integers``)."""
     if choice not in MODELS:
@@ -118,37 +129,64 @@ def build_model(
             f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
         )
     if data.kind in ("text", "email"):
-        return _text_model(choice, data, alpha)
+        return _text_model(choice, data, alpha, semi_supervised)
     return _table_model(choice, data, alpha, integers)
 
 
-def _text_model(choice: str, data: Labelled, alpha: float | None) -> Any:
+def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervised: bool) -> Any:
     if choice not in TEXT_MODELS:
         raise typer.BadParameter(
             f"{choice!r} does not read text; for text use one of: {', '.join(TEXT_MODELS)}",
             param_hint="--model",
         )
+    labels = _spam_labels(data.y)
+    # The library's defaults (chosen by cross-validation, benchmarks/accuracy.md) for "auto"
+    # and "text"; EM over unlabelled documents keeps Nigam et al.'s counts + MultinomialNB,
+    # whose posteriors it learns from (ComplementNB's are not a generative model's).
+    if choice in DEFAULT_TEXT_MODELS and not semi_supervised:
+        return _default_text_model(data, alpha, labels)
     kind: dict[str, type] = {
         "bernoulli": naive_bayes.BernoulliNB,
         "complement": naive_bayes.ComplementNB,
     }
-    labels = _spam_labels(data.y)
     cls = kind.get(choice, naive_bayes.MultinomialNB)
     model = cls() if alpha is None else cls(alpha=alpha)
     analyzer = "email" if data.kind == "email" else "word"
     output = "binary" if choice == "bernoulli" else "counts"
     vectorizer = TextVectorizer(analyzer=analyzer, output=output)
     if labels is not None:
-        # scikit-learn's pipeline, its probabilities included (no calibration): the streaming
-        # train turns a TextClassifier into a SpamFilter midway, with no held-out scores.
+        return _uncalibrated_spam_filter(vectorizer, model, labels)
+    return TextClassifier(vectorizer=vectorizer, model=model)
+
+
+def _default_text_model(data: Labelled, alpha: float | None, labels: tuple[Any, Any] | None) -> Any:
+    """TextClassifier()'s or SpamFilter()'s settings; a folder of e-mails is read (parsed) as
+    e-mails, which is what their "auto" analyzer does with a raw e-mail."""
+    cls = TextClassifier if labels is None else SpamFilter
+    vectorizer = cls.default_vectorizer()
+    if data.kind == "email":
+        vectorizer.set_params(analyzer="email")
+    model = cls.default_model()
+    if alpha is not None:
+        model.set_params(alpha=alpha)
+    if labels is not None:
+        # calibrated as SpamFilter() is: ``fit`` on out-of-fold scores; ``bayeskit train``,
+        # which adds batches, on held-out scores of a second pass (streaming.calibrate)
         return SpamFilter(
-            vectorizer=vectorizer,
-            model=model,
-            ham_label=labels[0],
-            spam_label=labels[1],
-            calibration_folds=None,
+            vectorizer=vectorizer, model=model, ham_label=labels[0], spam_label=labels[1]
         )
     return TextClassifier(vectorizer=vectorizer, model=model)
+
+
+def _uncalibrated_spam_filter(vectorizer: Any, model: Any, labels: tuple[Any, Any]) -> Any:
+    # scikit-learn's pipeline, its probabilities included (no calibration)
+    return SpamFilter(
+        vectorizer=vectorizer,
+        model=model,
+        ham_label=labels[0],
+        spam_label=labels[1],
+        calibration_folds=None,
+    )
 
 
 def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str | None) -> Any:
@@ -195,7 +233,8 @@ def is_email_model(model: Any) -> bool:
 
 
 def describe(model: Any) -> str:
-    """``SpamFilter: word counts + MultinomialNB(alpha=1)``, ``MixedNB(families='auto')``."""
+    """``SpamFilter: words (counts) + MultinomialNB()``, ``MixedNB(families='auto')``; a
+    calibrated SpamFilter ends with ``, calibrated``."""
     if not is_text_model(model):
         return repr(model)
     vectorizer = model.vectorizer or model.default_vectorizer()
@@ -210,7 +249,8 @@ def describe(model: Any) -> str:
     weights = vectorizer.output
     if weights == "tfidf" and not vectorizer.use_idf:
         weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"
-    return f"{type(model).__name__}: {tokens} ({weights}) + {inner!r}"
+    calibrated = ", calibrated" if getattr(model, "calibration_folds", None) else ""
+    return f"{type(model).__name__}: {tokens} ({weights}) + {inner!r}{calibrated}"
 
 
 def training_columns(model: Any) -> list[str] | None:

@@ -22,7 +22,8 @@ from .._base import GenerativeClassifier
 from ..io.readers import ReadError, list_names
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
-from ..text import SpamFilter, TextClassifier
+from ..text import SpamFilter, TextClassifier, capped
+from ..text.vocabulary import VocabularyStats
 from .data import (
     Labelled,
     ReadOptions,
@@ -41,6 +42,13 @@ from .progress import Meter
 #: Rows (tables) or documents (folders) per batch unless --batch-size says otherwise.
 TABLE_BATCH = 100_000
 DOCUMENT_BATCH = 5_000
+#: Documents summarized at a time within a batch (see summarize_batch).
+TEXT_CHUNK = 10_000
+#: The most terms a text model trained in batches keeps (--max-terms; see cap_terms).
+MAX_TERMS = 1_000_000
+#: The messages of a SpamFilter trained in batches whose held-out scores fit its probability
+#: scale: at most this many, evenly spaced over DATA (see calibrate).
+CALIBRATION_SAMPLE = 10_000
 
 
 @dataclass(frozen=True)
@@ -138,8 +146,35 @@ Runner = Callable[
 def summarize_batch(step: Round, prepare: Prepare, raw: Batch | FileBatch, index: int) -> Any:
     """One batch's part of the round (run wherever the batch is read)."""
     batch, labels = prepare(raw)
-    values, schema = step.summarize(step.state, batch.X, batch.y, None)
-    return Part(index, tuple(values), schema), batch.rows, batch.nbytes, labels
+    part = summarize_chunks(step, batch.X, batch.y, index)
+    return part, batch.rows, batch.nbytes, labels
+
+
+def summarize_chunks(step: Round, X: Any, y: np.ndarray, index: int) -> Part:
+    """The part of rows ``X``, ``y``; documents are summarized ``TEXT_CHUNK`` at a time and
+    their statistics added: counting 1-2-grams takes working memory in proportion to the
+    documents counted at once (100,000 short messages: about 300 MB), the statistics they
+    leave far less."""
+    if not isinstance(X, list) or len(X) <= TEXT_CHUNK:
+        values, schema = step.summarize(step.state, X, y, None)
+        return Part(index, tuple(values), schema)
+    parts = [
+        summarize_chunks(step, X[at : at + TEXT_CHUNK], y[at : at + TEXT_CHUNK], index)
+        for at in range(0, len(X), TEXT_CHUNK)
+    ]
+    while len(parts) > 1:  # in pairs: each term merged about log2(chunks) times, not chunks
+        pairs = zip(parts[::2], parts[1::2], strict=False)
+        parts = [add_parts(a, b) for a, b in pairs] + parts[len(parts) // 2 * 2 :]
+    return parts[0]
+
+
+def add_parts(a: Part, b: Part) -> Part:
+    """``a + b``; a text model's statistics with one merge of their terms for both
+    (:func:`bayeskit.text.capped.add_terms`)."""
+    if len(a.values) == 2 and isinstance(a.values[1], VocabularyStats):
+        first, second = (a, b) if a.first <= b.first else (b, a)
+        return Part(first.first, capped.add_terms(first.values, second.values), first.schema)
+    return a + b
 
 
 def run_here(
@@ -174,8 +209,10 @@ def train(
     merges: list[str],
     *,
     runner: Runner = run_here,
+    max_terms: int = MAX_TERMS,
 ) -> Trained:
-    """Fit the model ``choice`` batch by batch (see the module docstring)."""
+    """Fit the model ``choice`` batch by batch (see the module docstring). A text model's
+    statistics keep at most ``max_terms`` terms (:func:`cap_terms`, after every batch)."""
     unit = _unit(data.kind)
     with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
@@ -183,25 +220,64 @@ def train(
         model = build_model(
             choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers
         )
-        model.partial_fit(first.X, first.y)
+        second = next(data.batches, None)
+        if isinstance(model, SpamFilter) and second is not None:
+            # batches add no held-out scores: the scale is fitted afterwards (calibrate);
+            # data of one batch is fitted (and calibrated) as SpamFilter().fit does
+            model.set_params(calibration_folds=None)
+        # Documents of more than one batch: the model learns a first chunk of them, and the
+        # rest of the batch is summarized a chunk at a time, as later batches are.
+        chunked = second is not None and isinstance(first.X, list)
+        head = TEXT_CHUNK if chunked else len(first.y)
+        model.partial_fit(first.X[:head], first.y[:head])
         rows = first.rows
-        meter.advance(first.rows, first.nbytes)
         rounds = rounds_for(model, partial=True)
         step = next(rounds)
+        keyed = _term_keyed(model)
+        # A text model's statistics, the first batch's included, are added here (to be
+        # capped); any other model's later batches are added, then sent to the model.
         total: Part | None = None
-        for part, n, nbytes, seen in runner(step, data.prepare, data.batches):
-            total = part if total is None else total + part
+        if keyed:
+            total = Part(0, (model.stats_, model.vocabulary_stats_))
+            if head < len(first.y):
+                total = add_parts(total, summarize_chunks(step, first.X[head:], first.y[head:], 0))
+            total = cap_terms(total, max_terms)
+        meter.advance(first.rows, first.nbytes)
+        more = data.batches if second is None else itertools.chain([second], data.batches)
+        for part, n, nbytes, seen in runner(step, data.prepare, more):
+            total = part if total is None else add_parts(total, part)
+            if keyed:
+                total = cap_terms(total, max_terms)
             rows += n
             labels.update(seen)
             meter.advance(n, nbytes)
-        if total is not None:
+        if keyed and total is not None:
+            model._adopt(*total.values)
+        elif total is not None:
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
     _check_classes(data, sorted(labels, key=str), merges, rows)
     if isinstance(model, GenerativeClassifier):
         # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
         model._check_fit()
-    return Trained(settle_text_model(model), data, rows)
+
+    def rebuild(classes: np.ndarray) -> Any:  # the model the first batch would have called for
+        return build_model(choice, Labelled(data.source, data.kind, [], classes), alpha, integers)
+
+    return Trained(settle_text_model(model, rebuild), data, rows)
+
+
+def _term_keyed(model: Any) -> bool:
+    """Whether ``model`` keeps its statistics per term (a text model whose vocabulary grows
+    with the data)."""
+    return isinstance(model, TextClassifier) and "stats_" in model.__dict__
+
+
+def cap_terms(total: Part, max_terms: int) -> Part:
+    """A text model's statistics so far with at most ``max_terms`` terms
+    (:func:`bayeskit.text.capped.cap_terms`: the terms found in the most documents)."""
+    stats, vocab = total.values
+    return Part(total.first, capped.cap_terms(stats, vocab, max_terms), total.schema)
 
 
 def train_rounds(
@@ -227,7 +303,8 @@ def train_rounds(
     unit = _unit(data.kind)
     head = next(data.batches)
     first, _ = data.prepare(head)
-    model = build_model(choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers)
+    labelled = Labelled(data.source, data.kind, first.X, first.y)
+    model = build_model(choice, labelled, alpha, integers, semi_supervised=unlabelled is not None)
     if unlabelled is not None:
         model = SemiSupervisedNB(model)
     rounds = rounds_for(model, partial=False)
@@ -257,6 +334,61 @@ def train_rounds(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def calibrate(
+    model: SpamFilter,
+    reopen: Callable[[], TrainingData],
+    rows: int,
+    *,
+    sample: int = CALIBRATION_SAMPLE,
+    folds: int = 5,
+) -> SpamFilter:
+    """``model``, trained from DATA's ``rows`` messages in batches, with its probability scale
+    fitted on held-out scores of a sample of them, as ``SpamFilter().fit`` fits it on all:
+    DATA is read again for the messages :func:`sample_rows` picks, which are cut into
+    ``folds`` folds (stratified, seeded), each scored by the model's statistics minus the
+    fold's (:meth:`SpamFilter.held_out_score_counts`: the model trained without it; as far
+    as the model kept them when its terms were capped). It costs one pass of reading plus
+    held-out scores of at most ``sample`` messages, whatever the length of DATA; the score
+    counts are kept in the file (``bayeskit merge`` adds them)."""
+    docs, labels = read_sample(reopen(), sample_rows(rows, sample))
+    counts = model.held_out_score_counts(docs, labels, kept_only=True)
+    return model.set_params(calibration_folds=folds).calibrate(counts)
+
+
+def sample_rows(rows: int, sample: int) -> np.ndarray:
+    """The rows (numbered from 0 in reading order) of a calibration sample: every row when
+    there are at most ``sample``, else rows ``floor((k + 1/2) rows / sample)`` for ``k = 0 …
+    sample - 1``, spread evenly over the data whatever its order (folders are read class by
+    class) and the batch size."""
+    if rows <= sample:
+        return np.arange(rows)
+    return ((np.arange(sample) + 0.5) * rows / sample).astype(np.int64)
+
+
+def read_sample(data: TrainingData, take: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """The documents and labels of rows ``take`` (increasing) of DATA, read in batches (a
+    table's other rows are not prepared; a folder's files are read to count their messages)."""
+    docs: list[Any] = []
+    labels: list[Any] = []
+    seen = 0
+    with Meter("calibrating", unit=_unit(data.kind), total_bytes=data.total_bytes or None) as meter:
+        for raw in data.batches:
+            if isinstance(raw, Batch):  # a table's rows: only the sampled ones are prepared
+                n = raw.rows
+                local = take[np.searchsorted(take, seen) : np.searchsorted(take, seen + n)] - seen
+                batch, _ = data.prepare(Batch(raw.X[local], raw.y[local], len(local), 0))
+            else:  # a folder's files, read: the rows are their messages
+                batch, _ = data.prepare(raw)
+                n = batch.rows
+                local = take[np.searchsorted(take, seen) : np.searchsorted(take, seen + n)] - seen
+                batch = Batch([batch.X[i] for i in local], batch.y[local], len(local), 0)
+            docs.extend(batch.X)
+            labels.extend(batch.y.tolist())
+            seen += n
+            meter.advance(n, raw.nbytes)
+    return docs, np.asarray(labels)
+
+
 def _unit(kind: str) -> str:
     """What the progress meter counts for data of this kind."""
     return {"table": "rows", "text": "texts", "email": "e-mails"}.get(kind, "documents")
@@ -276,10 +408,13 @@ def _check_classes(data: TrainingData, labels: list[Any], merges: list[str], row
         )
 
 
-def settle_text_model(model: Any) -> Any:
+def settle_text_model(model: Any, rebuild: Callable[[np.ndarray], Any] | None = None) -> Any:
     """A text model as the class its classes call for: a SpamFilter when they are ham and
     spam, a TextClassifier otherwise (the first batch need not have shown every class). The
-    statistics are kept as they are."""
+    statistics are kept as they are. ``rebuild(classes)``: the model to build for all the
+    classes; when its vectorizer counts as the one the statistics were counted with, its
+    count model is taken (SpamFilter()'s for ham and spam, as if the first batch had shown
+    both), else the model the statistics were counted for is kept."""
     if not isinstance(model, TextClassifier) or "stats_" not in model.__dict__:
         return model
     labels = _spam_labels(np.asarray(model.classes_))
@@ -288,6 +423,10 @@ def settle_text_model(model: Any) -> Any:
     # The settings the statistics were counted with, even where they were left at a default:
     # TextClassifier() and SpamFilter() need not default alike.
     vectorizer, inner = model._prototypes()
+    if rebuild is not None:
+        wanted_vectorizer, wanted_model = rebuild(np.asarray(model.classes_))._prototypes()
+        if wanted_vectorizer.get_params() == vectorizer.get_params():
+            inner = wanted_model  # the same counts: only the model that finalizes them differs
     parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:

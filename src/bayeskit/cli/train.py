@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..io.readers import list_names
+from ..text import SpamFilter
 from . import streaming
 from .cluster import BatchSizeOpt, SchedulerOpt, WorkersOpt, batch_runner
 from .data import (
@@ -27,7 +28,15 @@ from .data import (
     _is_folder,
     load_labelled,
 )
-from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
+from .models import (
+    DEFAULT_TEXT_MODELS,
+    AlphaOpt,
+    IntegersOpt,
+    ModelOpt,
+    build_model,
+    describe,
+    is_text_model,
+)
 from .output import (
     check_output_path,
     human_size,
@@ -146,6 +155,19 @@ def train(
     ] = None,
     force: ForceOpt = False,
     batch_size: BatchSizeOpt = None,
+    max_terms: Annotated[
+        int,
+        typer.Option(
+            "--max-terms",
+            min=1,
+            metavar="N",
+            help="Text: the most distinct terms (words, 2-grams) the model keeps while it "
+            "learns DATA in batches, which bounds memory on long streams. After a batch that "
+            "leaves more, the N found in the most documents so far are kept (ties: alphabetical "
+            "order); a dropped term's counts are lost, and it counts from zero if it comes "
+            "back. Data with at most N distinct terms is learned exactly.",
+        ),
+    ] = streaming.MAX_TERMS,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> None:
@@ -153,7 +175,10 @@ def train(
     runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
     however large it is; --workers or --scheduler spread the work over a Dask cluster. EM
     (--model gmm, and --unlabeled with a folder of class folders) reads DATA again, a batch at
-    a time, at every iteration; --unlabeled with a table's text column reads it whole."""
+    a time, at every iteration; --unlabeled with a table's text column reads it whole. A
+    spam filter learned in more than one batch fits its probability scale on held-out scores
+    of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
+    at most --max-terms terms."""
     check_output_path(
         output,
         inputs=[data],
@@ -187,7 +212,7 @@ def train(
             )
         labelled = load_labelled(data, target, text, options)
         extra = read_unlabelled(unlabeled, labelled)
-        estimator = build_model(model, labelled, semi_alpha, integers)
+        estimator = build_model(model, labelled, semi_alpha, integers, semi_supervised=True)
         start = time.perf_counter()
         with progress("training", None):
             estimator = fit_semi_supervised(estimator, labelled, extra)
@@ -203,9 +228,21 @@ def train(
             else:
                 source = open_data(data, target, text, options, batch_size)
                 trained = streaming.train(
-                    source, model, alpha, integers, options.merge, runner=runner
-                )
+                    source, model, alpha, integers, options.merge, runner=runner,
+                    max_terms=max_terms,
+                )  # fmt: skip
         estimator = trained.model
+        if (
+            model in DEFAULT_TEXT_MODELS
+            and isinstance(estimator, SpamFilter)
+            and estimator.calibration_folds is None  # more than one batch: not yet calibrated
+        ):
+            # SpamFilter()'s calibrated probabilities: held-out scores of a sample of DATA
+            estimator = streaming.calibrate(
+                estimator,
+                lambda: open_data(data, target, text, options, batch_size),
+                trained.rows,
+            )
         described = trained.describe()
     save_model(estimator, output)
     seconds = time.perf_counter() - start

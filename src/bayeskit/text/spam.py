@@ -13,6 +13,7 @@ from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import Counts, Summary
 from . import calibration
+from .capped import kept_part
 from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
 
@@ -242,7 +243,7 @@ class SpamFilter(TextClassifier):
             scores[test] = joint[:, column] - joint[:, 1 - column]
         return calibration.score_counts(scores, is_spam)
 
-    def held_out_score_counts(self, X: Any, y: Any) -> np.ndarray:
+    def held_out_score_counts(self, X: Any, y: Any, *, kept_only: bool = False) -> np.ndarray:
         """Held-out log-odds of messages the filter has learned, as score counts (see
         ``score_counts_``), for :meth:`calibrate`.
 
@@ -254,7 +255,10 @@ class SpamFilter(TextClassifier):
         messages of one ``fit`` this gives the counts ``fit`` keeps for count weightings;
         under unit-length weighting ``fit`` scales a held-out message over all its terms,
         while here the held-out filter scores it as it scores a new message, over the terms
-        it knows (close scales, not the same counts).
+        it knows (close scales, not the same counts). ``kept_only``: the filter's terms were
+        capped while it learned (:func:`bayeskit.text.capped.cap_terms`), so it may hold less
+        of these messages than they count; each fold is removed as far as the filter kept it
+        (:func:`~bayeskit.text.capped.kept_part`) instead of refused.
 
         Examples
         --------
@@ -292,6 +296,8 @@ class SpamFilter(TextClassifier):
             keyed, vocab = self._batch_of(
                 batch_vec, model, terms, counts[test], labels[test], None, None
             )
+            if kept_only:
+                keyed, vocab = kept_part(self.stats_, self.vocabulary_stats_, keyed, vocab)
             held = clone(self).set_params(calibration_folds=None)
             try:
                 held._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)

@@ -1,0 +1,124 @@
+"""A text model's term statistics with a capped number of terms: what keeps a model learned
+from a long stream of documents (``bayeskit train``) in bounded memory, and how held-out
+scores are taken from such a model.
+
+A stream's vocabulary of word 1-2-grams keeps growing (10^6 short generated messages: 3.4
+million distinct terms, most of them 2-grams seen once), so its statistics, and the work of
+adding each batch to them, grow without bound. :func:`cap_terms` keeps the terms found in the
+most documents; :func:`kept_part` is what a capped model can remove of some documents it learned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._values import all_text, find_sorted, merge_sorted_text, union_sorted
+from ..stats import CategoryCounts, Summary
+from .vocabulary import VocabularyStats
+
+
+def cap_terms(
+    stats: Summary, vocab: VocabularyStats, max_terms: int
+) -> tuple[Summary, VocabularyStats]:
+    """Term-keyed statistics (``TextClassifier.stats_``, ``vocabulary_stats_``) with at most
+    ``max_terms`` terms.
+
+    When there are more, the ``max_terms`` terms found in the most documents are kept; among
+    terms found in as many documents as the last one kept, the first in alphabetical order
+    (the terms are sorted), so the choice depends on the statistics alone. The class counts,
+    ``n_docs`` and each kept term's counts are unchanged; with at most ``max_terms`` terms
+    nothing changes at all.
+
+    Examples
+    --------
+    >>> from bayeskit.text import TextClassifier
+    >>> clf = TextClassifier.sklearn_defaults().fit(
+    ...     ["cash now", "cash prize", "lunch now"], ["spam", "spam", "ham"])
+    >>> stats, vocab = cap_terms(clf.stats_, clf.vocabulary_stats_, 3)
+    >>> vocab.terms.tolist(), vocab.doc_freq.tolist()  # 'prize' and 'lunch' tie: 'lunch'
+    (['cash', 'lunch', 'now'], [2, 1, 2])
+    """
+    if len(vocab) <= max_terms:
+        return stats, vocab
+    df = vocab.doc_freq
+    # the max_terms-th largest document frequency: every term above it is kept, and the
+    # first of those at it (in term order) up to max_terms
+    cut = np.partition(df, len(df) - max_terms)[len(df) - max_terms]
+    above = df > cut
+    at = np.flatnonzero(df == cut)[: max_terms - int(above.sum())]
+    above[at] = True
+    keep = np.flatnonzero(above)
+    terms = vocab.terms[keep]
+    block = _block(stats)
+    where, found = find_sorted(block.categories[0], terms)
+    assert found.all()  # the counts and the vocabulary statistics are of the same terms
+    counts = CategoryCounts((terms,), block.counts[:, where])
+    return (
+        Summary(stats.classes, stats.class_count, (counts,)),
+        VocabularyStats(terms, df[keep], vocab.term_freq[keep], vocab.n_docs),
+    )
+
+
+def add_terms(
+    a: tuple[Summary, VocabularyStats], b: tuple[Summary, VocabularyStats]
+) -> tuple[Summary, VocabularyStats]:
+    """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added, with
+    one merge of their sorted terms for both (each ``+`` would merge them again: on a long
+    stream, binary searches among the terms are most of the time of adding a batch)."""
+    (stats_a, vocab_a), (stats_b, vocab_b) = a, b
+    block_a, block_b = _block(stats_a), _block(stats_b)
+    if not (
+        block_a.categories[0] is vocab_a.terms
+        and block_b.categories[0] is vocab_b.terms
+        and all_text(vocab_a.terms)
+        and all_text(vocab_b.terms)
+    ):  # not known to be counted over the same terms: each adds its own
+        return stats_a + stats_b, vocab_a + vocab_b
+    terms, mine, theirs = merge_sorted_text(vocab_a.terms, vocab_b.terms)
+    classes = union_sorted(stats_a.classes, stats_b.classes)
+    embedded_a, embedded_b = stats_a.embed_classes(classes), stats_b.embed_classes(classes)
+    counts = np.zeros((len(classes), len(terms)))
+    doc_freq = np.zeros(len(terms), dtype=np.int64)
+    term_freq = np.zeros(len(terms), dtype=np.int64)
+    for embedded, vocab, where in ((embedded_a, vocab_a, mine), (embedded_b, vocab_b, theirs)):
+        counts[:, where] += _block(embedded).counts
+        doc_freq[where] += vocab.doc_freq
+        term_freq[where] += vocab.term_freq
+    summary = Summary(
+        classes,
+        embedded_a.class_count + embedded_b.class_count,
+        (CategoryCounts((terms,), counts),),
+    )
+    return summary, VocabularyStats(terms, doc_freq, term_freq, vocab_a.n_docs + vocab_b.n_docs)
+
+
+def kept_part(
+    stats: Summary, vocab: VocabularyStats, part: Summary, part_vocab: VocabularyStats
+) -> tuple[Summary, VocabularyStats]:
+    """What statistics capped by :func:`cap_terms` (``stats``, ``vocab``) still hold of some
+    documents they learned (``part``, ``part_vocab``): their terms the model kept, each
+    count at most the model's. Subtracting it gives the model without those documents as
+    far as the model kept them; with nothing dropped it is ``part`` itself (exact)."""
+    block, mine = _block(part), _block(stats)
+    where, found = find_sorted(mine.categories[0], block.categories[0])
+    rows = np.searchsorted(stats.classes, part.classes)
+    counts = np.minimum(block.counts[:, found], mine.counts[np.ix_(rows, where[found])])
+    terms = block.categories[0][found]
+    at, in_vocab = find_sorted(vocab.terms, part_vocab.terms)
+    at = at[in_vocab]
+    return (
+        Summary(part.classes, part.class_count, (CategoryCounts((terms,), counts),)),
+        VocabularyStats(
+            part_vocab.terms[in_vocab],
+            np.minimum(part_vocab.doc_freq[in_vocab], vocab.doc_freq[at]),
+            np.minimum(part_vocab.term_freq[in_vocab], vocab.term_freq[at]),
+            part_vocab.n_docs,
+        ),
+    )
+
+
+def _block(stats: Summary) -> CategoryCounts:
+    block = stats.blocks[0]
+    if not isinstance(block, CategoryCounts):
+        raise TypeError(f"term-keyed statistics hold CategoryCounts, not {type(block).__name__}")
+    return block

@@ -1,0 +1,97 @@
+"""bayeskit.text.capped: a capped number of terms, and held-out scores from a capped filter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bayeskit.errors import MergeError
+from bayeskit.text import SpamFilter, TextClassifier
+from bayeskit.text.capped import add_terms, cap_terms, kept_part
+
+SPAM = ["win cash now", "free prize cash", "claim your free prize", "cheap meds now"]
+HAM = ["lunch at noon", "see you at lunch", "the budget report", "meeting moved"]
+
+
+def _messages(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    spam = rng.random(n) < 0.4
+    texts = [
+        " ".join(rng.choice(SPAM if s else HAM, size=2)) + f" w{rng.integers(40)}" for s in spam
+    ]
+    return texts, np.where(spam, "spam", "ham")
+
+
+@settings(max_examples=25, deadline=None)
+@given(max_terms=st.integers(1, 60), seed=st.integers(0, 5))
+def test_the_terms_in_the_most_documents_are_kept(max_terms, seed):
+    texts, labels = _messages(30, seed)
+    clf = TextClassifier().fit(texts, labels)
+    stats, vocab = cap_terms(clf.stats_, clf.vocabulary_stats_, max_terms)
+    full = clf.vocabulary_stats_
+    assert len(vocab) == min(max_terms, len(full))
+    kept = np.isin(full.terms, vocab.terms)
+    if not kept.all():  # nothing dropped is in more documents than anything kept
+        assert full.doc_freq[~kept].max() <= vocab.doc_freq.min()
+        at_cut = full.doc_freq == vocab.doc_freq.min()  # ties: the first alphabetically
+        assert not (kept[at_cut] < np.maximum.accumulate(kept[at_cut][::-1])[::-1]).any()
+    where = np.searchsorted(full.terms, vocab.terms)
+    np.testing.assert_array_equal(vocab.doc_freq, full.doc_freq[where])
+    np.testing.assert_array_equal(vocab.term_freq, full.term_freq[where])
+    np.testing.assert_array_equal(stats.blocks[0].counts, clf.stats_.blocks[0].counts[:, where])
+    np.testing.assert_array_equal(stats.class_count, clf.stats_.class_count)
+    assert vocab.n_docs == 30
+
+
+def test_kept_part_of_an_uncapped_filter_is_the_part_itself():
+    texts, labels = _messages(60, seed=1)
+    f = SpamFilter(calibration_folds=None).fit(texts, labels)
+    part, part_vocab = TextClassifier._batch(*f._prototypes(), texts[:20], labels[:20], None, None)
+    got, got_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, part_vocab)
+    np.testing.assert_array_equal(got.blocks[0].counts, part.blocks[0].counts)
+    np.testing.assert_array_equal(got.blocks[0].categories[0], part.blocks[0].categories[0])
+    np.testing.assert_array_equal(got_vocab.doc_freq, part_vocab.doc_freq)
+    np.testing.assert_array_equal(
+        f.held_out_score_counts(texts, labels, kept_only=True),
+        f.held_out_score_counts(texts, labels),
+    )
+
+
+def test_a_capped_filter_removes_what_it_kept_of_a_fold():
+    texts, labels = _messages(60, seed=2)
+    f = SpamFilter(calibration_folds=None).fit(texts, labels)
+    # capped: the messages hold terms and counts the filter no longer has
+    f._adopt(*cap_terms(f.stats_, f.vocabulary_stats_, 8))
+    with pytest.raises(MergeError):  # exact removal is impossible: refused, as before
+        f.held_out_score_counts(texts, labels)
+    counts = f.held_out_score_counts(texts, labels, kept_only=True)
+    assert counts.sum() == 60  # every message scored by the filter without its fold
+    part, vocab = TextClassifier._batch(*f._prototypes(), texts, labels, None, None)
+    kept, kept_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, vocab)
+    assert kept_vocab.terms.tolist() == f.vocabulary_stats_.terms.tolist()
+    # all the messages it learned: what it kept of them is all it holds
+    np.testing.assert_array_equal(kept.blocks[0].counts, f.stats_.blocks[0].counts)
+    assert (kept_vocab.doc_freq <= f.vocabulary_stats_.doc_freq).all()
+
+
+def test_add_terms_is_both_sums_with_one_merge():
+    texts, labels = _messages(40, seed=3)
+    vec, model = TextClassifier()._prototypes()
+    labels[:10] = "ham"  # the first part has one class, the second both
+    a = TextClassifier._batch(vec, model, texts[:10], labels[:10], None, None)
+    b = TextClassifier._batch(vec, model, texts[10:], labels[10:], None, None)
+    assert a[0].blocks[0].categories[0] is a[1].terms  # counted over the same terms
+    for x, y in ((a, b), (b, a), (a, a)):
+        stats, vocab = add_terms(x, y)
+        expected_stats, expected_vocab = x[0] + y[0], x[1] + y[1]
+        np.testing.assert_array_equal(stats.classes, expected_stats.classes)
+        np.testing.assert_array_equal(stats.class_count, expected_stats.class_count)
+        np.testing.assert_array_equal(
+            stats.blocks[0].categories[0], expected_stats.blocks[0].categories[0]
+        )
+        np.testing.assert_array_equal(stats.blocks[0].counts, expected_stats.blocks[0].counts)
+        for name in ("terms", "doc_freq", "term_freq"):
+            np.testing.assert_array_equal(getattr(vocab, name), getattr(expected_vocab, name))
+        assert vocab.n_docs == expected_vocab.n_docs
