@@ -39,7 +39,13 @@ def test_console_script_trains_and_predicts(sms_tsv, tmp_path):
     assert trained.returncode == 0, trained.stderr
     assert f"wrote {model}" in trained.stdout
     predicted = _run(
-        sys.executable, "-m", "bayeskit.cli", "predict", model, "-", stdin="free prize!!\nhi mum\n"
+        sys.executable,
+        "-m",
+        "bayeskit.cli",
+        "predict",
+        model,
+        "-",
+        stdin="WINNER!! Claim your free prize now\nhi mum\n",
     )
     assert predicted.returncode == 0, predicted.stderr
     lines = predicted.stdout.splitlines()

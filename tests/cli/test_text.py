@@ -131,7 +131,7 @@ def test_spamassassin_mail_folders(cli, mail, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "28 e-mails; classes: ham 16, spam 12" in result.stdout
     assert f"model: {describe(SpamFilter(vectorizer=_email_vectorizer()))}" in result.stdout
-    assert "SpamFilter: e-mail tokens (log-tf, unit length)" in result.stdout
+    assert "SpamFilter: e-mail tokens (binary)" in result.stdout
     model = bk.load(model_path)
     messages = read_class_folders(mail).docs
     one = sorted((mail / "spam").iterdir())[0]
@@ -241,7 +241,8 @@ def test_the_calibration_sample_is_spread_evenly_whatever_the_batches(sms_tsv):
 
 def test_a_sample_calibrates_as_all_the_messages_do(shared_data):
     """The full SMS collection (5,574 messages): the scale from held-out scores of 4,000
-    evenly spaced messages is within 0.05 in P(spam) of the one from all of them, and
+    evenly spaced messages is within 0.06 in P(spam) of the one from all of them (0.050
+    measured with SpamFilter()'s defaults of 2026-11-24, 0.021 with the ones before), and
     decides every message alike; 5,574 or more gives that scale exactly."""
     lines = (shared_data / "sms-spam-collection" / "SMSSpamCollection").read_text("utf-8")
     rows = [line.split("\t", 1) for line in lines.splitlines()]
@@ -250,7 +251,7 @@ def test_a_sample_calibrates_as_all_the_messages_do(shared_data):
     scores = model._log_odds(texts)
     full = calibration.fit_scale(model.held_out_score_counts(texts, labels))
     p_full = calibration.calibrated(scores, full)
-    for size, tolerance in ((len(texts), 0.0), (10_000, 0.0), (4000, 0.05)):
+    for size, tolerance in ((len(texts), 0.0), (10_000, 0.0), (4000, 0.06)):
         take = streaming.sample_rows(len(texts), size)
         counts = model.held_out_score_counts([texts[i] for i in take], labels[take])
         assert counts.sum() == len(take)

@@ -55,7 +55,8 @@ ModelOpt = typer.Option(
     metavar="MODEL",
     help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
     "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
-    "are ham and spam: word 1-2-grams (e-mails parsed), log-tf, unit length; with --unlabeled "
+    "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
+    "weighting and the model); with --unlabeled "
     "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
     "complement: scikit-learn's bag of words, for parity. Or one of: " + ", ".join(MODELS[1:]),
 )

@@ -90,6 +90,14 @@ class TrainingData:
     target: str | None = None
     text_column: str | None = None
     id_columns: tuple[str, ...] = ()  # row IDs left out of the model
+    #: The classes (after --merge) known before the first batch is learned: a folder's class
+    #: folders, the labels in a table's first rows (those its columns are chosen from). A
+    #: text model is chosen from them, so a first batch of one class does not decide it.
+    classes: tuple[Any, ...] = ()
+
+    def labels_for_choice(self, first: np.ndarray) -> np.ndarray:
+        """The labels the model is chosen from: the known classes and the first batch's."""
+        return np.concatenate([np.asarray(self.classes), first]) if self.classes else first
 
 
 def open_data(
@@ -103,7 +111,11 @@ def open_data(
         if target is not None:
             note(f"{data} is a folder: the classes are its sub-folders; --target is not used")
         docs = DocumentStream(data, batch_size=batch_size or DOCUMENT_BATCH)
-        return TrainingData(data, docs.kind, Prepare(None, merges), docs.file_batches(), docs.size)
+        mapping = dict(merges)
+        classes = tuple(dict.fromkeys(mapping.get(c, c) for c in docs.classes))
+        return TrainingData(
+            data, docs.kind, Prepare(None, merges), docs.file_batches(), docs.size, classes=classes
+        )
     kwargs = options.table_kwargs()
     table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
     if target is None:
@@ -123,16 +135,21 @@ def open_data(
 
     sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
     features, ids, column = choose_columns(sample, text, options, data)
+    prepare = Prepare(column, merges, tuple(ids))
+    head_labels = np.concatenate([b.y for b in head])[:TABLE_BATCH]
+    mapping = dict(merges)
+    classes = tuple(dict.fromkeys(mapping.get(str(v), v) for v in head_labels.tolist()))
     return TrainingData(
         data,
         "table" if column is None else "text",
-        Prepare(column, merges, tuple(ids)),
+        prepare,
         itertools.chain(head, batches),
         table.size,
         features.width,
         target,
         column,
         tuple(ids),
+        classes,
     )
 
 
@@ -217,8 +234,9 @@ def train(
     with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
+        chosen_by = data.labels_for_choice(first.y) if data.kind != "table" else first.y
         model = build_model(
-            choice, Labelled(data.source, data.kind, first.X, first.y), alpha, integers
+            choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
         )
         second = next(data.batches, None)
         if isinstance(model, SpamFilter) and second is not None:
