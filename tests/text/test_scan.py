@@ -580,3 +580,20 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
         python_count(texts, settings=settings),
     )
     assert np.dtype(np.int32) in grown  # the rows' indices and counts
+
+
+@pytest.mark.parametrize("block", [2, 3, 5])
+@pytest.mark.parametrize("settings", ANALYSES[1:6], ids=str)
+def test_word_ngrams_continue_across_token_blocks(monkeypatch, block, settings):
+    # The scanner finds a document's n-grams a block of tokens at a time, the last token of
+    # a block carried into the next: tiny blocks put many n-grams across their edges, in new
+    # terms and in a fixed vocabulary (with out-of-vocabulary n-grams of unknown tokens).
+    monkeypatch.setattr(_scan, "GRAM_BLOCK", block)
+    monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
+    texts = [*SMS[:400], "ab", "ab cd", "ab cd ef", "the to ab the to", "a.b x_1 ab σς zz"]
+    assert_same(
+        count_words(texts, threads=2, settings=settings), python_count(texts, settings=settings)
+    )
+    vec = TextVectorizer(min_df=2, oov_token="<oov>", **settings).fit(texts[:200])
+    new = texts[200:]
+    assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))

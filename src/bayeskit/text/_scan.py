@@ -64,6 +64,8 @@ COMPILED_TOKEN_PATTERNS = {
     r"\b\w+\b": (1, ""),
     ADDRESS_TOKEN_PATTERN: (1, ".@-"),
 }
+#: Tokens the word scanner gathers before it finds their n-grams, a block at a time.
+GRAM_BLOCK = 1024
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
 #: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
@@ -847,6 +849,7 @@ def _scan_chunk(
     if word:
         stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()
         stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
+        grams = np.empty((3, GRAM_BLOCK), np.int64)  # a block of tokens and their n-grams
     else:
         scratch = np.empty(int((ends - starts).max()) + 2, np.uint8)
     done = 0
@@ -867,8 +870,8 @@ def _scan_chunk(
         if word:
             done, status, need, visit = kernels.scan_words(
                 doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
-                bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, indptr,
-                indices, counts,
+                bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, grams,
+                indptr, indices, counts,
             )  # fmt: skip
         else:
             done, status, need, visit = kernels.scan_chars(
