@@ -597,3 +597,26 @@ def test_word_ngrams_continue_across_token_blocks(monkeypatch, block, settings):
     vec = TextVectorizer(min_df=2, oov_token="<oov>", **settings).fit(texts[:200])
     new = texts[200:]
     assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("settings", [{}, ANALYSES[2], ANALYSES[8]], ids=str)
+def test_column_totals_come_with_the_counts_once(threads, settings):
+    # count_terms sums each column's entries and counts while it makes the names; the
+    # vocabulary statistics take them (once), and equal those summed from the matrix.
+    terms, counts = count_words(SMS[:2000], threads=threads, settings=settings)
+    df, tf = _scan.take_column_totals(counts)
+    np.testing.assert_array_equal(df, np.bincount(counts.indices, minlength=len(terms)))
+    np.testing.assert_array_equal(tf, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
+    assert df.dtype == tf.dtype == np.int64
+    assert _scan.take_column_totals(counts) is None  # taken
+    assert _scan.take_column_totals(counts.copy()) is None  # not a matrix it returned
+    _, again = count_words(SMS[:2000], threads=threads, settings=settings)
+    stats = vectorize.stats_of(terms, again)
+    np.testing.assert_array_equal(stats.doc_freq, df)
+    np.testing.assert_array_equal(stats.term_freq, tf)
+    assert _scan.take_column_totals(again) is None
+    _, dropped = count_words(SMS[:50], threads=threads, settings=settings)
+    key = id(dropped)
+    del dropped  # a matrix nobody took its totals from leaves nothing behind
+    assert key not in _scan._TOTALS

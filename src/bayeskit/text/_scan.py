@@ -232,19 +232,41 @@ def count_terms(
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
     columns[0] = of_entry
     phase("sort and spell")
-    # The rows are rewritten by compiled kernels (without the GIL) while this thread makes
-    # the terms' str objects (with it).
-    rows = _in_background(
-        n_threads > 1,
-        lambda: _assemble(scanned, lambda rows: columns[rows.worker], n_threads, n_terms),
-    )
+
+    # The rows are rewritten, and each column's entries and total summed (what the
+    # vocabulary statistics need), by compiled kernels without the GIL while this thread
+    # makes the terms' str objects with it.
+    def rows_and_totals() -> tuple[np.ndarray, ...]:
+        indptr, indices, data = _assemble(
+            scanned, lambda rows: columns[rows.worker], n_threads, n_terms
+        )
+        return (indptr, indices, data, *kernels.column_totals(indices, data, n_terms))
+
+    rows = _in_background(n_threads > 1, rows_and_totals)
     phase("rows" if n_threads == 1 else "rows and names")
     names = spelled.names(doc.utf8)
-    indptr, indices, data = rows()
+    indptr, indices, data, doc_freq, term_freq = rows()
     _remember(names, _Counted(doc.utf8, analysis, table, ids))
     counts = _csr(data, indices, indptr, len(texts), n_terms)
+    key = id(counts)
+    _TOTALS[key] = (weakref.ref(counts, lambda _: _TOTALS.pop(key, None)), doc_freq, term_freq)
     phase("names" if n_threads == 1 else "rows and names")
     return names, counts
+
+
+#: id(counts matrix) -> (weak reference to it, entries per column, total per column), for
+#: the matrices :func:`count_terms` returned, until :func:`take_column_totals` takes them.
+_TOTALS: dict[int, tuple[weakref.ref[sp.csr_matrix], np.ndarray, np.ndarray]] = {}
+
+
+def take_column_totals(counts: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(entries, total)`` per column (int64) of a count matrix :func:`count_terms` just
+    returned, summed while it made the terms' names; None for any other matrix, or when
+    taken already (once: what a caller does with the matrix afterwards is not tracked)."""
+    found = _TOTALS.pop(id(counts), None)
+    if found is None or found[0]() is not counts:
+        return None
+    return found[1], found[2]
 
 
 #: When a dict, :func:`count_terms` adds the seconds of each of its phases to it, as
