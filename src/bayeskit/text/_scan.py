@@ -31,6 +31,7 @@ bit, whatever the number of threads or chunks and whichever thread took which ch
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import functools
 import itertools
@@ -554,17 +555,24 @@ class _Spelled:
     def names(self, utf8: bool) -> np.ndarray:
         """The strings as ``str`` (object array)."""
         n = self.start.size
-        encoding = "utf-8" if utf8 else "latin-1"
-        raw = self.arena.tobytes()
-        names = raw.decode(encoding, "surrogatepass").split("\x00")[:-1]
+        # Decoded from the array's own memory (no bytes copy), split at the NULs, the empty
+        # string after the last one popped (not sliced off: that copies the list), and the
+        # list read into the object array (np.fromiter: ~0.01 s less than a slice assignment
+        # for a million terms).
+        if utf8:
+            text = codecs.utf_8_decode(self.arena.data, "surrogatepass", True)[0]
+        else:
+            text = codecs.latin_1_decode(self.arena.data)[0]
+        names = text.split("\x00")
+        names.pop()
         if len(names) != n:  # a term holds a NUL (character n-grams): cut by offsets
+            encoding = "utf-8" if utf8 else "latin-1"
+            raw = self.arena.tobytes()
             names = [
                 raw[a : a + k].decode(encoding, "surrogatepass")
                 for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
             ]
-        out = np.empty(n, object)
-        out[:] = names
-        return out
+        return np.fromiter(names, object, n)
 
 
 @dataclass(frozen=True)
