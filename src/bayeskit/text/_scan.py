@@ -227,31 +227,34 @@ def count_terms(
     table = parts[0]
     mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
     phase("merge")
-    ids, spelled = table.sorted_terms(*analysis.orders)  # the entry of term j, its bytes
+    ids, spell = table.sorted_terms(*analysis.orders)  # the entry of term j, its bytes
     n_terms = ids.size
     of_entry = _per_entry(ids, int(table.sizes[0]), np.arange(n_terms, dtype=np.int32))
     columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
     columns[0] = of_entry
-    phase("sort and spell")
+    phase("sort")
 
     # The rows are rewritten, and each column's entries and total summed (what the
-    # vocabulary statistics need), by compiled kernels without the GIL while this thread
-    # makes the terms' str objects with it.
+    # vocabulary statistics need), by compiled kernels in the background while this thread
+    # spells the terms (a kernel, without the GIL) and makes their str objects (with it).
     def rows_and_totals() -> tuple[np.ndarray, ...]:
         indptr, indices, data = _assemble(
             scanned, lambda rows: columns[rows.worker], n_threads, n_terms
         )
         return (indptr, indices, data, *kernels.column_totals(indices, data, n_terms))
 
-    rows = _in_background(n_threads > 1, rows_and_totals)
-    phase("rows" if n_threads == 1 else "rows and names")
+    overlap = n_threads > 1
+    rows = _in_background(overlap, rows_and_totals)
+    phase("rows, spelling and names" if overlap else "rows")
+    spelled = spell()
+    phase("rows, spelling and names" if overlap else "spelling")
     names = spelled.names(doc.utf8)
     indptr, indices, data, doc_freq, term_freq = rows()
     _remember(names, _Counted(doc.utf8, analysis, table, ids))
     counts = _csr(data, indices, indptr, len(texts), n_terms)
     key = id(counts)
     _TOTALS[key] = (weakref.ref(counts, lambda _: _TOTALS.pop(key, None)), doc_freq, term_freq)
-    phase("names" if n_threads == 1 else "rows and names")
+    phase("rows, spelling and names" if overlap else "names")
     return names, counts
 
 
@@ -481,10 +484,11 @@ class _Entries:
         order = self.order[:n]
         return self._spelled(np.flatnonzero((order >= low) & (order <= high)))
 
-    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, _Spelled]:
+    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[], _Spelled]]:
         """The terms (entries of orders ``low``..``high``) in byte order, which is their
-        order as ``str``: their entries, and their bytes written out in that order (so their
-        names come out sorted). Word n-grams are ordered by the ranks of their tokens
+        order as ``str``: their entries, and a function writing out their bytes in that
+        order (so their names come out sorted; the caller may do other work first). Word
+        n-grams are ordered by the ranks of their tokens
         (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
         and the sorted keys spell the n-grams from the tokens' bytes alone."""
@@ -506,15 +510,25 @@ class _Entries:
                 wanted, self.left, self.right, self.order, token_rank, bits, high
             )
             index, keys = _sort_distinct(keys, bits * high)
-            start, length, arena = kernels.spell_tuples(
-                keys, bits, high, self.start[by_bytes], self.length[by_bytes], self.arena
-            )
-            return wanted[index], _Spelled(start, length, arena)
+
+            def spell_tuples() -> _Spelled:
+                return _Spelled(
+                    *kernels.spell_tuples(
+                        keys, bits, high, self.start[by_bytes], self.length[by_bytes],
+                        self.arena,
+                    )
+                )  # fmt: skip
+
+            return wanted[index], spell_tuples
         terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
         index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
-        length = terms.length[index]
-        start, arena = kernels.gather(terms.start[index], length, terms.arena)
-        return terms.ids[index], _Spelled(start, length, arena)
+
+        def gather() -> _Spelled:
+            length = terms.length[index]
+            start, arena = kernels.gather(terms.start[index], length, terms.arena)
+            return _Spelled(start, length, arena)
+
+        return terms.ids[index], gather
 
     def _spelled(self, ids: np.ndarray) -> _Terms:
         """The entries ``ids`` (increasing) as terms, written out in that order."""

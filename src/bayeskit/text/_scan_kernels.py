@@ -1011,7 +1011,10 @@ def spell_tuples(
         start[j] = total
         length[j] = size
         total += size + 1
-    out = np.empty(total, np.uint8)
+    # Tokens are copied 8 bytes at a time (a fixed count, no branch per byte), the bytes
+    # written past a token's end overwritten by what follows: 8 spare bytes at the end.
+    out = np.empty(total + 8, np.uint8)
+    last_full = arena.size - 8  # a token starting here or before can be read 8 at a time
     used = 0
     for j in range(m):
         for q in range(high):
@@ -1022,12 +1025,18 @@ def spell_tuples(
                 out[used] = 0x20
                 used += 1
             a = tok_start[r - 1]
-            for k in range(tok_len[r - 1]):
-                out[used + k] = arena[a + k]
-            used += tok_len[r - 1]
+            n = tok_len[r - 1]
+            if a + n <= last_full:
+                for k in range(0, n, 8):
+                    for z in range(8):
+                        out[used + k + z] = arena[a + k + z]
+            else:
+                for k in range(n):
+                    out[used + k] = arena[a + k]
+            used += n
         out[used] = 0
         used += 1
-    return start, length, out
+    return start, length, out[:total]
 
 
 @njit(nogil=True)
