@@ -583,12 +583,14 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
 
 
 @pytest.mark.parametrize("block", [2, 3, 5])
-@pytest.mark.parametrize("settings", ANALYSES[1:6], ids=str)
-def test_word_ngrams_continue_across_token_blocks(monkeypatch, block, settings):
-    # The scanner finds a document's n-grams a block of tokens at a time, the last token of
-    # a block carried into the next: tiny blocks put many n-grams across their edges, in new
-    # terms and in a fixed vocabulary (with out-of-vocabulary n-grams of unknown tokens).
+@pytest.mark.parametrize("settings", ANALYSES[:6], ids=str)
+def test_words_and_ngrams_continue_across_token_blocks(monkeypatch, block, settings):
+    # The word scanner hashes a block of tokens before it finds their entries, and finds a
+    # document's n-grams a block of tokens at a time, the last token of a block carried into
+    # the next: tiny blocks put many tokens and n-grams across their edges, in new terms and
+    # in a fixed vocabulary (with out-of-vocabulary n-grams of unknown tokens).
     monkeypatch.setattr(_scan, "GRAM_BLOCK", block)
+    monkeypatch.setattr(_scan, "TOKEN_BLOCK", block - 1)
     monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
     texts = [*SMS[:400], "ab", "ab cd", "ab cd ef", "the to ab the to", "a.b x_1 ab σς zz"]
     assert_same(

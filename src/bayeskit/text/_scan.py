@@ -67,6 +67,9 @@ COMPILED_TOKEN_PATTERNS = {
 }
 #: Tokens the word scanner gathers before it finds their n-grams, a block at a time.
 GRAM_BLOCK = 1024
+#: Tokens the word scanner hashes (and asks the memory of their table slots for) before it
+#: finds their entries, a block at a time.
+TOKEN_BLOCK = 32
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
 #: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
@@ -894,6 +897,7 @@ def _scan_chunk(
         stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()
         stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
         grams = np.empty((3, GRAM_BLOCK), np.int64)  # a block of tokens and their n-grams
+        pending = np.empty((4, TOKEN_BLOCK), np.uint64)  # tokens hashed, entries not found
     else:
         scratch = np.empty(int((ends - starts).max()) + 2, np.uint8)
     done = 0
@@ -915,7 +919,7 @@ def _scan_chunk(
             done, status, need, visit = kernels.scan_words(
                 doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
                 bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, grams,
-                indptr, indices, counts,
+                pending, indptr, indices, counts,
             )  # fmt: skip
         else:
             done, status, need, visit = kernels.scan_chars(

@@ -30,6 +30,13 @@ packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry, so
 access says whether this row has it already. ``visit`` counts document attempts, so a
 document scanned again (below) never sees its own earlier entries.
 
+**Blocks.** A large table's probes, found one at a time between tokens, each wait for
+their own cache miss. The word scanner therefore hashes a block of tokens first, asking for
+each one's ``tokens`` slot as it goes (:func:`~bayeskit._jit.prefetch`), then finds their
+entries; and gathers a document's tokens in blocks whose n-grams are found in passes that
+ask for the slots they will read a few n-grams ahead (:func:`_word_ngrams`). The misses
+overlap; the entries, rows and output are those of one token at a time.
+
 **Growth.** The scanners neither allocate nor count references: they are compiled without
 numba's runtime (``_nrt=False``; inlined helpers with array arguments otherwise pay reference
 counting per token, measured 3-4x slower), and every work array comes from the driver. When an
@@ -504,6 +511,7 @@ def scan_words(
     last: np.ndarray,
     visit: int,
     grams: np.ndarray,
+    pending: np.ndarray,
     indptr: np.ndarray,
     indices: np.ndarray,
     counts: np.ndarray,
@@ -520,6 +528,7 @@ def scan_words(
     n_docs = starts.size
     check_stop = stop_tokens.shape[0] > 1
     latin1 = not utf8 and not joined
+    token_mask = np.uint64(tokens.shape[0] - 1)
     for d in range(first, n_docs):
         i = starts[d]
         end = ends[d]
@@ -528,63 +537,84 @@ def scan_words(
         nnz = row0
         m = 0  # tokens waiting in grams[0] for their n-grams
         carried = False  # whether grams[:, 0] is the last token of an earlier block
-        while i < end:
-            if latin1:
-                # The common case, one byte per character and no joiners: a byte's class is
-                # that of its lowercase (checked by the driver), so the bytes are read once.
-                while i < end and classes[text[i]] & TOKEN == 0:
-                    i += 1
-                if i >= end:
-                    break
-                s = i
-                h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
-                while True:
-                    h, acc, nb, key = _push(h, acc, nb, key, lower[text[i]])
-                    i += 1
-                    if i >= end or classes[text[i]] & TOKEN == 0:
+        p = 0  # tokens waiting in pending[:, :p] for their entries
+        while True:
+            found = False
+            while i < end and not found:
+                if latin1:
+                    # The common case, one byte per character and no joiners: a byte's class
+                    # is that of its lowercase (checked by the driver), so the bytes are read
+                    # once.
+                    while i < end and classes[text[i]] & TOKEN == 0:
+                        i += 1
+                    if i >= end:
                         break
-                if nb < min_chars:
-                    continue
-            else:
-                s, i, h, acc, nb, key = _next_token(
-                    text, utf8, lower, classes, i, end, min_chars, joined
-                )
-                if s < 0:
-                    continue
-            hf, key8 = _final(h, acc, nb, key)
-            if check_stop:
-                _, found = _find_bytes(
-                    stop_tokens, hf, key8, nb, stop_arena, stop_start, text, lower, s
-                )
-                if found >= 0:
-                    continue
-            t = _bytes_entry(
-                insert, hf, key8, nb, text, lower, s, tokens, e_hash, e_key, e_start, e_len,
-                e_left, e_right, e_order, arena, sizes, last,
-            )  # fmt: skip
-            if t == -2:
-                return d, TABLES_FULL, nb + 1, visit
-            if low == 1:
-                col = _column(insert, t, column, oov)
-                if col >= 0:
-                    nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
-                    if nnz < 0:
-                        return d, ROWS_FULL, 0, visit
-            if high > 1:
-                if m == grams.shape[1]:
-                    nnz = _word_ngrams(
-                        insert, m, carried, low, high, grams, pairs, e_hash, e_key, e_start,
-                        e_len, e_left, e_right, e_order, sizes, column, oov, last, visit, row0,
-                        nnz, indices, counts,
+                    s = i
+                    h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+                    while True:
+                        h, acc, nb, key = _push(h, acc, nb, key, lower[text[i]])
+                        i += 1
+                        if i >= end or classes[text[i]] & TOKEN == 0:
+                            break
+                    found = nb >= min_chars
+                else:
+                    s, i, h, acc, nb, key = _next_token(
+                        text, utf8, lower, classes, i, end, min_chars, joined
+                    )
+                    found = s >= 0
+            if found:
+                hf, key8 = _final(h, acc, nb, key)
+                prefetch(tokens, np.int64(hf & token_mask))
+                pending[0, p] = hf
+                pending[1, p] = key8
+                pending[2, p] = np.uint64(s)
+                pending[3, p] = np.uint64(nb)
+                p += 1
+            if p == pending.shape[1] or (p > 0 and not found):
+                # Their entries, found or added now that their slots were asked for a block
+                # ago; stop words dropped; unigrams counted, and the tokens gathered for
+                # their n-grams.
+                for k in range(p):
+                    hf = pending[0, k]
+                    key8 = pending[1, k]
+                    s = np.int64(pending[2, k])
+                    nb = np.int64(pending[3, k])
+                    if check_stop:
+                        _, stop = _find_bytes(
+                            stop_tokens, hf, key8, nb, stop_arena, stop_start, text, lower, s
+                        )
+                        if stop >= 0:
+                            continue
+                    t = _bytes_entry(
+                        insert, hf, key8, nb, text, lower, s, tokens, e_hash, e_key, e_start,
+                        e_len, e_left, e_right, e_order, arena, sizes, last,
                     )  # fmt: skip
-                    if nnz < 0:
-                        return d, ROWS_FULL if nnz == -1 else TABLES_FULL, 0, visit
-                    for q in range(3):  # the n-grams of the next block go on from it
-                        grams[q, 0] = grams[q, m - 1]
-                    m = 1
-                    carried = True
-                grams[0, m] = t
-                m += 1
+                    if t == -2:
+                        return d, TABLES_FULL, nb + 1, visit
+                    if low == 1:
+                        col = _column(insert, t, column, oov)
+                        if col >= 0:
+                            nnz = _row_add(col, last, visit, row0, nnz, indices, counts)
+                            if nnz < 0:
+                                return d, ROWS_FULL, 0, visit
+                    if high > 1:
+                        if m == grams.shape[1]:
+                            nnz = _word_ngrams(
+                                insert, m, carried, low, high, grams, pairs, e_hash, e_key,
+                                e_start, e_len, e_left, e_right, e_order, sizes, column, oov,
+                                last, visit, row0, nnz, indices, counts,
+                            )  # fmt: skip
+                            if nnz < 0:
+                                return d, ROWS_FULL if nnz == -1 else TABLES_FULL, 0, visit
+                            for q in range(3):  # the n-grams of the next block go on from it
+                                grams[q, 0] = grams[q, m - 1]
+                            m = 1
+                            carried = True
+                        grams[0, m] = t
+                        m += 1
+                p = 0
+            if not found:
+                break
         if m > 1:
             nnz = _word_ngrams(
                 insert, m, carried, low, high, grams, pairs, e_hash, e_key, e_start, e_len,
