@@ -9,9 +9,10 @@ For each row: scikit-learn's ``CountVectorizer.fit_transform`` and bayeskit's
 ``TextVectorizer.fit_transform`` (wall-clock medians), and bayeskit's time split into the
 phases of :func:`bayeskit.text._scan.count_terms` (``_scan.PHASES``): encoding the texts into
 one byte array, scanning (the compiled kernels, one table per thread), merging the threads'
-tables, sorting and spelling the terms, rewriting the rows over the sorted terms and making the
-terms' ``str`` objects (overlapped when there are two threads) — and "rest of fit", what
-``fit_transform`` does after counting (vocabulary statistics and selection). ``--threads 1``
+tables, sorting the terms, then rewriting the rows over the sorted terms (with the column totals
+the vocabulary statistics take), spelling the terms and making their ``str`` objects (one
+overlapped phase when there are two threads) — and "rest of fit", what ``fit_transform`` does
+after counting (vocabulary statistics and selection). ``--threads 1``
 runs the scanner on one thread; ``--cpu`` reports CPU time of the process (all threads)
 instead of wall-clock time, which a busy machine inflates much less. The load average is
 printed with each row.

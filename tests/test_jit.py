@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from bayeskit import _jit
-from bayeskit._jit import prange
+from bayeskit._jit import prange, prefetch
 
 
 def test_falls_back_to_compiling_without_a_cache(monkeypatch):
@@ -132,3 +132,21 @@ def test_the_library_stays_quiet_and_an_uncached_build_says_why(monkeypatch, cap
     assert err.count("\n") == 1
     assert "no writable cache folder, so every run compiles them" in err
     assert "BAYESKIT_CACHE_DIR" in err
+
+
+def test_prefetch_is_only_a_hint():
+    # Nothing in Python; in a kernel, a load hint that changes no result and never faults
+    # (the scanner issues it for slots a few probes ahead, which may lie past the end).
+    table = np.arange(10.0).reshape(5, 2)
+    assert _jit.prefetch(table, 3) is None
+
+    @_jit.njit()
+    def total(values, table):
+        out = 0.0
+        for i in range(values.shape[0]):
+            prefetch(table, i + 1000)
+            prefetch(values, np.uint64(i))
+            out += values[i]
+        return out
+
+    assert total(np.arange(4.0), table) == 6.0

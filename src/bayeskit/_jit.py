@@ -5,6 +5,7 @@
   ``import bayeskit`` and the commands that run no kernel do not pay numba's import (about
   0.3 s). Kernels that use ``prange`` import it from here (``from .._jit import njit,
   prange``): a stand-in that runs as ``range`` until the kernel is built, then numba's own.
+  :func:`prefetch` is another such stand-in: a no-op in Python, LLVM's prefetch once built.
 - **Cached.** Compiled code is kept on disk, so a kernel compiles once per installation. The
   cache is numba's ``__pycache__`` beside the source when that folder is writable; where the
   installed package is not writable it is ``$BAYESKIT_CACHE_DIR``, else
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Kernel", "announce_compiling", "cache_dir", "njit", "prange"]
+__all__ = ["Kernel", "announce_compiling", "cache_dir", "njit", "prange", "prefetch"]
 
 # The kernels of a typical command compile in about this many seconds of CPU on a 2-core
 # machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
@@ -43,6 +44,14 @@ _uncached = False  # a kernel had to be built without a disk cache
 def prange(*args: int) -> range:
     """numba's ``prange`` once the kernel using it is built; ``range`` until then."""
     return range(*args)
+
+
+def prefetch(array: Any, index: int) -> None:
+    """Ask the CPU to load ``array[index]`` (its first element along further axes) into the
+    cache, without waiting for it: in a kernel, LLVM's ``llvm.prefetch`` (read, all cache
+    levels); until the kernel is built, nothing. A hint only: it never faults, so an index
+    out of bounds is harmless. Kernels that probe large hash tables at random issue it a few
+    probes ahead, so that the loads overlap instead of waiting one after another."""
 
 
 def cache_dir() -> Path:
@@ -108,6 +117,8 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
     for name, value in list(scope.items()):
         if value is prange:
             scope[name] = numba.prange
+        elif value is prefetch:
+            scope[name] = _prefetch_intrinsic()
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
@@ -122,6 +133,43 @@ def _numba() -> Any:
     _install_cache_locator()
     _install_compile_listener()
     return numba
+
+
+@functools.lru_cache(maxsize=1)
+def _prefetch_intrinsic() -> Any:
+    """:func:`prefetch` as a numba intrinsic (built once, when a kernel using it is built)."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def prefetch(typingctx: Any, array: Any, index: Any) -> Any:
+        if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            array_type = signature.args[0]
+            view = context.make_array(array_type)(context, builder, args[0])
+            at = context.cast(builder, args[1], signature.args[1], types.intp)
+            # The element's address, computed without bounds checks: the hint never faults.
+            first = [at] + [context.get_constant(types.intp, 0)] * (array_type.ndim - 1)
+            pointer = cgutils.get_item_pointer2(
+                context, builder, data=view.data,
+                shape=cgutils.unpack_tuple(builder, view.shape),
+                strides=cgutils.unpack_tuple(builder, view.strides),
+                layout=array_type.layout, inds=first, wraparound=False, boundscheck=False,
+            )  # fmt: skip
+            byte_pointer = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            hint = ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32])
+            function = cgutils.get_or_insert_function(builder.module, hint, "llvm.prefetch.p0")
+            # read (0), high locality (3), data cache (1)
+            builder.call(function, [builder.bitcast(pointer, byte_pointer), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    return prefetch
 
 
 # ------------------------------------------------------------------ where the cache lives

@@ -580,3 +580,45 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
         python_count(texts, settings=settings),
     )
     assert np.dtype(np.int32) in grown  # the rows' indices and counts
+
+
+@pytest.mark.parametrize("block", [2, 3, 5])
+@pytest.mark.parametrize("settings", ANALYSES[:6], ids=str)
+def test_words_and_ngrams_continue_across_token_blocks(monkeypatch, block, settings):
+    # The word scanner hashes a block of tokens before it finds their entries, and finds a
+    # document's n-grams a block of tokens at a time, the last token of a block carried into
+    # the next: tiny blocks put many tokens and n-grams across their edges, in new terms and
+    # in a fixed vocabulary (with out-of-vocabulary n-grams of unknown tokens).
+    monkeypatch.setattr(_scan, "GRAM_BLOCK", block)
+    monkeypatch.setattr(_scan, "TOKEN_BLOCK", block - 1)
+    monkeypatch.setattr(vectorize, "FAST_MIN_CHARS", 0)
+    texts = [*SMS[:400], "ab", "ab cd", "ab cd ef", "the to ab the to", "a.b x_1 ab σς zz"]
+    assert_same(
+        count_words(texts, threads=2, settings=settings), python_count(texts, settings=settings)
+    )
+    vec = TextVectorizer(min_df=2, oov_token="<oov>", **settings).fit(texts[:200])
+    new = texts[200:]
+    assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("settings", [{}, ANALYSES[2], ANALYSES[8]], ids=str)
+def test_column_totals_come_with_the_counts_once(threads, settings):
+    # count_terms sums each column's entries and counts while it makes the names; the
+    # vocabulary statistics take them (once), and equal those summed from the matrix.
+    terms, counts = count_words(SMS[:2000], threads=threads, settings=settings)
+    df, tf = _scan.take_column_totals(counts)
+    np.testing.assert_array_equal(df, np.bincount(counts.indices, minlength=len(terms)))
+    np.testing.assert_array_equal(tf, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
+    assert df.dtype == tf.dtype == np.int64
+    assert _scan.take_column_totals(counts) is None  # taken
+    assert _scan.take_column_totals(counts.copy()) is None  # not a matrix it returned
+    _, again = count_words(SMS[:2000], threads=threads, settings=settings)
+    stats = vectorize.stats_of(terms, again)
+    np.testing.assert_array_equal(stats.doc_freq, df)
+    np.testing.assert_array_equal(stats.term_freq, tf)
+    assert _scan.take_column_totals(again) is None
+    _, dropped = count_words(SMS[:50], threads=threads, settings=settings)
+    key = id(dropped)
+    del dropped  # a matrix nobody took its totals from leaves nothing behind
+    assert key not in _scan._TOTALS

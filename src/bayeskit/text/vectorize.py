@@ -13,7 +13,15 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from .._values import find_sorted
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
-from ._scan import Analysis, Lookup, count_hashed, count_known, count_terms, counted_lookup
+from ._scan import (
+    Analysis,
+    Lookup,
+    count_hashed,
+    count_known,
+    count_terms,
+    counted_lookup,
+    take_column_totals,
+)
 from .analyze import (
     ANALYZERS,
     DEFAULT_TOKEN_PATTERN,
@@ -672,7 +680,10 @@ def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
 def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
     # Canonical counts: one entry per (document, term), so entries per column = documents.
     # The counts are whole numbers, so their int64 sums are exact.
-    if counts.nnz < SMALL_TOTALS_NNZ:  # numpy's same sums, without loading a kernel
+    totals = take_column_totals(counts)  # summed already, when the scanner just counted
+    if totals is not None:
+        df, tf = totals
+    elif counts.nnz < SMALL_TOTALS_NNZ:  # numpy's same sums, without loading a kernel
         df = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
         tf = np.zeros(len(terms), np.int64)
         np.add.at(tf, counts.indices, counts.data.astype(np.int64))
