@@ -70,11 +70,13 @@ class Prepare:
         elif self.id_columns:
             X = X.drop(self.id_columns)
         labels = list(dict.fromkeys(batch.y.tolist()))  # distinct, without sorting strings
-        y = batch.y
-        if self.merges:
-            mapping = dict(self.merges)
-            y = np.asarray([mapping.get(str(v), v) for v in y.tolist()])
+        y = np.asarray(self.relabel(batch.y.tolist())) if self.merges else batch.y
         return Batch(X, y, batch.rows, batch.nbytes), labels
+
+    def relabel(self, labels: list[Any]) -> list[Any]:
+        """``labels`` after --merge."""
+        mapping = dict(self.merges)
+        return [mapping.get(str(v), v) for v in labels]
 
 
 @dataclass
@@ -111,10 +113,10 @@ def open_data(
         if target is not None:
             note(f"{data} is a folder: the classes are its sub-folders; --target is not used")
         docs = DocumentStream(data, batch_size=batch_size or DOCUMENT_BATCH)
-        mapping = dict(merges)
-        classes = tuple(dict.fromkeys(mapping.get(c, c) for c in docs.classes))
+        prepare = Prepare(None, merges)
+        classes = tuple(dict.fromkeys(prepare.relabel(docs.classes)))
         return TrainingData(
-            data, docs.kind, Prepare(None, merges), docs.file_batches(), docs.size, classes=classes
+            data, docs.kind, prepare, docs.file_batches(), docs.size, classes=classes
         )
     kwargs = options.table_kwargs()
     table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
@@ -137,8 +139,7 @@ def open_data(
     features, ids, column = choose_columns(sample, text, options, data)
     prepare = Prepare(column, merges, tuple(ids))
     head_labels = np.concatenate([b.y for b in head])[:TABLE_BATCH]
-    mapping = dict(merges)
-    classes = tuple(dict.fromkeys(mapping.get(str(v), v) for v in head_labels.tolist()))
+    classes = tuple(dict.fromkeys(prepare.relabel(head_labels.tolist())))
     return TrainingData(
         data,
         "table" if column is None else "text",
@@ -278,11 +279,7 @@ def train(
     if isinstance(model, GenerativeClassifier):
         # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
         model._check_fit()
-
-    def rebuild(classes: np.ndarray) -> Any:  # the model the first batch would have called for
-        return build_model(choice, Labelled(data.source, data.kind, [], classes), alpha, integers)
-
-    return Trained(settle_text_model(model, rebuild), data, rows)
+    return Trained(settle_text_model(model), data, rows)
 
 
 def _term_keyed(model: Any) -> bool:
@@ -426,13 +423,11 @@ def _check_classes(data: TrainingData, labels: list[Any], merges: list[str], row
         )
 
 
-def settle_text_model(model: Any, rebuild: Callable[[np.ndarray], Any] | None = None) -> Any:
+def settle_text_model(model: Any) -> Any:
     """A text model as the class its classes call for: a SpamFilter when they are ham and
-    spam, a TextClassifier otherwise (the first batch need not have shown every class). The
-    statistics are kept as they are. ``rebuild(classes)``: the model to build for all the
-    classes; when its vectorizer counts as the one the statistics were counted with, its
-    count model is taken (SpamFilter()'s for ham and spam, as if the first batch had shown
-    both), else the model the statistics were counted for is kept."""
+    spam, a TextClassifier otherwise. The statistics and the settings they were counted with
+    are kept as they are. (``train`` chooses the model from the classes known before the
+    first batch; this settles a class first seen later, past a table's first rows, or EM's.)"""
     if not isinstance(model, TextClassifier) or "stats_" not in model.__dict__:
         return model
     labels = _spam_labels(np.asarray(model.classes_))
@@ -441,10 +436,6 @@ def settle_text_model(model: Any, rebuild: Callable[[np.ndarray], Any] | None = 
     # The settings the statistics were counted with, even where they were left at a default:
     # TextClassifier() and SpamFilter() need not default alike.
     vectorizer, inner = model._prototypes()
-    if rebuild is not None:
-        wanted_vectorizer, wanted_model = rebuild(np.asarray(model.classes_))._prototypes()
-        if wanted_vectorizer.get_params() == vectorizer.get_params():
-            inner = wanted_model  # the same counts: only the model that finalizes them differs
     parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:
