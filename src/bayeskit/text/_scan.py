@@ -69,7 +69,7 @@ COMPILED_TOKEN_PATTERNS = {
 GRAM_BLOCK = 1024
 #: Tokens the word scanner hashes (and asks the memory of their table slots for) before it
 #: finds their entries, a block at a time.
-TOKEN_BLOCK = 32
+TOKEN_BLOCK = 128
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
 #: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
@@ -715,10 +715,15 @@ class Lookup:
 # ---------------------------------------------------------------------------- input
 
 
+#: NUL bytes after the last document, so that kernels may read 8 bytes at any byte of it.
+_PAD = 8
+
+
 @dataclass(frozen=True)
 class _Encoded:
     """The documents as bytes: ``text[starts[d]:ends[d]]`` is document ``d`` (lowercased
-    already if UTF-8: ``lower`` then is the identity), read through ``lower``."""
+    already if UTF-8: ``lower`` then is the identity), read through ``lower``; :data:`_PAD`
+    NUL bytes follow the last one."""
 
     text: np.ndarray
     utf8: bool
@@ -729,19 +734,21 @@ class _Encoded:
 
     @property
     def n_bytes(self) -> int:
-        return int(self.text.size)
+        return int(self.text.size) - _PAD
 
     @classmethod
     def of(cls, texts: Sequence[str], lowercase: bool) -> _Encoded:
         lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+        padding = ("\x00" * _PAD,)
         try:
-            raw = "".join(texts).encode("latin-1")  # a copy when every character fits
+            # A copy when every character fits; the padding joins in, so no second copy.
+            raw = "".join(itertools.chain(texts, padding)).encode("latin-1")
         except UnicodeEncodeError:
             pieces = [
                 (t.lower() if lowercase else t).encode("utf-8", "surrogatepass") for t in texts
             ]
             lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
-            text = np.frombuffer(b"".join(pieces), np.uint8)
+            text = np.frombuffer(b"".join(itertools.chain(pieces, (b"\x00" * _PAD,))), np.uint8)
             utf8, lower, classes = True, _IDENTITY, unicode_classes()
         else:
             text = np.frombuffer(raw, np.uint8)
@@ -898,6 +905,7 @@ def _scan_chunk(
         stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
         grams = np.empty((3, GRAM_BLOCK), np.int64)  # a block of tokens and their n-grams
         pending = np.empty((4, TOKEN_BLOCK), np.uint64)  # tokens hashed, entries not found
+        bounds = np.empty((2, TOKEN_BLOCK + 1), np.int64)  # their starts and ends
     else:
         scratch = np.empty(int((ends - starts).max()) + 2, np.uint8)
     done = 0
@@ -919,7 +927,7 @@ def _scan_chunk(
             done, status, need, visit = kernels.scan_words(
                 doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
                 bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, grams,
-                pending, indptr, indices, counts,
+                pending, bounds, indptr, indices, counts,
             )  # fmt: skip
         else:
             done, status, need, visit = kernels.scan_chars(
