@@ -234,8 +234,14 @@ def test_arrays_grow_when_the_first_guess_is_small(settings):
     texts = [" ".join(f"w{d}x{i}" for i in range(2000)) for d in range(60)]
     texts[7] = "w1x1 " * 5000 + texts[7]
     want = python_count(texts, settings=settings)
-    assert_same(count_words(texts, threads=2, settings=settings), want)
-    assert_same(count_words(texts, threads=1, settings=settings), want)
+    for threads in (2, 1):
+        terms, counts = count_words(texts, threads=threads, settings=settings)
+        assert_same((terms, counts), want)
+        # Each row is tallied once it is whole: a document scanned again after the arrays
+        # grew is not counted twice in the column totals.
+        df, tf = _scan.take_column_totals(counts)
+        np.testing.assert_array_equal(df, np.bincount(counts.indices, minlength=len(terms)))
+        np.testing.assert_array_equal(tf, np.asarray(counts.sum(axis=0)).ravel())
 
 
 def test_class_tables_are_what_re_calls_word_and_space_characters():
@@ -626,6 +632,17 @@ def test_latin1_runs_continue_across_blocks(monkeypatch, block, settings):
             count_words(texts, lowercase, threads=2, settings=settings),
             python_count(texts, lowercase, settings=settings),
         )
+
+
+@pytest.mark.parametrize("settings", [{}, ANALYSES[1], ANALYSES[3], ANALYSES[6]], ids=str)
+def test_terms_spelled_in_parts_on_several_threads(monkeypatch, settings):
+    # The sorted terms are written out in one part per thread, their names read part after
+    # part: the same terms in the same order, NULs inside character n-grams included.
+    monkeypatch.setattr(_scan, "PARALLEL_MIN_TERMS", 1)
+    texts = [*SMS[:300], "a\x00b c\x00\x00d", "\x00"]
+    want = python_count(texts, settings=settings)
+    for threads in (2, 3):
+        assert_same(count_words(texts, threads=threads, settings=settings), want)
 
 
 def test_eight_bytes_fold_as_str_lower_does():

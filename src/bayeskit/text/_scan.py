@@ -53,6 +53,8 @@ from .analyze import ADDRESS_TOKEN_PATTERN
 
 #: Below this many bytes of text, one thread and one chunk: more save nothing.
 PARALLEL_MIN_BYTES = 1 << 19
+#: Below this many terms, their bytes are written out on one thread.
+PARALLEL_MIN_TERMS = 1 << 15
 #: Chunks per thread: more than one, so a thread slowed by other work on the machine leaves
 #: its share to the others.
 CHUNKS_PER_THREAD = 4
@@ -226,7 +228,9 @@ def count_terms(
     phase("encode")
     parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
     phase("scan")
-    # One table: the others' entries merged into thread 0's (sized for them all).
+    # One table: the others' entries merged into thread 0's (sized for them all). Only the
+    # entries each thread made carry its tallies (those merged in start at zero).
+    n_tallied = [int(part.sizes[0]) for part in parts]
     table = parts[0]
     mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
     phase("merge")
@@ -244,12 +248,16 @@ def count_terms(
         indptr, indices, data = _assemble(
             scanned, lambda rows: columns[rows.worker], n_threads, n_terms
         )
-        return (indptr, indices, data, *kernels.column_totals(indices, data, n_terms))
+        # Each column's rows and occurrences: the entries' tallies, summed over the threads.
+        doc_freq, term_freq = np.zeros(n_terms, np.int64), np.zeros(n_terms, np.int64)
+        for w, part in enumerate(parts):
+            kernels.entry_totals(columns[w], part.last, n_tallied[w], doc_freq, term_freq)
+        return indptr, indices, data, doc_freq, term_freq
 
     overlap = n_threads > 1
     rows = _in_background(overlap, rows_and_totals)
     phase("rows, spelling and names" if overlap else "rows")
-    spelled = spell()
+    spelled = spell(n_threads)
     phase("rows, spelling and names" if overlap else "spelling")
     names = spelled.names(doc.utf8)
     indptr, indices, data, doc_freq, term_freq = rows()
@@ -417,7 +425,7 @@ class _Entries:
     right: np.ndarray  # int64
     order: np.ndarray  # int64
     arena: np.ndarray  # uint8, the strings' bytes, each followed by a NUL byte
-    last: np.ndarray  # int64, a row's latest use of each entry
+    last: np.ndarray  # (capacity, 3) int64: a row's latest use of each entry, its tallies
     sizes: np.ndarray  # int64: entries, arena bytes used, strings, pairs
 
     @classmethod
@@ -435,7 +443,7 @@ class _Entries:
             right=np.empty(capacity, np.int64),
             order=np.empty(capacity, np.int64),
             arena=np.empty(max(n_bytes, 16), np.uint8),
-            last=np.empty(capacity, np.int64),
+            last=np.empty((capacity, 3), np.int64),
             sizes=np.zeros(4, np.int64),
         )
 
@@ -487,10 +495,11 @@ class _Entries:
         order = self.order[:n]
         return self._spelled(np.flatnonzero((order >= low) & (order <= high)))
 
-    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[], _Spelled]]:
+    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[int], _Spelled]]:
         """The terms (entries of orders ``low``..``high``) in byte order, which is their
         order as ``str``: their entries, and a function writing out their bytes in that
-        order (so their names come out sorted; the caller may do other work first). Word
+        order on so many threads (so their names come out sorted; the caller may do other
+        work first). Word
         n-grams are ordered by the ranks of their tokens
         (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
@@ -514,22 +523,28 @@ class _Entries:
             )
             index, keys = _sort_distinct(keys, bits * high)
 
-            def spell_tuples() -> _Spelled:
-                return _Spelled(
-                    *kernels.spell_tuples(
-                        keys, bits, high, self.start[by_bytes], self.length[by_bytes],
-                        self.arena,
-                    )
-                )  # fmt: skip
+            tok_start, tok_len = self.start[by_bytes], self.length[by_bytes]
+
+            def spell_tuples(threads: int) -> _Spelled:
+                return _Spelled.of(
+                    keys.size,
+                    threads,
+                    lambda a, b: kernels.spell_tuples(
+                        keys[a:b], bits, high, tok_start, tok_len, self.arena
+                    ),
+                )
 
             return wanted[index], spell_tuples
         terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
         index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
 
-        def gather() -> _Spelled:
-            length = terms.length[index]
-            start, arena = kernels.gather(terms.start[index], length, terms.arena)
-            return _Spelled(start, length, arena)
+        def gather(threads: int) -> _Spelled:
+            def part(a: int, b: int) -> tuple[np.ndarray, ...]:
+                length = terms.length[index[a:b]]
+                start, arena = kernels.gather(terms.start[index[a:b]], length, terms.arena)
+                return start, length, arena
+
+            return _Spelled.of(index.size, threads, part)
 
         return terms.ids[index], gather
 
@@ -562,34 +577,52 @@ def _sort_distinct(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class _Spelled:
-    """Strings one after another in ``arena``, each followed by a NUL byte: string ``j`` is
-    ``arena[start[j]:][:length[j]]``."""
+    """Strings one after another in the ``arena`` of each of ``parts`` ``(start, length,
+    arena)``, each followed by a NUL byte: string ``j`` of a part is
+    ``arena[start[j]:][:length[j]]``; the strings are those of the parts in turn."""
 
-    start: np.ndarray
-    length: np.ndarray
-    arena: np.ndarray
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+    @classmethod
+    def of(
+        cls, n: int, threads: int, spell: Callable[[int, int], tuple[np.ndarray, ...]]
+    ) -> _Spelled:
+        """The strings ``0..n``, spelled by ``spell(a, b)`` for strings ``a..b`` in parts, one
+        per thread when there are enough of them (a nogil kernel: the parts overlap)."""
+        parts = 1 if n < PARALLEL_MIN_TERMS else threads
+        cuts = [n * k // parts for k in range(parts + 1)]
+        spelled = _in_parallel(parts, parts, lambda _, p: spell(cuts[p], cuts[p + 1]))
+        return cls([(start, length, arena) for start, length, arena in spelled])
 
     def names(self, utf8: bool) -> np.ndarray:
         """The strings as ``str`` (object array)."""
-        n = self.start.size
+        n = sum(start.size for start, _, _ in self.parts)
+        return np.fromiter(
+            itertools.chain.from_iterable(self._names(*part, utf8) for part in self.parts),
+            object,
+            n,
+        )
+
+    @staticmethod
+    def _names(start: np.ndarray, length: np.ndarray, arena: np.ndarray, utf8: bool) -> list[str]:
         # Decoded from the array's own memory (no bytes copy), split at the NULs, the empty
         # string after the last one popped (not sliced off: that copies the list), and the
-        # list read into the object array (np.fromiter: ~0.01 s less than a slice assignment
+        # lists read into the object array (np.fromiter: ~0.01 s less than a slice assignment
         # for a million terms).
         if utf8:
-            text = codecs.utf_8_decode(self.arena.data, "surrogatepass", True)[0]
+            text = codecs.utf_8_decode(arena.data, "surrogatepass", True)[0]
         else:
-            text = codecs.latin_1_decode(self.arena.data)[0]
+            text = codecs.latin_1_decode(arena.data)[0]
         names = text.split("\x00")
         names.pop()
-        if len(names) != n:  # a term holds a NUL (character n-grams): cut by offsets
+        if len(names) != start.size:  # a term holds a NUL (character n-grams): cut by offsets
             encoding = "utf-8" if utf8 else "latin-1"
-            raw = self.arena.tobytes()
+            raw = arena.tobytes()
             names = [
                 raw[a : a + k].decode(encoding, "surrogatepass")
-                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
+                for a, k in zip(start.tolist(), length.tolist(), strict=True)
             ]
-        return np.fromiter(names, object, n)
+        return names
 
 
 @dataclass(frozen=True)
@@ -629,8 +662,9 @@ def _slots(n: int) -> int:
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    out = np.empty(size, a.dtype)
-    out[: a.size] = a
+    """``a`` with room for ``size`` items along its first axis."""
+    out = np.empty((size, *a.shape[1:]), a.dtype)
+    out[: a.shape[0]] = a
     return out
 
 
@@ -817,7 +851,7 @@ class _Known:
     visit: int = 0
 
     def __post_init__(self) -> None:
-        self.last = np.full(max(self.n_columns, 1), -1, np.int64)
+        self.last = np.full((max(self.n_columns, 1), 3), -1, np.int64)
 
 
 @dataclass
