@@ -25,11 +25,12 @@ free slot (tables start as zeros, and no page of them is touched before it is us
 collisions never merge entries: equality is always by bytes and length, or by both ids.
 
 **Rows.** Scanning a document appends its CSR row: each term's column (its entry id, or a
-fixed column for a fitted vocabulary) in order of first occurrence, with its count. ``last[c, 0]``
-packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry, so one memory
-access says whether this row has it already; ``last[c, 1]`` and ``last[c, 2]`` tally the
-rows and occurrences of an entry when counting new terms (:func:`_tally_row`). ``visit`` counts document attempts, so a
-document scanned again (below) never sees its own earlier entries.
+fixed column for a fitted vocabulary) in order of first occurrence, with its count.
+``last[c, 0]`` packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry,
+so one memory access says whether this row has it already; ``visit`` counts document
+attempts, so a document scanned again (below) never sees its own earlier entries. When new
+terms are counted, ``last[e, 1]`` and ``last[e, 2]`` tally the rows and occurrences of entry
+``e`` (:func:`_tally_row`).
 
 **Blocks.** A large table's probes, found one at a time between tokens, each wait for
 their own cache miss. The word scanner therefore hashes a block of tokens first, asking for
