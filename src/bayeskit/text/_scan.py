@@ -228,9 +228,7 @@ def count_terms(
     phase("encode")
     parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
     phase("scan")
-    # One table: the others' entries merged into thread 0's (sized for them all). Only the
-    # entries each thread made carry its tallies (those merged in start at zero).
-    n_tallied = [int(part.sizes[0]) for part in parts]
+    # One table: the others' entries merged into thread 0's (sized for them all).
     table = parts[0]
     mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
     phase("merge")
@@ -248,11 +246,7 @@ def count_terms(
         indptr, indices, data = _assemble(
             scanned, lambda rows: columns[rows.worker], n_threads, n_terms
         )
-        # Each column's rows and occurrences: the entries' tallies, summed over the threads.
-        doc_freq, term_freq = np.zeros(n_terms, np.int64), np.zeros(n_terms, np.int64)
-        for w, part in enumerate(parts):
-            kernels.entry_totals(columns[w], part.last, n_tallied[w], doc_freq, term_freq)
-        return indptr, indices, data, doc_freq, term_freq
+        return (indptr, indices, data, *kernels.column_totals(indices, data, n_terms))
 
     overlap = n_threads > 1
     rows = _in_background(overlap, rows_and_totals)
@@ -425,7 +419,7 @@ class _Entries:
     right: np.ndarray  # int64
     order: np.ndarray  # int64
     arena: np.ndarray  # uint8, the strings' bytes, each followed by a NUL byte
-    last: np.ndarray  # (capacity, 3) int64: a row's latest use of each entry, its tallies
+    last: np.ndarray  # int64, a row's latest use of each entry
     sizes: np.ndarray  # int64: entries, arena bytes used, strings, pairs
 
     @classmethod
@@ -443,7 +437,7 @@ class _Entries:
             right=np.empty(capacity, np.int64),
             order=np.empty(capacity, np.int64),
             arena=np.empty(max(n_bytes, 16), np.uint8),
-            last=np.empty((capacity, 3), np.int64),
+            last=np.empty(capacity, np.int64),
             sizes=np.zeros(4, np.int64),
         )
 
@@ -662,9 +656,8 @@ def _slots(n: int) -> int:
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
-    """``a`` with room for ``size`` items along its first axis."""
-    out = np.empty((size, *a.shape[1:]), a.dtype)
-    out[: a.shape[0]] = a
+    out = np.empty(size, a.dtype)
+    out[: a.size] = a
     return out
 
 
@@ -851,7 +844,7 @@ class _Known:
     visit: int = 0
 
     def __post_init__(self) -> None:
-        self.last = np.full((max(self.n_columns, 1), 3), -1, np.int64)
+        self.last = np.full(max(self.n_columns, 1), -1, np.int64)
 
 
 @dataclass

@@ -25,12 +25,10 @@ free slot (tables start as zeros, and no page of them is touched before it is us
 collisions never merge entries: equality is always by bytes and length, or by both ids.
 
 **Rows.** Scanning a document appends its CSR row: each term's column (its entry id, or a
-fixed column for a fitted vocabulary) in order of first occurrence, with its count.
-``last[c, 0]`` packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry,
-so one memory access says whether this row has it already; ``visit`` counts document
-attempts, so a document scanned again (below) never sees its own earlier entries. When new
-terms are counted, ``last[e, 1]`` and ``last[e, 2]`` tally the rows and occurrences of entry
-``e`` (:func:`_tally_row`).
+fixed column for a fitted vocabulary) in order of first occurrence, with its count. ``last[c]``
+packs ``(visit << 32 | position in the row)`` of column ``c``'s latest entry, so one memory
+access says whether this row has it already. ``visit`` counts document attempts, so a
+document scanned again (below) never sees its own earlier entries.
 
 **Blocks.** A large table's probes, found one at a time between tokens, each wait for
 their own cache miss. The word scanner therefore hashes a block of tokens first, asking for
@@ -324,29 +322,14 @@ def _row_add(
     turns a select on the scanner's critical path back into a branch)."""
     if nnz == indices.size:
         return -1
-    seen = last[col, 0]
+    seen = last[col]
     new = np.int64((seen >> 32) != visit)
     had = seen & 0xFFFFFFFF
     at = had + (nnz - row0 - had) * new
     counts[row0 + at] = counts[row0 + at] * (1 - new) + 1
     indices[row0 + at] = col
-    last[col, 0] = (np.int64(visit) << 32) | at
+    last[col] = (np.int64(visit) << 32) | at
     return nnz + new
-
-
-@njit(nogil=True, inline="always", _nrt=False)
-def _tally_row(
-    row0: int, nnz: int, indices: np.ndarray, counts: np.ndarray, last: np.ndarray
-) -> None:  # pragma: no cover
-    """Add a finished row to its entries' tallies: ``last[e, 1]`` rows and ``last[e, 2]``
-    occurrences (a row is tallied only once it is whole: a document scanned again after
-    the arrays grew is never counted twice). The entries' ``last`` slots were just used by
-    the row, so these are cache hits; summing them per column afterwards replaces a pass
-    over the whole matrix (on 20 Newsgroups 1-2-grams, 0.04 s on one thread)."""
-    for k in range(row0, nnz):
-        c = indices[k]
-        last[c, 1] += 1
-        last[c, 2] += counts[k]
 
 
 @njit(nogil=True, inline="always", _nrt=False)
@@ -394,9 +377,7 @@ def _bytes_entry(
     sizes[0] += 1
     sizes[1] = used + length + 1
     sizes[2] += 1
-    last[e, 0] = -1
-    last[e, 1] = 0
-    last[e, 2] = 0
+    last[e] = -1
     return e
 
 
@@ -440,9 +421,7 @@ def _pair_entry(
     e_order[e] = order
     sizes[0] += 1
     sizes[3] += 1
-    last[e, 0] = -1
-    last[e, 1] = 0
-    last[e, 2] = 0
+    last[e] = -1
     return e
 
 
@@ -732,8 +711,6 @@ def scan_words(
             )  # fmt: skip
             if nnz < 0:
                 return d, ROWS_FULL if nnz == -1 else TABLES_FULL, 0, visit
-        if insert:
-            _tally_row(row0, nnz, indices, counts, last)
         indptr[d + 1] = nnz
     return n_docs, DONE, 0, visit
 
@@ -882,8 +859,6 @@ def scan_chars(
             if not wb:
                 break
             a = b - 1  # the closing space opens the next padded word
-        if insert:
-            _tally_row(row0, nnz, indices, counts, last)
         indptr[d + 1] = nnz
     return n_docs, DONE, 0, visit
 
@@ -1447,19 +1422,6 @@ def remap_rows(
             out_data[q] = total
             q += 1
     return out_indptr, out_indices, out_data
-
-
-@njit(nogil=True)
-def entry_totals(
-    column: np.ndarray, last: np.ndarray, n_entries: int, entries: np.ndarray, totals: np.ndarray
-) -> None:  # pragma: no cover
-    """Add the tallies (:func:`_tally_row`) of entries ``0..n_entries`` to their columns'
-    ``entries`` (rows) and ``totals`` (occurrences); ``column[e]`` < 0: not a term."""
-    for e in range(n_entries):
-        c = column[e]
-        if c >= 0:
-            entries[c] += last[e, 1]
-            totals[c] += last[e, 2]
 
 
 @njit(nogil=True)
