@@ -187,13 +187,16 @@ def _hash_at(text: np.ndarray, s: int, nb: int, fold: bool) -> tuple[np.uint64, 
         h ^= h >> _U32
         q += 8
     w = load_be64(text, q)
-    first = load_be64(text, s)
     if fold:
         w = _fold8(w)
-        first = _fold8(first)
     r = nb & 7
     acc = w >> np.uint64((64 - 8 * r) & 63) if r else np.uint64(0)
-    key = first if nb >= 8 else first & ~(_ALL >> np.uint64(8 * nb))
+    if nb < 8:  # most tokens: the one word read holds the key too
+        key = w & ~(_ALL >> np.uint64(8 * nb))
+    else:
+        key = load_be64(text, s)
+        if fold:
+            key = _fold8(key)
     x = ((h ^ acc) * _M1) ^ np.uint64(nb)
     x ^= x >> np.uint64(29)
     x *= _M2
