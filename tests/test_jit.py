@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from bayeskit import _jit
-from bayeskit._jit import prange, prefetch
+from bayeskit._jit import load_be64, prange, prefetch
 
 
 def test_falls_back_to_compiling_without_a_cache(monkeypatch):
@@ -150,3 +150,24 @@ def test_prefetch_is_only_a_hint():
         return out
 
     assert total(np.arange(4.0), table) == 6.0
+
+
+def test_load_be64_reads_eight_bytes_big_endian_anywhere():
+    # The scanner reads strings eight bytes at a time from any byte offset (unaligned); the
+    # first byte lands in the top bits, so integer order is byte order. Python's stand-in
+    # gives the same numbers (and zeros past the end, where a kernel must never read).
+    data = np.frombuffer(bytes(range(1, 40)), np.uint8)
+
+    @_jit.njit()
+    def words(data, n):
+        out = np.empty(n, np.uint64)
+        for i in range(n):
+            out[i] = load_be64(data, i)
+        return out
+
+    got = words(data, 32)
+    want = [int.from_bytes(data[i : i + 8].tobytes(), "big") for i in range(32)]
+    assert got.tolist() == want
+    assert [int(_jit.load_be64(data, i)) for i in range(32)] == want
+    assert int(_jit.load_be64(data, 36)) == int.from_bytes(bytes([37, 38, 39]) + bytes(5), "big")
+    assert got[0] < got[1]  # byte order

@@ -5,7 +5,8 @@
   ``import bayeskit`` and the commands that run no kernel do not pay numba's import (about
   0.3 s). Kernels that use ``prange`` import it from here (``from .._jit import njit,
   prange``): a stand-in that runs as ``range`` until the kernel is built, then numba's own.
-  :func:`prefetch` is another such stand-in: a no-op in Python, LLVM's prefetch once built.
+  :func:`prefetch` is another such stand-in: a no-op in Python, LLVM's prefetch once built;
+  and :func:`load_be64`, an unaligned 8-byte load.
 - **Cached.** Compiled code is kept on disk, so a kernel compiles once per installation. The
   cache is numba's ``__pycache__`` beside the source when that folder is writable; where the
   installed package is not writable it is ``$BAYESKIT_CACHE_DIR``, else
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Kernel", "announce_compiling", "cache_dir", "njit", "prange", "prefetch"]
+__all__ = ["Kernel", "announce_compiling", "cache_dir", "load_be64", "njit", "prange", "prefetch"]
 
 # The kernels of a typical command compile in about this many seconds of CPU on a 2-core
 # machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
@@ -52,6 +53,16 @@ def prefetch(array: Any, index: int) -> None:
     levels); until the kernel is built, nothing. A hint only: it never faults, so an index
     out of bounds is harmless. Kernels that probe large hash tables at random issue it a few
     probes ahead, so that the loads overlap instead of waiting one after another."""
+
+
+def load_be64(array: Any, index: int) -> Any:
+    """The 8 bytes ``array[index:index + 8]`` of a ``uint8`` array as one big-endian
+    ``uint64`` (the first byte in the top bits, so integer order is byte order): in a kernel,
+    one unaligned load and a byte swap, with no bounds check: the caller makes sure the 8
+    bytes are inside the array (bytes past the ones it wants are read, then masked off)."""
+    import numpy as np
+
+    return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), "big"))
 
 
 def cache_dir() -> Path:
@@ -119,6 +130,8 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
             scope[name] = numba.prange
         elif value is prefetch:
             scope[name] = _prefetch_intrinsic()
+        elif value is load_be64:
+            scope[name] = _load_be64_intrinsic()
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
@@ -170,6 +183,45 @@ def _prefetch_intrinsic() -> Any:
         return types.void(array, index), codegen
 
     return prefetch
+
+
+@functools.lru_cache(maxsize=1)
+def _load_be64_intrinsic() -> Any:
+    """:func:`load_be64` as a numba intrinsic (built once, when a kernel using it is built)."""
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def load_be64(typingctx: Any, array: Any, index: Any) -> Any:
+        if (
+            not isinstance(array, types.Array)
+            or array.dtype != types.uint8
+            or array.ndim != 1
+            or not isinstance(index, types.Integer)
+        ):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            view = context.make_array(signature.args[0])(context, builder, args[0])
+            at = context.cast(builder, args[1], signature.args[1], types.intp)
+            pointer = cgutils.get_item_pointer2(
+                context, builder, data=view.data,
+                shape=cgutils.unpack_tuple(builder, view.shape),
+                strides=cgutils.unpack_tuple(builder, view.strides),
+                layout=signature.args[0].layout, inds=[at], wraparound=False,
+                boundscheck=False,
+            )  # fmt: skip
+            i64 = ir.IntType(64)
+            word = builder.load(builder.bitcast(pointer, i64.as_pointer()), align=1)
+            swap = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(i64, [i64]), "llvm.bswap.i64"
+            )
+            return builder.call(swap, [word])
+
+        return types.uint64(array, index), codegen
+
+    return load_be64
 
 
 # ------------------------------------------------------------------ where the cache lives

@@ -13,10 +13,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
+from bayeskit._jit import njit
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, _scan, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
+from bayeskit.text._scan_kernels import _SEED, _final, _push
 from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
 
@@ -232,8 +234,14 @@ def test_arrays_grow_when_the_first_guess_is_small(settings):
     texts = [" ".join(f"w{d}x{i}" for i in range(2000)) for d in range(60)]
     texts[7] = "w1x1 " * 5000 + texts[7]
     want = python_count(texts, settings=settings)
-    assert_same(count_words(texts, threads=2, settings=settings), want)
-    assert_same(count_words(texts, threads=1, settings=settings), want)
+    for threads in (2, 1):
+        terms, counts = count_words(texts, threads=threads, settings=settings)
+        assert_same((terms, counts), want)
+        # Each row is tallied once it is whole: a document scanned again after the arrays
+        # grew is not counted twice in the column totals.
+        df, tf = _scan.take_column_totals(counts)
+        np.testing.assert_array_equal(df, np.bincount(counts.indices, minlength=len(terms)))
+        np.testing.assert_array_equal(tf, np.asarray(counts.sum(axis=0)).ravel())
 
 
 def test_class_tables_are_what_re_calls_word_and_space_characters():
@@ -599,6 +607,78 @@ def test_words_and_ngrams_continue_across_token_blocks(monkeypatch, block, setti
     vec = TextVectorizer(min_df=2, oov_token="<oov>", **settings).fit(texts[:200])
     new = texts[200:]
     assert_same_matrix(vec.transform(new), reindex_by_search(vec, *vec._count_python(new)))
+
+
+@pytest.mark.parametrize("block", [2, 3, 33])
+@pytest.mark.parametrize("settings", [{}, ANALYSES[1], ANALYSES[3], ANALYSES[4]], ids=str)
+def test_latin1_runs_continue_across_blocks(monkeypatch, block, settings):
+    # Latin-1 text is cut into runs without a branch per byte, at most a block of runs at a
+    # time, runs too short for the pattern dropped afterwards: runs of one and two letters,
+    # long words, upper case of both halves of latin-1, and documents ending inside a run.
+    monkeypatch.setattr(_scan, "TOKEN_BLOCK", block - 1)
+    words = ["a", "ab", "I", "x1", "Über", "ÉTÉ", "naïve", "ÀÖØÞ×", "Straße", "thé", "ZZ", "_"]
+    words += ["abcdefgh", "abcdefghi", "ABCDEFGHIJKLMNOPQ", "0123456789abcdef", "µÿ"]
+    rng = np.random.default_rng(0)
+    texts = [
+        "".join(
+            w + rng.choice([" ", ", ", ".\n", "-", "\t", "!?"])
+            for w in rng.choice(words, size=int(rng.integers(0, 80)))
+        ).rstrip(" ,.\n\t-!?" if k % 2 else "")
+        for k in range(300)
+    ]
+    assert max(map(ord, "".join(texts))) < 256  # latin-1
+    for lowercase in (True, False):
+        assert_same(
+            count_words(texts, lowercase, threads=2, settings=settings),
+            python_count(texts, lowercase, settings=settings),
+        )
+
+
+@pytest.mark.parametrize("settings", [{}, ANALYSES[1], ANALYSES[3], ANALYSES[6]], ids=str)
+def test_terms_spelled_in_parts_on_several_threads(monkeypatch, settings):
+    # The sorted terms are written out in one part per thread, their names read part after
+    # part: the same terms in the same order, NULs inside character n-grams included.
+    monkeypatch.setattr(_scan, "PARALLEL_MIN_TERMS", 1)
+    texts = [*SMS[:300], "a\x00b c\x00\x00d", "\x00"]
+    want = python_count(texts, settings=settings)
+    for threads in (2, 3):
+        assert_same(count_words(texts, threads=threads, settings=settings), want)
+
+
+def test_eight_bytes_fold_as_str_lower_does():
+    # The hash reads a token eight bytes at a time and lowercases them together: every
+    # latin-1 byte, in every one of the eight places, lowercases as str.lower does.
+    from bayeskit.text import _scan_kernels as kernels
+
+    lower = np.frombuffer(bytes(range(256)).decode("latin-1").lower().encode("latin-1"), np.uint8)
+    for place in range(8):
+        for byte in range(256):
+            word = np.uint64(byte << (8 * place) | 0x4142004344C0D7FF & ~(0xFF << (8 * place)))
+            folded = int(kernels._fold8(word))
+            want = bytes(lower[b] for b in int(word).to_bytes(8, "big"))
+            assert folded.to_bytes(8, "big") == want, (place, byte)
+
+
+@settings(max_examples=200)
+@given(st.binary(max_size=40), st.integers(0, 7), st.booleans())
+def test_hash_of_eight_bytes_at_a_time_equals_a_byte_at_a_time(raw, offset, fold):
+    # The latin-1 scanner hashes a token from 8-byte reads; the other scanners and every
+    # table built from strings push one byte at a time: the hashes and keys must be equal.
+    from bayeskit.text import _scan_kernels as kernels
+
+    text = np.frombuffer(bytes(offset) + raw + bytes(8), np.uint8)
+    lower = _scan._LATIN1_LOWER if fold else _scan._IDENTITY
+    want = _pushed(text, offset, len(raw), lower)
+    got = kernels._hash_at(text, offset, len(raw), fold)
+    assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1]))
+
+
+@njit()
+def _pushed(text, s, n, lower):
+    h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
+    for k in range(n):
+        h, acc, nb, key = _push(h, acc, nb, key, lower[text[s + k]])
+    return _final(h, acc, nb, key)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -53,6 +53,8 @@ from .analyze import ADDRESS_TOKEN_PATTERN
 
 #: Below this many bytes of text, one thread and one chunk: more save nothing.
 PARALLEL_MIN_BYTES = 1 << 19
+#: Below this many terms, their bytes are written out on one thread.
+PARALLEL_MIN_TERMS = 1 << 15
 #: Chunks per thread: more than one, so a thread slowed by other work on the machine leaves
 #: its share to the others.
 CHUNKS_PER_THREAD = 4
@@ -69,7 +71,7 @@ COMPILED_TOKEN_PATTERNS = {
 GRAM_BLOCK = 1024
 #: Tokens the word scanner hashes (and asks the memory of their table slots for) before it
 #: finds their entries, a block at a time.
-TOKEN_BLOCK = 32
+TOKEN_BLOCK = 128
 #: The longest word n-grams the compiled scanner forms (character n-grams: any length).
 MAX_WORD_N = 3
 #: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
@@ -249,7 +251,7 @@ def count_terms(
     overlap = n_threads > 1
     rows = _in_background(overlap, rows_and_totals)
     phase("rows, spelling and names" if overlap else "rows")
-    spelled = spell()
+    spelled = spell(n_threads)
     phase("rows, spelling and names" if overlap else "spelling")
     names = spelled.names(doc.utf8)
     indptr, indices, data, doc_freq, term_freq = rows()
@@ -487,10 +489,11 @@ class _Entries:
         order = self.order[:n]
         return self._spelled(np.flatnonzero((order >= low) & (order <= high)))
 
-    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[], _Spelled]]:
+    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[int], _Spelled]]:
         """The terms (entries of orders ``low``..``high``) in byte order, which is their
         order as ``str``: their entries, and a function writing out their bytes in that
-        order (so their names come out sorted; the caller may do other work first). Word
+        order on so many threads (so their names come out sorted; the caller may do other
+        work first). Word
         n-grams are ordered by the ranks of their tokens
         (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
@@ -514,22 +517,28 @@ class _Entries:
             )
             index, keys = _sort_distinct(keys, bits * high)
 
-            def spell_tuples() -> _Spelled:
-                return _Spelled(
-                    *kernels.spell_tuples(
-                        keys, bits, high, self.start[by_bytes], self.length[by_bytes],
-                        self.arena,
-                    )
-                )  # fmt: skip
+            tok_start, tok_len = self.start[by_bytes], self.length[by_bytes]
+
+            def spell_tuples(threads: int) -> _Spelled:
+                return _Spelled.of(
+                    keys.size,
+                    threads,
+                    lambda a, b: kernels.spell_tuples(
+                        keys[a:b], bits, high, tok_start, tok_len, self.arena
+                    ),
+                )
 
             return wanted[index], spell_tuples
         terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
         index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
 
-        def gather() -> _Spelled:
-            length = terms.length[index]
-            start, arena = kernels.gather(terms.start[index], length, terms.arena)
-            return _Spelled(start, length, arena)
+        def gather(threads: int) -> _Spelled:
+            def part(a: int, b: int) -> tuple[np.ndarray, ...]:
+                length = terms.length[index[a:b]]
+                start, arena = kernels.gather(terms.start[index[a:b]], length, terms.arena)
+                return start, length, arena
+
+            return _Spelled.of(index.size, threads, part)
 
         return terms.ids[index], gather
 
@@ -562,34 +571,52 @@ def _sort_distinct(keys: np.ndarray, key_bits: int) -> tuple[np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class _Spelled:
-    """Strings one after another in ``arena``, each followed by a NUL byte: string ``j`` is
-    ``arena[start[j]:][:length[j]]``."""
+    """Strings one after another in the ``arena`` of each of ``parts`` ``(start, length,
+    arena)``, each followed by a NUL byte: string ``j`` of a part is
+    ``arena[start[j]:][:length[j]]``; the strings are those of the parts in turn."""
 
-    start: np.ndarray
-    length: np.ndarray
-    arena: np.ndarray
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+    @classmethod
+    def of(
+        cls, n: int, threads: int, spell: Callable[[int, int], tuple[np.ndarray, ...]]
+    ) -> _Spelled:
+        """The strings ``0..n``, spelled by ``spell(a, b)`` for strings ``a..b`` in parts, one
+        per thread when there are enough of them (a nogil kernel: the parts overlap)."""
+        parts = 1 if n < PARALLEL_MIN_TERMS else threads
+        cuts = [n * k // parts for k in range(parts + 1)]
+        spelled = _in_parallel(parts, parts, lambda _, p: spell(cuts[p], cuts[p + 1]))
+        return cls([(start, length, arena) for start, length, arena in spelled])
 
     def names(self, utf8: bool) -> np.ndarray:
         """The strings as ``str`` (object array)."""
-        n = self.start.size
+        n = sum(start.size for start, _, _ in self.parts)
+        return np.fromiter(
+            itertools.chain.from_iterable(self._names(*part, utf8) for part in self.parts),
+            object,
+            n,
+        )
+
+    @staticmethod
+    def _names(start: np.ndarray, length: np.ndarray, arena: np.ndarray, utf8: bool) -> list[str]:
         # Decoded from the array's own memory (no bytes copy), split at the NULs, the empty
         # string after the last one popped (not sliced off: that copies the list), and the
-        # list read into the object array (np.fromiter: ~0.01 s less than a slice assignment
+        # lists read into the object array (np.fromiter: ~0.01 s less than a slice assignment
         # for a million terms).
         if utf8:
-            text = codecs.utf_8_decode(self.arena.data, "surrogatepass", True)[0]
+            text = codecs.utf_8_decode(arena.data, "surrogatepass", True)[0]
         else:
-            text = codecs.latin_1_decode(self.arena.data)[0]
+            text = codecs.latin_1_decode(arena.data)[0]
         names = text.split("\x00")
         names.pop()
-        if len(names) != n:  # a term holds a NUL (character n-grams): cut by offsets
+        if len(names) != start.size:  # a term holds a NUL (character n-grams): cut by offsets
             encoding = "utf-8" if utf8 else "latin-1"
-            raw = self.arena.tobytes()
+            raw = arena.tobytes()
             names = [
                 raw[a : a + k].decode(encoding, "surrogatepass")
-                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
+                for a, k in zip(start.tolist(), length.tolist(), strict=True)
             ]
-        return np.fromiter(names, object, n)
+        return names
 
 
 @dataclass(frozen=True)
@@ -715,10 +742,15 @@ class Lookup:
 # ---------------------------------------------------------------------------- input
 
 
+#: NUL bytes after the last document, so that kernels may read 8 bytes at any byte of it.
+_PAD = 8
+
+
 @dataclass(frozen=True)
 class _Encoded:
     """The documents as bytes: ``text[starts[d]:ends[d]]`` is document ``d`` (lowercased
-    already if UTF-8: ``lower`` then is the identity), read through ``lower``."""
+    already if UTF-8: ``lower`` then is the identity), read through ``lower``; :data:`_PAD`
+    NUL bytes follow the last one."""
 
     text: np.ndarray
     utf8: bool
@@ -729,26 +761,51 @@ class _Encoded:
 
     @property
     def n_bytes(self) -> int:
-        return int(self.text.size)
+        return int(self.text.size) - _PAD
 
     @classmethod
     def of(cls, texts: Sequence[str], lowercase: bool) -> _Encoded:
         lengths = np.fromiter(map(len, texts), np.int64, len(texts))
         try:
-            raw = "".join(texts).encode("latin-1")  # a copy when every character fits
+            text = _latin1(texts, lengths)
         except UnicodeEncodeError:
             pieces = [
                 (t.lower() if lowercase else t).encode("utf-8", "surrogatepass") for t in texts
             ]
             lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
-            text = np.frombuffer(b"".join(pieces), np.uint8)
+            text = np.frombuffer(b"".join(itertools.chain(pieces, (b"\x00" * _PAD,))), np.uint8)
             utf8, lower, classes = True, _IDENTITY, unicode_classes()
         else:
-            text = np.frombuffer(raw, np.uint8)
             utf8, classes = False, _LATIN1_CLASSES
             lower = _LATIN1_LOWER if lowercase else _IDENTITY
         ends = np.cumsum(lengths)
         return cls(text, utf8, ends - lengths, ends, lower, classes)
+
+
+#: Bytes of text encoded at a time (:func:`_latin1`).
+ENCODE_BYTES = 1 << 21
+
+
+def _latin1(texts: Sequence[str], lengths: np.ndarray) -> np.ndarray:
+    """The texts' latin-1 bytes one after another, then :data:`_PAD` NUL bytes; raises
+    UnicodeEncodeError when a character does not fit. Encoded a few megabytes at a time
+    into one numpy array: joining and encoding all at once made two fresh text-sized
+    buffers, whose first touch (a page fault per 4 KiB) took longer than the copying
+    (20 Newsgroups: 14,000 faults, 0.017 s against 0.003 s when the memory was warm);
+    numpy's array gets huge pages, and the pieces reuse the same memory."""
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if ends.size else 0
+    text = np.empty(total + _PAD, np.uint8)
+    text[total:] = 0
+    cuts = np.searchsorted(ends, np.arange(ENCODE_BYTES, total, ENCODE_BYTES), side="right")
+    done = 0
+    for a, b in itertools.pairwise([0, *cuts.tolist(), len(texts)]):
+        if a == b:
+            continue
+        piece = "".join(texts[a:b]).encode("latin-1")
+        text[done : done + len(piece)] = np.frombuffer(piece, np.uint8)
+        done += len(piece)
+    return text
 
 
 def _plan(doc: _Encoded, threads: int | None) -> tuple[int, list[tuple[int, int]]]:
@@ -848,20 +905,19 @@ def _scan_all(
     """Every chunk counted into its thread's own growing vocabulary."""
     pairs = analysis.kind == "word" and analysis.high > 1
 
-    def entries(n_bytes: int, pair_bytes: int) -> _Entries:
+    def entries(n_bytes: int) -> _Entries:
         # Starting sizes from the amount of text: on 20 Newsgroups a distinct word per ~170
         # bytes, a distinct word pair per ~20, a distinct character 2-4-gram per ~30.
         n_strings = n_bytes // (128 if analysis.kind == "word" else 16)
-        n_pairs = pair_bytes // 16 if pairs else 0
+        n_pairs = n_bytes // 16 if pairs else 0
         return _Entries.empty(max(n_strings, 1 << 10), n_pairs, max(1 << 12, n_bytes // 16))
 
-    # Thread 0's word pairs are sized for the whole text: the others' are merged into them
-    # without growing the table (rehashing a million pairs, one thread working, took longer
-    # than the merge itself on 20 Newsgroups 1-2-grams).
+    # Thread 0's table is sized for the whole text: the others' entries are merged into it
+    # without growing its arrays or rehashing it (rehashing a million pairs, one thread
+    # working, took longer than the merge itself on 20 Newsgroups 1-2-grams; growing the
+    # arrays for words, fresh memory, was most of the merge of unigrams).
     per_thread = doc.n_bytes // n_threads
-    parts = [
-        _Part(entries(per_thread, doc.n_bytes if w == 0 else per_thread)) for w in range(n_threads)
-    ]
+    parts = [_Part(entries(doc.n_bytes if w == 0 else per_thread)) for w in range(n_threads)]
     scanned = _in_parallel(
         len(chunks),
         n_threads,
@@ -898,6 +954,7 @@ def _scan_chunk(
         stop_args = (stops.entries.tokens, stops.entries.start, stops.entries.arena)
         grams = np.empty((3, GRAM_BLOCK), np.int64)  # a block of tokens and their n-grams
         pending = np.empty((4, TOKEN_BLOCK), np.uint64)  # tokens hashed, entries not found
+        bounds = np.empty((2, TOKEN_BLOCK + 1), np.int64)  # their starts and ends
     else:
         scratch = np.empty(int((ends - starts).max()) + 2, np.uint8)
     done = 0
@@ -919,7 +976,7 @@ def _scan_chunk(
             done, status, need, visit = kernels.scan_words(
                 doc.text, doc.utf8, doc.lower, classes, starts, ends, done, analysis.min_chars,
                 bool(analysis.joiners), analysis.low, analysis.high, *stop_args, *table, grams,
-                pending, indptr, indices, counts,
+                pending, bounds, indptr, indices, counts,
             )  # fmt: skip
         else:
             done, status, need, visit = kernels.scan_chars(

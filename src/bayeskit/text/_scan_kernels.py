@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import njit, prefetch
+from .._jit import load_be64, njit, prefetch
 
 DONE, ROWS_FULL, TABLES_FULL = 0, 1, 2
 WORD, SPACE, TOKEN = 1, 2, 4  # bits of a character's class: \w, \s, may be in a token
@@ -65,6 +65,15 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
 _U8 = np.uint64(8)
 _U32 = np.uint64(32)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_HIGH = np.uint64(0x8080808080808080)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+
+# A byte in every lane, for comparing eight bytes at once (_fold8).
+_LANE = 0x0101010101010101
+_BIAS_A, _BIAS_Z = np.uint64((0x80 - 0x41) * _LANE), np.uint64((0x80 - 0x5B) * _LANE)
+_BIAS_C0, _BIAS_DF = np.uint64((0x80 - 0x40) * _LANE), np.uint64((0x80 - 0x5F) * _LANE)
+_TIMES = np.uint64(0x57 * _LANE)  # U+00D7, the one character of U+00C0-U+00DE left alone
 
 
 def _crc_table() -> np.ndarray:
@@ -152,6 +161,83 @@ def _final(
 
 
 @njit(nogil=True, inline="always", _nrt=False)
+def _fold8(w: np.uint64) -> np.uint64:  # pragma: no cover
+    """Eight latin-1 bytes lowercased at once, as ``str.lower`` does (``A``-``Z`` and
+    U+00C0-U+00DE but U+00D7 gain 0x20; no other latin-1 character changes, asserted by
+    :mod:`._scan`). Each byte's low 7 bits are compared with the ranges by adding a bias to
+    them: no sum carries into the next byte, so the top bit of each says the comparison."""
+    x = w & _LOW7
+    ascii_upper = (x + _BIAS_A) & ~(x + _BIAS_Z) & ~w
+    high_upper = (x + _BIAS_C0) & ~(x + _BIAS_DF) & ((x ^ _TIMES) + _LOW7) & w
+    return w | (((ascii_upper | high_upper) & _HIGH) >> np.uint64(2))
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _hash_at(text: np.ndarray, s: int, nb: int, fold: bool) -> tuple[np.uint64, np.uint64]:
+    """``_final``'s ``(hash, key)`` of the ``nb`` bytes at ``text[s]`` (lowercased when
+    ``fold``), read eight at a time: the same numbers as pushing them one by one. ``text``
+    has 8 readable bytes after every string asked for (the driver pads it)."""
+    h = _SEED
+    q = s
+    for _ in range(nb >> 3):
+        w = load_be64(text, q)
+        if fold:
+            w = _fold8(w)
+        h = (h ^ w) * _M1
+        h ^= h >> _U32
+        q += 8
+    w = load_be64(text, q)
+    if fold:
+        w = _fold8(w)
+    r = nb & 7
+    acc = w >> np.uint64((64 - 8 * r) & 63) if r else np.uint64(0)
+    if nb < 8:  # most tokens: the one word read holds the key too
+        key = w & ~(_ALL >> np.uint64(8 * nb))
+    else:
+        key = load_be64(text, s)
+        if fold:
+            key = _fold8(key)
+    x = ((h ^ acc) * _M1) ^ np.uint64(nb)
+    x ^= x >> np.uint64(29)
+    x *= _M2
+    x ^= x >> _U32
+    return x, key
+
+
+@njit(nogil=True, inline="always", _nrt=False)
+def _latin1_runs(
+    text: np.ndarray, classes: np.ndarray, i: int, end: int, bounds: np.ndarray
+) -> tuple[int, int]:
+    """The next runs of token characters of latin-1 text from byte ``i`` to ``end``, at most
+    ``bounds.shape[1] - 1``: their starts in ``bounds[0]``, their ends in ``bounds[1]``.
+    Returns ``(where to go on, how many)``.
+
+    Without a branch per byte: every byte writes the next start and end slots and moves
+    their counts by its class and its predecessor's (a branch at each run's edges was guessed
+    wrong about as often as right, and was most of the word scanner's time; keeping the
+    latest start in a register instead of two counts was slower too, LLVM turning its select
+    back into a branch)."""
+    cap = bounds.shape[1] - 1
+    opened = 0
+    closed = 0
+    prev = 0
+    while i < end:
+        c = (np.int64(classes[text[i]]) >> 2) & 1  # TOKEN
+        bounds[0, opened] = i
+        opened += c & (prev ^ 1)
+        bounds[1, closed] = i
+        closed += prev & (c ^ 1)
+        prev = c
+        i += 1
+        if closed == cap:
+            return i, closed
+    if prev == 1:
+        bounds[1, closed] = end
+        closed += 1
+    return i, closed
+
+
+@njit(nogil=True, inline="always", _nrt=False)
 def _pair_hash(pk: np.uint64) -> np.uint64:  # pragma: no cover
     x = pk * _M1
     x ^= x >> np.uint64(29)
@@ -231,17 +317,22 @@ def _row_add(
     counts: np.ndarray,
 ) -> int:  # pragma: no cover
     """Count column ``col`` once more in the row that starts at ``row0``; the new ``nnz``, or
-    -1 when the row needs an entry and ``indices`` is full."""
-    seen = last[col]
-    if (seen >> 32) == visit:
-        counts[row0 + (seen & 0xFFFFFFFF)] += 1
-        return nnz
+    -1 when ``indices`` is full (the row might need an entry).
+
+    Without a branch on whether the row has the column already (as often true as not: a
+    guessed branch there cost more than the rest of this): a new entry is written at ``nnz``
+    with count 0 + 1, an old one rewritten in place with its count + 1, by arithmetic (LLVM
+    turns a select on the scanner's critical path back into a branch)."""
     if nnz == indices.size:
         return -1
-    last[col] = (np.int64(visit) << 32) | (nnz - row0)
-    indices[nnz] = col
-    counts[nnz] = 1
-    return nnz + 1
+    seen = last[col]
+    new = np.int64((seen >> 32) != visit)
+    had = seen & 0xFFFFFFFF
+    at = had + (nnz - row0 - had) * new
+    counts[row0 + at] = counts[row0 + at] * (1 - new) + 1
+    indices[row0 + at] = col
+    last[col] = (np.int64(visit) << 32) | at
+    return nnz + new
 
 
 @njit(nogil=True, inline="always", _nrt=False)
@@ -512,6 +603,7 @@ def scan_words(
     visit: int,
     grams: np.ndarray,
     pending: np.ndarray,
+    bounds: np.ndarray,
     indptr: np.ndarray,
     indices: np.ndarray,
     counts: np.ndarray,
@@ -528,6 +620,7 @@ def scan_words(
     n_docs = starts.size
     check_stop = stop_tokens.shape[0] > 1
     latin1 = not utf8 and not joined
+    fold = lower[0x41] != 0x41  # latin-1 lowercasing, or the identity
     token_mask = np.uint64(tokens.shape[0] - 1)
     for d in range(first, n_docs):
         i = starts[d]
@@ -537,43 +630,42 @@ def scan_words(
         nnz = row0
         m = 0  # tokens waiting in grams[0] for their n-grams
         carried = False  # whether grams[:, 0] is the last token of an earlier block
-        p = 0  # tokens waiting in pending[:, :p] for their entries
         while True:
-            found = False
-            while i < end and not found:
-                if latin1:
-                    # The common case, one byte per character and no joiners: a byte's class
-                    # is that of its lowercase (checked by the driver), so the bytes are read
-                    # once.
-                    while i < end and classes[text[i]] & TOKEN == 0:
-                        i += 1
-                    if i >= end:
-                        break
-                    s = i
-                    h, acc, nb, key = _SEED, np.uint64(0), 0, np.uint64(0)
-                    while True:
-                        h, acc, nb, key = _push(h, acc, nb, key, lower[text[i]])
-                        i += 1
-                        if i >= end or classes[text[i]] & TOKEN == 0:
-                            break
-                    found = nb >= min_chars
-                else:
+            # A block of tokens hashed, each one's table slot asked for as soon as it is known
+            # (pending[:, :p]: hash, key, start, length).
+            p = 0
+            if latin1:
+                # The common case, one byte per character and no joiners: a byte's class is
+                # that of its lowercase (checked by the driver). Token edges found without a
+                # branch per byte, then each token hashed eight bytes at a time.
+                i, n_runs = _latin1_runs(text, classes, i, end, bounds)
+                for k in range(n_runs):
+                    s = bounds[0, k]
+                    nb = bounds[1, k] - s
+                    hf, key8 = _hash_at(text, s, nb, fold)
+                    prefetch(tokens, np.int64(hf & token_mask))
+                    pending[0, p] = hf
+                    pending[1, p] = key8
+                    pending[2, p] = np.uint64(s)
+                    pending[3, p] = np.uint64(nb)
+                    p += np.int64(nb >= min_chars)  # runs too short are overwritten
+            else:
+                while p < pending.shape[1] and i < end:
                     s, i, h, acc, nb, key = _next_token(
                         text, utf8, lower, classes, i, end, min_chars, joined
                     )
-                    found = s >= 0
+                    if s >= 0:
+                        hf, key8 = _final(h, acc, nb, key)
+                        prefetch(tokens, np.int64(hf & token_mask))
+                        pending[0, p] = hf
+                        pending[1, p] = key8
+                        pending[2, p] = np.uint64(s)
+                        pending[3, p] = np.uint64(nb)
+                        p += 1
+            found = p > 0
             if found:
-                hf, key8 = _final(h, acc, nb, key)
-                prefetch(tokens, np.int64(hf & token_mask))
-                pending[0, p] = hf
-                pending[1, p] = key8
-                pending[2, p] = np.uint64(s)
-                pending[3, p] = np.uint64(nb)
-                p += 1
-            if p == pending.shape[1] or (p > 0 and not found):
-                # Their entries, found or added now that their slots were asked for a block
-                # ago; stop words dropped; unigrams counted, and the tokens gathered for
-                # their n-grams.
+                # Their entries, found or added now that their slots were asked for; stop
+                # words dropped; unigrams counted, and the tokens gathered for their n-grams.
                 for k in range(p):
                     hf = pending[0, k]
                     key8 = pending[1, k]
@@ -612,8 +704,7 @@ def scan_words(
                             carried = True
                         grams[0, m] = t
                         m += 1
-                p = 0
-            if not found:
+            if i >= end:
                 break
         if m > 1:
             nnz = _word_ngrams(

@@ -338,7 +338,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             )
         if callable(self.analyzer) or self.analyzer in ("email", "auto"):
             return iter(raw_documents)  # the analyzer reads raw documents itself
-        if isinstance(raw_documents, list) and all(type(doc) is str for doc in raw_documents):
+        if isinstance(raw_documents, list) and set(map(type, raw_documents)) <= {str}:
             return raw_documents  # already text: decode() would return each as it is
         encoding = self.encoding
         return (decode(doc, encoding=encoding) for doc in raw_documents)
