@@ -213,8 +213,10 @@ def make_analyzer(
     token_pattern: str = DEFAULT_TOKEN_PATTERN,
     ngram_range: tuple[int, int] = (1, 1),
     stop_words: frozenset[str] = frozenset(),
+    subject_in_text: bool = False,
 ) -> Callable[[str], list[str]]:
-    """A function from decoded text to its list of terms."""
+    """A function from decoded text to its list of terms (``subject_in_text``: analyzer="auto"
+    reads an e-mail's subject line as the first line of its text too)."""
     low, high = check_ngram_range(ngram_range)
     if callable(analyzer):
         user = analyzer
@@ -254,7 +256,9 @@ def make_analyzer(
             from .email import email_tokens
 
             message = _message(doc)  # header tokens, then the body's word n-grams
-            return email_tokens(replace(message, text="")) + words_of(message.text)
+            return email_tokens(replace(message, text="")) + words_of(
+                email_text(message, subject_in_text)
+            )
 
         return auto
     if analyzer in ("char", "char_wb"):
@@ -332,6 +336,12 @@ def _message(doc: Any) -> Any:
         except UnicodeEncodeError:
             return read_message(doc.encode("utf-8", "surrogatepass"))
     return read_message(bytes(doc))
+
+
+def email_text(message: Any, subject_in_text: bool) -> str:
+    """The text analyzer="auto" reads words from in a parsed e-mail: its decoded body, after
+    its subject line when ``subject_in_text``."""
+    return f"{message.subject}\n{message.text}" if subject_in_text else message.text
 
 
 def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:

@@ -290,7 +290,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if len(terms):
             # The count model's own summarize, on the batch's terms.
             summary = clone(model)._summarize(
-                batch_vec._weigh(counts), y, sample_weight, classes=classes, reset=True
+                batch_vec._weigh(counts, terms=terms), y, sample_weight, classes=classes, reset=True
             )
             block = summary.blocks[0]
             assert isinstance(block, Counts)
