@@ -164,7 +164,7 @@ def test_weighted_statistics_still_add():
         ({"ngram_weights": (1.0,), "output": "tfidf", "analyzer": "char"}, "analyzer"),
         ({"subject_weight": 0.0, "output": "tfidf", "analyzer": "auto"}, "subject_weight"),
         ({"subject_weight": "2", "output": "tfidf", "analyzer": "auto"}, "subject_weight"),
-        ({"subject_weight": 2.0, "output": "tfidf", "analyzer": "word"}, "analyzer='auto'"),
+        ({"subject_weight": 2.0, "output": "tfidf", "analyzer": "word"}, "analyzer 'auto'"),
         ({"subject_weight": 2.0, "output": "binary", "analyzer": "auto"}, "output='tfidf'"),
     ],
 )
@@ -193,3 +193,15 @@ def test_a_model_file_keeps_the_weights(tmp_path):
     # Unweighted, the same posts score otherwise: the weights are in use.
     plain = TextClassifier(vectorizer=weighted()).fit(POSTS, labels)
     assert not np.allclose(plain.predict_proba(probe), clf.predict_proba(probe))
+
+
+def test_the_email_analyzer_takes_the_same_options():
+    """A folder of e-mails is read with analyzer="email" (``bayeskit train``): the default
+    TextClassifier's options then apply to its tokens."""
+    vec = weighted(subject_in_text=True, ngram_weights=(1.0, 0.7), subject_weight=1.5)
+    vec.set_params(analyzer="email")
+    X = vec.fit_transform(POSTS[:3])
+    row = dict(zip(vec.get_feature_names_out(), X.toarray()[0], strict=True))
+    assert row["subject:hockey"] == pytest.approx(1.5 * row["hockey"])
+    plain = TextVectorizer(analyzer="email").fit(POSTS[:3])
+    assert "hockey" not in plain.vocabulary_

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from ..errors import InputTypeError, ParameterError
@@ -238,6 +239,8 @@ def make_analyzer(
 
         return words
     if analyzer == "email":
+        if subject_in_text:
+            return partial(email_analyzer, subject_in_text=True)
         return email_analyzer
     if analyzer == "auto":
         words_of = make_analyzer(
@@ -276,18 +279,22 @@ def make_analyzer(
     )
 
 
-def email_analyzer(doc: Any) -> list[str]:
+def email_analyzer(doc: Any, subject_in_text: bool = False) -> list[str]:
     """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
-    tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`)."""
+    tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`); with
+    ``subject_in_text`` the subject line's words count as body words too."""
+    from dataclasses import replace
+
     from .email import Message, email_tokens
 
-    if isinstance(doc, Message):
-        return email_tokens(doc)
-    if not isinstance(doc, (str, bytes, bytearray, memoryview)):
+    if not isinstance(doc, (Message, str, bytes, bytearray, memoryview)):
         raise InputTypeError(
             f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
         )
-    return email_tokens(_message(doc))
+    message = doc if isinstance(doc, Message) else _message(doc)
+    if subject_in_text:
+        message = replace(message, text=email_text(message, True))
+    return email_tokens(message)
 
 
 def is_raw_email(doc: Any) -> bool:

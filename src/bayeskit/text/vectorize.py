@@ -91,16 +91,17 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         tf-idf options as in scikit-learn's ``TfidfVectorizer`` (``norm`` in "l2", "l1",
         None; used by "tfidf" only).
     ngram_weights : sequence of float, optional
-        ``output="tfidf"`` with analyzer "word" or "auto": the weight of a word n-gram by its
-        length, one per n from 1 to ``ngram_range[1]`` (``(1.0, 0.6)``: a 2-gram weighs 0.6
-        of what its tf would), applied before the rows are normalised. A per-document
-        weight: the statistics still add.
+        ``output="tfidf"`` with analyzer "word", "auto" or "email": the weight of a word
+        n-gram by its length, one per n from 1 to ``ngram_range[1]`` (``(1.0, 0.6)``: a
+        2-gram weighs 0.6 of what its tf would), applied before the rows are normalised. A
+        per-document weight: the statistics still add.
     subject_weight : float, default=1.0
-        ``output="tfidf"`` with analyzer "auto": the weight of an e-mail's ``subject:``
+        ``output="tfidf"`` with analyzer "auto" or "email": the weight of an e-mail's ``subject:``
         tokens, applied as ``ngram_weights`` are.
     subject_in_text : bool, default=False
-        Analyzer "auto": read an e-mail's subject line as the first line of its text too, so
-        that its words count as the text's words (and its ``subject:`` tokens stay).
+        Analyzer "auto" or "email": read an e-mail's subject line as the first line of its
+        text too, so that its words count as the text's words (its ``subject:`` tokens
+        stay).
     n_features : int, default=2**20
         Columns of the "hashed" output.
     encoding : str, default="utf-8"
@@ -348,28 +349,29 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             raise ParameterError(
                 f"subject_in_text must be True or False; got {self.subject_in_text!r}"
             )
-        if self.subject_in_text and self.analyzer != "auto":
+        mail = self.analyzer in ("auto", "email")
+        if self.subject_in_text and not mail:
             raise ParameterError(
-                f"subject_in_text reads e-mails' subject lines: it needs analyzer='auto', not "
-                f"{self.analyzer!r:.60}"
+                "subject_in_text reads e-mails' subject lines: it needs analyzer 'auto' or "
+                f"'email', not {self.analyzer!r:.60}"
             )
         weight = self.subject_weight
         if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r:.60}")
         if not (np.isfinite(weight) and weight > 0):
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r}")
-        if weight != 1 and (self.output != "tfidf" or self.analyzer != "auto"):
+        if weight != 1 and (self.output != "tfidf" or not mail):
             raise ParameterError(
                 "subject_weight weighs tf-idf values of e-mails' subject: tokens: it needs "
-                f"output='tfidf' and analyzer='auto' (got output={self.output!r}, "
+                f"output='tfidf' and analyzer 'auto' or 'email' (got output={self.output!r}, "
                 f"analyzer={self.analyzer!r:.60})"
             )
         if self.ngram_weights is None:
             return bool(self.subject_in_text)
-        if self.output != "tfidf" or self.analyzer not in ("word", "auto"):
+        if self.output != "tfidf" or self.analyzer not in ("word", "auto", "email"):
             raise ParameterError(
                 "ngram_weights weighs tf-idf values of word n-grams: it needs output='tfidf' "
-                f"and analyzer 'word' or 'auto' (got output={self.output!r}, "
+                f"and analyzer 'word', 'auto' or 'email' (got output={self.output!r}, "
                 f"analyzer={self.analyzer!r:.60})"
             )
         high = check_ngram_range(self.ngram_range)[1]
@@ -392,8 +394,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
 
     def term_weights(self, terms: np.ndarray) -> np.ndarray:
         """The weight of each of ``terms`` under ``ngram_weights`` and ``subject_weight`` (a
-        word n-gram's n is one more than its spaces; with analyzer "auto" a term holding a
-        colon is a header or URL token, and weighs ``subject_weight`` if it is a
+        word n-gram's n is one more than its spaces; with analyzer "auto" or "email" a term
+        holding a colon is a header or URL token, and weighs ``subject_weight`` if it is a
         ``subject:`` token, else 1)."""
         weights = np.ones(len(terms))
         if not self._weighted():
@@ -403,7 +405,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             if self.ngram_weights is None
             else np.asarray(self.ngram_weights, dtype=np.float64)
         )
-        auto, subject = self.analyzer == "auto", float(self.subject_weight)
+        auto, subject = self.analyzer in ("auto", "email"), float(self.subject_weight)
         for j, term in enumerate(terms.tolist()):
             if auto and ":" in term:
                 weights[j] = subject if term.startswith("subject:") else 1.0
