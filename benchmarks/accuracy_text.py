@@ -146,6 +146,19 @@ class _OneVersusRest:
         return self.own.classes_[np.asarray(X @ self.weights_.T).argmax(axis=1)]
 
 
+def _weighted_candidate(
+    name: str, subject_in_text: bool, w2: float, subject_weight: float
+) -> tuple[str, list[Callable[[], TextVectorizer]], Any, Callable[[str], str]]:
+    """A candidate of the term weights (auto 1-2-grams, log-tf, L2) with the default model."""
+    setting = (subject_in_text, w2, subject_weight)
+    return (
+        name,
+        [lambda: _log_tf(**_weights_setting(*setting))],
+        TextClassifier.default_model,
+        str,
+    )
+
+
 #: (name, [vectorizers of the views], the model or "edcm", text preparation)
 CANDIDATES: list[tuple[str, list[Callable[[], TextVectorizer]], Any, Callable[[str], str]]] = [
     (
@@ -201,31 +214,26 @@ CANDIDATES: list[tuple[str, list[Callable[[], TextVectorizer]], Any, Callable[[s
         lambda: bk.ComplementNB(alpha=0.1, smoothing="corpus", corpus_power=0.5),
         str,
     ),
-    (
+    _weighted_candidate(
         "(d) subject line read as text too (subject_in_text), auto 1-2-grams, log-tf, L2 + "
         "ComplementNB(α=0.01, corpus prior γ=0.5)",
-        [lambda: _log_tf(**_weights_setting(True, 1.0, 1.0))],
-        lambda: bk.ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5),
-        str,
+        True,
+        1.0,
+        1.0,
     ),
-    (
+    _weighted_candidate(
         "(e) 2-grams weighted 0.5 (ngram_weights=(1, 0.5)), auto 1-2-grams, log-tf, L2 + "
         "ComplementNB(α=0.01, corpus prior γ=0.5)",
-        [lambda: _log_tf(**_weights_setting(False, 0.5, 1.0))],
-        lambda: bk.ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5),
-        str,
+        False,
+        0.5,
+        1.0,
     ),
-    (
-        "(d) + (e)",
-        [lambda: _log_tf(**_weights_setting(True, 0.5, 1.0))],
-        lambda: bk.ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5),
-        str,
-    ),
-    (
+    _weighted_candidate("(d) + (e)", True, 0.5, 1.0),
+    _weighted_candidate(
         "(d) + 2-grams weighted 0.6 + subject: tokens weighted 1.5 (subject_weight=1.5)",
-        [lambda: _log_tf(**_weights_setting(True, 0.6, 1.5))],
-        lambda: bk.ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5),
-        str,
+        True,
+        0.6,
+        1.5,
     ),
     (
         "TextClassifier() now: (d) + 2-grams weighted 0.7 + subject: tokens weighted 1.5 (the "
@@ -298,19 +306,6 @@ SKLEARN_USUAL = [
 ]
 
 
-def _weighted_log_tf(counts: sp.csr_matrix, weights: np.ndarray) -> sp.csr_matrix:
-    """What ``TextVectorizer(output="tfidf", sublinear_tf=True, use_idf=False)`` with term
-    weights makes of counts: ``(1 + ln tf) · weight``, each row scaled to unit length."""
-    out = counts.astype(np.float64, copy=True)
-    np.log(out.data, out=out.data)
-    out.data += 1.0
-    out.data *= weights[out.indices]
-    size = np.sqrt(np.asarray(out.multiply(out).sum(axis=1)).ravel())
-    size[size == 0] = 1.0
-    out.data /= np.repeat(size, np.diff(out.indptr))
-    return out
-
-
 def _weights_setting(subject_in_text: bool, w2: float, subject_weight: float) -> dict[str, Any]:
     return {
         "analyzer": "auto",
@@ -360,7 +355,10 @@ def term_weights_search(root: Path) -> tuple[list[tuple[str, ...]], list[tuple[s
                     weights = TextVectorizer(
                         output="tfidf", **_weights_setting(subject_in_text, w2, ws)
                     ).term_weights(terms)
-                    A_w, B_w = _weighted_log_tf(A, weights), _weighted_log_tf(B, weights)
+                    # choose_defaults.weigh's idf slot multiplies each term's log-tf before
+                    # the rows are scaled: the term weights go there.
+                    A_w = weigh(A, "log-tf idf, L2", weights)
+                    B_w = weigh(B, "log-tf idf, L2", weights)
                     for alpha, power in itertools.product(
                         WEIGHT_GRID["alpha"], WEIGHT_GRID["power"]
                     ):
