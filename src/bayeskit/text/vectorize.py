@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -397,22 +398,23 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         word n-gram's n is one more than its spaces; with analyzer "auto" or "email" a term
         holding a colon is a header or URL token, and weighs ``subject_weight`` if it is a
         ``subject:`` token, else 1)."""
-        weights = np.ones(len(terms))
+        n = len(terms)
         if not self._weighted():
-            return weights
-        by_n = (
-            np.ones(1)
-            if self.ngram_weights is None
-            else np.asarray(self.ngram_weights, dtype=np.float64)
+            return np.ones(n)
+        listed = terms.tolist()
+        by_n = np.asarray(
+            (1.0,) if self.ngram_weights is None else self.ngram_weights, dtype=np.float64
         )
-        auto, subject = self.analyzer in ("auto", "email"), float(self.subject_weight)
-        for j, term in enumerate(terms.tolist()):
-            if auto and ":" in term:
-                weights[j] = subject if term.startswith("subject:") else 1.0
-            elif by_n.size > 1:
-                weights[j] = by_n[min(term.count(" "), by_n.size - 1)]
-            else:
-                weights[j] = by_n[0]
+        # str methods mapped over the list run in C: about 0.3 s for a million terms.
+        if by_n.size > 1:
+            spaces = np.fromiter(map(str.count, listed, repeat(" ")), np.int64, count=n)
+            weights = by_n[np.minimum(spaces, by_n.size - 1)]
+        else:
+            weights = np.full(n, by_n[0])
+        if self.analyzer in ("auto", "email"):
+            weights[np.fromiter(map(str.__contains__, listed, repeat(":")), bool, count=n)] = 1.0
+            subject = np.fromiter(map(str.startswith, listed, repeat("subject:")), bool, count=n)
+            weights[subject] = float(self.subject_weight)
         return weights
 
     _check_params = check_params
