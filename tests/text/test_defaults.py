@@ -45,10 +45,38 @@ def documented_choice(estimator: str) -> tuple:
     return tokens, int(min_df), weighting, model, float(alpha)
 
 
+def documented_term_weights() -> tuple[dict[str, object], float, float]:
+    """The term weights benchmarks/accuracy.md's second search ("Term weights", ``accuracy.py
+    --only text-weights``) chose for TextClassifier(): the vectorizer parameters, and the
+    ComplementNB α and γ they were chosen with."""
+    text = (BENCHMARKS / "accuracy.md").read_text(encoding="utf-8")
+    heading = "## The choice (best qualifying mean) on the 20 Newsgroups test half"
+    assert heading in text, "benchmarks/accuracy.md has no term-weights choice"
+    table = text.split(heading, 1)[1].split("\n\n", 2)[1]  # the table under the heading
+    found = re.search(
+        r"^\| (subject read as text, )?2-grams ×([\d.]+), subject: ×([\d.]+), "
+        r"ComplementNB\(α=([\d.]+), γ=([\d.]+)\) \|",
+        table,
+        re.MULTILINE,
+    )
+    assert found, table[:200]
+    read, w2, ws, alpha, power = found.groups()
+    params = {
+        "subject_in_text": read is not None,
+        "ngram_weights": (1.0, float(w2)),
+        "subject_weight": float(ws),
+    }
+    return params, float(alpha), float(power)
+
+
 @pytest.mark.parametrize("cls", [TextClassifier, SpamFilter])
 def test_defaults_are_the_documented_choice(cls):
     tokens, min_df, weighting, model, alpha = documented_choice(cls.__name__)
     expected = choose_defaults.setting_params(tokens, min_df, weighting)
+    if cls is TextClassifier:  # the second search's term weights, on the same model
+        weights, weights_alpha, power = documented_term_weights()
+        expected.update(weights)
+        assert (weights_alpha, power) == (alpha, choose_defaults.CORPUS_MODELS[model][1])
     vectorizer = cls.default_vectorizer()
     actual = vectorizer.get_params()
     for key, value in expected.items():

@@ -98,7 +98,7 @@ class TextView:
         terms, counts = counter._count(docs)
         self.terms = terms
         self.vocabulary = stats_of(terms, counts)
-        return Rows(sp.csr_matrix(counter._weigh(counts)), len(docs))
+        return Rows(sp.csr_matrix(counter._weigh(counts, terms=terms)), len(docs))
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
         if self.inner is not None:

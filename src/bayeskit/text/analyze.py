@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from ..errors import InputTypeError, ParameterError
@@ -213,8 +214,10 @@ def make_analyzer(
     token_pattern: str = DEFAULT_TOKEN_PATTERN,
     ngram_range: tuple[int, int] = (1, 1),
     stop_words: frozenset[str] = frozenset(),
+    subject_in_text: bool = False,
 ) -> Callable[[str], list[str]]:
-    """A function from decoded text to its list of terms."""
+    """A function from decoded text to its list of terms (``subject_in_text``: analyzer="auto"
+    reads an e-mail's subject line as the first line of its text too)."""
     low, high = check_ngram_range(ngram_range)
     if callable(analyzer):
         user = analyzer
@@ -236,6 +239,8 @@ def make_analyzer(
 
         return words
     if analyzer == "email":
+        if subject_in_text:
+            return partial(email_analyzer, subject_in_text=True)
         return email_analyzer
     if analyzer == "auto":
         words_of = make_analyzer(
@@ -254,7 +259,9 @@ def make_analyzer(
             from .email import email_tokens
 
             message = _message(doc)  # header tokens, then the body's word n-grams
-            return email_tokens(replace(message, text="")) + words_of(message.text)
+            return email_tokens(replace(message, text="")) + words_of(
+                email_text(message, subject_in_text)
+            )
 
         return auto
     if analyzer in ("char", "char_wb"):
@@ -272,18 +279,22 @@ def make_analyzer(
     )
 
 
-def email_analyzer(doc: Any) -> list[str]:
+def email_analyzer(doc: Any, subject_in_text: bool = False) -> list[str]:
     """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
-    tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`)."""
+    tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`); with
+    ``subject_in_text`` the subject line's words count as body words too."""
+    from dataclasses import replace
+
     from .email import Message, email_tokens
 
-    if isinstance(doc, Message):
-        return email_tokens(doc)
-    if not isinstance(doc, (str, bytes, bytearray, memoryview)):
+    if not isinstance(doc, (Message, str, bytes, bytearray, memoryview)):
         raise InputTypeError(
             f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
         )
-    return email_tokens(_message(doc))
+    message = doc if isinstance(doc, Message) else _message(doc)
+    if subject_in_text:
+        message = replace(message, text=email_text(message, True))
+    return email_tokens(message)
 
 
 def is_raw_email(doc: Any) -> bool:
@@ -332,6 +343,12 @@ def _message(doc: Any) -> Any:
         except UnicodeEncodeError:
             return read_message(doc.encode("utf-8", "surrogatepass"))
     return read_message(bytes(doc))
+
+
+def email_text(message: Any, subject_in_text: bool) -> str:
+    """The text analyzer="auto" reads words from in a parsed e-mail: its decoded body, after
+    its subject line when ``subject_in_text``."""
+    return f"{message.subject}\n{message.text}" if subject_in_text else message.text
 
 
 def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 
 
 def count_auto(
-    words: TextVectorizer, documents: list[Any], mail: np.ndarray
+    words: TextVectorizer, documents: list[Any], mail: np.ndarray, subject_in_text: bool = False
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """Sorted distinct terms of ``documents`` under analyzer="auto" and their counts (CSR,
-    canonical), given ``words`` (the same vectorizer with analyzer="word", unfitted) and
-    which documents are raw e-mails."""
-    from .analyze import _message
+    canonical), given ``words`` (the same vectorizer with analyzer="word", unfitted), which
+    documents are raw e-mails, and whether an e-mail's subject line is read as text too."""
+    from .analyze import _message, email_text
     from .email import email_tokens
 
     plain, mailed = np.flatnonzero(~mail), np.flatnonzero(mail)
@@ -41,7 +41,7 @@ def count_auto(
     heads = [email_tokens(replace(message, text="")) for message in messages]
     parts = [
         (mailed, *count_token_lists(heads)),
-        (mailed, *words._count([message.text for message in messages])),
+        (mailed, *words._count([email_text(message, subject_in_text) for message in messages])),
     ]
     if len(plain):
         parts.append((plain, *words._count([documents[i] for i in plain.tolist()])))

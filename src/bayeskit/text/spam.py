@@ -368,7 +368,7 @@ class SpamFilter(TextClassifier):
             self._calibrate(calibration.empty_counts())
             return self
         columns = self._vocabulary_columns(terms)
-        X = batch_vec._weigh(counts)
+        X = batch_vec._weigh(counts, terms=terms)
         X = X if columns is None else X[:, columns]
         self._calibrate(self._held_out_counts(X, labels))
         return self
