@@ -258,3 +258,17 @@ def test_a_sample_calibrates_as_all_the_messages_do(shared_data):
         p = calibration.calibrated(scores, calibration.fit_scale(counts))
         assert np.abs(p - p_full).max() <= tolerance
         np.testing.assert_array_equal(p > 0.5, p_full > 0.5)
+
+
+def test_the_model_line_names_the_term_weights():
+    # The default TextClassifier weighs 2-grams and subject: tokens apart and reads the
+    # subject line as text: the model line says so; a model without them says nothing more.
+    from bayeskit.text import TextClassifier, TextVectorizer
+
+    line = describe(TextClassifier())
+    assert "(log-tf, unit length; 2-grams x0.7; subject: x1.5; subject line read as text)" in line
+    plain = TextClassifier(
+        vectorizer=TextVectorizer(output="tfidf", sublinear_tf=True, use_idf=False)
+    )
+    assert "(log-tf, unit length)" in describe(plain)
+    assert "x1" not in describe(SpamFilter())
