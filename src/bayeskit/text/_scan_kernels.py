@@ -65,7 +65,6 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
 _U8 = np.uint64(8)
 _U32 = np.uint64(32)
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _HIGH = np.uint64(0x8080808080808080)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 
@@ -191,17 +190,12 @@ def _hash_at(text: np.ndarray, s: int, nb: int, fold: bool) -> tuple[np.uint64, 
         w = _fold8(w)
     r = nb & 7
     acc = w >> np.uint64((64 - 8 * r) & 63) if r else np.uint64(0)
-    if nb < 8:  # most tokens: the one word read holds the key too
-        key = w & ~(_ALL >> np.uint64(8 * nb))
-    else:
+    key = np.uint64(0)  # shorter tokens: _final takes the key from the word just read
+    if nb >= 8:
         key = load_be64(text, s)
         if fold:
             key = _fold8(key)
-    x = ((h ^ acc) * _M1) ^ np.uint64(nb)
-    x ^= x >> np.uint64(29)
-    x *= _M2
-    x ^= x >> _U32
-    return x, key
+    return _final(h, acc, nb, key)
 
 
 @njit(nogil=True, inline="always", _nrt=False)
