@@ -563,6 +563,26 @@ def _word_ngrams(
     return nnz
 
 
+@njit(nogil=True, inline="always", _nrt=False)
+def _pend(
+    pending: np.ndarray,
+    p: int,
+    hf: np.uint64,
+    key8: np.uint64,
+    s: int,
+    nb: int,
+    tokens: np.ndarray,
+    token_mask: np.uint64,
+) -> None:  # pragma: no cover
+    """Hold a hashed token in ``pending[:, p]`` (hash, key, start, length) and ask for its
+    ``tokens`` slot, which the scanner reads a block of tokens later."""
+    prefetch(tokens, np.int64(hf & token_mask))
+    pending[0, p] = hf
+    pending[1, p] = key8
+    pending[2, p] = np.uint64(s)
+    pending[3, p] = np.uint64(nb)
+
+
 @njit(nogil=True, _nrt=False)
 def scan_words(
     text: np.ndarray,
@@ -637,11 +657,7 @@ def scan_words(
                     s = bounds[0, k]
                     nb = bounds[1, k] - s
                     hf, key8 = _hash_at(text, s, nb, fold)
-                    prefetch(tokens, np.int64(hf & token_mask))
-                    pending[0, p] = hf
-                    pending[1, p] = key8
-                    pending[2, p] = np.uint64(s)
-                    pending[3, p] = np.uint64(nb)
+                    _pend(pending, p, hf, key8, s, nb, tokens, token_mask)
                     p += np.int64(nb >= min_chars)  # runs too short are overwritten
             else:
                 while p < pending.shape[1] and i < end:
@@ -650,11 +666,7 @@ def scan_words(
                     )
                     if s >= 0:
                         hf, key8 = _final(h, acc, nb, key)
-                        prefetch(tokens, np.int64(hf & token_mask))
-                        pending[0, p] = hf
-                        pending[1, p] = key8
-                        pending[2, p] = np.uint64(s)
-                        pending[3, p] = np.uint64(nb)
+                        _pend(pending, p, hf, key8, s, nb, tokens, token_mask)
                         p += 1
             found = p > 0
             if found:
