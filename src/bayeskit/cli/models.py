@@ -250,10 +250,11 @@ def describe(model: Any) -> str:
     weights = vectorizer.output
     if weights == "tfidf" and not vectorizer.use_idf:
         weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"
-    if weights != "binary" and getattr(vectorizer, "ngram_weights", None) is not None:
+    # (Term weights are refused unless output="tfidf".)
+    if getattr(vectorizer, "ngram_weights", None) is not None:
         by_n = ", ".join(f"{n}-grams x{w:g}" for n, w in enumerate(vectorizer.ngram_weights, 1))
         weights += f"; {by_n.removeprefix('1-grams x1, ')}"
-    if weights != "binary" and getattr(vectorizer, "subject_weight", 1) != 1:
+    if getattr(vectorizer, "subject_weight", 1) != 1:
         weights += f"; subject: x{vectorizer.subject_weight:g}"
     if getattr(vectorizer, "subject_in_text", False):
         weights += "; subject line read as text"

@@ -493,8 +493,7 @@ class _Entries:
         """The terms (entries of orders ``low``..``high``) in byte order, which is their
         order as ``str``: their entries, and a function writing out their bytes in that
         order on so many threads (so their names come out sorted; the caller may do other
-        work first). Word
-        n-grams are ordered by the ranks of their tokens
+        work first). Word n-grams are ordered by the ranks of their tokens
         (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
         and the sorted keys spell the n-grams from the tokens' bytes alone."""
@@ -585,8 +584,7 @@ class _Spelled:
         per thread when there are enough of them (a nogil kernel: the parts overlap)."""
         parts = 1 if n < PARALLEL_MIN_TERMS else threads
         cuts = [n * k // parts for k in range(parts + 1)]
-        spelled = _in_parallel(parts, parts, lambda _, p: spell(cuts[p], cuts[p + 1]))
-        return cls([(start, length, arena) for start, length, arena in spelled])
+        return cls(_in_parallel(parts, parts, lambda _, p: spell(cuts[p], cuts[p + 1])))
 
     def names(self, utf8: bool) -> np.ndarray:
         """The strings as ``str`` (object array)."""
@@ -766,19 +764,20 @@ class _Encoded:
     @classmethod
     def of(cls, texts: Sequence[str], lowercase: bool) -> _Encoded:
         lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+        ends = np.cumsum(lengths)
         try:
-            text = _latin1(texts, lengths)
+            text = _latin1(texts, ends)
         except UnicodeEncodeError:
             pieces = [
                 (t.lower() if lowercase else t).encode("utf-8", "surrogatepass") for t in texts
             ]
             lengths = np.fromiter(map(len, pieces), np.int64, len(pieces))
+            ends = np.cumsum(lengths)
             text = np.frombuffer(b"".join(itertools.chain(pieces, (b"\x00" * _PAD,))), np.uint8)
             utf8, lower, classes = True, _IDENTITY, unicode_classes()
         else:
             utf8, classes = False, _LATIN1_CLASSES
             lower = _LATIN1_LOWER if lowercase else _IDENTITY
-        ends = np.cumsum(lengths)
         return cls(text, utf8, ends - lengths, ends, lower, classes)
 
 
@@ -786,14 +785,14 @@ class _Encoded:
 ENCODE_BYTES = 1 << 21
 
 
-def _latin1(texts: Sequence[str], lengths: np.ndarray) -> np.ndarray:
-    """The texts' latin-1 bytes one after another, then :data:`_PAD` NUL bytes; raises
+def _latin1(texts: Sequence[str], ends: np.ndarray) -> np.ndarray:
+    """The texts' latin-1 bytes one after another (text ``d`` ends at ``ends[d]`` when each
+    character is a byte), then :data:`_PAD` NUL bytes; raises
     UnicodeEncodeError when a character does not fit. Encoded a few megabytes at a time
     into one numpy array: joining and encoding all at once made two fresh text-sized
     buffers, whose first touch (a page fault per 4 KiB) took longer than the copying
     (20 Newsgroups: 14,000 faults, 0.017 s against 0.003 s when the memory was warm);
     numpy's array gets huge pages, and the pieces reuse the same memory."""
-    ends = np.cumsum(lengths)
     total = int(ends[-1]) if ends.size else 0
     text = np.empty(total + _PAD, np.uint8)
     text[total:] = 0

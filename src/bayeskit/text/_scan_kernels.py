@@ -668,8 +668,7 @@ def scan_words(
                         hf, key8 = _final(h, acc, nb, key)
                         _pend(pending, p, hf, key8, s, nb, tokens, token_mask)
                         p += 1
-            found = p > 0
-            if found:
+            if p > 0:
                 # Their entries, found or added now that their slots were asked for; stop
                 # words dropped; unigrams counted, and the tokens gathered for their n-grams.
                 for k in range(p):

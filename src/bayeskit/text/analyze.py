@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -254,7 +255,6 @@ def make_analyzer(
         def auto(doc: Any) -> list[str]:
             if not is_raw_email(doc):
                 return words_of(decode(doc))
-            from dataclasses import replace
 
             from .email import email_tokens
 
@@ -283,8 +283,6 @@ def email_analyzer(doc: Any, subject_in_text: bool = False) -> list[str]:
     """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
     tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`); with
     ``subject_in_text`` the subject line's words count as body words too."""
-    from dataclasses import replace
-
     from .email import Message, email_tokens
 
     if not isinstance(doc, (Message, str, bytes, bytearray, memoryview)):
