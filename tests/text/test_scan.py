@@ -590,6 +590,45 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
     assert np.dtype(np.int32) in grown  # the rows' indices and counts
 
 
+def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
+    # Dense one-character n-grams in the last documents only: that chunk's rows leave the
+    # shared buffer, the others' stay in it, and the matrix and the column totals are
+    # still those of the Python path (the rows then written a chunk at a time).
+    from bayeskit.text import _scan
+
+    assembled: list[int] = []
+    real = _scan._assemble
+
+    def spy(scanned, *args, **kwargs):
+        assembled.append(sum(rows.at < 0 for rows in scanned))
+        return real(scanned, *args, **kwargs)
+
+    monkeypatch.setattr(_scan, "_assemble", spy)
+    monkeypatch.setattr(_scan, "PARALLEL_MIN_BYTES", 0)
+    rng = np.random.default_rng(1)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789"))
+    plain = [f"extraordinarily unremarkable documentation number{i}" for i in range(2000)]
+    dense = [" ".join(rng.choice(letters, 3000)) for _ in range(4)]
+    texts = plain + dense
+    settings = {"ngram_range": (1, 3), "token_pattern": r"(?u)\b\w+\b"}
+    terms, counts = count_terms(texts, TextVectorizer(**settings)._analysis(), threads=2)
+    assert_same((terms, counts), python_count(texts, settings=settings))
+    assert len(assembled) == 1
+    assert 0 < assembled[0] < 2 * _scan.CHUNKS_PER_THREAD  # some chunks grew, not all
+    entries, total = _scan.take_column_totals(counts)
+    assert np.array_equal(entries, np.diff(counts.tocsc().indptr))
+    assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
+
+
+def test_column_totals_come_with_the_rows_written_in_one_call():
+    texts = ["Free money, free!", "Lunch at noon?", "free lunch"] * 20000
+    terms, counts = count_terms(texts, TextVectorizer()._analysis(), threads=2)
+    assert_same((terms, counts), python_count(texts))
+    entries, total = _scan.take_column_totals(counts)
+    assert np.array_equal(entries, np.diff(counts.tocsc().indptr))
+    assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
+
+
 @pytest.mark.parametrize("block", [2, 3, 5])
 @pytest.mark.parametrize("settings", ANALYSES[:6], ids=str)
 def test_words_and_ngrams_continue_across_token_blocks(monkeypatch, block, settings):

@@ -226,32 +226,30 @@ def count_terms(
     doc = _Encoded.of(texts, analysis.lowercase)
     n_threads, chunks = _plan(doc, threads)
     phase("encode")
-    parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
+    parts, scanned, buffer = _scan_all(analysis, doc, n_threads, chunks)
     phase("scan")
     # One table: the others' entries merged into thread 0's (sized for them all).
     table = parts[0]
-    mappings = {w: table.merge(parts[w]) for w in range(1, n_threads)}
+    mappings = [table.merge(parts[w]) for w in range(1, n_threads)]
     phase("merge")
     ids, spell = table.sorted_terms(*analysis.orders)  # the entry of term j, its bytes
     n_terms = ids.size
-    of_entry = _per_entry(ids, int(table.sizes[0]), np.arange(n_terms, dtype=np.int32))
-    columns = {w: of_entry[mapping] for w, mapping in mappings.items()}
-    columns[0] = of_entry
+    # Each thread's entries' columns, one after another in one array.
+    column_at = np.cumsum([0, int(table.sizes[0]), *(m.size for m in mappings)])
+    column = np.full(max(int(column_at[-1]), 1), -1, np.int32)
+    of_entry = column[: column_at[1]]  # thread 0's table: every term's entry
+    of_entry[ids] = np.arange(n_terms, dtype=np.int32)
+    for w, mapping in enumerate(mappings, 1):
+        np.take(of_entry, mapping, out=column[column_at[w] : column_at[w + 1]])
     phase("sort")
 
     # The rows are rewritten, and each column's entries and total summed (what the
     # vocabulary statistics need), by compiled kernels in the background while this thread
     # spells the terms (a kernel, without the GIL) and makes their str objects (with it).
-    def rows_and_totals() -> tuple[np.ndarray, ...]:
-        indptr, indices, data = _assemble(
-            scanned, lambda rows: columns[rows.worker], n_threads, n_terms
-        )
-        return (indptr, indices, data, *kernels.column_totals(indices, data, n_terms))
-
     overlap = n_threads > 1
-    rows = _in_background(overlap, rows_and_totals)
+    rows = _rows_and_totals(scanned, buffer, column, column_at, n_terms, overlap)
     phase("rows, spelling and names" if overlap else "rows")
-    spelled = spell(n_threads)
+    spelled = spell(1 if overlap else n_threads)
     phase("rows, spelling and names" if overlap else "spelling")
     names = spelled.names(doc.utf8)
     indptr, indices, data, doc_freq, term_freq = rows()
@@ -261,6 +259,56 @@ def count_terms(
     _TOTALS[key] = (weakref.ref(counts, lambda _: _TOTALS.pop(key, None)), doc_freq, term_freq)
     phase("rows, spelling and names" if overlap else "names")
     return names, counts
+
+
+def _rows_and_totals(
+    scanned: list[_Rows],
+    buffer: _RowBuffer,
+    column: np.ndarray,
+    column_at: np.ndarray,
+    n_columns: int,
+    threaded: bool,
+) -> Callable[[], tuple[np.ndarray, ...]]:
+    """A function waiting for the CSR ``(indptr, indices, data)`` of the scanned rows over
+    ``n_columns`` (thread ``w``'s entry ``e`` in column ``column[column_at[w] + e]``) and
+    ``(entries, total)`` per column, computed on another thread when ``threaded``.
+
+    When every chunk's rows are in the shared buffer, all that is one kernel call, its
+    arguments made here: the thread making the terms' ``str`` objects meanwhile holds the
+    GIL for milliseconds at a time, and a thread wanting it back between two kernels (with
+    a call per chunk) waited that long each time. Otherwise (a chunk's rows outgrew their
+    room), a call per chunk."""
+    if any(rows.at < 0 for rows in scanned):
+
+        def per_chunk() -> tuple[np.ndarray, ...]:
+            indptr, indices, data = _assemble(
+                scanned,
+                lambda rows: column[column_at[rows.worker] : column_at[rows.worker + 1]],
+                1,
+                n_columns,
+            )
+            return indptr, indices, data, *kernels.column_totals(indices, data, n_columns)
+
+        (done,) = _in_background(threaded, per_chunk)
+        return done
+    offsets = np.cumsum([0, *(rows.n_entries for rows in scanned)])
+    chunks = np.array(
+        [
+            (rows.indptr_at, rows.indptr_at + rows.n_docs + 1, rows.at,
+             column_at[rows.worker], rows.first, at)
+            for rows, at in zip(scanned, offsets[:-1].tolist(), strict=True)
+        ],
+        np.int64,
+    ).reshape(-1, 6)  # fmt: skip
+    indptr = np.empty(sum(rows.n_docs for rows in scanned) + 1, np.int64)
+    indptr[-1] = offsets[-1]
+    indices, data = np.empty(offsets[-1], np.int32), np.empty(offsets[-1], np.float64)
+    args = (buffer.indptr, buffer.indices, buffer.counts, chunks, column, indptr, indices, data)
+    (done,) = _in_background(
+        threaded,
+        lambda: (indptr, indices, data, *kernels.sorted_rows_of_chunks(*args, n_columns)),
+    )
+    return done
 
 
 #: id(counts matrix) -> (weak reference to it, entries per column, total per column), for
@@ -366,10 +414,11 @@ def count_known(
         raise ValueError("the lookup table is for the other encoding")
     n_threads, chunks = _plan(doc, threads)
     states = [_Known(table, n_columns, oov_column) for _ in range(n_threads)]
+    buffer = _RowBuffer.of(analysis, doc, chunks)
     scanned = _in_parallel(
         len(chunks),
         n_threads,
-        lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, None, states[w]),
+        lambda w, c: _scan_chunk(analysis, doc, buffer, c, chunks[c], w, None, states[w]),
     )
     identity = np.arange(max(n_columns, 1), dtype=np.int32)
     indptr, indices, data = _assemble(scanned, lambda rows: identity, n_threads, n_columns)
@@ -387,7 +436,7 @@ def count_hashed(
         return _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, width)
     doc = _Encoded.of(texts, analysis.lowercase)
     n_threads, chunks = _plan(doc, threads)
-    parts, scanned = _scan_all(analysis, doc, n_threads, chunks)
+    parts, scanned, _ = _scan_all(analysis, doc, n_threads, chunks)
     columns = []
     for part in parts:
         terms = part.terms(*analysis.orders)
@@ -825,31 +874,46 @@ def _cuts(sizes: np.ndarray, parts: int) -> list[int]:
     return sorted({0, *inner, len(sizes)})  # fewer parts if one document is most of the text
 
 
-def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
-    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
-    a function that waits for its result (its exception is raised there)."""
-    if not threaded:
-        result = task()
-        return lambda: result
-    outcome: list[Any] = []
+def _done(result: Any) -> Callable[[], Any]:
+    return lambda: result
 
-    def run() -> None:
+
+def _in_background(threaded: bool, *tasks: Callable[[], Any]) -> list[Callable[[], Any]]:
+    """Start each task on a thread of its own (when ``threaded``; otherwise run them now, in
+    turn); returns a function per task that waits for its result (its exception is raised
+    there). The tasks start together once every thread exists: a thread started while a
+    kernel runs took 2-4 ms to start here (the kernel's page faults and the new thread's
+    stack both want the process's memory map)."""
+    if not threaded:
+        return [_done(task()) for task in tasks]
+    outcomes: list[list[Any]] = [[] for _ in tasks]
+    go = threading.Event()
+
+    def run(task: Callable[[], Any], outcome: list[Any]) -> None:
+        go.wait()
         try:
             outcome.append((True, task()))
         except BaseException as exc:  # re-raised in the waiting thread
             outcome.append((False, exc))
 
-    thread = threading.Thread(target=run)
-    thread.start()
+    threads = [
+        threading.Thread(target=run, args=pair) for pair in zip(tasks, outcomes, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    go.set()
 
-    def wait() -> Any:
-        thread.join()
-        ok, value = outcome[0]
-        if not ok:
-            raise value
-        return value
+    def waiter(thread: threading.Thread, outcome: list[Any]) -> Callable[[], Any]:
+        def wait() -> Any:
+            thread.join()
+            ok, value = outcome[0]
+            if not ok:
+                raise value
+            return value
 
-    return wait
+        return wait
+
+    return [waiter(*pair) for pair in zip(threads, outcomes, strict=True)]
 
 
 # ---------------------------------------------------------------------------- scanning
@@ -886,6 +950,55 @@ class _Rows:
     indptr: np.ndarray
     indices: np.ndarray
     counts: np.ndarray
+    indptr_at: int = -1  # where ``indptr`` is in the scan's :class:`_RowBuffer`
+    at: int = -1  # and ``indices`` and ``counts``; -1: they outgrew their room there
+
+    @property
+    def n_docs(self) -> int:
+        return self.indptr.size - 1
+
+    @property
+    def n_entries(self) -> int:
+        return int(self.indptr[-1])
+
+
+@dataclass(frozen=True)
+class _RowBuffer:
+    """Room for the rows of every chunk of a scan in one set of arrays, chunk ``c``'s row
+    pointers from ``indptr[first document + c]``, its entries from ``at[c]`` (to
+    ``at[c + 1]``), so that one kernel call can read them all."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    counts: np.ndarray
+    at: np.ndarray
+
+    @classmethod
+    def of(cls, analysis: Analysis, doc: _Encoded, chunks: list[tuple[int, int]]) -> _RowBuffer:
+        # Room from the amount of text, so the arrays rarely grow (growing copies them and
+        # scans a document again): on 20 Newsgroups a distinct word of a post per ~12
+        # bytes, a distinct word 1-2-gram per ~5, a character 2-4-gram per ~1.1.
+        # (np.empty: pages never written are never touched.)
+        per_bytes = 6 if analysis.kind == "word" else 3
+        orders = analysis.high - analysis.low + 1
+        room = [
+            max(1 << 10, int(doc.ends[b - 1] - doc.starts[a]) * orders // per_bytes)
+            for a, b in chunks
+        ]
+        at = np.cumsum([0, *room])
+        n_docs = chunks[-1][1] if chunks else 0
+        return cls(
+            np.zeros(n_docs + len(chunks), np.int64),
+            np.empty(int(at[-1]), np.int32),
+            np.empty(int(at[-1]), np.int32),
+            at,
+        )
+
+    def room(self, c: int, chunk: tuple[int, int]) -> tuple[np.ndarray, ...]:
+        """Chunk ``c``'s (documents ``chunk``) row pointers, indices and counts."""
+        a, b = chunk
+        lo, hi = int(self.at[c]), int(self.at[c + 1])
+        return self.indptr[a + c : b + c + 1], self.indices[lo:hi], self.counts[lo:hi]
 
 
 _NO_STOPS: Lookup | None = None
@@ -900,7 +1013,7 @@ def _no_stops() -> Lookup:
 
 def _scan_all(
     analysis: Analysis, doc: _Encoded, n_threads: int, chunks: list[tuple[int, int]]
-) -> tuple[list[_Entries], list[_Rows]]:
+) -> tuple[list[_Entries], list[_Rows], _RowBuffer]:
     """Every chunk counted into its thread's own growing vocabulary."""
     pairs = analysis.kind == "word" and analysis.high > 1
 
@@ -917,36 +1030,33 @@ def _scan_all(
     # arrays for words, fresh memory, was most of the merge of unigrams).
     per_thread = doc.n_bytes // n_threads
     parts = [_Part(entries(doc.n_bytes if w == 0 else per_thread)) for w in range(n_threads)]
+    buffer = _RowBuffer.of(analysis, doc, chunks)
     scanned = _in_parallel(
         len(chunks),
         n_threads,
-        lambda w, c: _scan_chunk(analysis, doc, chunks[c], w, parts[w], None),
+        lambda w, c: _scan_chunk(analysis, doc, buffer, c, chunks[c], w, parts[w], None),
     )
-    return [part.entries for part in parts], scanned
+    return [part.entries for part in parts], scanned, buffer
 
 
 def _scan_chunk(
     analysis: Analysis,
     doc: _Encoded,
+    buffer: _RowBuffer,
+    c: int,
     chunk: tuple[int, int],
     worker: int,
     part: _Part | None,
     known: _Known | None,
 ) -> _Rows:
-    """The rows of documents ``chunk``: new terms added to ``part``, or counted over the fixed
-    vocabulary of ``known``."""
+    """The rows of documents ``chunk`` (chunk ``c``, written in its room in ``buffer`` while
+    they fit): new terms added to ``part``, or counted over the fixed vocabulary of
+    ``known``."""
     a, b = chunk
     starts, ends = doc.starts[a:b], doc.ends[a:b]
-    n_bytes = int(ends[-1] - starts[0])
-    indptr = np.zeros(b - a + 1, np.int64)
-    # Room for the row entries from the amount of text, so the arrays rarely grow (growing
-    # copies them and scans a document again): on 20 Newsgroups a distinct word of a post per
-    # ~12 bytes, a distinct word 1-2-gram per ~5, a character 2-4-gram per ~1.1.
-    # (np.empty: pages never written are never touched.)
+    indptr, indices, counts = buffer.room(c, chunk)
+    at = int(buffer.at[c])
     word = analysis.kind == "word"
-    orders = analysis.high - analysis.low + 1
-    size = max(1 << 10, n_bytes * orders // (6 if word else 3))
-    indices, counts = np.empty(size, np.int32), np.empty(size, np.int32)
     classes = _classes_with(doc.utf8, analysis.joiners) if analysis.joiners else doc.classes
     if word:
         stops = analysis.stops(doc.utf8) if analysis.stop_words else _no_stops()
@@ -988,9 +1098,10 @@ def _scan_chunk(
         else:
             known.visit = visit  # type: ignore[union-attr]
         if status == kernels.DONE:
-            return _Rows(worker, a, indptr, indices, counts)
+            return _Rows(worker, a, indptr, indices, counts, a + c, at)
         if status == kernels.ROWS_FULL:
             indices, counts = _grown(indices, 2 * indices.size), _grown(counts, 2 * counts.size)
+            at = -1
         else:
             assert part is not None
             sizes = part.entries.sizes

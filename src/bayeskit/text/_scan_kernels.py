@@ -1360,6 +1360,32 @@ _INSERTION_MAX = 32  # rows up to this long are sorted by insertion
 
 
 @njit(nogil=True)
+def sorted_rows_of_chunks(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    counts: np.ndarray,
+    chunks: np.ndarray,
+    column: np.ndarray,
+    out_indptr: np.ndarray,
+    out_indices: np.ndarray,
+    out_data: np.ndarray,
+    n_columns: int,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`sorted_rows` of several chunks of rows in one call (none merged), then the
+    :func:`column_totals` of the matrix written. Chunk ``i``, ``chunks[i] = (p, q, e, c, d,
+    o)``: its row pointers ``indptr[p:q]`` into its entries ``indices[e:]`` and
+    ``counts[e:]``, its entry ``k`` in column ``column[c + k]``; its rows are rows ``d, d + 1,
+    ...`` of the output, their entries from ``out_*[o]`` on."""
+    for i in range(chunks.shape[0]):
+        p, q, e, c, d, o = chunks[i]
+        sorted_rows(
+            indptr[p:q], indices[e:], counts[e:], column[c:], out_indptr[d : d + q - p - 1],
+            out_indices, out_data, o, False, n_columns,
+        )  # fmt: skip
+    return column_totals(out_indices, out_data, n_columns)
+
+
+@njit(nogil=True)
 def crc_columns(
     arena: np.ndarray,
     start: np.ndarray,
