@@ -590,6 +590,23 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
     assert np.dtype(np.int32) in grown  # the rows' indices and counts
 
 
+@given(
+    st.lists(st.integers(0, 2**40), unique=True, max_size=60),
+    st.sampled_from([40, 62]),
+    st.integers(0, 2**30),
+)
+def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
+    # key_bits 40: each value fits beside its key (one np.sort); 62: it does not (argsort).
+    from bayeskit.text import _scan
+
+    keys = np.asarray(keys, np.int64)
+    values = (np.arange(keys.size, dtype=np.int64) * 7919 + top) % (top + 1)
+    got_values, got_keys = _scan._sort_distinct(keys, key_bits, values)
+    order = np.argsort(keys)
+    np.testing.assert_array_equal(got_keys, keys[order])
+    np.testing.assert_array_equal(got_values, values[order])
+
+
 def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     # Dense one-character n-grams in the last documents only: that chunk's rows leave the
     # shared buffer, the others' stay in it, and the matrix and the column totals are
