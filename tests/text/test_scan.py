@@ -607,6 +607,25 @@ def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
     np.testing.assert_array_equal(got_values, values[order])
 
 
+@pytest.mark.parametrize("big", [False, True])
+def test_column_totals_exact_in_32_bits_and_beyond(big):
+    # Sums below 2**31 are tallied in int32 pairs, larger ones in int64: the same totals.
+    from bayeskit.text import _scan_kernels
+
+    rng = np.random.default_rng(3)
+    indices = rng.integers(0, 50, 5000).astype(np.int32)
+    data = rng.integers(1, 9, 5000).astype(np.float64)
+    if big:
+        data[::7] = 2.0**30  # each of those columns sums past 2**31
+    entries, totals = _scan_kernels.column_totals(indices, data, 60)
+    assert entries.dtype == totals.dtype == np.int64
+    np.testing.assert_array_equal(entries, np.bincount(indices, minlength=60))
+    want = np.zeros(60, np.int64)
+    np.add.at(want, indices, data.astype(np.int64))
+    np.testing.assert_array_equal(totals, want)
+    assert bool(totals.max() >= 2**31) == big
+
+
 def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     # Dense one-character n-grams in the last documents only: that chunk's rows leave the
     # shared buffer, the others' stay in it, and the matrix and the column totals are
