@@ -289,8 +289,7 @@ def _rows_and_totals(
             )
             return indptr, indices, data, *kernels.column_totals(indices, data, n_columns)
 
-        (done,) = _in_background(threaded, per_chunk)
-        return done
+        return _in_background(threaded, per_chunk)
     offsets = np.cumsum([0, *(rows.n_entries for rows in scanned)])
     chunks = np.array(
         [
@@ -304,11 +303,10 @@ def _rows_and_totals(
     indptr[-1] = offsets[-1]
     indices, data = np.empty(offsets[-1], np.int32), np.empty(offsets[-1], np.float64)
     args = (buffer.indptr, buffer.indices, buffer.counts, chunks, column, indptr, indices, data)
-    (done,) = _in_background(
+    return _in_background(
         threaded,
         lambda: (indptr, indices, data, *kernels.sorted_rows_of_chunks(*args, n_columns)),
     )
-    return done
 
 
 #: id(counts matrix) -> (weak reference to it, entries per column, total per column), for
@@ -878,46 +876,31 @@ def _cuts(sizes: np.ndarray, parts: int) -> list[int]:
     return sorted({0, *inner, len(sizes)})  # fewer parts if one document is most of the text
 
 
-def _done(result: Any) -> Callable[[], Any]:
-    return lambda: result
-
-
-def _in_background(threaded: bool, *tasks: Callable[[], Any]) -> list[Callable[[], Any]]:
-    """Start each task on a thread of its own (when ``threaded``; otherwise run them now, in
-    turn); returns a function per task that waits for its result (its exception is raised
-    there). The tasks start together once every thread exists: a thread started while a
-    kernel runs took 2-4 ms to start here (the kernel's page faults and the new thread's
-    stack both want the process's memory map)."""
+def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
+    a function that waits for its result (its exception is raised there)."""
     if not threaded:
-        return [_done(task()) for task in tasks]
-    outcomes: list[list[Any]] = [[] for _ in tasks]
-    go = threading.Event()
+        result = task()
+        return lambda: result
+    outcome: list[Any] = []
 
-    def run(task: Callable[[], Any], outcome: list[Any]) -> None:
-        go.wait()
+    def run() -> None:
         try:
             outcome.append((True, task()))
         except BaseException as exc:  # re-raised in the waiting thread
             outcome.append((False, exc))
 
-    threads = [
-        threading.Thread(target=run, args=pair) for pair in zip(tasks, outcomes, strict=True)
-    ]
-    for thread in threads:
-        thread.start()
-    go.set()
+    thread = threading.Thread(target=run)
+    thread.start()
 
-    def waiter(thread: threading.Thread, outcome: list[Any]) -> Callable[[], Any]:
-        def wait() -> Any:
-            thread.join()
-            ok, value = outcome[0]
-            if not ok:
-                raise value
-            return value
+    def wait() -> Any:
+        thread.join()
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
 
-        return wait
-
-    return [waiter(*pair) for pair in zip(threads, outcomes, strict=True)]
+    return wait
 
 
 # ---------------------------------------------------------------------------- scanning

@@ -1464,14 +1464,14 @@ def column_totals(
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """Entries and summed (whole-number) values per column of a sparse matrix, as int64.
 
-    When every sum fits 32 bits (the values add up to less than 2**31), both are tallied as
-    int32 side by side, one cache line per entry: 3x faster on the 1.2 million columns of
+    When every sum fits 32 bits (the values' magnitudes add up to less than 2**31), both are
+    tallied as int32 side by side, one cache line per entry: 3x faster on the 1.2 million columns of
     20 Newsgroups' 1-2-grams than two int64 arrays, which leave the cache."""
     entries = np.zeros(n_columns, np.int64)
     totals = np.zeros(n_columns, np.int64)
     whole = 0.0
     for k in range(data.size):
-        whole += data[k]
+        whole += abs(data[k])
     if indices.size < 2**31 and whole < 2**31:
         both = np.zeros((n_columns, 2), np.int32)
         for k in range(indices.size):
