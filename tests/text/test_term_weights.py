@@ -205,3 +205,37 @@ def test_the_email_analyzer_takes_the_same_options():
     assert row["subject:hockey"] == pytest.approx(1.5 * row["hockey"])
     plain = TextVectorizer(analyzer="email").fit(POSTS[:3])
     assert "hockey" not in plain.vocabulary_
+
+
+def test_weights_of_a_terms_array_are_made_once_for_every_vectorizer_weighing_alike(monkeypatch):
+    # A classifier weighs a batch's terms when it fits them and the vocabulary (the same
+    # array) at its first transform: made once. Other settings, or another array, are
+    # weighed again; the kept weights are read-only and go with the array.
+    import gc
+
+    from bayeskit.text import vectorize
+
+    made: list[int] = []
+    real = TextVectorizer.term_weights
+
+    def spy(self, terms):
+        made.append(len(terms))
+        return real(self, terms)
+
+    monkeypatch.setattr(TextVectorizer, "term_weights", spy)
+    terms = np.asarray(["a b", "free", "subject:win", "x y z"], dtype=object)
+    one = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.5))
+    two = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.5))
+    first = one._shared_term_weights(terms)
+    assert two._shared_term_weights(terms) is first
+    assert made == [4]
+    assert first.tolist() == real(one, terms).tolist() == [0.5, 1.0, 1.0, 0.5]
+    assert not first.flags.writeable
+    other = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.25))
+    assert other._shared_term_weights(terms).tolist() == [0.25, 1.0, 1.0, 0.25]
+    assert one._shared_term_weights(terms.copy()).tolist() == first.tolist()
+    assert made == [4, 4, 4]
+    key = id(terms)
+    del terms, first
+    gc.collect()
+    assert key not in vectorize._TERM_WEIGHTS

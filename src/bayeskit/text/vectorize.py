@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
@@ -56,6 +57,11 @@ SMALL_TOTALS_NNZ = 1 << 18
 # auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
 # "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
 # CountVectorizer.
+#: id(terms array) -> (weak reference to it, the weighting, the terms' weights): see
+#: :meth:`TextVectorizer._shared_term_weights`.
+_TERM_WEIGHTS: dict[int, tuple[weakref.ref[np.ndarray], tuple[Any, ...], np.ndarray]] = {}
+
+
 class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
@@ -726,15 +732,33 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         """:meth:`term_weights` of the columns: of ``terms``, or of the vocabulary (kept
         until it changes; an OOV column weighs 1)."""
         if terms is not None:
-            return self.term_weights(terms)
+            return self._shared_term_weights(terms)
         key = (self.ngram_weights, self.subject_weight, self.oov_token)
         cached = self.__dict__.get("_column_weights_cache")
         if cached is not None and cached[0] is self.terms_ and cached[1] == key:
             return cached[2]
-        weights = self.term_weights(self.terms_)
+        weights = self._shared_term_weights(self.terms_)
         if self.oov_token is not None:
             weights = np.append(weights, 1.0)
         self._column_weights_cache = (self.terms_, key, weights)
+        return weights
+
+    def _shared_term_weights(self, terms: np.ndarray) -> np.ndarray:
+        """:meth:`term_weights` (read-only), kept with the ``terms`` array while it lives, for
+        any vectorizer weighing terms alike: a batch's terms weighed when a classifier fits
+        them are the vocabulary weighed at its first transform (0.19 s each for the 1.17
+        million terms of 20 Newsgroups under the default ``TextClassifier``)."""
+        if not self._weighted():
+            return self.term_weights(terms)
+        key = (self.ngram_weights, self.subject_weight, self.analyzer in ("auto", "email"))
+        found = _TERM_WEIGHTS.get(id(terms))
+        if found is not None and found[0]() is terms and found[1] == key:
+            return found[2]
+        weights = self.term_weights(terms)
+        weights.flags.writeable = False
+        at = id(terms)
+        alive = weakref.ref(terms, lambda _: _TERM_WEIGHTS.pop(at, None))
+        _TERM_WEIGHTS[at] = (alive, key, weights)
         return weights
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
