@@ -54,14 +54,14 @@ SMALL_REMAP_NNZ = 1 << 12
 SMALL_TOTALS_NNZ = 1 << 18
 
 
-# auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
-# "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
-# CountVectorizer.
 #: id(terms array) -> (weak reference to it, the weighting, the terms' weights): see
 #: :meth:`TextVectorizer._shared_term_weights`.
 _TERM_WEIGHTS: dict[int, tuple[weakref.ref[np.ndarray], tuple[Any, ...], np.ndarray]] = {}
 
 
+# auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
+# "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
+# CountVectorizer.
 class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
