@@ -597,8 +597,6 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
 )
 def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
     # key_bits 40: each value fits beside its key (one np.sort); 62: it does not (argsort).
-    from bayeskit.text import _scan
-
     keys = np.asarray(keys, np.int64)
     values = (np.arange(keys.size, dtype=np.int64) * 7919 + top) % (top + 1)
     got_values, got_keys = _scan._sort_distinct(keys, key_bits, values)
@@ -630,8 +628,6 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     # Dense one-character n-grams in the last documents only: that chunk's rows leave the
     # shared buffer, the others' stay in it, and the matrix and the column totals are
     # still those of the Python path (the rows then written a chunk at a time).
-    from bayeskit.text import _scan
-
     assembled: list[int] = []
     real = _scan._assemble
 
@@ -656,9 +652,19 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
 
 
-def test_column_totals_come_with_the_rows_written_in_one_call():
-    texts = ["Free money, free!", "Lunch at noon?", "free lunch"] * 20000
+def test_column_totals_come_with_the_rows_written_in_one_call(monkeypatch):
+    calls: list[int] = []
+    real = _scan.kernels.sorted_rows_of_chunks
+
+    def spy(indptr, indices, counts, chunks, *args):
+        calls.append(len(chunks))
+        return real(indptr, indices, counts, chunks, *args)
+
+    monkeypatch.setattr(_scan.kernels, "sorted_rows_of_chunks", spy)
+    # Long words: every chunk's rows fit their room.
+    texts = ["Wonderful afternoon, wonderful!", "Lunchtime tomorrow?", "wonderful lunch"] * 18000
     terms, counts = count_terms(texts, TextVectorizer()._analysis(), threads=2)
+    assert calls == [2 * _scan.CHUNKS_PER_THREAD]  # every chunk, one call
     assert_same((terms, counts), python_count(texts))
     entries, total = _scan.take_column_totals(counts)
     assert np.array_equal(entries, np.diff(counts.tocsc().indptr))
