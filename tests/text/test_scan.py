@@ -595,6 +595,8 @@ def test_row_arrays_grow_when_the_first_guess_is_small(monkeypatch, threads):
     st.sampled_from([40, 62]),
     st.integers(0, 2**30),
 )
+@example(keys=[2**40 - 1, 0, 7], key_bits=40, top=2**30)  # 40 + 31 bits: not packed
+@example(keys=[2**40 - 1, 0, 7], key_bits=40, top=2**22)  # 40 + 23 bits: packed
 def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
     # key_bits 40: each value fits beside its key (one np.sort); 62: it does not (argsort).
     keys = np.asarray(keys, np.int64)
