@@ -226,14 +226,14 @@ def test_weights_of_a_terms_array_are_made_once_for_every_vectorizer_weighing_al
     terms = np.asarray(["a b", "free", "subject:win", "x y z"], dtype=object)
     one = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.5))
     two = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.5))
-    first = one._shared_term_weights(terms)
-    assert two._shared_term_weights(terms) is first
+    first = one._column_weights(terms)
+    assert two._column_weights(terms) is first
     assert made == [4]
     assert first.tolist() == real(one, terms).tolist() == [0.5, 1.0, 1.0, 0.5]
     assert not first.flags.writeable
     other = TextVectorizer(analyzer="auto", output="tfidf", ngram_weights=(1.0, 0.25))
-    assert other._shared_term_weights(terms).tolist() == [0.25, 1.0, 1.0, 0.25]
-    assert one._shared_term_weights(terms.copy()).tolist() == first.tolist()
+    assert other._column_weights(terms).tolist() == [0.25, 1.0, 1.0, 0.25]
+    assert one._column_weights(terms.copy()).tolist() == first.tolist()
     assert made == [4, 4, 4]
     key = id(terms)
     del terms, first

@@ -38,7 +38,6 @@ import itertools
 import re
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._identity import KeptBeside
 from .._threads import in_parallel as _in_parallel
 from .._threads import usable_cpus as _usable_cpus
 from . import _scan_kernels as kernels
@@ -53,8 +53,6 @@ from .analyze import ADDRESS_TOKEN_PATTERN
 
 #: Below this many bytes of text, one thread and one chunk: more save nothing.
 PARALLEL_MIN_BYTES = 1 << 19
-#: Below this many terms, their bytes are written out on one thread.
-PARALLEL_MIN_TERMS = 1 << 15
 #: Chunks per thread: more than one, so a thread slowed by other work on the machine leaves
 #: its share to the others.
 CHUNKS_PER_THREAD = 4
@@ -249,14 +247,13 @@ def count_terms(
     overlap = n_threads > 1
     rows = _rows_and_totals(scanned, buffer, column, column_at, n_terms, overlap)
     phase("rows, spelling and names" if overlap else "rows")
-    spelled = spell(1 if overlap else n_threads)
+    spelled = spell()
     phase("rows, spelling and names" if overlap else "spelling")
     names = spelled.names(doc.utf8)
     indptr, indices, data, doc_freq, term_freq = rows()
-    _remember(names, _Counted(doc.utf8, analysis, table, ids))
+    _COUNTED.put(names, _Counted(doc.utf8, analysis, table, ids))
     counts = _csr(data, indices, indptr, len(texts), n_terms)
-    key = id(counts)
-    _TOTALS[key] = (weakref.ref(counts, lambda _: _TOTALS.pop(key, None)), doc_freq, term_freq)
+    _TOTALS.put(counts, (doc_freq, term_freq))
     phase("rows, spelling and names" if overlap else "names")
     return names, counts
 
@@ -309,19 +306,16 @@ def _rows_and_totals(
     )
 
 
-#: id(counts matrix) -> (weak reference to it, entries per column, total per column), for
-#: the matrices :func:`count_terms` returned, until :func:`take_column_totals` takes them.
-_TOTALS: dict[int, tuple[weakref.ref[sp.csr_matrix], np.ndarray, np.ndarray]] = {}
+#: (entries per column, total per column) of the matrices :func:`count_terms` returned, until
+#: :func:`take_column_totals` takes them.
+_TOTALS: KeptBeside[tuple[np.ndarray, np.ndarray]] = KeptBeside()
 
 
 def take_column_totals(counts: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray] | None:
     """``(entries, total)`` per column (int64) of a count matrix :func:`count_terms` just
     returned, summed while it made the terms' names; None for any other matrix, or when
     taken already (once: what a caller does with the matrix afterwards is not tracked)."""
-    found = _TOTALS.pop(id(counts), None)
-    if found is None or found[0]() is not counts:
-        return None
-    return found[1], found[2]
+    return _TOTALS.pop(counts)
 
 
 #: When a dict, :func:`count_terms` adds the seconds of each of its phases to it, as
@@ -357,13 +351,8 @@ class _Counted:
     entry: np.ndarray  # int64: the entry of term j
 
 
-#: id(terms array) -> (weak reference to it, how it was counted): kept while the terms live.
-_COUNTED: dict[int, tuple[weakref.ref[np.ndarray], _Counted]] = {}
-
-
-def _remember(terms: np.ndarray, counted: _Counted) -> None:
-    key = id(terms)
-    _COUNTED[key] = (weakref.ref(terms, lambda _: _COUNTED.pop(key, None)), counted)
+#: How the terms arrays :func:`count_terms` returned were counted, while they live.
+_COUNTED: KeptBeside[_Counted] = KeptBeside()
 
 
 def counted_lookup(
@@ -376,11 +365,8 @@ def counted_lookup(
     in that encoding (then build one). The table is the same as a built one for every
     document: the same entries (tokens, and n-grams as pairs of entries) reached by the same
     scan, with ``-1`` columns for the entries that are not vocabulary terms."""
-    found = _COUNTED.get(id(terms))
-    if found is None or found[0]() is not terms:
-        return None
-    counted = found[1]
-    if counted.utf8 != utf8 or counted.analysis != analysis:
+    counted = _COUNTED.get(terms)
+    if counted is None or counted.utf8 != utf8 or counted.analysis != analysis:
         return None
     column = np.full(max(int(counted.entries.sizes[0]), 1), -1, np.int64)
     column[counted.entry[selected]] = np.arange(len(selected), dtype=np.int64)
@@ -536,11 +522,11 @@ class _Entries:
         order = self.order[:n]
         return self._spelled(np.flatnonzero((order >= low) & (order <= high)))
 
-    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[int], _Spelled]]:
+    def sorted_terms(self, low: int, high: int) -> tuple[np.ndarray, Callable[[], _Spelled]]:
         """The terms (entries of orders ``low``..``high``) in byte order, which is their
         order as ``str``: their entries, and a function writing out their bytes in that
-        order on so many threads (so their names come out sorted; the caller may do other
-        work first). Word n-grams are ordered by the ranks of their tokens
+        order (so their names come out sorted; the caller may do other work first). Word
+        n-grams are ordered by the ranks of their tokens
         (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
         and the sorted keys spell the n-grams from the tokens' bytes alone."""
@@ -563,28 +549,22 @@ class _Entries:
             )
             ids, keys = _sort_distinct(keys, bits * high, wanted)
 
-            tok_start, tok_len = self.start[by_bytes], self.length[by_bytes]
-
-            def spell_tuples(threads: int) -> _Spelled:
-                return _Spelled.of(
-                    keys.size,
-                    threads,
-                    lambda a, b: kernels.spell_tuples(
-                        keys[a:b], bits, high, tok_start, tok_len, self.arena
-                    ),
-                )
+            def spell_tuples() -> _Spelled:
+                return _Spelled(
+                    *kernels.spell_tuples(
+                        keys, bits, high, self.start[by_bytes], self.length[by_bytes],
+                        self.arena,
+                    )
+                )  # fmt: skip
 
             return ids, spell_tuples
         terms = self.terms(low, high)  # strings, or (rarely) n-grams spelled in entry order
         index = _term_order(terms.key[: terms.n], terms.start, terms.length, terms.arena)
 
-        def gather(threads: int) -> _Spelled:
-            def part(a: int, b: int) -> tuple[np.ndarray, ...]:
-                length = terms.length[index[a:b]]
-                start, arena = kernels.gather(terms.start[index[a:b]], length, terms.arena)
-                return start, length, arena
-
-            return _Spelled.of(index.size, threads, part)
+        def gather() -> _Spelled:
+            length = terms.length[index]
+            start, arena = kernels.gather(terms.start[index], length, terms.arena)
+            return _Spelled(start, length, arena)
 
         return terms.ids[index], gather
 
@@ -621,51 +601,34 @@ def _sort_distinct(
 
 @dataclass(frozen=True)
 class _Spelled:
-    """Strings one after another in the ``arena`` of each of ``parts`` ``(start, length,
-    arena)``, each followed by a NUL byte: string ``j`` of a part is
-    ``arena[start[j]:][:length[j]]``; the strings are those of the parts in turn."""
+    """Strings one after another in ``arena``, each followed by a NUL byte: string ``j`` is
+    ``arena[start[j]:][:length[j]]``."""
 
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-    @classmethod
-    def of(
-        cls, n: int, threads: int, spell: Callable[[int, int], tuple[np.ndarray, ...]]
-    ) -> _Spelled:
-        """The strings ``0..n``, spelled by ``spell(a, b)`` for strings ``a..b`` in parts, one
-        per thread when there are enough of them (a nogil kernel: the parts overlap)."""
-        parts = 1 if n < PARALLEL_MIN_TERMS else threads
-        cuts = [n * k // parts for k in range(parts + 1)]
-        return cls(_in_parallel(parts, parts, lambda _, p: spell(cuts[p], cuts[p + 1])))
+    start: np.ndarray
+    length: np.ndarray
+    arena: np.ndarray
 
     def names(self, utf8: bool) -> np.ndarray:
         """The strings as ``str`` (object array)."""
-        n = sum(start.size for start, _, _ in self.parts)
-        return np.fromiter(
-            itertools.chain.from_iterable(self._names(*part, utf8) for part in self.parts),
-            object,
-            n,
-        )
-
-    @staticmethod
-    def _names(start: np.ndarray, length: np.ndarray, arena: np.ndarray, utf8: bool) -> list[str]:
+        n = self.start.size
         # Decoded from the array's own memory (no bytes copy), split at the NULs, the empty
         # string after the last one popped (not sliced off: that copies the list), and the
-        # lists read into the object array (np.fromiter: ~0.01 s less than a slice assignment
+        # list read into the object array (np.fromiter: ~0.01 s less than a slice assignment
         # for a million terms).
         if utf8:
-            text = codecs.utf_8_decode(arena.data, "surrogatepass", True)[0]
+            text = codecs.utf_8_decode(self.arena.data, "surrogatepass", True)[0]
         else:
-            text = codecs.latin_1_decode(arena.data)[0]
+            text = codecs.latin_1_decode(self.arena.data)[0]
         names = text.split("\x00")
         names.pop()
-        if len(names) != start.size:  # a term holds a NUL (character n-grams): cut by offsets
+        if len(names) != n:  # a term holds a NUL (character n-grams): cut by offsets
             encoding = "utf-8" if utf8 else "latin-1"
-            raw = arena.tobytes()
+            raw = self.arena.tobytes()
             names = [
                 raw[a : a + k].decode(encoding, "surrogatepass")
-                for a, k in zip(start.tolist(), length.tolist(), strict=True)
+                for a, k in zip(self.start.tolist(), self.length.tolist(), strict=True)
             ]
-        return names
+        return np.fromiter(names, object, n)
 
 
 @dataclass(frozen=True)

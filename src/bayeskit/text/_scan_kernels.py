@@ -1465,10 +1465,8 @@ def column_totals(
     """Entries and summed (whole-number) values per column of a sparse matrix, as int64.
 
     When every sum fits 32 bits (the values' magnitudes add up to less than 2**31), both are
-    tallied as int32 side by side, one cache line per entry: 3x faster on the 1.2 million columns of
-    20 Newsgroups' 1-2-grams than two int64 arrays, which leave the cache."""
-    entries = np.zeros(n_columns, np.int64)
-    totals = np.zeros(n_columns, np.int64)
+    tallied as int32 side by side, in one cache line per entry: 3x faster on the 1.2 million
+    columns of 20 Newsgroups' 1-2-grams than two int64 arrays, which leave the cache."""
     whole = 0.0
     for k in range(data.size):
         whole += abs(data[k])
@@ -1478,10 +1476,9 @@ def column_totals(
             j = indices[k]
             both[j, 0] += 1
             both[j, 1] += np.int32(data[k])
-        for j in range(n_columns):
-            entries[j] = both[j, 0]
-            totals[j] = both[j, 1]
-        return entries, totals
+        return both[:, 0].astype(np.int64), both[:, 1].astype(np.int64)
+    entries = np.zeros(n_columns, np.int64)
+    totals = np.zeros(n_columns, np.int64)
     for k in range(indices.size):
         entries[indices[k]] += 1
         totals[indices[k]] += np.int64(data[k])
