@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from bayeskit import _jit
-from bayeskit._jit import load_be64, prange, prefetch
+from bayeskit._jit import count_ones, load_be64, load_le64, prange, prefetch, trailing_zeros
 
 
 def test_falls_back_to_compiling_without_a_cache(monkeypatch):
@@ -171,3 +171,37 @@ def test_load_be64_reads_eight_bytes_big_endian_anywhere():
     assert [int(_jit.load_be64(data, i)) for i in range(32)] == want
     assert int(_jit.load_be64(data, 36)) == int.from_bytes(bytes([37, 38, 39]) + bytes(5), "big")
     assert got[0] < got[1]  # byte order
+
+
+def test_load_le64_and_bit_counts_equal_their_python_stand_ins():
+    # The latin-1 run finder loads eight bytes little-endian (byte k in bits 8k-8k+7) and
+    # walks a word's marked bits with trailing_zeros (64 for no bit) and count_ones.
+    rng = np.random.default_rng(1)
+    data = np.frombuffer(rng.integers(0, 256, 48, dtype=np.uint8).tobytes(), np.uint8)
+    words = np.concatenate(
+        [
+            np.array([0, 1, 2**63, 2**64 - 1, 0x8080808080808080, 0x100], np.uint64),
+            rng.integers(0, 2**64, 200, dtype=np.uint64, endpoint=False),
+        ]
+    )
+
+    @_jit.njit()
+    def compiled(data, words):
+        loads = np.empty(40, np.uint64)
+        for i in range(40):
+            loads[i] = load_le64(data, i)
+        bits = np.empty((2, words.size), np.uint64)
+        for k in range(words.size):
+            bits[0, k] = trailing_zeros(words[k])
+            bits[1, k] = count_ones(words[k])
+        return loads, bits
+
+    loads, bits = compiled(data, words)
+    want = [int.from_bytes(data[i : i + 8].tobytes(), "little") for i in range(40)]
+    assert loads.tolist() == want
+    assert [int(_jit.load_le64(data, i)) for i in range(40)] == loads.tolist()
+    want_tz = [(int(w) & -int(w)).bit_length() - 1 if w else 64 for w in words]
+    assert bits[0].tolist() == want_tz == [int(_jit.trailing_zeros(w)) for w in words]
+    want_ones = [bin(int(w)).count("1") for w in words]
+    assert bits[1].tolist() == want_ones == [int(_jit.count_ones(w)) for w in words]
+    assert want_tz[:4] == [64, 0, 63, 0]

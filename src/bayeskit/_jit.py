@@ -6,7 +6,8 @@
   0.3 s). Kernels that use ``prange`` import it from here (``from .._jit import njit,
   prange``): a stand-in that runs as ``range`` until the kernel is built, then numba's own.
   :func:`prefetch` is another such stand-in: a no-op in Python, LLVM's prefetch once built;
-  and :func:`load_be64`, an unaligned 8-byte load.
+  and :func:`load_be64` / :func:`load_le64` (unaligned 8-byte loads), :func:`trailing_zeros`
+  and :func:`count_ones` (one instruction each once built).
 - **Cached.** Compiled code is kept on disk, so a kernel compiles once per installation. The
   cache is numba's ``__pycache__`` beside the source when that folder is writable; where the
   installed package is not writable it is ``$BAYESKIT_CACHE_DIR``, else
@@ -28,7 +29,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Kernel", "announce_compiling", "cache_dir", "load_be64", "njit", "prange", "prefetch"]
+__all__ = [
+    "Kernel",
+    "announce_compiling",
+    "cache_dir",
+    "count_ones",
+    "load_be64",
+    "load_le64",
+    "njit",
+    "prange",
+    "prefetch",
+    "trailing_zeros",
+]
 
 # The kernels of a typical command compile in about this many seconds of CPU on a 2-core
 # machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
@@ -63,6 +75,30 @@ def load_be64(array: Any, index: int) -> Any:
     import numpy as np
 
     return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), "big"))
+
+
+def load_le64(array: Any, index: int) -> Any:
+    """:func:`load_be64` little-endian: the first byte in the low bits, so byte ``k`` of
+    the eight is bits ``8k``-``8k + 7`` (a load without the byte swap)."""
+    import numpy as np
+
+    return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), "little"))
+
+
+def trailing_zeros(word: Any) -> Any:
+    """The zero bits below the lowest one of an unsigned 64-bit ``word`` (64 for zero): in a
+    kernel, LLVM's ``cttz`` (one instruction)."""
+    import numpy as np
+
+    w = int(word)
+    return np.uint64((w & -w).bit_length() - 1 if w else 64)
+
+
+def count_ones(word: Any) -> Any:
+    """The one bits of an unsigned 64-bit ``word``: in a kernel, LLVM's ``ctpop``."""
+    import numpy as np
+
+    return np.uint64(int(word).bit_count())
 
 
 def cache_dir() -> Path:
@@ -125,13 +161,18 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
     global _uncached
     numba = _numba()
     scope = function.__globals__
+    intrinsics: list[tuple[Any, Callable[[], Any]]] = [
+        (prange, lambda: numba.prange),
+        (prefetch, _prefetch_intrinsic),
+        (load_be64, functools.partial(_load64_intrinsic, swap=True)),
+        (load_le64, functools.partial(_load64_intrinsic, swap=False)),
+        (trailing_zeros, functools.partial(_bit_intrinsic, "cttz")),
+        (count_ones, functools.partial(_bit_intrinsic, "ctpop")),
+    ]
     for name, value in list(scope.items()):
-        if value is prange:
-            scope[name] = numba.prange
-        elif value is prefetch:
-            scope[name] = _prefetch_intrinsic()
-        elif value is load_be64:
-            scope[name] = _load_be64_intrinsic()
+        for stand_in, build in intrinsics:
+            if value is stand_in:  # by identity: a module's globals need not hash
+                scope[name] = build()
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
@@ -185,15 +226,16 @@ def _prefetch_intrinsic() -> Any:
     return prefetch
 
 
-@functools.lru_cache(maxsize=1)
-def _load_be64_intrinsic() -> Any:
-    """:func:`load_be64` as a numba intrinsic (built once, when a kernel using it is built)."""
+@functools.lru_cache(maxsize=2)
+def _load64_intrinsic(swap: bool) -> Any:
+    """:func:`load_be64` (``swap``) or :func:`load_le64` as a numba intrinsic (built once,
+    when a kernel using it is built)."""
     from llvmlite import ir
     from numba.core import cgutils, types
     from numba.extending import intrinsic
 
     @intrinsic
-    def load_be64(typingctx: Any, array: Any, index: Any) -> Any:
+    def load64(typingctx: Any, array: Any, index: Any) -> Any:
         if (
             not isinstance(array, types.Array)
             or array.dtype != types.uint8
@@ -214,14 +256,40 @@ def _load_be64_intrinsic() -> Any:
             )  # fmt: skip
             i64 = ir.IntType(64)
             word = builder.load(builder.bitcast(pointer, i64.as_pointer()), align=1)
-            swap = cgutils.get_or_insert_function(
+            if not swap:
+                return word
+            bswap = cgutils.get_or_insert_function(
                 builder.module, ir.FunctionType(i64, [i64]), "llvm.bswap.i64"
             )
-            return builder.call(swap, [word])
+            return builder.call(bswap, [word])
 
         return types.uint64(array, index), codegen
 
-    return load_be64
+    return load64
+
+
+@functools.lru_cache(maxsize=2)
+def _bit_intrinsic(operation: str) -> Any:
+    """:func:`trailing_zeros` (``"cttz"``) or :func:`count_ones` (``"ctpop"``) as a numba
+    intrinsic of a uint64 (built once, when a kernel using it is built)."""
+    from llvmlite import ir
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def bits(typingctx: Any, word: Any) -> Any:
+        if not isinstance(word, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            value = context.cast(builder, args[0], signature.args[0], types.uint64)
+            if operation == "cttz":  # defined at zero (64): the scanner relies on it
+                return builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+            return builder.ctpop(value)
+
+        return types.uint64(word), codegen
+
+    return bits
 
 
 # ------------------------------------------------------------------ where the cache lives

@@ -18,7 +18,7 @@ from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, _scan, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
-from bayeskit.text._scan_kernels import _SEED, _final, _push
+from bayeskit.text._scan_kernels import _SEED, _final, _latin1_runs, _push
 from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
 
@@ -784,3 +784,50 @@ def test_column_totals_come_with_the_counts_once(threads, settings):
     key = id(dropped)
     del dropped  # a matrix nobody took its totals from leaves nothing behind
     assert key not in _scan._TOTALS
+
+
+@njit()
+def _runs_of(text, end, classes, room):
+    """Every run ``_latin1_runs`` finds in ``text[:end]``, called as the word scanner calls
+    it: from where the last call said to go on, ``room`` runs at a time at most."""
+    bounds = np.empty((2, room + 1), np.int64)
+    out = np.empty((2, end + 1), np.int64)
+    per_call = np.zeros(end + 1, np.int64)
+    n = 0
+    calls = 0
+    i = 0
+    while i < end and calls <= end:
+        i, k = _latin1_runs(text, classes, i, end, bounds)
+        out[:, n : n + k] = bounds[:, :k]
+        n += k
+        per_call[calls] = k
+        calls += 1
+    return out[:, :n], per_call[:calls]
+
+
+latin1_bytes = st.lists(
+    st.sampled_from([b"a", b"Z", b"0", b"_", b" ", b"\xe9", b"\xd7", b"\x00", b"-", b"\xff"])
+    | st.sampled_from([b"abcdefgh", b"abcdefghi", b"\xc9t\xe9 ", b"x" * 23, b" " * 9])
+    | st.binary(max_size=12),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=300)
+@given(latin1_bytes, st.sampled_from([1, 2, 3, 4, 5, 7, 8, 9, 128]), st.integers(0, 9))
+@example(b"a " * 64, 4, 0)  # runs and gaps of one byte: four runs start in each word
+@example(b"a b " * 40, 5, 0)
+@example(b"x" * 70 + b" y", 8, 3)  # a run over many words, one at a document's end
+@example(bytes(range(256)) * 2, 128, 0)  # every byte's class, ASCII by range, the rest by table
+def test_latin1_runs_are_the_runs_re_finds(raw, room, cut):
+    # The word scanner's run finder reads eight bytes at a time, classes ASCII bytes by
+    # their ranges and the rest from the class table, and stops when its room for runs is
+    # used (a run open then is given back, and found whole by the next call): the same runs
+    # as \w+ over the latin-1 text, ending at the document's end, not at the array's.
+    end = max(len(raw) - cut, 0)
+    text = np.frombuffer(raw + bytes(8), np.uint8)
+    got, per_call = _runs_of(text, end, _scan._LATIN1_CLASSES, room)
+    want = [m.span() for m in re.finditer(r"\w+", raw[:end].decode("latin-1"))]
+    assert list(zip(got[0].tolist(), got[1].tolist(), strict=True)) == want
+    assert per_call.max(initial=0) <= room
+    assert (per_call[:-1] > 0).all()  # every call but the last finds a run

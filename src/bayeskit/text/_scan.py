@@ -36,6 +36,7 @@ import contextlib
 import functools
 import itertools
 import re
+import string
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -112,8 +113,12 @@ def _classes_with(utf8: bool, joiners: str) -> np.ndarray:
 _LATIN1_LOWER = _latin1_lower()
 _IDENTITY = np.arange(256, dtype=np.uint8)
 _LATIN1_CLASSES = _classes(256)
-# The word scanner's latin-1 path reads a byte's class before lowercasing it.
+# The word scanner's latin-1 path reads a byte's class before lowercasing it, and classes
+# ASCII bytes by their ranges: [0-9A-Za-z_] are its token characters (_word_mask).
 assert (_LATIN1_CLASSES[_LATIN1_LOWER] == _LATIN1_CLASSES).all()
+assert [chr(b) for b in range(128) if _LATIN1_CLASSES[b] & kernels.TOKEN] == sorted(
+    string.digits + string.ascii_letters + "_"
+)
 
 
 @functools.cache

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import load_be64, njit, prefetch
+from .._jit import count_ones, load_be64, load_le64, njit, prefetch, trailing_zeros
 
 DONE, ROWS_FULL, TABLES_FULL = 0, 1, 2
 WORD, SPACE, TOKEN = 1, 2, 4  # bits of a character's class: \w, \s, may be in a token
@@ -65,6 +65,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _ONE = np.uint64(1)
 _U8 = np.uint64(8)
 _U32 = np.uint64(32)
+_U3 = np.uint64(3)
 _HIGH = np.uint64(0x8080808080808080)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 
@@ -73,6 +74,11 @@ _LANE = 0x0101010101010101
 _BIAS_A, _BIAS_Z = np.uint64((0x80 - 0x41) * _LANE), np.uint64((0x80 - 0x5B) * _LANE)
 _BIAS_C0, _BIAS_DF = np.uint64((0x80 - 0x40) * _LANE), np.uint64((0x80 - 0x5F) * _LANE)
 _TIMES = np.uint64(0x57 * _LANE)  # U+00D7, the one character of U+00C0-U+00DE left alone
+# Token characters below 0x80 (_word_mask): digits, letters either case, the underscore.
+_BIAS_0, _BIAS_9 = np.uint64((0x80 - 0x30) * _LANE), np.uint64((0x7F - 0x39) * _LANE)
+_BIAS_LA, _BIAS_LZ = np.uint64((0x80 - 0x61) * _LANE), np.uint64((0x7F - 0x7A) * _LANE)
+_CASE = np.uint64(0x20 * _LANE)
+_UNDERSCORE = np.uint64(0x5F * _LANE)
 
 
 def _crc_table() -> np.ndarray:
@@ -199,33 +205,86 @@ def _hash_at(text: np.ndarray, s: int, nb: int, fold: bool) -> tuple[np.uint64, 
 
 
 @njit(nogil=True, inline="always", _nrt=False)
+def _word_mask(text: np.ndarray, classes: np.ndarray, i: int) -> np.uint64:  # pragma: no cover
+    """Which of the 8 latin-1 bytes at ``text[i]`` are token characters: the top bit of
+    each byte's lane (little-endian: byte ``k`` is bits ``8k``-``8k + 7``). ASCII bytes are
+    classed all at once: a token character is ``[0-9A-Za-z_]`` (latin-1's ``\\w`` below
+    0x80, asserted by :mod:`._scan`), each range compared by adding a bias to every lane (no
+    lane carries into the next below 0x80). Words holding a byte of 0x80 or more, rare in
+    most text, are classed a byte at a time from ``classes``."""
+    x = load_le64(text, i)
+    if x & _HIGH:
+        m = np.uint64(0)
+        for k in range(8):
+            c = np.uint64(classes[text[i + k]]) >> np.uint64(2)  # TOKEN
+            m |= (c & _ONE) << np.uint64(8 * k + 7)
+        return m
+    digit = (x + _BIAS_0) & ~(x + _BIAS_9)
+    x_lower = x | _CASE
+    letter = (x_lower + _BIAS_LA) & ~(x_lower + _BIAS_LZ)
+    underscore = ~((x ^ _UNDERSCORE) + _LOW7)
+    return (digit | letter | underscore) & _HIGH
+
+
+@njit(nogil=True, inline="always", _nrt=False)
 def _latin1_runs(
     text: np.ndarray, classes: np.ndarray, i: int, end: int, bounds: np.ndarray
 ) -> tuple[int, int]:
-    """The next runs of token characters of latin-1 text from byte ``i`` to ``end``, at most
-    ``bounds.shape[1] - 1``: their starts in ``bounds[0]``, their ends in ``bounds[1]``.
-    Returns ``(where to go on, how many)``.
+    """The next runs of token characters of latin-1 text from byte ``i`` (where no run goes
+    on from the byte before) to ``end``, at most ``bounds.shape[1] - 1``: their starts in
+    ``bounds[0]``, their ends in ``bounds[1]``. Returns ``(where to go on, how many)``.
 
-    Without a branch per byte: every byte writes the next start and end slots and moves
-    their counts by its class and its predecessor's (a branch at each run's edges was guessed
-    wrong about as often as right, and was most of the word scanner's time; keeping the
-    latest start in a register instead of two counts was slower too, LLVM turning its select
-    back into a branch)."""
+    Eight bytes at a time (:func:`_word_mask`), without a branch on the runs: a word's run
+    starts and ends are the bits where its mask differs from itself shifted by one byte, and
+    each word writes four start and four end slots (no more runs begin or end in eight
+    bytes), its counts moving by how many are real. 1.5x faster on 20 Newsgroups than a byte
+    at a time, whose two stores per byte were most of the time; loops over the bits were
+    slower, their trip counts guessed wrong. A run open when the room runs short is given
+    back (the call returns its start, to go on from), unless it is the only one; it, the
+    last bytes of a document, and everything when there is room for fewer than four runs,
+    are read a byte at a time."""
     cap = bounds.shape[1] - 1
     opened = 0
     closed = 0
-    prev = 0
+    prev = np.uint64(0)  # the last byte of the previous word, in the first byte's lane
+    while i + 8 <= end and closed + 4 <= cap:
+        m = _word_mask(text, classes, i)
+        shifted = (m << _U8) | prev
+        starts = m & ~shifted
+        ends = ~m & shifted
+        n_starts = np.int64(count_ones(starts))
+        n_ends = np.int64(count_ones(ends))
+        for q in range(4):
+            bounds[0, opened + q] = i + np.int64(trailing_zeros(starts) >> _U3)
+            starts &= starts - _ONE
+        for q in range(4):
+            bounds[1, closed + q] = i + np.int64(trailing_zeros(ends) >> _U3)
+            ends &= ends - _ONE
+        opened += n_starts
+        closed += n_ends
+        prev = m >> np.uint64(56)
+        i += 8
+    if opened > closed:
+        if closed > 0:
+            return bounds[0, closed], closed
+        while i < end and (classes[text[i]] >> 2) & 1:  # TOKEN
+            i += 1
+        bounds[1, 0] = i
+        return i, 1
+    if closed > 0 and i + 8 <= end:
+        return i, closed
+    last = 0
     while i < end:
         c = (np.int64(classes[text[i]]) >> 2) & 1  # TOKEN
         bounds[0, opened] = i
-        opened += c & (prev ^ 1)
+        opened += c & (last ^ 1)
         bounds[1, closed] = i
-        closed += prev & (c ^ 1)
-        prev = c
+        closed += last & (c ^ 1)
+        last = c
         i += 1
         if closed == cap:
             return i, closed
-    if prev == 1:
+    if last == 1:
         bounds[1, closed] = end
         closed += 1
     return i, closed
