@@ -654,23 +654,69 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
 
 
-def test_column_totals_come_with_the_rows_written_in_one_call(monkeypatch):
-    calls: list[int] = []
+@pytest.mark.parametrize("name_cost", [0, _scan.NAME_COST, 1e12])
+def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(monkeypatch, name_cost):
+    # The rows are rewritten by one kernel call in the background and one on this thread
+    # after it made the names, the rows cut between them by their cost (a name against an
+    # entry, NAME_COST); each call sums the columns of the entries it wrote.
+    calls: list[np.ndarray] = []
     real = _scan.kernels.sorted_rows_of_chunks
 
     def spy(indptr, indices, counts, chunks, *args):
-        calls.append(len(chunks))
+        calls.append(chunks.copy())
         return real(indptr, indices, counts, chunks, *args)
 
     monkeypatch.setattr(_scan.kernels, "sorted_rows_of_chunks", spy)
+    monkeypatch.setattr(_scan, "NAME_COST", name_cost)
     # Long words: every chunk's rows fit their room.
     texts = ["Wonderful afternoon, wonderful!", "Lunchtime tomorrow?", "wonderful lunch"] * 18000
     terms, counts = count_terms(texts, TextVectorizer()._analysis(), threads=2)
-    assert calls == [2 * _scan.CHUNKS_PER_THREAD]  # every chunk, one call
+    n_chunks = 2 * _scan.CHUNKS_PER_THREAD
+    if name_cost == 1e12:  # the names cost most: every row rewritten in the background
+        assert [len(c) for c in calls] == [n_chunks]
+    else:  # half the entries or more in the background, the rest here
+        assert len(calls) == 2
+        assert n_chunks <= len(calls[0]) + len(calls[1]) <= n_chunks + 1
+        assert calls[0][-1, 5] < calls[1][0, 5]  # outputs one after the other
     assert_same((terms, counts), python_count(texts))
     entries, total = _scan.take_column_totals(counts)
     assert np.array_equal(entries, np.diff(counts.tocsc().indptr))
     assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
+
+
+def test_rows_cut_anywhere_cover_every_row_once():
+    # _split_rows cuts the table of chunks at the row boundary nearest any number of
+    # entries: the rows before it and after it are every row once, in order, their output
+    # places those of the uncut table.
+    rng = np.random.default_rng(3)
+    lengths = [rng.integers(0, 5, size=n) for n in (3, 1, 4, 2)]  # entries per row, per chunk
+    indptr_parts, chunks, p, o, d = [], [], 0, 0, 0
+    for c, rows in enumerate(lengths):
+        ptr = np.concatenate([[0], np.cumsum(rows)])
+        indptr_parts.append(ptr)
+        chunks.append((p, p + ptr.size, 100 * c, 7 * c, d, o))
+        p, o, d = p + ptr.size, o + int(ptr[-1]), d + rows.size
+    indptr = np.concatenate(indptr_parts)
+    table = np.array(chunks, np.int64)
+
+    def rows_of(part):  # (output row, its first output entry, its entries) of each row
+        out = []
+        for pp, q, e, c, dd, oo in part.tolist():
+            ends = indptr[pp:q] - indptr[pp]
+            out += [
+                (dd + r, oo + int(ends[r]), int(ends[r + 1] - ends[r]), e, c)
+                for r in range(q - pp - 1)
+            ]
+        return out
+
+    want = rows_of(table)
+    longest = max(int(rows.max()) for rows in lengths)
+    for entries in range(-1, o + 2):
+        before, after = _scan._split_rows(table, indptr, entries)
+        assert rows_of(before) + rows_of(after) == want
+        written = sum(n for _, _, n, _, _ in rows_of(before))  # before the cut
+        target = min(max(entries, 0), o)
+        assert target <= written < target + max(longest, 1)  # the next row boundary
 
 
 @pytest.mark.parametrize("block", [2, 3, 5])

@@ -301,14 +301,68 @@ def _rows_and_totals(
         ],
         np.int64,
     ).reshape(-1, 6)  # fmt: skip
+    n_entries = int(offsets[-1])
     indptr = np.empty(sum(rows.n_docs for rows in scanned) + 1, np.int64)
-    indptr[-1] = offsets[-1]
-    indices, data = np.empty(offsets[-1], np.int32), np.empty(offsets[-1], np.float64)
-    args = (buffer.indptr, buffer.indices, buffer.counts, chunks, column, indptr, indices, data)
-    return _in_background(
-        threaded,
-        lambda: (indptr, indices, data, *kernels.sorted_rows_of_chunks(*args, n_columns)),
-    )
+    indptr[-1] = n_entries
+    indices, data = np.empty(n_entries, np.int32), np.empty(n_entries, np.float64)
+
+    def rewrite(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return kernels.sorted_rows_of_chunks(
+            buffer.indptr, buffer.indices, buffer.counts, part, column, indptr, indices, data,
+            n_columns,
+        )  # fmt: skip
+
+    if not threaded:
+        totals = rewrite(chunks)
+        return lambda: (indptr, indices, data, *totals)
+    share = (NAME_COST * n_columns + n_entries) / (2 * max(n_entries, 1))
+    behind, ahead = _split_rows(chunks, buffer.indptr, int(n_entries * min(share, 1.0)))
+    wait = _in_background(True, lambda: rewrite(behind))
+
+    def rows() -> tuple[np.ndarray, ...]:
+        mine = rewrite(ahead) if ahead.size else None
+        entries, total = wait()
+        if mine is not None:
+            entries, total = entries + mine[0], total + mine[1]
+        return indptr, indices, data, entries, total
+
+    return rows
+
+
+#: How many row entries rewriting costs about as much as making one term's name (measured
+#: on 20 Newsgroups: ~35 ns a name, ~5 ns an entry). With it, the rewrite is split so that
+#: the background thread and this one, which makes the names first, end together.
+NAME_COST = 8
+
+
+def _split_rows(
+    chunks: np.ndarray, indptr: np.ndarray, entries: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~._scan_kernels.sorted_rows_of_chunks`'s table of chunks cut in two at the
+    row boundary nearest ``entries`` output entries: the rows before it, the rows after
+    (possibly none). A chunk cut in two keeps its entries' place; its second part starts
+    at the cut's row and output entry."""
+    at = chunks[:, 5]
+    if entries >= int(at[-1]) + _chunk_entries(chunks[-1], indptr):
+        return chunks, chunks[:0]
+    i = int(np.searchsorted(at, entries, side="right")) - 1
+    if i < 0:
+        return chunks[:0], chunks
+    p, q, e, c, d, o = chunks[i].tolist()
+    row_ends = indptr[p:q] - indptr[p]
+    r = int(np.searchsorted(row_ends, entries - o))  # rows before the cut
+    if r == 0:
+        return chunks[:i], chunks[i:]
+    if r >= q - p - 1:
+        return chunks[: i + 1], chunks[i + 1 :]
+    first = np.array([(p, p + r + 1, e, c, d, o)], np.int64)
+    second = np.array([(p + r, q, e, c, d + r, o + int(row_ends[r]))], np.int64)
+    return np.concatenate([chunks[:i], first]), np.concatenate([second, chunks[i + 1 :]])
+
+
+def _chunk_entries(chunk: np.ndarray, indptr: np.ndarray) -> int:
+    p, q = int(chunk[0]), int(chunk[1])
+    return int(indptr[q - 1] - indptr[p])
 
 
 #: (entries per column, total per column) of the matrices :func:`count_terms` returned, until

@@ -1431,17 +1431,20 @@ def sorted_rows_of_chunks(
     n_columns: int,
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """:func:`sorted_rows` of several chunks of rows in one call (none merged), then the
-    :func:`column_totals` of the matrix written. Chunk ``i``, ``chunks[i] = (p, q, e, c, d,
+    :func:`column_totals` of the entries written. Chunk ``i``, ``chunks[i] = (p, q, e, c, d,
     o)``: its row pointers ``indptr[p:q]`` into its entries ``indices[e:]`` and
     ``counts[e:]``, its entry ``k`` in column ``column[c + k]``; its rows are rows ``d, d + 1,
-    ...`` of the output, their entries from ``out_*[o]`` on."""
+    ...`` of the output, their entries from ``out_*[o]`` on. The chunks' output must follow
+    each other: the totals are those of ``out_*[chunks[0, 5]:]`` up to the last one's end."""
+    lo = chunks[0, 5] if chunks.shape[0] else 0
+    hi = lo
     for i in range(chunks.shape[0]):
         p, q, e, c, d, o = chunks[i]
-        sorted_rows(
+        hi = sorted_rows(
             indptr[p:q], indices[e:], counts[e:], column[c:], out_indptr[d : d + q - p - 1],
             out_indices, out_data, o, False, n_columns,
         )  # fmt: skip
-    return column_totals(out_indices, out_data, n_columns)
+    return column_totals(out_indices[lo:hi], out_data[lo:hi], n_columns)
 
 
 @njit(nogil=True)
