@@ -16,7 +16,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from bayeskit._jit import njit
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
-from bayeskit.text import TextVectorizer, _scan, vectorize
+from bayeskit.text import TextVectorizer, _encode, _rows, _scan, _tables, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
 from bayeskit.text._scan_kernels import _SEED, _final, _latin1_runs, _push
 from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
@@ -220,7 +220,7 @@ def test_long_shared_prefixes_sort_like_python():
 def test_ngrams_too_many_for_rank_keys_are_sorted_by_their_bytes(monkeypatch, settings):
     # Word n-grams are ordered by keys made of their tokens' ranks, unless the vocabulary is
     # too large for the keys (over 2**21 tokens with trigrams): then by their bytes.
-    monkeypatch.setattr(_scan, "RANK_KEY_BITS", 1)
+    monkeypatch.setattr(_tables, "RANK_KEY_BITS", 1)
     texts = SMS[:800]
     assert_same(
         count_words(texts, threads=2, settings=settings), python_count(texts, settings=settings)
@@ -601,7 +601,7 @@ def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
     # key_bits 40: each value fits beside its key (one np.sort); 62: it does not (argsort).
     keys = np.asarray(keys, np.int64)
     values = (np.arange(keys.size, dtype=np.int64) * 7919 + top) % (top + 1)
-    got_values, got_keys = _scan._sort_distinct(keys, key_bits, values)
+    got_values, got_keys = _tables._sort_distinct(keys, key_bits, values)
     order = np.argsort(keys)
     np.testing.assert_array_equal(got_keys, keys[order])
     np.testing.assert_array_equal(got_values, values[order])
@@ -631,13 +631,13 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     # shared buffer, the others' stay in it, and the matrix and the column totals are
     # still those of the Python path (the rows then written a chunk at a time).
     assembled: list[int] = []
-    real = _scan._assemble
+    real = _rows._assemble
 
     def spy(scanned, *args, **kwargs):
         assembled.append(sum(rows.at < 0 for rows in scanned))
         return real(scanned, *args, **kwargs)
 
-    monkeypatch.setattr(_scan, "_assemble", spy)
+    monkeypatch.setattr(_rows, "_assemble", spy)
     monkeypatch.setattr(_scan, "PARALLEL_MIN_BYTES", 0)
     rng = np.random.default_rng(1)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz0123456789"))
@@ -654,7 +654,7 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
 
 
-@pytest.mark.parametrize("name_cost", [0, _scan.NAME_COST, 1e12])
+@pytest.mark.parametrize("name_cost", [0, _rows.NAME_COST, 1e12])
 def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(monkeypatch, name_cost):
     # The rows are rewritten by one kernel call in the background and one on this thread
     # after it made the names, the rows cut between them by their cost (a name against an
@@ -667,7 +667,7 @@ def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(monkeypat
         return real(indptr, indices, counts, chunks, *args)
 
     monkeypatch.setattr(_scan.kernels, "sorted_rows_of_chunks", spy)
-    monkeypatch.setattr(_scan, "NAME_COST", name_cost)
+    monkeypatch.setattr(_rows, "NAME_COST", name_cost)
     # Long words: every chunk's rows fit their room.
     texts = ["Wonderful afternoon, wonderful!", "Lunchtime tomorrow?", "wonderful lunch"] * 18000
     terms, counts = count_terms(texts, TextVectorizer()._analysis(), threads=2)
@@ -712,7 +712,7 @@ def test_rows_cut_anywhere_cover_every_row_once():
     want = rows_of(table)
     longest = max(int(rows.max()) for rows in lengths)
     for entries in range(-1, o + 2):
-        before, after = _scan._split_rows(table, indptr, entries)
+        before, after = _rows._split_rows(table, indptr, entries)
         assert rows_of(before) + rows_of(after) == want
         written = sum(n for _, _, n, _, _ in rows_of(before))  # before the cut
         target = min(max(entries, 0), o)
@@ -795,7 +795,7 @@ def test_hash_of_eight_bytes_at_a_time_equals_a_byte_at_a_time(raw, offset, fold
     from bayeskit.text import _scan_kernels as kernels
 
     text = np.frombuffer(bytes(offset) + raw + bytes(8), np.uint8)
-    lower = _scan._LATIN1_LOWER if fold else _scan._IDENTITY
+    lower = _encode._LATIN1_LOWER if fold else _encode._IDENTITY
     want = _pushed(text, offset, len(raw), lower)
     got = kernels._hash_at(text, offset, len(raw), fold)
     assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1]))
@@ -872,7 +872,7 @@ def test_latin1_runs_are_the_runs_re_finds(raw, room, cut):
     # as \w+ over the latin-1 text, ending at the document's end, not at the array's.
     end = max(len(raw) - cut, 0)
     text = np.frombuffer(raw + bytes(8), np.uint8)
-    got, per_call = _runs_of(text, end, _scan._LATIN1_CLASSES, room)
+    got, per_call = _runs_of(text, end, _encode._LATIN1_CLASSES, room)
     want = [m.span() for m in re.finditer(r"\w+", raw[:end].decode("latin-1"))]
     assert list(zip(got[0].tolist(), got[1].tolist(), strict=True)) == want
     assert per_call.max(initial=0) <= room
