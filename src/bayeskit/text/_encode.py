@@ -66,6 +66,12 @@ _LATIN1_CLASSES = _classes(256)
 # The word scanner's latin-1 path reads a byte's class before lowercasing it, and classes
 # ASCII bytes by their ranges: [0-9A-Za-z_] are its token characters (_word_mask).
 assert (_LATIN1_CLASSES[_LATIN1_LOWER] == _LATIN1_CLASSES).all()
+# The hash lowercases eight latin-1 bytes at once (_fold8): A-Z and U+00C0-U+00DE but U+00D7
+# gain 0x20, and no other byte changes.
+assert [b for b in range(256) if _LATIN1_LOWER[b] != b] == [
+    b for b in [*range(0x41, 0x5B), *range(0xC0, 0xDF)] if b != 0xD7
+]
+assert all(_LATIN1_LOWER[b] == b | 0x20 for b in range(256) if _LATIN1_LOWER[b] != b)
 
 
 assert [chr(b) for b in range(128) if _LATIN1_CLASSES[b] & kernels.TOKEN] == sorted(

@@ -47,6 +47,9 @@ bytes for the string that did not fit).
 
 Every kernel is ``nogil``: the driver runs several at once in Python threads, each on its own
 outputs. :func:`bayeskit._jit.njit` keeps the compiled code next to this file where it can.
+The kernels stay in this one file, long as it is: numba's disk cache checks only the source
+file of the kernel it cached, so a kernel inlining a helper from another file would keep the
+helper's old code after only that file changed.
 """
 
 from __future__ import annotations
@@ -169,7 +172,7 @@ def _final(
 def _fold8(w: np.uint64) -> np.uint64:  # pragma: no cover
     """Eight latin-1 bytes lowercased at once, as ``str.lower`` does (``A``-``Z`` and
     U+00C0-U+00DE but U+00D7 gain 0x20; no other latin-1 character changes, asserted by
-    :mod:`._scan`). Each byte's low 7 bits are compared with the ranges by adding a bias to
+    :mod:`._encode`). Each byte's low 7 bits are compared with the ranges by adding a bias to
     them: no sum carries into the next byte, so the top bit of each says the comparison."""
     x = w & _LOW7
     ascii_upper = (x + _BIAS_A) & ~(x + _BIAS_Z) & ~w
@@ -209,7 +212,7 @@ def _word_mask(text: np.ndarray, classes: np.ndarray, i: int) -> np.uint64:  # p
     """Which of the 8 latin-1 bytes at ``text[i]`` are token characters: the top bit of
     each byte's lane (little-endian: byte ``k`` is bits ``8k``-``8k + 7``). ASCII bytes are
     classed all at once: a token character is ``[0-9A-Za-z_]`` (latin-1's ``\\w`` below
-    0x80, asserted by :mod:`._scan`), each range compared by adding a bias to every lane (no
+    0x80, asserted by :mod:`._encode`), each range compared by adding a bias to every lane (no
     lane carries into the next below 0x80). Words holding a byte of 0x80 or more, rare in
     most text, are classed a byte at a time from ``classes``."""
     x = load_le64(text, i)
