@@ -173,6 +173,7 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
         for stand_in, build in intrinsics:
             if value is stand_in:  # by identity: a module's globals need not hash
                 scope[name] = build()
+                break
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"

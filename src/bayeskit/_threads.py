@@ -1,5 +1,5 @@
-"""Threads: one BLAS thread for a stretch of many small matrix products, and a runner that
-hands tasks to a few Python threads.
+"""Threads: one BLAS thread for a stretch of many small matrix products, a runner that hands
+tasks to a few Python threads, and one that runs a task beside this thread's own work.
 
 The products of EM iterations (one side of k components), of the Parzen window's blocks and of
 discriminant analysis on a few dozen columns are too thin for BLAS's threads to pay, and on a
@@ -82,3 +82,31 @@ def in_parallel(n_tasks: int, n_threads: int, task: Callable[[int, int], Any]) -
     if errors:
         raise errors[0]
     return results
+
+
+def in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
+    a function that waits for its result (its exception is raised there). For work that
+    overlaps this thread's own (a compiled ``nogil`` kernel beside Python code)."""
+    if not threaded:
+        result = task()
+        return lambda: result
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, task()))
+        except BaseException as exc:  # re-raised in the waiting thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+
+    def wait() -> Any:
+        thread.join()
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    return wait

@@ -4,14 +4,13 @@ rewritten over the sorted terms' columns into one CSR matrix, with each column's
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import in_background
 from .._threads import in_parallel as _in_parallel
 from . import _scan_kernels as kernels
 
@@ -95,7 +94,7 @@ def _rows_and_totals(
             )
             return indptr, indices, data, *kernels.column_totals(indices, data, n_columns)
 
-        return _in_background(threaded, per_chunk)
+        return in_background(threaded, per_chunk)
     offsets = np.cumsum([0, *(rows.n_entries for rows in scanned)])
     chunks = np.array(
         [
@@ -121,7 +120,7 @@ def _rows_and_totals(
         return lambda: (indptr, indices, data, *totals)
     share = (NAME_COST * n_columns + n_entries) / (2 * max(n_entries, 1))
     behind, ahead = _split_rows(chunks, buffer.indptr, int(n_entries * min(share, 1.0)))
-    wait = _in_background(True, lambda: rewrite(behind))
+    wait = in_background(True, lambda: rewrite(behind))
 
     def rows() -> tuple[np.ndarray, ...]:
         mine = rewrite(ahead) if ahead.size else None
@@ -147,7 +146,8 @@ def _split_rows(
     (possibly none). A chunk cut in two keeps its entries' place; its second part starts
     at the cut's row and output entry."""
     at = chunks[:, 5]
-    if entries >= int(at[-1]) + _chunk_entries(chunks[-1], indptr):
+    p, q = int(chunks[-1, 0]), int(chunks[-1, 1])
+    if entries >= int(at[-1]) + int(indptr[q - 1] - indptr[p]):  # past the last entry
         return chunks, chunks[:0]
     i = int(np.searchsorted(at, entries, side="right")) - 1
     if i < 0:
@@ -162,38 +162,6 @@ def _split_rows(
     first = np.array([(p, p + r + 1, e, c, d, o)], np.int64)
     second = np.array([(p + r, q, e, c, d + r, o + int(row_ends[r]))], np.int64)
     return np.concatenate([chunks[:i], first]), np.concatenate([second, chunks[i + 1 :]])
-
-
-def _chunk_entries(chunk: np.ndarray, indptr: np.ndarray) -> int:
-    p, q = int(chunk[0]), int(chunk[1])
-    return int(indptr[q - 1] - indptr[p])
-
-
-def _in_background(threaded: bool, task: Callable[[], Any]) -> Callable[[], Any]:
-    """Start ``task`` on another thread (when ``threaded``; otherwise run it now); returns
-    a function that waits for its result (its exception is raised there)."""
-    if not threaded:
-        result = task()
-        return lambda: result
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, task()))
-        except BaseException as exc:  # re-raised in the waiting thread
-            outcome.append((False, exc))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-
-    def wait() -> Any:
-        thread.join()
-        ok, value = outcome[0]
-        if not ok:
-            raise value
-        return value
-
-    return wait
 
 
 def _assemble(
