@@ -654,11 +654,15 @@ def test_one_chunk_outgrowing_its_room_among_others_that_fit(monkeypatch):
     assert np.array_equal(total, np.asarray(counts.sum(axis=0)).ravel().astype(np.int64))
 
 
+@pytest.mark.parametrize("lazy", [False, True])
 @pytest.mark.parametrize("name_cost", [0, _rows.NAME_COST, 1e12])
-def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(monkeypatch, name_cost):
+def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(
+    monkeypatch, name_cost, lazy
+):
     # The rows are rewritten by one kernel call in the background and one on this thread
     # after it made the names, the rows cut between them by their cost (a name against an
-    # entry, NAME_COST); each call sums the columns of the entries it wrote.
+    # entry, NAME_COST); each call sums the columns of the entries it wrote. With lazy terms
+    # no name is made: the rows are cut in half.
     calls: list[np.ndarray] = []
     real = _scan.kernels.sorted_rows_of_chunks
 
@@ -670,14 +674,22 @@ def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(monkeypat
     monkeypatch.setattr(_rows, "NAME_COST", name_cost)
     # Long words: every chunk's rows fit their room.
     texts = ["Wonderful afternoon, wonderful!", "Lunchtime tomorrow?", "wonderful lunch"] * 18000
-    terms, counts = count_terms(texts, TextVectorizer()._analysis(), threads=2)
+    analysis = TextVectorizer()._analysis()
+    if lazy:
+        made, counts = _scan.count_terms_lazily(texts, analysis, threads=2)
+        assert not made.made
+        terms = made.array()
+    else:
+        terms, counts = count_terms(texts, analysis, threads=2)
     n_chunks = 2 * _scan.CHUNKS_PER_THREAD
-    if name_cost == 1e12:  # the names cost most: every row rewritten in the background
+    if name_cost == 1e12 and not lazy:  # the names cost most: all rows in the background
         assert [len(c) for c in calls] == [n_chunks]
     else:  # half the entries or more in the background, the rest here
         assert len(calls) == 2
         assert n_chunks <= len(calls[0]) + len(calls[1]) <= n_chunks + 1
         assert calls[0][-1, 5] < calls[1][0, 5]  # outputs one after the other
+        if lazy or name_cost == 0:  # cut at the row nearest half the entries (rows of 2-3)
+            assert abs(int(calls[1][0, 5]) - counts.nnz // 2) <= 3
     assert_same((terms, counts), python_count(texts))
     entries, total = _scan.take_column_totals(counts)
     assert np.array_equal(entries, np.diff(counts.tocsc().indptr))

@@ -73,10 +73,14 @@ def _rows_and_totals(
     column_at: np.ndarray,
     n_columns: int,
     threaded: bool,
+    *,
+    names_here: bool = True,
 ) -> Callable[[], tuple[np.ndarray, ...]]:
     """A function waiting for the CSR ``(indptr, indices, data)`` of the scanned rows over
     ``n_columns`` (thread ``w``'s entry ``e`` in column ``column[column_at[w] + e]``) and
-    ``(entries, total)`` per column, computed on another thread when ``threaded``.
+    ``(entries, total)`` per column, computed on another thread when ``threaded`` (the rows
+    are then shared with the calling thread, which first makes the terms' names when
+    ``names_here``).
 
     When every chunk's rows are in the shared buffer, all that is one kernel call, its
     arguments made here: the thread making the terms' ``str`` objects meanwhile holds the
@@ -118,7 +122,7 @@ def _rows_and_totals(
     if not threaded:
         totals = rewrite(chunks)
         return lambda: (indptr, indices, data, *totals)
-    share = (NAME_COST * n_columns + n_entries) / (2 * max(n_entries, 1))
+    share = ((NAME_COST * n_columns if names_here else 0) + n_entries) / (2 * max(n_entries, 1))
     behind, ahead = _split_rows(chunks, buffer.indptr, int(n_entries * min(share, 1.0)))
     wait = in_background(True, lambda: rewrite(behind))
 

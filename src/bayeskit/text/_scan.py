@@ -53,6 +53,7 @@ from ._encode import _IDENTITY, _classes_with, _Encoded, unicode_classes
 from ._rows import _assemble, _csr, _RowBuffer, _Rows, _rows_and_totals
 from ._tables import Lookup, _Entries, _grown
 from .analyze import ADDRESS_TOKEN_PATTERN
+from .vocabulary import LazyTerms, as_terms
 
 __all__ = [
     "Analysis",
@@ -60,6 +61,7 @@ __all__ = [
     "count_hashed",
     "count_known",
     "count_terms",
+    "count_terms_lazily",
     "counted_lookup",
     "take_column_totals",
     "unicode_classes",
@@ -182,8 +184,34 @@ def count_terms(
     >>> count_terms(["free money"], Analysis("word", 2, 2))[0].tolist()
     ['free money']
     """
+    terms, counts = _count(texts, analysis, threads, lazy=False)
+    return as_terms(terms), counts
+
+
+def count_terms_lazily(
+    texts: Sequence[str], analysis: Analysis, *, threads: int | None = None
+) -> tuple[LazyTerms, sp.csr_matrix]:
+    """:func:`count_terms` with the terms' ``str`` objects made when first read
+    (:class:`~bayeskit.text.vocabulary.LazyTerms`): the counts are done sooner, the rows
+    rewritten on every thread, and a caller that never reads the terms never pays for them.
+
+    >>> terms, counts = count_terms_lazily(["Free money, free!"], Analysis("word"))
+    >>> len(terms), terms.made, counts.toarray().tolist()
+    (2, False, [[2.0, 1.0]])
+    >>> terms.array().tolist()
+    ['free', 'money']
+    """
+    terms, counts = _count(texts, analysis, threads, lazy=True)
+    assert isinstance(terms, LazyTerms)
+    return terms, counts
+
+
+def _count(
+    texts: Sequence[str], analysis: Analysis, threads: int | None, *, lazy: bool
+) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
     if len(texts) == 0:
-        return np.zeros(0, object), _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, 0)
+        empty = _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, 0)
+        return (LazyTerms(0, lambda: np.zeros(0, object)) if lazy else np.zeros(0, object)), empty
     phase = _clock()
     doc = _Encoded.of(texts, analysis.lowercase)
     n_threads, chunks = _plan(doc, threads)
@@ -204,22 +232,28 @@ def count_terms(
     for w, mapping in enumerate(mappings, 1):
         np.take(of_entry, mapping, out=column[column_at[w] : column_at[w + 1]])
     phase("sort")
+    counted = _Counted(doc.utf8, analysis, table, ids)
+    utf8 = doc.utf8
+
+    def names() -> np.ndarray:
+        made = spell().names(utf8)
+        _COUNTED.put(made, counted)
+        return made
 
     # The rows are rewritten, and each column's entries and total summed (what the
-    # vocabulary statistics need), by compiled kernels in the background while this thread
-    # spells the terms (a kernel, without the GIL) and makes their str objects (with it).
+    # vocabulary statistics need), by compiled kernels: with lazy terms on every thread,
+    # otherwise in the background while this thread spells the terms (a kernel, without the
+    # GIL) and makes their str objects (with it).
     overlap = n_threads > 1
-    rows = _rows_and_totals(scanned, buffer, column, column_at, n_terms, overlap)
-    phase("rows, spelling and names" if overlap else "rows")
-    spelled = spell()
-    phase("rows, spelling and names" if overlap else "spelling")
-    names = spelled.names(doc.utf8)
+    rows = _rows_and_totals(
+        scanned, buffer, column, column_at, n_terms, overlap, names_here=not lazy
+    )
+    terms: np.ndarray | LazyTerms = LazyTerms(n_terms, names, counted) if lazy else names()
     indptr, indices, data, doc_freq, term_freq = rows()
-    _COUNTED.put(names, _Counted(doc.utf8, analysis, table, ids))
     counts = _csr(data, indices, indptr, len(texts), n_terms)
     _TOTALS.put(counts, (doc_freq, term_freq))
-    phase("rows, spelling and names" if overlap else "names")
-    return names, counts
+    phase("rows" if lazy else "rows, spelling and names")
+    return terms, counts
 
 
 #: (entries per column, total per column) of the matrices :func:`count_terms` returned, until
@@ -267,22 +301,24 @@ class _Counted:
     entry: np.ndarray  # int64: the entry of term j
 
 
-#: How the terms arrays :func:`count_terms` returned were counted, while they live.
+#: How the terms arrays :func:`count_terms` returned (or lazy terms made) were counted,
+#: while they live.
 _COUNTED: KeptBeside[_Counted] = KeptBeside()
 
 
 def counted_lookup(
-    terms: np.ndarray, selected: np.ndarray, analysis: Analysis, utf8: bool
+    terms: np.ndarray | LazyTerms, selected: np.ndarray, analysis: Analysis, utf8: bool
 ) -> Lookup | None:
     """The lookup table of the vocabulary ``terms[selected]`` (in columns ``0, 1, ...``) for
     text in ``utf8`` or latin-1, made from the table :func:`count_terms` counted ``terms``
     with: no term is spelled, joined, encoded and hashed again, as :meth:`Lookup.build` does.
-    None when ``terms`` is not an array ``count_terms`` returned under ``analysis`` for text
-    in that encoding (then build one). The table is the same as a built one for every
-    document: the same entries (tokens, and n-grams as pairs of entries) reached by the same
-    scan, with ``-1`` columns for the entries that are not vocabulary terms."""
-    counted = _COUNTED.get(terms)
-    if counted is None or counted.utf8 != utf8 or counted.analysis != analysis:
+    None when ``terms`` are not terms :func:`count_terms` (or :func:`count_terms_lazily`)
+    returned under ``analysis`` for text in that encoding (then build one). The table is the
+    same as a built one for every document: the same entries (tokens, and n-grams as pairs of
+    entries) reached by the same scan, with ``-1`` columns for the entries that are not
+    vocabulary terms."""
+    counted = terms.origin if isinstance(terms, LazyTerms) else _COUNTED.get(terms)
+    if not isinstance(counted, _Counted) or (counted.utf8, counted.analysis) != (utf8, analysis):
         return None
     column = np.full(max(int(counted.entries.sizes[0]), 1), -1, np.int64)
     column[counted.entry[selected]] = np.arange(len(selected), dtype=np.int64)

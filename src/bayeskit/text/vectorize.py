@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,6 +21,7 @@ from ._scan import (
     count_hashed,
     count_known,
     count_terms,
+    count_terms_lazily,
     counted_lookup,
     take_column_totals,
 )
@@ -35,7 +36,7 @@ from .analyze import (
     stop_word_set,
 )
 from .auto_count import count_auto, count_token_lists
-from .vocabulary import VocabularyStats, check_frequency
+from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
 #: Columns of hashed output: CSR column indices are int32.
@@ -119,6 +120,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     ----------
     stats_ : VocabularyStats
         Document and term frequencies of every term seen; they add across ``partial_fit``.
+    terms_ : ndarray of str
+        The vocabulary, sorted: column ``j`` counts ``terms_[j]``. The compiled scanner
+        chooses it without making the terms' ``str`` objects; they are made when something
+        first reads them (this, ``vocabulary_``, ``get_feature_names_out``, saving), not
+        when fitting or transforming.
     vocabulary_ : dict of str to int
     idf_ : ndarray, only for ``output="tfidf"`` with ``use_idf``
 
@@ -137,6 +143,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     array([[2., 1.],
            [1., 1.]])
     """
+
+    #: The vocabulary: an array of its terms, or its terms before their str objects are
+    #: made (see :attr:`terms_`).
+    _vocab: np.ndarray | LazyTerms
 
     def __init__(
         self,
@@ -196,12 +206,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         if self.output == "hashed":
             self.stats_ = VocabularyStats.zero()
             return self.transform(raw_documents)
-        terms, counts = self._count(raw_documents)
+        terms, counts = self._count(raw_documents, lazy=True)
         self.stats_ = stats_of(terms, counts)
         self._set_vocabulary()
-        # The vocabulary is chosen among ``terms``: as many terms means all of them.
-        unfiltered = self.vocabulary is None and len(self.terms_) == len(terms)
-        return self._weigh(self._reindex(terms, counts, unfiltered=unfiltered), own=True)
+        # The vocabulary is chosen among ``terms``: where its terms are, no search among them.
+        selected = None if self.vocabulary is not None else self._selected
+        return self._weigh(self._reindex(terms, counts, selected=selected), own=True)
 
     def partial_fit(self, raw_documents: Iterable[Any], y: Any = None) -> TextVectorizer:
         """Add documents to the vocabulary statistics; the vocabulary is re-selected."""
@@ -213,13 +223,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self.stats_ = self.stats_ + batch if hasattr(self, "stats_") else batch
         # The vocabulary is chosen from the total when it is next used: a first small batch
         # need not satisfy min_df on its own.
-        self.__dict__.pop("terms_", None)
+        self.__dict__.pop("_vocab", None)
         return self
 
     def summarize(self, raw_documents: Iterable[Any]) -> VocabularyStats:
         """Vocabulary statistics of documents, without changing the vectorizer."""
         self._check_params()
-        terms, counts = self._count(raw_documents)
+        terms, counts = self._count(raw_documents, lazy=True)
         return stats_of(terms, counts)
 
     def fit_stats(self, stats: VocabularyStats) -> TextVectorizer:
@@ -294,6 +304,23 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self._ensure_vocabulary()
         return {t: i for i, t in enumerate(self.terms_.tolist())}
 
+    @property
+    def terms_(self) -> np.ndarray:
+        """The vocabulary's terms, sorted (object array of str): column ``j`` counts
+        ``terms_[j]``. Fitting chooses them without making their ``str`` objects (which costs
+        ~50 ns a term); they are made here, the first time anything reads them."""
+        if "_vocab" not in self.__dict__ and "stats_" in self.__dict__:
+            self._ensure_vocabulary()  # partial_fit leaves the choice to the first use
+        vocab = self.__dict__.get("_vocab")
+        if vocab is None:
+            raise AttributeError("'TextVectorizer' object has no attribute 'terms_'")
+        # Lazy terms stay what the vocabulary is (made once, inside): caches keyed by it hold.
+        return as_terms(vocab)
+
+    @terms_.setter
+    def terms_(self, terms: np.ndarray) -> None:
+        self.__dict__["_vocab"] = terms
+
     # ------------------------------------------------------------------ internals
     def _ensure_vocabulary(self) -> None:
         if not hasattr(self, "stats_"):
@@ -301,7 +328,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 "This TextVectorizer instance is not fitted yet. Call 'fit' or 'partial_fit' first."
             )
         self._check_params()
-        if self.output != "hashed" and "terms_" not in self.__dict__:
+        if self.output != "hashed" and "_vocab" not in self.__dict__:
             self._set_vocabulary()
 
     def check_params(self) -> TextVectorizer:
@@ -443,12 +470,24 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         encoding = self.encoding
         return (decode(doc, encoding=encoding) for doc in raw_documents)
 
-    def _count(self, raw_documents: Iterable[Any]) -> tuple[np.ndarray, sp.csr_matrix]:
+    @overload
+    def _count(
+        self, raw_documents: Iterable[Any], *, lazy: Literal[False] = False
+    ) -> tuple[np.ndarray, sp.csr_matrix]: ...
+    @overload
+    def _count(
+        self, raw_documents: Iterable[Any], *, lazy: bool
+    ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]: ...
+    def _count(
+        self, raw_documents: Iterable[Any], *, lazy: bool = False
+    ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
         """Sorted distinct terms of the documents and their count matrix over them.
 
         With an analyzer the compiled scanner implements (:meth:`_analysis`) and enough text,
         :func:`~bayeskit.text._scan.count_terms` counts; it gives exactly the Python path's
-        terms and counts (tests/text/test_scan.py), only faster.
+        terms and counts (tests/text/test_scan.py), only faster. ``lazy``: the scanner's terms
+        may come as :class:`~bayeskit.text.vocabulary.LazyTerms`
+        (:func:`~bayeskit.text._scan.count_terms_lazily`).
         """
         self._check_params()
         documents = self._documents(raw_documents)
@@ -460,7 +499,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         texts = list(documents)
         if sum(map(len, texts)) < FAST_MIN_CHARS:
             return self._count_python(texts)
-        return count_terms(texts, analysis)
+        return (count_terms_lazily if lazy else count_terms)(texts, analysis)
 
     def _count_auto(
         self, documents: list[Any], mail: np.ndarray | None = None
@@ -551,9 +590,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 max_df=self.max_df,
                 max_features=self.max_features,
             )
-            terms = self.stats_.terms
-            # Every term kept (no frequency rule cut any): the same array, not a copy of it.
-            self.terms_ = terms if len(self._selected) == len(terms) else terms[self._selected]
+            terms = self.stats_.given_terms
+            # Every term kept (no frequency rule cut any): the same terms, not a copy of them.
+            if len(self._selected) == len(terms):
+                self._vocab = terms
+            elif isinstance(terms, LazyTerms):
+                self._vocab = terms.take(self._selected)
+            else:
+                self._vocab = terms[self._selected]
         if self.output == "tfidf" and self.use_idf:
             self.idf_ = self._idf()
         else:
@@ -577,22 +621,28 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         return idf
 
     def _reindex(
-        self, terms: np.ndarray, counts: sp.csr_matrix, *, unfiltered: bool = False
+        self,
+        terms: np.ndarray | LazyTerms,
+        counts: sp.csr_matrix,
+        *,
+        selected: np.ndarray | None = None,
     ) -> sp.csr_matrix:
         """Counts over the fitted vocabulary (plus the OOV column) from counts over ``terms``
         (sorted, distinct; ``counts`` in canonical format).
 
         Terms outside the vocabulary are dropped, or summed into the OOV column. Both term
         lists are sorted, so the column map increases and the rows stay sorted: entries are
-        moved in place of a rebuild, and when the terms are the vocabulary (``fit_transform``
-        without filtering; ``unfiltered`` says so without comparing them) the counts are
-        already the answer.
+        moved in place of a rebuild, and when the terms are the vocabulary the counts are
+        already the answer. ``selected``: where the vocabulary's terms are among ``terms``
+        (``fit_transform``: it was chosen among them), so no term is compared or looked up.
         """
-        vocab = self.terms_
+        vocab = self._vocab
         n_rows = counts.shape[0]
         oov = self.oov_token is not None
-        if unfiltered or (
-            len(terms) == len(vocab) and (terms is vocab or np.array_equal(terms, vocab))
+        if (selected is not None and len(selected) == len(terms)) or (
+            selected is None
+            and len(terms) == len(vocab)
+            and (terms is vocab or np.array_equal(as_terms(terms), self.terms_))
         ):
             if not oov:
                 return counts
@@ -600,8 +650,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 (counts.data, counts.indices, counts.indptr), shape=(n_rows, len(vocab) + 1)
             )
         else:
-            index = self._columns()
-            column = np.fromiter((index.get(t, -1) for t in terms), np.int64, len(terms))
+            if selected is not None:
+                column = np.full(len(terms), -1, np.int64)
+                column[selected] = np.arange(len(selected), dtype=np.int64)
+            else:
+                index = self._columns()
+                listed = as_terms(terms)
+                column = np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
             if counts.nnz < SMALL_REMAP_NNZ:
                 indptr, indices, data = _remap_rows_small(counts, column, len(vocab) if oov else -1)
             else:
@@ -665,7 +720,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         as when counting."""
         analysis = self._scanned_analysis()
         assert analysis is not None
-        n_vocab = len(self.terms_)
+        n_vocab = len(self._vocab)
         oov = self.oov_token is not None
         return count_known(texts, analysis, self._lookup, n_vocab + oov, n_vocab if oov else -1)
 
@@ -677,13 +732,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         assert analysis is not None
         words, high = analysis.kind == "word", analysis.high
         cached: tuple[Any, ...] | None = self.__dict__.get("_lookup_cache")
-        if cached is None or cached[0] is not self.terms_ or cached[1] != (words, high):
-            cached = (self.terms_, (words, high), {})
+        vocab = self._vocab  # the key of the cache: its terms need not be made
+        if cached is None or cached[0] is not vocab or cached[1] != (words, high):
+            cached = (vocab, (words, high), {})
             self._lookup_cache = cached
         tables = cached[2]
         if utf8 not in tables and "_selected" in self.__dict__:
             # The vocabulary is chosen among terms the compiled scanner counted: its table.
-            found = counted_lookup(self.stats_.terms, self._selected, analysis, utf8)
+            found = counted_lookup(self.stats_.given_terms, self._selected, analysis, utf8)
             if found is not None:
                 tables[utf8] = found
         if utf8 not in tables and self.analyzer == "auto":
@@ -699,6 +755,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         state.pop("_columns_cache", None)
         state.pop("_lookup_cache", None)
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
+        if "_vocab" in state:  # lazy terms are made: what makes them stays in this process
+            state["_vocab"] = self.terms_
         return state
 
     def _weigh(
@@ -803,7 +861,7 @@ def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
     return out
 
 
-def stats_of(terms: np.ndarray, counts: sp.csr_matrix) -> VocabularyStats:
+def stats_of(terms: np.ndarray | LazyTerms, counts: sp.csr_matrix) -> VocabularyStats:
     # Canonical counts: one entry per (document, term), so entries per column = documents.
     # The counts are whole numbers, so their int64 sums are exact.
     totals = take_column_totals(counts)  # summed already, when the scanner just counted
