@@ -188,3 +188,20 @@ def test_lazily_counted_terms_equal_terms_counted_at_once():
     assert len(empty) == 0
     assert empty.array().tolist() == []
     assert none.shape == (0, 0)
+
+
+def test_the_auto_analyzer_leaves_names_of_plain_texts_to_be_made():
+    # No e-mail among the texts: they are counted as "word" counts them, names made later;
+    # with e-mails, their header tokens are made in Python and merged: an array at once.
+    texts = TEXTS["utf8"]
+    vec = TextVectorizer(analyzer="auto")
+    X = vec.fit_transform(texts)
+    assert isinstance(vec.stats_.given_terms, LazyTerms)
+    assert not vec.stats_.given_terms.made
+    words = TextVectorizer().fit(texts)
+    assert vec.terms_.tolist() == words.terms_.tolist()
+    assert (words.transform(texts) != X).nnz == 0
+    mail = "From: a@b.example\nSubject: free lunch\n\nFree money, free!"
+    mixed = TextVectorizer(analyzer="auto").fit([mail, *texts])
+    assert isinstance(mixed.stats_.given_terms, np.ndarray)
+    assert "subject:free" in mixed.vocabulary_

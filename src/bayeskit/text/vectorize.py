@@ -492,7 +492,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self._check_params()
         documents = self._documents(raw_documents)
         if self.analyzer == "auto":
-            return self._count_auto(list(documents))
+            return self._count_auto(list(documents), lazy=lazy)
         analysis = self._analysis()
         if analysis is None:
             return self._count_python(documents)
@@ -502,8 +502,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         return (count_terms_lazily if lazy else count_terms)(texts, analysis)
 
     def _count_auto(
-        self, documents: list[Any], mail: np.ndarray | None = None
-    ) -> tuple[np.ndarray, sp.csr_matrix]:
+        self, documents: list[Any], mail: np.ndarray | None = None, *, lazy: bool = False
+    ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
         """``_count`` of analyzer="auto": the texts that are not e-mails are counted as
         analyzer="word" counts them (by the compiled scanner when it can), the e-mails by the
         analyzer in Python; the two term lists are merged and the rows keep their order.
@@ -514,7 +514,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
         if not mail.any():
-            return words._count(documents)
+            return words._count(documents, lazy=lazy)
         return count_auto(words, documents, mail, bool(self.subject_in_text))
 
     def _analysis(self) -> Analysis | None:
