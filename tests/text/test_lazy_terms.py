@@ -205,3 +205,15 @@ def test_the_auto_analyzer_leaves_names_of_plain_texts_to_be_made():
     mixed = TextVectorizer(analyzer="auto").fit([mail, *texts])
     assert isinstance(mixed.stats_.given_terms, np.ndarray)
     assert "subject:free" in mixed.vocabulary_
+
+
+@pytest.mark.parametrize("oov", [None, "<oov>"])
+def test_feature_names_are_the_callers_own(oov):
+    vec = TextVectorizer(oov_token=oov).fit(TEXTS["latin1"])
+    names = vec.get_feature_names_out()
+    want = vec.terms_.tolist() + ([oov] if oov else [])
+    assert names.dtype == object
+    assert names.tolist() == want
+    names[0] = "changed"
+    assert vec.get_feature_names_out().tolist() == want
+    assert vec.terms_.tolist() == want[: len(vec.terms_)]

@@ -269,8 +269,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         self._ensure_vocabulary()
         if self.output == "hashed":
             return np.asarray([f"hash_{j}" for j in range(int(self.n_features))], dtype=object)
-        names = self.terms_.tolist() + ([self.oov_token] if self.oov_token is not None else [])
-        return np.asarray(names, dtype=object)
+        if self.oov_token is None:
+            return self.terms_.copy()  # the caller's own array, as scikit-learn gives
+        return np.append(self.terms_, np.array([self.oov_token], dtype=object))
 
     def column_terms(self, document: Any) -> dict[int, list[str]]:
         """The distinct terms of one document by the column they count in (terms outside the
