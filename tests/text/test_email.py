@@ -553,3 +553,36 @@ def test_corpus_tokens(corpus):
         assert not [t for t in vocabulary if t.startswith(forbidden)]
     assert vocabulary["subject:re"] > 1000
     assert vocabulary["content-type:text/html"] > 500
+
+
+_ADDRESS_TEXT = st.text(alphabet=st.sampled_from(list('ab@.<> ,"()\\:;x\tü')), max_size=40)
+
+
+@given(_ADDRESS_TEXT, st.integers(0, 600))
+def test_address_headers_parse_as_the_standard_library_does(header, padding):
+    # Short headers are parsed once and remembered, long ones parsed each time: either way
+    # what email.utils gives.
+    from email.utils import getaddresses, parseaddr
+
+    from bayeskit.text import email as mail
+
+    header = header + " " * padding + header
+    assert mail._sender(header) == parseaddr(header)
+    want = sum("@" in address for _, address in getaddresses([header]))
+    assert mail._recipients(header) == want
+    assert mail._recipients(header) == want  # remembered, when short
+
+
+def test_only_short_address_headers_are_remembered():
+    from bayeskit.text import email as mail
+
+    mail._parse_sender.cache_clear()
+    mail._count_recipients.cache_clear()
+    short = "Big Deals <deals@mail.example.com>"
+    long = short + " " * mail._CACHED_HEADER_CHARS
+    for header in (short, short, long, long):
+        mail._sender(header)
+        mail._recipients(header)
+    for cached in (mail._parse_sender, mail._count_recipients):
+        info = cached.cache_info()
+        assert (info.hits, info.misses, info.currsize) == (1, 1, 1)
