@@ -82,7 +82,7 @@ def test_user_cache_folder_where_the_package_is_not_writable(tmp_path, monkeypat
     monkeypatch.setattr(in_tree, "from_function", classmethod(lambda cls, f, p: None))
     monkeypatch.delenv("BAYESKIT_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    locator = next(c for c in _jit._locator_list() if getattr(c, "_bayeskit", False))
+    locator = next(c for c in _jit._locator_list() if getattr(c, "_bayeskit", None) == "user cache")
     ours = str(_jit._PACKAGE_ROOT / "stats" / "moments.py")
     found = locator.from_function(_probe, ours)
     assert found is not None
@@ -95,6 +95,65 @@ def test_user_cache_folder_where_the_package_is_not_writable(tmp_path, monkeypat
 
 def _probe():  # a function whose code object the locator reads (its first line number)
     return 0
+
+
+def test_every_module_defining_kernels_stamps_the_cache():
+    root = _jit._PACKAGE_ROOT
+    defining = sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if "@njit(" in path.read_text(encoding="utf-8")
+    )
+    assert sorted(_jit.KERNEL_SOURCES) == defining
+
+
+def test_a_kernel_is_rebuilt_when_a_kernel_it_calls_changes_in_another_file(tmp_path):
+    """numba checks only a cached kernel's own file; the kernel below inlines one from
+    another file, listed among the kernel sources: changing that file rebuilds it."""
+    (tmp_path / "callee_mod.py").write_text(
+        "from bayeskit._jit import njit\n\n@njit()\ndef value():\n    return 1\n"
+    )
+    (tmp_path / "caller_mod.py").write_text(
+        "from bayeskit._jit import njit\nfrom callee_mod import value\n\n"
+        "@njit()\ndef run(x):\n    return x + value()\n"
+    )
+    code = f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        from bayeskit import _jit
+        _jit.KERNEL_SOURCES += ({str(tmp_path / "callee_mod.py")!r},)
+        import caller_mod
+        print(caller_mod.run(10), sum(caller_mod.run.stats.cache_hits.values()))
+        """
+    env = {"NUMBA_CACHE_DIR": ""}
+    first = _run(code, **env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["11", "0"]  # compiled
+    again = _run(code, **env)
+    assert again.stdout.split() == ["11", "1"], again.stderr  # from the cache
+    assert list((tmp_path / "__pycache__").glob("caller_mod.run-*.nbi"))
+    (tmp_path / "callee_mod.py").write_text(
+        "from bayeskit._jit import njit\n\n@njit()\ndef value():\n    return 2\n"
+    )
+    changed = _run(code, **env)
+    assert changed.returncode == 0, changed.stderr
+    assert changed.stdout.split() == ["12", "0"]  # compiled again
+
+
+def test_the_kernel_sources_digest_follows_their_contents(tmp_path, monkeypatch):
+    source = tmp_path / "k.py"
+    source.write_text("a = 1\n")
+    monkeypatch.setattr(_jit, "KERNEL_SOURCES", (str(source),))
+    _jit._kernel_sources_stamp.cache_clear()
+    first = _jit._kernel_sources_stamp()
+    source.write_text("a = 2\n")
+    _jit._kernel_sources_stamp.cache_clear()
+    second = _jit._kernel_sources_stamp()
+    source.unlink()
+    _jit._kernel_sources_stamp.cache_clear()
+    missing = _jit._kernel_sources_stamp()
+    _jit._kernel_sources_stamp.cache_clear()
+    assert len({first, second, missing}) == 3
 
 
 def test_first_compile_is_announced_once(tmp_path):

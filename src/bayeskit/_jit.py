@@ -13,7 +13,10 @@
   installed package is not writable it is ``$BAYESKIT_CACHE_DIR``, else
   ``$XDG_CACHE_HOME/bayeskit``, else ``~/.cache/bayeskit`` (``NUMBA_CACHE_DIR``, when set,
   wins over all of them, as numba documents). Where nothing is writable the kernels compile
-  in each process instead.
+  in each process instead. A kernel's cached code is kept while its own source file and the
+  files of :data:`KERNEL_SOURCES` (every module defining kernels, and this one) are
+  unchanged: numba checks only the kernel's own file, and a kernel inlines the kernels and
+  intrinsics it calls from the others.
 - **Announced.** :func:`announce_compiling` (the command line calls it) prints one line on
   standard error the first time a bayeskit kernel compiles in a process: a first run after
   installing is slower, and says so.
@@ -22,6 +25,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import sys
 import threading
@@ -48,6 +52,26 @@ __all__ = [
 COMPILE_SECONDS_ESTIMATE = 3
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent
+#: The package's modules that define kernels (tests/test_jit.py checks the list is whole),
+#: relative to the package: the cached code of any kernel is stale when one of them changes.
+KERNEL_SOURCES = (
+    "_jit.py",
+    "families/_bandwidth.py",
+    "families/_categorical_kernels.py",
+    "families/_counts_common.py",
+    "families/_gaussian_refine.py",
+    "families/_kde_kernels.py",
+    "families/_mdl.py",
+    "families/_mvnormal_kernels.py",
+    "families/_parzen_kernels.py",
+    "families/_sparse_dot.py",
+    "families/_student_t.py",
+    "families/discretized.py",
+    "mixture/_em.py",
+    "stats/moments.py",
+    "stats/scatter.py",
+    "text/_scan_kernels.py",
+)
 _lock = threading.RLock()
 _announce = False
 _announced = False
@@ -174,6 +198,7 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
             if value is stand_in:  # by identity: a module's globals need not hash
                 scope[name] = build()
                 break
+    function._bayeskit_kernel = True  # type: ignore[attr-defined]  # (see _stamped)
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
@@ -295,11 +320,13 @@ def _bit_intrinsic(operation: str) -> Any:
 
 # ------------------------------------------------------------------ where the cache lives
 def _install_cache_locator() -> None:
-    """Put :class:`_UserCacheLocator` in numba's list, just before the in-tree locator
-    (after ``NUMBA_CACHE_DIR``'s). numba offers no public hook for this; if its internals
-    change, its own locators (``~/.cache/numba`` for a read-only package) are used."""
+    """Put bayeskit's locators in numba's list: :class:`_UserCacheLocator` just before the
+    in-tree locator (after ``NUMBA_CACHE_DIR``'s), and before each of numba's own file
+    locators the same locator for bayeskit's kernels with :func:`_stamped` source stamps.
+    numba offers no public hook for this; if its internals change, its own locators
+    (``~/.cache/numba`` for a read-only package) are used."""
     locators = _locator_list()
-    if locators is None:
+    if locators is None or any(getattr(c, "_bayeskit", None) for c in locators):
         return
     from numba.core import caching
 
@@ -309,10 +336,47 @@ def _install_cache_locator() -> None:
     if in_tree is None:
         return
     locator = _user_cache_locator(caching, in_tree)
-    if locator is None or any(getattr(c, "_bayeskit", False) for c in locators):
-        return
-    position = locators.index(in_tree) if in_tree in locators else 0
-    locators.insert(position, locator)
+    if locator is not None:
+        locators.insert(locators.index(in_tree) if in_tree in locators else 0, locator)
+    provided = getattr(caching, "UserProvidedCacheLocator", None) or getattr(
+        caching, "_UserProvidedCacheLocator", None
+    )
+    for base in (provided, in_tree):
+        if base is not None and base in locators:
+            locators.insert(locators.index(base), _stamped(base))
+
+
+def _stamped(base: type) -> type:
+    """numba's locator ``base`` for kernels built here, their source stamp also covering
+    :data:`KERNEL_SOURCES`."""
+
+    class _Stamped(base):
+        _bayeskit = "stamped"
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if not getattr(py_func, "_bayeskit_kernel", False):
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self) -> Any:
+            return (super().get_source_stamp(), _kernel_sources_stamp())
+
+    _Stamped.__name__ = _Stamped.__qualname__ = f"_Stamped{base.__name__}"
+    return _Stamped
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_sources_stamp() -> str:
+    """A digest of the contents of :data:`KERNEL_SOURCES` (read once per process)."""
+    digest = hashlib.sha256()
+    for name in KERNEL_SOURCES:
+        digest.update(name.encode())
+        try:
+            digest.update((_PACKAGE_ROOT / name).read_bytes())
+        except OSError:
+            digest.update(b"\0missing")
+    return digest.hexdigest()
 
 
 def _locator_list() -> list[type] | None:
@@ -337,7 +401,7 @@ def _user_cache_locator(caching: Any, in_tree: Any) -> type | None:
         """bayeskit's own kernels, when the package folder is not writable: cached in
         :func:`cache_dir`."""
 
-        _bayeskit = True
+        _bayeskit = "user cache"
 
         def __init__(self, py_func: Any, py_file: str):
             self._py_file = py_file
@@ -355,6 +419,9 @@ def _user_cache_locator(caching: Any, in_tree: Any) -> type | None:
             except OSError:
                 return None
             return self
+
+        def get_source_stamp(self) -> Any:
+            return (super().get_source_stamp(), _kernel_sources_stamp())
 
     return _UserCacheLocator
 
