@@ -104,7 +104,8 @@ def test_every_module_defining_kernels_stamps_the_cache():
         for path in root.rglob("*.py")
         if "@njit(" in path.read_text(encoding="utf-8")
     )
-    assert sorted(_jit.KERNEL_SOURCES) == defining
+    # _jit.py defines the intrinsics every kernel inlines, whatever its docstring says.
+    assert sorted(_jit.KERNEL_SOURCES) == sorted({"_jit.py", *defining})
 
 
 def test_a_kernel_is_rebuilt_when_a_kernel_it_calls_changes_in_another_file(tmp_path):
