@@ -268,6 +268,23 @@ def test_leave_one_out_searches(wine):
     assert model.bandwidth_search_["log_likelihood"][5] == pytest.approx(total, rel=1e-10)
 
 
+@pytest.mark.parametrize("weight", [1e-150, 1.0, 3.0, 1e150])
+def test_searched_accuracies_stay_in_the_unit_interval_and_load_back(weight, tmp_path):
+    # With weights of 1e150 the correct and total weights, summed in different orders,
+    # once gave an accuracy a rounding step above 1: saved, and refused when loaded.
+    X = np.array([4.98895105, 4.46900354, 6.02687437, 4.94694528, 3.65517961, 5.46459358] * 2)
+    y = np.array(list("bbbbabbbbbab"))
+    for rule in ("loo-likelihood", "cv-accuracy"):
+        model = bk.ParzenWindowClassifier(kernel="epanechnikov", bandwidth=rule)
+        model.fit(X[:, None], y, sample_weight=np.full(12, weight))
+        accuracy = model.bandwidth_search_["accuracy"]
+        assert ((accuracy >= 0) & (accuracy <= 1)).all()
+        bk.save(model, tmp_path / f"{rule}.bkm")
+        loaded = bk.load(tmp_path / f"{rule}.bkm")
+        np.testing.assert_array_equal(loaded.bandwidth_search_["accuracy"], accuracy)
+        np.testing.assert_array_equal(loaded.predict(X[:, None]), model.predict(X[:, None]))
+
+
 def test_adaptive_widths_follow_the_kth_neighbour(wine):
     X, y = wine
     model = bk.ParzenWindowClassifier(adaptive=4, bandwidth=1.0).fit(X, y)

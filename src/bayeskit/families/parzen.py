@@ -363,7 +363,9 @@ class Parzen(Family):
             prior = np.log(class_weight) - np.log(class_weight.sum())
         decided = np.argmax(loo + prior[None, :, None], axis=1)  # (n_rows, n_scales)
         right = np.take_along_axis(W.T, decided, axis=1).sum(axis=0)
-        accuracy = right / W.sum()
+        # The two sums add the same weights in different orders: their ratio may pass 1 by
+        # a rounding step (weights of 1e150), which a saved model must not carry.
+        accuracy = np.minimum(right / W.sum(), 1.0)
         return {"factors": scales.copy(), "log_likelihood": likelihood, "accuracy": accuracy}
 
     # ------------------------------------------------------------------ scoring
