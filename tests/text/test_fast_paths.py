@@ -11,10 +11,13 @@ from email.policy import compat32
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import example, given
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from bayeskit.datasets import load_sms_spam
+from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.families import _sparse_dot
 from bayeskit.families._base import safe_dot
 from bayeskit.stats._base import per_class_extreme
@@ -106,6 +109,60 @@ def test_the_header_only_parse_reads_the_same_message(raw, monkeypatch):
         email_module, "_parse", lambda data: email.message_from_bytes(data, policy=compat32)
     )
     assert _read_bytes(raw) == read
+
+
+def _same_message(raw: bytes) -> None:
+    fast, full = _parse(raw), email.message_from_bytes(raw, policy=compat32)
+    assert fast.items() == full.items()
+    assert fast.get_unixfrom() == full.get_unixfrom()
+    assert [(type(d), str(d)) for d in fast.defects] == [(type(d), str(d)) for d in full.defects]
+    assert fast.is_multipart() == full.is_multipart()
+    if not full.is_multipart():
+        assert fast.get_payload() == full.get_payload()
+    assert fast.as_string() == full.as_string()
+
+
+_ENVELOPE = "From a@b  Thu Aug 22 12:36:23 2002"
+_HEADER_LINES = st.sampled_from(
+    [
+        "Subject: free lunch", "X-A:b", "From: Ann <a@b.example>", " folded on", "\tand tabbed",
+        _ENVELOPE, ":no name", "Content-Type: text/plain",
+        "Content-Type: multipart/mixed; boundary=z", "To:", "X-Empty: ", "Subject: caf\xe9",
+    ]
+)  # fmt: skip
+
+
+@given(
+    st.lists(st.tuples(_HEADER_LINES, st.sampled_from(["\n", "\r\n", "\r"])), max_size=8),
+    st.sampled_from(["\n", "\r\n", "\r", "", "not a header\n"]),
+    st.sampled_from(["", "body\n", "From the body\nmore\r\n", "--z\n\nx\n--z--\n"]),
+)
+@example(  # a tab continuation, an envelope line inside, a CRLF line
+    [("Subject: a", "\n"), ("\tand tabbed", "\n"), (_ENVELOPE, "\n"), ("X-A:b", "\r\n")],
+    "\n",
+    "body\n",
+)
+@example(  # a continuation first, an envelope line first, a line without a name, CR ends
+    [(" folded on", "\r"), (_ENVELOPE, "\r"), (":no name", "\r"), ("To:", "\r")], "\r", ""
+)
+@example(  # an envelope line last (the parser hands it back to the body)
+    [(_ENVELOPE, "\n"), ("Subject: x", "\n"), (_ENVELOPE, "\n")], "\n", "From the body\n"
+)
+@example([("Content-Type: multipart/mixed; boundary=z", "\n")], "\n", "--z\n\nx\n--z--\n")
+def test_header_blocks_read_as_the_parser_reads_them(lines, separator, body):
+    # Continuations first or anywhere, envelope lines first, inside and last, lines without
+    # a name, mixed line ends, a blank line or none after the headers.
+    raw = "".join(line + end for line, end in lines) + separator + body
+    _same_message(raw.encode("latin-1"))
+
+
+def test_20newsgroups_posts_read_as_the_parser_reads_them(shared_data):
+    try:
+        train, _ = load_20newsgroups("train", shared_data)
+    except FileNotFoundError as exc:
+        pytest.skip(f"20 Newsgroups not in the shared data folder: {exc}")
+    for post in train:
+        _same_message(post.encode("utf-8", "surrogateescape"))
 
 
 @pytest.mark.parametrize(
