@@ -111,7 +111,7 @@ def test_the_header_only_parse_reads_the_same_message(raw, monkeypatch):
     assert _read_bytes(raw) == read
 
 
-def _same_message(raw: bytes) -> None:
+def _same_message(raw: bytes, *, flatten: bool = True) -> None:
     fast, full = _parse(raw), email.message_from_bytes(raw, policy=compat32)
     assert fast.items() == full.items()
     assert fast.get_unixfrom() == full.get_unixfrom()
@@ -119,7 +119,8 @@ def _same_message(raw: bytes) -> None:
     assert fast.is_multipart() == full.is_multipart()
     if not full.is_multipart():
         assert fast.get_payload() == full.get_payload()
-    assert fast.as_string() == full.as_string()
+    if flatten:  # (the generator cannot write some real messages back: bytes beyond ASCII)
+        assert fast.as_string() == full.as_string()
 
 
 _ENVELOPE = "From a@b  Thu Aug 22 12:36:23 2002"
@@ -163,6 +164,16 @@ def test_20newsgroups_posts_read_as_the_parser_reads_them(shared_data):
         pytest.skip(f"20 Newsgroups not in the shared data folder: {exc}")
     for post in train:
         _same_message(post.encode("utf-8", "surrogateescape"))
+
+
+def test_spamassassin_messages_read_as_the_parser_reads_them(shared_data):
+    root = shared_data / "spamassassin-public-corpus"
+    if not root.is_dir():
+        pytest.skip("the SpamAssassin corpus is not in the shared data folder")
+    paths = [p for p in sorted(root.glob("*/*")) if p.is_file() and p.name != "cmds"]
+    assert len(paths) > 6000
+    for path in paths:
+        _same_message(path.read_bytes(), flatten=False)
 
 
 @pytest.mark.parametrize(
