@@ -87,6 +87,7 @@ def test_user_cache_folder_where_the_package_is_not_writable(tmp_path, monkeypat
     found = locator.from_function(_probe, ours)
     assert found is not None
     assert found.get_cache_path().startswith(str(tmp_path / "bayeskit"))
+    assert found.get_source_stamp()[1] == _jit._kernel_sources_stamp()  # stamped too
     assert locator.from_function(_probe, __file__) is None  # not a bayeskit file
     monkeypatch.setenv("BAYESKIT_CACHE_DIR", str(tmp_path / "mine"))
     found = locator.from_function(_probe, ours)

@@ -31,7 +31,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "Kernel",
@@ -96,17 +96,19 @@ def load_be64(array: Any, index: int) -> Any:
     ``uint64`` (the first byte in the top bits, so integer order is byte order): in a kernel,
     one unaligned load and a byte swap, with no bounds check: the caller makes sure the 8
     bytes are inside the array (bytes past the ones it wants are read, then masked off)."""
-    import numpy as np
-
-    return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), "big"))
+    return _load64(array, index, "big")
 
 
 def load_le64(array: Any, index: int) -> Any:
     """:func:`load_be64` little-endian: the first byte in the low bits, so byte ``k`` of
     the eight is bits ``8k``-``8k + 7`` (a load without the byte swap)."""
+    return _load64(array, index, "little")
+
+
+def _load64(array: Any, index: int, byteorder: Literal["big", "little"]) -> Any:
     import numpy as np
 
-    return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), "little"))
+    return np.uint64(int.from_bytes(bytes(array[index : index + 8]).ljust(8, b"\0"), byteorder))
 
 
 def trailing_zeros(word: Any) -> Any:
@@ -350,7 +352,7 @@ def _stamped(base: type) -> type:
     """numba's locator ``base`` for kernels built here, their source stamp also covering
     :data:`KERNEL_SOURCES`."""
 
-    class _Stamped(base):
+    class _Stamped(_StampedBySources, base):
         _bayeskit = "stamped"
 
         @classmethod
@@ -359,11 +361,16 @@ def _stamped(base: type) -> type:
                 return None
             return super().from_function(py_func, py_file)
 
-        def get_source_stamp(self) -> Any:
-            return (super().get_source_stamp(), _kernel_sources_stamp())
-
     _Stamped.__name__ = _Stamped.__qualname__ = f"_Stamped{base.__name__}"
     return _Stamped
+
+
+class _StampedBySources:
+    """A locator's source stamp (numba's: the kernel's own file) with the digest of
+    :data:`KERNEL_SOURCES` beside it."""
+
+    def get_source_stamp(self) -> Any:
+        return (super().get_source_stamp(), _kernel_sources_stamp())  # type: ignore[misc]
 
 
 @functools.lru_cache(maxsize=1)
@@ -397,7 +404,7 @@ def _user_cache_locator(caching: Any, in_tree: Any) -> type | None:
     if base is None:
         return None
 
-    class _UserCacheLocator(base):  # type: ignore[misc, valid-type]
+    class _UserCacheLocator(_StampedBySources, base):  # type: ignore[misc, valid-type]
         """bayeskit's own kernels, when the package folder is not writable: cached in
         :func:`cache_dir`."""
 
@@ -419,9 +426,6 @@ def _user_cache_locator(caching: Any, in_tree: Any) -> type | None:
             except OSError:
                 return None
             return self
-
-        def get_source_stamp(self) -> Any:
-            return (super().get_source_stamp(), _kernel_sources_stamp())
 
     return _UserCacheLocator
 

@@ -47,9 +47,9 @@ bytes for the string that did not fit).
 
 Every kernel is ``nogil``: the driver runs several at once in Python threads, each on its own
 outputs. :func:`bayeskit._jit.njit` keeps the compiled code next to this file where it can.
-The kernels stay in this one file, long as it is: numba's disk cache checks only the source
-file of the kernel it cached, so a kernel inlining a helper from another file would keep the
-helper's old code after only that file changed.
+The kernels stay in this one file, long as it is: they share the hashing, probing and
+row-counting helpers they inline (a kernel's cache is stamped with every kernel module,
+:data:`bayeskit._jit.KERNEL_SOURCES`, so a split would be safe, only not done).
 """
 
 from __future__ import annotations

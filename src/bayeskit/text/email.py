@@ -628,14 +628,14 @@ _CACHED_HEADER_CHARS = 512
 
 def _sender(header: str) -> tuple[str, str]:
     """``email.utils.parseaddr`` of a ``From`` header: (name, address)."""
-    return _parse_sender(header) if len(header) <= _CACHED_HEADER_CHARS else parseaddr(header)
+    short = len(header) <= _CACHED_HEADER_CHARS
+    return (_parse_sender if short else _parse_sender.__wrapped__)(header)
 
 
 def _recipients(header: str) -> int:
     """How many addresses (holding an ``@``) a ``To`` header lists."""
-    if len(header) <= _CACHED_HEADER_CHARS:
-        return _count_recipients(header)
-    return _count_recipients.__wrapped__(header)
+    short = len(header) <= _CACHED_HEADER_CHARS
+    return (_count_recipients if short else _count_recipients.__wrapped__)(header)
 
 
 @functools.lru_cache(maxsize=1 << 14)
