@@ -12,6 +12,7 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 __all__ = [
     "BayeskitError",
+    "CountTableTooLargeError",
     "DataError",
     "InputTypeError",
     "MergeError",
@@ -42,6 +43,11 @@ class SingularCovarianceError(DataError):
     """A covariance matrix that cannot be inverted: a class with fewer rows than features, a
     column constant within a class, or collinear columns. Set a regularisation (``reg_param``,
     ``shrinkage``, ``lam``/``gamma``) or drop the columns named."""
+
+
+class CountTableTooLargeError(DataError):
+    """Counts of feature subsets (a Bayesian network classifier's statistic) that would exceed
+    the memory bound: too many features, values per feature or parents (``k``)."""
 
 
 class UnknownCategoryError(DataError):
