@@ -6,4 +6,4 @@ from .aode import AODEClassifier
 from .kdb import KDBClassifier
 from .tan import TANClassifier
 
-__all__ = ["AODEClassifier", "KDBClassifier", "TANClassifier"]
+__all__ = ["MAX_CELLS", "AODEClassifier", "KDBClassifier", "SubsetCounts", "TANClassifier"]

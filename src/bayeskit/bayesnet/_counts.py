@@ -114,7 +114,8 @@ class Layout:
     def pair_index(self, d: int) -> np.ndarray:
         """(d, d) index of the subset of features ``{i, j}`` (``i != j``); −1 elsewhere."""
         out = np.full((d, d), -1, dtype=np.int64)
-        two = np.flatnonzero((self.features[:, 1:2] >= 0).ravel() & (self.features[:, 2:] < 0).all(1))
+        pairs = (self.features[:, 1] >= 0) & (self.features[:, 2:] < 0).all(axis=1)
+        two = np.flatnonzero(pairs)
         i, j = self.features[two, 0], self.features[two, 1]
         out[i, j] = two
         out[j, i] = two
@@ -226,11 +227,11 @@ class SubsetCounts(Statistic):
             union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
         )
         check_size(np.array([len(c) for c in merged]), self.order, self.n_classes)
-        out = self._moved(merged, [_positions(m, a) for m, a in zip(merged, self.categories, strict=True)])
-        theirs = other._moved(
-            merged, [_positions(m, b) for m, b in zip(merged, other.categories, strict=True)]
+        mine, theirs = (
+            part._moved(merged, [_positions(m, c) for m, c in zip(merged, part.categories)])  # noqa: B905
+            for part in (self, other)
         )
-        return SubsetCounts(merged, self.order, out.counts + theirs.counts)
+        return SubsetCounts(merged, self.order, mine.counts + theirs.counts)
 
     def _moved(self, categories: tuple[np.ndarray, ...], where: list[np.ndarray]) -> SubsetCounts:
         """The counts laid out for ``categories``; ``where[j][a]`` is the new index of value
@@ -246,7 +247,8 @@ class SubsetCounts(Statistic):
         for t in range(self.order):
             f = old.features[subset, t]
             has = f >= 0
-            moved = np.where(has, flat_where[np.where(has, cat_off[np.maximum(f, 0)] + digits[:, t], 0)], 0)
+            at = np.where(has, cat_off[np.maximum(f, 0)] + digits[:, t], 0)
+            moved = np.where(has, flat_where[at], 0)
             keep &= moved >= 0
             target += np.where(has, moved, 0) * new.strides[subset, t]
         counts = np.zeros((self.n_classes, new.n_cells))

@@ -11,7 +11,7 @@ from sklearn.utils.validation import validate_data
 from .._base import GenerativeClassifier, _n_rows, class_weights
 from .._validation import column_label
 from ..errors import DataError, ModelFileError, ParameterError
-from ..families._codebook import Table
+from ..families._codebook import Table, missing_mask
 from ..families._mdl import Rows
 from ..families.discretized import Discretized, interval_codes
 from ..naive_bayes._columns import column_types
@@ -57,7 +57,15 @@ class NetworkClassifier(GenerativeClassifier):
         if self.discretize == "none":
             return ()
         kinds = ("float",) if self.discretize == "floats" else ("float", "integer")
-        return tuple(j for j, kind in enumerate(column_types(X, table)) if kind in kinds)
+        types = column_types(X, table)
+        return tuple(
+            j
+            for j, kind in enumerate(types)
+            # an object column with nothing observed is no evidence of numbers (a batch of
+            # a text column may hold only missing values)
+            if kind in kinds
+            and not (table.columns[j].dtype.kind == "O" and missing_mask(table.columns[j]).all())
+        )
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool, part: bool = False
@@ -168,8 +176,10 @@ class NetworkClassifier(GenerativeClassifier):
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"the stored cut points are invalid: {exc}") from None
         d = int(self.n_features_in_)
-        if len(cuts) != len(numeric) or len(set(numeric)) != len(numeric) or any(
-            not 0 <= j < d for j in numeric
+        if (
+            len(cuts) != len(numeric)
+            or len(set(numeric)) != len(numeric)
+            or any(not 0 <= j < d for j in numeric)
         ):
             raise ModelFileError("the stored numeric columns do not match the model's columns")
         for c in cuts:

@@ -33,6 +33,11 @@ from . import _kernels as kernels
 from ._counts import MAX_ORDER, Layout, SubsetCounts, check_size, layout_of
 from ._structure import PairCells, chow_liu, class_information, conditional_information, kdb_parents
 
+#: Rows are counted in up to this many chunks side by side (fixed by the number of rows, so
+#: the sums do not depend on the machine), each of at least CHUNK_ROWS rows.
+COUNT_CHUNKS = 8
+CHUNK_ROWS = 1 << 16
+
 
 def local_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """Categories of every column and each cell's index among them (−1: missing). A table of
@@ -41,21 +46,19 @@ def local_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     matrix = table.matrix
     if matrix is not None and matrix.dtype.kind in "biuf" and matrix.size:
         values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
-        lo, hi, whole = column_range(np.ascontiguousarray(values))
+        values = np.ascontiguousarray(values)
+        lo, hi, whole = column_range(values)
         empty = lo > hi
         span = np.where(empty, 0, hi - lo + 1)
         if whole and span.sum() <= max(_MAX_LUT, 2 * matrix.size):
             lo = np.where(empty, 0, lo)
-            if values.dtype.kind == "f":
-                missing = np.isnan(values)
-                codes = np.where(missing, -1, np.where(missing, 0, values).astype(np.int64) - lo)
-            else:
-                codes = values.astype(np.int64) - lo
+            codes = np.empty(values.shape, dtype=np.int64)
+            kernels.shifted_codes(values, lo, codes)
             cats = tuple(
                 (np.arange(int(lo[j]), int(lo[j] + span[j]))).astype(matrix.dtype)
                 for j in range(matrix.shape[1])
             )
-            return cats, np.ascontiguousarray(codes)
+            return cats, codes
     return discover_codes(table)
 
 
@@ -144,13 +147,22 @@ class _Network(Family):
         check_size(sizes, self.order, n_classes, X.names)
         layout = layout_of(sizes, self.order)
         labels = hard_labels(R)
-        if labels is not None:
+        if labels is not None and self.order == 2:
+            pair_offsets = np.zeros((len(sizes), len(sizes)), dtype=np.int64)
+            index = layout.pair_index(len(sizes))
+            pair_offsets[index >= 0] = layout.offsets[index[index >= 0]]
+            counts = kernels.count_pairs(
+                codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
+                layout.offsets, pair_offsets, sizes, n_classes, layout.n_cells,
+                min(COUNT_CHUNKS, 1 + codes.shape[0] // CHUNK_ROWS),
+            )  # fmt: skip
+        elif labels is not None:
             counts = kernels.count_hard(
                 codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
                 layout.features, layout.strides, layout.offsets, n_classes, layout.n_cells,
             )  # fmt: skip
         else:
-            W = R.toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)
+            W = sp.csr_matrix(R).toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)
             counts = kernels.count_soft(
                 codes, np.ascontiguousarray(W, dtype=np.float64), layout.features,
                 layout.strides, layout.offsets, layout.n_cells,
@@ -237,7 +249,8 @@ class _Tree(_Network):
         codes = encode(params.codebook, X)
         out = np.zeros((codes.shape[0], params.cpt.shape[1]))
         work = codes.size * out.shape[1]
-        kernel = kernels.network_parallel if work >= kernels.PARALLEL_WORK else kernels.network_serial
+        parallel = work >= kernels.PARALLEL_WORK
+        kernel = kernels.network_parallel if parallel else kernels.network_serial
         kernel(
             codes, params.parents, params.strides, params.cpt_offsets, params.cpt,
             params.cat_offsets, params.single, out,
@@ -316,7 +329,8 @@ class KDB(_Tree):
 
 
 def check_k(k: Any) -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 0 <= k <= MAX_ORDER - 1:
+    integral = isinstance(k, Integral) and not isinstance(k, (bool, np.bool_))
+    if not integral or not 0 <= k <= MAX_ORDER - 1:
         raise ParameterError(
             f"k must be an integer from 0 to {MAX_ORDER - 1} (parents per feature); got {k!r}"
         )
@@ -385,8 +399,10 @@ class AODE(_Network):
 
 
 def check_m(m: Any) -> float:
-    if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, float, np.number)) or not (
-        np.isfinite(m) and m >= 0
+    if (
+        isinstance(m, (bool, np.bool_))
+        or not isinstance(m, (int, float, np.number))
+        or not (np.isfinite(m) and m >= 0)
     ):
         raise ParameterError(
             f"m must be a number >= 0 (the least training rows of a super-parent's value); "
