@@ -219,12 +219,13 @@ class _Tree(_Network):
         cmi = conditional_information(stats.counts, layout)
         parents = self._parents(stats, ci, cmi)
         k = parents.shape[1]
+        pairs = layout.pair_index(d)
         strides = np.zeros((d, k + 1), dtype=np.int64)
         blocks, offsets = [], np.zeros(d, dtype=np.int64)
         at = 0
         for i in range(d):  # one table per feature (its parents decide its shape)
             members = np.sort(np.concatenate([[i], parents[i][parents[i] >= 0]]))
-            s = _subset_index(layout, members)
+            s = _subset_index(layout, members, pairs)
             lo, hi = int(layout.offsets[s]), int(layout.offsets[s + 1])
             shape = (stats.n_classes, *(int(stats.sizes[f]) for f in members))
             block = stats.counts[:, lo:hi].reshape(shape)
@@ -263,6 +264,8 @@ class _Tree(_Network):
         codes = encode(params.codebook, X)
         n, d = codes.shape
         out = np.zeros((n, d, params.cpt.shape[1]))
+        if not len(params.single):  # no value observed in training: every factor is 1
+            return out
         for i in range(d):  # explanation of a few rows: clarity over speed
             a = codes[:, i]
             key = params.cpt_offsets[i] + a * params.strides[i, 0]
@@ -411,10 +414,13 @@ def check_m(m: Any) -> float:
     return float(m)
 
 
-def _subset_index(layout: Layout, members: np.ndarray) -> int:
-    """Index of the subset holding exactly ``members`` (increasing)."""
+def _subset_index(layout: Layout, members: np.ndarray, pairs: np.ndarray) -> int:
+    """Index of the subset holding exactly ``members`` (increasing); ``pairs`` is
+    :meth:`Layout.pair_index`."""
     if len(members) == 1:
         return int(members[0])
+    if len(members) == 2:
+        return int(pairs[members[0], members[1]])
     want = np.full(layout.features.shape[1], -1, dtype=np.int64)
     want[: len(members)] = members
     return int(np.flatnonzero((layout.features == want).all(axis=1))[0])
