@@ -85,7 +85,8 @@ def test_cut_points_are_fixed_by_the_first_fit():
     )
     model = bk.TANClassifier().partial_fit(X[:300], y[:300])
     cuts = model.cut_points_
-    assert list(cuts) == ["size"] and len(cuts["size"]) >= 1
+    assert list(cuts) == ["size"]
+    assert len(cuts["size"]) >= 1
     model.partial_fit(X[300:], y[300:])
     np.testing.assert_array_equal(model.cut_points_["size"], cuts["size"])
     # a model fitted on other rows cuts elsewhere and does not merge
@@ -106,7 +107,9 @@ def test_pandas_and_polars_tables_give_the_same_model(make, tmp_path):
     frame = pd.DataFrame(
         {
             "age": np.where(rng.random(n) < 0.1, np.nan, rng.normal(40, 10, n)),
-            "city": pd.Series(np.array(["Oslo", "Lyon", None], dtype=object)[rng.integers(0, 3, n)]),
+            "city": pd.Series(
+                np.array(["Oslo", "Lyon", None], dtype=object)[rng.integers(0, 3, n)]
+            ),
             "owner": rng.random(n) < 0.4,
             "rooms": rng.integers(1, 5, n),
         }
@@ -154,7 +157,9 @@ def test_bad_settings_are_refused_by_name(make, message):
 
 
 def test_infinite_numbers_are_refused_naming_the_column():
-    model = bk.TANClassifier().fit(pd.DataFrame({"v": [1.0, 2.0, 3.0], "c": list("abc")}), [0, 1, 1])
+    model = bk.TANClassifier().fit(
+        pd.DataFrame({"v": [1.0, 2.0, 3.0], "c": list("abc")}), [0, 1, 1]
+    )
     with pytest.raises(bk.errors.DataError, match=r"'v'\) holds inf at row 1"):
         model.predict(pd.DataFrame({"v": [1.0, np.inf], "c": ["a", "b"]}))
 
