@@ -175,3 +175,18 @@ def test_loss_and_class_weight_act_through_the_template():
         heavy = make().set_params(class_weight={0: 1e6, 1: 1}).fit(X, y)
         assert (heavy.predict(X) == 0).all()
         np.testing.assert_allclose(heavy.predict_proba(X), model.predict_proba(X))
+
+
+def test_explain_splits_a_network_decision_by_feature():
+    from bayeskit.inspection import explain
+
+    rng = np.random.default_rng(7)
+    X = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, (300, 4))]
+    y = np.where((X[:, 0] == "a") ^ (X[:, 1] == "b"), "yes", "no")
+    for model in (bk.TANClassifier().fit(X, y), bk.KDBClassifier(k=2).fit(X, y)):
+        e = explain(model, X[0])
+        jll = model.predict_joint_log_proba(X[:1])[0]
+        index = {c: k for k, c in enumerate(model.classes_.tolist())}
+        assert e.log_odds == pytest.approx(jll[index[e.label]] - jll[index[e.versus]])
+        assert e.log_odds == pytest.approx(e.prior + sum(c.weight for c in e.contributions))
+        assert {c.feature for c in e.contributions} <= {"x0", "x1", "x2", "x3"}
