@@ -190,3 +190,23 @@ def test_explain_splits_a_network_decision_by_feature():
         assert e.log_odds == pytest.approx(jll[index[e.label]] - jll[index[e.versus]])
         assert e.log_odds == pytest.approx(e.prior + sum(c.weight for c in e.contributions))
         assert {c.feature for c in e.contributions} <= {"x0", "x1", "x2", "x3"}
+
+
+def test_dask_continues_from_a_first_fit_with_its_cut_points():
+    dd = pytest.importorskip("dask.dataframe")
+    import bayeskit.dask as bkd
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 400)
+    frame = pd.DataFrame(
+        {"v": rng.normal(y * 2.0, 1.0), "c": np.array(["a", "b"])[rng.integers(0, 2, 400)]}
+    )
+    # partitions would each cut the numbers their own way: refused, naming them
+    with pytest.raises(bk.errors.DataError, match="partition 1 of X does not match partition 0"):
+        bkd.fit(bk.TANClassifier(), dd.from_pandas(frame, npartitions=3), y)
+    model = bk.TANClassifier().fit(frame[:100], y[:100])
+    bkd.partial_fit(model, dd.from_pandas(frame[100:], npartitions=3), y[100:])
+    local = bk.TANClassifier().fit(frame[:100], y[:100]).partial_fit(frame[100:], y[100:])
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(frame), local.predict_joint_log_proba(frame)
+    )
