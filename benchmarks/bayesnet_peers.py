@@ -68,8 +68,9 @@ def load(name: str) -> tuple[np.ndarray, np.ndarray, bool]:
         X, y, _ = load_spambase()
         return np.asarray(X, dtype=np.float64), np.asarray(y).astype(str), True
     X, y = load_uci_table(name)
-    X = X.astype(object)
-    X[X == "?"] = None
+    if (X == "?").any():  # missing values: an object array holding None
+        X = X.astype(object)
+        X[X == "?"] = None
     return X, y, False
 
 

@@ -151,11 +151,15 @@ class _Network(Family):
             pair_offsets = np.zeros((len(sizes), len(sizes)), dtype=np.int64)
             index = layout.pair_index(len(sizes))
             pair_offsets[index >= 0] = layout.offsets[index[index >= 0]]
-            counts = kernels.count_pairs(
+            args = (
                 codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
                 layout.offsets, pair_offsets, sizes, n_classes, layout.n_cells,
-                min(COUNT_CHUNKS, 1 + codes.shape[0] // CHUNK_ROWS),
             )  # fmt: skip
+            chunks = min(COUNT_CHUNKS, 1 + codes.shape[0] // CHUNK_ROWS)
+            if chunks == 1:
+                counts = kernels.count_pairs_serial(*args)
+            else:
+                counts = kernels.count_pairs(*args, chunks)
         elif labels is not None:
             counts = kernels.count_hard(
                 codes, labels[0].astype(np.int64), labels[1].astype(np.float64),

@@ -83,6 +83,25 @@ def _count_pairs_rows(
                     counts[pair_offsets[i, j] + a * sizes[j] + b, c] += wr
 
 
+@njit(nogil=True)
+def count_pairs_serial(
+    codes: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    cat_offsets: np.ndarray,
+    pair_offsets: np.ndarray,
+    sizes: np.ndarray,
+    n_classes: int,
+    n_cells: int,
+) -> np.ndarray:  # pragma: no cover
+    """:func:`count_pairs` in one chunk, without starting the thread pool (small tables)."""
+    counts = np.zeros((n_cells, n_classes))
+    _count_pairs_rows(
+        codes, y, w, cat_offsets, pair_offsets, sizes, counts, 0, codes.shape[0]
+    )  # fmt: skip
+    return counts
+
+
 @njit(parallel=True)
 def count_pairs(
     codes: np.ndarray,
