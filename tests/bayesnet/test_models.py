@@ -210,3 +210,23 @@ def test_dask_continues_from_a_first_fit_with_its_cut_points():
     np.testing.assert_allclose(
         model.predict_joint_log_proba(frame), local.predict_joint_log_proba(frame)
     )
+
+
+def test_the_report_draws_the_tree():
+    from bayeskit.report import build_report
+
+    rng = np.random.default_rng(9)
+    X, y = _linked(rng, 2000, [(0, 1), (2, 3)])
+    model = bk.TANClassifier().fit(X, y)
+    page = build_report(
+        title="t", classes=model.classes_, y_true=y, proba=model.predict_proba(X), model=model
+    )
+    assert "Network structure" in page
+    assert page.count("<rect") >= 5  # a box per feature
+    for name, parents in model.parents_.items():
+        assert f"<td>{name}</td><td>{', '.join(parents) or '(the class only)'}</td>" in page
+    aode = bk.AODEClassifier().fit(X, y)
+    page = build_report(
+        title="t", classes=aode.classes_, y_true=y, proba=aode.predict_proba(X), model=aode
+    )
+    assert "Network structure" not in page  # every feature parent of every other: no tree
