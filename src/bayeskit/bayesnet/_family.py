@@ -184,7 +184,7 @@ class _Network(Family):
         if stats.order != self.order:
             raise DataError(
                 f"the {self.name} family needs counts of feature subsets of up to {self.order} "
-                f"features, not {stats.order}"
+                f"features, not {stats.order} (k was changed after fitting? refit the model)"
             )
 
     def _pseudo(self, d: int) -> np.ndarray:
