@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ..errors import ParameterError
+from ..errors import BayeskitWarning, ParameterError
 from ..families.mvnormal import MVNormal
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
@@ -124,13 +125,19 @@ class LinearDiscriminantAnalysis(
 
     _fix = "set shrinkage='auto' (or a number in (0, 1]), or drop the column"
 
+    @property
+    def class_prior(self) -> Any:
+        """``priors``, renormalised with a warning when they do not sum to 1 (scikit-learn's
+        rule)."""
+        return _renormalised(self.priors, warn=True)
+
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 1.0,
                 shrinkage=sklearn_shrinkage(self.shrinkage, self.covariance_estimator),
-                pool_weights=self.priors,
+                pool_weights=_renormalised(self.priors, warn=False),
                 tol=self.tol,
             )
         ]
@@ -208,3 +215,27 @@ class LinearDiscriminantAnalysis(
         X = family.validate(self._check_X(X, reset=False), self._feature_names())
         scores = np.asarray(X @ W.T) + b
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+
+def _renormalised(priors: Any, *, warn: bool) -> Any:
+    """Non-negative finite ``priors`` divided by their sum when it is not 1 (with a
+    :class:`~bayeskit.errors.BayeskitWarning` when ``warn``); anything else as given, for the
+    class prior's own checks to name."""
+    if priors is None:
+        return None
+    try:
+        values = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        return priors
+    total = float(values.sum()) if values.ndim == 1 else np.nan
+    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
+        return priors
+    if np.isclose(total, 1.0, rtol=0, atol=1e-8):
+        return priors
+    if warn:
+        warnings.warn(
+            f"the priors {values.tolist()} sum to {total:.10g}, not 1; renormalising them",
+            BayeskitWarning,
+            stacklevel=3,
+        )
+    return values / total
