@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ..errors import BayeskitWarning, ParameterError
+from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
 from ..families.mvnormal import MVNormal
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
@@ -31,22 +31,33 @@ class LinearDiscriminantAnalysis(
     that ``partial_fit``, ``sample_weight``, sparse input, merging models (``m1 + m2``) and
     ``unlearn`` are exact — none of which scikit-learn's LDA offers. Differences, on purpose:
 
-    * ``solver`` is accepted for compatibility and changes nothing: every solver gives the
-      model scikit-learn's ``"lsqr"`` and ``"eigen"`` give (``coef_ = Σ⁻¹μ`` through a
-      Cholesky factor; ``scalings_`` the eigen solver's), shrinkage works with ``"svd"`` too,
-      and ``transform`` works with ``"lsqr"``;
+    * on data of full rank every solver gives the model scikit-learn's ``"lsqr"`` and
+      ``"eigen"`` give (``coef_ = Σ⁻¹μ`` through a Cholesky factor; ``scalings_`` the eigen
+      solver's), shrinkage works with ``"svd"`` too, and ``transform`` works with ``"lsqr"``;
     * a column with the same value in every training row is left out (coefficient 0), as
       scikit-learn's ``"svd"`` and ``"lsqr"`` solvers do, where its ``"eigen"`` solver fails;
-    * a singular shared covariance (collinear columns; a column constant within every class
-      but not between them) is a :class:`~bayeskit.errors.SingularCovarianceError` naming the
-      column, not a least-squares answer that ignores it: set ``shrinkage``;
+    * rank-deficient data (collinear columns, such as a price difference stored beside both
+      prices; a column constant within every class but not between them): the default
+      ``solver="svd"`` works in the span of the data, as scikit-learn's ``"svd"`` solver and
+      R's ``MASS::lda`` do (Venables & Ripley 2002, §12.1): the null directions of the
+      within-class covariance are dropped, with a
+      :class:`~bayeskit.errors.CollinearColumnsWarning` naming the columns they involve, and
+      the posterior is that of the model fitted on a basis of the span (on balanced classes
+      with equal priors, the predictions of scikit-learn's ``"svd"`` solver, which scales the
+      covariance by ``1/(n − K)`` rather than ``1/n``). ``"lsqr"`` and ``"eigen"`` refuse
+      such data with a :class:`~bayeskit.errors.SingularCovarianceError` naming the column and
+      the fix. The span is found from the statistics when they are finalised, so
+      ``partial_fit`` and merging stay exact;
+    * ``priors`` that do not sum to 1 are renormalised with a warning, as in scikit-learn;
     * ``covariance_estimator`` takes the estimators that are functions of the covariance
       (``EmpiricalCovariance``, ``ShrunkCovariance``, ``LedoitWolf``, ``OAS``).
 
     Parameters
     ----------
     solver : {"svd", "lsqr", "eigen"}, default="svd"
-        Accepted for compatibility with scikit-learn; every solver gives the same model.
+        Every solver gives the same model on data of full rank; ``"svd"`` also fits
+        rank-deficient data, in its span (Hastie, Tibshirani & Friedman 2009, §4.3.2),
+        where ``"lsqr"`` and ``"eigen"`` refuse it.
     shrinkage : None, "auto", float in [0, 1], "ledoit-wolf" or "oas", default=None
         Shrink each class's covariance towards the scaled identity before pooling:
         ``"auto"`` Ledoit–Wolf on standardised features (scikit-learn's), a fixed intensity,
@@ -125,6 +136,14 @@ class LinearDiscriminantAnalysis(
 
     _fix = "set shrinkage='auto' (or a number in (0, 1]), or drop the column"
 
+    def _singular_fix(self) -> str:
+        if self.solver == "svd":
+            return self._fix
+        return (
+            "use solver='svd' (the default: it works in the span of the data), set "
+            "shrinkage='auto' (or a number in (0, 1]), or drop the column"
+        )
+
     @property
     def class_prior(self) -> Any:
         """``priors``, renormalised with a warning when they do not sum to 1 (scikit-learn's
@@ -139,8 +158,26 @@ class LinearDiscriminantAnalysis(
                 shrinkage=sklearn_shrinkage(self.shrinkage, self.covariance_estimator),
                 pool_weights=_renormalised(self.priors, warn=False),
                 tol=self.tol,
+                span=self.solver == "svd",
             )
         ]
+
+    def _finalize(self, summary: Any) -> Any:
+        fitted = super()._finalize(summary)
+        params = fitted[1][0]
+        if params.collinear:
+            names = self._feature_names()
+            shown = ", ".join(repr(str(names[j])) for j in params.collinear[:10])
+            more = len(params.collinear) - 10
+            warnings.warn(
+                f"the columns {shown}{f' and {more} more' if more > 0 else ''} are collinear "
+                f"(or constant within every class): {params.n_null} direction"
+                f"{'s' if params.n_null > 1 else ''} without within-class variance dropped; "
+                "the model works in the span of the data",
+                CollinearColumnsWarning,
+                stacklevel=4,
+            )
+        return fitted
 
     def _check_fit(self) -> None:
         super()._check_fit()
@@ -161,6 +198,11 @@ class LinearDiscriminantAnalysis(
         return int(n)
 
     # ------------------------------------------------------------------ fitted attributes
+    @property
+    def means_(self) -> np.ndarray:
+        """Mean of each class, shape (n_classes, n_features)."""
+        return np.asarray(self._fitted_summary().blocks[0].mean)
+
     @property
     def covariance_(self) -> np.ndarray:
         """The shared covariance matrix, (n_features, n_features)."""

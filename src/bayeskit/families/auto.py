@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from ..errors import DataError, ParameterError
 from ..stats import Sample
@@ -163,7 +162,10 @@ class Auto(Family):
         k = self._folds()
         families = {name: self._family(name) for name in candidates}
         stats = stats.without_empty(0.0)  # removed rows cancelled against their originals
-        values, weight = stats.values, stats.weight
+        # Rows in a canonical order (by class, values, weights): every sum below is then taken
+        # in the same order however the rows arrived, so the choice is exactly repeatable.
+        order = canonical_order(stats.values, stats.weight)
+        values, weight = stats.values[order], stats.weight[:, order]
         d = values.shape[1]
         counts = _count_columns(values)
         scores = np.full((len(candidates), d), -np.inf)
@@ -216,13 +218,19 @@ def _check_counts(X: np.ndarray, columns: np.ndarray) -> None:
         )
 
 
+def canonical_order(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Rows sorted by class (largest weight), then values, then weights (NaN last)."""
+    label = np.argmax(weight, axis=0)
+    keys = [weight[c] for c in range(weight.shape[0] - 1, -1, -1)]
+    keys += [values[:, j] for j in range(values.shape[1] - 1, -1, -1)]
+    return np.lexsort([*keys, label])
+
+
 def fold_of(values: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
     """The fold of each row: within each class (largest weight), rows sorted by values then
     weights, rank ``r`` to fold ``r mod k``. Depends on the rows, not on their order."""
     label = np.argmax(weight, axis=0)
-    keys = [weight[c] for c in range(weight.shape[0] - 1, -1, -1)]
-    keys += [values[:, j] for j in range(values.shape[1] - 1, -1, -1)]
-    order = np.lexsort([*keys, label])
+    order = canonical_order(values, weight)
     ranked = label[order]
     first = np.searchsorted(ranked, ranked, side="left")
     fold = np.empty(len(order), dtype=np.int64)
@@ -264,7 +272,9 @@ def _held_out(
             probe.fill(np.nan)
             probe[:, j] = held[:, j]
             joint = family.log_prob(params, probe)[seen] + log_prior
-            posterior = joint - logsumexp(joint, axis=1, keepdims=True)
+            top = joint.max(axis=1, keepdims=True)
+            top = np.where(np.isfinite(top), top, 0.0)
+            posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
             mine = r[seen]
             out[j] += float(np.sum(np.where(mine > 0, mine * posterior, 0.0)))
     return out
