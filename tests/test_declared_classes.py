@@ -30,7 +30,7 @@ def test_a_label_outside_the_declared_classes_is_refused(name):
 
 def test_scikit_learn_refuses_it_too():
     theirs = sk_nb.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1])
-    with pytest.raises(ValueError, match=r"not in classes"):
+    with pytest.raises(ValueError, match=r"do not exist in the initial classes"):
         theirs.partial_fit(X[3:], [2, 1, 0])
     with pytest.raises(ValueError, match=r"not in the classes declared"):
         bk.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1]).partial_fit(X[3:], [2, 1, 0])
