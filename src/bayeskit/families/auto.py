@@ -46,6 +46,8 @@ from ._base import Family, family_from_config, real_block
 CANDIDATES = ("gaussian", "poisson", "discretized", "kernel")
 #: candidates whose statistics add and subtract exactly (a fold's part is total − fold).
 _ADDITIVE = frozenset({"gaussian", "poisson"})
+#: passes over the columns of the joint choice (each pass that changes nothing ends it).
+_MAX_PASSES = 5
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,11 @@ class Auto(Family):
             raise ParameterError(
                 f"candidates {list(given)!r}: each must be one of {CANDIDATES}, given once"
             )
+        if set(given) <= {"poisson"}:
+            raise ParameterError(
+                f"candidates {list(given)!r} must include one of gaussian, discretized or kernel "
+                "(the Poisson family takes columns of counts only)"
+            )
         return tuple(given)
 
     def _folds(self) -> int:
@@ -169,16 +176,21 @@ class Auto(Family):
         d = values.shape[1]
         counts = _count_columns(values)
         scores = np.full((len(candidates), d), -np.inf)
+        pick = np.zeros(d, dtype=np.int64)
         if values.shape[0] and weight.shape[0] > 1:
             fold = fold_of(values, weight, k)
-            for i, name in enumerate(candidates):
+            parts: list[np.ndarray | None] = []
+            for name in candidates:
                 columns = np.flatnonzero(counts) if name == "poisson" else np.arange(d)
-                if len(columns):
-                    scores[i, columns] = _held_out(
-                        families[name], name, values[:, columns], weight, fold, k
-                    )
-        # argmax takes the first of equal scores: ties go to the earlier candidate.
-        pick = np.argmax(np.where(np.isnan(scores), -np.inf, scores), axis=0)
+                if not len(columns):
+                    parts.append(None)
+                    continue
+                part = np.full((d, *weight.T.shape), np.nan)
+                part[columns] = _contributions(
+                    families[name], name, values[:, columns], weight, fold, k
+                )
+                parts.append(part)
+            pick, scores = choose(held_out_prior(weight, fold, k), parts, weight)
         chosen = tuple(candidates[i] for i in pick)
         blocks = []
         for i, name in enumerate(candidates):
@@ -238,10 +250,11 @@ def fold_of(values: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
     return fold
 
 
-def _held_out(
+def _contributions(
     family: Family, name: str, X: np.ndarray, weight: np.ndarray, fold: np.ndarray, k: int
 ) -> np.ndarray:
-    """Held-out ``Σ_i log P(y_i | x_ij)`` of each column of ``X`` under ``family``."""
+    """``log p(x_ij | c)`` of every row ``i`` and column ``j`` of ``X`` under ``family``
+    fitted without the row's fold, shape (n_columns, n_rows, n_classes); 0 where missing."""
     K = weight.shape[0]
     if name in _ADDITIVE:
         parts = [family.summarize(X[fold == f], weight[:, fold == f].T) for f in range(k)]
@@ -252,30 +265,79 @@ def _held_out(
         trains = [(total + (-part)).cleaned(np.arange(K), scale) for part in parts]
     else:
         trains = [family.summarize(X[fold != f], weight[:, fold != f].T) for f in range(k)]
-    out = np.zeros(X.shape[1])
-    probe = np.empty((0, X.shape[1]))
+    out = np.zeros((X.shape[1], X.shape[0], K))
     for f in range(k):
-        test = fold == f
-        if not test.any() or not (fold != f).any():
+        test = np.flatnonzero(fold == f)
+        if not len(test) or len(test) == len(fold):
             continue
         params = family.finalize(trains[f])
-        train_count = weight[:, ~test].sum(axis=1)
-        log_prior = np.log(train_count + 1.0) - np.log(train_count.sum() + K)
         held = X[test]
-        r = weight[:, test].T  # (n_test, K)
-        if probe.shape[0] != held.shape[0]:
-            probe = np.empty_like(held)
+        probe = np.empty_like(held)
         for j in range(X.shape[1]):
-            seen = ~np.isnan(held[:, j])
-            if not seen.any():
+            if np.isnan(held[:, j]).all():
                 continue
             probe.fill(np.nan)
             probe[:, j] = held[:, j]
-            joint = family.log_prob(params, probe)[seen] + log_prior
-            top = joint.max(axis=1, keepdims=True)
-            top = np.where(np.isfinite(top), top, 0.0)
-            posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
-            mine = r[seen]
-            out[j] += float(np.sum(np.where(mine > 0, mine * posterior, 0.0)))
+            out[j, test] = family.log_prob(params, probe)
     return out
 
+
+def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
+    """Each row's log class prior from the other folds (add-one smoothed), (n_rows, K)."""
+    K = weight.shape[0]
+    out = np.zeros((weight.shape[1], K))
+    for f in range(k):
+        test = fold == f
+        count = weight[:, ~test].sum(axis=1)
+        out[test] = np.log(count + 1.0) - np.log(count.sum() + K)
+    return out
+
+
+def log_likelihood(joint: np.ndarray, weight: np.ndarray) -> float:
+    """``Σ_i Σ_c r_ic log P(c | x_i)`` from joint log-likelihoods (n, K) and weights (K, n)."""
+    top = joint.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
+    r = weight.T
+    return float(np.sum(np.where(r > 0, r * posterior, 0.0)))
+
+
+def choose(
+    prior: np.ndarray, parts: list[np.ndarray | None], weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(choice, scores): the candidate of each column and each candidate's score alone.
+
+    ``parts[i]`` holds candidate ``i``'s contributions (n_columns, n_rows, K), or None where it
+    is no candidate (−inf there, columns it cannot take filled with NaN). Each column starts
+    with its best candidate alone; then, column by column, a candidate replaces the current
+    one when it raises the held-out log-likelihood of the class given every column, until a
+    pass over the columns changes nothing (columns that repeat each other's information would
+    otherwise each be given their sharpest family, and the product made overconfident).
+    Ties keep the earlier candidate."""
+    d = next(p.shape[0] for p in parts if p is not None)
+    scores = np.full((len(parts), d), -np.inf)
+    for i, part in enumerate(parts):
+        if part is None:
+            continue
+        for j in range(d):
+            if not np.isnan(part[j, 0, 0]):
+                scores[i, j] = log_likelihood(prior + part[j], weight)
+    choice = np.argmax(scores, axis=0)
+    total = prior + sum(parts[int(choice[j])][j] for j in range(d))  # type: ignore[index]
+    best = log_likelihood(total, weight)
+    for _ in range(_MAX_PASSES):
+        changed = False
+        for j in range(d):
+            for i, part in enumerate(parts):
+                if i == choice[j] or not np.isfinite(scores[i, j]):
+                    continue
+                assert part is not None
+                current = parts[int(choice[j])]
+                assert current is not None
+                trial = total - current[j] + part[j]
+                value = log_likelihood(trial, weight)
+                if value > best + 1e-12 * abs(best):
+                    choice[j], total, best, changed = i, trial, value, True
+        if not changed:
+            break
+    return choice, scores
