@@ -41,7 +41,7 @@ import bayeskit as bk
 from bayeskit.datasets.shared import data_dir, load_spambase, load_uci_table
 
 WEKA_JAR = Path("/usr/share/java/weka.jar")
-MIXED = {"MixedNB()": {}} | {
+MIXED: dict[str, dict[str, Any]] = {"MixedNB()": {}} | {
     f"MixedNB(numeric={f!r})": {"numeric": f} for f in ("gaussian", "kernel", "discretized")
 }
 OURS = [*MIXED, "GaussianNB()", "LDA()"]
@@ -129,7 +129,7 @@ for (f in seq_len(k) - 1) {
 def shared_tables(root: Path | None) -> list[tuple[str, pd.DataFrame, np.ndarray]]:
     if root is None:
         return []
-    X, y, names = load_spambase(root)
+    X, y, _ = load_spambase(root)
     out = [("spambase", pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])]), y)]
     for name in ("mushroom", "car", "nursery", "voting"):
         X, y = load_uci_table(name, root)
@@ -264,7 +264,9 @@ def write_arff(
 ) -> None:
     lines = ["@relation fold"]
     for j, values in enumerate(levels):
-        kind = "numeric" if values is None else "{" + ",".join(_arff_value(v, False) for v in values) + "}"
+        kind = "numeric"
+        if values is not None:
+            kind = "{" + ",".join(_arff_value(v, False) for v in values) + "}"
         lines.append(f"@attribute v{j} {kind}")
     lines.append("@attribute class {" + ",".join(_arff_value(c, False) for c in classes) + "}")
     lines.append("@data")
@@ -289,8 +291,10 @@ def run_weka(
             text[c] = frame[c].map(lambda v: None if v is None or v != v else str(v))
     out: dict[str, list[Any]] = {name: [] for name in WEKA_MODELS}
     for f, (train, test) in enumerate(folds):
-        write_arff(tmp / f"w{f}_train.arff", text.iloc[train], y[train].astype(str), levels, classes)
-        write_arff(tmp / f"w{f}_test.arff", text.iloc[test], y[test].astype(str), levels, classes)
+        for part, rows in (("train", train), ("test", test)):
+            write_arff(
+                tmp / f"w{f}_{part}.arff", text.iloc[rows], y[rows].astype(str), levels, classes
+            )
         for name, options in WEKA_MODELS.items():
             command = [
                 "java", "-Xmx1g", "-cp", str(WEKA_JAR), "weka.classifiers.bayes.NaiveBayes",
@@ -329,7 +333,8 @@ def scores(
         proba[test] = p
     accuracy = float(np.mean(classes[np.argmax(proba, axis=1)] == y))
     clipped = np.clip(proba, 1e-15, 1.0)
-    return accuracy, float(log_loss(y, clipped / clipped.sum(axis=1, keepdims=True), labels=classes))
+    clipped /= clipped.sum(axis=1, keepdims=True)
+    return accuracy, float(log_loss(y, clipped, labels=classes))
 
 
 def evaluate(
@@ -367,8 +372,8 @@ def targets(table: dict[str, dict[str, tuple[float, float] | str]]) -> list[list
             else:
                 ok = mixed[0] >= theirs[0] - 1e-12
                 row.append(f"{'yes' if ok else 'NO'} ({mixed[0]:.3f} vs {theirs[0]:.3f})")
-        own = [found[m] for m in MIXED if m != "MixedNB()" and not isinstance(found[m], str)]
-        best = min(s[1] for s in own)  # type: ignore[index]
+        own = [found[m] for m in MIXED if m != "MixedNB()"]
+        best = min(s[1] for s in own if not isinstance(s, str))
         row.append(f"{'yes' if mixed[1] <= best + 0.02 else 'NO'} ({mixed[1]:.3f} vs {best:.3f})")
         lda, r_lda = found["LDA()"], found.get("R MASS lda")
         if r_lda is None:
@@ -393,7 +398,10 @@ def cell(result: tuple[float, float] | str | None, which: int) -> str:
 
 
 def tables(
-    root: Path | None, k: int = 10, only: set[str] | None = None, log: Callable[[str], None] = print
+    root: Path | None,
+    k: int = 10,
+    only: set[str] | None = None,
+    log: Callable[[str], None] = print,
 ) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of the accuracy, log-loss and targets tables."""
     data = [t for t in shared_tables(root) if only is None or t[0] in only]

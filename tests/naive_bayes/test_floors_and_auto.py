@@ -131,9 +131,7 @@ def test_the_choice_depends_on_the_rows_not_their_order_or_batches(seed, batches
         streamed.partial_fit(X.iloc[part], y[part])
     for other in (shuffled, streamed):
         assert other.feature_families_ == whole.feature_families_
-        np.testing.assert_array_equal(
-            other._fitted()[1][0].scores, whole._fitted()[1][0].scores
-        )
+        np.testing.assert_array_equal(other._fitted()[1][0].scores, whole._fitted()[1][0].scores)
         np.testing.assert_allclose(
             other.predict_log_proba(X), whole.predict_log_proba(X), rtol=1e-9, atol=1e-9
         )

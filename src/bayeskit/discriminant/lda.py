@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
 from ..families.mvnormal import MVNormal
+from ..stats import Scatter
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
 SOLVERS = ("svd", "lsqr", "eigen")
@@ -94,6 +95,13 @@ class LinearDiscriminantAnalysis(
     stats_ : Summary
         The sufficient statistics (a :class:`~bayeskit.stats.Scatter` block).
     n_features_in_, feature_names_in_
+
+    References
+    ----------
+    .. [1] T. Hastie, R. Tibshirani and J. Friedman, The Elements of Statistical Learning,
+           2nd ed., Springer, 2009, §4.3.
+    .. [2] W. N. Venables and B. D. Ripley, Modern Applied Statistics with S, 4th ed.,
+           Springer, 2002, §12.1 (``MASS::lda``).
 
     Examples
     --------
@@ -201,7 +209,8 @@ class LinearDiscriminantAnalysis(
     @property
     def means_(self) -> np.ndarray:
         """Mean of each class, shape (n_classes, n_features)."""
-        return np.asarray(self._fitted_summary().blocks[0].mean)
+        scatter = cast(Scatter, self._fitted_summary().blocks[0])
+        return np.asarray(scatter.mean)
 
     @property
     def covariance_(self) -> np.ndarray:

@@ -81,19 +81,30 @@ class Auto(Family):
     options : dict, optional
         Settings of the candidate families, ``{"gaussian": {"var_floor": "column"}}``.
 
+    References
+    ----------
+    .. [1] G. H. John and P. Langley, "Estimating continuous distributions in Bayesian
+           classifiers", Proc. 11th Conference on Uncertainty in Artificial Intelligence,
+           pp. 338-345, 1995.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+           attributes for classification learning", Proc. 13th International Joint
+           Conference on Artificial Intelligence, pp. 1022-1027, 1993.
+
     Examples
     --------
     >>> import numpy as np
     >>> import scipy.sparse as sp
     >>> rng = np.random.default_rng(1)
     >>> y = np.repeat([0, 1], 200)
-    >>> normal = rng.normal(y * 2.0, 1.0)
-    >>> bimodal = np.where(rng.random(400) < 0.5, -4.0, 4.0) * (y == 0) + rng.normal(0, 0.5, 400)
-    >>> X = np.column_stack([normal, bimodal])
+    >>> two_modes = np.where(rng.random(400) < 0.5, -4.0, 4.0) * (y == 0) + rng.normal(0, 0.5, 400)
     >>> R = sp.csr_matrix(np.eye(2)[y])
     >>> family = Auto(candidates=("gaussian", "kernel"))
-    >>> family.finalize(family.summarize(X, R)).chosen
-    ('gaussian', 'kernel')
+    >>> params = family.finalize(family.summarize(two_modes[:, None], R))
+    >>> params.chosen  # class 0 has two modes, class 1 one between them: no Gaussian fits
+    ('kernel',)
+    >>> params.scores.round(1)  # held-out log-likelihood of the class, per candidate
+    array([[-47.8],
+           [ -1.4]])
     """
 
     name = "auto"
@@ -197,8 +208,8 @@ class Auto(Family):
             columns = np.flatnonzero(pick == i)
             if len(columns):
                 family = families[name]
-                part = family.summarize(values[:, columns], weight.T)
-                blocks.append((family, columns, family.finalize(part)))
+                fitted = family.summarize(values[:, columns], weight.T)
+                blocks.append((family, columns, family.finalize(fitted)))
         return AutoParams(chosen, tuple(blocks), candidates, scores, int(weight.shape[0]))
 
     # ------------------------------------------------------------------ scoring

@@ -389,7 +389,7 @@ class MVNormal(Family):
                 kept_cov[0], stats.mean[:, keep], reference[keep], s["tol"], stats.weight.sum()
             )
         if spanned is not None:
-            completed, projected, involved, n_null = spanned
+            completed, projected = spanned[0], spanned[1]
             means = stats.mean.copy()
             means[:, keep] = projected
             factor, inverse, var, log_det, singular = factorize(

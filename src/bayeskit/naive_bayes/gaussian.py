@@ -77,6 +77,15 @@ class GaussianNB(NumericNB):
         The sufficient statistics (a :class:`~bayeskit.stats.Moments` block).
     n_features_in_, feature_names_in_
 
+    References
+    ----------
+    .. [1] G. H. John and P. Langley, "Estimating continuous distributions in Bayesian
+           classifiers", Proc. 11th Conference on Uncertainty in Artificial Intelligence,
+           pp. 338-345, 1995.
+    .. [2] I. H. Witten, E. Frank and M. A. Hall, Data Mining: Practical Machine Learning
+           Tools and Techniques, 3rd ed., Morgan Kaufmann, 2011 (Weka's NaiveBayes floors
+           each numeric attribute's spread by that attribute's own precision).
+
     Examples
     --------
     >>> import numpy as np

@@ -82,6 +82,17 @@ class MixedNB(GenerativeClassifier):
     classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
         As for :class:`~bayeskit.MultinomialNB`.
 
+    References
+    ----------
+    .. [1] G. H. John and P. Langley, "Estimating continuous distributions in Bayesian
+           classifiers", Proc. 11th Conference on Uncertainty in Artificial Intelligence,
+           pp. 338-345, 1995.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+           attributes for classification learning", Proc. 13th International Joint
+           Conference on Artificial Intelligence, pp. 1022-1027, 1993.
+    .. [3] D. Meyer et al., e1071: Misc Functions of the Department of Statistics, TU Wien
+           (``naiveBayes``: a Gaussian per numeric column, each with its own spread).
+
     Examples
     --------
     >>> import pandas as pd
