@@ -84,6 +84,8 @@ def _singular_checks(estimator):
         return {}
     if params.get("reg_param", 0) > 0 or isinstance(params["shrinkage"], float):
         return {}
+    if isinstance(estimator, bk.LinearDiscriminantAnalysis) and params["solver"] == "svd":
+        return {}  # the default solver works in the span of the data, as scikit-learn's
     if params["shrinkage"] is None:
         return _SINGULAR_DATA
     # Ledoit-Wolf gives no shrinkage to 2 distinct rows per class (check_sample_weights_shape)

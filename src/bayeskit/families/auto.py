@@ -9,8 +9,9 @@ discretization at Fayyad & Irani's (1993) MDL cut points, and a column of counts
 choice) and makes the choice in :meth:`Auto.finalize`:
 
 1. the rows are split into ``folds`` stratified folds by a rule that depends on the rows and not
-   on their order: within each class (a row's largest weight), rows are sorted by their values
-   (then their weights) and dealt out in turn, rank ``r`` to fold ``r mod folds``;
+   on their order: within each class (a row's largest weight), the distinct rows are sorted by
+   their values and dealt out in turn, the ``r``-th to fold ``r mod folds`` (equal rows share a
+   fold, so a row of weight 2 counts as two copies of it);
 2. for every candidate family and fold, the family is fitted on the other folds and scores the
    held-out rows. Where the statistics add (Gaussian moments, Poisson counts) each fold is
    summarised once and the training part is the total minus the fold (Chan's formula with a
@@ -250,14 +251,22 @@ def canonical_order(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
 
 
 def fold_of(values: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
-    """The fold of each row: within each class (largest weight), rows sorted by values then
-    weights, rank ``r`` to fold ``r mod k``. Depends on the rows, not on their order."""
+    """The fold of each row: within each class (largest weight), the distinct rows sorted by
+    their values, the ``r``-th to fold ``r mod k``. Depends on the rows, not on their order,
+    and equal rows share a fold, so a row of weight 2 and two copies of it are the same data
+    (as they are to every family)."""
     label = np.argmax(weight, axis=0)
     order = canonical_order(values, weight)
     ranked = label[order]
-    first = np.searchsorted(ranked, ranked, side="left")
+    rows = values[order]
+    same = np.zeros(len(order), dtype=bool)
+    if len(order) > 1:
+        equal = (rows[1:] == rows[:-1]) | (np.isnan(rows[1:]) & np.isnan(rows[:-1]))
+        same[1:] = equal.all(axis=1) & (ranked[1:] == ranked[:-1])
+    distinct = np.cumsum(~same) - 1  # rank of each row's distinct row, over every class
+    first = distinct[np.searchsorted(ranked, ranked, side="left")]
     fold = np.empty(len(order), dtype=np.int64)
-    fold[order] = (np.arange(len(order)) - first) % k
+    fold[order] = (distinct - first) % k
     return fold
 
 

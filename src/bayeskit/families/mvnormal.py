@@ -182,8 +182,13 @@ class MVNormalParams:
         between = self.total[np.ix_(keep, keep)] - within
         values, vectors = scipy.linalg.eigh(between, within)
         order = np.argsort(values)[::-1]
+        vectors = vectors[:, order]
+        # An axis is defined up to its sign: the one whose largest entry is positive, so that
+        # two fits of (nearly) the same statistics give the same axes.
+        top = np.argmax(np.abs(vectors), axis=0)
+        vectors *= np.where(vectors[top, np.arange(vectors.shape[1])] < 0, -1.0, 1.0)
         scalings = np.zeros((len(keep), int(keep.sum())))
-        scalings[keep] = vectors[:, order]
+        scalings[keep] = vectors
         return scalings, values[order]
 
 
