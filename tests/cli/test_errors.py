@@ -95,7 +95,7 @@ def test_predicting_with_other_columns_names_them(cli, files, tmp_path):
     assert "the columns differ from the model's: missing 'b'; not in training 'c'" in line
     assert not out.exists()
     line = _one_line_error(cli("predict", model, files / "ok.csv"))
-    assert "not in training 'label'; drop them or pass --ignore label" in line
+    assert "not in training 'label'; leave them out (pass --ignore label)" in line
     assert cli("predict", model, files / "ok.csv", "--ignore", "label").exit_code == 0
     _one_line_error(cli("explain", model, "z=1"), "the model has no column 'z'", "a, b")
     _one_line_error(cli("explain", model, "{oops"), "not valid JSON")

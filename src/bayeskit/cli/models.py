@@ -268,10 +268,19 @@ def training_columns(model: Any) -> list[str] | None:
 
 
 def align_columns(
-    frame: Any, expected: list[str] | None, source: str, ignore: list[str] | None = None
+    frame: Any,
+    expected: list[str] | None,
+    source: str,
+    ignore: list[str] | None = None,
+    *,
+    ignore_option: str | None = None,
 ) -> Any:
     """``frame``'s columns in the training order ``expected``; a missing or unexpected
-    column is an error naming it (``ignore`` lists columns to drop first, such as labels)."""
+    column is an error naming it (``ignore`` lists columns to drop first, such as labels).
+
+    The message suits every door (the command line, the service, Python); a command with an
+    option that leaves columns out names it as ``ignore_option`` (``--ignore``) and the
+    message suggests it."""
     if ignore:
         frame = frame.drop([c for c in ignore if c in frame.columns])
     if expected is None:
@@ -286,7 +295,9 @@ def align_columns(
             parts.append(f"not in training {list_names([repr(c) for c in extra], 10)}")
         fix = "give the columns the model was trained on"
         if extra and not missing:
-            fix = f"drop them or pass --ignore {','.join(extra)}"
+            fix = "leave them out"
+            if ignore_option is not None:
+                fix += f" (pass {ignore_option} {','.join(extra)})"
         raise ReadError(
             f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
             path=source,

@@ -170,7 +170,9 @@ def _inputs(
             if c not in expected and c not in ignore and id_reason(c, frame.get_column(c))
         ]
     ids = {column: frame.get_column(column).to_list() for column in id_columns}
-    aligned = align_columns(frame, expected, source, [*ignore, *id_columns])
+    aligned = align_columns(
+        frame, expected, source, [*ignore, *id_columns], ignore_option="--ignore"
+    )
     return Inputs(source, conform(aligned, estimator, source), ids)
 
 
