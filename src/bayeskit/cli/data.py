@@ -324,11 +324,7 @@ def _load_labelled(
         return Labelled(data, docs.kind, docs.docs, docs.labels, names=docs.names)
     frame = read_table(data, **options.table_kwargs())
     if target is None:
-        raise ReadError(
-            f"{data}: name the column holding the class labels with --target; the columns "
-            f"are: {list_names(frame.columns)}",
-            path=data,
-        )
+        raise missing_target(data, list(frame.columns))
     if target not in frame.columns and not options.no_header and options.columns is None:
         raise ReadError(
             f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} "
@@ -344,6 +340,26 @@ def _load_labelled(
         labelled = Labelled(data, "table", features, y)
     labelled.id_columns = ids
     return labelled
+
+
+#: Column names that usually hold the class labels (compared in lower case).
+_LABEL_NAMES = ("class", "label", "labels", "target", "y", "category", "outcome")
+
+
+def missing_target(source: str, columns: list[str]) -> ReadError:
+    """The error for a table given without ``--target``: it suggests the likely label column
+    (one named like labels, else the last column, where most datasets keep it)."""
+    import shlex
+
+    lowered = {str(c).strip().lower(): str(c) for c in columns}
+    named = next((lowered[n] for n in _LABEL_NAMES if n in lowered), None)
+    likely = named if named is not None else str(columns[-1])
+    why = "named like class labels" if named is not None else "the last column"
+    return ReadError(
+        f"{source}: name the column holding the class labels with --target, for example "
+        f"--target {shlex.quote(likely)} ({why}; the table has {len(columns)} columns)",
+        path=source,
+    )
 
 
 def choose_columns(

@@ -104,6 +104,9 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
         return _bug(exc, prog, debug)
     if result == INTERRUPTED:  # typer turned a KeyboardInterrupt into Exit(130)
         return interrupted(prog)
+    # What is still buffered goes out now: a reader gone by then (``| head -1``) is a quiet
+    # end here, not an "Exception ignored" at the interpreter's exit.
+    _flush_stdout()
     return result if isinstance(result, int) else 0
 
 

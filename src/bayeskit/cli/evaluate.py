@@ -37,6 +37,7 @@ from .models import (
     ModelOpt,
     align_columns,
     build_model,
+    check_model_options,
     conform,
     describe,
     schema_kinds,
@@ -77,6 +78,7 @@ def evaluate(
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
+    check_model_options(model, alpha, integers)  # before any data is read
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)

@@ -110,6 +110,26 @@ def _spam_labels(y: np.ndarray) -> tuple[Any, Any] | None:
     return None
 
 
+def check_model_options(choice: str, alpha: float | None, integers: str | None) -> None:
+    """Refuse ``--model``, ``--alpha`` and ``--integers`` values that no data could make
+    right: the commands call this before they read any data."""
+    if choice not in MODELS:
+        from difflib import get_close_matches
+
+        close = get_close_matches(choice.lower(), MODELS, n=2, cutoff=0.5)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise typer.BadParameter(
+            f"{choice!r} is not a model; {hint}choose one of: {', '.join(MODELS)}",
+            param_hint="--model",
+        )
+    if alpha is not None and not alpha >= 0:  # (also NaN, for callers past the command line)
+        raise typer.BadParameter(f"must be at least 0, got {alpha}", param_hint="--alpha")
+    if integers not in (None, "gaussian", "poisson", "categorical"):
+        raise typer.BadParameter(
+            f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
+        )
+
+
 def build_model(
     choice: str,
     data: Labelled,
@@ -119,16 +139,7 @@ def build_model(
     semi_supervised: bool = False,
 ) -> Any:
     """An unfitted model for ``data`` (``--model choice``; ``--integers``)."""
-    if choice not in MODELS:
-        raise typer.BadParameter(
-            f"{choice!r} is not a model; choose one of: {', '.join(MODELS)}", param_hint="--model"
-        )
-    if alpha is not None and alpha < 0:
-        raise typer.BadParameter(f"must be at least 0, got {alpha}", param_hint="--alpha")
-    if integers not in (None, "gaussian", "poisson", "categorical"):
-        raise typer.BadParameter(
-            f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
-        )
+    check_model_options(choice, alpha, integers)
     if data.kind in ("text", "email"):
         return _text_model(choice, data, alpha, semi_supervised)
     return _table_model(choice, data, alpha, integers)

@@ -27,7 +27,14 @@ def out_console() -> Console:
     """A console on the current standard output (looked up each time: tests swap it)."""
     from rich.console import Console
 
-    return Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; the command line stops quietly instead, as
+            # Unix tools do when the reader of their output went away (``| head``)
+            self.quiet = True
+            raise BrokenPipeError
+
+    return PipedConsole(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def note(message: str) -> None:

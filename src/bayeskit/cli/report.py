@@ -30,7 +30,15 @@ from .data import (
     load_labelled,
 )
 from .measure import cross_validate, metrics
-from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
+from .models import (
+    AlphaOpt,
+    IntegersOpt,
+    ModelOpt,
+    build_model,
+    check_model_options,
+    describe,
+    is_text_model,
+)
 from .output import (
     check_output_path,
     fmt_num,
@@ -101,6 +109,7 @@ def report(
     check_output_path(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
     )
+    check_model_options(model, alpha, integers)  # before any data is read
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)

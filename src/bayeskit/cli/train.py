@@ -34,6 +34,7 @@ from .models import (
     IntegersOpt,
     ModelOpt,
     build_model,
+    check_model_options,
     describe,
     is_text_model,
 )
@@ -179,6 +180,11 @@ def train(
     spam filter learned in more than one batch fits its probability scale on held-out scores
     of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
     at most --max-terms terms."""
+    from ..io.model_file import check_model_file_name
+    from .semi_supervised import check_unlabelled
+
+    # Every option that no data could make right is refused before DATA is read.
+    check_model_file_name(output)
     check_output_path(
         output,
         inputs=[data],
@@ -186,6 +192,9 @@ def train(
         replaceable=is_model_file,
         what="a bayeskit model file",
     )
+    check_model_options(model, alpha, integers)
+    if unlabeled is not None:
+        check_unlabelled(unlabeled, data)
     options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
     start = time.perf_counter()
     # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)

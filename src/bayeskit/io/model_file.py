@@ -80,6 +80,25 @@ _LOW_LEVEL = (
 
 
 # ---------------------------------------------------------------------------------- saving
+#: Names that say "pickle": a model file named so invites ``pickle.load`` (which runs code)
+#: and would be mistaken for one.
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl", ".p")
+
+
+def check_model_file_name(path: str | os.PathLike[str]) -> None:
+    """Refuse a model file name ending like a pickle (:data:`PICKLE_SUFFIXES`) with a
+    :class:`~bayeskit.errors.SaveError` that suggests ``.bkm``."""
+    target = os.fspath(path)
+    stem, suffix = os.path.splitext(target)
+    if suffix.lower() in PICKLE_SUFFIXES:
+        raise SaveError(
+            errno.EINVAL,
+            f"a bayeskit model file is not a pickle, and a name ending in {suffix!r} invites "
+            f"pickle.load, which runs code; name it {os.path.basename(stem)}.bkm",
+            target,
+        )
+
+
 def save(model: Any, path: str | os.PathLike[str]) -> None:
     """Write a fitted model to ``path`` atomically (temporary file, fsync, rename).
 
@@ -94,7 +113,9 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     path : str or os.PathLike
 
     Raises :class:`~bayeskit.errors.SaveError` (also an ``OSError``) naming ``path`` when the
-    file cannot be written there (no such folder, no permission, a folder of that name).
+    file cannot be written there (no such folder, no permission, a folder of that name), or
+    when its name ends like a pickle's (``.pkl``, ``.pickle``, ``.joblib``…): a model file is
+    not one, and a name that says so invites ``pickle.load``.
 
     Examples
     --------
@@ -106,6 +127,7 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     ...     bk.load(os.path.join(tmp, "colors.bkm")).predict([["red", 1]])
     array([ True])
     """
+    check_model_file_name(path)
     meta, entries = _model_contents(model)
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
