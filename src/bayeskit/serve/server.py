@@ -31,6 +31,8 @@ log = logging.getLogger("bayeskit.serve")
 #: Set in each worker process (uvicorn passes the protocol class, not its settings).
 HEADER_TIMEOUT_ENV = "BAYESKIT_SERVE_HEADER_TIMEOUT"
 HEADER_BYTES_ENV = "BAYESKIT_SERVE_MAX_HEADER_BYTES"
+#: How long a connection refused for its head is read (and dropped) before it is closed.
+LINGER_SECONDS = 2.0
 
 
 class HeaderTimeoutProtocol(HttpToolsProtocol):
@@ -40,7 +42,9 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
     ``BAYESKIT_SERVE_MAX_HEADER_BYTES`` bytes arrived before the headers' end.
 
     The bytes are counted as they arrive (each chunk read from the socket while headers are
-    awaited), so httptools never holds much more than the limit."""
+    awaited), so httptools never holds much more than the limit, and once more, exactly (the
+    target and every header name and value, with their separators), when the last header
+    has arrived: a head that came in one chunk is measured too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,6 +52,7 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
         self._max_header_bytes = int(os.environ.get(HEADER_BYTES_ENV, str(64 * 2**10)))
         self._header_timer: Any = None
         self._head_bytes = 0
+        self._refused = False  # answered 408 or 431: nothing more is read or answered
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -60,22 +65,40 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
             self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
         super().data_received(data)
         if self._header_timer is None or self.transport.is_closing():
             return  # no request's headers awaited: between requests, or reading a body
         self._head_bytes += len(data)
         if self._head_bytes > self._max_header_bytes:
-            self._disarm()
-            self._refuse(
-                b"431 Request Header Fields Too Large",
-                b'{"error":"the request line and headers exceed '
-                + str(self._max_header_bytes).encode()
-                + b' bytes; send fewer or smaller headers"}',
-            )
+            self._too_large()
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        head = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if head > self._max_header_bytes:
+            self._too_large()
+            return  # the app never sees this request
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if not self._refused:
+            super().on_message_complete()
+
+    def _too_large(self) -> None:
+        self._disarm()
+        self._refuse(
+            b"431 Request Header Fields Too Large",
+            b'{"error":"the request line and headers exceed '
+            + str(self._max_header_bytes).encode()
+            + b' bytes; send fewer or smaller headers"}',
+            linger=True,
+        )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -91,13 +114,21 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
 
     def _timed_out(self) -> None:
         self._header_timer = None
+        if self.cycle and not self.cycle.response_complete:
+            return  # an earlier response is being written: it ends the wait when it is done
         self._refuse(
             b"408 Request Timeout", b'{"error":"the request headers did not arrive in time"}'
         )
 
-    def _refuse(self, status: bytes, body: bytes) -> None:
-        """Answer ``status`` (unless an earlier response on this connection is still being
-        written: it would be cut) and close the connection."""
+    def _refuse(self, status: bytes, body: bytes, *, linger: bool = False) -> None:
+        """Answer ``status`` and close the connection; when an earlier response on it is
+        still being written, close it without answering (the answer would be cut into it).
+
+        ``linger``: the client is still sending (a head past its bound); closing a socket
+        with unread data would reset the connection and lose the answer, so the answer is
+        followed by the end of our side, what arrives is read and dropped, and the connection
+        is closed :data:`LINGER_SECONDS` later (a lingering close, as nginx does)."""
+        self._refused = True
         if self.transport.is_closing():
             return
         if not (self.cycle and not self.cycle.response_complete):
@@ -108,6 +139,10 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
                 + b"\r\n\r\n"
                 + body
             )
+            if linger and self.transport.can_write_eof():
+                self.transport.write_eof()
+                self.loop.call_later(LINGER_SECONDS, self.transport.close)
+                return
         self.transport.close()
 
 
