@@ -39,7 +39,14 @@ from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
 from ..text import SpamFilter, TextClassifier
 from .colouring import shown_units
-from .inputs import MAX_JSON_DEPTH, RequestError, invocation_input, message_input, reads_text
+from .inputs import (
+    MAX_JSON_DEPTH,
+    RequestError,
+    invocation_input,
+    message_input,
+    n_features,
+    reads_text,
+)
 from .scoring import plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names
 
@@ -325,9 +332,7 @@ class Service:
             out["colouring"] = None
         else:
             out["mode"] = "table"
-            out["features"] = training_columns(model) or [
-                f"x{j}" for j in range(int(model.n_features_in_))
-            ]
+            out["features"] = training_columns(model) or [f"x{j}" for j in range(n_features(model))]
             chosen = getattr(model, "feature_families_", None)
             families = getattr(model, "families_", None)
             out["families"] = (

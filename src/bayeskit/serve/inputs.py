@@ -220,7 +220,15 @@ def _column_names(model: Any) -> list[str]:
     names = getattr(model, "feature_names_in_", None)
     if names is not None:
         return [str(c) for c in names]
-    return [f"x{j}" for j in range(int(model.n_features_in_))]
+    return [f"x{j}" for j in range(n_features(model))]
+
+
+def n_features(model: Any) -> int:
+    """How many columns a table model reads (a wrapper: the estimator it declares)."""
+    n = getattr(model, "n_features_in_", None)
+    if n is None:
+        n = model.__dict__["estimator_"].n_features_in_
+    return int(n)
 
 
 def _first_line_is_data(text: str, names: list[str]) -> bool:
@@ -363,7 +371,7 @@ def _rows(frame: Any, model: Any) -> Any:
         return values.to_list()
     expected = training_columns(model)
     if expected is None:
-        n = int(model.n_features_in_)
+        n = n_features(model)
         if frame.width != n:
             raise RequestError(f"the request has {frame.width} columns; the model reads {n}")
         return frame.to_numpy()
