@@ -25,7 +25,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .._version import __version__
-from .errors import UsageError, run_guarded
+from .errors import ReaderGone, UsageError, run_guarded
 
 HELP = """Bayesian (Naive Bayes) classification from the command line: a data file in; a model,
 its measured quality and its predictions out.
@@ -144,10 +144,11 @@ def _plain_usage(pieces: list[str]) -> list[str]:
     return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in pieces]
 
 
-def finite_numbers(function: Any) -> Any:
+def guarded(function: Any) -> Any:
     """``function`` (a command) refusing, before it starts, a float option given as ``nan``,
     ``inf`` or ``-inf`` (which Python's ``float`` reads, and typer passes on): no command runs
-    with a timeout, an interval or a smoothing that is not a number."""
+    with a timeout, an interval or a smoothing that is not a number. A reader of its output
+    that went away ends it as :class:`~.errors.ReaderGone` (click would exit with status 1)."""
     flags = _option_flags(function)
 
     @functools.wraps(function)
@@ -157,7 +158,10 @@ def finite_numbers(function: Any) -> Any:
                 raise typer.BadParameter(
                     f"{value!r} is not a finite number", param_hint=flags.get(name, name)
                 )
-        return function(*args, **kwargs)
+        try:
+            return function(*args, **kwargs)
+        except BrokenPipeError:
+            raise ReaderGone from None
 
     return checked
 
@@ -213,7 +217,7 @@ class BayeskitGroup(TyperGroup):
                 cmd_name, help=lazy.summary, hidden=lazy.hidden, rich_markup_mode=_MARKUP
             )
         sub = typer.Typer(rich_markup_mode=_MARKUP, context_settings=_CONTEXT, add_completion=False)
-        command = finite_numbers(lazy.function())
+        command = guarded(lazy.function())
         sub.command(cmd_name, cls=BayeskitCommand, hidden=lazy.hidden)(command)
         loaded = typer.main.get_command(sub)
         self.commands[cmd_name] = loaded

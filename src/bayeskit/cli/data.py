@@ -170,6 +170,12 @@ class ReadOptions:
                 f"{self.format!r}; choose one of: {', '.join(FORMATS)}", param_hint="--format"
             )
         separator = {"\\t": "\t", "tab": "\t"}.get(self.separator or "", self.separator)
+        if separator is not None and len(separator.encode("utf-8")) != 1:
+            raise typer.BadParameter(
+                f"{self.separator!r}; the separator is one ASCII character, e.g. ',' ';' '|' "
+                "or tab",
+                param_hint="--separator",
+            )
         names = None
         if self.columns is not None:
             names = [c.strip() for c in self.columns.split(",")]

@@ -61,7 +61,10 @@ def evaluate(
             "--test", metavar="DATA", help="Train on DATA and test on this (same layout) instead."
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
     ids: IdOpt = None,
     keep: KeepOpt = None,

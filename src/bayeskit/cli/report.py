@@ -86,7 +86,10 @@ def report(
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
     folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
-    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
+    ] = 0,
     title: Annotated[
         str | None, typer.Option("--title", metavar="TEXT", help="Title of the page.")
     ] = None,
