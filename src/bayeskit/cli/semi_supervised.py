@@ -77,7 +77,7 @@ def check_unlabelled(source: str, data: str) -> None:
             if looks_binary(f.read(_SAMPLED_BYTES)):
                 binary.append(file)
     if binary and len(binary) == len(sampled):
-        where = binary[0] if path.is_dir() else source
+        where = str(binary[0]) if path.is_dir() else source
         raise ReadError(
             f"{where}: --unlabeled reads text or e-mail documents; this holds binary data (a "
             f"NUL byte, or control bytes in text that is not UTF-8, in its first "

@@ -101,11 +101,12 @@ def serve(
     if not 0 <= port <= 65535:
         raise typer.BadParameter(f"{port} is not a port (0-65535)", param_hint="--port")
     # (nan and inf never get here: every command refuses them)
-    for value, name, top in ((timeout, "--timeout", MAX_TIMEOUT),
-                             (save_interval, "--save-interval", MAX_SAVE_INTERVAL)):  # fmt: skip
-        if not 0 < value <= top:
+    for seconds, name, top in ((timeout, "--timeout", MAX_TIMEOUT),
+                               (save_interval, "--save-interval", MAX_SAVE_INTERVAL)):  # fmt: skip
+        if not 0 < seconds <= top:
             raise typer.BadParameter(
-                f"must be more than 0 and at most {top:g} seconds, got {value:g}", param_hint=name
+                f"must be more than 0 and at most {top:g} seconds, got {seconds:g}",
+                param_hint=name,
             )
     if workers > 1:  # else the app loads it before binding: errors are one line, exit 2
         load_model(model_file)
