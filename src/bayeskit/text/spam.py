@@ -198,6 +198,15 @@ class SpamFilter(TextClassifier):
             return None
         return np.asarray([str(v) == str(self.spam_label) for v in labels], dtype=bool)
 
+    def _both_classes(self, labels: np.ndarray) -> Any:
+        """The filter's two labels, as ``labels`` spell them (the declared one where a class
+        has no message yet), or None when ``labels`` are not the filter's two."""
+        if self._is_spam(labels) is None:
+            return None
+        given = {str(v): v for v in labels.tolist()}
+        pair = [given.get(str(v), v) for v in (self.ham_label, self.spam_label)]
+        return np.unique(np.asarray(pair))
+
     def _log_odds(self, X: Any) -> np.ndarray:
         """The count model's ``log P(spam|x) - log P(ham|x)``."""
         joint = self.predict_joint_log_proba(X)
@@ -330,7 +339,9 @@ class SpamFilter(TextClassifier):
         self, docs: list[Any], labels: np.ndarray, classes: Any, sample_weight: Any
     ) -> None:
         """Fit an unfitted filter, then its scale: the messages are counted once, for the
-        statistics and for the out-of-fold scores."""
+        statistics and for the out-of-fold scores. The filter learns its two classes from the
+        first message on, so a filter trained on one class so far goes on learning."""
+        classes = self._both_classes(labels) if classes is None else classes
         vec, _ = self._prototypes()
         if self._additive(vec) and self._check_folds() is not None:
             terms, counts = clone(vec)._count(docs)
