@@ -41,7 +41,10 @@ def empty_counts() -> np.ndarray:
 
 def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
     """The counts of some scores (log-odds of spam) by class."""
-    scores = np.nan_to_num(np.asarray(scores, dtype=np.float64))
+    # Scores beyond the grid's ends fall in the end bins: clipped first, so that a log-odds of
+    # ±inf (a term one class never had, unsmoothed) or near float64's limit does not overflow.
+    end = 2 * SCORE_UNIT * np.sinh(GRID_LIMIT)
+    scores = np.clip(np.nan_to_num(np.asarray(scores, dtype=np.float64)), -end, end)
     grid = (np.arcsinh(scores / SCORE_UNIT) + GRID_LIMIT) / _WIDTH
     where = np.clip(grid.astype(np.int64), 0, BINS - 1)
     out = empty_counts()
@@ -85,7 +88,9 @@ def calibrated(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
 def calibrated_logit(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """``a s + b``: the calibrated log-odds."""
     a, b = scale
-    return a * np.asarray(scores, dtype=np.float64) + b
+    with np.errstate(invalid="ignore"):  # 0 × ±inf: a scale that ignores the scores
+        z = a * np.asarray(scores, dtype=np.float64) + b
+    return np.where(np.isnan(z), b, z)
 
 
 def _expit(z: np.ndarray) -> np.ndarray:

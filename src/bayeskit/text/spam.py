@@ -36,6 +36,20 @@ def _fold_tests(is_spam: np.ndarray, folds: int) -> Any:
     return [test for _, test in split]
 
 
+def log_odds(joint: np.ndarray, column: int, model: Any) -> np.ndarray:
+    """``log P(spam|x) - log P(ham|x)`` from the count ``model``'s joint log-likelihoods, the
+    spam class in ``column``. A message neither class can have produced (a term each class
+    never had, under unsmoothed estimates: ``-inf`` both) gets the prior's log-odds, as the
+    model's own ``predict_proba`` gives it the prior, not NaN."""
+    with np.errstate(invalid="ignore"):  # -inf - -inf, replaced below
+        odds = joint[:, column] - joint[:, 1 - column]
+    dead = np.isnan(odds)
+    if dead.any():
+        prior = model.class_log_prior_
+        odds[dead] = prior[column] - prior[1 - column]
+    return odds
+
+
 class SpamFilter(TextClassifier):
     """A two-class text filter with the three-way decision spam filters use (seed 000).
 
@@ -200,9 +214,7 @@ class SpamFilter(TextClassifier):
 
     def _log_odds(self, X: Any) -> np.ndarray:
         """The count model's ``log P(spam|x) - log P(ham|x)``."""
-        joint = self.predict_joint_log_proba(X)
-        column = self._spam_column()
-        return joint[:, column] - joint[:, 1 - column]
+        return log_odds(self.predict_joint_log_proba(X), self._spam_column(), self._fitted()[1])
 
     def _held_out_counts(self, X: Any, labels: np.ndarray) -> np.ndarray:
         """Counts of out-of-fold log-odds of the training messages, whose weighted counts
@@ -240,7 +252,7 @@ class SpamFilter(TextClassifier):
             scored = part[:, seen]
             joint = held._joint_of(held._blocks_of(scored), scored.shape[0])  # checked rows
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
-            scores[test] = joint[:, column] - joint[:, 1 - column]
+            scores[test] = log_odds(joint, column, held)
         return calibration.score_counts(scores, is_spam)
 
     def held_out_score_counts(self, X: Any, y: Any, *, kept_only: bool = False) -> np.ndarray:
@@ -387,8 +399,7 @@ class SpamFilter(TextClassifier):
         is scored: terms out of the vocabulary dropped, then weighted)."""
         vec, model = self._fitted()
         joint = model.predict_joint_log_proba(vec._weigh(vec._reindex(terms, counts)))
-        column = self._spam_column()
-        return joint[:, column] - joint[:, 1 - column]
+        return log_odds(joint, self._spam_column(), model)
 
     def _vocabulary_columns(self, terms: np.ndarray) -> Any:
         """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
