@@ -248,6 +248,10 @@ def prepare_input(X: Any, what: str) -> Any:
         )
     if isinstance(X, (str, bytes, int, float, complex, np.generic)):
         raise ShapeError(f"{what} takes a 2-D table {_TABLE}; got the single value {X!r}")
+    if isinstance(X, np.matrix):
+        # Always 2-D: the plain array of the same rows (its subclass's indexing keeps rows
+        # 2-D, which code written for arrays does not expect).
+        X = np.asarray(X)
     if isinstance(X, np.ma.MaskedArray):
         X = _unmask(X)
     elif isinstance(X, (list, tuple)):

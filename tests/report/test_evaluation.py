@@ -66,8 +66,10 @@ def test_calibration_bins_count_every_row_once(car):
     cal = evaluate(model.classes_, y, P, model).calibration
     top = P.max(axis=1)
     assert cal.count.sum() == len(y)
-    for b in range(10):
-        inside = (top >= b / 10) & ((top < (b + 1) / 10) if b < 9 else (top <= 1))
+    last = len(cal.count) - 1
+    for b in range(len(cal.count)):
+        lo, hi = cal.edges[b], cal.edges[b + 1]
+        inside = (top >= lo) & ((top < hi) if b < last else (top <= 1))
         assert cal.count[b] == inside.sum()
         if inside.any():
             assert cal.predicted[b] == pytest.approx(top[inside].mean())

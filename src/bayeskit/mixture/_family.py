@@ -481,6 +481,21 @@ class GaussianMixtureFamily(Family):
         p = n_parameters(str(self.covariance_type), k, d)
         return -2.0 * log_likelihood + p * math.log(max(weight, 1.0))
 
+    def check_statistic(self, stats: Statistic) -> str | None:
+        """Mixture statistics whose components are of the kind ``covariance_type`` keeps
+        (moments for "diag" and "spherical", scatter matrices for "full" and "tied")."""
+        wrong = super().check_statistic(stats)
+        if wrong is not None or not isinstance(stats, MixtureStats):
+            return wrong
+        expected = type(self._zero_components(stats.n_features))
+        if not isinstance(stats.components, expected):
+            return (
+                f"covariance_type={self.covariance_type!r} keeps components as "
+                f"{expected.__name__} statistics, but the file's are "
+                f"{type(stats.components).__name__} ({stats.components.kind!r})"
+            )
+        return None
+
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: MixtureStats) -> MixtureParams:
         self.check()
