@@ -17,6 +17,7 @@ from .._base import (
     _check_y,
     accuracy,
     true_labels,
+    unchanged_on_error,
 )
 from .._decision import normalize_log
 from .._values import unique_sorted
@@ -182,13 +183,17 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
+            for attr in (
+                "estimator_", "classes_", "transduction_", "label_distributions_",
+                "n_features_in_", "feature_names_in_",
+            ):  # fmt: skip
+                self.__dict__.pop(attr, None)
+            return self._fit(X, y, sample_weight, classes)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any, classes: Any) -> SemiSupervisedNB:
         from ..text import TextClassifier
 
-        for attr in (
-            "estimator_", "classes_", "transduction_", "label_distributions_", "n_features_in_",
-            "feature_names_in_",
-        ):  # fmt: skip
-            self.__dict__.pop(attr, None)
         estimator = self._prototype()
         lam, tol, max_iter, k = self._settings()
         labels, codes, labelled = _split_labels(y, classes)
