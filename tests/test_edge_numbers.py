@@ -519,7 +519,7 @@ def test_mixture_weights_scale_out(exponent, covariance_type, seed):
 
 
 @pytest.mark.parametrize(
-    "make, pseudo",
+    ("make", "pseudo"),
     [
         (bk.PoissonNB, {"alpha": 0.5, "beta": 1.0}),
         (bk.PoissonNB, {"alpha": 0.5}),
@@ -544,7 +544,9 @@ def test_smoothed_models_weigh_their_prior_in_rows(make, pseudo, scale):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    kernel=st.sampled_from(["gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine"]),
+    kernel=st.sampled_from(
+        ["gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine"]
+    ),
     metric=st.sampled_from(
         ["euclidean", "manhattan", "chebyshev", "minkowski", "cosine", "mahalanobis"]
     ),
@@ -555,7 +557,9 @@ def test_smoothed_models_weigh_their_prior_in_rows(make, pseudo, scale):
     halves=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_parzen_on_rows_that_coincide(kernel, metric, bandwidth, adaptive, rows, scale, halves, seed):
+def test_parzen_on_rows_that_coincide(
+    kernel, metric, bandwidth, adaptive, rows, scale, halves, seed
+):
     # Rows of one point or one direction (all identical, or two points on one ray): no
     # spread to set a width from. Every window is refused by name or predicts probabilities.
     rng = np.random.default_rng(seed)

@@ -101,7 +101,13 @@ SPECS = [
         labels=("ham", "spam"),
         text=True,
     ),
-    Spec("SemiSupervisedNB", SemiSupervisedNB, lambda r, n, d: r.poisson(2, (n, d)), (0, 1, 2), semi=True),
+    Spec(
+        "SemiSupervisedNB",
+        SemiSupervisedNB,
+        lambda r, n, d: r.poisson(2, (n, d)),
+        (0, 1, 2),
+        semi=True,
+    ),
     Spec(
         "SemiSupervisedNB-text",
         lambda: SemiSupervisedNB(TextClassifier()),
@@ -291,7 +297,8 @@ def snapshot(model: Any, X: Any) -> tuple[list[str], dict[str, int], np.ndarray]
 
 def assert_probabilities(P: Any, n: int | None = None) -> None:
     P = np.asarray(P)
-    assert P.ndim == 2 and (n is None or P.shape[0] == n)
+    assert P.ndim == 2
+    assert n is None or P.shape[0] == n
     assert np.isfinite(P).all()
     np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-9)
 
@@ -357,7 +364,8 @@ def hostile_call(spec: Spec, seed: int) -> str:
     except BayeskitError:
         if changes or op == "merge":
             after = snapshot(model, X)
-            assert after[0] == before[0] and after[1] == before[1], "a refused call changed it"
+            assert after[0] == before[0], "a refused call changed the model's attributes"
+            assert after[1] == before[1], "a refused call replaced an attribute"
             np.testing.assert_array_equal(after[2], before[2])
         return "refused"
     # the call was taken: the model still (or newly) answers with probabilities

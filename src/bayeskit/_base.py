@@ -714,7 +714,12 @@ def _same(x: Any, y: Any) -> bool:
     if seq_x or seq_y:
         # a list against a number (alpha=[0.5, 0.5] against alpha=0.1) differs; two lists
         # are the same item by item
-        return seq_x and seq_y and len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y))
+        return (
+            seq_x
+            and seq_y
+            and len(x) == len(y)
+            and all(_same(a, b) for a, b in zip(x, y, strict=True))
+        )
     return bool(x == y)
 
 

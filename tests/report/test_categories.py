@@ -37,9 +37,14 @@ def test_a_mixed_table_shows_every_categorical_and_boolean_column():
     model = MixedNB().fit(X, y)
     page = parse(
         build_report(
-            title="t", classes=model.classes_, y_true=y, proba=model.predict_proba(X),
-            model=model, X=X, y=y,
-        )  # fmt: skip
+            title="t",
+            classes=model.classes_,
+            y_true=y,
+            proba=model.predict_proba(X),
+            model=model,
+            X=X,
+            y=y,
+        )
     )
     section = page.find("section", id="categories")
     shown = [int(div.attrs["data-feature"]) for div in section.find_all("div", class_="scroll")]

@@ -201,7 +201,8 @@ def test_calibration_bins_hold_enough_rows_to_mean_something(seed, n, concentrat
     least = max(1, min(MIN_BIN_ROWS, n // 4))
     assert cal.count.sum() == n
     assert cal.count.min() >= least
-    assert cal.edges[0] == 0.0 and cal.edges[-1] == 1.0
+    assert cal.edges[0] == 0.0
+    assert cal.edges[-1] == 1.0
     np.testing.assert_allclose(cal.edges * 10, np.round(cal.edges * 10))
     tenth = np.minimum((p * 10).astype(int), 9)
     for b in range(len(cal.count)):

@@ -65,7 +65,9 @@ def category_columns(model: Any, X: Any, y: Any) -> list[CategoryColumn]:
             continue
         values, shares, observed, v = shown
         name = _name(model, X, j)
-        out.append(CategoryColumn(j, name, str(family or "categories"), values, shares, observed, v))
+        out.append(
+            CategoryColumn(j, name, str(family or "categories"), values, shares, observed, v)
+        )
     out.sort(key=lambda c: -c.cramers_v)
     return out[:TOP_COLUMNS]
 

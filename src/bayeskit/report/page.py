@@ -9,6 +9,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import ParameterError
+from .categories import CategoryColumn, category_columns
 from .charts import (
     MAX_COLOURED,
     calibration_chart,
@@ -19,7 +20,6 @@ from .charts import (
     fmt_score,
     roc_log_chart,
 )
-from .categories import CategoryColumn, category_columns
 from .components import components_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate

@@ -20,8 +20,8 @@ from .._base import (
     unchanged_on_error,
 )
 from .._decision import normalize_log
-from .._values import unique_sorted
 from .._validation import is_missing
+from .._values import unique_sorted
 from ..errors import DataError, NotFittedError, ParameterError, ShapeError
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
