@@ -81,6 +81,19 @@ class ClassFit:
     result: EMResult
     bic: np.ndarray
 
+    def scaled(self, exponent: int) -> ClassFit:
+        """The fit with its statistics' weights times ``2**exponent``."""
+        if not exponent:
+            return self
+        inner = self.stats.stats
+        mean = getattr(inner, "mean", None)  # a location, not a weight: it stays
+        with np.errstate(over="ignore"):  # an overflow is refused by name (_check_statistics)
+            arrays = tuple(a if a is mean else np.ldexp(a, exponent) for a in inner.weights())
+            stats = ComponentStats(
+                np.ldexp(self.stats.weight, exponent), inner.with_weights(arrays)
+            )
+        return ClassFit(stats, self.result, self.bic)
+
     def statistic(self, c: int, n_classes: int) -> MixtureStats:
         """The mixture statistic of class index ``c`` among ``n_classes``."""
         one = MixtureStats.of_class(
@@ -92,6 +105,15 @@ class ClassFit:
             bic=self.bic,
         )
         return one.embed_classes(np.array([c]), n_classes)
+
+
+def weight_exponent(w: np.ndarray) -> int:
+    """The power of two that brings weights near float64's limits (beyond 2**±200) to about
+    1 (0 for ordinary weights, which are left as they are)."""
+    top = float(np.max(w, initial=0.0))
+    if top == 0.0 or 2.0**-200 <= top <= 2.0**200:
+        return 0
+    return math.frexp(top)[1]
 
 
 class GaussianMixtureFamily(Family):
@@ -276,6 +298,12 @@ class GaussianMixtureFamily(Family):
         tol, max_iter, _ = check_em_settings(
             tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
         )
+        # EM without a prior is the same for weights c·w as for w: weights near float64's
+        # limits are scaled by a power of two (exactly) so that its sums neither overflow nor
+        # lose digits to underflow, and its statistics scaled back. A prior counts rows in
+        # the weights' own units, so it keeps them.
+        exponent = 0 if self.prior is not None else weight_exponent(w)
+        w = np.ldexp(w, -exponent)
         whole = functools.cache(lambda: self._components().summarize(X, w[:, None].copy()))
         model = self.class_model(whole() if self.prior is not None else None)
         parts = [Part(model.prepare(X, w), w)]
@@ -291,8 +319,11 @@ class GaussianMixtureFamily(Family):
         if len(candidates) > 1:
             for k, result in fits.items():
                 log_likelihood = float(w @ log_likelihoods(model, result.params, X))
-                bic[k] = self.bic(log_likelihood, float(w.sum()), k, X.shape[1])
-        return self.choose(label, candidates, fits, bic)
+                with np.errstate(over="ignore"):  # an infinite BIC is refused by name
+                    log_likelihood = float(np.ldexp(log_likelihood, exponent))
+                    total = float(np.ldexp(w.sum(), exponent))
+                bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
+        return self.choose(label, candidates, fits, bic).scaled(exponent)
 
     # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM
     # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,
@@ -449,6 +480,21 @@ class GaussianMixtureFamily(Family):
         weight of the class's rows)."""
         p = n_parameters(str(self.covariance_type), k, d)
         return -2.0 * log_likelihood + p * math.log(max(weight, 1.0))
+
+    def check_statistic(self, stats: Statistic) -> str | None:
+        """Mixture statistics whose components are of the kind ``covariance_type`` keeps
+        (moments for "diag" and "spherical", scatter matrices for "full" and "tied")."""
+        wrong = super().check_statistic(stats)
+        if wrong is not None or not isinstance(stats, MixtureStats):
+            return wrong
+        expected = type(self._zero_components(stats.n_features))
+        if not isinstance(stats.components, expected):
+            return (
+                f"covariance_type={self.covariance_type!r} keeps components as "
+                f"{expected.__name__} statistics, but the file's are "
+                f"{type(stats.components).__name__} ({stats.components.kind!r})"
+            )
+        return None
 
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: MixtureStats) -> MixtureParams:
