@@ -20,6 +20,7 @@ from .data import (
     KeepOpt,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -143,6 +144,7 @@ def train(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     unlabeled: Annotated[
         str | None,
@@ -186,7 +188,10 @@ def train(
         replaceable=is_model_file,
         what="a bayeskit model file",
     )
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     start = time.perf_counter()
     # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)
     semi_alpha = SEMI_SUPERVISED_ALPHA if alpha is None else alpha
@@ -244,7 +249,7 @@ def train(
                 trained.rows,
             )
         described = trained.describe()
-    save_model(estimator, output)
+    save_model(estimator, output, reading=options.reading(target))
     seconds = time.perf_counter() - start
     console = out_console()
     console.print(f"data: {data} — {described}")

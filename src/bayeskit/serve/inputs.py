@@ -90,9 +90,14 @@ def invocation_input(
     if kind == "text/csv":
         import polars as pl
 
+        from ..io.readers import DEFAULT_MISSING
+
         text = decode_text(body, options.get("charset", "utf-8"))
         try:
-            frame = pl.read_csv(io.StringIO(text), infer_schema_length=None)
+            # the usual missing markers (NA, NaN, null…) are missing, as the CLI reads them
+            frame = pl.read_csv(
+                io.StringIO(text), infer_schema_length=None, null_values=list(DEFAULT_MISSING)
+            )
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
