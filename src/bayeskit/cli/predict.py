@@ -125,7 +125,9 @@ def predict(
     ).with_reading(reading, given_missing=missing is not None)
     target = (reading or {}).get("target")
     ignored = [*(ignore or [])]
-    if isinstance(target, str) and target not in ignored:
+    if not isinstance(target, str) or target in ignored:
+        target = None  # none stored, or --ignore'd already: nothing to say
+    else:
         ignored.append(target)
     inputs = _inputs(estimator, data, options, text, id_columns or [], ignored, target)
     proba = estimator.predict_proba(inputs.X)

@@ -46,8 +46,8 @@ from .readers import (
     choose_separator,
     header_hint,
     labels_of,
-    missing_markers,
     list_names,
+    missing_markers,
     table_format,
 )
 

@@ -103,9 +103,9 @@ class GaussianMixtureFamily(Family):
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
     ``covariance_type``, ``max_components``, ``reg_covar``, ``reg_param``, ``prior``, ``tol``,
-    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``).
-    ``var_floor`` too. ``n_components`` and ``means_init`` may be dicts keyed by class label; they then need
-    :meth:`summarize_classes`, which is told the labels.
+    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``,
+    ``var_floor``). ``n_components`` and ``means_init`` may be dicts keyed by class label;
+    they then need :meth:`summarize_classes`, which is told the labels.
     """
 
     name = "gaussian_mixture"
@@ -248,7 +248,8 @@ class GaussianMixtureFamily(Family):
             dense = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
-        floor = self.floor_of(X)
+        # rows of zero weight are not data (sample_weight=0 is removing the row)
+        floor = self.floor_of(X[np.asarray(R.sum(axis=1)).ravel() > 0])
         for c in range(n_classes):
             if hard is not None:
                 rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
