@@ -15,6 +15,7 @@ import pytest
 from sklearn.datasets import load_wine
 
 import bayeskit as bk
+from bayeskit.errors import InputTypeError
 from bayeskit.io.model_file import load_reading
 from bayeskit.io.readers import DEFAULT_MISSING, read_table
 
@@ -166,3 +167,15 @@ def test_every_usual_marker_is_missing_in_read_table(marker):
     assert marker in DEFAULT_MISSING
     literal = read_table(f"x,y\n1,a\n{marker},b\n".encode(), format="csv", default_missing=False)
     assert literal.get_column("x").null_count() == (1 if marker == "" else 0)
+
+
+def test_a_model_file_without_reading_and_bad_readings(tmp_path):
+    model = bk.GaussianNB().fit([[0.0], [1.0]], ["a", "b"])
+    plain = tmp_path / "plain.bkm"
+    bk.save(model, plain)
+    assert load_reading(plain) is None  # as every file written before readings existed
+    with pytest.raises(InputTypeError, match="reading must be a dict"):
+        bk.save(model, tmp_path / "bad.bkm", reading={"missing": [1, 2]})
+    assert not (tmp_path / "bad.bkm").exists()
+    with pytest.raises(InputTypeError, match="reading must be a dict"):
+        bk.save(model, tmp_path / "bad.bkm", reading=["NA"])  # type: ignore[arg-type]

@@ -163,6 +163,7 @@ class Service:
         self.state = ModelState(
             config.model, learning=not self.learning_off, save_interval=config.save_interval
         )
+        self.missing = csv_missing_markers(config.model)
         page = resources.files("bayeskit.serve").joinpath("assets/index.html")
         self.page = page.read_text(encoding="utf-8")
 
@@ -313,7 +314,8 @@ class Service:
         body = await self.body(request)
         model = self.state.snapshot.model
         asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
-        X, proba = invocation_input(body, request.headers.get("content-type", ""), model, asked)
+        kind = request.headers.get("content-type", "")
+        X, proba = invocation_input(body, kind, model, asked, missing=self.missing)
         if len(body) > _BIG_BODY:
             predictions = await asyncio.to_thread(_predictions, model, X, proba)
         else:
@@ -387,6 +389,17 @@ def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
         row.update({name: float(p) for name, p in zip(names, P[i], strict=True)})
         out.append(row)
     return out
+
+
+def csv_missing_markers(path: str) -> list[str]:
+    """The field values a ``text/csv`` body reads as missing: as ``bayeskit train`` read the
+    model's training data (stored in the model file), else the usual markers (NA, NaN,
+    null…, :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
+    from ..io.model_file import load_reading
+    from ..io.readers import missing_markers
+
+    reading = load_reading(path) or {}
+    return missing_markers(reading.get("missing") or (), reading.get("default_missing", True))
 
 
 def create_app(config: ServeConfig) -> ASGIApp:

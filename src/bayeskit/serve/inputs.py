@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BayeskitError
@@ -82,22 +83,27 @@ def _is_email_model(model: TextClassifier) -> bool:
 
 # ---------------------------------------------------------------------------------- /invocations
 def invocation_input(
-    body: bytes, content_type: str, model: Any, query_proba: bool
+    body: bytes,
+    content_type: str,
+    model: Any,
+    query_proba: bool,
+    missing: Sequence[str] | None = None,
 ) -> tuple[Any, bool]:
     """(rows the model predicts, whether probabilities were asked for) from an MLflow scoring
-    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv``."""
+    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv`` (whose fields in
+    ``missing`` are missing values; default: the empty field and
+    :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
     kind, options = media_type(content_type or "application/json")
     if kind == "text/csv":
         import polars as pl
 
         from ..io.readers import DEFAULT_MISSING
 
+        markers = list(DEFAULT_MISSING if missing is None else missing)
         text = decode_text(body, options.get("charset", "utf-8"))
         try:
-            # the usual missing markers (NA, NaN, null…) are missing, as the CLI reads them
-            frame = pl.read_csv(
-                io.StringIO(text), infer_schema_length=None, null_values=list(DEFAULT_MISSING)
-            )
+            # missing as the CLI reads the model's data (the usual markers: NA, NaN, null…)
+            frame = pl.read_csv(io.StringIO(text), infer_schema_length=None, null_values=markers)
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
