@@ -86,7 +86,17 @@ MissingOpt = Annotated[
         "--missing",
         metavar="VALUE",
         help="A field value meaning 'missing' (repeatable), e.g. --missing '?'. Empty fields "
-        "are always missing.",
+        "are always missing, and so are NA, N/A, NaN, null, None and the other markers pandas "
+        "reads as missing, unless --no-default-missing. A model file remembers it: predict "
+        "reads new data alike.",
+    ),
+]
+NoDefaultMissingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-default-missing",
+        help="Read NA, N/A, NaN, null, None… as values, not as missing (only empty fields and "
+        "--missing values are missing).",
     ),
 ]
 MergeOpt = Annotated[
@@ -145,6 +155,7 @@ class ReadOptions:
     ids: list[str] = field(default_factory=list)  # --id
     keep: list[str] = field(default_factory=list)  # --keep
     detect_ids: bool = True  # False: drop the ``ids`` present, detect none (a test set)
+    default_missing: bool = True  # False: --no-default-missing
 
     @classmethod
     def of(
@@ -157,11 +168,48 @@ class ReadOptions:
         separator: str | None = None,
         ids: list[str] | None = None,
         keep: list[str] | None = None,
+        *,
+        no_default_missing: bool = False,
     ) -> ReadOptions:
         """The options as a command receives them (typer gives None for an absent
         repeatable option)."""
         return cls(
-            format, no_header, columns, missing or [], merge or [], separator, ids or [], keep or []
+            format,
+            no_header,
+            columns,
+            missing or [],
+            merge or [],
+            separator,
+            ids or [],
+            keep or [],
+            default_missing=not no_default_missing,
+        )
+
+    def reading(self, target: str | None = None) -> dict[str, Any]:
+        """How the training data was read, for the model file: what ``predict`` needs to
+        read new data of the same layout alike (and the target column, which it ignores)."""
+        return {
+            "target": target,
+            "missing": list(self.missing),
+            "default_missing": self.default_missing,
+            "separator": self.separator,
+            "no_header": self.no_header,
+            "columns": self.columns,
+        }
+
+    def with_reading(self, stored: dict[str, Any] | None, given_missing: bool) -> ReadOptions:
+        """These options completed by those a model file stored (:meth:`reading`): an option
+        given on the command line wins; ``--missing`` given replaces the stored markers."""
+        if not stored:
+            return self
+        missing = self.missing if given_missing else list(stored.get("missing") or [])
+        return replace(
+            self,
+            missing=missing,
+            default_missing=self.default_missing and bool(stored.get("default_missing", True)),
+            separator=self.separator if self.separator is not None else stored.get("separator"),
+            no_header=self.no_header or bool(stored.get("no_header", False)),
+            columns=self.columns if self.columns is not None else stored.get("columns"),
         )
 
     def table_kwargs(self) -> dict[str, Any]:
@@ -186,6 +234,7 @@ class ReadOptions:
             "columns": names,
             "missing": tuple(self.missing),
             "separator": separator,
+            "default_missing": self.default_missing,
         }
 
 

@@ -12,6 +12,7 @@ from .. import discriminant, naive_bayes
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
+from .output import note
 
 MODELS = (
     "auto",
@@ -316,6 +317,40 @@ def align_columns(
     return frame.select(expected)
 
 
+def missing_drops_out(model: Any) -> bool:
+    """Whether a missing value simply drops out of ``model``'s likelihood (what it declares:
+    scikit-learn's ``allow_nan`` input tag — the naive models and the diagonal mixtures, whose
+    features are independent given the class or component), so a column absent from the data
+    is as good as a column of missing values."""
+    try:
+        return bool(model.__sklearn_tags__().input_tags.allow_nan)
+    except AttributeError:
+        return False
+
+
+def fill_absent(frame: Any, model: Any, expected: list[str] | None, source: str) -> Any:
+    """``frame`` with each training column it lacks added as all missing, with a note, when
+    the model lets missing values drop out (:func:`missing_drops_out`); else unchanged (then
+    :func:`align_columns` names the absent column)."""
+    import polars as pl
+
+    if expected is None:
+        return frame
+    absent = [c for c in expected if c not in frame.columns]
+    if not absent or not missing_drops_out(model):
+        return frame
+    note(
+        f"{source} has no column {list_names([repr(c) for c in absent], 10)}: read as missing "
+        f"in every row (a missing value drops out of {type(model).__name__}'s likelihood)"
+    )
+    kinds = column_kinds(model)
+    nulls = [
+        pl.lit(None, dtype=pl.String if kinds.get(c) == "text" else pl.Float64).alias(c)
+        for c in absent
+    ]
+    return frame.with_columns(nulls)
+
+
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
     from ..errors import ModelFileError
@@ -324,6 +359,19 @@ def load_model(path: str) -> Any:
     check_model_path(path)
     try:
         return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def load_reading(path: str) -> dict[str, Any] | None:
+    """How the model file's training data was read (``bayeskit train`` stores it), or None."""
+    from ..errors import ModelFileError
+    from ..io.model_file import load_reading as read
+
+    try:
+        return read(path)
     except ModelFileError as exc:
         raise ReadError(
             f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path

@@ -144,14 +144,17 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     _replace_via_temporary(target, write)
 
 
-def save_model(model: Any, path: str | os.PathLike[str]) -> None:
+def save_model(
+    model: Any, path: str | os.PathLike[str], reading: dict[str, Any] | None = None
+) -> None:
     """Write ``model`` to a model file at ``path`` atomically, and only a file that loads
-    back: a model that ``predict`` would refuse is never written."""
+    back: a model that ``predict`` would refuse is never written. ``reading``: how the
+    training data was read (kept in the file for ``predict``)."""
     from ..errors import ModelFileError
     from ..io.model_file import load, save
 
     def write(tmp: str) -> None:
-        save(model, tmp)
+        save(model, tmp, reading=reading)
         try:
             load(tmp)
         except ModelFileError as exc:

@@ -21,6 +21,7 @@ from .data import (
     Labelled,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -100,6 +101,7 @@ def report(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     force: ForceOpt = False,
     cv: FoldsAliasOpt = None,
@@ -113,7 +115,10 @@ def report(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
     )
     check_model_options(model, alpha, integers)  # before any data is read
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()

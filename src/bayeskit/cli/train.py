@@ -20,6 +20,7 @@ from .data import (
     KeepOpt,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -144,6 +145,7 @@ def train(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     unlabeled: Annotated[
         str | None,
@@ -195,7 +197,10 @@ def train(
     check_model_options(model, alpha, integers)
     if unlabeled is not None:
         check_unlabelled(unlabeled, data)
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     start = time.perf_counter()
     # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)
     semi_alpha = SEMI_SUPERVISED_ALPHA if alpha is None else alpha
@@ -253,7 +258,7 @@ def train(
                 trained.rows,
             )
         described = trained.describe()
-    save_model(estimator, output)
+    save_model(estimator, output, reading=options.reading(target))
     seconds = time.perf_counter() - start
     console = out_console()
     console.print(f"data: {data} — {described}")

@@ -37,9 +37,11 @@ from ._components import (
     check_covariance_type,
     check_prior,
     check_reg_param,
+    check_var_floor,
     component_family,
     n_parameters,
     regularizer,
+    resolution_floor,
     zero_variance,
 )
 from ._em import (
@@ -80,6 +82,7 @@ class ClassFit:
     stats: ComponentStats
     result: EMResult
     bic: np.ndarray
+    floor: np.ndarray | None = None
 
     def scaled(self, exponent: int) -> ClassFit:
         """The fit with its statistics' weights times ``2**exponent``."""
@@ -92,7 +95,7 @@ class ClassFit:
             stats = ComponentStats(
                 np.ldexp(self.stats.weight, exponent), inner.with_weights(arrays)
             )
-        return ClassFit(stats, self.result, self.bic)
+        return ClassFit(stats, self.result, self.bic, self.floor)
 
     def statistic(self, c: int, n_classes: int) -> MixtureStats:
         """The mixture statistic of class index ``c`` among ``n_classes``."""
@@ -103,6 +106,7 @@ class ClassFit:
             n_iter=self.result.n_iter,
             lower_bound=self.result.lower_bound,
             bic=self.bic,
+            var_floor=self.floor,
         )
         return one.embed_classes(np.array([c]), n_classes)
 
@@ -121,9 +125,9 @@ class GaussianMixtureFamily(Family):
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
     ``covariance_type``, ``max_components``, ``reg_covar``, ``reg_param``, ``prior``, ``tol``,
-    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``).
-    ``n_components`` and ``means_init`` may be dicts keyed by class label; they then need
-    :meth:`summarize_classes`, which is told the labels.
+    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``,
+    ``var_floor``). ``n_components`` and ``means_init`` may be dicts keyed by class label;
+    they then need :meth:`summarize_classes`, which is told the labels.
     """
 
     name = "gaussian_mixture"
@@ -144,6 +148,7 @@ class GaussianMixtureFamily(Family):
         init_params: str = "k-means++",
         means_init: Any = None,
         random_state: Any = None,
+        var_floor: str | None = None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -157,6 +162,7 @@ class GaussianMixtureFamily(Family):
         self.init_params = init_params
         self.means_init = means_init
         self.random_state = random_state
+        self.var_floor = var_floor
 
     def config(self) -> dict[str, Any]:
         return {
@@ -172,6 +178,7 @@ class GaussianMixtureFamily(Family):
             "init_params": self.init_params,
             "means_init": self.means_init,
             "random_state": self.random_state,
+            "var_floor": self.var_floor,
         }
 
     # ------------------------------------------------------------------ settings
@@ -184,6 +191,7 @@ class GaussianMixtureFamily(Family):
         self._reg_covar()
         check_reg_param(self.reg_param)
         check_prior(self.prior)
+        check_var_floor(self.var_floor)
         _component_count(self.max_components, "max_components")
         n = self.n_components
         if isinstance(n, Mapping):
@@ -215,11 +223,15 @@ class GaussianMixtureFamily(Family):
         return float(r)
 
     def _components(
-        self, owner: np.ndarray | None = None, class_data: Statistic | None = None
+        self,
+        owner: np.ndarray | None = None,
+        class_data: Statistic | None = None,
+        floor: np.ndarray | None = None,
     ) -> Components:
         """The EM model of the components (grouped into classes by ``owner``); the prior, if
         any, is set from ``class_data`` (the class's own statistic while EM runs on it) or
-        else from each class's components merged."""
+        else from each class's components merged; ``floor``: the variance floor of each
+        feature (one class's) or of each component and feature."""
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
@@ -227,7 +239,7 @@ class GaussianMixtureFamily(Family):
         shrink = check_reg_param(self.reg_param)
         return kind(
             component_family(cov, reg),
-            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink),
+            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink, floor=floor),
         )
 
     # ------------------------------------------------------------------ fitting
@@ -258,6 +270,8 @@ class GaussianMixtureFamily(Family):
             dense = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
+        # rows of zero weight are not data (sample_weight=0 is removing the row)
+        floor = self.floor_of(X[np.asarray(R.sum(axis=1)).ravel() > 0])
         for c in range(n_classes):
             if hard is not None:
                 rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
@@ -269,7 +283,7 @@ class GaussianMixtureFamily(Family):
             if len(rows) == 0:
                 continue
             with self._threads():
-                fit = self._fit_class(X[rows], w, labels[c], self._random_state())
+                fit = self._fit_class(X[rows], w, labels[c], self._random_state(), floor)
             parts.append(fit.statistic(c, n_classes))
         return sum(parts[1:], parts[0])
 
@@ -292,7 +306,12 @@ class GaussianMixtureFamily(Family):
         return (Moments if diagonal else Scatter).zero(0, d)
 
     def _fit_class(
-        self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
+        self,
+        X: np.ndarray,
+        w: np.ndarray,
+        label: Any,
+        random_state: np.random.RandomState,
+        floor: np.ndarray | None = None,
     ) -> ClassFit:
         candidates, means = self.plan_class(label, X, X.shape[0])
         tol, max_iter, _ = check_em_settings(
@@ -305,7 +324,7 @@ class GaussianMixtureFamily(Family):
         exponent = 0 if self.prior is not None else weight_exponent(w)
         w = np.ldexp(w, -exponent)
         whole = functools.cache(lambda: self._components().summarize(X, w[:, None].copy()))
-        model = self.class_model(whole() if self.prior is not None else None)
+        model = self.class_model(whole() if self.prior is not None else None, floor)
         parts = [Part(model.prepare(X, w), w)]
         fits: dict[int, EMResult] = {}
         for k in candidates:
@@ -323,7 +342,15 @@ class GaussianMixtureFamily(Family):
                     log_likelihood = float(np.ldexp(log_likelihood, exponent))
                     total = float(np.ldexp(w.sum(), exponent))
                 bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
-        return self.choose(label, candidates, fits, bic).scaled(exponent)
+        return self.choose(label, candidates, fits, bic, floor).scaled(exponent)
+
+    def floor_of(self, X: np.ndarray) -> np.ndarray | None:
+        """The variance floor of each feature given the training rows ``X`` (of every class:
+        a column constant in one class is still as coarse there as elsewhere), or None
+        (``var_floor=None``)."""
+        if check_var_floor(self.var_floor) is None:
+            return None
+        return resolution_floor(X)
 
     # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM
     # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,
@@ -420,13 +447,16 @@ class GaussianMixtureFamily(Family):
                 "reg_param > 0, or use fewer components"
             ) from None
 
-    def class_model(self, whole: ComponentStats | None) -> Components:
+    def class_model(
+        self, whole: ComponentStats | None, floor: np.ndarray | None = None
+    ) -> Components:
         """The EM model of one class; with a prior, the prior is set from the class's own rows
-        (``whole``: their one-component statistics, needed only then)."""
+        (``whole``: their one-component statistics, needed only then); ``floor``: the class's
+        variance floor (:meth:`floor_of`)."""
         if self.prior is None:
-            return self._components()
+            return self._components(floor=floor)
         assert whole is not None
-        return self._components(class_data=whole.stats)
+        return self._components(class_data=whole.stats, floor=floor)
 
     def best_start(self, runs: list[EMResult], label: Any, model: Components) -> EMResult:
         """The run with the largest lower bound (the first of equals)."""
@@ -444,6 +474,7 @@ class GaussianMixtureFamily(Family):
         candidates: list[int],
         fits: dict[int, EMResult],
         bic: dict[int, float],
+        floor: np.ndarray | None = None,
     ) -> ClassFit:
         """The class's mixture: its one candidate, or the one of smallest BIC."""
         table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
@@ -453,7 +484,7 @@ class GaussianMixtureFamily(Family):
         result = fits[best]
         if not result.converged:
             warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
-        return ClassFit(result.stats, result, table)
+        return ClassFit(result.stats, result, table, floor)
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
         self._check_spread(stats.stats, label, model)
@@ -499,7 +530,8 @@ class GaussianMixtureFamily(Family):
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: MixtureStats) -> MixtureParams:
         self.check()
-        model = self._components(stats.owner)
+        floors = stats.floors[stats.owner] if stats.var_floor.shape[1] else None
+        model = self._components(stats.owner, floor=floors)
         total = np.bincount(stats.owner, weights=stats.weight, minlength=stats.n_classes)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_weight = np.log(stats.weight) - np.log(total[stats.owner])

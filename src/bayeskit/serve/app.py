@@ -187,6 +187,7 @@ class Service:
         )
         if self.state.cannot_learn and not self.learning_off:
             self.learning_off = f"learning is off: {self.state.cannot_learn}"
+        self.missing = csv_missing_markers(config.model)
         page = resources.files("bayeskit.serve").joinpath("assets/index.html")
         self.page = page.read_text(encoding="utf-8").replace(
             "bayeskit model", html.escape(page_title(self.state.snapshot.described))
@@ -362,7 +363,11 @@ class Service:
         asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
         # the columns and their kinds are the described model's (a wrapper's estimator)
         X, proba = invocation_input(
-            body, request.headers.get("content-type", ""), snap.described, asked
+            body,
+            request.headers.get("content-type", ""),
+            snap.described,
+            asked,
+            missing=self.missing,
         )
         if len(body) > _BIG_BODY:
             predictions = await asyncio.to_thread(_predictions, model, X, proba)
@@ -447,6 +452,17 @@ def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
         row.update({name: float(p) for name, p in zip(names, P[i], strict=True)})
         out.append(row)
     return out
+
+
+def csv_missing_markers(path: str) -> list[str]:
+    """The field values a ``text/csv`` body reads as missing: as ``bayeskit train`` read the
+    model's training data (stored in the model file), else the usual markers (NA, NaN,
+    null…, :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
+    from ..io.model_file import load_reading
+    from ..io.readers import missing_markers
+
+    reading = load_reading(path) or {}
+    return missing_markers(reading.get("missing") or (), reading.get("default_missing", True))
 
 
 def create_app(config: ServeConfig) -> ASGIApp:

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -160,14 +161,23 @@ def _is_email_model(model: TextClassifier) -> bool:
 
 # ---------------------------------------------------------------------------------- /invocations
 def invocation_input(
-    body: bytes, content_type: str, model: Any, query_proba: bool
+    body: bytes,
+    content_type: str,
+    model: Any,
+    query_proba: bool,
+    missing: Sequence[str] | None = None,
 ) -> tuple[Any, bool]:
     """(rows the model predicts, whether probabilities were asked for) from an MLflow scoring
-    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv``."""
+    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv`` (whose fields in
+    ``missing`` are missing values; default: the empty field and
+    :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
     kind, options = media_type(content_type or "application/json")
     if kind == "text/csv":
         import polars as pl
 
+        from ..io.readers import DEFAULT_MISSING
+
+        markers = list(DEFAULT_MISSING if missing is None else missing)
         text = decode_text(body, options.get("charset", "utf-8"))
         names = _column_names(model)
         header = not _first_line_is_data(text, names)
@@ -177,6 +187,8 @@ def invocation_input(
                 has_header=header,
                 new_columns=None if header else names,
                 infer_schema_length=None,
+                # missing as the CLI reads the model's data (the usual markers: NA, NaN, null…)
+                null_values=markers,
             )
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
