@@ -34,9 +34,9 @@ class GaussianMixtureClassifier(NumericNB):
     start (``random_state``, ``init_params``, ``means_init``) and ``var_floor=None`` each
     class's mixture is scikit-learn's ``GaussianMixture`` fitted on that class's rows (the
     default floor changes nothing on finely recorded data, and keeps components from
-    collapsing onto the values of 0/1 and other few-valued columns: see ``var_floor``). Unlike scikit-lego's
-    GMMClassifier, ``predict_proba`` includes the class prior, and log-probabilities stay
-    finite in hundreds of dimensions.
+    collapsing onto the values of 0/1 and other few-valued columns: see ``var_floor``).
+    Unlike scikit-lego's GMMClassifier, ``predict_proba`` includes the class prior, and
+    log-probabilities stay finite in hundreds of dimensions.
 
     Parameters
     ----------
