@@ -328,16 +328,21 @@ def missing_drops_out(model: Any) -> bool:
         return False
 
 
-def fill_absent(frame: Any, model: Any, expected: list[str] | None, source: str) -> Any:
+def fill_absent(
+    frame: Any, model: Any, expected: list[str] | None, source: str, ignore: list[str]
+) -> Any:
     """``frame`` with each training column it lacks added as all missing, with a note, when
     the model lets missing values drop out (:func:`missing_drops_out`); else unchanged (then
-    :func:`align_columns` names the absent column)."""
+    :func:`align_columns` names the absent column). A frame that also holds a column the model
+    does not know (nor ``ignore``) is left as it is: a layout that differs both ways is more
+    likely the wrong file, and :func:`align_columns` names both."""
     import polars as pl
 
     if expected is None:
         return frame
     absent = [c for c in expected if c not in frame.columns]
-    if not absent or not missing_drops_out(model):
+    known = {*expected, *ignore}
+    if not absent or not missing_drops_out(model) or any(c not in known for c in frame.columns):
         return frame
     note(
         f"{source} has no column {list_names([repr(c) for c in absent], 10)}: read as missing "

@@ -195,7 +195,7 @@ def _inputs(
     ids = {column: frame.get_column(column).to_list() for column in id_columns}
     if target is not None and target in frame.columns and target not in (expected or []):
         note(f"{source}: column {target!r} is the training target: ignored")
-    frame = fill_absent(frame, estimator, expected, source)
+    frame = fill_absent(frame, estimator, expected, source, [*ignore, *id_columns])
     aligned = align_columns(
         frame, expected, source, [*ignore, *id_columns], ignore_option="--ignore"
     )
