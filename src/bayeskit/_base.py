@@ -54,7 +54,7 @@ from sklearn.utils.validation import column_or_1d
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
-from .errors import DataError, MergeError, NotFittedError, ParameterError
+from .errors import DataError, MergeError, NotFittedError, ParameterError, UnknownClassError
 from .families import Family
 from .stats import Summary
 
@@ -108,7 +108,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         with unchanged_on_error(self):
-            for attr in ("stats_", "_cache"):
+            for attr in ("stats_", "_cache", "_declared_classes"):
                 self.__dict__.pop(attr, None)
             summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
             self._adopt(summary)
@@ -139,16 +139,19 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ) -> GenerativeClassifier:
         """Add a batch of data to the model (online / out-of-core learning).
 
-        The result is the model that ``fit`` would give on all batches at once. Labels not seen
-        before become new classes; ``classes`` may declare classes up front (they start with
-        zero weight).
+        The result is the model that ``fit`` would give on all batches at once. ``classes``
+        declares the classes up front, as in scikit-learn: they start with zero weight, and
+        from then on a label outside the model's classes is an
+        :class:`~bayeskit.errors.UnknownClassError` (a later call may declare more). While
+        ``classes`` has never been given, a label not seen before becomes a new class.
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, optional
-            Classes to include even if this batch has no rows of them.
+            Every class of the model (each once), including those this batch has no rows of;
+            every label of ``y`` must be one of them.
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
@@ -158,6 +161,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with unchanged_on_error(self):
             first = not hasattr(self, "stats_")
             summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
+            if classes is not None:
+                self._declared_classes = True
+            elif not first and self.__dict__.get("_declared_classes", False):
+                _refuse_unknown(summary.classes, self.classes_, "the classes declared")
             if not first:
                 with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
                     summary = self.stats_ + summary
@@ -826,12 +833,41 @@ def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]
     if not len(labels) or labels.dtype.kind not in "biuU":
         _check_label_type(labels)
     if classes is not None:
-        merged = union_sorted(labels, unique_sorted(np.asarray(classes)))
+        declared = _declared(classes)
+        _refuse_unknown(labels, declared, "classes")
+        merged = union_sorted(labels, declared)
         if len(merged) != len(labels):
             labels, codes = merged, None
     if codes is None:
         codes = _positions(labels, y)
     return labels, codes.astype(np.int64, copy=False)
+
+
+def _declared(classes: Any) -> np.ndarray:
+    """The sorted classes of ``partial_fit(classes=...)``; each may be given once."""
+    given = np.asarray(classes)
+    if given.ndim != 1:
+        raise ParameterError(f"classes must be a 1-D list of class labels; got shape {given.shape}")
+    declared = unique_sorted(given)
+    if len(declared) != len(given):
+        values = given.tolist()
+        twice = sorted({v for v in values if values.count(v) > 1}, key=str)
+        raise ParameterError(
+            f"classes holds {_preview(np.asarray(twice))} more than once; give each class once"
+        )
+    return declared
+
+
+def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
+    """Refuse labels outside ``known`` (scikit-learn's ``partial_fit(classes=...)`` contract)."""
+    allowed = set(known.tolist())
+    outside = [v for v in labels.tolist() if v not in allowed]
+    if outside:
+        raise UnknownClassError(
+            f"y holds {_preview(np.asarray(outside))}, not in {where} ({_preview(known)}); "
+            "declare every class in partial_fit's classes, or leave classes out to let new "
+            "labels become classes"
+        )
 
 
 def _check_label_type(labels: np.ndarray) -> None:
