@@ -25,6 +25,9 @@ MODELS = (
     "discretized",
     "poisson",
     "mixed",
+    "tan",
+    "aode",
+    "kdb",
     "text",
     "lda",
     "qda",
@@ -73,6 +76,16 @@ IntegersOpt = typer.Option(
     help="Family of integer columns under --model auto: gaussian (the default), poisson "
     "(counts) or categorical (codes).",
 )
+
+
+#: Bayesian network classifiers: any table (numbers are cut into MDL intervals).
+NETWORK_MODELS = ("tan", "aode", "kdb")
+
+
+def _network_class(choice: str) -> Any:
+    from ..bayesnet import AODEClassifier, KDBClassifier, TANClassifier
+
+    return {"tan": TANClassifier, "aode": AODEClassifier, "kdb": KDBClassifier}[choice]
 
 
 def _numeric_class(choice: str) -> Any:
@@ -213,6 +226,8 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
         model: Any = naive_bayes.MixedNB(families="auto", integers=integers)
     elif choice == "categorical":
         model = naive_bayes.CategoricalNB()
+    elif choice in NETWORK_MODELS:
+        model = _network_class(choice)()
     else:
         schema = data.X.schema
         wrong = [c for c, t in schema.items() if not (t.is_numeric() or t == pl.Boolean)]

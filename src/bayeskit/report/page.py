@@ -23,6 +23,7 @@ from .charts import (
 from .components import components_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
+from .network import network_section
 from .panels import density_panel, legend_strip, term_panel
 from .projection import discriminant_projection
 from .style import CSS
@@ -117,6 +118,9 @@ def build_report(
         sections.append(
             ("projection", "Discriminant projection", _projection(projection, classes_drawn))
         )
+    structure = network_section(model)
+    if structure is not None:
+        sections.append(("structure", "Network structure", structure))
     terms = top_terms(model)
     if terms is not None:
         heading, table = terms
