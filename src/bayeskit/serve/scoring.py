@@ -60,7 +60,7 @@ class Scorer:
         return scorer
 
     def check(self, doc: str | bytes, *, words: bool = False) -> dict[str, Any]:
-        """The answer of ``POST /check`` for one message (see the README)."""
+        """The answer of ``POST /check`` for one message (the user guide, "The service")."""
         x = self.model.transform([doc])
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
         jll = (self.b + self.W[:, x.indices] @ x.data).reshape(1, -1)

@@ -158,7 +158,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         normalisation. ``kwargs`` go to the class (e.g. a SpamFilter's cutoffs).
 
         On 20 Newsgroups the project's best setting is ``ngram_range=(1, 2), min_df=2`` with
-        a token pattern that keeps addresses and host names whole (see the README).
+        a token pattern that keeps addresses and host names whole (the user guide's text page).
         """
         vectorizer = TextVectorizer(
             output="tfidf",
