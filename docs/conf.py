@@ -22,7 +22,7 @@ import bayeskit  # noqa: E402
 
 project = "bayeskit"
 author = "bayeskit developers"
-copyright = "bayeskit developers, MIT licence"  # noqa: A001
+copyright = "bayeskit developers, MIT licence"
 release = bayeskit.__version__
 version = release
 
@@ -38,9 +38,17 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.md5",
-                    "auto_examples/*.codeobj.json", "sg_execution_times.rst"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.md5",
+    "auto_examples/*.codeobj.json",
+    "sg_execution_times.rst",
+]
 templates_path = ["_templates"]
 
 # ------------------------------------------------------------------ Markdown (MyST)
@@ -58,7 +66,7 @@ numpydoc_xref_param_type = False
 nitpicky = True
 
 
-def _skip_member(app, what, name, obj, skip, options):  # noqa: ANN001, ANN201
+def _skip_member(app, what, name, obj, skip, options):
     """scikit-learn's metadata-routing setters (``set_fit_request``…) and ``set_output`` are
     generated for every estimator and documented by scikit-learn; the reference leaves them
     out (their docstrings cross-reference scikit-learn's own user guide)."""
@@ -67,15 +75,19 @@ def _skip_member(app, what, name, obj, skip, options):  # noqa: ANN001, ANN201
     return skip
 
 
-def setup(app):  # noqa: ANN001, ANN201
+def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
+
 
 # Type words of the prose docstrings ("array-like", "int", "optional") are not targets.
 nitpick_ignore_regex = [
     ("py:class", r"(array-like|array_like|sparse matrix|.*of shape.*|optional|default.*|.*-like)"),
     # Docstrings name the internal modules a contributor reads next (the families, the text
     # analysers, the calibration); they are not part of the public reference.
-    ("py:(mod|func|class|data)", r"bayeskit\.(families|text\.(analyze|calibration|capped)|mixture\._\w+)(\..*)?"),
+    (
+        "py:(mod|func|class|data)",
+        r"bayeskit\.(families|text\.(analyze|calibration|capped)|mixture\._\w+)(\..*)?",
+    ),
     ("py:data", r"ESTIMATORS"),
     # The standard library's own types, linked only when intersphinx is on (see below).
     ("py:class", r"(mailbox|email|pathlib|collections\.abc|typing|os)\..*"),

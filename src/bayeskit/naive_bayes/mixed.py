@@ -1,4 +1,4 @@
-"""MixedNB: one naive Bayes model whose columns follow different families (seed 003)."""
+"""MixedNB: one naive Bayes model whose columns follow different families."""
 
 from __future__ import annotations
 
