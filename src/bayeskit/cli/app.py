@@ -112,6 +112,11 @@ command(
     "web page at /.",
 )
 command(
+    "filter",
+    "filter_cmd:filter_mail",
+    "Classify one e-mail from stdin into stdout with X-Bayeskit-Spam headers (for an MDA).",
+)
+command(
     "merge",
     "merge:merge",
     "Merge model files trained on different data into the model of all of it (e.g. models "

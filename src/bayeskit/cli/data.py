@@ -470,6 +470,10 @@ def read_text_inputs(
             from ..text.email import read_message
 
             return Inputs("<stdin>", [read_message(raw)], {"document": ["<stdin>"]})
+        from ..text.analyze import is_raw_email
+
+        if is_raw_email(raw):  # one raw e-mail, as an "auto" model reads it (not its lines)
+            return Inputs("<stdin>", [raw], {"document": ["<stdin>"]})
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if not lines:
             raise ReadError("<stdin>: no text to classify; give one text per line")

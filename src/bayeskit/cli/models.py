@@ -190,12 +190,11 @@ def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervise
 
 
 def _default_text_model(data: Labelled, alpha: float | None, labels: tuple[Any, Any] | None) -> Any:
-    """TextClassifier()'s or SpamFilter()'s settings; a folder of e-mails is read (parsed) as
-    e-mails, which is what their "auto" analyzer does with a raw e-mail."""
+    """TextClassifier()'s or SpamFilter()'s settings, whatever the data: their "auto" analyzer
+    reads a raw e-mail as an e-mail, so the command line and the library build the same model
+    from the same folder."""
     cls = TextClassifier if labels is None else SpamFilter
     vectorizer = cls.default_vectorizer()
-    if data.kind == "email":
-        vectorizer.set_params(analyzer="email")
     model = cls.default_model()
     if alpha is not None:
         model.set_params(alpha=alpha)

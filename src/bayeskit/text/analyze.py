@@ -315,8 +315,10 @@ def is_raw_email(doc: Any) -> bool:
         head = bytes(doc[:EMAIL_HEAD_CHARS]).decode("latin-1")
     elif isinstance(doc, str):
         head = doc[:EMAIL_HEAD_CHARS]
-    else:
-        return False
+    else:  # an e-mail already parsed (read_message, a folder of e-mails) is one
+        from .email import Message
+
+        return isinstance(doc, Message)
     if _MBOX_FROM_LINE.match(head):
         return True
     if not _HEADER_LINE.match(head):
@@ -333,8 +335,10 @@ def is_raw_email(doc: Any) -> bool:
 
 
 def _message(doc: Any) -> Any:
-    from .email import read_message
+    from .email import Message, read_message
 
+    if isinstance(doc, Message):
+        return doc
     if isinstance(doc, str):
         try:
             return read_message(doc.encode("latin-1"))
