@@ -71,10 +71,12 @@ suppress_warnings = ["toc.glob"]
 
 
 def _skip_member(app, what, name, obj, skip, options):
-    """scikit-learn's metadata-routing setters (``set_fit_request``…) and ``set_output`` are
-    generated for every estimator and documented by scikit-learn; the reference leaves them
-    out (their docstrings cross-reference scikit-learn's own user guide)."""
-    if name == "set_output" or (name.startswith("set_") and name.endswith("_request")):
+    """scikit-learn's metadata routing (``set_fit_request``…, ``get_metadata_routing``) and
+    ``set_output`` are generated for every estimator and documented by scikit-learn; the
+    reference leaves them out (their docstrings cross-reference scikit-learn's user guide)."""
+    if name in ("set_output", "get_metadata_routing") or (
+        name.startswith("set_") and name.endswith("_request")
+    ):
         return True
     return skip
 
