@@ -491,7 +491,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
 
         Only for models whose families are all linear (multinomial, Bernoulli, complement,
-        categorical over one-hot columns). ``b`` includes the log prior (seed 002: ``b_y =
+        categorical over one-hot columns). ``b`` includes the log prior (Duda et al. 2001: ``b_y =
         ln λ_y P(y) + …``; λ is not included).
 
         Returns

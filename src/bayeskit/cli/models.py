@@ -53,16 +53,45 @@ NUMERIC_MODELS = (
     "parzen",
 )
 
+#: The Python class names, accepted by ``--model`` as the short names they stand for (any case),
+#: so one name works in both doors: ``--model KernelNB`` is ``--model kernel``.
+MODEL_ALIASES = {
+    "multinomialnb": "multinomial",
+    "bernoullinb": "bernoulli",
+    "complementnb": "complement",
+    "categoricalnb": "categorical",
+    "gaussiannb": "gaussian",
+    "kernelnb": "kernel",
+    "discretizednb": "discretized",
+    "poissonnb": "poisson",
+    "mixednb": "mixed",
+    "textclassifier": "text",
+    "lineardiscriminantanalysis": "lda",
+    "quadraticdiscriminantanalysis": "qda",
+    "regularizeddiscriminantanalysis": "rda",
+    "gaussianmixtureclassifier": "gmm",
+    "parzenwindowclassifier": "parzen",
+}
+
+
+def canonical_model(choice: str) -> str:
+    """``--model``'s short name for ``choice`` (a short name, or a class name in any case)."""
+    return MODEL_ALIASES.get(choice.lower(), choice)
+
+
 ModelOpt = typer.Option(
     "--model",
     "-m",
     metavar="MODEL",
+    callback=canonical_model,
     help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
     "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
     "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
     "weighting and the model); with --unlabeled "
     "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
-    "complement: scikit-learn's bag of words, for parity. Or one of: " + ", ".join(MODELS[1:]),
+    "complement: scikit-learn's bag of words, for parity. Or one of: "
+    + ", ".join(MODELS[1:])
+    + " (or the Python class name: KernelNB, GaussianMixtureClassifier…).",
 )
 AlphaOpt = typer.Option(
     "--alpha",

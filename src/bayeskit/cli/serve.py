@@ -35,7 +35,8 @@ def serve(
     workers: Annotated[
         int,
         typer.Option(
-            "--workers", help="Worker processes. More than 1 turns learning off (see README)."
+            "--workers",
+            help="Worker processes. More than 1 turns learning off (user guide: the service).",
         ),
     ] = 1,
     max_body: Annotated[

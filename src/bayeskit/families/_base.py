@@ -25,7 +25,7 @@ with messages that name the column and row.
 Missing values: a NaN (what the estimators turn None, pandas NA and polars null into for
 numeric columns) is a missing value. ``summarize`` leaves it out of every statistic and
 ``log_prob`` gives it a contribution of 0, so the feature drops out of the product for that row
-(seed 003); a row with every feature missing scores the prior alone.
+(Duda, Hart & Stork 2001, §2.10); a row with every feature missing scores the prior alone.
 
 Every family registers itself by ``name`` in :data:`FAMILIES`; ``family_from_config(name,
 config)`` rebuilds one (model files and ``MixedNB`` use it, and nothing else can be named).

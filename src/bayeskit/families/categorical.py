@@ -1,8 +1,8 @@
-"""Categorical event model: each feature takes one of finitely many values (seeds 001, 004).
+"""Categorical event model: each feature takes one of finitely many values (McCallum & Nigam 1998).
 
 ``θ_cjv = (N_cjv + α) / (N_cj + α K_j)`` with ``K_j`` the number of categories of feature ``j``.
 Values are taken as they are (strings, ints, bools…); a missing value drops out of the product
-in training and in prediction (seed 003). Scoring is linear in the one-hot encoding of the
+in training and in prediction (Duda et al.). Scoring is linear in the one-hot encoding of the
 values, which is how it runs: one sparse product over all features at once.
 
 Whole numbers ≥ 0 are ordinal codes, as in scikit-learn's ``CategoricalNB``: a feature whose

@@ -1,4 +1,4 @@
-"""The Parzen window family: a multivariate kernel density estimate per class (seed 002).
+"""The Parzen window family: a multivariate kernel density estimate per class (Parzen 1962).
 
 ``p̂_h(x | y) = 1 / (W_y V_h) Σ_{i in class y} w_i K(ρ(x, x_i) / h_i)`` with a kernel profile K
 (:data:`~bayeskit.families._parzen_kernels.KERNELS`), a distance ρ, the class's total weight
@@ -106,7 +106,7 @@ class ParzenParams:
 
 
 class Parzen(Family):
-    """Multivariate kernel density estimate of each class (the Parzen window, seed 002).
+    """Multivariate kernel density estimate of each class (the Parzen window, Parzen 1962).
 
     Parameters
     ----------

@@ -19,7 +19,7 @@ Examples
 >>> import bayeskit as bk
 >>> model = bk.MultinomialNB(alpha=0.5).fit(np.array([[2, 0], [0, 3], [1, 1]]), ["a", "b", "a"])
 >>> with tempfile.TemporaryDirectory() as tmp:
-...     path = os.path.join(tmp, "model.bkm")
+...     path = os.path.join(tmp, "model.bk")
 ...     bk.save(model, path)
 ...     loaded = bk.load(path)
 >>> loaded
@@ -130,8 +130,8 @@ def save(
     >>> import bayeskit as bk
     >>> model = bk.CategoricalNB().fit([["red", 1], ["blue", 2]], [True, False])
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bk.save(model, os.path.join(tmp, "colors.bkm"))
-    ...     bk.load(os.path.join(tmp, "colors.bkm")).predict([["red", 1]])
+    ...     bk.save(model, os.path.join(tmp, "colors.bk"))
+    ...     bk.load(os.path.join(tmp, "colors.bk")).predict([["red", 1]])
     array([ True])
     """
     check_model_file_name(path)
@@ -249,7 +249,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     >>> import os, tempfile
     >>> import bayeskit as bk
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "not-a-model.bkm")
+    ...     path = os.path.join(tmp, "not-a-model.bk")
     ...     with open(path, "w") as f:
     ...         _ = f.write("hello")
     ...     bk.load(path)  # doctest: +ELLIPSIS

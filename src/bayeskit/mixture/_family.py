@@ -1,5 +1,5 @@
 """The Gaussian-mixture family: each class's density is a mixture of Gaussians fitted by EM
-(seed 002, E4).
+(Vorontsov's lectures on EM).
 
 ``p(x | y) = Σ_k w_yk N(x; μ_yk, Σ_yk)``. ``summarize`` runs EM on each class's rows (the one
 engine, :mod:`._em`, on the component family's own statistics) and returns the components'

@@ -22,7 +22,7 @@ def _incremental(model: Any) -> bool:
 class GaussianMixtureClassifier(NumericNB):
     """Each class a mixture of ``k_y`` Gaussians: ``p(x|y) = Σ_k w_yk N(x; μ_yk, Σ_yk)``.
 
-    Seed 002 (E4): the E-step computes each row's responsibilities ``g_yik`` (the posterior
+    As in Vorontsov's lectures, the E-step gets each row's responsibilities ``g_yik`` (the posterior
     of component k of its class), the M-step the weights ``w_yk = Σ_i g_yik / ℓ_y``, means and
     (co)variances from the rows weighted by ``g_yik``; the classifier is then
     ``a(x) = argmax_y λ_y P(y) Σ_k w_yk N(x; μ_yk, Σ_yk)`` — a radial-basis-function network
@@ -47,7 +47,7 @@ class GaussianMixtureClassifier(NumericNB):
         chooses ``G`` per class). A class with fewer distinct rows gets that many
         components, with a :class:`~bayeskit.mixture.FewRowsWarning` naming it.
     covariance_type : {"diag", "full", "tied", "spherical"}, default="diag"
-        Each component's covariance: diagonal (seed 002's), full, one full matrix shared by
+        Each component's covariance: diagonal (naive Bayes'), full, one full matrix shared by
         a class's components, or a single variance.
     max_components : int, default=5
         Largest number of components "bic" tries.

@@ -1,6 +1,6 @@
 """The HTTP API (a Starlette app): MLflow's scoring contract, the spam API and the page.
 
-Routes (README, "The filter as a service", shows requests and answers):
+Routes (the user guide, "The service", shows requests and answers):
 
 ``GET /`` the page; ``GET /ping``, ``/health``, ``/version``, ``/metadata``;
 ``POST /invocations`` (MLflow: JSON ``dataframe_split`` / ``dataframe_records`` /

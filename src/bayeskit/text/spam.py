@@ -96,14 +96,14 @@ def log_odds(joint: np.ndarray, column: int, model: Any) -> np.ndarray:
 
 
 class SpamFilter(TextClassifier):
-    """A two-class text filter with the three-way decision spam filters use (seed 000).
+    """A two-class text filter with the three-way decision spam filters use (Robinson 2003).
 
     ``classify`` says ``"ham"`` when ``P(spam|x) <= ham_cutoff``, ``"spam"`` when
     ``P(spam|x) >= spam_cutoff`` and ``"unsure"`` in between (SpamBayes' 0.20 / 0.90 by
     default), so a person looks at the doubtful ones. ``predict`` makes the two-way decision of
     minimum expected cost: a lost ham (a good message flagged as spam) costs
     ``lost_ham_cost``, a passed spam ``passed_spam_cost``, so a message is spam when
-    ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (seeds 001, 002).
+    ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001, ch. 2).
 
     Parameters
     ----------
