@@ -483,29 +483,15 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Labels of a type the model's classes are not (numbers against text labels, say) are
         refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
         """
-        what = f"{type(self).__name__}.score"
-        if y is None:
-            raise DataError(f"{what} needs the true labels y; got None")
-        y = _check_y(y)
-        classes = self.classes_
-        theirs, ours = _label_kinds(y), _label_kinds(classes)
-        if not theirs <= ours:
-            raise DataError(
-                f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
-                f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
-                "classes' type"
-            )
-        predicted = self.predict(X)
-        check_lengths(len(predicted), y, "y")
-        weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
-        return float(np.average(predicted == y, weights=weight))
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
 
         Only for models whose families are all linear (multinomial, Bernoulli, complement,
-        categorical over one-hot columns). ``b`` includes the log prior (seed 002: ``b_y =
+        categorical over one-hot columns). ``b`` includes the log prior (Duda et al. 2001: ``b_y =
         ln λ_y P(y) + …``; λ is not included).
 
         Returns
@@ -730,7 +716,18 @@ def _same(x: Any, y: Any) -> bool:
         return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
-    return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)
+    seq_x = isinstance(x, Sequence) and not isinstance(x, str)
+    seq_y = isinstance(y, Sequence) and not isinstance(y, str)
+    if seq_x or seq_y:
+        # a list against a number (alpha=[0.5, 0.5] against alpha=0.1) differs; two lists
+        # are the same item by item
+        return (
+            seq_x
+            and seq_y
+            and len(x) == len(y)
+            and all(_same(a, b) for a, b in zip(x, y, strict=True))
+        )
+    return bool(x == y)
 
 
 def class_weights(
@@ -765,6 +762,11 @@ def _check_y(y: Any) -> np.ndarray:
             y = column_or_1d(y, warn=True)
         except (ValueError, TypeError) as exc:
             raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if y.dtype.kind == "S":  # (bytes in an object array are refused below, by row)
+        raise DataError(
+            "y holds bytes; class labels must be strings, integers, floats or bools: decode "
+            "them first (y.astype(str) or [v.decode() for v in y])"
+        )
     if y.dtype.kind in "cmMV":
         raise DataError(
             f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
@@ -788,6 +790,34 @@ def _check_y(y: Any) -> np.ndarray:
                     "integers, floats or bools"
                 )
     return y
+
+
+def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
+    """``y`` checked as the true labels of rows a model with ``classes`` predicts (``score``
+    of every model): the checks ``fit`` makes of labels (given, one per row, no missing or
+    bytes label), and labels of the classes' type, not numbers against text."""
+    if y is None:
+        raise DataError(f"{what} needs the true labels y; got None")
+    y = _check_y(y)
+    theirs, ours = _label_kinds(y), _label_kinds(classes)
+    if not theirs <= ours:
+        raise DataError(
+            f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
+            f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
+            "classes' type"
+        )
+    return y
+
+
+def accuracy(predicted: np.ndarray, y: np.ndarray, sample_weight: Any) -> float:
+    """The (weighted) share of ``predicted`` equal to the checked labels ``y``."""
+    check_lengths(len(predicted), y, "y")
+    weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
+    if not len(y):
+        raise DataError("no rows to score: X and y are empty")
+    if weight is not None and not weight.sum() > 0:
+        raise DataError("every sample_weight is zero; the accuracy of no rows is undefined")
+    return float(np.average(np.asarray(predicted) == y, weights=weight))
 
 
 def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]:

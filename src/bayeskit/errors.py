@@ -14,6 +14,7 @@ __all__ = [
     "BayeskitError",
     "BayeskitWarning",
     "CollinearColumnsWarning",
+    "CountTableTooLargeError",
     "DataError",
     "InputTypeError",
     "MergeError",
@@ -45,6 +46,11 @@ class SingularCovarianceError(DataError):
     """A covariance matrix that cannot be inverted: a class with fewer rows than features, a
     column constant within a class, or collinear columns. Set a regularisation (``reg_param``,
     ``shrinkage``, ``lam``/``gamma``) or drop the columns named."""
+
+
+class CountTableTooLargeError(DataError):
+    """Counts of feature subsets (a Bayesian network classifier's statistic) that would exceed
+    the memory bound: too many features, values per feature or parents (``k``)."""
 
 
 class UnknownCategoryError(DataError):

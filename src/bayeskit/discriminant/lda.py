@@ -1,4 +1,4 @@
-"""Fisher's linear discriminant: one covariance matrix shared by every class (seed 002)."""
+"""Fisher's linear discriminant: one covariance matrix shared by every class (Fisher 1936)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class LinearDiscriminantAnalysis(
 ):
     """Linear discriminant analysis: ``x | y ~ N(μ_y, Σ)`` with one ``Σ`` for every class.
 
-    The decision is linear (seed 002): ``a(x) = argmax_y xᵀα_y + β_y`` with ``α_y = Σ⁻¹μ_y``
+    The decision is linear (Fisher 1936): ``a(x) = argmax_y xᵀα_y + β_y`` with ``α_y = Σ⁻¹μ_y``
     and ``β_y = ln(λ_y P(y)) − ½ μ_yᵀΣ⁻¹μ_y`` — ``coef_`` and ``intercept_``, which
     :func:`bayeskit.inspection.explain` and ``bayeskit inspect`` read. :meth:`transform` projects
     onto Fisher's discriminant axes.

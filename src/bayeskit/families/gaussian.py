@@ -1,4 +1,4 @@
-"""Gaussian family: each real-valued feature is normal within each class (seeds 002, 003).
+"""Gaussian family: each real-valued feature is normal within each class (Duda, Hart & Stork 2001).
 
 ``ln p(x|c) = Σ_j −½ ln(2π σ²_cj) − (x_j − μ_cj)² / (2 σ²_cj)``, with the per-class mean and
 variance taken from centred moments (:class:`~bayeskit.stats.Moments`, merged with Chan's
@@ -20,9 +20,9 @@ the merged statistics:
 * ``shared_variance=True`` pools the within-class variance of each feature over the classes,
   ``σ²_j = Σ_c M2_cj / Σ_c N_cj + ε``; the quadratic terms are then the same for every class
   and the decision is linear in ``x`` (Fisher's linear discriminant with a diagonal covariance,
-  seed 002; see :meth:`Gaussian.discriminant`);
+  Hastie et al. §4.3; see :meth:`Gaussian.discriminant`);
 * ``estimate="predictive"`` integrates the mean and variance out under a Normal-Gamma prior
-  and scores with the Student-t posterior predictive (seed 003, :mod:`._student_t`).
+  and scores with the Student-t posterior predictive (Murphy 2007, :mod:`._student_t`).
 
 ``log_prob`` is two matrix products: ``Σ_j (x_j − μ_cj)² / σ²_cj`` expands into
 ``U² @ (1/σ²)ᵀ − 2 U @ (μ'/σ²)ᵀ + Σ_j μ'²/σ²`` over values ``U = X − m`` and means ``μ' = μ − m``
@@ -341,7 +341,7 @@ class Gaussian(Family):
 
         ``log_prob(X) = X @ W.T + b + g(X)`` where ``g(x) = −½ Σ_j (x_j² / σ²_j + ln 2πσ²_j)``
         is the same for every class, so the posterior is ``softmax(X @ W.T + b + log prior)``
-        on complete rows: ``W_cj = μ_cj / σ²_j``, ``b_c = −½ Σ_j μ²_cj / σ²_j`` (seed 002's
+        on complete rows: ``W_cj = μ_cj / σ²_j``, ``b_c = −½ Σ_j μ²_cj / σ²_j`` (Fisher's
         α_y and β_y). Not :meth:`linear_form`: that promises ``log_prob`` itself, and ``g``
         is not linear.
         """

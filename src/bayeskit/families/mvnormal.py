@@ -1,5 +1,5 @@
 """Multivariate normal family: a block of real-valued columns is jointly normal within each class
-(seed 002's normal discriminant analysis).
+(normal discriminant analysis, Duda et al. 2001).
 
 ``ln p(x|y) = −½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y − (d/2) ln 2π``
 
@@ -132,7 +132,7 @@ class MVNormalParams:
 
     @cached_property
     def discriminant(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, b)`` with ``W_y = Σ⁻¹ μ_y`` and ``b_y = −½ μ_yᵀ Σ⁻¹ μ_y`` (seed 002's α_y
+        """``(W, b)`` with ``W_y = Σ⁻¹ μ_y`` and ``b_y = −½ μ_yᵀ Σ⁻¹ μ_y`` (Fisher's α_y
         and β_y without the prior) for a shared matrix; columns left out get weight 0."""
         if not self.shared:
             raise ParameterError(

@@ -25,14 +25,14 @@ class GaussianNB(NumericNB):
       its own variance instead (``epsilon_`` is then one floor per feature), as R's e1071 and
       Weka do, so that one feature in large units does not flatten the others;
     * NaN is a missing value: it drops the feature's term, in fitting and in prediction, and a
-      row with every feature missing gets the prior (seed 003);
+      row with every feature missing gets the prior (Duda, Hart & Stork 2001, §2.10);
     * ``shared_variance=True`` gives one variance per feature for all classes, a linear rule
-      (seed 002, :meth:`linear_discriminant`); ``estimate="predictive"`` integrates the
+      (Hastie et al. §4.3, :meth:`linear_discriminant`); ``estimate="predictive"`` integrates the
       parameters out under a Normal-Gamma prior and scores with the Student-t predictive
-      (seed 003);
+      (Duda, Hart & Stork 2001, §2.10);
     * the joint log-likelihood is two matrix products, not a loop over classes.
 
-    GaussianNB is quadratic discriminant analysis with diagonal covariance matrices (seed 003).
+    GaussianNB is quadratic discriminant analysis with diagonal covariance matrices (Duda et al.).
 
     Parameters
     ----------
