@@ -51,7 +51,7 @@ def files(tmp_path):
             ["ragged.csv, line 4: 2 fields where the header has 3"],
         ),
         (["train", "{d}/empty.csv", "-t", "label"], ["empty.csv: the file is empty"]),
-        (["train", "{d}/ok.csv"], ["--target", "columns are: a, b, label"]),
+        (["train", "{d}/ok.csv"], ["--target", "for example --target label (named like"]),
         (
             ["train", "{d}/ok.csv", "-t", "label", "--model", "nonsense"],
             ["bayeskit train: error:", "'nonsense' is not a model"],

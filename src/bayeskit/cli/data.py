@@ -220,8 +220,8 @@ class ReadOptions:
         separator = {"\\t": "\t", "tab": "\t"}.get(self.separator or "", self.separator)
         if separator is not None and len(separator.encode("utf-8")) != 1:
             raise typer.BadParameter(
-                f"{self.separator!r}; the separator is one ASCII character, e.g. ',' ';' '|' "
-                "or tab",
+                f"{self.separator!r}; the separator must be one character, an ASCII one (one "
+                "byte), e.g. ',' ';' '|' or tab",
                 param_hint="--separator",
             )
         names = None
