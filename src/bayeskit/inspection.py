@@ -1,6 +1,6 @@
 """Looking inside a fitted model: why it decided, which features carry weight, which are useful.
 
-Every discrete Naive Bayes model is linear in its (one-hot) features (seeds 002–004):
+Every discrete Naive Bayes model is linear in its (one-hot) features (McCallum & Nigam 1998):
 ``joint log-likelihood = x @ W.T + b``; Fisher's linear discriminant (and a Gaussian with shared
 variances) is, up to a term the same for every class (:meth:`linear_discriminant`). The log-odds
 of class ``a`` against class ``b`` is then a sum of one term per feature, ``x_j (W_aj − W_bj)``,
@@ -195,7 +195,7 @@ def top_features(
 def feature_usefulness(
     model: GenerativeClassifier, *, alpha: float = 1.0, prior: str = "uniform"
 ) -> np.ndarray:
-    """Usefulness of each feature, ``max_y p(y|j)`` (seed 002), for count models.
+    """Usefulness of each feature, ``max_y p(y|j)`` (Vorontsov's lectures), for count models.
 
     ``p(y|j) ∝ x̄_yj``, the (smoothed) mean count of feature ``j`` in class ``y``: the class a
     feature points to when it is seen, with equal class priors (``prior="uniform"``, so a word
