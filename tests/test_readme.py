@@ -221,9 +221,7 @@ def _run_pycon(blocks: list[Block], cwd: Path) -> None:
 BLOCKS = [
     block
     for page in PAGES
-    for block in readme_blocks(
-        page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix()
-    )
+    for block in readme_blocks(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
 ]
 SESSIONS: dict[tuple[str, str, str, bool], list[Block]] = {}
 for _block in BLOCKS:
