@@ -7,7 +7,8 @@ Usage (from the project root)::
                                                   # spambase, email-table, discriminant,
                                                   # em, em-kde, em-gmm, 20ng-semi,
                                                   # corpus-power, 20ng-candidates,
-                                                  # text-weights
+                                                  # text-weights, peers
+                                                  # (accuracy_peers.py: R and Weka)
                                                   # (accuracy_text.py)
 
 The README quotes this command's output. scikit-learn's numbers for the same data (from
@@ -452,6 +453,7 @@ def main() -> int:
         "corpus-power",
         "20ng-candidates",
         "text-weights",
+        "peers",
     ]
     parser.add_argument("--only", choices=everything)
     args = parser.parse_args()
@@ -469,6 +471,11 @@ def main() -> int:
              "unsure share; error inside / outside the band", "seconds"],
             rows,
         )  # fmt: skip
+    if "peers" in wanted:
+        import accuracy_peers
+
+        for title, header, rows in accuracy_peers.tables(root):
+            _table(title, header, rows)
     if "discriminant" in wanted:
         from accuracy_da import HEADER, discriminant
 

@@ -14,8 +14,15 @@ PACKAGES = (naive_bayes, discriminant, bayesnet)
 #: estimators of modules whose ``__all__`` lists more than estimators
 SINGLE = (GaussianMixtureClassifier, ParzenWindowClassifier)
 
-#: class name -> class, for every estimator of PACKAGES and SINGLE
+#: class name -> class, for every estimator of PACKAGES (a package may also export the
+#: statistics and bounds of its models: only the estimator classes are named here) and SINGLE
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    **{name: getattr(package, name) for package in PACKAGES for name in package.__all__},
+    **{
+        name: value
+        for package in PACKAGES
+        for name in package.__all__
+        if isinstance(value := getattr(package, name), type)
+        and issubclass(value, GenerativeClassifier)
+    },
     **{cls.__name__: cls for cls in SINGLE},
 }

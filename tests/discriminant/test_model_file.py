@@ -39,6 +39,7 @@ MODELS = [
 def test_one_list_names_every_estimator_a_file_may_hold():
     expected = {*naive_bayes.__all__, *discriminant.__all__}
     expected |= {"GaussianMixtureClassifier", "ParzenWindowClassifier"}
+    expected |= {"TANClassifier", "AODEClassifier", "KDBClassifier"}
     assert set(model_file.ESTIMATORS) == expected
     assert model_file.ESTIMATORS is _estimators.ESTIMATORS
     for name, cls in model_file.ESTIMATORS.items():

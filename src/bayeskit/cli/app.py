@@ -116,7 +116,8 @@ command(
 command(
     "filter",
     "filter_cmd:filter_mail",
-    "Classify one e-mail from stdin into stdout with X-Bayeskit-Spam headers (for an MDA).",
+    "Classify one e-mail from standard input into standard output with X-Bayeskit-Spam and "
+    "X-Bayeskit-Score headers added.",
 )
 command(
     "merge",
