@@ -8,9 +8,9 @@ Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustra
   stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``.
 - ```` ```pycon ````: a Python session, run by doctest (``...`` elides within a line too).
 
-The blocks of one ``## `` section of one page are one session, run in order in one fresh clone (files a
-command writes, names a Python block defines, are there for the next block); sections run
-apart (in parallel under xdist).
+The blocks of one ``## `` section of one page are one session, run in order in one fresh
+clone (files a command writes, names a Python block defines, are there for the next block);
+sections run apart (in parallel under xdist).
 
 A block preceded by ``<!-- readme-test: needs FOLDER ... -->`` uses the public datasets:
 it runs with ``BAYESKIT_DATA`` set to the shared data folder when that folder holds every
@@ -38,11 +38,14 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 # The README, then every Markdown page of the documentation (not its build or generated pages).
-PAGES = [README] + sorted(
-    path
-    for path in DOCS.rglob("*.md")
-    if not path.relative_to(DOCS).parts[0].startswith(("_build", "auto_examples", "api"))
-)
+PAGES = [
+    README,
+    *sorted(
+        path
+        for path in DOCS.rglob("*.md")
+        if not path.relative_to(DOCS).parts[0].startswith(("_build", "auto_examples", "api"))
+    ),
+]
 # a code fence: ```console, ```pycon, ```python…, or a MyST directive (```{toctree})
 _FENCE = re.compile(r"^```(\w*|\{[\w:-]+\}.*)\s*$")
 _NEEDS = re.compile(r"^<!--\s*readme-test:\s*needs\s+(.+?)\s*-->$")
@@ -218,9 +221,7 @@ def _run_pycon(blocks: list[Block], cwd: Path) -> None:
 BLOCKS = [
     block
     for page in PAGES
-    for block in readme_blocks(
-        page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix()
-    )
+    for block in readme_blocks(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
 ]
 SESSIONS: dict[tuple[str, str, str, bool], list[Block]] = {}
 for _block in BLOCKS:
