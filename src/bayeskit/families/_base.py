@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_type_hints
 
 import numpy as np
 import scipy.sparse as sp
@@ -106,6 +106,17 @@ class Family(ABC):
     @abstractmethod
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Statistic:
         """Sufficient statistics of ``X`` under class weights ``R``."""
+
+    def check_statistic(self, stats: Statistic) -> str | None:
+        """Why ``stats`` (read from a model file) cannot be this family's statistic under its
+        settings, or None. The kind is the one :meth:`summarize` declares it returns."""
+        expected = get_type_hints(type(self).summarize).get("return", Statistic)
+        if isinstance(expected, type) and not isinstance(stats, expected):
+            return (
+                f"the {self.name} family keeps {expected.__name__} statistics, not "
+                f"{type(stats).__name__} ({stats.kind!r})"
+            )
+        return None
 
     @abstractmethod
     def finalize(self, stats: Any) -> Any:

@@ -9,9 +9,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import GenerativeClassifier, class_weights, unchanged_on_error
+from .._base import (
+    GenerativeClassifier,
+    accuracy,
+    class_weights,
+    true_labels,
+    unchanged_on_error,
+)
 from .._values import find_sorted
-from ..errors import NotFittedError, ParameterError
+from ..errors import InputTypeError, NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
     explain,
@@ -410,6 +416,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """The model's Bayes decision for each document."""
         return self._on_model("predict", X)
 
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on documents ``X`` against the true labels ``y``,
+        checked as every model's ``score`` checks them (one label per document, of the
+        classes' type)."""
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
+
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
         """Each term's contribution to the log-odds of the decision on one document."""
@@ -503,4 +516,10 @@ def _as_list(X: Any) -> list[Any]:
             "expected a list of documents, got a single "
             f"{type(X).__name__}; wrap it in a list: [text]"
         )
-    return list(X)
+    try:
+        return list(X)
+    except TypeError:  # None, a number, a 0-d array: nothing to iterate over
+        raise InputTypeError(
+            "expected an iterable of documents (a list of str or bytes), got "
+            f"{type(X).__name__} ({X!r:.60})"
+        ) from None
