@@ -98,6 +98,8 @@ nitpick_ignore_regex = [
     # The reference documents names, not modules: a docstring naming the module a contributor
     # reads next (``:mod:`bayeskit.text.fisher```) has no page to link to.
     ("py:mod", r"bayeskit\.[\w.]+"),
+    # The readers and the model-file internals behind the CLI and bk.load (not public names).
+    ("py:(func|class|data)", r"(bayeskit\.io\.[\w.]+|load_reading)"),
     # The standard library's own types, linked only when intersphinx is on (see below).
     ("py:class", r"(mailbox|email|pathlib|collections\.abc|typing|os)\..*"),
 ]

@@ -8,9 +8,9 @@ Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustra
   stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``.
 - ```` ```pycon ````: a Python session, run by doctest (``...`` elides within a line too).
 
-The blocks of one ``## `` section of one page are one session, run in order in one fresh clone
-(files a command writes, names a Python block defines, are there for the next block); sections run
-apart (in parallel under xdist).
+The blocks of one ``## `` section of one page are one session, run in order in one fresh
+clone (files a command writes, names a Python block defines, are there for the next block);
+sections run apart (in parallel under xdist).
 
 A block preceded by ``<!-- readme-test: needs FOLDER ... -->`` uses the public datasets:
 it runs with ``BAYESKIT_DATA`` set to the shared data folder when that folder holds every
