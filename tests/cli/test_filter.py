@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ import pytest
 import bayeskit as bk
 from bayeskit.cli.filter_cmd import header_end, messages_in, with_headers
 from bayeskit.datasets.shared import data_dir
-from bayeskit.text import SpamFilter
+from bayeskit.text import SpamFilter, token_store
 
 try:
     CORPUS = data_dir() / "spamassassin-public-corpus"
@@ -154,6 +155,18 @@ def test_parallel_learners_lose_nothing_and_kill_9_breaks_nothing(tmp_path, mode
     learned = bk.load(path).class_count_.tolist()  # loads: never half-written
     assert learned[0] == before[0]
     assert learned[1] in (before[1] + 5, before[1] + 6)  # the killed one counted or not
+    # The token store: in step with the model file, or stale (then never used).
+    filt = bk.load(path)
+    with sqlite3.connect(token_store.store_path(path)) as db:
+        stamp = db.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()[0]
+        rows = db.execute("SELECT term, ham, spam FROM tokens ORDER BY term").fetchall()
+    if stamp == token_store.model_stamp(path):
+        vec, nb = filt._fitted()
+        assert [t for t, _, _ in rows] == sorted(vec.terms_.tolist())
+        assert [[h for _, h, _ in rows], [s for _, _, s in rows]] == nb.feature_count_.tolist()
+    message = _messages("easy_ham_2", 1)[0]
+    expected = {"spam": 0, "ham": 1, "unsure": 2}[str(filt.classify([message])[0])]
+    assert run(path, data=message).returncode == expected
 
 
 @pytest.mark.skipif(shutil.which("procmail") is None, reason="procmail is not installed")
