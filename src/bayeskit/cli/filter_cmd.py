@@ -88,6 +88,15 @@ def filter_mail(
             "what procmail's 'w' flag and maildrop's xfilter expect of a filter).",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask a running 'bayeskit serve' (POST /check) instead; MODEL answers when "
+            "it cannot.",
+        ),
+    ] = None,
     verbose: Annotated[
         bool,
         typer.Option(
@@ -113,12 +122,12 @@ def filter_mail(
     if source is not None or train_on_error:
         _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
-    from .filter_fast import classify
+    from .filter_fast import _one
 
     raw = sys.stdin.buffer.read()
     status, out = ERROR, raw
     try:
-        status, out = classify(model, raw, verbose)
+        status, out = _one(raw, model, server, verbose)
     except Exception as exc:  # a filter passes the mail on whatever failed
         _fail(str(exc) or type(exc).__name__)
     finally:

@@ -71,14 +71,74 @@ def fail(message: str) -> None:
     print(f"bayeskit filter: {message}", file=sys.stderr)
 
 
-def fast_args(args: Sequence[str]) -> tuple[str, bool, bool] | None:
-    """``(MODEL, --exit-zero, --verbose)`` when ``args`` (after ``filter``) ask to classify
-    one message, else None (learning, help, anything else: the full command line)."""
-    flags = [a for a in args if a.startswith("-")]
-    plain = [a for a in args if not a.startswith("-")]
-    if len(plain) != 1 or not set(flags) <= {"--exit-zero", "--verbose"}:
+def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
+    """``(MODEL, --server URL, --exit-zero, --verbose)`` when ``args`` (after ``filter``)
+    ask to classify one message, else None (learning, help, anything else: the full command
+    line)."""
+    rest = list(args)
+    server = None
+    if "--server" in rest:
+        at = rest.index("--server")
+        if at + 1 >= len(rest):
+            return None
+        server = rest[at + 1]
+        del rest[at : at + 2]
+    flags = [a for a in rest if a.startswith("-")]
+    plain = [a for a in rest if not a.startswith("-")]
+    if len(plain) > 1 or (not plain and server is None):
         return None
-    return plain[0], "--exit-zero" in flags, "--verbose" in flags
+    if not set(flags) <= {"--exit-zero", "--verbose"}:
+        return None
+    return (plain[0] if plain else None), server, "--exit-zero" in flags, "--verbose" in flags
+
+
+def ask_server(url: str, raw: bytes, timeout: float = 10.0) -> tuple[float, str]:
+    """``(P(spam|x), verdict)`` of one message from a running ``bayeskit serve`` (its
+    ``POST /check`` with the raw message as ``message/rfc822``): one HTTP/1.1 request on a
+    plain socket (``http.client`` imports the e-mail parser, a third of the start-up)."""
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url if "://" in url else f"http://{url}")
+    if where.scheme != "http" or not where.hostname:
+        raise ValueError(f"--server {url!r}: an http://HOST:PORT address")
+    host, port = where.hostname, where.port or 80
+    path = where.path.rstrip("/") + "/check"
+    request = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: message/rfc822\r\n"
+        f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
+    ).encode("ascii") + raw
+    chunks: list[bytes] = []
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(request)
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/"):
+        raise ValueError(f"{url}: not an HTTP server")
+    if any(line.lower().replace(" ", "") == "transfer-encoding:chunked" for line in lines):
+        body = _unchunked(body)
+    if parts[1] != "200":
+        raise ValueError(f"{url}: {parts[1]} {body[:200].decode('utf-8', 'replace')}")
+    answer = json.loads(body)
+    if "p_spam" not in answer:
+        raise ValueError(f"{url}: the served model is not a spam filter")
+    return float(answer["p_spam"]), str(answer["verdict"])
+
+
+def _unchunked(body: bytes) -> bytes:
+    out: list[bytes] = []
+    while body:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out.append(body[:size])
+        body = body[size + 2 :]
+    return b"".join(out)
 
 
 def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, bytes]:
@@ -112,18 +172,43 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
 
 def main(args: Sequence[str]) -> int | None:
     """Run ``bayeskit filter`` on standard input when ``args`` ask to classify one message;
-    None when they ask for anything else (the full command line handles it)."""
+    None when they ask for anything else (the full command line handles it). With
+    ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
+    the server cannot)."""
     parsed = fast_args(args)
     if parsed is None:
         return None
-    model_path, exit_zero, verbose = parsed
+    model_path, server, exit_zero, verbose = parsed
     raw = sys.stdin.buffer.read()
     status, out = ERROR, raw
     try:
-        status, out = classify(model_path, raw, verbose)
-    except Exception as exc:
+        status, out = _one(raw, model_path, server, verbose)
+    except Exception as exc:  # a filter passes the mail on whatever failed
         fail(str(exc) or type(exc).__name__)
     finally:
         sys.stdout.buffer.write(out)
         sys.stdout.buffer.flush()
     return 0 if exit_zero and status != ERROR else status
+
+
+def _one(
+    raw: bytes, model_path: str | None, server: str | None, verbose: bool
+) -> tuple[int, bytes]:
+    if server is not None:
+        head = header_end(raw) if raw.strip() else None
+        if head is not None:
+            try:
+                p_spam, verdict = ask_server(server, raw[:SCORED_BYTES])
+            except Exception as exc:
+                if model_path is None:
+                    raise
+                fail(f"{server}: {exc or type(exc).__name__}; scoring with {model_path}")
+            else:
+                if verbose:
+                    fail(f"scored by {server}")
+                return stamped(raw, head, p_spam, verdict)
+        elif model_path is None:
+            fail("<stdin>: not an RFC 822 message (or empty); passed through unchanged")
+            return ERROR, raw
+    assert model_path is not None
+    return classify(model_path, raw, verbose)
