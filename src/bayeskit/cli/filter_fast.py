@@ -92,7 +92,7 @@ def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] 
     return (plain[0] if plain else None), server, "--exit-zero" in flags, "--verbose" in flags
 
 
-def ask_server(url: str, raw: bytes, timeout: float = 10.0) -> tuple[float, str]:
+def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]:
     """``(P(spam|x), verdict)`` of one message from a running ``bayeskit serve`` (its
     ``POST /check`` with the raw message as ``message/rfc822``): one HTTP/1.1 request on a
     plain socket (``http.client`` imports the e-mail parser, a third of the start-up)."""
