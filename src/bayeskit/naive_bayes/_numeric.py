@@ -45,7 +45,7 @@ class NumericNB(GenerativeClassifier):
     """A generative classifier over a numeric matrix (dense ndarray or CSR sparse).
 
     NaN is a missing value: the feature drops out of the product for that row, in training
-    and in prediction (seed 003). ±inf is refused.
+    and in prediction (Duda, Hart & Stork 2001, §2.10). ±inf is refused.
     """
 
     #: whether NaN marks a missing value; a model that refuses NaN leaves the check of every

@@ -11,10 +11,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._base import GenerativeClassifier, _check_sample_weight
+from .._base import (
+    GenerativeClassifier,
+    _check_sample_weight,
+    _check_y,
+    accuracy,
+    true_labels,
+    unchanged_on_error,
+)
 from .._decision import normalize_log
+from .._validation import is_missing
 from .._values import unique_sorted
-from ..errors import DataError, NotFittedError, ParameterError
+from ..errors import DataError, NotFittedError, ParameterError, ShapeError
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
 from ._views import EstimatorView, TextView
@@ -175,13 +183,17 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
+            for attr in (
+                "estimator_", "classes_", "transduction_", "label_distributions_",
+                "n_features_in_", "feature_names_in_",
+            ):  # fmt: skip
+                self.__dict__.pop(attr, None)
+            return self._fit(X, y, sample_weight, classes)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any, classes: Any) -> SemiSupervisedNB:
         from ..text import TextClassifier
 
-        for attr in (
-            "estimator_", "classes_", "transduction_", "label_distributions_", "n_features_in_",
-            "feature_names_in_",
-        ):  # fmt: skip
-            self.__dict__.pop(attr, None)
         estimator = self._prototype()
         lam, tol, max_iter, k = self._settings()
         labels, codes, labelled = _split_labels(y, classes)
@@ -233,11 +245,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         """The fitted attributes from EM's result (in memory, or from a cluster's rounds)."""
         if not result.converged and max_iter > 0:
             warn_not_converged("the unlabelled rows", result.n_iter, tol)
-        self.estimator_ = view.fitted()
-        self.classes_ = labels
-        for attr in ("n_features_in_", "feature_names_in_"):
-            if hasattr(self.estimator_, attr):
-                setattr(self, attr, getattr(self.estimator_, attr))
+        self._adopt_estimator(view.fitted(), labels)
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.lower_bound_ = result.lower_bound
@@ -245,6 +253,17 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         self.label_distributions_ = distributions
         self.transduction_ = labels[np.argmax(distributions, axis=1)]
         return self
+
+    def _adopt_estimator(self, fitted: Any, classes: np.ndarray) -> None:
+        """Take a fitted wrapped estimator (from EM or a model file) and the classes, with the
+        input the estimator was fitted on (``n_features_in_``, ``feature_names_in_``)."""
+        self.estimator_ = fitted
+        self.classes_ = classes
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(fitted, attr):
+                setattr(self, attr, getattr(fitted, attr))
+            else:
+                self.__dict__.pop(attr, None)
 
     def _fit_rounds(self, *, partial: bool, classes: Any = None, **options: Any) -> Any:
         """The rounds that fit the model from parts of the data, one reduction per EM
@@ -326,6 +345,13 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             return np.asarray(estimator.predict(X))
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y``, checked as
+        every model's ``score`` checks them (one label per row, of the classes' type)."""
+        self._check_fitted()
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
+
     def __sklearn_is_fitted__(self) -> bool:
         return "estimator_" in self.__dict__
 
@@ -341,22 +367,34 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
 
 
 def _documents(X: Any) -> list[Any]:
-    if isinstance(X, (str, bytes)):
-        raise ParameterError("expected a list of documents, got a single string; wrap it in a list")
-    return list(X)
+    from ..text.classifier import _as_list
+
+    return _as_list(X)
 
 
 def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(y as an array, which rows are labelled): ``-1`` or ``None`` marks an unlabelled row."""
+    """(y as an array, which rows are labelled): ``-1`` or a missing value (``None``, NaN,
+    pandas ``NA``) marks an unlabelled row. The labelled rows' labels go through the checks
+    every model's ``fit`` makes of labels (no bytes, no values that are not class labels)."""
+    if y is None:
+        raise DataError(
+            "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
+            "per row, -1 or None if unlabelled)"
+        )
     try:
         y = column_or_1d(y, warn=True)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise DataError(
             f"{exc} (y must hold one label per row, -1 or None if unlabelled)"
         ) from None
+    if not len(y):
+        raise ShapeError("y is empty; give one label per row of X (-1 or None if unlabelled)")
     if y.dtype.kind == "O":
-        marked = np.array([v is None or v != v or (isinstance(v, int) and v == -1) for v in y])
-        marked |= np.array([type(v).__name__ == "NAType" for v in y], dtype=bool)
+        marked = np.fromiter(
+            (is_missing(v) or (_is_number(v) and v == -1) for v in y.tolist()),
+            dtype=bool,
+            count=len(y),
+        )
     elif y.dtype.kind in "iuf":
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             row = int(np.flatnonzero(~np.isfinite(y))[0])
@@ -367,7 +405,14 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
         marked = y == -1
     else:
         marked = np.zeros(len(y), dtype=bool)
+    _check_y(y[~marked])
     return y, ~marked
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
 
 
 def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:

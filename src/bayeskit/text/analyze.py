@@ -44,7 +44,7 @@ _BLANK_LINE = re.compile(r"\r?\n\r?\n")
 _MBOX_FROM_LINE = re.compile(r"From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 
 # A compact English stop-word list (function words only): pronouns, articles, auxiliaries,
-# prepositions and conjunctions. Selecting features by usefulness (seed 002) is the
+# prepositions and conjunctions. Selecting features by usefulness (Vorontsov's lectures) is the
 # data-driven alternative; see bayeskit.inspection.feature_usefulness.
 ENGLISH_STOP_WORDS = frozenset(
     # A word list reads best as text; the split runs once at import.

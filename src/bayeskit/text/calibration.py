@@ -91,7 +91,9 @@ def calibrated(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
 def calibrated_logit(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """``a s + b``: the calibrated log-odds."""
     a, b = scale
-    return a * np.asarray(scores, dtype=np.float64) + b
+    with np.errstate(invalid="ignore"):  # 0 × ±inf: a scale that ignores the scores
+        z = a * np.asarray(scores, dtype=np.float64) + b
+    return np.where(np.isnan(z), b, z)
 
 
 def _expit(z: np.ndarray) -> np.ndarray:

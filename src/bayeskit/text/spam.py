@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._base import class_weights, unchanged_on_error
+from .._base import _check_y, class_weights, unchanged_on_error
+from .._validation import check_lengths
 from .._values import find_sorted
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
@@ -70,15 +71,39 @@ def _fold_tests(is_spam: np.ndarray, folds: int) -> Any:
     return [test for _, test in split]
 
 
+def _labels_of(y: Any, n: int) -> np.ndarray:
+    """The labels of ``n`` messages, checked as every model's ``fit`` checks labels (one per
+    message, no missing or bytes label, no value that is not a class label), before the
+    filter reads them to tell spam from ham."""
+    if y is None:
+        raise DataError("SpamFilter requires y to be passed, but the target y is None")
+    check_lengths(n, y, "y")
+    return _check_y(y)
+
+
+def log_odds(joint: np.ndarray, column: int, model: Any) -> np.ndarray:
+    """``log P(spam|x) - log P(ham|x)`` from the count ``model``'s joint log-likelihoods, the
+    spam class in ``column``. A message neither class can have produced (a term each class
+    never had, under unsmoothed estimates: ``-inf`` both) gets the prior's log-odds, as the
+    model's own ``predict_proba`` gives it the prior, not NaN."""
+    with np.errstate(invalid="ignore"):  # -inf - -inf, replaced below
+        odds = joint[:, column] - joint[:, 1 - column]
+    dead = np.isnan(odds)
+    if dead.any():
+        prior = model.class_log_prior_
+        odds[dead] = prior[column] - prior[1 - column]
+    return odds
+
+
 class SpamFilter(TextClassifier):
-    """A two-class text filter with the three-way decision spam filters use (seed 000).
+    """A two-class text filter with the three-way decision spam filters use (Robinson 2003).
 
     ``classify`` says ``"ham"`` when ``P(spam|x) <= ham_cutoff``, ``"spam"`` when
     ``P(spam|x) >= spam_cutoff`` and ``"unsure"`` in between (SpamBayes' 0.20 / 0.90 by
     default), so a person looks at the doubtful ones. ``predict`` makes the two-way decision of
     minimum expected cost: a lost ham (a good message flagged as spam) costs
     ``lost_ham_cost``, a passed spam ``passed_spam_cost``, so a message is spam when
-    ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (seeds 001, 002).
+    ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001, ch. 2).
 
     Parameters
     ----------
@@ -283,7 +308,7 @@ class SpamFilter(TextClassifier):
 
     def _is_spam(self, labels: np.ndarray) -> np.ndarray | None:
         """Whether each label is spam, or None when the labels are not the filter's two."""
-        names = {str(v) for v in np.unique(labels.astype(object))}
+        names = {str(v) for v in labels.tolist()}  # (no sort: labels may mix types)
         if not names <= {str(self.ham_label), str(self.spam_label)}:
             return None
         return np.asarray([str(v) == str(self.spam_label) for v in labels], dtype=bool)
@@ -313,7 +338,7 @@ class SpamFilter(TextClassifier):
         if nb_weight:
             if joint is None:
                 joint = model.predict_joint_log_proba(X)
-            score = nb_weight * (joint[:, column] - joint[:, 1 - column])
+            score = nb_weight * log_odds(joint, column, model)
         if scoring == "fisher":
             score = score + fisher_log_odds(
                 model, X, column, self.token_strength, self.token_prior, self.min_dev
@@ -398,7 +423,8 @@ class SpamFilter(TextClassifier):
                 "held-out scores come from statistics that add; this filter's vectorizer "
                 "(idf weighting) keeps none: fit it whole (calibration_folds) instead"
             )
-        docs, labels = _as_list(X), np.asarray(y)
+        docs = _as_list(X)
+        labels = _labels_of(y, len(docs))
         is_spam = self._is_spam(labels)
         if is_spam is None:
             raise DataError(
@@ -545,7 +571,8 @@ class SpamFilter(TextClassifier):
         added to ``score_counts_`` and the scale refitted. A first call fits the scale as
         ``fit`` does."""
         self._check_folds()
-        docs, labels = _as_list(X), np.asarray(y)
+        docs = _as_list(X)
+        labels = _labels_of(y, len(docs))
         if not self.__sklearn_is_fitted__():
             with unchanged_on_error(self):
                 self._first_fit(docs, labels, classes, sample_weight)
@@ -651,7 +678,8 @@ class SpamFilter(TextClassifier):
     def train_on_error(self, X: Any, y: Any) -> int:
         """Learn only the messages the filter gets wrong or is unsure about (SpamBayes'
         train-on-error); returns how many it learned. An untrained filter learns them all."""
-        docs, labels = _as_list(X), np.asarray(y)
+        docs = _as_list(X)
+        labels = _labels_of(y, len(docs))
         if len(docs) != len(labels):
             raise DataError(f"{len(docs)} messages but {len(labels)} labels")
         if not self.__sklearn_is_fitted__():

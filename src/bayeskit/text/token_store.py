@@ -263,6 +263,8 @@ def _settings_of(model: Any) -> Snapshot:
     alpha = check_alpha(nb.alpha, n_features, force_alpha=nb.force_alpha)
     if not isinstance(alpha, float):
         return unsupported("an alpha per term")
+    if nb.estimate != "mean" or alpha <= 0:
+        return unsupported("estimates that may be 0 (log 0)")
     pooled = total.sum(axis=0)
     if nb.smoothing == "corpus":
         pseudo: Any = corpus_pseudo_count(alpha, pooled, float(nb.corpus_power))
