@@ -11,13 +11,15 @@ from .cli import main as cli_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["filter"]:  # a mail filter starts once per message: no command table
+        return cli_main(args)
     try:
         from .cli.app import COMMANDS
     except KeyboardInterrupt:  # Ctrl-C while starting up
         from .cli.errors import interrupted
 
         return interrupted()
-    args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if a != "--debug"), None)
     if first not in COMMANDS and first not in ("-h", "--help", "--version"):
         args = ["quickstart", *args]

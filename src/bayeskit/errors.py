@@ -8,7 +8,7 @@ value at fault and say what is accepted.
 
 from __future__ import annotations
 
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "BayeskitError",
@@ -65,11 +65,33 @@ class ParameterError(BayeskitError, ValueError):
     """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of wrong shape…)."""
 
 
-class NotFittedError(BayeskitError, _SklearnNotFittedError):
-    """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
+if TYPE_CHECKING:
+    from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
-    Also scikit-learn's ``NotFittedError`` (so a ``ValueError`` and an ``AttributeError``).
-    """
+    class NotFittedError(BayeskitError, _SklearnNotFittedError):
+        """A fitted model was needed: call ``fit`` or ``partial_fit`` first."""
+
+else:
+
+    def __getattr__(name: str) -> Any:
+        """``NotFittedError`` is made on first use: it is also scikit-learn's, and importing
+        scikit-learn costs a second, which the one-message path of ``bayeskit filter`` (that
+        reads e-mails with the modules raising the errors here) must not pay."""
+        if name != "NotFittedError":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
+        class NotFittedError(BayeskitError, _SklearnNotFittedError):
+            """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
+
+            Also scikit-learn's ``NotFittedError`` (so a ``ValueError`` and an
+            ``AttributeError``).
+            """
+
+        NotFittedError.__module__ = __name__
+        NotFittedError.__qualname__ = name
+        globals()[name] = NotFittedError
+        return NotFittedError
 
 
 class MergeError(BayeskitError, ValueError):

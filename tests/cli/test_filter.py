@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,7 @@ import pytest
 import bayeskit as bk
 from bayeskit.cli.filter_cmd import header_end, messages_in, with_headers
 from bayeskit.datasets.shared import data_dir
-from bayeskit.text import SpamFilter
+from bayeskit.text import SpamFilter, token_store
 
 try:
     CORPUS = data_dir() / "spamassassin-public-corpus"
@@ -154,6 +157,18 @@ def test_parallel_learners_lose_nothing_and_kill_9_breaks_nothing(tmp_path, mode
     learned = bk.load(path).class_count_.tolist()  # loads: never half-written
     assert learned[0] == before[0]
     assert learned[1] in (before[1] + 5, before[1] + 6)  # the killed one counted or not
+    # The token store: in step with the model file, or stale (then never used).
+    filt = bk.load(path)
+    with sqlite3.connect(token_store.store_path(path)) as db:
+        stamp = db.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()[0]
+        rows = db.execute("SELECT term, ham, spam FROM tokens ORDER BY term").fetchall()
+    if stamp == token_store.model_stamp(path):
+        vec, nb = filt._fitted()
+        assert [t for t, _, _ in rows] == sorted(vec.terms_.tolist())
+        assert [[h for _, h, _ in rows], [s for _, _, s in rows]] == nb.feature_count_.tolist()
+    message = _messages("easy_ham_2", 1)[0]
+    expected = {"spam": 0, "ham": 1, "unsure": 2}[str(filt.classify([message])[0])]
+    assert run(path, data=message).returncode == expected
 
 
 @pytest.mark.skipif(shutil.which("procmail") is None, reason="procmail is not installed")
@@ -177,3 +192,51 @@ def test_procmail_delivers_through_the_filter_into_a_maildir(tmp_path, model):
     assert len(junk) + len(inbox) == 3  # nothing eaten, the garbage included
     delivered = sorted(_without_ours(p.read_bytes()) for p in junk + inbox)
     assert b"\x00garbage\xff" in delivered
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_running_server_scores_through_filter_server(tmp_path, model):
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [sys.executable, "-m", "bayeskit", "serve", str(model), "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/ping", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.5)
+        spam, ham = _messages("spam_2", 1)[0], _messages("easy_ham_2", 1)[0]
+        filt = bk.load(model)
+        for message in (spam, ham):
+            done = run("--server", url, "--verbose", data=message)
+            p = float(filt.spam_probability([message])[0])
+            expected = {"spam": 0, "ham": 1, "unsure": 2}[str(filt.classify([message])[0])]
+            assert done.returncode == expected
+            assert f"scored by {url}".encode() in done.stderr
+            assert _without_ours(done.stdout) == message
+            assert b"X-Bayeskit-Score: %.6f" % p in done.stdout
+        garbage = b"\x00garbage\xff"
+        done = run("--server", url, data=garbage)
+        assert (done.returncode, done.stdout) == (3, garbage)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    # No server there: passed through with status 3, or scored by MODEL when given.
+    message = _messages("spam_2", 1)[0]
+    done = run("--server", url, data=message)
+    assert (done.returncode, done.stdout) == (3, message)
+    copy = tmp_path / "m.bk"
+    shutil.copy(model, copy)
+    done = run(copy, "--server", url, data=message)
+    assert (
+        done.returncode
+        == {"spam": 0, "ham": 1, "unsure": 2}[str(bk.load(copy).classify([message])[0])]
+    )

@@ -32,13 +32,35 @@ from typing import Annotated, Any
 
 import typer
 
-#: Exit statuses, as bogofilter's.
-SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
-VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
-#: Only this much of a message is read for its verdict (all of it is passed through).
-SCORED_BYTES = 4 << 20
-_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
-_OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
+from ..text import token_store
+from .filter_fast import (
+    ERROR,
+    HAM,
+    SCORE_HEADER,
+    SCORED_BYTES,
+    SPAM,
+    UNSURE,
+    VERDICT_HEADER,
+    header_end,
+    stamped,
+    with_headers,
+)
+from .filter_fast import fail as _fail
+
+__all__ = [
+    "ERROR",
+    "HAM",
+    "SCORED_BYTES",
+    "SCORE_HEADER",
+    "SPAM",
+    "UNSURE",
+    "VERDICT_HEADER",
+    "classify_message",
+    "filter_mail",
+    "header_end",
+    "messages_in",
+    "with_headers",
+]
 
 
 def filter_mail(
@@ -66,6 +88,22 @@ def filter_mail(
             "what procmail's 'w' flag and maildrop's xfilter expect of a filter).",
         ),
     ] = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask a running 'bayeskit serve' (POST /check) instead; MODEL answers when "
+            "it cannot.",
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="Say on standard error whether the token store or the full model scored.",
+        ),
+    ] = False,
     source: Annotated[
         str | None,
         typer.Option(
@@ -84,10 +122,12 @@ def filter_mail(
     if source is not None or train_on_error:
         _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
+    from .filter_fast import _one
+
     raw = sys.stdin.buffer.read()
     status, out = ERROR, raw
     try:
-        status, out = classify_message(model, raw)
+        status, out = _one(raw, model, server, verbose)
     except Exception as exc:  # a filter passes the mail on whatever failed
         _fail(str(exc) or type(exc).__name__)
     finally:
@@ -96,9 +136,13 @@ def filter_mail(
     raise typer.Exit(0 if exit_zero and status != ERROR else status)
 
 
-def classify_message(model_path: str, raw: bytes) -> tuple[int, bytes]:
-    """(exit status, the message with the verdict headers) for one raw message; the message
-    unchanged with status 3 when it is not one (empty, no header block)."""
+def classify_message(
+    model_path: str, raw: bytes, *, rebuild_store: bool = False
+) -> tuple[int, bytes]:
+    """(exit status, the message with the verdict headers) for one raw message by the full
+    model; the message unchanged with status 3 when it is not one (empty, no header block).
+    ``rebuild_store``: the token store was missing or stale, so it is written again from the
+    model read here (when no learner holds the lock; see :func:`_rebuild_store`)."""
     if not raw.strip():
         _fail("<stdin>: an empty message; passed through unchanged")
         return ERROR, raw
@@ -106,46 +150,35 @@ def classify_message(model_path: str, raw: bytes) -> tuple[int, bytes]:
     if head is None:
         _fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
         return ERROR, raw
+    stamp = token_store.model_stamp(model_path) if rebuild_store else None
     model = _load(model_path)
     p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
-    verdict = str(model.classify([raw[:SCORED_BYTES]])[0])
-    word, status = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}.get(verdict, (b"Unsure", UNSURE))
-    return status, with_headers(
-        raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
-    )
+    verdict = str(model.verdicts([p_spam])[0])
+    if stamp is not None:
+        _rebuild_store(model, model_path, stamp)
+    return stamped(raw, head, p_spam, verdict)
 
 
-def header_end(raw: bytes) -> int | None:
-    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
-    the message when it is all headers); None when its first line is no header line (an mbox
-    ``From `` envelope line is taken as one)."""
-    if not (raw.startswith(b"From ") or _HEADER_LINE.match(raw)):
-        return None
-    found = re.search(rb"\r?\n\r?\n", raw)
-    if found is None:
-        return len(raw)
-    return found.start() + (2 if raw[found.start()] == 0x0D else 1)
+def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:
+    """Write the token store of ``model`` (read from ``model_path`` when its stamp was
+    ``stamp``), unless a learner holds the lock (it writes the store itself) or the file
+    changed since it was read; a failure is reported, never fatal (the store stays stale)."""
+    import fcntl
 
-
-def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
-    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
-    dropped and ``headers`` added at its end, in the message's own line ending."""
-    newline = (
-        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
-    )
-    lines = raw[:head].splitlines(keepends=True)
-    kept: list[bytes] = []
-    dropping = False
-    for line in lines:
-        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
-            continue
-        dropping = bool(_OURS.match(line))
-        if not dropping:
-            kept.append(line)
-    if kept and not kept[-1].endswith(b"\n"):
-        kept[-1] += newline
-    added = [name + b": " + value + newline for name, value in headers]
-    return b"".join(kept) + b"".join(added) + raw[head:]
+    try:
+        fd = os.open(f"{model_path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if token_store.model_stamp(model_path) == stamp:
+            token_store.rebuild(model, model_path, stamp)
+    except OSError:  # a learner holds the lock
+        pass
+    except Exception as exc:
+        _fail(f"the token store was not rebuilt ({exc or type(exc).__name__})")
+    finally:
+        os.close(fd)
 
 
 # ------------------------------------------------------------------ learning
@@ -188,8 +221,10 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
 
     if not messages:
         return 0
+    previous = None
     if os.path.exists(path):
         model = _load(path)
+        previous = token_store.snapshot(model)
     elif learn:
         model = SpamFilter()
     else:
@@ -203,8 +238,17 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     else:
         model.partial_fit(messages, labels)
         changed = len(messages)
-    save_model(model, path)
+    # The store's rows are written in one transaction committed once the new model file is
+    # in place: killed in between, the store keeps the old model's stamp (stale, rebuilt).
+    with token_store.updating(path) as store:
+        save_model(
+            model, path, before_replace=lambda tmp: store.write(model, _stamp(tmp), previous)
+        )
     return changed
+
+
+def _stamp(path: str) -> str:
+    return token_store.model_stamp(path)
 
 
 @contextmanager
@@ -262,7 +306,3 @@ def _load(path: str) -> Any:
     if not (hasattr(model, "classify") and hasattr(model, "spam_probability")):
         raise ValueError(f"{path}: a {type(model).__name__}, not a spam filter (SpamFilter)")
     return model
-
-
-def _fail(message: str) -> None:
-    print(f"bayeskit filter: {message}", file=sys.stderr)

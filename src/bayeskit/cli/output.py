@@ -145,11 +145,17 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
 
 
 def save_model(
-    model: Any, path: str | os.PathLike[str], reading: dict[str, Any] | None = None
+    model: Any,
+    path: str | os.PathLike[str],
+    reading: dict[str, Any] | None = None,
+    *,
+    before_replace: Callable[[str], None] | None = None,
 ) -> None:
     """Write ``model`` to a model file at ``path`` atomically, and only a file that loads
     back: a model that ``predict`` would refuse is never written. ``reading``: how the
-    training data was read (kept in the file for ``predict``)."""
+    training data was read (kept in the file for ``predict``). ``before_replace(tmp)`` runs
+    on the finished temporary file just before it replaces ``path`` (a failure there leaves
+    ``path`` as it was)."""
     from ..errors import ModelFileError
     from ..io.model_file import load, save
 
@@ -164,10 +170,14 @@ def save_model(
                 path=os.fspath(path),
             ) from None
 
-    _replace_via_temporary(Path(path), write)
+    _replace_via_temporary(Path(path), write, before_replace)
 
 
-def _replace_via_temporary(target: Path, write: Callable[[str], None]) -> None:
+def _replace_via_temporary(
+    target: Path,
+    write: Callable[[str], None],
+    before_replace: Callable[[str], None] | None = None,
+) -> None:
     """``write(tmp)`` a temporary file beside ``target``, then rename it over ``target``
     (keeping the mode of a file it replaces). Errors name ``target``, never the temporary
     file; the temporary file never outlives a failure (Ctrl-C included)."""
@@ -184,6 +194,8 @@ def _replace_via_temporary(target: Path, write: Callable[[str], None]) -> None:
         os.close(fd)
         write(tmp)
         os.chmod(tmp, mode)
+        if before_replace is not None:
+            before_replace(tmp)
         os.replace(tmp, target)
     except OSError as exc:
         _remove(tmp)

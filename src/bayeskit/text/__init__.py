@@ -1,20 +1,48 @@
-"""Text classification: tokenizing, vectorizing, email reading and the spam filter."""
+"""Text classification: tokenizing, vectorizing, email reading and the spam filter.
 
-from .classifier import TextClassifier
-from .email import Message, email_tokens, iter_folder, iter_mbox, read_email_folders, read_message
-from .spam import SpamFilter
-from .vectorize import TextVectorizer
-from .vocabulary import VocabularyStats
+The public names load on first use (as :mod:`bayeskit`'s do): the analyzers and the e-mail
+reader need neither numpy nor scikit-learn, so ``bayeskit filter``'s one-message path imports
+them without the estimators.
+"""
 
-__all__ = [
-    "Message",
-    "SpamFilter",
-    "TextClassifier",
-    "TextVectorizer",
-    "VocabularyStats",
-    "email_tokens",
-    "iter_folder",
-    "iter_mbox",
-    "read_email_folders",
-    "read_message",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_LAZY: dict[str, str] = {
+    "Message": ".email",
+    "SpamFilter": ".spam",
+    "TextClassifier": ".classifier",
+    "TextVectorizer": ".vectorize",
+    "VocabularyStats": ".vocabulary",
+    "email_tokens": ".email",
+    "iter_folder": ".email",
+    "iter_mbox": ".email",
+    "read_email_folders": ".email",
+    "read_message": ".email",
+}
+
+if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
+    from .classifier import TextClassifier as TextClassifier
+    from .email import Message as Message
+    from .email import email_tokens as email_tokens
+    from .email import iter_folder as iter_folder
+    from .email import iter_mbox as iter_mbox
+    from .email import read_email_folders as read_email_folders
+    from .email import read_message as read_message
+    from .spam import SpamFilter as SpamFilter
+    from .vectorize import TextVectorizer as TextVectorizer
+    from .vocabulary import VocabularyStats as VocabularyStats
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,214 @@
+"""``bayeskit filter MODEL`` on one message without numpy, scikit-learn or typer.
+
+A mail delivery agent starts the filter once per message, so its start-up is the cost: this
+module (standard library only, with :mod:`bayeskit.text.token_store` and the e-mail reader)
+scores the message from the token store beside the model file. When the store cannot give the
+model's own answer (missing, stale, a filter it cannot score), the message is scored by the
+full model instead (:func:`bayeskit.cli.filter_cmd.classify_message`) and the store is
+rebuilt for the next message, when no learner holds the model's lock. Either way the message
+goes out unchanged but for the two verdict headers, and whatever fails, it goes out as it
+came in with status 3.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+
+#: Exit statuses, as bogofilter's.
+SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
+VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
+#: Only this much of a message is read for its verdict (all of it is passed through).
+SCORED_BYTES = 4 << 20
+_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+_OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
+_STATUS = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}
+
+
+def header_end(raw: bytes) -> int | None:
+    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
+    the message when it is all headers); None when its first line is no header line (an mbox
+    ``From `` envelope line is taken as one)."""
+    if not (raw.startswith(b"From ") or _HEADER_LINE.match(raw)):
+        return None
+    found = re.search(rb"\r?\n\r?\n", raw)
+    if found is None:
+        return len(raw)
+    return found.start() + (2 if raw[found.start()] == 0x0D else 1)
+
+
+def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
+    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
+    dropped and ``headers`` added at its end, in the message's own line ending."""
+    newline = (
+        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
+    )
+    lines = raw[:head].splitlines(keepends=True)
+    kept: list[bytes] = []
+    dropping = False
+    for line in lines:
+        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
+            continue
+        dropping = bool(_OURS.match(line))
+        if not dropping:
+            kept.append(line)
+    if kept and not kept[-1].endswith(b"\n"):
+        kept[-1] += newline
+    added = [name + b": " + value + newline for name, value in headers]
+    return b"".join(kept) + b"".join(added) + raw[head:]
+
+
+def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, bytes]:
+    """(exit status, ``raw`` with the verdict headers) for a verdict and ``P(spam|x)``."""
+    word, status = _STATUS.get(verdict, (b"Unsure", UNSURE))
+    return status, with_headers(
+        raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
+    )
+
+
+def fail(message: str) -> None:
+    print(f"bayeskit filter: {message}", file=sys.stderr)
+
+
+def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
+    """``(MODEL, --server URL, --exit-zero, --verbose)`` when ``args`` (after ``filter``)
+    ask to classify one message, else None (learning, help, anything else: the full command
+    line)."""
+    rest = list(args)
+    server = None
+    if "--server" in rest:
+        at = rest.index("--server")
+        if at + 1 >= len(rest):
+            return None
+        server = rest[at + 1]
+        del rest[at : at + 2]
+    flags = [a for a in rest if a.startswith("-")]
+    plain = [a for a in rest if not a.startswith("-")]
+    if len(plain) > 1 or (not plain and server is None):
+        return None
+    if not set(flags) <= {"--exit-zero", "--verbose"}:
+        return None
+    return (plain[0] if plain else None), server, "--exit-zero" in flags, "--verbose" in flags
+
+
+def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]:
+    """``(P(spam|x), verdict)`` of one message from a running ``bayeskit serve`` (its
+    ``POST /check`` with the raw message as ``message/rfc822``): one HTTP/1.1 request on a
+    plain socket (``http.client`` imports the e-mail parser, a third of the start-up)."""
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url if "://" in url else f"http://{url}")
+    if where.scheme != "http" or not where.hostname:
+        raise ValueError(f"--server {url!r}: an http://HOST:PORT address")
+    host, port = where.hostname, where.port or 80
+    path = where.path.rstrip("/") + "/check"
+    request = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: message/rfc822\r\n"
+        f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
+    ).encode("ascii") + raw
+    chunks: list[bytes] = []
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(request)
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/"):
+        raise ValueError(f"{url}: not an HTTP server")
+    if any(line.lower().replace(" ", "") == "transfer-encoding:chunked" for line in lines):
+        body = _unchunked(body)
+    if parts[1] != "200":
+        raise ValueError(f"{url}: {parts[1]} {body[:200].decode('utf-8', 'replace')}")
+    answer = json.loads(body)
+    if "p_spam" not in answer:
+        raise ValueError(f"{url}: the served model is not a spam filter")
+    return float(answer["p_spam"]), str(answer["verdict"])
+
+
+def _unchunked(body: bytes) -> bytes:
+    out: list[bytes] = []
+    while body:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out.append(body[:size])
+        body = body[size + 2 :]
+    return b"".join(out)
+
+
+def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, bytes]:
+    """(exit status, the message with the verdict headers) for one raw message: by the token
+    store when it can, else by the full model (and the store rebuilt)."""
+    from ..text import token_store
+
+    if not raw.strip():
+        fail("<stdin>: an empty message; passed through unchanged")
+        return ERROR, raw
+    head = header_end(raw)
+    if head is None:
+        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
+        return ERROR, raw
+    try:
+        p_spam, verdict = token_store.score_message(model_path, raw[:SCORED_BYTES])
+    except token_store.DeclinedError as why:
+        reason = str(why)
+    except Exception as exc:
+        reason = f"the token store failed ({exc or type(exc).__name__})"
+    else:
+        if verbose:
+            fail("scored from the token store")
+        return stamped(raw, head, p_spam, verdict)
+    if verbose:
+        fail(f"scored by the full model: {reason}")
+    from .filter_cmd import classify_message
+
+    return classify_message(model_path, raw, rebuild_store=True)
+
+
+def main(args: Sequence[str]) -> int | None:
+    """Run ``bayeskit filter`` on standard input when ``args`` ask to classify one message;
+    None when they ask for anything else (the full command line handles it). With
+    ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
+    the server cannot)."""
+    parsed = fast_args(args)
+    if parsed is None:
+        return None
+    model_path, server, exit_zero, verbose = parsed
+    raw = sys.stdin.buffer.read()
+    status, out = ERROR, raw
+    try:
+        status, out = _one(raw, model_path, server, verbose)
+    except Exception as exc:  # a filter passes the mail on whatever failed
+        fail(str(exc) or type(exc).__name__)
+    finally:
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    return 0 if exit_zero and status != ERROR else status
+
+
+def _one(
+    raw: bytes, model_path: str | None, server: str | None, verbose: bool
+) -> tuple[int, bytes]:
+    if server is not None:
+        head = header_end(raw) if raw.strip() else None
+        if head is not None:
+            try:
+                p_spam, verdict = ask_server(server, raw[:SCORED_BYTES])
+            except Exception as exc:
+                if model_path is None:
+                    raise
+                fail(f"{server}: {exc or type(exc).__name__}; scoring with {model_path}")
+            else:
+                if verbose:
+                    fail(f"scored by {server}")
+                return stamped(raw, head, p_spam, verdict)
+        elif model_path is None:
+            fail("<stdin>: not an RFC 822 message (or empty); passed through unchanged")
+            return ERROR, raw
+    assert model_path is not None
+    return classify(model_path, raw, verbose)
