@@ -16,6 +16,12 @@ SINGLE = (GaussianMixtureClassifier, ParzenWindowClassifier)
 
 #: class name -> class, for every estimator of PACKAGES and SINGLE
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
-    **{name: getattr(package, name) for package in PACKAGES for name in package.__all__},
+    **{
+        name: obj
+        for package in PACKAGES
+        for name in package.__all__
+        # (a package's __all__ may also list its engine pieces: only estimators are named)
+        if isinstance(obj := getattr(package, name), type) and issubclass(obj, GenerativeClassifier)
+    },
     **{cls.__name__: cls for cls in SINGLE},
 }
