@@ -119,6 +119,18 @@ SPECS = [
 ]
 
 
+def _categories(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return np.array(["red", "green", "blue"], dtype=object)[rng.integers(0, 3, size=(n, d + 1))]
+
+
+# Estimators of the registry no case above makes (with their defaults, on categories).
+SPECS += [
+    Spec(name, cls, _categories)
+    for name, cls in ESTIMATORS.items()
+    if name not in {type(spec.make()).__name__ for spec in SPECS}
+]
+
+
 def test_every_registered_estimator_is_called():
     made = {type(spec.make()).__name__ for spec in SPECS}
     assert set(ESTIMATORS) <= made
