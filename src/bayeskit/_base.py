@@ -54,6 +54,7 @@ from sklearn.utils.validation import column_or_1d
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
+from .contract import Contract, refuse, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
@@ -68,8 +69,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ``class_weight`` and ``loss``.
     """
 
-    #: ComplementNB scores classes without the prior, as Rennie et al. (and scikit-learn) do.
-    _uses_class_prior: ClassVar[bool] = True
+    #: What the model declares (:mod:`bayeskit.contract`): statistics that add, so every
+    #: capability; a subclass that lacks one declares it.
+    contract: ClassVar[Contract] = Contract(input="table", state="generative")
     #: ``fit`` refuses data with fewer classes (discriminant analysis needs two to tell apart).
     _min_classes: ClassVar[int] = 1
 
@@ -134,6 +136,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, block_names in zip(families, params, names, strict=True):
             family.check_usable(p, classes, block_names)
 
+    @requires("incremental")
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> GenerativeClassifier:
@@ -163,6 +166,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     summary = self.stats_ + summary
             return self._adopt(summary)
 
+    @requires("unlearnable")
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
         """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
 
@@ -417,7 +421,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, part in zip(families, params, blocks, strict=True):
             with np.errstate(over="ignore", invalid="ignore"):  # NaN is refused below
                 jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
-        if self._uses_class_prior or len(prior) == 1:
+        if self.contract.prior_in_scores or len(prior) == 1:
             jll += prior
         # One pass, no temporaries: the largest entry is NaN if any is, +inf if any is.
         if jll.size and not np.max(jll) < np.inf:
@@ -539,7 +543,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
-        if self._uses_class_prior or len(prior) == 1:
+        if self.contract.prior_in_scores or len(prior) == 1:
             b = b + prior
         return np.hstack(Ws), b
 
@@ -568,6 +572,27 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, block_names in zip(families, params, names, strict=True):
             out += family.column_names(p, block_names)
         return out
+
+    # ------------------------------------------------------------------ state beyond statistics
+    def layout_state(self) -> dict[str, Any] | None:
+        """The column layout a fit chose that is neither a hyperparameter nor a statistic
+        (MixedNB's family of each column under ``families="auto"``), as plain JSON; None for
+        a model whose settings fix it. Model files store it; models merge only when equal."""
+        return None
+
+    def set_layout_state(self, state: Any) -> None:
+        """Take a column layout :meth:`layout_state` gave (read back from a model file); a
+        model without one ignores it."""
+
+    def fitted_record(self) -> dict[str, Any] | None:
+        """Fitted results a model file stores because they cost more than the load's budget
+        to recompute (a Parzen window's width search); None for a model without them."""
+        return None
+
+    def set_fitted_record(self, record: Any, summary: Summary) -> None:
+        """Take what :meth:`fitted_record` gave for the statistics ``summary`` (read back
+        from a model file), refusing a record that does not fit them; a model without one
+        ignores it."""
 
     # ------------------------------------------------------------------ merging
     def __add__(self, other: object) -> GenerativeClassifier:
@@ -689,6 +714,12 @@ def _entry(
 def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
     if type(a) is not type(b):
         raise MergeError(f"cannot merge a {type(a).__name__} with a {type(b).__name__}")
+    declared = a.contract
+    if not declared.mergeable:
+        shared = np.intersect1d(a.classes_, b.classes_)
+        if not declared.merges_classes or len(shared):
+            detail = f" (both have rows of class {shared.tolist()[0]!r})" if len(shared) else ""
+            raise refuse(a, "mergeable", detail)
     pa, pb = a.get_params(deep=False), b.get_params(deep=False)
     differ = [k for k in pa if not _same(pa[k], pb.get(k))]
     if differ:
@@ -702,9 +733,7 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
                 f"cannot merge models fitted on {getattr(a, attr, None)} and "
                 f"{getattr(b, attr, None)} features"
             )
-    state = getattr(a, "_state_to_json", None)
-    other_state = getattr(b, "_state_to_json", None)
-    if state is not None and other_state is not None and state() != other_state():
+    if a.layout_state() != b.layout_state():
         raise MergeError(
             "cannot merge models that chose different families for their columns "
             f"({getattr(a, 'feature_families_', '?')} vs {getattr(b, 'feature_families_', '?')})"

@@ -12,9 +12,11 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 __all__ = [
     "BayeskitError",
+    "CapabilityError",
     "DataError",
     "InputTypeError",
     "MergeError",
+    "MissingCapabilityError",
     "MissingDependencyError",
     "ModelFileError",
     "NotFittedError",
@@ -65,6 +67,19 @@ class NotFittedError(BayeskitError, _SklearnNotFittedError):
 
 class MergeError(BayeskitError, ValueError):
     """Two models or statistics that cannot be added (different features, families or settings)."""
+
+
+class CapabilityError(MergeError, TypeError):
+    """A call a model declares it cannot serve (:mod:`bayeskit.contract`): unlearning a model
+    fitted by rounds, merging parts of one class of a mixture, learning through the service.
+    The message quotes the declaration. Every capability a contract declares is a way of
+    adding or removing statistics, so this is also a :class:`MergeError`; and a ``TypeError``:
+    the operation is not defined for this kind of model."""
+
+
+class MissingCapabilityError(CapabilityError, AttributeError):
+    """A method a model does not offer by its declaration (``partial_fit`` of a model fitted
+    by rounds). Also an ``AttributeError``: ``hasattr(model, "partial_fit")`` is False."""
 
 
 class ModelFileError(BayeskitError, ValueError):

@@ -37,8 +37,10 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from .._values import values_from_json, values_to_json
+from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Summary
@@ -80,11 +82,12 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
     """meta.json (without checksum) and the entries of a fitted text model."""
     params = _params(obj)
     writer = _Writer()
-    if isinstance(obj, TextVectorizer):
+    if not is_classifier(obj):  # the vectorizer itself
         state = _vectorizer_state(obj, writer, "vectorizer")
     else:
         state = _classifier_state(obj, writer)
-        counts = obj.__dict__.get("score_counts_") if isinstance(obj, SpamFilter) else None
+        spam = contract_of(obj).decision == "spam"
+        counts = obj.__dict__.get("score_counts_") if spam else None
         if counts is not None and np.any(counts):  # a filter without scores stores none
             state["score_counts"] = writer.add(
                 "calibration.score_counts.npy", np.asarray(counts, np.float64)
@@ -303,7 +306,7 @@ def build_text(
         # explodes later (an n-gram range of 10^5, a token pattern that backtracks
         # exponentially, an unknown encoding, millions of stop words).
         cls(**params).check_params()
-        if issubclass(cls, TextVectorizer):
+        if not is_classifier(cls):  # the vectorizer itself
             obj: Any = _vectorizer(params, state, entries, "state")
         elif state.get("mode") == "additive":
             obj = _additive(cls, params, state, entries, budget)
@@ -313,7 +316,7 @@ def build_text(
             raise ModelFileError(
                 f"meta.json: state.mode must be 'additive' or 'fixed', not {state.get('mode')!r}"
             )
-        if isinstance(obj, SpamFilter) and "score_counts" in state:
+        if contract_of(cls).decision == "spam" and "score_counts" in state:
             counts = entries.get(state["score_counts"], "state.score_counts", np.float64, 2)
             if counts.shape != (2, BINS) or not np.all(np.isfinite(counts) & (counts >= 0)):
                 raise ModelFileError(

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
-from .._base import GenerativeClassifier, _check_sample_weight
+from .._base import _check_sample_weight
 from .._decision import normalize_log
 from .._values import unique_sorted
+from ..contract import Contract, contract_of, declares
 from ..errors import DataError, NotFittedError, ParameterError
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
+from ._labels import labelled_classes, marked_labels
 from ._views import EstimatorView, TextView
 
 #: Most mixture components a class may have.
@@ -93,6 +93,20 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     array([0, 1])
     """
 
+    #: Fitted by rounds of EM over labelled and unlabelled rows together: the unlabelled rows'
+    #: responsibilities change with every round, so nothing adds, merges or unlearns
+    #: (:mod:`bayeskit.contract`); it reads what its ``estimator`` reads.
+    contract: ClassVar[Contract] = Contract(
+        incremental=False,
+        mergeable=False,
+        merges_classes=False,
+        unlearnable=False,
+        rounds="EM",
+        input="wrapped",
+        state="semi-supervised",
+        why="the unlabelled rows' class responsibilities are refitted over all the data",
+    )
+
     def __init__(
         self,
         estimator: Any = None,
@@ -113,20 +127,24 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ settings
     def _prototype(self) -> Any:
         from ..naive_bayes import MultinomialNB
-        from ..text import TextClassifier
 
         estimator = MultinomialNB() if self.estimator is None else self.estimator
-        if not isinstance(estimator, (GenerativeClassifier, TextClassifier)):
+        declared = contract_of(estimator) if declares(estimator) else None
+        if (
+            declared is None
+            or declared.state not in ("generative", "text")
+            or not is_classifier(estimator)
+        ):
             raise ParameterError(
                 "estimator must be a bayeskit Naive Bayes estimator (MultinomialNB, "
                 "ComplementNB, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, …) or a "
                 f"TextClassifier, not {type(estimator).__name__}"
             )
-        if type(estimator).__name__ == "GaussianMixtureClassifier":
+        if declared.rounds is not None:  # a model fitted by rounds of its own (EM)
             raise ParameterError(
-                "estimator=GaussianMixtureClassifier is already a mixture fitted by EM within "
-                "each class; wrap a Naive Bayes estimator (n_components gives classes several "
-                "components)"
+                f"estimator={type(estimator).__name__} is already fitted by rounds "
+                f"({declared.rounds}) within each class; wrap a Naive Bayes estimator "
+                "(n_components gives classes several components)"
             )
         return estimator
 
@@ -175,7 +193,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        from ..text import TextClassifier
 
         for attr in (
             "estimator_", "classes_", "transduction_", "label_distributions_", "n_features_in_",
@@ -195,7 +212,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         n_classes = len(labels)
         owner = np.repeat(np.arange(n_classes), k)
         components = labels if k == 1 else np.arange(n_classes * k)
-        text = isinstance(estimator, TextClassifier)
+        text = contract_of(estimator).state == "text"
         view: EstimatorView | TextView = (
             TextView(estimator, components) if text else EstimatorView(estimator, components)
         )
@@ -344,41 +361,6 @@ def _documents(X: Any) -> list[Any]:
     if isinstance(X, (str, bytes)):
         raise ParameterError("expected a list of documents, got a single string; wrap it in a list")
     return list(X)
-
-
-def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(y as an array, which rows are labelled): ``-1`` or ``None`` marks an unlabelled row."""
-    try:
-        y = column_or_1d(y, warn=True)
-    except ValueError as exc:
-        raise DataError(
-            f"{exc} (y must hold one label per row, -1 or None if unlabelled)"
-        ) from None
-    if y.dtype.kind == "O":
-        marked = np.array([v is None or v != v or (isinstance(v, int) and v == -1) for v in y])
-        marked |= np.array([type(v).__name__ == "NAType" for v in y], dtype=bool)
-    elif y.dtype.kind in "iuf":
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            row = int(np.flatnonzero(~np.isfinite(y))[0])
-            raise DataError(
-                f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
-                "marked with -1 (numeric labels) or None (object labels)"
-            )
-        marked = y == -1
-    else:
-        marked = np.zeros(len(y), dtype=bool)
-    return y, ~marked
-
-
-def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """The sorted distinct labels of the labelled rows, checked to be class labels."""
-    given = y[labelled]
-    found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
-    try:
-        check_classification_targets(found)
-    except ValueError as exc:
-        raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
-    return found
 
 
 def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -33,9 +33,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
+from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
-from ..text import SpamFilter, TextClassifier
 from .inputs import RequestError, invocation_input, message_input
 from .scoring import plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names
@@ -254,7 +254,8 @@ class Service:
         return _json(self._metadata())
 
     def _metadata(self) -> dict[str, Any]:
-        from ..cli.models import describe, training_columns
+        from ..io.columns import training_columns
+        from ..io.describe import describe
 
         snap = self.state.snapshot
         model = snap.model
@@ -269,7 +270,8 @@ class Service:
             "training_rows": float(counts.sum()),
             "model_file": os.path.basename(self.state.path),
         }
-        if isinstance(model, TextClassifier):
+        declared = contract_of(model)
+        if declared.input == "documents":
             vectorizer = model.vectorizer
             out["mode"] = "text"
             out["analyzer"] = "word" if vectorizer is None else str(vectorizer.analyzer)
@@ -278,7 +280,7 @@ class Service:
             out["families"] = [
                 "multinomial" if inner is None else type(inner).__name__.removesuffix("NB").lower()
             ]
-            if isinstance(model, SpamFilter):
+            if declared.decision == "spam":
                 out["spam"] = {
                     "spam_label": plain(model.spam_label),
                     "ham_label": plain(model.ham_label),
@@ -378,7 +380,7 @@ def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
         return labels
     P = model.predict_proba(X)
     names = [f"p_{plain(c)}" for c in model.classes_.tolist()]
-    verdicts = model.classify(X).tolist() if isinstance(model, SpamFilter) else None
+    verdicts = model.classify(X).tolist() if contract_of(model).decision == "spam" else None
     out = []
     for i, label in enumerate(labels):
         row: dict[str, Any] = {"label": label}

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..contract import contract_of
+
+if TYPE_CHECKING:
+    from ..text import TextClassifier
 from ..errors import BayeskitError
-from ..text import TextClassifier
 
 __all__ = ["SHAPES", "RequestError", "invocation_input", "message_input"]
 
@@ -162,9 +165,14 @@ def _frame(shape: str, value: Any, model: Any) -> Any:
         raise RequestError(f"{shape} must be a non-empty list of rows (or an object of columns)")
     if all(isinstance(row, dict) for row in value):
         return _records(value)
-    if isinstance(model, TextClassifier) and all(isinstance(row, str) for row in value):
+    if _documents(model) and all(isinstance(row, str) for row in value):
         return pl.DataFrame({"text": value})
     return _positional(value, model)
+
+
+def _documents(model: Any) -> bool:
+    """Whether ``model`` reads documents (a text model), by its declaration."""
+    return contract_of(model).input == "documents"
 
 
 def _records(value: Any) -> Any:
@@ -178,7 +186,7 @@ def _records(value: Any) -> Any:
 
 def _positional(rows: Any, model: Any) -> Any:
     """Rows without column names: as many values as the model has columns, in order."""
-    if isinstance(model, TextClassifier):
+    if _documents(model):
         columns = ["text"]
     else:
         names = getattr(model, "feature_names_in_", None)
@@ -228,11 +236,11 @@ def _rows(frame: Any, model: Any) -> Any:
     the model's training columns (named in any error) read as the model reads them."""
     import polars as pl
 
-    from ..cli.models import align_columns, conform, training_columns
+    from ..io.columns import align_columns, conform, training_columns
 
     if frame.height == 0:
         raise RequestError("no rows to predict")
-    if isinstance(model, TextClassifier):
+    if _documents(model):
         column = "text" if "text" in frame.columns else None
         if column is None and frame.width == 1:
             column = frame.columns[0]

@@ -23,9 +23,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO, Any
 
+from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from ..text import TextClassifier
 from .journal import Journal, Op, file_sha256, read_journal
 from .scoring import Scorer, plain
 
@@ -142,7 +142,7 @@ class ModelState:
 
     @staticmethod
     def _snapshot(model: Any, seq: int, learned: dict[str, str]) -> Snapshot:
-        scorer = Scorer.of(model) if isinstance(model, TextClassifier) else None
+        scorer = Scorer.of(model) if contract_of(model).input == "documents" else None
         return Snapshot(model, scorer, seq, learned)
 
     # ------------------------------------------------------------------ learning

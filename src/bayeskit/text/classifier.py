@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._base import GenerativeClassifier, class_weights, unchanged_on_error
 from .._values import find_sorted
+from ..contract import Contract
 from ..errors import NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
@@ -105,6 +106,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.partial_fit(["meeting moved to noon"], ["ham"]).predict(["meeting"])
     array(['ham'], dtype='<U4')
     """
+
+    #: Documents in, statistics per term that add (:mod:`bayeskit.contract`); the model
+    #: service may teach it single documents.
+    contract: ClassVar[Contract] = Contract(input="documents", state="text", served_learnable=True)
 
     def __init__(
         self,
