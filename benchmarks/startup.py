@@ -1,4 +1,4 @@
-"""Start-up time of the command line and of ``import bayeskit``, warm and cold (issue 12 §4).
+"""Start-up time of the command line and of ``import bayeskit``, warm and cold.
 
 Usage (from the project root)::
 
@@ -65,9 +65,34 @@ def run(args: list[str], *, cwd: Path, env: dict[str, str], stdin: str | None = 
 class Row:
     name: str
     args: list[str]
-    target: float | None  # seconds (wall, warm), from the issue
+    target: float | None  # seconds (wall, warm)
     check: Callable[[Run], str]
     stdin: str | None = None
+    #: at most this many times the reference's wall time (``import sklearn.base``)
+    ratio: float | None = None
+    #: at most the reference's wall time plus this many seconds
+    over: float | None = None
+
+    def target_text(self) -> str:
+        parts = [] if self.target is None else [f"≤ {self.target:g}"]
+        if self.ratio is not None:
+            parts.append(f"≤ {self.ratio:g} × reference")
+        if self.over is not None:
+            parts.append(f"≤ reference + {self.over:g}")
+        return ", ".join(parts) or "—"
+
+    def judge(self, wall: float, reference: float) -> str:
+        """Say "met", or what was missed: the column reads the target, not only the output."""
+        missed = []
+        if self.target is not None and wall > self.target:
+            missed.append(f"{wall:.2f} > {self.target:g} s")
+        if self.ratio is not None and wall > self.ratio * reference:
+            missed.append(f"{wall / reference:.2f} × reference > {self.ratio:g} ×")
+        if self.over is not None and wall > reference + self.over:
+            missed.append(f"reference + {wall - reference:.2f} > + {self.over:g} s")
+        if self.target is None and self.ratio is None and self.over is None:
+            return ""
+        return "MISSED: " + "; ".join(missed) if missed else "met"
 
 
 def _prints(pattern: str) -> Callable[[Run], str]:
@@ -99,15 +124,16 @@ def warm_rows(work: Path) -> list[Row]:
         Row("import sklearn.base (reference)", [PYTHON, "-c", "import sklearn.base"], None,
             _prints("")),
         Row("import bayeskit", [PYTHON, "-c", HEAVY_PROBE.format(code="import bayeskit")],
-            None, _imports_nothing_heavy),
+            None, _imports_nothing_heavy, over=0.2),
         Row("import bayeskit; bayeskit.MultinomialNB",
-            [PYTHON, "-c", "import bayeskit; bayeskit.MultinomialNB"], None, _prints("")),
+            [PYTHON, "-c", "import bayeskit; bayeskit.MultinomialNB"], None, _prints(""),
+            over=0.2),
         Row("bayeskit --version", [SCRIPT, "--version"], 0.3, _prints(r"^bayeskit \d")),
         Row("bayeskit --help", [SCRIPT, "--help"], 0.3, _prints("quickstart")),
         Row("one-line bayeskit predict model.bk -", [SCRIPT, "predict", "sms.bk", "-"], 1.5,
             _prints(r"^1,spam,spam,"), stdin=line),
         Row("python -m bayeskit (the main job)", [PYTHON, "-m", "bayeskit"], 2.0,
-            _prints(r"^accuracy: 0\.9")),
+            _prints(r"^accuracy: 0\.9"), ratio=1.5),
         Row("python -m bayeskit --words", [PYTHON, "-m", "bayeskit", "--words"], None,
             _prints(r"^accuracy: 0\.9")),
     ]  # fmt: skip
@@ -138,18 +164,16 @@ def measure_warm(
     reference_cpu = median(r.cpu for r in times[rows[0].name])
     lines = [
         "| command | target (wall) | median wall (s) | median CPU (s) | wall − reference | "
-        "CPU − reference | check |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "CPU − reference | output | target |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
     ]
     for row in rows:
         wall = median(r.wall for r in times[row.name])
         cpu = median(r.cpu for r in times[row.name])
-        target = "—" if row.target is None else f"≤ {row.target:g}"
-        if row.name.startswith("import bayeskit"):
-            target = "≤ reference + 0.2"
         lines.append(
-            f"| `{row.name}` | {target} | {wall:.3f} | {cpu:.3f} | {wall - reference:+.3f} | "
-            f"{cpu - reference_cpu:+.3f} | {row.check(times[row.name][-1])} |"
+            f"| `{row.name}` | {row.target_text()} | {wall:.3f} | {cpu:.3f} | "
+            f"{wall - reference:+.3f} | {cpu - reference_cpu:+.3f} | "
+            f"{row.check(times[row.name][-1])} | {row.judge(wall, reference)} |"
         )
     return lines
 
