@@ -43,7 +43,7 @@ import copy
 import dataclasses
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +58,19 @@ from .contract import Contract, refuse, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
+
+
+class FittedParameters(NamedTuple):
+    """What a fitted generative classifier computes from its statistics and settings: the
+    class log prior, each block's parameters and each block's family (cached until either
+    changes). A named value: read ``fitted.prior``, ``fitted.params``, ``fitted.families``."""
+
+    #: ``log P(y)`` of each class, shape (n_classes,)
+    prior: np.ndarray
+    #: each feature block's fitted parameters (its family's ``finalize``)
+    params: list[Any]
+    #: each feature block's configured family
+    families: list[Family]
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -225,7 +238,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     @property
     def class_log_prior_(self) -> np.ndarray:
         """Log prior probability of each class."""
-        return self._fitted()[0]
+        return self._fitted().prior
 
     def _fitted_summary(self) -> Summary:
         try:
@@ -263,11 +276,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     @property
     def families_(self) -> list[Family]:
         """The configured distribution family of each feature block."""
-        return self._fitted()[2]
+        return self._fitted().families
 
-    def _fitted(self) -> tuple[np.ndarray, list[Any], list[Family]]:
-        """(class log prior, per-block parameters, families), from stats_ and the current
-        hyperparameters; cached until either changes."""
+    def _fitted(self) -> FittedParameters:
+        """The class log prior, per-block parameters and families, from stats_ and the
+        current hyperparameters; cached until either changes."""
         summary = self._fitted_summary()
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is summary:
@@ -276,8 +289,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self._cache = (summary, fitted)
         return fitted
 
-    def _finalize(self, summary: Summary) -> tuple[np.ndarray, list[Any], list[Family]]:
-        """(class log prior, per-block parameters, families) of ``summary``, checked: no
+    def _finalize(self, summary: Summary) -> FittedParameters:
+        """The class log prior, per-block parameters and families of ``summary``, checked: no
         parameter is NaN or +inf."""
         prior = class_log_prior(
             summary.class_count,
@@ -302,7 +315,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     "are too extreme for float64 (sample weights or values near its limits, "
                     "1e-308 to 1e308); rescale them"
                 )
-        return prior, params, families
+        return FittedParameters(prior, params, families)
 
     def _check_statistics(self, summary: Summary) -> None:
         """Refuse statistics that overflowed float64 (a sum of weights times values beyond
@@ -438,7 +451,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
         jll = self._joint_log_likelihood(X, relative=True)
-        return normalize_log(jll, self._fitted()[0])
+        return normalize_log(jll, self._fitted().prior)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior probabilities ``P(y|x)``; each row sums to 1."""
@@ -471,7 +484,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if dead is not None and dead.any():
             # No class can have produced the row (a compact kernel reaching none of the
             # training rows, unsmoothed estimates): the prior decides, as predict_proba says.
-            jll[dead] = self._fitted()[0]
+            jll[dead] = self._fitted().prior
         return classes[np.argmax(jll, axis=1)]
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -510,7 +523,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        for family in self._fitted()[2]:
+        for family in self._fitted().families:
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
         return self._stacked(lambda family, p: family.linear_form(p))

@@ -184,7 +184,7 @@ default="scott"
         return (self.kernel, self.metric, self.p, self.adaptive)
 
     def _params(self) -> ParzenParams:
-        params: ParzenParams = self._fitted()[1][0]
+        params: ParzenParams = self._fitted().params[0]
         return params
 
     @property

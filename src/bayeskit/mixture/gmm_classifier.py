@@ -235,7 +235,7 @@ class GaussianMixtureClassifier(NumericNB):
 
     # ------------------------------------------------------------------ the RBF view
     def _mixture(self) -> tuple[MixtureStats, MixtureParams]:
-        _, params, _ = self._fitted()
+        params = self._fitted().params
         stats = self._fitted_summary().blocks[0]
         assert isinstance(stats, MixtureStats)
         return stats, params[0]
