@@ -37,7 +37,7 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
-from sklearn.base import is_classifier
+from sklearn.base import ClassifierMixin, is_classifier
 
 from .._values import values_from_json, values_to_json
 from ..contract import contract_of
@@ -306,7 +306,7 @@ def build_text(
         # explodes later (an n-gram range of 10^5, a token pattern that backtracks
         # exponentially, an unknown encoding, millions of stop words).
         cls(**params).check_params()
-        if not is_classifier(cls):  # the vectorizer itself
+        if not issubclass(cls, ClassifierMixin):  # the vectorizer itself
             obj: Any = _vectorizer(params, state, entries, "state")
         elif state.get("mode") == "additive":
             obj = _additive(cls, params, state, entries, budget)
