@@ -142,6 +142,11 @@ CASES = [
     Case("CategoricalNB-ignore", lambda: bk.CategoricalNB(unseen="ignore", alpha=0.5), categories),
     Case("CategoricalNB-codes", bk.CategoricalNB, codes_with_missing),
     Case("CategoricalNB-int", lambda: bk.CategoricalNB(alpha=0.5), int_codes),
+    Case("TAN", bk.TANClassifier, categories),
+    Case("TAN-codes", lambda: bk.TANClassifier(alpha=0.5, discretize="none"), codes_with_missing),
+    Case("AODE", bk.AODEClassifier, categories, {"m": 5}),
+    Case("AODE-int", lambda: bk.AODEClassifier(estimate="map", alpha=2.0), int_codes),
+    Case("KDB", lambda: bk.KDBClassifier(k=2), categories, {"alpha": 0.3, "k": 2}),
     Case("GaussianNB", lambda: bk.GaussianNB(var_smoothing=1e-4), reals, {"var_smoothing": 1e-3}),
     Case(
         "GaussianNB-shared",
@@ -286,6 +291,9 @@ ESTIMATORS = [
     bk.KernelNB,
     bk.DiscretizedNB,
     bk.MixedNB,
+    bk.TANClassifier,
+    bk.AODEClassifier,
+    bk.KDBClassifier,
     bk.ParzenWindowClassifier,
     # Discriminant analysis refuses the bad-input tests' 4 × 3 table with its defaults (2 rows
     # per class: singular covariances); a regularised covariance lets those tests reach the
@@ -305,6 +313,8 @@ CHECKED = [
     bk.KernelNB(kernel="epanechnikov", bandwidth="cv"),
     bk.KernelNB(kernel="tophat", bandwidth=0.5, shared_bandwidth=False),
     bk.DiscretizedNB(method="width"),
+    bk.KDBClassifier(k=2),
+    bk.AODEClassifier(m=30, discretize="numbers"),
     bk.DiscretizedNB(method="frequency", n_bins=4),
     bk.ParzenWindowClassifier(kernel="epanechnikov", bandwidth="cv-accuracy"),
     bk.ParzenWindowClassifier(metric="cosine", adaptive=2),

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bayeskit as bk
 from bayeskit.errors import BayeskitError, DataError, InputTypeError, ShapeError
@@ -121,3 +123,122 @@ def test_dataframe_columns_must_match():
 def test_one_dimensional_X(cls):
     with pytest.raises(ShapeError, match="Reshape your data"):
         cls().fit(np.array([1, 2, 3, 4]), Y)
+
+
+# ---------------------------------------------------------------- labels, one path for all
+def _score_models():
+    from bayeskit.semi_supervised import SemiSupervisedNB
+    from bayeskit.text import SpamFilter, TextClassifier
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch at noon"] * 3
+    counts = np.random.default_rng(0).poisson(2, (12, 3))
+    return [
+        *((cls().fit(X, Y), X, Y) for cls in ESTIMATORS),
+        (SemiSupervisedNB().fit(counts, np.tile([0, 1, -1], 4)), counts, np.tile([0, 1, 0], 4)),
+        (TextClassifier().fit(docs, ["s", "h"] * 6), docs, np.array(["s", "h"] * 6)),
+        (SpamFilter().fit(docs, ["spam", "ham"] * 6), docs, np.array(["spam", "ham"] * 6)),
+    ]
+
+
+SCORE_MODELS = _score_models()
+
+
+def _bad_labels(y: np.ndarray) -> list[tuple[str, object, str]]:
+    other = (
+        np.where(np.arange(len(y)) % 2 == 0, "x", "y") if y.dtype.kind != "U" else np.arange(len(y))
+    )
+    na = pd.array([str(v) for v in y], dtype="string")
+    na[1] = pd.NA
+    return [
+        ("another type", other, "labels but the model's classes"),
+        ("too short", y[:-1], "same length"),
+        ("too long", np.concatenate([y, y[:1]]), "same length"),
+        ("none", None, "got None"),
+        ("bytes", np.array([str(v).encode() for v in y]), "bytes"),
+        ("bytes objects", np.array([str(v).encode() for v in y], dtype=object), "bytes"),
+        ("pandas NA", na, "missing label"),
+        ("a number", 5, "label"),
+    ]
+
+
+@pytest.mark.parametrize(("model", "X", "y"), SCORE_MODELS, ids=lambda v: type(v).__name__)
+def test_score_checks_its_labels_as_fit_does(model, X, y):
+    for _, bad, words in _bad_labels(np.asarray(y)):
+        with pytest.raises(BayeskitError, match=words):
+            model.score(X, bad)
+    assert 0.0 <= model.score(X, y) <= 1.0
+
+
+def test_semi_supervised_labels_go_through_fits_label_check():
+    from bayeskit.semi_supervised import SemiSupervisedNB
+
+    counts = np.random.default_rng(0).poisson(2, (12, 3))
+    labelled = ["a", "b", "a"] * 4
+    # pandas NA (and None) mark unlabelled rows, as -1 does for numbers
+    with_na = pd.array([*labelled[:8], None, None, None, None], dtype="string")
+    model = SemiSupervisedNB().fit(counts, with_na)
+    assert model.classes_.tolist() == ["a", "b"]
+    assert (model.transduction_[:8] == np.array(labelled[:8], dtype=object)).all()
+    for bad, words in [
+        (np.array([s.encode() for s in labelled]), "bytes"),
+        (np.array([s.encode() for s in labelled], dtype=object), "bytes"),
+        (np.array([], dtype=object), "empty"),
+        (None, "None"),
+        ([[v] * 2 for v in labelled], "one label per row"),
+        ([*labelled[:11], object()], "class labels must be"),
+    ]:
+        with pytest.raises(DataError, match=words):
+            SemiSupervisedNB().fit(counts, bad)
+        before = model.__dict__.copy()
+        with pytest.raises(DataError):
+            model.fit(counts, bad)
+        assert model.__dict__.keys() == before.keys()
+        assert all(model.__dict__[k] is v for k, v in before.items())
+
+
+@pytest.mark.parametrize("value", [None, 5, 2.5, object(), np.float64(1.0), np.array(3)])
+def test_text_models_refuse_what_is_not_documents(value):
+    from bayeskit.semi_supervised import SemiSupervisedNB
+    from bayeskit.text import SpamFilter, TextClassifier
+
+    docs = ["cheap pills now", "meeting at noon"] * 3
+    for model in (TextClassifier(), SpamFilter(), SemiSupervisedNB(TextClassifier())):
+        labels = [0, 1] * 3 if isinstance(model, SemiSupervisedNB) else ["spam", "ham"] * 3
+        model.fit(docs, labels)
+        for call in (model.predict, model.predict_proba):
+            with pytest.raises(InputTypeError, match="iterable of documents"):
+                call(value)
+        with pytest.raises(InputTypeError, match="iterable of documents"):
+            model.fit(value, labels)
+
+
+# ---------------------------------------------------------------- inputs numpy allows
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # numpy's, on np.matrix
+@pytest.mark.parametrize("cls", [*ESTIMATORS, bk.GaussianMixtureClassifier])
+def test_an_np_matrix_is_read_as_its_rows(cls):
+    model = cls().fit(X, Y)
+    np.testing.assert_array_equal(
+        cls().fit(np.matrix(X), Y).predict_proba(np.matrix(X)), model.predict_proba(X)
+    )
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 30))
+@settings(max_examples=30, deadline=None)
+def test_uint64_identifiers_are_categories(seed, n):
+    # Whole numbers from 2**53 are identifiers (hashes), not ordinal codes: the model of
+    # uint64 values is the model of the same values as text.
+    rng = np.random.default_rng(seed)
+    top = np.iinfo(np.uint64).max
+    values = np.array([top, top - 1, 2**53, 2**63 + 5], dtype=np.uint64)
+    Xu = values[rng.integers(0, 4, size=(n, 2))]
+    y = rng.integers(0, 2, n)
+    as_text = Xu.astype(str).astype(object)
+    P = bk.CategoricalNB().fit(Xu, y).predict_proba(Xu)
+    np.testing.assert_allclose(P, bk.CategoricalNB().fit(as_text, y).predict_proba(as_text))
+
+
+@pytest.mark.parametrize("cls", [bk.CategoricalNB, bk.MixedNB, bk.GaussianNB])
+def test_a_bytes_cell_in_a_list_of_rows_is_named(cls):
+    rows = [["red", 1.0], [b"\xff\xfe", 2.0], ["blue", 1.0]]
+    with pytest.raises(InputTypeError, match=r"row 1|X\[1, 0\]|bytes"):
+        cls().fit(rows, [0, 1, 0])

@@ -487,3 +487,91 @@ def test_student_t_normaliser_for_many_degrees_of_freedom():
     assert np.isfinite(power).all()
     model = bk.GaussianNB(estimate="predictive").fit([[0.6], [0.44]], ["b", "b"], [1e308, 5e-324])
     assert_probabilities(model.predict_proba([[0.6], [0.44]]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    exponent=st.sampled_from([-1022, -700, -300, -1, 1, 300, 700, 1000, 1023]),
+    covariance_type=st.sampled_from(["diag", "spherical", "full", "tied"]),
+    seed=st.integers(0, 2**16),
+)
+def test_mixture_weights_scale_out(exponent, covariance_type, seed):
+    # EM within a class is the same for weights c·w as for w: weights from 2.2e-308 (the
+    # smallest normal float64; subnormal ones have lost their digits) to 1e301 (every
+    # class's total within float64) give the model of weight 1; beyond, the total overflows
+    # and the fit is refused by name, as every model refuses it.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 2)) + np.repeat([[0.0, 0.0], [3.0, 1.0]], 20, axis=0)
+    y = np.repeat(["a", "b"], 20)
+
+    def make():
+        return bk.GaussianMixtureClassifier(
+            n_components=2, covariance_type=covariance_type, random_state=0
+        )
+
+    base = make().fit(X, y).predict_proba(X)
+    w = np.full(len(y), 2.0**exponent)
+    if exponent > 1015:
+        with pytest.raises(DataError, match="overflow"):
+            make().fit(X, y, sample_weight=w)
+        return
+    np.testing.assert_allclose(make().fit(X, y, sample_weight=w).predict_proba(X), base, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("make", "pseudo"),
+    [
+        (bk.PoissonNB, {"alpha": 0.5, "beta": 1.0}),
+        (bk.PoissonNB, {"alpha": 0.5}),
+        (bk.MultinomialNB, {"alpha": 1.0}),
+        (bk.ComplementNB, {"alpha": 1.0}),
+        (bk.BernoulliNB, {"alpha": 1.0}),
+        (bk.CategoricalNB, {"alpha": 1.0}),
+    ],
+)
+@pytest.mark.parametrize("scale", [1e-308, 1e-200, 1e100, 1e300])
+def test_smoothed_models_weigh_their_prior_in_rows(make, pseudo, scale):
+    # A prior's pseudo-counts are rows' worth of weight: with every weight 1e-308 the prior
+    # decides (PoissonNB's rates tend to alpha/beta, as MultinomialNB's probabilities tend
+    # to uniform). The law: scaling the weights and the pseudo-counts together changes
+    # nothing, at any scale float64 holds.
+    X = BINARY if make is bk.BernoulliNB else COUNTS
+    base = make(**pseudo).fit(X, Y).predict_proba(X)
+    scaled = {k: v * scale for k, v in pseudo.items()}
+    model = make(**scaled).fit(X, Y, sample_weight=np.full(len(Y), scale))
+    np.testing.assert_allclose(model.predict_proba(X), base, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kernel=st.sampled_from(
+        ["gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine"]
+    ),
+    metric=st.sampled_from(
+        ["euclidean", "manhattan", "chebyshev", "minkowski", "cosine", "mahalanobis"]
+    ),
+    bandwidth=st.sampled_from(["scott", "silverman", "loo-likelihood", "cv-accuracy", 0.5]),
+    adaptive=st.sampled_from([None, 1, 3]),
+    rows=st.integers(2, 30),
+    scale=st.sampled_from([1e-100, 1e-8, 1.0, 1e9, 1e100]),
+    halves=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_parzen_on_rows_that_coincide(
+    kernel, metric, bandwidth, adaptive, rows, scale, halves, seed
+):
+    # Rows of one point or one direction (all identical, or two points on one ray): no
+    # spread to set a width from. Every window is refused by name or predicts probabilities.
+    rng = np.random.default_rng(seed)
+    X = np.tile(rng.normal(size=3) * scale, (rows, 1))
+    if halves:
+        X[: rows // 2] *= 2.0
+    y = np.arange(rows) % 2
+    model = bk.ParzenWindowClassifier(
+        kernel=kernel, metric=metric, bandwidth=bandwidth, adaptive=adaptive
+    )
+    try:
+        model.fit(X, y)
+    except BayeskitError:
+        return
+    assert_probabilities(model.predict_proba(X))

@@ -1,5 +1,5 @@
-"""The README's examples run, from a copy of the repository as a fresh clone has it, and print
-what the README shows.
+"""The examples of the README and of the documentation's pages (``docs/**/*.md``) run, from a
+copy of the repository as a fresh clone has it, and print what the page shows.
 
 Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustrations):
 
@@ -8,7 +8,7 @@ Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustra
   stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``.
 - ```` ```pycon ````: a Python session, run by doctest (``...`` elides within a line too).
 
-The blocks of one ``## `` section are one session, run in order in one fresh clone (files a
+The blocks of one ``## `` section of one page are one session, run in order in one fresh clone (files a
 command writes, names a Python block defines, are there for the next block); sections run
 apart (in parallel under xdist).
 
@@ -36,7 +36,15 @@ from bayeskit.datasets.shared import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-_FENCE = re.compile(r"^```(\w*)\s*$")
+DOCS = ROOT / "docs"
+# The README, then every Markdown page of the documentation (not its build or generated pages).
+PAGES = [README] + sorted(
+    path
+    for path in DOCS.rglob("*.md")
+    if not path.relative_to(DOCS).parts[0].startswith(("_build", "auto_examples", "api"))
+)
+# a code fence: ```console, ```pycon, ```python…, or a MyST directive (```{toctree})
+_FENCE = re.compile(r"^```(\w*|\{[\w:-]+\}.*)\s*$")
 _NEEDS = re.compile(r"^<!--\s*readme-test:\s*needs\s+(.+?)\s*-->$")
 _TIMING = re.compile(r"\b\d+(?:\.\d+)? s\b")
 _COMPILING = "bayeskit: first run: compiling kernels"
@@ -45,13 +53,14 @@ _COMPILING = "bayeskit: first run: compiling kernels"
 @dataclass
 class Block:
     kind: str  # "console" or "pycon"
-    line: int  # where it starts in README.md
+    line: int  # where it starts in its page
     text: str
     needs: list[str] = field(default_factory=list)
     section: str = ""  # the "## " heading it is under
+    source: str = "README.md"  # the page, relative to the repository
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, source: str = "README.md") -> list[Block]:
     blocks: list[Block] = []
     lines = text.splitlines()
     section = ""
@@ -68,7 +77,7 @@ def readme_blocks(text: str) -> list[Block]:
             needs = _NEEDS.match(lines[i - 1].strip()) if i else None
             body = "\n".join(lines[i + 1 : end]) + "\n"
             found = needs.group(1).split() if needs else []
-            blocks.append(Block(fence.group(1), i + 2, body, found, section))
+            blocks.append(Block(fence.group(1), i + 2, body, found, section, source))
         i = end + 1
     return blocks
 
@@ -84,7 +93,7 @@ def commands(block: Block) -> list[tuple[str, list[str]]]:
         elif found:
             found[-1][1].append(line)
         elif line.strip():
-            raise AssertionError(f"README.md:{block.line}: output before any '$ ' command")
+            raise AssertionError(f"{block.source}:{block.line}: output before any '$ ' command")
     for _, expected in found:
         while expected and not expected[-1].strip():
             expected.pop()
@@ -169,7 +178,7 @@ def _run_console(blocks: list[Block], cwd: Path) -> None:
             actual = _normal(run.stdout, data)
             if not matches(_normal("\n".join(expected), data), actual):
                 failures.append(
-                    f"README.md:{block.line}: $ {command}\n--- README shows:\n"
+                    f"{block.source}:{block.line}: $ {command}\n--- the page shows:\n"
                     + "\n".join(expected)
                     + "\n--- the command printed:\n"
                     + "\n".join(actual)
@@ -183,8 +192,8 @@ blocks = json.load(open(sys.argv[1], encoding="utf-8"))
 parser = doctest.DocTestParser()
 runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
 names = {"__name__": "__readme__"}  # one session: the blocks share their names
-for line, text in blocks:
-    test = parser.get_doctest(text, names, "README", "README.md", line - 1)
+for line, text, source in blocks:
+    test = parser.get_doctest(text, names, source, source, line - 1)
     runner.run(test, clear_globs=False)
     names = test.globs  # (a DocTest copies the names it is given)
 sys.exit(1 if runner.failures else 0)
@@ -194,7 +203,7 @@ sys.exit(1 if runner.failures else 0)
 def _run_pycon(blocks: list[Block], cwd: Path) -> None:
     data = _data_for(blocks)
     session = cwd.parent / "readme-session.json"
-    session.write_text(json.dumps([(b.line, b.text) for b in blocks]), encoding="utf-8")
+    session.write_text(json.dumps([(b.line, b.text, b.source) for b in blocks]), encoding="utf-8")
     run = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_DOCTEST_RUNNER), str(session)],
         cwd=cwd,
@@ -206,30 +215,58 @@ def _run_pycon(blocks: list[Block], cwd: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
-SESSIONS: dict[tuple[str, str, bool], list[Block]] = {}
+BLOCKS = [
+    block
+    for page in PAGES
+    for block in readme_blocks(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
+]
+SESSIONS: dict[tuple[str, str, str, bool], list[Block]] = {}
 for _block in BLOCKS:
-    SESSIONS.setdefault((_block.kind, _block.section, bool(_block.needs)), []).append(_block)
+    _key = (_block.source, _block.kind, _block.section, bool(_block.needs))
+    SESSIONS.setdefault(_key, []).append(_block)
 
 
-def _name(key: tuple[str, str, bool]) -> str:
-    kind, section, data = key
-    return f"{kind}: {section}" + (" (public datasets)" if data else "")
+def _name(key: tuple[str, str, str, bool]) -> str:
+    source, kind, section, data = key
+    return f"{source} {kind}: {section}" + (" (public datasets)" if data else "")
 
 
 def test_the_readme_has_runnable_examples():
-    kinds = {kind for kind, _, data in SESSIONS if not data}
-    assert kinds == {"console", "pycon"}
-    assert sum(len(commands(b)) for b in BLOCKS if b.kind == "console" and not b.needs) >= 10
+    readme = [b for b in BLOCKS if b.source == "README.md"]
+    assert {b.kind for b in readme if not b.needs} == {"console", "pycon"}
+    assert sum(len(commands(b)) for b in readme if b.kind == "console" and not b.needs) >= 5
     assert all(commands(b) for b in BLOCKS if b.kind == "console")
+
+
+# The user guide's topics: each page shows examples the test runs.
+GUIDE_TOPICS = [
+    "decision-rule",
+    "event-models",
+    "estimation",
+    "discriminant",
+    "mixtures",
+    "text",
+    "incremental",
+    "model-files",
+    "cli",
+    "service",
+    "dask",
+]
+
+
+@pytest.mark.parametrize("topic", GUIDE_TOPICS)
+def test_each_guide_topic_has_runnable_examples(topic):
+    source = f"docs/guide/{topic}.md"
+    assert (ROOT / source).is_file(), f"{source} is missing"
+    assert any(b.source == source for b in BLOCKS), f"{source} has no console or pycon example"
 
 
 @pytest.mark.parametrize("key", list(SESSIONS), ids=[_name(k) for k in SESSIONS])
 def test_readme_session_runs_as_shown(clone, key):
-    """Each section's examples, from a fresh clone (with BAYESKIT_DATA only for the blocks
+    """Each page section's examples, from a fresh clone (with BAYESKIT_DATA only for the blocks
     marked as needing the public datasets)."""
     blocks = SESSIONS[key]
-    if key[0] == "console":
+    if key[1] == "console":
         _run_console(blocks, clone)
     else:
         _run_pycon(blocks, clone)

@@ -23,7 +23,7 @@ from bayeskit.errors import (
     ShapeError,
 )
 
-from ._grid import ESTIMATORS
+from ._grid import CASES, ESTIMATORS, dataset
 
 RNG = np.random.default_rng(0)
 CODES = RNG.integers(0, 4, size=(24, 3))
@@ -305,3 +305,24 @@ def test_binarize_that_is_not_a_number(value):
     # predict then raised numpy's UFuncTypeError.
     with pytest.raises(ParameterError, match="binarize must be None or a number"):
         bk.BernoulliNB(binarize=value).fit(COUNTS, Y)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_merging_models_of_other_settings_is_a_merge_error(case):
+    # Settings given as a list on one side and a number (or another list) on the other:
+    # a MergeError naming the setting, never a TypeError from comparing them.
+    X, y = dataset(case, 0, n=30, d=3)
+    model = case.make().fit(X, y)
+    params = model.get_params(deep=False)
+    for key, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value is None:
+            continue
+        for other_value in ([value] * 3, [value, value, value + 1.0]):
+            other = case.make().set_params(**{key: other_value})
+            try:
+                other.fit(X, y)
+            except BayeskitError:
+                continue  # a setting that takes no list
+            for a, b in ((model, other), (other, model)):
+                with pytest.raises(MergeError, match=key):
+                    a + b

@@ -40,11 +40,17 @@ _LAZY: dict[str, str] = {
     "GaussianMixtureClassifier": ".mixture",
     "ParzenWindowClassifier": ".parzen",
     "SemiSupervisedNB": ".semi_supervised",
+    "AODEClassifier": ".bayesnet",
+    "KDBClassifier": ".bayesnet",
+    "TANClassifier": ".bayesnet",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
     from ._base import GenerativeClassifier as GenerativeClassifier
     from ._base import merge as merge
+    from .bayesnet import AODEClassifier as AODEClassifier
+    from .bayesnet import KDBClassifier as KDBClassifier
+    from .bayesnet import TANClassifier as TANClassifier
     from .discriminant import LinearDiscriminantAnalysis as LinearDiscriminantAnalysis
     from .discriminant import QuadraticDiscriminantAnalysis as QuadraticDiscriminantAnalysis
     from .discriminant import RegularizedDiscriminantAnalysis as RegularizedDiscriminantAnalysis

@@ -55,7 +55,7 @@ from ._decision import check_loss, class_log_prior, class_loss_weights, normaliz
 from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
 from .contract import Contract, refuse, requires
-from .errors import DataError, MergeError, NotFittedError, ParameterError
+from .errors import DataError, MergeError, NotFittedError, ParameterError, UnknownClassError
 from .families import Family
 from .stats import Summary
 
@@ -123,7 +123,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         with unchanged_on_error(self):
-            for attr in ("stats_", "_cache"):
+            for attr in ("stats_", "_cache", "_declared_classes"):
                 self.__dict__.pop(attr, None)
             summary = self._summarize(X, y, sample_weight, classes=None, reset=True)
             self._adopt(summary)
@@ -155,16 +155,19 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ) -> GenerativeClassifier:
         """Add a batch of data to the model (online / out-of-core learning).
 
-        The result is the model that ``fit`` would give on all batches at once. Labels not seen
-        before become new classes; ``classes`` may declare classes up front (they start with
-        zero weight).
+        The result is the model that ``fit`` would give on all batches at once. ``classes``
+        declares the classes up front, as in scikit-learn: they start with zero weight, and
+        from then on a label outside the model's classes is an
+        :class:`~bayeskit.errors.UnknownClassError` (a later call may declare more). While
+        ``classes`` has never been given, a label not seen before becomes a new class.
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, optional
-            Classes to include even if this batch has no rows of them.
+            Every class of the model (each once), including those this batch has no rows of;
+            every label of ``y`` must be one of them.
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
@@ -174,6 +177,10 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with unchanged_on_error(self):
             first = not hasattr(self, "stats_")
             summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
+            if classes is not None:
+                self._declared_classes = True
+            elif not first and self.__dict__.get("_declared_classes", False):
+                _refuse_unknown(summary.classes, self.classes_, "the classes declared")
             if not first:
                 with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
                     summary = self.stats_ + summary
@@ -493,29 +500,15 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Labels of a type the model's classes are not (numbers against text labels, say) are
         refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
         """
-        what = f"{type(self).__name__}.score"
-        if y is None:
-            raise DataError(f"{what} needs the true labels y; got None")
-        y = _check_y(y)
-        classes = self.classes_
-        theirs, ours = _label_kinds(y), _label_kinds(classes)
-        if not theirs <= ours:
-            raise DataError(
-                f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
-                f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
-                "classes' type"
-            )
-        predicted = self.predict(X)
-        check_lengths(len(predicted), y, "y")
-        weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
-        return float(np.average(predicted == y, weights=weight))
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
 
         Only for models whose families are all linear (multinomial, Bernoulli, complement,
-        categorical over one-hot columns). ``b`` includes the log prior (seed 002: ``b_y =
+        categorical over one-hot columns). ``b`` includes the log prior (Duda et al. 2001: ``b_y =
         ln λ_y P(y) + …``; λ is not included).
 
         Returns
@@ -765,7 +758,18 @@ def _same(x: Any, y: Any) -> bool:
         return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(np.asarray(x), np.asarray(y)))
-    return bool(x == y) if not isinstance(x, Sequence) or isinstance(x, str) else list(x) == list(y)
+    seq_x = isinstance(x, Sequence) and not isinstance(x, str)
+    seq_y = isinstance(y, Sequence) and not isinstance(y, str)
+    if seq_x or seq_y:
+        # a list against a number (alpha=[0.5, 0.5] against alpha=0.1) differs; two lists
+        # are the same item by item
+        return (
+            seq_x
+            and seq_y
+            and len(x) == len(y)
+            and all(_same(a, b) for a, b in zip(x, y, strict=True))
+        )
+    return bool(x == y)
 
 
 def class_weights(
@@ -800,6 +804,11 @@ def _check_y(y: Any) -> np.ndarray:
             y = column_or_1d(y, warn=True)
         except (ValueError, TypeError) as exc:
             raise DataError(f"{exc} (y must hold one class label per row)") from None
+    if y.dtype.kind == "S":  # (bytes in an object array are refused below, by row)
+        raise DataError(
+            "y holds bytes; class labels must be strings, integers, floats or bools: decode "
+            "them first (y.astype(str) or [v.decode() for v in y])"
+        )
     if y.dtype.kind in "cmMV":
         raise DataError(
             f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
@@ -825,6 +834,34 @@ def _check_y(y: Any) -> np.ndarray:
     return y
 
 
+def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
+    """``y`` checked as the true labels of rows a model with ``classes`` predicts (``score``
+    of every model): the checks ``fit`` makes of labels (given, one per row, no missing or
+    bytes label), and labels of the classes' type, not numbers against text."""
+    if y is None:
+        raise DataError(f"{what} needs the true labels y; got None")
+    y = _check_y(y)
+    theirs, ours = _label_kinds(y), _label_kinds(classes)
+    if not theirs <= ours:
+        raise DataError(
+            f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
+            f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
+            "classes' type"
+        )
+    return y
+
+
+def accuracy(predicted: np.ndarray, y: np.ndarray, sample_weight: Any) -> float:
+    """The (weighted) share of ``predicted`` equal to the checked labels ``y``."""
+    check_lengths(len(predicted), y, "y")
+    weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
+    if not len(y):
+        raise DataError("no rows to score: X and y are empty")
+    if weight is not None and not weight.sum() > 0:
+        raise DataError("every sample_weight is zero; the accuracy of no rows is undefined")
+    return float(np.average(np.asarray(predicted) == y, weights=weight))
+
+
 def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]:
     """Sorted class labels (with any declared ``classes``) and each row's class index."""
     codes: np.ndarray | None = None
@@ -838,12 +875,41 @@ def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]
     if not len(labels) or labels.dtype.kind not in "biuU":
         _check_label_type(labels)
     if classes is not None:
-        merged = union_sorted(labels, unique_sorted(np.asarray(classes)))
+        declared = _declared(classes)
+        _refuse_unknown(labels, declared, "classes")
+        merged = union_sorted(labels, declared)
         if len(merged) != len(labels):
             labels, codes = merged, None
     if codes is None:
         codes = _positions(labels, y)
     return labels, codes.astype(np.int64, copy=False)
+
+
+def _declared(classes: Any) -> np.ndarray:
+    """The sorted classes of ``partial_fit(classes=...)``; each may be given once."""
+    given = np.asarray(classes)
+    if given.ndim != 1:
+        raise ParameterError(f"classes must be a 1-D list of class labels; got shape {given.shape}")
+    declared = unique_sorted(given)
+    if len(declared) != len(given):
+        values = given.tolist()
+        twice = sorted({v for v in values if values.count(v) > 1}, key=str)
+        raise ParameterError(
+            f"classes holds {_preview(np.asarray(twice))} more than once; give each class once"
+        )
+    return declared
+
+
+def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
+    """Refuse labels outside ``known`` (scikit-learn's ``partial_fit(classes=...)`` contract)."""
+    allowed = set(known.tolist())
+    outside = [v for v in labels.tolist() if v not in allowed]
+    if outside:
+        raise UnknownClassError(
+            f"y holds {_preview(np.asarray(outside))}, not in {where} ({_preview(known)}); "
+            "declare every class in partial_fit's classes, or leave classes out to let new "
+            "labels become classes"
+        )
 
 
 def _check_label_type(labels: np.ndarray) -> None:

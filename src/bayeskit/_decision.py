@@ -1,4 +1,4 @@
-"""Class priors and the Bayes decision rule (seeds 001, 002).
+"""Class priors and the Bayes decision rule (Duda, Hart & Stork 2001, ch. 2).
 
 ``a(x) = argmax_y λ_y P(y) p(x|y)`` with class loss weights ``λ_y``; with a full loss matrix
 ``λ_ij`` (the cost of deciding ``c_i`` when the truth is ``c_j``) the decision minimises the
@@ -24,7 +24,7 @@ def class_log_prior(
     prior_alpha: float,
 ) -> np.ndarray:
     """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
-    (seeds 001, 003), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
+    (Duda, Hart & Stork 2001), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
     k = len(class_count)
     if not isinstance(fit_prior, (bool, np.bool_)):
         raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")

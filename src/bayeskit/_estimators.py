@@ -4,13 +4,13 @@ modules (whose packages also export engine pieces). A package of new models join
 
 from __future__ import annotations
 
-from . import discriminant, naive_bayes
+from . import bayesnet, discriminant, naive_bayes
 from ._base import GenerativeClassifier
 from .mixture import GaussianMixtureClassifier
 from .parzen import ParzenWindowClassifier
 
 #: the packages whose public estimators model files hold
-PACKAGES = (naive_bayes, discriminant)
+PACKAGES = (naive_bayes, discriminant, bayesnet)
 #: estimators of modules whose ``__all__`` lists more than estimators
 SINGLE = (GaussianMixtureClassifier, ParzenWindowClassifier)
 

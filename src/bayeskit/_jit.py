@@ -56,6 +56,7 @@ _PACKAGE_ROOT = Path(__file__).resolve().parent
 #: relative to the package: the cached code of any kernel is stale when one of them changes.
 KERNEL_SOURCES = (
     "_jit.py",
+    "bayesnet/_kernels.py",
     "families/_bandwidth.py",
     "families/_categorical_kernels.py",
     "families/_counts_common.py",

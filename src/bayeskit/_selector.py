@@ -15,7 +15,7 @@ from ._usefulness import feature_usefulness, top_useful
 
 
 class UsefulnessSelector(SelectorMixin, BaseEstimator):
-    """Keep the features with the highest usefulness ``max_y p(y|j)`` (seed 002).
+    """Keep the features with the highest usefulness ``max_y p(y|j)`` (Vorontsov's lectures).
 
     A scikit-learn feature selector for count or presence matrices: it drops stop words and
     words every class uses alike. Keeps the ``k`` most useful features, or those at least

@@ -1,7 +1,7 @@
-"""How useful each feature is to tell the classes apart, ``max_y p(y|j)`` (seed 002): what
-:mod:`bayeskit.inspection` reports and its ``UsefulnessSelector`` selects by. A module below
-both, so the selector (a module of its own, see :mod:`bayeskit._selector`) and the inspection
-module import it without importing each other."""
+"""How useful each feature is to tell the classes apart, ``max_y p(y|j)`` (Vorontsov's
+lectures): what :mod:`bayeskit.inspection` reports and its ``UsefulnessSelector`` selects
+by. A module below both, so the selector (a module of its own, see :mod:`bayeskit._selector`)
+and the inspection module import it without importing each other."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def feature_usefulness(
     model: GenerativeClassifier, *, alpha: float = 1.0, prior: str = "uniform"
 ) -> np.ndarray:
-    """Usefulness of each feature, ``max_y p(y|j)`` (seed 002), for count models.
+    """Usefulness of each feature, ``max_y p(y|j)`` (Vorontsov's lectures), for count models.
 
     ``p(y|j) ∝ x̄_yj``, the (smoothed) mean count of feature ``j`` in class ``y``: the class a
     feature points to when it is seen, with equal class priors (``prior="uniform"``, so a word

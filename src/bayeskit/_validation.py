@@ -248,10 +248,15 @@ def prepare_input(X: Any, what: str) -> Any:
         )
     if isinstance(X, (str, bytes, int, float, complex, np.generic)):
         raise ShapeError(f"{what} takes a 2-D table {_TABLE}; got the single value {X!r}")
+    if isinstance(X, np.matrix):
+        # Always 2-D: the plain array of the same rows (its subclass's indexing keeps rows
+        # 2-D, which code written for arrays does not expect).
+        X = np.asarray(X)
     if isinstance(X, np.ma.MaskedArray):
         X = _unmask(X)
     elif isinstance(X, (list, tuple)):
         _check_not_ragged(X, what)
+        _check_no_bytes(X, what)
     if not isinstance(X, np.ndarray):
         return X
     if X.ndim != 2:
@@ -332,6 +337,20 @@ def _check_not_ragged(rows: list[Any] | tuple[Any, ...], what: str) -> None:
                 f"X is ragged: row {i} has {len(row)} values but row 0 has {first}; every row "
                 "needs one value for each feature (None or NaN marks a missing value)"
             )
+
+
+def _check_no_bytes(rows: list[Any] | tuple[Any, ...], what: str) -> None:
+    """Refuse a bytes cell in a list of rows, naming it (numpy would decode it as ASCII, or
+    fail to, beside text): no model takes bytes; text is decoded first."""
+    for i, row in enumerate(rows):
+        if isinstance(row, np.ndarray) and row.dtype.kind != "O" and row.dtype.kind != "S":
+            continue
+        for j, value in enumerate(row):
+            if isinstance(value, (bytes, bytearray, np.bytes_)):
+                raise InputTypeError(
+                    f"X[{i}, {j}] is bytes ({bytes(value)[:40]!r}); {what} takes numbers, "
+                    "strings or bools: decode text first (value.decode('utf-8'))"
+                )
 
 
 def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray:

@@ -12,7 +12,10 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 __all__ = [
     "BayeskitError",
+    "BayeskitWarning",
     "CapabilityError",
+    "CollinearColumnsWarning",
+    "CountTableTooLargeError",
     "DataError",
     "InputTypeError",
     "MergeError",
@@ -25,6 +28,7 @@ __all__ = [
     "ShapeError",
     "SingularCovarianceError",
     "UnknownCategoryError",
+    "UnknownClassError",
 ]
 
 
@@ -44,6 +48,11 @@ class SingularCovarianceError(DataError):
     """A covariance matrix that cannot be inverted: a class with fewer rows than features, a
     column constant within a class, or collinear columns. Set a regularisation (``reg_param``,
     ``shrinkage``, ``lam``/``gamma``) or drop the columns named."""
+
+
+class CountTableTooLargeError(DataError):
+    """Counts of feature subsets (a Bayesian network classifier's statistic) that would exceed
+    the memory bound: too many features, values per feature or parents (``k``)."""
 
 
 class UnknownCategoryError(DataError):
@@ -94,3 +103,18 @@ class SaveError(BayeskitError, OSError):
 class MissingDependencyError(BayeskitError, ImportError):
     """An optional feature whose package is not installed; the message says what to install
     (``pip install "bayeskit[dask]"``)."""
+
+
+class UnknownClassError(DataError):
+    """A label outside the classes declared with ``partial_fit(classes=...)`` (scikit-learn's
+    contract: the declared classes are all the classes there are)."""
+
+
+class BayeskitWarning(UserWarning):
+    """Base class of the warnings bayeskit gives on purpose: the call went on, with a change
+    the message names."""
+
+
+class CollinearColumnsWarning(BayeskitWarning):
+    """Columns that are linear combinations of each other (a price difference stored beside both
+    prices): the model works in the span of the data, and the message names the columns."""

@@ -1,6 +1,6 @@
 """Looking inside a fitted model: why it decided, which features carry weight, which are useful.
 
-Every discrete Naive Bayes model is linear in its (one-hot) features (seeds 002–004):
+Every discrete Naive Bayes model is linear in its (one-hot) features (McCallum & Nigam 1998):
 ``joint log-likelihood = x @ W.T + b``; Fisher's linear discriminant (and a Gaussian with shared
 variances) is, up to a term the same for every class (:meth:`linear_discriminant`). The log-odds
 of class ``a`` against class ``b`` is then a sum of one term per feature, ``x_j (W_aj − W_bj)``,
@@ -107,6 +107,8 @@ def explain(
     >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
     True
     """
+    if hasattr(model, "feature_log_factors"):
+        return _explain_factors(model, x, feature_names, label, versus)
     W, b = model.linear_discriminant()
     design, names = _design_row(model, x, W.shape[1], feature_names)
     classes = model.classes_
@@ -132,6 +134,44 @@ def explain(
         classes[c].item() if isinstance(classes[c], np.generic) else classes[c],
         float(jll[a] - jll[c]),
         prior,
+        contributions,
+    )
+
+
+def _explain_factors(
+    model: Any, x: Any, feature_names: Sequence[str] | None, label: Any, versus: Any
+) -> Explanation:
+    """:func:`explain` for a model that declares one log-factor per feature and class
+    (``feature_log_factors``: a Bayesian network's ``ln P(x_i | y, x_pa(i))``): the share of
+    feature ``i`` is the difference of its two classes' factors; ``value`` is 1 (the feature is
+    present, as a one-hot column of a categorical model)."""
+    one_row = x if (np.ndim(x) == 2 or hasattr(x, "columns")) else [x]
+    factors = np.asarray(model.feature_log_factors(one_row))[0]  # (n_features, n_classes)
+    classes = model.classes_
+    if len(classes) < 2:
+        raise ParameterError("explain compares two classes; the model knows only one")
+    names = list(model._feature_names()) if feature_names is None else list(feature_names)
+    if len(names) != factors.shape[0]:
+        raise ParameterError(
+            f"feature_names has {len(names)} names; the model has {factors.shape[0]} features"
+        )
+    prior_log = model.class_log_prior_
+    jll = prior_log + factors.sum(axis=0)
+    order = np.argsort(-jll)
+    a = int(order[0]) if label is None else _index(classes, label)
+    if versus is None:
+        c = int(order[1]) if a == int(order[0]) else int(order[0])
+    else:
+        c = _index(classes, versus)
+    terms = factors[:, a] - factors[:, c]
+    present = np.flatnonzero(np.any(factors != 0, axis=1))
+    rank = present[np.argsort(-np.abs(terms[present]), kind="stable")]
+    contributions = [Contribution(str(names[j]), 1.0, float(terms[j])) for j in rank]
+    return Explanation(
+        classes[a].item() if isinstance(classes[a], np.generic) else classes[a],
+        classes[c].item() if isinstance(classes[c], np.generic) else classes[c],
+        float(jll[a] - jll[c]),
+        float(prior_log[a] - prior_log[c]),
         contributions,
     )
 

@@ -15,7 +15,7 @@ SEARCHED = ("loo-likelihood", "cv-accuracy")
 
 
 class ParzenWindowClassifier(NumericNB):
-    """``a(x) = argmax_y λ_y P(y) p̂_h(x|y)`` with the Parzen window of seed 002:
+    """``a(x) = argmax_y λ_y P(y) p̂_h(x|y)`` with the Parzen window (Parzen 1962):
     ``p̂_h(x|y) = 1/(ℓ_y V_h) Σ_{x_i ∈ X_y} K(ρ(x, x_i)/h)``.
 
     Not naive: the kernel spans all features at once through the distance ρ (KernelNB is the

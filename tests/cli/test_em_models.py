@@ -94,7 +94,9 @@ def test_unlabeled_smooths_lightly_unless_told(cli, newsgroups, shared_data, tmp
 
 def test_unlabeled_needs_text(cli, wine_csv, tmp_path):
     path, _, _ = wine_csv
-    result = cli("train", path, "-t", "label", "--unlabeled", path, "-o", tmp_path / "m.bkm")
+    other = tmp_path / "more-wine.csv"  # (DATA itself is refused as such: test_misuse)
+    other.write_bytes(path.read_bytes())
+    result = cli("train", path, "-t", "label", "--unlabeled", other, "-o", tmp_path / "m.bkm")
     assert result.exit_code == 2
     assert "--unlabeled reads documents for the text pipeline" in result.stderr
 

@@ -51,7 +51,7 @@ def files(tmp_path):
             ["ragged.csv, line 4: 2 fields where the header has 3"],
         ),
         (["train", "{d}/empty.csv", "-t", "label"], ["empty.csv: the file is empty"]),
-        (["train", "{d}/ok.csv"], ["--target", "columns are: a, b, label"]),
+        (["train", "{d}/ok.csv"], ["--target", "for example --target label (named like"]),
         (
             ["train", "{d}/ok.csv", "-t", "label", "--model", "nonsense"],
             ["bayeskit train: error:", "'nonsense' is not a model"],
@@ -94,8 +94,13 @@ def test_predicting_with_other_columns_names_them(cli, files, tmp_path):
     line = _one_line_error(cli("predict", model, tmp_path / "other.csv", "-o", out))
     assert "the columns differ from the model's: missing 'b'; not in training 'c'" in line
     assert not out.exists()
-    line = _one_line_error(cli("predict", model, files / "ok.csv"))
-    assert "not in training 'label'; drop them or pass --ignore label" in line
+    (tmp_path / "more.csv").write_text("a,b,extra\nr,1,2\n")
+    line = _one_line_error(cli("predict", model, tmp_path / "more.csv"))
+    assert "not in training 'extra'; leave them out (pass --ignore extra)" in line
+    # the training target is the one extra column predict drops by itself (with a note)
+    result = cli("predict", model, files / "ok.csv")
+    assert result.exit_code == 0
+    assert "column 'label' is the training target: ignored" in result.stderr
     assert cli("predict", model, files / "ok.csv", "--ignore", "label").exit_code == 0
     _one_line_error(cli("explain", model, "z=1"), "the model has no column 'z'", "a, b")
     _one_line_error(cli("explain", model, "{oops"), "not valid JSON")
@@ -141,7 +146,7 @@ def test_debug_shows_the_traceback(cli, files):
 
 
 def test_a_bug_is_reported_as_one(cli, files, monkeypatch):
-    def broken(model, path):
+    def broken(model, path, **options):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(bayeskit.cli.train, "save_model", broken)

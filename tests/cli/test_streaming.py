@@ -124,7 +124,7 @@ def test_folders_with_mbox_files_in_batches(cli, tmp_path):
     assert "6 e-mails; classes: ham 3, spam 3" in result.stdout
     docs = read_class_folders(root)
     # the first batch (the mbox and z.eml) held only ham: SpamFilter()'s settings all the same
-    whole = _cli_spam_filter(analyzer="email").fit(docs.docs, docs.labels)
+    whole = _cli_spam_filter().fit(docs.docs, docs.labels)
     _same_model(bk.load(out), whole, docs.docs)
 
 

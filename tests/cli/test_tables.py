@@ -115,9 +115,10 @@ def test_evaluate_prints_a_readable_summary(cli, mushroom_csv):
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"data: {mushroom_csv} — 3000 rows × 22 columns")
     assert lines[1] == "model: MixedNB()"
-    assert lines[2] == "evaluation: 2-fold stratified cross-validation (seed 0)"
-    assert lines[3].startswith("accuracy 0.")
-    assert "ROC-AUC" in lines[3]
+    assert lines[2].startswith("families: categorical (22): cap-shape, cap-surface")
+    assert lines[3] == "evaluation: 2-fold stratified cross-validation (seed 0)"
+    assert lines[4].startswith("accuracy 0.")
+    assert "ROC-AUC" in lines[4]
     assert any(line.split()[:1] == ["p"] for line in lines)  # the per-class row
     assert "confusion matrix (rows: true class, columns: predicted)" in result.stdout
 

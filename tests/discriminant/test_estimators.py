@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_wine
 
 import bayeskit as bk
-from bayeskit.errors import NotFittedError, SingularCovarianceError
+from bayeskit.errors import CollinearColumnsWarning, NotFittedError, SingularCovarianceError
 from bayeskit.inspection import explain, top_features
 
 from .._grid import assert_same_model
@@ -174,10 +174,19 @@ def test_fewer_rows_than_features():
 def test_collinear_columns_are_named_or_regularised(wine):
     X, y = wine
     X = np.column_stack([X, X[:, 0] + 2.0 * X[:, 3]])
-    with pytest.raises(
-        SingularCovarianceError, match=r"shared by the classes is singular: .* shrinkage"
-    ):
-        bk.LinearDiscriminantAnalysis().fit(X, y)
+    for solver in ("lsqr", "eigen"):
+        with pytest.raises(
+            SingularCovarianceError,
+            match=r"shared by the classes is singular: .* use solver='svd' .* shrinkage",
+        ):
+            bk.LinearDiscriminantAnalysis(solver=solver).fit(X, y)
+    # The default solver works in the span, naming the columns of the dropped direction.
+    with pytest.warns(CollinearColumnsWarning, match=r"'x0', 'x3', 'x13' are collinear"):
+        spanned = bk.LinearDiscriminantAnalysis().fit(X, y)
+    alone = bk.LinearDiscriminantAnalysis().fit(X[:, :-1], y)
+    np.testing.assert_allclose(
+        spanned.predict_proba(X), alone.predict_proba(X[:, :-1]), rtol=1e-7, atol=1e-10
+    )
     with pytest.raises(SingularCovarianceError, match="class 'barbera' is singular"):
         bk.QuadraticDiscriminantAnalysis().fit(X, y)
     with pytest.raises(SingularCovarianceError, match="set gamma > 0"):
@@ -213,9 +222,16 @@ def test_a_perfect_separator_is_named(wine):
     X = np.column_stack([X, (y == "barolo").astype(float)])
     with pytest.raises(
         SingularCovarianceError,
-        match=r"column 13 \('x13'\) has no variance within every class but differs",
+        match=r"column 13 \('x13'\) has no variance within every class but differs.*'svd'",
     ):
-        bk.LinearDiscriminantAnalysis().fit(X, y)
+        bk.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    # svd drops the direction without within-class variance, as scikit-learn's svd solver.
+    with pytest.warns(CollinearColumnsWarning, match="'x13' are collinear"):
+        spanned = bk.LinearDiscriminantAnalysis().fit(X, y)
+    alone = bk.LinearDiscriminantAnalysis().fit(X[:, :-1], y)
+    np.testing.assert_allclose(
+        spanned.predict_proba(X), alone.predict_proba(X[:, :-1]), rtol=1e-7, atol=1e-10
+    )
     regularised = bk.LinearDiscriminantAnalysis(shrinkage="auto").fit(X, y)
     assert np.isfinite(regularised.predict_log_proba(X)).all()
     assert regularised.score(X, y) > 0.99

@@ -340,3 +340,25 @@ def test_parzen_adaptive_widths_are_stored_not_searched_at_load(tmp_path, wine, 
             refused(path, words)
             values[:] = good
             ratio["shape"] = [len(values)]
+
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_a_loaded_semi_supervised_model_knows_its_input(tmp_path, frame):
+    # n_features_in_ and feature_names_in_ come from the wrapped model, in memory and from a
+    # file alike.
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(2, (30, 4))
+    data = pd.DataFrame(X, columns=["w", "x", "y", "z"]) if frame else X
+    y = np.where(rng.random(30) < 0.5, -1, np.arange(30) % 2)
+    y[:2] = [0, 1]
+    model = bk.SemiSupervisedNB().fit(data, y)
+    bk.save(model, tmp_path / "semi.bkm")
+    loaded = bk.load(tmp_path / "semi.bkm")
+    assert loaded.n_features_in_ == model.n_features_in_ == 4
+    if frame:
+        assert list(loaded.feature_names_in_) == list(model.feature_names_in_) == list("wxyz")
+    else:
+        assert not hasattr(loaded, "feature_names_in_")
+    np.testing.assert_array_equal(loaded.predict_proba(data), model.predict_proba(data))

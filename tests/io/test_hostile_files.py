@@ -488,3 +488,79 @@ def test_a_setting_predict_would_refuse_is_refused_at_load(tmp_path: Path, name:
     meta["params"][setting] = 10**30 if setting == "unseen" else "x"
     seal(path, meta, entries)
     refused(path, setting)
+
+
+def _files_of_every_kind(tmp: Path) -> dict[str, Path]:
+    """A saved model of every estimator of the registry (GMMs of every covariance type)."""
+    from bayeskit._estimators import ESTIMATORS
+
+    made = {}
+    for name, cls in ESTIMATORS.items():
+        settings_: list[dict[str, Any]] = [{}]
+        if name == "BinomialNB":
+            settings_ = [{"n_trials": 6}]
+        if name == "GaussianMixtureClassifier":
+            settings_ = [
+                {"n_components": 2, "covariance_type": c, "random_state": 0}
+                for c in ("diag", "spherical", "full", "tied")
+            ]
+        for params in settings_:
+            data = REALS if name in ("GaussianNB", "KernelNB", "DiscretizedNB") else COUNTS
+            if name.endswith("Analysis") or name in ("GaussianMixtureClassifier", "MixedNB"):
+                data = REALS
+            if name == "BinomialNB":
+                data = np.minimum(COUNTS, 6)
+            label = f"{name}-{params.get('covariance_type', '')}"
+            path = tmp / f"{label}.bkm"
+            bk.save(cls(**params).fit(data, Y), path)
+            made[label] = path
+    return made
+
+
+def test_declared_settings_are_checked_against_the_statistics(tmp_path: Path) -> None:
+    # Each file's statistics with every other file's estimator and settings: the loader
+    # refuses by name, or the settings fit the statistics (diagonal and spherical mixtures
+    # share moments) and the model predicts probabilities.
+    files = _files_of_every_kind(tmp_path)
+    metas = {label: parts(path)[0] for label, path in files.items()}
+    loaded = 0
+    for label, path in files.items():
+        for other, other_meta in metas.items():
+            if other == label:
+                continue
+            meta, entries = parts(path)
+            meta["estimator"], meta["params"] = other_meta["estimator"], other_meta["params"]
+            crafted = tmp_path / "crafted.bkm"
+            seal(crafted, meta, entries)
+            try:
+                model = bk.load(crafted)
+            except ModelFileError as exc:
+                message = str(exc)
+                assert str(crafted) in message
+                continue
+            data = REALS if meta["n_features_in"] == 3 else COUNTS
+            try:
+                P = model.predict_proba(data)
+            except bk.errors.BayeskitError:
+                continue
+            assert np.isfinite(P).all()
+            np.testing.assert_allclose(P.sum(axis=1), 1.0)
+            loaded += 1
+    assert loaded  # the checks refuse what does not fit, not every swap
+
+
+@pytest.mark.parametrize("saved", ["diag", "spherical", "full", "tied"])
+@pytest.mark.parametrize("declared", ["diag", "spherical", "full", "tied"])
+def test_a_mixture_file_declaring_another_covariance_type(tmp_path, saved, declared):
+    path = tmp_path / "gmm.bkm"
+    model = bk.GaussianMixtureClassifier(n_components=2, covariance_type=saved, random_state=0)
+    bk.save(model.fit(REALS, Y), path)
+    meta, entries = parts(path)
+    meta["params"]["covariance_type"] = declared
+    seal(path, meta, entries)
+    diagonal = {"diag", "spherical"}
+    if (saved in diagonal) != (declared in diagonal):
+        refused(path, f"covariance_type={declared!r}", "statistics")
+    else:
+        P = bk.load(path).predict_proba(REALS)
+        np.testing.assert_allclose(P.sum(axis=1), 1.0)

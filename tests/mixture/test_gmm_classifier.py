@@ -50,7 +50,9 @@ def assert_same_mixture(ours, label, theirs, cov):
 def test_each_class_is_sklearn_gaussian_mixture(wine, cov, init):
     X, y = wine
     settings = dict(covariance_type=cov, init_params=init, random_state=3, tol=1e-6)
-    ours = bk.GaussianMixtureClassifier(n_components=3, max_iter=500, **settings).fit(X, y)
+    ours = bk.GaussianMixtureClassifier(
+        n_components=3, max_iter=500, var_floor=None, **settings
+    ).fit(X, y)
     for label in ours.classes_:
         theirs = GaussianMixture(3, max_iter=500, **settings).fit(X[y == label])
         assert_same_mixture(ours, label, theirs, cov)
@@ -60,7 +62,9 @@ def test_each_class_is_sklearn_gaussian_mixture(wine, cov, init):
 def test_full_covariances_are_sklearn_gaussian_mixture(wine, init):
     X, y = wine
     settings = dict(covariance_type="full", init_params=init, random_state=5, tol=1e-6)
-    ours = bk.GaussianMixtureClassifier(n_components=2, max_iter=500, **settings).fit(X, y)
+    ours = bk.GaussianMixtureClassifier(
+        n_components=2, max_iter=500, var_floor=None, **settings
+    ).fit(X, y)
     for label in ours.classes_:
         theirs = GaussianMixture(2, max_iter=500, **settings).fit(X[y == label])
         assert_same_mixture(ours, label, theirs, "full")
@@ -75,7 +79,9 @@ def test_full_covariances_are_sklearn_gaussian_mixture(wine, init):
 def test_tied_covariances_are_sklearn_gaussian_mixture(wine, init):
     X, y = wine
     settings = dict(covariance_type="tied", init_params=init, random_state=3, tol=1e-6)
-    ours = bk.GaussianMixtureClassifier(n_components=3, max_iter=500, **settings).fit(X, y)
+    ours = bk.GaussianMixtureClassifier(
+        n_components=3, max_iter=500, var_floor=None, **settings
+    ).fit(X, y)
     for label in ours.classes_:
         theirs = GaussianMixture(3, max_iter=500, **settings).fit(X[y == label])
         assert_same_mixture(ours, label, theirs, "tied")
@@ -87,7 +93,7 @@ def test_same_initial_means_same_mixture(wine):
     rng = np.random.default_rng(0)
     means = {c: X[y == c][rng.choice((y == c).sum(), 2, replace=False)] for c in np.unique(y)}
     ours = bk.GaussianMixtureClassifier(
-        n_components=2, means_init=means, random_state=1, tol=1e-8, max_iter=1000
+        n_components=2, means_init=means, random_state=1, tol=1e-8, max_iter=1000, var_floor=None
     ).fit(X, y)
     for label in ours.classes_:
         theirs = GaussianMixture(
@@ -106,7 +112,8 @@ def test_same_initial_means_same_mixture(wine):
 def test_one_diagonal_component_is_gaussian_nb(load):
     X, y = load(return_X_y=True)
     gnb = bk.GaussianNB().fit(X, y)
-    gmm = bk.GaussianMixtureClassifier(n_components=1, reg_covar=gnb.epsilon_).fit(X, y)
+    gmm = bk.GaussianMixtureClassifier(n_components=1, reg_covar=gnb.epsilon_, var_floor=None)
+    gmm.fit(X, y)
     np.testing.assert_allclose(
         gmm.predict_joint_log_proba(X), gnb.predict_joint_log_proba(X), rtol=1e-9
     )
@@ -133,7 +140,9 @@ def test_one_full_component_is_qda(load):
 def test_joint_log_likelihood_is_prior_plus_class_mixture(wine):
     X, y = wine
     priors = np.array([0.5, 0.3, 0.2])
-    model = bk.GaussianMixtureClassifier(n_components=2, random_state=0, priors=priors)
+    model = bk.GaussianMixtureClassifier(
+        n_components=2, random_state=0, priors=priors, var_floor=None
+    )
     model.fit(X, y)
     jll = model.predict_joint_log_proba(X)
     for c, label in enumerate(model.classes_):

@@ -22,7 +22,7 @@ def test_one_full_component_is_qda_with_the_same_reg_param(load, r):
     X, y = load(return_X_y=True)
     qda = bk.QuadraticDiscriminantAnalysis(reg_param=r).fit(X, y)
     gmm = bk.GaussianMixtureClassifier(
-        n_components=1, covariance_type="full", reg_covar=0.0, reg_param=r
+        n_components=1, covariance_type="full", reg_covar=0.0, reg_param=r, var_floor=None
     ).fit(X, y)
     np.testing.assert_allclose(
         gmm.predict_joint_log_proba(X), qda.predict_joint_log_proba(X), rtol=1e-9

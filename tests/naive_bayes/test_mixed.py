@@ -56,7 +56,7 @@ def _polars(data: pd.DataFrame) -> pl.DataFrame:
 
 
 def test_auto_maps_column_types_to_families():
-    model = bk.MixedNB().fit(DATA, Y)
+    model = bk.MixedNB(numeric="gaussian").fit(DATA, Y)
     assert model.feature_families_ == {
         "income": "gaussian",
         "kids": "gaussian",
@@ -98,8 +98,8 @@ def test_each_block_is_the_single_family_model():
         mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
     )
     numbers = DATA[["income"]].fillna(0.0).to_numpy()
-    mixed = bk.MixedNB().fit(numbers, Y)
-    gaussian = bk.GaussianNB().fit(numbers, Y)
+    mixed = bk.MixedNB(numeric="gaussian").fit(numbers, Y)
+    gaussian = bk.GaussianNB(var_floor="column").fit(numbers, Y)
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(numbers),
         gaussian.predict_joint_log_proba(numbers),
@@ -250,7 +250,7 @@ def test_real_mixed_table_of_email_metadata(shared_data):
     table = pd.DataFrame(email_table(messages))
     y = np.asarray(labels)
     assert table["charset"].isna().any()  # a real missing value: no declared charset
-    model = bk.MixedNB(integers="poisson")
+    model = bk.MixedNB(numeric="gaussian", integers="poisson")
     scores = cross_val_score(model, table, y, cv=StratifiedKFold(5, shuffle=True, random_state=0))
     assert scores.mean() > 0.8  # half the rows are spam: 0.5 is the majority rate
     fitted = model.fit(table, y)

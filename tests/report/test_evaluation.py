@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.stats import binomtest
 from sklearn import metrics
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -12,7 +14,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from bayeskit import CategoricalNB, MultinomialNB
 from bayeskit.datasets.shared import load_uci_table
 from bayeskit.errors import DataError, ParameterError, ShapeError
-from bayeskit.report.evaluation import evaluate, wilson
+from bayeskit.report.evaluation import MIN_BIN_ROWS, evaluate, wilson
 from bayeskit.text import SpamFilter
 
 
@@ -66,8 +68,10 @@ def test_calibration_bins_count_every_row_once(car):
     cal = evaluate(model.classes_, y, P, model).calibration
     top = P.max(axis=1)
     assert cal.count.sum() == len(y)
-    for b in range(10):
-        inside = (top >= b / 10) & ((top < (b + 1) / 10) if b < 9 else (top <= 1))
+    last = len(cal.count) - 1
+    for b in range(len(cal.count)):
+        lo, hi = cal.edges[b], cal.edges[b + 1]
+        inside = (top >= lo) & ((top < hi) if b < last else (top <= 1))
         assert cal.count[b] == inside.sum()
         if inside.any():
             assert cal.predicted[b] == pytest.approx(top[inside].mean())
@@ -179,3 +183,30 @@ def test_log_odds_rank_rows_whose_probabilities_round_to_one():
     assert ev.roc_auc == pytest.approx(metrics.roc_auc_score(y == "spam", odds))
     assert evaluate(["ham", "spam"], y, P).roc_auc == pytest.approx(0.5)  # all tied
     assert ev.pr[0].area == pytest.approx(metrics.average_precision_score(y == "spam", odds))
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 400),
+    concentration=st.sampled_from([0.05, 0.3, 1.0, 5.0]),
+)
+def test_calibration_bins_hold_enough_rows_to_mean_something(seed, n, concentration):
+    # Bins of 1-3 rows give observed frequencies of 0 or 1 and a curve that zig-zags: every
+    # bin holds MIN_BIN_ROWS rows (a quarter of the rows when there are few), whatever the
+    # scores' spread, and the bins are tenths merged, counting every row once.
+    rng = np.random.default_rng(seed)
+    p = rng.beta(concentration, concentration, n)
+    y = np.where(rng.random(n) < p, "spam", "ham")
+    cal = evaluate(["ham", "spam"], y, np.column_stack([1 - p, p])).calibration
+    least = max(1, min(MIN_BIN_ROWS, n // 4))
+    assert cal.count.sum() == n
+    assert cal.count.min() >= least
+    assert cal.edges[0] == 0.0
+    assert cal.edges[-1] == 1.0
+    np.testing.assert_allclose(cal.edges * 10, np.round(cal.edges * 10))
+    tenth = np.minimum((p * 10).astype(int), 9)
+    for b in range(len(cal.count)):
+        inside = (tenth >= round(cal.edges[b] * 10)) & (tenth < round(cal.edges[b + 1] * 10))
+        assert cal.count[b] == inside.sum()
+        assert cal.predicted[b] == pytest.approx(p[inside].mean())
+        assert cal.observed[b] == pytest.approx((y[inside] == "spam").mean())

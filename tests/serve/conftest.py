@@ -31,6 +31,7 @@ pytest.importorskip("uvicorn", reason="the serve extra is not installed")
 from starlette.testclient import TestClient
 
 from bayeskit.serve import ServeConfig, create_app
+from bayeskit.serve.server import HEADER_BYTES_ENV, HEADER_TIMEOUT_ENV
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -53,6 +54,9 @@ serve_load = _benchmark_module()
 ServerProcess = serve_load.ServerProcess
 
 
+_SERVER_ENV = (HEADER_TIMEOUT_ENV, HEADER_BYTES_ENV)  # what _config sets for the protocol
+
+
 class ThreadServer:
     """The app on uvicorn, configured as ``bayeskit serve`` configures it, in a thread of this
     process on a free port of 127.0.0.1: a real socket, without the seconds a ``bayeskit
@@ -62,9 +66,9 @@ class ThreadServer:
     def __init__(self, config: ServeConfig) -> None:
         import uvicorn
 
-        from bayeskit.serve.server import HEADER_TIMEOUT_ENV, _config, bind
+        from bayeskit.serve.server import _config, bind
 
-        self._env = os.environ.get(HEADER_TIMEOUT_ENV)
+        self._env = {name: os.environ.get(name) for name in _SERVER_ENV}
         switch = sys.getswitchinterval()
         self._sock = bind("127.0.0.1", 0)
         self.port = self._sock.getsockname()[1]
@@ -86,15 +90,14 @@ class ThreadServer:
         return f"http://127.0.0.1:{self.port}"
 
     def kill(self) -> None:
-        from bayeskit.serve.server import HEADER_TIMEOUT_ENV
-
         self._server.should_exit = True
         self._thread.join(30)
         self._sock.close()
-        if self._env is None:
-            os.environ.pop(HEADER_TIMEOUT_ENV, None)
-        else:
-            os.environ[HEADER_TIMEOUT_ENV] = self._env
+        for name, value in self._env.items():  # the server's settings, set by _config
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -528,3 +528,26 @@ def test_the_token_is_compared_in_constant_time(serve, sms_file, monkeypatch):
         client.post("/learn/spam", content=SPAMMY, headers={"Authorization": f"Bearer {token}"})
     # every comparison is of two 32-byte digests, whatever the length of what was sent
     assert seen == [(32, 32)] * 3
+
+
+def test_csv_body_reads_missing_as_the_model_files_data_was_read(serve, tmp_path):
+    """A text/csv body's NA (and the other usual markers) are missing values, as the command
+    line reads them; a model file that stores its reading (``--missing ?``) adds its own."""
+    frame, y = wine_frame()
+    model = bk.MixedNB().fit(frame, y)
+    rows = frame.head(6).with_columns(
+        pl.when(pl.int_range(pl.len()) % 2 == 0).then(None).otherwise(pl.col("alcohol"))
+        .alias("alcohol")
+    )  # fmt: skip
+    expected = model.predict_proba(rows)
+    path = tmp_path / "wine-reading.bk"
+    bk.save(model, path, reading={"missing": ["?"], "default_missing": True})
+    client = serve(path)
+    for marker in ("NA", "null", "?"):
+        body = rows.write_csv(null_value=marker).encode()
+        r = client.post(
+            "/invocations?probabilities=true", content=body, headers={"Content-Type": "text/csv"}
+        )
+        assert r.status_code == 200, (marker, r.text)
+        got = [[row[f"p_{c}"] for c in model.classes_] for row in r.json()["predictions"]]
+        np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=marker)

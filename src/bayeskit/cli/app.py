@@ -10,7 +10,9 @@ docstring (a test keeps them equal). Outcomes become exit codes in :mod:`bayeski
 
 from __future__ import annotations
 
+import functools
 import importlib
+import math
 import os
 import re
 import sys
@@ -23,7 +25,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .._version import __version__
-from .errors import UsageError, run_guarded
+from .errors import ReaderGone, UsageError, run_guarded
 
 HELP = """Bayesian (Naive Bayes) classification from the command line: a data file in; a model,
 its measured quality and its predictions out.
@@ -112,6 +114,11 @@ command(
     "web page at /.",
 )
 command(
+    "filter",
+    "filter_cmd:filter_mail",
+    "Classify one e-mail from stdin into stdout with X-Bayeskit-Spam headers (for an MDA).",
+)
+command(
     "merge",
     "merge:merge",
     "Merge model files trained on different data into the model of all of it (e.g. models "
@@ -140,6 +147,48 @@ def _tidy(command: Any, ctx: Any) -> None:
 def _plain_usage(pieces: list[str]) -> list[str]:
     """``DATA`` and ``[DATA]`` in the usage line, not typer's ``{DATA}``."""
     return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", piece) for piece in pieces]
+
+
+def guarded(function: Any) -> Any:
+    """``function`` (a command) refusing, before it starts, a float option given as ``nan``,
+    ``inf`` or ``-inf`` (which Python's ``float`` reads, and typer passes on): no command runs
+    with a timeout, an interval or a smoothing that is not a number. A reader of its output
+    that went away ends it as :class:`~.errors.ReaderGone` (click would exit with status 1)."""
+    flags = _option_flags(function)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        for name, value in kwargs.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise typer.BadParameter(
+                    f"{value!r} is not a finite number", param_hint=flags.get(name, name)
+                )
+        try:
+            return function(*args, **kwargs)
+        except BrokenPipeError:
+            raise ReaderGone from None
+
+    return checked
+
+
+def _option_flags(function: Any) -> dict[str, str]:
+    """Each parameter's first option name (``--timeout``), from its typer annotation."""
+    import inspect
+    import typing
+
+    flags = {}
+    hints = typing.get_type_hints(function, include_extras=True)
+    for name, param in inspect.signature(function).parameters.items():
+        infos = [*getattr(hints.get(name), "__metadata__", ()), param.default]
+        for info in infos:
+            # in an Annotated option, typer reads a first argument "--name" as a name
+            first = getattr(info, "default", None)
+            named = [first, *(getattr(info, "param_decls", None) or ())]
+            decls = [d for d in named if isinstance(d, str) and d.startswith("--")]
+            if decls:
+                flags[name] = decls[0]
+                break
+    return flags
 
 
 class BayeskitCommand(TyperCommand):
@@ -173,7 +222,8 @@ class BayeskitGroup(TyperGroup):
                 cmd_name, help=lazy.summary, hidden=lazy.hidden, rich_markup_mode=_MARKUP
             )
         sub = typer.Typer(rich_markup_mode=_MARKUP, context_settings=_CONTEXT, add_completion=False)
-        sub.command(cmd_name, cls=BayeskitCommand, hidden=lazy.hidden)(lazy.function())
+        command = guarded(lazy.function())
+        sub.command(cmd_name, cls=BayeskitCommand, hidden=lazy.hidden)(command)
         loaded = typer.main.get_command(sub)
         self.commands[cmd_name] = loaded
         return loaded

@@ -27,6 +27,7 @@ BatchSizeOpt = Annotated[
     typer.Option(
         "--batch-size",
         min=1,
+        max=10**9,
         help="Rows (tables) or files (folders) read and learned at a time: memory grows with "
         "it, per-batch overhead shrinks with it. Default: 100000 rows, 5000 files.",
     ),
@@ -36,6 +37,7 @@ WorkersOpt = Annotated[
     typer.Option(
         "--workers",
         min=1,
+        max=256,  # a local cluster of processes: far more than a machine has cores
         help="Train on a local Dask cluster of this many worker processes "
         '(pip install "bayeskit[dask]").',
     ),

@@ -86,7 +86,17 @@ MissingOpt = Annotated[
         "--missing",
         metavar="VALUE",
         help="A field value meaning 'missing' (repeatable), e.g. --missing '?'. Empty fields "
-        "are always missing.",
+        "are always missing, and so are NA, N/A, NaN, null, None and the other markers pandas "
+        "reads as missing, unless --no-default-missing. A model file remembers it: predict "
+        "reads new data alike.",
+    ),
+]
+NoDefaultMissingOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-default-missing",
+        help="Read NA, N/A, NaN, null, None… as values, not as missing (only empty fields and "
+        "--missing values are missing).",
     ),
 ]
 MergeOpt = Annotated[
@@ -145,6 +155,7 @@ class ReadOptions:
     ids: list[str] = field(default_factory=list)  # --id
     keep: list[str] = field(default_factory=list)  # --keep
     detect_ids: bool = True  # False: drop the ``ids`` present, detect none (a test set)
+    default_missing: bool = True  # False: --no-default-missing
 
     @classmethod
     def of(
@@ -157,11 +168,48 @@ class ReadOptions:
         separator: str | None = None,
         ids: list[str] | None = None,
         keep: list[str] | None = None,
+        *,
+        no_default_missing: bool = False,
     ) -> ReadOptions:
         """The options as a command receives them (typer gives None for an absent
         repeatable option)."""
         return cls(
-            format, no_header, columns, missing or [], merge or [], separator, ids or [], keep or []
+            format,
+            no_header,
+            columns,
+            missing or [],
+            merge or [],
+            separator,
+            ids or [],
+            keep or [],
+            default_missing=not no_default_missing,
+        )
+
+    def reading(self, target: str | None = None) -> dict[str, Any]:
+        """How the training data was read, for the model file: what ``predict`` needs to
+        read new data of the same layout alike (and the target column, which it ignores)."""
+        return {
+            "target": target,
+            "missing": list(self.missing),
+            "default_missing": self.default_missing,
+            "separator": self.separator,
+            "no_header": self.no_header,
+            "columns": self.columns,
+        }
+
+    def with_reading(self, stored: dict[str, Any] | None, given_missing: bool) -> ReadOptions:
+        """These options completed by those a model file stored (:meth:`reading`): an option
+        given on the command line wins; ``--missing`` given replaces the stored markers."""
+        if not stored:
+            return self
+        missing = self.missing if given_missing else list(stored.get("missing") or [])
+        return replace(
+            self,
+            missing=missing,
+            default_missing=self.default_missing and bool(stored.get("default_missing", True)),
+            separator=self.separator if self.separator is not None else stored.get("separator"),
+            no_header=self.no_header or bool(stored.get("no_header", False)),
+            columns=self.columns if self.columns is not None else stored.get("columns"),
         )
 
     def table_kwargs(self) -> dict[str, Any]:
@@ -170,6 +218,12 @@ class ReadOptions:
                 f"{self.format!r}; choose one of: {', '.join(FORMATS)}", param_hint="--format"
             )
         separator = {"\\t": "\t", "tab": "\t"}.get(self.separator or "", self.separator)
+        if separator is not None and len(separator.encode("utf-8")) != 1:
+            raise typer.BadParameter(
+                f"{self.separator!r}; the separator must be one character, an ASCII one (one "
+                "byte), e.g. ',' ';' '|' or tab",
+                param_hint="--separator",
+            )
         names = None
         if self.columns is not None:
             names = [c.strip() for c in self.columns.split(",")]
@@ -180,6 +234,7 @@ class ReadOptions:
             "columns": names,
             "missing": tuple(self.missing),
             "separator": separator,
+            "default_missing": self.default_missing,
         }
 
 
@@ -324,11 +379,7 @@ def _load_labelled(
         return Labelled(data, docs.kind, docs.docs, docs.labels, names=docs.names)
     frame = read_table(data, **options.table_kwargs())
     if target is None:
-        raise ReadError(
-            f"{data}: name the column holding the class labels with --target; the columns "
-            f"are: {list_names(frame.columns)}",
-            path=data,
-        )
+        raise missing_target(data, list(frame.columns))
     if target not in frame.columns and not options.no_header and options.columns is None:
         raise ReadError(
             f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} "
@@ -344,6 +395,26 @@ def _load_labelled(
         labelled = Labelled(data, "table", features, y)
     labelled.id_columns = ids
     return labelled
+
+
+#: Column names that usually hold the class labels (compared in lower case).
+_LABEL_NAMES = ("class", "label", "labels", "target", "y", "category", "outcome")
+
+
+def missing_target(source: str, columns: list[str]) -> ReadError:
+    """The error for a table given without ``--target``: it suggests the likely label column
+    (one named like labels, else the last column, where most datasets keep it)."""
+    import shlex
+
+    lowered = {str(c).strip().lower(): str(c) for c in columns}
+    named = next((lowered[n] for n in _LABEL_NAMES if n in lowered), None)
+    likely = named if named is not None else str(columns[-1])
+    why = "named like class labels" if named is not None else "the last column"
+    return ReadError(
+        f"{source}: name the column holding the class labels with --target, for example "
+        f"--target {shlex.quote(likely)} ({why}; the table has {len(columns)} columns)",
+        path=source,
+    )
 
 
 def choose_columns(
@@ -470,6 +541,10 @@ def read_text_inputs(
             from ..text.email import read_message
 
             return Inputs("<stdin>", [read_message(raw)], {"document": ["<stdin>"]})
+        from ..text.analyze import is_raw_email
+
+        if is_raw_email(raw):  # one raw e-mail, as an "auto" model reads it (not its lines)
+            return Inputs("<stdin>", [raw], {"document": ["<stdin>"]})
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if not lines:
             raise ReadError("<stdin>: no text to classify; give one text per line")

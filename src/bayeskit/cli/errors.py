@@ -38,6 +38,11 @@ INTERRUPTED = 130
 _written: list[str] = []
 
 
+class ReaderGone(Exception):  # noqa: N818 (an event, not an error of the user's)
+    """The reader of standard output went away (``bayeskit … | head -1``). A command raises
+    this for the BrokenPipeError it met: click would turn that into exit status 1."""
+
+
 def record_written(path: str | os.PathLike[str]) -> None:
     """Note an output file the command has completed (Ctrl-C afterwards says so)."""
     _written.append(os.fspath(path))
@@ -85,7 +90,7 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
     except ClickException as exc:
         message = one_line(exc.format_message())  # type: ignore[attr-defined]
         return _fail(f"{prog}: error: {message}", getattr(exc, "exit_code", 1), debug)
-    except BrokenPipeError:
+    except (BrokenPipeError, ReaderGone):
         # The reader of our output went away (``| head``): stop quietly, as Unix tools do.
         _silence_stdout()
         return 0
@@ -104,6 +109,9 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
         return _bug(exc, prog, debug)
     if result == INTERRUPTED:  # typer turned a KeyboardInterrupt into Exit(130)
         return interrupted(prog)
+    # What is still buffered goes out now: a reader gone by then (``| head -1``) is a quiet
+    # end here, not an "Exception ignored" at the interpreter's exit.
+    _flush_stdout()
     return result if isinstance(result, int) else 0
 
 

@@ -22,6 +22,7 @@ from .data import (
     Labelled,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -37,6 +38,7 @@ from .models import (
     ModelOpt,
     align_columns,
     build_model,
+    check_model_options,
     conform,
     describe,
     schema_kinds,
@@ -60,7 +62,10 @@ def evaluate(
             "--test", metavar="DATA", help="Train on DATA and test on this (same layout) instead."
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
     ids: IdOpt = None,
     keep: KeepOpt = None,
@@ -69,6 +74,7 @@ def evaluate(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
@@ -77,7 +83,11 @@ def evaluate(
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    check_model_options(model, alpha, integers)  # before any data is read
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     train = load_labelled(data, target, text, options)
     estimator = build_model(model, train, alpha, integers)
     if test is None:
@@ -96,10 +106,26 @@ def evaluate(
     found = metrics(result)
     found["data"] = data
     found["model"] = describe(estimator)
+    found["families"] = _families(estimator, train)
     if as_json:
         print(json.dumps(found, indent=2, ensure_ascii=False))
     else:
         print_metrics(found, train)
+
+
+def _families(estimator: Any, train: Labelled) -> str | None:
+    """The family each column gets (``families_line`` of the model ``train`` would write: the
+    estimator fitted on all of DATA), for a table; None for documents."""
+    import warnings
+
+    from .train import families_line
+
+    if train.kind != "table":
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the folds' fits said what there was to say
+        fitted = clone(estimator).fit(train.X, train.y)
+    return families_line(fitted)
 
 
 def _ready(test: Labelled, train: Labelled, estimator: Any) -> Any:
@@ -123,6 +149,8 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
     if data is not None:
         console.print(f"data: {found['data']} — {data.describe()}")
     console.print(f"model: {found['model']}")
+    if found.get("families"):
+        console.print(f"families: {found['families']}")
     console.print(f"evaluation: {found['method']}")
     line = (
         f"accuracy {fmt_num(found['accuracy'])}   macro-F1 {fmt_num(found['macro_f1'])}   "

@@ -12,6 +12,7 @@ from .. import discriminant, naive_bayes
 from ..io.columns import align_columns as align_columns
 from ..io.columns import column_kinds as column_kinds
 from ..io.columns import conform as conform
+from ..io.columns import missing_drops_out as missing_drops_out
 from ..io.columns import schema_kinds as schema_kinds
 from ..io.columns import training_columns as training_columns
 from ..io.describe import describe as describe
@@ -20,6 +21,7 @@ from ..io.describe import is_text_model as is_text_model
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
+from .output import note
 
 MODELS = (
     "auto",
@@ -32,6 +34,9 @@ MODELS = (
     "discretized",
     "poisson",
     "mixed",
+    "tan",
+    "aode",
+    "kdb",
     "text",
     "lda",
     "qda",
@@ -57,16 +62,45 @@ NUMERIC_MODELS = (
     "parzen",
 )
 
+#: The Python class names, accepted by ``--model`` as the short names they stand for (any case),
+#: so one name works in both doors: ``--model KernelNB`` is ``--model kernel``.
+MODEL_ALIASES = {
+    "multinomialnb": "multinomial",
+    "bernoullinb": "bernoulli",
+    "complementnb": "complement",
+    "categoricalnb": "categorical",
+    "gaussiannb": "gaussian",
+    "kernelnb": "kernel",
+    "discretizednb": "discretized",
+    "poissonnb": "poisson",
+    "mixednb": "mixed",
+    "textclassifier": "text",
+    "lineardiscriminantanalysis": "lda",
+    "quadraticdiscriminantanalysis": "qda",
+    "regularizeddiscriminantanalysis": "rda",
+    "gaussianmixtureclassifier": "gmm",
+    "parzenwindowclassifier": "parzen",
+}
+
+
+def canonical_model(choice: str) -> str:
+    """``--model``'s short name for ``choice`` (a short name, or a class name in any case)."""
+    return MODEL_ALIASES.get(choice.lower(), choice)
+
+
 ModelOpt = typer.Option(
     "--model",
     "-m",
     metavar="MODEL",
+    callback=canonical_model,
     help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
     "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
     "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
     "weighting and the model); with --unlabeled "
     "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
-    "complement: scikit-learn's bag of words, for parity. Or one of: " + ", ".join(MODELS[1:]),
+    "complement: scikit-learn's bag of words, for parity. Or one of: "
+    + ", ".join(MODELS[1:])
+    + " (or the Python class name: KernelNB, GaussianMixtureClassifier…).",
 )
 AlphaOpt = typer.Option(
     "--alpha",
@@ -80,6 +114,16 @@ IntegersOpt = typer.Option(
     help="Family of integer columns under --model auto: gaussian (the default), poisson "
     "(counts) or categorical (codes).",
 )
+
+
+#: Bayesian network classifiers: any table (numbers are cut into MDL intervals).
+NETWORK_MODELS = ("tan", "aode", "kdb")
+
+
+def _network_class(choice: str) -> Any:
+    from ..bayesnet import AODEClassifier, KDBClassifier, TANClassifier
+
+    return {"tan": TANClassifier, "aode": AODEClassifier, "kdb": KDBClassifier}[choice]
 
 
 def _numeric_class(choice: str) -> Any:
@@ -118,6 +162,26 @@ def _spam_labels(y: np.ndarray) -> tuple[Any, Any] | None:
     return None
 
 
+def check_model_options(choice: str, alpha: float | None, integers: str | None) -> None:
+    """Refuse ``--model``, ``--alpha`` and ``--integers`` values that no data could make
+    right: the commands call this before they read any data."""
+    if choice not in MODELS:
+        from difflib import get_close_matches
+
+        close = get_close_matches(choice.lower(), MODELS, n=2, cutoff=0.5)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise typer.BadParameter(
+            f"{choice!r} is not a model; {hint}choose one of: {', '.join(MODELS)}",
+            param_hint="--model",
+        )
+    if alpha is not None and not alpha >= 0:  # (also NaN, for callers past the command line)
+        raise typer.BadParameter(f"must be at least 0, got {alpha}", param_hint="--alpha")
+    if integers not in (None, "gaussian", "poisson", "categorical"):
+        raise typer.BadParameter(
+            f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
+        )
+
+
 def build_model(
     choice: str,
     data: Labelled,
@@ -127,16 +191,7 @@ def build_model(
     semi_supervised: bool = False,
 ) -> Any:
     """An unfitted model for ``data`` (``--model choice``; ``--integers``)."""
-    if choice not in MODELS:
-        raise typer.BadParameter(
-            f"{choice!r} is not a model; choose one of: {', '.join(MODELS)}", param_hint="--model"
-        )
-    if alpha is not None and alpha < 0:
-        raise typer.BadParameter(f"must be at least 0, got {alpha}", param_hint="--alpha")
-    if integers not in (None, "gaussian", "poisson", "categorical"):
-        raise typer.BadParameter(
-            f"{integers!r}; choose gaussian, poisson or categorical", param_hint="--integers"
-        )
+    check_model_options(choice, alpha, integers)
     if data.kind in ("text", "email"):
         return _text_model(choice, data, alpha, semi_supervised)
     return _table_model(choice, data, alpha, integers)
@@ -169,12 +224,11 @@ def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervise
 
 
 def _default_text_model(data: Labelled, alpha: float | None, labels: tuple[Any, Any] | None) -> Any:
-    """TextClassifier()'s or SpamFilter()'s settings; a folder of e-mails is read (parsed) as
-    e-mails, which is what their "auto" analyzer does with a raw e-mail."""
+    """TextClassifier()'s or SpamFilter()'s settings, whatever the data: their "auto" analyzer
+    reads a raw e-mail as an e-mail, so the command line and the library build the same model
+    from the same folder."""
     cls = TextClassifier if labels is None else SpamFilter
     vectorizer = cls.default_vectorizer()
-    if data.kind == "email":
-        vectorizer.set_params(analyzer="email")
     model = cls.default_model()
     if alpha is not None:
         model.set_params(alpha=alpha)
@@ -210,6 +264,8 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
         model: Any = naive_bayes.MixedNB(families="auto", integers=integers)
     elif choice == "categorical":
         model = naive_bayes.CategoricalNB()
+    elif choice in NETWORK_MODELS:
+        model = _network_class(choice)()
     else:
         schema = data.X.schema
         wrong = [c for c, t in schema.items() if not (t.is_numeric() or t == pl.Boolean)]
@@ -231,6 +287,34 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
     return model
 
 
+def fill_absent(
+    frame: Any, model: Any, expected: list[str] | None, source: str, ignore: list[str]
+) -> Any:
+    """``frame`` with each training column it lacks added as all missing, with a note, when
+    the model lets missing values drop out (:func:`missing_drops_out`); else unchanged (then
+    :func:`align_columns` names the absent column). A frame that also holds a column the model
+    does not know (nor ``ignore``) is left as it is: a layout that differs both ways is more
+    likely the wrong file, and :func:`align_columns` names both."""
+    import polars as pl
+
+    if expected is None:
+        return frame
+    absent = [c for c in expected if c not in frame.columns]
+    known = {*expected, *ignore}
+    if not absent or not missing_drops_out(model) or any(c not in known for c in frame.columns):
+        return frame
+    note(
+        f"{source} has no column {list_names([repr(c) for c in absent], 10)}: read as missing "
+        f"in every row (a missing value drops out of {type(model).__name__}'s likelihood)"
+    )
+    kinds = column_kinds(model)
+    nulls = [
+        pl.lit(None, dtype=pl.String if kinds.get(c) == "text" else pl.Float64).alias(c)
+        for c in absent
+    ]
+    return frame.with_columns(nulls)
+
+
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
     from ..errors import ModelFileError
@@ -239,6 +323,19 @@ def load_model(path: str) -> Any:
     check_model_path(path)
     try:
         return load(path)
+    except ModelFileError as exc:
+        raise ReadError(
+            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
+        ) from None
+
+
+def load_reading(path: str) -> dict[str, Any] | None:
+    """How the model file's training data was read (``bayeskit train`` stores it), or None."""
+    from ..errors import ModelFileError
+    from ..io.model_file import load_reading as read
+
+    try:
+        return read(path)
     except ModelFileError as exc:
         raise ReadError(
             f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path

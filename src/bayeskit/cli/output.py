@@ -27,7 +27,14 @@ def out_console() -> Console:
     """A console on the current standard output (looked up each time: tests swap it)."""
     from rich.console import Console
 
-    return Console(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    class PipedConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; the command line stops quietly instead, as
+            # Unix tools do when the reader of their output went away (``| head``)
+            self.quiet = True
+            raise BrokenPipeError
+
+    return PipedConsole(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def note(message: str) -> None:
@@ -137,14 +144,17 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     _replace_via_temporary(target, write)
 
 
-def save_model(model: Any, path: str | os.PathLike[str]) -> None:
+def save_model(
+    model: Any, path: str | os.PathLike[str], reading: dict[str, Any] | None = None
+) -> None:
     """Write ``model`` to a model file at ``path`` atomically, and only a file that loads
-    back: a model that ``predict`` would refuse is never written."""
+    back: a model that ``predict`` would refuse is never written. ``reading``: how the
+    training data was read (kept in the file for ``predict``)."""
     from ..errors import ModelFileError
     from ..io.model_file import load, save
 
     def write(tmp: str) -> None:
-        save(model, tmp)
+        save(model, tmp, reading=reading)
         try:
             load(tmp)
         except ModelFileError as exc:

@@ -18,6 +18,7 @@ from .data import (
     FormatOpt,
     Inputs,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -30,12 +31,14 @@ from .data import (
 from .models import (
     align_columns,
     conform,
+    fill_absent,
     is_email_model,
     is_text_model,
     load_model,
+    load_reading,
     training_columns,
 )
-from .output import check_output_path, write_atomic
+from .output import check_output_path, note, write_atomic
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -92,10 +95,15 @@ def predict(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     force: ForceOpt = False,
 ) -> None:
     """Predict DATA with a trained model: one row per input with the predicted label and the
-    probability of each class (CSV or JSON lines)."""
+    probability of each class (CSV or JSON lines). DATA is read as the training data was
+    (missing markers, separator, header: stored in the model file; an option given here
+    wins). A column holding the training target is ignored; a training column DATA lacks is
+    read as missing in every row where missing values drop out of the model (the naive
+    models, diagonal mixtures), else refused naming it."""
     fmt = _output_format(output, out_format)
     if output is not None:
         check_output_path(
@@ -106,8 +114,22 @@ def predict(
             what="a bayeskit prediction file",
         )
     estimator = load_model(model_file)
-    options = ReadOptions.of(format, no_header, columns, missing, separator=separator)
-    inputs = _inputs(estimator, data, options, text, id_columns or [], ignore or [])
+    reading = load_reading(model_file)
+    options = ReadOptions.of(
+        format,
+        no_header,
+        columns,
+        missing,
+        separator=separator,
+        no_default_missing=no_default_missing,
+    ).with_reading(reading, given_missing=missing is not None)
+    target = (reading or {}).get("target")
+    ignored = [*(ignore or [])]
+    if not isinstance(target, str) or target in ignored:
+        target = None  # none stored, or --ignore'd already: nothing to say
+    else:
+        ignored.append(target)
+    inputs = _inputs(estimator, data, options, text, id_columns or [], ignored, target)
     proba = estimator.predict_proba(inputs.X)
     rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)
     if output is None:
@@ -154,6 +176,7 @@ def _inputs(
     text: str | None,
     id_columns: list[str],
     ignore: list[str],
+    target: str | None = None,
 ) -> Inputs:
     if is_text_model(estimator):
         email = is_email_model(estimator)
@@ -170,7 +193,12 @@ def _inputs(
             if c not in expected and c not in ignore and id_reason(c, frame.get_column(c))
         ]
     ids = {column: frame.get_column(column).to_list() for column in id_columns}
-    aligned = align_columns(frame, expected, source, [*ignore, *id_columns])
+    if target is not None and target in frame.columns and target not in (expected or []):
+        note(f"{source}: column {target!r} is the training target: ignored")
+    frame = fill_absent(frame, estimator, expected, source, [*ignore, *id_columns])
+    aligned = align_columns(
+        frame, expected, source, [*ignore, *id_columns], ignore_option="--ignore"
+    )
     return Inputs(source, conform(aligned, estimator, source), ids)
 
 

@@ -21,6 +21,7 @@ from .data import (
     Labelled,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -30,7 +31,15 @@ from .data import (
     load_labelled,
 )
 from .measure import cross_validate, metrics
-from .models import AlphaOpt, IntegersOpt, ModelOpt, build_model, describe, is_text_model
+from .models import (
+    AlphaOpt,
+    IntegersOpt,
+    ModelOpt,
+    build_model,
+    check_model_options,
+    describe,
+    is_text_model,
+)
 from .output import (
     check_output_path,
     fmt_num,
@@ -78,7 +87,10 @@ def report(
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
     folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
-    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the fold shuffle.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
+    ] = 0,
     title: Annotated[
         str | None, typer.Option("--title", metavar="TEXT", help="Title of the page.")
     ] = None,
@@ -89,6 +101,7 @@ def report(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     force: ForceOpt = False,
     cv: FoldsAliasOpt = None,
@@ -101,7 +114,11 @@ def report(
     check_output_path(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
     )
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    check_model_options(model, alpha, integers)  # before any data is read
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     labelled = load_labelled(data, target, text, options)
     estimator = build_model(model, labelled, alpha, integers)
     start = time.perf_counter()

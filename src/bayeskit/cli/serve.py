@@ -6,6 +6,14 @@ from typing import Annotated
 
 import typer
 
+#: The ranges of the numeric settings (checked before anything starts). The upper bounds
+#: are far beyond any useful value but keep each one meaningful: a wait of more than an hour
+#: for a request's headers holds connections open for whoever sends nothing; past a week
+#: between saves the journal only grows; a thousand worker processes is a fork bomb.
+MAX_TIMEOUT = 3600.0
+MAX_SAVE_INTERVAL = 7 * 24 * 3600.0
+MAX_WORKERS = 256
+
 
 def serve(
     model_file: Annotated[str, typer.Argument(metavar="MODEL", help="A model file.")],
@@ -27,12 +35,21 @@ def serve(
     workers: Annotated[
         int,
         typer.Option(
-            "--workers", help="Worker processes. More than 1 turns learning off (see README)."
+            "--workers",
+            help="Worker processes. More than 1 turns learning off (user guide: the service).",
         ),
     ] = 1,
     max_body: Annotated[
         int, typer.Option("--max-body", help="Largest request body in bytes (413 above).")
     ] = 4 * 2**20,
+    max_header: Annotated[
+        int,
+        typer.Option(
+            "--max-header",
+            help="Largest request line and headers together, in bytes (431 above, and the "
+            "connection is closed).",
+        ),
+    ] = 64 * 2**10,
     timeout: Annotated[
         float,
         typer.Option("--timeout", help="Seconds a client has to send a request's headers or body."),
@@ -72,10 +89,26 @@ def serve(
                         (max_in_flight, "--max-in-flight")):  # fmt: skip
         if value < 1:
             raise typer.BadParameter(f"must be at least 1, got {value}", param_hint=name)
+    if workers > MAX_WORKERS:
+        raise typer.BadParameter(
+            f"at most {MAX_WORKERS} worker processes, got {workers}", param_hint="--workers"
+        )
+    if max_header < 1024:
+        raise typer.BadParameter(
+            f"must be at least 1024 bytes (a browser's request head alone takes several "
+            f"hundred), got {max_header}",
+            param_hint="--max-header",
+        )
     if not 0 <= port <= 65535:
         raise typer.BadParameter(f"{port} is not a port (0-65535)", param_hint="--port")
-    if timeout <= 0 or save_interval <= 0:
-        raise typer.BadParameter("must be > 0", param_hint="--timeout/--save-interval")
+    # (nan and inf never get here: every command refuses them)
+    for seconds, name, top in ((timeout, "--timeout", MAX_TIMEOUT),
+                               (save_interval, "--save-interval", MAX_SAVE_INTERVAL)):  # fmt: skip
+        if not 0 < seconds <= top:
+            raise typer.BadParameter(
+                f"must be more than 0 and at most {top:g} seconds, got {seconds:g}",
+                param_hint=name,
+            )
     if workers > 1:  # else the app loads it before binding: errors are one line, exit 2
         load_model(model_file)
     else:
@@ -87,6 +120,7 @@ def serve(
         token_file=token_file,
         workers=workers,
         max_body_bytes=max_body,
+        max_header_bytes=max_header,
         timeout=timeout,
         max_in_flight=max_in_flight,
         save_interval=save_interval,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..contract import contract_of
-from ..io.readers import ReadError, list_names
+from ..io.readers import ReadError
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
 from ..text import SpamFilter, TextClassifier, capped
@@ -32,6 +32,7 @@ from .data import (
     describe_counts,
     describe_data,
     merge_classes,
+    missing_target,
     parse_merge,
     text_of,
 )
@@ -121,11 +122,7 @@ def open_data(
     kwargs = options.table_kwargs()
     table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
     if target is None:
-        raise ReadError(
-            f"{data}: name the column holding the class labels with --target; the columns "
-            f"are: {list_names(list(table.schema))}",
-            path=data,
-        )
+        raise missing_target(data, list(table.schema))
     batches = iter(table)
     head = [next(batches)]
     while sum(b.rows for b in head) < TABLE_BATCH and (more := next(batches, None)) is not None:

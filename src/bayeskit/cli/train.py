@@ -20,6 +20,7 @@ from .data import (
     KeepOpt,
     MergeOpt,
     MissingOpt,
+    NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
     SeparatorOpt,
@@ -34,6 +35,7 @@ from .models import (
     IntegersOpt,
     ModelOpt,
     build_model,
+    check_model_options,
     describe,
     is_text_model,
 )
@@ -143,6 +145,7 @@ def train(
     columns: ColumnsOpt = None,
     separator: SeparatorOpt = None,
     missing: MissingOpt = None,
+    no_default_missing: NoDefaultMissingOpt = False,
     merge: MergeOpt = None,
     unlabeled: Annotated[
         str | None,
@@ -179,6 +182,11 @@ def train(
     spam filter learned in more than one batch fits its probability scale on held-out scores
     of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
     at most --max-terms terms."""
+    from ..io.model_file import check_model_file_name
+    from .semi_supervised import check_unlabelled
+
+    # Every option that no data could make right is refused before DATA is read.
+    check_model_file_name(output)
     check_output_path(
         output,
         inputs=[data],
@@ -186,7 +194,13 @@ def train(
         replaceable=is_model_file,
         what="a bayeskit model file",
     )
-    options = ReadOptions.of(format, no_header, columns, missing, merge, separator, ids, keep)
+    check_model_options(model, alpha, integers)
+    if unlabeled is not None:
+        check_unlabelled(unlabeled, data)
+    options = ReadOptions.of(
+        format, no_header, columns, missing, merge, separator, ids, keep,
+        no_default_missing=no_default_missing,
+    )  # fmt: skip
     start = time.perf_counter()
     # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)
     semi_alpha = SEMI_SUPERVISED_ALPHA if alpha is None else alpha
@@ -244,7 +258,7 @@ def train(
                 trained.rows,
             )
         described = trained.describe()
-    save_model(estimator, output)
+    save_model(estimator, output, reading=options.reading(target))
     seconds = time.perf_counter() - start
     console = out_console()
     console.print(f"data: {data} — {described}")

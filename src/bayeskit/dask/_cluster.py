@@ -61,7 +61,10 @@ def connect(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=":0",  # no fixed port: another cluster may hold 8787
+                # this machine only: the scheduler, the workers and the dashboard (which shows
+                # the tasks and lets anyone who reaches it read their data), on a free port
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
                 silence_logs=logging.ERROR,
             ) as cluster,
             distributed.Client(cluster, set_as_default=False) as client,

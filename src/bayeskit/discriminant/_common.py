@@ -51,7 +51,11 @@ class DiscriminantAnalysis(NumericNB):
         try:
             super()._check_usable()
         except SingularCovarianceError as exc:
-            raise SingularCovarianceError(f"{exc}; {self._fix}") from None
+            raise SingularCovarianceError(f"{exc}; {self._singular_fix()}") from None
+
+    def _singular_fix(self) -> str:
+        """What to change when a covariance matrix is singular."""
+        return self._fix
 
     def _params(self) -> MVNormalParams:
         params: MVNormalParams = self._fitted()[1][0]

@@ -1,14 +1,16 @@
-"""Fisher's linear discriminant: one covariance matrix shared by every class (seed 002)."""
+"""Fisher's linear discriminant: one covariance matrix shared by every class (Fisher 1936)."""
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, cast
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ..errors import ParameterError
+from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
 from ..families.mvnormal import MVNormal
+from ..stats import Scatter
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
 SOLVERS = ("svd", "lsqr", "eigen")
@@ -19,7 +21,7 @@ class LinearDiscriminantAnalysis(
 ):
     """Linear discriminant analysis: ``x | y ~ N(μ_y, Σ)`` with one ``Σ`` for every class.
 
-    The decision is linear (seed 002): ``a(x) = argmax_y xᵀα_y + β_y`` with ``α_y = Σ⁻¹μ_y``
+    The decision is linear (Fisher 1936): ``a(x) = argmax_y xᵀα_y + β_y`` with ``α_y = Σ⁻¹μ_y``
     and ``β_y = ln(λ_y P(y)) − ½ μ_yᵀΣ⁻¹μ_y`` — ``coef_`` and ``intercept_``, which
     :func:`bayeskit.inspection.explain` and ``bayeskit inspect`` read. :meth:`transform` projects
     onto Fisher's discriminant axes.
@@ -30,22 +32,33 @@ class LinearDiscriminantAnalysis(
     that ``partial_fit``, ``sample_weight``, sparse input, merging models (``m1 + m2``) and
     ``unlearn`` are exact — none of which scikit-learn's LDA offers. Differences, on purpose:
 
-    * ``solver`` is accepted for compatibility and changes nothing: every solver gives the
-      model scikit-learn's ``"lsqr"`` and ``"eigen"`` give (``coef_ = Σ⁻¹μ`` through a
-      Cholesky factor; ``scalings_`` the eigen solver's), shrinkage works with ``"svd"`` too,
-      and ``transform`` works with ``"lsqr"``;
+    * on data of full rank every solver gives the model scikit-learn's ``"lsqr"`` and
+      ``"eigen"`` give (``coef_ = Σ⁻¹μ`` through a Cholesky factor; ``scalings_`` the eigen
+      solver's), shrinkage works with ``"svd"`` too, and ``transform`` works with ``"lsqr"``;
     * a column with the same value in every training row is left out (coefficient 0), as
       scikit-learn's ``"svd"`` and ``"lsqr"`` solvers do, where its ``"eigen"`` solver fails;
-    * a singular shared covariance (collinear columns; a column constant within every class
-      but not between them) is a :class:`~bayeskit.errors.SingularCovarianceError` naming the
-      column, not a least-squares answer that ignores it: set ``shrinkage``;
+    * rank-deficient data (collinear columns, such as a price difference stored beside both
+      prices; a column constant within every class but not between them): the default
+      ``solver="svd"`` works in the span of the data, as scikit-learn's ``"svd"`` solver and
+      R's ``MASS::lda`` do (Venables & Ripley 2002, §12.1): the null directions of the
+      within-class covariance are dropped, with a
+      :class:`~bayeskit.errors.CollinearColumnsWarning` naming the columns they involve, and
+      the posterior is that of the model fitted on a basis of the span (on balanced classes
+      with equal priors, the predictions of scikit-learn's ``"svd"`` solver, which scales the
+      covariance by ``1/(n − K)`` rather than ``1/n``). ``"lsqr"`` and ``"eigen"`` refuse
+      such data with a :class:`~bayeskit.errors.SingularCovarianceError` naming the column and
+      the fix. The span is found from the statistics when they are finalised, so
+      ``partial_fit`` and merging stay exact;
+    * ``priors`` that do not sum to 1 are renormalised with a warning, as in scikit-learn;
     * ``covariance_estimator`` takes the estimators that are functions of the covariance
       (``EmpiricalCovariance``, ``ShrunkCovariance``, ``LedoitWolf``, ``OAS``).
 
     Parameters
     ----------
     solver : {"svd", "lsqr", "eigen"}, default="svd"
-        Accepted for compatibility with scikit-learn; every solver gives the same model.
+        Every solver gives the same model on data of full rank; ``"svd"`` also fits
+        rank-deficient data, in its span (Hastie, Tibshirani & Friedman 2009, §4.3.2),
+        where ``"lsqr"`` and ``"eigen"`` refuse it.
     shrinkage : None, "auto", float in [0, 1], "ledoit-wolf" or "oas", default=None
         Shrink each class's covariance towards the scaled identity before pooling:
         ``"auto"`` Ledoit–Wolf on standardised features (scikit-learn's), a fixed intensity,
@@ -82,6 +95,13 @@ class LinearDiscriminantAnalysis(
     stats_ : Summary
         The sufficient statistics (a :class:`~bayeskit.stats.Scatter` block).
     n_features_in_, feature_names_in_
+
+    References
+    ----------
+    .. [1] T. Hastie, R. Tibshirani and J. Friedman, The Elements of Statistical Learning,
+           2nd ed., Springer, 2009, §4.3.
+    .. [2] W. N. Venables and B. D. Ripley, Modern Applied Statistics with S, 4th ed.,
+           Springer, 2002, §12.1 (``MASS::lda``).
 
     Examples
     --------
@@ -124,16 +144,48 @@ class LinearDiscriminantAnalysis(
 
     _fix = "set shrinkage='auto' (or a number in (0, 1]), or drop the column"
 
+    def _singular_fix(self) -> str:
+        if self.solver == "svd":
+            return self._fix
+        return (
+            "use solver='svd' (the default: it works in the span of the data), set "
+            "shrinkage='auto' (or a number in (0, 1]), or drop the column"
+        )
+
+    @property
+    def class_prior(self) -> Any:
+        """``priors``, renormalised with a warning when they do not sum to 1 (scikit-learn's
+        rule)."""
+        return _renormalised(self.priors, warn=True)
+
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 1.0,
                 shrinkage=sklearn_shrinkage(self.shrinkage, self.covariance_estimator),
-                pool_weights=self.priors,
+                pool_weights=_renormalised(self.priors, warn=False),
                 tol=self.tol,
+                span=self.solver == "svd",
             )
         ]
+
+    def _finalize(self, summary: Any) -> Any:
+        fitted = super()._finalize(summary)
+        params = fitted[1][0]
+        if params.collinear:
+            names = self._feature_names()
+            shown = ", ".join(repr(str(names[j])) for j in params.collinear[:10])
+            more = len(params.collinear) - 10
+            warnings.warn(
+                f"the columns {shown}{f' and {more} more' if more > 0 else ''} are collinear "
+                f"(or constant within every class): {params.n_null} direction"
+                f"{'s' if params.n_null > 1 else ''} without within-class variance dropped; "
+                "the model works in the span of the data",
+                CollinearColumnsWarning,
+                stacklevel=4,
+            )
+        return fitted
 
     def _check_fit(self) -> None:
         super()._check_fit()
@@ -154,6 +206,12 @@ class LinearDiscriminantAnalysis(
         return int(n)
 
     # ------------------------------------------------------------------ fitted attributes
+    @property
+    def means_(self) -> np.ndarray:
+        """Mean of each class, shape (n_classes, n_features)."""
+        scatter = cast(Scatter, self._fitted_summary().blocks[0])
+        return np.asarray(scatter.mean)
+
     @property
     def covariance_(self) -> np.ndarray:
         """The shared covariance matrix, (n_features, n_features)."""
@@ -208,3 +266,27 @@ class LinearDiscriminantAnalysis(
         X = family.validate(self._check_X(X, reset=False), self._feature_names())
         scores = np.asarray(X @ W.T) + b
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+
+def _renormalised(priors: Any, *, warn: bool) -> Any:
+    """Non-negative finite ``priors`` divided by their sum when it is not 1 (with a
+    :class:`~bayeskit.errors.BayeskitWarning` when ``warn``); anything else as given, for the
+    class prior's own checks to name."""
+    if priors is None:
+        return None
+    try:
+        values = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        return priors
+    total = float(values.sum()) if values.ndim == 1 else np.nan
+    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
+        return priors
+    if np.isclose(total, 1.0, rtol=0, atol=1e-8):
+        return priors
+    if warn:
+        warnings.warn(
+            f"the priors {values.tolist()} sum to {total:.10g}, not 1; renormalising them",
+            BayeskitWarning,
+            stacklevel=3,
+        )
+    return values / total

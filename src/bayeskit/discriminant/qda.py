@@ -1,4 +1,4 @@
-"""Quadratic discriminant analysis: a covariance matrix per class (seed 002)."""
+"""Quadratic discriminant analysis: a covariance matrix per class (Vorontsov's lectures)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ SOLVERS = ("svd", "eigen")
 class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
     """Quadratic discriminant analysis: ``x | y ~ N(μ_y, Σ_y)``, a covariance per class.
 
-    Seed 002's plug-in rule ``argmax_y ln λ_y P(y) − ½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y``,
+    The plug-in rule ``argmax_y ln λ_y P(y) − ½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y``,
     scored through a Cholesky factor of each ``Σ_y``. scikit-learn's parameters and numbers
     (``predict_proba``, ``means_``, ``covariance_`` with ``reg_param``), fitted from sufficient
     statistics, so ``partial_fit``, ``sample_weight``, sparse input, merging and ``unlearn`` are

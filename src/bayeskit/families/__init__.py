@@ -1,6 +1,7 @@
 """Distribution families, one per file: summarize / finalize / log_prob (and linear_form)."""
 
 from ._base import FAMILIES, Family, family_from_config
+from .auto import Auto
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
@@ -15,6 +16,7 @@ from .poisson import Poisson
 
 __all__ = [
     "FAMILIES",
+    "Auto",
     "Bernoulli",
     "Binomial",
     "Categorical",

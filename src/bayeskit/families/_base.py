@@ -25,7 +25,7 @@ with messages that name the column and row.
 Missing values: a NaN (what the estimators turn None, pandas NA and polars null into for
 numeric columns) is a missing value. ``summarize`` leaves it out of every statistic and
 ``log_prob`` gives it a contribution of 0, so the feature drops out of the product for that row
-(seed 003); a row with every feature missing scores the prior alone.
+(Duda, Hart & Stork 2001, §2.10); a row with every feature missing scores the prior alone.
 
 Every family registers itself by ``name`` in :data:`FAMILIES`; ``family_from_config(name,
 config)`` rebuilds one (model files and ``MixedNB`` use it, and nothing else can be named).
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_type_hints
 
 import numpy as np
 import scipy.sparse as sp
@@ -106,6 +106,17 @@ class Family(ABC):
     @abstractmethod
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Statistic:
         """Sufficient statistics of ``X`` under class weights ``R``."""
+
+    def check_statistic(self, stats: Statistic) -> str | None:
+        """Why ``stats`` (read from a model file) cannot be this family's statistic under its
+        settings, or None. The kind is the one :meth:`summarize` declares it returns."""
+        expected = get_type_hints(type(self).summarize).get("return", Statistic)
+        if isinstance(expected, type) and not isinstance(stats, expected):
+            return (
+                f"the {self.name} family keeps {expected.__name__} statistics, not "
+                f"{type(stats).__name__} ({stats.kind!r})"
+            )
+        return None
 
     @abstractmethod
     def finalize(self, stats: Any) -> Any:

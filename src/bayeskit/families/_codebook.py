@@ -131,7 +131,10 @@ class Codebook:
                 and _integral(cats, np.zeros(len(cats), bool))
             ):
                 lo, hi = int(cats[0]), int(cats[-1])
-                if hi - lo + 1 <= max(_MAX_LUT, 4 * len(cats)):
+                # (whole numbers beyond ±2**53, uint64 hashes, are looked up by search: a
+                # table indexed from them would not fit int64)
+                small = lo > -(2**53) and hi < 2**53
+                if small and hi - lo + 1 <= max(_MAX_LUT, 4 * len(cats)):
                     lut_feats.append(j)
                     los.append(lo)
                     spans.append(hi - lo + 1)

@@ -3,9 +3,9 @@
 With counts ``N_v`` over ``K`` categories and a symmetric Dirichlet(α) prior:
 
 * ``"mean"`` — posterior mean ``(N_v + α) / (N + Kα)``: Laplace (α=1) and Lidstone smoothing,
-  the estimate scikit-learn uses (seeds 000, 003, 004);
+  the estimate scikit-learn uses (McCallum & Nigam 1998);
 * ``"map"`` — posterior mode ``(N_v + α − 1) / (N + K(α − 1))``, defined for α ≥ 1; MAP with
-  Dir(2) gives the same numbers as Laplace smoothing (seed 003);
+  Dir(2) gives the same numbers as Laplace smoothing;
 * ``"mle"`` — maximum likelihood ``N_v / N`` (α ignored); an unseen event gets probability 0.
 
 All three are ``(N_v + a) / Σ_v (N_v + a)`` with pseudo-count ``a = α``, ``α − 1`` or ``0``.

@@ -1,5 +1,5 @@
 """The Bayesian Gaussian: a Normal-Gamma prior on each class's mean and precision, and the
-Student-t posterior predictive it leads to (seed 003, "integrate the parameters out").
+Student-t posterior predictive it leads to (Murphy 2007, "integrate the parameters out").
 
 Prior per class c and feature j (precision τ = 1/σ²)::
 

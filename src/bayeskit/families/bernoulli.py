@@ -1,4 +1,4 @@
-"""Multivariate Bernoulli event model: each feature is present or absent (seeds 000, 003, 004).
+"""Multivariate Bernoulli event model: each feature is present or absent (McCallum & Nigam 1998).
 
 ``p_cj = (N_cj + α) / (N_c + 2α)``; unlike the multinomial model the absence of a feature counts
 too: ``ln p(x|c) = Σ_j x_j ln p_cj + (1 − x_j) ln(1 − p_cj)``, still linear in ``x``.

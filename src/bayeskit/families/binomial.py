@@ -1,6 +1,6 @@
 """Binomial counts: ``x_j`` successes out of ``k_j`` trials, ``x_j ~ Binomial(k_j, p_cj)``.
 
-``ln p(x|c) = Σ_j ln C(k_j, x_j) + x_j ln p_cj + (k_j − x_j) ln(1 − p_cj)`` (seed 002's table:
+``ln p(x|c) = Σ_j ln C(k_j, x_j) + x_j ln p_cj + (k_j − x_j) ln(1 − p_cj)`` (the binomial pmf;
 natural parameter ``θ = ln p/(1 − p)``, log-partition ``A = −k ln(1 − p)``, base measure
 ``ln C(k, x)``), linear in ``x`` apart from the class-free ``ln C(k, x)``. ``p`` is smoothed by
 a Beta(α, α) prior: ``p = (S + a) / (w k + 2a)`` with ``S`` the weighted successes, ``w`` the

@@ -1,8 +1,8 @@
-"""Categorical event model: each feature takes one of finitely many values (seeds 001, 004).
+"""Categorical event model: each feature takes one of finitely many values (McCallum & Nigam 1998).
 
 ``θ_cjv = (N_cjv + α) / (N_cj + α K_j)`` with ``K_j`` the number of categories of feature ``j``.
 Values are taken as they are (strings, ints, bools…); a missing value drops out of the product
-in training and in prediction (seed 003). Scoring is linear in the one-hot encoding of the
+in training and in prediction (Duda et al.). Scoring is linear in the one-hot encoding of the
 values, which is how it runs: one sparse product over all features at once.
 
 Whole numbers ≥ 0 are ordinal codes, as in scikit-learn's ``CategoricalNB``: a feature whose
@@ -11,7 +11,8 @@ values are codes has the categories ``0 … max code`` (``K_j = max + 1``, raise
 unseen value. ``finalize`` adds those categories to the statistics it is given (the
 statistics themselves keep the values seen, so that unlearning stays exact) unless the range
 is far wider than the values seen (beyond ``max(2^16, 4 × seen)``: identifiers rather than
-codes), where ``K_j`` only enters the smoothing denominator.
+codes), where ``K_j`` only enters the smoothing denominator. Whole numbers of 2^53 and beyond
+(a uint64 hash) are identifiers, not codes: each is a category of its own.
 """
 
 from __future__ import annotations
@@ -301,6 +302,12 @@ class Categorical(Family):
         return W, np.zeros(W.shape[0])
 
 
+#: Whole numbers from here on are not ordinal codes: float64 holds every whole number only
+#: below 2**53, so a code range beyond it could not be counted (values such as uint64 hashes
+#: are identifiers, each its own category).
+_LARGEST_CODE = 2.0**53
+
+
 def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
     """(max code + 1, and the same where the code range is added to the categories, else 0)
     of each feature, 0 for features whose values are not whole numbers >= 0 (ordinal codes,
@@ -311,6 +318,8 @@ def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
         if not len(cats) or cats.dtype.kind not in "biuf" or cats[0] < 0:
             continue
         if not _integral(cats, np.zeros(len(cats), dtype=bool)):
+            continue
+        if not float(cats[-1]) < _LARGEST_CODE:  # an identifier (a uint64 hash…), not a code
             continue
         codes[j] = int(cats[-1]) + 1
         if len(cats) < codes[j] <= max(_MAX_LUT, 4 * len(cats)):

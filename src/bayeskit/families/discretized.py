@@ -1,5 +1,5 @@
 """Discretized real features: cut each feature into intervals, then a categorical model over
-the intervals (seed 001: "replace each continuous attribute by the interval it falls in").
+the intervals (Dougherty et al. 1995: each continuous attribute replaced by its interval).
 
 ``θ_cjb = (N_cjb + α) / (N_cj + α B_j)``: the Dirichlet-smoothed share of class ``c``'s rows
 whose feature ``j`` falls in interval ``b`` of the feature's ``B_j`` intervals.

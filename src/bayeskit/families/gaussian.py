@@ -1,4 +1,4 @@
-"""Gaussian family: each real-valued feature is normal within each class (seeds 002, 003).
+"""Gaussian family: each real-valued feature is normal within each class (Duda, Hart & Stork 2001).
 
 ``ln p(x|c) = Σ_j −½ ln(2π σ²_cj) − (x_j − μ_cj)² / (2 σ²_cj)``, with the per-class mean and
 variance taken from centred moments (:class:`~bayeskit.stats.Moments`, merged with Chan's
@@ -11,13 +11,18 @@ the merged statistics:
   into ``partial_fit`` batches (scikit-learn keeps the last batch's, its issue #14054). When
   every feature is constant the largest variance is 0; the floor is then taken relative to the
   size of the values, ``var_smoothing · max_j x̄_j²`` (``var_smoothing`` itself if every value is
-  0), so a variance is never 0;
+  0), so a variance is never 0. With ``var_floor="column"`` each feature is floored by its own
+  scale instead, ``ε_j = var_smoothing · Var(x_j)`` (``x̄_j²``, or 1, for a constant feature), as
+  R's e1071 and Weka floor each column by itself: scikit-learn's single floor makes one column
+  measured in large units (variance 1e10) add 10 to the variance of every other column, which
+  flattens a strong predictor of variance ~1 (John & Langley 1995 discuss the Gaussian
+  assumption column by column);
 * ``shared_variance=True`` pools the within-class variance of each feature over the classes,
   ``σ²_j = Σ_c M2_cj / Σ_c N_cj + ε``; the quadratic terms are then the same for every class
   and the decision is linear in ``x`` (Fisher's linear discriminant with a diagonal covariance,
-  seed 002; see :meth:`Gaussian.discriminant`);
+  Hastie et al. §4.3; see :meth:`Gaussian.discriminant`);
 * ``estimate="predictive"`` integrates the mean and variance out under a Normal-Gamma prior
-  and scores with the Student-t posterior predictive (seed 003, :mod:`._student_t`).
+  and scores with the Student-t posterior predictive (Murphy 2007, :mod:`._student_t`).
 
 ``log_prob`` is two matrix products: ``Σ_j (x_j − μ_cj)² / σ²_cj`` expands into
 ``U² @ (1/σ²)ᵀ − 2 U @ (μ'/σ²)ᵀ + Σ_j μ'²/σ²`` over values ``U = X − m`` and means ``μ' = μ − m``
@@ -53,6 +58,7 @@ from ._gaussian_refine import refine
 from ._student_t import normal_gamma_predictive, student_t_log_prob, student_t_terms
 
 ESTIMATES = ("mle", "predictive")
+VAR_FLOORS = ("largest", "column")
 #: The smallest variance used: its inverse, the precision, stays a finite float64 (the floor
 #: ε can be smaller still when the data's own spread is near float64's smallest numbers).
 _SMALLEST_VAR = float(np.finfo(np.float64).tiny)
@@ -70,7 +76,7 @@ class GaussianParams:
 
     theta: np.ndarray
     var: np.ndarray
-    epsilon: float
+    epsilon: float | np.ndarray  # one floor, or one per feature (var_floor="column")
     dof: np.ndarray | None
     reference: np.ndarray
     seen: np.ndarray
@@ -119,6 +125,10 @@ class Gaussian(Family):
     var_smoothing : float, default=1e-9
         Portion of the largest feature variance added to every variance (the floor ε, see the
         module docstring). 0 disables the floor; a zero variance is then refused at fit.
+    var_floor : {"largest", "column"}, default="largest"
+        What ``var_smoothing`` is a portion of: the largest feature variance, one floor for
+        every feature (scikit-learn's), or each feature's own variance (R's e1071 and Weka
+        floor each column by itself; a column in large units then leaves the others alone).
     shared_variance : bool, default=False
         One variance per feature for all classes (pooled within-class variance): a linear
         decision rule.
@@ -159,6 +169,7 @@ class Gaussian(Family):
         self,
         var_smoothing: float = 1e-9,
         *,
+        var_floor: str = "largest",
         shared_variance: bool = False,
         estimate: str = "mle",
         prior_mean: Any = None,
@@ -166,6 +177,7 @@ class Gaussian(Family):
         prior_var: Any = None,
     ):
         self.var_smoothing = var_smoothing
+        self.var_floor = var_floor
         self.shared_variance = shared_variance
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -178,6 +190,7 @@ class Gaussian(Family):
 
         return {
             "var_smoothing": self.var_smoothing,
+            "var_floor": self.var_floor,
             "shared_variance": self.shared_variance,
             "estimate": self.estimate,
             "prior_mean": plain(self.prior_mean),
@@ -204,12 +217,24 @@ class Gaussian(Family):
                 "likelihood, as scikit-learn) or 'predictive' (Normal-Gamma prior, Student-t "
                 "posterior predictive)"
             )
+        if self.var_floor not in VAR_FLOORS:
+            raise ParameterError(
+                f"var_floor={self.var_floor!r} is not one of {VAR_FLOORS}: 'largest' (a portion "
+                "of the largest feature variance, as scikit-learn) or 'column' (of each "
+                "feature's own variance, as R's e1071 and Weka)"
+            )
         pooled_weight, pooled_mean, pooled_var = pooled_spread(stats.weight, stats.mean, stats.m2)
         seen = pooled_weight > 0
-        scale = float(pooled_var[seen].max(initial=0.0))
-        if scale == 0.0:
-            # Every feature constant (or a single row): the floor follows the values' size.
-            scale = float((pooled_mean[seen] ** 2).max(initial=0.0)) or 1.0
+        scale: float | np.ndarray
+        if self.var_floor == "column":
+            # Each feature by its own spread; a constant one by the size of its value.
+            size = np.where(pooled_mean**2 > 0, pooled_mean**2, 1.0)
+            scale = np.where(seen & (pooled_var > 0), pooled_var, size)
+        else:
+            scale = float(pooled_var[seen].max(initial=0.0))
+            if scale == 0.0:
+                # Every feature constant (or a single row): the floor follows the values' size.
+                scale = float((pooled_mean[seen] ** 2).max(initial=0.0)) or 1.0
         epsilon = var_smoothing * scale
         shared = bool(self.shared_variance)
         if self.estimate == "predictive":
@@ -244,8 +269,8 @@ class Gaussian(Family):
         stats: Moments,
         pooled_mean: np.ndarray,
         pooled_var: np.ndarray,
-        scale: float,
-        epsilon: float,
+        scale: float | np.ndarray,
+        epsilon: float | np.ndarray,
         seen: np.ndarray,
     ) -> GaussianParams:
         d = stats.n_features
@@ -316,7 +341,7 @@ class Gaussian(Family):
 
         ``log_prob(X) = X @ W.T + b + g(X)`` where ``g(x) = −½ Σ_j (x_j² / σ²_j + ln 2πσ²_j)``
         is the same for every class, so the posterior is ``softmax(X @ W.T + b + log prior)``
-        on complete rows: ``W_cj = μ_cj / σ²_j``, ``b_c = −½ Σ_j μ²_cj / σ²_j`` (seed 002's
+        on complete rows: ``W_cj = μ_cj / σ²_j``, ``b_c = −½ Σ_j μ²_cj / σ²_j`` (Fisher's
         α_y and β_y). Not :meth:`linear_form`: that promises ``log_prob`` itself, and ``g``
         is not linear.
         """

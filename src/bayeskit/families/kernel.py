@@ -1,4 +1,4 @@
-"""Kernel density estimate per class and feature: the Parzen window of seed 002, made naive.
+"""Kernel density estimate per class and feature: the Parzen window (Vorontsov), made naive.
 
 ``p(x_j | c) = (W_cj f̂_cj(x_j) + a g_j(x_j)) / (W_cj + a)`` where
 
@@ -153,7 +153,7 @@ class _Rows:
 
 
 class Kernel(Family):
-    """Kernel density estimate of each feature in each class (Parzen window, seed 002).
+    """Kernel density estimate of each feature in each class (Parzen window; John & Langley 1995).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Multinomial event model: counts of events (words) drawn from a per-class distribution.
 
-``θ_cj = (N_cj + α) / (N_c + αD)`` (seeds 000, 002, 003, 004); log-likelihood ``Σ_j x_j ln θ_cj``
+``θ_cj = (N_cj + α) / (N_c + αD)`` (McCallum & Nigam 1998); log-likelihood ``Σ_j x_j ln θ_cj``
 is linear in the counts. With ``smoothing="corpus"`` the Dirichlet prior's mean is the pooled
 (all-class) distribution ``p̂_j = N_j / N`` instead of the uniform ``1/D``:
 ``θ_cj = (N_cj + αD p̂_j) / (N_c + αD)`` (Dirichlet smoothing of language-model retrieval, Zhai &

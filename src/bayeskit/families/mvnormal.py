@@ -1,5 +1,5 @@
 """Multivariate normal family: a block of real-valued columns is jointly normal within each class
-(seed 002's normal discriminant analysis).
+(normal discriminant analysis, Duda et al. 2001).
 
 ``ln p(x|y) = −½ (x − μ_y)ᵀ Σ_y⁻¹ (x − μ_y) − ½ ln det Σ_y − (d/2) ln 2π``
 
@@ -22,6 +22,16 @@ Degenerate data never gives a silent wrong answer:
   variance to divide by; it is left out of the density (every class would score it alike when
   the covariance is regularised, so the posterior is the same either way) — the rule
   scikit-learn's LDA solvers follow;
+* with ``span=True`` (linear discriminant analysis's default solver), a shared covariance that
+  is singular because columns are collinear (a price difference stored beside both prices) or
+  a column is constant within every class is used in the span of the data, as scikit-learn's
+  ``"svd"`` solver and R's ``MASS::lda`` do (Venables & Ripley 2002, §12.1; Hastie, Tibshirani
+  & Friedman 2009, §4.3.2): the eigenvectors ``N`` of the correlation matrix whose eigenvalues
+  are at most ``tol²`` are the null directions; the class means are projected onto their
+  complement and the matrix completed with ``D^½ N Nᵀ D^½``, so every null direction adds
+  the same term to every class and the posterior is that of the model on the span. The
+  statistics stay the sums they always are (``partial_fit`` and merging stay exact): the span
+  is a function of them, found here;
 * a covariance that is singular — a class with fewer rows than features, a column constant
   within a class, collinear columns — is recorded by ``finalize`` and refused with a
   :class:`~bayeskit.errors.SingularCovarianceError` naming the class and the column before any
@@ -114,10 +124,15 @@ class MVNormalParams:
     tol: float
     #: one covariance matrix for every class (a linear decision rule)
     shared: bool
+    #: with ``span=True`` and collinear columns: the matrix factored (on the kept columns),
+    #: the covariance completed in the null directions, and the columns those involve
+    completed: np.ndarray | None = None
+    collinear: tuple[int, ...] = ()
+    n_null: int = 0
 
     @cached_property
     def discriminant(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, b)`` with ``W_y = Σ⁻¹ μ_y`` and ``b_y = −½ μ_yᵀ Σ⁻¹ μ_y`` (seed 002's α_y
+        """``(W, b)`` with ``W_y = Σ⁻¹ μ_y`` and ``b_y = −½ μ_yᵀ Σ⁻¹ μ_y`` (Fisher's α_y
         and β_y without the prior) for a shared matrix; columns left out get weight 0."""
         if not self.shared:
             raise ParameterError(
@@ -161,12 +176,19 @@ class MVNormalParams:
             raise ParameterError("Fisher's projection needs one shared covariance matrix")
         require_regular(self)
         keep = self.keep
-        within = self.covariance[0][np.ix_(keep, keep)]
+        within = (
+            self.covariance[0][np.ix_(keep, keep)] if self.completed is None else self.completed
+        )
         between = self.total[np.ix_(keep, keep)] - within
         values, vectors = scipy.linalg.eigh(between, within)
         order = np.argsort(values)[::-1]
+        vectors = vectors[:, order]
+        # An axis is defined up to its sign: the one whose largest entry is positive, so that
+        # two fits of (nearly) the same statistics give the same axes.
+        top = np.argmax(np.abs(vectors), axis=0)
+        vectors *= np.where(vectors[top, np.arange(vectors.shape[1])] < 0, -1.0, 1.0)
         scalings = np.zeros((len(keep), int(keep.sum())))
-        scalings[keep] = vectors[:, order]
+        scalings[keep] = vectors
         return scalings, values[order]
 
 
@@ -201,6 +223,10 @@ class MVNormal(Family):
         likelihood). scikit-learn's LDA weights by the class priors.
     tol : float >= 0, default=1e-4
         A matrix whose correlation matrix has an eigenvalue at most ``tol²`` is singular.
+    span : bool, default=False
+        A singular shared matrix (collinear columns, a column constant within every class) is
+        used in the span of the data, its null directions dropped (see the module docstring),
+        instead of being refused.
 
     Examples
     --------
@@ -231,7 +257,9 @@ class MVNormal(Family):
         ridge: float = 0.0,
         pool_weights: Any = None,
         tol: float = 1e-4,
+        span: bool = False,
     ):
+        self.span = span
         self.pooling = pooling
         self.shape = shape
         self.shrinkage = shrinkage
@@ -254,6 +282,7 @@ class MVNormal(Family):
             "ridge": self.ridge,
             "pool_weights": weights,
             "tol": self.tol,
+            "span": self.span,
         }
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
@@ -348,8 +377,9 @@ class MVNormal(Family):
         if shared:
             total_estimate = class_estimates(stats.pooled(), s["shrinkage"])[0]
             total_cov = finish(total_estimate, shape=self.shape, **finishing)[0]
+        kept_cov = covariance if keep.all() else covariance[:, keep][:, :, keep]
         factor, inverse, var, log_det, singular = factorize(
-            covariance if keep.all() else covariance[:, keep][:, :, keep],
+            kept_cov,
             stats.mean[:, keep],
             stats.weight,
             np.zeros(1, dtype=bool) if shared else empty,
@@ -357,8 +387,27 @@ class MVNormal(Family):
             tol=s["tol"],
             shared=shared,
         )
+        means = stats.mean
+        spanned = None
+        if self.span and shared and singular and self.shape == "full" and keep.any():
+            spanned = span_of(
+                kept_cov[0], stats.mean[:, keep], reference[keep], s["tol"], stats.weight.sum()
+            )
+        if spanned is not None:
+            completed, projected = spanned[0], spanned[1]
+            means = stats.mean.copy()
+            means[:, keep] = projected
+            factor, inverse, var, log_det, singular = factorize(
+                completed[None],
+                projected,
+                stats.weight,
+                np.zeros(1, dtype=bool),
+                diagonal=False,
+                tol=s["tol"],
+                shared=True,
+            )
         return MVNormalParams(
-            means=stats.mean,
+            means=means,
             covariance=covariance,
             keep=keep,
             factor=factor,
@@ -372,6 +421,11 @@ class MVNormal(Family):
             shrinkage=alpha,
             tol=s["tol"],
             shared=shared,
+            completed=None if spanned is None else spanned[0],
+            collinear=()
+            if spanned is None
+            else tuple(int(j) for j in np.flatnonzero(keep)[spanned[2]]),
+            n_null=0 if spanned is None else spanned[3],
         )
 
     # ------------------------------------------------------------------ scoring
@@ -446,6 +500,41 @@ _THIN_COLUMNS = 128
 def _thin(d: int) -> Any:
     """One BLAS thread while matrices of ``d`` columns are worked on, if they are thin."""
     return one_blas_thread() if d <= _THIN_COLUMNS else contextlib.nullcontext()
+
+
+def span_of(
+    cov: np.ndarray, means: np.ndarray, centre: np.ndarray, tol: float, weight: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """A singular shared covariance used in the span of the data (see the module docstring):
+    ``(completed matrix, class means projected on the span, the columns the null directions
+    involve, the number of null directions)``, or None when it has no null direction to drop
+    (or nothing but null directions).
+
+    On the correlation scale ``C = D^-½ Σ D^-½`` (a column without variance within the
+    classes scaled by the size of its values instead), the eigenvectors ``N`` with eigenvalues
+    at most ``tol²`` span the null directions — scikit-learn's ``"svd"`` solver keeps the
+    singular values of the standardised data above ``tol``. The completed matrix is
+    ``Σ + D^½ N Nᵀ D^½`` and each mean ``μ_y − D^½ N Nᵀ D^-½ (μ_y − x̄)``: along the null
+    directions every class then scores ``(Nᵀ D^-½ (x − x̄))²`` alike, and elsewhere the
+    model is the one on the span.
+    """
+    var = np.diagonal(cov)
+    size = np.abs(means).max(axis=0)
+    flat = constant(var, size, weight)
+    scale = np.sqrt(np.where(flat, np.where(size > 0, size * size, 1.0), var))
+    corr = cov / scale[:, None] / scale[None, :]
+    values, vectors = np.linalg.eigh(corr)
+    null = values <= tol * tol
+    if not null.any() or null.all():
+        return None
+    N = vectors[:, null]
+    scaled = scale[:, None] * N
+    completed = cov + scaled @ scaled.T
+    offset = (means - centre) / scale
+    projected = means - (offset @ N) @ scaled.T
+    # a column takes part in a dropped direction when it carries a visible share of it
+    involved = np.flatnonzero((np.abs(N) > 1e-3).any(axis=1))
+    return completed, projected, involved, int(null.sum())
 
 
 def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalParams) -> str:

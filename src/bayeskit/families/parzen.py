@@ -1,4 +1,4 @@
-"""The Parzen window family: a multivariate kernel density estimate per class (seed 002).
+"""The Parzen window family: a multivariate kernel density estimate per class (Parzen 1962).
 
 ``p̂_h(x | y) = 1 / (W_y V_h) Σ_{i in class y} w_i K(ρ(x, x_i) / h_i)`` with a kernel profile K
 (:data:`~bayeskit.families._parzen_kernels.KERNELS`), a distance ρ, the class's total weight
@@ -106,7 +106,7 @@ class ParzenParams:
 
 
 class Parzen(Family):
-    """Multivariate kernel density estimate of each class (the Parzen window, seed 002).
+    """Multivariate kernel density estimate of each class (the Parzen window, Parzen 1962).
 
     Parameters
     ----------
@@ -472,10 +472,19 @@ def _pooled_spread(
     else:  # cosine: to the class's mean direction
         norm = np.sqrt(np.einsum("ij,ij->i", centre, centre))
         unit = np.divide(centre, norm[:, None], out=np.zeros_like(centre), where=norm[:, None] > 0)
-        rho = 1.0 - np.einsum("ij,ij->i", T[rows], unit)
+        # (1 − cos θ rounds below 0 for rows of one direction: a distance is never negative)
+        rho = np.maximum(1.0 - np.einsum("ij,ij->i", T[rows], unit), 0.0)
     w = W[cls, rows]
+    if metric == "cosine" and not float(w @ rho) > _COSINE_ROUNDING * float(w.sum()):
+        # Every row in its class's direction (1 − cos θ within rounding of 0): the rows
+        # coincide for this metric, and ρ (in [0, 2]) gets the width 1 coinciding rows get.
+        return 1.0
     mean_euclid = float(w @ euclid)
     return spread * float(w @ rho) / mean_euclid if mean_euclid > 0 else spread
+
+
+#: 1 − cos θ of two rows of one direction, computed, is a few ulps of 1 (either sign).
+_COSINE_ROUNDING = 64 * float(np.finfo(np.float64).eps)
 
 
 def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:

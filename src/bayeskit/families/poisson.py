@@ -1,4 +1,4 @@
-"""Poisson counts: ``x_j ~ Poisson(λ_cj)`` in each class (seed 002).
+"""Poisson counts: ``x_j ~ Poisson(λ_cj)`` in each class (Vorontsov's lectures).
 
 ``ln p(x|c) = Σ_j x_j ln λ_cj − λ_cj − ln x_j!`` is an exponential family with natural
 parameter ``θ = ln λ``, log-partition ``A = λ`` and base measure ``h(x) = −ln x!``: linear in
@@ -6,7 +6,7 @@ parameter ``θ = ln λ``, log-partition ``A = λ`` and base measure ``h(x) = −
 rate β): ``λ = (S + α) / (w + β)`` with ``S`` the weighted count total and ``w`` the weight of
 the rows where the feature is observed.
 
-The document-length variant (seed 002) scores a row given its length ``N = Σ_j x_j``: the
+The document-length variant (McCallum & Nigam) scores a row given its length ``N = Σ_j x_j``: the
 Poisson counts conditioned on their sum are multinomial with ``π_cj = λ_cj / Λ_c``
 (``Λ_c = Σ_j λ_cj``), so the length term ``−Λ_c`` (the expected length) becomes
 ``−N ln Λ_c``, and with the same α the model *is* multinomial Naive Bayes (β cancels).
@@ -65,7 +65,7 @@ class Poisson(Family):
         Posterior mean ``(S + α)/(w + β)``, posterior mode ``(S + α − 1)/(w + β)`` (α ≥ 1) or
         maximum likelihood ``S / w``.
     given_length : bool
-        Score each row given its length ``N = Σ_j x_j`` (the multinomial model, seed 002).
+        Score each row given its length ``N = Σ_j x_j`` (the multinomial model).
 
     A class in which a feature was never observed (``w + β = 0``) gets the rate pooled over
     all classes, which tells the classes nothing apart; a feature observed in no class at all

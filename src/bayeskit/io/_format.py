@@ -242,6 +242,12 @@ def build(
     try:
         summary = Summary(classes, class_count, tuple(blocks))
         model.set_fitted_record(decode(meta.get("fitted"), "fitted", 0), summary)
+        # Each statistic of the kind its family (under the stored settings) keeps: a
+        # file declaring covariance_type="full" over diagonal moments is refused here.
+        for family, stat in zip(model._families(), blocks, strict=True):
+            wrong = family.check_statistic(stat)
+            if wrong is not None:
+                raise ModelFileError(f"the settings do not fit the statistics stored: {wrong}")
         if budget is not None:
             # What finalize will allocate, from the hyperparameters and the statistics' sizes,
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.

@@ -142,8 +142,7 @@ def build_semi(
         raise ModelFileError(
             "the wrapped model's classes do not match the classes and n_components stored"
         )
-    model.estimator_ = fitted
-    model.classes_ = classes
+    model._adopt_estimator(fitted, classes)
     model.n_iter_ = n_iter
     model.converged_ = converged
     model.lower_bounds_ = np.asarray(bounds, dtype=np.float64)

@@ -18,10 +18,19 @@ def training_columns(model: Any) -> list[str] | None:
 
 
 def align_columns(
-    frame: Any, expected: list[str] | None, source: str, ignore: list[str] | None = None
+    frame: Any,
+    expected: list[str] | None,
+    source: str,
+    ignore: list[str] | None = None,
+    *,
+    ignore_option: str | None = None,
 ) -> Any:
     """``frame``'s columns in the training order ``expected``; a missing or unexpected
-    column is an error naming it (``ignore`` lists columns to drop first, such as labels)."""
+    column is an error naming it (``ignore`` lists columns to drop first, such as labels).
+
+    The message suits every door (the command line, the service, Python); a command with an
+    option that leaves columns out names it as ``ignore_option`` (``--ignore``) and the
+    message suggests it."""
     if ignore:
         frame = frame.drop([c for c in ignore if c in frame.columns])
     if expected is None:
@@ -36,13 +45,26 @@ def align_columns(
             parts.append(f"not in training {list_names([repr(c) for c in extra], 10)}")
         fix = "give the columns the model was trained on"
         if extra and not missing:
-            fix = f"drop them or pass --ignore {','.join(extra)}"
+            fix = "leave them out"
+            if ignore_option is not None:
+                fix += f" (pass {ignore_option} {','.join(extra)})"
         raise ReadError(
             f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
             path=source,
             column=(missing or extra)[0],
         )
     return frame.select(expected)
+
+
+def missing_drops_out(model: Any) -> bool:
+    """Whether a missing value simply drops out of ``model``'s likelihood (what it declares:
+    scikit-learn's ``allow_nan`` input tag — the naive models and the diagonal mixtures, whose
+    features are independent given the class or component), so a column absent from the data
+    is as good as a column of missing values."""
+    try:
+        return bool(model.__sklearn_tags__().input_tags.allow_nan)
+    except AttributeError:
+        return False
 
 
 def column_kinds(model: Any) -> dict[str, str]:

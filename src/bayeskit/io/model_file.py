@@ -19,7 +19,7 @@ Examples
 >>> import bayeskit as bk
 >>> model = bk.MultinomialNB(alpha=0.5).fit(np.array([[2, 0], [0, 3], [1, 1]]), ["a", "b", "a"])
 >>> with tempfile.TemporaryDirectory() as tmp:
-...     path = os.path.join(tmp, "model.bkm")
+...     path = os.path.join(tmp, "model.bk")
 ...     bk.save(model, path)
 ...     loaded = bk.load(path)
 >>> loaded
@@ -55,7 +55,7 @@ from ._format import build as _build
 from ._format import check_meta as _check_meta
 from ._format import section_contents as _section_contents
 
-__all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
+__all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "load_reading", "save"]
 
 #: The newest format version this bayeskit reads; each file is written with the oldest version
 #: that holds it (1 for the models in ESTIMATORS, 2 for text models).
@@ -82,7 +82,28 @@ _LOW_LEVEL = (
 
 
 # ---------------------------------------------------------------------------------- saving
-def save(model: Any, path: str | os.PathLike[str]) -> None:
+#: Names that say "pickle": a model file named so invites ``pickle.load`` (which runs code)
+#: and would be mistaken for one.
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl", ".p")
+
+
+def check_model_file_name(path: str | os.PathLike[str]) -> None:
+    """Refuse a model file name ending like a pickle (:data:`PICKLE_SUFFIXES`) with a
+    :class:`~bayeskit.errors.SaveError` that suggests ``.bkm``."""
+    target = os.fspath(path)
+    stem, suffix = os.path.splitext(target)
+    if suffix.lower() in PICKLE_SUFFIXES:
+        raise SaveError(
+            errno.EINVAL,
+            f"a bayeskit model file is not a pickle, and a name ending in {suffix!r} invites "
+            f"pickle.load, which runs code; name it {os.path.basename(stem)}.bkm",
+            target,
+        )
+
+
+def save(
+    model: Any, path: str | os.PathLike[str], *, reading: dict[str, Any] | None = None
+) -> None:
     """Write a fitted model to ``path`` atomically (temporary file, fsync, rename).
 
     A failure leaves a file already at ``path`` untouched and no temporary file behind.
@@ -94,9 +115,16 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
         :class:`~bayeskit.errors.InputTypeError`). Model files hold no code, so a vectorizer
         with a callable ``analyzer`` cannot be saved (:class:`~bayeskit.errors.ModelFileError`).
     path : str or os.PathLike
+    reading : dict, optional
+        How the training data was read (``bayeskit train`` stores its table options: missing
+        markers, separator, header), kept in meta.json under ``"reading"`` for the commands
+        that read new data for the model (:func:`load_reading`): names to strings, numbers,
+        booleans, null or lists of strings. A file without it is written as before.
 
     Raises :class:`~bayeskit.errors.SaveError` (also an ``OSError``) naming ``path`` when the
-    file cannot be written there (no such folder, no permission, a folder of that name).
+    file cannot be written there (no such folder, no permission, a folder of that name), or
+    when its name ends like a pickle's (``.pkl``, ``.pickle``, ``.joblib``…): a model file is
+    not one, and a name that says so invites ``pickle.load``.
 
     Examples
     --------
@@ -104,11 +132,14 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     >>> import bayeskit as bk
     >>> model = bk.CategoricalNB().fit([["red", 1], ["blue", 2]], [True, False])
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     bk.save(model, os.path.join(tmp, "colors.bkm"))
-    ...     bk.load(os.path.join(tmp, "colors.bkm")).predict([["red", 1]])
+    ...     bk.save(model, os.path.join(tmp, "colors.bk"))
+    ...     bk.load(os.path.join(tmp, "colors.bk")).predict([["red", 1]])
     array([ True])
     """
+    check_model_file_name(path)
     meta, entries = _model_contents(model)
+    if reading is not None:
+        meta = {**meta, "reading": _check_reading(reading, InputTypeError)}
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
     if os.path.isdir(target):
@@ -275,7 +306,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     >>> import os, tempfile
     >>> import bayeskit as bk
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = os.path.join(tmp, "not-a-model.bkm")
+    ...     path = os.path.join(tmp, "not-a-model.bk")
     ...     with open(path, "w") as f:
     ...         _ = f.write("hello")
     ...     bk.load(path)  # doctest: +ELLIPSIS
@@ -294,6 +325,59 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
         except _LOW_LEVEL as exc:
             problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
     raise ModelFileError(f"cannot load model file {name!r}: {problem}")
+
+
+def load_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """How the model file's training data was read (the ``reading`` given to :func:`save`),
+    or None for a file without it (every file written before it existed). The file is
+    checked as :func:`load` checks it (its digests; meta.json's size), its arrays not read."""
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        try:
+            size = f.seek(0, os.SEEK_END)
+            with zipfile.ZipFile(f) as zf:
+                infos = _check_listing(zf, size, Budget(DEFAULT_MAX_BYTES))
+                meta = _read_meta(zf, infos)
+                if meta.get("checksum") != _meta_checksum(meta):
+                    raise ModelFileError("checksum mismatch in meta.json: the file was modified")
+            reading = meta.get("reading")
+            return None if reading is None else _check_reading(reading, ModelFileError)
+        except ModelFileError as exc:
+            problem = " ".join(str(exc).split())
+        except _LOW_LEVEL as exc:
+            problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+    raise ModelFileError(f"cannot load model file {name!r}: {problem}")
+
+
+#: Most keys, list items and characters of a value a model file's ``reading`` may hold
+_READING_LIMIT = 1000
+
+
+def _check_reading(reading: Any, error: type[BayeskitError]) -> dict[str, Any]:
+    """``reading`` if it is a small dict of names to str, number, bool, None or a list of
+    str; else ``error`` saying so."""
+
+    def plain(value: Any) -> bool:
+        if value is None or isinstance(value, (bool, int, float)):
+            return True
+        if isinstance(value, str):
+            return len(value) <= _READING_LIMIT
+        return (
+            isinstance(value, list)
+            and len(value) <= _READING_LIMIT
+            and all(isinstance(v, str) and len(v) <= _READING_LIMIT for v in value)
+        )
+
+    if (
+        not isinstance(reading, dict)
+        or len(reading) > _READING_LIMIT
+        or not all(isinstance(k, str) and plain(v) for k, v in reading.items())
+    ):
+        raise error(
+            "reading must be a dict of names to strings, numbers, booleans, null or lists of "
+            f"strings; got {str(reading)[:200]}"
+        )
+    return dict(reading)
 
 
 def _read_model(f: IO[bytes], budget: Budget) -> Any:

@@ -8,8 +8,10 @@ text with quotes reads as written. A CSV's field separator is sniffed from its f
 (``,`` unless every line splits alike on ``;``, a tab or ``|`` — a ``;`` file may write decimal
 commas, ``2,5``) unless given. Text files must be UTF-8 (a leading byte-order mark is
 dropped). Every row must have as many fields as the header: a ragged row is an error naming
-its line, never silently padded. Blank lines are skipped. Empty fields (and any ``missing``
-markers, such as ``?``) are missing values (null).
+its line, never silently padded. Blank lines are skipped. Empty fields, the usual missing
+markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``, ``null``, ``None``…, pandas'
+default ``na_values``) and any ``missing`` markers given (such as ``?``) are missing values
+(null); ``default_missing=False`` reads the usual markers as values.
 
 Examples
 --------
@@ -128,6 +130,21 @@ def table_format(path: str | os.PathLike[str], format: str | None = None) -> str
     )
 
 
+#: Field values read as missing by default: pandas' default ``na_values`` (``read_csv``), so
+#: a CSV written by R (``NA``) or pandas (empty, ``NaN``) reads as it does there.
+DEFAULT_MISSING = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+
+
+def missing_markers(missing: Sequence[str] = (), default_missing: bool = True) -> list[str]:
+    """The field values a CSV/TSV reader reads as missing: ``missing`` and, unless
+    ``default_missing`` is False, :data:`DEFAULT_MISSING` (the empty field always)."""
+    markers = [*DEFAULT_MISSING] if default_missing else [""]
+    return markers + [m for m in missing if m not in markers]
+
+
 def read_table(
     source: str | os.PathLike[str] | bytes,
     *,
@@ -137,6 +154,7 @@ def read_table(
     missing: Sequence[str] = (),
     name: str | None = None,
     separator: str | None = None,
+    default_missing: bool = True,
 ) -> Any:
     """Read a table file (or its bytes) into a polars DataFrame.
 
@@ -151,11 +169,16 @@ def read_table(
     columns : list of str, optional
         CSV/TSV: names for a file without a header row (implies ``header=False``).
     missing : list of str
-        Field values read as missing, besides the empty field (CSV/TSV).
+        Field values read as missing, besides the empty field and (unless
+        ``default_missing=False``) :data:`DEFAULT_MISSING` (CSV/TSV).
     name : str, optional
         What to call the source in messages (default: the path, or ``<stdin>``).
     separator : str, optional
         CSV: the one character between fields. Default: :func:`sniff_separator`.
+    default_missing : bool, default True
+        Read the usual missing markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``,
+        ``null``, ``None``…, as pandas' ``read_csv`` does) as missing; False: as values
+        (only the empty field and ``missing`` are missing).
 
     Returns
     -------
@@ -187,7 +210,8 @@ def read_table(
     elif fmt == "jsonl":
         frame = _read_jsonl(data, label)
     else:
-        frame = _read_delimited(data, label, fmt, header, columns, missing, separator)
+        markers = missing_markers(missing, default_missing)
+        frame = _read_delimited(data, label, fmt, header, columns, markers, separator)
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)
     if frame.width == 0:

@@ -47,6 +47,7 @@ from .readers import (
     header_hint,
     labels_of,
     list_names,
+    missing_markers,
     table_format,
 )
 
@@ -82,7 +83,7 @@ class TableStream:
     ----------
     path : path of a .csv, .tsv, .jsonl or .parquet file
     target : the column of class labels (None: only look at the columns, do not read rows)
-    format, header, columns, missing, separator : as for
+    format, header, columns, missing, separator, default_missing : as for
         :func:`~bayeskit.io.readers.read_table` (a CSV's separator is sniffed from its first
         lines unless given; a ``;`` file may write decimal commas)
     batch_size : rows per batch
@@ -105,6 +106,7 @@ class TableStream:
         missing: Sequence[str] = (),
         separator: str | None = None,
         batch_size: int = 100_000,
+        default_missing: bool = True,
     ):
         self.label = os.fspath(path)
         self.path = Path(path)
@@ -112,7 +114,7 @@ class TableStream:
         self.target = target
         self.batch_size = _check_batch_size(batch_size)
         self.header = header and columns is None
-        self.missing = tuple(missing)
+        self.missing = tuple(missing_markers(missing, default_missing))
         head = self._head()
         self.separator = ","
         self._decimal_comma = False

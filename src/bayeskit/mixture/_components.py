@@ -188,6 +188,7 @@ def regularizer(
     prior: str | None = None,
     class_data: Statistic | None = None,
     reg_param: float = 0.0,
+    floor: np.ndarray | None = None,
 ) -> Callable[[Statistic], Statistic]:
     """The statistics → statistics map that gives the component family's maximum-likelihood
     ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
@@ -204,20 +205,45 @@ def regularizer(
     linear in the statistics, so it commutes with the structures (the pooled matrix of the
     shrunk scatters is the shrunk pooled matrix, the mean of shrunk variances the shrunk
     mean); under the conjugate prior it shrinks the posterior mode.
+
+    ``floor`` (``(n_features,)`` for one class's components, or ``(n_components,
+    n_features)``): each component's variance of feature j becomes at least ``floor_j`` — the
+    variance ``σ²_kj + reg_covar`` of diag, each ``σ²_kj`` before spherical's mean, the
+    diagonal of full and of tied's pooled matrix (with the family's ridge ``reg_covar``). A
+    floor below ``reg_covar`` never binds, so it changes nothing on finely recorded data.
     """
     shrink = qda_shrink(reg_param)
+    low = None if floor is None or not np.any(floor > reg_covar) else np.asarray(floor)
+
+    def floored_m2(stats: Moments, add: float) -> np.ndarray:
+        # W (σ² + add) raised to W max(σ² + add, floor): a component's own spread where the
+        # data resolve it, the floor where they cannot.
+        m2 = stats.m2 + add * stats.weight
+        return m2 if low is None else np.maximum(m2, low * stats.weight)
+
+    def floored_scatter(stats: Any) -> Any:
+        if low is None:
+            return stats
+        scatter = np.array(stats.scatter)
+        j = np.arange(scatter.shape[-1])
+        W = np.asarray(stats.weight, dtype=np.float64)[:, None]
+        # the family adds reg_covar to the diagonal afterwards
+        target = np.maximum(low - reg_covar, 0.0) * W
+        scatter[:, j, j] = np.maximum(scatter[:, j, j], target)
+        return replace(stats, scatter=scatter)
 
     def diag(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
-        return replace(stats, m2=stats.m2 + reg_covar * stats.weight)
+        return replace(stats, m2=floored_m2(stats, reg_covar))
 
     def spherical(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
-        variance = stats.variance.mean(axis=1, keepdims=True)
+        variance = stats.variance if low is None else np.maximum(stats.variance, low)
+        variance = variance.mean(axis=1, keepdims=True)
         return replace(stats, m2=(variance + reg_covar) * stats.weight)
 
     def full(stats: Statistic) -> Statistic:
-        return stats
+        return floored_scatter(stats)
 
     def tied(stats: Any) -> Statistic:
         groups = np.zeros(stats.n_classes, dtype=np.int64) if owner is None else owner
@@ -227,7 +253,7 @@ def regularizer(
         np.add.at(pooled, groups, stats.scatter)
         total = np.bincount(groups, weights=W, minlength=n_groups)[:, None, None]
         cov = np.divide(pooled, total, out=np.zeros_like(pooled), where=total > 0)
-        return replace(stats, scatter=W[:, None, None] * cov[groups])
+        return floored_scatter(replace(stats, scatter=W[:, None, None] * cov[groups]))
 
     structure = {"diag": diag, "spherical": spherical, "full": full, "tied": tied}
     if prior == "conjugate":
@@ -236,9 +262,47 @@ def regularizer(
         mode = conjugate_prior(covariance_type, owner, class_data)
         if covariance_type in ("diag", "spherical"):
             return lambda stats: structure["diag"](shrink(mode(stats)))
-        return lambda stats: shrink(mode(stats))
+        return lambda stats: floored_scatter(shrink(mode(stats)))
     shaped = structure[covariance_type]
     return lambda stats: shaped(shrink(stats))
+
+
+VAR_FLOORS = (None, "resolution")
+#: the variance of a rounding error spread uniformly over a step h is h² / 12
+ROUNDING_VARIANCE_DIVISOR = 12.0
+
+
+def check_var_floor(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and value == "resolution"):
+        return value
+    raise ParameterError(
+        f"var_floor={value!r} is not accepted; use 'resolution' (each variance at least the "
+        "one the data's recorded resolution allows) or None (reg_covar only)"
+    )
+
+
+def resolution_floor(X: np.ndarray) -> np.ndarray:
+    """The variance floor of each column of ``X`` (one class's rows): ``h_j² / 12``, with
+    ``h_j`` the smallest gap between two distinct values of column j (missing values left
+    out; 0 for a column with fewer than two distinct values).
+
+    A value recorded to a resolution ``h`` (an integer, a 0/1 indicator, a price in cents)
+    carries a rounding error spread uniformly over ``h``, of variance ``h² / 12`` (Sheppard's
+    correction; Kendall & Stuart, *The Advanced Theory of Statistics*, §3.18): no component
+    can locate such a value more finely. Without this floor the Gaussian density of a
+    component sitting on one value of a discrete column (every row of a one-hot column at
+    0) grows without bound, EM and BIC reward that, and the class gives ~zero likelihood to
+    any row with the other value. On finely recorded continuous data the floor lies far
+    below every variance and changes nothing.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] < 2:
+        return np.zeros(X.shape[1])
+    ordered = np.sort(X, axis=0)  # NaN sorts last: its gaps are NaN and drop out below
+    gaps = np.diff(ordered, axis=0)
+    gaps = np.where(gaps > 0, gaps, np.inf)  # NaN > 0 is False
+    h = gaps.min(axis=0)
+    return np.where(np.isfinite(h), h * h / ROUNDING_VARIANCE_DIVISOR, 0.0)
 
 
 def check_reg_param(value: Any) -> float:

@@ -1,5 +1,5 @@
 """The one EM engine: the Gaussian-mixture classifier and semi-supervised Naive Bayes both
-run it (seed 002's E-step ``g_yij`` and M-step, DESIGN.md "EM = summarize with
+run it (Vorontsov's E-step ``g_yij`` and M-step, DESIGN.md "EM = summarize with
 responsibilities").
 
 A model that EM can fit is anything with three operations (:class:`EMModel`):

@@ -1,5 +1,5 @@
 """The Gaussian-mixture family: each class's density is a mixture of Gaussians fitted by EM
-(seed 002, E4).
+(Vorontsov's lectures on EM).
 
 ``p(x | y) = Σ_k w_yk N(x; μ_yk, Σ_yk)``. ``summarize`` runs EM on each class's rows (the one
 engine, :mod:`._em`, on the component family's own statistics) and returns the components'
@@ -37,9 +37,11 @@ from ._components import (
     check_covariance_type,
     check_prior,
     check_reg_param,
+    check_var_floor,
     component_family,
     n_parameters,
     regularizer,
+    resolution_floor,
     zero_variance,
 )
 from ._em import (
@@ -80,6 +82,20 @@ class ClassFit:
     stats: ComponentStats
     result: EMResult
     bic: np.ndarray
+    floor: np.ndarray | None = None
+
+    def scaled(self, exponent: int) -> ClassFit:
+        """The fit with its statistics' weights times ``2**exponent``."""
+        if not exponent:
+            return self
+        inner = self.stats.stats
+        mean = getattr(inner, "mean", None)  # a location, not a weight: it stays
+        with np.errstate(over="ignore"):  # an overflow is refused by name (_check_statistics)
+            arrays = tuple(a if a is mean else np.ldexp(a, exponent) for a in inner.weights())
+            stats = ComponentStats(
+                np.ldexp(self.stats.weight, exponent), inner.with_weights(arrays)
+            )
+        return ClassFit(stats, self.result, self.bic, self.floor)
 
     def statistic(self, c: int, n_classes: int) -> MixtureStats:
         """The mixture statistic of class index ``c`` among ``n_classes``."""
@@ -90,8 +106,18 @@ class ClassFit:
             n_iter=self.result.n_iter,
             lower_bound=self.result.lower_bound,
             bic=self.bic,
+            var_floor=self.floor,
         )
         return one.embed_classes(np.array([c]), n_classes)
+
+
+def weight_exponent(w: np.ndarray) -> int:
+    """The power of two that brings weights near float64's limits (beyond 2**±200) to about
+    1 (0 for ordinary weights, which are left as they are)."""
+    top = float(np.max(w, initial=0.0))
+    if top == 0.0 or 2.0**-200 <= top <= 2.0**200:
+        return 0
+    return math.frexp(top)[1]
 
 
 class GaussianMixtureFamily(Family):
@@ -99,9 +125,9 @@ class GaussianMixtureFamily(Family):
 
     Parameters: see :class:`~bayeskit.GaussianMixtureClassifier` (``n_components``,
     ``covariance_type``, ``max_components``, ``reg_covar``, ``reg_param``, ``prior``, ``tol``,
-    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``).
-    ``n_components`` and ``means_init`` may be dicts keyed by class label; they then need
-    :meth:`summarize_classes`, which is told the labels.
+    ``max_iter``, ``n_init``, ``init_params``, ``means_init``, ``random_state``,
+    ``var_floor``). ``n_components`` and ``means_init`` may be dicts keyed by class label;
+    they then need :meth:`summarize_classes`, which is told the labels.
     """
 
     name = "gaussian_mixture"
@@ -122,6 +148,7 @@ class GaussianMixtureFamily(Family):
         init_params: str = "k-means++",
         means_init: Any = None,
         random_state: Any = None,
+        var_floor: str | None = None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -135,6 +162,7 @@ class GaussianMixtureFamily(Family):
         self.init_params = init_params
         self.means_init = means_init
         self.random_state = random_state
+        self.var_floor = var_floor
 
     def config(self) -> dict[str, Any]:
         return {
@@ -150,6 +178,7 @@ class GaussianMixtureFamily(Family):
             "init_params": self.init_params,
             "means_init": self.means_init,
             "random_state": self.random_state,
+            "var_floor": self.var_floor,
         }
 
     # ------------------------------------------------------------------ settings
@@ -162,6 +191,7 @@ class GaussianMixtureFamily(Family):
         self._reg_covar()
         check_reg_param(self.reg_param)
         check_prior(self.prior)
+        check_var_floor(self.var_floor)
         _component_count(self.max_components, "max_components")
         n = self.n_components
         if isinstance(n, Mapping):
@@ -193,11 +223,15 @@ class GaussianMixtureFamily(Family):
         return float(r)
 
     def _components(
-        self, owner: np.ndarray | None = None, class_data: Statistic | None = None
+        self,
+        owner: np.ndarray | None = None,
+        class_data: Statistic | None = None,
+        floor: np.ndarray | None = None,
     ) -> Components:
         """The EM model of the components (grouped into classes by ``owner``); the prior, if
         any, is set from ``class_data`` (the class's own statistic while EM runs on it) or
-        else from each class's components merged."""
+        else from each class's components merged; ``floor``: the variance floor of each
+        feature (one class's) or of each component and feature."""
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
@@ -205,7 +239,7 @@ class GaussianMixtureFamily(Family):
         shrink = check_reg_param(self.reg_param)
         return kind(
             component_family(cov, reg),
-            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink),
+            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink, floor=floor),
         )
 
     # ------------------------------------------------------------------ fitting
@@ -236,6 +270,8 @@ class GaussianMixtureFamily(Family):
             dense = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
+        # rows of zero weight are not data (sample_weight=0 is removing the row)
+        floor = self.floor_of(X[np.asarray(R.sum(axis=1)).ravel() > 0])
         for c in range(n_classes):
             if hard is not None:
                 rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
@@ -247,7 +283,7 @@ class GaussianMixtureFamily(Family):
             if len(rows) == 0:
                 continue
             with self._threads():
-                fit = self._fit_class(X[rows], w, labels[c], self._random_state())
+                fit = self._fit_class(X[rows], w, labels[c], self._random_state(), floor)
             parts.append(fit.statistic(c, n_classes))
         return sum(parts[1:], parts[0])
 
@@ -270,14 +306,25 @@ class GaussianMixtureFamily(Family):
         return (Moments if diagonal else Scatter).zero(0, d)
 
     def _fit_class(
-        self, X: np.ndarray, w: np.ndarray, label: Any, random_state: np.random.RandomState
+        self,
+        X: np.ndarray,
+        w: np.ndarray,
+        label: Any,
+        random_state: np.random.RandomState,
+        floor: np.ndarray | None = None,
     ) -> ClassFit:
         candidates, means = self.plan_class(label, X, X.shape[0])
         tol, max_iter, _ = check_em_settings(
             tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
         )
+        # EM without a prior is the same for weights c·w as for w: weights near float64's
+        # limits are scaled by a power of two (exactly) so that its sums neither overflow nor
+        # lose digits to underflow, and its statistics scaled back. A prior counts rows in
+        # the weights' own units, so it keeps them.
+        exponent = 0 if self.prior is not None else weight_exponent(w)
+        w = np.ldexp(w, -exponent)
         whole = functools.cache(lambda: self._components().summarize(X, w[:, None].copy()))
-        model = self.class_model(whole() if self.prior is not None else None)
+        model = self.class_model(whole() if self.prior is not None else None, floor)
         parts = [Part(model.prepare(X, w), w)]
         fits: dict[int, EMResult] = {}
         for k in candidates:
@@ -291,8 +338,19 @@ class GaussianMixtureFamily(Family):
         if len(candidates) > 1:
             for k, result in fits.items():
                 log_likelihood = float(w @ log_likelihoods(model, result.params, X))
-                bic[k] = self.bic(log_likelihood, float(w.sum()), k, X.shape[1])
-        return self.choose(label, candidates, fits, bic)
+                with np.errstate(over="ignore"):  # an infinite BIC is refused by name
+                    log_likelihood = float(np.ldexp(log_likelihood, exponent))
+                    total = float(np.ldexp(w.sum(), exponent))
+                bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
+        return self.choose(label, candidates, fits, bic, floor).scaled(exponent)
+
+    def floor_of(self, X: np.ndarray) -> np.ndarray | None:
+        """The variance floor of each feature given the training rows ``X`` (of every class:
+        a column constant in one class is still as coarse there as elsewhere), or None
+        (``var_floor=None``)."""
+        if check_var_floor(self.var_floor) is None:
+            return None
+        return resolution_floor(X)
 
     # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM
     # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,
@@ -389,13 +447,16 @@ class GaussianMixtureFamily(Family):
                 "reg_param > 0, or use fewer components"
             ) from None
 
-    def class_model(self, whole: ComponentStats | None) -> Components:
+    def class_model(
+        self, whole: ComponentStats | None, floor: np.ndarray | None = None
+    ) -> Components:
         """The EM model of one class; with a prior, the prior is set from the class's own rows
-        (``whole``: their one-component statistics, needed only then)."""
+        (``whole``: their one-component statistics, needed only then); ``floor``: the class's
+        variance floor (:meth:`floor_of`)."""
         if self.prior is None:
-            return self._components()
+            return self._components(floor=floor)
         assert whole is not None
-        return self._components(class_data=whole.stats)
+        return self._components(class_data=whole.stats, floor=floor)
 
     def best_start(self, runs: list[EMResult], label: Any, model: Components) -> EMResult:
         """The run with the largest lower bound (the first of equals)."""
@@ -413,6 +474,7 @@ class GaussianMixtureFamily(Family):
         candidates: list[int],
         fits: dict[int, EMResult],
         bic: dict[int, float],
+        floor: np.ndarray | None = None,
     ) -> ClassFit:
         """The class's mixture: its one candidate, or the one of smallest BIC."""
         table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
@@ -422,7 +484,7 @@ class GaussianMixtureFamily(Family):
         result = fits[best]
         if not result.converged:
             warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
-        return ClassFit(result.stats, result, table)
+        return ClassFit(result.stats, result, table, floor)
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
         self._check_spread(stats.stats, label, model)
@@ -450,10 +512,26 @@ class GaussianMixtureFamily(Family):
         p = n_parameters(str(self.covariance_type), k, d)
         return -2.0 * log_likelihood + p * math.log(max(weight, 1.0))
 
+    def check_statistic(self, stats: Statistic) -> str | None:
+        """Mixture statistics whose components are of the kind ``covariance_type`` keeps
+        (moments for "diag" and "spherical", scatter matrices for "full" and "tied")."""
+        wrong = super().check_statistic(stats)
+        if wrong is not None or not isinstance(stats, MixtureStats):
+            return wrong
+        expected = type(self._zero_components(stats.n_features))
+        if not isinstance(stats.components, expected):
+            return (
+                f"covariance_type={self.covariance_type!r} keeps components as "
+                f"{expected.__name__} statistics, but the file's are "
+                f"{type(stats.components).__name__} ({stats.components.kind!r})"
+            )
+        return None
+
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: MixtureStats) -> MixtureParams:
         self.check()
-        model = self._components(stats.owner)
+        floors = stats.floors[stats.owner] if stats.var_floor.shape[1] else None
+        model = self._components(stats.owner, floor=floors)
         total = np.bincount(stats.owner, weights=stats.weight, minlength=stats.n_classes)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_weight = np.log(stats.weight) - np.log(total[stats.owner])

@@ -256,6 +256,10 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     runs: list[_Run] = []
     plans: dict[int, list[int]] = {}
     models: dict[int, Any] = {}  # each class's EM model (its prior, if any, from its rows)
+    # the variance floor from the classes' samples of rows (all of them while a class has at
+    # most ``init_sample`` rows: then the in-memory floor)
+    kept = [r.X for r in sample.rows.values() if r is not None and r.one is not None]
+    floor = family.floor_of(np.vstack(kept)) if kept else None
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
@@ -263,7 +267,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
         candidates, means = family.plan_class(label, rows.X, rows.n_rows)
         plans[c] = candidates
         random_state = family._random_state()
-        model = models[c] = family.class_model(rows.one)
+        model = models[c] = family.class_model(rows.one, floor)
         for k in candidates:
             one = rows.one
             for stats, params in family.starts(
@@ -300,7 +304,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
 
     parts = [MixtureStats.empty(len(labels), family._zero_components(trial.n_features_in_))]
     for c, candidates in plans.items():
-        fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c])
+        fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c], floor)
         parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))

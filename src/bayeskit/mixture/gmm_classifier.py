@@ -16,7 +16,7 @@ from ._family import GaussianMixtureFamily, MixtureParams
 class GaussianMixtureClassifier(NumericNB):
     """Each class a mixture of ``k_y`` Gaussians: ``p(x|y) = Σ_k w_yk N(x; μ_yk, Σ_yk)``.
 
-    Seed 002 (E4): the E-step computes each row's responsibilities ``g_yik`` (the posterior
+    As in Vorontsov's lectures, the E-step gets each row's responsibilities ``g_yik`` (the posterior
     of component k of its class), the M-step the weights ``w_yk = Σ_i g_yik / ℓ_y``, means and
     (co)variances from the rows weighted by ``g_yik``; the classifier is then
     ``a(x) = argmax_y λ_y P(y) Σ_k w_yk N(x; μ_yk, Σ_yk)`` — a radial-basis-function network
@@ -25,10 +25,12 @@ class GaussianMixtureClassifier(NumericNB):
     own statistics (centred moments, scatter matrices) and ``finalize``.
 
     With ``n_components=1`` this is GaussianNB (``"diag"``) or QDA (``"full"``). With the same
-    start (``random_state``, ``init_params``, ``means_init``) each class's mixture is
-    scikit-learn's ``GaussianMixture`` fitted on that class's rows. Unlike scikit-lego's
-    GMMClassifier, ``predict_proba`` includes the class prior, and log-probabilities stay
-    finite in hundreds of dimensions.
+    start (``random_state``, ``init_params``, ``means_init``) and ``var_floor=None`` each
+    class's mixture is scikit-learn's ``GaussianMixture`` fitted on that class's rows (the
+    default floor changes nothing on finely recorded data, and keeps components from
+    collapsing onto the values of 0/1 and other few-valued columns: see ``var_floor``).
+    Unlike scikit-lego's GMMClassifier, ``predict_proba`` includes the class prior, and
+    log-probabilities stay finite in hundreds of dimensions.
 
     Parameters
     ----------
@@ -39,7 +41,7 @@ class GaussianMixtureClassifier(NumericNB):
         chooses ``G`` per class). A class with fewer distinct rows gets that many
         components, with a :class:`~bayeskit.mixture.FewRowsWarning` naming it.
     covariance_type : {"diag", "full", "tied", "spherical"}, default="diag"
-        Each component's covariance: diagonal (seed 002's), full, one full matrix shared by
+        Each component's covariance: diagonal (naive Bayes'), full, one full matrix shared by
         a class's components, or a single variance.
     max_components : int, default=5
         Largest number of components "bic" tries.
@@ -59,6 +61,19 @@ class GaussianMixtureClassifier(NumericNB):
         pull towards ``I`` follows each component's share of the rows), so the lower bound
         may dip slightly between iterations (at most 5e-5 per row on digits); EM still
         stops when it changes by less than ``tol``.
+    var_floor : {"resolution", None}, default="resolution"
+        "resolution": each component's variance of feature j is at least ``h_j² / 12``,
+        ``h_j`` the smallest gap between two distinct values of feature j in the class's
+        rows — the variance of the rounding error of values recorded to that resolution
+        (Sheppard's correction; Kendall & Stuart, *The Advanced Theory of Statistics*,
+        §3.18). On 0/1 and other few-valued columns (one-hot encoded categories, counts,
+        integer codes) a component can then no longer sit on one value with a vanishing
+        variance — the collapse that makes the likelihood and BIC grow without bound while
+        the class gives almost zero probability to any row with another value; with the
+        floor the mixture is at least as accurate as GaussianNB on such tables. On finely
+        recorded continuous data the floor lies below ``reg_covar`` and changes nothing.
+        None: ``reg_covar`` only (scikit-learn's GaussianMixture). The floors are stored
+        with the model (:func:`bayeskit.mixture.resolution_floor`).
     prior : {None, "conjugate"}, default=None
         None: maximum-likelihood components (scikit-learn's GaussianMixture). "conjugate":
         the posterior mode under R's mclust default conjugate prior (``priorControl()``,
@@ -82,8 +97,11 @@ class GaussianMixtureClassifier(NumericNB):
     means_init : dict, optional
         ``{label: array of shape (n_components, n_features)}``: starting means of a class's
         components (its weights and covariances start from ``init_params``).
-    random_state : int, RandomState or None, default=None
-        An int seeds each class's starts with a fresh generator: fixed ⇒ identical model.
+    random_state : int, RandomState or None, default=0
+        An int seeds each class's starts with a fresh generator: fixed ⇒ identical model, so
+        two fits of the default agree and cross-validation scores are reproducible. None:
+        fresh randomness on every fit (scikit-learn's GaussianMixture default); a
+        RandomState: drawn from, so consecutive fits differ.
     priors : array-like of shape (n_classes,), optional
         Class prior probabilities; None: the class frequencies.
     class_weight, loss
@@ -168,13 +186,14 @@ class GaussianMixtureClassifier(NumericNB):
         max_components: int = 5,
         reg_covar: float = 1e-6,
         reg_param: float = 0.0,
+        var_floor: str | None = "resolution",
         prior: str | None = None,
         tol: float = 1e-3,
         max_iter: int = 100,
         n_init: int = 1,
         init_params: str = "k-means++",
         means_init: Any = None,
-        random_state: Any = None,
+        random_state: Any = 0,
         priors: Any = None,
         class_weight: Any = None,
         loss: Any = None,
@@ -184,6 +203,7 @@ class GaussianMixtureClassifier(NumericNB):
         self.max_components = max_components
         self.reg_covar = reg_covar
         self.reg_param = reg_param
+        self.var_floor = var_floor
         self.prior = prior
         self.tol = tol
         self.max_iter = max_iter
@@ -223,6 +243,7 @@ class GaussianMixtureClassifier(NumericNB):
                 init_params=self.init_params,
                 means_init=self.means_init,
                 random_state=self.random_state,
+                var_floor=self.var_floor,
             )
         ]
 

@@ -46,7 +46,7 @@ class NumericNB(GenerativeClassifier):
     """A generative classifier over a numeric matrix (dense ndarray or CSR sparse).
 
     NaN is a missing value: the feature drops out of the product for that row, in training
-    and in prediction (seed 003). ±inf is refused.
+    and in prediction (Duda, Hart & Stork 2001, §2.10). ±inf is refused.
     """
 
     #: a numeric matrix, dense or sparse (:mod:`bayeskit.contract`)

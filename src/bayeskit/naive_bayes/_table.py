@@ -72,7 +72,12 @@ def to_table(X: Any, what: str) -> tuple[Table, Any]:
 def _array_of_rows(X: Any) -> np.ndarray:
     """A list of rows as an array; numbers mixed with text keep their types (numpy alone
     would turn ``[["a", 1]]`` into the strings ``"a"`` and ``"1"``)."""
-    arr = np.asarray(X)
+    try:
+        arr = np.asarray(X)
+    except UnicodeDecodeError:  # bytes beside text: numpy decodes them as ASCII
+        arr = np.empty((len(X), len(X[0]) if len(X) else 0), dtype=object)
+        arr[...] = [list(row) for row in X]
+        return arr  # each cell as given: the column check names the bytes
     if arr.dtype.kind in "US" and arr.ndim == 2:
         flat = [v for row in X for v in row]
         if not all(isinstance(v, str) for v in flat):

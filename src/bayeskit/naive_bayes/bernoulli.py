@@ -15,7 +15,7 @@ class BernoulliNB(NumericNB):
     """Naive Bayes for binary features; absent features count too.
 
     ``p_cj = (N_cj + α) / (N_c + 2α)`` and ``ln p(x|c) = Σ_j x_j ln p_cj + (1 − x_j) ln(1 − p_cj)``
-    (seeds 000, 003, 004). Not the same model as multinomial NB on clipped counts: a word that
+    (McCallum & Nigam 1998). Not the same model as multinomial NB on clipped counts: a word that
     is missing from a document is evidence too. Same parameters and numbers as scikit-learn's
     ``BernoulliNB``.
 

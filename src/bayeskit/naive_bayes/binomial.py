@@ -14,7 +14,7 @@ from ._numeric import NumericNB
 class BinomialNB(NumericNB):
     """Naive Bayes for counts out of ``k`` trials: ``x_j ~ Binomial(k_j, p_cj)`` in class c.
 
-    ``ln p(x|c) = Σ_j ln C(k_j, x_j) + x_j ln p_cj + (k_j − x_j) ln(1 − p_cj)`` (seed 002's
+    ``ln p(x|c) = Σ_j ln C(k_j, x_j) + x_j ln p_cj + (k_j − x_j) ln(1 − p_cj)`` (the binomial pmf;
     binomial row), linear in ``x``. ``p_cj = (S_cj + α) / (w_cj k_j + 2α)``: the posterior
     mean under a Beta(α, α) prior, with ``S`` the weighted successes and ``w`` the weight of
     the rows where feature j is observed. ``n_trials=1`` is Bernoulli NB (on 0/1 data).

@@ -22,8 +22,8 @@ class CategoricalNB(GenerativeClassifier):
     Takes category values as they are — strings, ints, bools, from numpy arrays, lists, pandas or
     polars DataFrames — not only ordinal integer codes. NaN, None, pandas NA and polars null are
     missing values: the feature drops out of the product in training and in prediction
-    (seed 003). Whole numbers >= 0 are ordinal codes, as in scikit-learn's ``CategoricalNB``,
-    with the same numbers: a feature of codes has the categories ``0 … max code``
+    (Duda et al. 2001, §2.10). Whole numbers >= 0 are ordinal codes, as in scikit-learn's
+    ``CategoricalNB``, with the same numbers: a feature of codes has the categories ``0 … max code``
     (``n_categories_ = max + 1``, raised to ``min_categories``), so a code missing from
     training is a category with zero count. Integers that are labels rather than codes (years,
     postcodes) are better passed as strings: as codes, every number below the largest is a

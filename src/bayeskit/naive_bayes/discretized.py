@@ -1,4 +1,4 @@
-"""Discretized Naive Bayes: real features cut into intervals, then categorical (seed 001)."""
+"""Discretized Naive Bayes: real features cut into intervals, then categorical (Fayyad & Irani)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class DiscretizedNB(NumericNB):
     """Naive Bayes over intervals of real features: ``θ_cjb = (N_cjb + α) / (N_cj + α B_j)``.
 
     Each feature is cut into ``B_j`` intervals and scored as a categorical feature whose value
-    is the interval ``x_j`` falls in (seed 001). The cut points are computed from all the data
+    is the interval ``x_j`` falls in (Fayyad & Irani). The cut points are computed from all the data
     seen, at the end, so ``fit``, ``partial_fit`` over any batches, ``merge`` and ``unlearn``
     give the same model, and ``set_params(method=…)`` re-cuts a fitted model without refitting.
     The model keeps its training rows (a :class:`~bayeskit.stats.Sample`) for that: on a

@@ -21,16 +21,18 @@ class GaussianNB(NumericNB):
 
     * the variance floor ``epsilon_ = var_smoothing · max_j Var(x_j)`` is that of all the data
       seen, not of the last ``partial_fit`` batch (scikit-learn issue #14054), and stays
-      positive when every feature is constant;
+      positive when every feature is constant; ``var_floor="column"`` floors each feature by
+      its own variance instead (``epsilon_`` is then one floor per feature), as R's e1071 and
+      Weka do, so that one feature in large units does not flatten the others;
     * NaN is a missing value: it drops the feature's term, in fitting and in prediction, and a
-      row with every feature missing gets the prior (seed 003);
+      row with every feature missing gets the prior (Duda, Hart & Stork 2001, §2.10);
     * ``shared_variance=True`` gives one variance per feature for all classes, a linear rule
-      (seed 002, :meth:`linear_discriminant`); ``estimate="predictive"`` integrates the
+      (Hastie et al. §4.3, :meth:`linear_discriminant`); ``estimate="predictive"`` integrates the
       parameters out under a Normal-Gamma prior and scores with the Student-t predictive
-      (seed 003);
+      (Duda, Hart & Stork 2001, §2.10);
     * the joint log-likelihood is two matrix products, not a loop over classes.
 
-    GaussianNB is quadratic discriminant analysis with diagonal covariance matrices (seed 003).
+    GaussianNB is quadratic discriminant analysis with diagonal covariance matrices (Duda et al.).
 
     Parameters
     ----------
@@ -39,6 +41,10 @@ class GaussianNB(NumericNB):
         frequencies of the training data.
     var_smoothing : float, default=1e-9
         Portion of the largest feature variance added to every variance (>= 0).
+    var_floor : {"largest", "column"}, default="largest"
+        ``"largest"``: the floor is ``var_smoothing`` times the largest feature variance, for
+        every feature (scikit-learn's numbers). ``"column"``: ``var_smoothing`` times each
+        feature's own variance (the default of :class:`~bayeskit.MixedNB`).
     shared_variance : bool, default=False
         Pool the within-class variance of each feature over the classes.
     estimate : {"mle", "predictive"}, default="mle"
@@ -65,11 +71,20 @@ class GaussianNB(NumericNB):
         when predictive).
     dof_ : ndarray of shape (n_classes, n_features)
         Student-t degrees of freedom (``inf`` for the normal model).
-    epsilon_ : float
-        The variance floor.
+    epsilon_ : float or ndarray of shape (n_features,)
+        The variance floor (one per feature with ``var_floor="column"``).
     stats_ : Summary
         The sufficient statistics (a :class:`~bayeskit.stats.Moments` block).
     n_features_in_, feature_names_in_
+
+    References
+    ----------
+    .. [1] G. H. John and P. Langley, "Estimating continuous distributions in Bayesian
+           classifiers", Proc. 11th Conference on Uncertainty in Artificial Intelligence,
+           pp. 338-345, 1995.
+    .. [2] I. H. Witten, E. Frank and M. A. Hall, Data Mining: Practical Machine Learning
+           Tools and Techniques, 3rd ed., Morgan Kaufmann, 2011 (Weka's NaiveBayes floors
+           each numeric attribute's spread by that attribute's own precision).
 
     Examples
     --------
@@ -96,6 +111,7 @@ class GaussianNB(NumericNB):
         *,
         priors: Any = None,
         var_smoothing: float = 1e-9,
+        var_floor: str = "largest",
         shared_variance: bool = False,
         estimate: str = "mle",
         prior_mean: Any = None,
@@ -106,6 +122,7 @@ class GaussianNB(NumericNB):
     ):
         self.priors = priors
         self.var_smoothing = var_smoothing
+        self.var_floor = var_floor
         self.shared_variance = shared_variance
         self.estimate = estimate
         self.prior_mean = prior_mean
@@ -123,6 +140,7 @@ class GaussianNB(NumericNB):
         return [
             Gaussian(
                 self.var_smoothing,
+                var_floor=self.var_floor,
                 shared_variance=self.shared_variance,
                 estimate=self.estimate,
                 prior_mean=self.prior_mean,
@@ -173,8 +191,11 @@ class GaussianNB(NumericNB):
 
     @property
     def epsilon_(self) -> Any:
-        """The variance floor ``var_smoothing · max_j Var(x_j)``."""
+        """The variance floor ``var_smoothing · max_j Var(x_j)`` (``var_smoothing · Var(x_j)``
+        for each feature with ``var_floor="column"``)."""
         eps = self._params().epsilon
+        if isinstance(eps, np.ndarray):
+            return self._as_data(eps)
         return np.float32(eps) if self._as_data(eps) is not eps else eps
 
     @property

@@ -1,4 +1,4 @@
-"""Kernel density Naive Bayes: a Parzen window per class and feature (seed 002)."""
+"""Kernel density Naive Bayes: a Parzen window per class and feature (Vorontsov's lectures)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class KernelNB(NumericNB):
     """Naive Bayes whose class-conditional density of each feature is a kernel density estimate.
 
     ``a(x) = argmax_y λ_y P(y) Π_j p̂(x_j | y)`` with ``p̂(x_j | y)`` the Parzen–Rosenblatt
-    estimate of class y's values of feature j (seed 002), plus a small shared heavy-tailed
+    estimate of class y's values of feature j (Parzen window), plus a small shared heavy-tailed
     component so that no value, however far from the data, makes a class impossible. Densities
     are tabulated on a grid at fit time (binned KDE by FFT) and interpolated at prediction, so
     the cost is ``O(n + G log G)`` per class and feature (G grid points), not ``O(n²)``.

@@ -64,7 +64,7 @@ class MultinomialNB(NumericNB):
     stats_ : bayeskit.stats.Summary
         The sufficient statistics; everything else is computed from them.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when X was a DataFrame with string column names.
 
     Examples

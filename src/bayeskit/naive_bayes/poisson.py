@@ -1,4 +1,4 @@
-"""Poisson Naive Bayes: counts with a rate per class and feature (seed 002)."""
+"""Poisson Naive Bayes: counts with a rate per class and feature (Vorontsov's lectures)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ._numeric import NumericNB
 class PoissonNB(NumericNB):
     """Naive Bayes for counts: ``x_j ~ Poisson(λ_cj)`` in class ``c``.
 
-    ``ln p(x|c) = Σ_j x_j ln λ_cj − λ_cj − ln x_j!`` (seed 002): a linear classifier with
+    ``ln p(x|c) = Σ_j x_j ln λ_cj − λ_cj − ln x_j!`` (Vorontsov): a linear classifier with
     weights ``ln λ_cj`` and a length term ``−Σ_j λ_cj``, the expected total count of the
     class. The rates are estimated from per-class means of the observed values, smoothed by
     a Gamma(α, β) prior: ``λ_cj = (S_cj + α) / (w_cj + β)`` (``S``: weighted count total,

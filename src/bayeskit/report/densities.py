@@ -1,6 +1,6 @@
 """Class-conditional densities ``p(x_j | c)`` of single features, read off any fitted model.
 
-A naive Bayes model scores a missing value as a factor of 1 (seed 003), so a row in which only
+A naive Bayes model scores a missing value as a factor of 1 (Duda et al.), so a row in which only
 feature ``j`` is observed scores ``log P(c) + log p(x_j | c)``: subtracting the log prior leaves
 the model's own density of that one feature, whatever its family (Gaussian, kernel, …).
 

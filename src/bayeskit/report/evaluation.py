@@ -19,6 +19,8 @@ from ..contract import contract_of
 from ..errors import DataError, ParameterError, ShapeError
 
 N_BINS = 10
+#: Fewest rows of a calibration bin (a quarter of the rows when there are fewer than 80).
+MIN_BIN_ROWS = 20
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,9 @@ class ClassRow:
 @dataclass(frozen=True)
 class Calibration:
     """Reliability of ``score`` (P(positive) when binary, the top probability otherwise) in
-    ``N_BINS`` equal-width bins: mean predicted vs observed frequency, with a 95% Wilson
-    interval and the bin counts. ``ece`` is the count-weighted mean gap."""
+    bins of ``N_BINS`` equal-width bins, adjacent ones merged until each holds
+    ``MIN_BIN_ROWS`` rows (see :func:`merged_bins`): mean predicted vs observed frequency,
+    with a 95% Wilson interval and the bin counts. ``ece`` is the count-weighted mean gap."""
 
     what: str
     edges: np.ndarray
@@ -180,15 +183,36 @@ def calibration(
     else:
         score, hit = P.max(axis=1), pred == t
         what = "top-class probability"
-    edges = np.linspace(0.0, 1.0, N_BINS + 1)
-    b = np.minimum((score * N_BINS).astype(np.int64), N_BINS - 1)
-    count = np.bincount(b, minlength=N_BINS).astype(np.float64)
+    fine = np.minimum((score * N_BINS).astype(np.int64), N_BINS - 1)
+    least = max(1, min(MIN_BIN_ROWS, len(score) // 4))
+    cuts = merged_bins(np.bincount(fine, minlength=N_BINS), least)
+    edges = cuts / N_BINS
+    b = np.searchsorted(cuts[1:-1], fine, side="right")
+    n_bins = len(cuts) - 1
+    count = np.bincount(b, minlength=n_bins).astype(np.float64)
     filled = np.maximum(count, 1.0)
-    predicted = np.bincount(b, weights=score, minlength=N_BINS) / filled
-    observed = np.bincount(b, weights=hit.astype(np.float64), minlength=N_BINS) / filled
+    predicted = np.bincount(b, weights=score, minlength=n_bins) / filled
+    observed = np.bincount(b, weights=hit.astype(np.float64), minlength=n_bins) / filled
     low, high = wilson(observed, count)
     ece = float(np.sum(count * np.abs(observed - predicted)) / count.sum())
     return Calibration(what, edges, count.astype(np.int64), predicted, observed, low, high, ece)
+
+
+def merged_bins(counts: np.ndarray, least: int) -> np.ndarray:
+    """Edges (as indices of the ``N_BINS`` equal-width bins, 0 … N_BINS) of adjacent bins
+    merged from the left until each holds at least ``least`` rows; a remainder too small
+    joins the bin before it. An observed frequency of 1–3 rows swings from 0 to 1, so the
+    curve through such bins zig-zags and says nothing; a merged bin's interval is narrower."""
+    cuts, held = [0], 0
+    for k, c in enumerate(counts.tolist()[:-1]):
+        held += c
+        if held >= least:
+            cuts.append(k + 1)
+            held = 0
+    if held + int(counts[-1]) < least and len(cuts) > 1:
+        cuts.pop()
+    cuts.append(len(counts))
+    return np.asarray(cuts, dtype=np.int64)
 
 
 def wilson(p: np.ndarray, n: np.ndarray, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:

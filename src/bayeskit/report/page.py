@@ -10,6 +10,7 @@ import numpy as np
 from .._version import __version__
 from ..contract import contract_of, declares
 from ..errors import ParameterError
+from .categories import CategoryColumn, category_columns
 from .charts import (
     MAX_COLOURED,
     calibration_chart,
@@ -23,6 +24,7 @@ from .charts import (
 from .components import components_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
+from .network import network_section
 from .panels import density_panel, legend_strip, term_panel
 from .projection import discriminant_projection
 from .style import CSS
@@ -105,6 +107,9 @@ def build_report(
     scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
     if densities:
         sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
+    categorical = [] if X is None or y is None else category_columns(model, X, y)
+    if categorical:
+        sections.append(("categories", "Categorical features", _categories(categorical, ev)))
     mixture = components_section(model, X, y)
     if mixture is not None:
         sections.append(("components", "Mixture components", mixture))
@@ -114,6 +119,9 @@ def build_report(
         sections.append(
             ("projection", "Discriminant projection", _projection(projection, classes_drawn))
         )
+    structure = network_section(model)
+    if structure is not None:
+        sections.append(("structure", "Network structure", structure))
     terms = top_terms(model)
     if terms is not None:
         heading, table = terms
@@ -345,6 +353,42 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         "answer: a sign that its family fits the feature badly.</p>"
         f'<div class="scroll"><table class="features">{head}</tr>{rows}</table></div>'
         + (f'<p class="how">… and {more} more.</p>' if more > 0 else "")
+    )
+
+
+def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
+    """Each categorical or boolean column as a table of each class's share of each value."""
+    head = "".join(
+        f'<th><span class="swatch" style="background:{class_colour(ev, k)}"></span>'
+        f"{esc(clip_text(c, 16))}</th>"
+        for k, c in enumerate(ev.classes)
+    )
+    tables = []
+    for col in columns:
+        rows = "".join(
+            f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
+            + "".join(
+                f"<td{_databar(float(share), 1.0)}>{100 * share:.1f}%</td>"
+                for share in col.shares[:, i]
+            )
+            + "</tr>"
+            for i, value in enumerate(col.values)
+        )
+        counted = "".join(f"<td>{int(n):,} rows</td>" for n in col.observed)
+        tables.append(
+            f'<div class="scroll" data-feature="{col.j}"><h3>{esc(clip_text(col.name, 60))} '
+            f'<small>({esc(col.family)}; Cramér\'s V <span data-col="cramers-v">'
+            f"{col.cramers_v:.3f}</span>)</small></h3>"
+            f'<table class="categories"><tr><th>value</th>{head}</tr>{rows}'
+            f'<tr class="total"><td>observed</td>{counted}</tr></table></div>'
+        )
+    return (
+        '<p class="how">The columns of categories and yes/no values, strongest first by '
+        "Cramér's V of the class × value table (0: every class holds the values in the same "
+        "shares; 1: the value tells the class). Each cell is the share of the class's rows, "
+        "among those where the column is observed, holding the value: where a value's shares "
+        "differ between the classes, the model's categorical factor tells them apart.</p>"
+        + "".join(tables)
     )
 
 

@@ -9,7 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import check_random_state
 
-from .._base import _check_sample_weight
+from .._base import (
+    _check_sample_weight,
+    accuracy,
+    true_labels,
+    unchanged_on_error,
+)
 from .._decision import normalize_log
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
@@ -193,12 +198,16 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
+            for attr in (
+                "estimator_", "classes_", "transduction_", "label_distributions_",
+                "n_features_in_", "feature_names_in_",
+            ):  # fmt: skip
+                self.__dict__.pop(attr, None)
+            return self._fit(X, y, sample_weight, classes)
 
-        for attr in (
-            "estimator_", "classes_", "transduction_", "label_distributions_", "n_features_in_",
-            "feature_names_in_",
-        ):  # fmt: skip
-            self.__dict__.pop(attr, None)
+    def _fit(self, X: Any, y: Any, sample_weight: Any, classes: Any) -> SemiSupervisedNB:
+
         estimator = self._prototype()
         lam, tol, max_iter, k = self._settings()
         labels, codes, labelled = _split_labels(y, classes)
@@ -250,11 +259,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         """The fitted attributes from EM's result (in memory, or from a cluster's rounds)."""
         if not result.converged and max_iter > 0:
             warn_not_converged("the unlabelled rows", result.n_iter, tol)
-        self.estimator_ = view.fitted()
-        self.classes_ = labels
-        for attr in ("n_features_in_", "feature_names_in_"):
-            if hasattr(self.estimator_, attr):
-                setattr(self, attr, getattr(self.estimator_, attr))
+        self._adopt_estimator(view.fitted(), labels)
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.lower_bound_ = result.lower_bound
@@ -262,6 +267,17 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         self.label_distributions_ = distributions
         self.transduction_ = labels[np.argmax(distributions, axis=1)]
         return self
+
+    def _adopt_estimator(self, fitted: Any, classes: np.ndarray) -> None:
+        """Take a fitted wrapped estimator (from EM or a model file) and the classes, with the
+        input the estimator was fitted on (``n_features_in_``, ``feature_names_in_``)."""
+        self.estimator_ = fitted
+        self.classes_ = classes
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(fitted, attr):
+                setattr(self, attr, getattr(fitted, attr))
+            else:
+                self.__dict__.pop(attr, None)
 
     def _fit_rounds(self, *, partial: bool, classes: Any = None, **options: Any) -> Any:
         """The rounds that fit the model from parts of the data, one reduction per EM
@@ -343,6 +359,13 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             return np.asarray(estimator.predict(X))
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y``, checked as
+        every model's ``score`` checks them (one label per row, of the classes' type)."""
+        self._check_fitted()
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
+
     def __sklearn_is_fitted__(self) -> bool:
         return "estimator_" in self.__dict__
 
@@ -358,9 +381,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
 
 
 def _documents(X: Any) -> list[Any]:
-    if isinstance(X, (str, bytes)):
-        raise ParameterError("expected a list of documents, got a single string; wrap it in a list")
-    return list(X)
+    from ..text.classifier import _as_list
+
+    return _as_list(X)
 
 
 def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

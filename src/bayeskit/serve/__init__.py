@@ -6,6 +6,17 @@ An adapter over a fitted model (DESIGN.md): it owns HTTP (:mod:`.app`, :mod:`.in
 ``unlearn``, a SpamFilter's cutoffs and costs) do the work. :mod:`.scoring` turns one message
 into a verdict with its reasons; ``assets/index.html`` is the page.
 
+Limits (``docs/guide/service-limits.md``; every refusal is JSON ``{"error": ...}``):
+
+- request line and headers: 64 KiB (``--max-header``) — 431, the connection closed;
+- time to send the headers, and the body: 10 s (``--timeout``) — 408, the connection closed;
+- request body: 4 MiB (``--max-body``) — 413;
+- JSON nesting: 32 levels (:data:`.inputs.MAX_JSON_DEPTH`); a lone UTF-16 surrogate in a
+  string or from a declared charset — 400;
+- requests in progress: 256 (``--max-in-flight``) — 503 with ``Retry-After``;
+- the journal's disk full — 507 with ``Retry-After``: nothing of the learn is kept, checks
+  and predictions go on, learning resumes once there is room.
+
 Importing this package imports starlette and uvicorn: the command line imports it only when
 ``bayeskit serve`` runs.
 """

@@ -1,6 +1,6 @@
 """The HTTP API (a Starlette app): MLflow's scoring contract, the spam API and the page.
 
-Routes (README, "The filter as a service", shows requests and answers):
+Routes (the user guide, "The service", shows requests and answers):
 
 ``GET /`` the page; ``GET /ping``, ``/health``, ``/version``, ``/metadata``;
 ``POST /invocations`` (MLflow: JSON ``dataframe_split`` / ``dataframe_records`` /
@@ -16,7 +16,9 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import html
 import json
+import logging
 import math
 import os
 from collections.abc import AsyncIterator
@@ -36,12 +38,21 @@ from .._version import __version__
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
-from .inputs import RequestError, invocation_input, message_input
+from .colouring import shown_units
+from .inputs import (
+    MAX_JSON_DEPTH,
+    RequestError,
+    invocation_input,
+    message_input,
+    n_features,
+    reads_text,
+)
 from .scoring import plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
+log = logging.getLogger("bayeskit.serve")
 CONFIG_ENV = "BAYESKIT_SERVE_CONFIG"
 API_VERSION = 1
 _BIG_BODY = 1 << 16  # bodies above this are scored off the event loop
@@ -55,6 +66,7 @@ class ServeConfig:
     token_file: str | None = None
     workers: int = 1
     max_body_bytes: int = 4 * 2**20
+    max_header_bytes: int = 64 * 2**10
     timeout: float = 10.0
     max_in_flight: int = 256
     save_interval: float = 10.0
@@ -67,15 +79,25 @@ class ServeConfig:
         return cls(**json.loads(text))
 
 
+_TOKEN_HINT = (
+    "for example the output of: python -c 'import secrets; print(secrets.token_urlsafe())'"
+)
+
+
 def read_token(path: str) -> str:
     """The bearer token: the first line of the token file, which must not be empty."""
-    with open(path, encoding="utf-8") as f:
-        token = f.readline().strip()
-    if len(token) < 8:
+    try:
+        with open(path, encoding="utf-8") as f:
+            token = f.readline(4096).strip()
+    except UnicodeDecodeError as exc:
+        raise BayeskitError(
+            f"{path}: the token file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+            f"offset {exc.start}); {_TOKEN_HINT}"
+        ) from None
+    if len(token) < 8 or not token.isprintable():
         raise BayeskitError(
             f"{path}: the token file must hold a token of at least 8 characters on its first "
-            "line (for example the output of: python -c 'import secrets; "
-            "print(secrets.token_urlsafe())')"
+            f"line, printable ones; {_TOKEN_HINT}"
         )
     return token
 
@@ -163,8 +185,13 @@ class Service:
         self.state = ModelState(
             config.model, learning=not self.learning_off, save_interval=config.save_interval
         )
+        if self.state.cannot_learn and not self.learning_off:
+            self.learning_off = f"learning is off: {self.state.cannot_learn}"
+        self.missing = csv_missing_markers(config.model)
         page = resources.files("bayeskit.serve").joinpath("assets/index.html")
-        self.page = page.read_text(encoding="utf-8")
+        self.page = page.read_text(encoding="utf-8").replace(
+            "bayeskit model", html.escape(page_title(self.state.snapshot.described))
+        )
 
     # ------------------------------------------------------------------ plumbing
     async def body(self, request: Request) -> bytes:
@@ -216,9 +243,15 @@ class Service:
         """The current snapshot (read once per request), which must hold a text model."""
         snap = self.state.snapshot
         if snap.scorer is None:
+            name = type(snap.model).__name__
+            if reads_text(snap.model):
+                raise RequestError(
+                    f"this server's model ({name}) reads text, but its classes are mixtures "
+                    "of components that /check cannot explain term by term: send the text to "
+                    'POST /invocations as {"inputs": ["the text"]}'
+                )
             raise RequestError(
-                f"this server's model ({type(snap.model).__name__}) reads tables, not "
-                "messages: use POST /invocations"
+                f"this server's model ({name}) reads tables, not messages: use POST /invocations"
             )
         return snap
 
@@ -258,29 +291,36 @@ class Service:
         from ..io.describe import describe
 
         snap = self.state.snapshot
-        model = snap.model
-        counts = np.asarray(model.class_count_, dtype=np.float64)
+        model = snap.described  # the model, or the estimator a wrapper declares it wraps
+        counts = getattr(model, "class_count_", None)
         out: dict[str, Any] = {
-            "estimator": type(model).__name__,
-            "description": describe(model),
-            "classes": [plain(c) for c in model.classes_.tolist()],
-            "class_count": {
-                str(plain(c)): float(n) for c, n in zip(model.classes_, counts, strict=True)
-            },
-            "training_rows": float(counts.sum()),
+            "estimator": type(snap.model).__name__,
+            "description": describe(snap.model),
+            "classes": [plain(c) for c in snap.model.classes_.tolist()],
+            "class_count": None,
+            "training_rows": None,
             "model_file": os.path.basename(self.state.path),
+            "title": page_title(model),
         }
-        declared = contract_of(model)
-        if declared.input == "documents":
+        if counts is not None:
+            counts = np.asarray(counts, dtype=np.float64)
+            out["class_count"] = {
+                str(plain(c)): float(n) for c, n in zip(model.classes_, counts, strict=True)
+            }
+            out["training_rows"] = float(counts.sum())
+        if snap.model is not model:
+            out["wraps"] = describe(model)
+        if contract_of(model).input == "documents":
             vectorizer = model.vectorizer
             out["mode"] = "text"
             out["analyzer"] = "word" if vectorizer is None else str(vectorizer.analyzer)
             out["vocabulary_size"] = len(model.get_feature_names_out())
+            out["colouring"] = shown_units(vectorizer or model.default_vectorizer())
             inner = model.model
             out["families"] = [
                 "multinomial" if inner is None else type(inner).__name__.removesuffix("NB").lower()
             ]
-            if declared.decision == "spam":
+            if contract_of(model).decision == "spam":
                 out["spam"] = {
                     "spam_label": plain(model.spam_label),
                     "ham_label": plain(model.ham_label),
@@ -289,16 +329,20 @@ class Service:
                     "lost_ham_cost": model.lost_ham_cost,
                     "passed_spam_cost": model.passed_spam_cost,
                 }
+        elif reads_text(model):  # a text model whose parts it does not declare
+            out["mode"] = "text"
+            out["colouring"] = None
         else:
             out["mode"] = "table"
-            out["features"] = training_columns(model) or [
-                f"x{j}" for j in range(int(model.n_features_in_))
-            ]
+            out["features"] = training_columns(model) or [f"x{j}" for j in range(n_features(model))]
             chosen = getattr(model, "feature_families_", None)
+            families = getattr(model, "families_", None)
             out["families"] = (
                 {str(k): str(v) for k, v in chosen.items()}
                 if chosen is not None
-                else [family.name for family in model.families_]
+                else [family.name for family in families]
+                if families is not None
+                else None
             )
         out["learning"] = {
             "enabled": not self.learning_off,
@@ -307,15 +351,25 @@ class Service:
         }
         out["limits"] = {
             "max_body_bytes": self.config.max_body_bytes,
+            "max_header_bytes": self.config.max_header_bytes,
+            "max_json_depth": MAX_JSON_DEPTH,
             "timeout": self.config.timeout,
         }
         return out
 
     async def invocations(self, request: Request) -> Response:
         body = await self.body(request)
-        model = self.state.snapshot.model
+        snap = self.state.snapshot
+        model = snap.model
         asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
-        X, proba = invocation_input(body, request.headers.get("content-type", ""), model, asked)
+        # the columns and their kinds are the described model's (a wrapper's estimator)
+        X, proba = invocation_input(
+            body,
+            request.headers.get("content-type", ""),
+            snap.described,
+            asked,
+            missing=self.missing,
+        )
         if len(body) > _BIG_BODY:
             predictions = await asyncio.to_thread(_predictions, model, X, proba)
         else:
@@ -327,7 +381,7 @@ class Service:
         body = await self.body(request)
         scorer = snap.scorer
         assert scorer is not None
-        doc = message_input(body, request.headers.get("content-type", ""), snap.model)
+        doc = message_input(body, request.headers.get("content-type", ""), snap.described)
         words = request.query_params.get("words", "") in ("1", "true")
         if len(body) > _BIG_BODY:
             result = await asyncio.to_thread(scorer.check, doc, words=words)
@@ -356,10 +410,10 @@ class Service:
         )
         future = self.state.submit(doc, label, unlearn=unlearn)
         result = await asyncio.wrap_future(future)
-        snap = self.state.snapshot
+        described = self.state.snapshot.described
         result["class_count"] = {
             str(plain(c)): float(n)
-            for c, n in zip(snap.model.classes_, snap.model.class_count_, strict=True)
+            for c, n in zip(described.classes_, described.class_count_, strict=True)
         }
         return _json(result)
 
@@ -372,6 +426,18 @@ _PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+def page_title(model: Any) -> str:
+    """What the page calls the served model: a spam filter, a text classifier (a model that
+    reads text) or a classifier of table rows."""
+    if reads_text(model):
+        return (
+            "bayeskit spam filter"
+            if contract_of(model).decision == "spam"
+            else "bayeskit text classifier"
+        )
+    return "bayeskit classifier"
 
 
 def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
@@ -391,6 +457,17 @@ def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
     return out
 
 
+def csv_missing_markers(path: str) -> list[str]:
+    """The field values a ``text/csv`` body reads as missing: as ``bayeskit train`` read the
+    model's training data (stored in the model file), else the usual markers (NA, NaN,
+    null…, :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
+    from ..io.model_file import load_reading
+    from ..io.readers import missing_markers
+
+    reading = load_reading(path) or {}
+    return missing_markers(reading.get("missing") or (), reading.get("default_missing", True))
+
+
 def create_app(config: ServeConfig) -> ASGIApp:
     """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now)."""
     service = Service(config)
@@ -400,7 +477,18 @@ def create_app(config: ServeConfig) -> ASGIApp:
         # A body that did not arrive in time is still owed: what the client sends later
         # would be read as the next request, so the connection ends with the answer.
         headers = {"Connection": "close"} if status == 408 else None
+        if status == 507:  # the disk is full: learning works again once there is room
+            headers = {"Retry-After": "30"}
         return error(" ".join(str(exc).split()), status, headers)
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        # A bug: logged with its traceback, answered as every other error is (JSON).
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error(
+            f"internal error ({type(exc).__name__}); the server keeps serving, and the "
+            "model is unchanged",
+            500,
+        )
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -438,6 +526,7 @@ def create_app(config: ServeConfig) -> ASGIApp:
             RequestError: refused,
             LearnError: refused,
             BayeskitError: refused,
+            Exception: failed,
         },
         lifespan=lifespan,
     )

@@ -29,12 +29,23 @@ import numpy as np
 from ..text import TextVectorizer
 from ..text.analyze import check_ngram_range, is_raw_email, stop_word_set
 
-__all__ = ["MAX_SHOWN_CHARS", "segments"]
+__all__ = ["MAX_SHOWN_CHARS", "segments", "shown_units"]
 
 MAX_SHOWN_CHARS = 200_000
 _EMAIL_WORD = re.compile(r"(?u)\b\w\w+\b")
 _WHITE_SPACES = re.compile(r"\s\s+")  # as bayeskit.text.analyze reads character n-grams
 _WORD = re.compile(r"\S+")  # str.split()'s words
+
+
+def shown_units(vec: TextVectorizer) -> str | None:
+    """What :func:`segments` colours for this vectorizer: ``"words"`` (the word, e-mail and
+    auto analyzers), ``"characters"`` (character n-grams), or None (a callable analyzer,
+    whose terms cannot be traced back to the text). The page words its legend from this."""
+    if vec.analyzer in ("word", "email", "auto"):
+        return "words"
+    if vec.analyzer in ("char", "char_wb"):
+        return "characters"
+    return None
 
 
 def segments(vec: TextVectorizer, doc: str | bytes, by_term: dict[str, float]) -> list[list[Any]]:

@@ -6,21 +6,41 @@ naming the problem (the key, column or byte at fault) and what is accepted.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..contract import contract_of
+import numpy as np
 
-if TYPE_CHECKING:
-    from ..text import TextClassifier
+from ..contract import contract_of
 from ..errors import BayeskitError
 
-__all__ = ["SHAPES", "RequestError", "invocation_input", "message_input"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "SHAPES",
+    "RequestError",
+    "invocation_input",
+    "message_input",
+    "read_json",
+    "reads_text",
+]
 
 #: The four JSON shapes of MLflow's scoring protocol.
 SHAPES = ("dataframe_split", "dataframe_records", "instances", "inputs")
 SOURCE = "the request"
+#: The deepest nesting of arrays and objects a JSON body may have. MLflow's shapes need 4
+#: (``{"dataframe_split": {"data": [[value]]}}``); Python's JSON parser recurses once per
+#: level, so a body nested thousands deep would exhaust its stack.
+MAX_JSON_DEPTH = 32
+# A JSON string (unrolled: no backtracking per character), and what is not a bracket.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+if TYPE_CHECKING:
+    from ..text import TextClassifier
 
 
 class RequestError(BayeskitError, ValueError):
@@ -42,9 +62,13 @@ def media_type(content_type: str) -> tuple[str, dict[str, str]]:
 
 
 def decode_text(body: bytes, charset: str = "utf-8") -> str:
-    """The body as text in ``charset``; a body not valid in it is refused, naming the byte."""
+    """The body as text in ``charset``; a body not valid in it is refused, naming the byte.
+
+    The text is valid Unicode: some codecs (UTF-7, ``unicode_escape``) decode to lone UTF-16
+    surrogates, which no model, journal or answer could encode again, so they are refused
+    here, as a UTF-8 body holding one is."""
     try:
-        return body.decode(charset)
+        text = body.decode(charset)
     except LookupError:
         raise RequestError(f"unknown charset {charset!r}; send UTF-8", status=415) from None
     except UnicodeDecodeError as exc:
@@ -52,6 +76,61 @@ def decode_text(body: bytes, charset: str = "utf-8") -> str:
             f"the body is not valid {charset} text (byte 0x{body[exc.start]:02x} at offset "
             f"{exc.start}); send UTF-8 text, or a raw e-mail as Content-Type: message/rfc822"
         ) from None
+    if charset.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _surrogate_error(exc, f"the body (charset {charset!r})") from None
+    return text
+
+
+def _surrogate_error(exc: UnicodeEncodeError, where: str) -> RequestError:
+    return RequestError(
+        f"{where} holds the lone UTF-16 surrogate \\u{ord(exc.object[exc.start]):04x}, which is "
+        "not a character (a \\uD800-\\uDBFF escape must be followed by its \\uDC00-\\uDFFF "
+        "pair); send valid Unicode text"
+    )
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not
+    count); vectorised, so a 4 MiB body costs milliseconds."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def read_json(body: bytes, charset: str = "utf-8") -> Any:
+    """A JSON body, read within bounds: at most :data:`MAX_JSON_DEPTH` levels of nesting,
+    strings of valid Unicode (an escaped lone surrogate, ``"\\ud800"``, is refused). Every
+    refusal is a :class:`RequestError` naming the problem."""
+    text = decode_text(body, charset)
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise RequestError(
+            f"the JSON body nests arrays and objects {depth} levels deep; this server reads "
+            f"at most {MAX_JSON_DEPTH} (MLflow's scoring shapes need 4)"
+        )
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise RequestError(f"malformed JSON: {exc}") from None
+    if "\\u" in text:  # only an escape can make a lone surrogate
+        try:
+            json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _surrogate_error(exc, "a string of the JSON body") from None
+    return payload
+
+
+def reads_text(model: Any) -> bool:
+    """Whether ``model`` reads documents (text or raw e-mails) rather than rows, as its
+    scikit-learn tags declare (a TextClassifier, or a wrapper of one)."""
+    tags = model.__sklearn_tags__().input_tags
+    return bool(tags.string and not tags.two_d_array)
 
 
 # ---------------------------------------------------------------------------------- /check
@@ -85,17 +164,35 @@ def _is_email_model(model: TextClassifier) -> bool:
 
 # ---------------------------------------------------------------------------------- /invocations
 def invocation_input(
-    body: bytes, content_type: str, model: Any, query_proba: bool
+    body: bytes,
+    content_type: str,
+    model: Any,
+    query_proba: bool,
+    missing: Sequence[str] | None = None,
 ) -> tuple[Any, bool]:
     """(rows the model predicts, whether probabilities were asked for) from an MLflow scoring
-    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv``."""
+    request: JSON with exactly one of :data:`SHAPES`, or ``text/csv`` (whose fields in
+    ``missing`` are missing values; default: the empty field and
+    :data:`~bayeskit.io.readers.DEFAULT_MISSING`)."""
     kind, options = media_type(content_type or "application/json")
     if kind == "text/csv":
         import polars as pl
 
+        from ..io.readers import DEFAULT_MISSING
+
+        markers = list(DEFAULT_MISSING if missing is None else missing)
         text = decode_text(body, options.get("charset", "utf-8"))
+        names = _column_names(model)
+        header = not _first_line_is_data(text, names)
         try:
-            frame = pl.read_csv(io.StringIO(text), infer_schema_length=None)
+            frame = pl.read_csv(
+                io.StringIO(text),
+                has_header=header,
+                new_columns=None if header else names,
+                infer_schema_length=None,
+                # missing as the CLI reads the model's data (the usual markers: NA, NaN, null…)
+                null_values=markers,
+            )
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
@@ -106,10 +203,7 @@ def invocation_input(
             f"(one of {', '.join(SHAPES)}) or text/csv",
             status=415,
         )
-    try:
-        payload = json.loads(decode_text(body, options.get("charset", "utf-8")))
-    except ValueError as exc:
-        raise RequestError(f"malformed JSON: {exc}") from None
+    payload = read_json(body, options.get("charset", "utf-8"))
     if not isinstance(payload, dict):
         raise RequestError(
             f"the JSON body must be an object with one of the keys {', '.join(SHAPES)}; got "
@@ -131,6 +225,53 @@ def invocation_input(
         raise RequestError(f"params.probabilities must be true or false, not {proba!r}")
     frame = _frame(shapes[0], payload[shapes[0]], model)
     return _rows(frame, model), proba
+
+
+def _column_names(model: Any) -> list[str]:
+    """The columns a model reads, in order: ``text`` for a text model, else its training
+    columns (``x0``, ``x1``, … for a model fitted on a bare matrix)."""
+    if reads_text(model):
+        return ["text"]
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return [str(c) for c in names]
+    return [f"x{j}" for j in range(n_features(model))]
+
+
+def n_features(model: Any) -> int:
+    """How many columns a table model reads (a wrapper: the estimator it declares)."""
+    n = getattr(model, "n_features_in_", None)
+    if n is None:
+        n = model.__dict__["estimator_"].n_features_in_
+    return int(n)
+
+
+def _first_line_is_data(text: str, names: list[str]) -> bool:
+    """Whether a CSV body starts with a row of values rather than a header line (a row
+    pasted without its header): none of its fields names one of the model's columns, and
+    it has one field per column, all numbers when the model's columns have no names."""
+    line = text.lstrip("\ufeff").partition("\n")[0].rstrip("\r")
+    if not line.strip():
+        return False
+    try:
+        fields = next(csv.reader([line]))
+    except csv.Error:
+        return False
+    if len(fields) != len(names) or any(f.strip() in names for f in fields):
+        return False
+    if names == ["text"]:  # one text per line: a header would be a word such as "message"
+        return "\n" not in text.strip()
+    if names[0] == "x0" and names == [f"x{j}" for j in range(len(names))]:
+        return all(_is_number(f) for f in fields)
+    return True
+
+
+def _is_number(field: str) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
 
 
 def _frame(shape: str, value: Any, model: Any) -> Any:
@@ -165,7 +306,7 @@ def _frame(shape: str, value: Any, model: Any) -> Any:
         raise RequestError(f"{shape} must be a non-empty list of rows (or an object of columns)")
     if all(isinstance(row, dict) for row in value):
         return _records(value)
-    if _documents(model) and all(isinstance(row, str) for row in value):
+    if reads_text(model) and all(isinstance(row, str) for row in value):
         return pl.DataFrame({"text": value})
     return _positional(value, model)
 
@@ -186,12 +327,7 @@ def _records(value: Any) -> Any:
 
 def _positional(rows: Any, model: Any) -> Any:
     """Rows without column names: as many values as the model has columns, in order."""
-    if _documents(model):
-        columns = ["text"]
-    else:
-        names = getattr(model, "feature_names_in_", None)
-        n = int(model.n_features_in_)
-        columns = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n)]
+    columns = _column_names(model)
     if not isinstance(rows, list) or not rows:
         raise RequestError("the rows must be a non-empty list of lists")
     for i, row in enumerate(rows):
@@ -240,7 +376,7 @@ def _rows(frame: Any, model: Any) -> Any:
 
     if frame.height == 0:
         raise RequestError("no rows to predict")
-    if _documents(model):
+    if reads_text(model):
         column = "text" if "text" in frame.columns else None
         if column is None and frame.width == 1:
             column = frame.columns[0]
@@ -255,7 +391,7 @@ def _rows(frame: Any, model: Any) -> Any:
         return values.to_list()
     expected = training_columns(model)
     if expected is None:
-        n = int(model.n_features_in_)
+        n = n_features(model)
         if frame.width != n:
             raise RequestError(f"the request has {frame.width} columns; the model reads {n}")
         return frame.to_numpy()

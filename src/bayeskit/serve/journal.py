@@ -183,6 +183,16 @@ def read_journal(path: str, model_sha256: str) -> Replay | None:
     )
 
 
+#: The journal's writes (a seam: the tests fail them as a full disk does, part-way).
+_write = os.write
+
+
+def _open_append(path: str) -> IO[bytes]:
+    # Unbuffered: every byte written is in the file (or the write failed), so a failed
+    # append can be cut back exactly.
+    return open(path, "ab", buffering=0)
+
+
 class Journal:
     """The open journal of one model file; appends and compactions are serialised."""
 
@@ -203,24 +213,40 @@ class Journal:
                     f.truncate(data.rfind(b"\n") + 1)
                     f.flush()
                     os.fsync(f.fileno())
-        self._file: IO[bytes] = open(path, "ab")  # noqa: SIM115 (kept open while serving)
+        self._file: IO[bytes] = _open_append(path)
 
     def append(self, ops: Iterable[Op]) -> None:
-        """Write the operations and fsync: when this returns they survive a crash."""
+        """Write the operations and fsync: when this returns they survive a crash. When the
+        write fails (a full disk) the journal is cut back to where it was and the error
+        raised: nothing of these operations stays, and later appends work once there is
+        room."""
         lines = [(op.seq, op.to_line()) for op in ops]
         with self._lock:
-            self._file.write(b"".join(line for _, line in lines))
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            self._write_whole(b"".join(line for _, line in lines))
             self._since_base.extend(lines)
 
     def checkpoint(self, model_sha256: str, seq: int) -> None:
         """Record (durably) that a model file of sha256 ``model_sha256`` holds ops up to ``seq``."""
         line = _line({"type": "checkpoint", "model_sha256": model_sha256, "seq": seq})
         with self._lock:
-            self._file.write(line)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            self._write_whole(line)
+
+    def _write_whole(self, data: bytes) -> None:
+        """Append ``data`` and fsync, or leave the file as it was and raise: a part of a line
+        written before the disk filled up would otherwise sit in the middle of the journal
+        once later lines follow it (a damaged journal at the next start)."""
+        fd = self._file.fileno()
+        end = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[_write(fd, view) :]
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # cutting frees space: it works on a full disk
+                os.ftruncate(fd, end)
+                os.fsync(fd)
+            raise
 
     def compact(self, model_sha256: str, seq: int, learned: dict[str, str]) -> None:
         """Rewrite the journal for the model file now in place (holding ops up to ``seq``)."""
@@ -233,14 +259,19 @@ class Journal:
             try:
                 self._write_new(body)
             finally:
-                self._file = open(self.path, "ab")  # noqa: SIM115
+                self._file = _open_append(self.path)
 
     def _write_new(self, body: bytes) -> None:
         tmp = f"{self.path}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(body)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with open(tmp, "wb") as f:
+                f.write(body)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError:
+            with contextlib.suppress(OSError):  # a part of a journal only takes up room
+                os.unlink(tmp)
+            raise
         os.replace(tmp, self.path)
         fsync_directory(os.path.dirname(os.path.abspath(self.path)))
 

@@ -1,7 +1,7 @@
 """Checking one message against a text model: verdict, probability, log-odds and reasons.
 
 A :class:`Scorer` is built once per model snapshot from the model's own linear form
-(``joint log-likelihood = transform(x) @ W.T + b``, seeds 002–004): scoring a message is then
+(``joint log-likelihood = transform(x) @ W.T + b``, McCallum & Nigam): scoring a message is then
 the model's :meth:`~bayeskit.text.TextClassifier.transform` and one sparse product, without
 per-call input validation, and the same product, split by term, gives the reasons and (see
 :mod:`.colouring`) the colour of every word or character. The numbers are the model's: tests
@@ -62,7 +62,7 @@ class Scorer:
         return scorer
 
     def check(self, doc: str | bytes, *, words: bool = False) -> dict[str, Any]:
-        """The answer of ``POST /check`` for one message (see the README)."""
+        """The answer of ``POST /check`` for one message (the user guide, "The service")."""
         x = self.model.transform([doc])
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
         jll = (self.b + self.W[:, x.indices] @ x.data).reshape(1, -1)

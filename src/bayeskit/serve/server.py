@@ -1,8 +1,12 @@
 """Running the app on uvicorn: the listening socket, timeouts, limits and worker processes.
 
-uvicorn closes idle keep-alive connections but waits for a request's headers forever; the
-protocol below also gives each request ``timeout`` seconds to send its headers (the body has
-the same limit in the app), so slow clients cannot hold connections open.
+uvicorn closes idle keep-alive connections but waits for a request's headers forever and
+reads headers of any size (httptools keeps them in memory until the last one). The protocol
+below gives each request ``timeout`` seconds to send its headers (the body has the same
+limit in the app), so slow clients cannot hold connections open, and refuses a request line
+and headers of more than ``max_header_bytes`` with 431 (Request Header Fields Too Large),
+closing the connection, so that neither many large headers nor one endless one can hold
+memory.
 """
 
 from __future__ import annotations
@@ -26,17 +30,29 @@ __all__ = ["HeaderTimeoutProtocol", "bind", "run"]
 log = logging.getLogger("bayeskit.serve")
 #: Set in each worker process (uvicorn passes the protocol class, not its settings).
 HEADER_TIMEOUT_ENV = "BAYESKIT_SERVE_HEADER_TIMEOUT"
+HEADER_BYTES_ENV = "BAYESKIT_SERVE_MAX_HEADER_BYTES"
+#: How long a connection refused for its head is read (and dropped) before it is closed.
+LINGER_SECONDS = 2.0
 
 
 class HeaderTimeoutProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol that answers 408 and closes the connection when a
     request's headers have not all arrived ``BAYESKIT_SERVE_HEADER_TIMEOUT`` seconds after
-    the connection opened or the request began."""
+    the connection opened or the request began, and 431 when more than
+    ``BAYESKIT_SERVE_MAX_HEADER_BYTES`` bytes arrived before the headers' end.
+
+    The bytes are counted as they arrive (each chunk read from the socket while headers are
+    awaited), so httptools never holds much more than the limit, and once more, exactly (the
+    target and every header name and value, with their separators), when the last header
+    has arrived: a head that came in one chunk is measured too."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_timeout = float(os.environ.get(HEADER_TIMEOUT_ENV, "10"))
+        self._max_header_bytes = int(os.environ.get(HEADER_BYTES_ENV, str(64 * 2**10)))
         self._header_timer: Any = None
+        self._head_bytes = 0
+        self._refused = False  # answered 408 or 431: nothing more is read or answered
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -44,12 +60,45 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._head_bytes = 0
         if self._header_timer is None:
             self._arm()
 
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        super().data_received(data)
+        if self._header_timer is None or self.transport.is_closing():
+            return  # no request's headers awaited: between requests, or reading a body
+        self._head_bytes += len(data)
+        if self._head_bytes > self._max_header_bytes:
+            self._too_large()
+
     def on_headers_complete(self) -> None:
         self._disarm()
+        head = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if head > self._max_header_bytes:
+            self._too_large()
+            return  # the app never sees this request
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if not self._refused:
+            super().on_message_complete()
+
+    def _too_large(self) -> None:
+        self._disarm()
+        self._refuse(
+            b"431 Request Header Fields Too Large",
+            b'{"error":"the request line and headers exceed '
+            + str(self._max_header_bytes).encode()
+            + b' bytes; send fewer or smaller headers"}',
+            linger=True,
+        )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -65,13 +114,35 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
 
     def _timed_out(self) -> None:
         self._header_timer = None
-        if self.transport.is_closing() or (self.cycle and not self.cycle.response_complete):
-            return
-        body = b'{"error":"the request headers did not arrive in time"}'
-        self.transport.write(
-            b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        if self.cycle and not self.cycle.response_complete:
+            return  # an earlier response is being written: it ends the wait when it is done
+        self._refuse(
+            b"408 Request Timeout", b'{"error":"the request headers did not arrive in time"}'
         )
+
+    def _refuse(self, status: bytes, body: bytes, *, linger: bool = False) -> None:
+        """Answer ``status`` and close the connection; when an earlier response on it is
+        still being written, close it without answering (the answer would be cut into it).
+
+        ``linger``: the client is still sending (a head past its bound); closing a socket
+        with unread data would reset the connection and lose the answer, so the answer is
+        followed by the end of our side, what arrives is read and dropped, and the connection
+        is closed :data:`LINGER_SECONDS` later (a lingering close, as nginx does)."""
+        self._refused = True
+        if self.transport.is_closing():
+            return
+        if not (self.cycle and not self.cycle.response_complete):
+            self.transport.write(
+                b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
+                b"connection: close\r\ncontent-length: "
+                + str(len(body)).encode()
+                + b"\r\n\r\n"
+                + body
+            )
+            if linger and self.transport.can_write_eof():
+                self.transport.write_eof()
+                self.loop.call_later(LINGER_SECONDS, self.transport.close)
+                return
         self.transport.close()
 
 
@@ -92,6 +163,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def _config(app: Any, config: ServeConfig, **extra: Any) -> uvicorn.Config:
     os.environ[HEADER_TIMEOUT_ENV] = repr(config.timeout)
+    os.environ[HEADER_BYTES_ENV] = str(config.max_header_bytes)
     # The learner thread's Python work would hold the GIL for 5 ms slices (the default)
     # while checks wait in the event loop; 1 ms slices bound that wait.
     sys.setswitchinterval(0.001)
@@ -164,7 +236,12 @@ def _banner(config: ServeConfig, url: str, app: Any) -> str:
         lines.append(f"  replayed {app.service.state.replayed} learned message(s) from the journal")
     if config.workers > 1:
         lines.append(f"  {config.workers} worker processes")
-    off = learning_off(config, config.token_file is not None)
+    # one process: the app's reason, which knows the model; workers: the settings' reason
+    off = (
+        app.service.learning_off
+        if app is not None
+        else learning_off(config, config.token_file is not None)
+    )
     lines.append(
         "  learning: "
         + ("off — " + off.removeprefix("learning is off: ") if off else "on (bearer token)")

@@ -23,13 +23,15 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import IO, Any
 
+import numpy as np
+
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
 from .journal import Journal, Op, file_sha256, read_journal
 from .scoring import Scorer, plain
 
-__all__ = ["LearnError", "ModelState", "Snapshot", "digest_of"]
+__all__ = ["LearnError", "ModelState", "Snapshot", "StorageFullError", "digest_of"]
 
 log = logging.getLogger("bayeskit.serve")
 _MAX_BATCH = 256
@@ -47,10 +49,56 @@ class LearnError(BayeskitError, ValueError):
 class Snapshot:
     """One version of the model with everything a request reads; never changed once built."""
 
-    model: Any
+    model: Any  # the model file's model: it predicts, learns and is saved
     scorer: Scorer | None  # text models only
     seq: int  # the last journal operation this model holds
     learned: dict[str, str]  # digest -> label of the messages learned through the service
+    described: Any = None  # what /metadata and /check read: see described_model
+
+    def __post_init__(self) -> None:
+        if self.described is None:
+            object.__setattr__(self, "described", described_model(self.model))
+
+
+def described_model(model: Any) -> Any:
+    """The model whose fitted parts describe ``model``: the estimator a fitted wrapper
+    declares it wraps (scikit-learn's ``estimator_``, as SemiSupervisedNB has) when its
+    classes are the wrapper's, so that it holds the class counts, columns, families and text
+    pipeline the wrapper's answers come from; otherwise ``model`` itself."""
+    inner = model.__dict__.get("estimator_")
+    classes = getattr(inner, "classes_", None)
+    if classes is None or not hasattr(inner, "class_count_"):
+        return model
+    if not np.array_equal(np.asarray(classes), np.asarray(model.classes_)):
+        return model  # classes made of several components each
+    return inner
+
+
+def cannot_learn(model: Any) -> str:
+    """Why the service cannot teach ``model`` one message at a time, or ""."""
+    from .inputs import reads_text
+
+    if reads_text(model) and not (hasattr(model, "partial_fit") and hasattr(model, "unlearn")):
+        return (
+            f"this model ({type(model).__name__}) cannot learn or unlearn one message at a "
+            "time (it has no partial_fit and unlearn); serve the text model it wraps to learn"
+        )
+    return ""
+
+
+class StorageFullError(LearnError):
+    """The journal could not be written (the disk is full or over quota): the learn was not
+    acknowledged and the model is unchanged; it succeeds once there is room again."""
+
+    def __init__(self, path: str, exc: OSError) -> None:
+        reason = exc.strerror or type(exc).__name__
+        super().__init__(
+            f"the server cannot store learned messages now ({reason} on the disk of its "
+            "journal): nothing was learned and the model is unchanged. Checks and predictions "
+            "work as usual; retry the learn once there is room",
+            status=507,
+        )
+        self.path = path
 
 
 def digest_of(doc: str | bytes) -> str:
@@ -103,6 +151,8 @@ class ModelState:
         self.learning = learning
         self.save_interval = save_interval
         self._saving_path = self.path + ".saving"
+        self.cannot_learn = ""  # set when the model itself cannot learn (then learning is off)
+        self.storage_error: str | None = None  # the last failed journal write, until one works
         self._lock_file = _lock(self.path + ".lock") if learning else None
         try:
             self._start(learning)
@@ -113,13 +163,19 @@ class ModelState:
 
     def _start(self, learning: bool) -> None:
         """Load the model, replay its journal and (learning) start the writer threads."""
+        model_sha = file_sha256(self.path)
+        model = load(self.path)
+        self.cannot_learn = cannot_learn(model)
+        if self.cannot_learn and learning:
+            self.learning = learning = False
+            if self._lock_file is not None:
+                self._lock_file.close()
+                self._lock_file = None
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
-        model_sha = file_sha256(self.path)
-        model = load(self.path)
         replay = read_journal(self.journal_path, model_sha)
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
@@ -142,8 +198,9 @@ class ModelState:
 
     @staticmethod
     def _snapshot(model: Any, seq: int, learned: dict[str, str]) -> Snapshot:
-        scorer = Scorer.of(model) if contract_of(model).input == "documents" else None
-        return Snapshot(model, scorer, seq, learned)
+        described = described_model(model)
+        scorer = Scorer.of(described) if contract_of(described).input == "documents" else None
+        return Snapshot(model, scorer, seq, learned, described)
 
     # ------------------------------------------------------------------ learning
     def submit(self, doc: str | bytes, label: str, *, unlearn: bool) -> Future[dict[str, Any]]:
@@ -170,6 +227,11 @@ class ModelState:
                 batch.append(more)
             try:
                 self._learn_batch(batch)
+            except StorageFullError as exc:  # a full disk, not a bug: no traceback
+                log.warning("%s", exc)
+                for request in batch:
+                    if not request.future.done():
+                        request.future.set_exception(exc)
             except BaseException as exc:  # never leave a client waiting
                 log.exception("learning failed")
                 for request in batch:
@@ -223,7 +285,12 @@ class ModelState:
             return
         new = self._snapshot(model, seq, learned)
         assert self.journal is not None
-        self.journal.append(op for _, op in accepted)  # durable before anyone is told
+        try:
+            self.journal.append(op for _, op in accepted)  # durable before anyone is told
+        except OSError as exc:  # nothing was acknowledged: the snapshot stays as it was
+            self.storage_error = exc.strerror or type(exc).__name__
+            raise StorageFullError(self.journal_path, exc) from None
+        self.storage_error = None
         self.snapshot = new
         for request, op in accepted:
             result: dict[str, Any] = {
@@ -281,6 +348,7 @@ class ModelState:
             "saved_seq": self.saved_seq,
             "learned_messages": len(snap.learned),
             "replayed_at_start": self.replayed,
+            "storage_error": self.storage_error,
         }
 
 

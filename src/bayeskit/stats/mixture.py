@@ -40,6 +40,11 @@ class MixtureStats(Statistic):
     bic : ndarray of shape (n_classes, m)
         The BIC of each class's mixture with 1, 2, … m components when the number was
         chosen by BIC (NaN where not tried).
+    var_floor : ndarray of shape (n_classes, n_features) or (n_classes, 0)
+        The smallest variance each class's components may have in each feature (the
+        resolution of the class's values, :func:`bayeskit.mixture.resolution_floor`); width
+        0: no floor (models fitted with ``var_floor=None``, and files written before it
+        existed).
 
     Examples
     --------
@@ -64,6 +69,7 @@ class MixtureStats(Statistic):
     n_iter: np.ndarray
     lower_bound: np.ndarray
     bic: np.ndarray
+    var_floor: np.ndarray
 
     kind = "mixture"
     #: log-likelihoods; a BIC of NaN marks a number of components that was not tried
@@ -80,6 +86,7 @@ class MixtureStats(Statistic):
         n_iter: int,
         lower_bound: float,
         bic: np.ndarray | None = None,
+        var_floor: np.ndarray | None = None,
     ) -> MixtureStats:
         """The statistic of one class's mixture (a class axis of length 1)."""
         return cls(
@@ -90,6 +97,9 @@ class MixtureStats(Statistic):
             np.array([int(n_iter)], dtype=np.int64),
             np.array([float(lower_bound)]),
             np.zeros((1, 0)) if bic is None else np.asarray(bic, dtype=np.float64)[None, :],
+            np.zeros((1, 0))
+            if var_floor is None
+            else np.asarray(var_floor, dtype=np.float64)[None, :],
         )
 
     @classmethod
@@ -103,6 +113,7 @@ class MixtureStats(Statistic):
             np.zeros(n_classes, dtype=bool),
             np.zeros(n_classes, dtype=np.int64),
             np.full(n_classes, -np.inf),
+            np.zeros((n_classes, 0)),
             np.zeros((n_classes, 0)),
         )
 
@@ -125,6 +136,13 @@ class MixtureStats(Statistic):
         """Where each class's components begin, (n_classes + 1,)."""
         return np.concatenate([[0], np.cumsum(self.n_components)])
 
+    @property
+    def floors(self) -> np.ndarray:
+        """The variance floor of each class, (n_classes, n_features) (zeros where none)."""
+        if self.var_floor.shape == (self.n_classes, self.n_features):
+            return self.var_floor
+        return np.zeros((self.n_classes, self.n_features))
+
     def class_components(self, c: int) -> slice:
         """The components of class index ``c``."""
         starts = self.starts
@@ -144,6 +162,7 @@ class MixtureStats(Statistic):
             self.n_iter,
             self.lower_bound,
             self.bic,
+            self.var_floor,
         )
 
     def _add(self, other: MixtureStats) -> MixtureStats:
@@ -169,6 +188,10 @@ class MixtureStats(Statistic):
         mine = self.n_components > 0
         width = max(self.bic.shape[1], other.bic.shape[1])
         bic = np.where(mine[:, None], _widen(self.bic, width), _widen(other.bic, width))
+        if self.var_floor.shape[1] or other.var_floor.shape[1]:
+            floor = np.where(mine[:, None], self.floors, other.floors)
+        else:
+            floor = np.zeros((self.n_classes, 0))
         return MixtureStats(
             np.concatenate([self.weight, other.weight])[order],
             owner[order],
@@ -177,6 +200,7 @@ class MixtureStats(Statistic):
             np.where(mine, self.n_iter, other.n_iter),
             np.where(mine, self.lower_bound, other.lower_bound),
             bic,
+            floor,
         )
 
     def __neg__(self) -> MixtureStats:
@@ -188,6 +212,7 @@ class MixtureStats(Statistic):
             self.n_iter,
             self.lower_bound,
             self.bic,
+            self.var_floor,
         )
 
     def min_weight(self) -> float:
@@ -207,6 +232,7 @@ class MixtureStats(Statistic):
             spread(self.n_iter, 0),
             spread(self.lower_bound, -np.inf),
             spread(self.bic, np.nan),
+            spread(self.var_floor, 0.0),
         )
 
     def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> MixtureStats:
@@ -222,6 +248,7 @@ class MixtureStats(Statistic):
             self.n_iter[keep],
             self.lower_bound[keep],
             self.bic[keep],
+            self.var_floor[keep],
         )
 
     # ------------------------------------------------------------------ checks
@@ -253,6 +280,7 @@ class MixtureStats(Statistic):
             "n_iter": self.n_iter,
             "lower_bound": self.lower_bound,
             "bic": self.bic,
+            "var_floor": self.var_floor,
             **{f"component_{key}": value for key, value in inner.items()},
         }
         return arrays, {"component_kind": self.components.kind, "component_meta": inner_meta}
@@ -276,6 +304,8 @@ class MixtureStats(Statistic):
         )
         lower = np.asarray(arrays["lower_bound"], dtype=np.float64)
         bic = np.asarray(arrays["bic"], dtype=np.float64)
+        # Absent from files written before the floor existed: no floor, as they were fitted.
+        floor = np.asarray(arrays.get("var_floor", np.zeros((len(lower), 0))), dtype=np.float64)
         if owner.dtype.kind not in "iu" or n_iter.dtype.kind not in "iu":
             raise ModelFileError("mixture arrays 'owner' and 'n_iter' must hold integers")
         k = converged.shape[0] if converged.ndim == 1 else -1
@@ -289,6 +319,8 @@ class MixtureStats(Statistic):
             or bic.ndim != 2
             or bic.shape[0] != k
             or bic.shape[1] > MAX_COMPONENTS
+            or floor.ndim != 2
+            or floor.shape[0] != k
         ):
             raise ModelFileError("mixture arrays have inconsistent shapes")
         if len(owner) and (owner.min() < 0 or owner.max() >= k or (np.diff(owner) < 0).any()):
@@ -305,6 +337,12 @@ class MixtureStats(Statistic):
         )
         if inner.n_classes != len(weight):
             raise ModelFileError("the mixture's component statistic has the wrong length")
+        if floor.shape[1] not in (0, inner.n_features) or not (
+            np.isfinite(floor).all() and (floor >= 0).all()
+        ):
+            raise ModelFileError(
+                "mixture 'var_floor' must hold a finite variance >= 0 per class and feature"
+            )
         return cls(
             weight,
             owner.astype(np.int64),
@@ -313,6 +351,7 @@ class MixtureStats(Statistic):
             n_iter.astype(np.int64),
             lower,
             bic,
+            floor,
         )
 
 

@@ -44,7 +44,7 @@ _BLANK_LINE = re.compile(r"\r?\n\r?\n")
 _MBOX_FROM_LINE = re.compile(r"From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 
 # A compact English stop-word list (function words only): pronouns, articles, auxiliaries,
-# prepositions and conjunctions. Selecting features by usefulness (seed 002) is the
+# prepositions and conjunctions. Selecting features by usefulness (Vorontsov's lectures) is the
 # data-driven alternative; see bayeskit.inspection.feature_usefulness.
 ENGLISH_STOP_WORDS = frozenset(
     # A word list reads best as text; the split runs once at import.
@@ -315,8 +315,10 @@ def is_raw_email(doc: Any) -> bool:
         head = bytes(doc[:EMAIL_HEAD_CHARS]).decode("latin-1")
     elif isinstance(doc, str):
         head = doc[:EMAIL_HEAD_CHARS]
-    else:
-        return False
+    else:  # an e-mail already parsed (read_message, a folder of e-mails) is one
+        from .email import Message
+
+        return isinstance(doc, Message)
     if _MBOX_FROM_LINE.match(head):
         return True
     if not _HEADER_LINE.match(head):
@@ -333,8 +335,10 @@ def is_raw_email(doc: Any) -> bool:
 
 
 def _message(doc: Any) -> Any:
-    from .email import read_message
+    from .email import Message, read_message
 
+    if isinstance(doc, Message):
+        return doc
     if isinstance(doc, str):
         try:
             return read_message(doc.encode("latin-1"))

@@ -23,13 +23,15 @@ import numpy as np
 #: and logarithmic far from it, so scores of any size (a weight-normalised ComplementNB's
 #: hundredths, a MultinomialNB's hundreds on long e-mails) fall in bins narrow for them: about
 #: 2.5 % of the score apart (0.00025 below 0.01). Scores beyond ±SCORE_UNIT sinh(GRID_LIMIT)
-#: (about ±2.2e5) fall in the end bins.
+#: (about ±110) fall in the end bins, ±inf included.
 SCORE_UNIT = 0.01
 GRID_LIMIT = 10.0
 BINS = 800
 _WIDTH = 2 * GRID_LIMIT / BINS
 #: Bin centres (log-odds).
 CENTRES = SCORE_UNIT * np.sinh(-GRID_LIMIT + _WIDTH * (np.arange(BINS) + 0.5))
+#: Beyond the grid on either side (scores are clipped to ±_FAR before they are binned).
+_FAR = 1e6
 #: The identity map: the model's own probabilities.
 IDENTITY = (1.0, 0.0)
 
@@ -41,9 +43,13 @@ def empty_counts() -> np.ndarray:
 
 def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
     """The counts of some scores (log-odds of spam) by class."""
-    scores = np.nan_to_num(np.asarray(scores, dtype=np.float64))
+    scores = np.asarray(scores, dtype=np.float64)
+    # A model that has seen one class only scores ±inf (a log prior of -inf): such a score
+    # belongs in the end bin on its side. Scores are clipped before they are scaled (far past
+    # the grid, so the bin is the same) and the bin index before it is cast to an integer.
+    scores = np.clip(np.where(np.isnan(scores), 0.0, scores), -_FAR, _FAR)
     grid = (np.arcsinh(scores / SCORE_UNIT) + GRID_LIMIT) / _WIDTH
-    where = np.clip(grid.astype(np.int64), 0, BINS - 1)
+    where = np.clip(grid, 0, BINS - 1).astype(np.int64)
     out = empty_counts()
     np.add.at(out, (np.asarray(is_spam, dtype=np.int64), where), 1.0)
     return out
@@ -85,7 +91,9 @@ def calibrated(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
 def calibrated_logit(scores: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     """``a s + b``: the calibrated log-odds."""
     a, b = scale
-    return a * np.asarray(scores, dtype=np.float64) + b
+    with np.errstate(invalid="ignore"):  # 0 × ±inf: a scale that ignores the scores
+        z = a * np.asarray(scores, dtype=np.float64) + b
+    return np.where(np.isnan(z), b, z)
 
 
 def _expit(z: np.ndarray) -> np.ndarray:

@@ -9,10 +9,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import GenerativeClassifier, class_weights, unchanged_on_error
+from .._base import (
+    GenerativeClassifier,
+    accuracy,
+    class_weights,
+    true_labels,
+    unchanged_on_error,
+)
 from .._values import find_sorted
 from ..contract import Contract
-from ..errors import NotFittedError, ParameterError
+from ..errors import InputTypeError, NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
     explain,
@@ -86,7 +92,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         Dirichlet prior of each complement centred on the pooled counts raised to the power
         0.5 (see :class:`~bayeskit.MultinomialNB`).
     useful_terms : int, optional
-        Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (seed 002;
+        Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (Vorontsov;
         drops stop words and words every class uses alike). Chosen from the statistics each
         time they change, so it stays exact under ``partial_fit`` and merging.
 
@@ -163,7 +169,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         normalisation. ``kwargs`` go to the class (e.g. a SpamFilter's cutoffs).
 
         On 20 Newsgroups the project's best setting is ``ngram_range=(1, 2), min_df=2`` with
-        a token pattern that keeps addresses and host names whole (see the README).
+        a token pattern that keeps addresses and host names whole (the user guide's text page).
         """
         vectorizer = TextVectorizer(
             output="tfidf",
@@ -345,7 +351,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             pos, found = find_sorted(terms, columns)
             selected = totals[:, pos] * found
         if self.useful_terms is not None:
-            # Seed 002: keep the terms whose class they point to is surest.
+            # Vorontsov's usefulness: keep the terms whose class they point to is surest.
             useful = usefulness_of(selected, self.stats_.class_count)
             keep = top_useful(useful, k=self.useful_terms, threshold=None)
             vec = clone(vec).set_params(vocabulary=columns[keep].tolist())
@@ -415,6 +421,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """The model's Bayes decision for each document."""
         return self._on_model("predict", X)
 
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of :meth:`predict` on documents ``X`` against the true labels ``y``,
+        checked as every model's ``score`` checks them (one label per document, of the
+        classes' type)."""
+        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
+        return accuracy(self.predict(X), y, sample_weight)
+
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
         """Each term's contribution to the log-odds of the decision on one document."""
@@ -429,7 +442,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The count model as a linear classifier over :meth:`transform`'s columns:
-        ``predict_joint_log_proba(X) == transform(X) @ W.T + b`` (seeds 002–004). ``W`` has
+        ``predict_joint_log_proba(X) == transform(X) @ W.T + b`` (McCallum & Nigam 1998). ``W`` has
         shape (n_classes, n_terms), ``b`` (n_classes,)."""
         return self._fitted()[1].linear_form()
 
@@ -439,7 +452,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return top_features(model, n, feature_names=vec.get_feature_names_out().tolist())
 
     def term_usefulness(self, *, alpha: float = 1.0, prior: str = "uniform") -> dict[str, float]:
-        """``max_y p(y|term)`` of every vocabulary term (seed 002), most useful first."""
+        """``max_y p(y|term)`` of every vocabulary term (Vorontsov), most useful first."""
         vec, model = self._fitted()
         useful = feature_usefulness(model, alpha=alpha, prior=prior)
         names = vec.get_feature_names_out().tolist()
@@ -508,4 +521,10 @@ def _as_list(X: Any) -> list[Any]:
             "expected a list of documents, got a single "
             f"{type(X).__name__}; wrap it in a list: [text]"
         )
-    return list(X)
+    try:
+        return list(X)
+    except TypeError:  # None, a number, a 0-d array: nothing to iterate over
+        raise InputTypeError(
+            "expected an iterable of documents (a list of str or bytes), got "
+            f"{type(X).__name__} ({X!r:.60})"
+        ) from None

@@ -672,7 +672,7 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
       (lowercased file extension, ``none`` without one) for each attachment;
     * ``url:<host>`` for each distinct URL, plus ``url:<domain>`` for its registered-domain-ish
       part: the last two labels, three for ``xx.co.uk``-style names;
-    * the body words (:attr:`Message.text`, at most ``MAX_TEXT_CHARS`` characters).
+    * the body words (``Message.text``, at most ``MAX_TEXT_CHARS`` characters).
 
     Words are found as scikit-learn's ``CountVectorizer`` does by default, with the regex
     ``(?u)\\b\\w\\w+\\b`` on lowercased text; a word longer than ``max_token_length`` becomes

@@ -74,7 +74,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     Parameters
     ----------
     output : {"counts", "binary", "tfidf", "hashed"}, default="counts"
-        ``"binary"``: 1 where a term occurs (Bernoulli models, seed 000); ``"tfidf"``: term
+        ``"binary"``: 1 where a term occurs (McCallum & Nigam's Bernoulli); ``"tfidf"``: term
         frequency (``1 + ln tf`` with ``sublinear_tf``) times idf, rows normalised by
         ``norm``; ``"hashed"``: counts in ``n_features`` columns chosen by a stable hash of
         the term (no vocabulary to store, nothing to fit).
@@ -87,7 +87,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         bytes decoded as UTF-8, else latin-1) or a callable, which receives each document as
         given (not decoded).
     max_features : int, optional
-        Keep the ``max_features`` most frequent terms (seed 000's "N most frequent words").
+        Keep the ``max_features`` most frequent terms (McCallum & Nigam's vocabulary cut).
     min_df, max_df : int or float, default=1 and 1.0
         Keep terms in at least ``min_df`` and at most ``max_df`` documents (a float is a
         fraction of the documents).
@@ -95,7 +95,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         A ready-made vocabulary; fitting then only counts document frequencies.
     oov_token : str, optional
         If given, one extra last column named ``oov_token`` counts every term outside the
-        vocabulary (seed 000's NOTAWORD). Under tf-idf its idf is 1.
+        vocabulary (one out-of-vocabulary column). Under tf-idf its idf is 1.
     sublinear_tf, use_idf, smooth_idf, norm
         tf-idf options as in scikit-learn's ``TfidfVectorizer`` (``norm`` in "l2", "l1",
         None; used by "tfidf" only).

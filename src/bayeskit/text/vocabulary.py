@@ -90,7 +90,7 @@ class VocabularyStats:
 
     Parameters
     ----------
-    terms : ndarray of str (object dtype), sorted, distinct; or :class:`LazyTerms`
+    terms : ndarray of str (object dtype), sorted, distinct; or a ``LazyTerms`` (made on first read)
     doc_freq : ndarray of int64, documents containing each term
     term_freq : ndarray of int64, occurrences of each term
     n_docs : int

@@ -1,0 +1,317 @@
+"""Class-conditional counts of every feature subset up to a size: the statistic of Bayesian
+network classifiers.
+
+``N(y, x_S = v)`` for every subset ``S`` of at most ``order`` features: the singles
+``N(y, x_i = a)`` (size 1), the pairs ``N(y, x_i = a, x_j = b)`` (size 2) that TAN, AODE and
+KDB with ``k = 1`` learn from, the triples KDB with ``k = 2`` needs, and so on. A row adds to a
+subset's cell only when every feature of the subset is observed in it, so a missing value drops
+out of exactly the counts it touches.
+
+The counts are one flat array per class, subset after subset: all singles, then the pairs
+``(i, j)``, ``i < j``, in lexicographic order, then the triples…; subset ``(i, j)`` is a
+``V_i × V_j`` block in row-major order. Two statistics add cell by cell after their category
+lists are aligned (the union, as for :class:`~bayeskit.stats.CategoryCounts`), so ``fit``,
+``partial_fit``, merging, unlearning and distributed training all reduce to ``+`` — and since
+structure learning reads only these counts, a new batch can change the learned structure
+without the old rows.
+
+Size: a statistic stores ``n_classes × Σ_S Π_{i∈S} V_i`` numbers. 100 features of 20 values
+give 1.98 million pair cells per class, 1,000 binary features 2.0 million; at most
+:data:`MAX_CELLS` values (1 GiB of float64) are kept, and a table beyond is refused with
+:class:`~bayeskit.errors.CountTableTooLargeError` before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._values import (
+    is_sorted_unique,
+    union_sorted,
+    values_from_json,
+    values_to_json,
+)
+from ..errors import CountTableTooLargeError, MergeError, ModelFileError
+from ..stats._base import Statistic, Tolerance, check_arrays, per_class
+
+#: The most numbers (classes × cells) one statistic holds: 2^27 float64 values, 1 GiB.
+MAX_CELLS = 1 << 27
+#: The largest subset size counted (KDB's k + 1).
+MAX_ORDER = 4
+
+
+def n_cells(sizes: np.ndarray, order: int) -> int:
+    """``Σ_S Π_{i∈S} V_i`` over the subsets of 1 … ``order`` features: the elementary
+    symmetric polynomials of the value counts, summed (exact integers, no subset listed)."""
+    e = [1] + [0] * order  # e[t]: Σ over subsets of size t seen so far
+    for v in (int(s) for s in sizes):
+        for t in range(order, 0, -1):
+            e[t] += e[t - 1] * v
+    return int(sum(e[1:]))
+
+
+def check_size(sizes: np.ndarray, order: int, n_classes: int, names: Any = None) -> None:
+    """Refuse a table of more than :data:`MAX_CELLS` numbers, naming its size and the
+    features with the most values, before anything is allocated."""
+    cells = n_cells(sizes, order)
+    if cells * max(n_classes, 1) <= MAX_CELLS:
+        return
+    widest = np.argsort(-np.asarray(sizes), kind="stable")[:3]
+    shown = ", ".join(
+        f"{names[j] if names is not None else f'x{j}'!r} ({int(sizes[j])} values)" for j in widest
+    )
+    raise CountTableTooLargeError(
+        f"the counts of every subset of up to {order} of the {len(sizes)} features would hold "
+        f"{cells} cells × {n_classes} classes = {cells * n_classes} numbers, beyond the limit "
+        f"of {MAX_CELLS} (1 GiB); the features with the most values are {shown}. Use fewer "
+        "features, fewer values per feature (coarser intervals, rare values grouped), or a "
+        "smaller k"
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each subset's block lies in the flat cell axis.
+
+    ``features`` (n_subsets, order): the subset's features, increasing, padded with −1;
+    ``strides`` the same shape: the step of each feature's value in the block (row-major, 0
+    for padding); ``offsets`` (n_subsets + 1,) the blocks' starts; ``cat_offsets`` (d + 1,) the
+    singles' starts (the first ``d`` subsets are the singles, so these are ``offsets[:d+1]``).
+    """
+
+    features: np.ndarray
+    strides: np.ndarray
+    offsets: np.ndarray
+    sizes: np.ndarray
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.offsets[-1])
+
+    def subset_of_cell(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.features)), np.diff(self.offsets))
+
+    def digits(self) -> np.ndarray:
+        """The value index of each cell's features: (n_cells, order), −1 for padding."""
+        subset = self.subset_of_cell()
+        local = np.arange(self.n_cells, dtype=np.int64) - self.offsets[subset]
+        feats = self.features[subset]
+        strides = self.strides[subset]
+        out = np.full(feats.shape, -1, dtype=np.int64)
+        for t in range(feats.shape[1]):  # a few columns: the subset size, not the data
+            has = feats[:, t] >= 0
+            step = np.where(has, strides[:, t], 1)
+            v = local // step
+            local = local - v * step
+            out[:, t] = np.where(has, v, -1)
+        return out
+
+    def pair_index(self, d: int) -> np.ndarray:
+        """(d, d) index of the subset of features ``{i, j}`` (``i != j``); −1 elsewhere."""
+        out = np.full((d, d), -1, dtype=np.int64)
+        pairs = (self.features[:, 1] >= 0) & (self.features[:, 2:] < 0).all(axis=1)
+        two = np.flatnonzero(pairs)
+        i, j = self.features[two, 0], self.features[two, 1]
+        out[i, j] = two
+        out[j, i] = two
+        return out
+
+
+def layout_of(sizes: np.ndarray, order: int) -> Layout:
+    """Every subset of 1 … ``order`` of ``len(sizes)`` features, by size, then
+    lexicographically."""
+    d = len(sizes)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    groups = []
+    for t in range(1, min(order, d) + 1):
+        if t == 1:
+            combos = np.arange(d, dtype=np.int64)[:, None]
+        elif t == 2:
+            i, j = np.triu_indices(d, 1)
+            combos = np.stack([i, j], axis=1).astype(np.int64)
+        else:
+            combos = np.array(list(itertools.combinations(range(d), t)), dtype=np.int64)
+        pad = np.full((len(combos), order - t), -1, dtype=np.int64)
+        groups.append(np.concatenate([combos, pad], axis=1))
+    features = np.concatenate(groups) if groups else np.zeros((0, order), dtype=np.int64)
+    V = np.where(features >= 0, sizes[np.maximum(features, 0)], 1)
+    # row-major strides: the last feature of a subset steps by 1
+    strides = np.ones_like(V)
+    for t in range(order - 2, -1, -1):
+        strides[:, t] = strides[:, t + 1] * V[:, t + 1]
+    strides = np.where(features >= 0, strides, 0)
+    block = V.prod(axis=1)
+    offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+    return Layout(features, strides, offsets, sizes)
+
+
+@dataclass(frozen=True, eq=False)
+class SubsetCounts(Statistic):
+    """Weighted counts of the values of every subset of up to ``order`` features, per class.
+
+    Parameters
+    ----------
+    categories : tuple of ndarray
+        ``categories[j]`` holds the sorted distinct values of feature ``j``.
+    order : int
+        The largest subset counted (2: singles and pairs).
+    counts : ndarray of shape (n_classes, n_cells)
+        Laid out as :func:`layout_of` says.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cats = (np.array(["a", "b"]), np.array([0, 1]))
+    >>> s = SubsetCounts(cats, 2, np.array([[2.0, 1.0, 1.0, 2.0, 1.0, 1.0, 0.0, 1.0]]))
+    >>> s.pair_counts(0, 1).tolist()  # one class: rows (a, 0), (a, 1), (b, 1)
+    [[[1.0, 1.0], [0.0, 1.0]]]
+    """
+
+    categories: tuple[np.ndarray, ...]
+    order: int
+    counts: np.ndarray
+
+    kind = "subset_counts"
+
+    @property
+    def n_features(self) -> int:
+        return len(self.categories)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.fromiter((len(c) for c in self.categories), np.int64, len(self.categories))
+
+    @cached_property
+    def layout(self) -> Layout:
+        return layout_of(self.sizes, self.order)
+
+    @property
+    def cat_offsets(self) -> np.ndarray:
+        return self.layout.offsets[: self.n_features + 1]
+
+    def single_counts(self) -> np.ndarray:
+        """``N(y, x_i = a)`` of every feature, flat: (n_classes, Σ V_i)."""
+        return self.counts[:, : int(self.cat_offsets[-1])]
+
+    def pair_counts(self, i: int, j: int) -> np.ndarray:
+        """``N(y, x_i = a, x_j = b)``, shape (n_classes, V_i, V_j)."""
+        if i == j or self.order < 2:
+            raise MergeError(f"no pair ({i}, {j}) in counts of order {self.order}")
+        lo, hi = min(i, j), max(i, j)
+        s = int(self.layout.pair_index(self.n_features)[lo, hi])
+        off = self.layout.offsets
+        block = self.counts[:, off[s] : off[s + 1]].reshape(
+            self.n_classes, len(self.categories[lo]), len(self.categories[hi])
+        )
+        return block if i < j else block.transpose(0, 2, 1)
+
+    # ------------------------------------------------------------------ adding
+    def _add(self, other: SubsetCounts) -> SubsetCounts:
+        if other.n_features != self.n_features or other.order != self.order:
+            raise MergeError(
+                f"cannot add counts of subsets of up to {self.order} of {self.n_features} "
+                f"features and of up to {other.order} of {other.n_features}"
+            )
+        same = all(
+            len(a) == len(b) and a.dtype == b.dtype and bool(np.all(a == b))
+            for a, b in zip(self.categories, other.categories, strict=True)
+        )
+        if same:
+            return SubsetCounts(self.categories, self.order, self.counts + other.counts)
+        merged = tuple(
+            union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
+        )
+        check_size(np.array([len(c) for c in merged]), self.order, self.n_classes)
+        mine, theirs = (
+            part._moved(merged, [_positions(m, c) for m, c in zip(merged, part.categories)])  # noqa: B905
+            for part in (self, other)
+        )
+        return SubsetCounts(merged, self.order, mine.counts + theirs.counts)
+
+    def _moved(self, categories: tuple[np.ndarray, ...], where: list[np.ndarray]) -> SubsetCounts:
+        """The counts laid out for ``categories``; ``where[j][a]`` is the new index of value
+        ``a`` of feature ``j`` (−1: dropped, and its cells with it)."""
+        old = self.layout
+        new = layout_of(np.array([len(c) for c in categories], dtype=np.int64), self.order)
+        flat_where = np.concatenate(where) if where else np.zeros(0, dtype=np.int64)
+        cat_off = old.offsets[: self.n_features + 1]
+        digits = old.digits()
+        subset = old.subset_of_cell()
+        target = new.offsets[subset].copy()
+        keep = np.ones(len(subset), dtype=bool)
+        for t in range(self.order):
+            f = old.features[subset, t]
+            has = f >= 0
+            at = np.where(has, cat_off[np.maximum(f, 0)] + digits[:, t], 0)
+            moved = np.where(has, flat_where[at], 0)
+            keep &= moved >= 0
+            target += np.where(has, moved, 0) * new.strides[subset, t]
+        counts = np.zeros((self.n_classes, new.n_cells))
+        counts[:, target[keep]] = self.counts[:, keep]
+        return SubsetCounts(categories, self.order, counts)
+
+    def weights(self) -> tuple[np.ndarray, ...]:
+        return (self.counts,)
+
+    def with_weights(self, arrays: tuple[np.ndarray, ...]) -> SubsetCounts:
+        (counts,) = arrays
+        return SubsetCounts(self.categories, self.order, counts)
+
+    def without_empty(self, tolerance: Tolerance) -> SubsetCounts:
+        """Drop values no class has any weight of (as if never seen), with their cells."""
+        singles = self.single_counts()
+        seen = (np.abs(singles) > per_class(tolerance, singles)).any(axis=0)
+        if seen.all():
+            return self
+        off = self.cat_offsets
+        masks = [seen[off[j] : off[j + 1]] for j in range(self.n_features)]
+        kept = tuple(c[m] for c, m in zip(self.categories, masks, strict=True))
+        where = [np.where(m, np.cumsum(m) - 1, -1) for m in masks]
+        return self._moved(kept, where)
+
+    # ------------------------------------------------------------------ model files
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        meta = {"categories": [values_to_json(c) for c in self.categories], "order": self.order}
+        return {"counts": self.counts}, meta
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SubsetCounts:
+        raw, order = meta.get("categories"), meta.get("order")
+        if not isinstance(raw, list) or type(order) is not int or not 1 <= order <= MAX_ORDER:
+            raise ModelFileError(
+                f"subset counts need a category list and an order from 1 to {MAX_ORDER}"
+            )
+        categories = tuple(values_from_json(c) for c in raw)
+        for j, values in enumerate(categories):
+            if not is_sorted_unique(values):
+                raise ModelFileError(
+                    f"the subset_counts statistic's categories of feature {j} are not sorted "
+                    "and distinct"
+                )
+        counts = check_arrays(cls.kind, {"counts": arrays["counts"]}, ndim={"counts": 2})["counts"]
+        sizes = np.array([len(c) for c in categories], dtype=np.int64)
+        try:
+            check_size(sizes, order, counts.shape[0])
+        except CountTableTooLargeError as exc:
+            raise ModelFileError(str(exc)) from None
+        if counts.shape[1] != n_cells(sizes, order):
+            raise ModelFileError("subset counts do not match their category lists")
+        return cls(categories, order, counts)
+
+
+def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """Index in ``union`` (sorted, holding them all) of each value of ``part``."""
+    if union.dtype.kind != "O" and part.dtype.kind != "O":
+        return np.searchsorted(union, part).astype(np.int64)
+    where = {_key(v): i for i, v in enumerate(union.tolist())}
+    return np.fromiter((where[_key(v)] for v in part.tolist()), np.int64, len(part))
+
+
+def _key(value: Any) -> tuple[str, Any]:
+    # 1 and True and 1.0 are equal in Python; within one feature they are one category.
+    return ("s", value) if isinstance(value, str) else ("n", value)

@@ -1,0 +1,226 @@
+"""What the three network classifiers share: reading a table (numbers cut into intervals,
+everything else taken as categories), the fitted cut points, and the structure's views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from .._base import GenerativeClassifier, _n_rows, class_weights
+from .._validation import column_label
+from ..errors import DataError, ModelFileError, ParameterError
+from ..families._codebook import Table, missing_mask
+from ..families._mdl import Rows
+from ..families.discretized import Discretized, interval_codes
+from ..naive_bayes._columns import column_types
+from ..naive_bayes._numeric import wrap_sklearn_errors
+from ..naive_bayes._table import refuse_dates, to_table
+from ..stats import Sample, Summary
+
+#: ``discretize``: which columns are cut into intervals.
+DISCRETIZE = ("floats", "numbers", "none")
+
+
+class NetworkClassifier(GenerativeClassifier):
+    """Base of :class:`TANClassifier`, :class:`AODEClassifier` and :class:`KDBClassifier`."""
+
+    alpha: Any
+    force_alpha: bool
+    estimate: str
+    discretize: str
+
+    # ------------------------------------------------------------------ template hooks
+    def _check_X(self, X: Any, *, reset: bool) -> Any:
+        what = type(self).__name__
+        table, shaped = to_table(X, what)
+        refuse_dates(table, what)
+        try:
+            validate_data(self, shaped, skip_check_array=True, reset=reset)
+        except (ValueError, TypeError) as exc:
+            raise wrap_sklearn_errors(exc) from None
+        if getattr(self, "feature_names_in_", None) is not None:
+            table.names = [str(n) for n in self.feature_names_in_]
+        if reset:
+            self._numeric_ = self._numeric_columns(X, table)
+            self._cuts_: tuple[np.ndarray, ...] = ()
+        return table
+
+    def _numeric_columns(self, X: Any, table: Table) -> tuple[int, ...]:
+        if self.discretize not in DISCRETIZE:
+            raise ParameterError(
+                f"discretize={self.discretize!r} is not one of {DISCRETIZE}: 'floats' (float "
+                "columns cut into intervals), 'numbers' (integer columns too) or 'none' (every "
+                "column a category)"
+            )
+        if self.discretize == "none":
+            return ()
+        kinds = ("float",) if self.discretize == "floats" else ("float", "integer")
+        types = column_types(X, table)
+        return tuple(
+            j
+            for j, kind in enumerate(types)
+            # an object column with nothing observed is no evidence of numbers (a batch of
+            # a text column may hold only missing values)
+            if kind in kinds
+            and not (table.columns[j].dtype.kind == "O" and missing_mask(table.columns[j]).all())
+        )
+
+    def _summarize(
+        self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool, part: bool = False
+    ) -> Summary:
+        if y is None:
+            raise DataError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        table = self._input(X, reset=reset)
+        labels, R = class_weights(y, sample_weight, _n_rows(table), classes, part=part)
+        if reset:  # the cut points are fixed by the first fit's data (see the class docstring)
+            self._cuts_ = self._choose_cuts(table, R)
+        return self._summary_of(self._blocks_of(table), labels, R)
+
+    def _split(self, X: Any) -> list[Any]:
+        return [self._coded(X)]
+
+    # ------------------------------------------------------------------ numbers to intervals
+    def _numbers(self, table: Table) -> np.ndarray:
+        """The numeric columns as a float (n, m) block, NaN = missing; ±inf refused."""
+        numeric = getattr(self, "_numeric_", ())
+        if table.matrix is not None and table.matrix.dtype.kind in "biuf":
+            block = np.asarray(table.matrix[:, list(numeric)], dtype=np.float64)
+        else:
+            block = np.empty((table.n_rows, len(numeric)))
+            for k, j in enumerate(numeric):
+                col = table.columns[j]
+                try:
+                    block[:, k] = np.asarray(col, dtype=np.float64)
+                except (TypeError, ValueError):
+                    values = [np.nan if v is None else v for v in col.tolist()]
+                    try:
+                        block[:, k] = np.asarray(values, dtype=np.float64)
+                    except (TypeError, ValueError):
+                        raise DataError(
+                            f"{column_label(table.names, j)} was numeric in training and now "
+                            "holds values that are not numbers"
+                        ) from None
+        bad = np.isinf(block)
+        if bad.any():
+            row, k = (int(v) for v in np.argwhere(bad)[0])
+            raise DataError(
+                f"{column_label(table.names, numeric[k])} holds {block[row, k]} at row {row}; "
+                "numeric columns take finite numbers (NaN or None is a missing value)"
+            )
+        return block
+
+    def _choose_cuts(self, table: Table, R: Any) -> tuple[np.ndarray, ...]:
+        """Fayyad & Irani's MDL cut points of every numeric column, from this data."""
+        if not self._numeric_:
+            return ()
+        block = self._numbers(table)
+        feature, cut = Discretized("mdl").cut(Rows.of(Sample.of(block, R)))
+        return tuple(np.sort(cut[feature == k]) for k in range(block.shape[1]))
+
+    def _coded(self, table: Table) -> Table:
+        """``table`` with every numeric column replaced by its interval's index (a whole
+        float, NaN = missing): the categories the network counts."""
+        numeric = getattr(self, "_numeric_", ())
+        if not numeric:
+            return table
+        block = self._numbers(table)
+        cuts = getattr(self, "_cuts_", ())
+        if len(cuts) != len(numeric):
+            raise DataError(f"this {type(self).__name__} has no cut points yet; call fit")
+        flat = np.concatenate(cuts) if cuts else np.zeros(0)
+        offsets = np.concatenate([[0], np.cumsum([len(c) for c in cuts])]).astype(np.int64)
+        codes = interval_codes(block, flat, offsets)
+        local = np.where(codes >= 0, codes - (offsets[:-1] + np.arange(len(cuts))), -1)
+        intervals = np.where(local >= 0, local, np.nan)
+        columns = list(table.columns)
+        for k, j in enumerate(numeric):
+            columns[j] = intervals[:, k]
+        matrix = None
+        if table.matrix is not None and table.matrix.dtype.kind in "biuf":
+            matrix = np.asarray(table.matrix, dtype=np.float64).copy()
+            matrix[:, list(numeric)] = intervals
+        return Table(columns, table.names, matrix)
+
+    # ------------------------------------------------------------------ fitted views
+    @property
+    def cut_points_(self) -> dict[str, np.ndarray]:
+        """The interval cut points of each numeric column, by name (fixed by the first fit)."""
+        self._fitted_summary()
+        names = self._feature_names()
+        return {names[j]: c for j, c in zip(self._numeric_, self._cuts_, strict=True)}
+
+    @property
+    def categories_(self) -> list[np.ndarray]:
+        """The values seen of each feature (interval indices for numeric columns)."""
+        return list(self._fitted()[1][0].categories)
+
+    @property
+    def class_information_(self) -> np.ndarray:
+        """``I(X_i; Y)`` of each feature (nats), from the training counts."""
+        return np.asarray(self._fitted()[1][0].class_information)
+
+    # ------------------------------------------------------------------ model files
+    def _state_to_json(self) -> dict[str, Any]:
+        numeric = getattr(self, "_numeric_", ())
+        cuts = getattr(self, "_cuts_", ())
+        return {"numeric": list(numeric), "cuts": [c.tolist() for c in cuts]}
+
+    def _state_from_json(self, state: Any) -> None:
+        try:
+            numeric = tuple(int(j) for j in state["numeric"])
+            cuts = tuple(np.asarray(c, dtype=np.float64).reshape(-1) for c in state["cuts"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"the stored cut points are invalid: {exc}") from None
+        d = int(self.n_features_in_)
+        if (
+            len(cuts) != len(numeric)
+            or len(set(numeric)) != len(numeric)
+            or any(not 0 <= j < d for j in numeric)
+        ):
+            raise ModelFileError("the stored numeric columns do not match the model's columns")
+        for c in cuts:
+            if not np.all(np.isfinite(c)) or np.any(np.diff(c) <= 0):
+                raise ModelFileError("stored cut points must be finite and increasing")
+        self._numeric_ = numeric
+        self._cuts_ = cuts
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class TreeClassifier(NetworkClassifier):
+    """A network whose features each have a set of parents (TAN, KDB): the structure and
+    each feature's contribution to a decision."""
+
+    @property
+    def parents_(self) -> dict[str, tuple[str, ...]]:
+        """Each feature's parents besides the class, by name (``()``: the class alone)."""
+        params = self._fitted()[1][0]
+        names = self._feature_names()
+        return {
+            names[i]: tuple(names[int(p)] for p in row if p >= 0)
+            for i, row in enumerate(params.parents)
+        }
+
+    @property
+    def conditional_information_(self) -> np.ndarray:
+        """``I(X_i; X_j | Y)`` of every pair of features (nats), the structure's weights."""
+        return np.asarray(self._fitted()[1][0].pair_information)
+
+    def feature_log_factors(self, X: Any) -> np.ndarray:
+        """``ln P(x_i | y, x_pa(i))`` of each row, feature and class: (n, n_features,
+        n_classes). ``predict_joint_log_proba(X) == class_log_prior_ + factors.sum(axis=1)``;
+        the difference of two classes' factors is each feature's share of their log-odds."""
+        _, params, families = self._fitted()
+        X = self._input(X, reset=False)
+        (block,) = self._blocks_of(X)
+        factors: np.ndarray = families[0].factors(params[0], block)  # type: ignore[attr-defined]
+        return factors

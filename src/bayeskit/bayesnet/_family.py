@@ -1,0 +1,433 @@
+"""Bayesian network classifier families over categorical columns: TAN, AODE and KDB.
+
+Each is a family of the template (``summarize`` → :class:`SubsetCounts`, ``finalize`` →
+structure and conditional probability tables, ``log_prob`` → ``ln p(x | y)``); the structure
+is learned in ``finalize`` from the counts alone, so it follows every change of the statistics
+(a new batch, a merge, unlearning) and is cached with the other parameters until they change.
+
+Every conditional probability is smoothed as :class:`~bayeskit.CategoricalNB` smooths:
+``P(x_i = a | y, x_pa = b) = (N(y, a, b) + α) / (N(y, b) + α V_i)`` with the pseudo-count of
+``estimate`` (posterior mean ``α``, mode ``α − 1``, maximum likelihood 0); a parent value with
+no data in class ``y`` gives the uniform ``1 / V_i``. Missing values drop out of the factors
+they touch: a missing ``x_i`` drops its factor; a missing parent turns ``P(x_i | y, x_pa)``
+into ``P(x_i | y)``. A value never seen in training is treated as missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from numbers import Integral
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import DataError, ParameterError
+from ..families._base import Family, hard_labels
+from ..families._categorical_kernels import column_range
+from ..families._codebook import _MAX_LUT, Codebook, Table, discover_codes
+from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+from . import _kernels as kernels
+from ._counts import MAX_ORDER, Layout, SubsetCounts, check_size, layout_of
+from ._structure import PairCells, chow_liu, class_information, conditional_information, kdb_parents
+
+#: Rows are counted in up to this many chunks side by side (fixed by the number of rows, so
+#: the sums do not depend on the machine), each of at least CHUNK_ROWS rows.
+COUNT_CHUNKS = 8
+CHUNK_ROWS = 1 << 16
+
+
+def local_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Categories of every column and each cell's index among them (−1: missing). A table of
+    whole numbers in modest ranges is coded in one pass (the values less the column's least),
+    its categories every whole number between; values no row has are dropped afterwards."""
+    matrix = table.matrix
+    if matrix is not None and matrix.dtype.kind in "biuf" and matrix.size:
+        values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
+        values = np.ascontiguousarray(values)
+        lo, hi, whole = column_range(values)
+        empty = lo > hi
+        span = np.where(empty, 0, hi - lo + 1)
+        if whole and span.sum() <= max(_MAX_LUT, 2 * matrix.size):
+            lo = np.where(empty, 0, lo)
+            codes = np.empty(values.shape, dtype=np.int64)
+            kernels.shifted_codes(values, lo, codes)
+            cats = tuple(
+                (np.arange(int(lo[j]), int(lo[j] + span[j]))).astype(matrix.dtype)
+                for j in range(matrix.shape[1])
+            )
+            return cats, codes
+    return discover_codes(table)
+
+
+def encode(codebook: Codebook, table: Table) -> np.ndarray:
+    """Each value's index among its feature's training categories; −1 where missing or never
+    seen."""
+    codes = codebook.encode(table)
+    local = codes - codebook.offsets[:-1]
+    return np.ascontiguousarray(np.where(codes >= 0, local, -1))
+
+
+@dataclass(frozen=True)
+class NetworkParams:
+    """A fitted network: each feature's parents and log conditional probability table.
+
+    ``parents`` (d, k), −1 padded; feature ``i``'s table is rows ``cpt_offsets[i] + a ·
+    strides[i, 0] + Σ_t b_t · strides[i, t + 1]`` of ``cpt`` (cells, n_classes), ``a`` its
+    value and ``b_t`` its parents'; ``single`` (Σ V_i, n_classes) holds ``ln P(x_i | y)``.
+    """
+
+    categories: tuple[np.ndarray, ...]
+    parents: np.ndarray
+    strides: np.ndarray
+    cpt_offsets: np.ndarray
+    cpt: np.ndarray
+    cat_offsets: np.ndarray
+    single: np.ndarray
+    class_information: np.ndarray
+    pair_information: np.ndarray
+
+    @cached_property
+    def codebook(self) -> Codebook:
+        return Codebook(self.categories)
+
+
+@dataclass(frozen=True)
+class AODEParams:
+    """Every feature a super-parent: ``ln P(x_p | y)`` (``single``), ``ln P(x_lo | y, x_hi)``
+    and ``ln P(x_hi | y, x_lo)`` over every pair block (``given_hi``, ``given_lo``), and which
+    values are frequent enough to be super-parents (``parent_ok``)."""
+
+    categories: tuple[np.ndarray, ...]
+    cat_offsets: np.ndarray
+    single: np.ndarray
+    pair_index: np.ndarray
+    pair_offsets: np.ndarray
+    given_hi: np.ndarray
+    given_lo: np.ndarray
+    parent_ok: np.ndarray
+    value_count: np.ndarray
+    class_information: np.ndarray
+
+    @cached_property
+    def codebook(self) -> Codebook:
+        return Codebook(self.categories)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.cat_offsets)
+
+
+class _Network(Family):
+    """What the three share: counting, smoothing, the singles."""
+
+    column_kind: ClassVar[str] = "category"
+    order: int
+
+    def __init__(self, alpha: Any = 1.0, *, force_alpha: bool = True, estimate: str = "mean"):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.estimate = estimate
+
+    def config(self) -> dict[str, Any]:
+        alpha = self.alpha.tolist() if isinstance(self.alpha, np.ndarray) else self.alpha
+        return {"alpha": alpha, "force_alpha": self.force_alpha, "estimate": self.estimate}
+
+    def validate(self, X: Any, names: Sequence[str]) -> Table:
+        if not isinstance(X, Table):
+            raise DataError(f"the {self.name} family takes a table of category values")
+        return X
+
+    def summarize(self, X: Table, R: np.ndarray | sp.spmatrix) -> SubsetCounts:
+        categories, codes = local_codes(X)
+        sizes = np.array([len(c) for c in categories], dtype=np.int64)
+        n_classes = R.shape[1]
+        check_size(sizes, self.order, n_classes, X.names)
+        layout = layout_of(sizes, self.order)
+        labels = hard_labels(R)
+        if labels is not None and self.order == 2:
+            pair_offsets = np.zeros((len(sizes), len(sizes)), dtype=np.int64)
+            index = layout.pair_index(len(sizes))
+            pair_offsets[index >= 0] = layout.offsets[index[index >= 0]]
+            args = (
+                codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
+                layout.offsets, pair_offsets, sizes, n_classes, layout.n_cells,
+            )  # fmt: skip
+            chunks = min(COUNT_CHUNKS, 1 + codes.shape[0] // CHUNK_ROWS)
+            if chunks == 1:
+                counts = kernels.count_pairs_serial(*args)
+            else:
+                counts = kernels.count_pairs(*args, chunks)
+        elif labels is not None:
+            counts = kernels.count_hard(
+                codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
+                layout.features, layout.strides, layout.offsets, n_classes, layout.n_cells,
+            )  # fmt: skip
+        else:
+            W = sp.csr_matrix(R).toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)
+            counts = kernels.count_soft(
+                codes, np.ascontiguousarray(W, dtype=np.float64), layout.features,
+                layout.strides, layout.offsets, layout.n_cells,
+            )  # fmt: skip
+        stats = SubsetCounts(categories, self.order, np.ascontiguousarray(counts.T))
+        # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
+        return stats.without_empty(0.0)
+
+    def parameter_size(self, stats: SubsetCounts) -> int:
+        """Conditional tables of every pair both ways, the singles and the structure's
+        informations: at most three times the counts and a (d, d) matrix."""
+        return 3 * int(stats.counts.size) + stats.n_features**2 + stats.n_features
+
+    def _check_order(self, stats: SubsetCounts) -> None:
+        if stats.order != self.order:
+            raise DataError(
+                f"the {self.name} family needs counts of feature subsets of up to {self.order} "
+                f"features, not {stats.order} (k was changed after fitting? refit the model)"
+            )
+
+    def _pseudo(self, d: int) -> np.ndarray:
+        alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
+        a = pseudo_count(alpha, check_estimate(self.estimate))
+        return np.broadcast_to(np.asarray(a, dtype=np.float64), (d,))
+
+    def _singles(self, stats: SubsetCounts, a: np.ndarray) -> np.ndarray:
+        """``ln P(x_i = a | y)``, (Σ V_i, n_classes)."""
+        cat = stats.cat_offsets
+        sizes = np.diff(cat)
+        d = stats.n_features
+        feature = np.repeat(np.arange(d), sizes)
+        singles = stats.single_counts()
+        per_feature = np.zeros((stats.n_classes, d))
+        np.add.at(per_feature.T, feature, singles.T)
+        num = singles + a[feature]
+        den = (per_feature + a * sizes)[:, feature]
+        return np.ascontiguousarray(log_ratio(num, den, sizes[feature]).T)
+
+
+class _Tree(_Network):
+    """Each feature with a set of parents among the others (TAN: at most one; KDB: k)."""
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def finalize(self, stats: SubsetCounts) -> NetworkParams:
+        self._check_order(stats)
+        d = stats.n_features
+        a = self._pseudo(d)
+        layout = stats.layout
+        cat = stats.cat_offsets
+        singles = stats.single_counts()
+        ci = class_information(singles, cat)
+        cmi = conditional_information(stats.counts, layout)
+        parents = self._parents(stats, ci, cmi)
+        k = parents.shape[1]
+        pairs = layout.pair_index(d)
+        strides = np.zeros((d, k + 1), dtype=np.int64)
+        blocks, offsets = [], np.zeros(d, dtype=np.int64)
+        at = 0
+        for i in range(d):  # one table per feature (its parents decide its shape)
+            members = np.sort(np.concatenate([[i], parents[i][parents[i] >= 0]]))
+            s = _subset_index(layout, members, pairs)
+            lo, hi = int(layout.offsets[s]), int(layout.offsets[s + 1])
+            shape = (stats.n_classes, *(int(stats.sizes[f]) for f in members))
+            block = stats.counts[:, lo:hi].reshape(shape)
+            axis = 1 + int(np.flatnonzero(members == i)[0])
+            den = block.sum(axis=axis, keepdims=True) + a[i] * stats.sizes[i]
+            table = log_ratio(block + a[i], np.broadcast_to(den, block.shape), int(stats.sizes[i]))
+            blocks.append(table.reshape(stats.n_classes, -1))
+            offsets[i] = at
+            at += hi - lo
+            position = {int(f): t for t, f in enumerate(members)}
+            strides[i, 0] = layout.strides[s, position[i]]
+            for t, p in enumerate(parents[i]):
+                if p >= 0:
+                    strides[i, t + 1] = layout.strides[s, position[int(p)]]
+        cpt = np.concatenate(blocks, axis=1) if blocks else np.zeros((stats.n_classes, 0))
+        return NetworkParams(
+            stats.categories, parents, strides, offsets, np.ascontiguousarray(cpt.T),
+            cat, self._singles(stats, a), ci, cmi,
+        )  # fmt: skip
+
+    def log_prob(self, params: NetworkParams, X: Table) -> np.ndarray:
+        codes = encode(params.codebook, X)
+        out = np.zeros((codes.shape[0], params.cpt.shape[1]))
+        work = codes.size * out.shape[1]
+        parallel = work >= kernels.PARALLEL_WORK
+        kernel = kernels.network_parallel if parallel else kernels.network_serial
+        kernel(
+            codes, params.parents, params.strides, params.cpt_offsets, params.cpt,
+            params.cat_offsets, params.single, out,
+        )  # fmt: skip
+        return out
+
+    def factors(self, params: NetworkParams, X: Table) -> np.ndarray:
+        """``ln P(x_i | y, x_pa(i))`` of every row, feature and class, (n, d, n_classes); 0
+        where ``x_i`` is missing. Their sum over the features is :meth:`log_prob`."""
+        codes = encode(params.codebook, X)
+        n, d = codes.shape
+        out = np.zeros((n, d, params.cpt.shape[1]))
+        if not len(params.single):  # no value observed in training: every factor is 1
+            return out
+        for i in range(d):  # explanation of a few rows: clarity over speed
+            a = codes[:, i]
+            key = params.cpt_offsets[i] + a * params.strides[i, 0]
+            ok = a >= 0
+            for t, p in enumerate(params.parents[i]):
+                if p < 0:
+                    continue
+                key = key + codes[:, p] * params.strides[i, t + 1]
+                ok &= codes[:, p] >= 0
+            full = np.where(ok[:, None], params.cpt[np.where(ok, key, 0)], 0.0)
+            fallback = (a >= 0) & ~ok
+            single = params.single[params.cat_offsets[i] + np.where(fallback, a, 0)]
+            out[:, i] = np.where(fallback[:, None], single, full)
+        return out
+
+
+class TAN(_Tree):
+    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
+
+    The features form the maximum-weight spanning tree of the complete graph weighted by
+    ``I(X_i; X_j | Y)`` (Chow & Liu 1968, conditioned on the class), directed away from the
+    root: the feature of largest ``I(X_i; Y)`` (the lowest index among ties). Every feature
+    depends on the class and on its parent in the tree.
+    """
+
+    name = "tan"
+    order = 2
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+        d = stats.n_features
+        if d == 0:
+            return np.zeros((0, 1), dtype=np.int64)
+        root = int(np.argmax(ci))
+        return chow_liu(cmi, root)[:, None]
+
+
+class KDB(_Tree):
+    """k-dependence Bayesian classifier (Sahami 1996): features in decreasing ``I(X_i; Y)``,
+    each with the (up to) ``k`` earlier features of largest ``I(X_i; X_j | Y)`` as parents.
+
+    Parameters
+    ----------
+    k : int, 0 to 3
+        Parents per feature (0: naive Bayes, 1: a tree or forest).
+    """
+
+    name = "kdb"
+
+    def __init__(
+        self, k: int = 1, alpha: Any = 1.0, *, force_alpha: bool = True, estimate: str = "mean"
+    ):
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        self.k = k
+
+    @property
+    def order(self) -> int:  # type: ignore[override]
+        return max(check_k(self.k) + 1, 2)
+
+    def config(self) -> dict[str, Any]:
+        return {"k": self.k, **super().config()}
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+        return kdb_parents(ci, cmi, check_k(self.k))
+
+
+def check_k(k: Any) -> int:
+    integral = isinstance(k, Integral) and not isinstance(k, (bool, np.bool_))
+    if not integral or not 0 <= k <= MAX_ORDER - 1:
+        raise ParameterError(
+            f"k must be an integer from 0 to {MAX_ORDER - 1} (parents per feature); got {k!r}"
+        )
+    return int(k)
+
+
+class AODE(_Network):
+    """Averaged one-dependence estimators (Webb, Boughton & Wang 2005).
+
+    ``p(x | y) = (1 / |P(x)|) Σ_{p ∈ P(x)} P(x_p | y) Π_{i ≠ p} P(x_i | y, x_p)`` over the
+    super-parents ``P(x)``: the features whose value in ``x`` occurs in at least ``m``
+    training rows (Weka's frequency limit, default 1); with none, naive Bayes. With the class
+    prior the template adds, each term is ``P(y, x_p) Π P(x_i | y, x_p)``, Webb et al.'s
+    one-dependence estimator.
+
+    Parameters
+    ----------
+    m : float >= 0
+        The least (weighted) number of training rows with a value for it to be a super-parent.
+    """
+
+    name = "aode"
+    order = 2
+
+    def __init__(
+        self, m: float = 1, alpha: Any = 1.0, *, force_alpha: bool = True, estimate: str = "mean"
+    ):
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        self.m = m
+
+    def config(self) -> dict[str, Any]:
+        return {"m": self.m, **super().config()}
+
+    def finalize(self, stats: SubsetCounts) -> AODEParams:
+        self._check_order(stats)
+        m = check_m(self.m)
+        d = stats.n_features
+        a = self._pseudo(d)
+        layout = stats.layout
+        cat = stats.cat_offsets
+        singles = stats.single_counts()
+        cells = PairCells.of(stats.counts, layout)
+        sizes = stats.sizes
+        a_first, a_second = a[cells.first], a[cells.second]
+        v_first, v_second = sizes[cells.first], sizes[cells.second]
+        given_hi = log_ratio(cells.N + a_first, cells.n_yb + a_first * v_first, v_first)
+        given_lo = log_ratio(cells.N + a_second, cells.n_ya + a_second * v_second, v_second)
+        value_count = singles.sum(axis=0)
+        offsets = layout.offsets - cells.start  # pair blocks start at 0 in the tables
+        return AODEParams(
+            stats.categories, cat, self._singles(stats, a), layout.pair_index(d), offsets,
+            np.ascontiguousarray(given_hi.T), np.ascontiguousarray(given_lo.T),
+            value_count >= m, value_count, class_information(singles, cat),
+        )  # fmt: skip
+
+    def log_prob(self, params: AODEParams, X: Table) -> np.ndarray:
+        codes = encode(params.codebook, X)
+        out = np.zeros((codes.shape[0], params.single.shape[1]))
+        work = codes.size * codes.shape[1] * out.shape[1]
+        kernel = kernels.aode_parallel if work >= kernels.PARALLEL_WORK else kernels.aode_serial
+        kernel(
+            codes, params.pair_index, params.pair_offsets, params.sizes, params.given_hi,
+            params.given_lo, params.cat_offsets, params.single, params.parent_ok, out,
+        )  # fmt: skip
+        return out
+
+
+def check_m(m: Any) -> float:
+    if (
+        isinstance(m, (bool, np.bool_))
+        or not isinstance(m, (int, float, np.number))
+        or not (np.isfinite(m) and m >= 0)
+    ):
+        raise ParameterError(
+            f"m must be a number >= 0 (the least training rows of a super-parent's value); "
+            f"got {m!r}"
+        )
+    return float(m)
+
+
+def _subset_index(layout: Layout, members: np.ndarray, pairs: np.ndarray) -> int:
+    """Index of the subset holding exactly ``members`` (increasing); ``pairs`` is
+    :meth:`Layout.pair_index`."""
+    if len(members) == 1:
+        return int(members[0])
+    if len(members) == 2:
+        return int(pairs[members[0], members[1]])
+    want = np.full(layout.features.shape[1], -1, dtype=np.int64)
+    want[: len(members)] = members
+    return int(np.flatnonzero((layout.features == want).all(axis=1))[0])
+
+
+__all__ = ["AODE", "KDB", "TAN", "AODEParams", "NetworkParams"]

@@ -1,0 +1,268 @@
+"""``bayeskit filter``: a spam filter as a mail delivery agent runs one, as bogofilter's
+passthrough mode does.
+
+One RFC 822 message comes in on standard input and goes out on standard output unchanged,
+but for two headers added at the end of its header block: ``X-Bayeskit-Spam: Yes|No|Unsure``
+and ``X-Bayeskit-Score: P(spam)`` (any such headers it came with are dropped, so a sender
+cannot forge the verdict). The exit status is the verdict, as bogofilter's: 0 spam, 1 ham,
+2 unsure, 3 error. A filter must never eat mail: whatever goes wrong (no model, binary
+garbage, an empty or truncated message, a bug), the message is written out exactly as it came
+in and the status is 3, with the reason on standard error.
+
+``--learn spam|ham`` adds the message (or, with ``--from PATH``, every message of a Maildir,
+a Maildir folder such as ``.Junk``, an mbox file or a folder of message files) to the model,
+``--unlearn`` removes it, ``--train-on-error`` learns only what the filter gets wrong or is
+unsure about (messages from ``--from`` in the order of their ``Date:`` headers). Learning
+holds an exclusive lock on ``MODEL.lock`` while it reads, changes and atomically replaces the
+model file, so learners running at once never lose a message nor leave a broken file (a
+learner killed half way leaves the model as it was).
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+#: Exit statuses, as bogofilter's.
+SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
+VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
+#: Only this much of a message is read for its verdict (all of it is passed through).
+SCORED_BYTES = 4 << 20
+_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+_OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
+
+
+def filter_mail(
+    model: Annotated[str, typer.Argument(metavar="MODEL", help="The spam filter's model file.")],
+    learn: Annotated[
+        str | None,
+        typer.Option("--learn", metavar="spam|ham", help="Learn the message(s) as spam or ham."),
+    ] = None,
+    unlearn: Annotated[
+        str | None,
+        typer.Option("--unlearn", metavar="spam|ham", help="Remove message(s) learned as this."),
+    ] = None,
+    train_on_error: Annotated[
+        bool,
+        typer.Option(
+            "--train-on-error",
+            help="With --learn: only what the filter gets wrong or is unsure of.",
+        ),
+    ] = False,
+    exit_zero: Annotated[
+        bool,
+        typer.Option(
+            "--exit-zero",
+            help="Exit 0 for spam, ham and unsure alike, 3 on error only (bogofilter's -e: "
+            "what procmail's 'w' flag and maildrop's xfilter expect of a filter).",
+        ),
+    ] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            metavar="PATH",
+            help="With --learn/--unlearn: the messages of a Maildir (cur/ and new/), a Maildir "
+            "folder, an mbox file or a folder of files instead of standard input.",
+        ),
+    ] = None,
+) -> None:
+    """Classify one e-mail from standard input into standard output with X-Bayeskit-Spam and
+    X-Bayeskit-Score headers added; exit status 0 spam, 1 ham, 2 unsure, 3 error (the message
+    is passed through unchanged whatever happens)."""
+    if learn is not None or unlearn is not None:
+        raise typer.Exit(_learning(model, learn, unlearn, train_on_error, source))
+    if source is not None or train_on_error:
+        _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
+        raise typer.Exit(ERROR)
+    raw = sys.stdin.buffer.read()
+    status, out = ERROR, raw
+    try:
+        status, out = classify_message(model, raw)
+    except Exception as exc:  # a filter passes the mail on whatever failed
+        _fail(str(exc) or type(exc).__name__)
+    finally:
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    raise typer.Exit(0 if exit_zero and status != ERROR else status)
+
+
+def classify_message(model_path: str, raw: bytes) -> tuple[int, bytes]:
+    """(exit status, the message with the verdict headers) for one raw message; the message
+    unchanged with status 3 when it is not one (empty, no header block)."""
+    if not raw.strip():
+        _fail("<stdin>: an empty message; passed through unchanged")
+        return ERROR, raw
+    head = header_end(raw)
+    if head is None:
+        _fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
+        return ERROR, raw
+    model = _load(model_path)
+    p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
+    verdict = str(model.classify([raw[:SCORED_BYTES]])[0])
+    word, status = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}.get(verdict, (b"Unsure", UNSURE))
+    return status, with_headers(
+        raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
+    )
+
+
+def header_end(raw: bytes) -> int | None:
+    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
+    the message when it is all headers); None when its first line is no header line (an mbox
+    ``From `` envelope line is taken as one)."""
+    if not (raw.startswith(b"From ") or _HEADER_LINE.match(raw)):
+        return None
+    found = re.search(rb"\r?\n\r?\n", raw)
+    if found is None:
+        return len(raw)
+    return found.start() + (2 if raw[found.start()] == 0x0D else 1)
+
+
+def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
+    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
+    dropped and ``headers`` added at its end, in the message's own line ending."""
+    newline = (
+        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
+    )
+    lines = raw[:head].splitlines(keepends=True)
+    kept: list[bytes] = []
+    dropping = False
+    for line in lines:
+        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
+            continue
+        dropping = bool(_OURS.match(line))
+        if not dropping:
+            kept.append(line)
+    if kept and not kept[-1].endswith(b"\n"):
+        kept[-1] += newline
+    added = [name + b": " + value + newline for name, value in headers]
+    return b"".join(kept) + b"".join(added) + raw[head:]
+
+
+# ------------------------------------------------------------------ learning
+def _learning(
+    model_path: str, learn: str | None, unlearn: str | None, on_error: bool, source: str | None
+) -> int:
+    """Learn or unlearn messages under the model's lock; 0 when done, 3 on error (standard
+    input is passed through unchanged)."""
+    raw = sys.stdin.buffer.read() if source is None else b""
+    try:
+        if learn is not None and unlearn is not None:
+            raise ValueError("give --learn or --unlearn, not both")
+        label = learn if learn is not None else unlearn
+        if label not in ("spam", "ham"):
+            raise ValueError(f"--learn/--unlearn take spam or ham, not {label!r}")
+        if on_error and learn is None:
+            raise ValueError("--train-on-error goes with --learn")
+        messages = [raw] if source is None else messages_in(Path(source), by_date=on_error)
+        if source is None and not raw.strip():
+            raise ValueError("<stdin>: an empty message; nothing learned")
+        with locked(model_path):
+            changed = _change(model_path, messages, label, learn is not None, on_error)
+        print(
+            f"{changed} of {len(messages)} messages {'learned' if learn else 'unlearned'}",
+            file=sys.stderr,
+        )
+        status = 0
+    except Exception as exc:  # reported; the mail is passed on
+        _fail(str(exc) or type(exc).__name__)
+        status = ERROR
+    if source is None:
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+    return status
+
+
+def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
+    from ..text import SpamFilter
+    from .output import save_model
+
+    if not messages:
+        return 0
+    if os.path.exists(path):
+        model = _load(path)
+    elif learn:
+        model = SpamFilter()
+    else:
+        raise ValueError(f"{path}: no such model file; nothing to unlearn from")
+    labels = [label] * len(messages)
+    if not learn:
+        model.unlearn(messages, labels)
+        changed = len(messages)
+    elif on_error:
+        changed = sum(model.train_on_error([m], [label]) for m in messages)  # in order
+    else:
+        model.partial_fit(messages, labels)
+        changed = len(messages)
+    save_model(model, path)
+    return changed
+
+
+@contextmanager
+def locked(model_path: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``MODEL.lock`` (released when the process ends, however)."""
+    import fcntl
+
+    fd = os.open(f"{model_path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
+    """The raw messages of a Maildir (``cur/`` and ``new/``), a Maildir folder, an mbox file
+    or a folder of message files (``by_date``: in the order of their Date headers, undated
+    ones last, ties in name order)."""
+    if path.is_file():
+        box = mailbox.mbox(path, create=False)
+        found = [(f"{i:08d}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+    elif (path / "cur").is_dir() or (path / "new").is_dir():
+        found = [
+            (f.name, f.read_bytes())
+            for sub in ("cur", "new")
+            if (path / sub).is_dir()
+            for f in sorted((path / sub).iterdir())
+            if f.is_file()
+        ]
+    elif path.is_dir():
+        found = [(f.name, f.read_bytes()) for f in sorted(path.iterdir()) if f.is_file()]
+    else:
+        raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
+    if by_date:
+        found.sort(key=lambda item: (*_date_key(item[1]), item[0]))
+    return [raw for _, raw in found]
+
+
+def _date_key(raw: bytes) -> tuple[int, float]:
+    head = raw[: header_end(raw) or 0].decode("latin-1")
+    found = re.search(r"(?im)^date:[ \t]*(.*(?:\r?\n[ \t].*)*)", head)
+    if found is None:
+        return 1, 0.0
+    try:
+        return 0, parsedate_to_datetime(" ".join(found.group(1).split())).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return 1, 0.0
+
+
+def _load(path: str) -> Any:
+    from .models import load_model
+
+    model = load_model(path)
+    if not (hasattr(model, "classify") and hasattr(model, "spam_probability")):
+        raise ValueError(f"{path}: a {type(model).__name__}, not a spam filter (SpamFilter)")
+    return model
+
+
+def _fail(message: str) -> None:
+    print(f"bayeskit filter: {message}", file=sys.stderr)

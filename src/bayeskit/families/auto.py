@@ -1,0 +1,363 @@
+"""Each real column's family chosen by held-out log-likelihood on the training data.
+
+The family of a numeric column is a modelling choice that the data can make: a column that is
+roughly normal within each class is best served by a Gaussian, a skewed or multi-modal one by a
+kernel density (John & Langley 1995), one whose information lies in a few thresholds by
+discretization at Fayyad & Irani's (1993) MDL cut points, and a column of counts by a Poisson.
+``Auto`` keeps the weighted rows themselves (a :class:`~bayeskit.stats.Sample`, so ``fit``,
+``partial_fit`` in any batches, merging and unlearning give the same statistic and the same
+choice) and makes the choice in :meth:`Auto.finalize`:
+
+1. the rows are split into ``folds`` stratified folds by a rule that depends on the rows and not
+   on their order: within each class (a row's largest weight), the distinct rows are sorted by
+   their values and dealt out in turn, the ``r``-th to fold ``r mod folds`` (equal rows share a
+   fold, so a row of weight 2 counts as two copies of it);
+2. for every candidate family and fold, the family is fitted on the other folds and scores the
+   held-out rows. Where the statistics add (Gaussian moments, Poisson counts) each fold is
+   summarised once and the training part is the total minus the fold (Chan's formula with a
+   negative weight), not a refit; the nonparametric families (kernel, discretized) are fitted
+   from the training rows of each fold;
+3. the score of a family on column ``j`` is the held-out log-likelihood of the class given the
+   column, ``Σ_i log P(y_i | x_ij)``, under the family's one-column naive Bayes model (class
+   prior from the training part, add-one smoothed). A density, an interval probability and a
+   count probability are measured against different bases and cannot be compared directly;
+   the posterior of the class can, and it is what the classifier is judged on;
+4. each column takes the family with the largest score; a tie goes to the candidate listed
+   first. The choice is a function of the statistic alone: exact and repeatable.
+
+A column is a Poisson candidate only when every observed training value is a non-negative
+integer. Missing values (NaN) drop out of every score, as they drop out of the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import DataError, ParameterError
+from ..stats import Sample
+from ._base import Family, family_from_config, real_block
+
+#: the families a real column may be given, in the order ties are broken.
+CANDIDATES = ("gaussian", "poisson", "discretized", "kernel")
+#: candidates whose statistics add and subtract exactly (a fold's part is total − fold).
+_ADDITIVE = frozenset({"gaussian", "poisson"})
+#: passes over the columns of the joint choice (each pass that changes nothing ends it).
+_MAX_PASSES = 5
+
+
+@dataclass(frozen=True)
+class AutoParams:
+    """The choice and the fitted blocks.
+
+    ``chosen`` (n_features,) the family name of each column; ``blocks`` one ``(family, columns,
+    params)`` per family chosen for any column; ``candidates`` the families considered and
+    ``scores`` (n_candidates, n_features) their held-out log-likelihoods of the class (−inf
+    where a family was not a candidate for a column).
+    """
+
+    chosen: tuple[str, ...]
+    blocks: tuple[tuple[Family, np.ndarray, Any], ...]
+    candidates: tuple[str, ...]
+    scores: np.ndarray
+    n_classes: int
+
+
+class Auto(Family):
+    """A family for each real column, chosen by held-out log-likelihood (see the module
+    docstring).
+
+    Parameters
+    ----------
+    candidates : sequence of str, default=("gaussian", "poisson", "discretized", "kernel")
+        The families to choose from (ties go to the one listed first). ``"poisson"`` is
+        considered only for columns of non-negative integers.
+    folds : int >= 2, default=5
+        Stratified folds of the held-out estimate.
+    options : dict, optional
+        Settings of the candidate families, ``{"gaussian": {"var_floor": "column"}}``.
+
+    References
+    ----------
+    .. [1] G. H. John and P. Langley, "Estimating continuous distributions in Bayesian
+           classifiers", Proc. 11th Conference on Uncertainty in Artificial Intelligence,
+           pp. 338-345, 1995.
+    .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
+           attributes for classification learning", Proc. 13th International Joint
+           Conference on Artificial Intelligence, pp. 1022-1027, 1993.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> rng = np.random.default_rng(1)
+    >>> y = np.repeat([0, 1], 200)
+    >>> two_modes = np.where(rng.random(400) < 0.5, -4.0, 4.0) * (y == 0) + rng.normal(0, 0.5, 400)
+    >>> R = sp.csr_matrix(np.eye(2)[y])
+    >>> family = Auto(candidates=("gaussian", "kernel"))
+    >>> params = family.finalize(family.summarize(two_modes[:, None], R))
+    >>> params.chosen  # class 0 has two modes, class 1 one between them: no Gaussian fits
+    ('kernel',)
+    >>> params.scores.round(1)  # held-out log-likelihood of the class, per candidate
+    array([[-47.8],
+           [ -1.4]])
+    """
+
+    name = "auto"
+    column_kind = "real"
+
+    def __init__(
+        self,
+        candidates: Sequence[str] = CANDIDATES,
+        *,
+        folds: int = 5,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ):
+        self.candidates = candidates
+        self.folds = folds
+        self.options = options
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "candidates": list(self.candidates) if not isinstance(self.candidates, str) else [],
+            "folds": self.folds,
+            "options": {k: dict(v) for k, v in (self.options or {}).items()},
+        }
+
+    # ------------------------------------------------------------------ settings
+    def _candidates(self) -> tuple[str, ...]:
+        given = self.candidates
+        if isinstance(given, str) or not isinstance(given, Sequence) or not given:
+            raise ParameterError(
+                f"candidates must be a non-empty list of family names from {CANDIDATES}; "
+                f"got {given!r}"
+            )
+        unknown = [c for c in given if c not in CANDIDATES]
+        if unknown or len(set(given)) != len(given):
+            raise ParameterError(
+                f"candidates {list(given)!r}: each must be one of {CANDIDATES}, given once"
+            )
+        if set(given) <= {"poisson"}:
+            raise ParameterError(
+                f"candidates {list(given)!r} must include one of gaussian, discretized or kernel "
+                "(the Poisson family takes columns of counts only)"
+            )
+        return tuple(given)
+
+    def _folds(self) -> int:
+        k = self.folds
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 2 <= k <= 100:
+            raise ParameterError(f"folds must be an integer from 2 to 100; got {k!r}")
+        return int(k)
+
+    def _family(self, name: str) -> Family:
+        options = self.options or {}
+        if not isinstance(options, Mapping):
+            raise ParameterError(
+                f"options must be a dict of {{family name: {{setting: value}}}}, not {options!r}"
+            )
+        return family_from_config(name, dict(options.get(name, {})))
+
+    # ------------------------------------------------------------------ fitting
+    def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
+        return real_block(X, names, "a numeric column")
+
+    def summarize(self, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Sample:
+        return Sample.of(X, R)
+
+    def parameter_size(self, stats: Sample) -> int:
+        """The kernel candidate's bound (its grids dominate), and the folds' copies of the
+        sample."""
+        kernel = self._family("kernel").parameter_size(stats)
+        return int(kernel + (self._folds() + 2) * stats.values.size)
+
+    def finalize(self, stats: Sample) -> AutoParams:
+        candidates = self._candidates()
+        k = self._folds()
+        families = {name: self._family(name) for name in candidates}
+        stats = stats.without_empty(0.0)  # removed rows cancelled against their originals
+        # Rows in a canonical order (by class, values, weights): every sum below is then taken
+        # in the same order however the rows arrived, so the choice is exactly repeatable.
+        order = canonical_order(stats.values, stats.weight)
+        values, weight = stats.values[order], stats.weight[:, order]
+        d = values.shape[1]
+        counts = _count_columns(values)
+        scores = np.full((len(candidates), d), -np.inf)
+        pick = np.zeros(d, dtype=np.int64)
+        if values.shape[0] and weight.shape[0] > 1:
+            fold = fold_of(values, weight, k)
+            parts: list[np.ndarray | None] = []
+            for name in candidates:
+                columns = np.flatnonzero(counts) if name == "poisson" else np.arange(d)
+                if not len(columns):
+                    parts.append(None)
+                    continue
+                part = np.full((d, *weight.T.shape), np.nan)
+                part[columns] = _contributions(
+                    families[name], name, values[:, columns], weight, fold, k
+                )
+                parts.append(part)
+            pick, scores = choose(held_out_prior(weight, fold, k), parts, weight)
+        chosen = tuple(candidates[i] for i in pick)
+        blocks = []
+        for i, name in enumerate(candidates):
+            columns = np.flatnonzero(pick == i)
+            if len(columns):
+                family = families[name]
+                fitted = family.summarize(values[:, columns], weight.T)
+                blocks.append((family, columns, family.finalize(fitted)))
+        return AutoParams(chosen, tuple(blocks), candidates, scores, int(weight.shape[0]))
+
+    # ------------------------------------------------------------------ scoring
+    def log_prob(self, params: AutoParams, X: Any) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros((X.shape[0], params.n_classes))
+        for family, columns, p in params.blocks:
+            part = np.ascontiguousarray(X[:, columns])
+            if family.name == "poisson":
+                _check_counts(part, columns)
+            out += family.log_prob(p, part)
+        return out
+
+
+def _count_columns(values: np.ndarray) -> np.ndarray:
+    """Columns whose observed values are all non-negative integers (and not all missing)."""
+    observed = ~np.isnan(values)
+    whole = np.where(observed, (values >= 0) & (values == np.floor(values)), True)
+    return whole.all(axis=0) & observed.any(axis=0)
+
+
+def _check_counts(X: np.ndarray, columns: np.ndarray) -> None:
+    bad = X < 0  # NaN compares False: missing values pass
+    if bad.any():
+        row, j = (int(v) for v in np.argwhere(bad)[0])
+        raise DataError(
+            f"row {row} holds {X[row, j]:g} in a column given the Poisson family (every training "
+            "value was a count, a whole number >= 0); counts cannot be negative"
+        )
+
+
+def canonical_order(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Rows sorted by class (largest weight), then values, then weights (NaN last)."""
+    label = np.argmax(weight, axis=0)
+    keys = [weight[c] for c in range(weight.shape[0] - 1, -1, -1)]
+    keys += [values[:, j] for j in range(values.shape[1] - 1, -1, -1)]
+    return np.lexsort([*keys, label])
+
+
+def fold_of(values: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
+    """The fold of each row: within each class (largest weight), the distinct rows sorted by
+    their values, the ``r``-th to fold ``r mod k``. Depends on the rows, not on their order,
+    and equal rows share a fold, so a row of weight 2 and two copies of it are the same data
+    (as they are to every family)."""
+    label = np.argmax(weight, axis=0)
+    order = canonical_order(values, weight)
+    ranked = label[order]
+    rows = values[order]
+    same = np.zeros(len(order), dtype=bool)
+    if len(order) > 1:
+        equal = (rows[1:] == rows[:-1]) | (np.isnan(rows[1:]) & np.isnan(rows[:-1]))
+        same[1:] = equal.all(axis=1) & (ranked[1:] == ranked[:-1])
+    distinct = np.cumsum(~same) - 1  # rank of each row's distinct row, over every class
+    first = distinct[np.searchsorted(ranked, ranked, side="left")]
+    fold = np.empty(len(order), dtype=np.int64)
+    fold[order] = (distinct - first) % k
+    return fold
+
+
+def _contributions(
+    family: Family, name: str, X: np.ndarray, weight: np.ndarray, fold: np.ndarray, k: int
+) -> np.ndarray:
+    """``log p(x_ij | c)`` of every row ``i`` and column ``j`` of ``X`` under ``family``
+    fitted without the row's fold, shape (n_columns, n_rows, n_classes); 0 where missing."""
+    K = weight.shape[0]
+    if name in _ADDITIVE:
+        parts = [family.summarize(X[fold == f], weight[:, fold == f].T) for f in range(k)]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        scale = 1e-9 * np.abs(weight.sum(axis=1))
+        trains = [(total + (-part)).cleaned(np.arange(K), scale) for part in parts]
+    else:
+        trains = [family.summarize(X[fold != f], weight[:, fold != f].T) for f in range(k)]
+    out = np.zeros((X.shape[1], X.shape[0], K))
+    for f in range(k):
+        test = np.flatnonzero(fold == f)
+        if not len(test) or len(test) == len(fold):
+            continue
+        params = family.finalize(trains[f])
+        held = X[test]
+        probe = np.empty_like(held)
+        for j in range(X.shape[1]):
+            if np.isnan(held[:, j]).all():
+                continue
+            probe.fill(np.nan)
+            probe[:, j] = held[:, j]
+            out[j, test] = family.log_prob(params, probe)
+    return out
+
+
+def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
+    """Each row's log class prior from the other folds (add-one smoothed), (n_rows, K)."""
+    K = weight.shape[0]
+    out = np.zeros((weight.shape[1], K))
+    for f in range(k):
+        test = fold == f
+        count = weight[:, ~test].sum(axis=1)
+        out[test] = np.log(count + 1.0) - np.log(count.sum() + K)
+    return out
+
+
+def log_likelihood(joint: np.ndarray, weight: np.ndarray) -> float:
+    """``Σ_i Σ_c r_ic log P(c | x_i)`` from joint log-likelihoods (n, K) and weights (K, n)."""
+    top = joint.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
+    r = weight.T
+    return float(np.sum(np.where(r > 0, r * posterior, 0.0)))
+
+
+def choose(
+    prior: np.ndarray, parts: list[np.ndarray | None], weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(choice, scores): the candidate of each column and each candidate's score alone.
+
+    ``parts[i]`` holds candidate ``i``'s contributions (n_columns, n_rows, K), or None where it
+    is no candidate (−inf there, columns it cannot take filled with NaN). Each column starts
+    with its best candidate alone; then, column by column, a candidate replaces the current
+    one when it raises the held-out log-likelihood of the class given every column, until a
+    pass over the columns changes nothing (columns that repeat each other's information would
+    otherwise each be given their sharpest family, and the product made overconfident).
+    Ties keep the earlier candidate."""
+    d = next(p.shape[0] for p in parts if p is not None)
+    scores = np.full((len(parts), d), -np.inf)
+    for i, part in enumerate(parts):
+        if part is None:
+            continue
+        for j in range(d):
+            if not np.isnan(part[j, 0, 0]):
+                scores[i, j] = log_likelihood(prior + part[j], weight)
+    choice = np.argmax(scores, axis=0)
+    total = prior + sum(parts[int(choice[j])][j] for j in range(d))  # type: ignore[index]
+    best = log_likelihood(total, weight)
+    for _ in range(_MAX_PASSES):
+        changed = False
+        for j in range(d):
+            for i, part in enumerate(parts):
+                if i == choice[j] or not np.isfinite(scores[i, j]):
+                    continue
+                assert part is not None
+                current = parts[int(choice[j])]
+                assert current is not None
+                trial = total - current[j] + part[j]
+                value = log_likelihood(trial, weight)
+                if value > best + 1e-12 * abs(best):
+                    choice[j], total, best, changed = i, trial, value, True
+        if not changed:
+            break
+    return choice, scores

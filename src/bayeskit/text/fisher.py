@@ -1,0 +1,130 @@
+"""Robinson's token probabilities and Fisher's χ² combining, as bogofilter and SpamBayes score.
+
+Robinson (2003, "A statistical approach to the spam problem", Linux Journal 107) estimates how
+spammy each token is from the fraction of ham and of spam messages that hold it,
+``p(w) = b / (b + g)`` with ``b = n_spam(w) / N_spam`` and ``g = n_ham(w) / N_ham``, shrunk
+towards a prior ``x`` with strength ``s`` by the number of messages ``n(w)`` that hold it:
+
+.. math:: f(w) = \\frac{s x + n(w) p(w)}{s + n(w)}.
+
+A message's telling tokens (those with ``|f(w) - 1/2| >= min_dev``) are combined by Fisher's
+method twice: ``H = C⁻¹(-2 Σ ln f(w), 2n)`` (how unlike ham the message is) and
+``S = C⁻¹(-2 Σ ln(1 - f(w)), 2n)`` (how unlike spam), ``C⁻¹`` the χ² survival function with
+``2n`` degrees of freedom, and the indicator is ``I = (1 + H - S) / 2``. A message with no
+telling token has ``I = 1/2``.
+
+The scores here are the log-odds ``log(I / (1 - I))`` computed from the tails in log space,
+so that messages beyond double precision's 1e-308 keep their order (bogofilter rounds them to
+0 or 1). For an even number of degrees of freedom the survival function is a Poisson sum,
+``C⁻¹(2m, 2n) = Q(n, m) = e^{-m} Σ_{i<n} mⁱ/i!``, summed here from its largest term outwards.
+
+The token counts are the filter's additive statistics (messages holding each token in each
+class); everything here is a function of them evaluated when a message is scored. This module
+is pure Python (``math`` only): the one-message path of ``bayeskit filter`` uses it without
+numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+#: bogofilter's defaults (robs, robx, min_dev).
+STRENGTH, PRIOR, MIN_DEV = 0.0178, 0.52, 0.375
+#: Terms of a Poisson sum more than this many nats below its largest are left out (e^-40).
+_NEGLIGIBLE = 40.0
+
+
+def token_probability(
+    ham: float, spam: float, n_ham: float, n_spam: float, strength: float, prior: float
+) -> float:
+    """Robinson's ``f(w)`` of a token held by ``ham`` of ``n_ham`` ham and ``spam`` of
+    ``n_spam`` spam messages."""
+    b = spam / n_spam if n_spam > 0 else 0.0
+    g = ham / n_ham if n_ham > 0 else 0.0
+    n = ham + spam
+    if b + g <= 0.0:
+        return prior
+    return (strength * prior + n * (b / (b + g))) / (strength + n)
+
+
+def _log_term(i: int, log_m: float, m: float) -> float:
+    return i * log_m - math.lgamma(i + 1.0) - m
+
+
+def _log_poisson_sum(m: float, lo: int, hi: int | None) -> float:
+    """``log Σ_{lo <= i < hi} e^{-m} mⁱ / i!`` (``hi`` None: to infinity), from the largest
+    term (at ``floor(m)`` clamped to the range: the terms rise to it and fall after) outwards
+    until the terms are negligible."""
+    if m <= 0.0:  # only the i = 0 term is nonzero
+        return 0.0 if lo == 0 and (hi is None or hi > 0) else -math.inf
+    if hi is not None and hi <= lo:
+        return -math.inf
+    log_m = math.log(m)
+    top = max(lo, int(m)) if hi is None else min(max(lo, int(m)), hi - 1)
+    peak = _log_term(top, log_m, m)
+    total = 1.0
+    i = top - 1
+    while i >= lo:
+        t = _log_term(i, log_m, m) - peak
+        if t < -_NEGLIGIBLE:
+            break
+        total += math.exp(t)
+        i -= 1
+    i = top + 1
+    while hi is None or i < hi:
+        t = _log_term(i, log_m, m) - peak
+        if t < -_NEGLIGIBLE:
+            break
+        total += math.exp(t)
+        i += 1
+    return peak + math.log(total)
+
+
+def log_tails(chi_half: float, n: int) -> tuple[float, float]:
+    """``(log Q, log P)``: the log survival and log distribution function of χ² at
+    ``2 chi_half`` with ``2n`` degrees of freedom (``n >= 1``), each from its own sum (no
+    ``1 - x`` that would lose a tiny tail)."""
+    return _log_poisson_sum(chi_half, 0, n), _log_poisson_sum(chi_half, n, None)
+
+
+def _logaddexp(a: float, b: float) -> float:
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    top = max(a, b)
+    return top + math.log1p(math.exp(-abs(a - b)))
+
+
+def combine_sums(log_f: float, log_1mf: float, n: int) -> float:
+    """The log-odds ``log(I / (1 - I))`` of a message whose ``n`` telling tokens have
+    ``Σ ln f = log_f`` and ``Σ ln(1 - f) = log_1mf``; 0 when ``n`` is 0."""
+    if n <= 0:
+        return 0.0
+    q_ham, p_ham = log_tails(-log_f, n)  # H = Q(n, -Σ ln f)
+    q_spam, p_spam = log_tails(-log_1mf, n)  # S = Q(n, -Σ ln(1 - f))
+    # I = (1 + H - S) / 2 = (H + (1 - S)) / 2 and 1 - I = ((1 - H) + S) / 2
+    return _logaddexp(q_ham, p_spam) - _logaddexp(p_ham, q_spam)
+
+
+def combine(probabilities: Iterable[float], min_dev: float) -> float:
+    """The log-odds of the message whose tokens have Robinson probabilities
+    ``probabilities`` (each token once), over the telling ones (``|f - 1/2| >= min_dev``).
+
+    Examples
+    --------
+    >>> from bayeskit.text.fisher import combine
+    >>> round(combine([0.99, 0.98, 0.2], 0.375), 3) > 0  # two spammy tokens, one weak
+    True
+    >>> combine([0.6, 0.4], 0.375)  # nothing telling: I = 1/2
+    0.0
+    """
+    log_f = log_1mf = 0.0
+    n = 0
+    for f in probabilities:
+        if abs(f - 0.5) >= min_dev:
+            log_f += math.log(f)
+            log_1mf += math.log1p(-f)
+            n += 1
+    return combine_sums(log_f, log_1mf, n)

@@ -1,0 +1,123 @@
+"""The models' formulas evaluated directly from the rows, one term at a time: what the
+vectorised statistics, structures and compiled scorers are checked against."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+
+def observed(v: Any) -> bool:
+    return v is not None and v == v
+
+
+def count(X: np.ndarray, y: np.ndarray, c: Any, where: dict[int, Any]) -> int:
+    """Rows of class ``c`` (``None``: any) whose features ``where`` hold the given values
+    (``...``: any observed value)."""
+    total = 0
+    for row, label in zip(X, y, strict=True):
+        if c is not None and label != c:
+            continue
+        if all(observed(row[j]) and (v is ... or row[j] == v) for j, v in where.items()):
+            total += 1
+    return total
+
+
+def n_values(X: np.ndarray, j: int) -> int:
+    return len({v for v in X[:, j] if observed(v)})
+
+
+def class_information(X: np.ndarray, y: np.ndarray, i: int) -> float:
+    rows = [r for r in range(len(y)) if observed(X[r, i])]
+    n = len(rows)
+    out = 0.0
+    for c in set(y[rows].tolist()):
+        for a in {X[r, i] for r in rows}:
+            n_ya = sum(1 for r in rows if y[r] == c and X[r, i] == a)
+            if n_ya:
+                n_y = sum(1 for r in rows if y[r] == c)
+                n_a = sum(1 for r in rows if X[r, i] == a)
+                out += n_ya / n * np.log(n_ya * n / (n_y * n_a))
+    return out
+
+
+def conditional_information(X: np.ndarray, y: np.ndarray, i: int, j: int) -> float:
+    rows = [r for r in range(len(y)) if observed(X[r, i]) and observed(X[r, j])]
+    n = len(rows)
+    out = 0.0
+    for c in set(y[rows].tolist()):
+        mine = [r for r in rows if y[r] == c]
+        for a in {X[r, i] for r in mine}:
+            for b in {X[r, j] for r in mine}:
+                n_yab = sum(1 for r in mine if X[r, i] == a and X[r, j] == b)
+                if n_yab:
+                    n_ya = sum(1 for r in mine if X[r, i] == a)
+                    n_yb = sum(1 for r in mine if X[r, j] == b)
+                    out += n_yab / n * np.log(n_yab * len(mine) / (n_ya * n_yb))
+    return out
+
+
+def best_tree_weight(W: np.ndarray) -> float:
+    """The largest total weight of a spanning tree of the complete graph, by enumerating
+    every tree (Prüfer sequences: d^(d−2) of them)."""
+    d = W.shape[0]
+    if d < 2:
+        return 0.0
+    best = -np.inf
+    for seq in itertools.product(range(d), repeat=d - 2):
+        degree = [1] * d
+        for v in seq:
+            degree[v] += 1
+        weight = 0.0
+        for v in seq:
+            leaf = min(u for u in range(d) if degree[u] == 1)
+            weight += W[leaf, v]
+            degree[leaf] -= 1
+            degree[v] -= 1
+        u, v = (w for w in range(d) if degree[w] == 1)
+        best = max(best, weight + W[u, v])
+    return float(best)
+
+
+def log_conditional(
+    X: np.ndarray, y: np.ndarray, c: Any, i: int, a: Any, given: dict[int, Any], alpha: float
+) -> float:
+    """``ln (N(c, x_i = a, given) + α) / (N(c, x_i observed, given) + α V_i)``."""
+    num = count(X, y, c, {i: a, **given}) + alpha
+    den = count(X, y, c, {i: ..., **given}) + alpha * n_values(X, i)
+    return float(np.log(num / den))
+
+
+def network_log_likelihood(
+    X: np.ndarray, y: np.ndarray, row: np.ndarray, c: Any, parents: dict[int, tuple[int, ...]],
+    alpha: float,
+) -> float:  # fmt: skip
+    out = 0.0
+    for i, a in enumerate(row):
+        if not observed(a):
+            continue
+        pa = parents[i]
+        given = {p: row[p] for p in pa} if all(observed(row[p]) for p in pa) else {}
+        out += log_conditional(X, y, c, i, a, given, alpha)
+    return out
+
+
+def aode_log_likelihood(
+    X: np.ndarray, y: np.ndarray, row: np.ndarray, c: Any, m: float, alpha: float
+) -> float:
+    terms = []
+    d = len(row)
+    for p in range(d):
+        if not observed(row[p]) or count(X, y, None, {p: row[p]}) < m:
+            continue
+        term = log_conditional(X, y, c, p, row[p], {}, alpha)
+        for i in range(d):
+            if i != p and observed(row[i]):
+                term += log_conditional(X, y, c, i, row[i], {p: row[p]}, alpha)
+        terms.append(term)
+    if not terms:
+        return network_log_likelihood(X, y, row, c, {i: () for i in range(d)}, alpha)
+    return float(logsumexp(terms) - np.log(len(terms)))

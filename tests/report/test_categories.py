@@ -1,0 +1,83 @@
+"""The report's categorical and boolean columns: each class's share of each value, as the
+data hold them, ranked by Cramér's V (scipy's)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats.contingency import association
+
+from bayeskit import CategoricalNB, MixedNB
+from bayeskit.report import build_report
+from bayeskit.report.categories import TOP_VALUES, category_columns
+
+from ._dom import parse
+
+
+def mixed(seed: int, n: int = 300) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n)
+    colour = np.where(y == "a", rng.choice(["red", "blue"], n), rng.choice(["blue", "green"], n))
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(size=n) + (y == "a"),
+            "colour": colour,
+            "flag": rng.random(n) < np.where(y == "b", 0.8, 0.3),
+            "noise": rng.choice(["p", "q"], n),
+        }
+    )
+    frame.loc[rng.random(n) < 0.1, "colour"] = None
+    return frame, y
+
+
+def test_a_mixed_table_shows_every_categorical_and_boolean_column():
+    X, y = mixed(0)
+    model = MixedNB().fit(X, y)
+    page = parse(
+        build_report(
+            title="t",
+            classes=model.classes_,
+            y_true=y,
+            proba=model.predict_proba(X),
+            model=model,
+            X=X,
+            y=y,
+        )
+    )
+    section = page.find("section", id="categories")
+    shown = [int(div.attrs["data-feature"]) for div in section.find_all("div", class_="scroll")]
+    assert sorted(shown) == [1, 2, 3]  # colour, flag, noise; not the numeric x
+    assert shown[-1] == 3  # the column that tells nothing comes last
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_values=st.integers(1, 14))
+def test_shares_and_strength_are_the_datas(seed, n_values):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 200))
+    y = rng.choice(["a", "b"], n)
+    X = np.column_stack([rng.integers(0, n_values, n), rng.random(n) < 0.5]).astype(object)
+    X[rng.random(n) < 0.1, 0] = None
+    model = CategoricalNB().fit(X, y)
+    columns = {c.j: c for c in category_columns(model, X, y)}
+    for j in range(2):
+        seen = np.array([v is not None for v in X[:, j]])
+        table = pd.crosstab(y[seen], X[seen, j].astype(str))
+        col = columns[j]
+        counts = table.to_numpy(dtype=np.int64)
+        if counts.shape[0] > 1 and counts.shape[1] > 1:
+            assert abs(col.cramers_v - association(counts, method="cramer")) < 1e-12
+        else:
+            assert col.cramers_v == 0.0
+        np.testing.assert_array_equal(col.observed, counts.sum(axis=1))
+        for i, value in enumerate(col.values):
+            if value == "other":
+                folded = [v for v in table.columns if v not in col.values]
+                expected = table[folded].sum(axis=1).to_numpy()
+            else:
+                key = value if value in table.columns else {"true": "True", "false": "False"}[value]
+                expected = table[key].to_numpy()
+            np.testing.assert_allclose(col.shares[:, i], expected / counts.sum(axis=1))
+        assert len(col.values) <= TOP_VALUES + 1

@@ -1,0 +1,52 @@
+"""scikit-learn's partial_fit contract: declared classes are all the classes there are."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn import naive_bayes as sk_nb
+
+import bayeskit as bk
+from bayeskit.errors import ParameterError, UnknownClassError
+
+X = np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 4.0], [0.5, 0.2], [4.0, 4.0], [1.0, 0.0]])
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "BernoulliNB"])
+def test_a_label_outside_the_declared_classes_is_refused(name):
+    ours = getattr(bk, name)().partial_fit(X[:3], [0, 1, 0], classes=[0, 1])
+    before = ours.stats_
+    with pytest.raises(UnknownClassError, match=r"y holds \[2\], not in the classes declared"):
+        ours.partial_fit(X[3:], [2, 1, 0])
+    assert ours.stats_ is before  # a refused call leaves the model as it was
+    with pytest.raises(UnknownClassError, match=r"y holds \[7\], not in classes \(\[0, 1\]\)"):
+        getattr(bk, name)().partial_fit(X[:3], [0, 7, 0], classes=[0, 1])
+    # a later call may declare more classes; then its labels are accepted
+    ours.partial_fit(X[3:], [2, 1, 0], classes=[0, 1, 2])
+    np.testing.assert_array_equal(ours.classes_, [0, 1, 2])
+    with pytest.raises(UnknownClassError):
+        ours.partial_fit(X[:1], [3])
+
+
+def test_scikit_learn_refuses_it_too():
+    theirs = sk_nb.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1])
+    with pytest.raises(ValueError, match=r"do not exist in the initial classes"):
+        theirs.partial_fit(X[3:], [2, 1, 0])
+    with pytest.raises(ValueError, match=r"not in the classes declared"):
+        bk.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1]).partial_fit(X[3:], [2, 1, 0])
+
+
+def test_without_declared_classes_new_labels_become_classes():
+    model = bk.GaussianNB().partial_fit(X[:3], ["a", "b", "a"]).partial_fit(X[3:], ["c", "b", "a"])
+    np.testing.assert_array_equal(model.classes_, ["a", "b", "c"])
+    # fit starts afresh: the classes a previous partial_fit declared are forgotten
+    model = bk.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1])
+    model.fit(X[:3], [0, 1, 0]).partial_fit(X[3:], [2, 1, 0])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+
+
+def test_duplicated_classes_are_refused():
+    with pytest.raises(ParameterError, match=r"classes holds \['b'\] more than once"):
+        bk.MultinomialNB().partial_fit(X[:2], ["a", "b"], classes=["a", "b", "b"])
+    with pytest.raises(ParameterError, match=r"1-D list of class labels"):
+        bk.MultinomialNB().partial_fit(X[:2], ["a", "b"], classes=[["a", "b"]])
