@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import bayeskit as bk
+from bayeskit._estimators import ESTIMATORS as REGISTERED
+from bayeskit.contract import contract_of, declares
 from bayeskit.errors import SingularCovarianceError
 from bayeskit.stats import Sample, Statistic
 
@@ -89,6 +91,24 @@ def correlated_reals(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     rotation, _ = np.linalg.qr(rng.normal(size=(d, d)))
     mixing = rng.uniform(0.5, 3.0, size=(d, 1)) * rotation * rng.uniform(0.5, 3.0, size=d)
     return rng.normal(size=(n, d)) @ mixing + rng.normal(size=d) * 5
+
+
+def mixed_columns(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """Columns of three kinds in turn, as an object array: real values, colour names (with
+    missing values) and counts (MixedNB with a family given for each)."""
+    X = np.empty((n, d), dtype=object)
+    for j in range(d):
+        if j % 3 == 0:
+            X[:, j] = rng.normal(size=n) * (j + 1) + j
+        elif j % 3 == 1:
+            X[:, j] = categories(rng, n, 1)[:, 0]
+        else:
+            X[:, j] = rng.poisson(1.5, size=n).astype(np.float64)
+    return X
+
+
+#: MixedNB's families for mixed_columns' five columns of the grid
+MIXED_FAMILIES = {0: "gaussian", 1: "categorical", 2: "poisson", 3: "gaussian", 4: "categorical"}
 
 
 @dataclass(frozen=True)
@@ -202,7 +222,63 @@ CASES = [
         correlated_reals,
         {"lam": 0.2, "gamma": 0.3},
     ),
+    Case(
+        "MixedNB",
+        lambda: bk.MixedNB(families=MIXED_FAMILIES, options={"gaussian": {"var_smoothing": 1e-4}}),
+        mixed_columns,
+        {"fit_prior": False},
+    ),
+    # Fitted by rounds (EM): the laws its declaration disclaims are skipped, by it. One
+    # component per class: EM's start then draws nothing that the rows' order could change.
+    Case(
+        "GaussianMixture",
+        lambda: bk.GaussianMixtureClassifier(n_components=1, random_state=0),
+        complete_reals,
+        {},
+    ),
+    Case(
+        "GaussianMixture-full",
+        lambda: bk.GaussianMixtureClassifier(
+            n_components=1, covariance_type="full", reg_covar=1e-3, random_state=0
+        ),
+        correlated_reals,
+        {},
+    ),
+    # A wrapper fitted by rounds (EM) whose statistics are its wrapped model's.
+    Case("SemiSupervisedNB", bk.SemiSupervisedNB, counts, {}),
 ]
+
+
+def registry() -> dict[str, type]:
+    """Every estimator a user may name: the model-file registry and every public name of
+    bayeskit that declares a contract (the template itself aside: its subclasses are)."""
+    public = {
+        name: getattr(bk, name)
+        for name in bk.__all__
+        if name != "GenerativeClassifier" and declares(getattr(bk, name))
+    }
+    return {**REGISTERED, **public}
+
+
+def law_cases(*capabilities: str, statistics: bool = False) -> list[Any]:
+    """The grid's cases for a law that holds given ``capabilities`` (and, with
+    ``statistics``, that compares the template's statistics): a case whose estimator's
+    declaration disclaims one is skipped, the declaration quoted as the reason."""
+    params = []
+    for case in CASES:
+        model = case.make()
+        declared = contract_of(model)
+        name = type(model).__name__
+        reasons = [declared.refusal(name, c) for c in capabilities if not getattr(declared, c)]
+        if statistics and declared.state != "generative":
+            reasons.append(
+                f"{name} declares state={declared.state!r}: it keeps no statistics of the "
+                "template's own to compare"
+            )
+        marks = [pytest.mark.skip(reason="; ".join(reasons))] if reasons else []
+        params.append(pytest.param(case, id=case.name, marks=marks))
+    return params
+
 
 #: Every estimator class that works with its defaults (BinomialNB needs n_trials).
 ESTIMATORS = [
@@ -259,7 +335,9 @@ def fit_part(case: Case, X: Any, y: Any) -> bk.GenerativeClassifier:
     """A model of one part of the data (which may be one row): ``fit``, or ``partial_fit``
     for models whose ``fit`` demands two classes (discriminant analysis)."""
     model = case.make()
-    return model.partial_fit(X, y) if model._min_classes > 1 else model.fit(X, y)
+    if model._min_classes > 1 and contract_of(model).incremental:
+        return model.partial_fit(X, y)
+    return model.fit(X, y)
 
 
 def dataset(case: Case, seed: int, n: int = 60, d: int = 5, k: int = 3) -> tuple[Any, Any]:

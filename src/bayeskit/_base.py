@@ -43,7 +43,7 @@ import copy
 import dataclasses
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,9 +54,23 @@ from sklearn.utils.validation import column_or_1d
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
+from .contract import Contract, refuse, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError, UnknownClassError
 from .families import Family
 from .stats import Summary
+
+
+class FittedParameters(NamedTuple):
+    """What a fitted generative classifier computes from its statistics and settings: the
+    class log prior, each block's parameters and each block's family (cached until either
+    changes). A named value: read ``fitted.prior``, ``fitted.params``, ``fitted.families``."""
+
+    #: ``log P(y)`` of each class, shape (n_classes,)
+    prior: np.ndarray
+    #: each feature block's fitted parameters (its family's ``finalize``)
+    params: list[Any]
+    #: each feature block's configured family
+    families: list[Family]
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -68,8 +82,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ``class_weight`` and ``loss``.
     """
 
-    #: ComplementNB scores classes without the prior, as Rennie et al. (and scikit-learn) do.
-    _uses_class_prior: ClassVar[bool] = True
+    #: What the model declares (:mod:`bayeskit.contract`): statistics that add, so every
+    #: capability; a subclass that lacks one declares it.
+    contract: ClassVar[Contract] = Contract(input="table", state="generative")
     #: ``fit`` refuses data with fewer classes (discriminant analysis needs two to tell apart).
     _min_classes: ClassVar[int] = 1
 
@@ -134,6 +149,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, block_names in zip(families, params, names, strict=True):
             family.check_usable(p, classes, block_names)
 
+    @requires("incremental")
     def partial_fit(
         self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
     ) -> GenerativeClassifier:
@@ -170,6 +186,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     summary = self.stats_ + summary
             return self._adopt(summary)
 
+    @requires("unlearnable")
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> GenerativeClassifier:
         """Remove rows the model was trained on (e.g. a message filed in the wrong folder).
 
@@ -228,7 +245,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     @property
     def class_log_prior_(self) -> np.ndarray:
         """Log prior probability of each class."""
-        return self._fitted()[0]
+        return self._fitted().prior
 
     def _fitted_summary(self) -> Summary:
         try:
@@ -266,11 +283,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     @property
     def families_(self) -> list[Family]:
         """The configured distribution family of each feature block."""
-        return self._fitted()[2]
+        return self._fitted().families
 
-    def _fitted(self) -> tuple[np.ndarray, list[Any], list[Family]]:
-        """(class log prior, per-block parameters, families), from stats_ and the current
-        hyperparameters; cached until either changes."""
+    def _fitted(self) -> FittedParameters:
+        """The class log prior, per-block parameters and families, from stats_ and the
+        current hyperparameters; cached until either changes."""
         summary = self._fitted_summary()
         cache = self.__dict__.get("_cache")
         if cache is not None and cache[0] is summary:
@@ -279,8 +296,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self._cache = (summary, fitted)
         return fitted
 
-    def _finalize(self, summary: Summary) -> tuple[np.ndarray, list[Any], list[Family]]:
-        """(class log prior, per-block parameters, families) of ``summary``, checked: no
+    def _finalize(self, summary: Summary) -> FittedParameters:
+        """The class log prior, per-block parameters and families of ``summary``, checked: no
         parameter is NaN or +inf."""
         prior = class_log_prior(
             summary.class_count,
@@ -305,7 +322,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     "are too extreme for float64 (sample weights or values near its limits, "
                     "1e-308 to 1e308); rescale them"
                 )
-        return prior, params, families
+        return FittedParameters(prior, params, families)
 
     def _check_statistics(self, summary: Summary) -> None:
         """Refuse statistics that overflowed float64 (a sum of weights times values beyond
@@ -424,7 +441,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, part in zip(families, params, blocks, strict=True):
             with np.errstate(over="ignore", invalid="ignore"):  # NaN is refused below
                 jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
-        if self._uses_class_prior or len(prior) == 1:
+        if self.contract.prior_in_scores or len(prior) == 1:
             jll += prior
         # One pass, no temporaries: the largest entry is NaN if any is, +inf if any is.
         if jll.size and not np.max(jll) < np.inf:
@@ -441,7 +458,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
         jll = self._joint_log_likelihood(X, relative=True)
-        return normalize_log(jll, self._fitted()[0])
+        return normalize_log(jll, self._fitted().prior)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior probabilities ``P(y|x)``; each row sums to 1."""
@@ -474,7 +491,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if dead is not None and dead.any():
             # No class can have produced the row (a compact kernel reaching none of the
             # training rows, unsmoothed estimates): the prior decides, as predict_proba says.
-            jll[dead] = self._fitted()[0]
+            jll[dead] = self._fitted().prior
         return classes[np.argmax(jll, axis=1)]
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -499,7 +516,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         W : ndarray of shape (n_classes, n_columns)
         b : ndarray of shape (n_classes,)
         """
-        for family in self._fitted()[2]:
+        for family in self._fitted().families:
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
         return self._stacked(lambda family, p: family.linear_form(p))
@@ -532,7 +549,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
-        if self._uses_class_prior or len(prior) == 1:
+        if self.contract.prior_in_scores or len(prior) == 1:
             b = b + prior
         return np.hstack(Ws), b
 
@@ -561,6 +578,27 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         for family, p, block_names in zip(families, params, names, strict=True):
             out += family.column_names(p, block_names)
         return out
+
+    # ------------------------------------------------------------------ state beyond statistics
+    def layout_state(self) -> dict[str, Any] | None:
+        """The column layout a fit chose that is neither a hyperparameter nor a statistic
+        (MixedNB's family of each column under ``families="auto"``), as plain JSON; None for
+        a model whose settings fix it. Model files store it; models merge only when equal."""
+        return None
+
+    def set_layout_state(self, state: Any) -> None:
+        """Take a column layout :meth:`layout_state` gave (read back from a model file); a
+        model without one ignores it."""
+
+    def fitted_record(self) -> dict[str, Any] | None:
+        """Fitted results a model file stores because they cost more than the load's budget
+        to recompute (a Parzen window's width search); None for a model without them."""
+        return None
+
+    def set_fitted_record(self, record: Any, summary: Summary) -> None:
+        """Take what :meth:`fitted_record` gave for the statistics ``summary`` (read back
+        from a model file), refusing a record that does not fit them; a model without one
+        ignores it."""
 
     # ------------------------------------------------------------------ merging
     def __add__(self, other: object) -> GenerativeClassifier:
@@ -682,6 +720,12 @@ def _entry(
 def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
     if type(a) is not type(b):
         raise MergeError(f"cannot merge a {type(a).__name__} with a {type(b).__name__}")
+    declared = a.contract
+    if not declared.mergeable:
+        shared = np.intersect1d(a.classes_, b.classes_)
+        if not declared.merges_classes or len(shared):
+            detail = f" (both have rows of class {shared.tolist()[0]!r})" if len(shared) else ""
+            raise refuse(a, "mergeable", detail)
     pa, pb = a.get_params(deep=False), b.get_params(deep=False)
     differ = [k for k in pa if not _same(pa[k], pb.get(k))]
     if differ:
@@ -695,9 +739,7 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
                 f"cannot merge models fitted on {getattr(a, attr, None)} and "
                 f"{getattr(b, attr, None)} features"
             )
-    state = getattr(a, "_state_to_json", None)
-    other_state = getattr(b, "_state_to_json", None)
-    if state is not None and other_state is not None and state() != other_state():
+    if a.layout_state() != b.layout_state():
         raise MergeError(
             "cannot merge models that chose different families for their columns "
             f"({getattr(a, 'feature_families_', '?')} vs {getattr(b, 'feature_families_', '?')})"

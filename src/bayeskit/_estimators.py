@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import bayesnet, discriminant, naive_bayes
 from ._base import GenerativeClassifier
+from .contract import declares
 from .mixture import GaussianMixtureClassifier
 from .parzen import ParzenWindowClassifier
 
@@ -14,15 +15,14 @@ PACKAGES = (naive_bayes, discriminant, bayesnet)
 #: estimators of modules whose ``__all__`` lists more than estimators
 SINGLE = (GaussianMixtureClassifier, ParzenWindowClassifier)
 
-#: class name -> class, for every estimator of PACKAGES (a package may also export the
-#: statistics and bounds of its models: only the estimator classes are named here) and SINGLE
+#: class name -> class, for every estimator of PACKAGES (a class declaring a contract, not a
+#: constant such as bayesnet's MAX_CELLS) and SINGLE
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = {
     **{
-        name: value
+        name: getattr(package, name)
         for package in PACKAGES
         for name in package.__all__
-        if isinstance(value := getattr(package, name), type)
-        and issubclass(value, GenerativeClassifier)
+        if isinstance(getattr(package, name), type) and declares(getattr(package, name))
     },
     **{cls.__name__: cls for cls in SINGLE},
 }

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from .inspection import feature_usefulness, top_useful
+from ._usefulness import feature_usefulness, top_useful
 
 
 class UsefulnessSelector(SelectorMixin, BaseEstimator):

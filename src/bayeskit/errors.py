@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "BayeskitError",
     "BayeskitWarning",
+    "CapabilityError",
     "CollinearColumnsWarning",
     "CountTableTooLargeError",
     "DataError",
     "InputTypeError",
     "MergeError",
+    "MissingCapabilityError",
     "MissingDependencyError",
     "ModelFileError",
     "NotFittedError",
@@ -96,6 +98,19 @@ else:
 
 class MergeError(BayeskitError, ValueError):
     """Two models or statistics that cannot be added (different features, families or settings)."""
+
+
+class CapabilityError(MergeError, TypeError):
+    """A call a model declares it cannot serve (:mod:`bayeskit.contract`): unlearning a model
+    fitted by rounds, merging parts of one class of a mixture, learning through the service.
+    The message quotes the declaration. Every capability a contract declares is a way of
+    adding or removing statistics, so this is also a :class:`MergeError`; and a ``TypeError``:
+    the operation is not defined for this kind of model."""
+
+
+class MissingCapabilityError(CapabilityError, AttributeError):
+    """A method a model does not offer by its declaration (``partial_fit`` of a model fitted
+    by rounds). Also an ``AttributeError``: ``hasattr(model, "partial_fit")`` is False."""
 
 
 class ModelFileError(BayeskitError, ValueError):

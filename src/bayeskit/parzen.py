@@ -123,6 +123,15 @@ default="scott"
         return [family]
 
     # ------------------------------------------------------------------ model files
+    def fitted_record(self) -> dict[str, Any] | None:
+        """The width search's scores and adaptive widths' factors (see
+        :meth:`_fitted_to_json`)."""
+        return self._fitted_to_json()
+
+    def set_fitted_record(self, record: Any, summary: Any) -> None:
+        """Take a stored record of the width search (see :meth:`_fitted_from_json`)."""
+        self._fitted_from_json(record, summary)
+
     def _fitted_to_json(self) -> dict[str, Any] | None:
         """What a model file stores beyond the statistics, so a load does not redo work that
         grows faster than the sample: the width search's scores (an O(n²) pass) and the
@@ -175,7 +184,7 @@ default="scott"
         return (self.kernel, self.metric, self.p, self.adaptive)
 
     def _params(self) -> ParzenParams:
-        params: ParzenParams = self._fitted()[1][0]
+        params: ParzenParams = self._fitted().params[0]
         return params
 
     @property

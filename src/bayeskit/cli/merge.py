@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from .._base import GenerativeClassifier
 from .._base import merge as merge_models
+from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.readers import ReadError
-from ..text import TextClassifier
 from .data import ForceOpt
 from .models import describe, load_model
 from .output import check_output_path, human_size, is_model_file, out_console, save_model
@@ -61,7 +60,7 @@ def merge(
 
 
 def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, GenerativeClassifier):
+    if contract_of(a).state == "generative":
         return merge_models(a, b)
     return a + b
 
@@ -85,7 +84,7 @@ def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
             "trained with the same settings merge",
             path=path,
         )
-    if isinstance(a, TextClassifier) and not all("stats_" in m.__dict__ for m in (a, b)):
+    if contract_of(a).input == "documents" and not all("stats_" in m.__dict__ for m in (a, b)):
         raise ReadError(
             f"{first} and {path}: text models with tf-idf or hashed output, or a given "
             "vocabulary, do not merge exactly (their vocabulary was fixed by their own data)",

@@ -9,6 +9,15 @@ import numpy as np
 import typer
 
 from .. import discriminant, naive_bayes
+from ..io.columns import align_columns as align_columns
+from ..io.columns import column_kinds as column_kinds
+from ..io.columns import conform as conform
+from ..io.columns import missing_drops_out as missing_drops_out
+from ..io.columns import schema_kinds as schema_kinds
+from ..io.columns import training_columns as training_columns
+from ..io.describe import describe as describe
+from ..io.describe import is_email_model as is_email_model
+from ..io.describe import is_text_model as is_text_model
 from ..io.readers import ReadError, list_names
 from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
@@ -278,100 +287,6 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
     return model
 
 
-# ------------------------------------------------------------------ describing a model
-def is_text_model(model: Any) -> bool:
-    return isinstance(model, TextClassifier)
-
-
-def is_email_model(model: Any) -> bool:
-    vectorizer = model.vectorizer_ if "vectorizer_" in model.__dict__ else model.vectorizer
-    return vectorizer is not None and vectorizer.analyzer == "email"
-
-
-def describe(model: Any) -> str:
-    """``SpamFilter: words (counts) + MultinomialNB()``, ``MixedNB(families='auto')``; a
-    calibrated SpamFilter ends with ``, calibrated``."""
-    if not is_text_model(model):
-        return repr(model)
-    vectorizer = model.vectorizer or model.default_vectorizer()
-    inner = model.model or model.default_model()
-    tokens = {"email": "e-mail tokens", "word": "words"}.get(
-        str(vectorizer.analyzer), f"{vectorizer.analyzer} {vectorizer.ngram_range}-grams"
-    )
-    if vectorizer.analyzer == "word" and tuple(vectorizer.ngram_range) != (1, 1):
-        tokens = f"word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
-    if vectorizer.analyzer == "auto":
-        tokens = f"e-mail tokens or word {'-'.join(map(str, vectorizer.ngram_range))}-grams"
-    weights = vectorizer.output
-    if weights == "tfidf" and not vectorizer.use_idf:
-        weights = "log-tf, unit length" if vectorizer.sublinear_tf else "tf, unit length"
-    # (Term weights are refused unless output="tfidf".)
-    if getattr(vectorizer, "ngram_weights", None) is not None:
-        by_n = ", ".join(f"{n}-grams x{w:g}" for n, w in enumerate(vectorizer.ngram_weights, 1))
-        weights += f"; {by_n.removeprefix('1-grams x1, ')}"
-    if getattr(vectorizer, "subject_weight", 1) != 1:
-        weights += f"; subject: x{vectorizer.subject_weight:g}"
-    if getattr(vectorizer, "subject_in_text", False):
-        weights += "; subject line read as text"
-    calibrated = ", calibrated" if getattr(model, "calibration_folds", None) else ""
-    return f"{type(model).__name__}: {tokens} ({weights}) + {inner!r}{calibrated}"
-
-
-def training_columns(model: Any) -> list[str] | None:
-    names = getattr(model, "feature_names_in_", None)
-    return None if names is None else [str(n) for n in names]
-
-
-def align_columns(
-    frame: Any,
-    expected: list[str] | None,
-    source: str,
-    ignore: list[str] | None = None,
-    *,
-    ignore_option: str | None = None,
-) -> Any:
-    """``frame``'s columns in the training order ``expected``; a missing or unexpected
-    column is an error naming it (``ignore`` lists columns to drop first, such as labels).
-
-    The message suits every door (the command line, the service, Python); a command with an
-    option that leaves columns out names it as ``ignore_option`` (``--ignore``) and the
-    message suggests it."""
-    if ignore:
-        frame = frame.drop([c for c in ignore if c in frame.columns])
-    if expected is None:
-        return frame
-    missing = [c for c in expected if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in set(expected)]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"missing {list_names([repr(c) for c in missing], 10)}")
-        if extra:
-            parts.append(f"not in training {list_names([repr(c) for c in extra], 10)}")
-        fix = "give the columns the model was trained on"
-        if extra and not missing:
-            fix = "leave them out"
-            if ignore_option is not None:
-                fix += f" (pass {ignore_option} {','.join(extra)})"
-        raise ReadError(
-            f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
-            path=source,
-            column=(missing or extra)[0],
-        )
-    return frame.select(expected)
-
-
-def missing_drops_out(model: Any) -> bool:
-    """Whether a missing value simply drops out of ``model``'s likelihood (what it declares:
-    scikit-learn's ``allow_nan`` input tag — the naive models and the diagonal mixtures, whose
-    features are independent given the class or component), so a column absent from the data
-    is as good as a column of missing values."""
-    try:
-        return bool(model.__sklearn_tags__().input_tags.allow_nan)
-    except AttributeError:
-        return False
-
-
 def fill_absent(
     frame: Any, model: Any, expected: list[str] | None, source: str, ignore: list[str]
 ) -> Any:
@@ -439,66 +354,3 @@ def check_model_path(path: str) -> None:
         )
     if file.is_dir():
         raise ReadError(f"{path}: is a folder, not a model file", path=path)
-
-
-def column_kinds(model: Any) -> dict[str, str]:
-    """How a table model reads each training column: ``"text"`` (categories that are
-    strings), ``"number"`` or ``""`` (anything: booleans, integer categories)."""
-    columns = training_columns(model) or []
-    families = getattr(model, "feature_families_", None)
-    if families is not None:  # MixedNB
-        kinds = {str(c): "number" if f in _REAL_FAMILIES else "" for c, f in families.items()}
-        for column, values in model.categories_.items():
-            kinds[column] = "text" if values.dtype.kind in "OUS" else ""
-        return kinds
-    categories = getattr(model, "categories_", None)
-    if categories is not None:  # CategoricalNB: one array of values per column
-        return {
-            c: "text" if np.asarray(v).dtype.kind in "OUS" else ""
-            for c, v in zip(columns, categories, strict=True)
-        }
-    return dict.fromkeys(columns, "number")  # a numeric model
-
-
-_REAL_FAMILIES = {"gaussian", "kernel", "poisson", "binomial", "discretized"}
-
-
-def schema_kinds(frame: Any) -> dict[str, str]:
-    """:func:`column_kinds` of the data a model was trained on."""
-    import polars as pl
-
-    return {
-        c: "text" if t == pl.String else "number" if t.is_numeric() else ""
-        for c, t in frame.schema.items()
-    }
-
-
-def conform(frame: Any, model: Any, source: str, kinds: dict[str, str] | None = None) -> Any:
-    """``frame`` with each column read as the model reads it (``kinds``, default
-    :func:`column_kinds`): numbers as floats, string categories as strings (a column of codes
-    such as ``1``, ``2`` is parsed as numbers when the file holds no other value). A value
-    that is not a number where one is needed is an error naming the column."""
-    import polars as pl
-
-    kinds = column_kinds(model) if kinds is None else kinds
-    casts = []
-    for column, dtype in frame.schema.items():
-        kind = kinds.get(column, "")
-        if kind == "text" and dtype != pl.String:
-            casts.append(pl.col(column).cast(pl.String))
-        elif kind == "number" and dtype == pl.Null:
-            casts.append(pl.col(column).cast(pl.Float64))
-        elif kind == "number" and not dtype.is_numeric():
-            values = frame.get_column(column).cast(pl.String)
-            numbers = values.cast(pl.Float64, strict=False)
-            bad = numbers.is_null() & values.is_not_null()
-            if bad.any():
-                row = int(bad.arg_max() or 0)
-                raise ReadError(
-                    f"{source}: column {column!r} holds {values[row]!r} in row {row + 1}; the "
-                    "model reads numbers there",
-                    path=source,
-                    column=column,
-                )
-            casts.append(numbers.alias(column))
-    return frame.with_columns(casts) if casts else frame

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._base import GenerativeClassifier
+from ..contract import contract_of
 from ..io.readers import ReadError
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
@@ -36,7 +36,7 @@ from .data import (
     parse_merge,
     text_of,
 )
-from .models import _spam_labels, build_model
+from .models import _spam_labels, build_model, is_text_model
 from .output import note
 from .progress import Meter
 
@@ -237,7 +237,7 @@ def train(
             choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
         )
         second = next(data.batches, None)
-        if isinstance(model, SpamFilter) and second is not None:
+        if contract_of(model).decision == "spam" and second is not None:
             # batches add no held-out scores: the scale is fitted afterwards (calibrate);
             # data of one batch is fitted (and calibrated) as SpamFilter().fit does
             model.set_params(calibration_folds=None)
@@ -273,7 +273,7 @@ def train(
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
     _check_classes(data, sorted(labels, key=str), merges, rows)
-    if isinstance(model, GenerativeClassifier):
+    if contract_of(model).state == "generative":
         # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
         model._check_fit()
     return Trained(settle_text_model(model), data, rows)
@@ -282,7 +282,7 @@ def train(
 def _term_keyed(model: Any) -> bool:
     """Whether ``model`` keeps its statistics per term (a text model whose vocabulary grows
     with the data)."""
-    return isinstance(model, TextClassifier) and "stats_" in model.__dict__
+    return contract_of(model).input == "documents" and "stats_" in model.__dict__
 
 
 def cap_terms(total: Part, max_terms: int) -> Part:
@@ -425,10 +425,10 @@ def settle_text_model(model: Any) -> Any:
     spam, a TextClassifier otherwise. The statistics and the settings they were counted with
     are kept as they are. (``train`` chooses the model from the classes known before the
     first batch; this settles a class first seen later, past a table's first rows, or EM's.)"""
-    if not isinstance(model, TextClassifier) or "stats_" not in model.__dict__:
+    if not is_text_model(model) or "stats_" not in model.__dict__:
         return model
     labels = _spam_labels(np.asarray(model.classes_))
-    if (labels is not None) == isinstance(model, SpamFilter):
+    if (labels is not None) == (contract_of(model).decision == "spam"):
         return model
     # The settings the statistics were counted with, even where they were left at a default:
     # TextClassifier() and SpamFilter() need not default alike.

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ..contract import contract_of
 from ..io.readers import list_names
-from ..text import SpamFilter
 from . import streaming
 from .cluster import BatchSizeOpt, SchedulerOpt, WorkersOpt, batch_runner
 from .data import (
@@ -248,7 +248,7 @@ def train(
         estimator = trained.model
         if (
             model in DEFAULT_TEXT_MODELS
-            and isinstance(estimator, SpamFilter)
+            and contract_of(estimator).decision == "spam"
             and estimator.calibration_folds is None  # more than one batch: not yet calibrated
         ):
             # SpamFilter()'s calibrated probabilities: held-out scores of a sample of DATA

@@ -47,7 +47,7 @@ Iterative estimators
 --------------------
 A fit is a generator of rounds (:mod:`bayeskit.reduction`): :func:`fit` broadcasts each
 round's state to the workers once, summarizes every partition, adds the parts in a tree and
-sends the total back. An estimator that defines ``_fit_rounds(self, *, partial, classes)`` is
+sends the total back. An estimator that declares ``rounds`` (:mod:`bayeskit.contract`) is
 fitted by its own rounds. GaussianMixtureClassifier runs EM that way, one reduction per EM
 iteration: the current mixtures go to the workers once per round, each partition returns the
 statistics of its rows under their responsibilities and their log-likelihood, and the M-step

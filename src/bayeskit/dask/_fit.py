@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import is_classifier
 
+from ..contract import contract_of
 from ..errors import DataError
 from ..reduction import Part, Round, Rounds, add_parts, rounds_for
 from ._partitions import Checks, Partitions, n_rows, split
@@ -100,9 +101,7 @@ def partial_fit(
 
 
 def _is_spam_filter(fitted: Any) -> bool:
-    from ..text import SpamFilter
-
-    return isinstance(fitted, SpamFilter)
+    return contract_of(fitted).decision == "spam"
 
 
 def _calibrated(fitted: Any) -> bool:

@@ -110,16 +110,16 @@ def model_section(
         "class_count": f"{prefix}class_count.npy",
         "blocks": blocks,
     }
-    state = getattr(model, "_state_to_json", None)
+    state = model.layout_state()
     if state is not None:
         # Fitted choices that are neither hyperparameters nor statistics (MixedNB's column
         # layout): plain JSON, checked by the estimator when read back.
-        section["state"] = encode(state(), "state", 0)
-    fitted = getattr(model, "_fitted_to_json", None)
-    if fitted is not None and fitted() is not None:
+        section["state"] = encode(state, "state", 0)
+    fitted = model.fitted_record()
+    if fitted is not None:
         # Fitted results that would cost more than the budget bounds to recompute at load
         # (a Parzen window's O(n²) width search): stored, and checked by the estimator.
-        section["fitted"] = encode(fitted(), "fitted", 0)
+        section["fitted"] = encode(fitted, "fitted", 0)
     return section, arrays
 
 
@@ -238,16 +238,10 @@ def build(
     model.n_features_in_ = n_features
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
-    restore = getattr(model, "_state_from_json", None)
-    if restore is not None:
-        if "state" not in meta:
-            raise ModelFileError(f"a {cls.__name__} file needs its fitted state")
-        restore(decode(meta["state"], "state", 0))
+    model.set_layout_state(decode(meta["state"], "state", 0) if "state" in meta else None)
     try:
         summary = Summary(classes, class_count, tuple(blocks))
-        known = getattr(model, "_fitted_from_json", None)
-        if known is not None:
-            known(decode(meta.get("fitted"), "fitted", 0), summary)
+        model.set_fitted_record(decode(meta.get("fitted"), "fitted", 0), summary)
         # Each statistic of the kind its family (under the stored settings) keeps: a
         # file declaring covariance_type="full" over diagonal moments is refused here.
         for family, stat in zip(model._families(), blocks, strict=True):

@@ -37,8 +37,10 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
+from sklearn.base import ClassifierMixin, is_classifier
 
 from .._values import values_from_json, values_to_json
+from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
 from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 from ..stats import CategoryCounts, Summary
@@ -80,11 +82,12 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
     """meta.json (without checksum) and the entries of a fitted text model."""
     params = _params(obj)
     writer = _Writer()
-    if isinstance(obj, TextVectorizer):
+    if not is_classifier(obj):  # the vectorizer itself
         state = _vectorizer_state(obj, writer, "vectorizer")
     else:
         state = _classifier_state(obj, writer)
-        counts = obj.__dict__.get("score_counts_") if isinstance(obj, SpamFilter) else None
+        spam = contract_of(obj).decision == "spam"
+        counts = obj.__dict__.get("score_counts_") if spam else None
         if counts is not None and np.any(counts):  # a filter without scores stores none
             state["score_counts"] = writer.add(
                 "calibration.score_counts.npy", np.asarray(counts, np.float64)
@@ -96,7 +99,7 @@ def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any],
 def _params(obj: TextClassifier | TextVectorizer) -> dict[str, Any]:
     params = obj.get_params(deep=False)
     for vec in (obj, params.get("vectorizer")):
-        if isinstance(vec, TextVectorizer) and callable(vec.analyzer):
+        if callable(getattr(vec, "analyzer", None)):  # a vectorizer's (a classifier has none)
             raise ModelFileError(
                 f"cannot save a TextVectorizer whose analyzer is a callable ({vec.analyzer!r}): "
                 "model files hold no code. Use a named analyzer ('word', 'char', 'char_wb', "
@@ -303,7 +306,7 @@ def build_text(
         # explodes later (an n-gram range of 10^5, a token pattern that backtracks
         # exponentially, an unknown encoding, millions of stop words).
         cls(**params).check_params()
-        if issubclass(cls, TextVectorizer):
+        if not issubclass(cls, ClassifierMixin):  # the vectorizer itself
             obj: Any = _vectorizer(params, state, entries, "state")
         elif state.get("mode") == "additive":
             obj = _additive(cls, params, state, entries, budget)
@@ -313,7 +316,7 @@ def build_text(
             raise ModelFileError(
                 f"meta.json: state.mode must be 'additive' or 'fixed', not {state.get('mode')!r}"
             )
-        if isinstance(obj, SpamFilter) and "score_counts" in state:
+        if contract_of(cls).decision == "spam" and "score_counts" in state:
             counts = entries.get(state["score_counts"], "state.score_counts", np.float64, 2)
             if counts.shape != (2, BINS) or not np.all(np.isfinite(counts) & (counts >= 0)):
                 raise ModelFileError(

@@ -42,10 +42,12 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from typing import IO, Any, cast
 
 import numpy as np
 
+from ..contract import contract_of, declares
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ._format import DEFAULT_MAX_BYTES, ESTIMATORS, FORMAT_NAME, Budget
 from ._format import SAFE_NAME as _SAFE_NAME
@@ -177,21 +179,76 @@ def _save_error(exc: OSError, target: str, directory: str) -> SaveError:
 
 
 def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """meta.json (with its manifest, without checksum) and the array entries of a model."""
+    """meta.json (with its manifest, without checksum) and the array entries of a model, in
+    the state format its declaration names (:mod:`bayeskit.contract`)."""
     cls = type(model)
-    if ESTIMATORS.get(cls.__name__) is cls:
-        return _section_contents(model)
-    from ._text_state import TEXT_ESTIMATORS, text_contents  # imports bayeskit.text when needed
-
-    if TEXT_ESTIMATORS.get(cls.__name__) is cls:
-        return text_contents(model)
-    from ._semi_state import SemiSupervisedNB, semi_contents
-
-    if cls is SemiSupervisedNB:
-        return semi_contents(model)
-    names = ", ".join(sorted([*ESTIMATORS, *TEXT_ESTIMATORS, "SemiSupervisedNB"]))
+    if declares(cls):
+        state = _STATES[contract_of(cls).state]()
+        if state.estimators().get(cls.__name__) is cls:
+            return state.contents(model)
+    names = ", ".join(sorted(n for kind in _STATES.values() for n in kind().estimators()))
     cls_name = f"{cls.__module__}.{cls.__qualname__}"
     raise InputTypeError(f"save takes a fitted bayeskit estimator ({names}), not a {cls_name}")
+
+
+class _State:
+    """How a model file writes and reads one kind of state (a contract's ``state``): the
+    estimators it holds, their contents, the check of their meta.json and the builder."""
+
+    def __init__(
+        self,
+        estimators: Callable[[], dict[str, type]],
+        contents: Callable[[Any], tuple[dict[str, Any], dict[str, bytes]]],
+        check: Callable[[dict[str, Any]], dict[str, str]],
+        build: Callable[[dict[str, Any], dict[str, np.ndarray], Budget], Any],
+    ) -> None:
+        self.estimators, self.contents, self.check, self.build = estimators, contents, check, build
+
+
+def _generative() -> _State:
+    return _State(lambda: dict(ESTIMATORS), _section_contents, _check_meta, _build)
+
+
+def _text() -> _State:
+    from . import _text_state  # imports bayeskit.text when needed
+
+    return _State(
+        lambda: dict(_text_state.TEXT_ESTIMATORS),
+        _text_state.text_contents,
+        _text_state.check_text_meta,
+        _text_state.build_text,
+    )
+
+
+def _semi_supervised() -> _State:
+    from . import _semi_state  # imports bayeskit.semi_supervised when needed
+
+    return _State(
+        lambda: {"SemiSupervisedNB": _semi_state.SemiSupervisedNB},
+        _semi_state.semi_contents,
+        _semi_state.check_semi_meta,
+        _semi_state.build_semi,
+    )
+
+
+#: the state formats, by the name a contract's ``state`` gives (the generative one first: the
+#: format of every file of version 1)
+_STATES: dict[str, Callable[[], _State]] = {
+    "generative": _generative,
+    "text": _text,
+    "semi-supervised": _semi_supervised,
+}
+
+
+def _state_of(estimator: Any) -> _State:
+    """The state format of the estimator a file names, as that estimator declares it; a name
+    no format holds is checked (and refused by name) as a file of version 1."""
+    for make in _STATES.values():
+        state = make()
+        cls = state.estimators().get(estimator) if isinstance(estimator, str) else None
+        if cls is not None:
+            return _STATES[contract_of(cls).state]()
+    return _generative()
 
 
 def _write_archive(f: IO[bytes], meta: dict[str, Any], entries: dict[str, bytes]) -> None:
@@ -341,18 +398,8 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
             raise ModelFileError("checksum mismatch: the file was modified or is corrupted")
         if meta.get("checksum") != _meta_checksum(meta):
             raise ModelFileError("checksum mismatch in meta.json: the file was modified")
-        from . import (
-            _semi_state,
-            _text_state,  # imports bayeskit.text when needed
-        )
-
-        estimator = meta.get("estimator")
-        text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
-        semi = estimator == "SemiSupervisedNB"
-        if semi:
-            manifest = _semi_state.check_semi_meta(meta)
-        else:
-            manifest = _text_state.check_text_meta(meta) if text else _check_meta(meta)
+        state = _state_of(meta.get("estimator"))
+        manifest = state.check(meta)
         for name in sorted(set(infos) - set(manifest) - {_META}):
             raise ModelFileError(f"entry {name!r} is not in the manifest")
         for name in sorted(set(manifest) - set(infos)):
@@ -360,9 +407,7 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
         arrays = {
             name: _read_npy(zf, infos[name], digest, budget) for name, digest in manifest.items()
         }
-    if semi:
-        return _semi_state.build_semi(meta, arrays, budget)
-    return _text_state.build_text(meta, arrays, budget) if text else _build(meta, arrays, budget)
+    return state.build(meta, arrays, budget)
 
 
 def _check_listing(zf: zipfile.ZipFile, size: int, budget: Budget) -> dict[str, zipfile.ZipInfo]:

@@ -33,10 +33,9 @@ import numpy as np
 from sklearn.base import clone
 
 from .._base import _positions, class_weights
+from .._rounds import _FITTED, Each, Round, Rounds, _commit, _fresh, _set_schema, schema_of
+from .._rounds import Part as Total
 from ..errors import DataError, MergeError, ParameterError
-from ..reduction import Each, Round, Rounds
-from ..reduction import Part as Total
-from ..reduction._plans import _FITTED, _commit, _fresh, _set_schema, schema_of
 from ..stats import MixtureStats, Summary
 from ..stats._base import hard_labels
 from ._components import ComponentStats

@@ -3,20 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
-from sklearn.utils.metaestimators import available_if
 
+from ..contract import Contract
 from ..naive_bayes._numeric import NumericNB
 from ..stats import MixtureStats, Summary
 from ._family import GaussianMixtureFamily, MixtureParams
-
-
-def _incremental(model: Any) -> bool:
-    """``partial_fit`` is absent (``hasattr`` is False, as scikit-learn's tools expect of a
-    model that cannot learn incrementally): EM is not additive within a class."""
-    return False
 
 
 class GaussianMixtureClassifier(NumericNB):
@@ -135,9 +129,13 @@ class GaussianMixtureClassifier(NumericNB):
 
     Notes
     -----
-    EM is not additive within a class: there is no ``partial_fit``, ``merge`` (``m1 + m2``)
-    accepts models of different classes only (classes fitted apart merge exactly), and
-    ``unlearn`` is refused (:class:`~bayeskit.errors.MergeError`). Every EM iteration is
+    EM is not additive within a class, and the model declares it (:attr:`contract`, read by
+    :func:`bayeskit.contract.contract_of`): it is fitted by rounds, there is no
+    ``partial_fit`` and no ``unlearn`` (reading either raises
+    :class:`~bayeskit.errors.MissingCapabilityError`, quoting the declaration), and ``merge``
+    (``m1 + m2``) accepts models of different classes only (classes fitted apart merge
+    exactly; models sharing a class are refused with a
+    :class:`~bayeskit.errors.CapabilityError`). Every EM iteration is
     itself a sum over parts of the data (:func:`bayeskit.mixture.iterate`), which is how a
     class too large for one machine is fitted: :func:`bayeskit.dask.fit` runs one reduction
     per EM iteration on a Dask cluster (and ``bayeskit train --model gmm`` one pass over the
@@ -163,6 +161,20 @@ class GaussianMixtureClassifier(NumericNB):
     ('xor-b', [0.0, 4.0])
     """
 
+    #: Fitted by rounds of EM, whose components of two batches of a class do not correspond:
+    #: no partial_fit, no unlearn, and only models of different classes merge.
+    contract: ClassVar[Contract] = Contract(
+        incremental=False,
+        mergeable=False,
+        merges_classes=True,
+        unlearnable=False,
+        rounds="EM",
+        input="matrix",
+        why=(
+            "EM is not additive within a class (the components fitted to two batches do not "
+            "correspond); fit each class's rows together"
+        ),
+    )
     fit_prior = True
     prior_alpha = 0.0
 
@@ -202,13 +214,6 @@ class GaussianMixtureClassifier(NumericNB):
         self.priors = priors
         self.class_weight = class_weight
         self.loss = loss
-
-    @available_if(_incremental)
-    def partial_fit(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> GaussianMixtureClassifier:
-        """Not offered: EM is not additive within a class (see the class docstring)."""
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def _fit_rounds(self, *, partial: bool, classes: Any = None, init_sample: Any = None) -> Any:
         """The rounds that fit the model from parts of the data: one reduction per EM
@@ -251,7 +256,7 @@ class GaussianMixtureClassifier(NumericNB):
 
     # ------------------------------------------------------------------ the RBF view
     def _mixture(self) -> tuple[MixtureStats, MixtureParams]:
-        _, params, _ = self._fitted()
+        params = self._fitted().params
         stats = self._fitted_summary().blocks[0]
         assert isinstance(stats, MixtureStats)
         return stats, params[0]

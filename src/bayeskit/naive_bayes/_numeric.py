@@ -14,6 +14,7 @@ from .._validation import (
     complex_refusal,
     feature_names_of,
 )
+from ..contract import Contract
 from ..errors import DataError, InputTypeError, ShapeError
 
 
@@ -48,6 +49,8 @@ class NumericNB(GenerativeClassifier):
     and in prediction (Duda, Hart & Stork 2001, §2.10). ±inf is refused.
     """
 
+    #: a numeric matrix, dense or sparse (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(input="matrix")
     #: whether NaN marks a missing value; a model that refuses NaN leaves the check of every
     #: value (NaN, ±inf, magnitude) to its family, which names its own rule, in one pass
     _nan_is_missing: ClassVar[bool] = True

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..contract import Contract
 from ..families.binomial import Binomial
 from ._numeric import NumericNB
 
@@ -60,6 +61,9 @@ class BinomialNB(NumericNB):
     >>> model.predict([[4, 0], [1, np.nan]])
     array(['pass', 'fail'], dtype='<U4')
     """
+
+    #: counts of events per row (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(input="counts")
 
     def __init__(
         self,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..contract import Contract
 from ..families import Complement
 from .multinomial import MultinomialNB
 
@@ -45,7 +46,8 @@ class ComplementNB(MultinomialNB):
     array([0, 2])
     """
 
-    _uses_class_prior = False
+    #: Scores classes without the prior, as Rennie et al. (and scikit-learn) do.
+    contract: ClassVar[Contract] = Contract(input="counts", prior_in_scores=False)
 
     def __init__(
         self,

@@ -300,6 +300,16 @@ class MixedNB(GenerativeClassifier):
         return out
 
     # ------------------------------------------------------------------ model files
+    def layout_state(self) -> dict[str, Any] | None:
+        """The column layout and families the fit chose (see the template's method)."""
+        return self._state_to_json()
+
+    def set_layout_state(self, state: Any) -> None:
+        """Take a stored column layout; a MixedNB file without one is refused."""
+        if state is None:
+            raise ModelFileError("a MixedNB file needs its fitted state")
+        self._state_from_json(state)
+
     def _state_to_json(self) -> dict[str, Any]:
         return {
             "layout": [

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from ..contract import Contract
 from ..families import Multinomial
 from ..stats import Counts
 from ._numeric import NumericNB
@@ -78,6 +79,9 @@ class MultinomialNB(NumericNB):
     >>> model.predict_proba([[1, 1, 0]]).round(3)
     array([[0.61, 0.39]])
     """
+
+    #: counts of events per row (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(input="counts")
 
     def __init__(
         self,

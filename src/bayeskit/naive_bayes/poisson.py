@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..contract import Contract
 from ..families.poisson import Poisson
 from ._numeric import NumericNB
 
@@ -72,6 +73,9 @@ class PoissonNB(NumericNB):
     >>> model.predict([[2, 0, 0], [0, 3, np.nan]])
     array(['sport', 'tech'], dtype='<U5')
     """
+
+    #: counts of events per row (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(input="counts")
 
     def __init__(
         self,

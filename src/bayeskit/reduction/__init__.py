@@ -8,14 +8,14 @@ sends the total, a :class:`Part`, back into the generator. The generator finaliz
 client and yields the next round or returns the fitted estimator.
 
 :func:`rounds_for` gives the rounds of every bayeskit estimator (see :mod:`._plans`); an
-estimator that defines ``_fit_rounds(self, *, partial, classes)`` returning such a generator is
+estimator that declares ``rounds`` (:mod:`bayeskit.contract`), giving such a generator, is
 fitted by its own rounds — the hook an EM estimator uses to run one reduction per iteration
 (state: the current model; values: the statistics of a part under its responsibilities and its
 log-likelihood; finalize and test convergence between rounds): GaussianMixtureClassifier's
 (:mod:`bayeskit.mixture._rounds`).
 """
 
+from .._rounds import Each, Part, Round, Rounds, Schema, Stacked, add_parts
 from ._plans import rounds_for
-from ._rounds import Each, Part, Round, Rounds, Schema, Stacked, add_parts
 
 __all__ = ["Each", "Part", "Round", "Rounds", "Schema", "Stacked", "add_parts", "rounds_for"]

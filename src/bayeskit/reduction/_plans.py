@@ -14,9 +14,9 @@ text models, the same adoption ``partial_fit`` uses) finalizes once on the clien
   With "hashed" output — one round of counts.
 * :class:`~bayeskit.text.TextVectorizer` — one round of vocabulary statistics ("hashed": none).
 
-An estimator that defines ``_fit_rounds(partial=..., classes=...)`` (a generator of
-:class:`~bayeskit.dask.Round`, see :mod:`bayeskit.dask`) is fitted by its own rounds instead:
-the hook an iterative (EM) estimator uses to run one reduction per iteration
+An estimator that declares ``rounds`` (:mod:`bayeskit.contract`) is fitted by its own rounds
+instead (:func:`bayeskit.contract.fit_rounds`, a generator of :class:`~bayeskit.dask.Round`,
+see :mod:`bayeskit.dask`): how an iterative (EM) estimator runs one reduction per iteration
 (GaussianMixtureClassifier, :mod:`bayeskit.mixture._rounds`; SemiSupervisedNB,
 :mod:`bayeskit.semi_supervised._rounds`).
 """
@@ -27,39 +27,48 @@ import copy
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 
 from .._base import GenerativeClassifier
+from .._rounds import (
+    _FITTED,
+    Part,
+    Round,
+    Rounds,
+    _commit,
+    _fresh,
+    _set_schema,
+    schema_of,
+)
 from .._values import union_sorted, unique_sorted
+from ..contract import contract_of, declares, fit_rounds
 from ..errors import DataError, InputTypeError, ParameterError
 from ..stats import Summary
 from ..text import TextClassifier, TextVectorizer
-from ._rounds import Part, Round, Rounds, Schema
-
-_FITTED = ("stats_", "_cache", "n_features_in_", "feature_names_in_")
 
 
 def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options: Any) -> Rounds:
     """The rounds that fit (``partial``: add to) ``estimator``; ``options`` (not None) go to
     an iterative estimator's own rounds (``init_sample`` for EM)."""
     options = {key: value for key, value in options.items() if value is not None}
-    own = getattr(estimator, "_fit_rounds", None)
-    if own is not None:
-        rounds: Rounds = own(partial=partial, classes=classes, **options)
+    if declares(estimator) and contract_of(estimator).rounds is not None:
+        rounds: Rounds = fit_rounds(estimator, partial=partial, classes=classes, **options)
         return rounds
     if options:
         raise ParameterError(
             f"{', '.join(options)} only applies to GaussianMixtureClassifier (EM's start), "
             f"not to a {type(estimator).__name__}"
         )
-    if isinstance(estimator, TextClassifier):
+    declared = contract_of(estimator) if declares(estimator) else None
+    text = declared is not None and declared.state == "text"
+    if text and is_classifier(estimator):
         vec, _ = estimator._prototypes()  # checks the settings before any work
         if estimator._additive(vec):
             return _text_additive(estimator, partial, classes)
         return _text_fixed(estimator, partial, classes)
-    if isinstance(estimator, TextVectorizer):
+    if text:
         return _vectorizer(estimator, partial)
-    if isinstance(estimator, GenerativeClassifier):
+    if declared is not None and declared.state == "generative":
         return _generative(estimator, partial, classes)
     raise InputTypeError(
         f"bayeskit.dask fits bayeskit estimators (the naive Bayes and discriminant analysis "
@@ -68,48 +77,11 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
 
 
 # ---------------------------------------------------------------------------- helpers
-def _commit(estimator: Any, trial: Any) -> Any:
-    """Give ``estimator`` the state of ``trial`` (a shallow copy of it that was fitted), so a
-    failure while fitting leaves ``estimator`` as it was."""
-    estimator.__dict__.clear()
-    estimator.__dict__.update(trial.__dict__)
-    return estimator
-
-
-def _fresh(estimator: Any, fitted: tuple[str, ...]) -> Any:
-    """A shallow copy of ``estimator`` without its fitted attributes."""
-    trial = copy.copy(estimator)
-    for attr in fitted:
-        trial.__dict__.pop(attr, None)
-    return trial
-
-
 def _declare(summary: Summary, classes: Any) -> Summary:
     """``summary`` with the declared ``classes`` present (at zero weight when unseen)."""
     if classes is None:
         return summary
     return summary.embed_classes(union_sorted(summary.classes, unique_sorted(np.asarray(classes))))
-
-
-def schema_of(model: GenerativeClassifier) -> Schema:
-    """The column choices ``model``'s last reset made (see :class:`Schema`)."""
-    names = getattr(model, "feature_names_in_", None)
-    families = getattr(model, "feature_families_", None)
-    state = getattr(model, "_state_to_json", None)
-    return Schema(
-        int(model.n_features_in_),
-        None if names is None else tuple(str(n) for n in names),
-        None if families is None else tuple((str(k), str(v)) for k, v in families.items()),
-        None if state is None else state(),
-    )
-
-
-def _set_schema(model: GenerativeClassifier, schema: Schema) -> None:
-    model.n_features_in_ = schema.n_features
-    if schema.names is not None:
-        model.feature_names_in_ = np.asarray(schema.names, dtype=object)
-    if schema.state is not None:
-        model._state_from_json(schema.state)
 
 
 # ---------------------------------------------------------------------------- generative

@@ -21,9 +21,7 @@ def components_section(model: Any, X: Any, y: Any) -> str | None:
     """Panels of the component centres and their 2-σ ellipses, projected on the training
     data's first two principal axes (of the standardised columns) and on the two columns that
     separate the classes best; None for a model without mixture components."""
-    from ..mixture import GaussianMixtureClassifier
-
-    if not isinstance(model, GaussianMixtureClassifier) or X is None or y is None:
+    if not hasattr(model, "predict_components") or X is None or y is None:
         return None
     Z = np.asarray(model._check_X(X, reset=False), dtype=np.float64)
     labels = np.asarray(y)

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn import metrics
 
 from .._decision import check_loss, class_loss_weights
+from ..contract import contract_of
 from ..errors import DataError, ParameterError, ShapeError
 
 N_BINS = 10
@@ -229,22 +230,21 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
     A bayeskit model decides by ``argmax`` unless it has a loss matrix, class weights or (a
     spam filter) costs; the report's confusion matrix must show those decisions.
     """
-    from ..text import SpamFilter, TextClassifier
-
     argmax = (np.argmax(P, axis=1), "the most probable class")
     if model is None:
         return argmax
     known = getattr(model, "classes_", None)
     if known is not None and list(np.asarray(known).tolist()) != labels:
         return argmax
-    if isinstance(model, SpamFilter) and len(labels) == 2:
+    declared = contract_of(model)
+    if declared.decision == "spam" and len(labels) == 2:
         ham, spam = float(model.lost_ham_cost), float(model.passed_spam_cost)
         k = _positive(model, labels)
         assert k is not None
         cut = ham / (ham + spam)
         pred = np.where(P[:, k] > cut, k, 1 - k)
         return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
-    inner = model.model if isinstance(model, TextClassifier) else model
+    inner = model.model if declared.state == "text" else model
     params = inner.get_params(deep=False) if hasattr(inner, "get_params") else {}
     if params.get("loss") is not None:
         loss = check_loss(params["loss"], len(labels))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
+from ..contract import contract_of, declares
 from ..errors import ParameterError
 from .categories import CategoryColumn, category_columns
 from .charts import (
@@ -131,13 +132,12 @@ def build_report(
 def top_terms(model: Any, n: int = TOP_TERMS) -> tuple[str, dict[Any, list]] | None:
     """The terms (text models) or one-hot features (linear table models) that most favour
     each class, with a heading; None for models that are not linear in their features."""
-    from .._base import GenerativeClassifier
     from ..inspection import top_features
-    from ..text import TextClassifier
 
-    if isinstance(model, TextClassifier):
+    declared = contract_of(model) if declares(model) else None
+    if declared is not None and declared.state == "text":
         return "Top words per class", model.top_terms(n)
-    if isinstance(model, GenerativeClassifier):
+    if declared is not None and declared.state == "generative":
         try:
             return "Most telling features per class", top_features(model, n)
         except (ParameterError, NotImplementedError):

@@ -19,9 +19,7 @@ MAX_POINTS = 2500
 def discriminant_projection(model: Any, X: Any, y: Any, *, seed: int = 0) -> str | None:
     """An SVG scatter of ``model.transform(X)`` on its first two axes, or None for a model
     without Fisher's projection (anything but a fitted LinearDiscriminantAnalysis)."""
-    from ..discriminant import LinearDiscriminantAnalysis
-
-    if not isinstance(model, LinearDiscriminantAnalysis) or X is None or y is None:
+    if not hasattr(model, "explained_variance_ratio_") or X is None or y is None:
         return None
     try:
         Z = _project(model, X)

@@ -33,14 +33,15 @@ import numpy as np
 from sklearn.base import clone
 
 from .._base import _check_sample_weight, _positions, class_weights
+from ..contract import contract_of
 from ..errors import DataError, MergeError, ParameterError
 from ..mixture._em import EMRun, Part, e_step
 from ..reduction import Each, Round, Rounds, Stacked
 from ..reduction import Part as Total
 from ..reduction._plans import _documents, _set_schema, schema_of, vocabulary_statistics
 from ._cache import counted
+from ._labels import labelled_classes, marked_labels
 from ._views import EstimatorView, Rows, TextView
-from .nb import labelled_classes, marked_labels
 
 
 def first_pass(template: Any, X: Any, y: Any, weight: Any) -> Any:
@@ -163,8 +164,6 @@ def _fixed_vectorizer(prototype: Any) -> Any:
 
 def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
     """The rounds that fit a SemiSupervisedNB (see the module docstring)."""
-    from ..text import TextClassifier
-
     if partial:
         raise MergeError(
             "a SemiSupervisedNB cannot add rows to a fitted model (no partial_fit): EM is "
@@ -178,7 +177,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
             "shared among a class's components by random draws in row order; use "
             "n_components=1 there, or fit in memory"
         )
-    text = isinstance(prototype, TextClassifier)
+    text = contract_of(prototype).state == "text"
     additive = text and prototype._additive(prototype._prototypes()[0])
     vectorizer = None
     if text and not additive:

@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from .._base import (
-    GenerativeClassifier,
     _check_sample_weight,
-    _check_y,
     accuracy,
     true_labels,
     unchanged_on_error,
 )
 from .._decision import normalize_log
-from .._validation import is_missing
 from .._values import unique_sorted
-from ..errors import DataError, NotFittedError, ParameterError, ShapeError
+from ..contract import Contract, contract_of, declares
+from ..errors import DataError, NotFittedError, ParameterError
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
+from ._labels import labelled_classes, marked_labels
 from ._views import EstimatorView, TextView
 
 #: Most mixture components a class may have.
@@ -101,6 +98,20 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     array([0, 1])
     """
 
+    #: Fitted by rounds of EM over labelled and unlabelled rows together: the unlabelled rows'
+    #: responsibilities change with every round, so nothing adds, merges or unlearns
+    #: (:mod:`bayeskit.contract`); it reads what its ``estimator`` reads.
+    contract: ClassVar[Contract] = Contract(
+        incremental=False,
+        mergeable=False,
+        merges_classes=False,
+        unlearnable=False,
+        rounds="EM",
+        input="wrapped",
+        state="semi-supervised",
+        why="the unlabelled rows' class responsibilities are refitted over all the data",
+    )
+
     def __init__(
         self,
         estimator: Any = None,
@@ -121,20 +132,24 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ settings
     def _prototype(self) -> Any:
         from ..naive_bayes import MultinomialNB
-        from ..text import TextClassifier
 
         estimator = MultinomialNB() if self.estimator is None else self.estimator
-        if not isinstance(estimator, (GenerativeClassifier, TextClassifier)):
+        declared = contract_of(estimator) if declares(estimator) else None
+        if (
+            declared is None
+            or declared.state not in ("generative", "text")
+            or not is_classifier(estimator)
+        ):
             raise ParameterError(
                 "estimator must be a bayeskit Naive Bayes estimator (MultinomialNB, "
                 "ComplementNB, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, …) or a "
                 f"TextClassifier, not {type(estimator).__name__}"
             )
-        if type(estimator).__name__ == "GaussianMixtureClassifier":
+        if declared.rounds is not None:  # a model fitted by rounds of its own (EM)
             raise ParameterError(
-                "estimator=GaussianMixtureClassifier is already a mixture fitted by EM within "
-                "each class; wrap a Naive Bayes estimator (n_components gives classes several "
-                "components)"
+                f"estimator={type(estimator).__name__} is already fitted by rounds "
+                f"({declared.rounds}) within each class; wrap a Naive Bayes estimator "
+                "(n_components gives classes several components)"
             )
         return estimator
 
@@ -192,7 +207,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             return self._fit(X, y, sample_weight, classes)
 
     def _fit(self, X: Any, y: Any, sample_weight: Any, classes: Any) -> SemiSupervisedNB:
-        from ..text import TextClassifier
 
         estimator = self._prototype()
         lam, tol, max_iter, k = self._settings()
@@ -207,7 +221,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         n_classes = len(labels)
         owner = np.repeat(np.arange(n_classes), k)
         components = labels if k == 1 else np.arange(n_classes * k)
-        text = isinstance(estimator, TextClassifier)
+        text = contract_of(estimator).state == "text"
         view: EstimatorView | TextView = (
             TextView(estimator, components) if text else EstimatorView(estimator, components)
         )
@@ -370,60 +384,6 @@ def _documents(X: Any) -> list[Any]:
     from ..text.classifier import _as_list
 
     return _as_list(X)
-
-
-def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(y as an array, which rows are labelled): ``-1`` or a missing value (``None``, NaN,
-    pandas ``NA``) marks an unlabelled row. The labelled rows' labels go through the checks
-    every model's ``fit`` makes of labels (no bytes, no values that are not class labels)."""
-    if y is None:
-        raise DataError(
-            "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
-            "per row, -1 or None if unlabelled)"
-        )
-    try:
-        y = column_or_1d(y, warn=True)
-    except (ValueError, TypeError) as exc:
-        raise DataError(
-            f"{exc} (y must hold one label per row, -1 or None if unlabelled)"
-        ) from None
-    if not len(y):
-        raise ShapeError("y is empty; give one label per row of X (-1 or None if unlabelled)")
-    if y.dtype.kind == "O":
-        marked = np.fromiter(
-            (is_missing(v) or (_is_number(v) and v == -1) for v in y.tolist()),
-            dtype=bool,
-            count=len(y),
-        )
-    elif y.dtype.kind in "iuf":
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            row = int(np.flatnonzero(~np.isfinite(y))[0])
-            raise DataError(
-                f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
-                "marked with -1 (numeric labels) or None (object labels)"
-            )
-        marked = y == -1
-    else:
-        marked = np.zeros(len(y), dtype=bool)
-    _check_y(y[~marked])
-    return y, ~marked
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_)
-    )
-
-
-def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """The sorted distinct labels of the labelled rows, checked to be class labels."""
-    given = y[labelled]
-    found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
-    try:
-        check_classification_targets(found)
-    except ValueError as exc:
-        raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
-    return found
 
 
 def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -35,9 +35,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
+from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
-from ..text import SpamFilter, TextClassifier
 from .colouring import shown_units
 from .inputs import (
     MAX_JSON_DEPTH,
@@ -287,7 +287,8 @@ class Service:
         return _json(self._metadata())
 
     def _metadata(self) -> dict[str, Any]:
-        from ..cli.models import describe, training_columns
+        from ..io.columns import training_columns
+        from ..io.describe import describe
 
         snap = self.state.snapshot
         model = snap.described  # the model, or the estimator a wrapper declares it wraps
@@ -309,7 +310,7 @@ class Service:
             out["training_rows"] = float(counts.sum())
         if snap.model is not model:
             out["wraps"] = describe(model)
-        if isinstance(model, TextClassifier):
+        if contract_of(model).input == "documents":
             vectorizer = model.vectorizer
             out["mode"] = "text"
             out["analyzer"] = "word" if vectorizer is None else str(vectorizer.analyzer)
@@ -319,7 +320,7 @@ class Service:
             out["families"] = [
                 "multinomial" if inner is None else type(inner).__name__.removesuffix("NB").lower()
             ]
-            if isinstance(model, SpamFilter):
+            if contract_of(model).decision == "spam":
                 out["spam"] = {
                     "spam_label": plain(model.spam_label),
                     "ham_label": plain(model.ham_label),
@@ -432,7 +433,9 @@ def page_title(model: Any) -> str:
     reads text) or a classifier of table rows."""
     if reads_text(model):
         return (
-            "bayeskit spam filter" if isinstance(model, SpamFilter) else "bayeskit text classifier"
+            "bayeskit spam filter"
+            if contract_of(model).decision == "spam"
+            else "bayeskit text classifier"
         )
     return "bayeskit classifier"
 
@@ -443,7 +446,7 @@ def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:
         return labels
     P = model.predict_proba(X)
     names = [f"p_{plain(c)}" for c in model.classes_.tolist()]
-    verdicts = model.classify(X).tolist() if isinstance(model, SpamFilter) else None
+    verdicts = model.classify(X).tolist() if contract_of(model).decision == "spam" else None
     out = []
     for i, label in enumerate(labels):
         row: dict[str, Any] = {"label": label}

@@ -11,12 +11,12 @@ import io
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..contract import contract_of
 from ..errors import BayeskitError
-from ..text import TextClassifier
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -38,6 +38,9 @@ MAX_JSON_DEPTH = 32
 # A JSON string (unrolled: no backtracking per character), and what is not a bracket.
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+if TYPE_CHECKING:
+    from ..text import TextClassifier
 
 
 class RequestError(BayeskitError, ValueError):
@@ -308,6 +311,11 @@ def _frame(shape: str, value: Any, model: Any) -> Any:
     return _positional(value, model)
 
 
+def _documents(model: Any) -> bool:
+    """Whether ``model`` reads documents (a text model), by its declaration."""
+    return contract_of(model).input == "documents"
+
+
 def _records(value: Any) -> Any:
     import polars as pl
 
@@ -364,7 +372,7 @@ def _rows(frame: Any, model: Any) -> Any:
     the model's training columns (named in any error) read as the model reads them."""
     import polars as pl
 
-    from ..cli.models import align_columns, conform, training_columns
+    from ..io.columns import align_columns, conform, training_columns
 
     if frame.height == 0:
         raise RequestError("no rows to predict")

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from .._decision import normalize_log
-from ..text import SpamFilter, TextClassifier, TextVectorizer
+from ..contract import contract_of
+from ..text import TextClassifier, TextVectorizer
 from .colouring import segments
 
 __all__ = ["ACTIONS", "Scorer", "plain"]
@@ -51,10 +52,11 @@ class Scorer:
         W, b = model.linear_form()
         classes = [plain(c) for c in model.classes_.tolist()]
         spam, cutoffs = None, (0.0, 1.0, 0.5)
-        if isinstance(model, SpamFilter):
+        spam_filter = contract_of(model).decision == "spam"
+        if spam_filter:
             spam, cutoffs = model._spam_column(), model._check_costs()
         names = model.get_feature_names_out()
-        scale = model._scale() if isinstance(model, SpamFilter) else (1.0, 0.0)
+        scale = model._scale() if spam_filter else (1.0, 0.0)
         scorer = cls(model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale)
         scorer.check("warm up the vectorizer's lookup tables")
         return scorer

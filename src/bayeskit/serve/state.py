@@ -25,9 +25,9 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from ..text import TextClassifier
 from .journal import Journal, Op, file_sha256, read_journal
 from .scoring import Scorer, plain
 
@@ -199,7 +199,7 @@ class ModelState:
     @staticmethod
     def _snapshot(model: Any, seq: int, learned: dict[str, str]) -> Snapshot:
         described = described_model(model)
-        scorer = Scorer.of(described) if isinstance(described, TextClassifier) else None
+        scorer = Scorer.of(described) if contract_of(described).input == "documents" else None
         return Snapshot(model, scorer, seq, learned, described)
 
     # ------------------------------------------------------------------ learning

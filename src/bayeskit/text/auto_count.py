@@ -13,25 +13,26 @@ about 8 s in Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._values import merge_sorted_text
 
-if TYPE_CHECKING:
-    from .vectorize import TextVectorizer
+#: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts)
+WordCounter = Callable[[list[Any]], tuple[np.ndarray, sp.csr_matrix]]
 
 
 def count_auto(
-    words: TextVectorizer, documents: list[Any], mail: np.ndarray, subject_in_text: bool = False
+    words: WordCounter, documents: list[Any], mail: np.ndarray, subject_in_text: bool = False
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """Sorted distinct terms of ``documents`` under analyzer="auto" and their counts (CSR,
-    canonical), given ``words`` (the same vectorizer with analyzer="word", unfitted), which
-    documents are raw e-mails, and whether an e-mail's subject line is read as text too."""
+    canonical), given ``words`` (what counts texts as the same vectorizer with
+    analyzer="word" counts them), which documents are raw e-mails, and whether an e-mail's
+    subject line is read as text too."""
     from .analyze import _message, email_text
     from .email import email_tokens
 
@@ -41,10 +42,10 @@ def count_auto(
     heads = [email_tokens(replace(message, text="")) for message in messages]
     parts = [
         (mailed, *count_token_lists(heads)),
-        (mailed, *words._count([email_text(message, subject_in_text) for message in messages])),
+        (mailed, *words([email_text(message, subject_in_text) for message in messages])),
     ]
     if len(plain):
-        parts.append((plain, *words._count([documents[i] for i in plain.tolist()])))
+        parts.append((plain, *words([documents[i] for i in plain.tolist()])))
     return _add_parts(parts, len(documents))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,6 +17,7 @@ from .._base import (
     unchanged_on_error,
 )
 from .._values import find_sorted
+from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
@@ -111,6 +112,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.partial_fit(["meeting moved to noon"], ["ham"]).predict(["meeting"])
     array(['ham'], dtype='<U4')
     """
+
+    #: Documents in, statistics per term that add (:mod:`bayeskit.contract`); the model
+    #: service may teach it single documents.
+    contract: ClassVar[Contract] = Contract(input="documents", state="text", served_learnable=True)
 
     def __init__(
         self,

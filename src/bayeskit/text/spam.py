@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +11,7 @@ from sklearn.base import clone
 from .._base import _check_y, class_weights, unchanged_on_error
 from .._validation import check_lengths
 from .._values import find_sorted
+from ..contract import Contract
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import Counts, Summary
@@ -195,6 +196,11 @@ class SpamFilter(TextClassifier):
     def default_model(cls) -> Any:
         """What ``model=None`` stands for in a SpamFilter (see the parameters)."""
         return MultinomialNB(alpha=0.3, smoothing="corpus", corpus_power=0.75)
+
+    #: A text classifier that decides by a calibrated spam probability (:mod:`bayeskit.contract`).
+    contract: ClassVar[Contract] = Contract(
+        input="documents", state="text", served_learnable=True, decision="spam"
+    )
 
     def __init__(
         self,

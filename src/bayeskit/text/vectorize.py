@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any, Literal, overload
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 
 from .._identity import KeptBeside
 from .._values import find_sorted
+from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _scan_kernels as kernels
 from ._scan import (
@@ -147,6 +148,17 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     #: The vocabulary: an array of its terms, or its terms before their str objects are
     #: made (see :attr:`terms_`).
     _vocab: np.ndarray | LazyTerms
+
+    #: Documents in, vocabulary statistics that add through ``partial_fit`` and ``fit_stats``
+    #: (:mod:`bayeskit.contract`); no ``+`` of vectorizers and no ``unlearn``.
+    contract: ClassVar[Contract] = Contract(
+        input="documents",
+        state="text",
+        mergeable=False,
+        merges_classes=False,
+        unlearnable=False,
+        why="a vectorizer's vocabulary statistics add through partial_fit and fit_stats",
+    )
 
     def __init__(
         self,
@@ -516,7 +528,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         )
         if not mail.any():
             return words._count(documents, lazy=lazy)
-        return count_auto(words, documents, mail, bool(self.subject_in_text))
+        return count_auto(words._count, documents, mail, bool(self.subject_in_text))
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word

@@ -1,13 +1,23 @@
 """Rounds, and the parts they add up: the value each part of the data contributes, and how
-two such values add (refusing parts summarized under different column choices)."""
+two such values add (refusing parts summarized under different column choices); and the
+steps every fit by rounds of a generative classifier shares (the column choices a first fit
+reads, a trial copy committed only when it is fitted). The vocabulary of
+:mod:`bayeskit.reduction`, kept below the models so a model fitted by rounds of its own (the
+Gaussian mixture's EM) uses it without importing the wrappers above it."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import DataError
+import numpy as np
+
+from .errors import DataError
+
+if TYPE_CHECKING:
+    from ._base import GenerativeClassifier
 
 
 @dataclass(frozen=True)
@@ -19,7 +29,7 @@ class Schema:
     n_features: int
     names: tuple[str, ...] | None
     families: tuple[tuple[str, str], ...] | None
-    state: Any  # the estimator's _state_to_json(), or None
+    state: Any  # the estimator's layout_state(), or None
 
     def difference(self, other: Schema) -> str:
         """What differs, naming the columns (for an error message)."""
@@ -134,3 +144,44 @@ def add_parts(*parts: Part | None) -> Part | None:
         if part is not None:
             total = part if total is None else total + part
     return total
+
+
+# ---------------------------------------------------------------------------- a trial model
+#: what a generative classifier's fit sets (and a fresh trial drops)
+_FITTED = ("stats_", "_cache", "n_features_in_", "feature_names_in_")
+
+
+def _commit(estimator: Any, trial: Any) -> Any:
+    """Give ``estimator`` the state of ``trial`` (a shallow copy of it that was fitted), so a
+    failure while fitting leaves ``estimator`` as it was."""
+    estimator.__dict__.clear()
+    estimator.__dict__.update(trial.__dict__)
+    return estimator
+
+
+def _fresh(estimator: Any, fitted: tuple[str, ...]) -> Any:
+    """A shallow copy of ``estimator`` without its fitted attributes."""
+    trial = copy.copy(estimator)
+    for attr in fitted:
+        trial.__dict__.pop(attr, None)
+    return trial
+
+
+def schema_of(model: GenerativeClassifier) -> Schema:
+    """The column choices ``model``'s last reset made (see :class:`Schema`)."""
+    names = getattr(model, "feature_names_in_", None)
+    families = getattr(model, "feature_families_", None)
+    return Schema(
+        int(model.n_features_in_),
+        None if names is None else tuple(str(n) for n in names),
+        None if families is None else tuple((str(k), str(v)) for k, v in families.items()),
+        model.layout_state(),
+    )
+
+
+def _set_schema(model: GenerativeClassifier, schema: Schema) -> None:
+    model.n_features_in_ = schema.n_features
+    if schema.names is not None:
+        model.feature_names_in_ = np.asarray(schema.names, dtype=object)
+    if schema.state is not None:
+        model.set_layout_state(schema.state)

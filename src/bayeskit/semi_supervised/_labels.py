@@ -1,0 +1,70 @@
+"""Labels of a semi-supervised fit: which rows are labelled (``-1`` or ``None`` marks an
+unlabelled row) and the classes the labelled rows name. Below both the estimator
+(:mod:`.nb`) and its rounds (:mod:`._rounds`), which read labels alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from .._base import _check_y
+from .._validation import is_missing
+from .._values import unique_sorted
+from ..errors import DataError, ShapeError
+
+
+def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(y as an array, which rows are labelled): ``-1`` or a missing value (``None``, NaN,
+    pandas ``NA``) marks an unlabelled row. The labelled rows' labels go through the checks
+    every model's ``fit`` makes of labels (no bytes, no values that are not class labels)."""
+    if y is None:
+        raise DataError(
+            "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
+            "per row, -1 or None if unlabelled)"
+        )
+    try:
+        y = column_or_1d(y, warn=True)
+    except (ValueError, TypeError) as exc:
+        raise DataError(
+            f"{exc} (y must hold one label per row, -1 or None if unlabelled)"
+        ) from None
+    if not len(y):
+        raise ShapeError("y is empty; give one label per row of X (-1 or None if unlabelled)")
+    if y.dtype.kind == "O":
+        marked = np.fromiter(
+            (is_missing(v) or (_is_number(v) and v == -1) for v in y.tolist()),
+            dtype=bool,
+            count=len(y),
+        )
+    elif y.dtype.kind in "iuf":
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            row = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise DataError(
+                f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
+                "marked with -1 (numeric labels) or None (object labels)"
+            )
+        marked = y == -1
+    else:
+        marked = np.zeros(len(y), dtype=bool)
+    _check_y(y[~marked])
+    return y, ~marked
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """The sorted distinct labels of the labelled rows, checked to be class labels."""
+    given = y[labelled]
+    found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
+    try:
+        check_classification_targets(found)
+    except ValueError as exc:
+        raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
+    return found
