@@ -28,12 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from ..text import token_store
-from .filter_fast import (
+from .filter_full import classify_message, load_filter
+from .mail_headers import (
     ERROR,
     HAM,
     SCORE_HEADER,
@@ -42,10 +43,9 @@ from .filter_fast import (
     UNSURE,
     VERDICT_HEADER,
     header_end,
-    stamped,
     with_headers,
 )
-from .filter_fast import fail as _fail
+from .mail_headers import fail as _fail
 
 __all__ = [
     "ERROR",
@@ -136,51 +136,6 @@ def filter_mail(
     raise typer.Exit(0 if exit_zero and status != ERROR else status)
 
 
-def classify_message(
-    model_path: str, raw: bytes, *, rebuild_store: bool = False
-) -> tuple[int, bytes]:
-    """(exit status, the message with the verdict headers) for one raw message by the full
-    model; the message unchanged with status 3 when it is not one (empty, no header block).
-    ``rebuild_store``: the token store was missing or stale, so it is written again from the
-    model read here (when no learner holds the lock; see :func:`_rebuild_store`)."""
-    if not raw.strip():
-        _fail("<stdin>: an empty message; passed through unchanged")
-        return ERROR, raw
-    head = header_end(raw)
-    if head is None:
-        _fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
-        return ERROR, raw
-    stamp = token_store.model_stamp(model_path) if rebuild_store else None
-    model = _load(model_path)
-    p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
-    verdict = str(model.verdicts([p_spam])[0])
-    if stamp is not None:
-        _rebuild_store(model, model_path, stamp)
-    return stamped(raw, head, p_spam, verdict)
-
-
-def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:
-    """Write the token store of ``model`` (read from ``model_path`` when its stamp was
-    ``stamp``), unless a learner holds the lock (it writes the store itself) or the file
-    changed since it was read; a failure is reported, never fatal (the store stays stale)."""
-    import fcntl
-
-    try:
-        fd = os.open(f"{model_path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if token_store.model_stamp(model_path) == stamp:
-            token_store.rebuild(model, model_path, stamp)
-    except OSError:  # a learner holds the lock
-        pass
-    except Exception as exc:
-        _fail(f"the token store was not rebuilt ({exc or type(exc).__name__})")
-    finally:
-        os.close(fd)
-
-
 # ------------------------------------------------------------------ learning
 def _learning(
     model_path: str, learn: str | None, unlearn: str | None, on_error: bool, source: str | None
@@ -223,7 +178,7 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
         return 0
     previous = None
     if os.path.exists(path):
-        model = _load(path)
+        model = load_filter(path)
         previous = token_store.snapshot(model)
     elif learn:
         model = SpamFilter()
@@ -297,12 +252,3 @@ def _date_key(raw: bytes) -> tuple[int, float]:
         return 0, parsedate_to_datetime(" ".join(found.group(1).split())).timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):
         return 1, 0.0
-
-
-def _load(path: str) -> Any:
-    from .models import load_model
-
-    model = load_model(path)
-    if not (hasattr(model, "classify") and hasattr(model, "spam_probability")):
-        raise ValueError(f"{path}: a {type(model).__name__}, not a spam filter (SpamFilter)")
-    return model

@@ -4,7 +4,7 @@ A mail delivery agent starts the filter once per message, so its start-up is the
 module (standard library only, with :mod:`bayeskit.text.token_store` and the e-mail reader)
 scores the message from the token store beside the model file. When the store cannot give the
 model's own answer (missing, stale, a filter it cannot score), the message is scored by the
-full model instead (:func:`bayeskit.cli.filter_cmd.classify_message`) and the store is
+full model instead (:func:`bayeskit.cli.filter_full.classify_message`) and the store is
 rebuilt for the next message, when no learner holds the model's lock. Either way the message
 goes out unchanged but for the two verdict headers, and whatever fails, it goes out as it
 came in with status 3.
@@ -12,63 +12,16 @@ came in with status 3.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Sequence
 
-#: Exit statuses, as bogofilter's.
-SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
-VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
-#: Only this much of a message is read for its verdict (all of it is passed through).
-SCORED_BYTES = 4 << 20
-_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
-_OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
-_STATUS = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}
-
-
-def header_end(raw: bytes) -> int | None:
-    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
-    the message when it is all headers); None when its first line is no header line (an mbox
-    ``From `` envelope line is taken as one)."""
-    if not (raw.startswith(b"From ") or _HEADER_LINE.match(raw)):
-        return None
-    found = re.search(rb"\r?\n\r?\n", raw)
-    if found is None:
-        return len(raw)
-    return found.start() + (2 if raw[found.start()] == 0x0D else 1)
-
-
-def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
-    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
-    dropped and ``headers`` added at its end, in the message's own line ending."""
-    newline = (
-        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
-    )
-    lines = raw[:head].splitlines(keepends=True)
-    kept: list[bytes] = []
-    dropping = False
-    for line in lines:
-        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
-            continue
-        dropping = bool(_OURS.match(line))
-        if not dropping:
-            kept.append(line)
-    if kept and not kept[-1].endswith(b"\n"):
-        kept[-1] += newline
-    added = [name + b": " + value + newline for name, value in headers]
-    return b"".join(kept) + b"".join(added) + raw[head:]
-
-
-def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, bytes]:
-    """(exit status, ``raw`` with the verdict headers) for a verdict and ``P(spam|x)``."""
-    word, status = _STATUS.get(verdict, (b"Unsure", UNSURE))
-    return status, with_headers(
-        raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
-    )
-
-
-def fail(message: str) -> None:
-    print(f"bayeskit filter: {message}", file=sys.stderr)
+from .mail_headers import (
+    ERROR,
+    SCORED_BYTES,
+    fail,
+    header_end,
+    stamped,
+)
 
 
 def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
@@ -165,7 +118,7 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
         return stamped(raw, head, p_spam, verdict)
     if verbose:
         fail(f"scored by the full model: {reason}")
-    from .filter_cmd import classify_message
+    from .filter_full import classify_message
 
     return classify_message(model_path, raw, rebuild_store=True)
 

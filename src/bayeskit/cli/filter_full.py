@@ -1,0 +1,69 @@
+"""``bayeskit filter`` by the full model: what the token store declines (a missing or stale
+store, a filter it cannot score) is scored here, and the store written again from the model.
+Apart from :mod:`.filter_fast` (which needs none of numpy, scikit-learn or typer) and below
+:mod:`.filter_cmd` (the command line), so that each imports it and neither the other."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..text import token_store
+from .mail_headers import ERROR, SCORED_BYTES, fail, header_end, stamped
+
+__all__ = ["classify_message", "load_filter"]
+
+
+def classify_message(
+    model_path: str, raw: bytes, *, rebuild_store: bool = False
+) -> tuple[int, bytes]:
+    """(exit status, the message with the verdict headers) for one raw message by the full
+    model; the message unchanged with status 3 when it is not one (empty, no header block).
+    ``rebuild_store``: the token store was missing or stale, so it is written again from the
+    model read here (when no learner holds the lock; see :func:`_rebuild_store`)."""
+    if not raw.strip():
+        fail("<stdin>: an empty message; passed through unchanged")
+        return ERROR, raw
+    head = header_end(raw)
+    if head is None:
+        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
+        return ERROR, raw
+    stamp = token_store.model_stamp(model_path) if rebuild_store else None
+    model = load_filter(model_path)
+    p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
+    verdict = str(model.verdicts([p_spam])[0])
+    if stamp is not None:
+        _rebuild_store(model, model_path, stamp)
+    return stamped(raw, head, p_spam, verdict)
+
+
+def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:
+    """Write the token store of ``model`` (read from ``model_path`` when its stamp was
+    ``stamp``), unless a learner holds the lock (it writes the store itself) or the file
+    changed since it was read; a failure is reported, never fatal (the store stays stale)."""
+    import fcntl
+
+    try:
+        fd = os.open(f"{model_path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if token_store.model_stamp(model_path) == stamp:
+            token_store.rebuild(model, model_path, stamp)
+    except OSError:  # a learner holds the lock
+        pass
+    except Exception as exc:
+        fail(f"the token store was not rebuilt ({exc or type(exc).__name__})")
+    finally:
+        os.close(fd)
+
+
+def load_filter(path: str) -> Any:
+    """The spam filter of the model file ``path`` (a named error for any other model)."""
+    from .models import load_model
+
+    model = load_model(path)
+    if not (hasattr(model, "classify") and hasattr(model, "spam_probability")):
+        raise ValueError(f"{path}: a {type(model).__name__}, not a spam filter (SpamFilter)")
+    return model

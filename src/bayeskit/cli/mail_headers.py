@@ -1,0 +1,77 @@
+"""The verdict headers ``bayeskit filter`` adds to a message, and its exit statuses: standard
+library only, below both the fast path (:mod:`.filter_fast`) and the full model's
+(:mod:`.filter_full`)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+__all__ = [
+    "ERROR",
+    "HAM",
+    "SCORED_BYTES",
+    "SCORE_HEADER",
+    "SPAM",
+    "UNSURE",
+    "VERDICT_HEADER",
+    "fail",
+    "header_end",
+    "stamped",
+    "with_headers",
+]
+
+#: Exit statuses, as bogofilter's.
+SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
+VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
+#: Only this much of a message is read for its verdict (all of it is passed through).
+SCORED_BYTES = 4 << 20
+_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+_OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
+_STATUS = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}
+
+
+def header_end(raw: bytes) -> int | None:
+    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
+    the message when it is all headers); None when its first line is no header line (an mbox
+    ``From `` envelope line is taken as one)."""
+    if not (raw.startswith(b"From ") or _HEADER_LINE.match(raw)):
+        return None
+    found = re.search(rb"\r?\n\r?\n", raw)
+    if found is None:
+        return len(raw)
+    return found.start() + (2 if raw[found.start()] == 0x0D else 1)
+
+
+def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
+    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
+    dropped and ``headers`` added at its end, in the message's own line ending."""
+    newline = (
+        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
+    )
+    lines = raw[:head].splitlines(keepends=True)
+    kept: list[bytes] = []
+    dropping = False
+    for line in lines:
+        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
+            continue
+        dropping = bool(_OURS.match(line))
+        if not dropping:
+            kept.append(line)
+    if kept and not kept[-1].endswith(b"\n"):
+        kept[-1] += newline
+    added = [name + b": " + value + newline for name, value in headers]
+    return b"".join(kept) + b"".join(added) + raw[head:]
+
+
+def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, bytes]:
+    """(exit status, ``raw`` with the verdict headers) for a verdict and ``P(spam|x)``."""
+    word, status = _STATUS.get(verdict, (b"Unsure", UNSURE))
+    return status, with_headers(
+        raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
+    )
+
+
+def fail(message: str) -> None:
+    """Say ``message`` on standard error, on one line, as the filter's every complaint."""
+    print(f"bayeskit filter: {message}", file=sys.stderr)
