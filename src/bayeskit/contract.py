@@ -216,7 +216,7 @@ class _Guarded:
 
 def fit_rounds(model: Any, *, partial: bool, classes: Any = None, **options: Any) -> Any:
     """The rounds that fit (``partial``: add to) a model declaring ``rounds``: a generator of
-    :class:`~bayeskit.dask.Round` (see :mod:`bayeskit.dask`); ``options`` go to the model's
+    rounds (``bayeskit.dask.Round``, see :mod:`bayeskit.dask`); ``options`` go to the model's
     own rounds (``init_sample`` for EM). None for a model fitted in one pass."""
     if contract_of(model).rounds is None:
         return None

@@ -125,11 +125,11 @@ default="scott"
     # ------------------------------------------------------------------ model files
     def fitted_record(self) -> dict[str, Any] | None:
         """The width search's scores and adaptive widths' factors (see
-        :meth:`_fitted_to_json`)."""
+        ``_fitted_to_json``)."""
         return self._fitted_to_json()
 
     def set_fitted_record(self, record: Any, summary: Any) -> None:
-        """Take a stored record of the width search (see :meth:`_fitted_from_json`)."""
+        """Take a stored record of the width search (see ``_fitted_from_json``)."""
         self._fitted_from_json(record, summary)
 
     def _fitted_to_json(self) -> dict[str, Any] | None:

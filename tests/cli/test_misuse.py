@@ -85,13 +85,16 @@ def _run_cases(cli, iris, tmp_path, cases) -> None:
         _clean(cli(*args), args)
 
 
-def test_generated_misuses_end_cleanly(cli, iris, tmp_path):
-    """60 of the commands × options × bad values, drawn with a fixed seed."""
+def test_generated_misuses_end_cleanly(cli, iris, tmp_path, monkeypatch):
+    """60 of the commands × options × bad values, drawn with a fixed seed (in a folder of its
+    own: a bad value of ``-o`` is a file name)."""
+    monkeypatch.chdir(tmp_path)
     _run_cases(cli, iris, tmp_path, random.Random(141).sample(CASES, 60))
 
 
 @pytest.mark.slow
-def test_every_misuse_ends_cleanly(cli, iris, tmp_path):
+def test_every_misuse_ends_cleanly(cli, iris, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     _run_cases(cli, iris, tmp_path, CASES)
 
 
