@@ -740,9 +740,16 @@ def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
                 f"{getattr(b, attr, None)} features"
             )
     if a.layout_state() != b.layout_state():
+        fa, fb = getattr(a, "feature_families_", None), getattr(b, "feature_families_", None)
+        if fa is not None and fb is not None and fa != fb:
+            raise MergeError(
+                "cannot merge models that chose different families for their columns "
+                f"({fa} vs {fb})"
+            )
+        # another fitted layout (a network classifier's cut points of its numeric columns)
         raise MergeError(
-            "cannot merge models that chose different families for their columns "
-            f"({getattr(a, 'feature_families_', '?')} vs {getattr(b, 'feature_families_', '?')})"
+            "cannot merge models whose fits chose different column layouts (their first fits' "
+            f"data differ): {a.layout_state()} vs {b.layout_state()}"
         )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
     if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):

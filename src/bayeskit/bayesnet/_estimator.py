@@ -164,12 +164,17 @@ class NetworkClassifier(GenerativeClassifier):
         return np.asarray(self._fitted()[1][0].class_information)
 
     # ------------------------------------------------------------------ model files
-    def _state_to_json(self) -> dict[str, Any]:
+    def layout_state(self) -> dict[str, Any] | None:
+        """The numeric columns and their cut points the first fit chose (see the template's
+        method): model files store them, and models merge only when they are equal."""
         numeric = getattr(self, "_numeric_", ())
         cuts = getattr(self, "_cuts_", ())
         return {"numeric": list(numeric), "cuts": [c.tolist() for c in cuts]}
 
-    def _state_from_json(self, state: Any) -> None:
+    def set_layout_state(self, state: Any) -> None:
+        """Take stored numeric columns and cut points; a file without them is refused."""
+        if state is None:
+            raise ModelFileError(f"a {type(self).__name__} file needs its fitted state")
         try:
             numeric = tuple(int(j) for j in state["numeric"])
             cuts = tuple(np.asarray(c, dtype=np.float64).reshape(-1) for c in state["cuts"])

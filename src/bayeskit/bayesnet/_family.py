@@ -279,10 +279,11 @@ class _Tree(_Network):
                     continue
                 key = key + codes[:, p] * params.strides[i, t + 1]
                 ok &= codes[:, p] >= 0
-            full = np.where(ok[:, None], params.cpt[np.where(ok, key, 0)], 0.0)
+            # only the rows that use a table index it (a feature or parent with no value
+            # seen in training has an empty block: a stand-in index would fall outside it)
+            out[ok, i] = params.cpt[key[ok]]
             fallback = (a >= 0) & ~ok
-            single = params.single[params.cat_offsets[i] + np.where(fallback, a, 0)]
-            out[:, i] = np.where(fallback[:, None], single, full)
+            out[fallback, i] = params.single[params.cat_offsets[i] + a[fallback]]
         return out
 
 
