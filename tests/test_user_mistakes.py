@@ -311,7 +311,7 @@ def test_binarize_that_is_not_a_number(value):
 def test_merging_models_of_other_settings_is_a_merge_error(case):
     # Settings given as a list on one side and a number (or another list) on the other:
     # a MergeError naming the setting, never a TypeError from comparing them.
-    X, y = dataset(case, 0, n=30, d=3)
+    X, y = dataset(case, 0, n=30)  # every column the grid's MixedNB names a family for
     model = case.make().fit(X, y)
     params = model.get_params(deep=False)
     for key, value in params.items():

@@ -105,8 +105,9 @@ def saved(tmp_path: Path) -> Path:
 # ---------------------------------------------------------------------------------- round trips
 def _partial_fit_later_classes() -> tuple[bk.GenerativeClassifier, Any]:
     model = bk.MultinomialNB(class_weight={"ham": 1.0, "spam": 3.0, "eggs": 2.0})
-    model.partial_fit(COUNTS[:20], STR_Y[:20], classes=["zzz"])
-    model.partial_fit(COUNTS[20:25], np.array(["eggs"] * 5))
+    # a declared class with no rows ("zzz"), then a later call declaring one more ("eggs")
+    model.partial_fit(COUNTS[:20], STR_Y[:20], classes=["ham", "spam", "zzz"])
+    model.partial_fit(COUNTS[20:25], np.array(["eggs"] * 5), classes=["eggs", "ham", "spam", "zzz"])
     return model, COUNTS
 
 

@@ -90,7 +90,9 @@ def _batches_with_unlearning() -> TextClassifier:
     clf = TextClassifier(vectorizer=TextVectorizer(min_df=2))
     weights = np.ones(500)
     weights[:50] = 0.0
-    clf.partial_fit(TRAIN[:500], TRAIN_Y[:500], classes=["eggs"], sample_weight=weights)
+    clf.partial_fit(
+        TRAIN[:500], TRAIN_Y[:500], classes=["eggs", "ham", "spam"], sample_weight=weights
+    )
     clf.partial_fit(TRAIN[500:1500], TRAIN_Y[500:1500])
     clf.unlearn(TRAIN[100:300], TRAIN_Y[100:300])
     return clf
