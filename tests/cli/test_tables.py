@@ -255,7 +255,8 @@ def test_prediction_columns_are_read_as_in_training(cli, tmp_path):
     train.write_text("code,size,y\n1,1.5,a\n2,2.5,b\nx,1.0,a\n2,3.0,b\n1,1.2,a\n2,2.9,b\n")
     assert cli("train", train, "-t", "y", "-o", tmp_path / "m.bk").exit_code == 0
     model = bk.load(tmp_path / "m.bk")
-    assert model.feature_families_ == {"code": "categorical", "size": "gaussian"}
+    # size read as numbers; numeric="auto" picks its family.
+    assert model.feature_families_ == {"code": "categorical", "size": "discretized"}
     new = tmp_path / "new.csv"
     new.write_text("code,size\n1,2\n2,2\n")  # codes that parse as integers, sizes as ints
     result = cli("predict", tmp_path / "m.bk", new)

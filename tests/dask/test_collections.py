@@ -59,8 +59,10 @@ def test_mixed_frame_on_cluster(on_cluster):
     frame = mixed_frame(seed=1).sort_values("label", kind="stable").reset_index(drop=True)
     ddf = dd.from_pandas(frame, npartitions=4)
     X = frame.drop(columns="label")
-    model = bkd.fit(bk.MixedNB(integers="poisson"), ddf, "label")  # y: a column of X
-    whole = bk.MixedNB(integers="poisson").fit(X, frame["label"])
+    model = bkd.fit(
+        bk.MixedNB(integers="poisson", numeric="gaussian"), ddf, "label"
+    )  # y: a column of X
+    whole = bk.MixedNB(integers="poisson", numeric="gaussian").fit(X, frame["label"])
     assert whole.feature_families_ == {
         "age": "gaussian",
         "owner": "bernoulli",
@@ -69,7 +71,9 @@ def test_mixed_frame_on_cluster(on_cluster):
     }
     _same_mixed(model, whole, X)
     features = ddf.drop(columns="label")
-    again = bkd.fit(bk.MixedNB(integers="poisson"), features, ddf["label"])  # y: a Series
+    again = bkd.fit(
+        bk.MixedNB(integers="poisson", numeric="gaussian"), features, ddf["label"]
+    )  # y: a Series
     _same_mixed(again, whole, X)
     predicted = bkd.predict(model, features)
     proba = bkd.predict_proba(model, features)

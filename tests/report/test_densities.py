@@ -177,7 +177,7 @@ def test_only_density_columns_of_a_mixed_table_are_drawn():
             "visits": rng.poisson(2 + 2 * (y == "yes")),
         }
     )
-    model = MixedNB(integers="poisson").fit(frame, y)
+    model = MixedNB(integers="poisson", numeric="gaussian").fit(frame, y)
     assert numeric_columns(model, frame) == [1, 3]
     scores, pictures = feature_densities(model, frame, y)
     assert {(s.name, s.family) for s in scores} == {("age", "gaussian"), ("visits", "poisson")}
