@@ -13,7 +13,7 @@ from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.readers import ReadError
 from .data import ForceOpt
-from .models import describe, load_model
+from .models import describe, load_model, load_reading
 from .output import check_output_path, human_size, is_model_file, out_console, save_model
 
 
@@ -49,7 +49,11 @@ def merge(
             merged = _add(merged, model)
         except BayeskitError as exc:
             raise ReadError(f"{models[0]} and {path} cannot be merged: {exc}", path=path) from None
-    save_model(merged, output)
+    # How the training data was read (stored by ``bayeskit train``, used by ``predict``):
+    # kept when every file agrees on it, as the model trained on all of the data has it.
+    readings = [load_reading(path) for path in models]
+    reading = readings[0] if all(r == readings[0] for r in readings[1:]) else None
+    save_model(merged, output, reading=reading)
     console = out_console()
     console.print(f"model: {describe(merged)}")
     counts = ", ".join(
