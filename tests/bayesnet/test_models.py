@@ -164,6 +164,23 @@ def test_infinite_numbers_are_refused_naming_the_column():
         model.predict(pd.DataFrame({"v": [1.0, np.inf], "c": ["a", "b"]}))
 
 
+def test_numeric_object_columns_read_as_mixed_nb_reads_them():
+    # an object column of numbers with pandas NA is numeric (as for MixedNB): NA is missing
+    y = [0, 1, 0, 1, 0, 1]
+    typed = pd.DataFrame(
+        {"v": pd.array([1.5, None, 2.0, 3.1, 0.2, 5.0], dtype="Float64"), "c": list("xyxyxy")}
+    )
+    loose = typed.assign(v=pd.Series([1.5, pd.NA, 2.0, 3.1, 0.2, 5.0], dtype=object))
+    model = bk.TANClassifier().fit(loose, y)
+    assert list(model.cut_points_) == ["v"]
+    np.testing.assert_array_equal(
+        model.predict_proba(loose), bk.TANClassifier().fit(typed, y).predict_proba(typed)
+    )
+    # text in a numeric column is refused by name, not read as a number
+    with pytest.raises(bk.errors.DataError, match=r"'v'\) holds '1.5' at row 0"):
+        model.predict(loose.assign(v=pd.Series(["1.5"] * 6, dtype=object)))
+
+
 def test_loss_and_class_weight_act_through_the_template():
     rng = np.random.default_rng(6)
     X = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, (200, 4))]

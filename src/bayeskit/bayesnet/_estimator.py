@@ -14,7 +14,7 @@ from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
 from ..families._mdl import Rows
 from ..families.discretized import Discretized, interval_codes
-from ..naive_bayes._columns import column_types
+from ..naive_bayes._columns import column_types, real_columns
 from ..naive_bayes._numeric import wrap_sklearn_errors
 from ..naive_bayes._table import refuse_dates, to_table
 from ..stats import Sample, Summary
@@ -87,23 +87,7 @@ class NetworkClassifier(GenerativeClassifier):
     def _numbers(self, table: Table) -> np.ndarray:
         """The numeric columns as a float (n, m) block, NaN = missing; ±inf refused."""
         numeric = getattr(self, "_numeric_", ())
-        if table.matrix is not None and table.matrix.dtype.kind in "biuf":
-            block = np.asarray(table.matrix[:, list(numeric)], dtype=np.float64)
-        else:
-            block = np.empty((table.n_rows, len(numeric)))
-            for k, j in enumerate(numeric):
-                col = table.columns[j]
-                try:
-                    block[:, k] = np.asarray(col, dtype=np.float64)
-                except (TypeError, ValueError):
-                    values = [np.nan if v is None else v for v in col.tolist()]
-                    try:
-                        block[:, k] = np.asarray(values, dtype=np.float64)
-                    except (TypeError, ValueError):
-                        raise DataError(
-                            f"{column_label(table.names, j)} was numeric in training and now "
-                            "holds values that are not numbers"
-                        ) from None
+        block = real_columns(table, numeric, "discretized", table.names)
         bad = np.isinf(block)
         if bad.any():
             row, k = (int(v) for v in np.argwhere(bad)[0])
