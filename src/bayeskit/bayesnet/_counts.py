@@ -32,12 +32,12 @@ import numpy as np
 
 from .._values import (
     is_sorted_unique,
-    union_sorted,
     values_from_json,
     values_to_json,
 )
 from ..errors import CountTableTooLargeError, MergeError, ModelFileError
 from ..stats._base import Statistic, Tolerance, check_arrays, per_class
+from ..stats.category_counts import CategoryCounts
 
 #: The most numbers (classes × cells) one statistic holds: 2^27 float64 values, 1 GiB.
 MAX_CELLS = 1 << 27
@@ -217,28 +217,30 @@ class SubsetCounts(Statistic):
                 f"cannot add counts of subsets of up to {self.order} of {self.n_features} "
                 f"features and of up to {other.order} of {other.n_features}"
             )
-        same = all(
-            len(a) == len(b) and a.dtype == b.dtype and bool(np.all(a == b))
-            for a, b in zip(self.categories, other.categories, strict=True)
-        )
-        if same:
+        # the values of every feature aligned as CategoryCounts aligns them (the union); the
+        # same tuple back means both statistics saw the same values, so the cells line up
+        merged = (self._value_counts() + other._value_counts()).categories
+        if merged is self.categories:
             return SubsetCounts(self.categories, self.order, self.counts + other.counts)
-        merged = tuple(
-            union_sorted(a, b) for a, b in zip(self.categories, other.categories, strict=True)
-        )
         check_size(np.array([len(c) for c in merged]), self.order, self.n_classes)
         mine, theirs = (
-            part._moved(merged, [_positions(m, c) for m, c in zip(merged, part.categories)])  # noqa: B905
-            for part in (self, other)
+            part._moved(merged, part._value_counts()._columns_in(merged)) for part in (self, other)
         )
         return SubsetCounts(merged, self.order, mine.counts + theirs.counts)
 
-    def _moved(self, categories: tuple[np.ndarray, ...], where: list[np.ndarray]) -> SubsetCounts:
-        """The counts laid out for ``categories``; ``where[j][a]`` is the new index of value
-        ``a`` of feature ``j`` (−1: dropped, and its cells with it)."""
+    def _value_counts(self) -> CategoryCounts:
+        """The singles as a :class:`~bayeskit.stats.CategoryCounts` (same values, same
+        layout)."""
+        return CategoryCounts(self.categories, self.single_counts())
+
+    def _moved(self, categories: tuple[np.ndarray, ...], where: np.ndarray) -> SubsetCounts:
+        """The counts laid out for ``categories``; ``where[cat_offsets[j] + a]`` is the new
+        flat index (``new cat_offsets[j]`` + value index) of value ``a`` of feature ``j``
+        (−1: dropped, and its cells with it)."""
         old = self.layout
         new = layout_of(np.array([len(c) for c in categories], dtype=np.int64), self.order)
-        flat_where = np.concatenate(where) if where else np.zeros(0, dtype=np.int64)
+        local = where - np.repeat(new.offsets[: self.n_features], self.sizes)
+        flat_where = np.where(where >= 0, local, -1)
         cat_off = old.offsets[: self.n_features + 1]
         digits = old.digits()
         subset = old.subset_of_cell()
@@ -271,7 +273,7 @@ class SubsetCounts(Statistic):
         off = self.cat_offsets
         masks = [seen[off[j] : off[j + 1]] for j in range(self.n_features)]
         kept = tuple(c[m] for c, m in zip(self.categories, masks, strict=True))
-        where = [np.where(m, np.cumsum(m) - 1, -1) for m in masks]
+        where = np.where(seen, np.cumsum(seen) - 1, -1)  # flat: the kept values in order
         return self._moved(kept, where)
 
     # ------------------------------------------------------------------ model files
@@ -302,16 +304,3 @@ class SubsetCounts(Statistic):
         if counts.shape[1] != n_cells(sizes, order):
             raise ModelFileError("subset counts do not match their category lists")
         return cls(categories, order, counts)
-
-
-def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
-    """Index in ``union`` (sorted, holding them all) of each value of ``part``."""
-    if union.dtype.kind != "O" and part.dtype.kind != "O":
-        return np.searchsorted(union, part).astype(np.int64)
-    where = {_key(v): i for i, v in enumerate(union.tolist())}
-    return np.fromiter((where[_key(v)] for v in part.tolist()), np.int64, len(part))
-
-
-def _key(value: Any) -> tuple[str, Any]:
-    # 1 and True and 1.0 are equal in Python; within one feature they are one category.
-    return ("s", value) if isinstance(value, str) else ("n", value)
