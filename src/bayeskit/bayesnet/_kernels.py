@@ -16,6 +16,30 @@ from .._jit import njit, prange
 PARALLEL_WORK = 1 << 20
 
 
+@njit(inline="always")
+def _cell(
+    codes: np.ndarray,
+    r: int,
+    s: int,
+    features: np.ndarray,
+    strides: np.ndarray,
+    offsets: np.ndarray,
+) -> int:  # pragma: no cover
+    """Row ``r``'s cell of subset ``s`` (an index of the flat cell axis); −1 when a feature
+    of the subset is missing in the row."""
+    key = offsets[s]
+    for t in range(features.shape[1]):
+        f = features[s, t]
+        if f < 0:
+            break
+        v = codes[r, f]
+        if v < 0:
+            key = -1
+            break
+        key += v * strides[s, t]
+    return key
+
+
 @njit(nogil=True)
 def count_hard(
     codes: np.ndarray,
@@ -31,25 +55,15 @@ def count_hard(
     summed in row order (whole weights add exactly in any order)."""
     counts = np.zeros((n_cells, n_classes))
     n = codes.shape[0]
-    n_subsets, order = features.shape
+    n_subsets = features.shape[0]
     for r in range(n):
         c = y[r]
         wr = w[r]
         if wr == 0.0:
             continue
         for s in range(n_subsets):
-            key = offsets[s]
-            ok = True
-            for t in range(order):
-                f = features[s, t]
-                if f < 0:
-                    break
-                v = codes[r, f]
-                if v < 0:
-                    ok = False
-                    break
-                key += v * strides[s, t]
-            if ok:
+            key = _cell(codes, r, s, features, strides, offsets)
+            if key >= 0:
                 counts[key, c] += wr
     return counts
 
@@ -153,21 +167,11 @@ def count_soft(
     """As :func:`count_hard` for soft class weights ``W`` (n_rows, n_classes)."""
     n, n_classes = W.shape
     counts = np.zeros((n_cells, n_classes))
-    n_subsets, order = features.shape
+    n_subsets = features.shape[0]
     for r in range(n):
         for s in range(n_subsets):
-            key = offsets[s]
-            ok = True
-            for t in range(order):
-                f = features[s, t]
-                if f < 0:
-                    break
-                v = codes[r, f]
-                if v < 0:
-                    ok = False
-                    break
-                key += v * strides[s, t]
-            if ok:
+            key = _cell(codes, r, s, features, strides, offsets)
+            if key >= 0:
                 for c in range(n_classes):
                     counts[key, c] += W[r, c]
     return counts
