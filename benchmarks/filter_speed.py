@@ -125,7 +125,7 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=60)
         full = (
-            "from bayeskit.cli.filter_cmd import classify_message; import sys; "
+            "from bayeskit.cli.filter_full import classify_message; import sys; "
             f"classify_message({str(model)!r}, sys.stdin.buffer.read())"
         )
         for path in picked[: args.full]:

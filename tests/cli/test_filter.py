@@ -17,31 +17,19 @@ from pathlib import Path
 import pytest
 
 import bayeskit as bk
-from bayeskit.cli.filter_cmd import header_end, messages_in, with_headers
-from bayeskit.datasets.shared import data_dir
+from bayeskit.cli.filter_cmd import messages_in
+from bayeskit.cli.mail_headers import header_end, with_headers
 from bayeskit.text import SpamFilter, token_store
 
-try:
-    CORPUS = data_dir() / "spamassassin-public-corpus"
-except Exception:
-    CORPUS = None
-pytestmark = pytest.mark.skipif(
-    CORPUS is None or not CORPUS.is_dir(), reason="the SpamAssassin corpus is not here"
-)
-SRC = Path(__file__).resolve().parents[2] / "src"
+from .._spam_corpus import SRC, needs_corpus, trained_filter
+from .._spam_corpus import messages as _messages
 
-
-def _messages(folder: str, n: int) -> list[bytes]:
-    assert CORPUS is not None
-    return [p.read_bytes() for p in sorted((CORPUS / folder).iterdir())[:n]]
+pytestmark = needs_corpus
 
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
-    spam, ham = _messages("spam", 40), _messages("easy_ham", 40)
-    path = tmp_path_factory.mktemp("filter") / "m.bk"
-    bk.save(SpamFilter().fit(spam + ham, ["spam"] * 40 + ["ham"] * 40), path)
-    return path
+    return trained_filter(tmp_path_factory.mktemp("filter") / "m.bk", 40)
 
 
 def run(*args: object, data: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -18,32 +18,18 @@ import pytest
 
 import bayeskit as bk
 from bayeskit.cli.filter_cmd import _change
-from bayeskit.datasets.shared import data_dir
 from bayeskit.naive_bayes import ComplementNB
-from bayeskit.text import SpamFilter, token_store
+from bayeskit.text import token_store
 
-try:
-    CORPUS = data_dir() / "spamassassin-public-corpus"
-except Exception:
-    CORPUS = None
-pytestmark = pytest.mark.skipif(
-    CORPUS is None or not CORPUS.is_dir(), reason="the SpamAssassin corpus is not here"
-)
-SRC = Path(__file__).resolve().parents[2] / "src"
+from .._spam_corpus import SRC, needs_corpus, trained_filter
+from .._spam_corpus import files as _files
+
+pytestmark = needs_corpus
 SCORED = 4 << 20
 
 
-def _files(folder: str | None = None) -> list[Path]:
-    assert CORPUS is not None
-    folders = [folder] if folder else sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
-    return [p for name in folders for p in sorted((CORPUS / name).iterdir()) if p.is_file()]
-
-
 def _fitted(tmp: Path, name: str, **params: Any) -> Path:
-    spam = [p.read_bytes() for p in _files("spam")[:60]]
-    ham = [p.read_bytes() for p in _files("easy_ham")[:60]]
-    path = tmp / name
-    bk.save(SpamFilter(**params).fit(spam + ham, ["spam"] * 60 + ["ham"] * 60), path)
+    path = trained_filter(tmp / name, 60, **params)
     token_store.rebuild(bk.load(path), path, token_store.model_stamp(path))
     return path
 

@@ -33,34 +33,11 @@ from typing import Annotated
 import typer
 
 from ..text import token_store
-from .filter_full import classify_message, load_filter
-from .mail_headers import (
-    ERROR,
-    HAM,
-    SCORE_HEADER,
-    SCORED_BYTES,
-    SPAM,
-    UNSURE,
-    VERDICT_HEADER,
-    header_end,
-    with_headers,
-)
+from .filter_full import load_filter
+from .mail_headers import ERROR, header_end
 from .mail_headers import fail as _fail
 
-__all__ = [
-    "ERROR",
-    "HAM",
-    "SCORED_BYTES",
-    "SCORE_HEADER",
-    "SPAM",
-    "UNSURE",
-    "VERDICT_HEADER",
-    "classify_message",
-    "filter_mail",
-    "header_end",
-    "messages_in",
-    "with_headers",
-]
+__all__ = ["filter_mail", "messages_in"]
 
 
 def filter_mail(
@@ -122,18 +99,9 @@ def filter_mail(
     if source is not None or train_on_error:
         _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
-    from .filter_fast import _one
+    from .filter_fast import pass_through
 
-    raw = sys.stdin.buffer.read()
-    status, out = ERROR, raw
-    try:
-        status, out = _one(raw, model, server, verbose)
-    except Exception as exc:  # a filter passes the mail on whatever failed
-        _fail(str(exc) or type(exc).__name__)
-    finally:
-        sys.stdout.buffer.write(out)
-        sys.stdout.buffer.flush()
-    raise typer.Exit(0 if exit_zero and status != ERROR else status)
+    raise typer.Exit(pass_through(model, server, exit_zero, verbose))
 
 
 # ------------------------------------------------------------------ learning
@@ -197,13 +165,11 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     # in place: killed in between, the store keeps the old model's stamp (stale, rebuilt).
     with token_store.updating(path) as store:
         save_model(
-            model, path, before_replace=lambda tmp: store.write(model, _stamp(tmp), previous)
+            model,
+            path,
+            before_replace=lambda tmp: store.write(model, token_store.model_stamp(tmp), previous),
         )
     return changed
-
-
-def _stamp(path: str) -> str:
-    return token_store.model_stamp(path)
 
 
 @contextmanager

@@ -15,13 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .mail_headers import (
-    ERROR,
-    SCORED_BYTES,
-    fail,
-    header_end,
-    stamped,
-)
+from .mail_headers import ERROR, SCORED_BYTES, fail, message_head, stamped
 
 
 def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
@@ -99,12 +93,8 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
     store when it can, else by the full model (and the store rebuilt)."""
     from ..text import token_store
 
-    if not raw.strip():
-        fail("<stdin>: an empty message; passed through unchanged")
-        return ERROR, raw
-    head = header_end(raw)
+    head = message_head(raw)
     if head is None:
-        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
         return ERROR, raw
     try:
         p_spam, verdict = token_store.score_message(model_path, raw[:SCORED_BYTES])
@@ -125,13 +115,18 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
 
 def main(args: Sequence[str]) -> int | None:
     """Run ``bayeskit filter`` on standard input when ``args`` ask to classify one message;
-    None when they ask for anything else (the full command line handles it). With
-    ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
-    the server cannot)."""
+    None when they ask for anything else (the full command line handles it)."""
     parsed = fast_args(args)
     if parsed is None:
         return None
-    model_path, server, exit_zero, verbose = parsed
+    return pass_through(*parsed)
+
+
+def pass_through(model_path: str | None, server: str | None, exit_zero: bool, verbose: bool) -> int:
+    """Classify the message on standard input into standard output (unchanged but for the
+    verdict headers; as it came in whatever fails) and return the exit status. With
+    ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
+    the server cannot)."""
     raw = sys.stdin.buffer.read()
     status, out = ERROR, raw
     try:
@@ -148,20 +143,18 @@ def _one(
     raw: bytes, model_path: str | None, server: str | None, verbose: bool
 ) -> tuple[int, bytes]:
     if server is not None:
-        head = header_end(raw) if raw.strip() else None
-        if head is not None:
-            try:
-                p_spam, verdict = ask_server(server, raw[:SCORED_BYTES])
-            except Exception as exc:
-                if model_path is None:
-                    raise
-                fail(f"{server}: {exc or type(exc).__name__}; scoring with {model_path}")
-            else:
-                if verbose:
-                    fail(f"scored by {server}")
-                return stamped(raw, head, p_spam, verdict)
-        elif model_path is None:
-            fail("<stdin>: not an RFC 822 message (or empty); passed through unchanged")
+        head = message_head(raw)
+        if head is None:
             return ERROR, raw
+        try:
+            p_spam, verdict = ask_server(server, raw[:SCORED_BYTES])
+        except Exception as exc:
+            if model_path is None:
+                raise
+            fail(f"{server}: {exc or type(exc).__name__}; scoring with {model_path}")
+        else:
+            if verbose:
+                fail(f"scored by {server}")
+            return stamped(raw, head, p_spam, verdict)
     assert model_path is not None
     return classify(model_path, raw, verbose)

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from ..text import token_store
-from .mail_headers import ERROR, SCORED_BYTES, fail, header_end, stamped
+from .mail_headers import ERROR, SCORED_BYTES, fail, message_head, stamped
 
 __all__ = ["classify_message", "load_filter"]
 
@@ -21,12 +21,8 @@ def classify_message(
     model; the message unchanged with status 3 when it is not one (empty, no header block).
     ``rebuild_store``: the token store was missing or stale, so it is written again from the
     model read here (when no learner holds the lock; see :func:`_rebuild_store`)."""
-    if not raw.strip():
-        fail("<stdin>: an empty message; passed through unchanged")
-        return ERROR, raw
-    head = header_end(raw)
+    head = message_head(raw)
     if head is None:
-        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
         return ERROR, raw
     stamp = token_store.model_stamp(model_path) if rebuild_store else None
     model = load_filter(model_path)

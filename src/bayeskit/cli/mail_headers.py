@@ -17,6 +17,7 @@ __all__ = [
     "VERDICT_HEADER",
     "fail",
     "header_end",
+    "message_head",
     "stamped",
     "with_headers",
 ]
@@ -41,6 +42,18 @@ def header_end(raw: bytes) -> int | None:
     if found is None:
         return len(raw)
     return found.start() + (2 if raw[found.start()] == 0x0D else 1)
+
+
+def message_head(raw: bytes) -> int | None:
+    """:func:`header_end` of a message to be scored, or None (the reason said on standard
+    error) when it is empty or not an RFC 822 message: it is passed through unchanged."""
+    if not raw.strip():
+        fail("<stdin>: an empty message; passed through unchanged")
+        return None
+    head = header_end(raw)
+    if head is None:
+        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
+    return head
 
 
 def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:

@@ -88,13 +88,14 @@ def log_tails(chi_half: float, n: int) -> tuple[float, float]:
     return _log_poisson_sum(chi_half, 0, n), _log_poisson_sum(chi_half, n, None)
 
 
-def _logaddexp(a: float, b: float) -> float:
-    if a == -math.inf:
-        return b
-    if b == -math.inf:
-        return a
-    top = max(a, b)
-    return top + math.log1p(math.exp(-abs(a - b)))
+def logaddexp(a: float, b: float) -> float:
+    """``log(e^a + e^b)``: numpy's ``logaddexp``, operation for operation (so the token
+    store's calibrated probability is the model's to the last digit); ``-inf`` either side
+    gives the other."""
+    if a == b:
+        return a + math.log(2.0)
+    d = a - b
+    return a + math.log1p(math.exp(-d)) if d > 0 else b + math.log1p(math.exp(d))
 
 
 def combine_sums(log_f: float, log_1mf: float, n: int) -> float:
@@ -105,7 +106,7 @@ def combine_sums(log_f: float, log_1mf: float, n: int) -> float:
     q_ham, p_ham = log_tails(-log_f, n)  # H = Q(n, -Σ ln f)
     q_spam, p_spam = log_tails(-log_1mf, n)  # S = Q(n, -Σ ln(1 - f))
     # I = (1 + H - S) / 2 = (H + (1 - S)) / 2 and 1 - I = ((1 - H) + S) / 2
-    return _logaddexp(q_ham, p_spam) - _logaddexp(p_ham, q_spam)
+    return logaddexp(q_ham, p_spam) - logaddexp(p_ham, q_spam)
 
 
 def combine(probabilities: Iterable[float], min_dev: float) -> float:

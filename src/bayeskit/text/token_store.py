@@ -74,14 +74,6 @@ def model_stamp(path: str | os.PathLike[str]) -> str:
 
 
 # ------------------------------------------------------------------ reading (pure Python)
-def _logaddexp(a: float, b: float) -> float:
-    """numpy's ``logaddexp``, operation for operation."""
-    if a == b:
-        return a + math.log(2.0)
-    d = a - b
-    return a + math.log1p(math.exp(-d)) if d > 0 else b + math.log1p(math.exp(d))
-
-
 def _analyzer(settings: dict[str, Any]) -> Callable[[Any], list[str]]:
     from .analyze import make_analyzer
 
@@ -179,15 +171,11 @@ def log_odds(found: dict[str, Any]) -> float:
         score = s["nb_weight"] * (jll_spam - jll_ham)
     if s["scoring"] == "fisher":
         n_ham, n_spam = s["class_count"]
-        log_f = log_1mf = 0.0
-        n = 0
-        for _, ham, spam in rows:
-            f = fisher.token_probability(ham, spam, n_ham, n_spam, s["strength"], s["prior"])
-            if abs(f - 0.5) >= s["min_dev"]:
-                log_f += math.log(f)
-                log_1mf += math.log1p(-f)
-                n += 1
-        score = score + fisher.combine_sums(log_f, log_1mf, n)
+        f = (
+            fisher.token_probability(ham, spam, n_ham, n_spam, s["strength"], s["prior"])
+            for _, ham, spam in rows
+        )
+        score = score + fisher.combine(f, s["min_dev"])
     return score
 
 
@@ -197,7 +185,7 @@ def spam_probability(found: dict[str, Any]) -> float:
     score = log_odds(found)
     a, b = s["calibration"]
     z = a * score + b
-    return math.exp(-_logaddexp(0.0, -z))
+    return math.exp(-fisher.logaddexp(0.0, -z))
 
 
 def verdict(p_spam: float, settings: dict[str, Any]) -> str:
@@ -223,12 +211,8 @@ Snapshot = tuple[dict[str, Any], Any, Any]
 
 
 def snapshot(model: Any) -> Snapshot:
-    """What the store of a fitted SpamFilter holds (see :meth:`_Update.write`)."""
-    return _settings_of(model)
-
-
-def _settings_of(model: Any) -> Snapshot:
-    """The store's settings for a fitted SpamFilter, its vocabulary and its counts (shape
+    """What the store of a fitted SpamFilter holds (see :meth:`_Update.write`): the store's
+    settings, its vocabulary and its counts (shape
     (2, n_terms), rows ham then spam); ``supported`` False (with ``why``) for a filter the
     pure-Python path cannot score exactly."""
     import numpy as np
@@ -339,7 +323,7 @@ class _Update:
 
         from .._values import find_sorted
 
-        settings, terms, counts = _settings_of(model)
+        settings, terms, counts = snapshot(model)
         db = self.db
         if previous is not None and self.fresh and settings["supported"]:
             old_settings, old_terms, old_counts = previous
