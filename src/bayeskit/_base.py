@@ -919,9 +919,9 @@ def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
         )
 
 
-def _check_label_type(labels: np.ndarray) -> None:
+def _check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:
     """scikit-learn's check that the distinct labels are class labels, not a continuous or
-    multi-output target."""
+    multi-output target (a refusal ends "(y must hold {hint})")."""
     try:
         # The label type is a property of the distinct labels: checking them, not every row,
         # avoids sorting y again. Distinct labels are all unique, which scikit-learn's check
@@ -932,7 +932,7 @@ def _check_label_type(labels: np.ndarray) -> None:
             )
             check_classification_targets(labels)
     except (ValueError, TypeError) as exc:
-        raise DataError(f"{exc} (y must hold one class label per row)") from None
+        raise DataError(f"{exc} (y must hold {hint})") from None
 
 
 def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
