@@ -282,7 +282,7 @@ def check_var_floor(value: Any) -> str | None:
 
 
 def resolution_floor(X: np.ndarray) -> np.ndarray:
-    """The variance floor of each column of ``X`` (one class's rows): ``h_j² / 12``, with
+    """The variance floor of each column of ``X`` (the training rows): ``h_j² / 12``, with
     ``h_j`` the smallest gap between two distinct values of column j (missing values left
     out; 0 for a column with fewer than two distinct values).
 
