@@ -51,7 +51,8 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
     """The rounds that fit (``partial``: add to) ``estimator``; ``options`` (not None) go to
     an iterative estimator's own rounds (``init_sample`` for EM)."""
     options = {key: value for key, value in options.items() if value is not None}
-    if declares(estimator) and contract_of(estimator).rounds is not None:
+    declared = contract_of(estimator) if declares(estimator) else None
+    if declared is not None and declared.rounds is not None:
         rounds: Rounds = fit_rounds(estimator, partial=partial, classes=classes, **options)
         return rounds
     if options:
@@ -59,7 +60,6 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
             f"{', '.join(options)} only applies to GaussianMixtureClassifier (EM's start), "
             f"not to a {type(estimator).__name__}"
         )
-    declared = contract_of(estimator) if declares(estimator) else None
     text = declared is not None and declared.state == "text"
     if text and is_classifier(estimator):
         vec, _ = estimator._prototypes()  # checks the settings before any work
