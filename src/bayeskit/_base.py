@@ -500,8 +500,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Labels of a type the model's classes are not (numbers against text labels, say) are
         refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
         """
-        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
-        return accuracy(self.predict(X), y, sample_weight)
+        return mean_accuracy(self, X, y, sample_weight)
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
@@ -858,8 +857,11 @@ def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
     return y
 
 
-def accuracy(predicted: np.ndarray, y: np.ndarray, sample_weight: Any) -> float:
-    """The (weighted) share of ``predicted`` equal to the checked labels ``y``."""
+def mean_accuracy(model: Any, X: Any, y: Any, sample_weight: Any) -> float:
+    """Every model's ``score``: the (weighted) share of ``model.predict(X)`` equal to the
+    true labels ``y``, checked first (:func:`true_labels`)."""
+    y = true_labels(y, model.classes_, f"{type(model).__name__}.score")
+    predicted = model.predict(X)
     check_lengths(len(predicted), y, "y")
     weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
     if not len(y):
