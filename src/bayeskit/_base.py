@@ -177,10 +177,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with unchanged_on_error(self):
             first = not hasattr(self, "stats_")
             summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
-            if classes is not None:
-                self._declared_classes = True
-            elif not first and self.__dict__.get("_declared_classes", False):
-                _refuse_unknown(summary.classes, self.classes_, "the classes declared")
+            hold_declared_classes(self, summary.classes, classes, first=first)
             if not first:
                 with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
                     summary = self.stats_ + summary
@@ -907,6 +904,22 @@ def _declared(classes: Any) -> np.ndarray:
             f"classes holds {_preview(np.asarray(twice))} more than once; give each class once"
         )
     return declared
+
+
+def hold_declared_classes(
+    model: GenerativeClassifier, labels: np.ndarray, classes: Any, *, first: bool
+) -> None:
+    """``partial_fit``'s rule for declared classes (scikit-learn's), given a batch's distinct
+    ``labels`` before they join the model (``first``: the model has no statistics yet):
+    with ``classes`` every label is one of them and the model remembers that its classes
+    were declared; without, a label outside the model's classes is refused if they were
+    declared (since the last ``fit``), else it becomes a new class. The rule of the
+    in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
+    if classes is not None:
+        _refuse_unknown(labels, _declared(classes), "classes")
+        model._declared_classes = True
+    elif not first and model.__dict__.get("_declared_classes", False):
+        _refuse_unknown(labels, model.classes_, "the classes declared")
 
 
 def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:

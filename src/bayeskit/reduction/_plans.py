@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone, is_classifier
 
-from .._base import GenerativeClassifier
+from .._base import GenerativeClassifier, hold_declared_classes
 from .._rounds import (
     _FITTED,
     Part,
@@ -89,6 +89,7 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     if partial and "stats_" in model.__dict__:
         total = yield Round(_fresh(model, ("stats_", "_cache")), summarize_more)
         trial = copy.copy(model)
+        hold_declared_classes(trial, total.values[0].classes, classes, first=False)
         trial.fit_summary(model.stats_ + _declare(total.values[0], classes))
         return _commit(model, trial)
     total = yield Round(clone(model), summarize_new)
@@ -99,6 +100,8 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     trial = _fresh(model, _FITTED)
     assert total.schema is not None
     _set_schema(trial, total.schema)
+    if partial:
+        hold_declared_classes(trial, total.values[0].classes, classes, first=True)
     trial.fit_summary(_declare(total.values[0], classes))
     trial._check_fit()  # what fit demands (discriminant analysis: two classes, usable matrices)
     return _commit(model, trial)
