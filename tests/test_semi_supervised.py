@@ -3,6 +3,8 @@ components per class, transduction, model files and bad labels."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -191,6 +193,22 @@ def test_convergence_is_reported():
     assert not model.converged_
     assert model.n_iter_ == 1
     assert len(model.lower_bounds_) == 1
+
+
+def test_many_classes_are_not_taken_for_a_regression_target():
+    # The labelled rows' distinct labels are checked as every model's fit checks them:
+    # scikit-learn's check alone warns that 30 unique labels of 30 "could represent a
+    # regression problem" (they are the classes, each once).
+    rng = np.random.default_rng(0)
+    X = rng.poisson(3, (120, 5)).astype(float)
+    y = np.repeat(np.arange(30), 4).astype(float)
+    y[::4] = -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        model = bk.SemiSupervisedNB(max_iter=2).fit(X, y)
+    assert len(model.classes_) == 30
+    with pytest.raises(DataError, match=r"continuous.*-1 or None if unlabelled"):
+        bk.SemiSupervisedNB().fit(X[:3], [0.5, 1.5, -1])
 
 
 def test_bad_labels_and_settings_are_named():

@@ -177,10 +177,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         with unchanged_on_error(self):
             first = not hasattr(self, "stats_")
             summary = self._summarize(X, y, sample_weight, classes=classes, reset=first)
-            if classes is not None:
-                self._declared_classes = True
-            elif not first and self.__dict__.get("_declared_classes", False):
-                _refuse_unknown(summary.classes, self.classes_, "the classes declared")
+            hold_declared_classes(self, summary.classes, classes, first=first)
             if not first:
                 with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
                     summary = self.stats_ + summary
@@ -500,8 +497,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Labels of a type the model's classes are not (numbers against text labels, say) are
         refused with :class:`~bayeskit.errors.DataError` naming both, not counted as wrong.
         """
-        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
-        return accuracy(self.predict(X), y, sample_weight)
+        return mean_accuracy(self, X, y, sample_weight)
 
     # ------------------------------------------------------------------ linear view
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
@@ -858,8 +854,11 @@ def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
     return y
 
 
-def accuracy(predicted: np.ndarray, y: np.ndarray, sample_weight: Any) -> float:
-    """The (weighted) share of ``predicted`` equal to the checked labels ``y``."""
+def mean_accuracy(model: Any, X: Any, y: Any, sample_weight: Any) -> float:
+    """Every model's ``score``: the (weighted) share of ``model.predict(X)`` equal to the
+    true labels ``y``, checked first (:func:`true_labels`)."""
+    y = true_labels(y, model.classes_, f"{type(model).__name__}.score")
+    predicted = model.predict(X)
     check_lengths(len(predicted), y, "y")
     weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
     if not len(y):
@@ -907,6 +906,22 @@ def _declared(classes: Any) -> np.ndarray:
     return declared
 
 
+def hold_declared_classes(
+    model: GenerativeClassifier, labels: np.ndarray, classes: Any, *, first: bool
+) -> None:
+    """``partial_fit``'s rule for declared classes (scikit-learn's), given a batch's distinct
+    ``labels`` before they join the model (``first``: the model has no statistics yet):
+    with ``classes`` every label is one of them and the model remembers that its classes
+    were declared; without, a label outside the model's classes is refused if they were
+    declared (since the last ``fit``), else it becomes a new class. The rule of the
+    in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
+    if classes is not None:
+        _refuse_unknown(labels, _declared(classes), "classes")
+        model._declared_classes = True
+    elif not first and model.__dict__.get("_declared_classes", False):
+        _refuse_unknown(labels, model.classes_, "the classes declared")
+
+
 def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
     """Refuse labels outside ``known`` (scikit-learn's ``partial_fit(classes=...)`` contract)."""
     allowed = set(known.tolist())
@@ -919,9 +934,9 @@ def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
         )
 
 
-def _check_label_type(labels: np.ndarray) -> None:
+def _check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:
     """scikit-learn's check that the distinct labels are class labels, not a continuous or
-    multi-output target."""
+    multi-output target (a refusal ends "(y must hold {hint})")."""
     try:
         # The label type is a property of the distinct labels: checking them, not every row,
         # avoids sorting y again. Distinct labels are all unique, which scikit-learn's check
@@ -932,7 +947,7 @@ def _check_label_type(labels: np.ndarray) -> None:
             )
             check_classification_targets(labels)
     except (ValueError, TypeError) as exc:
-        raise DataError(f"{exc} (y must hold one class label per row)") from None
+        raise DataError(f"{exc} (y must hold {hint})") from None
 
 
 def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:

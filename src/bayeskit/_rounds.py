@@ -147,8 +147,9 @@ def add_parts(*parts: Part | None) -> Part | None:
 
 
 # ---------------------------------------------------------------------------- a trial model
-#: what a generative classifier's fit sets (and a fresh trial drops)
-_FITTED = ("stats_", "_cache", "n_features_in_", "feature_names_in_")
+#: what a generative classifier's fit sets or forgets (and a fresh trial drops), the
+#: classes a partial_fit declared among them
+_FITTED = ("stats_", "_cache", "_declared_classes", "n_features_in_", "feature_names_in_")
 
 
 def _commit(estimator: Any, trial: Any) -> Any:

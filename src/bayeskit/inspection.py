@@ -115,12 +115,7 @@ def explain(
     if len(classes) < 2:
         raise ParameterError("explain compares two classes; the model knows only one")
     jll = design @ W.T + b
-    order = np.argsort(-jll)
-    a = int(order[0]) if label is None else _index(classes, label)
-    if versus is None:
-        c = int(order[1]) if a == int(order[0]) else int(order[0])
-    else:
-        c = _index(classes, versus)
+    a, c = _compared(classes, jll, label, versus)
     diff = W[a] - W[c]
     present = np.flatnonzero(design)
     terms = design[present] * diff[present]
@@ -128,14 +123,7 @@ def explain(
     contributions = [
         Contribution(names[present[k]], float(design[present[k]]), float(terms[k])) for k in rank
     ]
-    prior = float(b[a] - b[c])
-    return Explanation(
-        classes[a].item() if isinstance(classes[a], np.generic) else classes[a],
-        classes[c].item() if isinstance(classes[c], np.generic) else classes[c],
-        float(jll[a] - jll[c]),
-        prior,
-        contributions,
-    )
+    return _explanation(classes, a, c, jll, b, contributions)
 
 
 def _explain_factors(
@@ -157,21 +145,45 @@ def _explain_factors(
         )
     prior_log = model.class_log_prior_
     jll = prior_log + factors.sum(axis=0)
+    a, c = _compared(classes, jll, label, versus)
+    terms = factors[:, a] - factors[:, c]
+    present = np.flatnonzero(np.any(factors != 0, axis=1))
+    rank = present[np.argsort(-np.abs(terms[present]), kind="stable")]
+    contributions = [Contribution(str(names[j]), 1.0, float(terms[j])) for j in rank]
+    return _explanation(classes, a, c, jll, prior_log, contributions)
+
+
+def _compared(classes: np.ndarray, jll: np.ndarray, label: Any, versus: Any) -> tuple[int, int]:
+    """The indices of the two classes :func:`explain` compares: ``label`` (default the
+    largest joint log-likelihood ``jll``) and ``versus`` (default the runner-up)."""
     order = np.argsort(-jll)
     a = int(order[0]) if label is None else _index(classes, label)
     if versus is None:
         c = int(order[1]) if a == int(order[0]) else int(order[0])
     else:
         c = _index(classes, versus)
-    terms = factors[:, a] - factors[:, c]
-    present = np.flatnonzero(np.any(factors != 0, axis=1))
-    rank = present[np.argsort(-np.abs(terms[present]), kind="stable")]
-    contributions = [Contribution(str(names[j]), 1.0, float(terms[j])) for j in rank]
+    return a, c
+
+
+def _explanation(
+    classes: np.ndarray,
+    a: int,
+    c: int,
+    jll: np.ndarray,
+    prior: np.ndarray,
+    contributions: list[Contribution],
+) -> Explanation:
+    """The :class:`Explanation` of class index ``a`` against ``c`` (labels as plain Python
+    values), with the prior term ``prior[a] - prior[c]``."""
+
+    def plain(label: Any) -> Any:
+        return label.item() if isinstance(label, np.generic) else label
+
     return Explanation(
-        classes[a].item() if isinstance(classes[a], np.generic) else classes[a],
-        classes[c].item() if isinstance(classes[c], np.generic) else classes[c],
+        plain(classes[a]),
+        plain(classes[c]),
         float(jll[a] - jll[c]),
-        float(prior_log[a] - prior_log[c]),
+        float(prior[a] - prior[c]),
         contributions,
     )
 

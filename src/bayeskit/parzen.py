@@ -124,15 +124,6 @@ default="scott"
 
     # ------------------------------------------------------------------ model files
     def fitted_record(self) -> dict[str, Any] | None:
-        """The width search's scores and adaptive widths' factors (see
-        ``_fitted_to_json``)."""
-        return self._fitted_to_json()
-
-    def set_fitted_record(self, record: Any, summary: Any) -> None:
-        """Take a stored record of the width search (see ``_fitted_from_json``)."""
-        self._fitted_from_json(record, summary)
-
-    def _fitted_to_json(self) -> dict[str, Any] | None:
         """What a model file stores beyond the statistics, so a load does not redo work that
         grows faster than the sample: the width search's scores (an O(n²) pass) and the
         adaptive widths' factors (k-nearest-neighbour searches); None without either."""
@@ -144,14 +135,14 @@ default="scott"
             out["ratio"] = np.zeros(0) if params.ratio is None else params.ratio
         return out or None
 
-    def _fitted_from_json(self, fitted: Any, summary: Any) -> None:
+    def set_fitted_record(self, record: Any, summary: Any) -> None:
         """Take what a file stored for ``summary`` (its statistics): a file of a searched
         width or adaptive widths without a valid record of them is refused, before any of
         that work could start."""
         searched = isinstance(self.bandwidth, str) and self.bandwidth in SEARCHED
         adaptive = self.adaptive is not None
-        stored = fitted if isinstance(fitted, dict) else {}
-        if fitted is not None and (not isinstance(fitted, dict) or not stored):
+        stored = record if isinstance(record, dict) else {}
+        if record is not None and (not isinstance(record, dict) or not stored):
             raise ModelFileError("meta.json: the Parzen window's fitted record is malformed")
         allowed = ({"search"} if searched else set()) | ({"ratio"} if adaptive else set())
         extra = set(stored) - allowed

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import bayeskit as bk
 import bayeskit.dask as bkd
 import dask
-from bayeskit.errors import DataError, ParameterError
+from bayeskit.errors import DataError, ParameterError, UnknownClassError
 
 from .._grid import CASES, Case, assert_same_model, dataset
 
@@ -91,6 +91,27 @@ def test_partial_fit_declares_classes(on_cluster):
     )
     assert model.classes_.tolist() == ["a", "b", "c"]
     np.testing.assert_allclose(model.class_count_, [2, 1, 0])
+
+
+def test_declared_classes_hold_on_dask_as_in_memory(on_threads):
+    # partial_fit's declared classes are the in-memory rule on a collection too: a label
+    # outside them is refused, later batches keep to them, and fit forgets them.
+    X = np.array([[1.0, 2.0], [3.0, 1.0], [0.0, 4.0], [2.0, 2.0]])
+    Xd = da.from_array(X, chunks=2)
+    with pytest.raises(UnknownClassError, match=r"y holds \['z'\], not in classes"):
+        bkd.partial_fit(bk.MultinomialNB(), Xd, ["a", "b", "z", "a"], classes=["a", "b"])
+    with pytest.raises(ParameterError, match=r"classes holds \['b'\] more than once"):
+        bkd.partial_fit(bk.MultinomialNB(), Xd, ["a", "b", "a", "a"], classes=["a", "b", "b"])
+    model = bkd.partial_fit(bk.MultinomialNB(), Xd, ["a", "b", "a", "a"], classes=["a", "b"])
+    before = model.stats_
+    with pytest.raises(UnknownClassError, match="not in the classes declared"):
+        bkd.partial_fit(model, Xd, ["a", "b", "c", "a"])
+    with pytest.raises(UnknownClassError, match="not in the classes declared"):
+        model.partial_fit(X[:1], ["c"])
+    assert model.stats_ is before
+    bkd.fit(model, Xd, ["a", "b", "a", "a"])  # fit starts afresh, as in memory
+    model.partial_fit(X[:1], ["c"])
+    assert model.classes_.tolist() == ["a", "b", "c"]
 
 
 def test_predict_is_lazy_and_sends_the_model_once(on_cluster):

@@ -214,6 +214,9 @@ def regularizer(
     """
     shrink = qda_shrink(reg_param)
     low = None if floor is None or not np.any(floor > reg_covar) else np.asarray(floor)
+    # the floor of a scatter's diagonal, to which the family adds reg_covar afterwards (once
+    # per fit, not per EM iteration)
+    low_scatter = None if low is None else np.maximum(low - reg_covar, 0.0)
 
     def floored_m2(stats: Moments, add: float) -> np.ndarray:
         # W (σ² + add) raised to W max(σ² + add, floor): a component's own spread where the
@@ -222,13 +225,12 @@ def regularizer(
         return m2 if low is None else np.maximum(m2, low * stats.weight)
 
     def floored_scatter(stats: Any) -> Any:
-        if low is None:
+        if low_scatter is None:
             return stats
         scatter = np.array(stats.scatter)
         j = np.arange(scatter.shape[-1])
         W = np.asarray(stats.weight, dtype=np.float64)[:, None]
-        # the family adds reg_covar to the diagonal afterwards
-        target = np.maximum(low - reg_covar, 0.0) * W
+        target = low_scatter * W
         scatter[:, j, j] = np.maximum(scatter[:, j, j], target)
         return replace(stats, scatter=scatter)
 
@@ -282,7 +284,7 @@ def check_var_floor(value: Any) -> str | None:
 
 
 def resolution_floor(X: np.ndarray) -> np.ndarray:
-    """The variance floor of each column of ``X`` (one class's rows): ``h_j² / 12``, with
+    """The variance floor of each column of ``X`` (the training rows): ``h_j² / 12``, with
     ``h_j`` the smallest gap between two distinct values of column j (missing values left
     out; 0 for a column with fewer than two distinct values).
 

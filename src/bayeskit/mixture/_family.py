@@ -15,7 +15,7 @@ import contextlib
 import functools
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any, cast
@@ -271,7 +271,7 @@ class GaussianMixtureFamily(Family):
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
         # rows of zero weight are not data (sample_weight=0 is removing the row)
-        floor = self.floor_of(X[np.asarray(R.sum(axis=1)).ravel() > 0])
+        floor = self.floor_of(X, lambda: np.asarray(R.sum(axis=1)).ravel() > 0)
         for c in range(n_classes):
             if hard is not None:
                 rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
@@ -344,12 +344,18 @@ class GaussianMixtureFamily(Family):
                 bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
         return self.choose(label, candidates, fits, bic, floor).scaled(exponent)
 
-    def floor_of(self, X: np.ndarray) -> np.ndarray | None:
+    def floor_of(
+        self, X: np.ndarray, data: Callable[[], np.ndarray] | None = None
+    ) -> np.ndarray | None:
         """The variance floor of each feature given the training rows ``X`` (of every class:
-        a column constant in one class is still as coarse there as elsewhere), or None
-        (``var_floor=None``)."""
+        a column constant in one class is still as coarse there as elsewhere; ``data()``:
+        which of them are data, asked only for a floor), or None (``var_floor=None``)."""
         if check_var_floor(self.var_floor) is None:
             return None
+        if data is not None:
+            keep = data()
+            if not keep.all():  # else every row, without a copy of X
+                X = X[keep]
         return resolution_floor(X)
 
     # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM

@@ -63,8 +63,9 @@ class GaussianMixtureClassifier(NumericNB):
         stops when it changes by less than ``tol``.
     var_floor : {"resolution", None}, default="resolution"
         "resolution": each component's variance of feature j is at least ``h_j² / 12``,
-        ``h_j`` the smallest gap between two distinct values of feature j in the class's
-        rows — the variance of the rounding error of values recorded to that resolution
+        ``h_j`` the smallest gap between two distinct values of feature j in the training
+        rows (of every class: a column constant in one class is as coarse there) — the
+        variance of the rounding error of values recorded to that resolution
         (Sheppard's correction; Kendall & Stuart, *The Advanced Theory of Statistics*,
         §3.18). On 0/1 and other few-valued columns (one-hot encoded categories, counts,
         integer codes) a component can then no longer sit on one value with a vanishing

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone, is_classifier
 
-from .._base import GenerativeClassifier
+from .._base import GenerativeClassifier, hold_declared_classes
 from .._rounds import (
     _FITTED,
     Part,
@@ -51,7 +51,8 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
     """The rounds that fit (``partial``: add to) ``estimator``; ``options`` (not None) go to
     an iterative estimator's own rounds (``init_sample`` for EM)."""
     options = {key: value for key, value in options.items() if value is not None}
-    if declares(estimator) and contract_of(estimator).rounds is not None:
+    declared = contract_of(estimator) if declares(estimator) else None
+    if declared is not None and declared.rounds is not None:
         rounds: Rounds = fit_rounds(estimator, partial=partial, classes=classes, **options)
         return rounds
     if options:
@@ -59,7 +60,6 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
             f"{', '.join(options)} only applies to GaussianMixtureClassifier (EM's start), "
             f"not to a {type(estimator).__name__}"
         )
-    declared = contract_of(estimator) if declares(estimator) else None
     text = declared is not None and declared.state == "text"
     if text and is_classifier(estimator):
         vec, _ = estimator._prototypes()  # checks the settings before any work
@@ -89,6 +89,7 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     if partial and "stats_" in model.__dict__:
         total = yield Round(_fresh(model, ("stats_", "_cache")), summarize_more)
         trial = copy.copy(model)
+        hold_declared_classes(trial, total.values[0].classes, classes, first=False)
         trial.fit_summary(model.stats_ + _declare(total.values[0], classes))
         return _commit(model, trial)
     total = yield Round(clone(model), summarize_new)
@@ -99,6 +100,8 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     trial = _fresh(model, _FITTED)
     assert total.schema is not None
     _set_schema(trial, total.schema)
+    if partial:
+        hold_declared_classes(trial, total.values[0].classes, classes, first=True)
     trial.fit_summary(_declare(total.values[0], classes))
     trial._check_fit()  # what fit demands (discriminant analysis: two classes, usable matrices)
     return _commit(model, trial)

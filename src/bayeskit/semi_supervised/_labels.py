@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._base import _check_y
+from .._base import _check_label_type, _check_y
 from .._validation import is_missing
 from .._values import unique_sorted
 from ..errors import DataError, ShapeError
@@ -63,8 +62,7 @@ def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     """The sorted distinct labels of the labelled rows, checked to be class labels."""
     given = y[labelled]
     found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
-    try:
-        check_classification_targets(found)
-    except ValueError as exc:
-        raise DataError(f"{exc} (y must hold class labels, -1 or None if unlabelled)") from None
+    # the check every model's fit makes of its distinct labels (which, all unique, must not
+    # be taken for a regression target)
+    _check_label_type(found, "class labels, -1 or None if unlabelled")
     return found

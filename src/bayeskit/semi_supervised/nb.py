@@ -11,8 +11,7 @@ from sklearn.utils import check_random_state
 
 from .._base import (
     _check_sample_weight,
-    accuracy,
-    true_labels,
+    mean_accuracy,
     unchanged_on_error,
 )
 from .._decision import normalize_log
@@ -363,8 +362,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y``, checked as
         every model's ``score`` checks them (one label per row, of the classes' type)."""
         self._check_fitted()
-        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
-        return accuracy(self.predict(X), y, sample_weight)
+        return mean_accuracy(self, X, y, sample_weight)
 
     def __sklearn_is_fitted__(self) -> bool:
         return "estimator_" in self.__dict__

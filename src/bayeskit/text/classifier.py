@@ -11,9 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._base import (
     GenerativeClassifier,
-    accuracy,
     class_weights,
-    true_labels,
+    mean_accuracy,
     unchanged_on_error,
 )
 from .._values import find_sorted
@@ -425,8 +424,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """Mean accuracy of :meth:`predict` on documents ``X`` against the true labels ``y``,
         checked as every model's ``score`` checks them (one label per document, of the
         classes' type)."""
-        y = true_labels(y, self.classes_, f"{type(self).__name__}.score")
-        return accuracy(self.predict(X), y, sample_weight)
+        return mean_accuracy(self, X, y, sample_weight)
 
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
