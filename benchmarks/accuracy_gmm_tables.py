@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.metrics import log_loss
-from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder
 
 import bayeskit as bk
 from bayeskit.datasets.shared import data_dir, load_uci_table
+from peers import stratified_folds
 
 Table = tuple[np.ndarray, np.ndarray]
 
@@ -58,7 +58,7 @@ def tables() -> dict[str, Callable[[], Table]]:
 
 def cross_validate(make: Callable[[], Any], X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     correct, losses = 0, []
-    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+    for train, test in stratified_folds(X, y, 5):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence notes of a few classes
             model = make().fit(X[train], y[train])

@@ -35,12 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
-from sklearn.model_selection import StratifiedKFold
 
 import bayeskit as bk
-from bayeskit.datasets.shared import data_dir, load_spambase, load_uci_table
+from bayeskit.datasets.shared import data_dir, load_spambase
+from peers import WEKA_JAR, stratified_folds, uci_with_missing, weka_available, write_arff
 
-WEKA_JAR = Path("/usr/share/java/weka.jar")
 MIXED: dict[str, dict[str, Any]] = {"MixedNB()": {}} | {
     f"MixedNB(numeric={f!r})": {"numeric": f} for f in ("gaussian", "kernel", "discretized")
 }
@@ -132,9 +131,8 @@ def shared_tables(root: Path | None) -> list[tuple[str, pd.DataFrame, np.ndarray
     X, y, _ = load_spambase(root)
     out = [("spambase", pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])]), y)]
     for name in ("mushroom", "car", "nursery", "voting"):
-        X, y = load_uci_table(name, root)
-        frame = pd.DataFrame(X.astype(object), columns=[f"a{j}" for j in range(X.shape[1])])
-        out.append((name, frame.where(frame != "?", None), y))
+        X, y = uci_with_missing(name, root)
+        out.append((name, pd.DataFrame(X, columns=[f"a{j}" for j in range(X.shape[1])]), y))
     return out
 
 
@@ -251,32 +249,6 @@ def run_r(
 
 
 # ---------------------------------------------------------------------- Weka
-def _arff_value(v: Any, number: bool) -> str:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return "?"
-    if number:
-        return repr(float(v))
-    return "'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def write_arff(
-    path: Path, frame: pd.DataFrame, y: np.ndarray, levels: list[list[str] | None], classes: Any
-) -> None:
-    lines = ["@relation fold"]
-    for j, values in enumerate(levels):
-        kind = "numeric"
-        if values is not None:
-            kind = "{" + ",".join(_arff_value(v, False) for v in values) + "}"
-        lines.append(f"@attribute v{j} {kind}")
-    lines.append("@attribute class {" + ",".join(_arff_value(c, False) for c in classes) + "}")
-    lines.append("@data")
-    columns = [frame.iloc[:, j].tolist() for j in range(frame.shape[1])]
-    for i, label in enumerate(y):
-        cells = [_arff_value(col[i], levels[j] is None) for j, col in enumerate(columns)]
-        lines.append(",".join([*cells, _arff_value(label, False)]))
-    path.write_text("\n".join(lines) + "\n")
-
-
 def run_weka(
     frame: pd.DataFrame, y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]], tmp: Path
 ) -> dict[str, list[Any]]:
@@ -293,7 +265,11 @@ def run_weka(
     for f, (train, test) in enumerate(folds):
         for part, rows in (("train", train), ("test", test)):
             write_arff(
-                tmp / f"w{f}_{part}.arff", text.iloc[rows], y[rows].astype(str), levels, classes
+                tmp / f"w{f}_{part}.arff",
+                text.iloc[rows].itertuples(index=False),
+                y[rows].astype(str),
+                levels,
+                classes,
             )
         for name, options in WEKA_MODELS.items():
             command = [
@@ -340,7 +316,7 @@ def scores(
 def evaluate(
     name: str, frame: pd.DataFrame, y: np.ndarray, k: int, log: Callable[[str], None]
 ) -> dict[str, tuple[float, float] | str]:
-    folds = list(StratifiedKFold(k, shuffle=True, random_state=0).split(frame, y))
+    folds = stratified_folds(frame, y, k)
     start = time.perf_counter()
     found: dict[str, list[Any]] = ours(frame, y, folds)
     log(f"{name}: bayeskit {time.perf_counter() - start:.1f} s")
@@ -349,7 +325,7 @@ def evaluate(
             start = time.perf_counter()
             found |= run_r(frame, y, folds, Path(tmp))
             log(f"{name}: R {time.perf_counter() - start:.1f} s")
-        if shutil.which("java") and WEKA_JAR.exists():
+        if weka_available():
             start = time.perf_counter()
             found |= run_weka(frame, y, folds, Path(tmp))
             log(f"{name}: Weka {time.perf_counter() - start:.1f} s")

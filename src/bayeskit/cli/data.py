@@ -134,7 +134,12 @@ ForceOpt = Annotated[
     ),
 ]
 FOLDS_HELP = "Number of cross-validation folds (at least 2)."
+FoldsOpt = Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)]
 FoldsAliasOpt = Annotated[int | None, typer.Option("--cv", hidden=True, metavar="N")]
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
+]
 
 
 def folds_of(folds: int, cv_alias: int | None) -> int:

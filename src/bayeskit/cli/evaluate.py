@@ -13,9 +13,9 @@ from sklearn.base import clone
 
 from .cluster import SchedulerOpt, WorkersOpt, cluster_client, fold_runner
 from .data import (
-    FOLDS_HELP,
     ColumnsOpt,
     FoldsAliasOpt,
+    FoldsOpt,
     FormatOpt,
     IdOpt,
     KeepOpt,
@@ -25,6 +25,7 @@ from .data import (
     NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeedOpt,
     SeparatorOpt,
     TargetOpt,
     TextOpt,
@@ -55,17 +56,14 @@ def evaluate(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
-    folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
+    folds: FoldsOpt = 10,
     test: Annotated[
         str | None,
         typer.Option(
             "--test", metavar="DATA", help="Train on DATA and test on this (same layout) instead."
         ),
     ] = None,
-    seed: Annotated[
-        int,
-        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
-    ] = 0,
+    seed: SeedOpt = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
     ids: IdOpt = None,
     keep: KeepOpt = None,

@@ -317,22 +317,22 @@ def fill_absent(
 
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
-    from ..errors import ModelFileError
     from ..io.model_file import load
 
     check_model_path(path)
-    try:
-        return load(path)
-    except ModelFileError as exc:
-        raise ReadError(
-            f"{exc}; give a model file written by 'bayeskit train' (or bayeskit.save)", path=path
-        ) from None
+    return _read_model_file(load, path)
 
 
 def load_reading(path: str) -> dict[str, Any] | None:
     """How the model file's training data was read (``bayeskit train`` stores it), or None."""
-    from ..errors import ModelFileError
     from ..io.model_file import load_reading as read
+
+    return _read_model_file(read, path)
+
+
+def _read_model_file(read: Any, path: str) -> Any:
+    """``read(path)``, a model file that cannot be read an error that says what to do."""
+    from ..errors import ModelFileError
 
     try:
         return read(path)

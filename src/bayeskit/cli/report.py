@@ -11,9 +11,9 @@ import typer
 from sklearn.base import clone
 
 from .data import (
-    FOLDS_HELP,
     ColumnsOpt,
     FoldsAliasOpt,
+    FoldsOpt,
     ForceOpt,
     FormatOpt,
     IdOpt,
@@ -24,6 +24,7 @@ from .data import (
     NoDefaultMissingOpt,
     NoHeaderOpt,
     ReadOptions,
+    SeedOpt,
     SeparatorOpt,
     TargetOpt,
     TextOpt,
@@ -86,11 +87,8 @@ def report(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
-    folds: Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)] = 10,
-    seed: Annotated[
-        int,
-        typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
-    ] = 0,
+    folds: FoldsOpt = 10,
+    seed: SeedOpt = 0,
     title: Annotated[
         str | None, typer.Option("--title", metavar="TEXT", help="Title of the page.")
     ] = None,

@@ -156,12 +156,7 @@ class Auto(Family):
         return int(k)
 
     def _family(self, name: str) -> Family:
-        options = self.options or {}
-        if not isinstance(options, Mapping):
-            raise ParameterError(
-                f"options must be a dict of {{family name: {{setting: value}}}}, not {options!r}"
-            )
-        return family_from_config(name, dict(options.get(name, {})))
+        return family_from_config(name, dict(family_options(self.options).get(name, {})))
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
@@ -223,6 +218,16 @@ class Auto(Family):
                 _check_counts(part, columns)
             out += family.log_prob(p, part)
         return out
+
+
+def family_options(options: Any) -> Mapping[str, Any]:
+    """``options`` (``{family name: {setting: value}}``, None for none) checked to be a dict."""
+    options = options or {}
+    if not isinstance(options, Mapping):
+        raise ParameterError(
+            f"options must be a dict of {{family name: {{setting: value}}}}, not {options!r}"
+        )
+    return options
 
 
 def _count_columns(values: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from .._base import GenerativeClassifier
 from .._validation import BlockNames, FeatureNames, feature_names_of
 from ..errors import DataError, ModelFileError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
-from ..families.auto import CANDIDATES, AutoParams
+from ..families.auto import CANDIDATES, AutoParams, family_options
 from ..stats import CategoryCounts
 from ._columns import category_columns, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
@@ -140,11 +140,7 @@ class MixedNB(GenerativeClassifier):
     def _family(self, block: _Block) -> Family:
         if block.config is not None:
             return family_from_config(block.family, block.config)
-        options = self.options or {}
-        if not isinstance(options, Mapping):
-            raise ParameterError(
-                f"options must be a dict of {{family name: {{setting: value}}}}, not {options!r}"
-            )
+        options = family_options(self.options)
         if block.family == "auto":
             config = dict(options.get("auto", {}))
             candidates = config.get("candidates", CANDIDATES)

@@ -42,9 +42,9 @@ from .colouring import shown_units
 from .inputs import (
     MAX_JSON_DEPTH,
     RequestError,
+    column_names,
     invocation_input,
     message_input,
-    n_features,
     reads_text,
 )
 from .scoring import plain
@@ -287,7 +287,6 @@ class Service:
         return _json(self._metadata())
 
     def _metadata(self) -> dict[str, Any]:
-        from ..io.columns import training_columns
         from ..io.describe import describe
 
         snap = self.state.snapshot
@@ -334,7 +333,7 @@ class Service:
             out["colouring"] = None
         else:
             out["mode"] = "table"
-            out["features"] = training_columns(model) or [f"x{j}" for j in range(n_features(model))]
+            out["features"] = column_names(model)
             chosen = getattr(model, "feature_families_", None)
             families = getattr(model, "families_", None)
             out["families"] = (

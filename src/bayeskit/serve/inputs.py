@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..contract import contract_of
 from ..errors import BayeskitError
 
 __all__ = [
     "MAX_JSON_DEPTH",
     "SHAPES",
     "RequestError",
+    "column_names",
     "invocation_input",
     "message_input",
     "read_json",
@@ -182,7 +182,7 @@ def invocation_input(
 
         markers = list(DEFAULT_MISSING if missing is None else missing)
         text = decode_text(body, options.get("charset", "utf-8"))
-        names = _column_names(model)
+        names = column_names(model)
         header = not _first_line_is_data(text, names)
         try:
             frame = pl.read_csv(
@@ -227,7 +227,7 @@ def invocation_input(
     return _rows(frame, model), proba
 
 
-def _column_names(model: Any) -> list[str]:
+def column_names(model: Any) -> list[str]:
     """The columns a model reads, in order: ``text`` for a text model, else its training
     columns (``x0``, ``x1``, … for a model fitted on a bare matrix)."""
     if reads_text(model):
@@ -311,11 +311,6 @@ def _frame(shape: str, value: Any, model: Any) -> Any:
     return _positional(value, model)
 
 
-def _documents(model: Any) -> bool:
-    """Whether ``model`` reads documents (a text model), by its declaration."""
-    return contract_of(model).input == "documents"
-
-
 def _records(value: Any) -> Any:
     import polars as pl
 
@@ -327,7 +322,7 @@ def _records(value: Any) -> Any:
 
 def _positional(rows: Any, model: Any) -> Any:
     """Rows without column names: as many values as the model has columns, in order."""
-    columns = _column_names(model)
+    columns = column_names(model)
     if not isinstance(rows, list) or not rows:
         raise RequestError("the rows must be a non-empty list of lists")
     for i, row in enumerate(rows):
