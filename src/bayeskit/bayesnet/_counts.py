@@ -219,21 +219,21 @@ class SubsetCounts(Statistic):
             )
         # the values of every feature aligned as CategoryCounts aligns them (the union); the
         # same tuple back means both statistics saw the same values, so the cells line up
-        merged = (self._value_counts() + other._value_counts()).categories
+        merged = (self.value_counts() + other.value_counts()).categories
         if merged is self.categories:
             return SubsetCounts(self.categories, self.order, self.counts + other.counts)
         check_size(np.array([len(c) for c in merged]), self.order, self.n_classes)
         mine, theirs = (
-            part._moved(merged, part._value_counts()._columns_in(merged)) for part in (self, other)
+            part.laid_out(merged, part.value_counts().columns_in(merged)) for part in (self, other)
         )
         return SubsetCounts(merged, self.order, mine.counts + theirs.counts)
 
-    def _value_counts(self) -> CategoryCounts:
+    def value_counts(self) -> CategoryCounts:
         """The singles as a :class:`~bayeskit.stats.CategoryCounts` (same values, same
         layout)."""
         return CategoryCounts(self.categories, self.single_counts())
 
-    def _moved(self, categories: tuple[np.ndarray, ...], where: np.ndarray) -> SubsetCounts:
+    def laid_out(self, categories: tuple[np.ndarray, ...], where: np.ndarray) -> SubsetCounts:
         """The counts laid out for ``categories``; ``where[cat_offsets[j] + a]`` is the new
         flat index (``new cat_offsets[j]`` + value index) of value ``a`` of feature ``j``
         (−1: dropped, and its cells with it)."""
@@ -274,7 +274,7 @@ class SubsetCounts(Statistic):
         masks = [seen[off[j] : off[j + 1]] for j in range(self.n_features)]
         kept = tuple(c[m] for c, m in zip(self.categories, masks, strict=True))
         where = np.where(seen, np.cumsum(seen) - 1, -1)  # flat: the kept values in order
-        return self._moved(kept, where)
+        return self.laid_out(kept, where)
 
     # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

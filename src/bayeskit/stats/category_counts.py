@@ -90,10 +90,10 @@ class CategoryCounts(Statistic):
         )
         counts = np.zeros((self.n_classes, int(offsets_of(merged)[-1])))
         for part in (self, other):
-            counts[:, part._columns_in(merged)] += part.counts
+            counts[:, part.columns_in(merged)] += part.counts
         return CategoryCounts(merged, counts)
 
-    def _columns_in(self, merged: tuple[np.ndarray, ...]) -> np.ndarray:
+    def columns_in(self, merged: tuple[np.ndarray, ...]) -> np.ndarray:
         """Where each of this statistic's columns lands in the merged category space."""
         new_offsets = offsets_of(merged)
         cols = []
