@@ -15,6 +15,32 @@ subclass for three things only:
 ``_block_names(self, names) -> list``
     the feature names of each block, for messages (default: all names, one block).
 
+The public protocol
+-------------------
+What adapters (model files, the Dask rounds, the streaming trainer, semi-supervised EM, the
+text models) call instead of the template's private members; each is documented on the class:
+
+``summarize(X, y, sample_weight, *, classes, part)`` / ``fit_summary(summary)``
+    the statistics of some rows, and a model set from statistics (a sum of parts);
+``statistics()``
+    the fitted statistics (``stats_``), refusing an unfitted model;
+``check_fit()``
+    what ``fit`` demands of a fitted model beyond valid statistics (a model assembled from
+    parts' statistics is refused as ``fit`` refuses it);
+``feature_names()``
+    the names of the input's columns, as messages name them;
+``configured_families()``
+    one configured family per feature block, from the hyperparameters alone (what the
+    statistics of a model file must be of);
+``prepare(X, *, reset)`` → :class:`PreparedRows`
+    the input checked and split into the families' validated blocks once, so an iterative
+    fit (EM) does not check it every iteration; ``PreparedRows.take`` selects rows of it;
+``summarize_rows(rows, classes, weights)``
+    the statistics of prepared rows under class weights (one-hot labels times sample
+    weights, or soft weights: EM's M-step is summarize-with-responsibilities);
+``joint_log_proba_rows(rows)``
+    the joint log-likelihood of prepared rows under the current parameters (EM's E-step).
+
 Fitting is ``stats_ = summarize(X, y)``; ``partial_fit`` adds a batch's summary to ``stats_``;
 ``m1 + m2`` adds two models' summaries. Parameters are computed lazily from ``stats_`` by each
 family's ``finalize`` and cached until the statistics change. ``fit`` also demands a model that
@@ -71,6 +97,25 @@ class FittedParameters(NamedTuple):
     params: list[Any]
     #: each feature block's configured family
     families: list[Family]
+
+
+class PreparedRows(NamedTuple):
+    """Rows as a model reads them (:meth:`GenerativeClassifier.prepare`): the input checked
+    once and split into each family's validated block, with the number of rows. What
+    :meth:`~GenerativeClassifier.summarize_rows` and
+    :meth:`~GenerativeClassifier.joint_log_proba_rows` take, so an iterative fit (EM) checks
+    its data once, not at every iteration."""
+
+    #: each feature block's validated input (its family's ``validate``)
+    blocks: list[Any]
+    #: the number of rows
+    n_rows: int
+
+    def take(self, rows: Any) -> PreparedRows:
+        """The prepared rows ``rows`` (a boolean mask or row indices) of these."""
+        index = np.asarray(rows)
+        n = int(index.sum()) if index.dtype == bool else len(index)
+        return PreparedRows([block[index] for block in self.blocks], n)
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -130,8 +175,30 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             self._check_fit()
             return self
 
+    def check_fit(self) -> GenerativeClassifier:
+        """Refuse a fitted model that ``fit`` would refuse, as ``fit`` refuses it.
+
+        ``fit`` demands more of a model than valid statistics: at least as many classes as
+        the model tells apart (two for discriminant analysis) and parameters every family can
+        score with (no singular covariance). A model set from statistics (:meth:`fit_summary`
+        of a sum of parts' :meth:`summarize`, a fit by ``partial_fit``) calls this to be held
+        to the same demands.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        DataError
+            Naming the missing classes, or the class and column that cannot be scored.
+        """
+        self._check_fit()
+        return self
+
     def _check_fit(self) -> None:
-        """What ``fit`` demands of the fitted model beyond valid statistics."""
+        """What ``fit`` demands of the fitted model beyond valid statistics (a subclass adds
+        its own demands here)."""
         classes = self.classes_
         if len(classes) < self._min_classes:
             raise DataError(
@@ -209,14 +276,34 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"cannot unlearn these rows: the model left would be invalid ({exc})"
                 ) from None
 
-    def summarize(self, X: Any, y: Any, sample_weight: Any = None) -> Summary:
-        """Sufficient statistics of a data block, without changing the model.
+    def summarize(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None, part: bool = False
+    ) -> Summary:
+        """Sufficient statistics of a data block, without changing the model's statistics.
 
         Summaries of different blocks add up (``sum(parts)``); :meth:`fit_summary` turns the
         total into a fitted model. This is how to train on data spread over many files or
-        machines.
+        machines. A model that has not read columns yet reads them as a first fit does (sets
+        ``n_features_in_``, and the column layout a fit chooses); one that has reads ``X`` as
+        it reads new rows.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        classes : array-like, optional
+            Classes the statistics hold even without rows (at zero weight), as in
+            :meth:`partial_fit`.
+        part : bool, default False
+            ``X`` is a part of the data (a partition): its weights may all be zero.
+
+        Returns
+        -------
+        Summary
         """
-        return self._summarize(X, y, sample_weight, classes=None, reset=not hasattr(self, "stats_"))
+        reset = "n_features_in_" not in self.__dict__
+        return self._summarize(X, y, sample_weight, classes=classes, reset=reset, part=part)
 
     def fit_summary(self, summary: Summary) -> GenerativeClassifier:
         """Set the model from sufficient statistics (e.g. a sum of :meth:`summarize` results)."""
@@ -243,6 +330,17 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def class_log_prior_(self) -> np.ndarray:
         """Log prior probability of each class."""
         return self._fitted().prior
+
+    def statistics(self) -> Summary:
+        """The statistics the model is fitted on (``stats_``): what a model file stores and
+        merging adds.
+
+        Raises
+        ------
+        NotFittedError
+            Before the model is fitted.
+        """
+        return self._fitted_summary()
 
     def _fitted_summary(self) -> Summary:
         try:
@@ -406,6 +504,69 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _input(self, X: Any, *, reset: bool) -> Any:
         """``X`` through the checks every estimator shares, then the subclass's own."""
         return self._check_X(prepare_input(X, type(self).__name__), reset=reset)
+
+    def configured_families(self) -> list[Family]:
+        """One configured distribution family per feature block, from the hyperparameters
+        alone (no statistics needed): what the statistics of each block must be of and what
+        finalizing them will allocate (``Family.check_statistic``, ``parameter_size``)."""
+        return self._families()
+
+    def prepare(self, X: Any, *, reset: bool = False) -> PreparedRows:
+        """``X`` checked as the model reads it and split into its families' validated
+        blocks, once: what :meth:`summarize_rows` and :meth:`joint_log_proba_rows` take.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        reset : bool, default False
+            Read the columns as a first fit reads them (set ``n_features_in_`` and
+            ``feature_names_in_``); else check them against the fitted ones.
+
+        Returns
+        -------
+        PreparedRows
+        """
+        X = self._input(X, reset=reset)
+        return PreparedRows(self._blocks_of(X), _n_rows(X))
+
+    def summarize_rows(self, rows: PreparedRows, classes: np.ndarray, weights: Any) -> Summary:
+        """The statistics of prepared rows under class weights.
+
+        The weighted form of :meth:`summarize`: ``weights[i, c]`` is how much row ``i``
+        counts for ``classes[c]`` — one-hot labels times sample weights give
+        :meth:`summarize`'s statistics, soft weights such as EM's responsibilities give its
+        M-step (Dempster, Laird & Rubin 1977).
+
+        Parameters
+        ----------
+        rows : PreparedRows
+            What :meth:`prepare` gave.
+        classes : ndarray of shape (n_classes,)
+            The labels of the weights' columns, sorted.
+        weights : ndarray or sparse matrix of shape (n_rows, n_classes)
+
+        Returns
+        -------
+        Summary
+        """
+        return self._summary_of(rows.blocks, classes, weights)
+
+    def joint_log_proba_rows(self, rows: PreparedRows) -> np.ndarray:
+        """The joint log-likelihood ``log P(y) + log p(x|y)`` of prepared rows under the
+        current parameters (EM's E-step): :meth:`predict_joint_log_proba` of rows
+        :meth:`prepare` checked once.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_classes)
+        """
+        return self._joint_of(rows.blocks, rows.n_rows)
+
+    def feature_names(self) -> Sequence[str]:
+        """The names of the input's columns, as messages name them: ``feature_names_in_``
+        when the model was fitted on a named table, else ``x0``, ``x1``, … (made only when
+        read)."""
+        return self._feature_names()
 
     def _feature_names(self) -> FeatureNames:
         return FeatureNames(
@@ -633,15 +794,15 @@ def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
     if not models:
         raise MergeError("merge needs at least one model")
     for model in models:
-        model._fitted_summary()  # NotFittedError names the unfitted one
+        model.statistics()  # NotFittedError names the unfitted one
     first = models[0]
     for other in models[1:]:
         _check_mergeable(first, other)
     with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
-        summary = sum((m._fitted_summary() for m in models[1:]), models[0]._fitted_summary())
+        summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
     out = copy.copy(first)
     out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
-    return out._adopt(summary)
+    return out.fit_summary(summary)
 
 
 @contextlib.contextmanager

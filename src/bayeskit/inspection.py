@@ -138,7 +138,7 @@ def _explain_factors(
     classes = model.classes_
     if len(classes) < 2:
         raise ParameterError("explain compares two classes; the model knows only one")
-    names = list(model._feature_names()) if feature_names is None else list(feature_names)
+    names = list(model.feature_names()) if feature_names is None else list(feature_names)
     if len(names) != factors.shape[0]:
         raise ParameterError(
             f"feature_names has {len(names)} names; the model has {factors.shape[0]} features"

@@ -10,6 +10,7 @@ lookup table; other columns are sorted and searched one column at a time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,16 @@ class Table:
     @property
     def n_features(self) -> int:
         return len(self.names)
+
+    def __getitem__(self, rows: Any) -> Table:
+        """Some of the rows (a boolean mask or row indices), as an array's ``X[rows]``: how
+        prepared input is cut (``PreparedRows.take``, the labelled rows of a part)."""
+        return Table(
+            [column[rows] for column in self.columns],
+            self.names,
+            None if self.matrix is None else self.matrix[rows],
+            None if self.missing is None else self.missing[rows],
+        )
 
 
 def _is_missing_scalar(v: object) -> bool:

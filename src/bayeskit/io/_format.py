@@ -92,7 +92,7 @@ def model_section(
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """A fitted model of ESTIMATORS as metadata fields and arrays (entry names start with
     ``prefix``): the top level of a version-1 file, or a text model's count model."""
-    summary = model._fitted_summary()  # raises NotFittedError
+    summary = model.statistics()  # raises NotFittedError
     arrays: dict[str, np.ndarray] = {f"{prefix}class_count.npy": summary.class_count}
     blocks = []
     for i, block in enumerate(summary.blocks):
@@ -244,14 +244,14 @@ def build(
         model.set_fitted_record(decode(meta.get("fitted"), "fitted", 0), summary)
         # Each statistic of the kind its family (under the stored settings) keeps: a
         # file declaring covariance_type="full" over diagonal moments is refused here.
-        for family, stat in zip(model._families(), blocks, strict=True):
+        for family, stat in zip(model.configured_families(), blocks, strict=True):
             wrong = family.check_statistic(stat)
             if wrong is not None:
                 raise ModelFileError(f"the settings do not fit the statistics stored: {wrong}")
         if budget is not None:
             # What finalize will allocate, from the hyperparameters and the statistics' sizes,
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
-            for family, stat in zip(model._families(), blocks, strict=True):
+            for family, stat in zip(model.configured_families(), blocks, strict=True):
                 budget.take(8 * family.parameter_size(stat), f"the {family.name} parameters")
         # Statistics no data could give (a scatter that is not positive semi-definite), named
         # as a file's fault; only now, since the check itself costs what the budget bounds.

@@ -23,7 +23,7 @@ def components_section(model: Any, X: Any, y: Any) -> str | None:
     separate the classes best; None for a model without mixture components."""
     if not hasattr(model, "predict_components") or X is None or y is None:
         return None
-    Z = np.asarray(model._check_X(X, reset=False), dtype=np.float64)
+    Z = np.asarray(model.prepare(X).blocks[0], dtype=np.float64)
     labels = np.asarray(y)
     complete = ~np.isnan(Z).any(axis=1)
     Z, labels = Z[complete], labels[complete]

@@ -46,8 +46,7 @@ def _project(model: Any, X: Any) -> np.ndarray:
     """Every axis of the projection (whatever ``n_components`` keeps)."""
     scalings = model.scalings_
     axes = min(2, len(model.classes_) - 1, scalings.shape[1])
-    family = model.families_[0]
-    data = family.validate(model._check_X(X, reset=False), model._feature_names())
+    data = model.prepare(X).blocks[0]  # the rows as the model reads them
     return np.asarray(data @ scalings[:, :axes])
 
 
