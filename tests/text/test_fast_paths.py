@@ -225,18 +225,18 @@ def test_per_class_extremes(shape, order):
 def test_the_quick_starts_counting_once_is_fitting_on_texts(words):
     texts, labels = TEXTS[:1500], LABELS[:1500]
     make = SpamFilter.sklearn_defaults if words else SpamFilter
-    vectorizer = make()._prototypes()[0]
-    terms, counts = clone(vectorizer)._count(texts)
+    vectorizer = make().prototypes()[0]
+    terms, counts = clone(vectorizer).count(texts)
     docs = np.asarray(texts, dtype=object)
     split = StratifiedKFold(3, shuffle=True, random_state=0).split(docs, labels)
     for train, test in split:
         rows = counts[train]
         used = np.flatnonzero(rows.getnnz(axis=0))
-        counted = make()._fit_counted(terms[used], rows[:, used], labels[train])
+        counted = make().fit_counted(terms[used], rows[:, used], labels[train])
         fitted = make().fit(docs[train].tolist(), labels[train])
         assert np.array_equal(counted.score_counts_, fitted.score_counts_)
         assert counted.calibration_ == fitted.calibration_
-        p = counted._spam_probability_counted(terms[used], counts[test][:, used])
+        p = counted.spam_probability_counted(terms[used], counts[test][:, used])
         assert np.array_equal(p, fitted.spam_probability(docs[test].tolist()))
 
 
@@ -248,7 +248,7 @@ def test_partial_fit_counts_each_message_once_with_the_same_result():
     # The former way: score the texts, then learn them from the texts again.
     added = twice._new_scores(TEXTS[more], LABELS[more])
     TextClassifier.partial_fit(twice, TEXTS[more], LABELS[more])
-    twice._calibrate(twice._counts() + added)
+    twice.set_score_counts(twice.score_counts() + added)
     assert np.array_equal(counted.score_counts_, twice.score_counts_)
     assert np.array_equal(
         counted.spam_probability(TEXTS[3000:]), twice.spam_probability(TEXTS[3000:])

@@ -63,7 +63,7 @@ def quickstart(
     # on the fold's texts and scoring the others' texts count (the same numbers). Counted in
     # Python: for these 0.45 MB that is 0.2-0.3 s, where loading numba and the compiled
     # scanner into a fresh process costs more (the same terms and counts either way).
-    terms, counts = clone(vectorizer).check_params()._count_python(texts)
+    terms, counts = clone(vectorizer).count(texts, compiled=False)
     with progress("cross-validating", folds) as update:
         for k, (train, test) in enumerate(splits, start=1):
             spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))
@@ -72,8 +72,8 @@ def quickstart(
             rows = counts[train]
             used = np.flatnonzero(rows.getnnz(axis=0))
             seen = terms[used]
-            spam_filter._fit_counted(seen, rows[:, used], labels[train])  # = fit
-            p_spam = spam_filter._spam_probability_counted(seen, counts[test][:, used])
+            spam_filter.fit_counted(seen, rows[:, used], labels[train])  # = fit
+            p_spam = spam_filter.spam_probability_counted(seen, counts[test][:, used])
             predicted[test] = spam_filter.decisions(p_spam)  # = predict
             verdict[test] = spam_filter.verdicts(p_spam)  # = classify
             update(k)

@@ -81,7 +81,7 @@ def fit(
     elif _is_spam_filter(fitted):  # no held-out scores: the model's own probabilities
         from ..text import calibration
 
-        fitted._calibrate(calibration.empty_counts())
+        fitted.set_score_counts(calibration.empty_counts())
     return fitted
 
 
@@ -106,9 +106,9 @@ def _is_spam_filter(fitted: Any) -> bool:
 
 def _calibrated(fitted: Any) -> bool:
     """Whether ``fitted`` is a SpamFilter whose scale the calibration reduction fits."""
-    if not _is_spam_filter(fitted) or fitted._check_folds() is None:
+    if not _is_spam_filter(fitted) or fitted.check_params().calibration_folds is None:
         return False
-    if not fitted._additive(fitted._prototypes()[0]):
+    if not fitted.keeps_term_statistics():
         warnings.warn(
             "a SpamFilter with idf weighting keeps no statistics that add, so its held-out "
             "scores cannot be counted on the cluster: it keeps the model's own probabilities "

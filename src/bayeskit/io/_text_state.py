@@ -185,12 +185,12 @@ def _vocab_state(stats: VocabularyStats, writer: _Writer, name: str) -> dict[str
 def _vectorizer_state(vec: TextVectorizer, writer: _Writer, name: str) -> dict[str, Any]:
     # NotFittedError if unfitted; DataError (naming the setting) if its statistics select no
     # vocabulary, so a file that could not be loaded is never written.
-    vec._ensure_vocabulary()
+    vec.check_fitted()
     return {"stats": _vocab_state(vec.stats_, writer, name)}
 
 
 def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
-    clf._check_fitted()  # NotFittedError
+    clf.check_fitted()  # NotFittedError
     if "stats_" in clf.__dict__:
         stats = clf.stats_
         block = stats.blocks[0] if len(stats.blocks) == 1 else None
@@ -323,7 +323,7 @@ def build_text(
                     f"state.score_counts must hold (2, {BINS}) finite counts >= 0, not "
                     f"an array of shape {counts.shape}"
                 )
-            obj._calibrate(counts)
+            obj.set_score_counts(counts)
     except ModelFileError:
         raise
     except BayeskitError as exc:
@@ -382,7 +382,7 @@ def _vectorizer(
     stats = _vocabulary(state.get("stats"), entries, f"{where}.stats")
     vec = TextVectorizer(**params)
     if vec.output == "hashed":  # nothing to select: the statistics are kept as they were
-        vec._check_params()
+        vec.check_params()
         vec.stats_ = stats
         return vec
     return vec.fit_stats(stats)
@@ -404,13 +404,13 @@ def _additive(
         raise ModelFileError("the statistics do not match the class list or the terms")
     stats = Summary(classes, class_count, (CategoryCounts((terms,), counts),))
     if budget is not None:
-        # What _adopt computes from the counts before it can be checked: the selected
+        # What fit_summary computes from the counts before it can be checked: the selected
         # columns (with the out-of-vocabulary one), the count model's statistic and its
         # log-probability table (and a copy while it is made), each classes × terms.
         budget.take(
             8 * _ADOPT_TABLES * len(classes) * (len(terms) + 1), "the text model's parameters"
         )
-    return cls(**params)._adopt(stats, vocabulary)
+    return cls(**params).fit_summary(stats, vocabulary)
 
 
 def _fixed(
@@ -443,6 +443,6 @@ def _fixed(
             f"the model has {model.n_features_in_} features but the vectorizer {width} columns"
         )
     obj = cls(**params)
-    obj._prototypes()  # its vectorizer and model hyperparameters are usable
+    obj.check_params()  # its vectorizer and model hyperparameters are usable
     obj.vectorizer_, obj.model_ = vec, model
     return obj

@@ -54,9 +54,9 @@ class Scorer:
         spam, cutoffs = None, (0.0, 1.0, 0.5)
         spam_filter = contract_of(model).decision == "spam"
         if spam_filter:
-            spam, cutoffs = model._spam_column(), model._check_costs()
+            spam, cutoffs = model.spam_index(), model.decision_rule()
         names = model.get_feature_names_out()
-        scale = model._scale() if spam_filter else (1.0, 0.0)
+        scale = model.probability_scale() if spam_filter else (1.0, 0.0)
         scorer = cls(model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale)
         scorer.check("warm up the vectorizer's lookup tables")
         return scorer

@@ -210,6 +210,58 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             )
         return vec, model
 
+    def prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        """The vectorizer and count model the settings stand for (the defaults where they
+        are None), unfitted and checked: what a fit clones. Raises
+        :class:`~bayeskit.errors.ParameterError` naming a setting that is wrong."""
+        return self._prototypes()
+
+    def keeps_term_statistics(self) -> bool:
+        """Whether the statistics are kept per term (counts or presence, or tf-idf without
+        idf, and no given vocabulary): they add, so the model learns incrementally, merges,
+        unlearns and is fitted from parts in one round; else the vectorizer is fitted once
+        on the whole corpus and the count model learns over its columns."""
+        return self._additive(self._prototypes()[0])
+
+    def term_statistics(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None
+    ) -> tuple[Summary, VocabularyStats]:
+        """The term-keyed statistics and vocabulary statistics of documents, without changing
+        the model: what :meth:`partial_fit` adds and :meth:`unlearn` subtracts. Those of
+        different batches add; :meth:`fit_summary` turns a total into a fitted model (the
+        per-term mode, :meth:`keeps_term_statistics`)."""
+        vec, model = self._prototypes()
+        return self._batch(vec, model, _as_list(X), y, sample_weight, classes)
+
+    def fit_summary(self, summary: Summary, vocabulary_stats: VocabularyStats) -> TextClassifier:
+        """Set the model from term-keyed statistics and vocabulary statistics (a sum of
+        :meth:`term_statistics`): the vocabulary is selected and the count model finalized
+        now, so a refusal (no term left, a class without data) comes here and leaves the
+        model as it was.
+
+        Returns
+        -------
+        self
+        """
+        return self._adopt(summary, vocabulary_stats)
+
+    def fitted_parts(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        """The fitted vectorizer and count model the current statistics give (computed once
+        per change of the statistics): the model's documents are ``vectorizer.transform``'s
+        rows and its scores the count model's. Raises
+        :class:`~bayeskit.errors.NotFittedError` before a fit."""
+        return self._fitted()
+
+    def check_fitted(self) -> TextClassifier:
+        """Refuse an unfitted model (:class:`~bayeskit.errors.NotFittedError`).
+
+        Returns
+        -------
+        self
+        """
+        self._check_fitted()
+        return self
+
     def check_params(self) -> TextClassifier:
         """Check the hyperparameters, the vectorizer's and the model's types included; raises
         :class:`~bayeskit.errors.ParameterError` naming the one that is wrong. Fitting calls
@@ -278,8 +330,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         keyed, vocab = self._batch(vec, model, _as_list(X), y, sample_weight, None)
         return self._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
 
-    @staticmethod
+    @classmethod
     def _batch(
+        cls,
         vec: TextVectorizer,
         model: GenerativeClassifier,
         docs: list[Any],
@@ -290,8 +343,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """The term-keyed statistics of some documents: what ``partial_fit`` adds and
         ``unlearn`` subtracts. No vocabulary is selected and nothing is finalized here."""
         batch_vec = clone(vec)
-        terms, counts = batch_vec._count(docs)
-        return TextClassifier._batch_of(batch_vec, model, terms, counts, y, sample_weight, classes)
+        terms, counts = batch_vec.count(docs)
+        return cls._batch_of(batch_vec, model, terms, counts, y, sample_weight, classes)
 
     @staticmethod
     def _batch_of(
@@ -303,12 +356,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         sample_weight: Any,
         classes: Any,
     ) -> tuple[Summary, VocabularyStats]:
-        """:meth:`_batch` of documents already counted (``batch_vec._count``)."""
+        """:meth:`_batch` of documents already counted (``batch_vec.count``)."""
         n_docs = counts.shape[0]
         if len(terms):
             # The count model's own summarize, on the batch's terms.
-            summary = clone(model)._summarize(
-                batch_vec._weigh(counts, terms=terms), y, sample_weight, classes=classes, reset=True
+            summary = clone(model).summarize(
+                batch_vec.weigh(counts, terms=terms), y, sample_weight, classes=classes
             )
             block = summary.blocks[0]
             assert isinstance(block, Counts)
@@ -343,8 +396,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         columns = vec.terms_
         counted = self.vocabulary_stats_.terms
         same = terms is counted or (len(terms) == len(counted) and np.array_equal(terms, counted))
-        if same and "_selected" in vec.__dict__:  # where the vocabulary sits: no string search
-            index = vec._selected
+        index = vec.selection()
+        if same and index is not None:  # where the vocabulary sits: no string search
             selected = totals if len(index) == len(terms) else totals[:, index]
         else:
             pos, found = find_sorted(terms, columns)
@@ -461,7 +514,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(other, TextClassifier):
             return NotImplemented
         for model in (self, other):
-            model._check_fitted()
+            model.check_fitted()
             if "stats_" not in model.__dict__:
                 raise ParameterError(
                     "only classifiers with 'counts' or 'binary' output merge exactly"
@@ -471,7 +524,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
             raise ParameterError(f"cannot merge text classifiers with different settings: {differ}")
         out = clone(self)
-        return out._adopt(
+        return out.fit_summary(
             self.stats_ + other.stats_, self.vocabulary_stats_ + other.vocabulary_stats_
         )
 

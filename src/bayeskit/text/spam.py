@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._base import _check_y, class_weights, unchanged_on_error
+from .._base import _check_y, unchanged_on_error
 from .._validation import check_lengths
 from .._values import find_sorted
 from ..contract import Contract
@@ -261,6 +261,71 @@ class SpamFilter(TextClassifier):
             )
         return lo, hi, ham / (ham + spam)
 
+    # ------------------------------------------------------------------ the decision, public
+    # What the model service, the fast filter's token store, model files and the Dask
+    # rounds read of a filter: its decision and calibration as the filter checks them.
+    def spam_index(self) -> int:
+        """The position of the spam class among ``classes_``. Raises
+        :class:`~bayeskit.errors.DataError` when the filter was trained on other classes
+        than its ``ham_label`` and ``spam_label``."""
+        return self._spam_column()
+
+    def decision_rule(self) -> tuple[float, float, float]:
+        """``(ham_cutoff, spam_cutoff, threshold)``, checked: :meth:`classify` calls a
+        message ham at a spam probability at most ``ham_cutoff``, spam from ``spam_cutoff``;
+        :meth:`predict` calls it spam above ``threshold = lost_ham_cost / (lost_ham_cost +
+        passed_spam_cost)``, the cutoff of minimum expected cost (Duda et al. 2001)."""
+        return self._check_costs()
+
+    def probability_scale(self) -> tuple[float, float]:
+        """The calibration ``(a, b)`` of ``P(spam|x) = σ(a·s + b)`` on the score ``s``
+        (``calibration_``; ``(1, 0)``, the score's own scale, before any is fitted)."""
+        return self._scale()
+
+    def check_scoring(self) -> str:
+        """The scoring rule (``"naive_bayes"`` or ``"fisher"``) with its parameters checked;
+        raises :class:`~bayeskit.errors.ParameterError` naming a wrong one."""
+        return self._check_scoring()
+
+    def score_counts(self) -> np.ndarray:
+        """The held-out score counts the scale is fitted on (``score_counts_``; empty
+        counts before any are kept)."""
+        return self._counts()
+
+    def set_score_counts(self, counts: np.ndarray) -> SpamFilter:
+        """Keep ``counts`` (held-out score counts, e.g. read back from a model file or summed
+        over a cluster's partitions) as ``score_counts_`` and fit the scale on them; with
+        ``calibration_folds=None`` the scale is the model's own. Unlike :meth:`calibrate`
+        it does not check them: for counts this filter's own methods gave.
+
+        Returns
+        -------
+        self
+        """
+        self._calibrate(counts)
+        return self
+
+    def fit_counted(
+        self, terms: np.ndarray, counts: Any, y: Any, *, classes: Any = None
+    ) -> SpamFilter:
+        """:meth:`fit` on messages already counted by the vectorizer's
+        :meth:`~bayeskit.text.TextVectorizer.count` (sorted distinct ``terms``, canonical CSR
+        ``counts``): the same filter as from their texts. For statistics kept per term
+        (:meth:`keeps_term_statistics`): a cross-validation counts a collection once for all
+        its folds (a fold's terms and counts are the columns its rows use)."""
+        return self._fit_counted(terms, counts, _labels_of(y, counts.shape[0]), classes)
+
+    def spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """:meth:`spam_probability` of messages already counted (see :meth:`fit_counted`):
+        the same numbers as from their texts."""
+        return self._spam_probability_counted(terms, counts)
+
+    def log_odds_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """The filter's score of messages already counted (see :meth:`fit_counted`): the
+        count model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
+        ``scoring="fisher"``; what the scale calibrates."""
+        return self._log_odds_counted(terms, counts)
+
     @classmethod
     def sklearn_defaults(cls, **kwargs: Any) -> Any:
         """scikit-learn's pipeline (see :meth:`TextClassifier.sklearn_defaults`), with the
@@ -365,16 +430,12 @@ class SpamFilter(TextClassifier):
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
         probe = clone(model)
-        whole = probe._summarize(X, labels, None, classes=None, reset=True)
+        whole = probe.summarize(X, labels)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
         for test in _fold_tests(is_spam, folds):
-            # X was checked by the whole's summary: its rows go to the statistics directly
-            # (what _summarize does after checking them).
             part = X[test]
-            fold = probe._summary_of(
-                probe._blocks_of(part), *class_weights(labels[test], None, len(test), whole.classes)
-            )
+            fold = probe.summarize(part, labels[test], classes=whole.classes)
             rest = whole - fold
             block = rest.blocks[0]
             assert isinstance(block, Counts)
@@ -383,9 +444,8 @@ class SpamFilter(TextClassifier):
             seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
             counts = Counts(block.weight, block.total[:, seen])
             held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
-            held._check_usable()
             scored = part[:, seen]
-            joint = held._joint_of(held._blocks_of(scored), scored.shape[0])  # checked rows
+            joint = held.predict_joint_log_proba(scored)
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = self._scores_of(held, scored, column, joint)
         return calibration.score_counts(scores, is_spam)
@@ -438,7 +498,7 @@ class SpamFilter(TextClassifier):
                 f"{self.spam_label!r}; got {sorted({str(v) for v in labels.tolist()})[:5]}"
             )
         batch_vec = clone(vec)
-        terms, counts = batch_vec._count(docs)  # once: each fold's rows are learned and scored
+        terms, counts = batch_vec.count(docs)  # once: each fold's rows are learned and scored
         scores = np.full(len(docs), np.nan)
         for test in _fold_tests(is_spam, self._check_folds() or 5):
             keyed, vocab = self._batch_of(
@@ -448,8 +508,8 @@ class SpamFilter(TextClassifier):
                 keyed, vocab = kept_part(self.stats_, self.vocabulary_stats_, keyed, vocab)
             held = clone(self).set_params(calibration_folds=None)
             try:
-                held._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
-                scores[test] = held._log_odds_counted(terms, counts[test])
+                held.fit_summary(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
+                scores[test] = held.log_odds_counted(terms, counts[test])
             except (DataError, ParameterError):  # without the fold a class is gone: no score
                 continue
         kept = ~np.isnan(scores)
@@ -483,7 +543,7 @@ class SpamFilter(TextClassifier):
         classes = self._both_classes(labels) if classes is None else classes
         vec, _ = self._prototypes()
         if self._additive(vec) and self._check_folds() is not None:
-            terms, counts = clone(vec)._count(docs)
+            terms, counts = clone(vec).count(docs)
             self._fit_counted(terms, counts, labels, classes, sample_weight)
             return
         TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
@@ -518,7 +578,7 @@ class SpamFilter(TextClassifier):
             self._calibrate(calibration.empty_counts())
             return self
         columns = self._vocabulary_columns(terms)
-        X = batch_vec._weigh(counts, terms=terms)
+        X = batch_vec.weigh(counts, terms=terms)
         X = X if columns is None else X[:, columns]
         self._calibrate(self._held_out_counts(X, labels))
         return self
@@ -528,7 +588,7 @@ class SpamFilter(TextClassifier):
         distinct; canonical CSR ``counts``): the same numbers as from their texts."""
         if self._own_probabilities():
             vec, model = self._fitted()
-            proba = model.predict_proba(vec._weigh(vec._reindex(terms, counts)))
+            proba = model.predict_proba(vec.weigh(vec.reindex(terms, counts)))
             return proba[:, self._spam_column()]
         return calibration.calibrated(self._log_odds_counted(terms, counts), self._scale())
 
@@ -536,7 +596,7 @@ class SpamFilter(TextClassifier):
         """:meth:`_log_odds` of messages already counted over ``terms`` (as a new message
         is scored: terms out of the vocabulary dropped, then weighted)."""
         vec, model = self._fitted()
-        return self._scores_of(model, vec._weigh(vec._reindex(terms, counts)), self._spam_column())
+        return self._scores_of(model, vec.weigh(vec.reindex(terms, counts)), self._spam_column())
 
     def _vocabulary_columns(self, terms: np.ndarray) -> Any:
         """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
@@ -592,7 +652,7 @@ class SpamFilter(TextClassifier):
             return self
         # Each message is counted once: scored by the model as it is, then learned.
         batch_vec = clone(vec)
-        terms, counts = batch_vec._count(docs)
+        terms, counts = batch_vec.count(docs)
         added = self._new_scores(docs, labels, counted=(terms, counts))
         with unchanged_on_error(self):
             keyed, vocab = self._batch_of(
@@ -623,7 +683,7 @@ class SpamFilter(TextClassifier):
         out = super().__add__(other)
         if not isinstance(out, SpamFilter) or not isinstance(other, SpamFilter):
             return out
-        out._calibrate(self._counts() + other._counts())
+        out.set_score_counts(self._counts() + other.score_counts())
         return out
 
     def _own_probabilities(self) -> bool:

@@ -220,10 +220,10 @@ def snapshot(model: Any) -> Snapshot:
     from ..families._dirichlet import check_alpha, corpus_pseudo_count, pseudo_count
     from ..naive_bayes import MultinomialNB
 
-    vec, nb = model._fitted()
+    vec, nb = model.fitted_parts()
     terms = np.asarray(vec.terms_) if vec.output != "hashed" else np.asarray([], dtype=str)
     total = np.asarray(nb.feature_count_, dtype=np.float64)
-    column = model._spam_column()
+    column = model.spam_index()
     counts = total[[1 - column, column]]
 
     def unsupported(why: str) -> Snapshot:
@@ -278,12 +278,12 @@ def snapshot(model: Any) -> Snapshot:
         "log_den": [float(v) for v in np.log(den[[1 - column, column], 0])],
         "class_log_prior": [float(prior[1 - column]), float(prior[column])],
         "class_count": [float(v) for v in np.asarray(nb.class_count_)[[1 - column, column]]],
-        "scoring": model._check_scoring(),
-        "nb_weight": 1.0 if model._check_scoring() == "naive_bayes" else float(model.nb_weight),
+        "scoring": model.check_scoring(),
+        "nb_weight": 1.0 if model.check_scoring() == "naive_bayes" else float(model.nb_weight),
         "strength": float(model.token_strength),
         "prior": float(model.token_prior),
         "min_dev": float(model.min_dev),
-        "calibration": list(map(float, model._scale())),
+        "calibration": list(map(float, model.probability_scale())),
         "ham_cutoff": float(model.ham_cutoff),
         "spam_cutoff": float(model.spam_cutoff),
     }

@@ -465,6 +465,63 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
 
     _check_params = check_params
 
+    # ------------------------------------------------------------------ counts, for the models
+    # What the text models, their rounds and the semi-supervised wrapper call: documents
+    # counted once over their own terms, then weighted or looked up in the vocabulary as
+    # many times as needed (a fold of a calibration, an iteration of EM).
+    def count(
+        self, raw_documents: Iterable[Any], *, compiled: bool = True
+    ) -> tuple[np.ndarray, sp.csr_matrix]:
+        """Sorted distinct terms of the documents and their count matrix over them (canonical
+        CSR), by the analyzer; no vocabulary is selected and nothing is weighted.
+
+        Parameters
+        ----------
+        raw_documents : iterable of str or bytes
+        compiled : bool, default True
+            Count with the compiled scanner where it implements the analyzer and the text is
+            long enough; ``False`` counts in Python (the same terms and counts, without
+            loading the scanner: quicker for a small collection in a fresh process).
+
+        Returns
+        -------
+        terms : ndarray of str
+        counts : csr_matrix of shape (n_documents, n_terms)
+        """
+        if not compiled:
+            return self._count_python(self._documents(raw_documents))
+        return self._count(raw_documents)
+
+    def weigh(self, counts: sp.csr_matrix, *, terms: np.ndarray | None = None) -> sp.csr_matrix:
+        """The vectorizer's output (presence, tf-idf weights, norms) for ``counts``: counts
+        over the vocabulary (:meth:`reindex`), or over ``terms`` (sorted, distinct: a batch's
+        own terms, :meth:`count`)."""
+        return self._weigh(counts, terms=terms)
+
+    def reindex(self, terms: np.ndarray, counts: sp.csr_matrix) -> sp.csr_matrix:
+        """Counts over the fitted vocabulary (plus the out-of-vocabulary column) from counts
+        over ``terms`` (:meth:`count`'s): terms outside the vocabulary are dropped, or summed
+        into that column; what :meth:`transform` counts before it weighs."""
+        return self._reindex(terms, counts)
+
+    def selection(self) -> np.ndarray | None:
+        """Where the vocabulary's terms sit among the terms of ``stats_`` when the vocabulary
+        was selected from them (``min_df``, ``max_features``…): a column map without a
+        search among strings; None for a given vocabulary or hashed output."""
+        return self.__dict__.get("_selected")
+
+    def check_fitted(self) -> TextVectorizer:
+        """Refuse an unfitted vectorizer (:class:`~bayeskit.errors.NotFittedError`), or one
+        whose statistics select no vocabulary (a :class:`~bayeskit.errors.DataError` naming
+        the setting); what a model file checks before it writes one.
+
+        Returns
+        -------
+        self
+        """
+        self._ensure_vocabulary()
+        return self
+
     def _documents(self, raw_documents: Iterable[Any]) -> Iterable[str]:
         if isinstance(raw_documents, (str, bytes)):
             raise InputTypeError(
