@@ -42,7 +42,7 @@ _VERSION = 2
 
 def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (without checksum) and the entries of a fitted SemiSupervisedNB."""
-    fitted = model._check_fitted()
+    fitted = model.fitted_estimator()
     cls = type(fitted)
     if ESTIMATORS.get(cls.__name__) is cls:
         inner_meta, inner_entries = _section_contents(fitted)
@@ -101,8 +101,7 @@ def build_semi(
     params = _decode_params(SemiSupervisedNB, meta["params"], _text_state._decode_more)
     model = SemiSupervisedNB(**params)
     try:
-        model._settings()
-        model._prototype()
+        model.check_params()
     except BayeskitError as exc:
         raise ModelFileError(f"the stored settings are invalid: {exc}") from None
     state = meta["state"]
@@ -142,7 +141,7 @@ def build_semi(
         raise ModelFileError(
             "the wrapped model's classes do not match the classes and n_components stored"
         )
-    model._adopt_estimator(fitted, classes)
+    model.set_fitted_estimator(fitted, classes)
     model.n_iter_ = n_iter
     model.converged_ = converged
     model.lower_bounds_ = np.asarray(bounds, dtype=np.float64)

@@ -45,7 +45,7 @@ def _size(terms: np.ndarray, rows: Rows) -> int:
 def counted(prototype: Any, labels: np.ndarray, docs: list[Any]) -> tuple[TextView, Rows]:
     """The view of ``prototype`` over ``docs`` and their counts (kept, or counted now)."""
     view = TextView(prototype, labels)
-    vec, _ = prototype._prototypes()
+    vec, _ = prototype.prototypes()
     key = _digest(repr(sorted(vec.get_params().items())), docs)
     with _lock:
         hit = None if key is None else _kept.get(key)

@@ -48,8 +48,7 @@ def first_pass(template: Any, X: Any, y: Any, weight: Any) -> Any:
     """Round 0 on a part: the statistics of its labelled rows (None: it has none), and the
     weight of its labelled rows and its number of rows."""
     model = copy.copy(template)
-    X = model._input(X, reset=True)
-    blocks = model._blocks_of(X)
+    prepared = model.prepare(X, reset=True)
     y, labelled = marked_labels(y)
     n = len(y)
     w = _check_sample_weight(weight, n, part=True)
@@ -58,8 +57,7 @@ def first_pass(template: Any, X: Any, y: Any, weight: Any) -> Any:
         labels = labelled_classes(y, labelled)
         given = y[labelled].astype(object) if y.dtype.kind == "O" else y[labelled]
         _, R = class_weights(given, w[labelled], int(labelled.sum()), labels, part=True)
-        rows = [block[labelled] for block in blocks]
-        summary = model._summary_of(rows, labels, R)
+        summary = model.summarize_rows(prepared.take(labelled), labels, R)
     counts = np.array([float(w[labelled].sum()), float(n)])
     return (Each((summary,)), counts), schema_of(model)
 
@@ -76,8 +74,8 @@ def _marks(labels: np.ndarray, lam: float, y: Any, weight: Any, n: int) -> Any:
 
 def _prepared(state: Any, X: Any, y: Any, weight: Any) -> Any:
     fitted, labels, lam = state
-    X = fitted._input(X, reset=False)
-    rows = Rows(fitted._blocks_of(X), int(getattr(X, "n_rows", None) or X.shape[0]))
+    prepared = fitted.prepare(X)
+    rows = Rows(prepared, prepared.n_rows)
     return (rows, *_marks(labels, lam, y, weight, rows.n_rows))
 
 
@@ -100,7 +98,7 @@ def distributions(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """The last round on a part: each row's class probabilities."""
     estimator, fitted, labels, lam = state
     rows, labelled, codes, _ = _prepared((fitted, labels, lam), X, y, weight)
-    jll = fitted._joint_of(rows.data, rows.n_rows)
+    jll = fitted.joint_log_proba_rows(rows.data)
     return (Stacked(estimator.distributions(jll, codes, labelled)),), None
 
 
@@ -152,7 +150,7 @@ def vectorized(state: Any, X: Any, y: Any, weight: Any) -> Any:
 
 def _fixed_vectorizer(prototype: Any) -> Any:
     """The rounds that fit a TextClassifier's vectorizer on every document (as in memory)."""
-    vec, _ = prototype._prototypes()
+    vec, _ = prototype.prototypes()
     vectorizer = clone(vec)
     if vectorizer.output == "hashed":
         vectorizer.fit([])  # nothing to learn: the columns are hashes
@@ -178,7 +176,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
             "n_components=1 there, or fit in memory"
         )
     text = contract_of(prototype).state == "text"
-    additive = text and prototype._additive(prototype._prototypes()[0])
+    additive = text and prototype.keeps_term_statistics()
     vectorizer = None
     if text and not additive:
         vectorizer = yield from _fixed_vectorizer(prototype)
@@ -186,7 +184,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
         total: Total = yield Round(clone(prototype), text_first_pass)
         each, counts, vocabulary = total.values
     else:
-        inner = prototype._prototypes()[1] if text else prototype
+        inner = prototype.prototypes()[1] if text else prototype
         total = yield _round(vectorizer, copy.copy(inner), first_pass)
         each, counts = total.values
     start = each.values[0]
@@ -202,7 +200,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
             "rows to start from"
         )
     labels = start.classes
-    counting = EstimatorView(prototype._prototypes()[1] if text else prototype, labels)
+    counting = EstimatorView(prototype.prototypes()[1] if text else prototype, labels)
     if not additive:
         assert total.schema is not None
         _set_schema(counting.model, total.schema)

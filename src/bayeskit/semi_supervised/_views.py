@@ -4,9 +4,9 @@ M-step is the estimator's own ``summarize`` with soft class weights and its own 
 (``fit_summary``), and the E-step its joint log-likelihood.
 
 The input is prepared once: a :class:`~bayeskit.GenerativeClassifier` checks and splits ``X``
-into its families' blocks once (``_blocks_of``), and a :class:`~bayeskit.text.TextClassifier`
-counts its documents once over every term they contain, so an EM iteration is matrix
-products, not parsing.
+into its families' blocks once (its ``prepare``), and a :class:`~bayeskit.text.TextClassifier`
+counts its documents once over every term they contain (its vectorizer's ``count``), so an EM
+iteration is matrix products, not parsing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._base import GenerativeClassifier
+from .._base import GenerativeClassifier, PreparedRows
 from .._values import find_sorted
 from ..stats import CategoryCounts, Counts, Summary
 
@@ -48,18 +48,17 @@ class EstimatorView:
         return view
 
     def prepare(self, X: Any) -> Rows:
-        X = self.model._input(X, reset=True)
-        n = int(getattr(X, "n_rows", None) or X.shape[0])
-        return Rows(self.model._blocks_of(X), n)
+        prepared = self.model.prepare(X, reset=True)
+        return Rows(prepared, prepared.n_rows)
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
-        return self.model._summary_of(rows.data, self.components, R)
+        return self.model.summarize_rows(rows.data, self.components, R)
 
     def finalize(self, stats: Summary) -> GenerativeClassifier:
-        return self.model._adopt(stats)
+        return self.model.fit_summary(stats)
 
     def log_joint(self, model: GenerativeClassifier, rows: Rows) -> np.ndarray:
-        return model._joint_of(rows.data, rows.n_rows)
+        return model.joint_log_proba_rows(rows.data)
 
     def fitted(self) -> GenerativeClassifier:
         return self.model
@@ -80,31 +79,32 @@ class TextView:
     def __init__(self, classifier: Any, components: np.ndarray):
         self.classifier = clone(classifier)
         self.components = components
-        vec, _ = self.classifier._prototypes()
-        self.additive = self.classifier._additive(vec)
+        self.additive = self.classifier.keeps_term_statistics()
         self.inner: EstimatorView | None = None
         self._columns: tuple[Any, np.ndarray, np.ndarray] | None = None
 
     def prepare(self, docs: list[Any]) -> Rows:
         from ..text.vectorize import stats_of
 
-        vec, model = self.classifier._prototypes()
+        vec, model = self.classifier.prototypes()
         if not self.additive:
             self.vectorizer = clone(vec)
             counts = self.vectorizer.fit_transform(docs)
             self.inner = EstimatorView(model, self.components)
             return self.inner.prepare(counts)
         counter = clone(vec)
-        terms, counts = counter._count(docs)
+        terms, counts = counter.count(docs)
         self.terms = terms
         self.vocabulary = stats_of(terms, counts)
-        return Rows(sp.csr_matrix(counter._weigh(counts, terms=terms)), len(docs))
+        return Rows(sp.csr_matrix(counter.weigh(counts, terms=terms)), len(docs))
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
         if self.inner is not None:
             return self.inner.summarize(rows, R)
-        _, model = self.classifier._prototypes()
-        summary = clone(model)._summary_of([rows.data], self.components, R)
+        _, model = self.classifier.prototypes()
+        # the counts over the documents' own terms are the count family's block as it is
+        prepared = PreparedRows([rows.data], rows.n_rows)
+        summary = clone(model).summarize_rows(prepared, self.components, R)
         block = summary.blocks[0]
         assert isinstance(block, Counts)
         keyed = CategoryCounts((self.terms,), block.total)
@@ -113,12 +113,12 @@ class TextView:
     def finalize(self, stats: Summary) -> Any:
         if self.inner is not None:
             return self.inner.finalize(stats)
-        return self.classifier._adopt(stats, self.vocabulary)
+        return self.classifier.fit_summary(stats, self.vocabulary)
 
     def log_joint(self, fitted: Any, rows: Rows) -> np.ndarray:
         if self.inner is not None:
             return self.inner.log_joint(fitted, rows)
-        vec, model = fitted._fitted()
+        vec, model = fitted.fitted_parts()
         return model.predict_joint_log_proba(self._select(vec, rows.data))
 
     def _select(self, vec: Any, counts: sp.csr_matrix) -> sp.csr_matrix:

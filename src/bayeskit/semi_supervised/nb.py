@@ -129,6 +129,37 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ settings
+    def check_params(self) -> SemiSupervisedNB:
+        """Check the settings, the wrapped estimator's kind included (its declaration must
+        allow EM over its classes); raises :class:`~bayeskit.errors.ParameterError` naming
+        the one that is wrong. Fitting checks them, and so does loading a model file.
+
+        Returns
+        -------
+        self
+        """
+        self._settings()
+        self._prototype()
+        return self
+
+    def fitted_estimator(self) -> Any:
+        """The fitted wrapped estimator (``estimator_``): its classes are the wrapper's
+        classes, or their components with ``n_components > 1``. Raises
+        :class:`~bayeskit.errors.NotFittedError` before a fit."""
+        return self._check_fitted()
+
+    def set_fitted_estimator(self, fitted: Any, classes: Any) -> SemiSupervisedNB:
+        """Take a fitted wrapped estimator (read back from a model file) and the classes, with
+        the input it was fitted on (``n_features_in_``, ``feature_names_in_``). The EM
+        record (``n_iter_``, ``converged_``, ``lower_bounds_``) is the caller's to set.
+
+        Returns
+        -------
+        self
+        """
+        self._adopt_estimator(fitted, np.asarray(classes))
+        return self
+
     def _prototype(self) -> Any:
         from ..naive_bayes import MultinomialNB
 
