@@ -268,14 +268,14 @@ def train(
             labels.update(seen)
             meter.advance(n, nbytes)
         if keyed and total is not None:
-            model._adopt(*total.values)
+            model.fit_summary(*total.values)
         elif total is not None:
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
     _check_classes(data, sorted(labels, key=str), merges, rows)
     if contract_of(model).state == "generative":
         # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
-        model._check_fit()
+        model.check_fit()
     return Trained(settle_text_model(model), data, rows)
 
 
@@ -432,7 +432,7 @@ def settle_text_model(model: Any) -> Any:
         return model
     # The settings the statistics were counted with, even where they were left at a default:
     # TextClassifier() and SpamFilter() need not default alike.
-    vectorizer, inner = model._prototypes()
+    vectorizer, inner = model.prototypes()
     parts: dict[str, Any] = {"vectorizer": vectorizer, "model": inner}
     settled: TextClassifier
     if labels is not None:
@@ -442,5 +442,5 @@ def settle_text_model(model: Any) -> Any:
         )
     else:
         settled = TextClassifier(**parts)
-    settled._adopt(model.stats_, model.vocabulary_stats_)
+    settled.fit_summary(model.stats_, model.vocabulary_stats_)
     return settled

@@ -142,8 +142,7 @@ class Sample:
 def _class_rows(template: Any, X: Any, y: Any, weight: Any, *, reset: bool) -> Any:
     """(model, validated block, labels, each row's class index in labels, row weights)."""
     model = copy.copy(template)
-    X = model._input(X, reset=reset)
-    block = model._blocks_of(X)[0]
+    block = model.prepare(X, reset=reset).blocks[0]
     labels, R = class_weights(y, weight, block.shape[0], part=True)
     hard = hard_labels(R)
     assert hard is not None  # one-hot labels times weights
@@ -154,7 +153,7 @@ def first_pass(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """Round 0 on a part: its class counts, and each class's rows (:class:`ClassRows`)."""
     template, limit, seed = state
     model, block, labels, R, codes, w = _class_rows(template, X, y, weight, reset=True)
-    family: GaussianMixtureFamily = model._families()[0]
+    family: GaussianMixtureFamily = model.configured_families()[0]
     components = family._components()
     rows: dict[Any, ClassRows] = {}
     for c, label in enumerate(labels.tolist()):
@@ -171,7 +170,7 @@ def _runs_on_part(
 ) -> tuple[Any, ...]:
     template, classes, tasks = state
     model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
-    family: GaussianMixtureFamily = model._families()[0]
+    family: GaussianMixtureFamily = model.configured_families()[0]
     components = family._components()
     where = _positions(classes, labels)[codes]  # each row's class among all the classes
     parts: dict[int, Part | None] = {}
@@ -234,7 +233,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
             "a GaussianMixtureClassifier cannot add rows to a fitted model (no partial_fit): EM "
             "is not additive within a class; fit it on all the rows (bayeskit.dask.fit)"
         )
-    family: GaussianMixtureFamily = estimator._families()[0]
+    family: GaussianMixtureFamily = estimator.configured_families()[0]
     family.check()  # the settings, before any work
     limit = check_init_sample(init_sample)
     tol, max_iter, _ = check_em_settings(tol=family.tol, max_iter=family.max_iter)
@@ -308,5 +307,5 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
         parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
-    trial._check_fit()
+    trial.check_fit()
     return _commit(estimator, trial)

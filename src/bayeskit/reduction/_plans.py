@@ -6,7 +6,7 @@ text models, the same adoption ``partial_fit`` uses) finalizes once on the clien
 
 * :class:`~bayeskit.GenerativeClassifier` (naive Bayes, discriminant analysis) — one round of
   :meth:`summarize`; the partitions must agree on the columns (and MixedNB on the family of
-  each column); a fit is refused as ``fit`` refuses it (the template's ``_check_fit``).
+  each column); a fit is refused as ``fit`` refuses it (the template's ``check_fit``).
 * :class:`~bayeskit.text.TextClassifier` / :class:`~bayeskit.text.SpamFilter` with "counts" or
   "binary" output — one round of term-keyed statistics and vocabulary statistics.
   With "tfidf" output or a given vocabulary — two rounds: vocabulary statistics (idf needs the
@@ -62,8 +62,8 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
         )
     text = declared is not None and declared.state == "text"
     if text and is_classifier(estimator):
-        vec, _ = estimator._prototypes()  # checks the settings before any work
-        if estimator._additive(vec):
+        # (checks the settings before any work)
+        if estimator.keeps_term_statistics():
             return _text_additive(estimator, partial, classes)
         return _text_fixed(estimator, partial, classes)
     if text:
@@ -103,21 +103,21 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
     if partial:
         hold_declared_classes(trial, total.values[0].classes, classes, first=True)
     trial.fit_summary(_declare(total.values[0], classes))
-    trial._check_fit()  # what fit demands (discriminant analysis: two classes, usable matrices)
+    trial.check_fit()  # what fit demands (discriminant analysis: two classes, usable matrices)
     return _commit(model, trial)
 
 
 def summarize_new(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -> Any:
     """A partition's statistics, with the columns read as a first fit reads them."""
-    model = copy.copy(template)
-    summary = model._summarize(X, y, weight, classes=None, reset=True, part=True)
+    model = copy.copy(template)  # (no columns read yet: it reads them as a first fit)
+    summary = model.summarize(X, y, weight, part=True)
     return (summary,), schema_of(model)
 
 
 def summarize_more(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -> Any:
     """A partition's statistics under a fitted model's columns (``partial_fit``)."""
-    model = copy.copy(template)
-    return (model._summarize(X, y, weight, classes=None, reset=False, part=True),), None
+    model = copy.copy(template)  # (the fitted model's columns, without its statistics)
+    return (model.summarize(X, y, weight, part=True),), None
 
 
 # ---------------------------------------------------------------------------- text
@@ -129,21 +129,20 @@ _TEXT_FITTED = ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache"
 
 
 def _text_additive(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
-    total = yield Round(clf._prototypes(), text_statistics)
+    total = yield Round(clone(clf), text_statistics)
     keyed, vocabulary = _declare(total.values[0], classes), total.values[1]
     if partial and "stats_" in clf.__dict__:
         trial = copy.copy(clf)
         keyed, vocabulary = clf.stats_ + keyed, clf.vocabulary_stats_ + vocabulary
     else:
         trial = _fresh(clf, _TEXT_FITTED)
-    trial._adopt(keyed, vocabulary)
+    trial.fit_summary(keyed, vocabulary)
     return _commit(clf, trial)
 
 
-def text_statistics(prototypes: Any, X: Any, y: Any, weight: Any) -> Any:
+def text_statistics(template: TextClassifier, X: Any, y: Any, weight: Any) -> Any:
     """A partition's term-keyed statistics and vocabulary statistics."""
-    vec, model = prototypes
-    return TextClassifier._batch(vec, model, _documents(X), y, weight, None), None
+    return template.term_statistics(_documents(X), y, weight), None
 
 
 def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
@@ -155,7 +154,7 @@ def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
         trial = copy.copy(clf)
         trial.model_ = model
         return _commit(clf, trial)
-    vec, prototype = clf._prototypes()
+    vec, prototype = clf.prototypes()
     vectorizer = clone(vec)
     if vectorizer.output == "hashed":
         vectorizer.fit([])  # nothing to learn: the columns are hashes
