@@ -47,6 +47,15 @@ from pathlib import Path
 from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
+from bayeskit.text._mailread import (
+    FastPart,
+    count,
+    header_fields,
+    needs_decoding,
+    parse,
+    reader_counts,
+    reset_reader_counts,
+)
 from bayeskit.text._mime import (
     codec_of,
     decode_bytes,
@@ -66,6 +75,8 @@ __all__ = [
     "iter_mbox",
     "read_email_folders",
     "read_message",
+    "reader_counts",
+    "reset_reader_counts",
 ]
 
 MAX_PART_BYTES = 4 * 2**20
@@ -74,6 +85,8 @@ MAX_TEXT_CHARS = 2_000_000
 _MAX_DEPTH = 40
 
 Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+#: A parsed MIME part: the parser's, or the fast path's with the same answers.
+_AnyPart = _Part | FastPart
 
 
 @dataclass(frozen=True)
@@ -156,8 +169,9 @@ def _lenient_b64(data: bytes) -> bytes:
 class _Reader:
     """Walks a parsed MIME tree, gathering text, URLs, attachments, parts and defects."""
 
-    def __init__(self, defects: list[str]) -> None:
+    def __init__(self, defects: list[str], fast: bool = True) -> None:
         self.defects = defects
+        self.fast = fast  # HTML read by regular expressions when it is well-formed
         self.urls: list[str] = []
         self.attachments: list[tuple[str, str]] = []
         self.parts: list[tuple[str, str]] = []
@@ -169,13 +183,13 @@ class _Reader:
             doc = (type(defect).__doc__ or name).strip().splitlines()[0].rstrip(".")
             self.defects.append(f"{where}: {_DEFECT_TEXT.get(name, doc[:1].lower() + doc[1:])}")
 
-    def walk(self, part: _Part, depth: int, texts: list[str]) -> None:
+    def walk(self, part: _AnyPart, depth: int, texts: list[str]) -> None:
         try:
             self._walk(part, depth, texts)
         except Exception as error:  # a safety net: the email package met something unforeseen
             self.defects.append(f"a part could not be read ({type(error).__name__}: {error})")
 
-    def _walk(self, part: _Part, depth: int, texts: list[str]) -> None:
+    def _walk(self, part: _AnyPart, depth: int, texts: list[str]) -> None:
         ctype = part.get_content_type()
         charset = part.get_content_charset("") or ""
         self.parts.append((ctype, charset))
@@ -185,7 +199,7 @@ class _Reader:
             self.defects.append(f"{where}: MIME parts nested over {_MAX_DEPTH} deep were skipped")
             return
         if part.is_multipart():
-            children = [c for c in part.get_payload() if isinstance(c, _Part)]
+            children = [c for c in part.get_payload() if isinstance(c, (_Part, FastPart))]
             if ctype == "multipart/alternative" and len(children) > 1:
                 self._alternative(children, depth, texts)
             else:
@@ -205,7 +219,7 @@ class _Reader:
         elif main != "message":  # message/* parts hold no text of their own
             self.attachments.append((filename, ctype))
 
-    def _alternative(self, children: list[_Part], depth: int, texts: list[str]) -> None:
+    def _alternative(self, children: list[_AnyPart], depth: int, texts: list[str]) -> None:
         versions = []
         for child in children:
             found: list[str] = []
@@ -216,7 +230,7 @@ class _Reader:
         if plain or rich:
             texts.extend(plain[0] if plain else rich[-1])
 
-    def _reparse(self, part: _Part, ctype: str, depth: int, texts: list[str]) -> bool:
+    def _reparse(self, part: _AnyPart, ctype: str, depth: int, texts: list[str]) -> bool:
         """Guess the boundary of a broken multipart from its body and read it with it."""
         data = part.get_payload(decode=True)
         if not isinstance(data, bytes):
@@ -238,14 +252,14 @@ class _Reader:
                 self.walk(child, depth + 1, texts)
         return True
 
-    def _filename(self, part: _Part) -> str:
+    def _filename(self, part: _AnyPart) -> str:
         try:
             name = part.get_filename() or ""
         except Exception:
             return ""
         return decode_header_value(name, "filename", self.defects) if name else ""
 
-    def _payload(self, part: _Part, where: str) -> bytes:
+    def _payload(self, part: _AnyPart, where: str) -> bytes:
         """The transfer-decoded bytes of a leaf part (``b''`` when there are none)."""
         raw = part.get("content-transfer-encoding")
         cte = str(raw or "").strip().lower()
@@ -268,7 +282,7 @@ class _Reader:
         return data
 
     def _read_text(
-        self, part: _Part, ctype: str, charset: str, where: str, texts: list[str]
+        self, part: _AnyPart, ctype: str, charset: str, where: str, texts: list[str]
     ) -> None:
         self.text_parts += 1
         data = self._payload(part, where)
@@ -294,7 +308,7 @@ class _Reader:
             return
         text = decode_bytes(data, charset, where, self.defects, final)
         if ctype in _HTML_TYPES:
-            text, links, problem = html_to_text(text)
+            text, links, problem = html_to_text(text, fast=self.fast)
             self.urls.extend(links)
             if problem:
                 self.defects.append(f"{where}: HTML parser failed ({problem}); tags stripped")
@@ -411,12 +425,27 @@ def _header_block(lines: list[str]) -> _Part | None:
     return message
 
 
-def _read_bytes(data: bytes) -> Message:
+def _read_bytes(data: bytes, fast: bool = True) -> Message:
     defects: list[str] = []
-    data = _skim(data, defects)
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
-    reader = _Reader(defects)
+    reader = _Reader(defects, fast)
+    tree: tuple[FastPart, bytes] | str = "the fast path was not asked for"
+    if fast:
+        try:
+            tree = parse(data) if len(data) <= MAX_PART_BYTES else "larger than MAX_PART_BYTES"
+        except Exception as error:  # a safety net: the parser reads what the fast path cannot
+            tree = f"the fast path failed ({type(error).__name__})"
+        count(tree if isinstance(tree, str) else "fast")
+    if not isinstance(tree, str):
+        root, block = tree
+        for name, value in header_fields(block):
+            if needs_decoding(value):
+                value = decode_header_value(value, name, defects)
+            headers.append((name, value))
+        reader.walk(root, 0, texts)
+        return _message(data, headers, texts, reader, defects)
+    data = _skim(data, defects)
     try:
         try:
             parsed = _parse(data)
@@ -428,6 +457,17 @@ def _read_bytes(data: bytes) -> Message:
         reader.walk(parsed, 0, texts)
     except Exception as error:  # a safety net: the email package met something unforeseen
         defects.append(f"reading stopped early ({type(error).__name__}: {error})")
+    return _message(data, headers, texts, reader, defects)
+
+
+def _message(
+    data: bytes,
+    headers: list[tuple[str, str]],
+    texts: list[str],
+    reader: _Reader,
+    defects: list[str],
+) -> Message:
+    """The :class:`Message` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
     if not text.strip():
         if not data.strip():
