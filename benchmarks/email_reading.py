@@ -49,10 +49,10 @@ from bayeskit.text.email import email_tokens, reader_counts, reset_reader_counts
 def parser_only(header_shortcut: bool = False) -> Iterator[None]:
     """Every message read by Python's ``email`` parser and HTML by ``HTMLParser``."""
     saved = email_module.parse, email_module._parse, _mime.fast_html_to_text
-    email_module.parse = lambda data: "the fast path is turned off"  # type: ignore[assignment]
+    email_module.parse = lambda data: "the fast path is turned off"
     if not header_shortcut:
         email_module._parse = lambda data: email.message_from_bytes(data, policy=compat32)
-    _mime.fast_html_to_text = lambda *args: None  # type: ignore[assignment]
+    _mime.fast_html_to_text = lambda *args: None
     try:
         yield
     finally:

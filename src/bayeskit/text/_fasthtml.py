@@ -65,6 +65,7 @@ _BLOCK_NAMES = (
 )
 _BLOCK = frozenset(_BLOCK_NAMES.split())
 _START_ANY = re.compile(rf"<{_NAME}{_ATTRS}/?>")
+_LINK_NAMES = "href|src|action|background|lowsrc|dynsrc"
 _TAG = re.compile(rf"<({_NAME}){_ATTRS}/?>|</({_NAME}){_WS}*>")
 # What a tag adds to the text: a line break for a block tag (start or end), a space for
 # an image or input field (start), else nothing; as markers, replaced after unescaping.
@@ -81,11 +82,10 @@ def _mark(match: re.Match[str]) -> str:
 
 # Attributes of start tags joined together; the link attributes' values are captured.
 _ATTR_LINK = re.compile(
-    rf"(?:[ \t\n\r\f]+|(?<=[\"']))(?:(?i:href|src|action|background|lowsrc|dynsrc)"
+    rf"(?:[ \t\n\r\f]+|(?<=[\"']))(?:(?i:{_LINK_NAMES})"
     rf"{_WS}*={_WS}*({_VALUE})|[^\s\"'<>/=\x00-\x02]+(?:{_WS}*={_WS}*{_VALUE})?)"
 )
 _LEFT_OVER = re.compile(r"<(?:[a-zA-Z/!?]|\Z)")
-_MARKERS = re.compile("[\x00-\x02]")
 
 
 def _opaque(match: re.Match[str]) -> str:
@@ -103,7 +103,7 @@ def fast_html_to_text(
 ) -> tuple[str, list[str]] | None:
     """(text before ``tidy``, links) as the parser's handlers give them, or None for markup
     this reader leaves to the parser. ``is_link`` tells which attribute values are links."""
-    if _MARKERS.search(markup):
+    if "\x00" in markup or "\x01" in markup or "\x02" in markup:
         return None
     if "<" not in markup:
         return tidy(html.unescape(markup)), []

@@ -15,6 +15,19 @@ Charset rule
     with U+FFFD for the bad bytes. Each fallback is recorded in ``defects``; undeclared bytes
     that are valid UTF-8 are not a defect. (The helpers live in :mod:`bayeskit.text._mime`.)
 
+Fast path
+    A message is first offered to a reader in compiled code (:mod:`bayeskit.text._mailread`):
+    the header block split at its first blank line and unfolded, RFC 2047 encoded words and
+    raw 8-bit headers decoded by the charset rule above, the MIME structure (single parts and
+    nested ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
+    quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text by
+    regular expressions (:mod:`bayeskit.text._fasthtml`). It declines what it cannot read
+    exactly as :mod:`email`'s parser does: defects the parser would record, bare CR line ends,
+    ``message/*`` parts, repeated Content-* headers, unusual boundaries, huge messages, and
+    malformed or unusual HTML, which are then read by the parser (and
+    :class:`html.parser.HTMLParser`). Both give the same :class:`Message`. :func:`reader_counts`
+    says how many messages this process read by each path and why the others were declined.
+
 Limits (memory-safe reading of huge messages, linear time)
     A message larger than ``MAX_PART_BYTES`` (4 MiB) is skimmed before MIME parsing: of the
     bytes between two lines starting with ``--`` (the multipart boundaries) at most
@@ -439,10 +452,15 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
         count(tree if isinstance(tree, str) else "fast")
     if not isinstance(tree, str):
         root, block = tree
-        for name, value in header_fields(block):
-            if needs_decoding(value):
-                value = decode_header_value(value, name, defects)
-            headers.append((name, value))
+        headers = header_fields(block)
+        if not block.isascii() or b"=?" in block:  # encoded words or raw 8-bit bytes
+            headers = [
+                (
+                    name,
+                    decode_header_value(value, name, defects) if needs_decoding(value) else value,
+                )
+                for name, value in headers
+            ]
         reader.walk(root, 0, texts)
         return _message(data, headers, texts, reader, defects)
     data = _skim(data, defects)
@@ -480,14 +498,16 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    first = {}
-    for name, value in reversed(headers):
-        first[name.lower()] = value
+    names = [name.lower() for name, _ in headers]
+    first = {
+        key: headers[names.index(key)][1] if key in names else ""
+        for key in ("subject", "from", "to")
+    }
     return Message(
         headers=headers,
-        subject=first.get("subject", ""),
-        sender=first.get("from", ""),
-        to=first.get("to", ""),
+        subject=first["subject"],
+        sender=first["from"],
+        to=first["to"],
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,
