@@ -6,9 +6,10 @@ markup made only of well-formed constructs that every HTML tokenizer reads alike
 ``<name attr=value ...>`` with quoted or plain values, end tags ``</name>``, comments
 ``<!-- ... -->`` without ``--`` inside, ``<!DOCTYPE ...>``, ``<?...>``, closed ``<script>`` and
 ``<style>`` elements, and a ``<`` that starts no tag (text). For anything else (a ``<`` that
-starts a malformed tag, ``<![CDATA[``, attributes run together, ``<template>``, raw-text
-elements such as ``<xmp>`` or ``<noscript>``, a ``<title>`` holding tags, the control
-characters it uses as markers) it returns None and the parser reads the markup.
+starts a malformed tag, ``<![CDATA[``, a quoted attribute value holding ``<``,
+``<template>``, ``<plaintext>``, an element the installed parser reads as raw text (newer
+Pythons: ``<title>``, ``<textarea>``...) holding tags, the control characters it uses as
+markers) it returns None and the parser reads the markup.
 
 The text is built as the parser's handlers build it: each tag is replaced by a marker (a line
 break for block tags, a space for ``<img>`` and ``<input>``, nothing for the others), script and
@@ -22,6 +23,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from html.parser import HTMLParser
 
 __all__ = ["fast_html_to_text"]
 
@@ -50,11 +52,37 @@ _OPAQUE = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSE_INSIDE = re.compile(r"</\s*(?:script|style)", re.IGNORECASE)
-# Constructs some HTML parsers read differently from others (or that change the text's
-# skipping): left to the parser.
+
+
+class _Probe(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+
+def _raw_text_elements() -> list[str]:
+    """The elements whose content this Python's :class:`HTMLParser` reads as text, tags
+    inside included (newer versions read ``<title>`` and ``<textarea>`` so, as HTML5 does)."""
+    found = []
+    for name in ("title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"):
+        probe = _Probe()
+        probe.feed(f"<{name}><b>x</b></{name}>")
+        probe.close()
+        if "b" not in probe.tags:
+            found.append(name)
+    return found
+
+
+# Constructs that change the text's skipping (template) or that the parser reads differently
+# from the rest of the markup: left to the parser. The raw-text elements of this Python's
+# parser are read here only when they hold no "<".
+_RAW = "|".join(_raw_text_elements()) or "(?!)"
 _UNUSUAL = re.compile(
     r"<(?:script|style|template|plaintext)(?=[ \t\n\r\f/>])"
-    r"|<(title|textarea|xmp|iframe|noembed|noframes|noscript)(?=[ \t\n\r\f/>])"
+    rf"|<({_RAW})(?=[ \t\n\r\f/>])"
     r"[^>]*(?:/>|>[^<]*(?:\Z|<(?!/\1[ \t\n\r\f]*>)))",
     re.IGNORECASE,
 )
