@@ -50,7 +50,7 @@ def count(path: str) -> None:
         _COUNTS[path] += 1
 
 
-def reader_counts() -> dict[str, object]:
+def reader_counts() -> dict[str, Any]:
     """How many messages this process read by the fast path and by the parser, and why.
 
     Returns
