@@ -60,6 +60,18 @@ def reader_counts() -> dict[str, Any]:
         :mod:`email`'s parser; ``reasons``: the latter by the reason the fast path declined
         them (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into
         text by regular expressions and by :class:`html.parser.HTMLParser`.
+
+    Examples
+    --------
+    >>> from bayeskit.text import read_message, reader_counts, reset_reader_counts
+    >>> reset_reader_counts()
+    >>> read_message(b"Subject: hi\\n\\nHello\\n").text
+    'Hello'
+    >>> read_message(b"Subject: x\\rbare CR line ends\\r\\rbody").subject
+    'x'
+    >>> counts = reader_counts()
+    >>> counts["fast"], counts["fallback"], counts["reasons"]
+    (1, 1, {'bare CR line ends': 1})
     """
     with _LOCK:
         counts = dict(_COUNTS.most_common())
