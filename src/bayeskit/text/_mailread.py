@@ -12,7 +12,8 @@ HTML, URLs, the text limits) is shared by both paths and the result is the same
 It reads only messages whose reading is unambiguous, and declines (returns the reason) for the
 rest, which go to the feed parser: any structure the parser would record a defect for (a line
 that is no header among the headers, a continuation line first, a misplaced envelope line, a
-multipart without its boundary, its first or its closing boundary line, base64 of impossible
+multipart without its boundary or its first boundary line (a missing closing one is read:
+the parser's defect is given), base64 of impossible
 length or outside its alphabet), bare CR line ends, message/* parts (``message/rfc822``
 holds a whole message), multipart/digest, the same Content-* header twice, Content-* values
 beyond ASCII, boundaries outside RFC 2046's alphabet or reused by an inner part, MIME parts
@@ -30,10 +31,11 @@ import itertools
 import re
 import threading
 from collections import Counter
+from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message as _Part
 from email.policy import compat32
 from email.utils import unquote
-from typing import Any, ClassVar
+from typing import Any
 
 __all__ = ["MAX_FAST_DEPTH", "FastPart", "parse", "reader_counts", "reset_reader_counts"]
 
@@ -100,9 +102,9 @@ class FastPart:
     """One MIME part as the fast path read it, with the methods of
     :class:`email.message.Message` the e-mail reader calls (same answers)."""
 
-    __slots__ = ("charset", "children", "cte", "ctype", "disposition", "filename", "payload")
-
-    defects: ClassVar[tuple[object, ...]] = ()  # a message with defects goes to the parser
+    __slots__ = (
+        "charset", "children", "cte", "ctype", "defects", "disposition", "filename", "payload",
+    )  # fmt: skip
 
     def __init__(self, ctype: str, charset: str, cte: str | None) -> None:
         self.ctype = ctype
@@ -112,6 +114,8 @@ class FastPart:
         self.filename: str | None = None
         self.children: list[FastPart] | None = None
         self.payload = b""
+        # The parser's defects for this part: only a missing closing boundary is read here.
+        self.defects: tuple[object, ...] = ()
 
     def get_content_type(self) -> str:
         return self.ctype
@@ -330,10 +334,12 @@ def _part(
             raise _DeclineError("a multipart with a transfer encoding")
         if depth >= MAX_FAST_DEPTH:
             raise _DeclineError("MIME parts nested deep")
-        part.children = _children(data, body, end, depth, (*outer, boundary))
+        part.children, closed = _children(data, body, end, depth, (*outer, boundary))
+        if not closed:  # the last part runs to the end, as the parser reads it
+            part.defects = (CloseBoundaryNotFoundDefect(),)
         return part
-    if outer and end > body:  # the line end before a boundary belongs to the boundary
-        end -= 2 if end - body >= 2 and data[end - 2] == 13 else 1
+    if outer and end > body and data[end - 1] == 10:  # the line end before a boundary
+        end -= 2 if end - body >= 2 and data[end - 2] == 13 else 1  # belongs to the boundary
     if main == "text":
         part.payload = _decoded(data[body:end], (cte or "").strip().lower())
     return part
@@ -341,20 +347,23 @@ def _part(
 
 def _children(
     data: bytes, start: int, end: int, depth: int, outer: tuple[str, ...]
-) -> list[FastPart]:
+) -> tuple[list[FastPart], bool]:
+    """The parts of a multipart whose body is ``data[start:end]``, and whether its closing
+    boundary line was found (without it, the last part runs to ``end``)."""
     lines = _boundary_lines(data, start, end, outer[-1])
     if not lines or lines[0][2]:
         raise _DeclineError("the first multipart boundary is missing")
     last = next((i for i, line in enumerate(lines) if line[2]), None)
+    bounds = [(line[0], line[1]) for line in lines[: len(lines) if last is None else last + 1]]
     if last is None:
-        raise _DeclineError("the closing multipart boundary is missing")
+        bounds.append((end, end))
     children = []
-    for before, after in itertools.pairwise(lines[: last + 1]):
+    for before, after in itertools.pairwise(bounds):
         begin = before[1] + 1  # after the boundary line's "\n"
         if begin >= after[0]:
-            raise _DeclineError("two multipart boundary lines in a row")
+            raise _DeclineError("two multipart boundary lines in a row, or one last")
         children.append(_part(data, begin, after[0], depth + 1, outer))
-    return children
+    return children, last is not None
 
 
 def _decoded(raw: bytes, cte: str) -> bytes:
