@@ -55,13 +55,19 @@ def count(path: str) -> None:
 def reader_counts() -> dict[str, Any]:
     """How many messages this process read by the fast path and by the parser, and why.
 
+    The e-mail reader (``read_message`` and the ``"email"``/``"auto"`` analyzers) first tries
+    its fast path, which reads a message with compiled primitives (``bytes.find``, regular
+    expressions on bytes, ``binascii``) and declines what it cannot read exactly as Python's
+    ``email`` parser does; the parser then reads it. Both give the same message. Counts are
+    per process (each worker of a parallel job keeps its own).
+
     Returns
     -------
     dict
-        ``fast``: messages read by the compiled fast path; ``fallback``: messages handed to
-        :mod:`email`'s parser; ``reasons``: the latter by the reason the fast path declined
-        them (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into
-        text by regular expressions and by :class:`html.parser.HTMLParser`.
+        ``fast``: messages read by the fast path; ``fallback``: messages handed to the
+        ``email`` parser; ``reasons``: the latter by the reason the fast path declined them
+        (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into text
+        by regular expressions and by ``html.parser.HTMLParser``.
 
     Examples
     --------
@@ -89,7 +95,7 @@ def reader_counts() -> dict[str, Any]:
 
 
 def reset_reader_counts() -> None:
-    """Set the counts of :func:`reader_counts` to zero."""
+    """Set the counts that ``reader_counts()`` gives to zero."""
     with _LOCK:
         _COUNTS.clear()
 
