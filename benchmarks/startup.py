@@ -130,6 +130,8 @@ def warm_rows(work: Path) -> list[Row]:
             over=0.2),
         Row("bayeskit --version", [SCRIPT, "--version"], 0.3, _prints(r"^bayeskit \d")),
         Row("bayeskit --help", [SCRIPT, "--help"], 0.3, _prints("quickstart")),
+        *(Row(f"bayeskit {name} --help", [SCRIPT, name, "--help"], 0.3, _prints("Usage"))
+          for name in ("train", "evaluate", "predict", "report", "inspect", "merge")),
         Row("one-line bayeskit predict model.bk -", [SCRIPT, "predict", "sms.bk", "-"], 1.5,
             _prints(r"^1,spam,spam,"), stdin=line),
         Row("python -m bayeskit (the main job)", [PYTHON, "-m", "bayeskit"], 2.0,

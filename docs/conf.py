@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))  # the checkout's code, whatever is installed
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))  # this site's extensions
 
 import bayeskit  # noqa: E402
 
@@ -30,6 +31,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "local_mathjax",  # docs/_ext: MathJax copied into the site, not loaded from a CDN
     "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",

@@ -49,6 +49,35 @@ def test_version_and_help_import_nothing_heavy():
     assert _loaded("from bayeskit.__main__ import main; main(['--version'])") == set()
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["quickstart", "example", "train", "evaluate", "predict", "explain", "inspect", "serve",
+     "filter", "merge", "report"],
+)  # fmt: skip
+def test_a_commands_help_imports_no_model(command):
+    """``bayeskit COMMAND --help`` builds its page from the options alone: scikit-learn and
+    SciPy (seconds to import) are not imported, nor numba or polars."""
+    code = f"""
+        import contextlib, io
+        from bayeskit.cli import main
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                main([{command!r}, "--help"])
+            except SystemExit:
+                pass
+        assert "Usage" in out.getvalue(), out.getvalue()
+        """
+    assert _loaded(code) <= {"rich", "numpy"}
+
+
+def test_every_command_is_in_the_help_import_test():
+    from bayeskit.cli.app import COMMANDS
+
+    listed = test_a_commands_help_imports_no_model.pytestmark[0].args[1]
+    assert sorted(COMMANDS) == sorted(listed)
+
+
 def test_estimators_do_not_import_numba_or_polars_until_needed():
     loaded = _loaded("from bayeskit import MultinomialNB, GaussianNB, save, load")
     assert "numba" not in loaded

@@ -175,3 +175,21 @@ def test_pages_fit_a_phone(browser, site):
             assert width <= viewport + 1, f"{page}: {width} px wide in a {viewport} px window"
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_formulas_render_from_the_site_itself(browser, site):
+    """The guide's formulas are typeset by the MathJax copied into the site: every script a
+    page loads comes from the site (none from a CDN), and the display math of the decision
+    rule's page becomes MathJax's output."""
+    browser.get(site + "guide/decision-rule.html")
+    scripts = browser.execute_script(
+        "return Array.from(document.scripts).map(s => s.src).filter(s => s)"
+    )
+    outside = [src for src in scripts if not src.startswith(site)]
+    assert not outside, f"scripts loaded from outside the site: {outside}"
+    assert any("mathjax" in src for src in scripts), scripts
+    typeset = _wait(
+        browser,
+        lambda d: d.execute_script("return document.querySelectorAll('mjx-container').length"),
+    )
+    assert typeset >= 3, typeset

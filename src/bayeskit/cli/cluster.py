@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -20,35 +20,10 @@ from ..io.stream import Batch, FileBatch
 from ..reduction import Part, Round
 from .data import Labelled
 from .measure import fold
+from .options import BatchSizeOpt as BatchSizeOpt
+from .options import SchedulerOpt as SchedulerOpt
+from .options import WorkersOpt as WorkersOpt
 from .streaming import Prepare, Runner, run_here, summarize_batch
-
-BatchSizeOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--batch-size",
-        min=1,
-        max=10**9,
-        help="Rows (tables) or files (folders) read and learned at a time: memory grows with "
-        "it, per-batch overhead shrinks with it. Default: 100000 rows, 5000 files.",
-    ),
-]
-WorkersOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--workers",
-        min=1,
-        max=256,  # a local cluster of processes: far more than a machine has cores
-        help="Train on a local Dask cluster of this many worker processes "
-        '(pip install "bayeskit[dask]").',
-    ),
-]
-SchedulerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--scheduler",
-        help="Train on the Dask cluster whose scheduler is at this address (tcp://HOST:8786).",
-    ),
-]
 
 
 @contextlib.contextmanager

@@ -9,9 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
-from sklearn.base import clone
 
-from .cluster import SchedulerOpt, WorkersOpt, cluster_client, fold_runner
 from .data import (
     ColumnsOpt,
     FoldsAliasOpt,
@@ -32,7 +30,6 @@ from .data import (
     folds_of,
     load_labelled,
 )
-from .measure import cross_validate, holdout, metrics
 from .models import (
     AlphaOpt,
     IntegersOpt,
@@ -44,6 +41,7 @@ from .models import (
     describe,
     schema_kinds,
 )
+from .options import SchedulerOpt, WorkersOpt
 from .output import fmt_num, out_console
 
 _MAX_CONFUSION = 12
@@ -81,6 +79,11 @@ def evaluate(
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
+    from sklearn.base import clone
+
+    from .cluster import cluster_client, fold_runner
+    from .measure import cross_validate, holdout, metrics
+
     check_model_options(model, alpha, integers)  # before any data is read
     options = ReadOptions.of(
         format, no_header, columns, missing, merge, separator, ids, keep,
@@ -115,6 +118,8 @@ def _families(estimator: Any, train: Labelled) -> str | None:
     """The family each column gets (``families_line`` of the model ``train`` would write: the
     estimator fitted on all of DATA), for a table; None for documents."""
     import warnings
+
+    from sklearn.base import clone
 
     from .train import families_line
 

@@ -13,8 +13,6 @@ import numpy as np
 import typer
 
 from ..errors import BayeskitError, ParameterError
-from ..inspection import explain as explain_linear
-from ..inspection import top_features
 from ..io.readers import ReadError, list_names
 from .models import (
     conform,
@@ -162,6 +160,8 @@ def decide(model: Any, x: Any, label: Any = None, versus: Any = None) -> Decisio
                 "'bayeskit inspect' shows this model's class means"
             ) from None
         return _by_missing(model, x, label, versus)
+    from ..inspection import explain as explain_linear
+
     e = explain_linear(model, x, label=label, versus=versus)
     return _decision(model, e, model.predict_proba(x)[0], table=True)
 
@@ -361,6 +361,8 @@ def _top(model: Any, n: int) -> dict[Any, list[tuple[str, float]]] | None:
     if is_text_model(model):
         return dict(model.top_terms(n))
     try:
+        from ..inspection import top_features
+
         return top_features(model, n)
     except BayeskitError:
         return None

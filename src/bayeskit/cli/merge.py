@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from .._base import merge as merge_models
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.readers import ReadError
@@ -65,6 +64,8 @@ def merge(
 
 def _add(a: Any, b: Any) -> Any:
     if contract_of(a).state == "generative":
+        from .._base import merge as merge_models
+
         return merge_models(a, b)
     return a + b
 

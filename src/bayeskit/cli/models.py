@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import discriminant, naive_bayes
 from ..io.columns import align_columns as align_columns
 from ..io.columns import column_kinds as column_kinds
 from ..io.columns import conform as conform
@@ -19,102 +18,17 @@ from ..io.describe import describe as describe
 from ..io.describe import is_email_model as is_email_model
 from ..io.describe import is_text_model as is_text_model
 from ..io.readers import ReadError, list_names
-from ..text import SpamFilter, TextClassifier, TextVectorizer
 from .data import Labelled
+from .options import DEFAULT_TEXT_MODELS as DEFAULT_TEXT_MODELS
+from .options import MODEL_ALIASES as MODEL_ALIASES
+from .options import MODELS as MODELS
+from .options import NUMERIC_MODELS as NUMERIC_MODELS
+from .options import TEXT_MODELS as TEXT_MODELS
+from .options import AlphaOpt as AlphaOpt
+from .options import IntegersOpt as IntegersOpt
+from .options import ModelOpt as ModelOpt
+from .options import canonical_model as canonical_model
 from .output import note
-
-MODELS = (
-    "auto",
-    "multinomial",
-    "bernoulli",
-    "complement",
-    "categorical",
-    "gaussian",
-    "kernel",
-    "discretized",
-    "poisson",
-    "mixed",
-    "tan",
-    "aode",
-    "kdb",
-    "text",
-    "lda",
-    "qda",
-    "rda",
-    "gmm",
-    "parzen",
-)
-TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
-#: The choices that build TextClassifier()'s or SpamFilter()'s settings for text.
-DEFAULT_TEXT_MODELS = ("auto", "text")
-NUMERIC_MODELS = (
-    "gaussian",
-    "kernel",
-    "discretized",
-    "poisson",
-    "multinomial",
-    "bernoulli",
-    "complement",
-    "lda",
-    "qda",
-    "rda",
-    "gmm",
-    "parzen",
-)
-
-#: The Python class names, accepted by ``--model`` as the short names they stand for (any case),
-#: so one name works in both doors: ``--model KernelNB`` is ``--model kernel``.
-MODEL_ALIASES = {
-    "multinomialnb": "multinomial",
-    "bernoullinb": "bernoulli",
-    "complementnb": "complement",
-    "categoricalnb": "categorical",
-    "gaussiannb": "gaussian",
-    "kernelnb": "kernel",
-    "discretizednb": "discretized",
-    "poissonnb": "poisson",
-    "mixednb": "mixed",
-    "textclassifier": "text",
-    "lineardiscriminantanalysis": "lda",
-    "quadraticdiscriminantanalysis": "qda",
-    "regularizeddiscriminantanalysis": "rda",
-    "gaussianmixtureclassifier": "gmm",
-    "parzenwindowclassifier": "parzen",
-}
-
-
-def canonical_model(choice: str) -> str:
-    """``--model``'s short name for ``choice`` (a short name, or a class name in any case)."""
-    return MODEL_ALIASES.get(choice.lower(), choice)
-
-
-ModelOpt = typer.Option(
-    "--model",
-    "-m",
-    metavar="MODEL",
-    callback=canonical_model,
-    help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
-    "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
-    "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
-    "weighting and the model); with --unlabeled "
-    "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
-    "complement: scikit-learn's bag of words, for parity. Or one of: "
-    + ", ".join(MODELS[1:])
-    + " (or the Python class name: KernelNB, GaussianMixtureClassifier…).",
-)
-AlphaOpt = typer.Option(
-    "--alpha",
-    metavar="A",
-    help="Additive smoothing of the count models (default: the model's own: 1 for "
-    "multinomial, bernoulli, complement; the text defaults' own; 0.1 with --unlabeled).",
-)
-IntegersOpt = typer.Option(
-    "--integers",
-    metavar="FAMILY",
-    help="Family of integer columns under --model auto: gaussian (the default), poisson "
-    "(counts) or categorical (codes).",
-)
-
 
 #: Bayesian network classifiers: any table (numbers are cut into MDL intervals).
 NETWORK_MODELS = ("tan", "aode", "kdb")
@@ -127,6 +41,7 @@ def _network_class(choice: str) -> Any:
 
 
 def _numeric_class(choice: str) -> Any:
+    from .. import discriminant, naive_bayes
     from ..mixture import GaussianMixtureClassifier
     from ..naive_bayes.discretized import DiscretizedNB
     from ..naive_bayes.gaussian import GaussianNB
@@ -198,6 +113,9 @@ def build_model(
 
 
 def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervised: bool) -> Any:
+    from .. import naive_bayes
+    from ..text import TextClassifier, TextVectorizer
+
     if choice not in TEXT_MODELS:
         raise typer.BadParameter(
             f"{choice!r} does not read text; for text use one of: {', '.join(TEXT_MODELS)}",
@@ -227,6 +145,8 @@ def _default_text_model(data: Labelled, alpha: float | None, labels: tuple[Any, 
     """TextClassifier()'s or SpamFilter()'s settings, whatever the data: their "auto" analyzer
     reads a raw e-mail as an e-mail, so the command line and the library build the same model
     from the same folder."""
+    from ..text import SpamFilter, TextClassifier
+
     cls = TextClassifier if labels is None else SpamFilter
     vectorizer = cls.default_vectorizer()
     model = cls.default_model()
@@ -242,6 +162,8 @@ def _default_text_model(data: Labelled, alpha: float | None, labels: tuple[Any, 
 
 
 def _uncalibrated_spam_filter(vectorizer: Any, model: Any, labels: tuple[Any, Any]) -> Any:
+    from ..text import SpamFilter
+
     # scikit-learn's pipeline, its probabilities included (no calibration)
     return SpamFilter(
         vectorizer=vectorizer,
@@ -254,6 +176,8 @@ def _uncalibrated_spam_filter(vectorizer: Any, model: Any, labels: tuple[Any, An
 
 def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str | None) -> Any:
     import polars as pl
+
+    from .. import naive_bayes
 
     if choice == "text":
         raise typer.BadParameter(

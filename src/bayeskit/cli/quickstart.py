@@ -8,15 +8,9 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 
 from .._version import __version__
-from ..datasets import load_sms_spam
-from ..naive_bayes import MultinomialNB
-from ..text import SpamFilter, TextVectorizer
 from .data import FOLDS_HELP, FoldsAliasOpt, folds_of
-from .models import describe
 from .output import progress
 
 
@@ -37,6 +31,14 @@ def quickstart(
 ) -> None:
     """Train and cross-validate a spam filter on the bundled SMS Spam Collection (Almeida et
     al., 2011; CC BY 4.0) in a few seconds, then say what to try next."""
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold
+
+    from ..datasets import load_sms_spam
+    from ..naive_bayes import MultinomialNB
+    from ..text import SpamFilter, TextVectorizer
+    from .models import describe
+
     folds = folds_of(folds, cv)
     if folds < 2:
         raise typer.BadParameter("--folds must be at least 2")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from sklearn.base import clone
 
 from .data import (
     ColumnsOpt,
@@ -31,7 +30,6 @@ from .data import (
     folds_of,
     load_labelled,
 )
-from .measure import cross_validate, metrics
 from .models import (
     AlphaOpt,
     IntegersOpt,
@@ -107,7 +105,10 @@ def report(
     """Cross-validate a model on DATA and write one self-contained HTML page: confusion
     matrix, ROC and precision-recall curves, calibration, the class-conditional densities of
     the most useful numeric features and the top words per class."""
+    from sklearn.base import clone
+
     from ..report import build_report
+    from .measure import cross_validate, metrics
 
     check_output_path(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"

@@ -37,16 +37,15 @@ from .data import (
     text_of,
 )
 from .models import _spam_labels, build_model, is_text_model
+from .options import DOCUMENT_BATCH as DOCUMENT_BATCH  # declared with --batch-size
+from .options import MAX_TERMS as MAX_TERMS  # declared with --max-terms
 from .output import note
 from .progress import Meter
 
 #: Rows (tables) or documents (folders) per batch unless --batch-size says otherwise.
 TABLE_BATCH = 100_000
-DOCUMENT_BATCH = 5_000
 #: Documents summarized at a time within a batch (see summarize_batch).
 TEXT_CHUNK = 10_000
-#: The most terms a text model trained in batches keeps (--max-terms; see cap_terms).
-MAX_TERMS = 1_000_000
 #: The messages of a SpamFilter trained in batches whose held-out scores fit its probability
 #: scale: at most this many, evenly spaced over DATA (see calibrate).
 CALIBRATION_SAMPLE = 10_000

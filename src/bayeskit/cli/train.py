@@ -10,8 +10,6 @@ import typer
 
 from ..contract import contract_of
 from ..io.readers import list_names
-from . import streaming
-from .cluster import BatchSizeOpt, SchedulerOpt, WorkersOpt, batch_runner
 from .data import (
     ColumnsOpt,
     ForceOpt,
@@ -39,6 +37,7 @@ from .models import (
     describe,
     is_text_model,
 )
+from .options import DOCUMENT_BATCH, MAX_TERMS, BatchSizeOpt, SchedulerOpt, WorkersOpt
 from .output import (
     check_output_path,
     human_size,
@@ -47,7 +46,6 @@ from .output import (
     progress,
     save_model,
 )
-from .streaming import open_data
 
 #: models fitted by their own rounds (EM: one pass over DATA, read again in batches, per
 #: iteration), not batch by batch
@@ -170,7 +168,7 @@ def train(
             "order); a dropped term's counts are lost, and it counts from zero if it comes "
             "back. Data with at most N distinct terms is learned exactly.",
         ),
-    ] = streaming.MAX_TERMS,
+    ] = MAX_TERMS,
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> None:
@@ -183,7 +181,10 @@ def train(
     of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
     at most --max-terms terms."""
     from ..io.model_file import check_model_file_name
+    from . import streaming
+    from .cluster import batch_runner
     from .semi_supervised import check_unlabelled
+    from .streaming import open_data
 
     # Every option that no data could make right is refused before DATA is read.
     check_model_file_name(output)
@@ -211,7 +212,7 @@ def train(
         with batch_runner(workers, scheduler) as runner:
             estimator, described, n_extra = train_semi_supervised(
                 lambda: open_data(data, target, text, options, batch_size),
-                unlabeled, batch_size or streaming.DOCUMENT_BATCH,
+                unlabeled, batch_size or DOCUMENT_BATCH,
                 model, semi_alpha, integers, options.merge, runner,
             )  # fmt: skip
         extra = [None] * n_extra

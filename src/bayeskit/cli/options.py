@@ -1,0 +1,135 @@
+"""The options several commands share, declared once — in a module that imports only typer, so
+``bayeskit COMMAND --help`` builds its page without importing the models (scikit-learn and
+SciPy take seconds to import; a help page should not wait for them)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+MODELS = (
+    "auto",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "categorical",
+    "gaussian",
+    "kernel",
+    "discretized",
+    "poisson",
+    "mixed",
+    "tan",
+    "aode",
+    "kdb",
+    "text",
+    "lda",
+    "qda",
+    "rda",
+    "gmm",
+    "parzen",
+)
+TEXT_MODELS = ("auto", "text", "multinomial", "bernoulli", "complement")
+#: The choices that build TextClassifier()'s or SpamFilter()'s settings for text.
+DEFAULT_TEXT_MODELS = ("auto", "text")
+NUMERIC_MODELS = (
+    "gaussian",
+    "kernel",
+    "discretized",
+    "poisson",
+    "multinomial",
+    "bernoulli",
+    "complement",
+    "lda",
+    "qda",
+    "rda",
+    "gmm",
+    "parzen",
+)
+
+#: The Python class names, accepted by ``--model`` as the short names they stand for (any case),
+#: so one name works in both doors: ``--model KernelNB`` is ``--model kernel``.
+MODEL_ALIASES = {
+    "multinomialnb": "multinomial",
+    "bernoullinb": "bernoulli",
+    "complementnb": "complement",
+    "categoricalnb": "categorical",
+    "gaussiannb": "gaussian",
+    "kernelnb": "kernel",
+    "discretizednb": "discretized",
+    "poissonnb": "poisson",
+    "mixednb": "mixed",
+    "textclassifier": "text",
+    "lineardiscriminantanalysis": "lda",
+    "quadraticdiscriminantanalysis": "qda",
+    "regularizeddiscriminantanalysis": "rda",
+    "gaussianmixtureclassifier": "gmm",
+    "parzenwindowclassifier": "parzen",
+}
+
+
+def canonical_model(choice: str) -> str:
+    """``--model``'s short name for ``choice`` (a short name, or a class name in any case)."""
+    return MODEL_ALIASES.get(choice.lower(), choice)
+
+
+ModelOpt = typer.Option(
+    "--model",
+    "-m",
+    metavar="MODEL",
+    callback=canonical_model,
+    help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
+    "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
+    "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
+    "weighting and the model); with --unlabeled "
+    "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
+    "complement: scikit-learn's bag of words, for parity. Or one of: "
+    + ", ".join(MODELS[1:])
+    + " (or the Python class name: KernelNB, GaussianMixtureClassifier…).",
+)
+AlphaOpt = typer.Option(
+    "--alpha",
+    metavar="A",
+    help="Additive smoothing of the count models (default: the model's own: 1 for "
+    "multinomial, bernoulli, complement; the text defaults' own; 0.1 with --unlabeled).",
+)
+IntegersOpt = typer.Option(
+    "--integers",
+    metavar="FAMILY",
+    help="Family of integer columns under --model auto: gaussian (the default), poisson "
+    "(counts) or categorical (codes).",
+)
+
+
+#: Documents (folders) per batch unless --batch-size says otherwise.
+DOCUMENT_BATCH = 5_000
+#: The most terms a text model trained in batches keeps (--max-terms).
+MAX_TERMS = 1_000_000
+
+BatchSizeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--batch-size",
+        min=1,
+        max=10**9,
+        help="Rows (tables) or files (folders) read and learned at a time: memory grows with "
+        "it, per-batch overhead shrinks with it. Default: 100000 rows, 5000 files.",
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        max=256,  # a local cluster of processes: far more than a machine has cores
+        help="Train on a local Dask cluster of this many worker processes "
+        '(pip install "bayeskit[dask]").',
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="Train on the Dask cluster whose scheduler is at this address (tcp://HOST:8786).",
+    ),
+]
