@@ -21,6 +21,8 @@ _LAZY: dict[str, str] = {
     "iter_mbox": ".email",
     "read_email_folders": ".email",
     "read_message": ".email",
+    "reader_counts": ".email",
+    "reset_reader_counts": ".email",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
@@ -31,6 +33,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
     from .email import iter_mbox as iter_mbox
     from .email import read_email_folders as read_email_folders
     from .email import read_message as read_message
+    from .email import reader_counts as reader_counts
+    from .email import reset_reader_counts as reset_reader_counts
     from .spam import SpamFilter as SpamFilter
     from .vectorize import TextVectorizer as TextVectorizer
     from .vocabulary import VocabularyStats as VocabularyStats

@@ -19,6 +19,9 @@ from email.header import decode_header
 from functools import lru_cache
 from html.parser import HTMLParser
 
+from bayeskit.text._fasthtml import fast_html_to_text
+from bayeskit.text._mailread import count
+
 __all__ = [
     "codec_of",
     "decode_bytes",
@@ -128,7 +131,7 @@ def _tidy(text: str) -> str:
     return _BLANK_LINES.sub("\n", text).strip()
 
 
-def html_to_text(markup: str) -> tuple[str, list[str], str]:
+def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str]:
     """Readable text of an HTML document, the links of its ``href``/``src`` attributes, a problem.
 
     Parameters
@@ -149,6 +152,10 @@ def html_to_text(markup: str) -> tuple[str, list[str], str]:
         ``''``, or why :class:`~html.parser.HTMLParser` gave up, in which case the text was
         taken by dropping ``<...>`` tags with a regular expression instead.
 
+    Markup made only of well-formed tags, comments and script/style elements is read by
+    regular expressions (:mod:`bayeskit.text._fasthtml`), with the same result; ``fast=False``
+    always feeds the parser.
+
     Examples
     --------
     >>> text, urls, problem = html_to_text(
@@ -163,6 +170,11 @@ def html_to_text(markup: str) -> tuple[str, list[str], str]:
     >>> urls, problem
     (['http://example.com/'], '')
     """
+    if fast:
+        found = fast_html_to_text(markup, _tidy, _is_link)
+        count("html: fast" if found is not None else "html: parser")
+        if found is not None:
+            return found[0], found[1], ""
     parser = _TextExtractor()
     try:
         parser.feed(markup)

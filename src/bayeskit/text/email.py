@@ -15,6 +15,20 @@ Charset rule
     with U+FFFD for the bad bytes. Each fallback is recorded in ``defects``; undeclared bytes
     that are valid UTF-8 are not a defect. (The helpers live in :mod:`bayeskit.text._mime`.)
 
+Fast path
+    A message is first offered to a reader whose work is done by compiled primitives instead
+    of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): the header block
+    split at its first blank line and unfolded, RFC 2047 encoded words and
+    raw 8-bit headers decoded by the charset rule above, the MIME structure (single parts and
+    nested ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
+    quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text by
+    regular expressions (:mod:`bayeskit.text._fasthtml`). It declines what it cannot read
+    exactly as :mod:`email`'s parser does: defects the parser would record, bare CR line ends,
+    ``message/*`` parts, repeated Content-* headers, unusual boundaries, huge messages, and
+    malformed or unusual HTML, which are then read by the parser (and
+    :class:`html.parser.HTMLParser`). Both give the same :class:`Message`. :func:`reader_counts`
+    says how many messages this process read by each path and why the others were declined.
+
 Limits (memory-safe reading of huge messages, linear time)
     A message larger than ``MAX_PART_BYTES`` (4 MiB) is skimmed before MIME parsing: of the
     bytes between two lines starting with ``--`` (the multipart boundaries) at most
@@ -47,6 +61,15 @@ from pathlib import Path
 from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
+from bayeskit.text._mailread import (
+    FastPart,
+    count,
+    header_fields,
+    needs_decoding,
+    parse,
+    reader_counts,
+    reset_reader_counts,
+)
 from bayeskit.text._mime import (
     codec_of,
     decode_bytes,
@@ -66,6 +89,8 @@ __all__ = [
     "iter_mbox",
     "read_email_folders",
     "read_message",
+    "reader_counts",
+    "reset_reader_counts",
 ]
 
 MAX_PART_BYTES = 4 * 2**20
@@ -74,6 +99,8 @@ MAX_TEXT_CHARS = 2_000_000
 _MAX_DEPTH = 40
 
 Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+#: A parsed MIME part: the parser's, or the fast path's with the same answers.
+_AnyPart = _Part | FastPart
 
 
 @dataclass(frozen=True)
@@ -156,8 +183,9 @@ def _lenient_b64(data: bytes) -> bytes:
 class _Reader:
     """Walks a parsed MIME tree, gathering text, URLs, attachments, parts and defects."""
 
-    def __init__(self, defects: list[str]) -> None:
+    def __init__(self, defects: list[str], fast: bool = True) -> None:
         self.defects = defects
+        self.fast = fast  # HTML read by regular expressions when it is well-formed
         self.urls: list[str] = []
         self.attachments: list[tuple[str, str]] = []
         self.parts: list[tuple[str, str]] = []
@@ -169,13 +197,13 @@ class _Reader:
             doc = (type(defect).__doc__ or name).strip().splitlines()[0].rstrip(".")
             self.defects.append(f"{where}: {_DEFECT_TEXT.get(name, doc[:1].lower() + doc[1:])}")
 
-    def walk(self, part: _Part, depth: int, texts: list[str]) -> None:
+    def walk(self, part: _AnyPart, depth: int, texts: list[str]) -> None:
         try:
             self._walk(part, depth, texts)
         except Exception as error:  # a safety net: the email package met something unforeseen
             self.defects.append(f"a part could not be read ({type(error).__name__}: {error})")
 
-    def _walk(self, part: _Part, depth: int, texts: list[str]) -> None:
+    def _walk(self, part: _AnyPart, depth: int, texts: list[str]) -> None:
         ctype = part.get_content_type()
         charset = part.get_content_charset("") or ""
         self.parts.append((ctype, charset))
@@ -185,7 +213,7 @@ class _Reader:
             self.defects.append(f"{where}: MIME parts nested over {_MAX_DEPTH} deep were skipped")
             return
         if part.is_multipart():
-            children = [c for c in part.get_payload() if isinstance(c, _Part)]
+            children = [c for c in part.get_payload() if isinstance(c, (_Part, FastPart))]
             if ctype == "multipart/alternative" and len(children) > 1:
                 self._alternative(children, depth, texts)
             else:
@@ -205,7 +233,7 @@ class _Reader:
         elif main != "message":  # message/* parts hold no text of their own
             self.attachments.append((filename, ctype))
 
-    def _alternative(self, children: list[_Part], depth: int, texts: list[str]) -> None:
+    def _alternative(self, children: list[_AnyPart], depth: int, texts: list[str]) -> None:
         versions = []
         for child in children:
             found: list[str] = []
@@ -216,7 +244,7 @@ class _Reader:
         if plain or rich:
             texts.extend(plain[0] if plain else rich[-1])
 
-    def _reparse(self, part: _Part, ctype: str, depth: int, texts: list[str]) -> bool:
+    def _reparse(self, part: _AnyPart, ctype: str, depth: int, texts: list[str]) -> bool:
         """Guess the boundary of a broken multipart from its body and read it with it."""
         data = part.get_payload(decode=True)
         if not isinstance(data, bytes):
@@ -238,14 +266,14 @@ class _Reader:
                 self.walk(child, depth + 1, texts)
         return True
 
-    def _filename(self, part: _Part) -> str:
+    def _filename(self, part: _AnyPart) -> str:
         try:
             name = part.get_filename() or ""
         except Exception:
             return ""
         return decode_header_value(name, "filename", self.defects) if name else ""
 
-    def _payload(self, part: _Part, where: str) -> bytes:
+    def _payload(self, part: _AnyPart, where: str) -> bytes:
         """The transfer-decoded bytes of a leaf part (``b''`` when there are none)."""
         raw = part.get("content-transfer-encoding")
         cte = str(raw or "").strip().lower()
@@ -268,7 +296,7 @@ class _Reader:
         return data
 
     def _read_text(
-        self, part: _Part, ctype: str, charset: str, where: str, texts: list[str]
+        self, part: _AnyPart, ctype: str, charset: str, where: str, texts: list[str]
     ) -> None:
         self.text_parts += 1
         data = self._payload(part, where)
@@ -294,7 +322,7 @@ class _Reader:
             return
         text = decode_bytes(data, charset, where, self.defects, final)
         if ctype in _HTML_TYPES:
-            text, links, problem = html_to_text(text)
+            text, links, problem = html_to_text(text, fast=self.fast)
             self.urls.extend(links)
             if problem:
                 self.defects.append(f"{where}: HTML parser failed ({problem}); tags stripped")
@@ -411,12 +439,32 @@ def _header_block(lines: list[str]) -> _Part | None:
     return message
 
 
-def _read_bytes(data: bytes) -> Message:
+def _read_bytes(data: bytes, fast: bool = True) -> Message:
     defects: list[str] = []
-    data = _skim(data, defects)
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
-    reader = _Reader(defects)
+    reader = _Reader(defects, fast)
+    tree: tuple[FastPart, bytes] | str = "the fast path was not asked for"
+    if fast:
+        try:
+            tree = parse(data) if len(data) <= MAX_PART_BYTES else "larger than MAX_PART_BYTES"
+        except Exception as error:  # a safety net: the parser reads what the fast path cannot
+            tree = f"the fast path failed ({type(error).__name__})"
+        count(tree if isinstance(tree, str) else "fast")
+    if not isinstance(tree, str):
+        root, block = tree
+        headers = header_fields(block)
+        if not block.isascii() or b"=?" in block:  # encoded words or raw 8-bit bytes
+            headers = [
+                (
+                    name,
+                    decode_header_value(value, name, defects) if needs_decoding(value) else value,
+                )
+                for name, value in headers
+            ]
+        reader.walk(root, 0, texts)
+        return _message(data, headers, texts, reader, defects)
+    data = _skim(data, defects)
     try:
         try:
             parsed = _parse(data)
@@ -428,6 +476,17 @@ def _read_bytes(data: bytes) -> Message:
         reader.walk(parsed, 0, texts)
     except Exception as error:  # a safety net: the email package met something unforeseen
         defects.append(f"reading stopped early ({type(error).__name__}: {error})")
+    return _message(data, headers, texts, reader, defects)
+
+
+def _message(
+    data: bytes,
+    headers: list[tuple[str, str]],
+    texts: list[str],
+    reader: _Reader,
+    defects: list[str],
+) -> Message:
+    """The :class:`Message` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
     if not text.strip():
         if not data.strip():
@@ -440,14 +499,16 @@ def _read_bytes(data: bytes) -> Message:
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    first = {}
-    for name, value in reversed(headers):
-        first[name.lower()] = value
+    names = [name.lower() for name, _ in headers]
+    first = {
+        key: headers[names.index(key)][1] if key in names else ""
+        for key in ("subject", "from", "to")
+    }
     return Message(
         headers=headers,
-        subject=first.get("subject", ""),
-        sender=first.get("from", ""),
-        to=first.get("to", ""),
+        subject=first["subject"],
+        sender=first["from"],
+        to=first["to"],
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,

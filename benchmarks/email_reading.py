@@ -1,0 +1,188 @@
+"""Reading e-mail: the reader's compiled fast path against Python's ``email`` parser.
+
+Usage (from the project root)::
+
+    python benchmarks/email_reading.py              # 5 interleaved rounds
+    python benchmarks/email_reading.py --rounds 3 --skip-20ng
+
+Two rows, each timed side by side in one process, interleaved (A B A B ...) after one untimed
+warm-up each, ``gc.collect()`` before every timed call, medians reported:
+
+1. **Every SpamAssassin message read into its spam-filter tokens** (``read_message`` then
+   ``email_tokens``), from bytes already in memory: by the reader as it was before the fast
+   path, forced (``email.message_from_bytes`` with the ``compat32`` policy, the reader's walk
+   of the parsed tree, :class:`html.parser.HTMLParser` for HTML), and by the fast path (the
+   default). The tokens of every message are checked equal, and ``reader_counts()`` tells how
+   many messages the fast path read. Also shown: the same parser path with the reader's
+   header-only shortcut (what ``read_message`` did just before the fast path).
+2. **20 Newsgroups**: ``TextClassifier()`` fit on the 11,314 training posts and predict on the
+   7,532 test posts (analyzer="auto": posts are read as e-mail), with the fast path and with it
+   turned off, against scikit-learn's ``CountVectorizer`` + ``MultinomialNB`` (defaults).
+
+The data come from the shared data folder (``BAYESKIT_DATA``); a row whose data are absent is
+skipped with a note. The machine is shared: the load average is printed; rerun a surprising row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email
+import gc
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from email.policy import compat32
+from statistics import median
+from typing import Any
+
+import numpy as np
+
+from bayeskit.datasets.shared import data_dir, load_20newsgroups
+from bayeskit.text import _mime
+from bayeskit.text import email as email_module
+from bayeskit.text.email import email_tokens, reader_counts, reset_reader_counts
+
+OFF = "the fast path is turned off"
+
+
+@contextmanager
+def parser_only(header_shortcut: bool = False) -> Iterator[None]:
+    """Every message read by Python's ``email`` parser and HTML by ``HTMLParser``."""
+    saved = email_module.parse, email_module._parse, _mime.fast_html_to_text
+    email_module.parse = lambda data: OFF
+    if not header_shortcut:
+        email_module._parse = lambda data: email.message_from_bytes(data, policy=compat32)
+    _mime.fast_html_to_text = lambda *args: None
+    try:
+        yield
+    finally:
+        email_module.parse, email_module._parse, _mime.fast_html_to_text = saved
+
+
+def timed(run: Callable[[], Any]) -> tuple[Any, float]:
+    gc.collect()
+    start = time.perf_counter()
+    out = run()
+    return out, time.perf_counter() - start
+
+
+def interleave(sides: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
+    """Seconds of each side per round, after one untimed warm-up of each."""
+    for run in sides.values():
+        run()
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for number in range(rounds):
+        for name, run in sides.items():
+            times[name].append(timed(run)[1])
+        print(f"  round {number + 1}: " + ", ".join(f"{n} {t[-1]:.2f} s" for n, t in times.items()),
+              file=sys.stderr)  # fmt: skip
+    return times
+
+
+def spamassassin_row(rounds: int) -> None:
+    root = data_dir()
+    corpus = None if root is None else root / "spamassassin-public-corpus"
+    if corpus is None or not corpus.is_dir():
+        print("SpamAssassin corpus not found (set BAYESKIT_DATA): row skipped\n")
+        return
+    paths = [p for p in sorted(corpus.glob("*/*")) if p.is_file() and p.name != "cmds"]
+    raws = [p.read_bytes() for p in paths]
+    size = sum(map(len, raws)) / 1e6
+
+    def tokens() -> list[list[str]]:
+        return [email_tokens(email_module._read_bytes(raw)) for raw in raws]
+
+    def old() -> list[list[str]]:
+        with parser_only():
+            return tokens()
+
+    def shortcut() -> list[list[str]]:
+        with parser_only(header_shortcut=True):
+            return tokens()
+
+    reset_reader_counts()
+    fast_tokens = tokens()
+    counts = reader_counts()
+    assert old() == fast_tokens, "the two paths gave different tokens"
+    times = interleave({"parser": old, "parser+shortcut": shortcut, "fast": tokens}, rounds)
+    mid = {name: median(t) for name, t in times.items()}
+    print(f"## Reading {len(raws):,} SpamAssassin messages ({size:.1f} MB) into tokens\n")
+    print("| path | median s | MB/s | speed-up of the fast path |")
+    print("|---|---:|---:|---:|")
+    labels = {
+        "parser": "`email.message_from_bytes` + reader + HTMLParser (before)",
+        "parser+shortcut": "parser with the header-only shortcut",
+        "fast": "fast path (default)",
+    }
+    for name, label in labels.items():
+        ratio = mid[name] / mid["fast"]
+        print(f"| {label} | {mid[name]:.2f} | {size / mid[name]:.1f} | {ratio:.2f}x |")
+    print(f"\ntokens equal for all {len(raws):,} messages; reader_counts(): fast "
+          f"{counts['fast']:,}, fallback {counts['fallback']:,} {counts['reasons']}; HTML "
+          f"parts by regular expressions {counts['html_fast']:,}, by HTMLParser "
+          f"{counts['html_parser']:,}\n")  # fmt: skip
+
+
+def newsgroups_row(rounds: int) -> None:
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import make_pipeline
+
+    from bayeskit.text import TextClassifier
+
+    try:
+        train, y_train = load_20newsgroups("train")
+        test, y_test = load_20newsgroups("test")
+    except FileNotFoundError as exc:
+        print(f"20 Newsgroups not found ({exc}): row skipped\n")
+        return
+    results: dict[str, np.ndarray] = {}
+
+    def fit_predict(make: Callable[[], Any], name: str) -> Callable[[], None]:
+        def run() -> None:
+            results[name] = make().fit(train, y_train).predict(test)
+
+        return run
+
+    def bayeskit_off() -> None:
+        with parser_only(header_shortcut=True):
+            fit_predict(TextClassifier, "TextClassifier, fast path off")()
+
+    reset_reader_counts()
+    sides = {
+        "scikit-learn": fit_predict(lambda: make_pipeline(CountVectorizer(), MultinomialNB()),
+                                    "scikit-learn"),
+        "TextClassifier, fast path off": bayeskit_off,
+        "TextClassifier()": fit_predict(TextClassifier, "TextClassifier()"),
+    }  # fmt: skip
+    times = interleave(sides, rounds)
+    counts = reader_counts()
+    base = median(times["scikit-learn"])
+    print("## 20 Newsgroups: fit on 11,314 train posts + predict 7,532 test posts\n")
+    print("| pipeline | median s | speed-up over scikit-learn | accuracy |")
+    print("|---|---:|---:|---:|")
+    for name, seconds in times.items():
+        accuracy = float(np.mean(results[name] == y_test))
+        print(f"| {name} | {median(seconds):.2f} | {base / median(seconds):.2f}x | "
+              f"{accuracy:.4f} |")  # fmt: skip
+    reasons = {k: v for k, v in counts["reasons"].items() if k != OFF}
+    print(f"\nreader_counts() over the TextClassifier() runs (fast path on): fast "
+          f"{counts['fast']:,}, fallback {sum(reasons.values()):,} {reasons}\n")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--skip-20ng", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    spamassassin_row(args.rounds)
+    if not args.skip_20ng:
+        newsgroups_row(args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""HTML to text by regular expressions, for the markup whose reading is unambiguous.
+
+:func:`fast_html_to_text` gives :func:`bayeskit.text._mime.html_to_text`'s answer (which feeds
+the markup to :class:`html.parser.HTMLParser`) without the per-tag Python of the parser, for
+markup made only of well-formed constructs that every HTML tokenizer reads alike: start tags
+``<name attr=value ...>`` with quoted or plain values, end tags ``</name>``, comments
+``<!-- ... -->`` without ``--`` inside, ``<!DOCTYPE ...>``, ``<?...>``, closed ``<script>`` and
+``<style>`` elements, and a ``<`` that starts no tag (text). For anything else (a ``<`` that
+starts a malformed tag, ``<![CDATA[``, a quoted attribute value holding ``<``,
+``<template>``, ``<plaintext>``, an element the installed parser reads as raw text (newer
+Pythons: ``<title>``, ``<textarea>``...) holding tags, the control characters it uses as
+markers) it returns None and the parser reads the markup.
+
+The text is built as the parser's handlers build it: each tag is replaced by a marker (a line
+break for block tags, a space for ``<img>`` and ``<input>``, nothing for the others), script and
+style content is dropped, entities are unescaped with :func:`html.unescape` (markers end an
+entity as the parser's separate text pieces do: none is part of an entity name), and the
+links are the ``href``/``src``/... attribute values of the start tags, in document order.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from html.parser import HTMLParser
+
+__all__ = ["fast_html_to_text"]
+
+_WS = r"[ \t\n\r\f]"
+_NAME = r"[a-zA-Z][-a-zA-Z0-9:_.]*(?=[ \t\n\r\f/>])"
+# An attribute value: quoted (no "<" and no marker inside), or plain (up to a blank or ">").
+_VALUE = (
+    r"(?:\"[^\"<\x00-\x02]*\"|'[^'<\x00-\x02]*'"
+    r"|[^\s\"'<>=\x00-\x02][^\s<>\x00-\x02]*(?=[ \t\n\r\f>]))"
+)
+# An attribute, after blanks or right after a quoted value.
+_ATTR_NAME = r"(?:[ \t\n\r\f]+|(?<=[\"']))[^\s\"'<>/=\x00-\x02]+"
+_ATTR = rf"{_ATTR_NAME}(?:{_WS}*={_WS}*{_VALUE})?"
+_ATTRS = rf"(?:{_ATTR})*{_WS}*"
+
+
+# First pass, left to right: comments, declarations, processing instructions and whole
+# script/style elements (whose content holds "<" freely). A script element's start tag is
+# kept, renamed, for its links.
+_OPAQUE = re.compile(
+    r"<!--(?!-?>)(?:(?!--(?:\s*|!)>).)*-->"
+    r"|<!doctype[^<>]*>"
+    r"|<!\[(?:if|endif)\b[^<>\]]*\]>"
+    r"|<\?[^<>]*>"
+    rf"|<(script|style)(?=[ \t\n\r\f/>])({_ATTRS})>(.*?)</\1>",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLOSE_INSIDE = re.compile(r"</\s*(?:script|style)", re.IGNORECASE)
+
+
+class _Probe(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+
+def _raw_text_elements() -> list[str]:
+    """The elements whose content this Python's :class:`HTMLParser` reads as text, tags
+    inside included (newer versions read ``<title>`` and ``<textarea>`` so, as HTML5 does)."""
+    found = []
+    for name in ("title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"):
+        probe = _Probe()
+        probe.feed(f"<{name}><b>x</b></{name}>")
+        probe.close()
+        if "b" not in probe.tags:
+            found.append(name)
+    return found
+
+
+# Constructs that change the text's skipping (template) or that the parser reads differently
+# from the rest of the markup: left to the parser. The raw-text elements of this Python's
+# parser are read here only when they hold no "<".
+_RAW = "|".join(_raw_text_elements()) or "(?!)"
+_UNUSUAL = re.compile(
+    r"<(?:script|style|template|plaintext)(?=[ \t\n\r\f/>])"
+    rf"|<({_RAW})(?=[ \t\n\r\f/>])"
+    r"[^>]*(?:/>|>[^<]*(?:\Z|<(?!/\1[ \t\n\r\f]*>)))",
+    re.IGNORECASE,
+)
+_BLOCK_NAMES = (
+    "address article aside blockquote br caption center dd div dl dt fieldset figcaption "
+    "figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table "
+    "tbody td tfoot th thead title tr ul"
+)
+_BLOCK = frozenset(_BLOCK_NAMES.split())
+_START_ANY = re.compile(rf"<{_NAME}{_ATTRS}/?>")
+_LINK_NAMES = "href|src|action|background|lowsrc|dynsrc"
+_TAG = re.compile(rf"<({_NAME}){_ATTRS}/?>|</({_NAME}){_WS}*>")
+# What a tag adds to the text: a line break for a block tag (start or end), a space for
+# an image or input field (start), else nothing; as markers, replaced after unescaping.
+_START_MARK = dict.fromkeys(_BLOCK, "\x01") | {"img": "\x02", "input": "\x02"}
+_END_MARK = dict.fromkeys(_BLOCK, "\x01")
+
+
+def _mark(match: re.Match[str]) -> str:
+    start = match.group(1)
+    if start is not None:
+        return _START_MARK.get(start.lower(), "\x00")
+    return _END_MARK.get(match.group(2).lower(), "\x00")
+
+
+# Attributes of start tags joined together; the link attributes' values are captured.
+_ATTR_LINK = re.compile(
+    rf"(?:[ \t\n\r\f]+|(?<=[\"']))(?:(?i:{_LINK_NAMES})"
+    rf"{_WS}*={_WS}*({_VALUE})|[^\s\"'<>/=\x00-\x02]+(?:{_WS}*={_WS}*{_VALUE})?)"
+)
+_LEFT_OVER = re.compile(r"<(?:[a-zA-Z/!?]|\Z)")
+
+
+def _opaque(match: re.Match[str]) -> str:
+    if match.group(1) is None:  # comment, declaration, processing instruction
+        return "\x00"
+    if _CLOSE_INSIDE.search(match.group(3)) or (
+        "<!--" in match.group(3) and "<script" in match.group(3).lower()
+    ):
+        return "<script>"  # unusual: the whole markup goes to the parser
+    return f"<zzskipped{match.group(2)}>"
+
+
+def fast_html_to_text(
+    markup: str, tidy: Callable[[str], str], is_link: Callable[[str], bool]
+) -> tuple[str, list[str]] | None:
+    """(text before ``tidy``, links) as the parser's handlers give them, or None for markup
+    this reader leaves to the parser. ``is_link`` tells which attribute values are links."""
+    if "\x00" in markup or "\x01" in markup or "\x02" in markup:
+        return None
+    if "<" not in markup:
+        return tidy(html.unescape(markup)), []
+    flat = _OPAQUE.sub(_opaque, markup)
+    if _UNUSUAL.search(flat):
+        return None
+    tags = _START_ANY.findall(flat)
+    urls = []
+    for value in filter(None, _ATTR_LINK.findall(" ".join(tags))):
+        if value[:1] in ("'", '"'):
+            value = value[1:-1]
+        if value:
+            value = html.unescape(value)
+            if is_link(value):
+                urls.append(value.strip())
+    flat = _TAG.sub(_mark, flat)
+    if _LEFT_OVER.search(flat):
+        return None
+    text = html.unescape(flat).replace("\x00", "").replace("\x01", "\n").replace("\x02", " ")
+    return tidy(text), urls
