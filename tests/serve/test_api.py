@@ -484,8 +484,11 @@ def test_the_page_is_self_contained(serve, sms_file):
             vectorizer=bk.text.TextVectorizer(output="binary"), model=bk.BernoulliNB()
         ),
         lambda: bk.text.SpamFilter.twcnb(alpha=0.3),  # tf-idf: a fixed vocabulary
+        # Fisher's method: /check's log-odds and probability are the filter's, not the count
+        # model's linear form
+        lambda: bk.text.SpamFilter(scoring="fisher"),
     ],
-    ids=["complement", "bernoulli", "twcnb"],
+    ids=["complement", "bernoulli", "twcnb", "fisher"],
 )
 def test_other_text_models_check_and_learn(serve, tmp_path, sms, make):
     texts, labels = sms
@@ -500,6 +503,7 @@ def test_other_text_models_check_and_learn(serve, tmp_path, sms, make):
         got = client.post("/check", content=text).json()
         assert got["p_spam"] == pytest.approx(p, rel=1e-10, abs=1e-14)
         assert got["verdict"] == verdict
+        assert got["log_odds"] == pytest.approx(model.log_odds([text])[0], rel=1e-10, abs=1e-12)
     before = client.app.service.state.snapshot.model
     assert client.post("/learn/spam", content=HAMMY, headers=AUTH).json()["learned"]
     expected = make().fit(texts[:1500], labels[:1500]).partial_fit([HAMMY], ["spam"])

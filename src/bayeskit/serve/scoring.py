@@ -18,6 +18,7 @@ import numpy as np
 from .._decision import normalize_log
 from ..contract import contract_of
 from ..text import TextClassifier, TextVectorizer
+from ..text.calibration import calibrated_logit
 from .colouring import segments
 
 __all__ = ["ACTIONS", "Scorer", "plain"]
@@ -46,6 +47,8 @@ class Scorer:
     spam: int | None  # the spam column of a SpamFilter
     cutoffs: tuple[float, float, float]  # a SpamFilter's ham and spam cutoffs, cost threshold
     scale: tuple[float, float] = (1.0, 0.0)  # a SpamFilter's calibration of its log-odds
+    # a SpamFilter that scores by Fisher's method: its log-odds are not the linear form's
+    fisher: bool = False
 
     @classmethod
     def of(cls, model: TextClassifier) -> Scorer:
@@ -57,7 +60,10 @@ class Scorer:
             spam, cutoffs = model.spam_index(), model.decision_rule()
         names = model.get_feature_names_out()
         scale = model.probability_scale() if spam_filter else (1.0, 0.0)
-        scorer = cls(model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale)
+        fisher = spam_filter and model.check_scoring() != "naive_bayes"
+        scorer = cls(
+            model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale, fisher
+        )
         scorer.check("warm up the vectorizer's lookup tables")
         return scorer
 
@@ -67,10 +73,14 @@ class Scorer:
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
         jll = (self.b + self.W[:, x.indices] @ x.data).reshape(1, -1)
         proba = np.exp(_log_posterior(jll, self.log_prior))
+        log_odds = None
         if self.spam is not None:
             a, c = self.spam, 1 - self.spam
-            if self.scale != (1.0, 0.0):  # SpamFilter.predict_proba: its calibrated log-odds
-                z = self.scale[0] * (jll[0, a] - jll[0, c]) + self.scale[1]
+            log_odds = float(jll[0, a] - jll[0, c])
+            if self.fisher:  # the filter's own score (Fisher's), not the count model's
+                log_odds = float(self.model.log_odds([doc])[0])
+            if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
+                z = float(calibrated_logit(np.array([log_odds]), self.scale)[0])
                 proba[a] = np.exp(-np.logaddexp(0.0, -z))
                 proba[c] = np.exp(-np.logaddexp(0.0, z))
         else:
@@ -94,7 +104,7 @@ class Scorer:
         else:
             label = plain(self.model.predict([doc])[0])
             out.update(verdict=label, label=label)
-        out["log_odds"] = float(jll[0, a] - jll[0, c])
+        out["log_odds"] = float(jll[0, a] - jll[0, c]) if log_odds is None else log_odds
         out["log_odds_of"] = [self.classes[a], self.classes[c]]
         out["probabilities"] = {str(k): float(p) for k, p in zip(self.classes, proba, strict=True)}
         rank = np.argsort(-np.abs(weights), kind="stable")[:REASONS]

@@ -326,6 +326,12 @@ class SpamFilter(TextClassifier):
         ``scoring="fisher"``; what the scale calibrates."""
         return self._log_odds_counted(terms, counts)
 
+    def log_odds(self, X: Any) -> np.ndarray:
+        """The filter's score of each message before its probability scale: the count
+        model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
+        ``scoring="fisher"``; :meth:`spam_probability` is this score calibrated."""
+        return self._log_odds(X)
+
     @classmethod
     def sklearn_defaults(cls, **kwargs: Any) -> Any:
         """scikit-learn's pipeline (see :meth:`TextClassifier.sklearn_defaults`), with the
