@@ -215,3 +215,17 @@ def test_the_guide_example_is_a_model_with_every_law():
     merged = BooleanMultinomialNB().fit(X[:50], y[:50]) + BooleanMultinomialNB().fit(X[50:], y[50:])
     assert_same_model(merged, model, X)
     assert_same_model(model.unlearn(X[50:], y[50:]), BooleanMultinomialNB().fit(X[:50], y[:50]), X)
+
+
+def test_merge_refuses_a_model_fitted_by_rounds_by_its_declaration():
+    """``bayeskit.merge`` of a semi-supervised model (fitted by EM rounds, declared not
+    mergeable) is refused with the declaration's reason, not an AttributeError."""
+    import numpy as np
+
+    import bayeskit as bk
+    from bayeskit.errors import CapabilityError
+
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [2.0, 0.0]])
+    semi = bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, np.array(["a", "b", None, None]))
+    with pytest.raises(CapabilityError, match="SemiSupervisedNB"):
+        bk.merge(semi, semi)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import bayeskit as bk
 from bayeskit._decision import normalize_log
+from bayeskit.contract import contract_of
 from bayeskit.errors import (
     BayeskitError,
     DataError,
@@ -431,6 +432,9 @@ def check_contract(case: Case, X: np.ndarray, y: np.ndarray, w: Any, tmp: Path) 
         np.testing.assert_array_equal(model.predict_proba(X), P)
     else:
         assert_probabilities(twice.predict_proba(X))
+    if not contract_of(model).unlearnable:  # declared (a model fitted by EM rounds)
+        assert getattr(model, "unlearn", None) is None
+        return "fitted"
     with pytest.raises(MergeError):
         model.unlearn(X, y, sample_weight=w)
     np.testing.assert_array_equal(model.predict_proba(X), P)

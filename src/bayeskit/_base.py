@@ -80,7 +80,7 @@ from sklearn.utils.validation import column_or_1d
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
 from ._values import union_sorted, unique_sorted
-from .contract import Contract, refuse, requires
+from .contract import Contract, contract_of, refuse, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError, UnknownClassError
 from .families import Family
 from .stats import Summary
@@ -794,6 +794,8 @@ def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
     if not models:
         raise MergeError("merge needs at least one model")
     for model in models:
+        if contract_of(model).state != "generative":  # no statistics: it says why
+            raise refuse(model, "mergeable")
         model.statistics()  # NotFittedError names the unfitted one
     first = models[0]
     for other in models[1:]:
