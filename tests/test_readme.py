@@ -29,6 +29,7 @@ import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -264,7 +265,16 @@ def test_each_guide_topic_has_runnable_examples(topic):
     assert any(b.source == source for b in BLOCKS), f"{source} has no console or pycon example"
 
 
-@pytest.mark.parametrize("key", list(SESSIONS), ids=[_name(k) for k in SESSIONS])
+def _session(key: tuple[str, str, str, bool]) -> Any:
+    """The README's sessions run in the default suite; the guide pages' command-line sessions
+    (a fresh process per command, 10-80 s each) are marked ``tour``: .ci/run runs them after
+    the default suite (``python -m pytest -m tour``)."""
+    source, kind = key[0], key[1]
+    marks = [pytest.mark.tour] if source != "README.md" and kind == "console" else []
+    return pytest.param(key, id=_name(key), marks=marks)
+
+
+@pytest.mark.parametrize("key", [_session(k) for k in SESSIONS])
 def test_readme_session_runs_as_shown(clone, key):
     """Each page section's examples, from a fresh clone (with BAYESKIT_DATA only for the blocks
     marked as needing the public datasets)."""

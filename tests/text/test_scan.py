@@ -101,7 +101,10 @@ def test_20newsgroups_train_equals_the_python_path(newsgroups):
     [
         {"ngram_range": (1, 2)},
         {"ngram_range": (1, 2), "token_pattern": ADDRESS_TOKEN_PATTERN},
-        {"analyzer": "char_wb", "ngram_range": (2, 4)},
+        # 2,500 posts in character n-grams: ~35 s; the char_wb grid above runs by default
+        pytest.param(
+            {"analyzer": "char_wb", "ngram_range": (2, 4)}, marks=pytest.mark.slow, id="char_wb"
+        ),
     ],
     ids=str,
 )
@@ -479,7 +482,11 @@ def test_lookup_and_reindex_equal_the_python_path(
     [
         {"ngram_range": (1, 2), "min_df": 2, "oov_token": "<oov>"},
         {"ngram_range": (2, 3), "max_features": 20_000, "stop_words": "english"},
-        {"analyzer": "char_wb", "ngram_range": (2, 4), "min_df": 3, "oov_token": "<oov>"},
+        pytest.param(
+            {"analyzer": "char_wb", "ngram_range": (2, 4), "min_df": 3, "oov_token": "<oov>"},
+            marks=pytest.mark.slow,  # ~35 s
+            id="char_wb",
+        ),
     ],
     ids=str,
 )
