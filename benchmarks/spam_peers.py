@@ -102,7 +102,7 @@ def main() -> None:
         start = time.perf_counter()
         f = SpamFilter(**params).fit(train, y_train)
         p = f.spam_probability(test)
-        score = f._log_odds(test)
+        score = f.log_odds(test)
         rows.append((name, figures(y_test, f.verdicts(p), score, groups)))
         print(f"{name}: {time.perf_counter() - start:.1f} s", flush=True)
     keys = list(rows[0][1])

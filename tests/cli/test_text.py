@@ -166,7 +166,7 @@ def test_explain_text_reads_stdin_and_prints_the_terms(cli, sms_tsv, tmp_path):
     # P is calibrated; the terms add up to the count model's log-odds
     assert lines[0].startswith(f"'spam' (P = {p_spam:.4f}, calibrated) vs 'ham': the model's")
     log_odds = float(lines[0].rsplit(" ", 1)[1])
-    assert log_odds == pytest.approx(model._log_odds(["Claim your FREE prize now"])[0], abs=1e-3)
+    assert log_odds == pytest.approx(model.log_odds(["Claim your FREE prize now"])[0], abs=1e-3)
     assert lines[1].split()[0] == "(prior)"
     assert len(lines) == 6
     # the message's terms in the vocabulary (1-2-grams) beyond the top 3
@@ -249,7 +249,7 @@ def test_a_sample_calibrates_as_all_the_messages_do(shared_data):
     rows = [line.split("\t", 1) for line in lines.splitlines()]
     texts, labels = [t for _, t in rows], np.array([a for a, _ in rows])
     model = SpamFilter(calibration_folds=None).fit(texts, labels)
-    scores = model._log_odds(texts)
+    scores = model.log_odds(texts)
     full = calibration.fit_scale(model.held_out_score_counts(texts, labels))
     p_full = calibration.calibrated(scores, full)
     for size, tolerance in ((len(texts), 0.0), (10_000, 0.0), (4000, 0.06)):

@@ -56,7 +56,7 @@ def fisher_filter():
 def test_batch_scores_are_the_per_message_combining(fisher_filter):
     vec, model = fisher_filter._fitted()
     spam = list(model.classes_).index("spam")
-    got = fisher_filter._log_odds(TEXTS[1500:1600])
+    got = fisher_filter.log_odds(TEXTS[1500:1600])
     for text, score in zip(TEXTS[1500:1600], got, strict=True):
         columns = vec.transform([text]).indices  # the message's known terms
         fs = [
@@ -80,22 +80,22 @@ def test_fisher_scores_stay_exact_under_partial_fit_merge_and_unlearn(fisher_fil
     a = params().fit(TEXTS[:700], LABELS[:700])
     b = params().fit(TEXTS[700:1500], LABELS[700:1500])
     probe = TEXTS[1500:1700]
-    whole = fisher_filter._log_odds(probe)
-    np.testing.assert_array_equal((a + b)._log_odds(probe), whole)
+    whole = fisher_filter.log_odds(probe)
+    np.testing.assert_array_equal((a + b).log_odds(probe), whole)
     grown = (
         params()
         .partial_fit(TEXTS[:700], LABELS[:700])
         .partial_fit(TEXTS[700:1500], LABELS[700:1500])
     )
-    np.testing.assert_array_equal(grown._log_odds(probe), whole)
+    np.testing.assert_array_equal(grown.log_odds(probe), whole)
     grown.unlearn(TEXTS[700:1500], LABELS[700:1500])
-    np.testing.assert_allclose(grown._log_odds(probe), a._log_odds(probe), atol=1e-9)
+    np.testing.assert_allclose(grown.log_odds(probe), a.log_odds(probe), atol=1e-9)
 
 
 def test_calibrated_fisher_filter_ranks_by_its_score():
     f = SpamFilter(scoring="fisher").fit(TEXTS[:1500], LABELS[:1500])
     assert f.calibration_ != (1.0, 0.0)
-    p, z = f.spam_probability(TEXTS[1500:1800]), f._log_odds(TEXTS[1500:1800])
+    p, z = f.spam_probability(TEXTS[1500:1800]), f.log_odds(TEXTS[1500:1800])
     order = np.argsort(z, kind="stable")
     assert np.all(np.diff(p[order]) >= 0)
     assert (f.predict(TEXTS[1500:1800]) == LABELS[1500:1800]).mean() > 0.9

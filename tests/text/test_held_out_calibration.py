@@ -68,7 +68,7 @@ def test_each_fold_is_scored_by_the_filter_fitted_without_it(model):
         keep = np.setdiff1d(np.arange(90), batch[test])
         without = SpamFilter(calibration_folds=None, **params)
         without.fit([texts[i] for i in keep], labels[keep])
-        scores = without._log_odds([docs[i] for i in test])
+        scores = without.log_odds([docs[i] for i in test])
         expected += calibration.score_counts(scores, ys[test] == "spam")
     np.testing.assert_array_equal(got, expected)
 
@@ -89,7 +89,7 @@ def test_batches_of_one_class_and_of_one_message():
     for _, test in KFold(5, shuffle=True, random_state=0).split(ham):
         keep = np.setdiff1d(np.arange(60), ham[test])
         without = SpamFilter(calibration_folds=None).fit([texts[i] for i in keep], labels[keep])
-        scores = without._log_odds([texts[i] for i in ham[test]])
+        scores = without.log_odds([texts[i] for i in ham[test]])
         expected += calibration.score_counts(scores, np.zeros(len(test), dtype=bool))
     got = f.held_out_score_counts([texts[i] for i in ham], labels[ham])
     np.testing.assert_array_equal(got, expected)

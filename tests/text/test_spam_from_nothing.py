@@ -19,7 +19,7 @@ def _same_statistics(a: SpamFilter, b: SpamFilter) -> None:
     np.testing.assert_array_equal(a.classes_, b.classes_)
     np.testing.assert_array_equal(a.class_count_, b.class_count_)
     np.testing.assert_array_equal(a.get_feature_names_out(), b.get_feature_names_out())
-    np.testing.assert_allclose(a._log_odds(TEXTS[3000:3300]), b._log_odds(TEXTS[3000:3300]))
+    np.testing.assert_allclose(a.log_odds(TEXTS[3000:3300]), b.log_odds(TEXTS[3000:3300]))
 
 
 def test_infinite_scores_land_in_the_end_bins_without_warnings():

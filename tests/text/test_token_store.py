@@ -49,7 +49,7 @@ def _check_same(path: Path, files: list[Path]) -> int:
     for start in range(0, len(files), 200):
         raws = [p.read_bytes()[:SCORED] for p in files[start : start + 200]]
         X = vec.transform(raws)
-        scores, p_spam = filt._log_odds(raws), filt.spam_probability(raws)
+        scores, p_spam = filt.log_odds(raws), filt.spam_probability(raws)
         verdicts = filt.verdicts(p_spam)
         for i, raw in enumerate(raws):
             try:

@@ -235,7 +235,10 @@ class SpamFilter(TextClassifier):
         self.lost_ham_cost = lost_ham_cost
         self.passed_spam_cost = passed_spam_cost
 
-    def _spam_column(self) -> int:
+    def spam_index(self) -> int:
+        """The position of the spam class among ``classes_``. Raises
+        :class:`~bayeskit.errors.DataError` when the filter was trained on other classes
+        than its ``ham_label`` and ``spam_label``."""
         classes = self.classes_.tolist()
         if sorted(map(str, classes)) != sorted(map(str, [self.ham_label, self.spam_label])):
             raise DataError(
@@ -244,7 +247,11 @@ class SpamFilter(TextClassifier):
             )
         return classes.index(self.spam_label) if self.spam_label in classes else 1
 
-    def _check_costs(self) -> tuple[float, float, float]:
+    def decision_rule(self) -> tuple[float, float, float]:
+        """``(ham_cutoff, spam_cutoff, threshold)``, checked: :meth:`classify` calls a
+        message ham at a spam probability at most ``ham_cutoff``, spam from ``spam_cutoff``;
+        :meth:`predict` calls it spam above ``threshold = lost_ham_cost / (lost_ham_cost +
+        passed_spam_cost)``, the cutoff of minimum expected cost (Duda et al. 2001)."""
         lo, hi = float(self.ham_cutoff), float(self.spam_cutoff)
         if not 0.0 <= lo <= hi <= 1.0:
             raise ParameterError(
@@ -264,28 +271,6 @@ class SpamFilter(TextClassifier):
     # ------------------------------------------------------------------ the decision, public
     # What the model service, the fast filter's token store, model files and the Dask
     # rounds read of a filter: its decision and calibration as the filter checks them.
-    def spam_index(self) -> int:
-        """The position of the spam class among ``classes_``. Raises
-        :class:`~bayeskit.errors.DataError` when the filter was trained on other classes
-        than its ``ham_label`` and ``spam_label``."""
-        return self._spam_column()
-
-    def decision_rule(self) -> tuple[float, float, float]:
-        """``(ham_cutoff, spam_cutoff, threshold)``, checked: :meth:`classify` calls a
-        message ham at a spam probability at most ``ham_cutoff``, spam from ``spam_cutoff``;
-        :meth:`predict` calls it spam above ``threshold = lost_ham_cost / (lost_ham_cost +
-        passed_spam_cost)``, the cutoff of minimum expected cost (Duda et al. 2001)."""
-        return self._check_costs()
-
-    def probability_scale(self) -> tuple[float, float]:
-        """The calibration ``(a, b)`` of ``P(spam|x) = σ(a·s + b)`` on the score ``s``
-        (``calibration_``; ``(1, 0)``, the score's own scale, before any is fitted)."""
-        return self._scale()
-
-    def check_scoring(self) -> str:
-        """The scoring rule (``"naive_bayes"`` or ``"fisher"``) with its parameters checked;
-        raises :class:`~bayeskit.errors.ParameterError` naming a wrong one."""
-        return self._check_scoring()
 
     def score_counts(self) -> np.ndarray:
         """The held-out score counts the scale is fitted on (``score_counts_``; empty
@@ -315,23 +300,6 @@ class SpamFilter(TextClassifier):
         its folds (a fold's terms and counts are the columns its rows use)."""
         return self._fit_counted(terms, counts, _labels_of(y, counts.shape[0]), classes)
 
-    def spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
-        """:meth:`spam_probability` of messages already counted (see :meth:`fit_counted`):
-        the same numbers as from their texts."""
-        return self._spam_probability_counted(terms, counts)
-
-    def log_odds_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
-        """The filter's score of messages already counted (see :meth:`fit_counted`): the
-        count model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
-        ``scoring="fisher"``; what the scale calibrates."""
-        return self._log_odds_counted(terms, counts)
-
-    def log_odds(self, X: Any) -> np.ndarray:
-        """The filter's score of each message before its probability scale: the count
-        model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
-        ``scoring="fisher"``; :meth:`spam_probability` is this score calibrated."""
-        return self._log_odds(X)
-
     @classmethod
     def sklearn_defaults(cls, **kwargs: Any) -> Any:
         """scikit-learn's pipeline (see :meth:`TextClassifier.sklearn_defaults`), with the
@@ -353,10 +321,12 @@ class SpamFilter(TextClassifier):
         scoring's parameters."""
         super().check_params()
         self._check_folds()
-        self._check_scoring()
+        self.check_scoring()
         return self
 
-    def _check_scoring(self) -> str:
+    def check_scoring(self) -> str:
+        """The scoring rule (``"naive_bayes"`` or ``"fisher"``) with its parameters checked;
+        raises :class:`~bayeskit.errors.ParameterError` naming a wrong one."""
         scoring = self.scoring
         if scoring not in ("naive_bayes", "fisher"):
             raise ParameterError(f"scoring must be 'naive_bayes' or 'fisher'; got {scoring!r}")
@@ -399,17 +369,18 @@ class SpamFilter(TextClassifier):
         pair = [given.get(str(v), v) for v in (self.ham_label, self.spam_label)]
         return np.unique(np.asarray(pair))
 
-    def _log_odds(self, X: Any) -> np.ndarray:
-        """The filter's score of each message: the count model's ``log P(spam|x) -
-        log P(ham|x)``, or under ``scoring="fisher"`` Fisher's log-odds (see ``scoring``)."""
+    def log_odds(self, X: Any) -> np.ndarray:
+        """The filter's score of each message before its probability scale: the count
+        model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
+        ``scoring="fisher"``; :meth:`spam_probability` is this score calibrated."""
         vec, model = self._fitted()
-        return self._scores_of(model, vec.transform(_as_list(X)), self._spam_column())
+        return self._scores_of(model, vec.transform(_as_list(X)), self.spam_index())
 
     def _scores_of(self, model: Any, X: Any, column: int, joint: Any = None) -> np.ndarray:
         """The score of each row of ``X`` (weighted counts over ``model``'s columns, checked)
         under ``model``, whose spam class is ``column`` (``joint``: its joint log
         probabilities, when already computed)."""
-        scoring = self._check_scoring()
+        scoring = self.check_scoring()
         nb_weight = 1.0 if scoring == "naive_bayes" else float(self.nb_weight)
         score = np.zeros(X.shape[0])
         if nb_weight:
@@ -589,20 +560,23 @@ class SpamFilter(TextClassifier):
         self._calibrate(self._held_out_counts(X, labels))
         return self
 
-    def _spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
-        """:meth:`spam_probability` of messages already counted over ``terms`` (sorted,
-        distinct; canonical CSR ``counts``): the same numbers as from their texts."""
+    def spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """:meth:`spam_probability` of messages already counted (see :meth:`fit_counted`):
+        the same numbers as from their texts."""
         if self._own_probabilities():
             vec, model = self._fitted()
             proba = model.predict_proba(vec.weigh(vec.reindex(terms, counts)))
-            return proba[:, self._spam_column()]
-        return calibration.calibrated(self._log_odds_counted(terms, counts), self._scale())
+            return proba[:, self.spam_index()]
+        return calibration.calibrated(
+            self.log_odds_counted(terms, counts), self.probability_scale()
+        )
 
-    def _log_odds_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
-        """:meth:`_log_odds` of messages already counted over ``terms`` (as a new message
-        is scored: terms out of the vocabulary dropped, then weighted)."""
+    def log_odds_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
+        """The filter's score of messages already counted (see :meth:`fit_counted`): the
+        count model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
+        ``scoring="fisher"``; what the scale calibrates."""
         vec, model = self._fitted()
-        return self._scores_of(model, vec.weigh(vec.reindex(terms, counts)), self._spam_column())
+        return self._scores_of(model, vec.weigh(vec.reindex(terms, counts)), self.spam_index())
 
     def _vocabulary_columns(self, terms: np.ndarray) -> Any:
         """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
@@ -680,7 +654,7 @@ class SpamFilter(TextClassifier):
         if self._check_folds() is None or is_spam is None or len(docs) == 0:
             return calibration.empty_counts()
         try:
-            scores = self._log_odds(docs) if counted is None else self._log_odds_counted(*counted)
+            scores = self.log_odds(docs) if counted is None else self.log_odds_counted(*counted)
         except DataError:  # not yet the two classes: no score to keep
             return calibration.empty_counts()
         return calibration.score_counts(scores, is_spam)
@@ -694,9 +668,14 @@ class SpamFilter(TextClassifier):
 
     def _own_probabilities(self) -> bool:
         """Whether ``P(spam|x)`` is the count model's own (uncalibrated naive Bayes)."""
-        return self._scale() == calibration.IDENTITY and self._check_scoring() == "naive_bayes"
+        return (
+            self.probability_scale() == calibration.IDENTITY
+            and self.check_scoring() == "naive_bayes"
+        )
 
-    def _scale(self) -> tuple[float, float]:
+    def probability_scale(self) -> tuple[float, float]:
+        """The calibration ``(a, b)`` of ``P(spam|x) = σ(a·s + b)`` on the score ``s``
+        (``calibration_``; ``(1, 0)``, the score's own scale, before any is fitted)."""
         return self.__dict__.get("calibration_", calibration.IDENTITY)
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -709,8 +688,8 @@ class SpamFilter(TextClassifier):
         """``log P(y|x)`` of each message (calibrated, see :meth:`predict_proba`)."""
         if self._own_probabilities():
             return super().predict_log_proba(X)
-        column = self._spam_column()
-        z = calibration.calibrated_logit(self._log_odds(X), self._scale())
+        column = self.spam_index()
+        z = calibration.calibrated_logit(self.log_odds(X), self.probability_scale())
         out = np.empty((len(z), 2))
         out[:, column], out[:, 1 - column] = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
         return out
@@ -718,8 +697,8 @@ class SpamFilter(TextClassifier):
     def spam_probability(self, X: Any) -> np.ndarray:
         """``P(spam|x)`` of each message (calibrated, see ``calibration_folds``)."""
         if self._own_probabilities():
-            return self.predict_proba(X)[:, self._spam_column()]
-        return calibration.calibrated(self._log_odds(X), self._scale())
+            return self.predict_proba(X)[:, self.spam_index()]
+        return calibration.calibrated(self.log_odds(X), self.probability_scale())
 
     def classify(self, X: Any) -> np.ndarray:
         """``"ham"``, ``"spam"`` or ``"unsure"`` for each message (see the class docstring)."""
@@ -727,7 +706,7 @@ class SpamFilter(TextClassifier):
 
     def verdicts(self, p_spam: Any) -> np.ndarray:
         """:meth:`classify`'s rule on spam probabilities already computed."""
-        lo, hi, _ = self._check_costs()
+        lo, hi, _ = self.decision_rule()
         p = np.asarray(p_spam, dtype=np.float64)
         out = np.full(len(p), "unsure", dtype="<U6")
         out[p <= lo] = "ham"
@@ -742,8 +721,8 @@ class SpamFilter(TextClassifier):
         """:meth:`predict`'s rule (minimum expected cost) on spam probabilities already
         computed: the spam label where ``p_spam`` exceeds
         ``lost_ham_cost / (lost_ham_cost + passed_spam_cost)``, else the ham label."""
-        _, _, threshold = self._check_costs()
-        column = self._spam_column()
+        _, _, threshold = self.decision_rule()
+        column = self.spam_index()
         labels = self.classes_
         return np.where(np.asarray(p_spam) > threshold, labels[column], labels[1 - column])
 
