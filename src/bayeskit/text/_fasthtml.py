@@ -91,9 +91,13 @@ _BLOCK_NAMES = (
     "figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table "
     "tbody td tfoot th thead title tr ul"
 )
-_BLOCK = frozenset(_BLOCK_NAMES.split())
+#: Tags that break a line of the text (start or end), for both HTML readers.
+BLOCK_TAGS = frozenset(_BLOCK_NAMES.split())
+#: Attributes whose value is a link to fetch or follow, for both HTML readers.
+URL_ATTRS = ("href", "src", "action", "background", "lowsrc", "dynsrc")
+_BLOCK = BLOCK_TAGS
 _START_ANY = re.compile(rf"<{_NAME}{_ATTRS}/?>")
-_LINK_NAMES = "href|src|action|background|lowsrc|dynsrc"
+_LINK_NAMES = "|".join(URL_ATTRS)
 _TAG = re.compile(rf"<({_NAME}){_ATTRS}/?>|</({_NAME}){_WS}*>")
 # What a tag adds to the text: a line break for a block tag (start or end), a space for
 # an image or input field (start), else nothing; as markers, replaced after unescaping.

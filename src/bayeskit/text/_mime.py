@@ -19,7 +19,7 @@ from email.header import decode_header
 from functools import lru_cache
 from html.parser import HTMLParser
 
-from bayeskit.text._fasthtml import fast_html_to_text
+from bayeskit.text._fasthtml import BLOCK_TAGS, URL_ATTRS, fast_html_to_text
 from bayeskit.text._mailread import count
 
 __all__ = [
@@ -33,16 +33,10 @@ __all__ = [
 ]
 
 _SKIP_TAGS = frozenset({"script", "style", "template"})
-_BLOCK_TAGS = frozenset(
-    re.findall(
-        r"\w+",
-        "address article aside blockquote br caption center dd div dl dt fieldset figcaption "
-        "figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table "
-        "tbody td tfoot th thead title tr ul",
-    )
-)
-# Attributes whose value is a link to fetch or follow.
-_URL_ATTRS = frozenset({"href", "src", "action", "background", "lowsrc", "dynsrc"})
+# Tags that break a line of the text, and attributes whose value is a link to fetch or
+# follow: one list for both HTML readers (the fast one is in _fasthtml).
+_BLOCK_TAGS = BLOCK_TAGS
+_URL_ATTRS = frozenset(URL_ATTRS)
 _URL_RE = re.compile(r"""(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>"'`{}|\\^\[\]()]+""", re.IGNORECASE)
 _TRAILING_PUNCT = ".,;:!?*'\"=-"
 _SECOND_LEVEL = frozenset({"ac", "co", "com", "edu", "gov", "ne", "net", "or", "org"})
