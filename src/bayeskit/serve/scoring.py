@@ -78,7 +78,7 @@ class Scorer:
             a, c = self.spam, 1 - self.spam
             log_odds = float(jll[0, a] - jll[0, c])
             if self.fisher:  # the filter's own score (Fisher's), not the count model's
-                log_odds = float(self.model.log_odds([doc])[0])
+                log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
             if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
                 z = float(calibrated_logit(np.array([log_odds]), self.scale)[0])
                 proba[a] = np.exp(-np.logaddexp(0.0, -z))

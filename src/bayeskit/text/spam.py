@@ -373,8 +373,13 @@ class SpamFilter(TextClassifier):
         """The filter's score of each message before its probability scale: the count
         model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
         ``scoring="fisher"``; :meth:`spam_probability` is this score calibrated."""
-        vec, model = self._fitted()
-        return self._scores_of(model, vec.transform(_as_list(X)), self.spam_index())
+        return self.log_odds_of_rows(self.transform(X))
+
+    def log_odds_of_rows(self, rows: Any, joint: Any = None) -> np.ndarray:
+        """``log_odds`` of messages already through ``transform`` (the model
+        service scores a message it has transformed once); ``joint``: the count model's
+        joint log probabilities of ``rows``, when already computed."""
+        return self._scores_of(self._fitted()[1], rows, self.spam_index(), joint)
 
     def _scores_of(self, model: Any, X: Any, column: int, joint: Any = None) -> np.ndarray:
         """The score of each row of ``X`` (weighted counts over ``model``'s columns, checked)
