@@ -34,7 +34,7 @@ import typer
 
 from ..text import token_store
 from .filter_full import load_filter
-from .mail_headers import ERROR, header_end
+from .mail_headers import ERROR, failed, header_end
 from .mail_headers import fail as _fail
 
 __all__ = ["filter_mail", "messages_in"]
@@ -130,7 +130,7 @@ def _learning(
         )
         status = 0
     except Exception as exc:  # reported; the mail is passed on
-        _fail(str(exc) or type(exc).__name__)
+        failed(exc)
         status = ERROR
     if source is None:
         sys.stdout.buffer.write(raw)
