@@ -97,6 +97,8 @@ def filter_mail(
     if learn is not None or unlearn is not None:
         raise typer.Exit(_learning(model, learn, unlearn, train_on_error, source))
     if source is not None or train_on_error:
+        sys.stdout.buffer.write(sys.stdin.buffer.read())  # a filter never eats mail
+        sys.stdout.buffer.flush()
         _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
     from .filter_fast import pass_through
