@@ -14,11 +14,11 @@ Tables: the shared UCI ones (spambase, mushroom, car, nursery, voting; ``BAYESKI
 public tables that R ships (MASS's ``survey``, ``Cars93`` with the price range stored beside
 both prices, ``birthwt``, ``Pima.tr`` + ``Pima.te``, ``biopsy``, ``crabs``; the datasets
 package's ``iris``, ``airquality``, ``state.x77``), exported by ``Rscript`` when the benchmark
-runs: mixed types, missing values, and units from 0.1 to 10^5. The naive Bayes models get the
-table as it is (categories, missing values); LDA, QDA, GaussianNB and the mixture classifier
-get the same numeric design for every program (treatment-coded categories with missing as a
-level, numbers with missing values set to the training fold's median). Peers that are not
-installed are skipped.
+runs: mixed types, missing values, and units from 0.1 to 10^5; and scikit-learn's ``wine`` and
+``breast_cancer``. The naive Bayes models get the table as it is (categories, missing values);
+LDA, QDA, GaussianNB and the mixture classifier get the same numeric design for every program
+(treatment-coded categories with missing as a level, numbers with missing values set to the
+training fold's median). Peers that are not installed are skipped.
 """
 
 from __future__ import annotations
@@ -136,6 +136,19 @@ def shared_tables(root: Path | None) -> list[tuple[str, pd.DataFrame, np.ndarray
     for name in ("mushroom", "car", "nursery", "voting"):
         X, y = uci_with_missing(name, root)
         out.append((name, pd.DataFrame(X, columns=[f"a{j}" for j in range(X.shape[1])]), y))
+    return out
+
+
+def sklearn_tables(names: set[str] | None) -> list[tuple[str, pd.DataFrame, np.ndarray]]:
+    """The wine and Wisconsin breast cancer tables scikit-learn ships (all numeric)."""
+    from sklearn.datasets import load_breast_cancer, load_wine
+
+    out = []
+    for name, load in (("wine", load_wine), ("breast_cancer", load_breast_cancer)):
+        if names is None or name in names:
+            data = load(as_frame=True)
+            frame = data.data.rename(columns=lambda c: c.replace(" ", "_"))
+            out.append((name, frame, data.target.to_numpy()))
     return out
 
 
@@ -395,6 +408,7 @@ def tables(
     """(title, header, rows) of the accuracy, log-loss and targets tables."""
     data = [t for t in shared_tables(root) if only is None or t[0] in only]
     data += r_tables(only)
+    data += sklearn_tables(only)
     found = {name: evaluate(name, frame, y, k, log) for name, frame, y in data}
     models = [*OURS, *R_MODELS, *WEKA_MODELS]
     models = [m for m in models if any(m in f for f in found.values())]
