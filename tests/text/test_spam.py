@@ -99,7 +99,6 @@ def test_raw_emails(shared_data):
     assert e.contributions
 
 
-@pytest.mark.slow
 def test_sms_ten_fold_accuracy_of_the_default_is_kept():
     # SMS stratified 10-fold accuracy of the two-way decision (benchmarks/spam_peers.py --sms,
     # the same folds): the default keeps the 0.990 the mail filter's scoring must not lose.
