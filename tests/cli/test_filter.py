@@ -62,6 +62,30 @@ def test_passthrough_adds_the_verdict_and_exits_with_it(model):
 
 
 @pytest.mark.parametrize(
+    "params",
+    [{"scoring": "fisher"}, {"scoring": "fisher", "nb_weight": 1.0}],
+    ids=["fisher", "fisher+naive_bayes"],
+)
+def test_every_scoring_files_as_the_library_does(tmp_path, params):
+    # The first message is scored by the full model (no store yet; it writes one), the others
+    # from the store: both give SpamFilter.classify's verdict and spam_probability's score.
+    path = trained_filter(tmp_path / "s.bk", 40, **params)
+    probe = _messages("spam_2", 3) + _messages("hard_ham", 3)
+    filt = bk.load(path)
+    verdicts, p_spam = filt.classify(probe).tolist(), filt.spam_probability(probe)
+    said = []
+    for message, verdict, p in zip(probe, verdicts, p_spam, strict=True):
+        got = run(path, "--verbose", data=message)
+        word = {"spam": b"Yes", "ham": b"No", "unsure": b"Unsure"}[verdict]
+        head = got.stdout[: header_end(got.stdout)]
+        assert b"X-Bayeskit-Spam: " + word + b"\n" in head
+        assert b"X-Bayeskit-Score: %.6f\n" % p in head
+        said.append(got.stderr)
+    assert b"by the full model" in said[0]
+    assert all(b"from the token store" in err for err in said[1:])
+
+
+@pytest.mark.parametrize(
     "data",
     [b"", b"\x00\xff" * 5000 + os.urandom(2000), b"just a line of text\n\nand more", b"\n\n\n"],
     ids=["empty", "binary", "not-rfc822", "blank-lines"],

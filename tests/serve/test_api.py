@@ -487,8 +487,9 @@ def test_the_page_is_self_contained(serve, sms_file):
         # Fisher's method: /check's log-odds and probability are the filter's, not the count
         # model's linear form
         lambda: bk.text.SpamFilter(scoring="fisher"),
+        lambda: bk.text.SpamFilter(scoring="fisher", nb_weight=1.0),  # and the count model's
     ],
-    ids=["complement", "bernoulli", "twcnb", "fisher"],
+    ids=["complement", "bernoulli", "twcnb", "fisher", "fisher+naive_bayes"],
 )
 def test_other_text_models_check_and_learn(serve, tmp_path, sms, make):
     texts, labels = sms

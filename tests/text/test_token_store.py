@@ -34,9 +34,18 @@ def _fitted(tmp: Path, name: str, **params: Any) -> Path:
     return path
 
 
-@pytest.fixture(scope="module", params=["naive_bayes", "fisher"])
+@pytest.fixture(
+    scope="module",
+    params=[
+        {"scoring": "naive_bayes"},
+        {"scoring": "fisher"},
+        # Fisher's log-odds plus the count model's: the store sums both parts as the model does
+        {"scoring": "fisher", "nb_weight": 1.0},
+    ],
+    ids=["naive_bayes", "fisher", "fisher+naive_bayes"],
+)
 def model(request, tmp_path_factory) -> Path:
-    return _fitted(tmp_path_factory.mktemp("store"), "m.bk", scoring=request.param)
+    return _fitted(tmp_path_factory.mktemp("store"), "m.bk", **request.param)
 
 
 def _check_same(path: Path, files: list[Path]) -> int:
