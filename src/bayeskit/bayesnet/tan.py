@@ -68,7 +68,7 @@ class TANClassifier(TreeClassifier):
     >>> y = ["out", "in", "in", "out", "out", "in"]
     >>> model = TANClassifier().fit(X, y)
     >>> model.parents_
-    {'x0': ('x1',), 'x1': (), 'x2': ('x0',)}
+    {'x0': ('x1',), 'x1': (), 'x2': ('x1',)}
     >>> model.predict([["hot", "wet", None]])
     array(['in'], dtype='<U3')
     """
