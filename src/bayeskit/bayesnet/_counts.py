@@ -157,7 +157,8 @@ class PairLayout:
     ``pairs`` the subset index of each pair; its cells are ``start … stop − 1``; for each
     cell its pair (0 … n_pairs − 1), its two features, and its margin groups: ``group_a``
     numbers the (pair, value of the first feature), ``group_b`` the (pair, value of the
-    second) — the cells a margin ``N(y, x_i = a)`` or ``N(y, x_j = b)`` of the block sums.
+    second) — the cells a margin ``N(y, x_i = a)`` or ``N(y, x_j = b)`` of the block sums;
+    ``pair_a`` and ``pair_b`` the pair of each group.
     """
 
     pairs: np.ndarray
@@ -170,6 +171,8 @@ class PairLayout:
     group_b: np.ndarray
     n_a: int
     n_b: int
+    pair_a: np.ndarray
+    pair_b: np.ndarray
 
     @classmethod
     def of(cls, layout: Layout) -> PairLayout:
@@ -181,7 +184,7 @@ class PairLayout:
         pairs = np.flatnonzero(is_pair)
         if not len(pairs):
             none = np.zeros(0, dtype=np.int64)
-            return cls(pairs, 0, 0, none, none, none, none, none, 0, 0)
+            return cls(pairs, 0, 0, none, none, none, none, none, 0, 0, none, none)
         start, stop = int(layout.offsets[pairs[0]]), int(layout.offsets[pairs[-1] + 1])
         pair = np.repeat(np.arange(len(pairs)), np.diff(layout.offsets)[pairs])
         local = np.arange(stop - start) - (layout.offsets[pairs] - start)[pair]
@@ -194,6 +197,7 @@ class PairLayout:
         return cls(
             pairs, start, stop, pair, first[pair], second[pair], base_a[:-1][pair] + a,
             base_b[:-1][pair] + b, int(base_a[-1]), int(base_b[-1]),
+            np.repeat(np.arange(len(pairs)), size_a), np.repeat(np.arange(len(pairs)), size_b),
         )  # fmt: skip
 
 

@@ -32,7 +32,14 @@ from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo
 from . import _kernels as kernels
 from . import _small as small_passes
 from ._counts import MAX_ORDER, SubsetCounts, check_size, class_sums, layout_of
-from ._structure import PairCells, chow_liu, class_information, conditional_information, kdb_parents
+from ._structure import (
+    PairCells,
+    bayesian_gain,
+    chow_liu,
+    class_information,
+    conditional_information,
+    kdb_parents,
+)
 
 #: Rows are counted in up to this many chunks side by side (fixed by the number of rows, so
 #: the sums do not depend on the machine), each of at least CHUNK_ROWS rows.
@@ -87,7 +94,8 @@ class NetworkParams:
 
     ``parents`` (d, k), −1 padded; feature ``i``'s table is rows ``cpt_offsets[i] + a ·
     strides[i, 0] + Σ_t b_t · strides[i, t + 1]`` of ``cpt`` (cells, n_classes), ``a`` its
-    value and ``b_t`` its parents'; ``single`` (Σ V_i, n_classes) holds ``ln P(x_i | y)``.
+    value and ``b_t`` its parents'; ``single`` (Σ V_i, n_classes) holds ``ln P(x_i | y)``;
+    ``edge_weight`` (d, d) the weights the structure was chosen by.
     """
 
     categories: tuple[np.ndarray, ...]
@@ -99,6 +107,7 @@ class NetworkParams:
     single: np.ndarray
     class_information: np.ndarray
     pair_information: np.ndarray
+    edge_weight: np.ndarray
 
     @cached_property
     def codebook(self) -> Codebook:
@@ -199,8 +208,8 @@ class _Network(Family):
 
     def parameter_size(self, stats: SubsetCounts) -> int:
         """Conditional tables of every pair both ways, the singles and the structure's
-        informations: at most three times the counts and a (d, d) matrix."""
-        return 3 * int(stats.counts.size) + stats.n_features**2 + stats.n_features
+        informations: at most three times the counts and two (d, d) matrices."""
+        return 3 * int(stats.counts.size) + 2 * stats.n_features**2 + stats.n_features
 
     def _check_order(self, stats: SubsetCounts) -> None:
         if stats.order != self.order:
@@ -228,7 +237,11 @@ class _Network(Family):
 class _Tree(_Network):
     """Each feature with a set of parents among the others (TAN: at most one; KDB: k)."""
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+    def _edge_weight(self, stats: SubsetCounts, cmi: np.ndarray) -> np.ndarray:
+        """The (d, d) weights the structure is chosen by (``I(X_i; X_j | Y)`` here)."""
+        return cmi
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def finalize(self, stats: SubsetCounts) -> NetworkParams:
@@ -238,11 +251,12 @@ class _Tree(_Network):
         singles = stats.single_counts()
         ci = class_information(singles, cat)
         cmi = conditional_information(stats.counts, stats.layout)
-        parents = self._parents(stats, ci, cmi)
+        weight = self._edge_weight(stats, cmi)
+        parents = self._parents(stats, ci, weight)
         strides, offsets, cpt = conditional_tables(stats, parents, a)
         return NetworkParams(
             stats.categories, parents, strides, offsets, cpt, cat, self._singles(stats, a),
-            ci, cmi,
+            ci, cmi, weight,
         )  # fmt: skip
 
     def log_prob(self, params: NetworkParams, X: Table) -> np.ndarray:
@@ -270,21 +284,69 @@ class _Tree(_Network):
 class TAN(_Tree):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
 
-    The features form the maximum-weight spanning tree of the complete graph weighted by
-    ``I(X_i; X_j | Y)`` (Chow & Liu 1968, conditioned on the class), directed away from the
-    root: the feature of largest ``I(X_i; Y)`` (the lowest index among ties). Every feature
-    depends on the class and on its parent in the tree.
+    The features form the maximum-weight spanning tree of the complete graph (Chow & Liu
+    1968, conditioned on the class), directed away from the root: the feature of largest
+    ``I(X_i; Y)`` (the lowest index among ties). Every feature depends on the class and on its
+    parent in the tree. An edge weighs ``I(X_i; X_j | Y)`` (``edge_weight="cmi"``, Friedman et
+    al.'s weight) or the Bayesian Dirichlet gain of the parent (``edge_weight="bayes"``, see
+    :func:`~bayeskit.bayesnet._structure.bayesian_gain`), whose Dirichlet prior is ``alpha``.
+
+    Parameters
+    ----------
+    edge_weight : {"bayes", "cmi"}
+        Which weight.
     """
 
     name = "tan"
     order = 2
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+    def __init__(
+        self,
+        alpha: Any = 1.0,
+        *,
+        force_alpha: bool = True,
+        estimate: str = "mean",
+        edge_weight: str = "bayes",
+    ):
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        self.edge_weight = edge_weight
+
+    def config(self) -> dict[str, Any]:
+        return {"edge_weight": self.edge_weight, **super().config()}
+
+    def _edge_weight(self, stats: SubsetCounts, cmi: np.ndarray) -> np.ndarray:
+        if check_edge_weight(self.edge_weight) == "cmi":
+            return cmi
+        alpha = np.broadcast_to(
+            np.asarray(check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)),
+            (stats.n_features,),
+        )
+        if stats.n_features and not alpha.min() > 0:
+            raise ParameterError(
+                "edge_weight='bayes' needs alpha > 0: alpha is the Dirichlet prior the "
+                "Bayesian score integrates over (use edge_weight='cmi' with alpha=0)"
+            )
+        return bayesian_gain(stats.counts, stats.layout, alpha.astype(np.float64))
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         d = stats.n_features
         if d == 0:
             return np.zeros((0, 1), dtype=np.int64)
         root = int(np.argmax(ci))
-        return chow_liu(cmi, root)[:, None]
+        return chow_liu(weight, root)[:, None]
+
+
+#: ``TANClassifier(edge_weight=...)``: what the tree's edges weigh.
+EDGE_WEIGHTS = ("bayes", "cmi")
+
+
+def check_edge_weight(weight: Any) -> str:
+    if not isinstance(weight, str) or weight not in EDGE_WEIGHTS:
+        raise ParameterError(
+            f"edge_weight must be 'bayes' (the Bayesian Dirichlet gain of a parent) or 'cmi' "
+            f"(the conditional mutual information I(X_i; X_j | Y)); got {weight!r}"
+        )
+    return weight
 
 
 class KDB(_Tree):
@@ -312,8 +374,8 @@ class KDB(_Tree):
     def config(self) -> dict[str, Any]:
         return {"k": self.k, **super().config()}
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
-        return kdb_parents(ci, cmi, check_k(self.k))
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        return kdb_parents(ci, weight, check_k(self.k))
 
 
 def check_k(k: Any) -> int:

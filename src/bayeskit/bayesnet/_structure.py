@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlogy
+from scipy.special import gammaln, xlogy
 
 from ._counts import Layout, class_sums
 
@@ -82,6 +82,60 @@ def conditional_information(counts: np.ndarray, layout: Layout) -> np.ndarray:
     i, j = layout.features[cells.pairs, 0], layout.features[cells.pairs, 1]
     out[i, j] = info
     out[j, i] = info
+    return out
+
+
+def bayesian_gain(counts: np.ndarray, layout: Layout, alpha: np.ndarray) -> np.ndarray:
+    """The Bayesian edge weight of every pair of features: a symmetric (d, d) matrix, 0 on
+    the diagonal, from the pair blocks of ``counts`` (n_classes, n_cells).
+
+    The gain of giving ``X_i`` the parent ``X_j`` besides the class is the difference of
+    the log marginal likelihoods of its family under Dirichlet priors of ``α_i`` per cell
+    (the Bayesian Dirichlet score of Cooper & Herskovits 1992 and Heckerman, Geiger &
+    Chickering 1995, with ``α_i = 1`` the K2 score):
+
+        Δ(i ← j) = Σ_{y,b} ln B(N(y, ·, b) + α_i) / B(α_i)  −  Σ_y ln B(N(y, ·) + α_i) / B(α_i),
+
+    ``B`` the multivariate beta function over ``x_i``'s ``V_i`` values; in log-gamma terms
+    ``Σ_cells [lnΓ(N + α_i) − lnΓ(α_i)] − Σ_{(y,b)} [lnΓ(N(y,b) + V_i α_i) − lnΓ(V_i α_i)]``
+    less the same with the class alone as parent. Unlike ``N · I(X_i; X_j | Y)``, the gain
+    pays for the parameters a parent adds, and it is not symmetric; an edge weighs the larger
+    of its two directions' gains (what Weka's TAN search compares). Both families are counted
+    over the rows where both features are observed (the pair's block)."""
+    d = len(layout.sizes)
+    out = np.zeros((d, d))
+    cells = layout.pair_layout
+    n_pairs = len(cells.pairs)
+    if not n_pairs:
+        return out
+    N = np.maximum(counts[:, cells.start : cells.stop], 0.0)  # rounding residue of unlearning
+    first, second = layout.features[cells.pairs, 0], layout.features[cells.pairs, 1]
+    V_first, V_second = layout.sizes[first].astype(float), layout.sizes[second].astype(float)
+    a_first, a_second = alpha[first], alpha[second]
+    n_ya = class_sums(N, cells.group_a, cells.n_a)  # N(y, x_first = a), per pair
+    n_yb = class_sums(N, cells.group_b, cells.n_b)
+    n_y = class_sums(N, cells.pair, n_pairs)
+
+    def log_beta_gain(n: np.ndarray, a: np.ndarray, pair: np.ndarray) -> np.ndarray:
+        # Σ over the groups of each pair of lnΓ(n + a) − lnΓ(a) (0 where n = 0)
+        terms = np.where(n > 0, gammaln(n + a) - gammaln(a), 0.0).sum(axis=0)
+        return np.bincount(pair, weights=terms, minlength=n_pairs)
+
+    into_first = (
+        log_beta_gain(N, a_first[cells.pair], cells.pair)
+        - log_beta_gain(n_yb, (V_first * a_first)[cells.pair_b], cells.pair_b)
+        - log_beta_gain(n_ya, a_first[cells.pair_a], cells.pair_a)
+        + log_beta_gain(n_y, V_first * a_first, np.arange(n_pairs))
+    )
+    into_second = (
+        log_beta_gain(N, a_second[cells.pair], cells.pair)
+        - log_beta_gain(n_ya, (V_second * a_second)[cells.pair_a], cells.pair_a)
+        - log_beta_gain(n_yb, a_second[cells.pair_b], cells.pair_b)
+        + log_beta_gain(n_y, V_second * a_second, np.arange(n_pairs))
+    )
+    weight = np.maximum(into_first, into_second)
+    out[first, second] = weight
+    out[second, first] = weight
     return out
 
 
