@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import bayeskit as bk
-from bayeskit.bayesnet import _family, _small
+from bayeskit.bayesnet import _estimator, _family, _small
 from bayeskit.families._codebook import Table
 
 VALUES = np.array(["a", "b", "c", "d"], dtype=object)
@@ -94,3 +94,29 @@ def test_whole_number_codes_equal_the_kernels(matrix, monkeypatch):
     for a, b in zip(cats, cats_k, strict=True):
         np.testing.assert_array_equal(a, b)
         assert a.dtype == b.dtype
+
+
+@settings(max_examples=40, deadline=None)
+@given(coded())
+def test_text_with_missing_values_reads_as_cell_by_cell(data):
+    """An object table of text and None is read through its types at once; the model is the
+    one the cell-by-cell reading gives (its categories, counts and scores)."""
+    codes, y, w = data
+    X = np.stack(_table(codes).columns, axis=1)
+    assert _estimator.text_or_missing(X) is not None
+    fast = bk.TANClassifier().fit(X, y, sample_weight=w + 1.0)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_estimator, "text_or_missing", lambda X: None)
+        slow = bk.TANClassifier().fit(X, y, sample_weight=w + 1.0)
+        expected = slow.predict_joint_log_proba(X[::-1])
+    for a, b in zip(fast.categories_, slow.categories_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(fast.stats_.blocks[0].counts, slow.stats_.blocks[0].counts)
+    np.testing.assert_array_equal(fast.predict_joint_log_proba(X[::-1]), expected)
+
+
+def test_only_text_and_none_take_the_shortcut():
+    assert _estimator.text_or_missing(np.array([["a", None]], dtype=object)) is not None
+    for other in (1, 2.5, np.nan, True, np.str_("a")):
+        assert _estimator.text_or_missing(np.array([["a", other]], dtype=object)) is None
+    assert _estimator.text_or_missing(np.array([["a", "b"]])) is None  # already text
