@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from bayeskit._base import class_weights
+from bayeskit._labels import class_weights
 from bayeskit.families import _factorize, mvnormal
 from bayeskit.stats import Scatter
 from workloads_da import WORKLOADS

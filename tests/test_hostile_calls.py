@@ -22,7 +22,7 @@ from bayeskit.errors import BayeskitError
 from bayeskit.semi_supervised import SemiSupervisedNB
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
-from ._grid import CASES, complete_reals, reals
+from ._grid import CASES, MIXED_FAMILIES, complete_reals, mixed_columns, reals
 
 WORDS = np.array(["cheap", "pills", "meeting", "noon", "offer", "report", "lunch", "money"])
 
@@ -324,6 +324,8 @@ def hostile_call(spec: Spec, seed: int) -> str:
     operation), after checking the contract."""
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(6, 24)), int(rng.integers(1, 4))
+    if spec.data is mixed_columns:  # the grid's MixedNB names a family for five columns
+        d = len(MIXED_FAMILIES)
     model, X, y = fitted(spec, rng, n, d)
     before = snapshot(model, X)
     op = str(rng.choice(OPERATIONS))

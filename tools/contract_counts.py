@@ -60,6 +60,7 @@ LAYERS: list[set[str]] = [
         "_threads",
         "_blas",
         "_decision",
+        "_labels",
         "_identity",
         "_version",
         "__init__",
@@ -68,7 +69,7 @@ LAYERS: list[set[str]] = [
     },
     {"stats"},
     {"families"},
-    {"_base", "contract", "_rounds"},
+    {"_base", "contract", "_rounds", "_merging"},
     {
         "naive_bayes",
         "discriminant",

@@ -67,21 +67,19 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._validation import FeatureNames, check_lengths, float_values, is_missing, prepare_input
-from ._values import union_sorted, unique_sorted
+from ._labels import class_weights, declared_classes, mean_accuracy, refuse_unknown, row_count
+from ._merging import check_mergeable
+from ._validation import FeatureNames, prepare_input
 from .contract import Contract, contract_of, refuse, requires
-from .errors import DataError, MergeError, NotFittedError, ParameterError, UnknownClassError
+from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
 
@@ -469,7 +467,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         X = self._input(X, reset=reset)
-        labels, R = class_weights(y, sample_weight, _n_rows(X), classes, part=part)
+        labels, R = class_weights(y, sample_weight, row_count(X), classes, part=part)
         return self._summary_of(self._blocks_of(X), labels, R)
 
     def _blocks_of(self, X: Any) -> list[Any]:
@@ -527,7 +525,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         PreparedRows
         """
         X = self._input(X, reset=reset)
-        return PreparedRows(self._blocks_of(X), _n_rows(X))
+        return PreparedRows(self._blocks_of(X), row_count(X))
 
     def summarize_rows(self, rows: PreparedRows, classes: np.ndarray, weights: Any) -> Summary:
         """The statistics of prepared rows under class weights.
@@ -590,7 +588,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self._fitted()  # NotFittedError before the input is looked at
         self._check_usable()
         X = self._input(X, reset=False)
-        return self._joint_of(self._blocks_of(X), _n_rows(X), relative=relative)
+        return self._joint_of(self._blocks_of(X), row_count(X), relative=relative)
 
     def _joint_of(self, blocks: list[Any], n_rows: int, *, relative: bool = False) -> np.ndarray:
         """The joint log-likelihood of validated blocks (see :meth:`_blocks_of`)."""
@@ -774,39 +772,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
-    """The model fitted on the union of the models' training data.
-
-    All models must be of the same class with the same hyperparameters and features; their
-    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit import MultinomialNB, merge
-    >>> X = np.array([[2, 0], [0, 3], [1, 1], [0, 2]])
-    >>> y = np.array(["a", "b", "a", "b"])
-    >>> whole = MultinomialNB().fit(X, y)
-    >>> parts = merge(MultinomialNB().fit(X[:2], y[:2]), MultinomialNB().fit(X[2:], y[2:]))
-    >>> np.allclose(whole.predict_proba(X), parts.predict_proba(X))
-    True
-    """
-    if not models:
-        raise MergeError("merge needs at least one model")
-    for model in models:
-        if contract_of(model).state != "generative":  # no statistics: it says why
-            raise refuse(model, "mergeable")
-        model.statistics()  # NotFittedError names the unfitted one
-    first = models[0]
-    for other in models[1:]:
-        _check_mergeable(first, other)
-    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
-        summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
-    out = copy.copy(first)
-    out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
-    return out.fit_summary(summary)
-
-
 @contextlib.contextmanager
 def unchanged_on_error(model: Any) -> Iterator[None]:
     """Run a model-changing call all or nothing: if it raises, the model's attributes are put
@@ -819,21 +784,6 @@ def unchanged_on_error(model: Any) -> Iterator[None]:
         model.__dict__.clear()
         model.__dict__.update(saved)
         raise
-
-
-def _label_kinds(labels: np.ndarray) -> set[str]:
-    """The kinds of label an array holds: "numeric" (numbers and bools) and/or "text"."""
-    kind = labels.dtype.kind
-    if kind in "biuf":
-        return {"numeric"}
-    if kind in "US":
-        return {"text"}
-    return {"text" if isinstance(v, str) else "numeric" for v in labels.tolist()}
-
-
-def _preview(values: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(repr(v) for v in values[:limit].tolist())
-    return f"[{shown}{', …' if len(values) > limit else ''}]"
 
 
 def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
@@ -876,199 +826,6 @@ def _entry(
     return f"index {list(index)}"
 
 
-def _check_mergeable(a: GenerativeClassifier, b: GenerativeClassifier) -> None:
-    if type(a) is not type(b):
-        raise MergeError(f"cannot merge a {type(a).__name__} with a {type(b).__name__}")
-    declared = a.contract
-    if not declared.mergeable:
-        shared = np.intersect1d(a.classes_, b.classes_)
-        if not declared.merges_classes or len(shared):
-            detail = f" (both have rows of class {shared.tolist()[0]!r})" if len(shared) else ""
-            raise refuse(a, "mergeable", detail)
-    pa, pb = a.get_params(deep=False), b.get_params(deep=False)
-    differ = [k for k in pa if not _same(pa[k], pb.get(k))]
-    if differ:
-        raise MergeError(
-            "cannot merge models with different settings: "
-            + ", ".join(f"{k}={pa[k]!r} vs {pb[k]!r}" for k in differ)
-        )
-    for attr in ("n_features_in_",):
-        if getattr(a, attr, None) != getattr(b, attr, None):
-            raise MergeError(
-                f"cannot merge models fitted on {getattr(a, attr, None)} and "
-                f"{getattr(b, attr, None)} features"
-            )
-    if a.layout_state() != b.layout_state():
-        fa, fb = getattr(a, "feature_families_", None), getattr(b, "feature_families_", None)
-        if fa is not None and fb is not None and fa != fb:
-            raise MergeError(
-                "cannot merge models that chose different families for their columns "
-                f"({fa} vs {fb})"
-            )
-        # another fitted layout (a network classifier's cut points of its numeric columns)
-        raise MergeError(
-            "cannot merge models whose fits chose different column layouts (their first fits' "
-            f"data differ): {a.layout_state()} vs {b.layout_state()}"
-        )
-    na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
-    if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):
-        raise MergeError("cannot merge models fitted on differently named features")
-
-
-def _same(x: Any, y: Any) -> bool:
-    if isinstance(x, BaseEstimator) or isinstance(y, BaseEstimator):
-        # An estimator given as a setting (a covariance estimator): the same by its settings.
-        if type(x) is not type(y):
-            return False
-        px, py = x.get_params(deep=False), y.get_params(deep=False)
-        return px.keys() == py.keys() and all(_same(px[k], py[k]) for k in px)
-    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-        return bool(np.array_equal(np.asarray(x), np.asarray(y)))
-    seq_x = isinstance(x, Sequence) and not isinstance(x, str)
-    seq_y = isinstance(y, Sequence) and not isinstance(y, str)
-    if seq_x or seq_y:
-        # a list against a number (alpha=[0.5, 0.5] against alpha=0.1) differs; two lists
-        # are the same item by item
-        return (
-            seq_x
-            and seq_y
-            and len(x) == len(y)
-            and all(_same(a, b) for a, b in zip(x, y, strict=True))
-        )
-    return bool(x == y)
-
-
-def class_weights(
-    y: Any, sample_weight: Any, n: int, classes: Any = None, *, part: bool = False
-) -> tuple[np.ndarray, sp.csr_matrix]:
-    """Sorted class labels (with any declared ``classes``) and the (n, n_classes) matrix R of
-    one-hot labels times sample weights that every family summarizes with (``part``: of a
-    part of the data, whose weights may all be zero)."""
-    check_lengths(n, y, "y")
-    labels, codes = _encode_labels(_check_y(y), classes)
-    weight = _check_sample_weight(sample_weight, n, part=part)
-    R = sp.csr_matrix((weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64)
-    return labels, R
-
-
-def _n_rows(X: Any) -> int:
-    n = getattr(X, "n_rows", None)
-    if n is not None:
-        return int(n)
-    return int(X.shape[0])
-
-
-_LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str_)
-
-
-def _check_y(y: Any) -> np.ndarray:
-    # A contiguous 1-D array of numbers or strings is what scikit-learn's check returns it
-    # as (it costs 25-145 µs a call)
-    plain = type(y) is np.ndarray and y.ndim == 1 and y.flags.c_contiguous
-    if not (plain and y.dtype.kind in "biufU"):
-        try:
-            y = column_or_1d(y, warn=True)
-        except (ValueError, TypeError) as exc:
-            raise DataError(f"{exc} (y must hold one class label per row)") from None
-    if y.dtype.kind == "S":  # (bytes in an object array are refused below, by row)
-        raise DataError(
-            "y holds bytes; class labels must be strings, integers, floats or bools: decode "
-            "them first (y.astype(str) or [v.decode() for v in y])"
-        )
-    if y.dtype.kind in "cmMV":
-        raise DataError(
-            f"y holds values of dtype {y.dtype}; class labels must be strings, integers, floats "
-            "or bools"
-        )
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        row = int(np.flatnonzero(np.isnan(y))[0])
-        raise DataError(f"Input y contains NaN at row {row}; every row needs a class label")
-    if y.dtype.kind == "O":
-        values = y.tolist()
-        missing = [i for i, v in enumerate(values) if is_missing(v)]
-        if missing:
-            raise DataError(
-                f"Input y contains a missing label (None/NaN/NA) at row {missing[0]}; every row "
-                "needs a class label"
-            )
-        for i, v in enumerate(values):
-            if not isinstance(v, _LABEL_TYPES):
-                raise DataError(
-                    f"y[{i}] is a {type(v).__name__} ({v!r}); class labels must be strings, "
-                    "integers, floats or bools"
-                )
-    return y
-
-
-def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
-    """``y`` checked as the true labels of rows a model with ``classes`` predicts (``score``
-    of every model): the checks ``fit`` makes of labels (given, one per row, no missing or
-    bytes label), and labels of the classes' type, not numbers against text."""
-    if y is None:
-        raise DataError(f"{what} needs the true labels y; got None")
-    y = _check_y(y)
-    theirs, ours = _label_kinds(y), _label_kinds(classes)
-    if not theirs <= ours:
-        raise DataError(
-            f"{what}: y holds {' and '.join(sorted(theirs))} labels but the model's classes "
-            f"are {' and '.join(sorted(ours))} ({_preview(classes)}); give labels of the "
-            "classes' type"
-        )
-    return y
-
-
-def mean_accuracy(model: Any, X: Any, y: Any, sample_weight: Any) -> float:
-    """Every model's ``score``: the (weighted) share of ``model.predict(X)`` equal to the
-    true labels ``y``, checked first (:func:`true_labels`)."""
-    y = true_labels(y, model.classes_, f"{type(model).__name__}.score")
-    predicted = model.predict(X)
-    check_lengths(len(predicted), y, "y")
-    weight = None if sample_weight is None else _check_sample_weight(sample_weight, len(y))
-    if not len(y):
-        raise DataError("no rows to score: X and y are empty")
-    if weight is not None and not weight.sum() > 0:
-        raise DataError("every sample_weight is zero; the accuracy of no rows is undefined")
-    return float(np.average(np.asarray(predicted) == y, weights=weight))
-
-
-def _encode_labels(y: np.ndarray, classes: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted class labels (with any declared ``classes``) and each row's class index."""
-    codes: np.ndarray | None = None
-    if y.dtype.kind != "O":
-        labels, codes = np.unique(y, return_inverse=True)
-    else:
-        labels = unique_sorted(y)
-    # Integers, bools and strings are always class labels (scikit-learn's check says
-    # "binary" or "multiclass" for them, in about 75 µs per fit); floats (a continuous
-    # target?) and objects go through it.
-    if not len(labels) or labels.dtype.kind not in "biuU":
-        _check_label_type(labels)
-    if classes is not None:
-        declared = _declared(classes)
-        _refuse_unknown(labels, declared, "classes")
-        merged = union_sorted(labels, declared)
-        if len(merged) != len(labels):
-            labels, codes = merged, None
-    if codes is None:
-        codes = _positions(labels, y)
-    return labels, codes.astype(np.int64, copy=False)
-
-
-def _declared(classes: Any) -> np.ndarray:
-    """The sorted classes of ``partial_fit(classes=...)``; each may be given once."""
-    given = np.asarray(classes)
-    if given.ndim != 1:
-        raise ParameterError(f"classes must be a 1-D list of class labels; got shape {given.shape}")
-    declared = unique_sorted(given)
-    if len(declared) != len(given):
-        values = given.tolist()
-        twice = sorted({v for v in values if values.count(v) > 1}, key=str)
-        raise ParameterError(
-            f"classes holds {_preview(np.asarray(twice))} more than once; give each class once"
-        )
-    return declared
-
-
 def hold_declared_classes(
     model: GenerativeClassifier, labels: np.ndarray, classes: Any, *, first: bool
 ) -> None:
@@ -1079,66 +836,40 @@ def hold_declared_classes(
     declared (since the last ``fit``), else it becomes a new class. The rule of the
     in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
     if classes is not None:
-        _refuse_unknown(labels, _declared(classes), "classes")
+        refuse_unknown(labels, declared_classes(classes), "classes")
         model._declared_classes = True
     elif not first and model.__dict__.get("_declared_classes", False):
-        _refuse_unknown(labels, model.classes_, "the classes declared")
+        refuse_unknown(labels, model.classes_, "the classes declared")
 
 
-def _refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
-    """Refuse labels outside ``known`` (scikit-learn's ``partial_fit(classes=...)`` contract)."""
-    allowed = set(known.tolist())
-    outside = [v for v in labels.tolist() if v not in allowed]
-    if outside:
-        raise UnknownClassError(
-            f"y holds {_preview(np.asarray(outside))}, not in {where} ({_preview(known)}); "
-            "declare every class in partial_fit's classes, or leave classes out to let new "
-            "labels become classes"
-        )
+def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
+    """The model fitted on the union of the models' training data.
 
+    All models must be of the same class with the same hyperparameters and features; their
+    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
 
-def _check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:
-    """scikit-learn's check that the distinct labels are class labels, not a continuous or
-    multi-output target (a refusal ends "(y must hold {hint})")."""
-    try:
-        # The label type is a property of the distinct labels: checking them, not every row,
-        # avoids sorting y again. Distinct labels are all unique, which scikit-learn's check
-        # would take for a regression target and warn about: that warning is meaningless here.
-        with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "ignore", message="The number of unique classes", category=UserWarning
-            )
-            check_classification_targets(labels)
-    except (ValueError, TypeError) as exc:
-        raise DataError(f"{exc} (y must hold {hint})") from None
-
-
-def _positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Index of each value of ``y`` in the sorted ``labels`` (which contain them all)."""
-    if labels.dtype.kind != "O" and y.dtype.kind != "O":
-        return np.searchsorted(labels, y)
-    where = {v: i for i, v in enumerate(labels.tolist())}
-    return np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
-
-
-def _check_sample_weight(sample_weight: Any, n: int, *, part: bool = False) -> np.ndarray:
-    if sample_weight is None:
-        return np.ones(n)
-    w = float_values(
-        sample_weight, DataError, "sample_weight must hold numbers, one non-negative weight per row"
-    )
-    if w.ndim == 0:
-        return np.full(n, float(w))
-    if w.ndim != 1 or w.shape[0] != n:
-        raise DataError(
-            f"sample_weight has shape {w.shape}; expected ({n},), one non-negative weight per row"
-        )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise DataError(f"sample_weight[{row}] = {w[row]}; weights must be finite and >= 0")
-    if n and not part and not w.any():
-        raise DataError(
-            "every sample_weight is zero; at least one row needs a positive weight to learn from"
-        )
-    return w
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB, merge
+    >>> X = np.array([[2, 0], [0, 3], [1, 1], [0, 2]])
+    >>> y = np.array(["a", "b", "a", "b"])
+    >>> whole = MultinomialNB().fit(X, y)
+    >>> parts = merge(MultinomialNB().fit(X[:2], y[:2]), MultinomialNB().fit(X[2:], y[2:]))
+    >>> np.allclose(whole.predict_proba(X), parts.predict_proba(X))
+    True
+    """
+    if not models:
+        raise MergeError("merge needs at least one model")
+    for model in models:
+        if contract_of(model).state != "generative":  # no statistics: it says why
+            raise refuse(model, "mergeable")
+        model.statistics()  # NotFittedError names the unfitted one
+    first = models[0]
+    for other in models[1:]:
+        check_mergeable(first, other)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+        summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
+    out = copy.copy(first)
+    out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
+    return out.fit_summary(summary)

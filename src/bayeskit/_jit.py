@@ -71,7 +71,10 @@ KERNEL_SOURCES = (
     "mixture/_em.py",
     "stats/moments.py",
     "stats/scatter.py",
+    "text/_row_kernels.py",
+    "text/_scan_entries.py",
     "text/_scan_kernels.py",
+    "text/_table_kernels.py",
 )
 _lock = threading.RLock()
 _announce = False

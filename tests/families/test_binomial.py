@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from bayeskit._base import class_weights
+from bayeskit._labels import class_weights
 from bayeskit.errors import DataError, ParameterError
 from bayeskit.families import Bernoulli
 from bayeskit.families._base import family_from_config

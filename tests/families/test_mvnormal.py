@@ -10,7 +10,7 @@ from scipy.stats import multivariate_normal
 from sklearn import covariance as skcov
 from sklearn.preprocessing import StandardScaler
 
-from bayeskit._base import class_weights
+from bayeskit._labels import class_weights
 from bayeskit.errors import ParameterError, SingularCovarianceError
 from bayeskit.families import Gaussian, MVNormal
 

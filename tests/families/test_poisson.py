@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.special import gammaln
 from scipy.stats import multinomial, poisson
 
-from bayeskit._base import class_weights
+from bayeskit._labels import class_weights
 from bayeskit.errors import DataError, ParameterError
 from bayeskit.families._base import FAMILIES, family_from_config, safe_dot
 from bayeskit.families.poisson import Poisson

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bayeskit._base import class_weights
+from bayeskit._labels import class_weights
 from bayeskit.errors import MergeError, ModelFileError
 from bayeskit.stats import Scatter
 

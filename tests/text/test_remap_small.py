@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bayeskit.text import _scan_kernels as kernels
+from bayeskit.text import _row_kernels as kernels
 from bayeskit.text.vectorize import _remap_rows_small
 
 

@@ -18,7 +18,10 @@ from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.text import TextVectorizer, _encode, _rows, _scan, _tables, vectorize
 from bayeskit.text._scan import count_hashed, count_known, count_terms, unicode_classes
-from bayeskit.text._scan_kernels import _SEED, _final, _latin1_runs, _push
+from bayeskit.text._scan_entries import SEED as _SEED
+from bayeskit.text._scan_entries import finish_hash as _final
+from bayeskit.text._scan_entries import latin1_runs as _latin1_runs
+from bayeskit.text._scan_entries import push_byte as _push
 from bayeskit.text.analyze import ADDRESS_TOKEN_PATTERN
 from bayeskit.text.vocabulary import VocabularyStats
 
@@ -617,14 +620,14 @@ def test_distinct_keys_sort_their_values_packed_or_not(keys, key_bits, top):
 @pytest.mark.parametrize("big", [False, True])
 def test_column_totals_exact_in_32_bits_and_beyond(big):
     # Sums below 2**31 are tallied in int32 pairs, larger ones in int64: the same totals.
-    from bayeskit.text import _scan_kernels
+    from bayeskit.text import _row_kernels
 
     rng = np.random.default_rng(3)
     indices = rng.integers(0, 50, 5000).astype(np.int32)
     data = rng.integers(1, 9, 5000).astype(np.float64)
     if big:
         data[::7] = 2.0**30  # each of those columns sums past 2**31
-    entries, totals = _scan_kernels.column_totals(indices, data, 60)
+    entries, totals = _row_kernels.column_totals(indices, data, 60)
     assert entries.dtype == totals.dtype == np.int64
     np.testing.assert_array_equal(entries, np.bincount(indices, minlength=60))
     want = np.zeros(60, np.int64)
@@ -671,13 +674,13 @@ def test_column_totals_come_with_the_rows_written_in_one_call_a_thread(
     # entry, NAME_COST); each call sums the columns of the entries it wrote. With lazy terms
     # no name is made: the rows are cut in half.
     calls: list[np.ndarray] = []
-    real = _scan.kernels.sorted_rows_of_chunks
+    real = _rows.kernels.sorted_rows_of_chunks
 
     def spy(indptr, indices, counts, chunks, *args):
         calls.append(chunks.copy())
         return real(indptr, indices, counts, chunks, *args)
 
-    monkeypatch.setattr(_scan.kernels, "sorted_rows_of_chunks", spy)
+    monkeypatch.setattr(_rows.kernels, "sorted_rows_of_chunks", spy)
     monkeypatch.setattr(_rows, "NAME_COST", name_cost)
     # Long words: every chunk's rows fit their room.
     texts = ["Wonderful afternoon, wonderful!", "Lunchtime tomorrow?", "wonderful lunch"] * 18000
@@ -795,7 +798,7 @@ def test_terms_holding_nuls_counted_on_several_threads(settings):
 def test_eight_bytes_fold_as_str_lower_does():
     # The hash reads a token eight bytes at a time and lowercases them together: every
     # latin-1 byte, in every one of the eight places, lowercases as str.lower does.
-    from bayeskit.text import _scan_kernels as kernels
+    from bayeskit.text import _scan_entries as kernels
 
     lower = np.frombuffer(bytes(range(256)).decode("latin-1").lower().encode("latin-1"), np.uint8)
     for place in range(8):
@@ -811,12 +814,12 @@ def test_eight_bytes_fold_as_str_lower_does():
 def test_hash_of_eight_bytes_at_a_time_equals_a_byte_at_a_time(raw, offset, fold):
     # The latin-1 scanner hashes a token from 8-byte reads; the other scanners and every
     # table built from strings push one byte at a time: the hashes and keys must be equal.
-    from bayeskit.text import _scan_kernels as kernels
+    from bayeskit.text import _scan_entries as kernels
 
     text = np.frombuffer(bytes(offset) + raw + bytes(8), np.uint8)
     lower = _encode._LATIN1_LOWER if fold else _encode._IDENTITY
     want = _pushed(text, offset, len(raw), lower)
-    got = kernels._hash_at(text, offset, len(raw), fold)
+    got = kernels.hash_at(text, offset, len(raw), fold)
     assert (int(got[0]), int(got[1])) == (int(want[0]), int(want[1]))
 
 

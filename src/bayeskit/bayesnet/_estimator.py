@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from .._base import GenerativeClassifier, _n_rows, class_weights
+from .._base import GenerativeClassifier
+from .._labels import class_weights, row_count
 from .._validation import column_label
 from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
@@ -94,7 +95,7 @@ class NetworkClassifier(GenerativeClassifier):
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         table = self._input(X, reset=reset)
-        labels, R = class_weights(y, sample_weight, _n_rows(table), classes, part=part)
+        labels, R = class_weights(y, sample_weight, row_count(table), classes, part=part)
         if reset:  # the cut points are fixed by the first fit's data (see the class docstring)
             self._cuts_ = self._choose_cuts(table, R)
         return self._summary_of(self._blocks_of(table), labels, R)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._base import _positions, class_weights
+from .._labels import class_weights, label_positions
 from .._rounds import _FITTED, Each, Round, Rounds, _commit, _fresh, _set_schema, schema_of
 from .._rounds import Part as Total
 from ..errors import DataError, MergeError, ParameterError
@@ -172,7 +172,7 @@ def _runs_on_part(
     model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
     family: GaussianMixtureFamily = model.configured_families()[0]
     components = family._components()
-    where = _positions(classes, labels)[codes]  # each row's class among all the classes
+    where = label_positions(classes, labels)[codes]  # each row's class among all the classes
     parts: dict[int, Part | None] = {}
     out = []
     with family._threads():

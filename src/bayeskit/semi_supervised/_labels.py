@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
-from .._base import _check_label_type, _check_y
+from .._labels import check_label_type, check_y
 from .._validation import is_missing
 from .._values import unique_sorted
 from ..errors import DataError, ShapeError
@@ -48,7 +48,7 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
         marked = y == -1
     else:
         marked = np.zeros(len(y), dtype=bool)
-    _check_y(y[~marked])
+    check_y(y[~marked])
     return y, ~marked
 
 
@@ -64,5 +64,5 @@ def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
     # the check every model's fit makes of its distinct labels (which, all unique, must not
     # be taken for a regression target)
-    _check_label_type(found, "class labels, -1 or None if unlabelled")
+    check_label_type(found, "class labels, -1 or None if unlabelled")
     return found

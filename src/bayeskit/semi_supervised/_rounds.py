@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._base import _check_sample_weight, _positions, class_weights
+from .._labels import check_sample_weight, class_weights, label_positions
 from ..contract import contract_of
 from ..errors import DataError, MergeError, ParameterError
 from ..mixture._em import EMRun, Part, e_step
@@ -51,7 +51,7 @@ def first_pass(template: Any, X: Any, y: Any, weight: Any) -> Any:
     prepared = model.prepare(X, reset=True)
     y, labelled = marked_labels(y)
     n = len(y)
-    w = _check_sample_weight(weight, n, part=True)
+    w = check_sample_weight(weight, n, part=True)
     summary = None
     if labelled.any():
         labels = labelled_classes(y, labelled)
@@ -65,10 +65,10 @@ def first_pass(template: Any, X: Any, y: Any, weight: Any) -> Any:
 def _marks(labels: np.ndarray, lam: float, y: Any, weight: Any, n: int) -> Any:
     """A part's labelled rows, their class positions (-1: unlabelled) and EM's row weights."""
     y, labelled = marked_labels(y)
-    w = _check_sample_weight(weight, n, part=True)
+    w = check_sample_weight(weight, n, part=True)
     codes = np.full(len(y), -1, dtype=np.int64)
     given = y[labelled].astype(object) if y.dtype.kind == "O" else y[labelled]
-    codes[labelled] = _positions(labels, given)
+    codes[labelled] = label_positions(labels, given)
     return labelled, codes, np.where(labelled, w, lam * w)
 
 
@@ -109,7 +109,7 @@ def text_first_pass(prototype: Any, X: Any, y: Any, weight: Any) -> Any:
     vocabulary statistics of all its documents, labelled or not."""
     y, labelled = marked_labels(y)
     n = len(y)
-    w = _check_sample_weight(weight, n, part=True)
+    w = check_sample_weight(weight, n, part=True)
     labels = labelled_classes(y, labelled) if labelled.any() else np.array([])
     view, rows = _text_rows(prototype, labels, X)
     summary = None

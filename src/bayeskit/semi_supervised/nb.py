@@ -9,12 +9,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import check_random_state
 
-from .._base import (
-    _check_sample_weight,
-    mean_accuracy,
-    unchanged_on_error,
-)
+from .._base import unchanged_on_error
 from .._decision import normalize_log
+from .._labels import check_sample_weight, mean_accuracy
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import DataError, NotFittedError, ParameterError
@@ -242,7 +239,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         lam, tol, max_iter, k = self._settings()
         labels, codes, labelled = _split_labels(y, classes)
         n = len(codes)
-        weight = _check_sample_weight(sample_weight, n)
+        weight = check_sample_weight(sample_weight, n)
         if not (weight[labelled] > 0).any():
             raise DataError(
                 "every labelled row has weight 0; semi-supervised learning needs some labelled "

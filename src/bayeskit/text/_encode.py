@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _scan_kernels as kernels
+from . import _scan_entries as kernels
 
 
 def _latin1_lower() -> np.ndarray:

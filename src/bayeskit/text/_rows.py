@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from .._threads import in_background
 from .._threads import in_parallel as _in_parallel
-from . import _scan_kernels as kernels
+from . import _row_kernels as kernels
 
 
 @dataclass
@@ -145,7 +145,7 @@ NAME_COST = 8
 def _split_rows(
     chunks: np.ndarray, indptr: np.ndarray, entries: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~._scan_kernels.sorted_rows_of_chunks`'s table of chunks cut in two at the
+    """:func:`~._row_kernels.sorted_rows_of_chunks`'s table of chunks cut in two at the
     row boundary nearest ``entries`` output entries: the rows before it, the rows after
     (possibly none). A chunk cut in two keeps its entries' place; its second part starts
     at the cut's row and output entry."""

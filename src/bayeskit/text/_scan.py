@@ -24,13 +24,15 @@ Why the result is the same as scikit-learn's (and the Python path's) analyzers:
 How: the documents are joined into one byte array (latin-1 when every character fits, a plain
 copy; UTF-8 otherwise) and cut into chunks of about equal bytes. Threads (one per usable CPU;
 the kernels release the GIL) take chunks in turn; each thread counts into its own term table
-(:mod:`._scan_kernels`). The tables are then merged, the terms sorted, and every chunk's rows
-rewritten over the sorted term order (again in parallel), so the result is the same, bit for
-bit, whatever the number of threads or chunks and whichever thread took which chunk.
+(:mod:`._scan_kernels`, inlining :mod:`._scan_entries`). The tables are then merged, the terms
+sorted, and every chunk's rows rewritten over the sorted term order (again in parallel), so the
+result is the same, bit for bit, whatever the number of threads or chunks and whichever thread
+took which chunk.
 
 This module drives the scan; :mod:`._encode` makes the byte array and the character classes,
 :mod:`._tables` holds the term tables and sorts and spells their terms, :mod:`._rows` rewrites
-the rows into the matrix, and :mod:`._scan_kernels` is the compiled code.
+the rows into the matrix; the compiled code is in :mod:`._scan_kernels`, :mod:`._table_kernels`
+and :mod:`._row_kernels`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ import scipy.sparse as sp
 from .._identity import KeptBeside
 from .._threads import in_parallel as _in_parallel
 from .._threads import usable_cpus as _usable_cpus
+from . import _row_kernels
 from . import _scan_kernels as kernels
 from ._encode import _IDENTITY, _classes_with, _Encoded, unicode_classes
 from ._rows import _assemble, _csr, _RowBuffer, _Rows, _rows_and_totals
@@ -376,8 +379,8 @@ def count_hashed(
     columns = []
     for part in parts:
         terms = part.terms(*analysis.orders)
-        hashed = kernels.crc_columns(
-            terms.arena, terms.start, terms.length, doc.utf8, width, kernels.CRC_TABLE
+        hashed = _row_kernels.crc_columns(
+            terms.arena, terms.start, terms.length, doc.utf8, width, _row_kernels.CRC_TABLE
         )
         columns.append(terms.of_entries(hashed))
     indptr, indices, data = _assemble(

@@ -1,7 +1,7 @@
 """The scanner's vocabulary tables (:class:`_Entries`; :class:`Lookup` for a fixed
 vocabulary), and their terms put in order and spelled out.
 
-An entry is a byte string or a word n-gram of entries (:mod:`._scan_kernels` says how the
+An entry is a byte string or a word n-gram of entries (:mod:`._scan_entries` says how the
 tables find them). Terms are sorted by their bytes, which is their order as ``str``: latin-1
 and UTF-8 bytes (with ``surrogatepass``) compare as their code points do.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _scan_kernels as kernels
+from . import _table_kernels as kernels
 from ._encode import _IDENTITY
 
 #: Word n-grams are sorted by keys of their tokens' ranks when the keys fit so many bits,
@@ -26,7 +26,7 @@ RANK_KEY_BITS = 63
 @dataclass
 class _Entries:
     """A vocabulary table: the ``tokens`` and ``pairs`` hash tables and, per entry, its hash,
-    key, bytes in the arena (strings), parts (pairs) and order (see :mod:`._scan_kernels`)."""
+    key, bytes in the arena (strings), parts (pairs) and order (see :mod:`._scan_entries`)."""
 
     tokens: np.ndarray  # (slots, 2) uint64, at most half full
     pairs: np.ndarray  # (slots, 2) uint64, at most half full
@@ -113,7 +113,7 @@ class _Entries:
         order as ``str``: their entries, and a function writing out their bytes in that
         order (so their names come out sorted; the caller may do other work first). Word
         n-grams are ordered by the ranks of their tokens
-        (:func:`~._scan_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
+        (:func:`~._table_kernels.rank_tuples`) when the keys fit :data:`RANK_KEY_BITS`:
         sorting the tokens and then integers is much faster than sorting the n-grams' bytes,
         and the sorted keys spell the n-grams from the tokens' bytes alone."""
         n = int(self.sizes[0])
@@ -165,7 +165,7 @@ class _Entries:
 def _term_order(
     key: np.ndarray, start: np.ndarray, length: np.ndarray, arena: np.ndarray
 ) -> np.ndarray:
-    """:func:`~._scan_kernels.term_order` of strings with these keys, bytes and lengths."""
+    """:func:`~._table_kernels.term_order` of strings with these keys, bytes and lengths."""
     return kernels.term_order(np.argsort(key), key, start, length, arena)
 
 

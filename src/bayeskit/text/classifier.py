@@ -9,12 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import (
-    GenerativeClassifier,
-    class_weights,
-    mean_accuracy,
-    unchanged_on_error,
-)
+from .._base import GenerativeClassifier, unchanged_on_error
+from .._labels import class_weights, mean_accuracy
 from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError

@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._base import _check_y, unchanged_on_error
+from .._base import unchanged_on_error
+from .._labels import check_y
 from .._validation import check_lengths
 from .._values import find_sorted
 from ..contract import Contract
@@ -79,7 +80,7 @@ def _labels_of(y: Any, n: int) -> np.ndarray:
     if y is None:
         raise DataError("SpamFilter requires y to be passed, but the target y is None")
     check_lengths(n, y, "y")
-    return _check_y(y)
+    return check_y(y)
 
 
 def log_odds(joint: np.ndarray, column: int, model: Any) -> np.ndarray:

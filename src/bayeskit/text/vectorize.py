@@ -15,7 +15,7 @@ from .._identity import KeptBeside
 from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
-from . import _scan_kernels as kernels
+from . import _row_kernels as kernels
 from ._scan import (
     Analysis,
     Lookup,
@@ -949,7 +949,7 @@ def stats_of(terms: np.ndarray | LazyTerms, counts: sp.csr_matrix) -> Vocabulary
 def _remap_rows_small(
     counts: sp.csr_matrix, column: np.ndarray, oov_column: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`~bayeskit.text._scan_kernels.remap_rows` in numpy (same arrays): entry ``k``
+    """:func:`~bayeskit.text._row_kernels.remap_rows` in numpy (same arrays): entry ``k``
     moves to column ``column[indices[k]]``, dropped where that is -1 or, when
     ``oov_column >= 0``, summed into one ``oov_column`` entry at the end of its row."""
     rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
