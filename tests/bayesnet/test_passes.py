@@ -111,6 +111,7 @@ def test_text_with_missing_values_reads_as_cell_by_cell(data):
         expected = slow.predict_joint_log_proba(X[::-1])
     for a, b in zip(fast.categories_, slow.categories_, strict=True):
         np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
     np.testing.assert_array_equal(fast.stats_.blocks[0].counts, slow.stats_.blocks[0].counts)
     np.testing.assert_array_equal(fast.predict_joint_log_proba(X[::-1]), expected)
 

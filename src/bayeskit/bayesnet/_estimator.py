@@ -34,7 +34,7 @@ def text_or_missing(X: Any) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     if not set(map(type, X.ravel().tolist())) <= {str, type(None)}:
         return None
-    missing = np.equal(X, None)
+    missing = np.asarray(X == None, dtype=bool)  # noqa: E711 (cell by cell, in C)
     return np.where(missing, "", X).astype(str), missing
 
 
@@ -54,6 +54,8 @@ class NetworkClassifier(GenerativeClassifier):
             table, shaped = to_table(X, what)
         else:  # the same table, without reading each cell in Python
             table, shaped = to_table(coded[0], what)
+            # the values as the object columns held them (categories keep their dtype)
+            table.columns = [column.astype(object) for column in table.columns]
             table.missing = coded[1]
         refuse_dates(table, what)
         try:
