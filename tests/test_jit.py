@@ -266,3 +266,27 @@ def test_load_le64_and_bit_counts_equal_their_python_stand_ins():
     want_ones = [bin(int(w)).count("1") for w in words]
     assert bits[1].tolist() == want_ones == [int(_jit.count_ones(w)) for w in words]
     assert want_tz[:4] == [64, 0, 63, 0]
+
+
+def test_building_a_kernel_readies_the_helpers_it_inlines_from_other_modules():
+    # A helper inlined from another module (inline="always") is compiled with that module's
+    # globals: their stand-ins must be numba's intrinsics before the caller compiles, even
+    # when no kernel of that module was built first (else numba fails in its type inference
+    # with "name 'load_le64' is not defined"). Building a dispatcher compiles nothing.
+    code = textwrap.dedent(
+        """
+        from bayeskit import _jit
+        from bayeskit.text import _scan_entries, _scan_kernels, _table_kernels
+        assert _scan_entries.load_le64 is _jit.load_le64
+        _scan_kernels.scan_words.dispatcher()
+        for name in ("load_le64", "load_be64", "count_ones", "trailing_zeros"):
+            assert getattr(_scan_entries, name) is not getattr(_jit, name), name
+        assert _table_kernels.prefetch is _jit.prefetch  # not reached from the scanner
+        _table_kernels.merge_entries.dispatcher()
+        assert _table_kernels.prefetch is not _jit.prefetch
+        print("ready")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ready"

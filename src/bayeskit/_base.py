@@ -745,6 +745,18 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """Take a column layout :meth:`layout_state` gave (read back from a model file); a
         model without one ignores it."""
 
+    def classes_declared(self) -> bool:
+        """Whether ``partial_fit(classes=...)`` declared the model's classes since the last
+        ``fit`` (a later label outside them is then refused). Model files store it."""
+        return bool(self.__dict__.get("_declared_classes", False))
+
+    def set_classes_declared(self, declared: bool) -> None:
+        """Take what :meth:`classes_declared` gave (read back from a model file)."""
+        if declared:
+            self._declared_classes = True
+        else:
+            self.__dict__.pop("_declared_classes", None)
+
     def fitted_record(self) -> dict[str, Any] | None:
         """Fitted results a model file stores because they cost more than the load's budget
         to recompute (a Parzen window's width search); None for a model without them."""

@@ -199,17 +199,33 @@ def _build(function: Callable[..., Any], options: dict[str, Any]) -> Any:
         (trailing_zeros, functools.partial(_bit_intrinsic, "cttz")),
         (count_ones, functools.partial(_bit_intrinsic, "ctpop")),
     ]
-    for name, value in list(scope.items()):
-        for stand_in, build in intrinsics:
-            if value is stand_in:  # by identity: a module's globals need not hash
-                scope[name] = build()
-                break
+    for module in _kernel_scopes(scope):
+        for name, value in list(module.items()):
+            for stand_in, build in intrinsics:
+                if value is stand_in:  # by identity: a module's globals need not hash
+                    module[name] = build()
+                    break
     function._bayeskit_kernel = True  # type: ignore[attr-defined]  # (see _stamped)
     try:
         return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
         _uncached = True
         return numba.njit(cache=False, **options)(function)
+
+
+def _kernel_scopes(scope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The globals of a kernel's module and of every module whose kernels it calls (and they
+    call): numba inlines a helper of another module (``inline="always"``) with that module's
+    globals, whose stand-ins must be numba's intrinsics by then."""
+    found: list[dict[str, Any]] = []
+    todo = [scope]
+    while todo:
+        current = todo.pop()
+        if any(current is seen for seen in found):
+            continue
+        found.append(current)
+        todo.extend(v._function.__globals__ for v in list(current.values()) if type(v) is Kernel)
+    return found
 
 
 @functools.lru_cache(maxsize=1)

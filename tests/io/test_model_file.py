@@ -206,6 +206,45 @@ def test_loaded_model_keeps_learning_and_merges(case: str, tmp_path: Path) -> No
     np.testing.assert_array_equal(loaded.predict_proba(X), twin.predict_proba(X))
 
 
+@pytest.mark.parametrize("cls", [bk.MultinomialNB, bk.GaussianNB, bk.MixedNB])
+def test_declared_classes_stay_declared_after_load(
+    cls: type[bk.GenerativeClassifier], tmp_path: Path
+) -> None:
+    """partial_fit(classes=...) is scikit-learn's contract that these are all the classes: a
+    loaded model refuses a label outside them as the saved one does; one whose classes were
+    never declared (or a file written before the flag was stored) still takes new labels."""
+    X = pd.DataFrame(COUNTS, columns=["a", "b", "c"]) if cls is bk.MixedNB else COUNTS
+    declared = cls().partial_fit(X[:20], STR_Y[:20], classes=["ham", "spam"])
+    loaded = roundtrip(declared, tmp_path / "declared.bkm")
+    assert loaded.classes_declared()
+    for model in (declared, loaded):
+        before = model.predict_proba(X)
+        with pytest.raises(bk.errors.UnknownClassError, match=r"'eggs'.*not in the classes"):
+            model.partial_fit(X[20:25], np.array(["eggs"] * 5))
+        np.testing.assert_array_equal(model.predict_proba(X), before)  # refused: unchanged
+    free = cls().partial_fit(X[:20], STR_Y[:20])
+    bk.save(free, tmp_path / "free.bkm")
+    meta, _ = parts(tmp_path / "free.bkm")
+    assert "classes_declared" not in meta  # the files written before the flag look like this
+    grown = bk.load(tmp_path / "free.bkm").partial_fit(X[20:25], np.array(["eggs"] * 5))
+    assert "eggs" in grown.classes_
+    # fit starts over: the declaration does not outlive it, in memory or in the file
+    refit = roundtrip(
+        cls().partial_fit(X, STR_Y, classes=["ham", "spam"]).fit(X, STR_Y), tmp_path / "r.bkm"
+    )
+    assert not refit.classes_declared()
+
+
+def test_a_stored_declared_flag_must_be_a_bool(tmp_path: Path) -> None:
+    path = tmp_path / "declared.bkm"
+    bk.save(bk.MultinomialNB().partial_fit(COUNTS, STR_Y, classes=["ham", "spam"]), path)
+    meta, entries = parts(path)
+    assert meta["classes_declared"] is True
+    meta["classes_declared"] = "yes"
+    seal(path, meta, entries)
+    refused(path, "classes_declared must be true or false")
+
+
 # ---------------------------------------------------------------------------------- saving
 def test_failed_write_leaves_old_file_and_no_temp(
     saved: Path, monkeypatch: pytest.MonkeyPatch

@@ -50,6 +50,9 @@ class LazyCommand:
     target: str
     summary: str
     hidden: bool = False
+    #: a command a mail delivery agent runs on one message (``bayeskit filter``): a mistake in
+    #: its options passes the message through with the filter's error status
+    mail_filter: bool = False
 
     def function(self) -> Any:
         module, _, name = self.target.partition(":")
@@ -59,9 +62,11 @@ class LazyCommand:
 COMMANDS: dict[str, LazyCommand] = {}
 
 
-def command(name: str, target: str, summary: str, *, hidden: bool = False) -> None:
+def command(
+    name: str, target: str, summary: str, *, hidden: bool = False, mail_filter: bool = False
+) -> None:
     """Register the subcommand ``name``: run by ``target`` ("module:function")."""
-    COMMANDS[name] = LazyCommand(target, summary, hidden)
+    COMMANDS[name] = LazyCommand(target, summary, hidden, mail_filter)
 
 
 # ------------------------------------------------------------------ the subcommands
@@ -118,6 +123,7 @@ command(
     "filter_cmd:filter_mail",
     "Classify one e-mail from standard input into standard output with X-Bayeskit-Spam and "
     "X-Bayeskit-Score headers added.",
+    mail_filter=True,
 )
 command(
     "merge",
@@ -203,6 +209,29 @@ class BayeskitCommand(TyperCommand):
         super().format_help(ctx, formatter)
 
 
+class MailFilterCommand(BayeskitCommand):
+    """A command a mail delivery agent runs once per message: a mistake in its command line
+    must not eat the mail, nor read as a verdict (exit status 2 is "unsure" to a filter). The
+    message on standard input goes out unchanged, the mistake is said on one line and the
+    status is the filter's error status, 3 (bogofilter's convention)."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except UsageError as exc:
+            from .errors import usage_line
+            from .mail_headers import ERROR
+
+            if not sys.stdin.isatty():  # a person typing has no message to pass on
+                sys.stdout.buffer.write(sys.stdin.buffer.read())
+                sys.stdout.buffer.flush()
+            where = f"{parent.command_path if parent is not None else 'bayeskit'} {info_name}"
+            print(usage_line(exc, where), file=sys.stderr)
+            raise typer.Exit(ERROR) from None
+
+
 class BayeskitGroup(TyperGroup):
     """The ``bayeskit`` group: loads a subcommand when it runs, lists them from
     :data:`COMMANDS` for the help, and runs with click's own error printing off so that every
@@ -224,7 +253,8 @@ class BayeskitGroup(TyperGroup):
             )
         sub = typer.Typer(rich_markup_mode=_MARKUP, context_settings=_CONTEXT, add_completion=False)
         command = guarded(lazy.function())
-        sub.command(cmd_name, cls=BayeskitCommand, hidden=lazy.hidden)(command)
+        kind = MailFilterCommand if lazy.mail_filter else BayeskitCommand
+        sub.command(cmd_name, cls=kind, hidden=lazy.hidden)(command)
         loaded = typer.main.get_command(sub)
         self.commands[cmd_name] = loaded
         return loaded

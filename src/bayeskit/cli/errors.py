@@ -68,9 +68,12 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _usage_line(exc: Any) -> str:
+def usage_line(exc: Any, where: str | None = None) -> str:
+    """A usage error on one line, with where to look for help (``where``: the command, when
+    not the one the error names)."""
     ctx = getattr(exc, "ctx", None)
-    where = ctx.command_path if ctx is not None else "bayeskit"
+    if where is None:
+        where = ctx.command_path if ctx is not None else "bayeskit"
     return f"{where}: error: {one_line(exc.format_message())} (see '{where} --help')"
 
 
@@ -82,7 +85,7 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
     except UsageError as exc:
         if not exc.format_message():  # type: ignore[attr-defined]
             return USAGE_OR_DATA  # no command given: the help was printed instead
-        return _fail(_usage_line(exc), USAGE_OR_DATA, debug)
+        return _fail(usage_line(exc), USAGE_OR_DATA, debug)
     except (typer.Abort, KeyboardInterrupt):
         if debug:
             traceback.print_exc()

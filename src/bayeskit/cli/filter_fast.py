@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .mail_headers import ERROR, SCORED_BYTES, fail, message_head, stamped
+from .mail_headers import ERROR, SCORED_BYTES, fail, failed, message_head, stamped
 
 
 def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
@@ -132,7 +132,7 @@ def pass_through(model_path: str | None, server: str | None, exit_zero: bool, ve
     try:
         status, out = _one(raw, model_path, server, verbose)
     except Exception as exc:  # a filter passes the mail on whatever failed
-        fail(str(exc) or type(exc).__name__)
+        failed(exc)
     finally:
         sys.stdout.buffer.write(out)
         sys.stdout.buffer.flush()

@@ -16,6 +16,7 @@ __all__ = [
     "UNSURE",
     "VERDICT_HEADER",
     "fail",
+    "failed",
     "header_end",
     "message_head",
     "stamped",
@@ -87,4 +88,13 @@ def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, by
 
 def fail(message: str) -> None:
     """Say ``message`` on standard error, on one line, as the filter's every complaint."""
-    print(f"bayeskit filter: {message}", file=sys.stderr)
+    print(f"bayeskit filter: {' '.join(message.split())}", file=sys.stderr)
+
+
+def failed(exc: BaseException) -> None:
+    """Say what went wrong (:func:`fail`): a file that cannot be read by its name and the
+    system's reason ("m.bk: No such file or directory"), anything else by its message."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        fail(f"{exc.filename}: {exc.strerror}")
+    else:
+        fail(str(exc) or type(exc).__name__)

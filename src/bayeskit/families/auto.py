@@ -17,13 +17,28 @@ choice) and makes the choice in :meth:`Auto.finalize`:
    summarised once and the training part is the total minus the fold (Chan's formula with a
    negative weight), not a refit; the nonparametric families (kernel, discretized) are fitted
    from the training rows of each fold;
-3. the score of a family on column ``j`` is the held-out log-likelihood of the class given the
-   column, ``Σ_i log P(y_i | x_ij)``, under the family's one-column naive Bayes model (class
-   prior from the training part, add-one smoothed). A density, an interval probability and a
-   count probability are measured against different bases and cannot be compared directly;
-   the posterior of the class can, and it is what the classifier is judged on;
-4. each column takes the family with the largest score; a tie goes to the candidate listed
-   first. The choice is a function of the statistic alone: exact and repeatable.
+3. the score of a choice is the held-out log-likelihood of the class, ``Σ_i log P(y_i | x_i)``,
+   under the naive Bayes model of the numeric columns with their chosen families (class prior
+   from the training part, add-one smoothed) — cross-validated likelihood (Smyth 2000) of
+   the quantity the classifier is judged on. A density, an interval probability and a count
+   probability are measured against different bases and cannot be compared directly; the
+   posterior of the class can;
+4. every column starts with the one family that scores best on all of them (a tie goes to the
+   candidate listed first); a column then takes another family only when that raises the
+   score by more than one standard error of the paired row-by-row difference (the
+   one-standard-error rule of Breiman, Friedman, Olshen & Stone 1984), until a pass over the
+   columns changes nothing (:func:`choose`). Choosing each column's family by its score
+   alone, or searching every combination freely, fits the noise of the held-out folds: on a
+   table of 50 rows and 8 columns (R's ``state.x77``) such a search reached a held-out
+   log-loss of 0.39-0.53 inside the training data and 1.6 on new rows, where the kernel for
+   every column scored 0.58-0.75 inside and 0.64 on new rows. The choice is a function of
+   the statistic alone: exact and repeatable.
+
+Ten folds by default (Kohavi 1995): each family is fitted on nine tenths of the training
+rows, close to the size it will be fitted on, which matters for the families whose detail
+grows with the data (Silverman's bandwidth shrinks as ``n^(-1/5)`` and the MDL criterion
+admits more cut points as rows are added; Dougherty, Kohavi & Sahami 1995 compare the two);
+fewer folds judge them on less data than they will have.
 
 A column is a Poisson candidate only when every observed training value is a non-negative
 integer. Missing values (NaN) drop out of every score, as they drop out of the model.
@@ -77,7 +92,7 @@ class Auto(Family):
     candidates : sequence of str, default=("gaussian", "poisson", "discretized", "kernel")
         The families to choose from (ties go to the one listed first). ``"poisson"`` is
         considered only for columns of non-negative integers.
-    folds : int >= 2, default=5
+    folds : int >= 2, default=10
         Stratified folds of the held-out estimate.
     options : dict, optional
         Settings of the candidate families, ``{"gaussian": {"var_floor": "column"}}``.
@@ -90,6 +105,18 @@ class Auto(Family):
     .. [2] U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
            attributes for classification learning", Proc. 13th International Joint
            Conference on Artificial Intelligence, pp. 1022-1027, 1993.
+    .. [3] J. Dougherty, R. Kohavi and M. Sahami, "Supervised and unsupervised discretization
+           of continuous features", Proc. 12th International Conference on Machine Learning,
+           pp. 194-202, 1995.
+    .. [4] R. Kohavi, "A study of cross-validation and bootstrap for accuracy estimation and
+           model selection", Proc. 14th International Joint Conference on Artificial
+           Intelligence, pp. 1137-1143, 1995.
+    .. [5] L. Breiman, J. H. Friedman, R. A. Olshen and C. J. Stone, *Classification and
+           Regression Trees*, Wadsworth, 1984, §3.4.3 (the one-standard-error rule); T. Hastie,
+           R. Tibshirani and J. Friedman, *The Elements of Statistical Learning*, 2nd ed.,
+           Springer, 2009, §7.10.
+    .. [6] P. Smyth, "Model selection for probabilistic clustering using cross-validated
+           likelihood", Statistics and Computing 10(1), pp. 63-72, 2000.
 
     Examples
     --------
@@ -104,8 +131,8 @@ class Auto(Family):
     >>> params.chosen  # class 0 has two modes, class 1 one between them: no Gaussian fits
     ('kernel',)
     >>> params.scores.round(1)  # held-out log-likelihood of the class, per candidate
-    array([[-47.8],
-           [ -1.4]])
+    array([[-47.9],
+           [ -1.2]])
     """
 
     name = "auto"
@@ -115,7 +142,7 @@ class Auto(Family):
         self,
         candidates: Sequence[str] = CANDIDATES,
         *,
-        folds: int = 5,
+        folds: int = 10,
         options: Mapping[str, Mapping[str, Any]] | None = None,
     ):
         self.candidates = candidates
@@ -318,13 +345,32 @@ def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def log_likelihood(joint: np.ndarray, weight: np.ndarray) -> float:
-    """``Σ_i Σ_c r_ic log P(c | x_i)`` from joint log-likelihoods (n, K) and weights (K, n)."""
+def row_log_likelihoods(joint: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``Σ_c r_ic log P(c | x_i)`` of each row from joint log-likelihoods (n, K) and weights
+    (K, n), shape (n,)."""
     top = joint.max(axis=1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
     posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
     r = weight.T
-    return float(np.sum(np.where(r > 0, r * posterior, 0.0)))
+    return np.sum(np.where(r > 0, r * posterior, 0.0), axis=1)
+
+
+def log_likelihood(joint: np.ndarray, weight: np.ndarray) -> float:
+    """``Σ_i Σ_c r_ic log P(c | x_i)`` from joint log-likelihoods (n, K) and weights (K, n)."""
+    return float(np.sum(row_log_likelihoods(joint, weight)))
+
+
+def standard_error(gain: np.ndarray, size: np.ndarray) -> float:
+    """The standard error of ``gain.sum()``, a sum over rows of a paired difference: the rows
+    are a sample of the data, each counted ``size`` times (a row of weight 2 is two copies of
+    it, as everywhere in the model)."""
+    total = float(size.sum())
+    if total <= 0.0:
+        return np.inf
+    per_unit = np.divide(gain, size, out=np.zeros_like(gain), where=size > 0)
+    mean = float(np.sum(gain)) / total
+    variance = float(np.sum(size * (per_unit - mean) ** 2)) / total
+    return float(np.sqrt(total * variance))
 
 
 def choose(
@@ -332,13 +378,24 @@ def choose(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(choice, scores): the candidate of each column and each candidate's score alone.
 
-    ``parts[i]`` holds candidate ``i``'s contributions (n_columns, n_rows, K), or None where it
-    is no candidate (−inf there, columns it cannot take filled with NaN). Each column starts
-    with its best candidate alone; then, column by column, a candidate replaces the current
-    one when it raises the held-out log-likelihood of the class given every column, until a
-    pass over the columns changes nothing (columns that repeat each other's information would
-    otherwise each be given their sharpest family, and the product made overconfident).
-    Ties keep the earlier candidate."""
+    ``parts[i]`` holds candidate ``i``'s held-out contributions (n_columns, n_rows, K), or
+    None where it is no candidate (−inf there, columns it cannot take filled with NaN). The
+    score of a choice is the held-out log-likelihood of the class given every column.
+
+    1. Every column starts with the same family: the candidate that can take every column
+       and scores best with all of them (ties keep the earlier candidate) — the one-family
+       model R's e1071 and Weka users choose by hand, chosen here by cross-validation.
+    2. Then, column by column, the column takes another candidate when the change raises
+       the held-out log-likelihood by more than one standard error of its paired row-by-row
+       difference (the one-standard-error rule: Breiman, Friedman, Olshen & Stone 1984,
+       §3.4.3; Hastie, Tibshirani & Friedman 2009, §7.10), the largest such change first,
+       until a pass over the columns changes nothing.
+
+    A free search over the ``n_candidates ** n_columns`` combinations, or each column's best
+    family alone, fits the noise of the held-out folds on small tables (50 rows, 8 columns:
+    held-out log-loss 0.39-0.53 inside the training data, 1.6 on new rows) and gives columns
+    that repeat each other's information each its sharpest family; a change that must beat
+    its own standard error is one the data support."""
     d = next(p.shape[0] for p in parts if p is not None)
     scores = np.full((len(parts), d), -np.inf)
     for i, part in enumerate(parts):
@@ -347,22 +404,32 @@ def choose(
         for j in range(d):
             if not np.isnan(part[j, 0, 0]):
                 scores[i, j] = log_likelihood(prior + part[j], weight)
-    choice = np.argmax(scores, axis=0)
+    start = np.full(len(parts), -np.inf)
+    for i, part in enumerate(parts):
+        if part is not None and not np.isnan(part[:, 0, 0]).any():
+            start[i] = log_likelihood(prior + part.sum(axis=0), weight)
+    choice = np.full(d, int(np.argmax(start)), dtype=np.int64)
     total = prior + sum(parts[int(choice[j])][j] for j in range(d))  # type: ignore[index]
-    best = log_likelihood(total, weight)
+    rows = row_log_likelihoods(total, weight)
+    size = weight.sum(axis=0)
     for _ in range(_MAX_PASSES):
         changed = False
         for j in range(d):
+            current = parts[int(choice[j])]
+            assert current is not None
+            best: tuple[float, int, np.ndarray, np.ndarray] | None = None
             for i, part in enumerate(parts):
                 if i == choice[j] or not np.isfinite(scores[i, j]):
                     continue
                 assert part is not None
-                current = parts[int(choice[j])]
-                assert current is not None
                 trial = total - current[j] + part[j]
-                value = log_likelihood(trial, weight)
-                if value > best + 1e-12 * abs(best):
-                    choice[j], total, best, changed = i, trial, value, True
+                trial_rows = row_log_likelihoods(trial, weight)
+                gain = trial_rows - rows
+                value = float(np.sum(gain))
+                if value > standard_error(gain, size) and (best is None or value > best[0]):
+                    best = (value, i, trial, trial_rows)
+            if best is not None:
+                choice[j], total, rows, changed = best[1], best[2], best[3], True
         if not changed:
             break
     return choice, scores

@@ -110,6 +110,10 @@ def model_section(
         "class_count": f"{prefix}class_count.npy",
         "blocks": blocks,
     }
+    if model.classes_declared():
+        # partial_fit(classes=...)'s contract outlives the file: a label outside the
+        # declared classes stays refused after load (files without the field: not declared).
+        section["classes_declared"] = True
     state = model.layout_state()
     if state is not None:
         # Fitted choices that are neither hyperparameters nor statistics (MixedNB's column
@@ -175,6 +179,8 @@ def check_section(section: dict[str, Any], where: str) -> list[str]:
     ]:  # fmt: skip
         if type(section.get(key)) is not kind:
             raise ModelFileError(f"{where}: {key} must be a {kind.__name__}")
+    if type(section.get("classes_declared", False)) is not bool:
+        raise ModelFileError(f"{where}: classes_declared must be true or false")
     names = section.get("feature_names_in")
     if names is not None and not (isinstance(names, list) and all(type(n) is str for n in names)):
         raise ModelFileError(f"{where}: feature_names_in must be n_features_in strings or null")
@@ -239,6 +245,7 @@ def build(
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
     model.set_layout_state(decode(meta["state"], "state", 0) if "state" in meta else None)
+    model.set_classes_declared(meta.get("classes_declared", False))
     try:
         summary = Summary(classes, class_count, tuple(blocks))
         model.set_fitted_record(decode(meta.get("fitted"), "fitted", 0), summary)

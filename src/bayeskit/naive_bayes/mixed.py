@@ -51,9 +51,11 @@ class MixedNB(GenerativeClassifier):
     numeric : str, default="auto"
         Family of float columns under ``"auto"``. ``"auto"`` chooses each numeric column's
         family among Gaussian, kernel density (John & Langley 1995), discretized at MDL cut
-        points (Fayyad & Irani 1993) and, for columns of non-negative integers, Poisson — the
-        one with the largest held-out log-likelihood of the class on the training data
-        (stratified folds; :class:`~bayeskit.families.Auto`). The choice is made from the
+        points (Fayyad & Irani 1993) and, for columns of non-negative integers, Poisson, by
+        the held-out log-likelihood of the class on the training data (10 stratified folds;
+        :class:`~bayeskit.families.Auto`): every column starts with the one family that
+        scores best on all of them, and a column takes another only when that raises the
+        score by more than one standard error (Breiman et al. 1984). The choice is made from the
         statistics (the weighted rows), so it is exact and repeatable, the same for ``fit``
         and for ``partial_fit`` in any batches, and is shown by ``feature_families_``. A
         family name gives every such column that family.
