@@ -48,13 +48,30 @@ def test_informations_equal_their_definitions(data, alpha):
 
 
 @settings(max_examples=40, deadline=None)
-@given(tables(max_features=5))
-def test_tan_tree_is_a_maximum_spanning_tree_rooted_at_the_most_informative_feature(data):
+@given(tables(), st.sampled_from([0.5, 1.0, 2.0]))
+def test_bayesian_edge_weights_equal_their_definition(data, alpha):
     X, y = data
-    model = bk.TANClassifier().fit(X, y)
+    model = bk.TANClassifier(alpha=alpha).fit(X, y)
+    d = X.shape[1]
+    gain = np.array(
+        [[max(direct.bayesian_gain(X, y, i, j, alpha), direct.bayesian_gain(X, y, j, i, alpha))
+          if i != j else 0.0 for j in range(d)] for i in range(d)]
+    )  # fmt: skip
+    np.testing.assert_allclose(model.edge_weights_, gain, atol=1e-9)
+    cmi = bk.TANClassifier(alpha=alpha, edge_weight="cmi").fit(X, y)
+    np.testing.assert_array_equal(cmi.edge_weights_, cmi.conditional_information_)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tables(max_features=5), st.sampled_from(["bayes", "cmi"]))
+def test_tan_tree_is_a_maximum_spanning_tree_rooted_at_the_most_informative_feature(
+    data, edge_weight
+):
+    X, y = data
+    model = bk.TANClassifier(edge_weight=edge_weight).fit(X, y)
     d = X.shape[1]
     parents = _parents(model, d)
-    cmi = model.conditional_information_
+    cmi = model.edge_weights_
     edges = [(i, p[0]) for i, p in parents.items() if p]
     assert len(edges) == d - 1
     roots = [i for i, p in parents.items() if not p]

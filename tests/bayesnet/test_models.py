@@ -149,11 +149,24 @@ def test_statistics_align_their_categories_when_added():
         (lambda: bk.TANClassifier(discretize="all"), "discretize='all' is not one of"),
         (lambda: bk.TANClassifier(alpha=-1), "alpha must be >= 0"),
         (lambda: bk.TANClassifier(estimate="median"), "estimate='median' is not one of"),
+        (lambda: bk.TANClassifier(edge_weight="mdl"), "edge_weight must be 'bayes'.*got 'mdl'"),
+        (lambda: bk.TANClassifier(alpha=0.0), "edge_weight='bayes' needs alpha > 0"),
     ],
 )
 def test_bad_settings_are_refused_by_name(make, message):
     with pytest.raises(ParameterError, match=message):
         make().fit([["a", 1.0], ["b", 2.0]], [0, 1])
+
+
+def test_a_refused_edge_weight_leaves_the_fitted_model_as_it_was():
+    X, y = [["a", "x"], ["b", "y"], ["a", "y"]], [0, 1, 1]
+    model = bk.TANClassifier().fit(X, y)
+    before = model.predict_joint_log_proba(X)
+    with pytest.raises(ParameterError, match="edge_weight='bayes' needs alpha > 0"):
+        model.set_params(alpha=0.0).fit(X, y)
+    np.testing.assert_array_equal(model.set_params(alpha=1.0).predict_joint_log_proba(X), before)
+    # the likelihood weight takes alpha = 0 (maximum likelihood tables need no prior)
+    assert bk.TANClassifier(alpha=0.0, edge_weight="cmi", estimate="mle").fit(X, y).parents_
 
 
 def test_infinite_numbers_are_refused_naming_the_column():

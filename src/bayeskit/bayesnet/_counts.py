@@ -23,6 +23,7 @@ give 1.98 million pair cells per class, 1,000 binary features 2.0 million; at mo
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
@@ -43,6 +44,9 @@ from ..stats.category_counts import CategoryCounts
 MAX_CELLS = 1 << 27
 #: The largest subset size counted (KDB's k + 1).
 MAX_ORDER = 4
+#: Layouts of up to this many cells are kept between fits, with their index arrays (about
+#: 60 bytes a cell); larger ones are made when needed.
+KEPT_CELLS = 1 << 18
 
 
 def n_cells(sizes: np.ndarray, order: int) -> int:
@@ -114,19 +118,114 @@ class Layout:
     def pair_index(self, d: int) -> np.ndarray:
         """(d, d) index of the subset of features ``{i, j}`` (``i != j``); −1 elsewhere."""
         out = np.full((d, d), -1, dtype=np.int64)
-        pairs = (self.features[:, 1] >= 0) & (self.features[:, 2:] < 0).all(axis=1)
-        two = np.flatnonzero(pairs)
-        i, j = self.features[two, 0], self.features[two, 1]
-        out[i, j] = two
-        out[j, i] = two
+        pairs = self.pair_layout.pairs
+        i, j = self.features[pairs, 0], self.features[pairs, 1]
+        out[i, j] = pairs
+        out[j, i] = pairs
         return out
+
+    @property
+    def pair_layout(self) -> PairLayout:
+        """The pair blocks cell by cell (kept with a layout of up to :data:`KEPT_CELLS`
+        cells, made again for a larger one)."""
+        return self._pair_layout if self.n_cells <= KEPT_CELLS else PairLayout.of(self)
+
+    @cached_property
+    def _pair_layout(self) -> PairLayout:
+        return PairLayout.of(self)
+
+    @cached_property
+    def single_feature(self) -> np.ndarray:
+        """The feature of each single's cell, (Σ V_i,)."""
+        return np.repeat(np.arange(len(self.sizes)), self.sizes)
+
+    def subset_of(self, members: np.ndarray) -> np.ndarray:
+        """The index of the subset of each row of ``members`` (m, order): increasing
+        features padded with −1 (every row a subset of the layout)."""
+        base = len(self.sizes) + 1
+        weights = base ** np.arange(self.features.shape[1] - 1, -1, -1, dtype=np.int64)
+        known = (self.features + 1) @ weights
+        order = np.argsort(known, kind="stable")
+        return order[np.searchsorted(known, (members + 1) @ weights, sorter=order)]
+
+
+@dataclass(frozen=True)
+class PairLayout:
+    """The pair blocks of a :class:`Layout`, cell by cell: what the structure's informations
+    and AODE's tables index, made once per layout.
+
+    ``pairs`` the subset index of each pair; its cells are ``start … stop − 1``; for each
+    cell its pair (0 … n_pairs − 1), its two features, and its margin groups: ``group_a``
+    numbers the (pair, value of the first feature), ``group_b`` the (pair, value of the
+    second) — the cells a margin ``N(y, x_i = a)`` or ``N(y, x_j = b)`` of the block sums;
+    ``pair_a`` and ``pair_b`` the pair of each group.
+    """
+
+    pairs: np.ndarray
+    start: int
+    stop: int
+    pair: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    group_a: np.ndarray
+    group_b: np.ndarray
+    n_a: int
+    n_b: int
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+
+    @classmethod
+    def of(cls, layout: Layout) -> PairLayout:
+        f = layout.features
+        if f.shape[1] < 2:
+            is_pair = np.zeros(len(f), dtype=bool)
+        else:
+            is_pair = (f[:, 1] >= 0) & (f[:, 2:] < 0).all(axis=1)
+        pairs = np.flatnonzero(is_pair)
+        if not len(pairs):
+            none = np.zeros(0, dtype=np.int64)
+            return cls(pairs, 0, 0, none, none, none, none, none, 0, 0, none, none)
+        start, stop = int(layout.offsets[pairs[0]]), int(layout.offsets[pairs[-1] + 1])
+        pair = np.repeat(np.arange(len(pairs)), np.diff(layout.offsets)[pairs])
+        local = np.arange(stop - start) - (layout.offsets[pairs] - start)[pair]
+        first, second = f[pairs, 0], f[pairs, 1]
+        size_a, size_b = layout.sizes[first], layout.sizes[second]
+        b_size = size_b[pair]
+        a, b = local // b_size, local % b_size
+        base_a = np.concatenate([[0], np.cumsum(size_a)])
+        base_b = np.concatenate([[0], np.cumsum(size_b)])
+        return cls(
+            pairs, start, stop, pair, first[pair], second[pair], base_a[:-1][pair] + a,
+            base_b[:-1][pair] + b, int(base_a[-1]), int(base_b[-1]),
+            np.repeat(np.arange(len(pairs)), size_a), np.repeat(np.arange(len(pairs)), size_b),
+        )  # fmt: skip
+
+
+def class_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """``out[c, g] = Σ values[c, group == g]``, (n_classes, n_groups), every class in one
+    ``bincount`` (each sum in the order of the cells)."""
+    n_classes = values.shape[0]
+    keys = group + n_groups * np.arange(n_classes)[:, None]
+    out = np.bincount(keys.ravel(), weights=values.ravel(), minlength=n_classes * n_groups)
+    return out.reshape(n_classes, n_groups)
 
 
 def layout_of(sizes: np.ndarray, order: int) -> Layout:
     """Every subset of 1 … ``order`` of ``len(sizes)`` features, by size, then
-    lexicographically."""
-    d = len(sizes)
-    sizes = np.asarray(sizes, dtype=np.int64)
+    lexicographically. Layouts of up to :data:`KEPT_CELLS` cells are kept for the last few
+    value counts (cross-validation folds share theirs); their arrays are read-only."""
+    key = tuple(int(v) for v in sizes)
+    return (
+        _layout(key, order)
+        if n_cells(sizes, order) <= KEPT_CELLS
+        else _layout.__wrapped__(key, order)
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _layout(sizes_tuple: tuple[int, ...], order: int) -> Layout:
+    d = len(sizes_tuple)
+    sizes = np.array(sizes_tuple, dtype=np.int64)
     groups = []
     for t in range(1, min(order, d) + 1):
         if t == 1:
@@ -147,6 +246,8 @@ def layout_of(sizes: np.ndarray, order: int) -> Layout:
     strides = np.where(features >= 0, strides, 0)
     block = V.prod(axis=1)
     offsets = np.concatenate([[0], np.cumsum(block)]).astype(np.int64)
+    for array in (features, strides, offsets, sizes):
+        array.flags.writeable = False
     return Layout(features, strides, offsets, sizes)
 
 

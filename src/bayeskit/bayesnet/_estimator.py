@@ -24,6 +24,20 @@ from ..stats import Sample, Summary
 DISCRETIZE = ("floats", "numbers", "none")
 
 
+def text_or_missing(X: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """An object array whose every cell is text or None (a table of categories with missing
+    values, as read from a file) as (fixed-width text, missing mask): the table the cell by
+    cell reading gives, with the missing cells marked instead of held as None. Whether it is
+    one is told by the distinct types of the cells (``map(type, …)`` runs in C), not by a
+    check of each cell in Python. None for any other input."""
+    if not (isinstance(X, np.ndarray) and X.dtype.kind == "O" and X.ndim == 2 and X.size):
+        return None
+    if not set(map(type, X.ravel().tolist())) <= {str, type(None)}:
+        return None
+    missing = np.asarray(X == None, dtype=bool)  # noqa: E711 (cell by cell, in C)
+    return np.where(missing, "", X).astype(str), missing
+
+
 class NetworkClassifier(GenerativeClassifier):
     """Base of :class:`TANClassifier`, :class:`AODEClassifier` and :class:`KDBClassifier`."""
 
@@ -35,7 +49,14 @@ class NetworkClassifier(GenerativeClassifier):
     # ------------------------------------------------------------------ template hooks
     def _check_X(self, X: Any, *, reset: bool) -> Any:
         what = type(self).__name__
-        table, shaped = to_table(X, what)
+        coded = text_or_missing(X)
+        if coded is None:
+            table, shaped = to_table(X, what)
+        else:  # the same table, without reading each cell in Python
+            table, shaped = to_table(coded[0], what)
+            # the values as the object columns held them (categories keep their dtype)
+            table.columns = [column.astype(object) for column in table.columns]
+            table.missing = coded[1]
         refuse_dates(table, what)
         try:
             validate_data(self, shaped, skip_check_array=True, reset=reset)

@@ -30,8 +30,16 @@ from ..families._categorical_kernels import column_range
 from ..families._codebook import _MAX_LUT, Codebook, Table, discover_codes
 from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 from . import _kernels as kernels
-from ._counts import MAX_ORDER, Layout, SubsetCounts, check_size, layout_of
-from ._structure import PairCells, chow_liu, class_information, conditional_information, kdb_parents
+from . import _small as small_passes
+from ._counts import MAX_ORDER, SubsetCounts, check_size, class_sums, layout_of
+from ._structure import (
+    PairCells,
+    bayesian_gain,
+    chow_liu,
+    class_information,
+    conditional_information,
+    kdb_parents,
+)
 
 #: Rows are counted in up to this many chunks side by side (fixed by the number of rows, so
 #: the sums do not depend on the machine), each of at least CHUNK_ROWS rows.
@@ -47,19 +55,29 @@ def local_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     if matrix is not None and matrix.dtype.kind in "biuf" and matrix.size:
         values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
         values = np.ascontiguousarray(values)
-        lo, hi, whole = column_range(values)
+        small = values.size <= small_passes.NUMPY_WORK
+        lo, hi, whole = (small_passes.column_range if small else column_range)(values)
         empty = lo > hi
         span = np.where(empty, 0, hi - lo + 1)
         if whole and span.sum() <= max(_MAX_LUT, 2 * matrix.size):
             lo = np.where(empty, 0, lo)
-            codes = np.empty(values.shape, dtype=np.int64)
-            kernels.shifted_codes(values, lo, codes)
+            if small:
+                codes = small_passes.shifted_codes(values, lo)
+            else:
+                codes = np.empty(values.shape, dtype=np.int64)
+                kernels.shifted_codes(values, lo, codes)
             cats = tuple(
                 (np.arange(int(lo[j]), int(lo[j] + span[j]))).astype(matrix.dtype)
                 for j in range(matrix.shape[1])
             )
             return cats, codes
     return discover_codes(table)
+
+
+def _dense(R: np.ndarray | sp.spmatrix) -> np.ndarray:
+    """Soft class weights as a dense float (n, n_classes) array."""
+    W = sp.csr_matrix(R).toarray() if sp.issparse(R) else R
+    return np.ascontiguousarray(W, dtype=np.float64)
 
 
 def encode(codebook: Codebook, table: Table) -> np.ndarray:
@@ -76,7 +94,8 @@ class NetworkParams:
 
     ``parents`` (d, k), −1 padded; feature ``i``'s table is rows ``cpt_offsets[i] + a ·
     strides[i, 0] + Σ_t b_t · strides[i, t + 1]`` of ``cpt`` (cells, n_classes), ``a`` its
-    value and ``b_t`` its parents'; ``single`` (Σ V_i, n_classes) holds ``ln P(x_i | y)``.
+    value and ``b_t`` its parents'; ``single`` (Σ V_i, n_classes) holds ``ln P(x_i | y)``;
+    ``edge_weight`` (d, d) the weights the structure was chosen by.
     """
 
     categories: tuple[np.ndarray, ...]
@@ -88,6 +107,7 @@ class NetworkParams:
     single: np.ndarray
     class_information: np.ndarray
     pair_information: np.ndarray
+    edge_weight: np.ndarray
 
     @cached_property
     def codebook(self) -> Codebook:
@@ -147,7 +167,20 @@ class _Network(Family):
         check_size(sizes, self.order, n_classes, X.names)
         layout = layout_of(sizes, self.order)
         labels = hard_labels(R)
-        if labels is not None and self.order == 2:
+        per_row = layout.features.size * (1 if labels is not None else n_classes)
+        if codes.shape[0] * per_row <= small_passes.NUMPY_WORK:
+            # numpy's bincount: the kernels' sums without loading them (see _small)
+            cells = small_passes.subset_cells(
+                codes, layout.features, layout.strides, layout.offsets
+            )
+            if labels is not None:
+                counts = small_passes.count_hard(
+                    cells, labels[0].astype(np.int64), labels[1].astype(np.float64),
+                    n_classes, layout.n_cells,
+                )  # fmt: skip
+            else:
+                counts = small_passes.count_soft(cells, _dense(R), layout.n_cells)
+        elif labels is not None and self.order == 2:
             pair_offsets = np.zeros((len(sizes), len(sizes)), dtype=np.int64)
             index = layout.pair_index(len(sizes))
             pair_offsets[index >= 0] = layout.offsets[index[index >= 0]]
@@ -157,28 +190,26 @@ class _Network(Family):
             )  # fmt: skip
             chunks = min(COUNT_CHUNKS, 1 + codes.shape[0] // CHUNK_ROWS)
             if chunks == 1:
-                counts = kernels.count_pairs_serial(*args)
+                counts = kernels.count_pairs_serial(*args).T
             else:
-                counts = kernels.count_pairs(*args, chunks)
+                counts = kernels.count_pairs(*args, chunks).T
         elif labels is not None:
             counts = kernels.count_hard(
                 codes, labels[0].astype(np.int64), labels[1].astype(np.float64),
                 layout.features, layout.strides, layout.offsets, n_classes, layout.n_cells,
-            )  # fmt: skip
+            ).T  # fmt: skip
         else:
-            W = sp.csr_matrix(R).toarray() if sp.issparse(R) else np.asarray(R, dtype=np.float64)
             counts = kernels.count_soft(
-                codes, np.ascontiguousarray(W, dtype=np.float64), layout.features,
-                layout.strides, layout.offsets, layout.n_cells,
-            )  # fmt: skip
-        stats = SubsetCounts(categories, self.order, np.ascontiguousarray(counts.T))
+                codes, _dense(R), layout.features, layout.strides, layout.offsets, layout.n_cells
+            ).T
+        stats = SubsetCounts(categories, self.order, np.ascontiguousarray(counts))
         # A value met only in rows of weight 0 was not seen: weight 0 means "row absent".
         return stats.without_empty(0.0)
 
     def parameter_size(self, stats: SubsetCounts) -> int:
         """Conditional tables of every pair both ways, the singles and the structure's
-        informations: at most three times the counts and a (d, d) matrix."""
-        return 3 * int(stats.counts.size) + stats.n_features**2 + stats.n_features
+        informations: at most three times the counts and two (d, d) matrices."""
+        return 3 * int(stats.counts.size) + 2 * stats.n_features**2 + stats.n_features
 
     def _check_order(self, stats: SubsetCounts) -> None:
         if stats.order != self.order:
@@ -194,13 +225,10 @@ class _Network(Family):
 
     def _singles(self, stats: SubsetCounts, a: np.ndarray) -> np.ndarray:
         """``ln P(x_i = a | y)``, (Σ V_i, n_classes)."""
-        cat = stats.cat_offsets
-        sizes = np.diff(cat)
-        d = stats.n_features
-        feature = np.repeat(np.arange(d), sizes)
+        sizes = stats.sizes
+        feature = stats.layout.single_feature
         singles = stats.single_counts()
-        per_feature = np.zeros((stats.n_classes, d))
-        np.add.at(per_feature.T, feature, singles.T)
+        per_feature = class_sums(singles, feature, stats.n_features)
         num = singles + a[feature]
         den = (per_feature + a * sizes)[:, feature]
         return np.ascontiguousarray(log_ratio(num, den, sizes[feature]).T)
@@ -209,102 +237,116 @@ class _Network(Family):
 class _Tree(_Network):
     """Each feature with a set of parents among the others (TAN: at most one; KDB: k)."""
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+    def _edge_weight(self, stats: SubsetCounts, cmi: np.ndarray) -> np.ndarray:
+        """The (d, d) weights the structure is chosen by (``I(X_i; X_j | Y)`` here)."""
+        return cmi
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def finalize(self, stats: SubsetCounts) -> NetworkParams:
         self._check_order(stats)
-        d = stats.n_features
-        a = self._pseudo(d)
-        layout = stats.layout
+        a = self._pseudo(stats.n_features)
         cat = stats.cat_offsets
         singles = stats.single_counts()
         ci = class_information(singles, cat)
-        cmi = conditional_information(stats.counts, layout)
-        parents = self._parents(stats, ci, cmi)
-        k = parents.shape[1]
-        pairs = layout.pair_index(d)
-        strides = np.zeros((d, k + 1), dtype=np.int64)
-        blocks, offsets = [], np.zeros(d, dtype=np.int64)
-        at = 0
-        for i in range(d):  # one table per feature (its parents decide its shape)
-            members = np.sort(np.concatenate([[i], parents[i][parents[i] >= 0]]))
-            s = _subset_index(layout, members, pairs)
-            lo, hi = int(layout.offsets[s]), int(layout.offsets[s + 1])
-            shape = (stats.n_classes, *(int(stats.sizes[f]) for f in members))
-            block = stats.counts[:, lo:hi].reshape(shape)
-            axis = 1 + int(np.flatnonzero(members == i)[0])
-            den = block.sum(axis=axis, keepdims=True) + a[i] * stats.sizes[i]
-            table = log_ratio(block + a[i], np.broadcast_to(den, block.shape), int(stats.sizes[i]))
-            blocks.append(table.reshape(stats.n_classes, -1))
-            offsets[i] = at
-            at += hi - lo
-            position = {int(f): t for t, f in enumerate(members)}
-            strides[i, 0] = layout.strides[s, position[i]]
-            for t, p in enumerate(parents[i]):
-                if p >= 0:
-                    strides[i, t + 1] = layout.strides[s, position[int(p)]]
-        cpt = np.concatenate(blocks, axis=1) if blocks else np.zeros((stats.n_classes, 0))
+        cmi = conditional_information(stats.counts, stats.layout)
+        weight = self._edge_weight(stats, cmi)
+        parents = self._parents(stats, ci, weight)
+        strides, offsets, cpt = conditional_tables(stats, parents, a)
         return NetworkParams(
-            stats.categories, parents, strides, offsets, np.ascontiguousarray(cpt.T),
-            cat, self._singles(stats, a), ci, cmi,
+            stats.categories, parents, strides, offsets, cpt, cat, self._singles(stats, a),
+            ci, cmi, weight,
         )  # fmt: skip
 
     def log_prob(self, params: NetworkParams, X: Table) -> np.ndarray:
         codes = encode(params.codebook, X)
-        out = np.zeros((codes.shape[0], params.cpt.shape[1]))
-        work = codes.size * out.shape[1]
-        parallel = work >= kernels.PARALLEL_WORK
-        kernel = kernels.network_parallel if parallel else kernels.network_serial
-        kernel(
+        work = codes.size * params.cpt.shape[1]
+        args = (
             codes, params.parents, params.strides, params.cpt_offsets, params.cpt,
-            params.cat_offsets, params.single, out,
+            params.cat_offsets, params.single,
         )  # fmt: skip
+        if work <= small_passes.NUMPY_WORK:
+            return small_passes.network(*args)
+        out = np.zeros((codes.shape[0], params.cpt.shape[1]))
+        kernels.network(*args, out)
         return out
 
     def factors(self, params: NetworkParams, X: Table) -> np.ndarray:
         """``ln P(x_i | y, x_pa(i))`` of every row, feature and class, (n, d, n_classes); 0
         where ``x_i`` is missing. Their sum over the features is :meth:`log_prob`."""
-        codes = encode(params.codebook, X)
-        n, d = codes.shape
-        out = np.zeros((n, d, params.cpt.shape[1]))
-        if not len(params.single):  # no value observed in training: every factor is 1
-            return out
-        for i in range(d):  # explanation of a few rows: clarity over speed
-            a = codes[:, i]
-            key = params.cpt_offsets[i] + a * params.strides[i, 0]
-            ok = a >= 0
-            for t, p in enumerate(params.parents[i]):
-                if p < 0:
-                    continue
-                key = key + codes[:, p] * params.strides[i, t + 1]
-                ok &= codes[:, p] >= 0
-            # only the rows that use a table index it (a feature or parent with no value
-            # seen in training has an empty block: a stand-in index would fall outside it)
-            out[ok, i] = params.cpt[key[ok]]
-            fallback = (a >= 0) & ~ok
-            out[fallback, i] = params.single[params.cat_offsets[i] + a[fallback]]
-        return out
+        return small_passes.network_factors(
+            encode(params.codebook, X), params.parents, params.strides, params.cpt_offsets,
+            params.cpt, params.cat_offsets, params.single,
+        )  # fmt: skip
 
 
 class TAN(_Tree):
     """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
 
-    The features form the maximum-weight spanning tree of the complete graph weighted by
-    ``I(X_i; X_j | Y)`` (Chow & Liu 1968, conditioned on the class), directed away from the
-    root: the feature of largest ``I(X_i; Y)`` (the lowest index among ties). Every feature
-    depends on the class and on its parent in the tree.
+    The features form the maximum-weight spanning tree of the complete graph (Chow & Liu
+    1968, conditioned on the class), directed away from the root: the feature of largest
+    ``I(X_i; Y)`` (the lowest index among ties). Every feature depends on the class and on its
+    parent in the tree. An edge weighs ``I(X_i; X_j | Y)`` (``edge_weight="cmi"``, Friedman et
+    al.'s weight) or the Bayesian Dirichlet gain of the parent (``edge_weight="bayes"``, see
+    :func:`~bayeskit.bayesnet._structure.bayesian_gain`), whose Dirichlet prior is ``alpha``.
+
+    Parameters
+    ----------
+    edge_weight : {"bayes", "cmi"}
+        Which weight.
     """
 
     name = "tan"
     order = 2
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
+    def __init__(
+        self,
+        alpha: Any = 1.0,
+        *,
+        force_alpha: bool = True,
+        estimate: str = "mean",
+        edge_weight: str = "bayes",
+    ):
+        super().__init__(alpha, force_alpha=force_alpha, estimate=estimate)
+        self.edge_weight = edge_weight
+
+    def config(self) -> dict[str, Any]:
+        return {"edge_weight": self.edge_weight, **super().config()}
+
+    def _edge_weight(self, stats: SubsetCounts, cmi: np.ndarray) -> np.ndarray:
+        if check_edge_weight(self.edge_weight) == "cmi":
+            return cmi
+        alpha = np.broadcast_to(
+            np.asarray(check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)),
+            (stats.n_features,),
+        )
+        if stats.n_features and not alpha.min() > 0:
+            raise ParameterError(
+                "edge_weight='bayes' needs alpha > 0: alpha is the Dirichlet prior the "
+                "Bayesian score integrates over (use edge_weight='cmi' with alpha=0)"
+            )
+        return bayesian_gain(stats.counts, stats.layout, alpha.astype(np.float64))
+
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         d = stats.n_features
         if d == 0:
             return np.zeros((0, 1), dtype=np.int64)
         root = int(np.argmax(ci))
-        return chow_liu(cmi, root)[:, None]
+        return chow_liu(weight, root)[:, None]
+
+
+#: ``TANClassifier(edge_weight=...)``: what the tree's edges weigh.
+EDGE_WEIGHTS = ("bayes", "cmi")
+
+
+def check_edge_weight(weight: Any) -> str:
+    if not isinstance(weight, str) or weight not in EDGE_WEIGHTS:
+        raise ParameterError(
+            f"edge_weight must be 'bayes' (the Bayesian Dirichlet gain of a parent) or 'cmi' "
+            f"(the conditional mutual information I(X_i; X_j | Y)); got {weight!r}"
+        )
+    return weight
 
 
 class KDB(_Tree):
@@ -332,8 +374,8 @@ class KDB(_Tree):
     def config(self) -> dict[str, Any]:
         return {"k": self.k, **super().config()}
 
-    def _parents(self, stats: SubsetCounts, ci: np.ndarray, cmi: np.ndarray) -> np.ndarray:
-        return kdb_parents(ci, cmi, check_k(self.k))
+    def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        return kdb_parents(ci, weight, check_k(self.k))
 
 
 def check_k(k: Any) -> int:
@@ -396,13 +438,15 @@ class AODE(_Network):
 
     def log_prob(self, params: AODEParams, X: Table) -> np.ndarray:
         codes = encode(params.codebook, X)
-        out = np.zeros((codes.shape[0], params.single.shape[1]))
-        work = codes.size * codes.shape[1] * out.shape[1]
-        kernel = kernels.aode_parallel if work >= kernels.PARALLEL_WORK else kernels.aode_serial
-        kernel(
+        work = codes.size * codes.shape[1] * params.single.shape[1]
+        args = (
             codes, params.pair_index, params.pair_offsets, params.sizes, params.given_hi,
-            params.given_lo, params.cat_offsets, params.single, params.parent_ok, out,
+            params.given_lo, params.cat_offsets, params.single, params.parent_ok,
         )  # fmt: skip
+        if work <= small_passes.NUMPY_WORK:
+            return small_passes.aode(*args)
+        out = np.zeros((codes.shape[0], params.single.shape[1]))
+        kernels.aode(*args, out)
         return out
 
 
@@ -419,16 +463,50 @@ def check_m(m: Any) -> float:
     return float(m)
 
 
-def _subset_index(layout: Layout, members: np.ndarray, pairs: np.ndarray) -> int:
-    """Index of the subset holding exactly ``members`` (increasing); ``pairs`` is
-    :meth:`Layout.pair_index`."""
-    if len(members) == 1:
-        return int(members[0])
-    if len(members) == 2:
-        return int(pairs[members[0], members[1]])
-    want = np.full(layout.features.shape[1], -1, dtype=np.int64)
-    want[: len(members)] = members
-    return int(np.flatnonzero((layout.features == want).all(axis=1))[0])
+def conditional_tables(
+    stats: SubsetCounts, parents: np.ndarray, a: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each feature's smoothed ``ln P(x_i | y, x_pa(i))`` from the block of the subset
+    ``{i} ∪ pa(i)``, every feature at once: (strides, cpt_offsets, cpt) of
+    :class:`NetworkParams`.
+
+    A table's rows are its block's cells; the denominator ``N(y, x_pa = b)`` of a cell sums
+    the cells of its block that differ from it in ``x_i`` alone (one group per block and
+    parent values: the cell's index with ``x_i``'s digit set to 0)."""
+    layout = stats.layout
+    d, k = parents.shape
+    sizes = stats.sizes
+    members = np.concatenate([np.arange(d)[:, None], parents], axis=1)
+    members = np.sort(np.where(members < 0, d, members), axis=1)  # padding last
+    members = np.where(members == d, -1, members)
+    width = layout.features.shape[1]
+    if members.shape[1] < width:
+        pad = np.full((d, width - members.shape[1]), -1, dtype=np.int64)
+        members = np.concatenate([members, pad], axis=1)
+    subset = layout.subset_of(members)
+    start = layout.offsets[subset]
+    size = layout.offsets[subset + 1] - start
+    cpt_offsets = np.concatenate([[0], np.cumsum(size)])[:-1].astype(np.int64)
+    block = np.repeat(np.arange(d), size)
+    local = np.arange(int(size.sum())) - cpt_offsets[block]
+    chosen = layout.features[subset]  # (d, width)
+    step = layout.strides[subset, np.argmax(chosen == np.arange(d)[:, None], axis=1)]
+    strides = np.zeros((d, k + 1), dtype=np.int64)
+    strides[:, 0] = step
+    for t in range(k):  # parent slots: k ≤ 3
+        has = parents[:, t] >= 0
+        slot = np.argmax(chosen == parents[:, t : t + 1], axis=1)
+        strides[:, t + 1] = np.where(has, layout.strides[subset, slot], 0)
+    N = stats.counts[:, start[block] + local]
+    cell_step, V = step[block], sizes[block]
+    group = (
+        cpt_offsets[block]
+        + local
+        - (local // np.maximum(cell_step, 1)) % np.maximum(V, 1) * cell_step
+    )
+    den = class_sums(N, group, len(local))[:, group] + a[block] * V
+    cpt = log_ratio(N + a[block], den, V)
+    return strides, cpt_offsets, np.ascontiguousarray(cpt.T)
 
 
 __all__ = ["AODE", "KDB", "TAN", "AODEParams", "NetworkParams"]

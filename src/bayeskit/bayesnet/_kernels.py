@@ -4,6 +4,8 @@ Each pass visits a row once and does a few instructions per (row, subset) or (ro
 numpy's way (one ``bincount`` per subset over combined codes) makes a temporary of the data's
 size per subset. Codes are each value's index among its feature's categories, −1 where the
 value is missing (or was never seen in training: it drops out of the factors it touches).
+Tables small enough for numpy's temporaries take the same passes in numpy (:mod:`._small`),
+without loading these.
 """
 
 from __future__ import annotations
@@ -11,9 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit, prange
-
-#: Below this many (row × factor) terms one thread beats starting the thread pool.
-PARALLEL_WORK = 1 << 20
 
 
 @njit(inline="always")
@@ -216,7 +215,7 @@ def _network_row(
 
 
 @njit(parallel=True)
-def network_parallel(
+def network(
     codes: np.ndarray,
     parents: np.ndarray,
     strides: np.ndarray,
@@ -227,21 +226,6 @@ def network_parallel(
     out: np.ndarray,
 ) -> None:  # pragma: no cover
     for r in prange(codes.shape[0]):
-        _network_row(codes, r, parents, strides, cpt_offsets, cpt, cat_offsets, single, out)
-
-
-@njit()
-def network_serial(
-    codes: np.ndarray,
-    parents: np.ndarray,
-    strides: np.ndarray,
-    cpt_offsets: np.ndarray,
-    cpt: np.ndarray,
-    cat_offsets: np.ndarray,
-    single: np.ndarray,
-    out: np.ndarray,
-) -> None:  # pragma: no cover
-    for r in range(codes.shape[0]):
         _network_row(codes, r, parents, strides, cpt_offsets, cpt, cat_offsets, single, out)
 
 
@@ -313,7 +297,7 @@ def _aode_row(
 
 
 @njit(parallel=True)
-def aode_parallel(
+def aode(
     codes: np.ndarray,
     pair_index: np.ndarray,
     pair_offsets: np.ndarray,
@@ -329,29 +313,6 @@ def aode_parallel(
     total = np.empty_like(out)
     term = np.empty_like(out)
     for r in prange(codes.shape[0]):
-        _aode_row(
-            codes, r, pair_index, pair_offsets, sizes, given_hi, given_lo, cat_offsets,
-            single, parent_ok, out, top, total, term,
-        )  # fmt: skip
-
-
-@njit()
-def aode_serial(
-    codes: np.ndarray,
-    pair_index: np.ndarray,
-    pair_offsets: np.ndarray,
-    sizes: np.ndarray,
-    given_hi: np.ndarray,
-    given_lo: np.ndarray,
-    cat_offsets: np.ndarray,
-    single: np.ndarray,
-    parent_ok: np.ndarray,
-    out: np.ndarray,
-) -> None:  # pragma: no cover
-    top = np.empty_like(out)
-    total = np.empty_like(out)
-    term = np.empty_like(out)
-    for r in range(codes.shape[0]):
         _aode_row(
             codes, r, pair_index, pair_offsets, sizes, given_hi, given_lo, cat_offsets,
             single, parent_ok, out, top, total, term,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._estimator import TreeClassifier
 from ._family import TAN
 
@@ -11,14 +13,20 @@ from ._family import TAN
 class TANClassifier(TreeClassifier):
     """Tree-augmented naive Bayes: ``P(y) Π_i P(x_i | y, x_pa(i))`` with the features on a tree.
 
-    Each feature depends on the class and on at most one other feature, its parent in the
-    maximum-weight spanning tree of the conditional mutual informations ``I(X_i; X_j | Y)``
-    (the Chow–Liu tree given the class; Friedman, Geiger & Goldszmidt 1997). The tree is
-    directed away from its root, the feature of largest ``I(X_i; Y)``. The structure is
-    learned from the class-conditional pair counts ``N(y, x_i, x_j)`` alone, when the model is
-    finalized: ``partial_fit``, ``merge`` (``+``), ``unlearn`` and :func:`bayeskit.dask.fit`
-    give exactly the model ``fit`` gives on the same rows, and a new batch may change the tree
-    without the old rows.
+    Each feature depends on the class and on at most one other feature, its parent in a
+    maximum-weight spanning tree over the features (Chow & Liu 1968, given the class;
+    Friedman, Geiger & Goldszmidt 1997), grown by Prim's algorithm from the root, the feature
+    of largest ``I(X_i; Y)``, and directed away from it (ties: the lowest-numbered feature).
+    An edge ``(i, j)`` weighs, with ``edge_weight="bayes"`` (the default), the larger Bayesian
+    Dirichlet gain of making one of the two the other's parent: the log marginal likelihood
+    of the child's family with the parent less without it, under the Dirichlet prior
+    ``alpha`` per cell (Cooper & Herskovits 1992; Heckerman, Geiger & Chickering 1995), which
+    pays for the parameters a parent adds; with ``edge_weight="cmi"`` it weighs the conditional
+    mutual information ``I(X_i; X_j | Y)``, Friedman et al.'s weight, the tree of largest
+    likelihood. The structure is learned from the class-conditional pair counts ``N(y, x_i,
+    x_j)`` alone, when the model is finalized: ``partial_fit``, ``merge`` (``+``),
+    ``unlearn`` and :func:`bayeskit.dask.fit` give exactly the model ``fit`` gives on the same
+    rows, and a new batch may change the tree without the old rows.
 
     Columns of strings, categories, booleans and (by default) integers are categories; float
     columns are cut into intervals by Fayyad & Irani's MDL rule (as
@@ -33,9 +41,13 @@ class TANClassifier(TreeClassifier):
 
     Parameters
     ----------
+    edge_weight : {"bayes", "cmi"}, default="bayes"
+        The tree's edge weight: the Bayesian Dirichlet gain of a parent (needs ``alpha >
+        0``) or the conditional mutual information.
     alpha : float or array-like of shape (n_features,), default=1.0
         Additive smoothing of every conditional probability table: ``P(x_i = a | y, x_pa = b)
-        = (N(y, a, b) + α) / (N(y, b) + α V_i)``.
+        = (N(y, a, b) + α) / (N(y, b) + α V_i)``, and the Dirichlet prior of the Bayesian
+        score.
     force_alpha : bool, default=True
     estimate : {"mean", "map", "mle"}, default="mean"
         Posterior mean (Lidstone), posterior mode (``α − 1``) or maximum likelihood.
@@ -49,8 +61,10 @@ class TANClassifier(TreeClassifier):
     ----------
     parents_ : dict
         Each feature's parent in the tree (a 1-tuple of its name; ``()`` for the root).
+    edge_weights_ : ndarray of shape (n_features, n_features)
+        The tree's edge weights under ``edge_weight`` (nats).
     conditional_information_ : ndarray of shape (n_features, n_features)
-        The tree's edge weights ``I(X_i; X_j | Y)`` in nats.
+        ``I(X_i; X_j | Y)`` in nats (the edge weights with ``edge_weight="cmi"``).
     class_information_ : ndarray of shape (n_features,)
         ``I(X_i; Y)``; the root is its argmax.
     cut_points_ : dict
@@ -68,7 +82,7 @@ class TANClassifier(TreeClassifier):
     >>> y = ["out", "in", "in", "out", "out", "in"]
     >>> model = TANClassifier().fit(X, y)
     >>> model.parents_
-    {'x0': ('x1',), 'x1': (), 'x2': ('x0',)}
+    {'x0': ('x1',), 'x1': (), 'x2': ('x1',)}
     >>> model.predict([["hot", "wet", None]])
     array(['in'], dtype='<U3')
     """
@@ -76,6 +90,7 @@ class TANClassifier(TreeClassifier):
     def __init__(
         self,
         *,
+        edge_weight: str = "bayes",
         alpha: Any = 1.0,
         force_alpha: bool = True,
         estimate: str = "mean",
@@ -86,6 +101,7 @@ class TANClassifier(TreeClassifier):
         class_weight: Any = None,
         loss: Any = None,
     ):
+        self.edge_weight = edge_weight
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.estimate = estimate
@@ -97,7 +113,19 @@ class TANClassifier(TreeClassifier):
         self.loss = loss
 
     def _families(self) -> list[Any]:
-        return [TAN(self.alpha, force_alpha=self.force_alpha, estimate=self.estimate)]
+        return [
+            TAN(
+                self.alpha,
+                force_alpha=self.force_alpha,
+                estimate=self.estimate,
+                edge_weight=self.edge_weight,
+            )
+        ]
+
+    @property
+    def edge_weights_(self) -> np.ndarray:
+        """The weights the tree was chosen by (``edge_weight``), (n_features, n_features)."""
+        return np.asarray(self._fitted()[1][0].edge_weight)
 
     @property
     def root_(self) -> str:
