@@ -319,10 +319,15 @@ def test_the_local_cluster_listens_on_this_machine_only():
 
     from bayeskit.dask._cluster import connect
 
+    pytest.importorskip("bokeh")  # the dashboard's own dependency (in the test extra)
     me = psutil.Process()
     before = _listening(me)
     with connect(workers=1) as client:
         opened = _listening(me) - before
         assert client.scheduler.address.startswith("tcp://127.0.0.1:")
+        dashboard = client.dashboard_link
     assert opened, "the cluster listens nowhere?"
     assert {ip for ip, _ in opened} == {"127.0.0.1"}, opened
+    # the dashboard is one of those sockets: its page is served from 127.0.0.1
+    port = int(dashboard.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+    assert ("127.0.0.1", port) in opened, (dashboard, opened)
