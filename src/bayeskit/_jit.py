@@ -224,7 +224,7 @@ def _kernel_scopes(scope: dict[str, Any]) -> list[dict[str, Any]]:
         if any(current is seen for seen in found):
             continue
         found.append(current)
-        todo.extend(v._function.__globals__ for v in list(current.values()) if type(v) is Kernel)
+        todo.extend(v.__wrapped__.__globals__ for v in list(current.values()) if type(v) is Kernel)
     return found
 
 
