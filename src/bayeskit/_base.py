@@ -60,6 +60,9 @@ The joint log-likelihood is ``log P(y) + Σ_blocks log p(x_block | y)``; ``predi
 normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the most probable
 class, or with ``class_weight`` (λ_y) the class maximising ``λ_y P(y|x)``, or with ``loss`` the
 class of minimum conditional risk.
+
+This module is one class, the template, with the contract above; label and sample-weight
+checks are in :mod:`._labels`, the merge checks in :mod:`._merging`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Data for the commands: labelled data for train/evaluate/report, inputs for predict."""
+"""Data for the commands: labelled data for train/evaluate/report, inputs for predict.
+
+Longer than most modules on purpose: train, evaluate, report and predict read files through
+the same column rules (target, id, text and ignored columns, missing markers, the reading
+options a model file keeps), and one module keeps the four commands from drifting apart.
+"""
 
 from __future__ import annotations
 

@@ -43,6 +43,9 @@ Degenerate data never gives a silent wrong answer:
 
 NaN is refused (naming the row and column): the joint density of the other values would need a
 different factorisation for every pattern of missing values.
+
+One family, a little over the usual length: the covariance choices are in :mod:`._covariance`;
+what is here is the family's contract and Cholesky scoring for each covariance shape.
 """
 
 from __future__ import annotations

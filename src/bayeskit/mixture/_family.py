@@ -7,6 +7,9 @@ statistics (:class:`~bayeskit.stats.MixtureStats`); ``finalize`` turns them into
 (the covariance structure and ``reg_covar`` applied there, :mod:`._components`);
 ``log_prob`` is ``ln Σ_k exp(ln w_yk + ln N(x; μ_yk, Σ_yk))`` by log-sum-exp over each class's
 components, computed for all components of all classes in one call of the component family.
+
+One family, a little over the usual length: EM's starts, its rounds on a class's rows and the
+scoring of every component of every class in one call share the component family's arrays.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ Ledoit and Wolf's shrinkage intensity needs fourth moments as well, so on reques
 statistic also carries the mixed moments ``m3[j, k] = Σ w_i a_ij² a_ik`` and
 ``m4[j, k] = Σ w_i a_ij² a_ik²`` of the centred values ``a = x − μ``. They merge by shifting
 each part to the merged mean (a binomial expansion in ``δ``, exact like Chan's formula).
+
+One statistic, a little over the usual length: adding, removing and the fourth moments of
+Ledoit and Wolf's shrinkage must agree on the same centred arrays.
 """
 
 from __future__ import annotations

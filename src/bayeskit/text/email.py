@@ -36,6 +36,10 @@ Limits (memory-safe reading of huge messages, linear time)
     beyond ``MAX_TEXT_CHARS`` (2,000,000 characters in all) are cut. Binary attachments are
     never decoded. Every cut is recorded in ``defects``. No message of the SpamAssassin corpus
     (largest 300 KB) comes near these limits.
+
+Long because reading a message is one pipeline whose steps share the charset rule: headers,
+encoded words, parts, HTML and links. The fast reader of well-formed messages is in
+:mod:`._mailread` and :mod:`._fasthtml`; this module reads whatever they decline.
 """
 
 from __future__ import annotations

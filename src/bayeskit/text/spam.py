@@ -1,4 +1,10 @@
-"""SpamFilter: ham, spam or unsure, with the costs of each mistake."""
+"""SpamFilter: ham, spam or unsure, with the costs of each mistake.
+
+One estimator, long because its public protocol is: the decision rule and its costs, held-out
+calibration, naive Bayes and Fisher scoring, and the methods the token store, the service and
+``bayeskit filter`` call to give the same verdict (the vectorizer and the count model live in
+:mod:`.vectorize` and :mod:`.classifier`).
+"""
 
 from __future__ import annotations
 

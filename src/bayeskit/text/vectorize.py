@@ -1,4 +1,9 @@
-"""Documents to sparse feature matrices: counts, presence, tf-idf or hashed counts."""
+"""Documents to sparse feature matrices: counts, presence, tf-idf or hashed counts.
+
+One estimator, :class:`TextVectorizer`, whose parameters are those of scikit-learn's
+``CountVectorizer``, ``TfidfVectorizer`` and ``HashingVectorizer`` together; the scanning,
+tables and rows it drives are in :mod:`._scan`, :mod:`._tables` and :mod:`._rows`.
+"""
 
 from __future__ import annotations
 
