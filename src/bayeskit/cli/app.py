@@ -222,11 +222,9 @@ class MailFilterCommand(BayeskitCommand):
             return super().make_context(info_name, args, parent=parent, **extra)
         except UsageError as exc:
             from .errors import usage_line
-            from .mail_headers import ERROR
+            from .mail_headers import ERROR, pass_on_input
 
-            if not sys.stdin.isatty():  # a person typing has no message to pass on
-                sys.stdout.buffer.write(sys.stdin.buffer.read())
-                sys.stdout.buffer.flush()
+            pass_on_input()
             where = f"{parent.command_path if parent is not None else 'bayeskit'} {info_name}"
             print(usage_line(exc, where), file=sys.stderr)
             raise typer.Exit(ERROR) from None

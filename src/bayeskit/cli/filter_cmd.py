@@ -34,7 +34,7 @@ import typer
 
 from ..text import token_store
 from .filter_full import load_filter
-from .mail_headers import ERROR, failed, header_end
+from .mail_headers import ERROR, deliver, failed, header_end, pass_on_input
 from .mail_headers import fail as _fail
 
 __all__ = ["filter_mail", "messages_in"]
@@ -97,8 +97,7 @@ def filter_mail(
     if learn is not None or unlearn is not None:
         raise typer.Exit(_learning(model, learn, unlearn, train_on_error, source))
     if source is not None or train_on_error:
-        sys.stdout.buffer.write(sys.stdin.buffer.read())  # a filter never eats mail
-        sys.stdout.buffer.flush()
+        pass_on_input()
         _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
     from .filter_fast import pass_through
@@ -135,8 +134,7 @@ def _learning(
         failed(exc)
         status = ERROR
     if source is None:
-        sys.stdout.buffer.write(raw)
-        sys.stdout.buffer.flush()
+        deliver(raw)
     return status
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .mail_headers import ERROR, SCORED_BYTES, fail, failed, message_head, stamped
+from .mail_headers import ERROR, SCORED_BYTES, deliver, fail, failed, message_head, stamped
 
 
 def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
@@ -134,8 +134,7 @@ def pass_through(model_path: str | None, server: str | None, exit_zero: bool, ve
     except Exception as exc:  # a filter passes the mail on whatever failed
         failed(exc)
     finally:
-        sys.stdout.buffer.write(out)
-        sys.stdout.buffer.flush()
+        deliver(out)
     return 0 if exit_zero and status != ERROR else status
 
 

@@ -15,10 +15,12 @@ __all__ = [
     "SPAM",
     "UNSURE",
     "VERDICT_HEADER",
+    "deliver",
     "fail",
     "failed",
     "header_end",
     "message_head",
+    "pass_on_input",
     "stamped",
     "with_headers",
 ]
@@ -84,6 +86,19 @@ def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, by
     return status, with_headers(
         raw, head, [(VERDICT_HEADER, word), (SCORE_HEADER, b"%.6f" % p_spam)]
     )
+
+
+def deliver(message: bytes) -> None:
+    """Write ``message`` to standard output, the filter's one output, and flush it."""
+    sys.stdout.buffer.write(message)
+    sys.stdout.buffer.flush()
+
+
+def pass_on_input() -> None:
+    """Deliver standard input unchanged: a filter that cannot do what it was asked never eats
+    the mail (a terminal has no message to pass on, and is not read)."""
+    if not sys.stdin.isatty():
+        deliver(sys.stdin.buffer.read())
 
 
 def fail(message: str) -> None:
