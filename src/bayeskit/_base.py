@@ -852,8 +852,8 @@ def hold_declared_classes(
     in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
     if classes is not None:
         refuse_unknown(labels, declared_classes(classes), "classes")
-        model._declared_classes = True
-    elif not first and model.__dict__.get("_declared_classes", False):
+        model.set_classes_declared(True)
+    elif not first and model.classes_declared():
         refuse_unknown(labels, model.classes_, "the classes declared")
 
 
