@@ -75,11 +75,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._labels import class_weights, declared_classes, mean_accuracy, refuse_unknown, row_count
 from ._merging import check_mergeable
+from ._params import ParamNamesOnce
 from ._validation import FeatureNames, prepare_input
 from .contract import Contract, contract_of, refuse, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError
@@ -119,7 +120,7 @@ class PreparedRows(NamedTuple):
         return PreparedRows([block[index] for block in self.blocks], n)
 
 
-class GenerativeClassifier(ClassifierMixin, BaseEstimator):
+class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
     """Base class: ``argmax_y λ_y P(y) p(x|y)`` computed in log space.
 
     Subclasses provide ``_families``, ``_check_X`` and optionally ``_split``; see the module

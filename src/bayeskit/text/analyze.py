@@ -11,7 +11,7 @@ import codecs
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from ..errors import InputTypeError, ParameterError
@@ -150,6 +150,13 @@ def check_token_pattern(token_pattern: Any) -> re.Pattern[str]:
     patterns are refused rather than bounded."""
     if not isinstance(token_pattern, str):
         raise ParameterError(f"token_pattern must be a str, not {token_pattern!r}")
+    return _checked_pattern(token_pattern)
+
+
+@lru_cache(maxsize=64)
+def _checked_pattern(token_pattern: str) -> re.Pattern[str]:
+    """:func:`check_token_pattern` of a str, once per pattern: parsing it to look for
+    backtracking costs ~1 ms, and every fit, count and fitted copy checks its parameters."""
     try:
         compiled = re.compile(token_pattern)
     except (re.error, RecursionError, OverflowError) as exc:

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._base import GenerativeClassifier, unchanged_on_error
 from .._labels import mean_accuracy
+from .._params import ParamNamesOnce
 from .._values import find_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import InputTypeError, NotFittedError, ParameterError
@@ -56,7 +57,7 @@ DEFAULT_MODEL: tuple[type, dict[str, Any]] = (
 )
 
 
-class TextClassifier(ClassifierMixin, BaseEstimator):
+class TextClassifier(ClassifierMixin, ParamNamesOnce):
     """A Naive Bayes text classifier: a :class:`TextVectorizer` and a count model in one
     estimator that takes raw documents.
 
@@ -322,8 +323,24 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return self
         keyed, vocab = self._batch(vec, model, docs, y, sample_weight, classes)
         if "stats_" in self.__dict__:
-            keyed, vocab = self.stats_ + keyed, self.vocabulary_stats_ + vocab
+            keyed, vocab = self._plus(keyed, vocab)
         return self._adopt(keyed, vocab)
+
+    def _plus(self, keyed: Summary, vocab: VocabularyStats) -> tuple[Summary, VocabularyStats]:
+        """``stats_ + keyed`` and ``vocabulary_stats_ + vocab`` (a batch's statistics), holding
+        one array of terms between them when each pair held one: the two sums are then unions
+        of the same two term lists, and :meth:`_fitted` selects the vocabulary by position
+        when the count model's terms are the counted ones by identity (no comparison of
+        every term, which costs more than the rest of learning one message)."""
+        stats, total = self.stats_ + keyed, self.vocabulary_stats_ + vocab
+        terms = keyed_block(stats).terms
+        shared = (
+            keyed_block(self.stats_).terms is self.vocabulary_stats_.given_terms
+            and keyed_block(keyed).terms is vocab.given_terms
+        )
+        if shared and total.given_terms is not terms:
+            total = VocabularyStats(terms, total.doc_freq, total.term_freq, total.n_docs)
+        return stats, total
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Remove documents the classifier was trained on (additive mode)."""

@@ -656,7 +656,7 @@ class SpamFilter(TextClassifier):
             keyed, vocab = self._batch_of(
                 batch_vec, model, terms, counts, labels, sample_weight, classes
             )
-            self._adopt(self.stats_ + keyed, self.vocabulary_stats_ + vocab)
+            self._adopt(*self._plus(keyed, vocab))
             self._calibrate(self._counts() + added)
         return self
 

@@ -14,9 +14,10 @@ from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import TransformerMixin, clone
 
 from .._identity import KeptBeside
+from .._params import ParamNamesOnce
 from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
@@ -56,6 +57,11 @@ FAST_MIN_CHARS = 1 << 12
 #: documents (one line to ``bayeskit predict``) loading the compiled kernel, with numba and
 #: LLVM, costs half a second more than the work.
 SMALL_REMAP_NNZ = 1 << 12
+#: Terms are looked up in a new vocabulary by binary search until this many of its size have
+#: been looked up, then through a term -> column dict: a model served while it learns gets a
+#: new vocabulary at every learn and reads a few messages with each (a search costs about what
+#: ~2 dict insertions do), while a large batch amortizes the dict at once.
+SEARCH_BUDGET = 0.25
 #: Fewer count entries than this are summed per term by numpy (``stats_of``): the quick start's
 #: folds of the SMS collection (about 10^5 entries) then need no compiled kernel at all.
 SMALL_TOTALS_NNZ = 1 << 18
@@ -69,7 +75,7 @@ _TERM_WEIGHTS: KeptBeside[tuple[tuple[Any, ...], np.ndarray]] = KeptBeside()
 # auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
 # "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
 # CountVectorizer.
-class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # type: ignore[call-arg]
+class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=None):  # type: ignore[call-arg]
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
 
@@ -307,9 +313,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             width = int(self.n_features)
             columns = [zlib.crc32(t.encode("utf-8", "surrogatepass")) % width for t in terms]
         else:
-            index = self._columns()
             oov = len(self.terms_) if self.oov_token is not None else -1
-            columns = [index.get(t, oov) for t in terms]
+            found = self._columns_of(terms)
+            columns = np.where(found >= 0, found, oov).tolist()
         out: dict[int, list[str]] = {}
         for term, column in zip(terms, columns, strict=True):
             if column >= 0:
@@ -616,7 +622,6 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         built first (for one short message, as a service scores them, that was most of
         the cost)."""
         self._check_params()
-        index = self._columns()
         n_vocab = len(self.terms_)
         oov = n_vocab if self.oov_token is not None else -1
         analyze = self._analyze
@@ -624,11 +629,15 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
         data: list[int] = []
         indptr = [0]
         for text in self._documents(raw_documents):
-            row: dict[int, int] = {}
+            tally: dict[str, int] = {}
             for term in analyze(text):
-                column = index.get(term, oov)
+                tally[term] = tally.get(term, 0) + 1
+            row: dict[int, int] = {}
+            found = self._columns_of(list(tally)).tolist()
+            for column, n in zip(found, tally.values(), strict=True):
+                column = column if column >= 0 else oov
                 if column >= 0:
-                    row[column] = row.get(column, 0) + 1
+                    row[column] = row.get(column, 0) + n
             columns = sorted(row)
             indices += columns
             data += [row[c] for c in columns]
@@ -729,9 +738,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
                 column = np.full(len(terms), -1, np.int64)
                 column[selected] = np.arange(len(selected), dtype=np.int64)
             else:
-                index = self._columns()
-                listed = as_terms(terms)
-                column = np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
+                column = self._columns_of(as_terms(terms))
             if counts.nnz < SMALL_REMAP_NNZ:
                 indptr, indices, data = _remap_rows_small(counts, column, len(vocab) if oov else -1)
             else:
@@ -745,6 +752,27 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
             out = sp.csr_matrix((data, indices, indptr), shape=(n_rows, len(vocab) + oov))
         out.has_canonical_format = True
         return out
+
+    def _columns_of(self, terms: np.ndarray | list[str]) -> np.ndarray:
+        """The column of each of ``terms`` in the fitted vocabulary (int64, -1 for a term
+        outside it): by binary search in the sorted vocabulary while few terms have been
+        looked up in it (:data:`SEARCH_BUDGET`), then by the term -> column dict, built once
+        per vocabulary. Both give the same columns; the count of terms searched is a hint
+        (threads that race on it only move the moment the dict is built)."""
+        vocab = self.terms_
+        cached = self.__dict__.get("_columns_cache")
+        if cached is None or cached[0] is not vocab:
+            searched = self.__dict__.get("_searched")
+            total = len(terms) + (searched[1] if searched and searched[0] is vocab else 0)
+            if total <= SEARCH_BUDGET * len(vocab):
+                self._searched = (vocab, total)
+                needles = np.empty(len(terms), dtype=object)
+                needles[:] = terms
+                pos, found = find_sorted(vocab, needles)
+                return np.where(found, pos, -1).astype(np.int64, copy=False)
+        index = self._columns()
+        listed = terms.tolist() if isinstance(terms, np.ndarray) else terms
+        return np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
 
     def _columns(self) -> dict[str, int]:
         """Term -> column of the fitted vocabulary, built once per vocabulary."""
@@ -828,6 +856,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         state.pop("_columns_cache", None)
+        state.pop("_searched", None)
         state.pop("_lookup_cache", None)
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
         if "_vocab" in state:  # lazy terms are made: what makes them stays in this process

@@ -1,0 +1,118 @@
+"""Learning one message at a time, as the model service does: the same model as fitting all
+of them at once, and the vocabulary looked up by search or by table with the same columns."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.stats import keyed_block
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+
+TEXTS, LABELS = load_sms_spam()
+FIRST = 400
+TEST = TEXTS[4000:4200]
+#: Words of the messages below that the first 400 messages mostly do not hold.
+NEW_WORDS = ["zyqvax", "load", "test", "0", "17", "quuxly", "plover", "xyzzy"]
+
+
+def _messages(draw_texts: list[int], words: list[list[str]]) -> list[str]:
+    """SMS messages (known words) with some words the model has never counted in front."""
+    return [" ".join([*w, TEXTS[FIRST + i]]) for i, w in zip(draw_texts, words, strict=True)]
+
+
+one_message = st.tuples(
+    st.integers(0, 2000), st.lists(st.sampled_from(NEW_WORDS), max_size=3), st.booleans()
+)
+
+
+@pytest.mark.parametrize("make", [TextClassifier, SpamFilter], ids=lambda m: m.__name__)
+@settings(max_examples=5, deadline=None)  # each example fits two models on ~400 messages
+@given(learned=st.lists(one_message, min_size=1, max_size=12))
+def test_learning_one_message_at_a_time_is_fitting_them_all(make, learned):
+    docs = _messages([i for i, _, _ in learned], [w for _, w, _ in learned])
+    labels = ["spam" if is_spam else "ham" for _, _, is_spam in learned]
+    model = make().fit(TEXTS[:FIRST], LABELS[:FIRST])
+    for doc, label in zip(docs, labels, strict=True):
+        before = model
+        model = copy.copy(model).partial_fit([doc], [label])  # as the service learns
+        # the model learned from is unchanged (readers of it never see a half-update)
+        assert keyed_block(before.stats_).terms is before.vocabulary_stats_.given_terms
+        # the count model's terms and the counted ones stay one array: no string compared
+        assert keyed_block(model.stats_).terms is model.vocabulary_stats_.given_terms
+    whole = make().fit([*TEXTS[:FIRST], *docs], [*LABELS[:FIRST], *labels])
+    assert np.array_equal(model.get_feature_names_out(), whole.get_feature_names_out())
+    assert np.array_equal(model.class_count_, whole.class_count_)
+    # The count model's numbers (a SpamFilter's probability scale is fitted on scores taken
+    # before each message is learned, and by cross-validation in a fit: not compared here).
+    (w_model, b_model), (w_whole, b_whole) = model.linear_form(), whole.linear_form()
+    np.testing.assert_allclose(w_model, w_whole, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b_model, b_whole, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(TEST),
+        whole.predict_joint_log_proba(TEST),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+def test_a_learn_leaves_the_model_it_started_from_as_it_was():
+    model = SpamFilter().fit(TEXTS[:FIRST], LABELS[:FIRST])
+    expected = model.predict_log_proba(TEST)
+    terms = model.get_feature_names_out()
+    copy.copy(model).partial_fit(["zyqvax plover " + TEXTS[FIRST]], ["spam"])
+    assert np.array_equal(model.get_feature_names_out(), terms)
+    assert np.array_equal(model.predict_log_proba(TEST), expected)
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        TextVectorizer(),
+        TextVectorizer(min_df=2, oov_token="<oov>"),
+        TextVectorizer(analyzer="auto", ngram_range=(1, 2), token_pattern=r"(?u)\b\w+\b"),
+        # a given vocabulary (here every other word of 2,000 messages, and one never seen)
+        TextVectorizer(
+            vocabulary=[*sorted({*" ".join(TEXTS[:2000]).lower().split()})[::2], "zyqvax"]
+        ),
+    ],
+    ids=["word", "oov", "auto", "fixed"],
+)
+@settings(max_examples=20, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 5000), st.lists(st.sampled_from(NEW_WORDS), max_size=4)),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_search_and_table_give_the_same_columns(vectorizer, rows):
+    fitted = copy.deepcopy(vectorizer).fit(TEXTS[:FIRST])
+    docs = [" ".join([*w, TEXTS[i]]) for i, w in rows]
+    searched = copy.deepcopy(fitted)
+    by_search = searched.transform(docs)  # a few terms: looked up by binary search
+    assert "_columns_cache" not in searched.__dict__
+    tabled = copy.deepcopy(fitted)
+    tabled._columns()  # the term -> column table built first: looked up there
+    by_table = tabled.transform(docs)
+    assert (by_search != by_table).nnz == 0
+    assert by_search.shape == by_table.shape
+    np.testing.assert_array_equal(by_search.indices, by_table.indices)
+    for doc in docs:
+        assert searched.column_terms(doc) == tabled.column_terms(doc)
+
+
+def test_the_table_is_built_once_the_searches_would_cost_as_much():
+    vec = TextVectorizer().fit(TEXTS[:FIRST])
+    vec.transform(TEXTS[FIRST : FIRST + 2])
+    assert "_columns_cache" not in vec.__dict__
+    # A few messages at a time (as many terms in all as the vocabulary has): the table pays.
+    many = sp.vstack([vec.transform(TEXTS[i : i + 4]) for i in range(0, FIRST, 4)])
+    assert "_columns_cache" in vec.__dict__
+    assert (many != TextVectorizer().fit_transform(TEXTS[:FIRST])).nnz == 0
