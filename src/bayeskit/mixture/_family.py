@@ -317,7 +317,9 @@ class GaussianMixtureFamily(Family):
         random_state: np.random.RandomState,
         floor: np.ndarray | None = None,
     ) -> ClassFit:
-        candidates, means = self.plan_class(label, X, X.shape[0], float(w.sum()))
+        with np.errstate(over="ignore"):  # a total beyond float64 is refused by name later
+            weight = float(w.sum())
+        candidates, means = self.plan_class(label, X, X.shape[0], weight)
         tol, max_iter, _ = check_em_settings(
             tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
         )
