@@ -75,6 +75,7 @@ KERNEL_SOURCES = (
     "text/_scan_entries.py",
     "text/_scan_kernels.py",
     "text/_table_kernels.py",
+    "text/_word_kernels.py",
 )
 _lock = threading.RLock()
 _announce = False

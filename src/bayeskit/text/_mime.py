@@ -38,6 +38,24 @@ _SKIP_TAGS = frozenset({"script", "style", "template"})
 _BLOCK_TAGS = BLOCK_TAGS
 _URL_ATTRS = frozenset(URL_ATTRS)
 _URL_RE = re.compile(r"""(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>"'`{}|\\^\[\]()]+""", re.IGNORECASE)
+
+
+def _any_case(letter: str) -> str:
+    """A class of the characters ``re.IGNORECASE`` matches ``letter`` with (``s``: also
+    U+017F, the long s; none beyond it, tests/text/test_fast_reader.py checks all Unicode)."""
+    alike = [c for c in map(chr, range(0x180)) if re.fullmatch(letter, c, re.IGNORECASE)]
+    return "[" + "".join(alike) + "]"
+
+
+# _URL_RE, the same matches found faster: it starts with a class (the first letters), so
+# ``re`` jumps from one candidate letter to the next instead of trying both branches and a
+# word boundary at every character; the boundary is checked behind the letter found.
+_H, _T, _P, _S, _F, _W = map(_any_case, "htpsfw")
+_URL_FAST = re.compile(
+    rf"[{_H[1:-1]}{_F[1:-1]}{_W[1:-1]}]"
+    rf"(?:(?<=\b{_H}){_T}{_T}{_P}{_S}?://|(?<=\b{_F}){_T}{_P}://|(?<=\b{_W}){_W}{_W}\.)"
+    r"""[^\s<>"'`{}|\\^\[\]()]+"""
+)
 _TRAILING_PUNCT = ".,;:!?*'\"=-"
 _SECOND_LEVEL = frozenset({"ac", "co", "com", "edu", "gov", "ne", "net", "or", "org"})
 _IP = re.compile(r"[\d.]+|.*:.*")
@@ -61,12 +79,8 @@ def find_urls(text: str) -> list[str]:
     """
     if "://" not in text and "www." not in text.lower():
         return []  # every match holds one of them: most texts need no regex search
-    urls = []
-    for match in _URL_RE.finditer(text):
-        url = match.group().rstrip(_TRAILING_PUNCT)
-        if len(url) > 7:
-            urls.append(url)
-    return urls
+    stripped = (url.rstrip(_TRAILING_PUNCT) for url in _URL_FAST.findall(text))
+    return [url for url in stripped if len(url) > 7]
 
 
 def url_host(url: str) -> str:

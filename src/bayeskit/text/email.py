@@ -82,6 +82,7 @@ from bayeskit.text._mime import (
     html_to_text,
     url_tokens,
 )
+from bayeskit.text._word_kernels import WORD_PATTERN, words
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -675,14 +676,8 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
 
 # --- tokens -------------------------------------------------------------------------------
 
-_WORD = re.compile(r"(?u)\b\w\w+\b")
-
-
-def _words(text: str, max_length: int) -> list[str]:
-    return [
-        word if len(word) <= max_length else f"skip:{word[0]} {len(word) // 10 * 10}"
-        for word in _WORD.findall(text.lower())
-    ]
+_WORD = WORD_PATTERN
+_words = words  # compiled (:mod:`._word_kernels`): the same words as _WORD.findall(text.lower())
 
 
 # A corpus repeats its senders (20 Newsgroups: 5,835 distinct in 11,314 posts) and recipient
