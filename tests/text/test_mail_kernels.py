@@ -4,7 +4,8 @@ The words of a message's text (:func:`bayeskit.text._word_kernels.words`) agains
 ``re.findall(r"(?u)\\b\\w\\w+\\b", text.lower())`` with SpamBayes' skip tokens, the URL
 search (:func:`bayeskit.text._mime.find_urls`) against the case-insensitive pattern it was,
 and HTML's tags and links (:func:`bayeskit.text._html_kernels.marked`) against the regular
-expressions it implements (``_fasthtml.marked_by_regex``): generated text over all of
+expressions it implements (``_fasthtml.marked_by_regex``), and the white space of HTML's text
+tidied by splits and joins against the substitutions it was: generated text over all of
 Unicode (lone surrogates, characters that grow when lowercased, long words, near-tags), and
 the text and HTML of every SpamAssassin message.
 """
@@ -103,6 +104,13 @@ def test_url_search_letter_classes_hold_every_case_insensitive_match():
         pattern = re.compile(letter, re.IGNORECASE)
         found = [chr(c) for c in range(sys.maxunicode + 1) if pattern.fullmatch(chr(c))]
         assert "[" + "".join(found) + "]" == alike
+
+
+@given(st.text(st.one_of(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000ab"), _CHARS)))
+@example(" a \t\n\xa0\n b\u2028c\r\nd  ")
+def test_html_text_white_space_is_tidied_as_the_regular_expressions_did(text):
+    spaced = _mime._SPACES.sub(" ", text.replace("\xa0", " "))
+    assert _mime._tidy(text) == _mime._BLANK_LINES.sub("\n", spaced).strip()
 
 
 def _marked(markup: str) -> tuple[str, list[str]]:

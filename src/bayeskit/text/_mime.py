@@ -135,8 +135,10 @@ class _TextExtractor(HTMLParser):
 
 
 def _tidy(text: str) -> str:
-    text = _SPACES.sub(" ", text.replace("\xa0", " "))
-    return _BLANK_LINES.sub("\n", text).strip()
+    """Each run of white space to one line break if it holds one, else to one blank; the ends
+    stripped. (What ``_BLANK_LINES.sub("\\n", _SPACES.sub(" ", text)).strip()`` gives, by
+    splits and joins in C: ``str.split()`` and ``re``'s ``\\s`` both take ``str.isspace``.)"""
+    return "\n".join(filter(None, [" ".join(line.split()) for line in text.split("\n")]))
 
 
 def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str]:
