@@ -72,11 +72,11 @@ KERNEL_SOURCES = (
     "stats/moments.py",
     "stats/scatter.py",
     "text/_html_kernels.py",
+    "text/_mail_kernels.py",
     "text/_row_kernels.py",
     "text/_scan_entries.py",
     "text/_scan_kernels.py",
     "text/_table_kernels.py",
-    "text/_word_kernels.py",
 )
 _lock = threading.RLock()
 _announce = False

@@ -1,6 +1,6 @@
 """The e-mail reader's compiled stages find what the regular expressions they replace find.
 
-The words of a message's text (:func:`bayeskit.text._word_kernels.words`) against
+The words of a message's text (:func:`bayeskit.text._mail_kernels.words`) against
 ``re.findall(r"(?u)\\b\\w\\w+\\b", text.lower())`` with SpamBayes' skip tokens, the URL
 search (:func:`bayeskit.text._mime.find_urls`) against the case-insensitive pattern it was,
 and HTML's tags and links (:func:`bayeskit.text._html_kernels.marked`) against the regular
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bayeskit.text import _fasthtml, _html_kernels, _mime, _word_kernels
+from bayeskit.text import _fasthtml, _html_kernels, _mail_kernels, _mime
 from bayeskit.text import email as email_module
-from bayeskit.text._word_kernels import KERNEL_MIN_CHARS, words
+from bayeskit.text._mail_kernels import KERNEL_MIN_CHARS, words
 from bayeskit.text.email import _read_bytes
 
 _REFERENCE = re.compile(r"(?u)\b\w\w+\b")
@@ -71,13 +71,13 @@ def test_words_are_the_regular_expressions_words(text, max_length):
 
 def test_word_kernel_is_used_for_long_texts(monkeypatch):
     calls = []
-    kernel = _word_kernels.word_runs
+    kernel = _mail_kernels.word_runs
 
     def counted(*args):
         calls.append(len(args[0]))
         return kernel(*args)
 
-    monkeypatch.setattr(_word_kernels, "word_runs", counted)
+    monkeypatch.setattr(_mail_kernels, "word_runs", counted)
     assert words("short text", 40) == ["short", "text"]
     assert calls == []
     assert words("a long text " * 10, 40) == ["long", "text"] * 10

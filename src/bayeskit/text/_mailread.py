@@ -391,7 +391,7 @@ def _decoded(raw: bytes, cte: str) -> bytes:
 
 def parse(data: bytes) -> tuple[FastPart, bytes] | str:
     """The MIME tree and header block of a raw message, or why the fast path declines it."""
-    if data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return "bare CR line ends"
     start = 0
     if data.startswith(b"From "):  # the mbox envelope line

@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
+from bayeskit.text._mail_kernels import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
@@ -82,7 +83,6 @@ from bayeskit.text._mime import (
     html_to_text,
     url_tokens,
 )
-from bayeskit.text._word_kernels import WORD_PATTERN, words
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -677,7 +677,7 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
 # --- tokens -------------------------------------------------------------------------------
 
 _WORD = WORD_PATTERN
-_words = words  # compiled (:mod:`._word_kernels`): the same words as _WORD.findall(text.lower())
+_words = words  # compiled (:mod:`._mail_kernels`): the same words as _WORD.findall(text.lower())
 
 
 # A corpus repeats its senders (20 Newsgroups: 5,835 distinct in 11,314 posts) and recipient
