@@ -1,4 +1,5 @@
-"""HTML to text by regular expressions, for the markup whose reading is unambiguous.
+"""HTML to text by regular expressions and a compiled pass over the tags
+(:mod:`bayeskit.text._html_kernels`), for the markup whose reading is unambiguous.
 
 :func:`fast_html_to_text` gives :func:`bayeskit.text._mime.html_to_text`'s answer (which feeds
 the markup to :class:`html.parser.HTMLParser`) without the per-tag Python of the parser, for

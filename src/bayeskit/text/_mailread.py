@@ -67,7 +67,8 @@ def reader_counts() -> dict[str, Any]:
         ``fast``: messages read by the fast path; ``fallback``: messages handed to the
         ``email`` parser; ``reasons``: the latter by the reason the fast path declined them
         (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into text
-        by regular expressions and by ``html.parser.HTMLParser``.
+        by the fast reader (regular expressions and compiled code) and by
+        ``html.parser.HTMLParser``.
 
     Examples
     --------

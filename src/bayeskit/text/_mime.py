@@ -163,8 +163,8 @@ def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str
         taken by dropping ``<...>`` tags with a regular expression instead.
 
     Markup made only of well-formed tags, comments and script/style elements is read by
-    regular expressions (:mod:`bayeskit.text._fasthtml`), with the same result; ``fast=False``
-    always feeds the parser.
+    regular expressions and compiled code (:mod:`bayeskit.text._fasthtml`), with the same
+    result; ``fast=False`` always feeds the parser.
 
     Examples
     --------
