@@ -57,6 +57,8 @@ _URL_FAST = re.compile(
     r"""[^\s<>"'`{}|\\^\[\]()]+"""
 )
 _TRAILING_PUNCT = ".,;:!?*'\"=-"
+_HOST_END = re.compile(r"[/?#\\]")
+_LINK_START = re.compile(r"(?:https?|ftp)://|www\.", re.IGNORECASE)
 _SECOND_LEVEL = frozenset({"ac", "co", "com", "edu", "gov", "ne", "net", "or", "org"})
 _IP = re.compile(r"[\d.]+|.*:.*")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -94,7 +96,7 @@ def url_host(url: str) -> str:
     'www.test.org'
     """
     rest = url.split("://", 1)[1] if "://" in url else url
-    host = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    host = _HOST_END.split(rest, maxsplit=1)[0]
     host = host.rpartition("@")[2]
     if host.startswith("["):  # IPv6 literal
         return host.partition("]")[0][1:].lower()
@@ -102,7 +104,7 @@ def url_host(url: str) -> str:
 
 
 def _is_link(value: str) -> bool:
-    return bool(re.match(r"(?:https?|ftp)://|www\.", value.strip(), re.IGNORECASE))
+    return _LINK_START.match(value.strip()) is not None
 
 
 class _TextExtractor(HTMLParser):
