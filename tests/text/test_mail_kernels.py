@@ -13,7 +13,9 @@ the text and HTML of every SpamAssassin message.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import textwrap
 
 import pytest
 from hypothesis import example, given
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 
 from bayeskit.text import _fasthtml, _html_kernels, _mail_kernels, _mime
 from bayeskit.text import email as email_module
-from bayeskit.text._mail_kernels import KERNEL_MIN_CHARS, words
+from bayeskit.text._mail_kernels import WARM_UP_CHARS, kernel_words, words
 from bayeskit.text.email import _read_bytes
 
 _REFERENCE = re.compile(r"(?u)\b\w\w+\b")
@@ -63,13 +65,12 @@ _TEXTS = st.lists(
 @example("\ud800ab\udfffcd " * 20, 2)
 @example("é" * 200 + " " + "a" * 9 + "ǅ" * 100, 3)
 def test_words_are_the_regular_expressions_words(text, max_length):
-    assert words(text, max_length) == _reference_words(text, max_length)
-    # and by the kernel itself, however short the text
-    padded = text + " " * KERNEL_MIN_CHARS
-    assert words(padded, max_length) == _reference_words(padded, max_length)
+    expected = _reference_words(text, max_length)
+    assert words(text, max_length) == expected
+    assert kernel_words(text, max_length) == expected  # however short the text
 
 
-def test_word_kernel_is_used_for_long_texts(monkeypatch):
+def test_word_kernel_is_used_for_long_texts_once_numba_is_loaded_or_warmed_up(monkeypatch):
     calls = []
     kernel = _mail_kernels.word_runs
 
@@ -82,6 +83,36 @@ def test_word_kernel_is_used_for_long_texts(monkeypatch):
     assert calls == []
     assert words("a long text " * 10, 40) == ["long", "text"] * 10
     assert calls == [120]
+    # without numba loaded, the first WARM_UP_CHARS characters are read by the expression
+    monkeypatch.setattr(_mail_kernels, "_numba_loaded", lambda: False)
+    monkeypatch.setattr(_mail_kernels, "_warm_up", WARM_UP_CHARS - 200)
+    assert words("a long text " * 10, 40) == ["long", "text"] * 10
+    assert words("a long text " * 10, 40) == ["long", "text"] * 10
+    assert calls == [120]
+    assert words("a long text " * 10, 40) == ["long", "text"] * 10
+    assert calls == [120, 120]
+
+
+def test_one_html_message_read_into_tokens_loads_no_compiled_code():
+    """A mail filter reads one message a process: the reader's kernels would cost more
+    (importing numba, loading them) than the regular expressions they implement."""
+    body = "<html><body><p>" + "Cheap offers " * 200 + '<a href="http://x.org/">go</a></p>'
+    raw = (
+        "From: a@x.org\nSubject: " + "long subject words " * 10 + "\n"
+        "Content-Type: text/html\n\n" + body + "</body></html>\n"
+    )
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from bayeskit.text.email import email_tokens, read_message
+        tokens = email_tokens(read_message({raw!r}.encode()))
+        assert "url:x.org" in tokens and "cheap" in tokens, tokens
+        print("numba" in sys.modules)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False"]
 
 
 _URL_PIECES = [

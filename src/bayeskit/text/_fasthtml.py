@@ -27,6 +27,7 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 
 from ._html_kernels import marked
+from ._mail_kernels import use_kernels
 
 __all__ = ["fast_html_to_text"]
 
@@ -153,7 +154,10 @@ def fast_html_to_text(
     flat = _OPAQUE.sub(_opaque, markup)
     if _UNUSUAL.search(flat):
         return None
-    flat, values = marked(flat, BLOCK_TAGS, URL_ATTRS)
+    if use_kernels(len(flat)):
+        flat, values = marked(flat, BLOCK_TAGS, URL_ATTRS)
+    else:  # a process's first HTML: importing numba would cost more
+        flat, values = marked_by_regex(flat)
     urls = []
     for value in values:
         if value[:1] in ("'", '"'):
