@@ -26,8 +26,7 @@ import re
 from collections.abc import Callable
 from html.parser import HTMLParser
 
-from ._html_kernels import marked
-from ._mail_kernels import use_kernels
+from ._mail_words import use_kernels
 
 __all__ = ["fast_html_to_text"]
 
@@ -155,6 +154,8 @@ def fast_html_to_text(
     if _UNUSUAL.search(flat):
         return None
     if use_kernels(len(flat)):
+        from ._html_kernels import marked  # numpy and numba only once they pay
+
         flat, values = marked(flat, BLOCK_TAGS, URL_ATTRS)
     else:  # a process's first HTML: importing numba would cost more
         flat, values = marked_by_regex(flat)

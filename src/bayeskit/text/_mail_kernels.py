@@ -1,22 +1,14 @@
-"""The e-mail tokens' words, found by compiled code: what ``re.findall(r"(?u)\\b\\w\\w+\\b",
-text.lower())`` finds, in order.
-
-The pattern finds the maximal runs of two or more characters ``re`` calls ``\\w``
-(``str.isalnum()`` or ``"_"``). :func:`words` lowercases the text with ``str.lower`` (so
-final sigma and U+0130 are Python's), encodes it (latin-1 when every character fits, else
-UTF-8 with ``surrogatepass``), and a kernel copies each run, classed by the scanner's tables
-built from ``re`` itself (:mod:`bayeskit.text._encode`), followed by a line feed (never a
-word character), into one buffer that Python decodes and splits once: one C call makes every
-word's ``str``, where the regular expression engine steps through the text a character at a
-time (8 MB/s on the SpamAssassin corpus's text, against ~300 MB/s here). Short texts (a
-subject, a sender's name) are left to the regular expression: a kernel call costs more there;
-so is a process's first megabyte of text (:func:`use_kernels`), unless numba is loaded.
+"""The e-mail reader's word kernel (:func:`bayeskit.text._mail_words.words` turns to it once
+a process reads enough text): each run of two or more characters ``re`` calls ``\\w``
+(``str.isalnum()`` or ``"_"``), classed by the scanner's tables built from ``re`` itself
+(:mod:`bayeskit.text._encode`), is copied to one buffer followed by a line feed (never a
+word character), or its ``skip:`` token when it is long, and Python decodes and splits the
+buffer once: one C call makes every word's ``str``, where the regular expression engine steps
+through the text a character at a time (8 MB/s on the SpamAssassin corpus's text, against
+~300 MB/s here).
 """
 
 from __future__ import annotations
-
-import re
-import sys
 
 import numpy as np
 
@@ -24,33 +16,9 @@ from .._jit import njit
 from ._encode import _LATIN1_CLASSES, unicode_classes
 from ._scan_entries import WORD
 
-__all__ = ["WARM_UP_CHARS", "WORD_PATTERN", "kernel_words", "use_kernels", "words"]
+__all__ = ["kernel_words", "word_runs"]
 
-#: The words' pattern, as scikit-learn's ``CountVectorizer`` has it by default.
-WORD_PATTERN = re.compile(r"(?u)\b\w\w+\b")
-#: Texts shorter than this many characters are read by :data:`WORD_PATTERN` itself.
-KERNEL_MIN_CHARS = 64
 _SKIP = np.frombuffer(b"skip:", np.uint8)
-#: Characters a process reads by regular expressions before the reader turns to its kernels,
-#: unless numba is loaded already: reading one message (a mail filter's run) costs less so
-#: than importing numba and loading the kernels (~0.3-0.5 s); a corpus is past it at once.
-WARM_UP_CHARS = 1 << 20
-_warm_up = 0
-
-
-def _numba_loaded() -> bool:
-    return "numba" in sys.modules
-
-
-def use_kernels(n_chars: int) -> bool:
-    """Whether the reader reads ``n_chars`` characters more by its kernels (else by the
-    regular expressions they implement: the same result either way): once numba is loaded,
-    or once this process has read :data:`WARM_UP_CHARS` characters."""
-    global _warm_up
-    if _warm_up >= WARM_UP_CHARS or _numba_loaded():
-        return True
-    _warm_up += n_chars  # a race between threads only moves the switch a little
-    return False
 
 
 @njit(nogil=True)
@@ -133,31 +101,9 @@ def word_runs(
     return o, runs
 
 
-def _skip(word: str, max_length: int) -> str:
-    """A word as a token: itself, or ``skip:<first character> <length in tens>`` when longer
-    than ``max_length`` (as SpamBayes does)."""
-    return word if len(word) <= max_length else f"skip:{word[0]} {len(word) // 10 * 10}"
-
-
-def words(text: str, max_length: int) -> list[str]:
-    """The words of ``text``, lowercased, in order, each longer than ``max_length``
-    characters replaced by ``skip:<first character> <length in tens>``.
-
-    Examples
-    --------
-    >>> words("Grüße from CAFÉ a1 " + "x" * 45 + ", again and again", 40)
-    ['grüße', 'from', 'café', 'a1', 'skip:x 40', 'again', 'and', 'again']
-    """
-    if len(text) >= KERNEL_MIN_CHARS and use_kernels(len(text)):
-        return kernel_words(text, max_length)
-    found = WORD_PATTERN.findall(text.lower())
-    if found and max(map(len, found)) > max_length:
-        return [_skip(word, max_length) for word in found]
-    return found
-
-
 def kernel_words(text: str, max_length: int) -> list[str]:
-    """:func:`words` found by the kernel, whatever the text's length."""
+    """:func:`bayeskit.text._mail_words.words` found by the kernel, whatever the text's
+    length."""
     lowered = text.lower()
     try:
         data, codec, classes = lowered.encode("latin-1"), "latin-1", _LATIN1_CLASSES

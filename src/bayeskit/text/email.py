@@ -23,7 +23,7 @@ Fast path
     ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
     quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text
     by regular expressions and a compiled pass over its tags (:mod:`bayeskit.text._fasthtml`);
-    the tokens' words are found by a compiled kernel (:mod:`bayeskit.text._mail_kernels`). It
+    the tokens' words are found by a compiled kernel (:mod:`bayeskit.text._mail_words`). It
     declines what it cannot read exactly as :mod:`email`'s parser does: defects the parser
     would record, bare CR line ends, ``message/*`` parts, repeated Content-* headers, unusual
     boundaries, huge messages, and malformed or unusual HTML, which are then read by the
@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
-from bayeskit.text._mail_kernels import WORD_PATTERN, words
+from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
@@ -679,7 +679,7 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
 # --- tokens -------------------------------------------------------------------------------
 
 _WORD = WORD_PATTERN
-_words = words  # compiled (:mod:`._mail_kernels`): the same words as _WORD.findall(text.lower())
+_words = words  # compiled (:mod:`._mail_words`): the same words as _WORD.findall(text.lower())
 
 
 # A corpus repeats its senders (20 Newsgroups: 5,835 distinct in 11,314 posts) and recipient
