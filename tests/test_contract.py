@@ -229,3 +229,29 @@ def test_merge_refuses_a_model_fitted_by_rounds_by_its_declaration():
     semi = bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, np.array(["a", "b", None, None]))
     with pytest.raises(CapabilityError, match="SemiSupervisedNB"):
         bk.merge(semi, semi)
+
+
+def test_the_guide_example_is_a_text_models_count_model_with_no_edit():
+    """The guide's Boolean multinomial model goes into a text model as it stands (its
+    doctest, run from the guide's text), with the laws of the per-term statistics."""
+    import doctest
+
+    BooleanMultinomialNB = _guide_example()
+    guide = (ROOT / "docs" / "guide" / "adding-a-model.md").read_text(encoding="utf-8")
+    section = guide.split("## The same model in the text models")[1].split("## References")[0]
+    namespace = {"BooleanMultinomialNB": BooleanMultinomialNB}
+    example = doctest.DocTestParser().get_doctest(section, namespace, "guide", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(example)
+    assert runner.tries >= 3
+    assert runner.failures == 0
+    docs = ["cash prize now", "cash cash now", "lunch at noon", "noon meeting", "cash lunch"]
+    labels = ["spam", "spam", "ham", "ham", "spam"]
+    new = ["cash cash cash noon", "meeting"]
+    whole = TextClassifier(model=BooleanMultinomialNB()).fit(docs, labels)
+    parts = TextClassifier(model=BooleanMultinomialNB()).fit(docs[:2], labels[:2]) + (
+        TextClassifier(model=BooleanMultinomialNB()).fit(docs[2:], labels[2:])
+    )
+    np.testing.assert_allclose(
+        parts.predict_joint_log_proba(new), whole.predict_joint_log_proba(new), rtol=1e-12
+    )

@@ -27,8 +27,13 @@ The declaration
 ``input``
     the kind of input it reads: ``"table"`` (columns of any types, a data frame or an
     array), ``"matrix"`` (a numeric matrix), ``"documents"`` (texts or e-mails) or
-    ``"counts"`` (a matrix of counts of events per row); ``"wrapped"`` for a wrapper that
+    ``"counts"`` (a matrix of counts of events per row, or of their presence; such a model is
+    the count model a text model plugs in); ``"wrapped"`` for a wrapper that
     reads what its ``estimator`` reads (ask the estimator's contract).
+``sums_columns``
+    for a model that reads counts: the statistic of a column holding the sum of other columns
+    is the sum of their statistics (counts of events, not their presence), so a text model
+    can count an out-of-vocabulary column from its terms' statistics.
 ``decision``
     how it decides: ``"classes"`` (the Bayes rule over the classes' probabilities) or
     ``"spam"`` (a calibrated spam probability, two cutoffs and an unsure band).
@@ -112,6 +117,7 @@ class Contract:
     rounds: str | None = None
     served_learnable: bool = False
     input: Input = "table"
+    sums_columns: bool = False
     decision: Decision = "classes"
     state: State = "generative"
     prior_in_scores: bool = True
@@ -122,6 +128,8 @@ class Contract:
             raise ValueError("a contract that merges any rows merges different classes too")
         if self.input not in ("table", "matrix", "documents", "counts", "wrapped"):
             raise ValueError(f"input={self.input!r} is not a kind of input")
+        if self.sums_columns and self.input != "counts":
+            raise ValueError("only a model that reads counts sums columns")
         if self.decision not in ("classes", "spam"):
             raise ValueError(f"decision={self.decision!r} is not a decision")
         if self.state not in ("generative", "text", "semi-supervised"):

@@ -144,12 +144,14 @@ def test_classifier_round_trip_is_exact(name: str, tmp_path: Path) -> None:
 
 def test_round_trip_after_batches_and_unlearning(tmp_path: Path) -> None:
     clf = _batches_with_unlearning()
-    block_terms = clf.stats_.blocks[0].categories[0]
+    block_terms = clf.stats_.blocks[0].terms
     assert len(block_terms) < len(clf.vocabulary_stats_.terms)  # two different term lists
     loaded = roundtrip(clf, tmp_path / "m.bkm")
     assert_same(clf, loaded, TEST)
-    np.testing.assert_array_equal(loaded.stats_.blocks[0].categories[0], block_terms)
-    np.testing.assert_array_equal(loaded.stats_.blocks[0].counts, clf.stats_.blocks[0].counts)
+    np.testing.assert_array_equal(loaded.stats_.blocks[0].terms, block_terms)
+    np.testing.assert_array_equal(
+        loaded.stats_.blocks[0].block.total, clf.stats_.blocks[0].block.total
+    )
     for field in ("terms", "doc_freq", "term_freq"):
         expected = getattr(clf.vocabulary_stats_, field)
         np.testing.assert_array_equal(getattr(loaded.vocabulary_stats_, field), expected)
@@ -435,6 +437,14 @@ _NB = {"type": "estimator", "class": "MultinomialNB", "params": {"alpha": 0.5}}
         ),
         ("state.vocabulary.terms", "x", ("state.vocabulary.terms must be a dict",)),
         ("state.counts", _DELETE, ("state.counts must name an entry",)),
+        ("state.block", "x", ("state.block must be a dict",)),
+        ("state.block", {"kind": "scatter"}, ("'scatter' is no per-column statistic",)),
+        ("state.block", {"kind": "os.system"}, ("'os.system' is no per-column statistic",)),
+        (
+            "state.block",
+            {"kind": "counts", "meta": {}, "arrays": {"total": "nowhere.npy"}},
+            ("state.block.arrays.total must name an entry",),
+        ),
         ("state.classes", {"dtype": "<U4", "values": ["ham"]}, ("do not match",)),
         ("state.classes", {"dtype": "O", "values": ["x"]}, ("dtype",)),
     ],

@@ -40,7 +40,9 @@ def test_the_terms_in_the_most_documents_are_kept(max_terms, seed):
     where = np.searchsorted(full.terms, vocab.terms)
     np.testing.assert_array_equal(vocab.doc_freq, full.doc_freq[where])
     np.testing.assert_array_equal(vocab.term_freq, full.term_freq[where])
-    np.testing.assert_array_equal(stats.blocks[0].counts, clf.stats_.blocks[0].counts[:, where])
+    np.testing.assert_array_equal(
+        stats.blocks[0].block.total, clf.stats_.blocks[0].block.total[:, where]
+    )
     np.testing.assert_array_equal(stats.class_count, clf.stats_.class_count)
     assert vocab.n_docs == 30
 
@@ -50,8 +52,8 @@ def test_kept_part_of_an_uncapped_filter_is_the_part_itself():
     f = SpamFilter(calibration_folds=None).fit(texts, labels)
     part, part_vocab = TextClassifier._batch(*f._prototypes(), texts[:20], labels[:20], None, None)
     got, got_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, part_vocab)
-    np.testing.assert_array_equal(got.blocks[0].counts, part.blocks[0].counts)
-    np.testing.assert_array_equal(got.blocks[0].categories[0], part.blocks[0].categories[0])
+    np.testing.assert_array_equal(got.blocks[0].block.total, part.blocks[0].block.total)
+    np.testing.assert_array_equal(got.blocks[0].terms, part.blocks[0].terms)
     np.testing.assert_array_equal(got_vocab.doc_freq, part_vocab.doc_freq)
     np.testing.assert_array_equal(
         f.held_out_score_counts(texts, labels, kept_only=True),
@@ -72,7 +74,7 @@ def test_a_capped_filter_removes_what_it_kept_of_a_fold():
     kept, kept_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, vocab)
     assert kept_vocab.terms.tolist() == f.vocabulary_stats_.terms.tolist()
     # all the messages it learned: what it kept of them is all it holds
-    np.testing.assert_array_equal(kept.blocks[0].counts, f.stats_.blocks[0].counts)
+    np.testing.assert_array_equal(kept.blocks[0].block.total, f.stats_.blocks[0].block.total)
     assert (kept_vocab.doc_freq <= f.vocabulary_stats_.doc_freq).all()
 
 
@@ -82,16 +84,16 @@ def test_add_terms_is_both_sums_with_one_merge():
     labels[:10] = "ham"  # the first part has one class, the second both
     a = TextClassifier._batch(vec, model, texts[:10], labels[:10], None, None)
     b = TextClassifier._batch(vec, model, texts[10:], labels[10:], None, None)
-    assert a[0].blocks[0].categories[0] is a[1].terms  # counted over the same terms
+    assert a[0].blocks[0].terms is a[1].terms  # counted over the same terms
     for x, y in ((a, b), (b, a), (a, a)):
         stats, vocab = add_terms(x, y)
         expected_stats, expected_vocab = x[0] + y[0], x[1] + y[1]
         np.testing.assert_array_equal(stats.classes, expected_stats.classes)
         np.testing.assert_array_equal(stats.class_count, expected_stats.class_count)
+        np.testing.assert_array_equal(stats.blocks[0].terms, expected_stats.blocks[0].terms)
         np.testing.assert_array_equal(
-            stats.blocks[0].categories[0], expected_stats.blocks[0].categories[0]
+            stats.blocks[0].block.total, expected_stats.blocks[0].block.total
         )
-        np.testing.assert_array_equal(stats.blocks[0].counts, expected_stats.blocks[0].counts)
         for name in ("terms", "doc_freq", "term_freq"):
             np.testing.assert_array_equal(getattr(vocab, name), getattr(expected_vocab, name))
         assert vocab.n_docs == expected_vocab.n_docs

@@ -148,7 +148,9 @@ def test_pandas_output_setting_does_not_break_fitting():
 def test_bad_input():
     with pytest.raises(ParameterError, match="single str"):
         TextClassifier().fit("one text", ["ham"])
-    with pytest.raises(ParameterError, match="model must be MultinomialNB"):
+    with pytest.raises(
+        ParameterError, match=r"model must be a bayeskit count model.*CategoricalNB"
+    ):
         TextClassifier(model=bk.CategoricalNB()).fit(TRAIN[:5], Y_TRAIN[:5])
     with pytest.raises(ParameterError, match="oov_token with BernoulliNB"):
         TextClassifier(vectorizer=TextVectorizer(oov_token="<oov>"), model=bk.BernoulliNB()).fit(

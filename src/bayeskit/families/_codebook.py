@@ -87,6 +87,22 @@ def _integral(col: np.ndarray, miss: np.ndarray) -> bool:
     return bool(np.all(vals == np.floor(vals))) and (vals.size == 0 or np.abs(vals).max() < 2**53)
 
 
+def _unique_inverse(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(vals, return_inverse=True)``. For text (object) columns by a stable sort:
+    numpy sorts objects with quicksort, which compares Python strings ~2.5 times as often as
+    a merge of the runs real tables hold (nursery's 12,960 rows: 0.30 → 0.12 s)."""
+    if vals.dtype.kind != "O":
+        return np.unique(vals, return_inverse=True)
+    order = np.argsort(vals, kind="stable")
+    ordered = vals[order]
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(len(vals), dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
 def discover_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """Categories of every column and each cell's index among them (−1: missing), found in one
     sort per column."""
@@ -96,7 +112,7 @@ def discover_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     for j, (col, miss) in enumerate(zip(table.columns, missing, strict=True)):
         vals = col[~miss] if miss.any() else col
         try:
-            values, inverse = np.unique(vals, return_inverse=True)
+            values, inverse = _unique_inverse(vals)
         except TypeError:  # numbers mixed with text in one object column
             values = unique_sorted(vals)
             where = {_key(v): i for i, v in enumerate(values.tolist())}

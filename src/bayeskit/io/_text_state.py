@@ -11,8 +11,13 @@ estimator: a name in :data:`TEXT_ESTIMATORS`), ``params``, ``state`` and the man
                {"mode": "additive", "classes": <labels>, "class_count": <float64 entry>,
                 "terms": TERMS, "counts": <float64 (n_classes, n_terms) entry>,
                 "vocabulary": VOCAB}
-               i.e. ``stats_`` (one CategoryCounts block over the terms) and
-               ``vocabulary_stats_``; rebuilt with ``cls(**params)._adopt(stats, vocab)``
+               i.e. ``stats_`` (one TermKeyed block over the terms: the count model's own
+               statistic of each term, for every count model term counts with the class
+               counts as their weights) and ``vocabulary_stats_``; a count model whose
+               statistic is another per-column one has, instead of "counts",
+               "block": {"kind": <a per-column statistic of bayeskit.stats>, "meta": {...},
+               "arrays": {<name>: <float64 entry>}} (what its to_arrays gives); rebuilt with
+               ``cls(**params).fit_summary(stats, vocab)``
              classifier otherwise (fixed mode: "tfidf"/"hashed" output or a given vocabulary):
                {"mode": "fixed", "vectorizer": {"params": {...}, "stats": VOCAB},
                 "model": <the fields a version-1 file has for its model, entries "model.*">}
@@ -42,8 +47,7 @@ from sklearn.base import ClassifierMixin, is_classifier
 from .._values import values_from_json, values_to_json
 from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
-from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
-from ..stats import CategoryCounts, Summary
+from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed, keyed_block
 from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
 from ..text.analyze import MAX_STOP_WORDS
 from ..text.calibration import BINS
@@ -72,7 +76,6 @@ NESTED_ESTIMATORS: dict[str, type] = {
     TextClassifier.__name__: TextClassifier,  # what a SemiSupervisedNB may wrap
 }
 TEXT_FORMAT_VERSION = 2
-_COUNT_MODELS = (MultinomialNB, ComplementNB, BernoulliNB)  # ComplementNB is a MultinomialNB
 #: classes × terms tables an additive text classifier computes when it is rebuilt
 _ADOPT_TABLES = 4
 
@@ -193,23 +196,38 @@ def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
     clf.check_fitted()  # NotFittedError
     if "stats_" in clf.__dict__:
         stats = clf.stats_
-        block = stats.blocks[0] if len(stats.blocks) == 1 else None
-        if not isinstance(block, CategoryCounts) or block.n_features != 1:
+        try:
+            keyed = keyed_block(stats)
+        except TypeError as error:
             raise ModelFileError(
-                f"cannot store the statistics of this {type(clf).__name__}: expected one "
-                "block of term counts"
-            )
-        vocabulary = _vocab_state(clf.vocabulary_stats_, writer, "vocabulary")
-        return {
+                f"cannot store the statistics of this {type(clf).__name__}: {error}"
+            ) from None
+        state: dict[str, Any] = {
             "mode": "additive",
             "classes": values_to_json(stats.classes),
             "class_count": writer.add(
                 "stats.class_count.npy", np.asarray(stats.class_count, np.float64)
             ),
-            "terms": writer.terms("stats.terms", block.categories[0]),
-            "counts": writer.add("stats.counts.npy", np.asarray(block.counts, np.float64)),
-            "vocabulary": vocabulary,
+            "terms": writer.terms("stats.terms", keyed.terms),
         }
+        arrays, meta = keyed.block.to_arrays()
+        if (
+            keyed.block.kind == "counts"
+            and set(arrays) == {"weight", "total"}
+            and np.array_equal(arrays["weight"], stats.class_count)
+        ):  # term counts (every count model's): stored as 0.1 stored them
+            state["counts"] = writer.add("stats.counts.npy", np.asarray(arrays["total"]))
+        else:  # any other per-column statistic, as it describes itself
+            state["block"] = {
+                "kind": keyed.block.kind,
+                "meta": meta,
+                "arrays": {
+                    name: writer.add(f"stats.block.{name}.npy", np.asarray(array, np.float64))
+                    for name, array in arrays.items()
+                },
+            }
+        state["vocabulary"] = _vocab_state(clf.vocabulary_stats_, writer, "vocabulary")
+        return state
     vec, model = clf.vectorizer_, clf.model_
     if ESTIMATORS.get(type(model).__name__) is not type(model):
         raise ModelFileError(f"cannot store the count model {model!r} of a {type(clf).__name__}")
@@ -398,11 +416,14 @@ def _additive(
     classes = values_from_json(state.get("classes"))
     class_count = entries.get(state.get("class_count"), "state.class_count", np.float64, 1)
     terms = entries.terms(state.get("terms"), "state.terms")
-    counts = entries.get(state.get("counts"), "state.counts", np.float64, 2)
+    block = _term_block(state, entries, class_count)
     vocabulary = _vocabulary(state.get("vocabulary"), entries, "state.vocabulary")
-    if class_count.shape != classes.shape or counts.shape != (len(classes), len(terms)):
+    if class_count.shape != classes.shape or (block.n_classes, block.n_features) != (
+        len(classes),
+        len(terms),
+    ):
         raise ModelFileError("the statistics do not match the class list or the terms")
-    stats = Summary(classes, class_count, (CategoryCounts((terms,), counts),))
+    stats = Summary(classes, class_count, (TermKeyed(terms, block),))
     if budget is not None:
         # What fit_summary computes from the counts before it can be checked: the selected
         # columns (with the out-of-vocabulary one), the count model's statistic and its
@@ -411,6 +432,30 @@ def _additive(
             8 * _ADOPT_TABLES * len(classes) * (len(terms) + 1), "the text model's parameters"
         )
     return cls(**params).fit_summary(stats, vocabulary)
+
+
+def _term_block(state: dict[str, Any], entries: _Entries, class_count: np.ndarray) -> Any:
+    """The count model's statistic of every term: term counts, or the per-column statistic
+    a file names (one of this package's, never code the file brings)."""
+    if "block" not in state:  # term counts, as every file before other blocks has them
+        counts = entries.get(state.get("counts"), "state.counts", np.float64, 2)
+        if counts.shape[0] != class_count.shape[0]:
+            raise ModelFileError("the statistics do not match the class list or the terms")
+        return Counts(class_count, counts)
+    saved = _dict(state.get("block"), "state.block")
+    kind = saved.get("kind")
+    block_cls = STATISTIC_KINDS.get(kind) if isinstance(kind, str) else None
+    if block_cls is None or not issubclass(block_cls, ColumnStatistic):
+        raise ModelFileError(f"meta.json state.block: {kind!r} is no per-column statistic")
+    refs = _dict(saved.get("arrays"), "state.block.arrays")
+    meta = _dict(saved.get("meta"), "state.block.meta")
+    arrays = {name: entries.raw(ref, f"state.block.arrays.{name}") for name, ref in refs.items()}
+    try:
+        return block_cls.from_arrays(arrays, meta)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError) as error:
+        raise ModelFileError(f"meta.json state.block: {error}") from None
 
 
 def _fixed(
@@ -428,10 +473,10 @@ def _fixed(
     names = check_section(section, "meta.json state.model")
     # Refused before it is built: another model's parameters could cost far more than its
     # statistics, and the budget below bounds only what is built.
-    if not issubclass(ESTIMATORS[section["estimator"]], _COUNT_MODELS):
+    if contract_of(ESTIMATORS[section["estimator"]]).input != "counts":
         raise ModelFileError(
-            f"a {cls.__name__} counts with MultinomialNB, ComplementNB or BernoulliNB, not "
-            f"{section['estimator']}"
+            f"a {cls.__name__} counts with a count model (one that declares input='counts'), "
+            f"not {section['estimator']}"
         )
     model = build(section, {name: entries.raw(name, "state.model") for name in names}, budget)
     if vec.output == "hashed":

@@ -113,7 +113,13 @@ def _check_column(col: np.ndarray, j: int, names: list[str]) -> None:
         raise DataError(complex_refusal(f"column {j} ({names[j]!r})"))
     if col.dtype.kind != "O":
         return
-    for row, v in enumerate(col.tolist()):
+    cells = col.tolist()
+    # One pass in C over the cells' types (None is missing); the rows are read only to name
+    # a bad one.
+    kinds = set(map(type, cells)) - {type(None)}
+    if all(issubclass(t, _SCALARS) and not issubclass(t, _NOT_CATEGORIES) for t in kinds):
+        return
+    for row, v in enumerate(cells):
         if not is_missing(v) and (not isinstance(v, _SCALARS) or isinstance(v, _NOT_CATEGORIES)):
             raise InputTypeError(
                 f"column {j} ({names[j]!r}) holds a {type(v).__name__} at row {row} ({v!r}); "

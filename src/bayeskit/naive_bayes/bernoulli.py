@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from ..contract import Contract
 from ..families import Bernoulli
 from ..stats import Counts
 from ._numeric import NumericNB
@@ -49,6 +50,11 @@ class BernoulliNB(NumericNB):
     >>> model.predict([[1, 0, 0], [0, 0, 1]])
     array(['spam', 'ham'], dtype='<U4')
     """
+
+    #: the presence of events in each row (a count above ``binarize``): a text model's count
+    #: model too, but the presence of "any unknown word" is no sum of the words' presences
+    #: (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(input="counts", sums_columns=False)
 
     def __init__(
         self,

@@ -47,7 +47,9 @@ class ComplementNB(MultinomialNB):
     """
 
     #: Scores classes without the prior, as Rennie et al. (and scikit-learn) do.
-    contract: ClassVar[Contract] = Contract(input="counts", prior_in_scores=False)
+    contract: ClassVar[Contract] = Contract(
+        input="counts", sums_columns=True, prior_in_scores=False
+    )
 
     def __init__(
         self,

@@ -81,7 +81,7 @@ class MultinomialNB(NumericNB):
     """
 
     #: counts of events per row (:mod:`bayeskit.contract`)
-    contract: ClassVar[Contract] = Contract(input="counts")
+    contract: ClassVar[Contract] = Contract(input="counts", sums_columns=True)
 
     def __init__(
         self,

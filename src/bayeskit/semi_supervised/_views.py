@@ -20,7 +20,7 @@ from sklearn.base import clone
 
 from .._base import GenerativeClassifier, PreparedRows
 from .._values import find_sorted
-from ..stats import CategoryCounts, Counts, Summary
+from ..stats import Summary, keyed_summary
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ class TextView:
         self.additive = self.classifier.keeps_term_statistics()
         self.inner: EstimatorView | None = None
         self._columns: tuple[Any, np.ndarray, np.ndarray] | None = None
+        self._prepared: tuple[Any, PreparedRows] | None = None
 
     def prepare(self, docs: list[Any]) -> Rows:
         from ..text.vectorize import stats_of
@@ -102,13 +103,14 @@ class TextView:
         if self.inner is not None:
             return self.inner.summarize(rows, R)
         _, model = self.classifier.prototypes()
-        # the counts over the documents' own terms are the count family's block as it is
-        prepared = PreparedRows([rows.data], rows.n_rows)
-        summary = clone(model).summarize_rows(prepared, self.components, R)
-        block = summary.blocks[0]
-        assert isinstance(block, Counts)
-        keyed = CategoryCounts((self.terms,), block.total)
-        return Summary(summary.classes, summary.class_count, (keyed,))
+        model = clone(model)
+        # the counts over the documents' own terms, read as the count model reads its input
+        # (a presence model binarizes them), once per block of rows
+        cached = self._prepared
+        if cached is None or cached[0] is not rows.data:
+            cached = self._prepared = (rows.data, model.prepare(rows.data, reset=True))
+        summary = model.summarize_rows(cached[1], self.components, R)
+        return keyed_summary(summary, self.terms)
 
     def finalize(self, stats: Summary) -> Any:
         if self.inner is not None:

@@ -5,7 +5,7 @@ model's; merging two models adds theirs. Statistics are public values: inspect t
 with the model, or sum statistics computed on different machines.
 """
 
-from ._base import STATISTIC_KINDS, Statistic
+from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic
 from .category_counts import CategoryCounts
 from .counts import Counts
 from .mixture import MixtureStats
@@ -13,10 +13,12 @@ from .moments import Moments
 from .sample import Sample
 from .scatter import Scatter
 from .summary import Summary
+from .term_keyed import TermKeyed, keyed_block, keyed_summary
 
 __all__ = [
     "STATISTIC_KINDS",
     "CategoryCounts",
+    "ColumnStatistic",
     "Counts",
     "MixtureStats",
     "Moments",
@@ -24,4 +26,7 @@ __all__ = [
     "Scatter",
     "Statistic",
     "Summary",
+    "TermKeyed",
+    "keyed_block",
+    "keyed_summary",
 ]

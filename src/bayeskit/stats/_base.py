@@ -159,6 +159,83 @@ class Statistic(ABC):
         return NotImplemented
 
 
+C = TypeVar("C", bound="ColumnStatistic")
+
+
+class ColumnStatistic(Statistic):
+    """A statistic kept column by column, in which a column of zeros (no event in any row)
+    has the zero statistic: counts of events. Such a statistic can be kept per term
+    (:class:`~bayeskit.stats.TermKeyed`): batches that saw different terms add over the
+    union of their terms, and a model reads the columns of the terms it keeps.
+
+    Its weight arrays of one axis are per class (the class weights); every other one has the
+    column axis second. Taking, placing and joining columns follow from that; a subclass
+    says how much data a column holds (:meth:`column_weight`) and, for counts of events,
+    what the sum of columns has (:meth:`pooled`).
+    """
+
+    def _columns(self: C, function: Callable[[np.ndarray], np.ndarray]) -> C:
+        return self.with_weights(tuple(w if w.ndim == 1 else function(w) for w in self.weights()))
+
+    def take_columns(self: C, index: np.ndarray, found: np.ndarray | None = None) -> C:
+        """The statistic of the columns at ``index``, in that order; where ``found`` is
+        False, the statistic of a column no row has (zeros)."""
+        if found is None or found.all():
+            return self._columns(lambda w: w[:, index])
+
+        def take(w: np.ndarray) -> np.ndarray:
+            return w[:, index] * found.reshape((1, -1) + (1,) * (w.ndim - 2))
+
+        return self._columns(take)
+
+    def place_columns(self: C, index: np.ndarray, n_features: int) -> C:
+        """This statistic's columns at positions ``index`` of ``n_features`` columns, the
+        others those of a column no row has."""
+
+        def place(w: np.ndarray) -> np.ndarray:
+            out = np.zeros((w.shape[0], n_features, *w.shape[2:]))
+            out[:, index] = w
+            return out
+
+        return self._columns(place)
+
+    def merge_columns(self: C, at: np.ndarray, other: C, at_other: np.ndarray, n: int) -> C:
+        """This statistic's columns at positions ``at`` of ``n`` columns plus ``other``'s at
+        ``at_other`` (the sum of both placed, in one array per weight array: what adding
+        statistics over two vocabularies costs)."""
+        mine, theirs = self.weights(), other.weights()
+        if len(mine) != len(theirs):  # the parts differ in what they hold: add them placed
+            return self.place_columns(at, n) + other.place_columns(at_other, n)
+        arrays = []
+        for w, v in zip(mine, theirs, strict=True):
+            if w.ndim == 1:
+                arrays.append(w + v)
+                continue
+            out = np.zeros((w.shape[0], n, *w.shape[2:]))
+            out[:, at] = w
+            out[:, at_other] += v  # positions in one sorted union: distinct
+            arrays.append(out)
+        return self.with_weights(tuple(arrays))
+
+    def join_columns(self: C, other: C) -> C:
+        """This statistic's columns followed by ``other``'s (the same rows and classes)."""
+        arrays = tuple(
+            w if w.ndim == 1 else np.concatenate([w, v], axis=1)
+            for w, v in zip(self.weights(), other.weights(), strict=True)
+        )
+        return self.with_weights(arrays)
+
+    @abstractmethod
+    def column_weight(self) -> np.ndarray:
+        """(n_classes, n_features): how much data each class has in each column, 0 exactly
+        where it has none (what a term's usefulness and dropping emptied terms read)."""
+
+    @abstractmethod
+    def pooled(self: C) -> C:
+        """One column holding the events of every column: the statistic of their sum (an
+        out-of-vocabulary column), for models that declare ``sums_columns``."""
+
+
 def overflow_of(
     arrays: Mapping[str, np.ndarray], signed: Collection[str], missing: Collection[str]
 ) -> tuple[str, tuple[int, ...], float] | None:

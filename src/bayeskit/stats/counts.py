@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import MergeError, ModelFileError
-from ._base import Statistic, Tolerance, check_arrays
+from ._base import ColumnStatistic, Tolerance, check_arrays
 
 
 @dataclass(frozen=True, eq=False)
-class Counts(Statistic):
+class Counts(ColumnStatistic):
     """Class weights and per-class feature totals.
 
     Parameters
@@ -79,6 +79,15 @@ class Counts(Statistic):
         """Weight of the rows of each class in which each feature is observed, (K, D)."""
         seen = np.broadcast_to(self.weight[:, None], self.total.shape)
         return seen if self.missing is None else np.maximum(seen - self.missing, 0.0)
+
+    def column_weight(self) -> np.ndarray:
+        return self.total if self.missing is None else np.abs(self.total) + self.missing
+
+    def pooled(self) -> Counts:
+        if self.missing is not None:
+            # a missing value in one column does not say how many events the sum holds
+            raise MergeError("counts with missing values cannot be pooled into one column")
+        return Counts(self.weight, self.total.sum(axis=1, keepdims=True))
 
     def weights(self) -> tuple[np.ndarray, ...]:
         if self.missing is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._values import all_text, find_sorted, merge_sorted_text, union_sorted
-from ..stats import CategoryCounts, Summary
+from ..stats import Summary, TermKeyed, keyed_block
 from .vocabulary import VocabularyStats
 
 
@@ -49,12 +49,12 @@ def cap_terms(
     above[at] = True
     keep = np.flatnonzero(above)
     terms = vocab.terms[keep]
-    block = _block(stats)
-    where, found = find_sorted(block.categories[0], terms)
+    keyed = keyed_block(stats)
+    where, found = find_sorted(keyed.terms, terms)
     assert found.all()  # the counts and the vocabulary statistics are of the same terms
-    counts = CategoryCounts((terms,), block.counts[:, where])
+    kept = TermKeyed(terms, keyed.block.take_columns(where))
     return (
-        Summary(stats.classes, stats.class_count, (counts,)),
+        Summary(stats.classes, stats.class_count, (kept,)),
         VocabularyStats(terms, df[keep], vocab.term_freq[keep], vocab.n_docs),
     )
 
@@ -66,10 +66,10 @@ def add_terms(
     one merge of their sorted terms for both (each ``+`` would merge them again: on a long
     stream, binary searches among the terms are most of the time of adding a batch)."""
     (stats_a, vocab_a), (stats_b, vocab_b) = a, b
-    block_a, block_b = _block(stats_a), _block(stats_b)
+    block_a, block_b = keyed_block(stats_a), keyed_block(stats_b)
     if not (
-        block_a.categories[0] is vocab_a.terms
-        and block_b.categories[0] is vocab_b.terms
+        block_a.terms is vocab_a.terms
+        and block_b.terms is vocab_b.terms
         and all_text(vocab_a.terms)
         and all_text(vocab_b.terms)
     ):  # not known to be counted over the same terms: each adds its own
@@ -77,17 +77,16 @@ def add_terms(
     terms, mine, theirs = merge_sorted_text(vocab_a.terms, vocab_b.terms)
     classes = union_sorted(stats_a.classes, stats_b.classes)
     embedded_a, embedded_b = stats_a.embed_classes(classes), stats_b.embed_classes(classes)
-    counts = np.zeros((len(classes), len(terms)))
     doc_freq = np.zeros(len(terms), dtype=np.int64)
     term_freq = np.zeros(len(terms), dtype=np.int64)
-    for embedded, vocab, where in ((embedded_a, vocab_a, mine), (embedded_b, vocab_b, theirs)):
-        counts[:, where] += _block(embedded).counts
+    for vocab, where in ((vocab_a, mine), (vocab_b, theirs)):
         doc_freq[where] += vocab.doc_freq
         term_freq[where] += vocab.term_freq
+    block = keyed_block(embedded_a).block.merge_columns(
+        mine, keyed_block(embedded_b).block, theirs, len(terms)
+    )
     summary = Summary(
-        classes,
-        embedded_a.class_count + embedded_b.class_count,
-        (CategoryCounts((terms,), counts),),
+        classes, embedded_a.class_count + embedded_b.class_count, (TermKeyed(terms, block),)
     )
     return summary, VocabularyStats(terms, doc_freq, term_freq, vocab_a.n_docs + vocab_b.n_docs)
 
@@ -99,15 +98,24 @@ def kept_part(
     documents they learned (``part``, ``part_vocab``): their terms the model kept, each
     count at most the model's. Subtracting it gives the model without those documents as
     far as the model kept them; with nothing dropped it is ``part`` itself (exact)."""
-    block, mine = _block(part), _block(stats)
-    where, found = find_sorted(mine.categories[0], block.categories[0])
+    block, mine = keyed_block(part), keyed_block(stats)
+    where, found = find_sorted(mine.terms, block.terms)
     rows = np.searchsorted(stats.classes, part.classes)
-    counts = np.minimum(block.counts[:, found], mine.counts[np.ix_(rows, where[found])])
-    terms = block.categories[0][found]
+    kept = block.block.take_columns(np.flatnonzero(found))
+    held = mine.block.take_columns(where[found]).weights()
+    # each column array at most the model's; the class weights are the part's own
+    capped = tuple(
+        np.minimum(w, h[rows]) if w.ndim > 1 else w
+        for w, h in zip(kept.weights(), held, strict=True)
+    )
     at, in_vocab = find_sorted(vocab.terms, part_vocab.terms)
     at = at[in_vocab]
     return (
-        Summary(part.classes, part.class_count, (CategoryCounts((terms,), counts),)),
+        Summary(
+            part.classes,
+            part.class_count,
+            (TermKeyed(block.terms[found], kept.with_weights(capped)),),
+        ),
         VocabularyStats(
             part_vocab.terms[in_vocab],
             np.minimum(part_vocab.doc_freq[in_vocab], vocab.doc_freq[at]),
@@ -115,10 +123,3 @@ def kept_part(
             part_vocab.n_docs,
         ),
     )
-
-
-def _block(stats: Summary) -> CategoryCounts:
-    block = stats.blocks[0]
-    if not isinstance(block, CategoryCounts):
-        raise TypeError(f"term-keyed statistics hold CategoryCounts, not {type(block).__name__}")
-    return block

@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._base import GenerativeClassifier, unchanged_on_error
-from .._labels import class_weights, mean_accuracy
+from .._labels import mean_accuracy
 from .._values import find_sorted
-from ..contract import Contract
+from ..contract import Contract, contract_of, declares
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from ..inspection import (
     Explanation,
@@ -22,8 +22,8 @@ from ..inspection import (
     top_useful,
     usefulness_of,
 )
-from ..naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
-from ..stats import CategoryCounts, Counts, Summary
+from ..naive_bayes import ComplementNB, MultinomialNB
+from ..stats import Summary, keyed_block, keyed_summary
 from .analyze import DEFAULT_TOKEN_PATTERN
 from .vectorize import TextVectorizer, stats_of
 from .vocabulary import VocabularyStats
@@ -82,10 +82,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         output="tfidf", sublinear_tf=True, use_idf=False, subject_in_text=True,
         ngram_weights=(1.0, 0.7), subject_weight=1.5)``). :meth:`sklearn_defaults` gives
         scikit-learn's ``CountVectorizer()`` + ``MultinomialNB()`` exactly.
-    model : MultinomialNB, ComplementNB or BernoulliNB, optional
-        Default ``ComplementNB(alpha=0.01, smoothing="corpus", corpus_power=0.5)``: the
-        Dirichlet prior of each complement centred on the pooled counts raised to the power
-        0.5 (see :class:`~bayeskit.MultinomialNB`).
+    model : a count model, optional
+        Any model that declares it reads counts (``input="counts"`` in
+        :mod:`bayeskit.contract`): MultinomialNB, ComplementNB, BernoulliNB, PoissonNB,
+        BinomialNB or one of your own; its statistic is kept per term
+        (:class:`~bayeskit.stats.TermKeyed`). Default ``ComplementNB(alpha=0.01,
+        smoothing="corpus", corpus_power=0.5)``: the Dirichlet prior of each complement
+        centred on the pooled counts raised to the power 0.5 (see
+        :class:`~bayeskit.MultinomialNB`).
     useful_terms : int, optional
         Keep only the ``useful_terms`` most useful terms, by ``max_y p(y|term)`` (Vorontsov;
         drops stop words and words every class uses alike). Chosen from the statistics each
@@ -94,7 +98,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_, vectorizer_ (the fitted vectorizer), model_ (the fitted count model),
-    stats_ (the term-keyed Summary, additive mode), vocabulary_stats_ (VocabularyStats)
+    stats_ (the term-keyed Summary, additive mode: one TermKeyed block of the count model's
+    statistic), vocabulary_stats_ (VocabularyStats)
 
     Examples
     --------
@@ -182,9 +187,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         model = self.default_model() if self.model is None else self.model
         if not isinstance(vec, TextVectorizer):
             raise ParameterError(f"vectorizer must be a bayeskit TextVectorizer, not {vec!r:.80}")
-        if not isinstance(model, (MultinomialNB, BernoulliNB)):  # ComplementNB included
+        if not declares(model) or contract_of(model).input != "counts":
             raise ParameterError(
-                f"model must be MultinomialNB, ComplementNB or BernoulliNB, not {model!r:.80}"
+                "model must be a bayeskit count model (one that declares input='counts': "
+                f"MultinomialNB, ComplementNB, BernoulliNB, PoissonNB, …), not {model!r:.80}"
             )
         vec.check_params()
         useful = self.useful_terms
@@ -198,12 +204,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 "(output='counts', 'binary' or 'tfidf' with use_idf=False) and no fixed "
                 "vocabulary"
             )
-        if self._additive(vec) and vec.oov_token is not None and isinstance(model, BernoulliNB):
-            raise ParameterError(
-                "oov_token with BernoulliNB needs a fixed vocabulary (output='tfidf' or "
-                "'hashed', or a vocabulary): presence of 'any unknown word' cannot be summed "
-                "from per-word presence"
-            )
+        if self._additive(vec) and vec.oov_token is not None:
+            contract = contract_of(model)
+            if not contract.sums_columns:
+                raise ParameterError(
+                    f"oov_token with {type(model).__name__} needs a fixed vocabulary "
+                    "(output='tfidf' or 'hashed', or a vocabulary): it declares "
+                    "sums_columns=False, the statistic of 'any unknown word' is not the sum of "
+                    "the words' statistics"
+                )
         return vec, model
 
     def prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
@@ -354,20 +363,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ) -> tuple[Summary, VocabularyStats]:
         """:meth:`_batch` of documents already counted (``batch_vec.count``)."""
         n_docs = counts.shape[0]
-        if len(terms):
-            # The count model's own summarize, on the batch's terms.
-            summary = clone(model).summarize(
-                batch_vec.weigh(counts, terms=terms), y, sample_weight, classes=classes
-            )
-            block = summary.blocks[0]
-            assert isinstance(block, Counts)
-            total = block.total
-        else:  # not one term in the batch: only the class counts change
-            labels, R = class_weights(y, sample_weight, n_docs, classes)
-            summary = Summary(labels, np.asarray(R.sum(axis=0)).ravel(), ())
-            total = np.zeros((len(labels), 0))
-        keyed = Summary(summary.classes, summary.class_count, (CategoryCounts((terms,), total),))
-        return keyed, stats_of(terms, counts)
+        # The count model's own summarize, on the batch's terms (none: a column of zeros
+        # stands for them, dropped below, so only the class counts change).
+        no_terms = sp.csr_matrix((n_docs, 1))
+        weighed = batch_vec.weigh(counts, terms=terms) if len(terms) else no_terms
+        summary = clone(model).summarize(weighed, y, sample_weight, classes=classes)
+        return keyed_summary(summary, terms), stats_of(terms, counts)
 
     def _adopt(self, stats: Summary, vocab: VocabularyStats) -> TextClassifier:
         with unchanged_on_error(self):  # a refused call leaves the model as it was
@@ -386,32 +387,32 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return cache[1]
         vec, model = self._prototypes()
         vec = clone(vec).fit_stats(self.vocabulary_stats_)
-        block = self.stats_.blocks[0]
-        assert isinstance(block, CategoryCounts)
-        terms, totals = block.categories[0], block.counts
+        keyed = keyed_block(self.stats_)
+        terms, block = keyed.terms, keyed.block
         columns = vec.terms_
         counted = self.vocabulary_stats_.terms
         same = terms is counted or (len(terms) == len(counted) and np.array_equal(terms, counted))
         index = vec.selection()
-        if same and index is not None:  # where the vocabulary sits: no string search
-            selected = totals if len(index) == len(terms) else totals[:, index]
+        found = None  # where the vocabulary's terms (columns) sit among the counted ones
+        if same and index is not None:  # known from the selection: no string search
+            selected = block if len(index) == len(terms) else block.take_columns(index)
         else:
-            pos, found = find_sorted(terms, columns)
-            selected = totals[:, pos] * found
+            index, found = find_sorted(terms, columns)
+            selected = block.take_columns(index, found)
         if self.useful_terms is not None:
             # Vorontsov's usefulness: keep the terms whose class they point to is surest.
-            useful = usefulness_of(selected, self.stats_.class_count)
+            useful = usefulness_of(selected.column_weight(), self.stats_.class_count)
             keep = top_useful(useful, k=self.useful_terms, threshold=None)
             vec = clone(vec).set_params(vocabulary=columns[keep].tolist())
             vec = vec.fit_stats(self.vocabulary_stats_)
-            selected = selected[:, keep]
-        if vec.oov_token is not None:
-            selected = np.hstack(
-                [selected, totals.sum(axis=1, keepdims=True) - selected.sum(axis=1, keepdims=True)]
-            )
-        counts = Counts(self.stats_.class_count, selected)
+            selected = selected.take_columns(keep)
+            index, found = index[keep], None if found is None else found[keep]
+        if vec.oov_token is not None:  # the pool of every term the vocabulary leaves out
+            left_out = np.ones(len(terms), dtype=bool)
+            left_out[index if found is None else index[found]] = False
+            selected = selected.join_columns(block.take_columns(np.flatnonzero(left_out)).pooled())
         fitted = clone(model).fit_summary(
-            Summary(self.stats_.classes, self.stats_.class_count, (counts,))
+            Summary(self.stats_.classes, self.stats_.class_count, (selected,))
         )
         self._cache = (self.stats_, (vec, fitted))
         return vec, fitted

@@ -21,7 +21,7 @@ from .._values import find_sorted
 from ..contract import Contract
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
-from ..stats import Counts, Summary
+from ..stats import ColumnStatistic, Summary
 from . import calibration, fisher
 from .capped import kept_part
 from .classifier import TextClassifier, _as_list
@@ -432,13 +432,13 @@ class SpamFilter(TextClassifier):
             part = X[test]
             fold = probe.summarize(part, labels[test], classes=whole.classes)
             rest = whole - fold
-            block = rest.blocks[0]
-            assert isinstance(block, Counts)
+            (block,) = rest.blocks
+            assert isinstance(block, ColumnStatistic)  # what a count model's summarize gives
             # Only the terms of the other folds: a term of this fold alone would be a column
             # of zero counts, which a model never meets (transform drops unknown terms).
             seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
-            counts = Counts(block.weight, block.total[:, seen])
-            held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (counts,)))
+            kept = block.take_columns(seen)
+            held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (kept,)))
             scored = part[:, seen]
             joint = held.predict_joint_log_proba(scored)
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
