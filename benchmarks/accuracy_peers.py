@@ -8,6 +8,7 @@ Usage (from the project root)::
 
     python benchmarks/accuracy_peers.py              # every table, 10 folds (about 15 minutes)
     python benchmarks/accuracy_peers.py --folds 5 --only survey,Cars93
+    python benchmarks/accuracy_peers.py --no-peers    # bayeskit's models only
     python benchmarks/accuracy.py --only peers        # the same, from the accuracy benchmark
 
 Tables: the shared UCI ones (spambase, mushroom, car, nursery, voting; ``BAYESKIT_DATA``) and
@@ -333,18 +334,23 @@ def scores(
 
 
 def evaluate(
-    name: str, frame: pd.DataFrame, y: np.ndarray, k: int, log: Callable[[str], None]
+    name: str,
+    frame: pd.DataFrame,
+    y: np.ndarray,
+    k: int,
+    log: Callable[[str], None],
+    peers: bool = True,
 ) -> dict[str, tuple[float, float] | str]:
     folds = stratified_folds(frame, y, k)
     start = time.perf_counter()
     found: dict[str, list[Any]] = ours(frame, y, folds)
     log(f"{name}: bayeskit {time.perf_counter() - start:.1f} s")
     with tempfile.TemporaryDirectory() as tmp:
-        if shutil.which("Rscript"):
+        if peers and shutil.which("Rscript"):
             start = time.perf_counter()
             found |= run_r(frame, y, folds, Path(tmp))
             log(f"{name}: R {time.perf_counter() - start:.1f} s")
-        if weka_available():
+        if peers and weka_available():
             start = time.perf_counter()
             found |= run_weka(frame, y, folds, Path(tmp))
             log(f"{name}: Weka {time.perf_counter() - start:.1f} s")
@@ -404,12 +410,14 @@ def tables(
     k: int = 10,
     only: set[str] | None = None,
     log: Callable[[str], None] = print,
+    peers: bool = True,
 ) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of the accuracy, log-loss and targets tables."""
+    """(title, header, rows) of the accuracy, log-loss and targets tables (``peers=False``:
+    bayeskit's models only; R still exports its tables)."""
     data = [t for t in shared_tables(root) if only is None or t[0] in only]
     data += r_tables(only)
     data += sklearn_tables(only)
-    found = {name: evaluate(name, frame, y, k, log) for name, frame, y in data}
+    found = {name: evaluate(name, frame, y, k, log, peers) for name, frame, y in data}
     models = [*OURS, *R_MODELS, *WEKA_MODELS]
     models = [m for m in models if any(m in f for f in found.values())]
     header = ["data (rows × columns)", *models]
@@ -441,9 +449,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--only", help="comma-separated table names")
+    parser.add_argument(
+        "--no-peers",
+        action="store_true",
+        help="bayeskit's models only: skip R's and Weka's classifiers (Rscript still exports "
+        "R's tables)",
+    )
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
-    for title, header, rows in tables(data_dir(), args.folds, only, log=_stderr):
+    found = tables(data_dir(), args.folds, only, log=_stderr, peers=not args.no_peers)
+    for title, header, rows in found:
         print(f"## {title}\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))

@@ -6,15 +6,18 @@ Usage (from the project root)::
     python benchmarks/email_reading.py --rounds 3 --skip-20ng
 
 Two rows, each timed side by side in one process, interleaved (A B A B ...) after one untimed
-warm-up each, ``gc.collect()`` before every timed call, medians reported:
+warm-up each, ``gc.collect()`` before every timed call, medians reported (for the first row,
+of the process's CPU seconds too, which other jobs on a shared machine inflate less):
 
 1. **Every SpamAssassin message read into its spam-filter tokens** (``read_message`` then
    ``email_tokens``), from bytes already in memory: by the reader as it was before the fast
    path, forced (``email.message_from_bytes`` with the ``compat32`` policy, the reader's walk
-   of the parsed tree, :class:`html.parser.HTMLParser` for HTML), and by the fast path (the
-   default). The tokens of every message are checked equal, and ``reader_counts()`` tells how
-   many messages the fast path read. Also shown: the same parser path with the reader's
-   header-only shortcut (what ``read_message`` did just before the fast path).
+   of the parsed tree, :class:`html.parser.HTMLParser` for HTML, and the tokenizer's words
+   and URLs found by the regular expressions it used before its compiled kernel), and by the
+   fast path (the default). The tokens of every message are checked equal, and
+   ``reader_counts()`` tells how many messages the fast path read. Also shown: the same
+   parser path with the reader's header-only shortcut (what ``read_message`` did just before
+   the fast path).
 2. **20 Newsgroups**: ``TextClassifier()`` fit on the 11,314 training posts and predict on the
    7,532 test posts (analyzer="auto": posts are read as e-mail), with the fast path and with it
    turned off, against scikit-learn's ``CountVectorizer`` + ``MultinomialNB`` (defaults).
@@ -29,6 +32,7 @@ import argparse
 import email
 import gc
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -47,35 +51,75 @@ from bayeskit.text.email import email_tokens, reader_counts, reset_reader_counts
 OFF = "the fast path is turned off"
 
 
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def regex_words(text: str, max_length: int) -> list[str]:
+    """The tokenizer's words as regular expressions found them before the compiled kernel."""
+    return [
+        word if len(word) <= max_length else f"skip:{word[0]} {len(word) // 10 * 10}"
+        for word in _WORD.findall(text.lower())
+    ]
+
+
+def regex_urls(text: str) -> list[str]:
+    """The URL search before its faster pattern."""
+    if "://" not in text and "www." not in text.lower():
+        return []
+    urls = []
+    for match in _mime._URL_RE.finditer(text):
+        url = match.group().rstrip(_mime._TRAILING_PUNCT)
+        if len(url) > 7:
+            urls.append(url)
+    return urls
+
+
 @contextmanager
 def parser_only(header_shortcut: bool = False) -> Iterator[None]:
-    """Every message read by Python's ``email`` parser and HTML by ``HTMLParser``."""
-    saved = email_module.parse, email_module._parse, _mime.fast_html_to_text
+    """Every message read by Python's ``email`` parser, HTML by ``HTMLParser``, words and
+    URLs by the regular expressions the tokenizer used before its compiled kernel."""
+    saved = (
+        email_module.parse, email_module._parse, _mime.fast_html_to_text, email_module._words,
+        email_module.find_urls,
+    )  # fmt: skip
     email_module.parse = lambda data: OFF
     if not header_shortcut:
         email_module._parse = lambda data: email.message_from_bytes(data, policy=compat32)
     _mime.fast_html_to_text = lambda *args: None
+    email_module._words, email_module.find_urls = regex_words, regex_urls
     try:
         yield
     finally:
-        email_module.parse, email_module._parse, _mime.fast_html_to_text = saved
+        (
+            email_module.parse, email_module._parse, _mime.fast_html_to_text,
+            email_module._words, email_module.find_urls,
+        ) = saved  # fmt: skip
 
 
-def timed(run: Callable[[], Any]) -> tuple[Any, float]:
+def timed(run: Callable[[], Any]) -> tuple[Any, float, float]:
+    """What ``run()`` returns, its wall seconds and this process's CPU seconds."""
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = run()
-    return out, time.perf_counter() - start
+    return out, time.perf_counter() - start, time.process_time() - cpu
 
 
-def interleave(sides: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
-    """Seconds of each side per round, after one untimed warm-up of each."""
+def interleave(
+    sides: dict[str, Callable[[], Any]],
+    rounds: int,
+    cpu: dict[str, list[float]] | None = None,
+) -> dict[str, list[float]]:
+    """Wall seconds of each side per round, after one untimed warm-up of each (and the CPU
+    seconds in ``cpu``, when given: other jobs on a shared machine inflate them less)."""
     for run in sides.values():
         run()
     times: dict[str, list[float]] = {name: [] for name in sides}
     for number in range(rounds):
         for name, run in sides.items():
-            times[name].append(timed(run)[1])
+            _, wall, used = timed(run)
+            times[name].append(wall)
+            if cpu is not None:
+                cpu.setdefault(name, []).append(used)
         print(f"  round {number + 1}: " + ", ".join(f"{n} {t[-1]:.2f} s" for n, t in times.items()),
               file=sys.stderr)  # fmt: skip
     return times
@@ -106,22 +150,26 @@ def spamassassin_row(rounds: int) -> None:
     fast_tokens = tokens()
     counts = reader_counts()
     assert old() == fast_tokens, "the two paths gave different tokens"
-    times = interleave({"parser": old, "parser+shortcut": shortcut, "fast": tokens}, rounds)
+    cpu: dict[str, list[float]] = {}
+    sides = {"parser": old, "parser+shortcut": shortcut, "fast": tokens}
+    times = interleave(sides, rounds, cpu)
     mid = {name: median(t) for name, t in times.items()}
+    mid_cpu = {name: median(t) for name, t in cpu.items()}
     print(f"## Reading {len(raws):,} SpamAssassin messages ({size:.1f} MB) into tokens\n")
-    print("| path | median s | MB/s | speed-up of the fast path |")
-    print("|---|---:|---:|---:|")
+    print("| path | median s | MB/s | speed-up of the fast path | median CPU s | CPU speed-up |")
+    print("|---|---:|---:|---:|---:|---:|")
     labels = {
         "parser": "`email.message_from_bytes` + reader + HTMLParser (before)",
         "parser+shortcut": "parser with the header-only shortcut",
         "fast": "fast path (default)",
     }
     for name, label in labels.items():
-        ratio = mid[name] / mid["fast"]
-        print(f"| {label} | {mid[name]:.2f} | {size / mid[name]:.1f} | {ratio:.2f}x |")
+        ratio, cpu_ratio = mid[name] / mid["fast"], mid_cpu[name] / mid_cpu["fast"]
+        print(f"| {label} | {mid[name]:.2f} | {size / mid[name]:.1f} | {ratio:.2f}x | "
+              f"{mid_cpu[name]:.2f} | {cpu_ratio:.2f}x |")  # fmt: skip
     print(f"\ntokens equal for all {len(raws):,} messages; reader_counts(): fast "
           f"{counts['fast']:,}, fallback {counts['fallback']:,} {counts['reasons']}; HTML "
-          f"parts by regular expressions {counts['html_fast']:,}, by HTMLParser "
+          f"parts by the fast reader {counts['html_fast']:,}, by HTMLParser "
           f"{counts['html_parser']:,}\n")  # fmt: skip
 
 

@@ -71,6 +71,8 @@ KERNEL_SOURCES = (
     "mixture/_em.py",
     "stats/moments.py",
     "stats/scatter.py",
+    "text/_html_kernels.py",
+    "text/_mail_kernels.py",
     "text/_row_kernels.py",
     "text/_scan_entries.py",
     "text/_scan_kernels.py",

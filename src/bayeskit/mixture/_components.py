@@ -447,6 +447,33 @@ def n_parameters(covariance_type: str, k: int, d: int) -> int:
     return cov + k * d + k - 1
 
 
+def component_parameters(covariance_type: str, d: int) -> int:
+    """Free parameters of one component over d features, its mixing weight not counted: its
+    mean and its own covariance (a tied mixture's components share theirs)."""
+    return d + {"diag": d, "spherical": 1, "full": d * (d + 1) // 2, "tied": 0}[covariance_type]
+
+
+#: A component must hold more than this fraction of its free parameters in rows' weight.
+#: Figueiredo & Jain's minimum-message-length criterion annihilates a component of at most
+#: N/2 rows (N: its free parameters); here the threshold is half theirs, N/4: at N/2, one-hot
+#: tables (each category a 0/1 column, so N = 2d is large) lose components their classes
+#: support (congressional voting: 0.933 against GaussianNB's 0.943), while N/4 still stops
+#: every collapse onto one or two rows seen on R's and UCI's tables (benchmarks/peers.md).
+SUPPORT_FRACTION = 0.25
+
+
+def least_support(covariance_type: str, d: int) -> float:
+    """The rows' weight a component must exceed: ``N / 4``, N = :func:`component_parameters`.
+
+    The rule is the component annihilation of Figueiredo & Jain's minimum-message-length
+    criterion ("Unsupervised learning of finite mixture models", IEEE TPAMI 24(3), 2002:
+    the M-step's weight ``max(0, n_k − N/2)``, a Dirichlet prior of exponent −N/2 on
+    the weights): a component with too few rows cannot pay for the parameters that describe
+    it. The constant is half theirs (:data:`SUPPORT_FRACTION`).
+    """
+    return SUPPORT_FRACTION * component_parameters(covariance_type, d)
+
+
 def zero_variance(covariance_type: str, stats: Statistic) -> int | None:
     """Index of a component with data and no spread in some feature (a single row, a constant
     feature; for "tied", one shared by the class), or None: with ``reg_covar=0`` its density

@@ -42,6 +42,7 @@ from ._components import (
     check_reg_param,
     check_var_floor,
     component_family,
+    least_support,
     n_parameters,
     regularizer,
     resolution_floor,
@@ -316,7 +317,9 @@ class GaussianMixtureFamily(Family):
         random_state: np.random.RandomState,
         floor: np.ndarray | None = None,
     ) -> ClassFit:
-        candidates, means = self.plan_class(label, X, X.shape[0])
+        with np.errstate(over="ignore"):  # a total beyond float64 is refused by name later
+            weight = float(w.sum())
+        candidates, means = self.plan_class(label, X, X.shape[0], weight)
         tol, max_iter, _ = check_em_settings(
             tol=self.tol, max_iter=self.max_iter, n_init=self.n_init
         )
@@ -338,13 +341,14 @@ class GaussianMixtureFamily(Family):
                 runs.append(result)
             fits[k] = self.best_start(runs, label, model)
         bic = {}
-        if len(candidates) > 1:
+        if self.chooses(candidates, means):
             for k, result in fits.items():
                 log_likelihood = float(w @ log_likelihoods(model, result.params, X))
                 with np.errstate(over="ignore"):  # an infinite BIC is refused by name
                     log_likelihood = float(np.ldexp(log_likelihood, exponent))
                     total = float(np.ldexp(w.sum(), exponent))
-                bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
+                if self.supported(result, total, X.shape[1]):
+                    bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
         return self.choose(label, candidates, fits, bic, floor).scaled(exponent)
 
     def floor_of(
@@ -365,10 +369,12 @@ class GaussianMixtureFamily(Family):
     # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,
     # the BIC and the choice.
     def plan_class(
-        self, label: Any, X: np.ndarray, n_rows: int
+        self, label: Any, X: np.ndarray, n_rows: int, weight: float | None = None
     ) -> tuple[list[int], np.ndarray | None]:
-        """The numbers of components to try for class ``label`` (``n_rows`` rows; ``X``: all
-        of them, or a sample) and its ``means_init`` (or None)."""
+        """The numbers of components to try for class ``label`` (``n_rows`` rows of total
+        weight ``weight``, by default ``n_rows``; ``X``: all of them, or a sample) and its
+        ``means_init`` (or None). "bic" tries k > 1 only where k components can each hold
+        more than :func:`least_support` of the weight (:meth:`supported`)."""
         n = self.n_components
         if isinstance(n, Mapping):
             if label not in n:
@@ -383,7 +389,13 @@ class GaussianMixtureFamily(Family):
         whole = X.shape[0] == n_rows
         distinct = _distinct_rows(X) if whole and n_rows < 20 * wanted else n_rows
         if isinstance(n, str):  # "bic"
-            candidates = list(range(1, min(int(self.max_components), distinct) + 1))
+            least = least_support(str(self.covariance_type), X.shape[1])
+            total = float(n_rows if weight is None else weight)
+            candidates = [
+                k
+                for k in range(1, min(int(self.max_components), distinct) + 1)
+                if k == 1 or total > k * least
+            ]
         else:
             k = int(n)
             if k > distinct:
@@ -477,6 +489,13 @@ class GaussianMixtureFamily(Family):
         assert best is not None
         return best
 
+    def chooses(self, candidates: list[int], means: np.ndarray | None) -> bool:
+        """Whether the class's number of components is chosen by BIC (``n_components="bic"``
+        without ``means_init``; its BIC table then holds one component at least, even where
+        no more are supported)."""
+        n = self.n_components
+        return (isinstance(n, str) and means is None) or len(candidates) > 1
+
     def choose(
         self,
         label: Any,
@@ -485,11 +504,12 @@ class GaussianMixtureFamily(Family):
         bic: dict[int, float],
         floor: np.ndarray | None = None,
     ) -> ClassFit:
-        """The class's mixture: its one candidate, or the one of smallest BIC."""
-        table = np.full(max(candidates) if len(candidates) > 1 else 0, np.nan)
+        """The class's mixture: its one candidate, or the one of smallest BIC among those
+        ``bic`` holds (the :meth:`supported` fits; one component always is)."""
+        table = np.full(max(candidates) if bic else 0, np.nan)
         for k, value in bic.items():
             table[k - 1] = value
-        best = candidates[0] if len(candidates) == 1 else int(np.nanargmin(table)) + 1
+        best = int(np.nanargmin(table)) + 1 if bic else candidates[0]
         result = fits[best]
         if not result.converged:
             warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
@@ -514,6 +534,25 @@ class GaussianMixtureFamily(Family):
                 "holds a single row or a constant feature) and reg_covar=reg_param=0; set "
                 "reg_covar > 0 (default 1e-6) or reg_param > 0, or use fewer components"
             )
+
+    def supported(self, result: EMResult, weight: float, d: int) -> bool:
+        """Whether every component of a fitted mixture holds more of the class's rows (weight
+        ``weight``) than :func:`~bayeskit.mixture._components.least_support` (a quarter of
+        a component's free parameters).
+
+        "bic" chooses among such fits only, and one component always is one. A component
+        with fewer rows sits where the likelihood is unbounded (its variances shrink onto
+        its rows) and BIC, a large-sample approximation, rewards it without limit: on about
+        ten rows a class in eight columns it chose five components of one or two rows each.
+        Figueiredo & Jain's minimum-message-length criterion (IEEE TPAMI 24(3), 2002)
+        annihilates such components for the same reason.
+        """
+        share = np.asarray(result.stats.weight, dtype=np.float64)
+        total = float(share.sum())
+        if len(share) <= 1 or total <= 0:
+            return True
+        least = least_support(str(self.covariance_type), d)
+        return bool(np.min(share) / total * weight > least)
 
     def bic(self, log_likelihood: float, weight: float, k: int, d: int) -> float:
         """``−2 ln L + p ln n`` of a ``k``-component mixture over ``d`` features (``n``: the

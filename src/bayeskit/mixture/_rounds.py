@@ -254,6 +254,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     # The starts, drawn as in memory: class by class, candidate by candidate, start by start.
     runs: list[_Run] = []
     plans: dict[int, list[int]] = {}
+    chosen_by_bic: set[int] = set()
     models: dict[int, Any] = {}  # each class's EM model (its prior, if any, from its rows)
     # the variance floor from the classes' samples of rows (all of them while a class has at
     # most ``init_sample`` rows: then the in-memory floor)
@@ -263,8 +264,12 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
             continue  # no row of positive weight: no components (as in memory)
-        candidates, means = family.plan_class(label, rows.X, rows.n_rows)
+        candidates, means = family.plan_class(
+            label, rows.X, rows.n_rows, float(np.sum(rows.one.weight))
+        )
         plans[c] = candidates
+        if family.chooses(candidates, means):
+            chosen_by_bic.add(c)
         random_state = family._random_state()
         model = models[c] = family.class_model(rows.one, floor)
         for k in candidates:
@@ -293,13 +298,14 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
             for k in candidates
         }
     bic: dict[int, dict[int, float]] = {c: {} for c in plans}
-    wanted = [(c, k) for c, candidates in plans.items() if len(candidates) > 1 for k in candidates]
+    wanted = [(c, k) for c, candidates in plans.items() if c in chosen_by_bic for k in candidates]
     if wanted:
         state = (template, labels, tuple((c, fits[c][k].params) for c, k in wanted))
         total = yield Round(state, final_log_likelihoods)
         d = int(trial.n_features_in_)
         for (c, k), (log_likelihood, weight) in zip(wanted, total.values[0], strict=True):
-            bic[c][k] = family.bic(float(log_likelihood), float(weight), k, d)
+            if family.supported(fits[c][k], float(weight), d):
+                bic[c][k] = family.bic(float(log_likelihood), float(weight), k, d)
 
     parts = [MixtureStats.empty(len(labels), family._zero_components(trial.n_features_in_))]
     for c, candidates in plans.items():

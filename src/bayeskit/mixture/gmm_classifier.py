@@ -38,8 +38,19 @@ class GaussianMixtureClassifier(NumericNB):
         Components per class: one number for every class, a dict ``{label: number}``, or
         "bic": for each class, the number in ``1 … max_components`` with the smallest
         Bayesian information criterion ``−2 ln L + p ln ℓ_y`` (as R's mclust ``MclustDA``
-        chooses ``G`` per class). A class with fewer distinct rows gets that many
-        components, with a :class:`~bayeskit.mixture.FewRowsWarning` naming it.
+        chooses ``G`` per class) among the fits whose every component holds more than
+        ``N/4`` of the class's rows (N: a component's free parameters, 2 per feature for
+        "diag"; sample weights count as rows). One component, the class's GaussianNB
+        (``"diag"``) or QDA (``"full"``), is always a candidate. A component with fewer rows
+        sits where the likelihood is unbounded — its variances shrink onto its rows and BIC,
+        a large-sample approximation, rewards that without limit (about ten rows a class in
+        eight columns got five components of one or two rows each) — which is why
+        Figueiredo & Jain's minimum-message-length criterion annihilates components of at
+        most ``N/2`` rows ("Unsupervised learning of finite mixture models", IEEE TPAMI
+        24(3), 2002); the threshold here is half theirs, which keeps the components that
+        one-hot tables support. A class with fewer distinct rows than a number of
+        components gets at most that many, with a :class:`~bayeskit.mixture.FewRowsWarning`
+        naming it when the number was given.
     covariance_type : {"diag", "full", "tied", "spherical"}, default="diag"
         Each component's covariance: diagonal (naive Bayes'), full, one full matrix shared by
         a class's components, or a single variance.
@@ -124,7 +135,8 @@ class GaussianMixtureClassifier(NumericNB):
     converged_, n_iter_, lower_bound_ : ndarray of shape (n_classes,)
         How each class's EM run ended (lower bound: its mean log-likelihood per row).
     bic_ : dict
-        ``{label: {k: BIC}}`` for ``n_components="bic"``.
+        ``{label: {k: BIC}}`` for ``n_components="bic"``: the numbers of components that
+        were candidates (every component above the ``N/4`` rows of ``n_components``).
     stats_ : Summary
         The components' statistics (:class:`~bayeskit.stats.MixtureStats`).
 
@@ -322,7 +334,7 @@ class GaussianMixtureClassifier(NumericNB):
 
     @property
     def bic_(self) -> dict[Any, dict[int, float]]:
-        """``{label: {k: BIC}}`` of the numbers of components "bic" tried."""
+        """``{label: {k: BIC}}`` of the numbers of components "bic" chose among."""
         table = self._mixture()[0].bic
         return {
             label: {k + 1: float(v) for k, v in enumerate(row) if np.isfinite(v)}

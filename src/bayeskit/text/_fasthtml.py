@@ -1,4 +1,5 @@
-"""HTML to text by regular expressions, for the markup whose reading is unambiguous.
+"""HTML to text by regular expressions and a compiled pass over the tags
+(:mod:`bayeskit.text._html_kernels`), for the markup whose reading is unambiguous.
 
 :func:`fast_html_to_text` gives :func:`bayeskit.text._mime.html_to_text`'s answer (which feeds
 the markup to :class:`html.parser.HTMLParser`) without the per-tag Python of the parser, for
@@ -24,6 +25,8 @@ import html
 import re
 from collections.abc import Callable
 from html.parser import HTMLParser
+
+from ._mail_words import use_kernels
 
 __all__ = ["fast_html_to_text"]
 
@@ -120,6 +123,14 @@ _ATTR_LINK = re.compile(
 _LEFT_OVER = re.compile(r"<(?:[a-zA-Z/!?]|\Z)")
 
 
+def marked_by_regex(markup: str) -> tuple[str, list[str]]:
+    """What :func:`._html_kernels.marked` gives (the tags replaced by their markers, the link
+    attributes' values), by the regular expressions it implements in one compiled pass: its
+    specification, which the tests compare it with."""
+    values = _ATTR_LINK.findall(" ".join(_START_ANY.findall(markup)))
+    return _TAG.sub(_mark, markup), [value for value in values if value]
+
+
 def _opaque(match: re.Match[str]) -> str:
     if match.group(1) is None:  # comment, declaration, processing instruction
         return "\x00"
@@ -142,16 +153,20 @@ def fast_html_to_text(
     flat = _OPAQUE.sub(_opaque, markup)
     if _UNUSUAL.search(flat):
         return None
-    tags = _START_ANY.findall(flat)
+    if use_kernels(len(flat)):
+        from ._html_kernels import marked  # numpy and numba only once they pay
+
+        flat, values = marked(flat, BLOCK_TAGS, URL_ATTRS)
+    else:  # a process's first HTML: importing numba would cost more
+        flat, values = marked_by_regex(flat)
     urls = []
-    for value in filter(None, _ATTR_LINK.findall(" ".join(tags))):
+    for value in values:
         if value[:1] in ("'", '"'):
             value = value[1:-1]
         if value:
             value = html.unescape(value)
             if is_link(value):
                 urls.append(value.strip())
-    flat = _TAG.sub(_mark, flat)
     if _LEFT_OVER.search(flat):
         return None
     text = html.unescape(flat).replace("\x00", "").replace("\x01", "\n").replace("\x02", " ")

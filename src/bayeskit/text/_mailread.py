@@ -67,7 +67,8 @@ def reader_counts() -> dict[str, Any]:
         ``fast``: messages read by the fast path; ``fallback``: messages handed to the
         ``email`` parser; ``reasons``: the latter by the reason the fast path declined them
         (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into text
-        by regular expressions and by ``html.parser.HTMLParser``.
+        by the fast reader (regular expressions and compiled code) and by
+        ``html.parser.HTMLParser``.
 
     Examples
     --------
@@ -391,7 +392,7 @@ def _decoded(raw: bytes, cte: str) -> bytes:
 
 def parse(data: bytes) -> tuple[FastPart, bytes] | str:
     """The MIME tree and header block of a raw message, or why the fast path declines it."""
-    if data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return "bare CR line ends"
     start = 0
     if data.startswith(b"From "):  # the mbox envelope line

@@ -18,16 +18,18 @@ Charset rule
 Fast path
     A message is first offered to a reader whose work is done by compiled primitives instead
     of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): the header block
-    split at its first blank line and unfolded, RFC 2047 encoded words and
-    raw 8-bit headers decoded by the charset rule above, the MIME structure (single parts and
-    nested ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
-    quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text by
-    regular expressions (:mod:`bayeskit.text._fasthtml`). It declines what it cannot read
-    exactly as :mod:`email`'s parser does: defects the parser would record, bare CR line ends,
-    ``message/*`` parts, repeated Content-* headers, unusual boundaries, huge messages, and
-    malformed or unusual HTML, which are then read by the parser (and
-    :class:`html.parser.HTMLParser`). Both give the same :class:`Message`. :func:`reader_counts`
-    says how many messages this process read by each path and why the others were declined.
+    split at its first blank line and unfolded, RFC 2047 encoded words and raw 8-bit headers
+    decoded by the charset rule above, the MIME structure (single parts and nested
+    ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
+    quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text
+    by regular expressions and a compiled pass over its tags (:mod:`bayeskit.text._fasthtml`);
+    the tokens' words are found by a compiled kernel (:mod:`bayeskit.text._mail_words`). It
+    declines what it cannot read exactly as :mod:`email`'s parser does: defects the parser
+    would record, bare CR line ends, ``message/*`` parts, repeated Content-* headers, unusual
+    boundaries, huge messages, and malformed or unusual HTML, which are then read by the
+    parser (and :class:`html.parser.HTMLParser`). Both give the same :class:`Message`.
+    :func:`reader_counts` says how many messages this process read by each path and why the
+    others were declined.
 
 Limits (memory-safe reading of huge messages, linear time)
     A message larger than ``MAX_PART_BYTES`` (4 MiB) is skimmed before MIME parsing: of the
@@ -65,6 +67,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
+from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
@@ -675,14 +678,8 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
 
 # --- tokens -------------------------------------------------------------------------------
 
-_WORD = re.compile(r"(?u)\b\w\w+\b")
-
-
-def _words(text: str, max_length: int) -> list[str]:
-    return [
-        word if len(word) <= max_length else f"skip:{word[0]} {len(word) // 10 * 10}"
-        for word in _WORD.findall(text.lower())
-    ]
+_WORD = WORD_PATTERN
+_words = words  # compiled (:mod:`._mail_words`): the same words as _WORD.findall(text.lower())
 
 
 # A corpus repeats its senders (20 Newsgroups: 5,835 distinct in 11,314 posts) and recipient

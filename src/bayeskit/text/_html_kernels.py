@@ -1,0 +1,299 @@
+"""The tags of well-formed HTML replaced by markers, and the links of their attributes, in one
+compiled pass.
+
+:func:`marked` does what three regular expressions of :mod:`bayeskit.text._fasthtml` did
+(they stay there as the specification the tests hold this to): ``_TAG.sub(_mark, markup)``,
+each start or end tag replaced by its marker (a line break marker for a block tag, a space
+marker for ``<img>`` and ``<input>``, an empty one otherwise), and
+``_ATTR_LINK.findall(" ".join(_START_ANY.findall(markup)))``, the values of the link
+attributes (``href``, ``src``...) of the start tags, in document order. Those expressions'
+matches are unambiguous: every repetition in them is followed by a character it cannot
+take, so a match is the one the greedy reading gives without backtracking, and a tag holds
+no ``<`` but its first, so tags never overlap. The kernel reads each ``<`` the same way:
+
+- an end tag is ``</``, a name (``[a-zA-Z][-a-zA-Z0-9:_.]*`` followed by a blank, ``/`` or
+  ``>``), blanks (`` \\t\\n\\r\\f``) and ``>``;
+- a start tag is ``<``, a name, attributes, blanks, ``/``? and ``>``; an attribute starts
+  after blanks or right after a quote, its name is a run of characters other than ``re``'s
+  ``\\s``, quotes, ``<>/=`` and the markers ``\\x00-\\x02``, and a ``=`` after it (blanks
+  around) must be followed by a value: quoted (without ``<`` or a marker), or plain (not
+  starting with a quote or ``=``, up to ``\\s``, ``<``, ``>`` or a marker, and then followed
+  by a blank or ``>``), else the tag is no tag;
+- a link attribute's name is one of :data:`~bayeskit.text._fasthtml.URL_ATTRS` in any case,
+  as ``re.IGNORECASE`` compares (``ſrc``, with a long s, is ``src``: the table of such
+  characters is made from ``re`` itself).
+
+The markup goes in and out as UTF-32 code points: one C call each way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+from .._jit import njit
+from ._encode import unicode_classes
+from ._scan_entries import SPACE
+
+__all__ = ["marked"]
+
+_BLOCK_MARK, _IMAGE_MARK, _NO_MARK = 1, 2, 0
+#: Code points below this are looked up in the case table (re.IGNORECASE matches the
+#: letters of the link attributes' names with none beyond it: tests check all of Unicode).
+FOLD_SIZE = 0x2200
+
+
+@njit(nogil=True, inline="always")
+def _blank(c: int) -> bool:  # pragma: no cover
+    return c == 32 or c == 9 or c == 10 or c == 13 or c == 12
+
+
+@njit(nogil=True, inline="always")
+def _name_char(c: int) -> bool:  # pragma: no cover
+    """A character of a tag name after its first letter: ``[-a-zA-Z0-9:_.]``."""
+    return (
+        (97 <= c <= 122)
+        or (65 <= c <= 90)
+        or (48 <= c <= 58)  # digits and ":"
+        or c == 45
+        or c == 95
+        or c == 46
+    )
+
+
+@njit(nogil=True, inline="always")
+def _tag_name_end(text: np.ndarray, j: int, n: int) -> int:  # pragma: no cover
+    """The end of the tag name starting at ``j``, or -1 when none starts there."""
+    if j >= n:
+        return -1
+    c = text[j]
+    if not ((97 <= c <= 122) or (65 <= c <= 90)):
+        return -1
+    j += 1
+    while j < n and _name_char(text[j]):
+        j += 1
+    if j >= n:
+        return -1
+    c = text[j]
+    if _blank(c) or c == 47 or c == 62:  # followed by a blank, "/" or ">"
+        return j
+    return -1
+
+
+@njit(nogil=True, inline="always")
+def _attr_char(c: int, classes: np.ndarray) -> bool:  # pragma: no cover
+    """A character of an attribute name: ``[^\\s"'<>/=\\x00-\\x02]``."""
+    if c <= 2 or c == 34 or c == 39 or c == 60 or c == 62 or c == 47 or c == 61:
+        return False
+    return classes[c] & SPACE == 0
+
+
+@njit(nogil=True, inline="always")
+def _value_end(text: np.ndarray, k: int, n: int, classes: np.ndarray) -> int:  # pragma: no cover
+    """The end of the attribute value starting at ``k``, or -1 when none starts there."""
+    if k >= n:
+        return -1
+    c = text[k]
+    if c == 34 or c == 39:  # quoted: up to the same quote, no "<" and no marker inside
+        k += 1
+        while k < n and text[k] != c:
+            if text[k] == 60 or text[k] <= 2:
+                return -1
+            k += 1
+        return k + 1 if k < n else -1
+    if c <= 2 or c == 60 or c == 62 or c == 61 or classes[c] & SPACE:
+        return -1
+    k += 1
+    while k < n:
+        c = text[k]
+        if c <= 2 or c == 60 or c == 62 or classes[c] & SPACE:
+            break
+        k += 1
+    if k < n and (_blank(text[k]) or text[k] == 62):
+        return k
+    return -1
+
+
+@njit(nogil=True, inline="always")
+def _kind(text: np.ndarray, start: int, end: int, names: np.ndarray) -> int:  # pragma: no cover
+    """The marker of the tag name ``text[start:end]`` (ASCII): the kind of the row of
+    ``names`` (lowercase names, NUL-padded, the kind in the last column) it equals."""
+    width = names.shape[1] - 1
+    if end - start > width:
+        return _NO_MARK
+    for row in range(names.shape[0]):
+        same = True
+        for k in range(width):
+            want = names[row, k]
+            if start + k < end:
+                c = text[start + k]
+                if 65 <= c <= 90:
+                    c += 32
+                if c != want:
+                    same = False
+                    break
+            elif want != 0:
+                same = False
+                break
+        if same:
+            return names[row, width]
+    return _NO_MARK
+
+
+@njit(nogil=True, inline="always")
+def _is_link(
+    text: np.ndarray, start: int, end: int, fold: np.ndarray, links: np.ndarray
+) -> bool:  # pragma: no cover
+    """Whether the attribute name ``text[start:end]`` is a row of ``links`` (NUL-padded
+    lowercase names), each character compared through ``fold``."""
+    width = links.shape[1]
+    if end - start > width:
+        return False
+    for row in range(links.shape[0]):
+        same = True
+        for k in range(width):
+            want = links[row, k]
+            if start + k < end:
+                c = text[start + k]
+                if c >= fold.size or fold[c] != want:
+                    same = False
+                    break
+            elif want != 0:
+                same = False
+                break
+        if same:
+            return True
+    return False
+
+
+@njit(nogil=True)
+def mark_tags(
+    text: np.ndarray,
+    classes: np.ndarray,
+    names: np.ndarray,
+    fold: np.ndarray,
+    links: np.ndarray,
+    out: np.ndarray,
+    values: np.ndarray,
+) -> tuple[int, int]:  # pragma: no cover
+    """Copy ``text`` (code points) to ``out`` with each tag replaced by its marker, and write
+    the (start, end) of each link attribute's value, in ``text``, to ``values`` (one row per
+    ``=`` of the text is enough). Returns (code points written, values written)."""
+    n = text.size
+    o = 0
+    found = 0
+    i = 0
+    while i < n:
+        c = text[i]
+        if c != 60:
+            out[o] = c
+            o += 1
+            i += 1
+            continue
+        end = -1
+        mark = _NO_MARK
+        kept = found
+        if i + 1 < n and text[i + 1] == 47:  # an end tag
+            j = _tag_name_end(text, i + 2, n)
+            if j >= 0:
+                mark = _kind(text, i + 2, j, names)
+                mark = _NO_MARK if mark == _IMAGE_MARK else mark
+                while j < n and _blank(text[j]):
+                    j += 1
+                if j < n and text[j] == 62:
+                    end = j + 1
+        else:
+            p = _tag_name_end(text, i + 1, n)
+            if p >= 0:
+                mark = _kind(text, i + 1, p, names)
+                failed = False
+                while True:
+                    q = p
+                    while q < n and _blank(text[q]):
+                        q += 1
+                    after_quote = text[p - 1] == 34 or text[p - 1] == 39
+                    if q < n and (q > p or after_quote) and _attr_char(text[q], classes):
+                        r = q + 1
+                        while r < n and _attr_char(text[r], classes):
+                            r += 1
+                        s = r
+                        while s < n and _blank(text[s]):
+                            s += 1
+                        if s < n and text[s] == 61:  # "=": a value must follow
+                            s += 1
+                            while s < n and _blank(text[s]):
+                                s += 1
+                            v = _value_end(text, s, n, classes)
+                            if v < 0:
+                                failed = True
+                                break
+                            if _is_link(text, q, r, fold, links):
+                                values[kept, 0] = s
+                                values[kept, 1] = v
+                                kept += 1
+                            p = v
+                        else:
+                            p = r
+                        continue
+                    if not failed:
+                        if q < n and text[q] == 47:
+                            q += 1
+                        if q < n and text[q] == 62:
+                            end = q + 1
+                    break
+        if end < 0:
+            out[o] = c
+            o += 1
+            i += 1
+            continue
+        out[o] = mark
+        o += 1
+        found = kept
+        i = end
+    return o, found
+
+
+def _names(block: frozenset[str]) -> np.ndarray:
+    rows = [(name, _BLOCK_MARK) for name in sorted(block)]
+    rows += [("img", _IMAGE_MARK), ("input", _IMAGE_MARK)]
+    width = max(len(name) for name, _ in rows)
+    table = np.zeros((len(rows), width + 1), np.uint32)
+    for row, (name, kind) in enumerate(rows):
+        table[row, : len(name)] = [ord(c) for c in name]
+        table[row, width] = kind
+    return table
+
+
+@functools.cache
+def _tables(block: frozenset[str], link_names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """The tag names' markers, the case table and the link attributes' names."""
+    names = _names(block)
+    letters = sorted(set("".join(link_names)))
+    fold = np.zeros(FOLD_SIZE, np.uint32)
+    every = "".join(map(chr, range(FOLD_SIZE)))
+    for letter in letters:
+        for match in re.finditer(re.escape(letter), every, re.IGNORECASE):
+            fold[match.start()] = ord(letter)
+    width = max(map(len, link_names))
+    links = np.zeros((len(link_names), width), np.uint32)
+    for row, name in enumerate(link_names):
+        links[row, : len(name)] = [ord(c) for c in name]
+    return names, fold, links
+
+
+def marked(
+    markup: str, block: frozenset[str], link_names: tuple[str, ...]
+) -> tuple[str, list[str]]:
+    """``markup`` with each tag replaced by its marker (``"\\x01"`` for a tag of ``block``,
+    start or end, ``"\\x02"`` for a start tag ``img`` or ``input``, ``"\\x00"`` otherwise),
+    and the values (quotes kept) of the attributes named in ``link_names`` (lowercase) of its
+    start tags, in order."""
+    text = np.frombuffer(markup.encode("utf-32-le", "surrogatepass"), np.uint32)
+    names, fold, links = _tables(block, link_names)
+    out = np.empty(text.size, np.uint32)
+    values = np.empty((markup.count("=") + 1, 2), np.int64)
+    size, found = mark_tags(text, unicode_classes(), names, fold, links, out, values)
+    flat = out[:size].tobytes().decode("utf-32-le", "surrogatepass")
+    return flat, [markup[start:end] for start, end in values[:found].tolist()]
