@@ -66,6 +66,7 @@ LAYERS: list[set[str]] = [
         "__init__",
         "__main__",
         "_schema",
+        "_params",
     },
     {"stats"},
     {"families"},
