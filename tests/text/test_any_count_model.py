@@ -172,7 +172,7 @@ class _Runs(ColumnStatistic):
     def column_weight(self) -> np.ndarray:
         return self.at_least[:, :, 0]
 
-    def pooled(self) -> _Runs:  # pragma: no cover - presence-like: not summed
+    def pooled(self, where: np.ndarray | None = None) -> _Runs:  # pragma: no cover - not summed
         raise NotImplementedError
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

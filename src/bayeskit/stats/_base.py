@@ -231,9 +231,10 @@ class ColumnStatistic(Statistic):
         where it has none (what a term's usefulness and dropping emptied terms read)."""
 
     @abstractmethod
-    def pooled(self: C) -> C:
-        """One column holding the events of every column: the statistic of their sum (an
-        out-of-vocabulary column), for models that declare ``sums_columns``."""
+    def pooled(self: C, where: np.ndarray | None = None) -> C:
+        """One column holding the events of every column (or of the columns where ``where``
+        is True): the statistic of their sum (an out-of-vocabulary column), for models that
+        declare ``sums_columns``."""
 
 
 def overflow_of(

@@ -79,7 +79,7 @@ class CategoryCounts(Statistic):
         if same:
             return CategoryCounts(self.categories, self.counts + other.counts)
         if self.n_features == 1 and all_text(self.categories[0]) and all_text(other.categories[0]):
-            # One feature of words (a text model's vocabulary): merge the sorted lists.
+            # One feature of text categories: merge the sorted lists, without sorting both.
             union, mine, theirs = merge_sorted_text(self.categories[0], other.categories[0])
             counts = np.zeros((self.n_classes, len(union)))
             counts[:, mine] += self.counts

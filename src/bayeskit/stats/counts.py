@@ -83,11 +83,12 @@ class Counts(ColumnStatistic):
     def column_weight(self) -> np.ndarray:
         return self.total if self.missing is None else np.abs(self.total) + self.missing
 
-    def pooled(self) -> Counts:
+    def pooled(self, where: np.ndarray | None = None) -> Counts:
         if self.missing is not None:
             # a missing value in one column does not say how many events the sum holds
             raise MergeError("counts with missing values cannot be pooled into one column")
-        return Counts(self.weight, self.total.sum(axis=1, keepdims=True))
+        mask = True if where is None else where[None, :]  # summed in place, no copy
+        return Counts(self.weight, self.total.sum(axis=1, keepdims=True, where=mask))
 
     def weights(self) -> tuple[np.ndarray, ...]:
         if self.missing is None:

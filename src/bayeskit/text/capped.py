@@ -64,12 +64,13 @@ def add_terms(
 ) -> tuple[Summary, VocabularyStats]:
     """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added, with
     one merge of their sorted terms for both (each ``+`` would merge them again: on a long
-    stream, binary searches among the terms are most of the time of adding a batch)."""
+    stream, binary searches among the terms are most of the time of adding a batch), the
+    two sums holding one terms array (a learned message, a stream's batches)."""
     (stats_a, vocab_a), (stats_b, vocab_b) = a, b
     block_a, block_b = keyed_block(stats_a), keyed_block(stats_b)
     if not (
-        block_a.terms is vocab_a.terms
-        and block_b.terms is vocab_b.terms
+        block_a.terms is vocab_a.given_terms
+        and block_b.terms is vocab_b.given_terms
         and all_text(vocab_a.terms)
         and all_text(vocab_b.terms)
     ):  # not known to be counted over the same terms: each adds its own

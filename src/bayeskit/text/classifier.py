@@ -26,6 +26,7 @@ from ..inspection import (
 from ..naive_bayes import ComplementNB, MultinomialNB
 from ..stats import Summary, keyed_block, keyed_summary
 from .analyze import DEFAULT_TOKEN_PATTERN
+from .capped import add_terms
 from .vectorize import TextVectorizer, stats_of
 from .vocabulary import VocabularyStats
 
@@ -323,24 +324,11 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
             return self
         keyed, vocab = self._batch(vec, model, docs, y, sample_weight, classes)
         if "stats_" in self.__dict__:
-            keyed, vocab = self._plus(keyed, vocab)
+            # one merge of the terms for both sums, which then share one terms array, so
+            # _fitted selects the vocabulary by position (comparing every term would cost
+            # more than the rest of learning one message)
+            keyed, vocab = add_terms((self.stats_, self.vocabulary_stats_), (keyed, vocab))
         return self._adopt(keyed, vocab)
-
-    def _plus(self, keyed: Summary, vocab: VocabularyStats) -> tuple[Summary, VocabularyStats]:
-        """``stats_ + keyed`` and ``vocabulary_stats_ + vocab`` (a batch's statistics), holding
-        one array of terms between them when each pair held one: the two sums are then unions
-        of the same two term lists, and :meth:`_fitted` selects the vocabulary by position
-        when the count model's terms are the counted ones by identity (no comparison of
-        every term, which costs more than the rest of learning one message)."""
-        stats, total = self.stats_ + keyed, self.vocabulary_stats_ + vocab
-        terms = keyed_block(stats).terms
-        shared = (
-            keyed_block(self.stats_).terms is self.vocabulary_stats_.given_terms
-            and keyed_block(keyed).terms is vocab.given_terms
-        )
-        if shared and total.given_terms is not terms:
-            total = VocabularyStats(terms, total.doc_freq, total.term_freq, total.n_docs)
-        return stats, total
 
     def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Remove documents the classifier was trained on (additive mode)."""
@@ -427,7 +415,7 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
         if vec.oov_token is not None:  # the pool of every term the vocabulary leaves out
             left_out = np.ones(len(terms), dtype=bool)
             left_out[index if found is None else index[found]] = False
-            selected = selected.join_columns(block.take_columns(np.flatnonzero(left_out)).pooled())
+            selected = selected.join_columns(block.pooled(where=left_out))
         fitted = clone(model).fit_summary(
             Summary(self.stats_.classes, self.stats_.class_count, (selected,))
         )

@@ -23,7 +23,7 @@ from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import ColumnStatistic, Summary
 from . import calibration, fisher
-from .capped import kept_part
+from .capped import add_terms, kept_part
 from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
 
@@ -656,7 +656,7 @@ class SpamFilter(TextClassifier):
             keyed, vocab = self._batch_of(
                 batch_vec, model, terms, counts, labels, sample_weight, classes
             )
-            self._adopt(*self._plus(keyed, vocab))
+            self._adopt(*add_terms((self.stats_, self.vocabulary_stats_), (keyed, vocab)))
             self._calibrate(self._counts() + added)
         return self
 
