@@ -117,44 +117,18 @@ def _value_end(text: np.ndarray, k: int, n: int, classes: np.ndarray) -> int:  #
 
 
 @njit(nogil=True, inline="always")
-def _kind(text: np.ndarray, start: int, end: int, names: np.ndarray) -> int:  # pragma: no cover
-    """The marker of the tag name ``text[start:end]`` (ASCII): the kind of the row of
-    ``names`` (lowercase names, NUL-padded, the kind in the last column) it equals."""
-    width = names.shape[1] - 1
+def _row_of(
+    text: np.ndarray, start: int, end: int, table: np.ndarray, width: int, fold: np.ndarray
+) -> int:  # pragma: no cover
+    """The row of ``table`` (lowercase names, NUL-padded, in its first ``width`` columns)
+    that the name ``text[start:end]`` equals, each character compared through ``fold``;
+    −1 for none."""
     if end - start > width:
-        return _NO_MARK
-    for row in range(names.shape[0]):
+        return -1
+    for row in range(table.shape[0]):
         same = True
         for k in range(width):
-            want = names[row, k]
-            if start + k < end:
-                c = text[start + k]
-                if 65 <= c <= 90:
-                    c += 32
-                if c != want:
-                    same = False
-                    break
-            elif want != 0:
-                same = False
-                break
-        if same:
-            return names[row, width]
-    return _NO_MARK
-
-
-@njit(nogil=True, inline="always")
-def _is_link(
-    text: np.ndarray, start: int, end: int, fold: np.ndarray, links: np.ndarray
-) -> bool:  # pragma: no cover
-    """Whether the attribute name ``text[start:end]`` is a row of ``links`` (NUL-padded
-    lowercase names), each character compared through ``fold``."""
-    width = links.shape[1]
-    if end - start > width:
-        return False
-    for row in range(links.shape[0]):
-        same = True
-        for k in range(width):
-            want = links[row, k]
+            want = table[row, k]
             if start + k < end:
                 c = text[start + k]
                 if c >= fold.size or fold[c] != want:
@@ -164,8 +138,19 @@ def _is_link(
                 same = False
                 break
         if same:
-            return True
-    return False
+            return row
+    return -1
+
+
+@njit(nogil=True, inline="always")
+def _kind(
+    text: np.ndarray, start: int, end: int, names: np.ndarray, lower: np.ndarray
+) -> int:  # pragma: no cover
+    """The marker of the tag name ``text[start:end]`` (ASCII, either case): the kind (the
+    last column of ``names``) of the row it equals."""
+    width = names.shape[1] - 1
+    row = _row_of(text, start, end, names, width, lower)
+    return _NO_MARK if row < 0 else names[row, width]
 
 
 @njit(nogil=True)
@@ -173,6 +158,7 @@ def mark_tags(
     text: np.ndarray,
     classes: np.ndarray,
     names: np.ndarray,
+    lower: np.ndarray,
     fold: np.ndarray,
     links: np.ndarray,
     out: np.ndarray,
@@ -198,7 +184,7 @@ def mark_tags(
         if i + 1 < n and text[i + 1] == 47:  # an end tag
             j = _tag_name_end(text, i + 2, n)
             if j >= 0:
-                mark = _kind(text, i + 2, j, names)
+                mark = _kind(text, i + 2, j, names, lower)
                 mark = _NO_MARK if mark == _IMAGE_MARK else mark
                 while j < n and _blank(text[j]):
                     j += 1
@@ -207,7 +193,7 @@ def mark_tags(
         else:
             p = _tag_name_end(text, i + 1, n)
             if p >= 0:
-                mark = _kind(text, i + 1, p, names)
+                mark = _kind(text, i + 1, p, names, lower)
                 failed = False
                 while True:
                     q = p
@@ -229,7 +215,7 @@ def mark_tags(
                             if v < 0:
                                 failed = True
                                 break
-                            if _is_link(text, q, r, fold, links):
+                            if _row_of(text, q, r, links, links.shape[1], fold) >= 0:
                                 values[kept, 0] = s
                                 values[kept, 1] = v
                                 kept += 1
@@ -268,8 +254,11 @@ def _names(block: frozenset[str]) -> np.ndarray:
 
 @functools.cache
 def _tables(block: frozenset[str], link_names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
-    """The tag names' markers, the case table and the link attributes' names."""
+    """The tag names' markers, the ASCII case table they are read through, the link
+    attributes' case table and their names."""
     names = _names(block)
+    lower = np.arange(128, dtype=np.uint32)
+    lower[65:91] += 32  # A-Z read as a-z; tag names are ASCII, so nothing beyond 127 matches
     letters = sorted(set("".join(link_names)))
     fold = np.zeros(FOLD_SIZE, np.uint32)
     every = "".join(map(chr, range(FOLD_SIZE)))
@@ -280,7 +269,7 @@ def _tables(block: frozenset[str], link_names: tuple[str, ...]) -> tuple[np.ndar
     links = np.zeros((len(link_names), width), np.uint32)
     for row, name in enumerate(link_names):
         links[row, : len(name)] = [ord(c) for c in name]
-    return names, fold, links
+    return names, lower, fold, links
 
 
 def marked(
@@ -291,9 +280,9 @@ def marked(
     and the values (quotes kept) of the attributes named in ``link_names`` (lowercase) of its
     start tags, in order."""
     text = np.frombuffer(markup.encode("utf-32-le", "surrogatepass"), np.uint32)
-    names, fold, links = _tables(block, link_names)
+    names, lower, fold, links = _tables(block, link_names)
     out = np.empty(text.size, np.uint32)
     values = np.empty((markup.count("=") + 1, 2), np.int64)
-    size, found = mark_tags(text, unicode_classes(), names, fold, links, out, values)
+    size, found = mark_tags(text, unicode_classes(), names, lower, fold, links, out, values)
     flat = out[:size].tobytes().decode("utf-32-le", "surrogatepass")
     return flat, [markup[start:end] for start, end in values[:found].tolist()]
