@@ -21,7 +21,8 @@ from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
 
 import bayeskit as bk
 from bayeskit.datasets import shared
-from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+from bayeskit.text.analyze import decode
 
 
 class Skip(Exception):  # noqa: N818 - a signal, not an error
@@ -239,6 +240,83 @@ def _text_predict(quick: bool) -> tuple[Side, Side]:
     )
 
 
+@cache
+def newsgroups_test_labels() -> np.ndarray:
+    """20 Newsgroups bydate: the test posts' labels (in :func:`newsgroups_texts`' order)."""
+    _require_data()
+    return shared.load_20newsgroups("test")[1]
+
+
+@cache
+def spamassassin_split() -> tuple[list[bytes], np.ndarray, list[bytes], np.ndarray]:
+    """The SpamAssassin corpus as the accuracy tables split it: trained on easy_ham + spam,
+    tested on easy_ham_2 + hard_ham + spam_2, raw messages (bytes) and their labels."""
+    _require_data()
+    root = shared.data_dir()
+    assert root is not None
+    corpus = root / "spamassassin-public-corpus"
+    if not corpus.is_dir():
+        raise Skip(f"SpamAssassin corpus not found under {root}")
+
+    def load(groups: list[str]) -> tuple[list[bytes], np.ndarray]:
+        docs, labels = [], []
+        for group in groups:
+            for path in sorted((corpus / group).iterdir()):
+                docs.append(path.read_bytes())
+                labels.append("spam" if group.startswith("spam") else "ham")
+        return docs, np.asarray(labels)
+
+    train, y_train = load(["easy_ham", "spam"])
+    test, y_test = load(["easy_ham_2", "hard_ham", "spam_2"])
+    return train, y_train, test, y_test
+
+
+def _accuracies(y_true: np.ndarray, X: tuple[Any, Any]) -> Callable[[Any, Any], str]:
+    """A comparison of two models that make different predictions by design: each one's
+    accuracy on its side's test documents ``X``."""
+
+    def compare(sk_model: Any, bk_model: Any) -> str:
+        sk_acc = np.mean(sk_model.predict(X[0]) == y_true)
+        bk_acc = np.mean(bk_model.predict(X[1]) == y_true)
+        return f"accuracy scikit-learn {sk_acc:.4f}, bayeskit {bk_acc:.4f}"
+
+    return compare
+
+
+def _default_text_20ng(quick: bool) -> tuple[Side, Side]:
+    """The default ``TextClassifier()`` (raw posts read as e-mails, word 1-2-grams) end to end
+    against scikit-learn's default pipeline, CountVectorizer + MultinomialNB, on the same raw
+    posts."""
+    train, y, test, mb = newsgroups_texts()
+    return (
+        Side(lambda: make_pipeline(CountVectorizer(), sk.MultinomialNB()), train, y, test, mb),
+        Side(TextClassifier, train, y, test, mb),
+    )
+
+
+def _default_spam(quick: bool) -> tuple[Side, Side]:
+    """The default ``SpamFilter()`` (calibrated, from the raw messages' bytes) end to end
+    against scikit-learn's default pipeline on the same messages decoded as text
+    (CountVectorizer reads str; the decoding, UTF-8 else latin-1, is not timed)."""
+    train, y, test, _ = spamassassin_split()
+    text_train, text_test = [decode(d) for d in train], [decode(d) for d in test]
+    mb = sum(map(len, train)) / 1e6
+    sk_side = Side(
+        lambda: make_pipeline(CountVectorizer(), sk.MultinomialNB()), text_train, y, text_test, mb
+    )
+    return sk_side, Side(SpamFilter, train, y, test, mb)
+
+
+def _text_accuracies(sk_model: Any, bk_model: Any) -> str:
+    test = newsgroups_texts()[2]
+    return _accuracies(newsgroups_test_labels(), (test, test))(sk_model, bk_model)
+
+
+def _spam_accuracies(sk_model: Any, bk_model: Any) -> str:
+    _, _, test, y_test = spamassassin_split()
+    return _accuracies(y_test, ([decode(d) for d in test], test))(sk_model, bk_model)
+
+
 def _poisson_length(quick: bool) -> tuple[Side, Side]:
     X_train, y_train, X_test = newsgroups()
     return (
@@ -367,4 +445,16 @@ WORKLOADS = [
     ),
     Workload("text-model-20ng", 10.0, _text_model, phase="fit"),
     Workload("text-predict-20ng", 10.0, _text_predict, phase="predict"),
+    Workload(
+        "text-default-20ng",
+        3.0,
+        _default_text_20ng,
+        compare=_text_accuracies,
+    ),
+    Workload(
+        "spam-default-spamassassin",
+        3.0,
+        _default_spam,
+        compare=_spam_accuracies,
+    ),
 ]

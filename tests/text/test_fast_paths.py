@@ -24,8 +24,9 @@ from bayeskit.stats._base import per_class_extreme
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 from bayeskit.text import email as email_module
 from bayeskit.text._mime import find_urls
+from bayeskit.text.auto_count import read_auto
 from bayeskit.text.email import _parse, _read_bytes
-from bayeskit.text.vectorize import _row_sums_of_squares
+from bayeskit.text.vectorize import _mail_mask, _row_sums_of_squares
 
 TEXTS, LABELS = load_sms_spam()
 POST = (
@@ -70,12 +71,62 @@ def test_auto_transform_of_plain_texts_takes_the_word_lookup():
     assert fitted._count_known_words(TEXTS[3000:]) is not None
     assert (expected != X).nnz == 0
     assert np.array_equal(X.indices, expected.indices)
-    # A vocabulary that holds e-mail tokens is not the scanner's: Python counts.
+    # A vocabulary that holds e-mail tokens beside the words the scanner counted: its words
+    # are still looked up in the scanner's table (the e-mail tokens have no entry there).
     mixed = TextVectorizer(analyzer="auto").fit(MAILS + TEXTS[:500])
-    assert mixed._count_known_words(TEXTS[500:1500]) is None
+    assert mixed._count_known_words(TEXTS[500:1500]) is not None
     assert (
         mixed.transform(TEXTS[500:1500]) != mixed._reindex(*mixed._count(TEXTS[500:1500]))
     ).nnz == 0
+    # A vocabulary given by the user was not counted by the scanner: Python counts.
+    given = TextVectorizer(analyzer="auto", vocabulary=["free", "subject:free"]).fit(MAILS)
+    assert given._count_known_words(TEXTS[500:1500]) is None
+
+
+WIDE_MAIL = (
+    "From: Zoe <z@example.org>\nSubject: \u00fcber \u0394elta\nContent-Type: text/plain; "
+    "charset=utf-8\n\n\u0394\u03b5\u03bb\u03c4\u03b1 free cash \u00fcber alles\n"
+)
+
+
+def _same_matrix(X, Y):
+    assert X.shape == Y.shape
+    assert X.has_canonical_format
+    assert Y.has_canonical_format
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(X, name), getattr(Y, name)), name
+
+
+@pytest.mark.parametrize("wide_fit", [False, True])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"ngram_range": (1, 2)},
+        {"ngram_range": (1, 2), "oov_token": "<oov>", "subject_in_text": True},
+        {"min_df": 2, "output": "binary"},
+        {"ngram_range": (1, 2), "output": "tfidf", "sublinear_tf": True, "use_idf": False,
+         "subject_in_text": True, "ngram_weights": (1.0, 0.7), "subject_weight": 1.5},
+    ],
+)  # fmt: skip
+def test_auto_transform_of_mails_takes_the_scanner_lookup(settings, wide_fit):
+    """E-mails read over a fitted "auto" vocabulary: their words looked up in the scanner's
+    table (latin-1 or UTF-8, a body wider than the table's latin-1 counted apart), their
+    header tokens by a dict, the same matrix as counting their terms and moving them."""
+    plain = [t for t in TEXTS[:600] if t.isascii()][:400]
+    train = MAILS + plain + ([WIDE_MAIL] if wide_fit else [])  # a UTF-8 or a latin-1 table
+    vec = TextVectorizer(analyzer="auto", **settings).fit(train)
+    new = [WIDE_MAIL, *MAILS[::3], *TEXTS[1000:1300], POST.format(n="unseen sender x9")]
+    new.append(new[1].replace("Ann Lee", "Ann Other").replace("ftp.example.org", "a.b.example"))
+    new.append(new[2].encode("latin-1"))
+    narrow = [d for d in new[1:] if isinstance(d, bytes) or d.isascii()]
+    for docs in (new, new[1:], narrow):  # with and without text beyond latin-1
+        mail = _mail_mask(docs)
+        assert mail.any()
+        read = read_auto(docs, mail, bool(vec.subject_in_text), vec.encoding)
+        fast = vec._count_known_mail(read, len(docs))
+        assert fast is not None
+        _same_matrix(fast, vec._reindex(*vec._count(docs)))
+        _same_matrix(vec.transform(docs), vec._weigh(vec._reindex(*vec._count(docs))))
 
 
 @pytest.mark.parametrize(

@@ -109,10 +109,14 @@ class _Encoded:
         return int(self.text.size) - _PAD
 
     @classmethod
-    def of(cls, texts: Sequence[str], lowercase: bool) -> _Encoded:
+    def of(cls, texts: Sequence[str], lowercase: bool, *, utf8: bool = False) -> _Encoded:
+        """The texts in latin-1 when every character fits, else (or when ``utf8``) in
+        UTF-8: the scanner counts the same terms either way."""
         lengths = np.fromiter(map(len, texts), np.int64, len(texts))
         ends = np.cumsum(lengths)
         try:
+            if utf8:
+                raise UnicodeEncodeError("latin-1", "", 0, 0, "UTF-8 asked for")
             text = _latin1(texts, ends)
         except UnicodeEncodeError:
             pieces = [

@@ -41,7 +41,7 @@ import functools
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,9 @@ __all__ = [
     "count_known",
     "count_terms",
     "count_terms_lazily",
+    "counted_entries",
     "counted_lookup",
+    "counted_within",
     "take_column_totals",
     "unicode_classes",
 ]
@@ -320,12 +322,42 @@ def counted_lookup(
     same as a built one for every document: the same entries (tokens, and n-grams as pairs of
     entries) reached by the same scan, with ``-1`` columns for the entries that are not
     vocabulary terms."""
-    counted = terms.origin if isinstance(terms, LazyTerms) else _COUNTED.get(terms)
-    if not isinstance(counted, _Counted) or (counted.utf8, counted.analysis) != (utf8, analysis):
+    counted = _counted(terms)
+    if counted is None or (counted.utf8, counted.analysis) != (utf8, analysis):
         return None
     column = np.full(max(int(counted.entries.sizes[0]), 1), -1, np.int64)
-    column[counted.entry[selected]] = np.arange(len(selected), dtype=np.int64)
+    entry = counted.entry[selected]
+    known = entry >= 0  # (terms the table did not count: :func:`counted_within`)
+    column[entry[known]] = np.flatnonzero(known)
     return Lookup(utf8, counted.entries, column)
+
+
+def counted_within(terms: np.ndarray, part: np.ndarray | LazyTerms, places: np.ndarray) -> None:
+    """Keep beside ``terms`` (sorted, distinct) the table :func:`count_terms` counted
+    ``part`` with, if it did: ``part``'s terms are ``terms[places]``, and the other terms of
+    ``terms`` have no entry in the table (:func:`counted_entries` says -1). Analyzer="auto"
+    counts an e-mail's words with the scanner and its header tokens in Python: the union of
+    the two is then looked up by the scanner's table for the words
+    (:func:`counted_lookup`)."""
+    counted = _counted(part)
+    if counted is None:
+        return
+    entry = np.full(len(terms), -1, np.int64)
+    entry[places] = counted.entry
+    _COUNTED.put(terms, replace(counted, entry=entry))
+
+
+def counted_entries(terms: np.ndarray | LazyTerms) -> tuple[bool, np.ndarray] | None:
+    """Whether the table :func:`count_terms` counted ``terms`` with is of UTF-8 text (else
+    latin-1), and the entry of each term in it (int64, -1 for a term it did not count,
+    :func:`counted_within`); None when no such table is kept beside ``terms``."""
+    counted = _counted(terms)
+    return None if counted is None else (counted.utf8, counted.entry)
+
+
+def _counted(terms: np.ndarray | LazyTerms) -> _Counted | None:
+    counted = terms.origin if isinstance(terms, LazyTerms) else _COUNTED.get(terms)
+    return counted if isinstance(counted, _Counted) else None
 
 
 def count_known(
@@ -336,6 +368,7 @@ def count_known(
     oov_column: int = -1,
     *,
     threads: int | None = None,
+    utf8: bool = False,
 ) -> sp.csr_matrix:
     """Counts of the terms of ``texts`` over a fixed vocabulary: a term that is an entry of
     the table ``lookup(utf8)`` (for latin-1 or UTF-8 text) with a column counts there, any
@@ -343,11 +376,12 @@ def count_known(
 
     What counting the terms (:func:`count_terms`) and then moving each term's counts to its
     column in the vocabulary gives, entry for entry: float64 counts, sorted indices, shape
-    ``(len(texts), n_columns)``. ``threads`` as in :func:`count_terms`.
+    ``(len(texts), n_columns)``. ``threads`` as in :func:`count_terms`; ``utf8``: read the
+    texts as UTF-8 even when latin-1 would hold them (for a table of UTF-8 text).
     """
     if len(texts) == 0:
         return _csr(np.zeros(0), np.zeros(0, np.int32), np.zeros(1), 0, n_columns)
-    doc = _Encoded.of(texts, analysis.lowercase)
+    doc = _Encoded.of(texts, analysis.lowercase, utf8=utf8)
     table = lookup(doc.utf8)
     if table.utf8 != doc.utf8:
         raise ValueError("the lookup table is for the other encoding")

@@ -13,40 +13,80 @@ about 8 s in Python.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._values import merge_sorted_text
+from ._scan import counted_within
 
 #: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts)
 WordCounter = Callable[[list[Any]], tuple[np.ndarray, sp.csr_matrix]]
 
 
+@dataclass(frozen=True)
+class Read:
+    """Documents as analyzer="auto" reads them: ``heads``, the header and URL tokens of each
+    e-mail (in the order of ``mailed``, the rows that are e-mails), and ``texts``, the text
+    of every document whose words are counted (an e-mail's decoded body, after its subject
+    line when ``subject_in_text``; any other document decoded)."""
+
+    mailed: np.ndarray
+    heads: list[list[str]]
+    texts: list[str]
+
+
+def read_auto(documents: list[Any], mail: np.ndarray, subject_in_text: bool, encoding: str) -> Read:
+    """Read ``documents`` as analyzer="auto" does (``mail``: which are raw e-mails)."""
+    from .analyze import _message, decode, email_text
+    from .email import email_tokens
+
+    heads: list[list[str]] = []
+    texts: list[str] = []
+    for doc, is_mail in zip(documents, mail.tolist(), strict=True):
+        if is_mail:
+            message = _message(doc)
+            # Header and URL tokens (the body's words are left to the scanner: text="").
+            heads.append(email_tokens(replace(message, text="")))
+            texts.append(email_text(message, subject_in_text))
+        else:
+            texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))
+    return Read(np.flatnonzero(mail), heads, texts)
+
+
 def count_auto(
-    words: WordCounter, documents: list[Any], mail: np.ndarray, subject_in_text: bool = False
+    words: WordCounter,
+    documents: list[Any],
+    mail: np.ndarray,
+    subject_in_text: bool = False,
+    encoding: str = "utf-8",
+    *,
+    read: Read | None = None,
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """Sorted distinct terms of ``documents`` under analyzer="auto" and their counts (CSR,
     canonical), given ``words`` (what counts texts as the same vectorizer with
     analyzer="word" counts them), which documents are raw e-mails, and whether an e-mail's
-    subject line is read as text too."""
-    from .analyze import _message, email_text
-    from .email import email_tokens
+    subject line is read as text too (``read``: the documents already read).
 
-    plain, mailed = np.flatnonzero(~mail), np.flatnonzero(mail)
-    messages = [_message(documents[i]) for i in mailed.tolist()]
-    # Header and URL tokens (the body's words are left to the scanner: text="").
-    heads = [email_tokens(replace(message, text="")) for message in messages]
-    parts = [
-        (mailed, *count_token_lists(heads)),
-        (mailed, *words([email_text(message, subject_in_text) for message in messages])),
-    ]
-    if len(plain):
-        parts.append((plain, *words([documents[i] for i in plain.tolist()])))
-    return _add_parts(parts, len(documents))
+    The words of every document are counted in one call, so when the compiled scanner counts
+    them its table is kept beside the terms returned (:func:`~._scan.counted_within`): a
+    vocabulary chosen among them is looked up by that table when new documents are read
+    (:meth:`TextVectorizer.transform`), no term spelled again."""
+    if read is None:
+        read = read_auto(documents, mail, subject_in_text, encoding)
+    n = len(documents)
+    head_terms, head_counts = count_token_lists(read.heads)
+    word_terms, word_counts = words(read.texts)
+    terms, counts, places = _add_parts(
+        [(read.mailed, head_terms, head_counts), (np.arange(n), word_terms, word_counts)], n
+    )
+    if len(terms) == len(head_terms) + len(word_terms):  # no header token is a word term
+        counted_within(terms, word_terms, places[1])
+    return terms, counts
 
 
 def count_token_lists(token_lists: Iterable[Iterable[str]]) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -74,7 +114,7 @@ def count_token_lists(token_lists: Iterable[Iterable[str]]) -> tuple[np.ndarray,
 
 def _add_parts(
     parts: list[tuple[np.ndarray, np.ndarray, sp.csr_matrix]], n_rows: int
-) -> tuple[np.ndarray, sp.csr_matrix]:
+) -> tuple[np.ndarray, sp.csr_matrix, list[np.ndarray]]:
     """The sum of some count matrices, each over its own sorted terms and for some of the
     rows (``(rows, terms, counts)``), as one canonical matrix over the union of the terms."""
     # Each part's terms' places in the union, kept as the union grows (merging finds them:
@@ -95,4 +135,36 @@ def _add_parts(
         shape=(n_rows, len(terms)),
     )
     out.sum_duplicates()
-    return terms, out
+    return terms, out, places
+
+
+def count_heads(
+    read: Read,
+    index: dict[str, int],
+    columns_of: Callable[[list[str]], np.ndarray],
+    n_rows: int,
+    n_columns: int,
+    oov_column: int = -1,
+) -> sp.csr_matrix:
+    """Counts of the e-mails' header and URL tokens (``read.heads``) in the columns of a
+    vocabulary (CSR, canonical, ``n_rows`` rows): ``index`` gives the columns of its terms
+    that are header tokens; a token outside it counts in ``oov_column`` (not at all when -1).
+    Every header token holds a colon (``subject:…``, ``url:…``), which no word n-gram of the
+    compiled scanner holds (its tokens are word characters and joiners), so ``index`` is all
+    a header token can be found in; a token without one would be looked up in the whole
+    vocabulary by ``columns_of``."""
+    flat = list(itertools.chain.from_iterable(read.heads))
+    sizes = np.fromiter(map(len, read.heads), np.int64, count=len(read.heads))
+    rows = np.repeat(read.mailed, sizes)
+    found = np.fromiter(map(index.get, flat, itertools.repeat(-1)), np.int64, count=len(flat))
+    odd = [i for i in np.flatnonzero(found < 0).tolist() if ":" not in flat[i]]
+    if odd:
+        found[odd] = columns_of([flat[i] for i in odd])
+    if oov_column >= 0:
+        found[found < 0] = oov_column
+    keep = found >= 0
+    out = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (rows[keep], found[keep])), shape=(n_rows, n_columns)
+    )
+    out.sum_duplicates()
+    return out

@@ -29,6 +29,7 @@ from ._scan import (
     count_known,
     count_terms,
     count_terms_lazily,
+    counted_entries,
     counted_lookup,
     take_column_totals,
 )
@@ -42,7 +43,7 @@ from .analyze import (
     make_analyzer,
     stop_word_set,
 )
-from .auto_count import count_auto, count_token_lists
+from .auto_count import Read, count_auto, count_heads, count_token_lists, read_auto
 from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequency
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
@@ -271,11 +272,16 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         if self.analyzer == "auto":
             documents = list(self._documents(raw_documents))
             mail = _mail_mask(documents)
-            # No e-mail among them: every document is read as analyzer="word" reads it, so the
-            # compiled scanner looks its terms up in the vocabulary's table, as for "word".
-            known = None if mail.any() else self._count_known_words(documents)
+            read = None
+            if not mail.any():
+                # No e-mail among them: every document is read as analyzer="word" reads it,
+                # so the compiled scanner looks its terms up in the vocabulary's table.
+                known = self._count_known_words(documents)
+            else:
+                read = read_auto(documents, mail, bool(self.subject_in_text), self.encoding)
+                known = self._count_known_mail(read, len(documents))
             if known is None:
-                known = self._reindex(*self._count_auto(documents, mail))
+                known = self._reindex(*self._count_auto(documents, mail, read=read))
             return self._weigh(known, own=True)
         if self._analysis() is not None:
             texts = list(self._documents(raw_documents))
@@ -583,12 +589,18 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         return (count_terms_lazily if lazy else count_terms)(texts, analysis)
 
     def _count_auto(
-        self, documents: list[Any], mail: np.ndarray | None = None, *, lazy: bool = False
+        self,
+        documents: list[Any],
+        mail: np.ndarray | None = None,
+        *,
+        lazy: bool = False,
+        read: Read | None = None,
     ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
         """``_count`` of analyzer="auto": the texts that are not e-mails are counted as
         analyzer="word" counts them (by the compiled scanner when it can), the e-mails by the
         analyzer in Python; the two term lists are merged and the rows keep their order.
-        ``mail``: which documents are e-mails, when already known."""
+        ``mail``: which documents are e-mails, when already known; ``read``: the documents
+        already read (:func:`~bayeskit.text.auto_count.read_auto`)."""
         if mail is None:
             mail = _mail_mask(documents)
         words = clone(self).set_params(
@@ -596,7 +608,14 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         )
         if not mail.any():
             return words._count(documents, lazy=lazy)
-        return count_auto(words._count, documents, mail, bool(self.subject_in_text))
+        return count_auto(
+            words._count,
+            documents,
+            mail,
+            bool(self.subject_in_text),
+            self.encoding,
+            read=read,
+        )
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word
@@ -801,6 +820,69 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         except _NoTable:
             return None
 
+    def _count_known_mail(self, read: Read, n_rows: int) -> sp.csr_matrix | None:
+        """``_reindex(*_count(documents))`` of analyzer="auto" for documents read
+        (:func:`~bayeskit.text.auto_count.read_auto`): their words by the compiled scanner's
+        lookup in the table it counted the vocabulary's words with, their header tokens by a
+        dict of the vocabulary's header tokens, the two added; no term becomes a ``str``
+        twice. None where that does not apply (little text, settings the scanner does not
+        compile, a vocabulary not chosen among terms it counted)."""
+        if self._word_analysis() is None or "_selected" not in self.__dict__:
+            return None
+        counted = counted_entries(self.stats_.given_terms)
+        texts = read.texts
+        if counted is None or sum(map(len, texts)) < FAST_MIN_CHARS:
+            return None
+        utf8, entry = counted
+        # A table of latin-1 text reads the texts that fit latin-1 (all, as a rule); the
+        # others (a body decoded from a wider charset) are counted and looked up by term.
+        wide = np.zeros(len(texts), bool) if utf8 else _wide_mask(texts)
+        try:
+            if wide.any():
+                words = self._count_rows_apart(texts, wide)
+            else:
+                words = self._count_known(texts, utf8=utf8)
+        except _NoTable:
+            return None
+        n_vocab = len(self._vocab)
+        oov = n_vocab if self.oov_token is not None else -1
+        heads = count_heads(
+            read, self._head_columns(entry), self._columns_of, n_rows, words.shape[1], oov
+        )
+        out = (words + heads).tocsr()
+        out.sum_duplicates()  # canonical (a no-op when the sum is already)
+        return out
+
+    def _count_rows_apart(self, texts: list[str], wide: np.ndarray) -> sp.csr_matrix:
+        """The words of ``texts`` over the vocabulary: the latin-1 ones by the compiled
+        lookup, the ``wide`` ones counted and looked up by term, the rows in order."""
+        apart = np.flatnonzero(wide)
+        rest = np.flatnonzero(~wide)
+        known = self._count_known([texts[i] for i in rest.tolist()])
+        words = clone(self).set_params(
+            analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
+        )
+        other = self._reindex(*words._count([texts[i] for i in apart.tolist()]))
+        order = np.empty(len(texts), np.int64)
+        order[np.concatenate((rest, apart))] = np.arange(len(texts))
+        out = sp.vstack([known, other], format="csr")[order]
+        out.has_canonical_format = True  # each row's columns stay sorted
+        return out
+
+    def _head_columns(self, entry: np.ndarray) -> dict[str, int]:
+        """Header token -> column, for the vocabulary's terms the compiled scanner did not
+        count (``entry`` -1: analyzer="auto"'s header and URL tokens), built once per
+        vocabulary."""
+        cached = self.__dict__.get("_head_cache")
+        if cached is not None and cached[0] is self._vocab:
+            return cached[1]
+        selected = self._selected
+        heads = np.flatnonzero(entry[selected] < 0)
+        names = as_terms(self.stats_.given_terms)[selected[heads]]
+        index = dict(zip(names.tolist(), heads.tolist(), strict=True))
+        self._head_cache = (self._vocab, index)
+        return index
+
     def _word_analysis(self) -> Analysis | None:
         """The compiled scanner's analysis of the texts analyzer="auto" reads as words."""
         return Analysis.of(
@@ -816,7 +898,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         of the texts it reads as words."""
         return self._word_analysis() if self.analyzer == "auto" else self._analysis()
 
-    def _count_known(self, texts: list[str]) -> sp.csr_matrix:
+    def _count_known(self, texts: list[str], *, utf8: bool = False) -> sp.csr_matrix:
         """``_reindex(*_count(texts))`` for a compiled analyzer, by looking every term up in a
         table of the fitted vocabulary (:func:`~bayeskit.text._scan.count_known`): no term
         becomes a ``str``. Stop words are dropped by the scanner before n-grams are formed,
@@ -825,7 +907,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         assert analysis is not None
         n_vocab = len(self._vocab)
         oov = self.oov_token is not None
-        return count_known(texts, analysis, self._lookup, n_vocab + oov, n_vocab if oov else -1)
+        return count_known(
+            texts, analysis, self._lookup, n_vocab + oov, n_vocab if oov else -1, utf8=utf8
+        )
 
     def _lookup(self, utf8: bool) -> Lookup:
         """The fitted vocabulary's lookup table for text in UTF-8 or latin-1, built once per
@@ -858,6 +942,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         state.pop("_columns_cache", None)
         state.pop("_searched", None)
         state.pop("_lookup_cache", None)
+        state.pop("_head_cache", None)
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
         if "_vocab" in state:  # lazy terms are made: what makes them stays in this process
             state["_vocab"] = self.terms_
@@ -949,6 +1034,13 @@ class _NoTable(Exception):  # noqa: N818 - a signal, not an error
 def _mail_mask(documents: list[Any]) -> np.ndarray:
     """Which documents are raw e-mails (:func:`~bayeskit.text.analyze.is_raw_email`)."""
     return np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
+
+
+def _wide_mask(texts: list[str]) -> np.ndarray:
+    """Which texts hold a character beyond latin-1 (U+00FF)."""
+    return np.fromiter(
+        (not (t.isascii() or max(t) <= "\xff") for t in texts), dtype=bool, count=len(texts)
+    )
 
 
 def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
