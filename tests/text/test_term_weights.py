@@ -239,3 +239,25 @@ def test_weights_of_a_terms_array_are_made_once_for_every_vectorizer_weighing_al
     del terms, first
     gc.collect()
     assert key not in vectorize._TERM_WEIGHTS
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 2), (1, 3)])
+def test_weights_read_from_the_scanner_table_equal_those_read_from_the_strings(ngram_range):
+    """Terms the compiled scanner counted take their n-gram length from its table, the
+    others (e-mail tokens, some holding spaces: ``skip:x 40``) from their strings: the same
+    weights as reading every string."""
+    from bayeskit.text._scan import counted_orders
+
+    long_word = "x" * 45
+    posts = [p.replace("tonight", f"tonight {long_word}") for p in POSTS] * 400
+    high = ngram_range[1]
+    vec = weighted(ngram_weights=(1.0, 0.7, 0.4)[:high], subject_weight=1.5)
+    vec.set_params(ngram_range=ngram_range)
+    vec.check_params()
+    terms, _ = vec.count(posts)
+    orders = counted_orders(terms)
+    assert orders is not None
+    assert (orders > 0).any()
+    assert (orders == 0).any()  # the e-mail tokens
+    assert any(" " in t and ":" in t for t in terms[orders == 0])  # skip:x 40
+    assert np.array_equal(vec.term_weights(terms), vec.term_weights(terms.copy()))

@@ -37,7 +37,16 @@ from email.policy import compat32
 from email.utils import unquote
 from typing import Any
 
-__all__ = ["MAX_FAST_DEPTH", "FastPart", "parse", "reader_counts", "reset_reader_counts"]
+__all__ = [
+    "MAX_FAST_DEPTH",
+    "FastPart",
+    "add_counts",
+    "after_fork",
+    "parse",
+    "raw_counts",
+    "reader_counts",
+    "reset_reader_counts",
+]
 
 #: MIME parts nested deeper than this go to the parser.
 MAX_FAST_DEPTH = 12
@@ -99,6 +108,26 @@ def reset_reader_counts() -> None:
     """Set the counts that ``reader_counts()`` gives to zero."""
     with _LOCK:
         _COUNTS.clear()
+
+
+def raw_counts() -> dict[str, int]:
+    """The counts as kept (by path or reason), for :func:`add_counts` in another process."""
+    with _LOCK:
+        return dict(_COUNTS)
+
+
+def add_counts(counts: dict[str, int]) -> None:
+    """Add counts a forked child kept (:func:`raw_counts`) to this process's."""
+    with _LOCK:
+        _COUNTS.update(counts)
+
+
+def after_fork() -> None:
+    """In a forked child: counts of its own, from zero, under a lock of its own (another
+    thread of the parent may have held the parent's lock when it forked)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _COUNTS.clear()
 
 
 class _DeclineError(Exception):

@@ -67,6 +67,7 @@ __all__ = [
     "count_terms_lazily",
     "counted_entries",
     "counted_lookup",
+    "counted_orders",
     "counted_within",
     "take_column_totals",
     "unicode_classes",
@@ -353,6 +354,20 @@ def counted_entries(terms: np.ndarray | LazyTerms) -> tuple[bool, np.ndarray] | 
     :func:`counted_within`); None when no such table is kept beside ``terms``."""
     counted = _counted(terms)
     return None if counted is None else (counted.utf8, counted.entry)
+
+
+def counted_orders(terms: np.ndarray | LazyTerms) -> np.ndarray | None:
+    """The number of tokens of each of ``terms`` that the word scanner counted (``n`` of a
+    word n-gram, which holds ``n - 1`` spaces), read from its table, and 0 for a term it did
+    not count (:func:`counted_within`); None when ``terms`` were not counted by the word
+    scanner."""
+    counted = _counted(terms)
+    if counted is None or counted.analysis.kind != "word":
+        return None
+    known = counted.entry >= 0
+    orders = np.zeros(len(counted.entry), np.int64)
+    orders[known] = counted.entries.order[counted.entry[known]]
+    return orders
 
 
 def _counted(terms: np.ndarray | LazyTerms) -> _Counted | None:

@@ -15,47 +15,19 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._values import merge_sorted_text
+from ._auto_read import Read, read_auto
+
+__all__ = ["Read", "count_auto", "count_heads", "count_token_lists", "read_auto"]
 from ._scan import counted_within
 
 #: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts)
 WordCounter = Callable[[list[Any]], tuple[np.ndarray, sp.csr_matrix]]
-
-
-@dataclass(frozen=True)
-class Read:
-    """Documents as analyzer="auto" reads them: ``heads``, the header and URL tokens of each
-    e-mail (in the order of ``mailed``, the rows that are e-mails), and ``texts``, the text
-    of every document whose words are counted (an e-mail's decoded body, after its subject
-    line when ``subject_in_text``; any other document decoded)."""
-
-    mailed: np.ndarray
-    heads: list[list[str]]
-    texts: list[str]
-
-
-def read_auto(documents: list[Any], mail: np.ndarray, subject_in_text: bool, encoding: str) -> Read:
-    """Read ``documents`` as analyzer="auto" does (``mail``: which are raw e-mails)."""
-    from .analyze import _message, decode, email_text
-    from .email import email_tokens
-
-    heads: list[list[str]] = []
-    texts: list[str] = []
-    for doc, is_mail in zip(documents, mail.tolist(), strict=True):
-        if is_mail:
-            message = _message(doc)
-            # Header and URL tokens (the body's words are left to the scanner: text="").
-            heads.append(email_tokens(replace(message, text="")))
-            texts.append(email_text(message, subject_in_text))
-        else:
-            texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))
-    return Read(np.flatnonzero(mail), heads, texts)
 
 
 def count_auto(

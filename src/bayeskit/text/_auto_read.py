@@ -1,0 +1,162 @@
+"""Reading documents as analyzer="auto" does, on two processes for a large batch.
+
+An e-mail is read in Python (the reader's fast path, :mod:`._mailread`, and its fall-back, the
+``email`` package), about 0.1 ms a news post, so for a corpus this reading is most of what
+the default text models spend after the compiled scanner's work was made fast; threads do not
+overlap it (it holds the GIL). A batch of at least :data:`PARALLEL_MIN_MAILS` e-mails is
+therefore split in two runs of about equal size: a forked child reads the second while this
+process reads the first, and sends back what it read (header tokens and texts: lists of
+``str``, by :mod:`marshal`, over a pipe private to the two). The result is the same, in the
+same order, as reading every document here; a child that fails or dies only means that its
+run is read here after all. Forking is used where it is the platform's own way (Linux); the
+child runs no thread pool, BLAS or lock of this process's other threads (the ones this
+library starts are joined before it returns), and leaves by ``os._exit``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import select
+import signal
+import sys
+import time
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .._threads import usable_cpus
+from . import _mailread
+
+#: Fewer e-mails than this are read on one process: a fork (~10-50 ms for a process holding a
+#: corpus) and sending half the texts back cost more than reading them.
+PARALLEL_MIN_MAILS = 2000
+#: A child that has not sent its run this many seconds, plus this many times what this
+#: process took for its own run, after this process finished is stopped, and its run read here.
+CHILD_GRACE = 10.0
+CHILD_SLOWER = 4.0
+
+
+@dataclass(frozen=True)
+class Read:
+    """Documents as analyzer="auto" reads them: ``heads``, the header and URL tokens of each
+    e-mail (in the order of ``mailed``, the rows that are e-mails), and ``texts``, the text
+    of every document whose words are counted (an e-mail's decoded body, after its subject
+    line when ``subject_in_text``; any other document decoded)."""
+
+    mailed: np.ndarray
+    heads: list[list[str]]
+    texts: list[str]
+
+
+def read_auto(
+    documents: list[Any],
+    mail: np.ndarray,
+    subject_in_text: bool,
+    encoding: str,
+    *,
+    processes: int | None = None,
+) -> Read:
+    """Read ``documents`` as analyzer="auto" does (``mail``: which are raw e-mails), on
+    ``processes`` processes (1 or 2; by default 2 for a batch of at least
+    :data:`PARALLEL_MIN_MAILS` e-mails where two CPUs are usable and processes fork)."""
+    n = len(documents)
+    if processes is None:
+        processes = 2 if int(mail.sum()) >= PARALLEL_MIN_MAILS and _can_fork() else 1
+    args = (documents, mail.tolist(), subject_in_text, encoding)
+    if processes == 1 or n < 2:
+        heads, texts = _read_run(*args, 0, n)
+    else:
+        sizes = np.cumsum(np.fromiter(map(_size, documents), np.int64, count=n))
+        cut = int(np.searchsorted(sizes, sizes[-1] / 2)) + 1
+        cut = min(max(cut, 1), n - 1)
+        heads, texts = _read_forked(args, cut, n)
+    return Read(np.flatnonzero(mail), heads, texts)
+
+
+def _read_run(
+    documents: list[Any], mail: list[bool], subject_in_text: bool, encoding: str, a: int, b: int
+) -> tuple[list[list[str]], list[str]]:
+    """The header tokens of the e-mails and the texts of all documents ``a:b``."""
+    from .analyze import _message, decode, email_text
+    from .email import email_tokens
+
+    heads: list[list[str]] = []
+    texts: list[str] = []
+    for doc, is_mail in zip(documents[a:b], mail[a:b], strict=True):
+        if is_mail:
+            message = _message(doc)
+            # Header and URL tokens (the body's words are left to the scanner: text="").
+            heads.append(email_tokens(replace(message, text="")))
+            texts.append(email_text(message, subject_in_text))
+        else:
+            texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))
+    return heads, texts
+
+
+def _read_forked(
+    args: tuple[list[Any], list[bool], bool, str], cut: int, n: int
+) -> tuple[list[list[str]], list[str]]:
+    """Documents ``cut:n`` read by a forked child while this process reads ``0:cut``."""
+    r, w = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that a multi-threaded process forks (BLAS keeps idle threads):
+        # the child touches none of their state (see the module's docstring).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow it): read, send, leave
+        status = 1
+        try:
+            os.close(r)
+            _mailread.after_fork()
+            heads, texts = _read_run(*args, cut, n)
+            with os.fdopen(w, "wb") as out:
+                out.write(marshal.dumps((heads, texts, _mailread.raw_counts())))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(w)
+    sent = None
+    try:
+        began = time.perf_counter()
+        first = _read_run(*args, 0, cut)
+        sent = _receive(r, CHILD_GRACE + CHILD_SLOWER * (time.perf_counter() - began))
+    finally:
+        os.close(r)
+        if sent is None:  # this process's reading failed, or the child is late: stop it
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not sent:
+        second = _read_run(*args, cut, n)  # the child failed: its reading, here
+    else:
+        heads, texts, counts = marshal.loads(sent)
+        _mailread.add_counts(counts)
+        second = (heads, texts)
+    return first[0] + second[0], first[1] + second[1]
+
+
+def _receive(fd: int, seconds: float) -> bytes | None:
+    """All a child writes to ``fd`` until it closes it, or None if that takes longer than
+    ``seconds``."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _size(doc: Any) -> int:
+    return len(doc) if isinstance(doc, (str, bytes, bytearray)) else 1
+
+
+def _can_fork() -> bool:
+    return sys.platform == "linux" and hasattr(os, "fork") and usable_cpus() >= 2

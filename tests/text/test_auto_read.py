@@ -1,0 +1,93 @@
+"""Reading analyzer="auto"'s documents on two processes gives what one process reads: the same
+header tokens and texts in the same order, the same reader counts, the same error for a
+document that cannot be read; and a child that dies or is late is replaced by reading here."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from bayeskit.datasets import load_sms_spam
+from bayeskit.errors import InputTypeError
+from bayeskit.text import _auto_read
+from bayeskit.text._auto_read import read_auto
+from bayeskit.text.email import reader_counts, reset_reader_counts
+from bayeskit.text.vectorize import _mail_mask
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or not hasattr(os, "fork"), reason="forks only on Linux"
+)
+
+TEXTS, _ = load_sms_spam()
+MAILS = [
+    (
+        f"From: Ann {i} <ann{i % 7}@example.org>\nTo: b@x.org, c@y.org\nSubject: Offer {i}\n"
+        "Content-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\n"
+        f"free cash {i} now\n--b\nContent-Type: text/html; charset=utf-8\n\n"
+        f"<p>caf\u00e9 \u0394 <a href='http://s{i % 5}.example.com/x'>cash</a></p>\n--b--\n"
+    )
+    for i in range(300)
+]
+FORWARD = "From: a@b.org\nContent-Type: message/rfc822\n\nSubject: in\n\nbody\n"
+DOCS = [*MAILS[:100], *TEXTS[:200], *(m.encode("utf-8") for m in MAILS[100:]), FORWARD]
+
+
+def _read(docs, processes):
+    reset_reader_counts()
+    read = read_auto(docs, _mail_mask(docs), True, "utf-8", processes=processes)
+    return read, reader_counts()
+
+
+def test_two_processes_read_what_one_reads():
+    (one, counts_one), (two, counts_two) = _read(DOCS, 1), _read(DOCS, 2)
+    assert np.array_equal(one.mailed, two.mailed)
+    assert one.heads == two.heads
+    assert one.texts == two.texts
+    assert counts_one == counts_two
+    assert counts_one["fast"] > 0
+    assert counts_one["fallback"] == 1  # the forwarded message, read by the child
+
+
+def test_an_unreadable_document_raises_as_on_one_process():
+    docs = [*MAILS[:50], *MAILS[50:100]]
+    mail = _mail_mask(docs)
+    docs[80] = object()  # among the child's documents: it fails, the run is read here
+    mail[80] = False
+    with pytest.raises(InputTypeError):
+        read_auto(docs, mail, False, "utf-8", processes=1)
+    with pytest.raises(InputTypeError):
+        read_auto(docs, mail, False, "utf-8", processes=2)
+
+
+def test_a_late_child_is_stopped_and_its_run_read_here(monkeypatch):
+    real = _auto_read._read_run
+
+    def slow_child(*args):
+        if args[-2] > 0 and os.getpid() != parent:  # the child's run
+            import time
+
+            time.sleep(60)
+        return real(*args)
+
+    parent = os.getpid()
+    monkeypatch.setattr(_auto_read, "_read_run", slow_child)
+    monkeypatch.setattr(_auto_read, "CHILD_GRACE", 0.5)
+    monkeypatch.setattr(_auto_read, "CHILD_SLOWER", 0.0)
+    two, _ = _read(DOCS, 2)
+    monkeypatch.setattr(_auto_read, "_read_run", real)
+    one, _ = _read(DOCS, 1)
+    assert one.heads == two.heads
+    assert one.texts == two.texts
+
+
+def test_small_batches_are_read_on_one_process(monkeypatch):
+    def no_fork(*args):
+        raise AssertionError("forked for a small batch")
+
+    monkeypatch.setattr(_auto_read, "_read_forked", no_fork)
+    small = MAILS[: _auto_read.PARALLEL_MIN_MAILS // 10]
+    read = read_auto(small, _mail_mask(small), False, "utf-8")
+    assert len(read.texts) == len(small)
