@@ -88,7 +88,8 @@ def _add_parts(
     parts: list[tuple[np.ndarray, np.ndarray, sp.csr_matrix]], n_rows: int
 ) -> tuple[np.ndarray, sp.csr_matrix, list[np.ndarray]]:
     """The sum of some count matrices, each over its own sorted terms and for some of the
-    rows (``(rows, terms, counts)``), as one canonical matrix over the union of the terms."""
+    rows (``(rows, terms, counts)``, the rows increasing), as one canonical matrix over the
+    union of the terms."""
     # Each part's terms' places in the union, kept as the union grows (merging finds them:
     # no search of a million strings among a million more).
     terms = parts[0][1]
@@ -96,17 +97,24 @@ def _add_parts(
     for _, more, _ in parts[1:]:
         terms, moved, placed = merge_sorted_text(terms, more)
         places = [moved[p] for p in places] + [placed]
-    rows, columns, data = [], [], []
+    # Each part moved to the union's columns stays canonical (its terms keep their order in
+    # the union, its rows theirs), and canonical matrices add by merging each row's entries:
+    # no sort of all the entries, as building the sum from (row, column) pairs took.
+    out: sp.csr_matrix | None = None
     for (where, _, counts), place in zip(parts, places, strict=True):
         counts = counts.tocsr()
-        rows.append(np.repeat(where, np.diff(counts.indptr)))
-        columns.append(place[counts.indices])
-        data.append(counts.data)
-    out = sp.csr_matrix(
-        (np.concatenate(data), (np.concatenate(rows), np.concatenate(columns))),
-        shape=(n_rows, len(terms)),
-    )
-    out.sum_duplicates()
+        counts.sum_duplicates()
+        sizes = np.zeros(n_rows, np.int64)
+        sizes[where] = np.diff(counts.indptr)
+        indptr = np.zeros(n_rows + 1, np.int64)
+        np.cumsum(sizes, out=indptr[1:])
+        part = sp.csr_matrix(
+            (counts.data.astype(np.float64, copy=False), place[counts.indices], indptr),
+            shape=(n_rows, len(terms)),
+        )
+        part.has_canonical_format = True
+        out = part if out is None else out + part
+    assert out is not None
     return terms, out, places
 
 

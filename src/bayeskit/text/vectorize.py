@@ -2,7 +2,15 @@
 
 One estimator, :class:`TextVectorizer`, whose parameters are those of scikit-learn's
 ``CountVectorizer``, ``TfidfVectorizer`` and ``HashingVectorizer`` together; the scanning,
-tables and rows it drives are in :mod:`._scan`, :mod:`._tables` and :mod:`._rows`.
+tables and rows it drives are in :mod:`._scan`, :mod:`._tables` and :mod:`._rows`, the reading
+of analyzer="auto" in :mod:`.auto_count` and :mod:`._auto_read`, the helpers on count
+matrices in :mod:`._count_matrices`.
+
+Why this module is longer than the project's ~600 lines: it is one estimator, whose parameter
+checks, fitting, counting over a fitted vocabulary (the compiled lookups and their caches) and
+weighting all read and keep the same fitted state (the vocabulary, its selection among the
+counted terms, the scanner's tables); split into mixins, each part would reach into the
+others' private attributes. What does not need that state lives in the modules above.
 """
 
 from __future__ import annotations
@@ -22,6 +30,13 @@ from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
+from ._count_matrices import (
+    _mail_mask,
+    _remap_rows_small,
+    _row_sums_of_squares,
+    _wide_mask,
+    stats_of,
+)
 from ._scan import (
     Analysis,
     Lookup,
@@ -32,7 +47,6 @@ from ._scan import (
     counted_entries,
     counted_lookup,
     counted_orders,
-    take_column_totals,
 )
 from .analyze import (
     ANALYZERS,
@@ -40,7 +54,6 @@ from .analyze import (
     check_encoding,
     check_ngram_range,
     decode,
-    is_raw_email,
     make_analyzer,
     stop_word_set,
 )
@@ -64,9 +77,6 @@ SMALL_REMAP_NNZ = 1 << 12
 #: new vocabulary at every learn and reads a few messages with each (a search costs about what
 #: ~2 dict insertions do), while a large batch amortizes the dict at once.
 SEARCH_BUDGET = 0.25
-#: Fewer count entries than this are summed per term by numpy (``stats_of``): the quick start's
-#: folds of the SMS collection (about 10^5 entries) then need no compiled kernel at all.
-SMALL_TOTALS_NNZ = 1 << 18
 
 
 #: (the weighting, the weights) of a terms array, while it lives: see
@@ -1037,70 +1047,3 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
 
 class _NoTable(Exception):  # noqa: N818 - a signal, not an error
     """No lookup table of an "auto" vocabulary for this text's encoding: count in Python."""
-
-
-def _mail_mask(documents: list[Any]) -> np.ndarray:
-    """Which documents are raw e-mails (:func:`~bayeskit.text.analyze.is_raw_email`)."""
-    return np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
-
-
-def _wide_mask(texts: list[str]) -> np.ndarray:
-    """Which texts hold a character beyond latin-1 (U+00FF)."""
-    return np.fromiter(
-        (not (t.isascii() or max(t) <= "\xff") for t in texts), dtype=bool, count=len(texts)
-    )
-
-
-def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
-    """``X.multiply(X).sum(axis=1)`` as a flat array, the same numbers (the same
-    ``np.add.reduceat`` over the same squares) without building the product matrix, for a
-    canonical CSR matrix with no stored zero (the product would drop it)."""
-    squares = np.square(X.data)
-    if not X.has_canonical_format or not squares.all():
-        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    out = np.zeros(X.shape[0])
-    rows = np.flatnonzero(np.diff(X.indptr))
-    if len(rows):
-        out[rows] = np.add.reduceat(squares, X.indptr[rows])
-    return out
-
-
-def stats_of(terms: np.ndarray | LazyTerms, counts: sp.csr_matrix) -> VocabularyStats:
-    # Canonical counts: one entry per (document, term), so entries per column = documents.
-    # The counts are whole numbers, so their int64 sums are exact.
-    totals = take_column_totals(counts)  # summed already, when the scanner just counted
-    if totals is not None:
-        df, tf = totals
-    elif counts.nnz < SMALL_TOTALS_NNZ:  # numpy's same sums, without loading a kernel
-        df = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
-        tf = np.zeros(len(terms), np.int64)
-        np.add.at(tf, counts.indices, counts.data.astype(np.int64))
-    else:
-        df, tf = kernels.column_totals(counts.indices, counts.data, len(terms))
-    return VocabularyStats(terms, df, tf, counts.shape[0])
-
-
-def _remap_rows_small(
-    counts: sp.csr_matrix, column: np.ndarray, oov_column: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`~bayeskit.text._row_kernels.remap_rows` in numpy (same arrays): entry ``k``
-    moves to column ``column[indices[k]]``, dropped where that is -1 or, when
-    ``oov_column >= 0``, summed into one ``oov_column`` entry at the end of its row."""
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    target = column[counts.indices]
-    data = counts.data.astype(np.float64)
-    known = target >= 0
-    if oov_column >= 0:
-        unknown = ~known
-        oov_rows, first = np.unique(rows[unknown], return_index=True)
-        oov_sums = np.add.reduceat(data[unknown], first) if len(first) else data[:0]
-        rows = np.concatenate((rows[known], oov_rows))
-        target = np.concatenate((target[known], np.full(len(oov_rows), oov_column)))
-        data = np.concatenate((data[known], oov_sums))
-        order = np.argsort(rows, kind="stable")  # each row's OOV entry after its terms
-        rows, target, data = rows[order], target[order], data[order]
-    else:
-        rows, target, data = rows[known], target[known], data[known]
-    indptr = np.zeros(counts.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=counts.shape[0]), out=indptr[1:])
-    return indptr, target.astype(np.int32), data
