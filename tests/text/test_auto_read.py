@@ -51,15 +51,25 @@ def test_two_processes_read_what_one_reads():
     assert counts_one["fallback"] == 1  # the forwarded message, read by the child
 
 
-def test_an_unreadable_document_raises_as_on_one_process():
-    docs = [*MAILS[:50], *MAILS[50:100]]
+@pytest.mark.parametrize(
+    ("bad", "first"),
+    [
+        ({2: object()}, "object"),  # in the child's block: it fails, its blocks read here
+        ({5: object()}, "object"),  # in this process's block
+        ({2: object(), 5: 1.5}, "object"),  # both fail: the first in order raises
+        ({1: 1.5, 6: object()}, "float"),
+    ],
+)
+def test_an_unreadable_document_raises_as_on_one_process(bad, first):
+    docs = MAILS[:128]  # blocks of 2 documents: 0-1 this process's, 2-3 the child's, ...
+    assert _auto_read.BLOCKS_PER_PROCESS == 32
     mail = _mail_mask(docs)
-    docs[80] = object()  # among the child's documents: it fails, the run is read here
-    mail[80] = False
-    with pytest.raises(InputTypeError):
-        read_auto(docs, mail, False, "utf-8", processes=1)
-    with pytest.raises(InputTypeError):
-        read_auto(docs, mail, False, "utf-8", processes=2)
+    for i, doc in bad.items():
+        docs = [*docs[:i], doc, *docs[i + 1 :]]
+        mail[i] = False
+    for processes in (1, 2):
+        with pytest.raises(InputTypeError, match=f"got {first}"):
+            read_auto(docs, mail, False, "utf-8", processes=processes)
 
 
 def test_a_late_child_is_stopped_and_its_run_read_here(monkeypatch):

@@ -4,8 +4,8 @@ An e-mail is read in Python (the reader's fast path, :mod:`._mailread`, and its 
 ``email`` package), about 0.1 ms a news post, so for a corpus this reading is most of what
 the default text models spend after the compiled scanner's work was made fast; threads do not
 overlap it (it holds the GIL). A batch of at least :data:`PARALLEL_MIN_MAILS` e-mails is
-therefore split in two runs of about equal size: a forked child reads the second while this
-process reads the first, and sends back what it read (header tokens and texts: lists of
+therefore split in blocks, every other one read by a forked child while this process reads
+the others; the child sends back what it read (header tokens and texts: lists of
 ``str``, by :mod:`marshal`, over a pipe private to the two). The result is the same, in the
 same order, as reading every document here; a child that fails or dies only means that its
 run is read here after all. Forking is used where it is the platform's own way (Linux); the
@@ -16,6 +16,7 @@ library starts are joined before it returns), and leaves by ``os._exit``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import marshal
 import os
 import select
@@ -34,6 +35,8 @@ from . import _mailread
 #: Fewer e-mails than this are read on one process: a fork (~10-50 ms for a process holding a
 #: corpus) and sending half the texts back cost more than reading them.
 PARALLEL_MIN_MAILS = 2000
+#: Blocks of documents each process reads, alternating with the other's.
+BLOCKS_PER_PROCESS = 32
 #: A child that has not sent its run this many seconds, plus this many times what this
 #: process took for its own run, after this process finished is stopped, and its run read here.
 CHILD_GRACE = 10.0
@@ -70,11 +73,23 @@ def read_auto(
     if processes == 1 or n < 2:
         heads, texts = _read_run(*args, 0, n)
     else:
-        sizes = np.cumsum(np.fromiter(map(_size, documents), np.int64, count=n))
-        cut = int(np.searchsorted(sizes, sizes[-1] / 2)) + 1
-        cut = min(max(cut, 1), n - 1)
-        heads, texts = _read_forked(args, cut, n)
+        # Blocks of documents, every other one the child's: a corpus kept in folders (the
+        # SpamAssassin ham, then its spam, whose HTML costs more to read) splits evenly.
+        cuts = np.linspace(0, n, min(n, 2 * BLOCKS_PER_PROCESS) + 1).astype(np.int64).tolist()
+        blocks = list(itertools.pairwise(cuts))
+        heads, texts = _read_forked(args, blocks[0::2], blocks[1::2])
     return Read(np.flatnonzero(mail), heads, texts)
+
+
+def _read_blocks(
+    documents: list[Any],
+    mail: list[bool],
+    subject_in_text: bool,
+    encoding: str,
+    blocks: list[tuple[int, int]],
+) -> list[tuple[list[list[str]], list[str]]]:
+    """:func:`_read_run` of each block ``(a, b)``."""
+    return [_read_run(documents, mail, subject_in_text, encoding, a, b) for a, b in blocks]
 
 
 def _read_run(
@@ -98,9 +113,12 @@ def _read_run(
 
 
 def _read_forked(
-    args: tuple[list[Any], list[bool], bool, str], cut: int, n: int
+    args: tuple[list[Any], list[bool], bool, str],
+    mine: list[tuple[int, int]],
+    theirs: list[tuple[int, int]],
 ) -> tuple[list[list[str]], list[str]]:
-    """Documents ``cut:n`` read by a forked child while this process reads ``0:cut``."""
+    """Blocks ``theirs`` read by a forked child while this process reads ``mine`` (the
+    blocks alternate, ``mine`` first); both in order."""
     r, w = os.pipe()
     with warnings.catch_warnings():
         # Python 3.12+ warns that a multi-threaded process forks (BLAS keeps idle threads):
@@ -112,31 +130,47 @@ def _read_forked(
         try:
             os.close(r)
             _mailread.after_fork()
-            heads, texts = _read_run(*args, cut, n)
+            read = _read_blocks(*args, theirs)
             with os.fdopen(w, "wb") as out:
-                out.write(marshal.dumps((heads, texts, _mailread.raw_counts())))
+                out.write(marshal.dumps((read, _mailread.raw_counts())))
             status = 0
         finally:
             os._exit(status)
     os.close(w)
-    sent = None
+    sent: bytes | None = None
+    first: list[tuple[list[list[str]], list[str]]] | None = None
     try:
         began = time.perf_counter()
-        first = _read_run(*args, 0, cut)
+        first = _read_blocks(*args, mine)
         sent = _receive(r, CHILD_GRACE + CHILD_SLOWER * (time.perf_counter() - began))
+    except Exception:  # read in order here, so the first document that fails raises
+        first = None
     finally:
         os.close(r)
         if sent is None:  # this process's reading failed, or the child is late: stop it
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
-    if status != 0 or not sent:
-        second = _read_run(*args, cut, n)  # the child failed: its reading, here
-    else:
-        heads, texts, counts = marshal.loads(sent)
+    if first is None:
+        first, sent = _read_blocks(*args, sorted(mine + theirs)), None
+        theirs = []
+    second: list[tuple[list[list[str]], list[str]]] = []
+    if theirs and status == 0 and sent:
+        second, counts = marshal.loads(sent)
         _mailread.add_counts(counts)
-        second = (heads, texts)
-    return first[0] + second[0], first[1] + second[1]
+    elif theirs:
+        second = _read_blocks(*args, theirs)  # the child failed: its reading, here
+    heads: list[list[str]] = []
+    texts: list[str] = []
+    if not second:  # every block read here, in order
+        blocks = first
+    else:
+        blocks = list(itertools.chain.from_iterable(itertools.zip_longest(first, second)))
+    for block in blocks:
+        if block is not None:
+            heads += block[0]
+            texts += block[1]
+    return heads, texts
 
 
 def _receive(fd: int, seconds: float) -> bytes | None:
@@ -152,10 +186,6 @@ def _receive(fd: int, seconds: float) -> bytes | None:
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
-
-
-def _size(doc: Any) -> int:
-    return len(doc) if isinstance(doc, (str, bytes, bytearray)) else 1
 
 
 def _can_fork() -> bool:
