@@ -880,7 +880,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         words = clone(self).set_params(
             analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
-        other = self._reindex(*words._count([texts[i] for i in apart.tolist()]))
+        other = self._reindex(*words.count([texts[i] for i in apart.tolist()]))
         order = np.empty(len(texts), np.int64)
         order[np.concatenate((rest, apart))] = np.arange(len(texts))
         out = sp.vstack([known, other], format="csr")[order]
