@@ -4,14 +4,15 @@ SMS Spam Collection, report its cross-validated quality and what to try next."""
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
 import typer
 
 from .._version import __version__
-from .data import FOLDS_HELP, FoldsAliasOpt, folds_of
-from .output import progress
+from .options import FOLDS_HELP, FoldsAliasOpt, folds_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def quickstart(
@@ -31,6 +32,7 @@ def quickstart(
 ) -> None:
     """Train and cross-validate a spam filter on the bundled SMS Spam Collection (Almeida et
     al., 2011; CC BY 4.0) in a few seconds, then say what to try next."""
+    import numpy as np
     from sklearn.base import clone
     from sklearn.model_selection import StratifiedKFold
 
@@ -38,6 +40,7 @@ def quickstart(
     from ..naive_bayes import MultinomialNB
     from ..text import SpamFilter, TextVectorizer
     from .models import describe
+    from .output import progress
 
     folds = folds_of(folds, cv)
     if folds < 2:
@@ -105,6 +108,8 @@ def _macro_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
     """The mean over the labels of ``2 tp / (2 tp + fp + fn)`` (scikit-learn's macro F1, 0 for a
     label never true nor predicted), in numpy: ``sklearn.metrics`` costs the main job 0.05 s
     of imports."""
+    import numpy as np
+
     scores = []
     for label in np.union1d(truth, predicted):
         said, true = predicted == label, truth == label
