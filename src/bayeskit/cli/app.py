@@ -25,7 +25,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .._version import __version__
-from .errors import ReaderGone, UsageError, run_guarded
+from .errors import USAGE_OR_DATA, ReaderGone, UsageError, run_guarded
 
 HELP = """Bayesian (Naive Bayes) classification from the command line: a data file in; a model,
 its measured quality and its predictions out.
@@ -264,6 +264,15 @@ class BayeskitGroup(TyperGroup):
         loaded = typer.main.get_command(sub)
         self.commands[cmd_name] = loaded
         return loaded
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            # No command: the help on standard output and the usage status, 2 (click would
+            # raise it as a usage error whose message is the whole page).
+            typer.echo(ctx.get_help())
+            raise typer.Exit(USAGE_OR_DATA)
+        rest: list[str] = super().parse_args(ctx, args)
+        return rest
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)

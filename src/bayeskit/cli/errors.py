@@ -113,8 +113,6 @@ def _outcome(exc: Exception, prog: str, debug: bool) -> int:
     typer = sys.modules.get("typer")  # not loaded: none of its errors can have been raised
     if typer is not None:
         if isinstance(exc, _base("UsageError")):
-            if not exc.format_message():  # type: ignore[attr-defined]
-                return USAGE_OR_DATA  # no command given: the help was printed instead
             return _fail(usage_line(exc), USAGE_OR_DATA, debug)
         if isinstance(exc, typer.Abort):
             if debug:
