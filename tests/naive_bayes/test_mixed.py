@@ -93,7 +93,7 @@ def test_each_block_is_the_single_family_model():
     """A MixedNB of one family is that family's estimator."""
     cats = DATA[["city", "tier"]]
     mixed = bk.MixedNB().fit(cats, Y)
-    alone = bk.CategoricalNB().fit(cats, Y)
+    alone = bk.CategoricalNB(alpha=0.5).fit(cats, Y)  # MixedNB's default: Jeffreys' prior
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
     )
@@ -105,6 +105,36 @@ def test_each_block_is_the_single_family_model():
         gaussian.predict_joint_log_proba(numbers),
         rtol=1e-12,
     )
+
+
+def test_categories_and_booleans_are_smoothed_by_jeffreys_prior_unless_options_say():
+    """MixedNB's categories and booleans get Dirichlet(1/2) pseudo-counts (the
+    Krichevsky-Trofimov estimate); ``options`` restore Laplace's alpha = 1 (Weka's) exactly."""
+    table = DATA[["owner", "city", "tier"]]
+    default = bk.MixedNB().fit(table, Y)
+    laplace = bk.MixedNB(options={"categorical": {"alpha": 1.0}, "bernoulli": {"alpha": 1.0}})
+    laplace.fit(table, Y)
+    cats = DATA[["city", "tier"]]
+    for alpha, model in ((0.5, default), (1.0, laplace)):
+        alone = bk.CategoricalNB(alpha=alpha).fit(cats, Y)
+        np.testing.assert_allclose(
+            model.fit(cats, Y).predict_joint_log_proba(cats),
+            alone.predict_joint_log_proba(cats),
+            rtol=1e-12,
+        )
+    # a category seen once in a class of n rows, with K categories: (1 + a) / (n + K a)
+    city = DATA["city"].to_numpy()
+    labels = np.asarray(Y)
+    for alpha, model in ((0.5, default), (1.0, laplace)):
+        fitted = model.fit(DATA[["city"]], Y)
+        k = len(fitted.categories_["city"])
+        for c, label in enumerate(fitted.classes_):
+            rows = city[(labels == label) & pd.notna(city)]
+            for v, value in enumerate(fitted.categories_["city"]):
+                expected = (np.sum(rows == value) + alpha) / (len(rows) + k * alpha)
+                probe = pd.DataFrame({"city": [value]})
+                joint = fitted.predict_joint_log_proba(probe)[0, c]
+                assert joint - fitted.class_log_prior_[c] == pytest.approx(np.log(expected))
 
 
 def test_missing_value_drops_the_column_and_all_missing_gets_the_prior():
@@ -281,7 +311,8 @@ def test_votes_as_nullable_booleans_equal_categorical_votes(shared_data):
     assert votes.isna().to_numpy().sum() == 392  # the votes not cast
     mixed = bk.MixedNB().fit(votes, y)
     assert set(mixed.feature_families_.values()) == {"bernoulli"}
-    categorical = bk.CategoricalNB().fit(np.where(X == "?", None, X).astype(object), y)
+    # MixedNB smooths booleans and categories alike (Jeffreys' prior, alpha = 0.5)
+    categorical = bk.CategoricalNB(alpha=0.5).fit(np.where(X == "?", None, X).astype(object), y)
     raw = np.where(X == "?", None, X).astype(object)
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(votes), categorical.predict_joint_log_proba(raw), rtol=1e-12

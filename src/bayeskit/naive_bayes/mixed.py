@@ -70,7 +70,10 @@ class MixedNB(GenerativeClassifier):
         ``var_smoothing`` times the column's variance, as R's e1071 and Weka floor each
         column by itself) unless ``options`` says otherwise: scikit-learn's floor, a portion
         of the *largest* variance, lets one column in large units (variance 1e10) flatten
-        every other Gaussian column.
+        every other Gaussian column. Categorical and boolean columns are smoothed with
+        Jeffreys' prior, ``alpha=0.5`` (the Krichevsky-Trofimov estimator; Krichevsky &
+        Trofimov 1981), unless ``options`` say otherwise: Laplace's ``alpha=1`` (Weka's) adds
+        a whole row to every category of every class, and R's e1071 adds nothing.
     fit_prior, class_prior, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -94,6 +97,8 @@ class MixedNB(GenerativeClassifier):
            Conference on Artificial Intelligence, pp. 1022-1027, 1993.
     .. [3] D. Meyer et al., e1071: Misc Functions of the Department of Statistics, TU Wien
            (``naiveBayes``: a Gaussian per numeric column, each with its own spread).
+    .. [4] R. E. Krichevsky and V. K. Trofimov, "The performance of universal encoding",
+           IEEE Transactions on Information Theory 27(2), pp. 199-207, 1981.
 
     Examples
     --------
@@ -344,12 +349,21 @@ class MixedNB(GenerativeClassifier):
         return tags
 
 
+#: The pseudo-count of a category (and of a boolean's two values) unless ``options`` set one:
+#: Jeffreys' prior Dirichlet(1/2, ..., 1/2), whose posterior mean is the Krichevsky-Trofimov
+#: estimator (see docs/guide/mixed-tables.md for what Laplace's α = 1 cost).
+CATEGORY_ALPHA = 0.5
+
+
 def _settings(options: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The settings of family ``name`` from ``options``, with MixedNB's own defaults: each
-    Gaussian column floored by its own variance."""
+    Gaussian column floored by its own variance; categories and booleans smoothed by
+    Jeffreys' prior."""
     settings = dict(options.get(name, {}))
     if name == "gaussian":
         settings.setdefault("var_floor", "column")
+    elif name in ("categorical", "bernoulli"):
+        settings.setdefault("alpha", CATEGORY_ALPHA)
     return settings
 
 
