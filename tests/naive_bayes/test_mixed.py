@@ -130,7 +130,7 @@ def test_categories_and_booleans_are_smoothed_by_jeffreys_prior_unless_options_s
         k = len(fitted.categories_["city"])
         for c, label in enumerate(fitted.classes_):
             rows = city[(labels == label) & pd.notna(city)]
-            for v, value in enumerate(fitted.categories_["city"]):
+            for value in fitted.categories_["city"]:
                 expected = (np.sum(rows == value) + alpha) / (len(rows) + k * alpha)
                 probe = pd.DataFrame({"city": [value]})
                 joint = fitted.predict_joint_log_proba(probe)[0, c]
