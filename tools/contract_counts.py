@@ -70,7 +70,7 @@ LAYERS: list[set[str]] = [
     },
     {"stats"},
     {"families"},
-    {"_base", "contract", "_rounds", "_merging"},
+    {"_base", "contract", "_rounds", "_merging", "_all_or_nothing"},
     {
         "naive_bayes",
         "discriminant",

@@ -21,7 +21,7 @@ from ._version import __version__
 
 _LAZY: dict[str, str] = {
     "GenerativeClassifier": "._base",
-    "merge": "._base",
+    "merge": "._merging",
     "load": ".io.model_file",
     "save": ".io.model_file",
     "BernoulliNB": ".naive_bayes",
@@ -47,7 +47,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
     from ._base import GenerativeClassifier as GenerativeClassifier
-    from ._base import merge as merge
+    from ._merging import merge as merge
     from .bayesnet import AODEClassifier as AODEClassifier
     from .bayesnet import KDBClassifier as KDBClassifier
     from .bayesnet import TANClassifier as TANClassifier

@@ -61,28 +61,29 @@ normalises it by log-sum-exp. ``predict`` applies the Bayes decision rule: the m
 class, or with ``class_weight`` (λ_y) the class maximising ``λ_y P(y|x)``, or with ``loss`` the
 class of minimum conditional risk.
 
-This module is one class, the template, with the contract above; label and sample-weight
-checks are in :mod:`._labels`, the merge checks in :mod:`._merging`.
+This module is one class, the template, with the contract above — long (about 700 lines)
+because that contract is its public protocol, each member documented where it is defined. What
+is not the template lives beside it: label and sample-weight checks in :mod:`._labels`,
+merging and the declared-classes rule in :mod:`._merging`, the all-or-nothing checks (and
+:func:`~._all_or_nothing.unchanged_on_error`) in :mod:`._all_or_nothing`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 
+from ._all_or_nothing import check_parameters, check_statistics, unchanged_on_error
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._labels import class_weights, declared_classes, mean_accuracy, refuse_unknown, row_count
-from ._merging import check_mergeable
+from ._labels import class_weights, mean_accuracy, row_count
+from ._merging import hold_declared_classes, merge
 from ._params import ParamNamesOnce
 from ._validation import FeatureNames, prepare_input
-from .contract import Contract, contract_of, refuse, requires
+from .contract import Contract, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
@@ -407,59 +408,15 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         # warnings about them would only repeat it.
         with np.errstate(over="ignore", invalid="ignore"):
             params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
-        names = self._block_names(self._feature_names())
-        for family, p, block_names in zip(families, params, names, strict=True):
-            bad = _bad_parameter(p)
-            if bad is not None:
-                field, index, value = bad
-                shape = np.shape(getattr(p, field))
-                raise DataError(
-                    f"the {family.name} family's fitted {field} is {value} at "
-                    f"{_entry(index, shape, summary.classes, block_names)}: the training numbers "
-                    "are too extreme for float64 (sample weights or values near its limits, "
-                    "1e-308 to 1e308); rescale them"
-                )
+        check_parameters(
+            families, params, summary.classes, self._block_names(self._feature_names())
+        )
         return FittedParameters(prior, params, families)
 
     def _check_statistics(self, summary: Summary) -> None:
         """Refuse statistics that overflowed float64 (a sum of weights times values beyond
         1.8e308), naming the class and feature: no finite parameters can be made of them."""
-        with np.errstate(over="ignore"):  # an overflow is what is looked for
-            total = float(np.sum(summary.class_count)) if len(summary.class_count) else 0.0
-        if not np.isfinite(total):
-            raise DataError(
-                f"the total sample weight overflows float64 (class weights "
-                f"{summary.class_count.tolist()}): the sample weights are too large; scale "
-                "them down"
-            )
-        if not total > 0:
-            raise DataError("the statistics hold no data: every class has weight 0")
-        names = self._block_names(self._feature_names())
-        for block, block_names in zip(summary.blocks, names, strict=True):
-            with np.errstate(over="ignore", invalid="ignore"):
-                bad = block.overflow()
-            if bad is not None:
-                array, index, value = bad
-                shape = np.shape(block.to_arrays()[0][array])
-                where = (
-                    f"at {_entry(index, shape, summary.classes, block_names)}"
-                    if index
-                    else "summed over the classes"
-                )
-                raise DataError(
-                    f"the {block.kind} statistic {array!r} is {value} {where}: the weighted "
-                    "sums of the training data overflow float64 (beyond 1.8e308); scale down "
-                    "the sample weights or the values"
-                )
-            invalid = block.invalid()
-            if invalid is not None:
-                array, c, why = invalid
-                where = _entry((c,), (len(summary.classes),), summary.classes, block_names)
-                raise DataError(
-                    f"the {block.kind} statistic {array!r} of {where} {why}: the training "
-                    "numbers are beyond what float64 resolves (sample weights near 1e-308 or "
-                    "below, or values near its limits); rescale them"
-                )
+        check_statistics(summary, self._block_names(self._feature_names()))
 
     def _summarize(
         self, X: Any, y: Any, sample_weight: Any, *, classes: Any, reset: bool, part: bool = False
@@ -786,106 +743,3 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
         return tags
-
-
-@contextlib.contextmanager
-def unchanged_on_error(model: Any) -> Iterator[None]:
-    """Run a model-changing call all or nothing: if it raises, the model's attributes are put
-    back exactly as they were (attributes are replaced, never changed in place, so a shallow
-    copy of them is the whole state)."""
-    saved = dict(model.__dict__)
-    try:
-        yield
-    except BaseException:
-        model.__dict__.clear()
-        model.__dict__.update(saved)
-        raise
-
-
-def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
-    """(field, index, value) of the first NaN or +inf in a family's fitted parameters (a
-    dataclass of arrays); −inf is a probability of 0 and allowed."""
-    if not dataclasses.is_dataclass(params):
-        return None
-    for field in dataclasses.fields(params):
-        value = getattr(params, field.name)
-        if isinstance(value, (float, np.floating)) or (
-            isinstance(value, np.ndarray) and value.dtype.kind == "f"
-        ):
-            array = np.asarray(value)
-            # One pass without a temporary first (max is NaN or +inf exactly when some
-            # entry is): three boolean arrays of a large model's size cost more.
-            if array.size == 0 or np.max(array) < np.inf:
-                continue
-            with np.errstate(invalid="ignore"):
-                bad = np.isnan(array) | np.isposinf(array)
-            if bad.any():
-                index = tuple(int(i) for i in np.argwhere(bad)[0])
-                return field.name, index, float(array[index])
-    return None
-
-
-def _entry(
-    index: tuple[int, ...], shape: tuple[int, ...], classes: np.ndarray, names: Sequence[str]
-) -> str:
-    """An entry of an array in words: class label and feature name where its axes are
-    (class,) or (class, feature)."""
-    if not index:
-        return "its only entry"
-    if len(shape) in (1, 2) and shape[0] == len(classes):
-        label = classes[index[0]]
-        parts = [f"class {label.item() if isinstance(label, np.generic) else label!r}"]
-        if len(shape) == 2:
-            j = index[1]
-            parts.append(f"feature {names[j]!r}" if shape[1] == len(names) else f"column {j}")
-        return ", ".join(parts)
-    return f"index {list(index)}"
-
-
-def hold_declared_classes(
-    model: GenerativeClassifier, labels: np.ndarray, classes: Any, *, first: bool
-) -> None:
-    """``partial_fit``'s rule for declared classes (scikit-learn's), given a batch's distinct
-    ``labels`` before they join the model (``first``: the model has no statistics yet):
-    with ``classes`` every label is one of them and the model remembers that its classes
-    were declared; without, a label outside the model's classes is refused if they were
-    declared (since the last ``fit``), else it becomes a new class. The rule of the
-    in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
-    if classes is not None:
-        refuse_unknown(labels, declared_classes(classes), "classes")
-        model.set_classes_declared(True)
-    elif not first and model.classes_declared():
-        refuse_unknown(labels, model.classes_, "the classes declared")
-
-
-def merge(*models: GenerativeClassifier) -> GenerativeClassifier:
-    """The model fitted on the union of the models' training data.
-
-    All models must be of the same class with the same hyperparameters and features; their
-    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit import MultinomialNB, merge
-    >>> X = np.array([[2, 0], [0, 3], [1, 1], [0, 2]])
-    >>> y = np.array(["a", "b", "a", "b"])
-    >>> whole = MultinomialNB().fit(X, y)
-    >>> parts = merge(MultinomialNB().fit(X[:2], y[:2]), MultinomialNB().fit(X[2:], y[2:]))
-    >>> np.allclose(whole.predict_proba(X), parts.predict_proba(X))
-    True
-    """
-    if not models:
-        raise MergeError("merge needs at least one model")
-    for model in models:
-        if contract_of(model).state != "generative":  # no statistics: it says why
-            raise refuse(model, "mergeable")
-        model.statistics()  # NotFittedError names the unfitted one
-    first = models[0]
-    for other in models[1:]:
-        check_mergeable(first, other)
-    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
-        summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
-    out = copy.copy(first)
-    out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
-    return out.fit_summary(summary)

@@ -1,17 +1,40 @@
-"""Whether two fitted models can be merged (:func:`bayeskit.merge`): their statistics add only
-when they are of one class with the same settings, features and column layout, and their
-contract allows it."""
+"""Merging fitted models (:func:`bayeskit.merge`): their statistics add only when they are of
+one class with the same settings, features and column layout, and their contract allows it;
+and ``partial_fit``'s rule for declared classes, which decides what a batch may add."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .contract import refuse
+from ._labels import declared_classes, refuse_unknown
+from .contract import contract_of, refuse
 from .errors import MergeError
+from .stats import Summary
+
+
+class Learner(Protocol):
+    """What merging and the declared-classes rule ask of a model: its statistics, a model set
+    from statistics, and whether its classes were declared (the generative template's public
+    protocol, :class:`bayeskit.GenerativeClassifier`)."""
+
+    @property
+    def classes_(self) -> np.ndarray: ...
+
+    def statistics(self) -> Summary: ...
+
+    def fit_summary(self, summary: Summary) -> Any: ...
+
+    def classes_declared(self) -> bool: ...
+
+    def set_classes_declared(self, declared: bool) -> None: ...
+
+
+M = TypeVar("M", bound=Learner)
 
 
 def check_mergeable(a: Any, b: Any) -> None:
@@ -76,3 +99,50 @@ def same_setting(x: Any, y: Any) -> bool:
             and all(same_setting(a, b) for a, b in zip(x, y, strict=True))
         )
     return bool(x == y)
+
+
+def hold_declared_classes(model: Learner, labels: np.ndarray, classes: Any, *, first: bool) -> None:
+    """``partial_fit``'s rule for declared classes (scikit-learn's), given a batch's distinct
+    ``labels`` before they join the model (``first``: the model has no statistics yet):
+    with ``classes`` every label is one of them and the model remembers that its classes
+    were declared; without, a label outside the model's classes is refused if they were
+    declared (since the last ``fit``), else it becomes a new class. The rule of the
+    in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
+    if classes is not None:
+        refuse_unknown(labels, declared_classes(classes), "classes")
+        model.set_classes_declared(True)
+    elif not first and model.classes_declared():
+        refuse_unknown(labels, model.classes_, "the classes declared")
+
+
+def merge(*models: M) -> M:
+    """The model fitted on the union of the models' training data.
+
+    All models must be of the same class with the same hyperparameters and features; their
+    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import MultinomialNB, merge
+    >>> X = np.array([[2, 0], [0, 3], [1, 1], [0, 2]])
+    >>> y = np.array(["a", "b", "a", "b"])
+    >>> whole = MultinomialNB().fit(X, y)
+    >>> parts = merge(MultinomialNB().fit(X[:2], y[:2]), MultinomialNB().fit(X[2:], y[2:]))
+    >>> np.allclose(whole.predict_proba(X), parts.predict_proba(X))
+    True
+    """
+    if not models:
+        raise MergeError("merge needs at least one model")
+    for model in models:
+        if contract_of(model).state != "generative":  # no statistics: it says why
+            raise refuse(model, "mergeable")
+        model.statistics()  # NotFittedError names the unfitted one
+    first = models[0]
+    for other in models[1:]:
+        check_mergeable(first, other)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+        summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
+    out = copy.copy(first)
+    out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
+    return out.fit_summary(summary)

@@ -64,7 +64,7 @@ def merge(
 
 def _add(a: Any, b: Any) -> Any:
     if contract_of(a).state == "generative":
-        from .._base import merge as merge_models
+        from .._merging import merge as merge_models
 
         return merge_models(a, b)
     return a + b

@@ -202,7 +202,7 @@ def class_totals(R: np.ndarray | sp.spmatrix, X: Any) -> np.ndarray:
 
 def _one_class_per_row(R: sp.csr_matrix | sp.csr_array) -> bool:
     """Whether CSR ``R`` has exactly one stored value in each row (hard labels, as
-    :func:`bayeskit._base.class_weights` makes them)."""
+    :func:`bayeskit._labels.class_weights` makes them)."""
     return R.nnz == R.shape[0] and bool(np.array_equal(R.indptr, np.arange(R.shape[0] + 1)))
 
 

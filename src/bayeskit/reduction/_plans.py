@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone, is_classifier
 
-from .._base import GenerativeClassifier, hold_declared_classes
+from .._base import GenerativeClassifier
+from .._merging import hold_declared_classes
 from .._rounds import (
     _FITTED,
     Part,

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
 from sklearn.utils import check_random_state
 
-from .._base import unchanged_on_error
+from .._all_or_nothing import unchanged_on_error
 from .._decision import normalize_log
 from .._labels import check_sample_weight, mean_accuracy
 from .._values import unique_sorted

@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._base import GenerativeClassifier, unchanged_on_error
+from .._all_or_nothing import unchanged_on_error
+from .._base import GenerativeClassifier
 from .._labels import mean_accuracy
 from .._params import ParamNamesOnce
 from .._values import find_sorted

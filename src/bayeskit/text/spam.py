@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._base import unchanged_on_error
+from .._all_or_nothing import unchanged_on_error
 from .._labels import check_y
 from .._validation import check_lengths
 from .._values import find_sorted
