@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import polars as pl
@@ -323,3 +325,49 @@ def test_categories_of_the_categorical_columns():
     model = bk.MixedNB().fit(DATA, Y)
     assert set(model.categories_) == {"city", "tier"}
     assert model.categories_["city"].tolist() == ["Lyon", "Oslo", "Porto"]
+
+
+def test_a_file_from_before_jeffreys_prior_loads_with_laplace_smoothing(tmp_path: Path) -> None:
+    """A MixedNB file stores the pseudo-count its categories were fitted with; a file written
+    before it was stored (fitted with Laplace's alpha = 1) loads as it was saved, not with
+    today's default; a stored value that is not a positive number is refused by name."""
+    import json
+    import zipfile
+
+    from bayeskit.io import model_file
+
+    table = DATA[["owner", "city", "income"]]
+    default = bk.MixedNB(numeric="gaussian").fit(table, Y)
+    laplace = bk.MixedNB(
+        numeric="gaussian", options={"categorical": {"alpha": 1.0}, "bernoulli": {"alpha": 1.0}}
+    ).fit(table, Y)
+    path = tmp_path / "now.bkm"
+    bk.save(default, path)
+    np.testing.assert_array_equal(bk.load(path).predict_proba(table), default.predict_proba(table))
+
+    def rewrite(alpha: object, name: str) -> Path:
+        """The file with its stored pseudo-count changed (None: removed), sealed again."""
+        with zipfile.ZipFile(path) as zf:
+            entries = {n: zf.read(n) for n in zf.namelist()}
+        meta = json.loads(entries.pop("meta.json"))
+        del meta["checksum"]
+        state = meta["state"]
+        keys = state["keys"]["values"]
+        at = keys.index(["str", "category_alpha"])
+        if alpha is None:  # as written before the field existed
+            del keys[at], state["items"][at]
+        else:
+            state["items"][at] = alpha
+        out = tmp_path / name
+        with open(out, "w+b") as f:
+            model_file._write_archive(f, meta, entries)
+        return out
+
+    old = bk.load(rewrite(None, "old.bkm"))
+    np.testing.assert_allclose(
+        old.predict_proba(table), laplace.predict_proba(table), rtol=1e-12, atol=0
+    )
+    assert not np.allclose(old.predict_proba(table), default.predict_proba(table))
+    for bad in (-1.0, "half", True):
+        with pytest.raises(bk.errors.ModelFileError, match="category_alpha"):
+            bk.load(rewrite(bad, "bad.bkm"))

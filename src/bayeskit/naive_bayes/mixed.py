@@ -152,10 +152,16 @@ class MixedNB(GenerativeClassifier):
             config = dict(options.get("auto", {}))
             candidates = config.get("candidates", CANDIDATES)
             config.setdefault(
-                "options", {name: _settings(options, name) for name in _names(candidates)}
+                "options",
+                {name: _settings(options, name, self._alpha()) for name in _names(candidates)},
             )
             return family_from_config("auto", config)
-        return family_from_config(block.family, _settings(options, block.family))
+        return family_from_config(block.family, _settings(options, block.family, self._alpha()))
+
+    def _alpha(self) -> float:
+        """The pseudo-count of categories and booleans the model was fitted with where
+        ``options`` set none (a file written before Jeffreys' prior was the default: 1)."""
+        return float(self.__dict__.get("_category_alpha", CATEGORY_ALPHA))
 
     def _layout(self) -> tuple[_Block, ...]:
         layout = self.__dict__.get("_layout_")
@@ -264,6 +270,7 @@ class MixedNB(GenerativeClassifier):
             _Block(key[0], configs[key], tuple(cols)) for key, cols in blocks.items()
         )
         self._feature_families = {names[j]: family for j, (family, _) in enumerate(chosen)}
+        self._category_alpha = CATEGORY_ALPHA
 
     def _auto_family(self, kind: str) -> str:
         if kind == "float" or (kind == "integer" and self.integers is None):
@@ -320,6 +327,7 @@ class MixedNB(GenerativeClassifier):
                 for b in self._layout()
             ],
             "feature_families": [[str(k), v] for k, v in self._feature_families.items()],
+            "category_alpha": self._alpha(),
         }
 
     def _state_from_json(self, state: Any) -> None:
@@ -338,8 +346,16 @@ class MixedNB(GenerativeClassifier):
         columns = sorted(c for b in layout for c in b.columns)
         if columns != list(range(len(families))):
             raise ModelFileError("the stored MixedNB column layout does not cover every column")
+        # Files written before categories were smoothed by Jeffreys' prior store no
+        # pseudo-count: they were fitted with Laplace's, and load as they were saved.
+        alpha = state.get("category_alpha", 1.0)
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6:
+            raise ModelFileError(
+                f"the stored MixedNB category_alpha is {alpha!r}; expected a number > 0"
+            )
         self._layout_ = layout
         self._feature_families = families
+        self._category_alpha = float(alpha)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -355,15 +371,15 @@ class MixedNB(GenerativeClassifier):
 CATEGORY_ALPHA = 0.5
 
 
-def _settings(options: Mapping[str, Any], name: str) -> dict[str, Any]:
+def _settings(options: Mapping[str, Any], name: str, alpha: float) -> dict[str, Any]:
     """The settings of family ``name`` from ``options``, with MixedNB's own defaults: each
-    Gaussian column floored by its own variance; categories and booleans smoothed by
-    Jeffreys' prior."""
+    Gaussian column floored by its own variance; categories and booleans smoothed with
+    pseudo-count ``alpha`` (Jeffreys' prior, :data:`CATEGORY_ALPHA`, for a model fitted now)."""
     settings = dict(options.get(name, {}))
     if name == "gaussian":
         settings.setdefault("var_floor", "column")
     elif name in ("categorical", "bernoulli"):
-        settings.setdefault("alpha", CATEGORY_ALPHA)
+        settings.setdefault("alpha", alpha)
     return settings
 
 
