@@ -374,7 +374,7 @@ def evaluate(
 #: A shortfall in accuracy of at most this many rows of the whole table is reported as noise,
 #: not as a miss: one row, which is one row of one fold. On these tables a row is 0.0001 to
 #: 0.02 of accuracy, and which of two near-equal models a borderline row falls to changes with
-#: the folds (the 10-fold runs differ from the 5-fold ones by more than that on every table).
+#: the folds (one model's accuracy moves by more than a row between 5 and 10 folds).
 NOISE_ROWS = 1
 
 

@@ -351,7 +351,7 @@ class MixedNB(GenerativeClassifier):
         alpha = state.get("category_alpha", 1.0)
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6:
             raise ModelFileError(
-                f"the stored MixedNB category_alpha is {alpha!r}; expected a number > 0"
+                f"the stored MixedNB category_alpha is {alpha!r}; expected a number in (0, 1e6)"
             )
         self._layout_ = layout
         self._feature_families = families
