@@ -74,6 +74,18 @@ R_TABLES = [
     ),
 ]
 
+#: Tables kept out of the sixteen the defaults were compared on, to check a default change on
+#: data it was not chosen from (``--only fgl,infert,Aids2``): the forensic glass table (UCI's
+#: glass identification data, 9 oxide measurements, 6 classes), the infertility case-control
+#: table (education a category, ages and counts), and the Australian AIDS survival table
+#: (categories and integers in days; the date of death, which is the outcome's own record, is
+#: dropped).
+CHECK_TABLES = [
+    ("fgl", "MASS::fgl", "type", []),
+    ("infert", "datasets::infert", "case", ["stratum", "pooled.stratum"]),
+    ("Aids2", "MASS::Aids2", "status", ["death"]),
+]
+
 R_SCRIPT = r"""
 args <- commandArgs(TRUE); dir <- args[1]; k <- as.integer(args[2])
 suppressMessages({library(e1071); library(MASS)})
@@ -154,13 +166,15 @@ def sklearn_tables(names: set[str] | None) -> list[tuple[str, pd.DataFrame, np.n
 
 
 def r_tables(names: set[str] | None) -> list[tuple[str, pd.DataFrame, np.ndarray]]:
-    """R's public tables, exported by Rscript now (nothing is stored in the project)."""
+    """R's public tables, exported by Rscript now (nothing is stored in the project); the
+    check tables only when named."""
     if shutil.which("Rscript") is None:
         return []
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, expr, target, drop in R_TABLES:
-            if names is not None and name not in names:
+        wanted = names if names is not None else {t[0] for t in R_TABLES}
+        for name, expr, target, drop in R_TABLES + CHECK_TABLES:
+            if name not in wanted:
                 continue
             path = Path(tmp) / f"{name}.csv"
             code = f'write.csv({expr}, "{path}", row.names = FALSE)'
@@ -357,23 +371,42 @@ def evaluate(
     return {model: scores(results, y, folds) for model, results in found.items()}
 
 
-def targets(table: dict[str, dict[str, tuple[float, float] | str]]) -> list[list[str]]:
+#: A shortfall in accuracy of at most this many rows of the whole table is reported as noise,
+#: not as a miss: one row, which is one row of one fold. On these tables a row is 0.0001 to
+#: 0.02 of accuracy, and which of two near-equal models a borderline row falls to changes with
+#: the folds (one model's accuracy moves by more than a row between 5 and 10 folds).
+NOISE_ROWS = 1
+
+
+def at_least(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> str:
+    """ "yes" when ``ours`` is at least as accurate as ``theirs``; "noise" when it is short by at
+    most ``NOISE_ROWS`` rows of the ``n``; "NO" otherwise; with both figures and the rows."""
+    short = round((theirs[0] - ours[0]) * n)
+    figures = f"{ours[0]:.3f} vs {theirs[0]:.3f}"
+    if short <= 0:
+        return f"yes ({figures})"
+    verdict = "noise" if short <= NOISE_ROWS else "NO"
+    return f"{verdict} ({figures}; {short} row{'s' if short > 1 else ''})"
+
+
+def targets(
+    table: dict[str, dict[str, tuple[float, float] | str]], n_rows: dict[str, int]
+) -> list[list[str]]:
     """The targets, table by table: MixedNB() ≥ e1071 and Weka NaiveBayes in accuracy; its
     log-loss ≤ the best of its Gaussian/kernel/discretized settings + 0.02; GMM() at least as
     accurate as GaussianNB() on the same numeric design; LDA() fits where R's lda does, within
-    0.5 points."""
+    0.5 points. An accuracy shortfall says how many rows it is (see ``NOISE_ROWS``)."""
     rows = []
     for name, found in table.items():
         mixed = found["MixedNB()"]
         assert not isinstance(mixed, str)
+        n = n_rows[name]
         row = [name]
         for peer in ("R e1071 naiveBayes", "Weka NaiveBayes"):
             theirs = found.get(peer)
-            if theirs is None or isinstance(theirs, str):
-                row.append("—")
-            else:
-                ok = mixed[0] >= theirs[0] - 1e-12
-                row.append(f"{'yes' if ok else 'NO'} ({mixed[0]:.3f} vs {theirs[0]:.3f})")
+            row.append(
+                "—" if theirs is None or isinstance(theirs, str) else at_least(mixed, theirs, n)
+            )
         own = [found[m] for m in MIXED if m != "MixedNB()"]
         best = min(s[1] for s in own if not isinstance(s, str))
         row.append(f"{'yes' if mixed[1] <= best + 0.02 else 'NO'} ({mixed[1]:.3f} vs {best:.3f})")
@@ -381,8 +414,7 @@ def targets(table: dict[str, dict[str, tuple[float, float] | str]]) -> list[list
         if isinstance(gmm, str) or isinstance(gnb, str):
             row.append("NO (refused)" if isinstance(gmm, str) else "GaussianNB refused")
         else:
-            ok = gmm[0] >= gnb[0] - 1e-12
-            row.append(f"{'yes' if ok else 'NO'} ({gmm[0]:.3f} vs {gnb[0]:.3f})")
+            row.append(at_least(gmm, gnb, n))
         lda, r_lda = found["LDA()"], found.get("R MASS lda")
         if r_lda is None:
             row.append("—")
@@ -430,7 +462,8 @@ def tables(
         (
             "Targets: MixedNB() at least as accurate as e1071 and Weka NaiveBayes; its log-loss "
             "within 0.02 of the best of its Gaussian/kernel/discretized settings; GMM() at least "
-            "as accurate as GaussianNB(); LDA() fits where R's lda does, within 0.5 points",
+            "as accurate as GaussianNB(); LDA() fits where R's lda does, within 0.5 points "
+            f"(an accuracy shortfall of at most {NOISE_ROWS} row of the table: noise)",
             [
                 "data",
                 "≥ e1071",
@@ -439,7 +472,7 @@ def tables(
                 "GMM ≥ GaussianNB",
                 "LDA vs R lda",
             ],
-            targets(found),
+            targets(found, {name: frame.shape[0] for name, frame, _ in data}),
         )
     )
     return out

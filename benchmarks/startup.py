@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
 
+from bayeskit.cli.app import COMMANDS
+
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 SCRIPT = str(Path(PYTHON).with_name("bayeskit"))
@@ -130,8 +132,9 @@ def warm_rows(work: Path) -> list[Row]:
             over=0.2),
         Row("bayeskit --version", [SCRIPT, "--version"], 0.3, _prints(r"^bayeskit \d")),
         Row("bayeskit --help", [SCRIPT, "--help"], 0.3, _prints("quickstart")),
-        *(Row(f"bayeskit {name} --help", [SCRIPT, name, "--help"], 0.3, _prints("Usage"))
-          for name in ("train", "evaluate", "predict", "report", "inspect", "merge")),
+        *(Row(f"bayeskit {name} --help", [SCRIPT, name, "--help"], 0.3,
+              _prints(rf"^Usage: bayeskit {name} "))
+          for name in COMMANDS),
         Row("one-line bayeskit predict model.bk -", [SCRIPT, "predict", "sms.bk", "-"], 1.5,
             _prints(r"^1,spam,spam,"), stdin=line),
         Row("python -m bayeskit (the main job)", [PYTHON, "-m", "bayeskit"], 2.0,

@@ -12,12 +12,14 @@ type checkers and IDEs read; a test keeps the two in step.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+
+#: ``typing.TYPE_CHECKING`` (which type checkers read as true) without importing typing: a
+#: mail filter that asks a running service (``bayeskit filter --server``) starts in a few
+#: hundredths of a second, and typing is a tenth of that.
+TYPE_CHECKING = False
 
 _LAZY: dict[str, str] = {
     "GenerativeClassifier": "._base",
@@ -72,9 +74,14 @@ if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
 
 __all__ = ["__version__", *sorted(_LAZY)]
 
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def __getattr__(name: str) -> Any:
     """Load a public name (or a subpackage, ``bayeskit.text``) on first use."""
+    import importlib.util
+
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module, __name__), name)

@@ -12,6 +12,10 @@ from .cli import main as cli_main
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:  # the main job: no command line to parse, so no typer
+        from .cli.main_job import main as main_job
+
+        return main_job()
     if args[:1] == ["filter"]:  # a mail filter starts once per message: no command table
         return cli_main(args)
     try:

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sys
 import threading
@@ -398,6 +397,8 @@ class _StampedBySources:
 @functools.lru_cache(maxsize=1)
 def _kernel_sources_stamp() -> str:
     """A digest of the contents of :data:`KERNEL_SOURCES` (read once per process)."""
+    import hashlib  # here: the command line imports this module at start, when no kernel runs
+
     digest = hashlib.sha256()
     for name in KERNEL_SOURCES:
         digest.update(name.encode())

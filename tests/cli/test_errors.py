@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import bayeskit.cli.train
+import bayeskit.cli.output
 from bayeskit.cli.output import write_atomic
 from bayeskit.io.readers import ReadError
 
@@ -149,7 +149,7 @@ def test_a_bug_is_reported_as_one(cli, files, monkeypatch):
     def broken(model, path, **options):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(bayeskit.cli.train, "save_model", broken)
+    monkeypatch.setattr(bayeskit.cli.output, "save_model", broken)  # train saves by it
     result = cli("train", files / "ok.csv", "-t", "label", "-o", files / "m.bk")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [

@@ -262,6 +262,15 @@ def test_help_reads_well(cli, command):
         assert "<" not in flag.group(0)
 
 
+def test_the_command_list_gives_each_summary_whole(cli):
+    """``bayeskit --help`` lists every command with its one-line help as written, not cut
+    at the end of a line (click's listing would end it with "...")."""
+    text = re.sub(r"-\s+", "-", " ".join(_ok(cli("--help")).stdout.split()))  # wrapped at a -
+    for name, lazy in COMMANDS.items():
+        assert f"{name} {lazy.summary}" in text, name
+    assert "..." not in text.partition("Commands:")[2]
+
+
 def test_summaries_are_the_commands_docstrings(cli):
     for name, lazy in COMMANDS.items():
         doc = " ".join((lazy.function().__doc__ or "").split())

@@ -179,7 +179,7 @@ def test_ctrl_c_writes_nothing_and_says_so(cli, table, tmp_path, monkeypatch, ph
 
 def test_ctrl_c_after_the_model_is_written_says_what_was_written(cli, table, tmp_path, monkeypatch):
     target = tmp_path / "m.bk"
-    monkeypatch.setattr(bayeskit.cli.train, "out_console", _interrupt)
+    monkeypatch.setattr(bayeskit.cli.output, "out_console", _interrupt)  # train prints
     result = cli("train", table, "-t", "label", "-o", target)
     assert result.exit_code == 130
     assert result.stderr == f"bayeskit: interrupted; wrote {target} before that\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import polars as pl
@@ -93,7 +95,7 @@ def test_each_block_is_the_single_family_model():
     """A MixedNB of one family is that family's estimator."""
     cats = DATA[["city", "tier"]]
     mixed = bk.MixedNB().fit(cats, Y)
-    alone = bk.CategoricalNB().fit(cats, Y)
+    alone = bk.CategoricalNB(alpha=0.5).fit(cats, Y)  # MixedNB's default: Jeffreys' prior
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
     )
@@ -105,6 +107,36 @@ def test_each_block_is_the_single_family_model():
         gaussian.predict_joint_log_proba(numbers),
         rtol=1e-12,
     )
+
+
+def test_categories_and_booleans_are_smoothed_by_jeffreys_prior_unless_options_say():
+    """MixedNB's categories and booleans get Dirichlet(1/2) pseudo-counts (the
+    Krichevsky-Trofimov estimate); ``options`` restore Laplace's alpha = 1 (Weka's) exactly."""
+    table = DATA[["owner", "city", "tier"]]
+    default = bk.MixedNB().fit(table, Y)
+    laplace = bk.MixedNB(options={"categorical": {"alpha": 1.0}, "bernoulli": {"alpha": 1.0}})
+    laplace.fit(table, Y)
+    cats = DATA[["city", "tier"]]
+    for alpha, model in ((0.5, default), (1.0, laplace)):
+        alone = bk.CategoricalNB(alpha=alpha).fit(cats, Y)
+        np.testing.assert_allclose(
+            model.fit(cats, Y).predict_joint_log_proba(cats),
+            alone.predict_joint_log_proba(cats),
+            rtol=1e-12,
+        )
+    # a category seen once in a class of n rows, with K categories: (1 + a) / (n + K a)
+    city = DATA["city"].to_numpy()
+    labels = np.asarray(Y)
+    for alpha, model in ((0.5, default), (1.0, laplace)):
+        fitted = model.fit(DATA[["city"]], Y)
+        k = len(fitted.categories_["city"])
+        for c, label in enumerate(fitted.classes_):
+            rows = city[(labels == label) & pd.notna(city)]
+            for value in fitted.categories_["city"]:
+                expected = (np.sum(rows == value) + alpha) / (len(rows) + k * alpha)
+                probe = pd.DataFrame({"city": [value]})
+                joint = fitted.predict_joint_log_proba(probe)[0, c]
+                assert joint - fitted.class_log_prior_[c] == pytest.approx(np.log(expected))
 
 
 def test_missing_value_drops_the_column_and_all_missing_gets_the_prior():
@@ -281,7 +313,8 @@ def test_votes_as_nullable_booleans_equal_categorical_votes(shared_data):
     assert votes.isna().to_numpy().sum() == 392  # the votes not cast
     mixed = bk.MixedNB().fit(votes, y)
     assert set(mixed.feature_families_.values()) == {"bernoulli"}
-    categorical = bk.CategoricalNB().fit(np.where(X == "?", None, X).astype(object), y)
+    # MixedNB smooths booleans and categories alike (Jeffreys' prior, alpha = 0.5)
+    categorical = bk.CategoricalNB(alpha=0.5).fit(np.where(X == "?", None, X).astype(object), y)
     raw = np.where(X == "?", None, X).astype(object)
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(votes), categorical.predict_joint_log_proba(raw), rtol=1e-12
@@ -292,3 +325,49 @@ def test_categories_of_the_categorical_columns():
     model = bk.MixedNB().fit(DATA, Y)
     assert set(model.categories_) == {"city", "tier"}
     assert model.categories_["city"].tolist() == ["Lyon", "Oslo", "Porto"]
+
+
+def test_a_file_from_before_jeffreys_prior_loads_with_laplace_smoothing(tmp_path: Path) -> None:
+    """A MixedNB file stores the pseudo-count its categories were fitted with; a file written
+    before it was stored (fitted with Laplace's alpha = 1) loads as it was saved, not with
+    today's default; a stored value that is not a positive number is refused by name."""
+    import json
+    import zipfile
+
+    from bayeskit.io import model_file
+
+    table = DATA[["owner", "city", "income"]]
+    default = bk.MixedNB(numeric="gaussian").fit(table, Y)
+    laplace = bk.MixedNB(
+        numeric="gaussian", options={"categorical": {"alpha": 1.0}, "bernoulli": {"alpha": 1.0}}
+    ).fit(table, Y)
+    path = tmp_path / "now.bkm"
+    bk.save(default, path)
+    np.testing.assert_array_equal(bk.load(path).predict_proba(table), default.predict_proba(table))
+
+    def rewrite(alpha: object, name: str) -> Path:
+        """The file with its stored pseudo-count changed (None: removed), sealed again."""
+        with zipfile.ZipFile(path) as zf:
+            entries = {n: zf.read(n) for n in zf.namelist()}
+        meta = json.loads(entries.pop("meta.json"))
+        del meta["checksum"]
+        state = meta["state"]
+        keys = state["keys"]["values"]
+        at = keys.index(["str", "category_alpha"])
+        if alpha is None:  # as written before the field existed
+            del keys[at], state["items"][at]
+        else:
+            state["items"][at] = alpha
+        out = tmp_path / name
+        with open(out, "w+b") as f:
+            model_file._write_archive(f, meta, entries)
+        return out
+
+    old = bk.load(rewrite(None, "old.bkm"))
+    np.testing.assert_allclose(
+        old.predict_proba(table), laplace.predict_proba(table), rtol=1e-12, atol=0
+    )
+    assert not np.allclose(old.predict_proba(table), default.predict_proba(table))
+    for bad in (-1.0, "half", True):
+        with pytest.raises(bk.errors.ModelFileError, match="category_alpha"):
+            bk.load(rewrite(bad, "bad.bkm"))

@@ -9,7 +9,10 @@ Subcommands: ``quickstart``, ``example``, ``train``, ``evaluate``, ``predict``, 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 

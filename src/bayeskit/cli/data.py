@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
 import typer
@@ -28,128 +28,10 @@ from ..io.readers import (
     read_table,
     split_target,
 )
+from .options import FORMATS
 from .output import note, progress
 
-FORMATS = (*TABLE_FORMATS, "folders")
 _LISTED_CLASSES = 8
-
-# ------------------------------------------------------------------ options shared by commands
-TargetOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--target",
-        "-t",
-        metavar="COLUMN",
-        help="Column holding the class labels (tables; folders need none).",
-    ),
-]
-TextOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--text",
-        metavar="COLUMN",
-        help="Column of free text: classify with the text pipeline on it (other columns are "
-        "ignored). Default: a table whose only feature column is free text uses it.",
-    ),
-]
-FormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        metavar="FORMAT",
-        help=f"Format of DATA: {', '.join(FORMATS)}. Default: from the name.",
-    ),
-]
-NoHeaderOpt = Annotated[
-    bool,
-    typer.Option(
-        "--no-header",
-        help="The CSV/TSV has no header row: its columns are named column_1, column_2, …",
-    ),
-]
-ColumnsOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--columns",
-        metavar="NAMES",
-        help="Comma-separated names for the columns of a CSV/TSV without a header row.",
-    ),
-]
-SeparatorOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--separator",
-        metavar="CHAR",
-        help="The character between the fields of a CSV, e.g. --separator ';'. Default: "
-        "sniffed from the first lines (',', ';', tab or '|').",
-    ),
-]
-MissingOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--missing",
-        metavar="VALUE",
-        help="A field value meaning 'missing' (repeatable), e.g. --missing '?'. Empty fields "
-        "are always missing, and so are NA, N/A, NaN, null, None and the other markers pandas "
-        "reads as missing, unless --no-default-missing. A model file remembers it: predict "
-        "reads new data alike.",
-    ),
-]
-NoDefaultMissingOpt = Annotated[
-    bool,
-    typer.Option(
-        "--no-default-missing",
-        help="Read NA, N/A, NaN, null, None… as values, not as missing (only empty fields and "
-        "--missing values are missing).",
-    ),
-]
-MergeOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--merge",
-        metavar="NEW=OLD,…",
-        help="Train on class NEW for the labels (or class folders) OLD1 and OLD2 "
-        "(repeatable), e.g. --merge ham=easy_ham,hard_ham --merge spam=spam,spam_2.",
-    ),
-]
-IdOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--id",
-        metavar="COLUMN",
-        help="A column naming the rows (repeatable): left out of the model. Default: a "
-        "column named like an ID (id, customer_id, PassengerId…), or of 20+ rows holding a "
-        "different word, or increasing whole numbers, in every row.",
-    ),
-]
-KeepOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--keep",
-        metavar="COLUMN",
-        help="Use COLUMN as a feature even though it looks like a row ID (repeatable).",
-    ),
-]
-ForceOpt = Annotated[
-    bool,
-    typer.Option(
-        "--force",
-        help="Replace an existing output file even if this command did not write it.",
-    ),
-]
-FOLDS_HELP = "Number of cross-validation folds (at least 2)."
-FoldsOpt = Annotated[int, typer.Option("--folds", metavar="N", help=FOLDS_HELP)]
-FoldsAliasOpt = Annotated[int | None, typer.Option("--cv", hidden=True, metavar="N")]
-SeedOpt = Annotated[
-    int,
-    typer.Option("--seed", metavar="N", min=0, max=2**32 - 1, help="Seed of the fold shuffle."),
-]
-
-
-def folds_of(folds: int, cv_alias: int | None) -> int:
-    """``--folds``, or its older name ``--cv`` when that was given."""
-    return folds if cv_alias is None else cv_alias
 
 
 @dataclass

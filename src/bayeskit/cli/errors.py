@@ -8,7 +8,9 @@ fitting, saving), ends with exit code 130 and one line saying what was written (
 an output file was complete by then). ``--debug`` (anywhere on the command line) or
 ``BAYESKIT_DEBUG=1`` prints the traceback as well.
 
-Imports stay light (typer only): ``bayeskit --version`` goes through here.
+Imports stay light: ``bayeskit --version`` goes through here, and so does the main job
+(``python -m bayeskit``), which imports no typer; typer's exceptions are looked up only when
+typer is loaded (nothing else raises them).
 """
 
 from __future__ import annotations
@@ -19,17 +21,21 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-import typer
-
 
 def _base(name: str) -> type[Exception]:
     # typer >= 0.29 vendors click; older releases use click itself. Both are reached through
     # typer's public BadParameter.
+    import typer
+
     return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
 
 
-UsageError = _base("UsageError")
-ClickException = _base("ClickException")
+def __getattr__(name: str) -> type[Exception]:
+    """``UsageError`` and ``ClickException``: typer's (click's) classes, imported on first use."""
+    if name in ("UsageError", "ClickException"):
+        return _base(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 USAGE_OR_DATA = 2
 BUG = 1
@@ -82,40 +88,49 @@ def run_guarded(call: Callable[[], Any], *, debug: bool, prog: str = "bayeskit")
     _written.clear()
     try:
         result = call()
-    except UsageError as exc:
-        if not exc.format_message():  # type: ignore[attr-defined]
-            return USAGE_OR_DATA  # no command given: the help was printed instead
-        return _fail(usage_line(exc), USAGE_OR_DATA, debug)
-    except (typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
         return interrupted(prog)
-    except ClickException as exc:
-        message = one_line(exc.format_message())  # type: ignore[attr-defined]
-        return _fail(f"{prog}: error: {message}", getattr(exc, "exit_code", 1), debug)
     except (BrokenPipeError, ReaderGone):
         # The reader of our output went away (``| head``): stop quietly, as Unix tools do.
         _silence_stdout()
         return 0
-    except OSError as exc:
-        if _is_bayeskit_error(exc):  # also an OSError: a Dask scheduler that cannot be reached
-            return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
-        if exc.filename is not None:
-            what = exc.strerror or type(exc).__name__
-            return _fail(f"{prog}: error: {exc.filename}: {what}", USAGE_OR_DATA, debug)
-        return _bug(exc, prog, debug)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:
-        if _is_bayeskit_error(exc):
-            return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
-        return _bug(exc, prog, debug)
+        return _outcome(exc, prog, debug)
     if result == INTERRUPTED:  # typer turned a KeyboardInterrupt into Exit(130)
         return interrupted(prog)
     # What is still buffered goes out now: a reader gone by then (``| head -1``) is a quiet
     # end here, not an "Exception ignored" at the interpreter's exit.
     _flush_stdout()
     return result if isinstance(result, int) else 0
+
+
+def _outcome(exc: Exception, prog: str, debug: bool) -> int:
+    """The exit code of a command that raised ``exc`` (said on one line)."""
+    typer = sys.modules.get("typer")  # not loaded: none of its errors can have been raised
+    if typer is not None:
+        if isinstance(exc, _base("UsageError")):
+            return _fail(usage_line(exc), USAGE_OR_DATA, debug)
+        if isinstance(exc, typer.Abort):
+            if debug:
+                traceback.print_exc()
+            return interrupted(prog)
+        if isinstance(exc, _base("ClickException")):
+            message = one_line(exc.format_message())  # type: ignore[attr-defined]
+            return _fail(f"{prog}: error: {message}", getattr(exc, "exit_code", 1), debug)
+    if isinstance(exc, OSError):
+        if _is_bayeskit_error(exc):  # also an OSError: a Dask scheduler that cannot be reached
+            return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
+        if exc.filename is not None:
+            what = exc.strerror or type(exc).__name__
+            return _fail(f"{prog}: error: {exc.filename}: {what}", USAGE_OR_DATA, debug)
+        return _bug(exc, prog, debug)
+    if _is_bayeskit_error(exc):
+        return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
+    return _bug(exc, prog, debug)
 
 
 def _fail(line: str, code: int, debug: bool) -> int:

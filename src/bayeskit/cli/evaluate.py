@@ -5,44 +5,35 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from .data import (
+from .options import (
+    AlphaOpt,
     ColumnsOpt,
     FoldsAliasOpt,
     FoldsOpt,
     FormatOpt,
     IdOpt,
+    IntegersOpt,
     KeepOpt,
-    Labelled,
     MergeOpt,
     MissingOpt,
+    ModelOpt,
     NoDefaultMissingOpt,
     NoHeaderOpt,
-    ReadOptions,
+    SchedulerOpt,
     SeedOpt,
     SeparatorOpt,
     TargetOpt,
     TextOpt,
+    WorkersOpt,
     folds_of,
-    load_labelled,
 )
-from .models import (
-    AlphaOpt,
-    IntegersOpt,
-    ModelOpt,
-    align_columns,
-    build_model,
-    check_model_options,
-    conform,
-    describe,
-    schema_kinds,
-)
-from .options import SchedulerOpt, WorkersOpt
-from .output import fmt_num, out_console
+
+if TYPE_CHECKING:
+    from .data import Labelled
 
 _MAX_CONFUSION = 12
 
@@ -82,7 +73,9 @@ def evaluate(
     from sklearn.base import clone
 
     from .cluster import cluster_client, fold_runner
+    from .data import ReadOptions, load_labelled
     from .measure import cross_validate, holdout, metrics
+    from .models import build_model, check_model_options, describe
 
     check_model_options(model, alpha, integers)  # before any data is read
     options = ReadOptions.of(
@@ -133,6 +126,8 @@ def _families(estimator: Any, train: Labelled) -> str | None:
 
 def _ready(test: Labelled, train: Labelled, estimator: Any) -> Any:
     """The test inputs in the training layout (same columns, same order)."""
+    from .models import align_columns, conform, schema_kinds
+
     if test.kind != train.kind:
         from ..io.readers import ReadError
 
@@ -148,6 +143,10 @@ def _ready(test: Labelled, train: Labelled, estimator: Any) -> Any:
 
 
 def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
+    from rich.table import Table
+
+    from .output import fmt_num, out_console
+
     console = out_console()
     if data is not None:
         console.print(f"data: {found['data']} — {data.describe()}")

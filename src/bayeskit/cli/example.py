@@ -12,8 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .data import ForceOpt
-from .output import check_output_path, human_size, out_console, write_atomic
+from .options import ForceOpt
 
 
 @dataclass(frozen=True)
@@ -93,6 +92,8 @@ def example(
 ) -> None:
     """Write an example dataset to try the commands on: the bundled SMS Spam Collection or one
     of scikit-learn's tables, as CSV."""
+    from .output import check_output_path, human_size, out_console, write_atomic
+
     found = EXAMPLES.get(name)
     if found is None:
         raise typer.BadParameter(

@@ -10,10 +10,7 @@ import typer
 
 from ..contract import contract_of
 from ..errors import BayeskitError
-from ..io.readers import ReadError
-from .data import ForceOpt
-from .models import describe, load_model, load_reading
-from .output import check_output_path, human_size, is_model_file, out_console, save_model
+from .options import ForceOpt
 
 
 def merge(
@@ -35,6 +32,10 @@ def merge(
     """Merge model files trained on different data into the model of all of it (e.g. models
     trained on separate machines or months). They must be the same kind of model with the
     same settings and columns; the first difference found is named."""
+    from ..io.readers import ReadError
+    from .models import describe, load_model, load_reading
+    from .output import check_output_path, human_size, is_model_file, out_console, save_model
+
     if len(models) < 2:
         raise typer.BadParameter("give two or more model files to merge", param_hint="MODEL")
     check_output_path(
@@ -72,6 +73,8 @@ def _add(a: Any, b: Any) -> Any:
 
 def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
     """Refuse models of different kinds or settings, naming the first difference."""
+    from ..io.readers import ReadError
+
     if type(a) is not type(b):
         raise ReadError(
             f"{first} holds a {type(a).__name__} and {path} a {type(b).__name__}; only models "

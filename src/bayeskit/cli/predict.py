@@ -7,38 +7,25 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 
-from .data import (
+from .options import (
     ColumnsOpt,
     ForceOpt,
     FormatOpt,
-    Inputs,
     MissingOpt,
     NoDefaultMissingOpt,
     NoHeaderOpt,
-    ReadOptions,
     SeparatorOpt,
     TextOpt,
-    id_reason,
-    read_inputs_table,
-    read_text_inputs,
-    require_column,
 )
-from .models import (
-    align_columns,
-    conform,
-    fill_absent,
-    is_email_model,
-    is_text_model,
-    load_model,
-    load_reading,
-    training_columns,
-)
-from .output import check_output_path, note, write_atomic
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .data import Inputs, ReadOptions
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -104,6 +91,10 @@ def predict(
     wins). A column holding the training target is ignored; a training column DATA lacks is
     read as missing in every row where missing values drop out of the model (the naive
     models, diagonal mixtures), else refused naming it."""
+    from .data import ReadOptions
+    from .models import load_model, load_reading
+    from .output import check_output_path, write_atomic
+
     fmt = _output_format(output, out_format)
     if output is not None:
         check_output_path(
@@ -178,6 +169,17 @@ def _inputs(
     ignore: list[str],
     target: str | None = None,
 ) -> Inputs:
+    from .data import Inputs, id_reason, read_inputs_table, read_text_inputs, require_column
+    from .models import (
+        align_columns,
+        conform,
+        fill_absent,
+        is_email_model,
+        is_text_model,
+        training_columns,
+    )
+    from .output import note
+
     if is_text_model(estimator):
         email = is_email_model(estimator)
         return read_text_inputs(data, options, email=email, text=text, id_columns=id_columns)

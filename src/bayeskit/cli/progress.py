@@ -14,10 +14,10 @@ import os
 import sys
 import time
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 _DEFAULT_SECONDS = 10.0
 
@@ -27,6 +27,17 @@ def _interval() -> float:
         return float(os.environ.get("BAYESKIT_PROGRESS_SECONDS", _DEFAULT_SECONDS))
     except ValueError:
         return _DEFAULT_SECONDS
+
+
+def _maybe_terminal() -> bool:
+    """Whether standard error may be a terminal by rich's rules (a tty, or the environment
+    saying so): only then is rich (a tenth of a second) imported to draw a bar and decide."""
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE", "") == "1":
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced, or closed
+        return False
 
 
 def _count(n: float) -> str:
@@ -68,15 +79,29 @@ class Meter:
         self.total, self.total_bytes = total, total_bytes
         self.done = 0
         self.nbytes = 0
-        self._console = Console(file=sys.stderr)
-        self._terminal = self._console.is_terminal
+        self._console: Any = None
+        self._terminal = _maybe_terminal() and self._rich_console().is_terminal
         self._interval = _interval()
         self._start = self._last = time.perf_counter()
         self._bar: Progress | None = None
         self._task: Any = None
 
+    def _rich_console(self) -> Any:
+        from rich.console import Console
+
+        self._console = Console(file=sys.stderr)
+        return self._console
+
     def __enter__(self) -> Meter:
         if self._terminal:
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             self._bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -1,17 +1,14 @@
 """``bayeskit quickstart`` (also plain ``python -m bayeskit``): train a spam filter on the bundled
-SMS Spam Collection, report its cross-validated quality and what to try next."""
+SMS Spam Collection, report its cross-validated quality and what to try next (the work is
+:mod:`.main_job`'s)."""
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
-import numpy as np
 import typer
 
-from .._version import __version__
-from .data import FOLDS_HELP, FoldsAliasOpt, folds_of
-from .output import progress
+from .options import FOLDS_HELP, FoldsAliasOpt, folds_of
 
 
 def quickstart(
@@ -31,84 +28,11 @@ def quickstart(
 ) -> None:
     """Train and cross-validate a spam filter on the bundled SMS Spam Collection (Almeida et
     al., 2011; CC BY 4.0) in a few seconds, then say what to try next."""
-    from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold
-
-    from ..datasets import load_sms_spam
-    from ..naive_bayes import MultinomialNB
-    from ..text import SpamFilter, TextVectorizer
-    from .models import describe
+    from .main_job import run
 
     folds = folds_of(folds, cv)
     if folds < 2:
         raise typer.BadParameter("--folds must be at least 2")
     if alpha is not None and alpha < 0:
         raise typer.BadParameter("--alpha must be at least 0")
-    if words:
-        alpha = 1.0 if alpha is None else alpha
-        vectorizer, model = TextVectorizer(), MultinomialNB(alpha=alpha)
-        described = f"bag of words + MultinomialNB(alpha={alpha:g})"
-    else:
-        # SpamFilter()'s defaults, chosen by cross-validation (benchmarks/accuracy.md).
-        vectorizer, model = SpamFilter.default_vectorizer(), SpamFilter.default_model()
-        if alpha is not None:
-            model.set_params(alpha=alpha)
-        described = describe(SpamFilter(vectorizer=vectorizer, model=model)).partition(": ")[2]
-
-    start = time.perf_counter()
-    texts, labels = load_sms_spam()
-    predicted = np.empty_like(labels)
-    verdict = np.empty(len(labels), dtype="<U6")
-    splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=0).split(texts, labels)
-    # Every message is counted once, for all folds: a fold's training terms are the columns
-    # its rows use, and its test messages are looked up among them, which is what fitting
-    # on the fold's texts and scoring the others' texts count (the same numbers). Counted in
-    # Python: for these 0.45 MB that is 0.2-0.3 s, where loading numba and the compiled
-    # scanner into a fresh process costs more (the same terms and counts either way).
-    terms, counts = clone(vectorizer).count(texts, compiled=False)
-    with progress("cross-validating", folds) as update:
-        for k, (train, test) in enumerate(splits, start=1):
-            spam_filter = SpamFilter(vectorizer=clone(vectorizer), model=clone(model))
-            if words:  # scikit-learn's pipeline: its own probabilities
-                spam_filter.set_params(calibration_folds=None)
-            rows = counts[train]
-            used = np.flatnonzero(rows.getnnz(axis=0))
-            seen = terms[used]
-            spam_filter.fit_counted(seen, rows[:, used], labels[train])  # = fit
-            p_spam = spam_filter.spam_probability_counted(seen, counts[test][:, used])
-            predicted[test] = spam_filter.decisions(p_spam)  # = predict
-            verdict[test] = spam_filter.verdicts(p_spam)  # = classify
-            update(k)
-    elapsed = time.perf_counter() - start
-
-    spam = labels == "spam"
-    print(f"bayeskit {__version__} — spam filter on the SMS Spam Collection")
-    print(f"messages: {len(labels)} (ham {int((~spam).sum())}, spam {int(spam.sum())})")
-    print(f"model: SpamFilter, {described}; {folds}-fold stratified cross-validation (seed 0)")
-    print(f"accuracy: {float(np.mean(labels == predicted)):.4f}")
-    print(f"macro-F1: {_macro_f1(labels, predicted):.4f}")
-    caught = (predicted[spam] == "spam").mean()
-    false_alarm = (predicted[~spam] == "spam").mean()
-    print(f"spam caught: {caught:.1%}   ham flagged as spam: {false_alarm:.2%}")
-    print(
-        f"three-way (ham ≤ 0.20 < unsure < 0.90 ≤ spam): {(verdict == 'unsure').mean():.1%} "
-        f"unsure, {(verdict[~spam] == 'spam').mean():.2%} of ham filed as spam"
-    )
-    print(f"time: {elapsed:.2f} s")
-    print("next: bayeskit example sms   (writes sms.csv: the same messages as a table), then")
-    print("      bayeskit train sms.csv --target label -o sms.bk   (or your own .csv/.tsv/.jsonl/")
-    print("      .parquet table, or a folder with one sub-folder per class of texts or e-mails);")
-    print("      then bayeskit evaluate, predict, explain, inspect and report (bayeskit --help)")
-
-
-def _macro_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
-    """The mean over the labels of ``2 tp / (2 tp + fp + fn)`` (scikit-learn's macro F1, 0 for a
-    label never true nor predicted), in numpy: ``sklearn.metrics`` costs the main job 0.05 s
-    of imports."""
-    scores = []
-    for label in np.union1d(truth, predicted):
-        said, true = predicted == label, truth == label
-        hits = 2.0 * np.sum(said & true)
-        total = hits + np.sum(said & ~true) + np.sum(~said & true)
-        scores.append(hits / total if total else 0.0)
-    return float(np.mean(scores))
+    run(folds, alpha, words)

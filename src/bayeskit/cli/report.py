@@ -5,48 +5,34 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .data import (
+from .options import (
+    AlphaOpt,
     ColumnsOpt,
     FoldsAliasOpt,
     FoldsOpt,
     ForceOpt,
     FormatOpt,
     IdOpt,
+    IntegersOpt,
     KeepOpt,
-    Labelled,
     MergeOpt,
     MissingOpt,
+    ModelOpt,
     NoDefaultMissingOpt,
     NoHeaderOpt,
-    ReadOptions,
     SeedOpt,
     SeparatorOpt,
     TargetOpt,
     TextOpt,
     folds_of,
-    load_labelled,
 )
-from .models import (
-    AlphaOpt,
-    IntegersOpt,
-    ModelOpt,
-    build_model,
-    check_model_options,
-    describe,
-    is_text_model,
-)
-from .output import (
-    check_output_path,
-    fmt_num,
-    human_size,
-    out_console,
-    progress,
-    write_atomic,
-)
+
+if TYPE_CHECKING:
+    from .data import Labelled
 
 
 def is_report(path: Path) -> bool:
@@ -108,7 +94,10 @@ def report(
     from sklearn.base import clone
 
     from ..report import build_report
+    from .data import ReadOptions, load_labelled
     from .measure import cross_validate, metrics
+    from .models import build_model, check_model_options, describe, is_text_model
+    from .output import check_output_path, fmt_num, human_size, out_console, progress, write_atomic
 
     check_output_path(
         output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"

@@ -8,43 +8,28 @@ from typing import Annotated, Any
 
 import typer
 
-from ..contract import contract_of
-from ..io.readers import list_names
-from .data import (
+from .options import (
+    DEFAULT_TEXT_MODELS,
+    DOCUMENT_BATCH,
+    MAX_TERMS,
+    AlphaOpt,
+    BatchSizeOpt,
     ColumnsOpt,
     ForceOpt,
     FormatOpt,
     IdOpt,
+    IntegersOpt,
     KeepOpt,
     MergeOpt,
     MissingOpt,
+    ModelOpt,
     NoDefaultMissingOpt,
     NoHeaderOpt,
-    ReadOptions,
+    SchedulerOpt,
     SeparatorOpt,
     TargetOpt,
     TextOpt,
-    _is_folder,
-    load_labelled,
-)
-from .models import (
-    DEFAULT_TEXT_MODELS,
-    AlphaOpt,
-    IntegersOpt,
-    ModelOpt,
-    build_model,
-    check_model_options,
-    describe,
-    is_text_model,
-)
-from .options import DOCUMENT_BATCH, MAX_TERMS, BatchSizeOpt, SchedulerOpt, WorkersOpt
-from .output import (
-    check_output_path,
-    human_size,
-    is_model_file,
-    out_console,
-    progress,
-    save_model,
+    WorkersOpt,
 )
 
 #: models fitted by their own rounds (EM: one pass over DATA, read again in batches, per
@@ -64,6 +49,7 @@ def read_unlabelled(source: str, labelled: Any) -> list[Any]:
     """The documents of ``--unlabeled`` (read as the labelled data is: text or e-mail)."""
     from ..io.documents import read_documents
     from ..io.readers import ReadError
+    from .output import progress
 
     if labelled.kind not in ("text", "email"):
         raise ReadError(
@@ -100,6 +86,9 @@ def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
 
 def families_line(model: Any) -> str | None:
     """``categorical: a, b; gaussian: c`` — each family and its columns."""
+    from ..io.readers import list_names
+    from .models import is_text_model
+
     families = getattr(model, "feature_families_", None)
     if families is None:
         names = getattr(model, "feature_names_in_", None)
@@ -180,9 +169,20 @@ def train(
     spam filter learned in more than one batch fits its probability scale on held-out scores
     of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
     at most --max-terms terms."""
+    from ..contract import contract_of
     from ..io.model_file import check_model_file_name
     from . import streaming
     from .cluster import batch_runner
+    from .data import ReadOptions, _is_folder, load_labelled
+    from .models import build_model, check_model_options, describe
+    from .output import (
+        check_output_path,
+        human_size,
+        is_model_file,
+        out_console,
+        progress,
+        save_model,
+    )
     from .semi_supervised import check_unlabelled
     from .streaming import open_data
 

@@ -50,6 +50,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError
+from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
+from .formats import TABLE_FORMATS as TABLE_FORMATS
 
 __all__ = [
     "TABLE_EXTENSIONS",
@@ -63,16 +65,6 @@ __all__ = [
     "table_format",
 ]
 
-TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
-TABLE_EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
 _SHOWN_NAMES = 40
 
 

@@ -70,7 +70,10 @@ class MixedNB(GenerativeClassifier):
         ``var_smoothing`` times the column's variance, as R's e1071 and Weka floor each
         column by itself) unless ``options`` says otherwise: scikit-learn's floor, a portion
         of the *largest* variance, lets one column in large units (variance 1e10) flatten
-        every other Gaussian column.
+        every other Gaussian column. Categorical and boolean columns are smoothed with
+        Jeffreys' prior, ``alpha=0.5`` (the Krichevsky-Trofimov estimator; Krichevsky &
+        Trofimov 1981), unless ``options`` say otherwise: Laplace's ``alpha=1`` (Weka's) adds
+        a whole row to every category of every class, and R's e1071 adds nothing.
     fit_prior, class_prior, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -94,6 +97,8 @@ class MixedNB(GenerativeClassifier):
            Conference on Artificial Intelligence, pp. 1022-1027, 1993.
     .. [3] D. Meyer et al., e1071: Misc Functions of the Department of Statistics, TU Wien
            (``naiveBayes``: a Gaussian per numeric column, each with its own spread).
+    .. [4] R. E. Krichevsky and V. K. Trofimov, "The performance of universal encoding",
+           IEEE Transactions on Information Theory 27(2), pp. 199-207, 1981.
 
     Examples
     --------
@@ -147,10 +152,16 @@ class MixedNB(GenerativeClassifier):
             config = dict(options.get("auto", {}))
             candidates = config.get("candidates", CANDIDATES)
             config.setdefault(
-                "options", {name: _settings(options, name) for name in _names(candidates)}
+                "options",
+                {name: _settings(options, name, self._alpha()) for name in _names(candidates)},
             )
             return family_from_config("auto", config)
-        return family_from_config(block.family, _settings(options, block.family))
+        return family_from_config(block.family, _settings(options, block.family, self._alpha()))
+
+    def _alpha(self) -> float:
+        """The pseudo-count of categories and booleans the model was fitted with where
+        ``options`` set none (a file written before Jeffreys' prior was the default: 1)."""
+        return float(self.__dict__.get("_category_alpha", CATEGORY_ALPHA))
 
     def _layout(self) -> tuple[_Block, ...]:
         layout = self.__dict__.get("_layout_")
@@ -259,6 +270,7 @@ class MixedNB(GenerativeClassifier):
             _Block(key[0], configs[key], tuple(cols)) for key, cols in blocks.items()
         )
         self._feature_families = {names[j]: family for j, (family, _) in enumerate(chosen)}
+        self._category_alpha = CATEGORY_ALPHA
 
     def _auto_family(self, kind: str) -> str:
         if kind == "float" or (kind == "integer" and self.integers is None):
@@ -315,6 +327,7 @@ class MixedNB(GenerativeClassifier):
                 for b in self._layout()
             ],
             "feature_families": [[str(k), v] for k, v in self._feature_families.items()],
+            "category_alpha": self._alpha(),
         }
 
     def _state_from_json(self, state: Any) -> None:
@@ -333,8 +346,16 @@ class MixedNB(GenerativeClassifier):
         columns = sorted(c for b in layout for c in b.columns)
         if columns != list(range(len(families))):
             raise ModelFileError("the stored MixedNB column layout does not cover every column")
+        # Files written before categories were smoothed by Jeffreys' prior store no
+        # pseudo-count: they were fitted with Laplace's, and load as they were saved.
+        alpha = state.get("category_alpha", 1.0)
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6:
+            raise ModelFileError(
+                f"the stored MixedNB category_alpha is {alpha!r}; expected a number in (0, 1e6)"
+            )
         self._layout_ = layout
         self._feature_families = families
+        self._category_alpha = float(alpha)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -344,12 +365,21 @@ class MixedNB(GenerativeClassifier):
         return tags
 
 
-def _settings(options: Mapping[str, Any], name: str) -> dict[str, Any]:
+#: The pseudo-count of a category (and of a boolean's two values) unless ``options`` set one:
+#: Jeffreys' prior Dirichlet(1/2, ..., 1/2), whose posterior mean is the Krichevsky-Trofimov
+#: estimator (see docs/guide/mixed-tables.md for what Laplace's α = 1 cost).
+CATEGORY_ALPHA = 0.5
+
+
+def _settings(options: Mapping[str, Any], name: str, alpha: float) -> dict[str, Any]:
     """The settings of family ``name`` from ``options``, with MixedNB's own defaults: each
-    Gaussian column floored by its own variance."""
+    Gaussian column floored by its own variance; categories and booleans smoothed with
+    pseudo-count ``alpha`` (Jeffreys' prior, :data:`CATEGORY_ALPHA`, for a model fitted now)."""
     settings = dict(options.get(name, {}))
     if name == "gaussian":
         settings.setdefault("var_floor", "column")
+    elif name in ("categorical", "bernoulli"):
+        settings.setdefault("alpha", alpha)
     return settings
 
 

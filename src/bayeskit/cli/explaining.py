@@ -1,0 +1,238 @@
+"""What ``bayeskit explain`` and ``bayeskit inspect`` compute: the input read as the model reads
+it, one decision split into the prior and one term per feature, and a model's class means and
+top features (the commands themselves, in :mod:`.inspect_cmd`, import this when they run)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import BayeskitError, ParameterError
+from ..io.readers import ReadError, list_names
+from .models import conform, is_email_model, is_text_model, training_columns
+from .output import note
+
+
+@dataclass
+class Decision:
+    """The log-odds of ``label`` against ``versus`` for one input, feature by feature."""
+
+    label: Any
+    versus: Any
+    probability: float  # P(label | x)
+    log_odds: float
+    prior: float
+    contributions: list[tuple[str, float]]  # (feature, share of the log-odds), largest first
+
+
+def plain_value(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ------------------------------------------------------------------ reading the input
+def read_input(raw: str) -> bytes | str:
+    """The input itself: standard input for ``-``, the file for ``@FILE`` or for the name of
+    an existing file (with a note: a text that happens to name a file is read from the
+    file), else the argument."""
+    if raw == "-":
+        return sys.stdin.buffer.read()
+    if raw.startswith("@"):
+        path = Path(raw[1:])
+        if not path.is_file():
+            raise ReadError(f"{raw[1:]}: no such file (after @); check the path", path=raw[1:])
+        return path.read_bytes()
+    if "\n" not in raw and len(raw) < 4096 and Path(raw).is_file():
+        note(
+            f"{raw} is a file: explaining what it holds (@{raw} says so; to explain the words "
+            f"'{raw}' themselves, pipe them in: echo '{raw}' | bayeskit explain MODEL -)"
+        )
+        return Path(raw).read_bytes()
+    return raw
+
+
+def read_document(model: Any, raw: str) -> Any:
+    content = read_input(raw)
+    if is_email_model(model):
+        from ..text.email import read_message
+
+        return read_message(content if isinstance(content, bytes) else content.encode())
+    if isinstance(content, bytes):
+        return content.decode("utf-8", errors="replace")
+    return content
+
+
+def _scalar(text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return value if value is None or isinstance(value, (bool, int, float, str)) else text
+
+
+def parse_row(raw: str) -> dict[str, Any]:
+    """A row given as a JSON object or as ``column=value,…`` pairs."""
+    text = raw.strip()
+    if text.startswith("{"):
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReadError(
+                f"the row is not valid JSON ({exc.msg} at column {exc.colno}); write it as "
+                "'{\"column\": value, ...}' or column=value,..."
+            ) from None
+        if not isinstance(row, dict):
+            raise ReadError('the row must be a JSON object: {"column": value, ...}')
+        nested = [k for k, v in row.items() if isinstance(v, (list, dict))]
+        if nested:
+            raise ReadError(
+                f"the row's value for {nested[0]!r} is a JSON "
+                f"{'array' if isinstance(row[nested[0]], list) else 'object'}; "
+                "give each column one number, true/false, text or null",
+                column=str(nested[0]),
+            )
+        return {str(k): v for k, v in row.items()}
+    row = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        column, sep, value = pair.partition("=")
+        if not sep or not column.strip():
+            raise ReadError(
+                f"{pair!r} is not COLUMN=VALUE; write the row as column=value,... or as a "
+                "JSON object"
+            )
+        row[column.strip()] = _scalar(value.strip())
+    if not row:
+        raise ReadError("the row is empty; give column=value pairs or a JSON object")
+    return row
+
+
+def row_frame(model: Any, row: dict[str, Any]) -> Any:
+    """A one-row DataFrame in the model's column order and value types."""
+    import polars as pl
+
+    columns = training_columns(model)
+    if columns is None:
+        raise ReadError("this model was trained without column names; it cannot take a row")
+    unknown = [c for c in row if c not in columns]
+    if unknown:
+        raise ReadError(
+            f"the model has no column {list_names([repr(c) for c in unknown], 10)}; its "
+            f"columns are: {list_names(columns)}",
+            column=unknown[0],
+        )
+    values = {c: [row.get(c)] for c in columns}
+    return conform(pl.DataFrame(values, strict=False), model, "the row")
+
+
+# ------------------------------------------------------------------ computing the decision
+def decide(model: Any, x: Any, label: Any = None, versus: Any = None) -> Decision:
+    """Explain one input (a document, or a one-row DataFrame for a table model)."""
+    if is_text_model(model):
+        e = model.explain(x, label=label, versus=versus)
+        proba = model.predict_proba([x])[0]
+        return _decision(model, e, proba, table=False)
+    try:
+        model.linear_discriminant()
+    except BayeskitError:
+        if not model.__sklearn_tags__().input_tags.allow_nan:
+            raise ParameterError(
+                f"{type(model).__name__}'s log-odds is not a sum of one term per feature (its "
+                "covariances differ between classes, so features interact); explain splits "
+                "the decisions of linear models (--model lda) and naive Bayes models; "
+                "'bayeskit inspect' shows this model's class means"
+            ) from None
+        return _by_missing(model, x, label, versus)
+    from ..inspection import explain as explain_linear
+
+    e = explain_linear(model, x, label=label, versus=versus)
+    return _decision(model, e, model.predict_proba(x)[0], table=True)
+
+
+def _decision(model: Any, e: Any, proba: np.ndarray, *, table: bool) -> Decision:
+    """A Decision from an inspection.Explanation; terms that move nothing (a column of the
+    linear form the classes share) are left out, and a table's numbers show their value."""
+    k = int(np.flatnonzero(model.classes_ == e.label)[0])
+    shares = [
+        (f"{c.feature}={c.value:g}" if table and "=" not in c.feature else c.feature, c.weight)
+        for c in e.contributions
+        if c.weight != 0.0
+    ]
+    return Decision(e.label, e.versus, float(proba[k]), e.log_odds, e.prior, shares)
+
+
+def _by_missing(model: Any, row: Any, label: Any, versus: Any) -> Decision:
+    """For a model that is not linear in its features: a Naive Bayes log-odds is the prior's
+    plus one term per feature, and a missing value contributes nothing, so each feature's term
+    is the log-odds minus the log-odds with that one value missing (exact, not a
+    sensitivity)."""
+    import polars as pl
+
+    columns = list(row.columns)
+    blanked = [row] + [row.with_columns(pl.lit(None).cast(row.schema[c]).alias(c)) for c in columns]
+    blanked.append(row.select(pl.lit(None).cast(row.schema[c]).alias(c) for c in columns))
+    jll = model.predict_joint_log_proba(pl.concat(blanked))
+    classes = model.classes_
+    order = np.argsort(-jll[0])
+    a = int(order[0]) if label is None else class_index(classes, label)
+    b = (int(order[1]) if a == int(order[0]) else int(order[0])) if versus is None else None
+    b = class_index(classes, versus) if b is None else b
+    odds = jll[:, a] - jll[:, b]
+    terms = odds[0] - odds[1 : len(columns) + 1]
+    present = [j for j, c in enumerate(columns) if row.get_column(c).null_count() == 0]
+    rank = sorted(present, key=lambda j: -abs(terms[j]))
+    values = row.row(0)
+    shares = [(f"{columns[j]}={values[j]}", float(terms[j])) for j in rank]
+    proba = model.predict_proba(row)[0]
+    return Decision(
+        plain_value(classes[a]),
+        plain_value(classes[b]),
+        float(proba[a]),
+        float(odds[0]),
+        float(odds[-1]),
+        shares,
+    )
+
+
+def class_index(classes: np.ndarray, label: Any) -> int:
+    hits = np.flatnonzero(classes.astype(str) == str(label))
+    if len(hits) == 0:
+        raise ReadError(
+            f"{label!r} is not a class; the classes are: {list_names(classes.tolist())}"
+        )
+    return int(hits[0])
+
+
+def class_means(model: Any, n: int) -> tuple[list[str], np.ndarray] | None:
+    """A discriminant model's class means on the ``n`` columns whose means differ most
+    between classes (in within-class standard deviations): (column names, (K, n) means)."""
+    means = getattr(model, "means_", None) if hasattr(model, "covariance_") else None
+    if means is None:
+        return None
+    cov = np.asarray(model.covariance_)
+    var = np.diagonal(cov, axis1=-2, axis2=-1)
+    spread = np.sqrt(var.mean(axis=0) if var.ndim == 2 else var)
+    score = np.std(means, axis=0) / np.where(spread > 0, spread, 1.0)
+    order = np.argsort(-score, kind="stable")[:n]
+    names = training_columns(model) or [f"x{j}" for j in range(means.shape[1])]
+    return [names[j] for j in order], means[:, order]
+
+
+def vocabulary_size(model: Any) -> int | None:
+    if not is_text_model(model):
+        return None
+    return len(model.get_feature_names_out())
+
+
+def top_features_of(model: Any, n: int) -> dict[Any, list[tuple[str, float]]] | None:
+    if is_text_model(model):
+        return dict(model.top_terms(n))
+    try:
+        from ..inspection import top_features
+
+        return top_features(model, n)
+    except BayeskitError:
+        return None

@@ -1,0 +1,147 @@
+"""``bayeskit filter`` on one message, as a mail delivery agent starts it (a fresh process per
+message): what the process imports, by the model's token store and through a running service,
+and the service address read as the standard library reads it. Imports, not timings: the
+timings are ``benchmarks/filter_speed.py``'s."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bayeskit as bk
+from bayeskit.cli.filter_fast import server_address
+from bayeskit.text import SpamFilter
+
+SRC = Path(bk.__file__).resolve().parents[1]
+HAM = b"From: ann@example.org\nSubject: lunch\n\nLunch at noon tomorrow? The usual place.\n"
+SPAM = b"From: win@prize.example\nSubject: WIN\n\nYou WIN a free prize, click now to claim!!!\n"
+#: the models' imports (seconds in all), and what the command line's own machinery imports
+HEAVY = ("numpy", "scipy", "sklearn", "pandas", "numba", "polars", "typer", "rich", "pydantic")
+#: a fresh process running ``python -m bayeskit filter ARGS``, saying on its last line of
+#: standard error which of HEAVY (and of the e-mail parser and urllib) it imported
+PROBE = """
+import sys
+from bayeskit.__main__ import main
+status = main(sys.argv[1:])
+names = {{m.split(".")[0] for m in sys.modules}} | set(sys.modules)
+sys.stderr.write("\\nloaded " + " ".join(sorted(names & {wanted!r})) + "\\n")
+sys.exit(status)
+"""
+
+
+def _run(args: list[str], mail: bytes, wanted: set[str]) -> tuple[int, bytes, str, set[str]]:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    code = PROBE.format(wanted=set(wanted))
+    done = subprocess.run(
+        [sys.executable, "-c", code, "filter", *args],
+        input=mail,
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    err = done.stderr.decode()
+    said, _, loaded = err.rpartition("\nloaded ")
+    return done.returncode, done.stdout, said, set(loaded.split())
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("filter-start") / "spam.bk"
+    bk.save(SpamFilter().fit([HAM, SPAM] * 6, ["ham", "spam"] * 6), path)
+    return path
+
+
+def test_one_message_by_the_token_store_imports_no_model(model):
+    """The first message finds no store, is scored by the full model, and writes the store;
+    every later one is scored from it, importing none of numpy, SciPy, scikit-learn (nor
+    typer, rich or pydantic), with the library's verdict."""
+    expected = {"spam": 0, "ham": 1, "unsure": 2}[str(bk.load(model).classify([SPAM])[0])]
+    first = _run([str(model), "--verbose"], SPAM, set(HEAVY))
+    assert first[0] == expected
+    assert "scored by the full model" in first[2]
+    status, out, said, loaded = _run([str(model), "--verbose"], SPAM, set(HEAVY))
+    assert "scored from the token store" in said
+    assert status == expected
+    assert out.startswith(SPAM.partition(b"\n\n")[0])
+    assert loaded == set()
+
+
+class _Check(BaseHTTPRequestHandler):
+    """``POST /check`` as ``bayeskit serve`` answers it, for one verdict (keeping what it
+    was sent)."""
+
+    received: ClassVar[list[tuple[str, str, bytes]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((self.path, self.headers["Content-Type"], body))
+        answer = json.dumps({"p_spam": 0.987654, "verdict": "spam"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_asking_a_running_service_imports_the_socket_and_json_only():
+    """``bayeskit filter --server URL`` is a small standard-library client: one request on a
+    socket, no model, no command-line machinery, not even the e-mail parser or urllib."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Check)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        wanted = {*HEAVY, "email", "urllib", "http", "typing"}
+        status, out, said, loaded = _run(["--server", url, "--verbose"], SPAM, wanted)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _Check.received == [("/check", "message/rfc822", SPAM)]
+    assert f"scored by {url}" in said
+    assert status == 0
+    assert b"X-Bayeskit-Spam: Yes\nX-Bayeskit-Score: 0.987654\n" in out
+    assert loaded == set()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8000", "127.0.0.1:8000", "localhost", "http://LocalHost:80/",
+     "http://[::1]:9000/x/", "http://h:1/a/b?q=1#f", "http://u:p@h:5/", "HTTP://h:12"],
+)  # fmt: skip
+def test_the_service_address_is_read_as_urllib_reads_it(url):
+    where = urlsplit(url if "://" in url else f"http://{url}")
+    assert server_address(url) == (where.hostname, where.port or 80, where.path)
+
+
+@given(
+    host=st.sampled_from(["127.0.0.1", "localhost", "mail.Example.org", "[::1]", "[fe80::2]"]),
+    port=st.none() | st.integers(1, 65535),
+    path=st.sampled_from(["", "/", "/bk", "/bk/", "/a/b?x=1", "/#top"]),
+    scheme=st.sampled_from(["http://", "HTTP://", ""]),
+)
+def test_any_service_address_is_read_as_urllib_reads_it(host, port, path, scheme):
+    url = f"{scheme}{host}{'' if port is None else f':{port}'}{path}"
+    where = urlsplit(url if "://" in url else f"http://{url}")
+    assert server_address(url) == (where.hostname, where.port or 80, where.path)
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://example.org", "http://:80", "http://h:x", "http://h:99999", "http://", "h:-1"]
+)
+def test_a_service_address_that_is_not_one_is_refused(url):
+    with pytest.raises(ValueError, match="--server"):
+        server_address(url)
