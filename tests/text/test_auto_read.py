@@ -101,3 +101,38 @@ def test_small_batches_are_read_on_one_process(monkeypatch):
     small = MAILS[: _auto_read.PARALLEL_MIN_MAILS // 10]
     read = read_auto(small, _mail_mask(small), False, "utf-8")
     assert len(read.texts) == len(small)
+
+
+@pytest.mark.parametrize("sent", [b"", b"\x00not marshal", b"[\x02\x00\x00\x00"])
+def test_what_a_child_cut_short_sent_is_read_here(monkeypatch, sent):
+    """A child that closed its pipe early (killed, out of memory) with a clean status, or
+    whose status the application reaped first: the bytes it sent do not load, and its
+    blocks are read here instead, in order."""
+    real = _auto_read._receive
+
+    def cut_short(fd, seconds):
+        real(fd, seconds)  # let the child finish and be waited for
+        return sent or None
+
+    monkeypatch.setattr(_auto_read, "_receive", cut_short)
+    two, counts_two = _read(DOCS, 2)
+    monkeypatch.setattr(_auto_read, "_receive", real)
+    one, counts_one = _read(DOCS, 1)
+    assert one.heads == two.heads
+    assert one.texts == two.texts
+    assert counts_one == counts_two
+
+
+def test_a_child_reaped_elsewhere_is_not_an_error(monkeypatch):
+    real_waitpid = os.waitpid
+
+    def reaped(pid, options):
+        real_waitpid(pid, options)  # the application's SIGCHLD handler got there first
+        raise ChildProcessError(10, "No child processes")
+
+    monkeypatch.setattr(_auto_read.os, "waitpid", reaped)
+    two, _ = _read(DOCS, 2)
+    monkeypatch.undo()
+    one, _ = _read(DOCS, 1)
+    assert one.heads == two.heads
+    assert one.texts == two.texts

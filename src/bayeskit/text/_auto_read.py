@@ -150,14 +150,21 @@ def _read_forked(
         if sent is None:  # this process's reading failed, or the child is late: stop it
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped already by the application's own SIGCHLD handler
+            status = 0  # what it sent is checked below
     if first is None:
         first, sent = _read_blocks(*args, sorted(mine + theirs)), None
         theirs = []
     second: list[tuple[list[list[str]], list[str]]] = []
     if theirs and status == 0 and sent:
-        second, counts = marshal.loads(sent)
-        _mailread.add_counts(counts)
+        try:
+            second, counts = marshal.loads(sent)
+        except (EOFError, ValueError, TypeError):  # cut short: read its blocks here
+            second = _read_blocks(*args, theirs)
+        else:
+            _mailread.add_counts(counts)
     elif theirs:
         second = _read_blocks(*args, theirs)  # the child failed: its reading, here
     heads: list[list[str]] = []
