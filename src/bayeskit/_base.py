@@ -643,9 +643,10 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
 
         Every linear model has one (its :meth:`linear_form`), and so do models whose joint
         log-likelihood is linear up to a term the same for every class: a Gaussian with a
-        covariance (or variances) shared by the classes, Fisher's linear discriminant (seed
-        002: ``W_y = α_y = Σ⁻¹μ_y``, ``b_y = β_y = ln P(y) − ½ μ_yᵀΣ⁻¹μ_y``). ``b`` includes the
-        log prior; λ is not included.
+        covariance (or variances) shared by the classes, Fisher's linear discriminant
+        (Fisher 1936; Duda et al. 2001, §5.8: ``W_y = α_y = Σ⁻¹μ_y``,
+        ``b_y = β_y = ln P(y) − ½ μ_yᵀΣ⁻¹μ_y``). ``b`` includes the log prior; λ is not
+        included.
 
         Returns
         -------

@@ -1,7 +1,7 @@
-"""UsefulnessSelector: a scikit-learn feature selector keeping the most useful features (seed
-002). Importable as ``bayeskit.inspection.UsefulnessSelector``; a module of its own so that
-importing :mod:`bayeskit.inspection` (the text models do) does not import scikit-learn's
-feature_selection package (~0.3 s)."""
+"""UsefulnessSelector: a scikit-learn feature selector keeping the most useful features
+(Vorontsov's usefulness). Importable as ``bayeskit.inspection.UsefulnessSelector``; a module
+of its own so that importing :mod:`bayeskit.inspection` (the text models do) does not import
+scikit-learn's feature_selection package (~0.3 s)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The Gaussian-mixture classifier: a mixture of Gaussians per class, fitted by EM — seed
-002's radial-basis-function network."""
+"""The Gaussian-mixture classifier: a mixture of Gaussians per class, fitted by EM — a
+radial-basis-function network (Vorontsov's lectures on EM)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The message of ``/check?words=1`` cut into ``[text, weight or null]`` pieces for the page.
 
-A term's contribution to the log-odds (``x_j (W_a,j - W_c,j)``, the linear form of seeds
-002–004) is shared out over the text it was read from, so that the pieces' weights add up to
-the contributions of the terms found in the shown text (the tests check the sums):
+A term's contribution to the log-odds (``x_j (W_a,j - W_c,j)``, the linear form of the
+count models, McCallum & Nigam 1998) is shared out over the text it was read from, so that
+the pieces' weights add up to the contributions of the terms found in the shown text (the
+tests check the sums):
 
 - each occurrence of a term carries an equal share of the term's contribution (a word seen
   three times carries a third each);
