@@ -61,17 +61,24 @@ def check_mergeable(a: Any, b: Any) -> None:
                 f"cannot merge models fitted on {getattr(a, attr, None)} and "
                 f"{getattr(b, attr, None)} features"
             )
-    if a.layout_state() != b.layout_state():
+    la, lb = a.layout_state(), b.layout_state()
+    if la != lb:
         fa, fb = getattr(a, "feature_families_", None), getattr(b, "feature_families_", None)
         if fa is not None and fb is not None and fa != fb:
             raise MergeError(
                 "cannot merge models that chose different families for their columns "
                 f"({fa} vs {fb})"
             )
-        # another fitted layout (a network classifier's cut points of its numeric columns)
+        # another fitted layout (a network classifier's cut points of its numeric columns, the
+        # pseudo-count a file written by an older version was fitted with): name what differs
+        if isinstance(la, dict) and isinstance(lb, dict):
+            keys = sorted(k for k in la.keys() | lb.keys() if la.get(k) != lb.get(k))
+            detail = "; ".join(f"{k}: {la.get(k)!r} vs {lb.get(k)!r}" for k in keys)
+        else:
+            detail = f"{la} vs {lb}"
         raise MergeError(
-            "cannot merge models whose fits chose different column layouts (their first fits' "
-            f"data differ): {a.layout_state()} vs {b.layout_state()}"
+            "cannot merge models whose fits chose different column layouts (their first "
+            f"fits' data differ, or one was fitted by an older version): {detail}"
         )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
     if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):

@@ -368,6 +368,9 @@ def test_a_file_from_before_jeffreys_prior_loads_with_laplace_smoothing(tmp_path
         old.predict_proba(table), laplace.predict_proba(table), rtol=1e-12, atol=0
     )
     assert not np.allclose(old.predict_proba(table), default.predict_proba(table))
+    # fitted with different pseudo-counts: their statistics would add, their models not
+    with pytest.raises(bk.errors.MergeError, match=r"category_alpha: 1\.0 vs 0\.5"):
+        bk.merge(old, default)
     for bad in (-1.0, "half", True):
         with pytest.raises(bk.errors.ModelFileError, match="category_alpha"):
             bk.load(rewrite(bad, "bad.bkm"))
