@@ -14,8 +14,8 @@ from bayeskit.datasets import load_sms_spam
 from bayeskit.errors import InputTypeError
 from bayeskit.text import _auto_read
 from bayeskit.text._auto_read import read_auto
+from bayeskit.text._count_matrices import mail_mask
 from bayeskit.text.email import reader_counts, reset_reader_counts
-from bayeskit.text.vectorize import _mail_mask
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or not hasattr(os, "fork"), reason="forks only on Linux"
@@ -37,7 +37,7 @@ DOCS = [*MAILS[:100], *TEXTS[:200], *(m.encode("utf-8") for m in MAILS[100:]), F
 
 def _read(docs, processes):
     reset_reader_counts()
-    read = read_auto(docs, _mail_mask(docs), True, "utf-8", processes=processes)
+    read = read_auto(docs, mail_mask(docs), True, "utf-8", processes=processes)
     return read, reader_counts()
 
 
@@ -63,7 +63,7 @@ def test_two_processes_read_what_one_reads():
 def test_an_unreadable_document_raises_as_on_one_process(bad, first):
     docs = MAILS[:128]  # blocks of 2 documents: 0-1 this process's, 2-3 the child's, ...
     assert _auto_read.BLOCKS_PER_PROCESS == 32
-    mail = _mail_mask(docs)
+    mail = mail_mask(docs)
     for i, doc in bad.items():
         docs = [*docs[:i], doc, *docs[i + 1 :]]
         mail[i] = False
@@ -99,7 +99,7 @@ def test_small_batches_are_read_on_one_process(monkeypatch):
 
     monkeypatch.setattr(_auto_read, "_read_forked", no_fork)
     small = MAILS[: _auto_read.PARALLEL_MIN_MAILS // 10]
-    read = read_auto(small, _mail_mask(small), False, "utf-8")
+    read = read_auto(small, mail_mask(small), False, "utf-8")
     assert len(read.texts) == len(small)
 
 

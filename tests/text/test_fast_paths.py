@@ -23,10 +23,10 @@ from bayeskit.families._base import safe_dot
 from bayeskit.stats._base import per_class_extreme
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 from bayeskit.text import email as email_module
+from bayeskit.text._count_matrices import mail_mask, row_sums_of_squares
 from bayeskit.text._mime import find_urls
 from bayeskit.text.auto_count import read_auto
 from bayeskit.text.email import _parse, _read_bytes
-from bayeskit.text.vectorize import _mail_mask, _row_sums_of_squares
 
 TEXTS, LABELS = load_sms_spam()
 POST = (
@@ -120,7 +120,7 @@ def test_auto_transform_of_mails_takes_the_scanner_lookup(settings, wide_fit):
     new.append(new[2].encode("latin-1"))
     narrow = [d for d in new[1:] if isinstance(d, bytes) or d.isascii()]
     for docs in (new, new[1:], narrow):  # with and without text beyond latin-1
-        mail = _mail_mask(docs)
+        mail = mail_mask(docs)
         assert mail.any()
         read = read_auto(docs, mail, bool(vec.subject_in_text), vec.encoding)
         fast = vec._count_known_mail(read, len(docs))
@@ -245,9 +245,9 @@ def test_l2_norms_are_the_product_matrix_sums():
     X = TextVectorizer(output="tfidf", sublinear_tf=True).fit_transform(TEXTS[:2000])
     X.data *= np.linspace(0.5, 3.0, X.nnz)
     expected = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    assert np.array_equal(_row_sums_of_squares(X), expected)
+    assert np.array_equal(row_sums_of_squares(X), expected)
     X.data[:5] = 0.0  # stored zeros: the product drops them, so it is used
-    assert np.array_equal(_row_sums_of_squares(X), np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    assert np.array_equal(row_sums_of_squares(X), np.asarray(X.multiply(X).sum(axis=1)).ravel())
 
 
 def test_the_parallel_sparse_product_is_scipys(monkeypatch):

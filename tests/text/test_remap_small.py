@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from bayeskit.text import _row_kernels as kernels
-from bayeskit.text.vectorize import _remap_rows_small
+from bayeskit.text._count_matrices import remap_rows_small
 
 
 @settings(max_examples=60, deadline=None)
@@ -28,7 +28,7 @@ def test_numpy_remap_equals_the_kernel(dense, data):
     column = np.full(n_terms, -1, np.int64)
     column[known] = np.arange(known.sum())
     for oov in (-1, int(known.sum())):
-        ours = _remap_rows_small(counts, column, oov)
+        ours = remap_rows_small(counts, column, oov)
         compiled = kernels.remap_rows(
             counts.indptr.astype(np.int64), counts.indices, counts.data, column, oov
         )

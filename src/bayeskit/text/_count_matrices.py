@@ -19,19 +19,19 @@ from .vocabulary import LazyTerms, VocabularyStats
 SMALL_TOTALS_NNZ = 1 << 18
 
 
-def _mail_mask(documents: list[Any]) -> np.ndarray:
+def mail_mask(documents: list[Any]) -> np.ndarray:
     """Which documents are raw e-mails (:func:`~bayeskit.text.analyze.is_raw_email`)."""
     return np.fromiter(map(is_raw_email, documents), dtype=bool, count=len(documents))
 
 
-def _wide_mask(texts: list[str]) -> np.ndarray:
+def wide_mask(texts: list[str]) -> np.ndarray:
     """Which texts hold a character beyond latin-1 (U+00FF)."""
     return np.fromiter(
         (not (t.isascii() or max(t) <= "\xff") for t in texts), dtype=bool, count=len(texts)
     )
 
 
-def _row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
+def row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
     """``X.multiply(X).sum(axis=1)`` as a flat array, the same numbers (the same
     ``np.add.reduceat`` over the same squares) without building the product matrix, for a
     canonical CSR matrix with no stored zero (the product would drop it)."""
@@ -60,7 +60,7 @@ def stats_of(terms: np.ndarray | LazyTerms, counts: sp.csr_matrix) -> Vocabulary
     return VocabularyStats(terms, df, tf, counts.shape[0])
 
 
-def _remap_rows_small(
+def remap_rows_small(
     counts: sp.csr_matrix, column: np.ndarray, oov_column: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~bayeskit.text._row_kernels.remap_rows` in numpy (same arrays): entry ``k``

@@ -22,9 +22,9 @@ import scipy.sparse as sp
 
 from .._values import merge_sorted_text
 from ._auto_read import Read, read_auto
+from ._scan import counted_within
 
 __all__ = ["Read", "count_auto", "count_heads", "count_token_lists", "read_auto"]
-from ._scan import counted_within
 
 #: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts)
 WordCounter = Callable[[list[Any]], tuple[np.ndarray, sp.csr_matrix]]

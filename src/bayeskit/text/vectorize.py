@@ -31,11 +31,11 @@ from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
 from ._count_matrices import (
-    _mail_mask,
-    _remap_rows_small,
-    _row_sums_of_squares,
-    _wide_mask,
+    mail_mask,
+    remap_rows_small,
+    row_sums_of_squares,
     stats_of,
+    wide_mask,
 )
 from ._scan import (
     Analysis,
@@ -282,7 +282,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
             return self._hashed(raw_documents)
         if self.analyzer == "auto":
             documents = list(self._documents(raw_documents))
-            mail = _mail_mask(documents)
+            mail = mail_mask(documents)
             read = None
             if not mail.any():
                 # No e-mail among them: every document is read as analyzer="word" reads it,
@@ -620,10 +620,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         ``mail``: which documents are e-mails, when already known; ``read``: the documents
         already read (:func:`~bayeskit.text.auto_count.read_auto`)."""
         if mail is None:
-            mail = _mail_mask(documents)
-        words = clone(self).set_params(
-            analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
-        )
+            mail = mail_mask(documents)
+        words = self._as_words()
         if not mail.any():
             return words._count(documents, lazy=lazy)
         return count_auto(
@@ -633,6 +631,13 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
             bool(self.subject_in_text),
             self.encoding,
             read=read,
+        )
+
+    def _as_words(self) -> TextVectorizer:
+        """This vectorizer as analyzer="word" (no vocabulary, no subject weighting): how
+        analyzer="auto" counts the words of the texts it reads."""
+        return clone(self).set_params(
+            analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
 
     def _analysis(self) -> Analysis | None:
@@ -777,7 +782,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
             else:
                 column = self._columns_of(as_terms(terms))
             if counts.nnz < SMALL_REMAP_NNZ:
-                indptr, indices, data = _remap_rows_small(counts, column, len(vocab) if oov else -1)
+                indptr, indices, data = remap_rows_small(counts, column, len(vocab) if oov else -1)
             else:
                 indptr, indices, data = kernels.remap_rows(
                     counts.indptr.astype(np.int64, copy=False),
@@ -854,7 +859,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         utf8, entry = counted
         # A table of latin-1 text reads the texts that fit latin-1 (all, as a rule); the
         # others (a body decoded from a wider charset) are counted and looked up by term.
-        wide = np.zeros(len(texts), bool) if utf8 else _wide_mask(texts)
+        wide = np.zeros(len(texts), bool) if utf8 else wide_mask(texts)
         try:
             if wide.any():
                 words = self._count_rows_apart(texts, wide)
@@ -877,9 +882,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
         apart = np.flatnonzero(wide)
         rest = np.flatnonzero(~wide)
         known = self._count_known([texts[i] for i in rest.tolist()])
-        words = clone(self).set_params(
-            analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
-        )
+        words = self._as_words()
         other = self._reindex(*words.count([texts[i] for i in apart.tolist()]))
         order = np.empty(len(texts), np.int64)
         order[np.concatenate((rest, apart))] = np.arange(len(texts))
@@ -985,7 +988,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=Non
                 out.data *= self._column_weights(terms)[out.indices]
             if self.norm is not None:
                 if self.norm == "l2":
-                    size = np.sqrt(_row_sums_of_squares(out))
+                    size = np.sqrt(row_sums_of_squares(out))
                 else:
                     size = np.asarray(abs(out).sum(axis=1)).ravel()
                 size[size == 0] = 1.0
