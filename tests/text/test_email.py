@@ -256,6 +256,25 @@ def test_absurdly_deep_nesting():
     assert any("nested" in d for d in msg.defects)
 
 
+def test_absurd_nesting_never_reaches_the_recursive_parser(monkeypatch):
+    """Thousands of nested multiparts are read without recursing to Python's limit (where a
+    finalizer or gc callback running at that depth would fail as well): the parser is not
+    called, and the message reads as when the parser ran out of stack."""
+    from bayeskit.text import email as email_module
+
+    def recursing(data):
+        raise AssertionError("the recursive parser was given an absurdly nested message")
+
+    levels = b"".join(
+        b'Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (i, i) for i in range(3000)
+    )
+    monkeypatch.setattr(email_module, "_parse", recursing)
+    msg = read_message(b"Subject: deep\n" + levels + b"Content-Type: text/plain\n\nhello\n")
+    assert msg.subject == "deep"
+    assert msg.text.endswith("hello")
+    assert any("nested" in d for d in msg.defects)
+
+
 def test_utf16_and_attached_message():
     utf16 = read_message(b"Content-Type: text/plain; charset=utf-16\n\n" + "hé".encode("utf-16"))
     assert (utf16.text, utf16.defects) == ("hé", [])

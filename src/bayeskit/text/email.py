@@ -344,6 +344,12 @@ class _Reader:
 # --- reading ------------------------------------------------------------------------------
 
 _DASH_LINE = re.compile(rb"^--", re.MULTILINE)
+#: A message declaring more MIME boundaries than this is not given to the parser: it nests
+#: multiparts in recursion, two frames a level, and thousands of levels reach Python's
+#: recursion limit, where whatever else runs (a finalizer, a gc callback) fails too. Parts
+#: nested over ``_MAX_DEPTH`` deep are skipped anyway; real mail declares a handful.
+_MAX_BOUNDARIES = 200
+_BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
 #: A longer header block is left to the parser whole (it reads 8,192 characters at a time).
 _FAST_HEADER_CHARS = 8000
 # The parser's own rules for a header line and for the blank line after the headers
@@ -473,9 +479,13 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
         return _message(data, headers, texts, reader, defects)
     data = _skim(data, defects)
     try:
-        try:
-            parsed = _parse(data)
-        except RecursionError:  # thousands of nested multiparts: read the body as text
+        parsed = None
+        if len(_BOUNDARY.findall(data)) <= _MAX_BOUNDARIES:
+            try:
+                parsed = _parse(data)
+            except RecursionError:  # nested too deep for what is left of the stack
+                parsed = None
+        if parsed is None:  # thousands of nested multiparts: read the body as text
             defects.append("message: MIME parts nested too deep to parse; body read as text")
             parsed = BytesParser(policy=compat32).parsebytes(data, headersonly=True)
         for name, value in parsed.raw_items():
