@@ -131,3 +131,101 @@ def test_unknown_attribute_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
         bayeskit.NoSuchThing  # noqa: B018
     assert bayeskit.text.__name__ == "bayeskit.text"  # subpackages load on first use
+
+
+#: what importing scikit-learn brings (``sklearn.base`` loads SciPy's statistics and pandas):
+#: seconds, many times what a small fit takes
+SKLEARN_AND_WHAT_IT_LOADS = {"sklearn", "scipy.stats", "pandas"}
+
+
+def _modules_after(code: str, stdin: str | None = None, cwd: Path | None = None) -> set[str]:
+    """Which of scikit-learn, SciPy's statistics and pandas ``code`` imports in a fresh
+    interpreter."""
+    probe = textwrap.dedent(code) + textwrap.dedent(
+        f"""
+        import json, sys
+        print("\\n" + json.dumps(sorted(set(sys.modules) & {SKLEARN_AND_WHAT_IT_LOADS!r})))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        input=stdin,
+        cwd=cwd,
+    )
+    assert run.returncode == 0, run.stderr
+    return set(json.loads(run.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize(
+    ("model", "data"),
+    [
+        ("TANClassifier()", "rng.choice(np.array(['lo', 'mid', 'hi'], dtype=object), (80, 4))"),
+        ("TANClassifier()", "rng.integers(0, 3, (80, 4))"),
+        ("MultinomialNB()", "rng.integers(0, 5, (80, 6))"),
+        ("MultinomialNB()", "sp.csr_matrix(rng.integers(0, 2, (80, 6)))"),
+        ("GaussianNB()", "rng.normal(size=(80, 3))"),
+        ("MixedNB()", "rng.integers(0, 4, (80, 3))"),
+        ("MixedNB()", "rng.normal(size=(80, 3))"),
+    ],
+)
+def test_fit_and_predict_on_arrays_import_no_sklearn(model, data):
+    """A fit and a prediction on arrays (labels a list, a numpy array of numbers or of
+    strings) import neither scikit-learn nor what it loads: a one-shot script pays only for
+    the work."""
+    code = f"""
+        import numpy as np
+        import scipy.sparse as sp
+        import bayeskit
+        rng = np.random.default_rng(0)
+        X = {data}
+        for y in (rng.integers(0, 2, 80), list(rng.choice(["ham", "spam"], 80)),
+                  rng.choice(["a", "b", "c"], 80), rng.integers(0, 2, 80).astype(float)):
+            m = bayeskit.{model}.fit(X, y)
+            assert len(m.predict(X)) == 80
+            assert 0 <= m.predict_proba(X).min()
+            repr(m), m.get_params(), m.set_params(**m.get_params(deep=False))
+        """
+    assert _modules_after(code) == set()
+
+
+def test_main_job_and_one_line_predict_import_no_sklearn(tmp_path):
+    """The main job (cross-validating the spam filter, its folds scikit-learn's) and the
+    one-line prediction of a text model import neither scikit-learn nor what it loads."""
+    from bayeskit.datasets import load_sms_spam
+    from bayeskit.text import SpamFilter
+
+    code = "from bayeskit.cli.main_job import run; run(folds=3)"
+    assert _modules_after(code, cwd=tmp_path) == set()
+    texts, labels = load_sms_spam()
+    bayeskit.save(SpamFilter().fit(texts[:500], labels[:500]), tmp_path / "sms.bk")
+    code = "from bayeskit.cli import main; main(['predict', 'sms.bk', '-'])"
+    assert _modules_after(code, stdin="WINNER!! free prize\n", cwd=tmp_path) == set()
+
+
+def test_not_fitted_error_is_sklearns_once_sklearn_is_imported():
+    """Before scikit-learn is imported nobody can name its NotFittedError, and raising
+    bayeskit's does not import it; after, the error raised is one of scikit-learn's too (as
+    every refusal of an unfitted model was)."""
+    code = """
+        import sys
+        import numpy as np
+        import bayeskit
+        from bayeskit.errors import NotFittedError
+        model = bayeskit.GaussianNB()
+        try:
+            model.predict(np.ones((2, 2)))
+        except NotFittedError as e:
+            assert isinstance(e, (ValueError, AttributeError)), type(e).__mro__
+        assert not hasattr(model, "classes_")
+        assert "sklearn" not in sys.modules
+        from sklearn.exceptions import NotFittedError as Theirs
+        try:
+            model.predict(np.ones((2, 2)))
+        except Theirs as e:
+            assert isinstance(e, NotFittedError)
+            assert type(e).__name__ == "NotFittedError"
+        """
+    assert _modules_after(code) == {"sklearn", "scipy.stats", "pandas"}

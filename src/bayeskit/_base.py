@@ -75,13 +75,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import ClassifierMixin
 
 from ._all_or_nothing import check_parameters, check_statistics, unchanged_on_error
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
 from ._labels import class_weights, mean_accuracy, row_count
 from ._merging import hold_declared_classes, merge
-from ._params import ParamNamesOnce
+from ._params import ClassifierMixin, ParamNamesOnce
 from ._validation import FeatureNames, prepare_input
 from .contract import Contract, requires
 from .errors import DataError, MergeError, NotFittedError, ParameterError

@@ -10,8 +10,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from ._validation import check_lengths, float_values, is_missing
 from ._values import union_sorted, unique_sorted
@@ -54,13 +52,23 @@ def row_count(X: Any) -> int:
 
 
 LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str_)
+#: labels a list holds that numpy reads as scikit-learn's check would (an array of them)
+_PLAIN_LABELS = (str, int, float, np.str_, np.integer, np.floating, np.bool_)
 
 
 def check_y(y: Any) -> np.ndarray:
     # A contiguous 1-D array of numbers or strings is what scikit-learn's check returns it
     # as (it costs 25-145 µs a call)
     plain = type(y) is np.ndarray and y.ndim == 1 and y.flags.c_contiguous
+    if not plain and type(y) in (list, tuple):
+        # a list of numbers or strings: what scikit-learn's check makes of it, without
+        # importing scikit-learn (1-4 s) for it
+        as_array = np.asarray(y) if all(isinstance(v, _PLAIN_LABELS) for v in y) else None
+        if as_array is not None and as_array.ndim == 1 and as_array.dtype.kind in "biufU":
+            y, plain = as_array, True
     if not (plain and y.dtype.kind in "biufU"):
+        from sklearn.utils.validation import column_or_1d
+
         try:
             y = column_or_1d(y, warn=True)
         except (ValueError, TypeError) as exc:
@@ -179,6 +187,13 @@ def refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
 def check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:
     """scikit-learn's check that the distinct labels are class labels, not a continuous or
     multi-output target (a refusal ends "(y must hold {hint})")."""
+    if labels.dtype.kind == "f" and len(labels):
+        # whole numbers are class labels (scikit-learn's rule, without importing it)
+        finite = np.isfinite(labels).all() and np.abs(labels).max() < 2.0**63
+        if finite and (labels == np.trunc(labels)).all():
+            return
+    from sklearn.utils.multiclass import check_classification_targets
+
     try:
         # The label type is a property of the distinct labels: checking them, not every row,
         # avoids sorting y again. Distinct labels are all unique, which scikit-learn's check

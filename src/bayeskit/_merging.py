@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from ._labels import declared_classes, refuse_unknown
 from .contract import contract_of, refuse
@@ -85,8 +84,13 @@ def check_mergeable(a: Any, b: Any) -> None:
         raise MergeError("cannot merge models fitted on differently named features")
 
 
+def _is_estimator(x: Any) -> bool:
+    """An estimator (scikit-learn's API: parameters), not an estimator class."""
+    return hasattr(x, "get_params") and not isinstance(x, type)
+
+
 def same_setting(x: Any, y: Any) -> bool:
-    if isinstance(x, BaseEstimator) or isinstance(y, BaseEstimator):
+    if _is_estimator(x) or _is_estimator(y):
         # An estimator given as a setting (a covariance estimator): the same by its settings.
         if type(x) is not type(y):
             return False

@@ -1,32 +1,436 @@
-"""Estimators whose parameter names are read from ``__init__`` once per class.
+"""The estimator base every bayeskit model shares: scikit-learn's estimator API without
+importing scikit-learn until one of its features is used.
 
-scikit-learn reads them from ``__init__``'s signature (:func:`inspect.signature`) at every
-``get_params`` and ``clone``, ~0.1 ms each; a text model clones its vectorizer and count model
-for every fit, count and learned message, so in a model service that learns one message at a
-time the signatures took a tenth of a learn's time. A signature does not change once the class
-exists.
+Importing scikit-learn costs 1-4 s (most of it SciPy's statistics and pandas, which
+``sklearn.base`` loads), many times what fitting a table of a few thousand rows takes; so a
+model that subclassed ``sklearn.base.BaseEstimator`` made every one-shot process (a script, a
+command, the main job) wait for it. What the models need of the base is small and is here:
+``get_params``/``set_params`` (nested ``a__b`` as scikit-learn), :func:`clone`, pickling, the
+classifier and transformer mixins. What is scikit-learn's own is loaded on first use: the
+estimator's text and HTML display (:meth:`ParamNamesOnce.__repr__` prints what scikit-learn
+prints), its tags (``__sklearn_tags__``: a :class:`sklearn.utils.Tags`, which scikit-learn's
+checks, ``Pipeline`` and ``GridSearchCV`` read) and metadata routing
+(``get_metadata_routing``, ``set_fit_request``, …). scikit-learn's ``clone``, ``Pipeline``,
+``GridSearchCV`` and ``check_estimator`` take the models as before; ``isinstance(model,
+sklearn.base.BaseEstimator)`` is False (the display and routing use a view of the model
+that is one, :func:`sklearn_view`).
+
+Parameter names are read from ``__init__`` once per class: scikit-learn reads them from the
+signature (:func:`inspect.signature`) at every ``get_params`` and ``clone``, ~0.1 ms each; a
+text model clones its vectorizer and count model for every fit, count and learned message, so
+in a model service that learns one message at a time the signatures took a tenth of a learn's
+time. A signature does not change once the class exists.
 """
 
 from __future__ import annotations
 
+import copy
+import inspect
+import math
+import sys
 import threading
+from collections import defaultdict
+from typing import Any
 
-from sklearn.base import BaseEstimator
-
-__all__ = ["ParamNamesOnce"]
+__all__ = [
+    "ClassNamePrefixFeaturesOutMixin",
+    "ClassifierMixin",
+    "ParamNamesOnce",
+    "TransformerMixin",
+    "clone",
+    "is_classifier",
+]
 
 _NAMES: dict[type, tuple[str, ...]] = {}
+_VIEWS: dict[type, type] = {}
 _LOCK = threading.Lock()
 
 
-class ParamNamesOnce(BaseEstimator):
-    """A scikit-learn estimator whose ``_get_param_names`` is computed once per class."""
+class ParamNamesOnce:
+    """An estimator (scikit-learn's API) whose ``_get_param_names`` is computed once per
+    class, and which imports scikit-learn only for scikit-learn's own features (see the
+    module docstring)."""
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
         names = _NAMES.get(cls)
         if names is None:
-            names = tuple(super()._get_param_names())
+            names = _init_param_names(cls)
             with _LOCK:
                 _NAMES[cls] = names
         return list(names)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Get parameters for this estimator.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            If True, also the parameters of contained estimators (``name__param``).
+
+        Returns
+        -------
+        params : dict
+            Parameter names mapped to their values.
+        """
+        out: dict[str, Any] = {}
+        for key in self._get_param_names():
+            value = getattr(self, key)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{key}__{k}", v) for k, v in value.get_params().items())
+            out[key] = value
+        return out
+
+    def set_params(self, **params: Any) -> Any:
+        """Set the parameters of this estimator (``name__param`` for a contained one).
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : estimator instance
+        """
+        if not params:
+            return self
+        valid = self.get_params(deep=True)
+        nested: defaultdict[str, dict[str, Any]] = defaultdict(dict)
+        for key, value in params.items():
+            key, delim, sub_key = key.partition("__")
+            if key not in valid:
+                raise ValueError(
+                    f"Invalid parameter {key!r} for estimator {self}. "
+                    f"Valid parameters are: {self._get_param_names()!r}."
+                )
+            if delim:
+                nested[key][sub_key] = value
+            else:
+                setattr(self, key, value)
+                valid[key] = value
+        for key, sub_params in nested.items():
+            valid[key].set_params(**sub_params)
+        return self
+
+    def __sklearn_clone__(self) -> Any:
+        return _clone_parametrized(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=False),
+            transformer_tags=None,
+            regressor_tags=None,
+            classifier_tags=None,
+        )
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        if "sklearn" not in sys.modules:  # so its display settings are the defaults
+            text = one_line_repr(self)
+            if text is not None:
+                return text
+        return str(sklearn_view(self, deep=True).__repr__(N_CHAR_MAX))
+
+    @property
+    def _repr_html_(self) -> Any:
+        return _sklearn_member(self, "_repr_html_", deep=True)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _sklearn_member(self, "_repr_mimebundle_", deep=True)(**kwargs)
+
+    def get_metadata_routing(self) -> Any:
+        """scikit-learn's metadata routing of this estimator (see
+        :func:`sklearn.utils.metadata_routing.get_routing_for_object`)."""
+        return _sklearn_member(self, "get_metadata_routing", deep=False)()
+
+    def _get_metadata_request(self) -> Any:
+        return _sklearn_member(self, "_get_metadata_request", deep=False)()
+
+    def __getattr__(self, name: str) -> Any:
+        """scikit-learn's ``set_{method}_request`` (metadata routing) of the methods that take
+        metadata, returning the estimator; for any other name, the error of the lookup that
+        failed (a property's own, such as :class:`~bayeskit.errors.NotFittedError`)."""
+        if name.startswith("set_") and name.endswith("_request") and not _is_view(self):
+            theirs = getattr(sklearn_view(self, deep=False), name)
+
+            def set_request(**kwargs: Any) -> Any:
+                theirs(**kwargs)
+                return self
+
+            set_request.__doc__ = theirs.__doc__
+            return set_request
+        if hasattr(type(self), name):  # a property that raised AttributeError: raise it again
+            return object.__getattribute__(self, name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+        )
+
+
+class ClassifierMixin:
+    """A classifier: scikit-learn's classifier tags and ``score`` (mean accuracy)."""
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        tags.target_tags.required = True
+        return tags
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``self.predict(X)`` against ``y``
+        (:func:`sklearn.metrics.accuracy_score`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        from sklearn.metrics import accuracy_score
+
+        predicted = self.predict(X)  # type: ignore[attr-defined]
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+
+
+class TransformerMixin:
+    """A transformer: scikit-learn's transformer tags and ``fit_transform``."""
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.transformer_tags = TransformerTags()
+        return tags
+
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """Fit to ``X`` (and ``y``), then transform ``X``."""
+        if y is None:
+            return self.fit(X, **fit_params).transform(X)  # type: ignore[attr-defined]
+        return self.fit(X, y, **fit_params).transform(X)  # type: ignore[attr-defined]
+
+
+class ClassNamePrefixFeaturesOutMixin:
+    """A transformer whose output columns are named ``<classname><i>`` (scikit-learn's mixin
+    of that name), with scikit-learn's ``set_output``: ``transform`` returns a pandas or polars
+    data frame when asked, there or by ``sklearn.set_config(transform_output=...)``. A
+    subclass defines ``_n_features_out`` and returns ``self._output(result, X)`` from
+    ``transform``."""
+
+    #: scikit-learn's mark of a transformer whose ``transform`` output it may wrap
+    _sklearn_auto_wrap_output_keys = frozenset({"transform"})
+
+    def get_feature_names_out(self, input_features: Any = None) -> Any:
+        """Output feature names, ``<classname><i>`` (scikit-learn's).
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Only checked against the input's feature names.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        from sklearn.base import ClassNamePrefixFeaturesOutMixin as Theirs
+
+        return Theirs.get_feature_names_out(self, input_features)  # type: ignore[arg-type]
+
+    def set_output(self, *, transform: str | None = None) -> Any:
+        """The container ``transform`` returns: "default" (an array), "pandas", "polars" or
+        None (unchanged); scikit-learn's ``set_output``."""
+        if transform is not None:
+            self.__dict__.setdefault("_sklearn_output_config", {})["transform"] = transform
+        return self
+
+    def _output(self, result: Any, X: Any) -> Any:
+        """``transform``'s ``result`` in the container asked for (an array unless asked:
+        without scikit-learn imported, nobody asked through its settings)."""
+        if "sklearn" not in sys.modules and "_sklearn_output_config" not in self.__dict__:
+            return result
+        from sklearn.utils._set_output import _wrap_data_with_container
+
+        return _wrap_data_with_container("transform", result, X, self)
+
+
+def is_classifier(estimator: Any) -> bool:
+    """Whether ``estimator`` is a classifier (:func:`sklearn.base.is_classifier`, read
+    without importing scikit-learn for a bayeskit estimator)."""
+    if isinstance(estimator, ParamNamesOnce):
+        return isinstance(estimator, ClassifierMixin)
+    from sklearn.base import is_classifier as theirs
+
+    return bool(theirs(estimator))
+
+
+def clone(estimator: Any, *, safe: bool = True) -> Any:
+    """A new unfitted estimator with the same parameters: :func:`sklearn.base.clone`, without
+    importing scikit-learn for bayeskit's estimators (and what they hold)."""
+    if hasattr(estimator, "__sklearn_clone__") and not inspect.isclass(estimator):
+        if isinstance(estimator, ParamNamesOnce):
+            return estimator.__sklearn_clone__()
+        from sklearn.base import clone as theirs  # another library's estimator
+
+        return theirs(estimator, safe=safe)
+    return _clone_parametrized(estimator, safe=safe)
+
+
+def _clone_parametrized(estimator: Any, *, safe: bool = True) -> Any:
+    """scikit-learn's ``_clone_parametrized``: the class called with its parameters (each
+    cloned), the metadata requests and output configuration copied."""
+    kind = type(estimator)
+    if kind is dict:
+        return {k: clone(v, safe=safe) for k, v in estimator.items()}
+    if kind in (list, tuple, set, frozenset):
+        return kind([clone(e, safe=safe) for e in estimator])
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        if not safe:
+            return copy.deepcopy(estimator)
+        if isinstance(estimator, type):
+            raise TypeError(
+                "Cannot clone object. You should provide an instance of scikit-learn "
+                "estimator instead of a class."
+            )
+        raise TypeError(
+            f"Cannot clone object '{estimator!r}' (type {type(estimator)}): it does not seem "
+            "to be a scikit-learn estimator as it does not implement a 'get_params' method."
+        )
+    params = estimator.get_params(deep=False)
+    for name, param in params.items():
+        params[name] = clone(param, safe=False)
+    new = estimator.__class__(**params)
+    if "_metadata_request" in vars(estimator):
+        new._metadata_request = copy.deepcopy(estimator._metadata_request)
+    kept = new.get_params(deep=False)
+    for name in params:
+        if params[name] is not kept[name]:
+            raise RuntimeError(
+                f"Cannot clone object {estimator}, as the constructor either does not set or "
+                f"modifies parameter {name}"
+            )
+    if hasattr(estimator, "_sklearn_output_config"):
+        new._sklearn_output_config = copy.deepcopy(estimator._sklearn_output_config)
+    return new
+
+
+def _init_param_names(cls: type) -> tuple[str, ...]:
+    """The sorted keyword parameters of ``cls.__init__`` (scikit-learn's rule)."""
+    init = cls.__init__  # type: ignore[misc]
+    if init is object.__init__:
+        return ()
+    signature = inspect.signature(init)
+    parameters = [
+        p for p in signature.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD
+    ]
+    for p in parameters:
+        if p.kind == p.VAR_POSITIONAL:
+            raise RuntimeError(
+                "scikit-learn estimators should always specify their parameters in the "
+                f"signature of their __init__ (no varargs). {cls} with constructor "
+                f"{signature} doesn't  follow this convention."
+            )
+    return tuple(sorted(p.name for p in parameters))
+
+
+#: the values scikit-learn's display shows as ``repr`` does
+_SCALARS = (str, bool, int, float, type(None))
+#: at most this long, scikit-learn's display is one line (its printer's width)
+_WIDTH = 80
+
+
+def one_line_repr(estimator: ParamNamesOnce) -> str | None:
+    """What scikit-learn's display (with its default settings) prints for an estimator whose
+    display is one line of settings that are numbers, strings, None or such estimators:
+    ``Name(param=value, …)`` with the parameters that differ from the defaults, in name
+    order; None for any other (the display is then scikit-learn's own)."""
+    text = _settings_repr(estimator)
+    return text if text is not None and len(text) <= _WIDTH else None
+
+
+def _settings_repr(estimator: ParamNamesOnce) -> str | None:
+    defaults = _defaults(type(estimator))
+    shown = []
+    for name, value in estimator.get_params(deep=False).items():
+        if isinstance(value, ParamNamesOnce):
+            text = _settings_repr(value)
+        elif type(value) in _SCALARS:
+            text = repr(value)
+        else:
+            return None
+        if text is None:
+            return None
+        default = defaults.get(name, inspect.Parameter.empty)
+        if repr(value) != repr(default) and not (_is_nan(default) and _is_nan(value)):
+            shown.append(f"{name}={text}")
+    return f"{type(estimator).__name__}({', '.join(shown)})"
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls.__init__).parameters.items()  # type: ignore[misc]
+    }
+
+
+def _is_nan(value: Any) -> bool:
+    return type(value) is float and math.isnan(value)
+
+
+def _is_view(estimator: Any) -> bool:
+    return "_sklearn_view_of" in type(estimator).__dict__
+
+
+def sklearn_view(estimator: ParamNamesOnce, *, deep: bool) -> Any:
+    """``estimator`` as an instance of a subclass of its class and of
+    :class:`sklearn.base.BaseEstimator`, for scikit-learn's display and metadata routing,
+    which read ``isinstance(…, BaseEstimator)`` and its members. ``deep=False``: the view
+    shares the estimator's attributes (a request set on it is the estimator's);
+    ``deep=True``: a copy of them with contained bayeskit estimators as views too (what the
+    display of nested estimators needs)."""
+    cls = type(estimator)
+    view_cls = _VIEWS.get(cls)
+    if view_cls is None:
+        from sklearn.base import BaseEstimator
+
+        namespace = {
+            "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__,
+            "__doc__": cls.__doc__,
+            "__repr__": BaseEstimator.__repr__,
+            "_sklearn_view_of": cls,
+        }
+        view_cls = type(cls.__name__, (cls, BaseEstimator), namespace)
+        with _LOCK:
+            _VIEWS[cls] = view_cls
+    view = object.__new__(view_cls)
+    if deep:
+        view.__dict__.update(
+            (k, sklearn_view(v, deep=True) if isinstance(v, ParamNamesOnce) else v)
+            for k, v in vars(estimator).items()
+        )
+    else:
+        view.__dict__ = estimator.__dict__  # shared: what the view sets, the estimator has
+    return view
+
+
+def _sklearn_member(estimator: ParamNamesOnce, name: str, *, deep: bool) -> Any:
+    """scikit-learn's ``BaseEstimator`` member ``name``, bound to a view of ``estimator`` (on
+    a view itself: the member its ``BaseEstimator`` base defines)."""
+    view = estimator if _is_view(estimator) else sklearn_view(estimator, deep=deep)
+    return getattr(super(ParamNamesOnce, view), name)

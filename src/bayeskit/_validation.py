@@ -3,6 +3,8 @@ and what is accepted."""
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any, overload
 
@@ -360,3 +362,51 @@ def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray
         return np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise error(message) from None
+
+
+def check_features(estimator: Any, X: Any, *, reset: bool) -> None:
+    """Record (``reset``) or check the input's feature names and number of columns, as
+    scikit-learn's ``validate_data(estimator, X, skip_check_array=True, reset=reset)`` does
+    (``feature_names_in_``, ``n_features_in_``; the same warnings and errors), without
+    importing scikit-learn for an array, which has no names. A data frame goes to
+    scikit-learn's check (its names are read as scikit-learn reads them)."""
+    if not (isinstance(X, np.ndarray) or sp.issparse(X)):
+        from sklearn.utils.validation import validate_data
+
+        validate_data(estimator, X, skip_check_array=True, reset=reset)
+        return
+    what = type(estimator).__name__
+    if reset:
+        estimator.__dict__.pop("feature_names_in_", None)
+    elif getattr(estimator, "feature_names_in_", None) is not None:
+        warnings.warn(
+            f"X does not have valid feature names, but {what} was fitted with feature names",
+            UserWarning,
+            stacklevel=3,
+        )
+    if X.ndim < 2:
+        if not reset and hasattr(estimator, "n_features_in_"):
+            raise ValueError(
+                f"X does not contain any features, but {what} is expecting "
+                f"{estimator.n_features_in_} features"
+            )
+        return
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+    elif hasattr(estimator, "n_features_in_") and X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {what} is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
+
+
+def check_random_state(seed: Any) -> np.random.RandomState:
+    """scikit-learn's ``check_random_state``: numpy's global RandomState for None, a new one
+    seeded with an integer, or the RandomState given."""
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")

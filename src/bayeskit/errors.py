@@ -8,13 +8,18 @@ value at fault and say what is accepted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import sys
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_SKLEARN = "sklearn.exceptions"
 
 __all__ = [
     "BayeskitError",
     "BayeskitWarning",
     "CapabilityError",
     "CollinearColumnsWarning",
+    "ConvergenceWarning",
     "CountTableTooLargeError",
     "DataError",
     "InputTypeError",
@@ -67,33 +72,34 @@ class ParameterError(BayeskitError, ValueError):
     """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of wrong shape…)."""
 
 
-if TYPE_CHECKING:
-    from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+class NotFittedError(BayeskitError, ValueError, AttributeError):
+    """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
 
-    class NotFittedError(BayeskitError, _SklearnNotFittedError):
-        """A fitted model was needed: call ``fit`` or ``partial_fit`` first."""
+    Also scikit-learn's ``NotFittedError`` (so a ``ValueError`` and an ``AttributeError``)
+    once scikit-learn is imported: importing it costs a second or more, which a process that
+    never uses it must not pay, so the error raised is then of a subclass that derives from
+    scikit-learn's too. Before that, no code has scikit-learn's class to catch it with.
+    """
 
-else:
+    def __new__(cls, *args: Any, **kwargs: Any) -> NotFittedError:
+        if cls is NotFittedError and _SKLEARN in sys.modules:
+            cls = also_sklearns(NotFittedError)
+        return super().__new__(cls, *args, **kwargs)
 
-    def __getattr__(name: str) -> Any:
-        """``NotFittedError`` is made on first use: it is also scikit-learn's, and importing
-        scikit-learn costs a second, which the one-message path of ``bayeskit filter`` (that
-        reads e-mails with the modules raising the errors here) must not pay."""
-        if name != "NotFittedError":
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
-        class NotFittedError(BayeskitError, _SklearnNotFittedError):
-            """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
+def also_sklearns(ours: type[T]) -> type[T]:
+    """``ours`` deriving from :mod:`sklearn.exceptions`' class of the same name too (made
+    once, on first use; named ``_Sklearn<name>`` in this module, so it pickles)."""
+    alias = f"_Sklearn{ours.__name__}"
+    made = globals().get(alias)
+    if made is None:
+        import importlib
 
-            Also scikit-learn's ``NotFittedError`` (so a ``ValueError`` and an
-            ``AttributeError``).
-            """
-
-        NotFittedError.__module__ = __name__
-        NotFittedError.__qualname__ = name
-        globals()[name] = NotFittedError
-        return NotFittedError
+        theirs = getattr(importlib.import_module(_SKLEARN), ours.__name__)
+        namespace = {"__module__": __name__, "__qualname__": alias, "__doc__": ours.__doc__}
+        made = type(ours.__name__, (ours, theirs), namespace)
+        globals()[alias] = made
+    return made  # type: ignore[no-any-return]
 
 
 class MergeError(BayeskitError, ValueError):
@@ -135,6 +141,20 @@ class UnknownClassError(DataError):
 class BayeskitWarning(UserWarning):
     """Base class of the warnings bayeskit gives on purpose: the call went on, with a change
     the message names."""
+
+
+class ConvergenceWarning(BayeskitWarning):
+    """An iterative fit (EM) that ran out of iterations before it settled; the model is the
+    last iteration's. Also scikit-learn's ``ConvergenceWarning`` once scikit-learn is
+    imported (:func:`convergence_warning`, as :class:`NotFittedError`)."""
+
+
+def convergence_warning(message: str) -> ConvergenceWarning:
+    """A :class:`ConvergenceWarning` to give (``warnings.warn(convergence_warning(...))``):
+    one of scikit-learn's too when scikit-learn is imported, so its filters apply."""
+    if _SKLEARN in sys.modules:
+        return also_sklearns(ConvergenceWarning)(message)
+    return ConvergenceWarning(message)
 
 
 class CollinearColumnsWarning(BayeskitWarning):

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
 from .._labels import class_weights, row_count
-from .._validation import column_label
+from .._validation import check_features, column_label
 from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
 from ..families._mdl import Rows
@@ -59,7 +58,7 @@ class NetworkClassifier(GenerativeClassifier):
             table.missing = coded[1]
         refuse_dates(table, what)
         try:
-            validate_data(self, shaped, skip_check_array=True, reset=reset)
+            check_features(self, shaped, reset=reset)
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc) from None
         if getattr(self, "feature_names_in_", None) is not None:

@@ -70,8 +70,7 @@ def evaluate(
     """Measure a model: accuracy, macro-F1, log-loss, per-class precision and recall, the
     confusion matrix, ROC-AUC for two classes. Stratified 10-fold cross-validation unless
     --test gives a test set."""
-    from sklearn.base import clone
-
+    from .._params import clone
     from .cluster import cluster_client, fold_runner
     from .data import ReadOptions, load_labelled
     from .measure import cross_validate, holdout, metrics
@@ -112,8 +111,7 @@ def _families(estimator: Any, train: Labelled) -> str | None:
     estimator fitted on all of DATA), for a table; None for documents."""
     import warnings
 
-    from sklearn.base import clone
-
+    from .._params import clone
     from .train import families_line
 
     if train.kind != "table":

@@ -27,9 +27,9 @@ def run(folds: int = 10, alpha: float | None = None, words: bool = False) -> Non
     ``words`` scikit-learn's pipeline (a bag of words and MultinomialNB), on the SMS Spam
     Collection and print the report (``alpha``: the smoothing, when given)."""
     import numpy as np
-    from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold
 
+    from .._folds import StratifiedKFold
+    from .._params import clone
     from ..datasets import load_sms_spam
     from ..io.describe import describe
     from ..naive_bayes import MultinomialNB

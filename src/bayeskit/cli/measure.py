@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 
+from .._folds import StratifiedKFold
+from .._params import clone
 from ..io.readers import ReadError
 from .data import Labelled
 from .output import note, progress

@@ -91,8 +91,7 @@ def report(
     """Cross-validate a model on DATA and write one self-contained HTML page: confusion
     matrix, ROC and precision-recall curves, calibration, the class-conditional densities of
     the most useful numeric features and the top words per class."""
-    from sklearn.base import clone
-
+    from .._params import clone
     from ..report import build_report
     from .data import ReadOptions, load_labelled
     from .measure import cross_validate, metrics

@@ -119,7 +119,7 @@ def train_semi_supervised(
     runner: Any,
 ) -> tuple[Any, str, int]:
     """(the fitted text model, the labelled data described, how many unlabelled documents)."""
-    from sklearn.exceptions import ConvergenceWarning
+    from ..errors import ConvergenceWarning
 
     kind = reopen().kind
     next(unlabelled_batches(unlabeled, kind, batch_size))  # its checks, before any work

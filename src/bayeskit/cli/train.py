@@ -70,8 +70,8 @@ def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
     import warnings
 
     import numpy as np
-    from sklearn.exceptions import ConvergenceWarning
 
+    from ..errors import ConvergenceWarning
     from ..semi_supervised import SemiSupervisedNB
     from .output import note
 

@@ -7,8 +7,8 @@ import warnings
 from typing import Any
 
 import numpy as np
-from sklearn.base import is_classifier
 
+from .._params import is_classifier
 from ..contract import contract_of
 from ..errors import DataError
 from ..reduction import Part, Round, Rounds, add_parts, rounds_for

@@ -6,8 +6,8 @@ import warnings
 from typing import Any, cast
 
 import numpy as np
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .._params import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
 from ..families.mvnormal import MVNormal
 from ..stats import Scatter
@@ -256,8 +256,8 @@ class LinearDiscriminantAnalysis(
         """
         scalings = self.scalings_[:, : self._max_components()]
         family = self._fitted()[2][0]
-        X = family.validate(self._check_X(X, reset=False), self._feature_names())
-        return np.asarray(X @ scalings)
+        rows = family.validate(self._check_X(X, reset=False), self._feature_names())
+        return self._output(np.asarray(rows @ scalings), X)  # type: ignore[no-any-return]
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``X @ coef_.T + intercept_`` (scikit-learn's), shape (n_samples,) for two classes."""

@@ -42,8 +42,8 @@ from itertools import pairwise
 from typing import Any
 
 import numpy as np
-from sklearn.base import ClassifierMixin, is_classifier
 
+from .._params import ClassifierMixin, is_classifier
 from .._values import values_from_json, values_to_json
 from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError

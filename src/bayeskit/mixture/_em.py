@@ -27,7 +27,8 @@ its own).
 Convergence (as scikit-learn's GaussianMixture): the lower bound of an iteration is the
 weighted mean log-likelihood per row under the parameters the E-step used; EM stops when it
 changes by less than ``tol``, or after ``max_iter`` iterations with a
-:class:`~sklearn.exceptions.ConvergenceWarning` from the caller (:func:`warn_not_converged`).
+:class:`~bayeskit.errors.ConvergenceWarning` (also scikit-learn's) from the caller
+(:func:`warn_not_converged`).
 Rows can be restricted to some components (``Part.allowed``: a labelled row of
 semi-supervised learning belongs to its class's components only).
 """
@@ -41,10 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from .._jit import njit
-from ..errors import ParameterError
+from ..errors import ParameterError, convergence_warning
 
 __all__ = [
     "EMModel",
@@ -306,8 +306,10 @@ def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
 def warn_not_converged(what: str, n_iter: int, tol: float) -> None:
     """The warning EM gives when ``max_iter`` ran out before the lower bound settled."""
     warnings.warn(
-        f"EM did not converge for {what} in {n_iter} iterations (lower bound still changing "
-        f"by >= tol={tol:g}); increase max_iter or tol, or check for degenerate data",
-        ConvergenceWarning,
+        convergence_warning(
+            f"EM did not converge for {what} in {n_iter} iterations (lower bound still "
+            f"changing by >= tol={tol:g}); increase max_iter or tol, or check for degenerate "
+            "data"
+        ),
         stacklevel=3,
     )

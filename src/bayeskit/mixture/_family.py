@@ -25,9 +25,9 @@ from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from .._threads import one_blas_thread
+from .._validation import check_random_state
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families import Family
 from ..families._base import hard_labels, real_block

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 
 from .._labels import class_weights, label_positions
+from .._params import clone
 from .._rounds import _FITTED, Each, Round, Rounds, _commit, _fresh, _set_schema, schema_of
 from .._rounds import Part as Total
 from ..errors import DataError, MergeError, ParameterError

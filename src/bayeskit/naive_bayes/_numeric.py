@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils.validation import validate_data
+import scipy.sparse as sp
 
 from .._base import GenerativeClassifier
 from .._validation import (
     as_float_array,
+    check_features,
     check_not_infinite,
     complex_refusal,
     feature_names_of,
@@ -42,6 +43,20 @@ def _plain(X: Any) -> bool:
     )
 
 
+def _numeric(X: Any) -> bool:
+    """A non-empty 2-D ndarray (not a subclass) or CSR matrix of numbers: what scikit-learn's
+    ``check_array(X, accept_sparse="csr", dtype=None)`` returns unchanged."""
+    if type(X) is np.ndarray:
+        return X.ndim == 2 and X.dtype.kind in "biuf" and X.shape[0] > 0 and X.shape[1] > 0
+    return (
+        sp.issparse(X)
+        and X.format == "csr"
+        and X.dtype.kind in "biuf"
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+    )
+
+
 class NumericNB(GenerativeClassifier):
     """A generative classifier over a numeric matrix (dense ndarray or CSR sparse).
 
@@ -68,14 +83,19 @@ class NumericNB(GenerativeClassifier):
         names = feature_names_of(X)
         what = type(self).__name__
         try:
-            X = validate_data(
-                self,
-                X,
-                accept_sparse="csr",
-                reset=reset,
-                dtype=None,
-                ensure_all_finite=False,
-            )
+            if _numeric(X):  # what scikit-learn's check returns it as: only the columns to check
+                check_features(self, X, reset=reset)
+            else:  # lists, data frames, …: scikit-learn's check (imported on first use)
+                from sklearn.utils.validation import validate_data
+
+                X = validate_data(
+                    self,
+                    X,
+                    accept_sparse="csr",
+                    reset=reset,
+                    dtype=None,
+                    ensure_all_finite=False,
+                )
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc, what) from None
         X = as_float_array(X, what)

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
+from .._validation import check_features
 from ..families import Categorical
 from ..families.categorical import CategoricalParams
 from ..stats import CategoryCounts
@@ -112,7 +112,7 @@ class CategoricalNB(GenerativeClassifier):
         table, shaped = to_table(X, type(self).__name__)
         refuse_dates(table, type(self).__name__)
         try:
-            validate_data(self, shaped, skip_check_array=True, reset=reset)
+            check_features(self, shaped, reset=reset)
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc) from None
         if getattr(self, "feature_names_in_", None) is not None:

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from .._base import GenerativeClassifier
-from .._validation import BlockNames, FeatureNames, feature_names_of
+from .._validation import BlockNames, FeatureNames, check_features, feature_names_of
 from ..errors import DataError, ModelFileError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
 from ..families.auto import CANDIDATES, AutoParams, family_options
@@ -175,7 +174,7 @@ class MixedNB(GenerativeClassifier):
             X = self._same_columns(X)
         table, shaped = to_table(X, what)
         try:
-            validate_data(self, shaped, skip_check_array=True, reset=reset)
+            check_features(self, shaped, reset=reset)
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc) from None
         if reset:

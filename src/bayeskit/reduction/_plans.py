@@ -27,10 +27,10 @@ import copy
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone, is_classifier
 
 from .._base import GenerativeClassifier
 from .._merging import hold_declared_classes
+from .._params import clone, is_classifier
 from .._rounds import (
     _FITTED,
     Part,

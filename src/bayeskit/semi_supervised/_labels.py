@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import column_or_1d
 
 from .._labels import check_label_type, check_y
 from .._validation import is_missing
@@ -24,6 +23,8 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
             "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
             "per row, -1 or None if unlabelled)"
         )
+    from sklearn.utils.validation import column_or_1d  # its conversions and warnings
+
     try:
         y = column_or_1d(y, warn=True)
     except (ValueError, TypeError) as exc:

@@ -30,9 +30,9 @@ import copy
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 
 from .._labels import check_sample_weight, class_weights, label_positions
+from .._params import clone
 from ..contract import contract_of
 from ..errors import DataError, MergeError, ParameterError
 from ..mixture._em import EMRun, Part, e_step

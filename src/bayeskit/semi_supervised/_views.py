@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
 
 from .._base import GenerativeClassifier, PreparedRows
+from .._params import clone
 from .._values import find_sorted
 from ..stats import Summary, keyed_summary
 

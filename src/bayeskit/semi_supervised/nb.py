@@ -6,12 +6,12 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, is_classifier
-from sklearn.utils import check_random_state
 
 from .._all_or_nothing import unchanged_on_error
 from .._decision import normalize_log
 from .._labels import check_sample_weight, mean_accuracy
+from .._params import ClassifierMixin, ParamNamesOnce, is_classifier
+from .._validation import check_random_state
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import DataError, NotFittedError, ParameterError
@@ -24,7 +24,7 @@ from ._views import EstimatorView, TextView
 MAX_COMPONENTS_PER_CLASS = 1_000
 
 
-class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
     """Naive Bayes trained on labelled and unlabelled rows together by EM (Nigam et al.,
     2000).
 

@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._all_or_nothing import unchanged_on_error
 from .._base import GenerativeClassifier
 from .._labels import mean_accuracy
-from .._params import ParamNamesOnce
+from .._params import ClassifierMixin, ParamNamesOnce, clone
+from .._params import ParamNamesOnce as BaseEstimator
 from .._values import find_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import InputTypeError, NotFittedError, ParameterError

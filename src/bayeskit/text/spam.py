@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
 
 from .._all_or_nothing import unchanged_on_error
 from .._labels import check_y
+from .._params import clone
 from .._validation import check_lengths
 from .._values import find_sorted
 from ..contract import Contract
@@ -66,7 +66,7 @@ def _fold_tests(is_spam: np.ndarray, folds: int) -> Any:
     fewer messages; seed 0, shuffled, as ``fit`` has always cut them); plain folds when a class
     has fewer than two messages (a batch of one class), one fold of every row when there is
     only one."""
-    from sklearn.model_selection import KFold, StratifiedKFold  # only calibrating needs it
+    from .._folds import KFold, StratifiedKFold  # only calibrating needs it
 
     n, n_spam = len(is_spam), int(is_spam.sum())
     stratified = min(folds, n_spam, n - n_spam)

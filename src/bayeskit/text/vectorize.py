@@ -22,10 +22,9 @@ from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import TransformerMixin, clone
 
 from .._identity import KeptBeside
-from .._params import ParamNamesOnce
+from .._params import ParamNamesOnce, TransformerMixin, clone
 from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
@@ -84,10 +83,9 @@ SEARCH_BUDGET = 0.25
 _TERM_WEIGHTS: KeptBeside[tuple[tuple[Any, ...], np.ndarray]] = KeptBeside()
 
 
-# auto_wrap_output_keys=None: scikit-learn's set_output (e.g. set_config(transform_output=
-# "pandas")) cannot wrap a sparse matrix in a DataFrame, so it is not applied, as for
-# CountVectorizer.
-class TextVectorizer(TransformerMixin, ParamNamesOnce, auto_wrap_output_keys=None):  # type: ignore[call-arg]
+# No set_output (scikit-learn's set_config(transform_output="pandas")): a sparse matrix cannot be
+# wrapped in a DataFrame, so it is not applied, as for CountVectorizer.
+class TextVectorizer(TransformerMixin, ParamNamesOnce):
     """Turn documents into a CSR matrix of term counts, presence, tf-idf weights or hashed
     counts.
 
