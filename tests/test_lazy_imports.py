@@ -205,10 +205,11 @@ def test_main_job_and_one_line_predict_import_no_sklearn(tmp_path):
     assert _modules_after(code, stdin="WINNER!! free prize\n", cwd=tmp_path) == set()
 
 
-def test_not_fitted_error_is_sklearns_once_sklearn_is_imported():
-    """Before scikit-learn is imported nobody can name its NotFittedError, and raising
-    bayeskit's does not import it; after, the error raised is one of scikit-learn's too (as
-    every refusal of an unfitted model was)."""
+def test_models_and_errors_are_sklearns_once_sklearn_is_imported():
+    """Before scikit-learn is imported nobody can name its BaseEstimator or NotFittedError,
+    and raising bayeskit's does not import it; after, every model is a BaseEstimator
+    (``check_estimator`` says nothing about it) and the error raised is one of
+    scikit-learn's too (as every refusal of an unfitted model was)."""
     code = """
         import sys
         import numpy as np
@@ -227,5 +228,13 @@ def test_not_fitted_error_is_sklearns_once_sklearn_is_imported():
         except Theirs as e:
             assert isinstance(e, NotFittedError)
             assert type(e).__name__ == "NotFittedError"
+        import warnings
+        from sklearn.base import BaseEstimator
+        from sklearn.utils.estimator_checks import check_estimator
+        assert isinstance(model, BaseEstimator)
+        assert isinstance(bayeskit.TANClassifier(), BaseEstimator)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*inherit from")
+            check_estimator(bayeskit.GaussianNB())
         """
     assert _modules_after(code) == {"sklearn", "scipy.stats", "pandas"}

@@ -11,9 +11,9 @@ estimator's text and HTML display (:meth:`ParamNamesOnce.__repr__` prints what s
 prints), its tags (``__sklearn_tags__``: a :class:`sklearn.utils.Tags`, which scikit-learn's
 checks, ``Pipeline`` and ``GridSearchCV`` read) and metadata routing
 (``get_metadata_routing``, ``set_fit_request``, …). scikit-learn's ``clone``, ``Pipeline``,
-``GridSearchCV`` and ``check_estimator`` take the models as before; ``isinstance(model,
-sklearn.base.BaseEstimator)`` is False (the display and routing use a view of the model
-that is one, :func:`sklearn_view`).
+``GridSearchCV`` and ``check_estimator`` take the models as before, and once scikit-learn is
+imported (by anyone) every model is also a ``sklearn.base.BaseEstimator`` (:func:`_adopt`):
+``isinstance(model, BaseEstimator)`` holds wherever code can name the class.
 
 Parameter names are read from ``__init__`` once per class: scikit-learn reads them from the
 signature (:func:`inspect.signature`) at every ``get_params`` and ``clone``, ~0.1 ms each; a
@@ -46,7 +46,11 @@ _VIEWS: dict[type, type] = {}
 _LOCK = threading.Lock()
 
 
-class ParamNamesOnce:
+class _Root:
+    """:class:`ParamNamesOnce`'s base until scikit-learn is imported (see :func:`_adopt`)."""
+
+
+class ParamNamesOnce(_Root):
     """An estimator (scikit-learn's API) whose ``_get_param_names`` is computed once per
     class, and which imports scikit-learn only for scikit-learn's own features (see the
     module docstring)."""
@@ -434,3 +438,47 @@ def _sklearn_member(estimator: ParamNamesOnce, name: str, *, deep: bool) -> Any:
     a view itself: the member its ``BaseEstimator`` base defines)."""
     view = estimator if _is_view(estimator) else sklearn_view(estimator, deep=deep)
     return getattr(super(ParamNamesOnce, view), name)
+
+
+def _adopt(base: type) -> None:
+    """Make scikit-learn's ``BaseEstimator`` the base of :class:`ParamNamesOnce` (so of every
+    bayeskit estimator): what scikit-learn and other libraries check with ``isinstance`` holds
+    from the moment its class exists. Everything bayeskit's base defines comes first in the
+    method order, as before; what it does not (the HTML display's helpers, parameter
+    validation) is scikit-learn's."""
+    with _LOCK:
+        if ParamNamesOnce.__bases__ == (_Root,):
+            ParamNamesOnce.__bases__ = (base,)
+
+
+class _WhenSklearnLoads:
+    r"""An import hook asked first for ``sklearn.base`` only: it lets the module load as it
+    would, then :func:`_adopt`\ s its ``BaseEstimator``, and removes itself. Any other module
+    (and ``sklearn.base`` when not found on the path: a frozen application) is left to the
+    other finders."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "sklearn.base":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        loader = None if spec is None else spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        load = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            _adopt(module.BaseEstimator)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "sklearn.base" in sys.modules:
+    _adopt(sys.modules["sklearn.base"].BaseEstimator)
+else:
+    sys.meta_path.insert(0, _WhenSklearnLoads())
