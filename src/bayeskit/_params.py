@@ -30,7 +30,7 @@ import math
 import sys
 import threading
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "ClassNamePrefixFeaturesOutMixin",
@@ -46,8 +46,12 @@ _VIEWS: dict[type, type] = {}
 _LOCK = threading.Lock()
 
 
-class _Root:
-    """:class:`ParamNamesOnce`'s base until scikit-learn is imported (see :func:`_adopt`)."""
+if TYPE_CHECKING:  # what it becomes once scikit-learn is imported (to type checkers: Any)
+    from sklearn.base import BaseEstimator as _Root
+else:
+
+    class _Root:
+        """:class:`ParamNamesOnce`'s base until scikit-learn is imported (:func:`_adopt`)."""
 
 
 class ParamNamesOnce(_Root):
@@ -64,7 +68,7 @@ class ParamNamesOnce(_Root):
                 _NAMES[cls] = names
         return list(names)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
+    def get_params(self, deep: bool = True) -> Any:  # a dict (typed as scikit-learn's)
         """Get parameters for this estimator.
 
         Parameters
@@ -254,7 +258,7 @@ class ClassNamePrefixFeaturesOutMixin:
         """
         from sklearn.base import ClassNamePrefixFeaturesOutMixin as Theirs
 
-        return Theirs.get_feature_names_out(self, input_features)  # type: ignore[arg-type]
+        return Theirs.get_feature_names_out(self, input_features)
 
     def set_output(self, *, transform: str | None = None) -> Any:
         """The container ``transform`` returns: "default" (an array), "pandas", "polars" or
@@ -422,7 +426,7 @@ def sklearn_view(estimator: ParamNamesOnce, *, deep: bool) -> Any:
         view_cls = type(cls.__name__, (cls, BaseEstimator), namespace)
         with _LOCK:
             _VIEWS[cls] = view_cls
-    view = object.__new__(view_cls)
+    view: Any = object.__new__(view_cls)
     if deep:
         view.__dict__.update(
             (k, sklearn_view(v, deep=True) if isinstance(v, ParamNamesOnce) else v)

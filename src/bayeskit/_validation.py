@@ -406,7 +406,7 @@ def check_random_state(seed: Any) -> np.random.RandomState:
     if seed is None or seed is np.random:
         return np.random.mtrand._rand
     if isinstance(seed, numbers.Integral):
-        return np.random.RandomState(seed)
+        return np.random.RandomState(int(seed))
     if isinstance(seed, np.random.RandomState):
         return seed
     raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")

@@ -99,7 +99,7 @@ def also_sklearns(ours: type[T]) -> type[T]:
         namespace = {"__module__": __name__, "__qualname__": alias, "__doc__": ours.__doc__}
         made = type(ours.__name__, (ours, theirs), namespace)
         globals()[alias] = made
-    return made  # type: ignore[no-any-return]
+    return made
 
 
 class MergeError(BayeskitError, ValueError):

@@ -257,7 +257,7 @@ class LinearDiscriminantAnalysis(
         scalings = self.scalings_[:, : self._max_components()]
         family = self._fitted()[2][0]
         rows = family.validate(self._check_X(X, reset=False), self._feature_names())
-        return self._output(np.asarray(rows @ scalings), X)  # type: ignore[no-any-return]
+        return self._output(np.asarray(rows @ scalings), X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``X @ coef_.T + intercept_`` (scikit-learn's), shape (n_samples,) for two classes."""

@@ -232,7 +232,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         self.fit_transform(raw_documents)
         return self
 
-    def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> sp.csr_matrix:
+    def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> sp.csr_matrix:  # type: ignore[override]
         """Learn the vocabulary and return the documents' matrix (tokenizing them once)."""
         self._check_params()
         self.__dict__.pop("stats_", None)
