@@ -25,7 +25,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
 from .._jit import njit, prange
 from .._threads import one_blas_thread
@@ -115,6 +115,8 @@ def log_kernel_norm(kernel: str, metric: str, d: int, h: np.ndarray, p: float = 
 
 
 def _log_cosine_norm(kernel: str, d: int, h: float) -> float:
+    from scipy import integrate  # (with SciPy's optimizers, 0.3 s: only when needed)
+
     if d < 2:
         # One dimension: the "directions" are ±1, at distances 0 and 2.
         return float(np.logaddexp(_log_profiles(kernel, 0.0), _log_profiles(kernel, 2.0 / h)))
@@ -169,6 +171,7 @@ def _log_cosine_norm(kernel: str, d: int, h: float) -> float:
 
 def _log_profiles(kernel: str, u: Any) -> np.ndarray:
     """``ln K(u)`` elementwise (−inf outside a compact kernel's support)."""
+
     u = np.asarray(u, dtype=np.float64)
     if kernel == "gaussian":
         return -0.5 * u * u
