@@ -99,9 +99,6 @@ class DocumentsFamily(Family):
         Keep the ``useful_terms`` most useful terms (per-term mode).
     fitted : bool
         ``vectorizer`` is fitted and fixes the columns.
-    sums_columns : bool
-        The count family's statistic of a sum of columns is the sum of theirs (an
-        out-of-vocabulary column is then pooled from the left-out terms).
     """
 
     name = "documents"
@@ -113,7 +110,6 @@ class DocumentsFamily(Family):
         *,
         useful_terms: int | None = None,
         fitted: bool = False,
-        sums_columns: bool = True,
     ):
         if not isinstance(vectorizer, TextVectorizer) or not isinstance(count, Family):
             raise ParameterError(
@@ -124,7 +120,6 @@ class DocumentsFamily(Family):
         self.count = count
         self.useful_terms = useful_terms
         self.fitted = fitted
-        self.sums_columns = sums_columns
         # linear exactly when its count family is (a class-wide flag on other families)
         self.linear = count.linear  # type: ignore[misc]
 
@@ -197,9 +192,13 @@ class DocumentsFamily(Family):
         vectorizer, columns = self.select(stats)
         return DocumentsParams(vectorizer, self.count.finalize(columns), columns)
 
-    def select(self, stats: DocumentStats) -> tuple[TextVectorizer, ColumnStatistic]:
+    def select(
+        self, stats: DocumentStats, class_count: np.ndarray | None = None
+    ) -> tuple[TextVectorizer, ColumnStatistic]:
         """The vectorizer the vocabulary statistics give and the count statistic of its
-        columns (the out-of-vocabulary column pooled from the terms it leaves out)."""
+        columns (the out-of-vocabulary column pooled from the terms it leaves out).
+        ``class_count``: the weight of each class that ``useful_terms`` weighs the terms by
+        (default: the count statistic's own class weights)."""
         vocab = stats.vocabulary
         vec = clone(self.vectorizer).fit_stats(vocab)
         terms, block = stats.keyed.terms, stats.keyed.block
@@ -216,7 +215,8 @@ class DocumentsFamily(Family):
             selected = block.take_columns(index, found)
         if self.useful_terms is not None:
             # Vorontsov's usefulness: keep the terms whose class they point to is surest.
-            class_count = next(w for w in selected.weights() if w.ndim == 1)
+            if class_count is None:
+                class_count = next(w for w in selected.weights() if w.ndim == 1)
             useful = usefulness_of(selected.column_weight(), class_count)
             keep = top_useful(useful, k=self.useful_terms, threshold=None)
             vec = clone(vec).set_params(vocabulary=columns[keep].tolist())
