@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +51,9 @@ class DocumentsParams:
     vectorizer: TextVectorizer
     count: Any
     columns: Statistic
+
+    #: the wrapped count family's parameters, checked as its own (no NaN, no +inf)
+    wraps: ClassVar[tuple[str, ...]] = ("count",)
 
 
 def keeps_term_statistics(vectorizer: TextVectorizer) -> bool:
