@@ -157,8 +157,26 @@ class Message:
 
     def header(self, name: str, default: str = "") -> str:
         """The first header called ``name`` (any case), or ``default``."""
-        wanted = name.lower()
-        return next((value for key, value in self.headers if key.lower() == wanted), default)
+        found = _first_headers(self.headers, (name.lower(),))[0]
+        return default if found is None else found
+
+
+def _first_headers(
+    headers: list[tuple[str, str]], names: tuple[str, ...]
+) -> list[str | None]:
+    """The value of the first header called each of ``names`` (lowercase), compared in any
+    case, or None. The names are lowercased together, as one string, and each is found by
+    ``str.find``: a message has dozens of headers, and lowercasing them one by one was most
+    of the cost of a lookup. (A header name holds no line break, and ``str.lower`` of names
+    joined by line breaks is that of each name: none is cased or case-ignorable.)"""
+    if not headers:
+        return [None] * len(names)
+    joined = "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+    found: list[str | None] = []
+    for name in names:
+        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
+        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
+    return found
 
 
 # --- the MIME tree ------------------------------------------------------------------------
@@ -496,6 +514,9 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
     return _message(data, headers, texts, reader, defects)
 
 
+_MESSAGE_HEADERS = ("subject", "from", "to")
+
+
 def _message(
     data: bytes,
     headers: list[tuple[str, str]],
@@ -516,16 +537,12 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    names = [name.lower() for name, _ in headers]
-    first = {
-        key: headers[names.index(key)][1] if key in names else ""
-        for key in ("subject", "from", "to")
-    }
+    subject, sender, to = (value or "" for value in _first_headers(headers, _MESSAGE_HEADERS))
     return Message(
         headers=headers,
-        subject=first["subject"],
-        sender=first["from"],
-        to=first["to"],
+        subject=subject,
+        sender=sender,
+        to=to,
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,
@@ -716,6 +733,12 @@ def _parse_sender(header: str) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=1 << 14)
+def _url_tokens(url: str) -> tuple[str, ...]:
+    """``url_tokens(url)``, kept for the next message: spam repeats its links."""
+    return tuple(url_tokens(url))
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def _count_recipients(header: str) -> int:
     return sum("@" in address for _, address in getaddresses([header]))
 
@@ -798,7 +821,8 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer = message.header("x-mailer") or message.header("user-agent")
+    mailer, agent = _first_headers(message.headers, ("x-mailer", "user-agent"))
+    mailer = mailer or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
     tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in message.parts)]
@@ -808,6 +832,6 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in message.urls:
-        tokens += url_tokens(url)
+        tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
     tokens += _words(message.text, limit)
     return tokens
