@@ -71,7 +71,6 @@ from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
-    header_fields,
     needs_decoding,
     parse,
     reader_counts,
@@ -161,9 +160,7 @@ class Message:
         return default if found is None else found
 
 
-def _first_headers(
-    headers: list[tuple[str, str]], names: tuple[str, ...]
-) -> list[str | None]:
+def _first_headers(headers: list[tuple[str, str]], names: tuple[str, ...]) -> list[str | None]:
     """The value of the first header called each of ``names`` (lowercase), compared in any
     case, or None. The names are lowercased together, as one string, and each is found by
     ``str.find``: a message has dozens of headers, and lowercasing them one by one was most
@@ -475,7 +472,7 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
     reader = _Reader(defects, fast)
-    tree: tuple[FastPart, bytes] | str = "the fast path was not asked for"
+    tree: tuple[FastPart, bytes, list[tuple[str, str]]] | str = "the fast path was not asked for"
     if fast:
         try:
             tree = parse(data) if len(data) <= MAX_PART_BYTES else "larger than MAX_PART_BYTES"
@@ -483,8 +480,7 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
             tree = f"the fast path failed ({type(error).__name__})"
         count(tree if isinstance(tree, str) else "fast")
     if not isinstance(tree, str):
-        root, block = tree
-        headers = header_fields(block)
+        root, block, headers = tree
         if not block.isascii() or b"=?" in block:  # encoded words or raw 8-bit bytes
             headers = [
                 (
