@@ -13,20 +13,27 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ._encode import _LATIN1_CLASSES, unicode_classes
+from ._encode import _IDENTITY, _LATIN1_CLASSES, _LATIN1_LOWER, unicode_classes
 from ._scan_entries import WORD
 
 __all__ = ["kernel_words", "word_runs"]
 
 _SKIP = np.frombuffer(b"skip:", np.uint8)
+_LOWER = _LATIN1_LOWER
 
 
 @njit(nogil=True)
 def word_runs(
-    text: np.ndarray, utf8: bool, classes: np.ndarray, out: np.ndarray, longest: int
+    text: np.ndarray,
+    utf8: bool,
+    classes: np.ndarray,
+    lower: np.ndarray,
+    out: np.ndarray,
+    longest: int,
 ) -> tuple[int, int]:  # pragma: no cover
     """Write each run of two or more ``\\w`` characters of ``text`` (latin-1, or UTF-8 when
-    ``utf8``) to ``out`` followed by a line feed: the run itself, or, when it has more than
+    ``utf8``) to ``out``, each byte through ``lower``, followed by a line feed: the run
+    itself, or, when it has more than
     ``longest`` characters, ``skip:<its first character> <its length in tens>``. ``out`` holds
     at least ``text.size + 1 + 32 * (text.size // (longest + 1) + 1)`` bytes (a skip token
     has at most 31 bytes, and stands for a run of more than ``longest`` bytes).
@@ -77,14 +84,14 @@ def word_runs(
         runs += 1
         if chars <= longest:
             for k in range(start, i):
-                out[o] = text[k]
+                out[o] = lower[text[k]]
                 o += 1
         else:
             for k in range(5):
                 out[o + k] = _SKIP[k]
             o += 5
             for k in range(start, start + first_width):
-                out[o] = text[k]
+                out[o] = lower[text[k]]
                 o += 1
             out[o] = 32
             o += 1
@@ -104,20 +111,19 @@ def word_runs(
 def kernel_words(text: str, max_length: int) -> list[str]:
     """:func:`bayeskit.text._mail_words.words` found by the kernel, whatever the text's
     length."""
-    lowered = text.lower()
-    try:
-        data, codec, classes = lowered.encode("latin-1"), "latin-1", _LATIN1_CLASSES
+    try:  # latin-1 text is lowercased by the kernel (str.lower maps latin-1 into latin-1)
+        data, codec, classes, lower = text.encode("latin-1"), "latin-1", _LATIN1_CLASSES, _LOWER
     except UnicodeEncodeError:
-        data, codec = lowered.encode("utf-8", "surrogatepass"), "utf-8"
-        classes = unicode_classes()
+        data, codec = text.lower().encode("utf-8", "surrogatepass"), "utf-8"
+        classes, lower = unicode_classes(), _IDENTITY
     room = len(data) + 1 + 32 * (len(data) // (max_length + 1) + 1)
     out = np.empty(room, np.uint8)
     size, runs = word_runs(
-        np.frombuffer(data, np.uint8), codec == "utf-8", classes, out, max_length
+        np.frombuffer(data, np.uint8), codec == "utf-8", classes, lower, out, max_length
     )
     if not runs:
         return []
-    return out[: size - 1].tobytes().decode(codec, "surrogatepass").split("\n")
+    return str(out.data[: size - 1], codec, "surrogatepass").split("\n")
 
 
 # --- header blocks ------------------------------------------------------------------------

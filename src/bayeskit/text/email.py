@@ -156,19 +156,23 @@ class Message:
 
     def header(self, name: str, default: str = "") -> str:
         """The first header called ``name`` (any case), or ``default``."""
-        found = _first_headers(self.headers, (name.lower(),))[0]
+        found = _first_headers(self.headers, (name.lower(),), _header_names(self.headers))[0]
         return default if found is None else found
 
 
-def _first_headers(headers: list[tuple[str, str]], names: tuple[str, ...]) -> list[str | None]:
+def _header_names(headers: list[tuple[str, str]]) -> str:
+    """The names of ``headers`` lowercased together, as one string, each between line breaks:
+    a message has dozens of headers, and lowercasing them one by one was most of the cost of
+    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
+    breaks is that of each name: none is cased or case-ignorable.)"""
+    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+
+
+def _first_headers(
+    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
+) -> list[str | None]:
     """The value of the first header called each of ``names`` (lowercase), compared in any
-    case, or None. The names are lowercased together, as one string, and each is found by
-    ``str.find``: a message has dozens of headers, and lowercasing them one by one was most
-    of the cost of a lookup. (A header name holds no line break, and ``str.lower`` of names
-    joined by line breaks is that of each name: none is cased or case-ignorable.)"""
-    if not headers:
-        return [None] * len(names)
-    joined = "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+    case, or None; ``joined`` is :func:`_header_names` of ``headers``."""
     found: list[str | None] = []
     for name in names:
         at = joined.find(f"\n{name}\n") if "\n" not in name else -1
@@ -323,7 +327,7 @@ class _Reader:
         self.text_parts += 1
         data = self._payload(part, where)
         budget = MAX_TEXT_CHARS - self.text_chars
-        if not data.strip():
+        if not data or data.isspace():  # (what strip() leaves empty, without a copy)
             self.empty_parts += 1
             return
         if budget <= 0:
@@ -522,8 +526,8 @@ def _message(
 ) -> Message:
     """The :class:`Message` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
-    if not text.strip():
-        if not data.strip():
+    if not text or text.isspace():  # (what strip() leaves empty, without copying the text)
+        if not data or data.isspace():
             reason = "the message is empty"
         elif reader.text_parts == 0:
             kinds = sorted({ctype for _, ctype in reader.attachments})
@@ -533,7 +537,10 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    subject, sender, to = (value or "" for value in _first_headers(headers, _MESSAGE_HEADERS))
+    names = _header_names(headers)
+    subject, sender, to = (
+        value or "" for value in _first_headers(headers, _MESSAGE_HEADERS, names)
+    )
     return Message(
         headers=headers,
         subject=subject,
@@ -817,7 +824,9 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer, agent = _first_headers(message.headers, ("x-mailer", "user-agent"))
+    mailer, agent = _first_headers(
+        message.headers, ("x-mailer", "user-agent"), _header_names(message.headers)
+    )
     mailer = mailer or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
