@@ -12,6 +12,7 @@ the text and HTML of every SpamAssassin message.
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -147,6 +148,21 @@ def test_html_text_white_space_is_tidied_as_the_regular_expressions_did(text):
     assert _mime._tidy(text) == _mime._BLANK_LINES.sub("\n", spaced).strip()
 
 
+def _tidied_by_python(text: str) -> str:
+    return _mime._tidy(text.replace("\x00", "").replace("\x01", "\n").replace("\x02", " "))
+
+
+@given(
+    st.text(
+        st.one_of(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000ab\x00\x01\x02"), _CHARS)
+    )
+)
+@example(" a \t\n\xa0\x01\n b\u2028c\r\nd\x00e\x02f  \x01")
+@example("\x01\x02 x\ud800 \U0001d400\x00")
+def test_html_text_markers_and_white_space_by_the_kernel(text):
+    assert _html_kernels.tidied(text) == _tidied_by_python(text)
+
+
 def _marked(markup: str) -> tuple[str, list[str]]:
     return _html_kernels.marked(markup, _fasthtml.BLOCK_TAGS, _fasthtml.URL_ATTRS)
 
@@ -235,3 +251,5 @@ def test_words_urls_and_html_of_every_spamassassin_message(shared_data, monkeypa
     for markup in markups:
         flat = _fasthtml._OPAQUE.sub(_fasthtml._opaque, markup)
         assert _marked(flat) == _fasthtml.marked_by_regex(flat)
+        text = html.unescape(_marked(flat)[0])
+        assert _html_kernels.tidied(text) == _tidied_by_python(text)
