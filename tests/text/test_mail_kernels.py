@@ -128,6 +128,7 @@ _URL_PIECES = [
 
 @given(st.lists(st.sampled_from(_URL_PIECES), max_size=16).map("".join))
 @example("See HTTP://x.org/a, or httpſ://long-s.example and _www.not.this www.yes.org.")
+@example("a://b http://x.org/a ftp://y.org/b hTTpſ://z.org/c")
 def test_url_search_finds_what_the_case_insensitive_pattern_finds(text):
     assert _mime.find_urls(text) == _reference_urls(text)
 

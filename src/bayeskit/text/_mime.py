@@ -58,7 +58,7 @@ _URL_FAST = re.compile(
     rf"(?:(?<=\b{_H}){_T}{_T}{_P}{_S}?://|(?<=\b{_F}){_T}{_P}://|(?<=\b{_W}){_W}{_W}\.)"
     r"""[^\s<>"'`{}|\\^\[\]()]+"""
 )
-_W_CHARS = _W[1:-1]
+_S_CHARS, _P_CHARS, _F_CHARS, _W_CHARS = _S[1:-1], _P[1:-1], _F[1:-1], _W[1:-1]
 _W_DOTS = [w + "." for w in _W_CHARS]
 _TRAILING_PUNCT = ".,;:!?*'\"=-"
 _HOST_END = re.compile(r"[/?#\\]")
@@ -83,14 +83,19 @@ def find_urls(text: str) -> list[str]:
     >>> find_urls("See http://www.example.com/a?b=1, or www.test.org.")
     ['http://www.example.com/a?b=1', 'www.test.org']
     """
-    # Where a match may start: before a "://" (the length of "https", "http" or "ftp"), or
-    # at "www." in any case (found by its "w." or "W."). The pattern is tried at each, left
-    # to right, and a match's end is where the next may start: what findall gives, where
-    # the search tried every "h", "f" and "w" of the text.
+    # Where a match may start: before a "://" (by the letter before it, "https", "http" or
+    # "ftp"), or at "www." in any case (found by its "w." or "W."). The pattern is tried at
+    # each, left to right, and a match's end is where the next may start: what findall
+    # gives, where the search tried every "h", "f" and "w" of the text.
     starts = []
     at = text.find("://")
     while at >= 0:
-        starts += [at - 5, at - 4, at - 3]
+        if at < 3:
+            pass
+        elif text[at - 1] in _S_CHARS:
+            starts.append(at - 5)
+        elif text[at - 1] in _P_CHARS:
+            starts.append(at - 3 if text[at - 3] in _F_CHARS else at - 4)
         at = text.find("://", at + 3)
     for dot in _W_DOTS:
         at = text.find(dot, 2)
