@@ -6,6 +6,12 @@ word character), or its ``skip:`` token when it is long, and Python decodes and 
 buffer once: one C call makes every word's ``str``, where the regular expression engine steps
 through the text a character at a time (8 MB/s on the SpamAssassin corpus's text, against
 ~300 MB/s here).
+
+Also the fast path's header blocks (:func:`scan_head`): the end of a part's header block, the
+check that each of its lines is a header or a continuation, the raw values of its Content-*
+headers and its headers unfolded, in one pass, where four regular expressions and a loop of
+replaces went over the block (:mod:`bayeskit.text._mailread` keeps them as its
+specification; the SpamAssassin corpus's header blocks are a third of its bytes).
 """
 
 from __future__ import annotations

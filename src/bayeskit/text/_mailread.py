@@ -3,8 +3,10 @@
 :func:`parse` finds what :mod:`email`'s feed parser (``compat32``) would make of a message —
 the header block, the unfolded header values, the MIME tree, each part's content type,
 charset, boundary, disposition and file name, and the transfer-decoded bytes of its text
-parts — with ``bytes.find``, :mod:`re` on bytes and :mod:`binascii` (C code) instead of the
-parser's line-by-line Python. The parts it returns answer the methods
+parts — with a compiled pass over each part's header block (:func:`._mail_kernels.scan_head`;
+a process's first megabyte is read by the regular expressions it implements, which stay here
+as its specification), ``bytes.find``, :mod:`re` on bytes and :mod:`binascii` (C code) instead
+of the parser's line-by-line Python. The parts it returns answer the methods
 :class:`bayeskit.text.email` reads a parsed message with, so the rest of the reader (charsets,
 HTML, URLs, the text limits) is shared by both paths and the result is the same
 :class:`~bayeskit.text.email.Message`.

@@ -17,8 +17,9 @@ Charset rule
 
 Fast path
     A message is first offered to a reader whose work is done by compiled primitives instead
-    of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): the header block
-    split at its first blank line and unfolded, RFC 2047 encoded words and raw 8-bit headers
+    of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): each part's header
+    block found, checked, unfolded and its Content-* headers picked out by one compiled pass
+    (:mod:`bayeskit.text._mail_kernels`), RFC 2047 encoded words and raw 8-bit headers
     decoded by the charset rule above, the MIME structure (single parts and nested
     ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
     quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text
