@@ -136,6 +136,21 @@ def test_rfc2047_subjects(subject, expected):
     assert msg.defects == []
 
 
+_NAMES = st.sampled_from(["Subject", "SUBJECT", "subject", "From", "to", "X-Mailer", "", "Σ", "ΑΣ"])
+
+
+@given(
+    st.lists(st.tuples(_NAMES, st.text(max_size=3)), max_size=6),
+    st.sampled_from(
+        ["subject", "SUBJECT", "from", "To", "x-mailer", "", "σ", "ας", "a\nb", "missing"]
+    ),
+)
+def test_header_is_the_first_of_that_name_in_any_case(headers, name):
+    msg = Message(headers, "", "", "", "", [], [], [], [])
+    expected = next((v for k, v in headers if k.lower() == name.lower()), "none")
+    assert msg.header(name, "none") == expected
+
+
 def test_malformed_encoded_word_is_kept_with_a_defect():
     msg = read_message(_mail(b"x\n", "Subject: =?utf-8?b?SGVsb?="))
     assert msg.subject == "=?utf-8?b?SGVsb?="
