@@ -21,7 +21,7 @@ from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.families import _sparse_dot
 from bayeskit.families._base import safe_dot
 from bayeskit.stats._base import per_class_extreme
-from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer, vectorize
 from bayeskit.text import email as email_module
 from bayeskit.text._count_matrices import mail_mask, row_sums_of_squares
 from bayeskit.text._mime import find_urls
@@ -127,6 +127,20 @@ def test_auto_transform_of_mails_takes_the_scanner_lookup(settings, wide_fit):
         assert fast is not None
         _same_matrix(fast, vec._reindex(*vec._count(docs)))
         _same_matrix(vec.transform(docs), vec._weigh(vec._reindex(*vec._count(docs))))
+
+
+def test_one_short_mail_at_a_time_takes_the_scanner_lookup():
+    """A model service checks one message at a time, most far shorter than the compiled
+    scanner's break-even for counting: over a vocabulary the scanner counted, each is still
+    looked up in its table (no term made a str), with the matrix of counting and moving."""
+    vec = TextVectorizer(analyzer="auto", ngram_range=(1, 2), subject_in_text=True).fit(MAILS)
+    for doc in [*MAILS, WIDE_MAIL, "Subject: hi\n\nfree cash", b"Subject: x\n\n\xe9t\xe9"]:
+        read = read_auto([doc], mail_mask([doc]), True, vec.encoding)
+        assert sum(map(len, read.texts)) < vectorize.FAST_MIN_CHARS
+        fast = vec._count_known_mail(read, 1)
+        assert fast is not None
+        _same_matrix(fast, vec._reindex(*vec._count([doc])))
+        _same_matrix(vec.transform([doc]), vec._weigh(vec._reindex(*vec._count([doc]))))
 
 
 @pytest.mark.parametrize(

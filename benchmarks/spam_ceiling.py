@@ -1,0 +1,82 @@
+"""How much spam can any cutoff file on the SpamAssassin split while it keeps the ham safe?
+
+The ham-safety target asks a filter trained on easy_ham + spam to file at least 75 % of the
+test spam (spam_2) as spam while it files at most 0.5 % of the test ham (easy_ham_2 +
+hard_ham) and 5 % of hard_ham as spam. Whatever the cutoffs, no filter can do better than
+its score's *ceiling* (``spam_peers.figures``): the share of spam above the highest cut that
+keeps both ham limits. This script measures the ceiling and the recall at 0.1 % of ham lost
+for every scoring the filter offers over a grid of its parameters — Robinson's strength ``s``,
+the telling tokens' ``min_dev``, the blend weight of the count model's log-odds
+(``nb_weight``) — with the default tokens and with word 1-grams, and prints where the binding
+limit is: the cut that hard_ham allows against the one the whole ham allows, and how many
+of the ham messages at the top of the score are hard_ham.
+
+Each filter is fitted once; the parameters that only change scoring are set on the fitted
+filter, and the test messages are transformed once per filter. Nothing here is tuned on the
+test folders: it is a measurement of what any tuning could reach.
+
+    python benchmarks/spam_ceiling.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from accuracy_text import load_spamassassin
+from bayeskit.datasets.shared import data_dir
+from bayeskit.text import SpamFilter
+from spam_peers import TEST, TRAIN, _cut, figures
+
+GRID = [
+    {"scoring": "naive_bayes"},
+    *({"scoring": "fisher", "min_dev": d} for d in (0.1, 0.2, 0.3, 0.375, 0.45)),
+    *({"scoring": "fisher", "token_strength": s} for s in (0.1, 0.5, 1.0)),
+    *({"scoring": "fisher", "nb_weight": w} for w in (0.03, 0.3, 1.0)),
+]
+
+
+def main() -> None:
+    root = data_dir()
+    if root is None or not (root / "spamassassin-public-corpus").is_dir():
+        print("the SpamAssassin corpus is not in the shared data folder: skipped")
+        return
+    train, y_train, _ = load_spamassassin(root, TRAIN)
+    test, y_test, groups = load_spamassassin(root, TEST)
+    ham, hard = y_test == "ham", groups == "hard_ham"
+    tokens = {"default tokens": {}, "word 1-grams": {"ngram_range": (1, 1)}}
+    print("| tokens | scoring | recall at 0.1 % ham lost | ceiling | binding limit |")
+    print("|---|---|---|---|---|")
+    best = 0.0
+    for name, settings in tokens.items():
+        start = time.perf_counter()
+        f = SpamFilter(scoring="fisher")
+        f.set_params(vectorizer=f.default_vectorizer().set_params(**settings)).fit(train, y_train)
+        rows = f.transform(test)
+        for params in GRID:
+            f.set_params(**{"scoring": "fisher", "min_dev": 0.375, "token_strength": 0.0178,
+                            "nb_weight": 0.0, **params})  # fmt: skip
+            score = f.log_odds_of_rows(rows)
+            row = figures(y_test, np.where(score > 0, "spam", "ham"), score, groups)
+            by_ham, by_hard = _cut(score[ham], 0.005), _cut(score[hard], 0.05)
+            binding = "hard_ham (5 %)" if by_hard >= by_ham else "all ham (0.5 %)"
+            top = np.argsort(-score[ham], kind="stable")[: int(0.005 * ham.sum()) + 1]
+            binding += f", {int(hard[ham][top].sum())} of the {len(top)} top ham hard_ham"
+            ceiling = row["ceiling at 0.5% ham (5% hard)"]
+            best = max(best, ceiling)
+            label = ", ".join(f"{k}={v}" for k, v in params.items())
+            print(
+                f"| {name} | {label} | {100 * row['recall at 0.1% ham lost']:.1f} % | "
+                f"{100 * ceiling:.1f} % | {binding} |",
+                flush=True,
+            )
+        print(f"<!-- {name}: {time.perf_counter() - start:.0f} s -->", flush=True)
+    print(f"\nbest ceiling over the grid: {100 * best:.1f} % (the target asks for 75 %)")
+
+
+if __name__ == "__main__":
+    main()
