@@ -174,6 +174,8 @@ def _first_headers(
 ) -> list[str | None]:
     """The value of the first header called each of ``names`` (lowercase), compared in any
     case, or None; ``joined`` is :func:`_header_names` of ``headers``."""
+    if not headers:  # (joined is then two line breaks, which an empty name would find)
+        return [None] * len(names)
     found: list[str | None] = []
     for name in names:
         at = joined.find(f"\n{name}\n") if "\n" not in name else -1
