@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
@@ -145,6 +145,8 @@ _NAMES = st.sampled_from(["Subject", "SUBJECT", "subject", "From", "to", "X-Mail
         ["subject", "SUBJECT", "from", "To", "x-mailer", "", "σ", "ας", "a\nb", "missing"]
     ),
 )
+@example([], "")
+@example([("", "v"), ("ΑΣ", "w")], "ας")
 def test_header_is_the_first_of_that_name_in_any_case(headers, name):
     msg = Message(headers, "", "", "", "", [], [], [], [])
     expected = next((v for k, v in headers if k.lower() == name.lower()), "none")
