@@ -79,11 +79,22 @@ R_TABLES = [
 #: glass identification data, 9 oxide measurements, 6 classes), the infertility case-control
 #: table (education a category, ages and counts), and the Australian AIDS survival table
 #: (categories and integers in days; the date of death, which is the outcome's own record, is
-#: dropped).
+#: dropped). Three more check the choice of the categories' pseudo-count and the mixtures
+#: (``--only Titanic,cats,kyphosis``): the Titanic passengers one row each (class, sex and
+#: age, all categories; survival the class), the cats' body and heart weights (sex the class)
+#: and rpart's kyphosis table (age, number and first of the vertebrae operated on).
 CHECK_TABLES = [
     ("fgl", "MASS::fgl", "type", []),
     ("infert", "datasets::infert", "case", ["stratum", "pooled.stratum"]),
     ("Aids2", "MASS::Aids2", "status", ["death"]),
+    (
+        "Titanic",
+        "{d <- as.data.frame(datasets::Titanic); d[rep(seq_len(nrow(d)), d$Freq), 1:4]}",
+        "Survived",
+        [],
+    ),
+    ("cats", "MASS::cats", "Sex", []),
+    ("kyphosis", "rpart::kyphosis", "Kyphosis", []),
 ]
 
 R_SCRIPT = r"""

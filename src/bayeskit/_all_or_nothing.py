@@ -82,8 +82,7 @@ def check_parameters(
     for family, p, block_names in zip(families, params, names, strict=True):
         bad = _bad_parameter(p)
         if bad is not None:
-            field, index, value = bad
-            shape = np.shape(getattr(p, field))
+            field, index, value, shape = bad
             raise DataError(
                 f"the {family.name} family's fitted {field} is {value} at "
                 f"{_entry(index, shape, classes, block_names)}: the training numbers "
@@ -92,13 +91,22 @@ def check_parameters(
             )
 
 
-def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
-    """(field, index, value) of the first NaN or +inf in a family's fitted parameters (a
-    dataclass of arrays); −inf is a probability of 0 and allowed."""
-    if not dataclasses.is_dataclass(params):
+def _bad_parameter(
+    params: Any,
+) -> tuple[str, tuple[int, ...], float, tuple[int, ...]] | None:
+    """(field, index, value, the field's shape) of the first NaN or +inf in a family's
+    fitted parameters (a dataclass of arrays, and of the parameters of the family it wraps
+    in the fields its class names in ``wraps``: a text block's count family); −inf is a
+    probability of 0 and allowed."""
+    if not dataclasses.is_dataclass(params) or isinstance(params, type):
         return None
     for field in dataclasses.fields(params):
         value = getattr(params, field.name)
+        # a wrapped family's parameters (named by the dataclass's ``wraps``) are checked as
+        # its own would be
+        inner = _bad_parameter(value) if field.name in getattr(params, "wraps", ()) else None
+        if inner is not None:
+            return (f"{field.name}.{inner[0]}", *inner[1:])
         if isinstance(value, (float, np.floating)) or (
             isinstance(value, np.ndarray) and value.dtype.kind == "f"
         ):
@@ -111,7 +119,7 @@ def _bad_parameter(params: Any) -> tuple[str, tuple[int, ...], float] | None:
                 bad = np.isnan(array) | np.isposinf(array)
             if bad.any():
                 index = tuple(int(i) for i in np.argwhere(bad)[0])
-                return field.name, index, float(array[index])
+                return field.name, index, float(array[index]), array.shape
     return None
 
 

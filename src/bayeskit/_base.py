@@ -460,7 +460,10 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         return Summary(labels, class_count, stats)
 
     def _input(self, X: Any, *, reset: bool) -> Any:
-        """``X`` through the checks every estimator shares, then the subclass's own."""
+        """``X`` through the checks every estimator of a table shares, then the subclass's
+        own (documents are not a table: the subclass checks them alone)."""
+        if self.contract.input == "documents":
+            return self._check_X(X, reset=reset)
         return self._check_X(prepare_input(X, type(self).__name__), reset=reset)
 
     def configured_families(self) -> list[Family]:
@@ -557,7 +560,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         for family, p, part in zip(families, params, blocks, strict=True):
             with np.errstate(over="ignore", invalid="ignore"):  # NaN is refused below
                 jll += family.log_prob_relative(p, part) if relative else family.log_prob(p, part)
-        if self.contract.prior_in_scores or len(prior) == 1:
+        if self.scores_include_prior() or len(prior) == 1:
             jll += prior
         # One pass, no temporaries: the largest entry is NaN if any is, +inf if any is.
         if jll.size and not np.max(jll) < np.inf:
@@ -570,6 +573,12 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
                 "them or check the row"
             )
         return jll
+
+    def scores_include_prior(self) -> bool:
+        """Whether the joint log-likelihood includes ``log P(y)``: the declaration's
+        ``prior_in_scores`` (ComplementNB's scores do not, after Rennie et al. 2003), or what
+        the model's settings decide (a text model's count model)."""
+        return self.contract.prior_in_scores
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posterior ``log P(y|x)`` by log-sum-exp, shape (n_samples, n_classes)."""
@@ -665,7 +674,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             W, bias = block(family, p)
             Ws.append(W)
             b = b + bias
-        if self.contract.prior_in_scores or len(prior) == 1:
+        if self.scores_include_prior() or len(prior) == 1:
             b = b + prior
         return np.hstack(Ws), b
 

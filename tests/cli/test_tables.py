@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import numpy as np
 import polars as pl
@@ -117,7 +118,10 @@ def test_evaluate_prints_a_readable_summary(cli, mushroom_csv):
     assert lines[1] == "model: MixedNB()"
     assert lines[2].startswith("families: categorical (22): cap-shape, cap-surface")
     assert lines[3] == "evaluation: 2-fold stratified cross-validation (seed 0)"
-    assert lines[4].startswith("accuracy 0.")
+    # 3000 mushrooms, categories smoothed by the pseudo-count the counts choose: every row
+    # right is possible (1.0000), so the line is checked for its form and a sane value
+    assert re.match(r"accuracy [01]\.\d{4}   macro-F1 ", lines[4]), lines[4]
+    assert float(lines[4].split()[1]) > 0.9
     assert "ROC-AUC" in lines[4]
     assert any(line.split()[:1] == ["p"] for line in lines)  # the per-class row
     assert "confusion matrix (rows: true class, columns: predicted)" in result.stdout

@@ -95,7 +95,13 @@ def test_each_block_is_the_single_family_model():
     """A MixedNB of one family is that family's estimator."""
     cats = DATA[["city", "tier"]]
     mixed = bk.MixedNB().fit(cats, Y)
-    alone = bk.CategoricalNB(alpha=0.5).fit(cats, Y)  # MixedNB's default: Jeffreys' prior
+    chosen = set(mixed.category_alpha_.values())  # one pseudo-count for the block
+    assert len(chosen) == 1
+    alone = bk.CategoricalNB(alpha=chosen.pop()).fit(cats, Y)
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
+    )
+    alone = bk.CategoricalNB(alpha="auto").fit(cats, Y)  # the same choice
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(cats), alone.predict_joint_log_proba(cats), rtol=1e-12
     )
@@ -109,15 +115,21 @@ def test_each_block_is_the_single_family_model():
     )
 
 
-def test_categories_and_booleans_are_smoothed_by_jeffreys_prior_unless_options_say():
-    """MixedNB's categories and booleans get Dirichlet(1/2) pseudo-counts (the
-    Krichevsky-Trofimov estimate); ``options`` restore Laplace's alpha = 1 (Weka's) exactly."""
+def test_categories_and_booleans_get_the_chosen_pseudo_count_unless_options_say():
+    """MixedNB's categories and booleans get the pseudo-count chosen from the counts
+    (``category_alpha_``, one of the candidates); ``options`` set Jeffreys' alpha = 1/2 or
+    Laplace's alpha = 1 (Weka's) exactly."""
+    from bayeskit.families._dirichlet import AUTO_ALPHAS
+
     table = DATA[["owner", "city", "tier"]]
     default = bk.MixedNB().fit(table, Y)
+    assert set(default.category_alpha_) == {"owner", "city", "tier"}
+    assert set(default.category_alpha_.values()) <= set(AUTO_ALPHAS)
+    jeffreys = bk.MixedNB(options={"categorical": {"alpha": 0.5}, "bernoulli": {"alpha": 0.5}})
     laplace = bk.MixedNB(options={"categorical": {"alpha": 1.0}, "bernoulli": {"alpha": 1.0}})
-    laplace.fit(table, Y)
+    assert laplace.fit(table, Y).category_alpha_ == dict.fromkeys(table.columns, 1.0)
     cats = DATA[["city", "tier"]]
-    for alpha, model in ((0.5, default), (1.0, laplace)):
+    for alpha, model in ((0.5, jeffreys), (1.0, laplace)):
         alone = bk.CategoricalNB(alpha=alpha).fit(cats, Y)
         np.testing.assert_allclose(
             model.fit(cats, Y).predict_joint_log_proba(cats),
@@ -127,7 +139,7 @@ def test_categories_and_booleans_are_smoothed_by_jeffreys_prior_unless_options_s
     # a category seen once in a class of n rows, with K categories: (1 + a) / (n + K a)
     city = DATA["city"].to_numpy()
     labels = np.asarray(Y)
-    for alpha, model in ((0.5, default), (1.0, laplace)):
+    for alpha, model in ((0.5, jeffreys), (1.0, laplace)):
         fitted = model.fit(DATA[["city"]], Y)
         k = len(fitted.categories_["city"])
         for c, label in enumerate(fitted.classes_):
@@ -313,9 +325,11 @@ def test_votes_as_nullable_booleans_equal_categorical_votes(shared_data):
     assert votes.isna().to_numpy().sum() == 392  # the votes not cast
     mixed = bk.MixedNB().fit(votes, y)
     assert set(mixed.feature_families_.values()) == {"bernoulli"}
-    # MixedNB smooths booleans and categories alike (Jeffreys' prior, alpha = 0.5)
-    categorical = bk.CategoricalNB(alpha=0.5).fit(np.where(X == "?", None, X).astype(object), y)
+    # MixedNB smooths booleans and categories alike: the same counts, the same pseudo-count
     raw = np.where(X == "?", None, X).astype(object)
+    chosen = bk.MixedNB().fit(raw, y).category_alpha_
+    assert list(mixed.category_alpha_.values()) == list(chosen.values())
+    categorical = bk.CategoricalNB(alpha=mixed.category_alpha_["vote0"]).fit(raw, y)
     np.testing.assert_allclose(
         mixed.predict_joint_log_proba(votes), categorical.predict_joint_log_proba(raw), rtol=1e-12
     )
@@ -327,10 +341,11 @@ def test_categories_of_the_categorical_columns():
     assert model.categories_["city"].tolist() == ["Lyon", "Oslo", "Porto"]
 
 
-def test_a_file_from_before_jeffreys_prior_loads_with_laplace_smoothing(tmp_path: Path) -> None:
-    """A MixedNB file stores the pseudo-count its categories were fitted with; a file written
-    before it was stored (fitted with Laplace's alpha = 1) loads as it was saved, not with
-    today's default; a stored value that is not a positive number is refused by name."""
+def test_a_file_from_before_the_chosen_pseudo_count_loads_as_it_was_fitted(tmp_path: Path) -> None:
+    """A MixedNB file stores the pseudo-count its categories were fitted with ("auto" now); a
+    file written before it was stored (fitted with Laplace's alpha = 1), or with Jeffreys'
+    alpha = 1/2 stored, loads as it was saved, not with today's default; a stored value that is
+    neither "auto" nor a positive number is refused by name."""
     import json
     import zipfile
 
@@ -363,13 +378,21 @@ def test_a_file_from_before_jeffreys_prior_loads_with_laplace_smoothing(tmp_path
             model_file._write_archive(f, meta, entries)
         return out
 
+    jeffreys = bk.MixedNB(
+        numeric="gaussian", options={"categorical": {"alpha": 0.5}, "bernoulli": {"alpha": 0.5}}
+    ).fit(table, Y)
+    loaded = bk.load(rewrite(0.5, "jeffreys.bkm"))
+    assert set(loaded.category_alpha_.values()) == {0.5}
+    np.testing.assert_allclose(
+        loaded.predict_proba(table), jeffreys.predict_proba(table), rtol=1e-12, atol=0
+    )
     old = bk.load(rewrite(None, "old.bkm"))
     np.testing.assert_allclose(
         old.predict_proba(table), laplace.predict_proba(table), rtol=1e-12, atol=0
     )
-    assert not np.allclose(old.predict_proba(table), default.predict_proba(table))
+    assert set(old.category_alpha_.values()) == {1.0}
     # fitted with different pseudo-counts: their statistics would add, their models not
-    with pytest.raises(bk.errors.MergeError, match=r"category_alpha: 1\.0 vs 0\.5"):
+    with pytest.raises(bk.errors.MergeError, match=r"category_alpha: 1\.0 vs 'auto'"):
         bk.merge(old, default)
     for bad in (-1.0, "half", True):
         with pytest.raises(bk.errors.ModelFileError, match="category_alpha"):

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
@@ -134,6 +134,23 @@ def test_rfc2047_subjects(subject, expected):
     assert msg.subject == expected
     assert msg.header("SUBJECT") == expected
     assert msg.defects == []
+
+
+_NAMES = st.sampled_from(["Subject", "SUBJECT", "subject", "From", "to", "X-Mailer", "", "Σ", "ΑΣ"])
+
+
+@given(
+    st.lists(st.tuples(_NAMES, st.text(max_size=3)), max_size=6),
+    st.sampled_from(
+        ["subject", "SUBJECT", "from", "To", "x-mailer", "", "σ", "ας", "a\nb", "missing"]
+    ),
+)
+@example([], "")
+@example([("", "v"), ("ΑΣ", "w")], "ας")
+def test_header_is_the_first_of_that_name_in_any_case(headers, name):
+    msg = Message(headers, "", "", "", "", [], [], [], [])
+    expected = next((v for k, v in headers if k.lower() == name.lower()), "none")
+    assert msg.header(name, "none") == expected
 
 
 def test_malformed_encoded_word_is_kept_with_a_defect():

@@ -21,7 +21,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bayeskit.datasets.shared import load_20newsgroups
-from bayeskit.text import _mime
+from bayeskit.text import _mailread, _mime
 from bayeskit.text.email import _read_bytes, email_tokens, reader_counts, reset_reader_counts
 
 
@@ -271,6 +271,59 @@ def _message(draw: st.DrawFn) -> bytes:
 @example(b'Content-Type: text/plain; charset="x-unknown"\n\nNa\xefve\n')
 def test_generated_messages_read_the_same(raw):
     _same(raw)
+
+
+def _parsed(raw: bytes, kernel: bool) -> object:
+    """What ``_mailread.parse`` finds, as plain values (a reason, or the tree's fields)."""
+    found = _mailread.parse(raw, kernel=kernel)
+    if isinstance(found, str):
+        return found
+
+    def part(p: _mailread.FastPart) -> tuple[object, ...]:
+        children = None if p.children is None else [part(c) for c in p.children]
+        fields = (p.ctype, p.charset, p.cte, p.disposition, p.filename, p.payload)
+        return (*fields, [type(d) for d in p.defects], children)
+
+    root, block, headers = found
+    return part(root), block, headers
+
+
+_HEADER_LINES = st.sampled_from(
+    [
+        b"Subject: hi", b"Subject:hi  there ", b"X-A:", b"X-B: \t", b"X-C: a \x0b\x0c b\x1f c",
+        b"\tfolded  on", b" ", b"  more\t", b"Content-Type: text/html; charset=utf-8",
+        b"content-TYPE:  text/plain;\n charset=koi8-r", b"cONTENT-Type: text/html",
+        b"CONTENT-TRANSFER-ENCODING: quoted-printable ", b"Content-Disposition: attachment;",
+        b"Content-Transfer-Encoding:\n\tbase64", b"Content-Type: text/plain; name=caf\xe9",
+        b"Content-Type: text/x; charset=\"a\"", b"not a header", b":no name", b"From a@b x",
+        b"X-Raw: caf\xe9 \xff", b"Name With Space: x", b"X-Enc: =?utf-8?q?caf=C3=A9?=",
+        b"Content-Type: multipart/mixed", b"X-D: a\r", b"",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(_HEADER_LINES, max_size=8), _ENDS, st.sampled_from([b"\n", b"\r\n", b""]))
+@example([b"Subject: a", b"\tb"], b"\n", b"\n")
+@example([b"Content-Type: text/html", b"cONTENT-type: text/plain"], b"\n", b"\n")
+def test_header_blocks_read_by_the_kernel_as_by_the_regular_expressions(lines, end, blank):
+    raw = end.join(lines) + end + blank + b"body <b>bold</b> =41\n"
+    assert _parsed(raw, kernel=True) == _parsed(raw, kernel=False)
+    _same(raw)
+
+
+@given(_message())
+def test_generated_messages_parse_the_same_by_the_kernel(raw):
+    assert _parsed(raw, kernel=True) == _parsed(raw, kernel=False)
+
+
+def test_content_headers_in_any_case_are_read():
+    raw = b"cONTENT-Type: text/html\n\n<p>bold <b>words</b>\n"
+    for kernel in (False, True):
+        found = _mailread.parse(raw, kernel=kernel)
+        assert not isinstance(found, str)
+        assert found[0].ctype == "text/html"
+    _same(raw)
+    assert _read_bytes(raw).text == "bold words"
 
 
 # --- HTML ---------------------------------------------------------------------------------

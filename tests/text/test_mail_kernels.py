@@ -12,6 +12,7 @@ the text and HTML of every SpamAssassin message.
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import sys
@@ -127,6 +128,7 @@ _URL_PIECES = [
 
 @given(st.lists(st.sampled_from(_URL_PIECES), max_size=16).map("".join))
 @example("See HTTP://x.org/a, or httpſ://long-s.example and _www.not.this www.yes.org.")
+@example("a://b http://x.org/a ftp://y.org/b hTTpſ://z.org/c")
 def test_url_search_finds_what_the_case_insensitive_pattern_finds(text):
     assert _mime.find_urls(text) == _reference_urls(text)
 
@@ -145,6 +147,21 @@ def test_url_search_letter_classes_hold_every_case_insensitive_match():
 def test_html_text_white_space_is_tidied_as_the_regular_expressions_did(text):
     spaced = _mime._SPACES.sub(" ", text.replace("\xa0", " "))
     assert _mime._tidy(text) == _mime._BLANK_LINES.sub("\n", spaced).strip()
+
+
+def _tidied_by_python(text: str) -> str:
+    return _mime._tidy(text.replace("\x00", "").replace("\x01", "\n").replace("\x02", " "))
+
+
+@given(
+    st.text(
+        st.one_of(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000ab\x00\x01\x02"), _CHARS)
+    )
+)
+@example(" a \t\n\xa0\x01\n b\u2028c\r\nd\x00e\x02f  \x01")
+@example("\x01\x02 x\ud800 \U0001d400\x00")
+def test_html_text_markers_and_white_space_by_the_kernel(text):
+    assert _html_kernels.tidied(text) == _tidied_by_python(text)
 
 
 def _marked(markup: str) -> tuple[str, list[str]]:
@@ -235,3 +252,5 @@ def test_words_urls_and_html_of_every_spamassassin_message(shared_data, monkeypa
     for markup in markups:
         flat = _fasthtml._OPAQUE.sub(_fasthtml._opaque, markup)
         assert _marked(flat) == _fasthtml.marked_by_regex(flat)
+        text = html.unescape(_marked(flat)[0])
+        assert _html_kernels.tidied(text) == _tidied_by_python(text)

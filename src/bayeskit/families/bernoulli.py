@@ -19,13 +19,22 @@ from .._validation import check_binary
 from ..errors import DataError, ParameterError
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
-from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+from ._dirichlet import (
+    check_alpha,
+    check_auto_estimate,
+    check_estimate,
+    choose_alpha,
+    is_auto,
+    log_ratio,
+    pseudo_count,
+)
 
 
 @dataclass(frozen=True)
 class BernoulliParams:
     feature_log_prob: np.ndarray  # ln p_cj, (n_classes, n_features)
     feature_log_neg_prob: np.ndarray  # ln (1 − p_cj)
+    alpha: Any = None  # the pseudo-count chosen by alpha="auto" (None: as given)
 
     @cached_property
     def linear(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -61,7 +70,9 @@ class Bernoulli(Family):
     Parameters
     ----------
     alpha, force_alpha, estimate
-        As for :class:`~bayeskit.families.Multinomial`, with two categories per feature.
+        As for :class:`~bayeskit.families.Multinomial`, with two categories per feature;
+        ``alpha="auto"`` chooses one pseudo-count for the block from the counts, as
+        :class:`~bayeskit.families.Categorical`'s does (absence and presence its two values).
     binarize : float or None
         Threshold that turns values into presence (``x > binarize``); None: input must be 0/1.
     """
@@ -117,11 +128,22 @@ class Bernoulli(Family):
 
     def finalize(self, stats: Counts) -> BernoulliParams:
         self._threshold()  # a bad binarize is refused by fit and load, not by predict
-        alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
-        a = pseudo_count(alpha, check_estimate(self.estimate))
-        num = stats.total + a
+        estimate = check_estimate(self.estimate)
         # Rows where the feature is missing are neither presence nor absence.
         seen = stats.observed_weight()
+        chosen = None
+        if is_auto(self.alpha):
+            check_auto_estimate(estimate)
+            d = stats.n_features
+            two = np.stack([seen - stats.total, stats.total], axis=2).reshape(-1, 2 * d)
+            chosen = choose_alpha(np.maximum(two, 0.0), np.repeat(np.arange(d), 2), np.full(d, 2))[
+                0
+            ]
+            alpha: Any = chosen
+        else:
+            alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
+        a = pseudo_count(alpha, estimate)
+        num = stats.total + a
         excess = stats.total > seen + 1e-9 * np.abs(seen)
         if excess.any():
             c, j = (int(v) for v in np.argwhere(excess)[0])
@@ -132,7 +154,7 @@ class Bernoulli(Family):
                 "(were rows removed that the model never saw?)"
             )
         den = seen + 2 * np.asarray(a)
-        return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2))
+        return BernoulliParams(log_ratio(num, den, 2), log_ratio(den - num, den, 2), chosen)
 
     def log_prob(self, params: BernoulliParams, X: Any) -> np.ndarray:
         X, missing = split_missing(X)

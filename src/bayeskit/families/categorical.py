@@ -41,7 +41,15 @@ from ._codebook import (
     discover_codes,
     summarize_codes,
 )
-from ._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+from ._dirichlet import (
+    check_alpha,
+    check_auto_estimate,
+    check_estimate,
+    choose_alpha,
+    is_auto,
+    log_ratio,
+    pseudo_count,
+)
 
 UNSEEN_POLICIES = ("smooth", "ignore", "error")
 
@@ -53,6 +61,7 @@ class CategoricalParams:
     unseen_log_prob: np.ndarray  # (n_classes, n_features): score of a never-seen value
     n_categories: np.ndarray  # (n_features,) categories used in each denominator
     category_count: np.ndarray  # (n_classes, n_total_categories): the counts, codes added
+    alpha: np.ndarray  # (n_features,) the pseudo-count each feature was smoothed with
 
     @cached_property
     def table(self) -> np.ndarray:
@@ -87,8 +96,12 @@ class Categorical(Family):
 
     Parameters
     ----------
-    alpha : float or array of shape (n_features,)
-        Dirichlet prior concentration for each feature's categories.
+    alpha : float, array of shape (n_features,) or "auto"
+        Dirichlet prior concentration for each feature's categories. ``"auto"``: one
+        pseudo-count for the block, chosen among 1, 1/2, 1/4, 1/10, 1/30 and 1/100 by the
+        leave-one-out log-likelihood of the class given each feature, computed exactly from
+        the counts (:func:`~bayeskit.families._dirichlet.choose_alpha`); the choice is
+        ``params.alpha``. Needs ``estimate="mean"``.
     force_alpha : bool
         Keep an alpha below 1e-10 as given.
     estimate : {"mean", "map", "mle"}
@@ -201,10 +214,12 @@ class Categorical(Family):
     def finalize(self, stats: CategoryCounts) -> CategoricalParams:
         self._check_unseen()
         d = stats.n_features
-        alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
-        a = np.broadcast_to(
-            np.asarray(pseudo_count(alpha, check_estimate(self.estimate)), float), (d,)
-        )
+        estimate = check_estimate(self.estimate)
+        auto = is_auto(self.alpha)
+        if auto:
+            check_auto_estimate(estimate)
+        else:
+            alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
         codes, materialize = _code_ranges(stats)
         if materialize.any():
             ranges = tuple(
@@ -218,6 +233,9 @@ class Categorical(Family):
         sizes = np.diff(offsets)
         n_cat = self._n_categories(stats, codes)
         col_feature = np.repeat(np.arange(d), sizes)
+        if auto:
+            alpha = choose_alpha(stats.counts, col_feature, n_cat)[0]
+        a = np.broadcast_to(np.asarray(pseudo_count(alpha, estimate), float), (d,))
         num = stats.counts + a[col_feature]
         # Σ_v (N_cjv + a) over observed and assumed (min_categories) categories, per feature.
         indicator = sp.csr_matrix(
@@ -233,7 +251,9 @@ class Categorical(Family):
                 - np.log(np.where(per_feature > 0, per_feature, 1.0)),
                 0.0,
             )
-        return CategoricalParams(Codebook(stats.categories), flp, unseen, n_cat, stats.counts)
+        return CategoricalParams(
+            Codebook(stats.categories), flp, unseen, n_cat, stats.counts, np.array(a)
+        )
 
     def encode(self, params: CategoricalParams, X: Table) -> sp.csr_matrix:
         """One-hot rows over (feature, category) columns plus one "unseen" column per feature."""

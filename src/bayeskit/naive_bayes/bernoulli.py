@@ -22,8 +22,9 @@ class BernoulliNB(NumericNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
-        Additive smoothing (Dirichlet/Beta prior concentration).
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        Additive smoothing (Dirichlet/Beta prior concentration); ``"auto"`` chooses it from
+        the counts, as :class:`~bayeskit.families.Bernoulli` says.
     force_alpha : bool, default=True
     binarize : float or None, default=0.0
         Threshold for turning values into presence (``x > binarize``). None: X must already be

@@ -31,8 +31,11 @@ class CategoricalNB(GenerativeClassifier):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
-        Additive smoothing (symmetric Dirichlet prior concentration) per feature.
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        Additive smoothing (symmetric Dirichlet prior concentration) per feature. ``"auto"``
+        chooses one among 1, 1/2, 1/4, 1/10, 1/30 and 1/100 by the leave-one-out
+        log-likelihood of the class, exactly from the counts (as :class:`~bayeskit.MixedNB`
+        does by default; :class:`~bayeskit.families.Categorical`).
     force_alpha : bool, default=True
     fit_prior, class_prior, estimate, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.

@@ -69,10 +69,14 @@ class MixedNB(GenerativeClassifier):
         ``var_smoothing`` times the column's variance, as R's e1071 and Weka floor each
         column by itself) unless ``options`` says otherwise: scikit-learn's floor, a portion
         of the *largest* variance, lets one column in large units (variance 1e10) flatten
-        every other Gaussian column. Categorical and boolean columns are smoothed with
-        Jeffreys' prior, ``alpha=0.5`` (the Krichevsky-Trofimov estimator; Krichevsky &
-        Trofimov 1981), unless ``options`` say otherwise: Laplace's ``alpha=1`` (Weka's) adds
-        a whole row to every category of every class, and R's e1071 adds nothing.
+        every other Gaussian column. Categorical and boolean columns are smoothed with a
+        pseudo-count chosen from the data (``alpha="auto"``: one for the categorical columns
+        and one for the booleans, among 1, 1/2, 1/4, 1/10, 1/30 and 1/100, by the
+        leave-one-out log-likelihood of the class given each column, computed exactly from
+        the counts; shown by ``category_alpha_``), unless ``options`` say otherwise:
+        Laplace's ``alpha=1`` is Weka's, Jeffreys' ``alpha=0.5`` the Krichevsky-Trofimov
+        estimator (Krichevsky & Trofimov 1981), and R's e1071 adds nothing (α → 0): which
+        is best depends on how many rows each category has, which the choice reads.
     fit_prior, class_prior, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -81,6 +85,8 @@ class MixedNB(GenerativeClassifier):
     feature_families_ : dict
         The family of each column, as chosen at fit time (with ``numeric="auto"``, the family
         the held-out choice gave each numeric column).
+    category_alpha_ : dict
+        The pseudo-count each categorical and boolean column was smoothed with.
     categories_ : dict
         The sorted values seen in each categorical column.
     classes_, class_count_, class_log_prior_, stats_, n_features_in_, feature_names_in_
@@ -157,10 +163,13 @@ class MixedNB(GenerativeClassifier):
             return family_from_config("auto", config)
         return family_from_config(block.family, _settings(options, block.family, self._alpha()))
 
-    def _alpha(self) -> float:
+    def _alpha(self) -> float | str:
         """The pseudo-count of categories and booleans the model was fitted with where
-        ``options`` set none (a file written before Jeffreys' prior was the default: 1)."""
-        return float(self.__dict__.get("_category_alpha", CATEGORY_ALPHA))
+        ``options`` set none: ``"auto"`` (chosen from the counts) for a model fitted now; a
+        file written before that stores the number it was fitted with (before Jeffreys' prior
+        was the default, none: 1)."""
+        alpha = self.__dict__.get("_category_alpha", CATEGORY_ALPHA)
+        return alpha if isinstance(alpha, str) else float(alpha)
 
     def _layout(self) -> tuple[_Block, ...]:
         layout = self.__dict__.get("_layout_")
@@ -211,6 +220,26 @@ class MixedNB(GenerativeClassifier):
                 for position, family in zip(block.columns, params.chosen, strict=True):
                     recorded[names[position]] = family
         return recorded
+
+    @property
+    def category_alpha_(self) -> dict[str, float]:
+        """The pseudo-count each categorical and boolean column was smoothed with, by column
+        name (with ``alpha="auto"``, the default, the one chosen from the counts)."""
+        names = self._feature_names()
+        out: dict[str, float] = {}
+        fitted = self._fitted()
+        for block, family, params in zip(
+            self._layout(), fitted.families, fitted.params, strict=True
+        ):
+            if FAMILIES[block.family].column_kind not in ("category", "binary"):
+                continue
+            alpha = getattr(params, "alpha", None)
+            if alpha is None:  # a number given: the family's own
+                alpha = getattr(family, "alpha", None)
+            values = np.broadcast_to(np.asarray(alpha, dtype=float), (len(block.columns),))
+            for position, value in zip(block.columns, values, strict=True):
+                out[names[position]] = float(value)
+        return out
 
     @property
     def categories_(self) -> dict[str, np.ndarray]:
@@ -269,7 +298,7 @@ class MixedNB(GenerativeClassifier):
             _Block(key[0], configs[key], tuple(cols)) for key, cols in blocks.items()
         )
         self._feature_families = {names[j]: family for j, (family, _) in enumerate(chosen)}
-        self._category_alpha = CATEGORY_ALPHA
+        self._category_alpha: float | str = CATEGORY_ALPHA
 
     def _auto_family(self, kind: str) -> str:
         if kind == "float" or (kind == "integer" and self.integers is None):
@@ -348,13 +377,16 @@ class MixedNB(GenerativeClassifier):
         # Files written before categories were smoothed by Jeffreys' prior store no
         # pseudo-count: they were fitted with Laplace's, and load as they were saved.
         alpha = state.get("category_alpha", 1.0)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6:
+        if alpha != CATEGORY_ALPHA and (
+            isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6
+        ):
             raise ModelFileError(
-                f"the stored MixedNB category_alpha is {alpha!r}; expected a number in (0, 1e6)"
+                f"the stored MixedNB category_alpha is {alpha!r}; expected {CATEGORY_ALPHA!r} or "
+                "a number in (0, 1e6)"
             )
         self._layout_ = layout
         self._feature_families = families
-        self._category_alpha = float(alpha)
+        self._category_alpha = alpha if isinstance(alpha, str) else float(alpha)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -365,15 +397,18 @@ class MixedNB(GenerativeClassifier):
 
 
 #: The pseudo-count of a category (and of a boolean's two values) unless ``options`` set one:
-#: Jeffreys' prior Dirichlet(1/2, ..., 1/2), whose posterior mean is the Krichevsky-Trofimov
-#: estimator (see docs/guide/mixed-tables.md for what Laplace's α = 1 cost).
-CATEGORY_ALPHA = 0.5
+#: chosen for each block of categorical (boolean) columns among 1 (Laplace's, Weka's), 1/2
+#: (Jeffreys') and smaller ones down to 1/100 (near e1071's unsmoothed frequencies) by the
+#: leave-one-out log-likelihood of the class, exactly from the counts (see
+#: docs/guide/mixed-tables.md for what each fixed choice cost).
+CATEGORY_ALPHA = "auto"
 
 
-def _settings(options: Mapping[str, Any], name: str, alpha: float) -> dict[str, Any]:
+def _settings(options: Mapping[str, Any], name: str, alpha: float | str) -> dict[str, Any]:
     """The settings of family ``name`` from ``options``, with MixedNB's own defaults: each
     Gaussian column floored by its own variance; categories and booleans smoothed with
-    pseudo-count ``alpha`` (Jeffreys' prior, :data:`CATEGORY_ALPHA`, for a model fitted now)."""
+    pseudo-count ``alpha`` (chosen from the counts, :data:`CATEGORY_ALPHA`, for a model fitted
+    now)."""
     settings = dict(options.get(name, {}))
     if name == "gaussian":
         settings.setdefault("var_floor", "column")

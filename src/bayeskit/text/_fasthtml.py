@@ -153,8 +153,9 @@ def fast_html_to_text(
     flat = _OPAQUE.sub(_opaque, markup)
     if _UNUSUAL.search(flat):
         return None
-    if use_kernels(len(flat)):
-        from ._html_kernels import marked  # numpy and numba only once they pay
+    kernels = use_kernels(len(flat))
+    if kernels:
+        from ._html_kernels import marked, tidied  # numpy and numba only once they pay
 
         flat, values = marked(flat, BLOCK_TAGS, URL_ATTRS)
     else:  # a process's first HTML: importing numba would cost more
@@ -169,5 +170,7 @@ def fast_html_to_text(
                 urls.append(value.strip())
     if _LEFT_OVER.search(flat):
         return None
+    if kernels:
+        return tidied(html.unescape(flat)), urls
     text = html.unescape(flat).replace("\x00", "").replace("\x01", "\n").replace("\x02", " ")
     return tidy(text), urls

@@ -23,7 +23,8 @@ no ``<`` but its first, so tags never overlap. The kernel reads each ``<`` the s
   as ``re.IGNORECASE`` compares (``ſrc``, with a long s, is ``src``: the table of such
   characters is made from ``re`` itself).
 
-The markup goes in and out as UTF-32 code points: one C call each way.
+The markup goes in and out as latin-1 bytes when every character fits, else as UTF-32 code
+points: one C call each way.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .._jit import njit
 from ._encode import unicode_classes
 from ._scan_entries import SPACE
 
-__all__ = ["marked"]
+__all__ = ["marked", "tidied"]
 
 _BLOCK_MARK, _IMAGE_MARK, _NO_MARK = 1, 2, 0
 #: Code points below this are looked up in the case table (re.IGNORECASE matches the
@@ -279,10 +280,57 @@ def marked(
     start or end, ``"\\x02"`` for a start tag ``img`` or ``input``, ``"\\x00"`` otherwise),
     and the values (quotes kept) of the attributes named in ``link_names`` (lowercase) of its
     start tags, in order."""
-    text = np.frombuffer(markup.encode("utf-32-le", "surrogatepass"), np.uint32)
+    try:  # one byte a character when every one fits (most markup), else UTF-32
+        text = np.frombuffer(markup.encode("latin-1"), np.uint8)
+        codec = "latin-1"
+    except UnicodeEncodeError:
+        text = np.frombuffer(markup.encode("utf-32-le", "surrogatepass"), np.uint32)
+        codec = "utf-32-le"
     names, lower, fold, links = _tables(block, link_names)
-    out = np.empty(text.size, np.uint32)
+    out = np.empty(text.size, text.dtype)
     values = np.empty((markup.count("=") + 1, 2), np.int64)
     size, found = mark_tags(text, unicode_classes(), names, lower, fold, links, out, values)
-    flat = out[:size].tobytes().decode("utf-32-le", "surrogatepass")
+    flat = out[:size].tobytes().decode(codec, "surrogatepass")
     return flat, [markup[start:end] for start, end in values[:found].tolist()]
+
+
+@njit(nogil=True)
+def tidy_marked(text: np.ndarray, classes: np.ndarray, out: np.ndarray) -> int:  # pragma: no cover
+    """Copy ``text`` (code points) to ``out`` with its markers replaced (``\\x00`` by nothing,
+    ``\\x01`` by a line feed, ``\\x02`` by a blank) and each run of white space (``\\s``)
+    then made one line feed if it holds one, else one blank, none at either end. Returns the
+    code points written."""
+    o = 0
+    pending = 0  # white space seen since the last character written: 1 blanks, 2 a line feed
+    for i in range(text.size):
+        c = text[i]
+        if c == 0:
+            continue
+        if c == 1 or c == 10:
+            pending = 2
+            continue
+        if c == 2 or classes[c] & SPACE:
+            if pending == 0:
+                pending = 1
+            continue
+        if pending and o > 0:
+            out[o] = 10 if pending == 2 else 32
+            o += 1
+        pending = 0
+        out[o] = c
+        o += 1
+    return o
+
+
+def tidied(text: str) -> str:
+    """``_mime._tidy(text.replace("\\x00", "").replace("\\x01", "\\n").replace("\\x02", " "))``
+    in one compiled pass."""
+    try:
+        data = np.frombuffer(text.encode("latin-1"), np.uint8)
+        codec = "latin-1"
+    except UnicodeEncodeError:
+        data = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+        codec = "utf-32-le"
+    out = np.empty(data.size, data.dtype)
+    size = tidy_marked(data, unicode_classes(), out)
+    return out[:size].tobytes().decode(codec, "surrogatepass")

@@ -3,8 +3,10 @@
 :func:`parse` finds what :mod:`email`'s feed parser (``compat32``) would make of a message —
 the header block, the unfolded header values, the MIME tree, each part's content type,
 charset, boundary, disposition and file name, and the transfer-decoded bytes of its text
-parts — with ``bytes.find``, :mod:`re` on bytes and :mod:`binascii` (C code) instead of the
-parser's line-by-line Python. The parts it returns answer the methods
+parts — with a compiled pass over each part's header block (:func:`._mail_kernels.scan_head`;
+a process's first megabyte is read by the regular expressions it implements, which stay here
+as its specification), ``bytes.find``, :mod:`re` on bytes and :mod:`binascii` (C code) instead
+of the parser's line-by-line Python. The parts it returns answer the methods
 :class:`bayeskit.text.email` reads a parsed message with, so the rest of the reader (charsets,
 HTML, URLs, the text limits) is shared by both paths and the result is the same
 :class:`~bayeskit.text.email.Message`.
@@ -36,6 +38,8 @@ from email.message import Message as _Part
 from email.policy import compat32
 from email.utils import unquote
 from typing import Any
+
+from ._mail_words import use_kernels
 
 __all__ = [
     "MAX_FAST_DEPTH",
@@ -234,7 +238,7 @@ def needs_decoding(value: str) -> bool:
 def _content_headers(block: bytes) -> dict[str, str]:
     """The raw values (as ``compat32`` returns them) of a block's Content-* headers."""
     found: dict[str, str] = {}
-    if b"ontent-" not in block and b"ONTENT-" not in block:
+    if b"content-" not in block.lower():
         return found
     for name, value in _CONTENT.findall(b"\n" + block):
         key = name.lower().decode("ascii")
@@ -332,20 +336,104 @@ def _boundary_lines(
     return found
 
 
+class _Heads:
+    """Reads the header blocks of one message's parts: by regular expressions
+    (:func:`_head`, :func:`_content_headers`, :func:`header_fields`), or by one kernel call a
+    block (:func:`._mail_kernels.scan_head`, which finds the same)."""
+
+    __slots__ = ("array", "data", "flat", "kernel")
+
+    def __init__(self, data: bytes, kernel: bool) -> None:
+        self.data = data
+        self.kernel = _kernel_module() if kernel else None
+        if self.kernel is not None:
+            self.array = self.kernel.np.frombuffer(data, self.kernel.np.uint8)
+            self.flat = _flat_buffer(len(data))
+
+    def read(self, start: int, end: int) -> tuple[bytes, int, dict[str, str], int]:
+        """The header block of the part in ``data[start:end]``, where its body starts, the
+        raw values of its Content-* headers, and (kernel) the bytes of ``flat`` holding its
+        headers unfolded."""
+        data = self.data
+        kernel = self.kernel
+        if kernel is None:
+            block, body = _head(data, start, end)
+            if b"\nFrom " in block or block.startswith(b"From "):
+                raise _DeclineError("an envelope (From ) line among the headers")
+            return block, body, _content_headers(block), 0
+        # (An envelope line among the headers is no header line: declined as one.)
+        status, stop, body, size, *spans = kernel.scan_head(
+            self.array, start, end, kernel._CONTENT_TABLE, self.flat
+        )
+        if status:
+            raise _DeclineError(_head_problem(status))
+        found = {}
+        for name, a, b in zip(kernel.CONTENT_NAMES, spans[0::2], spans[1::2], strict=True):
+            if a >= 0:
+                found[name] = data[a:b].decode("ascii").rstrip("\r\n")
+        return data[start:stop], body, found, size
+
+    def fields(self, block: bytes, size: int) -> list[tuple[str, str]]:
+        """:func:`header_fields` of the block :meth:`read` read last (``size`` from it)."""
+        if self.kernel is None:
+            return header_fields(block)
+        if not size:
+            return []
+        flat = bytes(self.flat[:size]).decode("ascii", "surrogateescape").split("\n")
+        return list(zip(flat[0::2], flat[1::2], strict=True))
+
+
+_KERNELS: Any = None
+_BUFFERS = threading.local()
+
+
+def _kernel_module() -> Any:
+    """:mod:`._mail_kernels`, imported on first use (it imports numpy and numba)."""
+    global _KERNELS
+    if _KERNELS is None:
+        from . import _mail_kernels
+
+        _KERNELS = _mail_kernels
+    return _KERNELS
+
+
+def _flat_buffer(size: int) -> Any:
+    """A byte array of at least ``size`` bytes for the unfolded headers, this thread's own
+    (kept for its next message: a fresh one per message cost more than reading its block)."""
+    buffer = getattr(_BUFFERS, "flat", None)
+    if buffer is None or buffer.size < size:
+        buffer = _BUFFERS.flat = _kernel_module().np.empty(max(size, 1 << 16), "uint8")
+    return buffer
+
+
+def _head_problem(status: int) -> str:
+    """Why the fast path declines a block :func:`._mail_kernels.scan_head` read (the
+    reasons :func:`_head` and :func:`_content_headers` give)."""
+    from ._mail_kernels import BAD_LINE, BEYOND_ASCII, CONTENT_NAMES, NO_BLANK, TWICE
+
+    if status == NO_BLANK:
+        return "no blank line after the headers"
+    if status < BAD_LINE:
+        return "continuation line first among the headers"
+    if status == BAD_LINE:
+        return "a line that is not a header among the headers"
+    if status < BEYOND_ASCII:
+        return f"{CONTENT_NAMES[status - TWICE]} given twice"
+    return f"{CONTENT_NAMES[status - BEYOND_ASCII]} beyond ASCII"
+
+
 def _part(
-    data: bytes,
+    heads: _Heads,
     start: int,
     end: int,
     depth: int,
     outer: tuple[str, ...],
-    head: tuple[bytes, int] | None = None,
+    head: tuple[bytes, int, dict[str, str], int] | None = None,
 ) -> FastPart:
     """The part in ``data[start:end]`` (a whole message when ``outer`` is empty), whose
-    header block and body start are ``head`` when already found."""
-    block, body = head or _head(data, start, end)
-    if b"\nFrom " in block or block.startswith(b"From "):
-        raise _DeclineError("an envelope (From ) line among the headers")
-    content = _content_headers(block)
+    header block, body start and Content-* headers are ``head`` when already read."""
+    data = heads.data
+    _, body, content, _ = head or heads.read(start, end)
     raw_type = content.get("content-type")
     if raw_type is None:
         ctype = "text/plain"
@@ -370,7 +458,7 @@ def _part(
             raise _DeclineError("a multipart with a transfer encoding")
         if depth >= MAX_FAST_DEPTH:
             raise _DeclineError("MIME parts nested deep")
-        part.children, closed = _children(data, body, end, depth, (*outer, boundary))
+        part.children, closed = _children(heads, body, end, depth, (*outer, boundary))
         if not closed:  # the last part runs to the end, as the parser reads it
             part.defects = (CloseBoundaryNotFoundDefect(),)
         return part
@@ -382,11 +470,11 @@ def _part(
 
 
 def _children(
-    data: bytes, start: int, end: int, depth: int, outer: tuple[str, ...]
+    heads: _Heads, start: int, end: int, depth: int, outer: tuple[str, ...]
 ) -> tuple[list[FastPart], bool]:
     """The parts of a multipart whose body is ``data[start:end]``, and whether its closing
     boundary line was found (without it, the last part runs to ``end``)."""
-    lines = _boundary_lines(data, start, end, outer[-1])
+    lines = _boundary_lines(heads.data, start, end, outer[-1])
     if not lines or lines[0][2]:
         raise _DeclineError("the first multipart boundary is missing")
     last = next((i for i, line in enumerate(lines) if line[2]), None)
@@ -398,7 +486,7 @@ def _children(
         begin = before[1] + 1  # after the boundary line's "\n"
         if begin >= after[0]:
             raise _DeclineError("two multipart boundary lines in a row, or one last")
-        children.append(_part(data, begin, after[0], depth + 1, outer))
+        children.append(_part(heads, begin, after[0], depth + 1, outer))
     return children, last is not None
 
 
@@ -419,8 +507,12 @@ def _decoded(raw: bytes, cte: str) -> bytes:
     raise _DeclineError("an unusual Content-Transfer-Encoding")
 
 
-def parse(data: bytes) -> tuple[FastPart, bytes] | str:
-    """The MIME tree and header block of a raw message, or why the fast path declines it."""
+def parse(
+    data: bytes, kernel: bool | None = None
+) -> tuple[FastPart, bytes, list[tuple[str, str]]] | str:
+    """The MIME tree, header block and header fields (:func:`header_fields`) of a raw
+    message, or why the fast path declines it. Header blocks are read by a kernel when
+    ``kernel``; by default once the reader turns to its kernels (:func:`.use_kernels`)."""
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return "bare CR line ends"
     start = 0
@@ -428,10 +520,11 @@ def parse(data: bytes) -> tuple[FastPart, bytes] | str:
         start = data.find(b"\n") + 1
         if not start:
             return "only an envelope line"
+    heads = _Heads(data, use_kernels(len(data)) if kernel is None else kernel)
     try:
-        head = _head(data, start, len(data))
-        root = _part(data, start, len(data), 0, (), head)
-        block = head[0]
+        head = heads.read(start, len(data))
+        fields = heads.fields(head[0], head[3])  # before the parts' blocks overwrite them
+        root = _part(heads, start, len(data), 0, (), head)
     except _DeclineError as reason:
         return str(reason)
-    return root, block
+    return root, head[0], fields

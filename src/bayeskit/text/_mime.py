@@ -58,6 +58,8 @@ _URL_FAST = re.compile(
     rf"(?:(?<=\b{_H}){_T}{_T}{_P}{_S}?://|(?<=\b{_F}){_T}{_P}://|(?<=\b{_W}){_W}{_W}\.)"
     r"""[^\s<>"'`{}|\\^\[\]()]+"""
 )
+_S_CHARS, _P_CHARS, _F_CHARS, _W_CHARS = _S[1:-1], _P[1:-1], _F[1:-1], _W[1:-1]
+_W_DOTS = [w + "." for w in _W_CHARS]
 _TRAILING_PUNCT = ".,;:!?*'\"=-"
 _HOST_END = re.compile(r"[/?#\\]")
 _LINK_START = re.compile(r"(?:https?|ftp)://|www\.", re.IGNORECASE)
@@ -81,10 +83,40 @@ def find_urls(text: str) -> list[str]:
     >>> find_urls("See http://www.example.com/a?b=1, or www.test.org.")
     ['http://www.example.com/a?b=1', 'www.test.org']
     """
-    if "://" not in text and "www." not in text.lower():
-        return []  # every match holds one of them: most texts need no regex search
-    stripped = (url.rstrip(_TRAILING_PUNCT) for url in _URL_FAST.findall(text))
-    return [url for url in stripped if len(url) > 7]
+    # Where a match may start: before a "://" (by the letter before it, "https", "http" or
+    # "ftp"), or at "www." in any case (found by its "w." or "W."). The pattern is tried at
+    # each, left to right, and a match's end is where the next may start: what findall
+    # gives, where the search tried every "h", "f" and "w" of the text.
+    starts = []
+    at = text.find("://")
+    while at >= 0:
+        if at < 3:
+            pass
+        elif text[at - 1] in _S_CHARS:
+            starts.append(at - 5)
+        elif text[at - 1] in _P_CHARS:
+            starts.append(at - 3 if text[at - 3] in _F_CHARS else at - 4)
+        at = text.find("://", at + 3)
+    for dot in _W_DOTS:
+        at = text.find(dot, 2)
+        while at >= 0:
+            if text[at - 2] in _W_CHARS and text[at - 1] in _W_CHARS:
+                starts.append(at - 2)
+            at = text.find(dot, at + 2)
+    if not starts:
+        return []
+    urls = []
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue
+        match = _URL_FAST.match(text, start)
+        if match is not None:
+            end = match.end()
+            url = match.group().rstrip(_TRAILING_PUNCT)
+            if len(url) > 7:
+                urls.append(url)
+    return urls
 
 
 def url_host(url: str) -> str:

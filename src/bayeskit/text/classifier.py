@@ -13,7 +13,6 @@ from .._base import GenerativeClassifier
 from .._labels import mean_accuracy
 from .._params import ClassifierMixin, ParamNamesOnce, clone
 from .._params import ParamNamesOnce as BaseEstimator
-from .._values import find_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from ..inspection import (
@@ -21,11 +20,11 @@ from ..inspection import (
     explain,
     feature_usefulness,
     top_features,
-    top_useful,
-    usefulness_of,
 )
 from ..naive_bayes import ComplementNB, MultinomialNB
 from ..stats import Summary, keyed_block, keyed_summary
+from ._document_stats import DocumentStats
+from ._documents import DocumentsFamily
 from .analyze import DEFAULT_TOKEN_PATTERN
 from .capped import add_terms
 from .vectorize import TextVectorizer, stats_of
@@ -392,36 +391,23 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
         if cache is not None and cache[0] is self.stats_:
             return cache[1]
         vec, model = self._prototypes()
-        vec = clone(vec).fit_stats(self.vocabulary_stats_)
-        keyed = keyed_block(self.stats_)
-        terms, block = keyed.terms, keyed.block
-        columns = vec.terms_
-        counted = self.vocabulary_stats_.terms
-        same = terms is counted or (len(terms) == len(counted) and np.array_equal(terms, counted))
-        index = vec.selection()
-        found = None  # where the vocabulary's terms (columns) sit among the counted ones
-        if same and index is not None:  # known from the selection: no string search
-            selected = block if len(index) == len(terms) else block.take_columns(index)
-        else:
-            index, found = find_sorted(terms, columns)
-            selected = block.take_columns(index, found)
-        if self.useful_terms is not None:
-            # Vorontsov's usefulness: keep the terms whose class they point to is surest.
-            useful = usefulness_of(selected.column_weight(), self.stats_.class_count)
-            keep = top_useful(useful, k=self.useful_terms, threshold=None)
-            vec = clone(vec).set_params(vocabulary=columns[keep].tolist())
-            vec = vec.fit_stats(self.vocabulary_stats_)
-            selected = selected.take_columns(keep)
-            index, found = index[keep], None if found is None else found[keep]
-        if vec.oov_token is not None:  # the pool of every term the vocabulary leaves out
-            left_out = np.ones(len(terms), dtype=bool)
-            left_out[index if found is None else index[found]] = False
-            selected = selected.join_columns(block.pooled(where=left_out))
+        # the documents block's own selection (min_df, max_features, useful_terms, the OOV
+        # column), on the model's class counts
+        vec, selected = self._block(vec, model).select(
+            DocumentStats(keyed_block(self.stats_), self.vocabulary_stats_),
+            self.stats_.class_count,
+        )
         fitted = clone(model).fit_summary(
             Summary(self.stats_.classes, self.stats_.class_count, (selected,))
         )
         self._cache = (self.stats_, (vec, fitted))
         return vec, fitted
+
+    def _block(self, vec: TextVectorizer, model: GenerativeClassifier) -> DocumentsFamily:
+        """The documents block of these settings: the vectorizer and the count model's
+        family (:mod:`bayeskit.text._documents`)."""
+        (count,) = model.configured_families()
+        return DocumentsFamily(vec, count, useful_terms=self.useful_terms)
 
     def _check_fitted(self) -> None:
         if "stats_" not in self.__dict__ and "vectorizer_" not in self.__dict__:

@@ -17,8 +17,9 @@ Charset rule
 
 Fast path
     A message is first offered to a reader whose work is done by compiled primitives instead
-    of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): the header block
-    split at its first blank line and unfolded, RFC 2047 encoded words and raw 8-bit headers
+    of the parser's line-by-line Python (:mod:`bayeskit.text._mailread`): each part's header
+    block found, checked, unfolded and its Content-* headers picked out by one compiled pass
+    (:mod:`bayeskit.text._mail_kernels`), RFC 2047 encoded words and raw 8-bit headers
     decoded by the charset rule above, the MIME structure (single parts and nested
     ``multipart/*``) found with ``bytes.find`` and regular expressions on bytes,
     quoted-printable and base64 decoded by :mod:`binascii`, well-formed HTML turned into text
@@ -71,7 +72,6 @@ from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
-    header_fields,
     needs_decoding,
     parse,
     reader_counts,
@@ -157,8 +157,30 @@ class Message:
 
     def header(self, name: str, default: str = "") -> str:
         """The first header called ``name`` (any case), or ``default``."""
-        wanted = name.lower()
-        return next((value for key, value in self.headers if key.lower() == wanted), default)
+        found = _first_headers(self.headers, (name.lower(),), _header_names(self.headers))[0]
+        return default if found is None else found
+
+
+def _header_names(headers: list[tuple[str, str]]) -> str:
+    """The names of ``headers`` lowercased together, as one string, each between line breaks:
+    a message has dozens of headers, and lowercasing them one by one was most of the cost of
+    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
+    breaks is that of each name: none is cased or case-ignorable.)"""
+    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+
+
+def _first_headers(
+    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
+) -> list[str | None]:
+    """The value of the first header called each of ``names`` (lowercase), compared in any
+    case, or None; ``joined`` is :func:`_header_names` of ``headers``."""
+    if not headers:  # (joined is then two line breaks, which an empty name would find)
+        return [None] * len(names)
+    found: list[str | None] = []
+    for name in names:
+        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
+        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
+    return found
 
 
 # --- the MIME tree ------------------------------------------------------------------------
@@ -308,7 +330,7 @@ class _Reader:
         self.text_parts += 1
         data = self._payload(part, where)
         budget = MAX_TEXT_CHARS - self.text_chars
-        if not data.strip():
+        if not data or data.isspace():  # (what strip() leaves empty, without a copy)
             self.empty_parts += 1
             return
         if budget <= 0:
@@ -457,7 +479,7 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
     reader = _Reader(defects, fast)
-    tree: tuple[FastPart, bytes] | str = "the fast path was not asked for"
+    tree: tuple[FastPart, bytes, list[tuple[str, str]]] | str = "the fast path was not asked for"
     if fast:
         try:
             tree = parse(data) if len(data) <= MAX_PART_BYTES else "larger than MAX_PART_BYTES"
@@ -465,8 +487,7 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
             tree = f"the fast path failed ({type(error).__name__})"
         count(tree if isinstance(tree, str) else "fast")
     if not isinstance(tree, str):
-        root, block = tree
-        headers = header_fields(block)
+        root, block, headers = tree
         if not block.isascii() or b"=?" in block:  # encoded words or raw 8-bit bytes
             headers = [
                 (
@@ -496,6 +517,9 @@ def _read_bytes(data: bytes, fast: bool = True) -> Message:
     return _message(data, headers, texts, reader, defects)
 
 
+_MESSAGE_HEADERS = ("subject", "from", "to")
+
+
 def _message(
     data: bytes,
     headers: list[tuple[str, str]],
@@ -505,8 +529,8 @@ def _message(
 ) -> Message:
     """The :class:`Message` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
-    if not text.strip():
-        if not data.strip():
+    if not text or text.isspace():  # (what strip() leaves empty, without copying the text)
+        if not data or data.isspace():
             reason = "the message is empty"
         elif reader.text_parts == 0:
             kinds = sorted({ctype for _, ctype in reader.attachments})
@@ -516,16 +540,15 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    names = [name.lower() for name, _ in headers]
-    first = {
-        key: headers[names.index(key)][1] if key in names else ""
-        for key in ("subject", "from", "to")
-    }
+    names = _header_names(headers)
+    subject, sender, to = (
+        value or "" for value in _first_headers(headers, _MESSAGE_HEADERS, names)
+    )
     return Message(
         headers=headers,
-        subject=first["subject"],
-        sender=first["from"],
-        to=first["to"],
+        subject=subject,
+        sender=sender,
+        to=to,
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,
@@ -716,6 +739,12 @@ def _parse_sender(header: str) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=1 << 14)
+def _url_tokens(url: str) -> tuple[str, ...]:
+    """``url_tokens(url)``, kept for the next message: spam repeats its links."""
+    return tuple(url_tokens(url))
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def _count_recipients(header: str) -> int:
     return sum("@" in address for _, address in getaddresses([header]))
 
@@ -798,7 +827,10 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer = message.header("x-mailer") or message.header("user-agent")
+    mailer, agent = _first_headers(
+        message.headers, ("x-mailer", "user-agent"), _header_names(message.headers)
+    )
+    mailer = mailer or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
     tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in message.parts)]
@@ -808,6 +840,6 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in message.urls:
-        tokens += url_tokens(url)
+        tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
     tokens += _words(message.text, limit)
     return tokens

@@ -1,0 +1,136 @@
+"""DocumentStats: a text model's term-keyed count statistic and its vocabulary statistics as
+one statistic that adds, subtracts and round-trips through its arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bayeskit.errors import MergeError, ModelFileError
+from bayeskit.stats import STATISTIC_KINDS, Summary, keyed_block
+from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text._document_stats import DocumentStats
+from bayeskit.text.capped import add_terms
+
+WORDS = ["cash", "free", "lunch", "meeting", "noon", "now", "prize", "report", "win", "you"]
+
+
+def _documents(seed: int, n: int) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    docs = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 6)))) for _ in range(n)]
+    return docs, rng.choice(np.array(["ham", "spam", "news"]), size=n)
+
+
+def _as_one(pair: tuple[Summary, object]) -> Summary:
+    keyed, vocab = pair
+    return Summary(keyed.classes, keyed.class_count, (DocumentStats(keyed_block(keyed), vocab),))
+
+
+def _part(seed: int, n: int, *, model=None, output: str = "counts") -> Summary:
+    vectorizer = TextVectorizer(output=output, use_idf=False)
+    clf = TextClassifier(vectorizer=vectorizer, model=model)
+    return _as_one(clf.term_statistics(*_documents(seed, n)))
+
+
+def _same(a: Summary, b: Summary) -> None:
+    (x,), (y,) = a.blocks, b.blocks
+    np.testing.assert_array_equal(a.classes, b.classes)
+    np.testing.assert_allclose(a.class_count, b.class_count, rtol=1e-12)
+    np.testing.assert_array_equal(x.terms, y.terms)
+    for u, v in zip(x.weights(), y.weights(), strict=True):
+        np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(x.vocabulary.terms, y.vocabulary.terms)
+    np.testing.assert_array_equal(x.vocabulary.doc_freq, y.vocabulary.doc_freq)
+    np.testing.assert_array_equal(x.vocabulary.term_freq, y.vocabulary.term_freq)
+    assert x.vocabulary.n_docs == y.vocabulary.n_docs
+
+
+def test_it_is_a_statistic_kind():
+    assert STATISTIC_KINDS["documents"] is DocumentStats
+
+
+@settings(max_examples=30, deadline=None)
+@given(seeds=st.tuples(st.integers(0, 99), st.integers(0, 99), st.integers(0, 99)))
+def test_addition_is_commutative_and_associative(seeds):
+    a, b, c = (_part(s, 1 + s % 7) for s in seeds)
+    _same(a + b, b + a)
+    _same((a + b) + c, a + (b + c))
+    _same(sum([a, b, c]), a + b + c)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seeds=st.tuples(st.integers(0, 99), st.integers(0, 99)))
+def test_the_sum_is_what_adding_both_parts_apart_gives(seeds):
+    """One merge of the terms for both parts: the same numbers as the count statistic and
+    the vocabulary statistics each added on its own (and as add_terms)."""
+    clf = TextClassifier.sklearn_defaults()
+    pa = clf.term_statistics(*_documents(seeds[0], 5))
+    pb = clf.term_statistics(*_documents(seeds[1], 3))
+    got = _as_one(pa) + _as_one(pb)
+    (block,) = got.blocks
+    assert block.shares_terms()  # one terms array, as a model selects its vocabulary by
+    _same(got, _as_one((pa[0] + pb[0], pa[1] + pb[1])))
+    _same(got, _as_one(add_terms(pa, pb)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seeds=st.tuples(st.integers(0, 99), st.integers(0, 99)))
+def test_removing_a_part_gives_the_rest(seeds):
+    a, b = _part(seeds[0], 6), _part(seeds[1], 4)
+    left = (a + b) - b
+    (block,) = left.blocks
+    # terms only b had are dropped from both parts, as if never seen
+    np.testing.assert_array_equal(block.vocabulary.terms, block.terms)
+    assert (block.vocabulary.doc_freq > 0).all()
+    kept = a.embed_classes(left.classes) if len(left.classes) > len(a.classes) else a
+    _same(left, kept)
+
+
+@pytest.mark.parametrize(
+    ("model", "output"),
+    [(None, "counts"), ("bernoulli", "binary"), (None, "tfidf")],
+)
+def test_every_count_statistic_round_trips_through_its_arrays(model, output):
+    from bayeskit import BernoulliNB
+
+    summary = _part(3, 9, model=BernoulliNB() if model else None, output=output)
+    (block,) = summary.blocks
+    arrays, meta = block.to_arrays()
+    back = DocumentStats.from_arrays(arrays, meta)
+    assert meta["vocabulary_terms"] == "same"
+    _same(Summary(summary.classes, summary.class_count, (back,)), summary)
+
+
+def test_negation_negates_the_vocabulary_too():
+    (block,) = _part(1, 4).blocks
+    neg = -block
+    np.testing.assert_array_equal(neg.vocabulary.doc_freq, -block.vocabulary.doc_freq)
+    assert neg.vocabulary.n_docs == -block.vocabulary.n_docs
+    np.testing.assert_array_equal(neg.keyed.block.total, -block.keyed.block.total)
+
+
+def test_removing_documents_never_counted_is_refused():
+    a = _part(1, 4)
+    (block,) = a.blocks
+    v = block.vocabulary
+    ghost = DocumentStats(
+        block.keyed.with_weights(tuple(np.zeros_like(w) for w in block.weights())),
+        type(v)(v.given_terms, v.doc_freq * 0 + 5, v.term_freq, v.n_docs),
+    )
+    with pytest.raises(MergeError, match="not trained on"):
+        a - Summary(a.classes, a.class_count * 0.5, (ghost,))
+
+
+def test_a_file_whose_frequencies_do_not_match_its_terms_is_refused():
+    (block,) = _part(2, 5).blocks
+    arrays, meta = block.to_arrays()
+    with pytest.raises(ModelFileError, match="do not match"):
+        DocumentStats.from_arrays({**arrays, "doc_freq": arrays["doc_freq"][1:]}, meta)
+    with pytest.raises(ModelFileError, match="n_docs"):
+        DocumentStats.from_arrays(arrays, {**meta, "n_docs": -1})
+    with pytest.raises(ModelFileError, match="more than n_docs"):
+        DocumentStats.from_arrays(arrays, {**meta, "n_docs": 0})
+    with pytest.raises(ModelFileError, match="negative"):
+        DocumentStats.from_arrays({**arrays, "term_freq": -arrays["term_freq"]}, meta)

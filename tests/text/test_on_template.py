@@ -1,0 +1,134 @@
+"""The text classifier on the one template (bayeskit.text._on_template): the template's fit,
+partial_fit, unlearn, merging, summarize/fit_summary and prediction give TextClassifier's
+numbers, for every count model and both modes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayeskit import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from bayeskit.errors import MergeError
+from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text._on_template import TextOnTemplate
+
+DOCS = [
+    "win cash now",
+    "free cash prize now",
+    "lunch at noon",
+    "see you at lunch",
+    "the budget report is late",
+    "claim your free prize",
+    "meeting moved to noon",
+    "cheap meds now now",
+    "lunch budget meeting",
+    "free meds prize",
+]
+LABELS = np.array(["spam", "spam", "ham", "ham", "ham", "spam", "ham", "spam", "ham", "spam"])
+NEW = ["cash prize for lunch", "budget meeting", "zebra", "now now free"]
+
+SETTINGS = [
+    {},
+    {"vectorizer": TextVectorizer(), "model": MultinomialNB()},
+    {"vectorizer": TextVectorizer(output="binary"), "model": BernoulliNB()},
+    {"vectorizer": TextVectorizer(), "model": PoissonNB()},
+    {"vectorizer": TextVectorizer(oov_token="<oov>"), "model": MultinomialNB()},
+    {"vectorizer": TextVectorizer(min_df=2), "model": ComplementNB(norm=True)},
+    {"vectorizer": TextVectorizer(), "model": MultinomialNB(fit_prior=False)},
+    {"vectorizer": TextVectorizer(), "model": MultinomialNB(), "useful_terms": 5},
+]
+FIXED = [
+    {"vectorizer": TextVectorizer(output="tfidf"), "model": MultinomialNB()},
+    {"vectorizer": TextVectorizer(output="hashed", n_features=64), "model": MultinomialNB()},
+    {"vectorizer": TextVectorizer(vocabulary=["cash", "lunch", "now"]), "model": ComplementNB()},
+]
+
+
+def _same(mine: TextOnTemplate, theirs: TextClassifier) -> None:
+    np.testing.assert_array_equal(mine.classes_, theirs.classes_)
+    np.testing.assert_allclose(mine.predict_proba(NEW), theirs.predict_proba(NEW), rtol=1e-12)
+    np.testing.assert_allclose(
+        mine.predict_joint_log_proba(NEW), theirs.predict_joint_log_proba(NEW), rtol=1e-12
+    )
+    np.testing.assert_array_equal(mine.predict(NEW), theirs.predict(NEW))
+
+
+@pytest.mark.parametrize("settings", SETTINGS + FIXED, ids=repr)
+def test_fit_gives_the_text_classifiers_numbers(settings):
+    _same(
+        TextOnTemplate(**settings).fit(DOCS, LABELS), TextClassifier(**settings).fit(DOCS, LABELS)
+    )
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=repr)
+def test_batches_parts_and_merging_give_the_whole_fit(settings):
+    whole = TextClassifier(**settings).fit(DOCS, LABELS)
+    batches = TextOnTemplate(**settings)
+    for start in range(0, len(DOCS), 3):
+        batches.partial_fit(DOCS[start : start + 3], LABELS[start : start + 3])
+    _same(batches, whole)
+    a = TextOnTemplate(**settings).fit(DOCS[:5], LABELS[:5])
+    b = TextOnTemplate(**settings).fit(DOCS[5:], LABELS[5:])
+    _same(a + b, whole)
+    template = TextOnTemplate(**settings)
+    parts = template.summarize(DOCS[:4], LABELS[:4]) + template.summarize(DOCS[4:], LABELS[4:])
+    _same(TextOnTemplate(**settings).fit_summary(parts), whole)
+    np.testing.assert_array_equal(
+        (a + b).vocabulary_stats_.doc_freq, whole.vocabulary_stats_.doc_freq
+    )
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=repr)
+def test_unlearning_gives_the_model_without_those_documents(settings):
+    mine = TextOnTemplate(**settings).fit(DOCS, LABELS).unlearn(DOCS[:3], LABELS[:3])
+    _same(mine, TextClassifier(**settings).fit(DOCS[3:], LABELS[3:]))
+
+
+def test_the_fitted_parts_are_the_text_classifiers():
+    mine = TextOnTemplate().fit(DOCS, LABELS)
+    theirs = TextClassifier().fit(DOCS, LABELS)
+    (vec, model), (their_vec, their_model) = mine.fitted_parts(), theirs.fitted_parts()
+    np.testing.assert_array_equal(vec.get_feature_names_out(), their_vec.get_feature_names_out())
+    np.testing.assert_allclose(model.feature_log_prob_, their_model.feature_log_prob_)
+    assert not mine.scores_include_prior()  # ComplementNB's, the default model
+    assert TextOnTemplate(model=MultinomialNB()).scores_include_prior()
+
+
+def test_fixed_columns_merge_only_when_the_same():
+    settings = {"vectorizer": TextVectorizer(output="tfidf"), "model": MultinomialNB()}
+    a = TextOnTemplate(**settings).fit(DOCS[:5], LABELS[:5])
+    b = TextOnTemplate(**settings).fit(DOCS[5:], LABELS[5:])
+    with pytest.raises(MergeError):
+        a + b
+    more = TextOnTemplate(**settings).fit(DOCS, LABELS).partial_fit(NEW[:2], ["ham", "spam"])
+    theirs = TextClassifier(**settings).fit(DOCS, LABELS).partial_fit(NEW[:2], ["ham", "spam"])
+    _same(more, theirs)
+
+
+def test_repr_and_params_are_the_text_classifiers():
+    settings = {"vectorizer": TextVectorizer(min_df=2), "model": MultinomialNB(alpha=0.5)}
+    assert repr(TextOnTemplate(**settings)).replace("TextOnTemplate", "TextClassifier") == repr(
+        TextClassifier(**settings)
+    )
+    assert TextOnTemplate().get_params().keys() == TextClassifier().get_params().keys()
+
+
+def test_count_parameters_that_are_not_numbers_are_refused_naming_them():
+    """The template's check of fitted parameters reaches the count family's parameters
+    inside the documents block, naming them, the class and the column."""
+    from bayeskit._all_or_nothing import check_parameters
+    from bayeskit.errors import DataError
+    from bayeskit.families import Multinomial
+    from bayeskit.families.multinomial import MultinomialParams
+    from bayeskit.stats import Counts
+    from bayeskit.text._documents import DocumentsFamily, DocumentsParams
+
+    family = DocumentsFamily(TextVectorizer(), Multinomial())
+    columns = Counts(np.ones(2), np.ones((2, 2)))
+    bad = DocumentsParams(
+        TextVectorizer(), MultinomialParams(np.array([[0.0, 0.0], [np.nan, 0]])), columns
+    )
+    with pytest.raises(DataError, match=r"fitted count\.feature_log_prob is nan at class 'spam'"):
+        check_parameters([family], [bad], np.array(["ham", "spam"]), [["cash", "now"]])
+    good = DocumentsParams(TextVectorizer(), MultinomialParams(np.zeros((2, 2))), columns)
+    check_parameters([family], [good], np.array(["ham", "spam"]), [["cash", "now"]])
