@@ -18,12 +18,13 @@ import bayeskit.naive_bayes
 HEAVY = ("numba", "polars", "sklearn", "scipy", "numpy", "pandas", "rich", "pydantic")
 
 
-def _loaded(code: str, stdin: str | None = None, cwd: Path | None = None) -> set[str]:
-    """The heavy top-level packages imported after ``code`` runs in a fresh interpreter."""
+def _probe(code: str, report: str, stdin: str | None, cwd: Path | None) -> set[str]:
+    """Run ``code`` in a fresh interpreter, then the expression ``report`` (a set of module
+    names, printed last as JSON): what it gives."""
     probe = textwrap.dedent(code) + textwrap.dedent(
         f"""
         import json, sys
-        print("\\n" + json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & {set(HEAVY)!r})))
+        print("\\n" + json.dumps(sorted({report})))
         """
     )
     run = subprocess.run(
@@ -36,6 +37,11 @@ def _loaded(code: str, stdin: str | None = None, cwd: Path | None = None) -> set
     )
     assert run.returncode == 0, run.stderr
     return set(json.loads(run.stdout.splitlines()[-1]))
+
+
+def _loaded(code: str, stdin: str | None = None, cwd: Path | None = None) -> set[str]:
+    """The heavy top-level packages imported after ``code`` runs in a fresh interpreter."""
+    return _probe(code, f'{{m.split(".")[0] for m in sys.modules}} & {set(HEAVY)!r}', stdin, cwd)
 
 
 def test_import_bayeskit_imports_nothing_heavy():
@@ -141,22 +147,7 @@ SKLEARN_AND_WHAT_IT_LOADS = {"sklearn", "scipy.stats", "pandas"}
 def _modules_after(code: str, stdin: str | None = None, cwd: Path | None = None) -> set[str]:
     """Which of scikit-learn, SciPy's statistics and pandas ``code`` imports in a fresh
     interpreter."""
-    probe = textwrap.dedent(code) + textwrap.dedent(
-        f"""
-        import json, sys
-        print("\\n" + json.dumps(sorted(set(sys.modules) & {SKLEARN_AND_WHAT_IT_LOADS!r})))
-        """
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        input=stdin,
-        cwd=cwd,
-    )
-    assert run.returncode == 0, run.stderr
-    return set(json.loads(run.stdout.splitlines()[-1]))
+    return _probe(code, f"set(sys.modules) & {SKLEARN_AND_WHAT_IT_LOADS!r}", stdin, cwd)
 
 
 @pytest.mark.parametrize(

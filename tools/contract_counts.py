@@ -67,6 +67,7 @@ LAYERS: list[set[str]] = [
         "__main__",
         "_schema",
         "_params",
+        "_folds",
     },
     {"stats"},
     {"families"},

@@ -323,8 +323,7 @@ def _clone_parametrized(estimator: Any, *, safe: bool = True) -> Any:
     for name, param in params.items():
         params[name] = clone(param, safe=False)
     new = estimator.__class__(**params)
-    if "_metadata_request" in vars(estimator):
-        new._metadata_request = copy.deepcopy(estimator._metadata_request)
+    copy_sklearn_state(estimator, new, ("_metadata_request",))
     kept = new.get_params(deep=False)
     for name in params:
         if params[name] is not kept[name]:
@@ -332,9 +331,18 @@ def _clone_parametrized(estimator: Any, *, safe: bool = True) -> Any:
                 f"Cannot clone object {estimator}, as the constructor either does not set or "
                 f"modifies parameter {name}"
             )
-    if hasattr(estimator, "_sklearn_output_config"):
-        new._sklearn_output_config = copy.deepcopy(estimator._sklearn_output_config)
+    copy_sklearn_state(estimator, new, ("_sklearn_output_config",))
     return new
+
+
+def copy_sklearn_state(source: Any, target: Any, names: tuple[str, ...]) -> None:
+    """Copy scikit-learn's own state from one estimator to its clone, as its ``clone`` does:
+    the attributes its ``set_*_request`` (``_metadata_request``) and ``set_output``
+    (``_sklearn_output_config``) keep on an estimator, named by scikit-learn, not bayeskit."""
+    state = vars(source)
+    for name in names:
+        if name in state:
+            setattr(target, name, copy.deepcopy(state[name]))
 
 
 def _init_param_names(cls: type) -> tuple[str, ...]:

@@ -404,7 +404,8 @@ def check_random_state(seed: Any) -> np.random.RandomState:
     """scikit-learn's ``check_random_state``: numpy's global RandomState for None, a new one
     seeded with an integer, or the RandomState given."""
     if seed is None or seed is np.random:
-        return np.random.mtrand._rand
+        # the RandomState np.random's functions are bound to (numpy's global one)
+        return np.random.random_sample.__self__  # type: ignore[attr-defined]
     if isinstance(seed, numbers.Integral):
         return np.random.RandomState(int(seed))
     if isinstance(seed, np.random.RandomState):

@@ -139,10 +139,10 @@ def kernel_words(text: str, max_length: int) -> list[str]:
 HEAD_OK, NO_BLANK, CONTINUATION_FIRST, BAD_LINE, TWICE, BEYOND_ASCII = 0, 1, 2, 3, 10, 20
 #: The Content-* headers the reader reads, as the kernel compares them (lowercase ASCII).
 CONTENT_NAMES = ("content-type", "content-transfer-encoding", "content-disposition")
-_CONTENT_TABLE = np.zeros((len(CONTENT_NAMES), max(map(len, CONTENT_NAMES)) + 1), np.uint8)
+CONTENT_TABLE = np.zeros((len(CONTENT_NAMES), max(map(len, CONTENT_NAMES)) + 1), np.uint8)
 for _row, _name in enumerate(CONTENT_NAMES):
-    _CONTENT_TABLE[_row, : len(_name)] = np.frombuffer(_name.encode("ascii"), np.uint8)
-    _CONTENT_TABLE[_row, -1] = len(_name)
+    CONTENT_TABLE[_row, : len(_name)] = np.frombuffer(_name.encode("ascii"), np.uint8)
+    CONTENT_TABLE[_row, -1] = len(_name)
 
 
 @njit(nogil=True, inline="always")

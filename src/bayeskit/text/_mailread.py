@@ -363,7 +363,7 @@ class _Heads:
             return block, body, _content_headers(block), 0
         # (An envelope line among the headers is no header line: declined as one.)
         status, stop, body, size, *spans = kernel.scan_head(
-            self.array, start, end, kernel._CONTENT_TABLE, self.flat
+            self.array, start, end, kernel.CONTENT_TABLE, self.flat
         )
         if status:
             raise _DeclineError(_head_problem(status))
