@@ -136,9 +136,9 @@ class Bernoulli(Family):
             check_auto_estimate(estimate)
             d = stats.n_features
             two = np.stack([seen - stats.total, stats.total], axis=2).reshape(-1, 2 * d)
-            chosen = choose_alpha(np.maximum(two, 0.0), np.repeat(np.arange(d), 2), np.full(d, 2))[
-                0
-            ]
+            chosen, _ = choose_alpha(
+                np.maximum(two, 0.0), np.repeat(np.arange(d), 2), np.full(d, 2)
+            )
             alpha: Any = chosen
         else:
             alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)

@@ -10,10 +10,13 @@ most documents; :func:`kept_part` is what a capped model can remove of some docu
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
-from .._values import all_text, find_sorted, merge_sorted_text, union_sorted
+from .._values import find_sorted
 from ..stats import Summary, TermKeyed, keyed_block
+from ._document_stats import DocumentStats
 from .vocabulary import VocabularyStats
 
 
@@ -62,34 +65,18 @@ def cap_terms(
 def add_terms(
     a: tuple[Summary, VocabularyStats], b: tuple[Summary, VocabularyStats]
 ) -> tuple[Summary, VocabularyStats]:
-    """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added, with
-    one merge of their sorted terms for both (each ``+`` would merge them again: on a long
+    """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added as one
+    :class:`~bayeskit.text._document_stats.DocumentStats` each, whose ``+`` merges their
+    sorted terms once for both sums (each ``+`` apart would merge them again: on a long
     stream, binary searches among the terms are most of the time of adding a batch), the
     two sums holding one terms array (a learned message, a stream's batches)."""
-    (stats_a, vocab_a), (stats_b, vocab_b) = a, b
-    block_a, block_b = keyed_block(stats_a), keyed_block(stats_b)
-    if not (
-        block_a.terms is vocab_a.given_terms
-        and block_b.terms is vocab_b.given_terms
-        and all_text(vocab_a.terms)
-        and all_text(vocab_b.terms)
-    ):  # not known to be counted over the same terms: each adds its own
-        return stats_a + stats_b, vocab_a + vocab_b
-    terms, mine, theirs = merge_sorted_text(vocab_a.terms, vocab_b.terms)
-    classes = union_sorted(stats_a.classes, stats_b.classes)
-    embedded_a, embedded_b = stats_a.embed_classes(classes), stats_b.embed_classes(classes)
-    doc_freq = np.zeros(len(terms), dtype=np.int64)
-    term_freq = np.zeros(len(terms), dtype=np.int64)
-    for vocab, where in ((vocab_a, mine), (vocab_b, theirs)):
-        doc_freq[where] += vocab.doc_freq
-        term_freq[where] += vocab.term_freq
-    block = keyed_block(embedded_a).block.merge_columns(
-        mine, keyed_block(embedded_b).block, theirs, len(terms)
-    )
-    summary = Summary(
-        classes, embedded_a.class_count + embedded_b.class_count, (TermKeyed(terms, block),)
-    )
-    return summary, VocabularyStats(terms, doc_freq, term_freq, vocab_a.n_docs + vocab_b.n_docs)
+    total = _as_documents(*a) + _as_documents(*b)
+    documents = cast(DocumentStats, total.blocks[0])
+    return Summary(total.classes, total.class_count, (documents.keyed,)), documents.vocabulary
+
+
+def _as_documents(stats: Summary, vocab: VocabularyStats) -> Summary:
+    return Summary(stats.classes, stats.class_count, (DocumentStats(keyed_block(stats), vocab),))
 
 
 def kept_part(
