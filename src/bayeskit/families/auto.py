@@ -64,6 +64,8 @@ CANDIDATES = ("gaussian", "poisson", "discretized", "kernel")
 _ADDITIVE = frozenset({"gaussian", "poisson"})
 #: passes over the columns of the joint choice (each pass that changes nothing ends it).
 _MAX_PASSES = 5
+#: The bound on one column's log-density contribution in the held-out choice.
+_IMPOSSIBLE = 1e6
 
 
 @dataclass(frozen=True)
@@ -331,7 +333,11 @@ def _contributions(
             probe.fill(np.nan)
             probe[:, j] = held[:, j]
             out[j, test] = family.log_prob(params, probe)
-    return out
+    # A value no class can have (a density underflowing to 0 for every class) counts as
+    # e^-1e6 rather than -inf, so the sums and differences of contributions below stay
+    # finite: such a column then tells the classes apart by nothing, as the template's
+    # posterior falls back to the prior for a row every class rules out.
+    return np.clip(out, -_IMPOSSIBLE, _IMPOSSIBLE)
 
 
 def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
