@@ -48,7 +48,7 @@ from .inputs import (
     reads_text,
 )
 from .scoring import plain
-from .state import LearnError, ModelState, Snapshot, digest_of, label_names
+from .state import LearnError, ModelState, Snapshot, digest_of, label_names, outcome
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
@@ -408,7 +408,7 @@ class Service:
             await self.body(request), request.headers.get("content-type", ""), model
         )
         future = self.state.submit(doc, label, unlearn=unlearn)
-        result = await asyncio.wrap_future(future)
+        result = await outcome(future)
         described = self.state.snapshot.described
         result["class_count"] = {
             str(plain(c)): float(n)
