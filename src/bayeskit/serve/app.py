@@ -404,10 +404,15 @@ class Service:
             raise RequestError(
                 f"unknown label {label!r}; this model's labels are {', '.join(map(repr, names))}"
             )
-        doc = message_input(
-            await self.body(request), request.headers.get("content-type", ""), model
-        )
-        future = self.state.submit(doc, label, unlearn=unlearn)
+        body = await self.body(request)
+        doc = message_input(body, request.headers.get("content-type", ""), model)
+        # The model update runs here, in the event loop, as a check does (a thread would
+        # wait for the interpreter lock while the loop runs checks); a large message's off
+        # the loop, as a large check's.
+        if len(body) > _BIG_BODY:
+            future = await asyncio.to_thread(self.state.submit, doc, label, unlearn=unlearn)
+        else:
+            future = self.state.submit(doc, label, unlearn=unlearn)
         result = await outcome(future)
         described = self.state.snapshot.described
         result["class_count"] = {
