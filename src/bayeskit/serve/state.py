@@ -25,6 +25,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -159,6 +160,8 @@ class _Computed:
     snapshot: Snapshot
 
 
+#: How long a learn's handler waits in place for the journal's fsync (see :func:`outcome`).
+_WAIT_IN_PLACE = 0.002
 #: An event-loop iteration shorter than this is an idle loop's (see :func:`outcome`).
 _IDLE_ITERATION = 0.0005
 
@@ -166,12 +169,17 @@ _IDLE_ITERATION = 0.0005
 async def outcome(future: Future[dict[str, Any]]) -> dict[str, Any]:
     """The result of a learn submitted to :meth:`ModelState.submit`, awaited in an event loop.
 
-    ``asyncio.wrap_future`` resumes the awaiting task two loop iterations after the journal
-    thread resolves ``future`` (one to copy the result into an asyncio future, one to run the
-    task it wakes). Under load an iteration runs a check for every busy connection, so those
-    two iterations were a large part of a learn's latency. Looking at ``future`` once per
-    iteration answers in the first iteration after it is resolved; a loop with nothing else
-    to do (iterations far shorter than an fsync) waits for the wake-up instead of spinning."""
+    The journal thread resolves ``future`` once the learn's line is fsynced, typically a
+    fraction of a millisecond after the submit: waiting that long in place (at most
+    ``_WAIT_IN_PLACE``, the interpreter lock released) answers in this very iteration.
+    Otherwise (a slow disk, a group under way) ``asyncio.wrap_future`` would resume the
+    task two loop iterations after ``future`` is resolved (one to copy the result into an
+    asyncio future, one to run the task it wakes), and under load an iteration runs a check
+    for every busy connection; looking at ``future`` once per iteration answers in the
+    first one after it is resolved. A loop with nothing else to do (iterations far shorter
+    than an fsync) waits for the wake-up instead of spinning."""
+    with contextlib.suppress(FutureTimeout):
+        return future.result(timeout=_WAIT_IN_PLACE)
     loop = asyncio.get_running_loop()
     while not future.done():
         started = loop.time()
