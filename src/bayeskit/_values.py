@@ -220,13 +220,14 @@ def spread(x: np.ndarray, where: np.ndarray, *, axis: int, fill: Any = 0) -> np.
     shape[axis] = n + k
     out = np.empty(shape, dtype=x.dtype)
     fills = np.broadcast_to(np.asarray(fill, dtype=x.dtype), (k,))
-    lead = (slice(None),) * axis
+    # views with the axis first: the slices below copy into ``out`` itself
+    src, dst = np.moveaxis(x, axis, 0), np.moveaxis(out, axis, 0)
     start = 0
     for j, w in enumerate(where.tolist()):
-        out[(*lead, slice(start + j, w + j))] = x[(*lead, slice(start, w))]
-        out[(*lead, w + j)] = fills[j]
+        dst[start + j : w + j] = src[start:w]
+        dst[w + j] = fills[j]
         start = w
-    out[(*lead, slice(start + k, n + k))] = x[(*lead, slice(start, n))]
+    dst[start + k :] = src[start:]
     return out
 
 
