@@ -18,9 +18,11 @@ import time
 import numpy as np
 
 import bayeskit as bk
+from bayeskit.serve import ServeConfig
 from bayeskit.serve.state import ModelState, digest_of
 
-from .conftest import SPAMMY
+from .conftest import AUTH, SPAMMY, ThreadServer
+from .test_server import call
 
 CLIENTS = 8
 
@@ -189,3 +191,33 @@ def test_a_learn_is_answered_after_its_group_is_durable(sms_file, tmp_path, monk
     finally:
         release.set()
         state.close()
+
+
+def test_the_loop_answers_checks_while_a_learn_waits_for_another_update(
+    sms_file, model_copy, token_file
+):
+    """A learn arriving while another thread's model update is under way (a large
+    message's) waits for it off the event loop: checks are answered meanwhile, and the
+    learn once the update is done."""
+    server = ThreadServer(ServeConfig(model=str(model_copy(sms_file)), token_file=str(token_file)))
+    state = server._server.config.app.service.state
+    answers: list[tuple[int, object]] = []
+    try:
+        with state._computing:  # another thread's model update under way
+            learner = threading.Thread(
+                target=lambda: answers.append(
+                    call(server.port, "POST", "/learn/spam", b"win a prize now", AUTH, timeout=60)
+                )
+            )
+            learner.start()
+            time.sleep(0.2)  # the learn has arrived and waits for the update
+            status, got = call(server.port, "POST", "/check", SPAMMY.encode(), timeout=10)
+            assert status == 200, got
+            assert not answers
+        learner.join(60)
+        assert answers, "the learn was never answered"
+        status, got = answers[0]
+        assert status == 200, got
+        assert got["learned"] is True
+    finally:
+        server.kill()

@@ -408,8 +408,9 @@ class Service:
         doc = message_input(body, request.headers.get("content-type", ""), model)
         # The model update runs here, in the event loop, as a check does (a thread would
         # wait for the interpreter lock while the loop runs checks); a large message's off
-        # the loop, as a large check's.
-        if len(body) > _BIG_BODY:
+        # the loop, as a large check's, and any while one is under way there (the loop
+        # would wait for it).
+        if len(body) > _BIG_BODY or self.state.busy:
             future = await asyncio.to_thread(self.state.submit, doc, label, unlearn=unlearn)
         else:
             future = self.state.submit(doc, label, unlearn=unlearn)

@@ -274,15 +274,20 @@ class ModelState:
         its last fsync ran in one write and one fsync (group commit), then shows the new
         model to readers and answers. Updates chain on the newest model computed, durable or
         not (``_head``); readers see only ``snapshot``, whose changes are all durable."""
-        assert self.journal is not None
         with self._computing:
-            if self._closed:
+            if self._closed or self.journal is None:
                 raise LearnError("the server is stopping: nothing was learned", status=503)
             computed = self._compute(self._head, batch)
             if computed is None:
                 return
             self._head = computed.snapshot
             self._queue.put(computed)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a model update is under way (another thread's: a submit now would wait
+        for it)."""
+        return self._computing.locked()
 
     def _compute(self, head: Snapshot, batch: list[_Request]) -> _Computed | None:
         learned = dict(head.learned)
