@@ -33,13 +33,19 @@ import itertools
 import re
 import threading
 from collections import Counter
+
+# email.policy.compat32, from the module that defines it: email.policy also imports the
+# header registry, which compat32 never uses (a tenth of a one-message filter's start-up)
+from email._policybase import compat32
 from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message as _Part
-from email.policy import compat32
 from email.utils import unquote
-from typing import Any
 
 from ._mail_words import use_kernels
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_FAST_DEPTH",

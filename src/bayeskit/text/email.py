@@ -53,19 +53,15 @@ import email.feedparser
 import email.parser
 import functools
 import io
-import mailbox
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from email import errors as email_errors
+from email._policybase import compat32  # email.policy.compat32 (see ._mailread)
 from email.message import Message as _Part
 from email.parser import BytesParser
-from email.policy import compat32
 from email.utils import getaddresses, parseaddr
 from itertools import chain
-from pathlib import Path
-from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
 from bayeskit.text._mail_words import WORD_PATTERN, words
@@ -86,6 +82,15 @@ from bayeskit.text._mime import (
     url_tokens,
 )
 
+# A mail filter reads one message with this module: typing, mailbox and pathlib (for folders
+# and mbox files, imported where they are read) are not imported for it.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from ._message import Message
+
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_PART_BYTES",
@@ -105,60 +110,54 @@ MAX_MESSAGE_BYTES = 16 * 2**20
 MAX_TEXT_CHARS = 2_000_000
 _MAX_DEPTH = 40
 
-Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+Source = bytes | bytearray | memoryview | str | os.PathLike[str]
 #: A parsed MIME part: the parser's, or the fast path's with the same answers.
 _AnyPart = _Part | FastPart
 
 
-@dataclass(frozen=True)
-class Message:
-    """What :func:`read_message` read from one e-mail.
+#: The fields of a :class:`Message`, in order.
+FIELDS = ("headers", "subject", "sender", "to", "text", "urls", "attachments", "parts", "defects")
 
-    Attributes
-    ----------
-    headers : list of (str, str)
-        Every header as (name, value), in order, unfolded, RFC 2047 encoded-words decoded.
-    subject, sender, to : str
-        The decoded ``Subject``, ``From`` and ``To`` headers (``''`` when absent).
-    text : str
-        The readable body: text/plain parts decoded with their charset and text/html parts
-        converted to text, joined by blank lines. Of a multipart/alternative the text/plain
-        version is used when it has text, else the richest (last) version with text.
-    urls : list of str
-        Distinct http/https/ftp/www URLs of the body text and of HTML ``href``/``src``
-        attributes (of every alternative, even one whose text was not used), in order.
-    attachments : list of (str, str)
-        (file name or ``''``, content type) of every non-text part and of text parts sent as
-        attachments. Their content is not decoded.
-    parts : list of (str, str)
-        (content type, declared charset or ``''``) of every MIME part, containers included.
-    defects : list of str
-        Human-readable problems met while reading: malformed MIME, truncated base64, charset
-        fallbacks, cuts of huge messages, and why the text is empty when it is.
 
-    Examples
-    --------
-    >>> msg = read_message(b"From: Ann <ann@example.com>\\nSubject: Hi\\n\\nHello there.\\n")
-    >>> msg.sender, msg.subject, msg.text, msg.defects
-    ('Ann <ann@example.com>', 'Hi', 'Hello there.', [])
-    >>> msg.header("subject")
-    'Hi'
-    """
+class MessageFields:
+    """What :func:`read_message` read of one e-mail before it is a :class:`Message`: the same
+    attributes, in a plain object. The analyzers tokenize it as it is (:func:`tokens_of`):
+    the Message dataclass (:mod:`._message`, imported on first use) imports
+    :mod:`dataclasses`, and with it :mod:`inspect` and :mod:`ast`, a sixth of a one-message
+    mail filter's start-up."""
 
-    headers: list[tuple[str, str]]
-    subject: str
-    sender: str
-    to: str
-    text: str
-    urls: list[str]
-    attachments: list[tuple[str, str]]
-    parts: list[tuple[str, str]]
-    defects: list[str]
+    __slots__ = FIELDS
 
-    def header(self, name: str, default: str = "") -> str:
-        """The first header called ``name`` (any case), or ``default``."""
-        found = _first_headers(self.headers, (name.lower(),), _header_names(self.headers))[0]
-        return default if found is None else found
+    def __init__(
+        self,
+        headers: list[tuple[str, str]],
+        subject: str,
+        sender: str,
+        to: str,
+        text: str,
+        urls: list[str],
+        attachments: list[tuple[str, str]],
+        parts: list[tuple[str, str]],
+        defects: list[str],
+    ) -> None:
+        self.headers, self.subject, self.sender, self.to = headers, subject, sender, to
+        self.text, self.urls, self.attachments = text, urls, attachments
+        self.parts, self.defects = parts, defects
+
+    def message(self) -> Message:
+        """These fields as the :class:`Message` that :func:`read_message` returns."""
+        from ._message import Message
+
+        return Message(*(getattr(self, name) for name in FIELDS))
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Message`, imported on first use (see :class:`MessageFields`)."""
+    if name == "Message":
+        from ._message import Message
+
+        return Message
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _header_names(headers: list[tuple[str, str]]) -> str:
@@ -474,7 +473,7 @@ def _header_block(lines: list[str]) -> _Part | None:
     return message
 
 
-def _read_bytes(data: bytes, fast: bool = True) -> Message:
+def _read_bytes(data: bytes, fast: bool = True) -> MessageFields:
     defects: list[str] = []
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
@@ -526,8 +525,8 @@ def _message(
     texts: list[str],
     reader: _Reader,
     defects: list[str],
-) -> Message:
-    """The :class:`Message` of what either path read."""
+) -> MessageFields:
+    """The :class:`MessageFields` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
     if not text or text.isspace():  # (what strip() leaves empty, without copying the text)
         if not data or data.isspace():
@@ -544,7 +543,7 @@ def _message(
     subject, sender, to = (
         value or "" for value in _first_headers(headers, _MESSAGE_HEADERS, names)
     )
-    return Message(
+    return MessageFields(
         headers=headers,
         subject=subject,
         sender=sender,
@@ -592,6 +591,12 @@ def read_message(source: Source) -> Message:
     >>> msg.defects
     ["message: unknown charset 'x-unknown'; decoded as cp1252"]
     """
+    return read_fields(source).message()
+
+
+def read_fields(source: Source) -> MessageFields:
+    """:func:`read_message`'s fields, before they are a :class:`Message` (see
+    :class:`MessageFields`)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _read_bytes(bytes(source))
     if isinstance(source, str) and ("\n" in source or "\r" in source):
@@ -600,7 +605,8 @@ def read_message(source: Source) -> Message:
         except UnicodeEncodeError:
             return _read_bytes(source.encode("utf-8"))
     if isinstance(source, (str, os.PathLike)):
-        return _read_bytes(Path(source).read_bytes())
+        with open(source, "rb") as file:
+            return _read_bytes(file.read())
     raise InputTypeError(
         f"read_message got a {type(source).__name__}; it accepts the raw message as bytes, "
         "its text as a str, or a path to a file"
@@ -619,10 +625,12 @@ def iter_mbox(path: str | os.PathLike[str]) -> Iterator[Message]:
     >>> [m.subject for m in iter_mbox(box)]
     ['one', 'two']
     """
+    import mailbox
+
     box = mailbox.mbox(os.fspath(path), create=False)
     try:
         for key in box.iterkeys():
-            yield _read_bytes(box.get_bytes(key))
+            yield _read_bytes(box.get_bytes(key)).message()
     finally:
         box.close()
 
@@ -647,6 +655,8 @@ def iter_folder(
     >>> [(p.name, m.subject) for p, m in iter_folder(root)]
     [('a.eml', 'a'), ('b.eml', 'b')]
     """
+    from pathlib import Path
+
     folder = Path(path)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder; iter_folder needs a folder of mail")
@@ -659,7 +669,7 @@ def iter_folder(
             if recursive:
                 yield from iter_folder(entry.path, recursive=True)
         elif entry.is_file():
-            yield Path(entry.path), _read_bytes(Path(entry.path).read_bytes())
+            yield Path(entry.path), _read_bytes(Path(entry.path).read_bytes()).message()
 
 
 def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], list[str]]:
@@ -691,6 +701,8 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
     >>> labels, [m.subject for m in messages]
     (['ham', 'spam'], ['ham', 'spam'])
     """
+    from pathlib import Path
+
     folder = Path(root)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder of class sub-folders")
@@ -812,6 +824,8 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
      'url:www.shop.example.co.uk', 'url:example.co.uk', 'visit', 'http', 'www', 'shop',
      'example', 'co', 'uk', 'buy', 'now', 'skip:a 40']
     """
+    from ._message import Message
+
     if not isinstance(message, Message):
         raise InputTypeError(
             f"email_tokens got a {type(message).__name__}; it needs a Message from read_message"
@@ -820,6 +834,14 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         raise ParameterError(f"max_token_length must be an int >= 2, got {max_token_length!r}")
     if max_token_length < 2:
         raise ParameterError(f"max_token_length must be >= 2, got {max_token_length}")
+    return tokens_of(message, max_token_length)
+
+
+def tokens_of(
+    message: Message | MessageFields, max_token_length: int = 40, *, text: str | None = None
+) -> list[str]:
+    """:func:`email_tokens` of a message this module read (unchecked), the body's words those
+    of ``text`` when given (the analyzers count the body's words themselves: ``text=""``)."""
     limit = max_token_length
     tokens = ["subject:" + word for word in _words(message.subject, limit)]
     name, address = _sender(message.sender)
@@ -841,5 +863,5 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in message.urls:
         tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
-    tokens += _words(message.text, limit)
+    tokens += _words(message.text if text is None else text, limit)
     return tokens
