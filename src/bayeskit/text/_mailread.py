@@ -52,6 +52,8 @@ __all__ = [
     "FastPart",
     "add_counts",
     "after_fork",
+    "first_headers",
+    "header_names",
     "parse",
     "raw_counts",
     "reader_counts",
@@ -534,3 +536,26 @@ def parse(
     except _DeclineError as reason:
         return str(reason)
     return root, head[0], fields
+
+
+# --- a message's headers by name (the reader's Message and its tokens) -------------------
+def header_names(headers: list[tuple[str, str]]) -> str:
+    """The names of ``headers`` lowercased together, as one string, each between line breaks:
+    a message has dozens of headers, and lowercasing them one by one was most of the cost of
+    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
+    breaks is that of each name: none is cased or case-ignorable.)"""
+    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+
+
+def first_headers(
+    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
+) -> list[str | None]:
+    """The value of the first header called each of ``names`` (lowercase), compared in any
+    case, or None; ``joined`` is :func:`header_names` of ``headers``."""
+    if not headers:  # (joined is then two line breaks, which an empty name would find)
+        return [None] * len(names)
+    found: list[str | None] = []
+    for name in names:
+        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
+        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
+    return found

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .email import _first_headers, _header_names
+from ._mailread import first_headers, header_names
 
 __all__ = ["Message"]
 
@@ -61,5 +61,5 @@ class Message:
 
     def header(self, name: str, default: str = "") -> str:
         """The first header called ``name`` (any case), or ``default``."""
-        found = _first_headers(self.headers, (name.lower(),), _header_names(self.headers))[0]
+        found = first_headers(self.headers, (name.lower(),), header_names(self.headers))[0]
         return default if found is None else found

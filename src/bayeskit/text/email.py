@@ -68,6 +68,8 @@ from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
+    first_headers,
+    header_names,
     needs_decoding,
     parse,
     reader_counts,
@@ -144,6 +146,15 @@ class MessageFields:
         self.text, self.urls, self.attachments = text, urls, attachments
         self.parts, self.defects = parts, defects
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MessageFields:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in FIELDS)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS)
+        return f"MessageFields({shown})"
+
     def message(self) -> Message:
         """These fields as the :class:`Message` that :func:`read_message` returns."""
         from ._message import Message
@@ -158,28 +169,6 @@ def __getattr__(name: str) -> Any:
 
         return Message
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _header_names(headers: list[tuple[str, str]]) -> str:
-    """The names of ``headers`` lowercased together, as one string, each between line breaks:
-    a message has dozens of headers, and lowercasing them one by one was most of the cost of
-    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
-    breaks is that of each name: none is cased or case-ignorable.)"""
-    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
-
-
-def _first_headers(
-    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
-) -> list[str | None]:
-    """The value of the first header called each of ``names`` (lowercase), compared in any
-    case, or None; ``joined`` is :func:`_header_names` of ``headers``."""
-    if not headers:  # (joined is then two line breaks, which an empty name would find)
-        return [None] * len(names)
-    found: list[str | None] = []
-    for name in names:
-        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
-        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
-    return found
 
 
 # --- the MIME tree ------------------------------------------------------------------------
@@ -539,10 +528,8 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    names = _header_names(headers)
-    subject, sender, to = (
-        value or "" for value in _first_headers(headers, _MESSAGE_HEADERS, names)
-    )
+    names = header_names(headers)
+    subject, sender, to = (value or "" for value in first_headers(headers, _MESSAGE_HEADERS, names))
     return MessageFields(
         headers=headers,
         subject=subject,
@@ -768,7 +755,7 @@ def _count_bucket(count: int) -> str:
     return "21+"
 
 
-def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
+def email_tokens(message: Message | MessageFields, *, max_token_length: int = 40) -> list[str]:
     """SpamBayes-style tokens of a message, for a bag-of-words spam filter.
 
     In order:
@@ -826,7 +813,7 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
     """
     from ._message import Message
 
-    if not isinstance(message, Message):
+    if not isinstance(message, (Message, MessageFields)):
         raise InputTypeError(
             f"email_tokens got a {type(message).__name__}; it needs a Message from read_message"
         )
@@ -849,8 +836,8 @@ def tokens_of(
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer, agent = _first_headers(
-        message.headers, ("x-mailer", "user-agent"), _header_names(message.headers)
+    mailer, agent = first_headers(
+        message.headers, ("x-mailer", "user-agent"), header_names(message.headers)
     )
     mailer = mailer or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
