@@ -28,7 +28,7 @@ from html.parser import HTMLParser
 
 from ._mail_words import use_kernels
 
-__all__ = ["BLOCK_TAGS", "URL_ATTRS", "TextExtractor", "fast_html_to_text"]
+__all__ = ["BLOCK_TAGS", "URL_ATTRS", "TextExtractor", "fast_html_to_text", "well_formed_end"]
 
 _WS = r"[ \t\n\r\f]"
 _NAME = r"[a-zA-Z][-a-zA-Z0-9:_.]*(?=[ \t\n\r\f/>])"
@@ -130,8 +130,9 @@ _LINK_ATTRS = frozenset(URL_ATTRS)
 
 class TextExtractor(HTMLParser):
     """The text and the links of markup, as :class:`~html.parser.HTMLParser` reads it: the
-    reader of what :func:`fast_html_to_text` declines (``is_link``: whether an attribute's
-    value is a link)."""
+    reader of what the fast reader declines (``is_link``: whether an attribute's value is a
+    link). In :mod:`._mime`'s reading order, beside the fast reader, so that both are
+    imported for a message's first HTML part only."""
 
     def __init__(self, is_link: Callable[[str], bool]) -> None:
         super().__init__(convert_charrefs=True)
@@ -161,6 +162,10 @@ class TextExtractor(HTMLParser):
         if not self._skip_depth:
             self.pieces.append(data)
 
+    def at_rest(self) -> bool:
+        """Whether the parser has read all it was fed and is where a fresh one starts."""
+        return not self.rawdata and self.cdata_elem is None and not self._skip_depth
+
 
 def marked_by_regex(markup: str) -> tuple[str, list[str]]:
     """What :func:`._html_kernels.marked` gives (the tags replaced by their markers, the link
@@ -180,15 +185,40 @@ def _opaque(match: re.Match[str]) -> str:
     return f"<zzskipped{match.group(2)}>"
 
 
+# The longest run of markup from a position made of what this reader can read: text, a "<"
+# that starts no tag, the opaque constructs above, and start and end tags, but no start tag
+# of an element that changes how the parser reads what follows (script, style, template,
+# plaintext, the raw-text elements), whose whole elements only the opaque pass may take.
+_KEEPS_STATE = f"script|style|template|plaintext|{_RAW}"
+_WELL_FORMED_RUN = re.compile(
+    rf"(?:[^<]+|<(?![a-zA-Z/!?])|{_OPAQUE.pattern}"
+    rf"|<(?!(?:{_KEEPS_STATE})(?=[ \t\n\r\f/>])){_NAME}{_ATTRS}/?>|</{_NAME}{_WS}*>)*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def well_formed_end(markup: str, pos: int) -> int:
+    """Where the run of well-formed markup starting at ``pos`` ends: ``len(markup)``, or the
+    position of a ``<`` that starts something this reader leaves to the parser. Between two
+    such runs :class:`html.parser.HTMLParser` is in its initial state (no tag pending, no
+    script or raw-text element open), so a document can be read run by run: this reader for
+    the runs, the parser for what lies between them."""
+    match = _WELL_FORMED_RUN.match(markup, pos)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
+
+
 def fast_html_to_text(
-    markup: str, tidy: Callable[[str], str], is_link: Callable[[str], bool]
+    markup: str, tidy: Callable[[str], str] | None, is_link: Callable[[str], bool]
 ) -> tuple[str, list[str]] | None:
-    """(text before ``tidy``, links) as the parser's handlers give them, or None for markup
-    this reader leaves to the parser. ``is_link`` tells which attribute values are links."""
+    """(text, links) as the parser's handlers give them, the text passed through ``tidy``
+    (``None``: the text as the handlers' pieces joined, untidied), or None for markup this
+    reader leaves to the parser. ``is_link`` tells which attribute values are links."""
     if "\x00" in markup or "\x01" in markup or "\x02" in markup:
         return None
     if "<" not in markup:
-        return tidy(html.unescape(markup)), []
+        text = html.unescape(markup)
+        return (text if tidy is None else tidy(text)), []
     flat = _OPAQUE.sub(_opaque, markup)
     if _UNUSUAL.search(flat):
         return None
@@ -209,7 +239,7 @@ def fast_html_to_text(
                 urls.append(value.strip())
     if _LEFT_OVER.search(flat):
         return None
-    if kernels:
+    if kernels and tidy is not None:
         return tidied(html.unescape(flat)), urls
     text = html.unescape(flat).replace("\x00", "").replace("\x01", "\n").replace("\x02", " ")
-    return tidy(text), urls
+    return (text if tidy is None else tidy(text)), urls

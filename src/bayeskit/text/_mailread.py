@@ -88,8 +88,9 @@ def reader_counts() -> dict[str, Any]:
         ``fast``: messages read by the fast path; ``fallback``: messages handed to the
         ``email`` parser; ``reasons``: the latter by the reason the fast path declined them
         (most frequent first); ``html_fast`` and ``html_parser``: HTML parts turned into text
-        by the fast reader (regular expressions and compiled code) and by
-        ``html.parser.HTMLParser``.
+        by the fast reader (regular expressions and compiled code) and those it declined as a
+        whole, read by ``html.parser.HTMLParser`` (all of it, or only what lies between the
+        well-formed runs the fast reader takes).
 
     Examples
     --------

@@ -133,6 +133,55 @@ def _is_link(value: str) -> bool:
     return _LINK_START.match(value.strip()) is not None
 
 
+def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
+    """(untidied text, links) of markup the fast reader declines as a whole: its well-formed
+    runs read by the fast reader, and only what lies between them by the parser; or None
+    (the parser then reads it all) where the parser gives up or a run is declined.
+
+    A newsletter with one malformed tag need not go through the parser's per-tag Python
+    from its first byte to its last. The parser is fed from the ``<`` that ends a run, one
+    ``<`` at a time, until it has consumed all it was given and holds no open element: then
+    it is where a fresh parser would be, and the fast reader takes the next run. The parser
+    reads the data given in pieces as it reads it given at once (it waits for more data
+    rather than decide a construct early); the pieces here end only before a ``<``, so
+    never inside a text run or a character reference."""
+    from bayeskit.text._fasthtml import TextExtractor, fast_html_to_text, well_formed_end
+
+    if "\x00" in markup or "\x01" in markup or "\x02" in markup:
+        return None
+    pieces: list[str] = []
+    urls: list[str] = []
+    n, at = len(markup), 0
+    while at < n:
+        end = well_formed_end(markup, at)
+        if end > at:
+            found = fast_html_to_text(markup[at:end], None, _is_link)
+            if found is None:
+                return None
+            pieces.append(found[0])
+            urls.extend(found[1])
+        if end >= n:
+            break
+        parser = TextExtractor(_is_link)
+        try:
+            while True:
+                after = markup.find("<", end + 1)
+                after = n if after < 0 else after
+                parser.feed(markup[end:after])
+                end = after
+                if end >= n:
+                    parser.close()
+                    break
+                if parser.at_rest():
+                    break
+        except Exception:  # html.parser gives up: the whole markup takes the parser's path
+            return None
+        pieces.extend(parser.pieces)
+        urls.extend(parser.urls)
+        at = end
+    return "".join(pieces), urls
+
+
 def _tidy(text: str) -> str:
     """Each run of white space to one line break if it holds one, else to one blank; the ends
     stripped. (What ``_BLANK_LINES.sub("\\n", _SPACES.sub(" ", text)).strip()`` gives, by
@@ -188,6 +237,9 @@ def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str
         count("html: fast" if found is not None else "html: parser")
         if found is not None:
             return found[0], found[1], ""
+        found = _read_in_runs(markup)
+        if found is not None:
+            return _tidy(found[0]), found[1], ""
     parser = TextExtractor(_is_link)
     try:
         parser.feed(markup)
