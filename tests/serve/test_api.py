@@ -618,3 +618,33 @@ def test_csv_body_reads_missing_as_the_model_files_data_was_read(serve, tmp_path
         assert r.status_code == 200, (marker, r.text)
         got = [[row[f"p_{c}"] for c in model.classes_] for row in r.json()["predictions"]]
         np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=marker)
+
+
+def test_learns_through_the_service_are_partial_fit_of_the_messages(serve, sms_file, sms):
+    """A model after N learns through the service (one update per learn, a large message's
+    off the event loop) holds exactly the statistics of partial_fit of those N messages."""
+    from bayeskit.serve.app import _BIG_BODY
+    from bayeskit.stats import keyed_block
+
+    texts, _ = sms
+    client = serve(sms_file)
+    large = " ".join(texts[:3000])
+    assert len(large.encode()) > _BIG_BODY
+    messages = [(f"learned {i}: {texts[-1 - i]}", "spam" if i % 3 else "ham") for i in range(11)]
+    messages.append((large, "ham"))
+    for text, label in messages:
+        r = client.post(f"/learn/{label}", content=text, headers=AUTH)
+        assert r.status_code == 200, r.text
+        assert r.json()["learned"] is True
+    served = client.app.service.state.snapshot.model
+    expected = bk.load(sms_file).partial_fit([t for t, _ in messages], [y for _, y in messages])
+    assert served.class_count_.tolist() == expected.class_count_.tolist()
+    ours, theirs = keyed_block(served.stats_), keyed_block(expected.stats_)
+    assert ours.terms.tolist() == theirs.terms.tolist()
+    for a, b in zip(ours.block.weights(), theirs.block.weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    probe = [SPAMMY, HAMMY, *texts[:20]]
+    np.testing.assert_allclose(
+        served.predict_proba(probe), expected.predict_proba(probe), rtol=1e-9, atol=1e-12
+    )
+    assert client.post("/check", content=large).json()["learned_as"] == "ham"

@@ -50,7 +50,7 @@ from .inputs import (
     reads_text,
 )
 from .scoring import plain
-from .state import LearnError, ModelState, Snapshot, digest_of, label_names
+from .state import LearnError, ModelState, Snapshot, digest_of, label_names, outcome
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
@@ -427,11 +427,17 @@ class Service:
             raise RequestError(
                 f"unknown label {label!r}; this model's labels are {', '.join(map(repr, names))}"
             )
-        doc = message_input(
-            await self.body(request), request.headers.get("content-type", ""), model
-        )
-        future = self.state.submit(doc, label, unlearn=unlearn)
-        result = await asyncio.wrap_future(future)
+        body = await self.body(request)
+        doc = message_input(body, request.headers.get("content-type", ""), model)
+        # The model update runs here, in the event loop, as a check does (a thread would
+        # wait for the interpreter lock while the loop runs checks); a large message's off
+        # the loop, as a large check's, and any while one is under way there (the loop
+        # would wait for it).
+        if len(body) > _BIG_BODY or self.state.busy:
+            future = await asyncio.to_thread(self.state.submit, doc, label, unlearn=unlearn)
+        else:
+            future = self.state.submit(doc, label, unlearn=unlearn)
+        result = await outcome(future)
         described = self.state.snapshot.described
         result["class_count"] = {
             str(plain(c)): float(n)
