@@ -229,3 +229,124 @@ def test_models_and_errors_are_sklearns_once_sklearn_is_imported():
             check_estimator(bayeskit.GaussianNB())
         """
     assert _modules_after(code) == {"sklearn", "scipy.stats", "pandas"}
+
+
+#: SciPy's modules the models import where they use them (``bayeskit._lazy``): each costs
+#: 0.25-0.35 s of CPU to import, most of it SciPy's array-API layer
+SCIPY_PARTS = {"scipy.sparse", "scipy.linalg", "scipy.special", "scipy.fft"}
+
+
+def _scipy_after(code: str) -> set[str]:
+    """Which of ``scipy`` itself and :data:`SCIPY_PARTS` ``code`` imports in a fresh
+    interpreter."""
+    return _probe(code, f"set(sys.modules) & {SCIPY_PARTS | {'scipy'}!r}", None, None)
+
+
+def test_importing_a_model_imports_no_scipy():
+    """Every model but the semi-supervised wrapper (whose views build sparse matrices) is
+    importable without SciPy."""
+    names = sorted(set(bayeskit._LAZY) - {"SemiSupervisedNB"})
+    assert _scipy_after(f"from bayeskit import {', '.join(names)}") == set()
+
+
+NETWORK_TABLES = [
+    "rng.choice(np.array(['lo', 'mid', 'hi'], dtype=object), (300, 5))",
+    "np.where(rng.random((300, 5)) < 0.1, None, rng.choice(np.array(['a', 'b'], dtype=object), (300, 5)))",  # noqa: E501
+    "rng.choice(np.array(['lo', 'mid', 'hi']), (300, 5))",
+    "rng.integers(0, 4, (300, 5))",
+]
+
+
+@pytest.mark.parametrize("data", NETWORK_TABLES)
+@pytest.mark.parametrize(
+    ("model", "scipy"),
+    [
+        # the Bayesian Dirichlet edge weight (TAN's default) takes SciPy's lnΓ
+        ("TANClassifier()", {"scipy", "scipy.special"}),
+        ("TANClassifier(edge_weight='cmi')", set()),
+        ("AODEClassifier()", set()),
+        ("KDBClassifier(k=2)", set()),
+    ],
+)
+def test_network_classifiers_on_a_categorical_table_import_no_scipy(model, scipy, data):
+    """TAN, AODE and KDB fit, update and predict a dense table of categories (text, text with
+    missing cells, integers) with numpy alone: no SciPy but the special functions of the
+    Bayesian edge weight (the class weights are each row's class and weight, and the
+    informations' ``x ln y`` is numpy's), no numba (small tables are counted by numpy) and no
+    scikit-learn."""
+    code = f"""
+        import sys
+        import numpy as np
+        import bayeskit
+        rng = np.random.default_rng(0)
+        X = {data}
+        y = rng.choice(["a", "b", "c"], 300)
+        m = bayeskit.{model}.fit(X, y)
+        m.partial_fit(X[:50], y[:50])
+        assert len(m.predict(X)) == 300
+        assert np.allclose(m.predict_proba(X).sum(axis=1), 1.0)
+        assert not {{"numba", "sklearn"}} & set(sys.modules)
+        """
+    assert _scipy_after(code) == scipy
+
+
+@pytest.mark.parametrize("model", ["MultinomialNB()", "BernoulliNB()", "ComplementNB()"])
+def test_count_models_on_a_dense_table_import_only_scipy_sparse(model):
+    """The count models summarize with the sparse one-hot matrix of class weights, so they
+    load ``scipy.sparse``; the linear algebra, special functions and FFT they do not call
+    stay unloaded."""
+    code = f"""
+        import numpy as np
+        import bayeskit
+        rng = np.random.default_rng(0)
+        X, y = rng.integers(0, 5, (80, 6)), rng.choice(["a", "b"], 80)
+        m = bayeskit.{model}.fit(X, y)
+        assert len(m.predict(X)) == 80 and m.predict_proba(X).shape == (80, 2)
+        """
+    assert _scipy_after(code) == {"scipy", "scipy.sparse"}
+
+
+def test_gaussian_nb_on_a_dense_table_imports_no_special_functions():
+    """GaussianNB loads ``scipy.sparse`` (the class weights) and, through numba's kernels,
+    ``scipy.linalg``; SciPy's special functions and FFT it does not call stay unloaded."""
+    code = """
+        import numpy as np
+        import bayeskit
+        rng = np.random.default_rng(0)
+        X, y = rng.normal(size=(80, 3)), rng.choice(["a", "b"], 80)
+        assert len(bayeskit.GaussianNB().fit(X, y).predict(X)) == 80
+        """
+    assert not _scipy_after(code) & {"scipy.special", "scipy.fft"}
+
+
+def test_sparse_input_is_still_seen_once_scipy_is_imported():
+    """``bayeskit._lazy`` answers "is it sparse" without importing SciPy only while no sparse
+    matrix can exist; once a caller imports scipy.sparse, sparse input is read (the count
+    models: the same model as from the dense table) or refused by name (the networks) as
+    before."""
+    code = """
+        import sys
+        import numpy as np
+        from bayeskit._lazy import issparse, sparse
+        assert not issparse(np.ones((2, 2))) and "scipy.sparse" not in sys.modules
+        import scipy.sparse as sp
+        import bayeskit
+        from bayeskit.errors import InputTypeError
+        assert issparse(sp.csr_matrix(np.eye(2))) and issparse(sp.csr_array(np.eye(2)))
+        assert not issparse(np.eye(2))
+        assert sparse.csr_matrix is sp.csr_matrix and sparse.issparse is issparse
+        rng = np.random.default_rng(0)
+        X, y = rng.integers(0, 5, (80, 6)), rng.choice(["a", "b"], 80)
+        dense = bayeskit.MultinomialNB().fit(X, y)
+        ours = bayeskit.MultinomialNB().fit(sp.csr_matrix(X), y)
+        np.testing.assert_array_equal(ours.feature_count_, dense.feature_count_)
+        np.testing.assert_array_equal(ours.predict_proba(sp.csr_matrix(X)), dense.predict_proba(X))
+        for model in (bayeskit.TANClassifier(), bayeskit.AODEClassifier()):
+            try:
+                model.fit(sp.csr_matrix(X), y)
+            except InputTypeError as e:
+                assert "sparse matrix" in str(e), e
+            else:
+                raise AssertionError("a sparse table was not refused")
+        """
+    assert _scipy_after(code) == {"scipy", "scipy.sparse"}

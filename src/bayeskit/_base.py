@@ -74,11 +74,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._all_or_nothing import check_parameters, check_statistics, unchanged_on_error
 from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
-from ._labels import class_weights, mean_accuracy, row_count
+from ._labels import OneHot, class_weights, mean_accuracy, row_count
+from ._lazy import sparse as sp
 from ._merging import hold_declared_classes, merge
 from ._params import ClassifierMixin, ParamNamesOnce
 from ._validation import FeatureNames, prepare_input
@@ -451,7 +451,9 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
                 for family, part in zip(self._families(), blocks, strict=True)
             )
         with np.errstate(over="ignore"):
-            if isinstance(R, (sp.csr_matrix, sp.csr_array)):
+            if isinstance(R, OneHot):  # the same sums as of its CSR matrix, next
+                class_count = np.asarray(R.class_totals(), dtype=np.float64)
+            elif sp.issparse(R) and isinstance(R, (sp.csr_matrix, sp.csr_array)):
                 # the column sums, in row order as scipy takes them, without its matrix product
                 counts = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
                 class_count = np.asarray(counts, dtype=np.float64)

@@ -6,11 +6,12 @@ finite weight per row; and the one-hot, weighted matrix ``R`` every family summa
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._lazy import sparse as sp
 from ._validation import check_lengths, float_values, is_missing
 from ._values import union_sorted, unique_sorted
 from .errors import DataError, ParameterError, UnknownClassError
@@ -37,11 +38,56 @@ def class_weights(
     """Sorted class labels (with any declared ``classes``) and the (n, n_classes) matrix R of
     one-hot labels times sample weights that every family summarizes with (``part``: of a
     part of the data, whose weights may all be zero)."""
+    labels, codes, weight = _checked(y, sample_weight, n, classes, part)
+    R = sp.csr_matrix((weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64)
+    return labels, R
+
+
+def hard_class_weights(
+    y: Any, sample_weight: Any, n: int, classes: Any = None, *, part: bool = False
+) -> tuple[np.ndarray, OneHot]:
+    """:func:`class_weights` with ``R`` held as each row's class and weight
+    (:class:`OneHot`), for a model that reads hard labels that way anyway: building SciPy's
+    sparse matrix would import ``scipy.sparse``, which costs more than fitting a table of a
+    few thousand rows."""
+    labels, codes, weight = _checked(y, sample_weight, n, classes, part)
+    return labels, OneHot(codes, np.asarray(weight, dtype=np.float64), len(labels))
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """Hard class labels times sample weights: the (n, n_classes) matrix ``R`` with one entry
+    per row, ``R[i, codes[i]] = weight[i]`` (a zero weight is still an entry), as
+    :func:`class_weights` builds it in CSR, without SciPy."""
+
+    codes: np.ndarray
+    weight: np.ndarray
+    n_classes: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.codes), self.n_classes)
+
+    def class_totals(self) -> np.ndarray:
+        """Each class's total weight, summed in row order (as the CSR's column sums)."""
+        return np.bincount(self.codes, weights=self.weight, minlength=self.n_classes)
+
+    def tocsr(self) -> sp.csr_matrix:
+        """The CSR matrix :func:`class_weights` builds."""
+        n = len(self.codes)
+        return sp.csr_matrix(
+            (self.weight, self.codes, np.arange(n + 1)), shape=self.shape, dtype=np.float64
+        )
+
+
+def _checked(
+    y: Any, sample_weight: Any, n: int, classes: Any, part: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted class labels, each row's class code and its weight, checked."""
     check_lengths(n, y, "y")
     labels, codes = encode_labels(check_y(y), classes)
     weight = check_sample_weight(sample_weight, n, part=part)
-    R = sp.csr_matrix((weight, codes, np.arange(n + 1)), shape=(n, len(labels)), dtype=np.float64)
-    return labels, R
+    return labels, codes, weight
 
 
 def row_count(X: Any) -> int:

@@ -17,9 +17,10 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from threadpoolctl import ThreadpoolController
+if TYPE_CHECKING:  # imported by the first model that limits BLAS's threads, not at start-up
+    from threadpoolctl import ThreadpoolController
 
 _controller: ThreadpoolController | None = None
 
@@ -32,6 +33,8 @@ def one_blas_thread() -> Any:
 def _get_controller() -> ThreadpoolController:
     global _controller
     if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
         _controller = ThreadpoolController()
     return _controller
 

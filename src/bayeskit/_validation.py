@@ -4,13 +4,14 @@ and what is accepted."""
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._lazy import sparse as sp
 from .errors import DataError, InputTypeError, ShapeError
 
 
@@ -254,7 +255,9 @@ def prepare_input(X: Any, what: str) -> Any:
         # Always 2-D: the plain array of the same rows (its subclass's indexing keeps rows
         # 2-D, which code written for arrays does not expect).
         X = np.asarray(X)
-    if isinstance(X, np.ma.MaskedArray):
+    # (numpy.ma is imported by whoever made a masked array: asking before costs an import)
+    masked = sys.modules.get("numpy.ma")
+    if masked is not None and isinstance(X, masked.MaskedArray):
         X = _unmask(X)
     elif isinstance(X, (list, tuple)):
         _check_not_ragged(X, what)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._base import GenerativeClassifier
+from ._lazy import sparse as sp
 from ._usefulness import feature_usefulness as feature_usefulness
 from ._usefulness import top_useful as top_useful
 from ._usefulness import usefulness_of as usefulness_of

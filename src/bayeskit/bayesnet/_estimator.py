@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._base import GenerativeClassifier
-from .._labels import class_weights, row_count
+from .._labels import OneHot, hard_class_weights, row_count
 from .._validation import check_features, column_label
 from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
@@ -96,7 +96,9 @@ class NetworkClassifier(GenerativeClassifier):
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         table = self._input(X, reset=reset)
-        labels, R = class_weights(y, sample_weight, row_count(table), classes, part=part)
+        # each row's class and weight, which the network's counts read (SciPy's sparse
+        # matrix of them would cost more to import than fitting a small table takes)
+        labels, R = hard_class_weights(y, sample_weight, row_count(table), classes, part=part)
         if reset:  # the cut points are fixed by the first fit's data (see the class docstring)
             self._cuts_ = self._choose_cuts(table, R)
         return self._summary_of(self._blocks_of(table), labels, R)
@@ -118,12 +120,12 @@ class NetworkClassifier(GenerativeClassifier):
             )
         return block
 
-    def _choose_cuts(self, table: Table, R: Any) -> tuple[np.ndarray, ...]:
+    def _choose_cuts(self, table: Table, R: OneHot) -> tuple[np.ndarray, ...]:
         """Fayyad & Irani's MDL cut points of every numeric column, from this data."""
         if not self._numeric_:
             return ()
         block = self._numbers(table)
-        feature, cut = Discretized("mdl").cut(Rows.of(Sample.of(block, R)))
+        feature, cut = Discretized("mdl").cut(Rows.of(Sample.of(block, R.tocsr())))
         return tuple(np.sort(cut[feature == k]) for k in range(block.shape[1]))
 
     def _coded(self, table: Table) -> Table:

@@ -22,8 +22,8 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from ..errors import DataError, ParameterError
 from ..families._base import Family, hard_labels
 from ..families._categorical_kernels import column_range

@@ -38,8 +38,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, get_type_hints
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic

@@ -13,10 +13,10 @@ from numbers import Real
 from typing import Any, TypeAlias
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import gammaln
 
 from .._jit import njit
+from .._lazy import sparse as sp
+from .._lazy import special
 from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import ParameterError
 from ..stats import Counts
@@ -131,8 +131,8 @@ def log_factorial(x: np.ndarray) -> np.ndarray:
     if top < 1 << 16:
         whole = x.astype(np.int64)
         if np.array_equal(whole, x):
-            return gammaln(np.arange(int(top) + 1) + 1.0)[whole]
-    return gammaln(x + 1.0)
+            return special.gammaln(np.arange(int(top) + 1) + 1.0)[whole]
+    return special.gammaln(x + 1.0)
 
 
 def _with_data(X: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:

@@ -30,9 +30,9 @@ from itertools import pairwise
 from typing import Literal
 
 import numpy as np
-from scipy.special import xlogy
 
 from .._jit import njit
+from .._lazy import special
 from ..errors import MergeError
 from ..stats import Sample
 
@@ -180,7 +180,7 @@ def entropy_nats(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
     pure row gives exactly 0 (``ln c − 1 · ln c``)."""
     safe = np.where(total > 0, total, 1.0)
     with np.errstate(divide="ignore"):
-        nats = np.log(safe) - np.einsum("ij->i", xlogy(counts / safe[:, None], counts))
+        nats = np.log(safe) - np.einsum("ij->i", special.xlogy(counts / safe[:, None], counts))
     return np.where(total > 0, nats, 0.0)
 
 

@@ -25,9 +25,9 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .._jit import njit, prange
+from .._lazy import special
 from .._threads import one_blas_thread
 
 KERNELS = ("gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine")

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._jit import njit, prange
+from .._lazy import sparse as sp
 
 #: Fewer multiply-adds than this (stored entries × classes) are left to scipy: loading a
 #: compiled kernel costs more than a small product (one message to ``bayeskit predict``).

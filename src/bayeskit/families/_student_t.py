@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import betaln, gammaln
 
 from .._jit import njit, prange
+from .._lazy import special
 
 
 def normal_gamma_predictive(
@@ -71,7 +71,7 @@ def student_t_terms(dof: np.ndarray, scale2: np.ndarray) -> tuple[np.ndarray, np
     # ln Γ(h + ½) − ln Γ(h) = ln Γ(½) − ln B(h, ½): the difference of two gammaln values
     # loses every digit for large h (16.0 instead of 17.27 at h = 1e15, inf − inf beyond
     # 1e305, reached with sample weights near 1e308); betaln does not.
-    log_ratio = gammaln(0.5) - betaln(half, 0.5)
+    log_ratio = special.gammaln(0.5) - special.betaln(half, 0.5)
     norm = log_ratio - 0.5 * (np.log(dof) + np.log(np.pi) + np.log(scale2))
     return norm, half + 0.5
 

@@ -52,8 +52,8 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from ..errors import DataError, ParameterError
 from ..stats import Sample
 from ._base import Family, family_from_config, real_block

@@ -13,8 +13,8 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import check_binary
 from ..errors import DataError, ParameterError
 from ..stats import Counts

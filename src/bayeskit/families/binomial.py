@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import column_label, first_bad, position
 from ..errors import DataError, ParameterError
 from ..stats import Counts

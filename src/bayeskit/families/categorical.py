@@ -23,8 +23,8 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import column_label
 from ..errors import DataError, ParameterError, UnknownCategoryError
 from ..stats import CategoryCounts

@@ -45,9 +45,9 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._jit import njit, prange
+from .._lazy import sparse as sp
 from ..errors import ParameterError
 from ..stats import Sample
 from ._base import Family, real_block

@@ -46,9 +46,9 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import blas
 
+from .._lazy import linalg
+from .._lazy import sparse as sp
 from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
@@ -360,7 +360,7 @@ def _gemm(W: np.ndarray, V: np.ndarray, out: np.ndarray, beta: float = 1.0) -> n
     C-ordered (n, d) block, passed to BLAS as its Fortran-ordered transpose (no copy)."""
     if out.size == 0:
         return out
-    return np.asarray(blas.dgemm(1.0, W, V.T, beta=beta, c=out, overwrite_c=True))
+    return np.asarray(linalg.blas.dgemm(1.0, W, V.T, beta=beta, c=out, overwrite_c=True))
 
 
 def _number(value: Any, what: str) -> float:

@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.fft
-import scipy.sparse as sp
 
+from .._lazy import fft
+from .._lazy import sparse as sp
 from ..errors import ParameterError
 from ..stats import Sample
 from ..stats.moments import pooled_spread
@@ -377,8 +377,8 @@ def _convolve(
             index = cell_ptr[part, None] + np.arange(size)
             inside = np.arange(size) < lengths[part, None]
             block = np.where(inside, bins[np.where(inside, index, 0)], 0.0)
-            spectrum = scipy.fft.rfft(block, n=n_fft, axis=1) * scipy.fft.rfft(kernel, axis=1)
-            conv[index[inside]] = scipy.fft.irfft(spectrum, n=n_fft, axis=1)[:, :size][inside]
+            spectrum = fft.rfft(block, n=n_fft, axis=1) * fft.rfft(kernel, axis=1)
+            conv[index[inside]] = fft.irfft(spectrum, n=n_fft, axis=1)[:, :size][inside]
     # Σ kernel = 1 makes the binned sums add up to W: density = conv / (W · step).
     scale = 1.0 / cells_step
     conv *= np.repeat(scale, lengths)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing

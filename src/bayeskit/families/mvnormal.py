@@ -58,11 +58,10 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse as sp
-from scipy.linalg import blas
 
 from .._blas import function, letters
+from .._lazy import linalg
+from .._lazy import sparse as sp
 from .._threads import blas_threads, in_parallel, one_blas_thread, usable_cpus
 from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
 from ..errors import DataError, ParameterError, SingularCovarianceError
@@ -147,7 +146,7 @@ class MVNormalParams:
         W = np.zeros((K, d))
         kept = self.means[:, self.keep]
         if self.factor is not None:
-            W[:, self.keep] = scipy.linalg.cho_solve((self.factor[0], True), kept.T).T
+            W[:, self.keep] = linalg.cho_solve((self.factor[0], True), kept.T).T
         else:
             assert self.var is not None
             W[:, self.keep] = kept / self.var[0]
@@ -164,7 +163,7 @@ class MVNormalParams:
         assert self.factor is not None
         offset = self.means[:, self.keep] - self.reference
         V = np.zeros(self.means.shape)
-        V[:, self.keep] = scipy.linalg.cho_solve((self.factor[0], True), offset.T).T
+        V[:, self.keep] = linalg.cho_solve((self.factor[0], True), offset.T).T
         centre = np.zeros(self.means.shape[1])
         centre[self.keep] = self.reference
         return centre, V, -0.5 * np.einsum("kj,kj->k", V[:, self.keep], offset)
@@ -183,7 +182,7 @@ class MVNormalParams:
             self.covariance[0][np.ix_(keep, keep)] if self.completed is None else self.completed
         )
         between = self.total[np.ix_(keep, keep)] - within
-        values, vectors = scipy.linalg.eigh(between, within)
+        values, vectors = linalg.eigh(between, within)
         order = np.argsort(values)[::-1]
         vectors = vectors[:, order]
         # An axis is defined up to its sign: the one whose largest entry is positive, so that
@@ -656,7 +655,7 @@ def _whiten(L_inv: np.ndarray, Y: np.ndarray) -> np.ndarray:
     multiplies from the left."""
     if Y.size == 0:
         return Y
-    product = blas.dtrmm(1.0, L_inv, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
+    product = linalg.blas.dtrmm(1.0, L_inv, Y.T, side=0, lower=1, trans_a=0, overwrite_b=1)
     return np.asarray(product).T
 
 

@@ -46,9 +46,9 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import solve_triangular
 
+from .._lazy import linalg
+from .._lazy import sparse as sp
 from .._validation import column_label
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
@@ -416,7 +416,7 @@ class Transform:
             return np.divide(X, norm[:, None], out=np.zeros_like(X), where=norm[:, None] > 0)
         Z = (X if self.keep is None else X[:, self.keep]) - self.shift
         if self.whiten is not None:
-            Z = solve_triangular(self.whiten, Z.T, lower=True).T
+            Z = linalg.solve_triangular(self.whiten, Z.T, lower=True).T
         return np.ascontiguousarray(Z)
 
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import gammaln
 
+from .._lazy import sparse as sp
+from .._lazy import special
 from .._validation import check_non_negative, first_bad
 from ..errors import DataError, ParameterError
 from ..stats import Counts
@@ -175,7 +175,7 @@ class Poisson(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             term = np.where(length[:, None] > 0, length[:, None] * np.log(expected), 0.0)
             jll = np.where(np.isneginf(dot), -np.inf, dot - term)
-        return jll + (gammaln(length + 1.0) - log_fact)[:, None]
+        return jll + (special.gammaln(length + 1.0) - log_fact)[:, None]
 
     def linear_form(self, params: PoissonParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over :meth:`design`'s columns.
@@ -206,7 +206,7 @@ class Poisson(Family):
                 "length holds for complete rows only (a missing count changes which rates the "
                 "length is shared among)"
             )
-        h = gammaln(length + 1.0) - log_fact
+        h = special.gammaln(length + 1.0) - log_fact
         if sp.issparse(Xz):
             return sp.hstack([Xz, sp.csr_matrix(h[:, None])], format="csr")
         return np.hstack([Xz, h[:, None]])

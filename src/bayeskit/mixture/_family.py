@@ -24,8 +24,8 @@ from numbers import Integral
 from typing import Any, cast
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._threads import one_blas_thread
 from .._validation import check_random_state
 from ..errors import DataError, ParameterError, SingularCovarianceError

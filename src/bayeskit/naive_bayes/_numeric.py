@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._base import GenerativeClassifier
+from .._lazy import sparse as sp
 from .._validation import (
     as_float_array,
     check_features,

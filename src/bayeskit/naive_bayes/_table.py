@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from .._validation import complex_refusal, feature_names_of, is_missing
 from ..errors import DataError, InputTypeError, ShapeError
 from ..families._codebook import Table

@@ -12,8 +12,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._labels import OneHot
+from .._lazy import sparse as sp
 from ..errors import MergeError, ModelFileError
 
 S = TypeVar("S", bound="Statistic")
@@ -291,10 +292,15 @@ def per_class(tolerance: Tolerance, w: np.ndarray) -> Any:
     return t if t.ndim == 0 else t.reshape((-1,) + (1,) * (w.ndim - 1))
 
 
-def hard_labels(R: np.ndarray | sp.spmatrix) -> tuple[np.ndarray, np.ndarray] | None:
+def hard_labels(R: np.ndarray | sp.spmatrix | OneHot) -> tuple[np.ndarray, np.ndarray] | None:
     """(class index, weight) of each row when ``R`` is one-hot labels times weights as the
-    template builds it (CSR, one stored entry per row); None for soft labels."""
-    if not isinstance(R, (sp.csr_matrix, sp.csr_array)) or R.nnz != R.shape[0]:
+    template builds it (CSR, one stored entry per row, or those entries as a
+    :class:`~bayeskit._labels.OneHot`); None for soft labels."""
+    if isinstance(R, OneHot):
+        return R.codes, R.weight
+    if not sp.issparse(R) or not isinstance(R, (sp.csr_matrix, sp.csr_array)):
+        return None  # (issparse first: it needs no import of scipy.sparse)
+    if R.nnz != R.shape[0]:
         return None
     if not np.array_equal(R.indptr, np.arange(R.shape[0] + 1)):
         return None

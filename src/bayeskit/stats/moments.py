@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._jit import njit
+from .._lazy import sparse as sp
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 

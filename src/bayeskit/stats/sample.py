@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._lazy import sparse as sp
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, per_class
 

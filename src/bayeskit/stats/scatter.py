@@ -26,13 +26,13 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import blas
 
 from .._blas import N as _N
 from .._blas import U as _U
 from .._blas import function, letters
 from .._jit import njit
+from .._lazy import linalg
+from .._lazy import sparse as sp
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
@@ -478,7 +478,7 @@ def _syrk(A: np.ndarray) -> np.ndarray:
     d = A.shape[1]
     if A.shape[0] == 0 or d == 0:
         return np.zeros((d, d))
-    upper = blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)  # lower part: 0
+    upper = linalg.blas.dsyrk(1.0, np.ascontiguousarray(A).T, trans=0, lower=0)  # lower part: 0
     full = upper + upper.T
     full[np.diag_indices(d)] = np.diag(upper)
     return full
