@@ -1,4 +1,4 @@
-"""The :class:`Message` that :func:`~bayeskit.text.email.read_message` returns: a frozen
+"""The :class:`Message` that :func:`~bayeskit.text.read_message` returns: a frozen
 dataclass, in a module of its own, imported on first use, so that a mail filter reading one
 message (which tokenizes its :class:`~bayeskit.text.email.MessageFields` and never builds a
 Message) does not import :mod:`dataclasses`. ``bayeskit.text.Message`` and
@@ -15,7 +15,7 @@ __all__ = ["Message"]
 
 @dataclass(frozen=True)
 class Message:
-    """What :func:`~bayeskit.text.email.read_message` read from one e-mail.
+    """What :func:`~bayeskit.text.read_message` read from one e-mail.
 
     Attributes
     ----------
