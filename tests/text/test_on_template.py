@@ -132,3 +132,35 @@ def test_count_parameters_that_are_not_numbers_are_refused_naming_them():
         check_parameters([family], [bad], np.array(["ham", "spam"]), [["cash", "now"]])
     good = DocumentsParams(TextVectorizer(), MultinomialParams(np.zeros((2, 2))), columns)
     check_parameters([family], [good], np.array(["ham", "spam"]), [["cash", "now"]])
+
+
+def test_nested_settings_reach_the_default_model_and_take_effect_on_a_fitted_model():
+    """``model__alpha=…`` with ``model=None`` sets the default model's alpha (as a grid
+    search sets it), and a fitted model scores with the new settings at once."""
+    mine = TextOnTemplate().fit(DOCS, LABELS)
+    before = mine.predict_joint_log_proba(NEW)
+    mine.set_params(model__alpha=2.0)
+    assert mine.model.alpha == 2.0
+    theirs = TextClassifier().set_params(model__alpha=2.0).fit(DOCS, LABELS)
+    _same(mine, theirs)
+    assert not np.allclose(mine.predict_joint_log_proba(NEW), before)
+    mine.set_params(model=MultinomialNB())  # and the prior in the scores follows the model
+    assert mine.scores_include_prior()
+
+
+def test_the_fixed_layout_is_compact_and_tells_fits_apart():
+    hashed = {"vectorizer": TextVectorizer(output="hashed", n_features=2**18)}
+    assert TextOnTemplate(**hashed).fit(DOCS, LABELS).layout_state() is None
+    given = {"vectorizer": TextVectorizer(vocabulary=["cash", "lunch"])}
+    assert TextOnTemplate(**given).fit(DOCS, LABELS).layout_state() is None
+    tfidf = {"vectorizer": TextVectorizer(output="tfidf"), "model": MultinomialNB()}
+    a = TextOnTemplate(**tfidf).fit(DOCS, LABELS).layout_state()
+    assert a == TextOnTemplate(**tfidf).fit(DOCS, LABELS).layout_state()
+    assert a is not None
+    assert set(a) == {"n_columns", "sha256"}
+    assert a != TextOnTemplate(**tfidf).fit(DOCS[:6], LABELS[:6]).layout_state()
+    # the hashed models of two parts merge: their columns are the settings'
+    parts = TextOnTemplate(**hashed).fit(DOCS[:5], LABELS[:5]) + TextOnTemplate(**hashed).fit(
+        DOCS[5:], LABELS[5:]
+    )
+    _same(parts, TextClassifier(**hashed).fit(DOCS, LABELS))

@@ -17,6 +17,7 @@ given vocabulary) the first fit fits the vectorizer on its documents and keeps i
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,11 +64,33 @@ class TextOnTemplate(GenerativeClassifier):
     # ------------------------------------------------------------------ settings
     def prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
         """The vectorizer and count model the settings stand for, checked (as
-        :meth:`TextClassifier.prototypes`)."""
+        :meth:`TextClassifier.prototypes`); made and checked once per change of the settings
+        (every prediction reads the count model's prior settings several times)."""
+        key = (self.vectorizer, self.model, self.useful_terms)
+        cached = self.__dict__.get("_settings_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
         settings = TextClassifier(
             vectorizer=self.vectorizer, model=self.model, useful_terms=self.useful_terms
         )
-        return settings.prototypes()
+        made = settings.prototypes()
+        self._settings_cache = (key, made)
+        return made
+
+    def set_params(self, **params: Any) -> TextOnTemplate:
+        """Set parameters; ``model__alpha=…`` and ``vectorizer__min_df=…`` also work while
+        ``model`` / ``vectorizer`` are left at their default (None), as in a grid search."""
+        defaults = {
+            "vectorizer": TextClassifier.default_vectorizer,
+            "model": TextClassifier.default_model,
+        }
+        for key in params:
+            head, nested, _ = key.partition("__")
+            if nested and head in defaults and getattr(self, head) is None and head not in params:
+                setattr(self, head, defaults[head]())
+        self.__dict__.pop("_settings_cache", None)
+        super().set_params(**params)
+        return self
 
     def _count_model(self) -> GenerativeClassifier:
         return self.prototypes()[1]
@@ -117,14 +140,30 @@ class TextOnTemplate(GenerativeClassifier):
         return docs
 
     def layout_state(self) -> dict[str, Any] | None:
+        """The columns the first fit chose, when the settings do not fix them (idf weights,
+        or a vocabulary chosen from the corpus): their number and a SHA-256 digest of the
+        terms and idf weights, made once per fit (a hashed vectorizer's million columns
+        are not listed on every comparison of two parts). None when the settings fix the
+        columns (hashed output or a given vocabulary, without idf) or in the per-term mode."""
         fitted = self.__dict__.get("vectorizer_")
         if fitted is None:
             return None
+        cached = self.__dict__.get("_layout_cache")
+        if cached is not None and cached[0] is fitted:
+            return None if cached[1] is None else dict(cached[1])
         idf = fitted.__dict__.get("idf_")
-        return {
-            "columns": fitted.get_feature_names_out().tolist(),
-            "idf": None if idf is None else np.asarray(idf).tolist(),
-        }
+        if idf is None and (fitted.output == "hashed" or fitted.vocabulary is not None):
+            layout = None
+        else:
+            digest = hashlib.sha256()
+            columns = fitted.get_feature_names_out()
+            for term in columns.tolist():
+                digest.update(str(term).encode("utf-8", "surrogatepass") + b"\0")
+            if idf is not None:
+                digest.update(np.ascontiguousarray(idf, dtype=np.float64).tobytes())
+            layout = {"n_columns": len(columns), "sha256": digest.hexdigest()}
+        self._layout_cache = (fitted, layout)
+        return None if layout is None else dict(layout)
 
     # ------------------------------------------------------------------ fitted parts
     @property
