@@ -409,9 +409,10 @@ class TextClassifier(GenerativeClassifier):
         """The term-keyed statistics and vocabulary statistics of documents, without changing
         the model, as a pair (the two parts of :meth:`summarize`'s block): those of
         different batches add; :meth:`fit_summary` takes their totals."""
-        labels, R = class_weights(y, sample_weight, len(as_documents(X)), classes)
-        block = self._per_term_family().summarize(as_documents(X), R)
-        assert isinstance(block, DocumentStats)
+        docs = as_documents(X)
+        labels, R = class_weights(y, sample_weight, len(docs), classes)
+        block = self._per_term_family().summarize(docs, R)
+        assert isinstance(block, DocumentStats)  # what a per-term documents family gives
         return Summary(labels, class_totals(R), (block.keyed,)), block.vocabulary
 
     def fit_summary(
