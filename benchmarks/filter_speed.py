@@ -10,12 +10,18 @@ the machine's yardsticks (the same load for all). Printed: the median wall and C
 declined (scored by the full model instead), and whether every verdict is the model's. A few
 messages also go through the full model (the path before the token store: numpy, scipy and
 scikit-learn imported, the model file loaded), and each through a running ``bayeskit serve``
-by ``bayeskit filter --server URL``. bogofilter is skipped when absent.
+by ``bayeskit filter --server URL`` (its verdicts compared with the model's too), and the
+server's own time per message is measured from this process (``POST /verdict`` on a fresh
+connection, as the client sends it): the rest of that row is the client's start-up. Where
+the ``bayeskit`` console script is installed beside this Python (what a mail delivery agent
+runs), both commands are timed through it too (``python -m`` adds :mod:`runpy`'s imports).
+bogofilter is skipped when absent.
 
     python benchmarks/filter_speed.py [--train 300] [--messages 50]
 
 The bayeskit sources are byte-compiled first (as an installed package is), since this
-machine sets PYTHONDONTWRITEBYTECODE.
+machine sets PYTHONDONTWRITEBYTECODE (forced: a byte-code file is stale when its source's
+size changed within the same second, which compileall alone does not check).
 """
 
 from __future__ import annotations
@@ -75,6 +81,21 @@ def _serve(model: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("bayeskit serve did not answer")
 
 
+def _server_time(url: str, raw: bytes) -> float:
+    """Wall seconds of one ``POST /verdict`` of ``raw`` on a fresh connection."""
+    host, port = url.removeprefix("http://").split(":")
+    request = (
+        f"POST /verdict HTTP/1.1\r\nHost: {host}\r\nContent-Type: message/rfc822\r\n"
+        f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
+    ).encode() + raw
+    start = time.perf_counter()
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(request)
+        while sock.recv(65536):
+            pass
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--train", type=int, default=300, help="messages of each class")
@@ -82,7 +103,7 @@ def main() -> None:
     parser.add_argument("--full", type=int, default=3, help="messages by the full model")
     args = parser.parse_args()
     root = data_dir() / "spamassassin-public-corpus"
-    compileall.compile_dir(str(SRC / "bayeskit"), quiet=1)
+    compileall.compile_dir(str(SRC / "bayeskit"), quiet=1, force=True)
     spam = sorted((root / "spam").iterdir())[: args.train]
     ham = sorted((root / "easy_ham").iterdir())[: args.train]
     tests = [p for d in ("easy_ham_2", "hard_ham", "spam_2") for p in sorted((root / d).iterdir())]
@@ -113,15 +134,24 @@ def main() -> None:
         commands["bayeskit filter --server"] = [
             sys.executable, "-m", "bayeskit", "filter", "--server", url,
         ]  # fmt: skip
+        script = Path(sys.executable).with_name("bayeskit")
+        if script.exists():
+            commands["console script: MODEL"] = [str(script), "filter", str(model)]
+            commands["console script: --server"] = [str(script), "filter", "--server", url]
+        server_disagree = 0
         for path in picked:
             raw = path.read_bytes()
+            expected = str(filt.classify([raw[: 4 << 20]])[0])
             for name, command in commands.items():
                 wall, cpu, done = timed(command, raw)
                 rows.setdefault(name, []).append((wall, cpu))
                 if name == "bayeskit filter MODEL":
                     declined += b"scored from the token store" not in done.stderr
-                    expected = str(filt.classify([raw[: 4 << 20]])[0])
                     disagree += STATUS.get(done.returncode) != expected
+                if name == "bayeskit filter --server":
+                    server_disagree += STATUS.get(done.returncode) != expected
+            wall = _server_time(url, raw)
+            rows.setdefault("server's answer (in-process)", []).append((wall, float("nan")))
         server.terminate()
         server.wait(timeout=60)
         full = (
@@ -141,6 +171,8 @@ def main() -> None:
         print("bogofilter not installed: its row is skipped")
     print(f"declined by the token store: {declined} of {len(picked)}")
     print(f"verdicts unlike the model's: {disagree} of {len(picked)}")
+    print(f"verdicts of --server unlike the model's: {server_disagree} of {len(picked)}")
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

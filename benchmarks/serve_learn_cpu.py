@@ -6,10 +6,12 @@ Usage (from the project root)::
 
 It trains a SpamFilter on the bundled SMS Spam Collection, saves it, opens it as ``bayeskit
 serve`` does (:class:`bayeskit.serve.state.ModelState`, learning on) and learns messages one at
-a time as the load test (``serve_load.py``) sends them. It reports the medians of the learner
-thread's CPU time in each step: the model update (``apply_ops``), the new snapshot (the scorer
-of the new model) and the journal (write + fsync), and of the whole learn. CPU time, unlike
-the load test's latencies, hardly depends on what else runs on a shared machine.
+a time as the load test (``serve_load.py``) sends them. It reports the medians of the CPU time
+of each step, in the thread that runs it: the model update (``apply_ops``) and the new
+snapshot (the scorer of the new model) in the thread that submits the learn (the event loop,
+in the server), the journal (write + fsync) in the journal thread; and of the whole learn.
+CPU time, unlike the load test's latencies, hardly depends on what else runs on a shared
+machine.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
             served.close()
     steps = ["model update", "snapshot", "journal"]
     whole = [sum(parts) for parts in zip(*(spent[s] for s in steps), strict=True)]
-    print(f"learner thread CPU per learn, median of {args.learns} (ms)")
+    print(f"CPU per learn, median of {args.learns} (ms)")
     print("| step | ms |\n| --- | ---: |")
     for step in steps:
         print(f"| {step} | {statistics.median(spent[step]):.2f} |")

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bayeskit._values import all_text, merge_sorted_text, union_sorted
+from bayeskit._values import all_text, insert_sorted_text, merge_sorted_text, spread, union_sorted
 from bayeskit.stats import CategoryCounts
 
 words = st.lists(st.text(alphabet="abcé€\x00 Z\u4e2d", max_size=4), max_size=25, unique=True).map(
@@ -50,3 +50,27 @@ def test_numbers_and_mixed_values_are_left_to_the_general_rule():
     total = x + y
     assert [c.tolist() for c in total.categories] == [[0.5, 1, "a", "b"], [1, 2, 3]]
     assert total.counts.tolist() == [[10.0, 1.0, 2.0, 20.0, 3.0, 34.0, 40.0]]
+
+
+@given(words, words, st.integers(0, 30))
+def test_inserting_a_few_terms_is_the_merge(a, b, most):
+    """insert_sorted_text: merge_sorted_text's union and positions of b, or None when more
+    than ``most`` terms of b are new to a; spread inserts at those places as np.insert."""
+    found = insert_sorted_text(a, b, most)
+    new = set(b.tolist()) - set(a.tolist())
+    if len(new) > most:
+        assert found is None
+        return
+    assert found is not None
+    union, where, pos_b = found
+    merged, pos_a, merged_b = merge_sorted_text(a, b)
+    assert union.tolist() == merged.tolist()
+    assert pos_b.tolist() == merged_b.tolist()
+    assert np.insert(a, where, sorted(new)).tolist() == union.tolist()
+    counts = np.arange(2.0 * len(a)).reshape(2, len(a))
+    np.testing.assert_array_equal(
+        spread(counts, where, axis=1), np.insert(counts, where, 0.0, axis=1)
+    )
+    placed = np.zeros((2, len(union)))
+    placed[:, pos_a] = counts
+    np.testing.assert_array_equal(spread(counts, where, axis=1), placed)

@@ -5,9 +5,12 @@ took. With a subcommand (``python -m bayeskit train …``) it is the ``bayeskit`
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from .cli import main as cli_main
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -182,6 +182,55 @@ def merge_sorted_text(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     return union, pos_a, pos_b
 
 
+def insert_sorted_text(
+    a: np.ndarray, b: np.ndarray, most: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`merge_sorted_text` for a few terms ``b`` added to many ``a``:
+    ``(union, where, positions of b)``, ``where`` the places in ``a`` before which the
+    terms new to it go (sorted; the union is ``a`` with :func:`spread` inserting them),
+    or ``None`` when more than ``most`` terms of ``b`` are new to ``a``.
+
+    A learned message holds a few dozen terms, some new: finding them costs ``O(m log n)``
+    comparisons and the union one copy of ``a`` in a few slices, where the positions of
+    every element of ``a`` (what a merge of two large lists needs) would cost passes over
+    all ``n``."""
+    at = np.searchsorted(a, b)
+    found = np.zeros(len(b), dtype=bool)
+    inside = at < len(a)
+    found[inside] = a[at[inside]] == b[inside]
+    fresh = ~found
+    if int(fresh.sum()) > most:
+        return None
+    where = at[fresh]
+    pos_b = np.empty(len(b), dtype=np.intp)
+    # a term of a moves right by the number of new terms inserted at or before it; the
+    # i-th new term goes in before a[where[i]], after the i new ones before it
+    pos_b[found] = at[found] + np.searchsorted(where, at[found], side="right")
+    pos_b[fresh] = where + np.arange(len(where))
+    union = a if not len(where) else spread(a, where, axis=0, fill=b[fresh])
+    return union, where, pos_b
+
+
+def spread(x: np.ndarray, where: np.ndarray, *, axis: int, fill: Any = 0) -> np.ndarray:
+    """``np.insert(x, where, fill, axis=axis)`` for a few sorted ``where``: one slice copy
+    per run of ``x`` between them (numpy's insert masks every element), ``fill`` a scalar
+    or one value per place."""
+    n, k = x.shape[axis], len(where)
+    shape = list(x.shape)
+    shape[axis] = n + k
+    out = np.empty(shape, dtype=x.dtype)
+    fills = np.broadcast_to(np.asarray(fill, dtype=x.dtype), (k,))
+    # views with the axis first: the slices below copy into ``out`` itself
+    src, dst = np.moveaxis(x, axis, 0), np.moveaxis(out, axis, 0)
+    start = 0
+    for j, w in enumerate(where.tolist()):
+        dst[start + j : w + j] = src[start:w]
+        dst[w + j] = fills[j]
+        start = w
+    dst[start + k :] = src[start:]
+    return out
+
+
 def all_text(values: np.ndarray) -> bool:
     """Whether ``values``, sorted distinct categories (numbers sort before strings, see
     :func:`unique_sorted`), are an object array of ``str`` only: then its first value is one."""

@@ -9,9 +9,13 @@ value at fault and say what is accepted.
 from __future__ import annotations
 
 import sys
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:  # a mail filter imports this module: typing is a tenth of its start-up
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 _SKLEARN = "sklearn.exceptions"
 
 __all__ = [

@@ -11,11 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.naive_bayes import ComplementNB as SkComplementNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import bayeskit as bk
 from bayeskit.errors import ParameterError
+from bayeskit.families._dirichlet import corpus_pseudo_count
 
 
 def data(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -212,3 +215,31 @@ def test_a_new_smoothing_resmooths_without_a_refit():
     model.set_params(corpus_power=0.8)
     fresh = bk.MultinomialNB(alpha=0.7, smoothing="corpus", corpus_power=0.8).fit(X, y)
     np.testing.assert_allclose(model.feature_log_prob_, fresh.feature_log_prob_, rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 400),
+    power=st.sampled_from([0.0, 0.25, 0.5, 0.75, 0.9, 1.0]),
+    kind=st.sampled_from(["words", "fractions", "large"]),
+)
+def test_the_pseudo_counts_are_the_formulas_exactly(seed, n, power, kind):
+    """corpus_pseudo_count looks the powers of whole counts below a quarter of the number of
+    categories up in a table of N^γ: the same numbers, to the last digit, as N^γ of every
+    count; other counts (fractions, large ones) take the powers one by one."""
+    rng = np.random.default_rng(seed)
+    pooled = rng.integers(0, max(n // 6, 1), n).astype(float)
+    pooled[rng.random(n) < 0.3] = 0.0
+    if kind == "fractions":
+        pooled *= 0.5
+    elif kind == "large":
+        pooled *= n
+    seen = pooled > 0
+    tempered = np.power(pooled, power, where=seen, out=np.zeros(n))
+    expected = np.where(seen, 0.3 * (n / tempered.sum()) * tempered, 0.3) if seen.any() else None
+    got = corpus_pseudo_count(0.3, pooled, power)
+    if expected is None:
+        np.testing.assert_array_equal(got, np.full(n, 0.3))
+    else:
+        np.testing.assert_array_equal(got, expected)

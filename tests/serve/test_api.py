@@ -111,6 +111,67 @@ def test_check_raw_email(serve, email_file):
     assert any(t == "free" and w is not None for t, w in got["words"])
 
 
+# ---------------------------------------------------------------------------------- /verdict
+def _verdict(client, body: bytes, content_type: str = "text/plain") -> tuple[str, float]:
+    r = client.post("/verdict", content=body, headers={"Content-Type": content_type})
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/plain")
+    word, p = r.text.split()
+    assert r.text == f"{word} {float(p)!r}\n"  # one line: the verdict, the float's repr
+    return word, float(p)
+
+
+def _same_as_check(client, bodies: list[bytes], content_type: str) -> None:
+    """/verdict answers /check's verdict and P(spam) (to rounding) for every body."""
+    cutoffs = client.get("/metadata").json()["spam"]
+    for body in bodies:
+        check = client.post("/check", content=body, headers={"Content-Type": content_type})
+        expected = check.json()
+        word, p = _verdict(client, body, content_type)
+        assert p == pytest.approx(expected["p_spam"], rel=1e-9, abs=1e-12)
+        if min(abs(p - cutoffs["ham_cutoff"]), abs(p - cutoffs["spam_cutoff"])) > 1e-9:
+            assert word == expected["verdict"]
+
+
+def test_verdict_is_checks_answer_in_one_line(serve, sms_file, char_file, sms):
+    """``POST /verdict`` (what ``bayeskit filter --server`` asks) answers /check's verdict
+    and P(spam): by the token store's arithmetic on a table built on the first request of
+    each snapshot (so again after a learn), or by /check's own scoring for a filter the store
+    cannot score (character n-grams)."""
+    texts = [SPAMMY, HAMMY, *sms[0][:30], "", "free", "Grüße, café"]
+    bodies = [text.encode() for text in texts]
+    for path in (sms_file, char_file):
+        client = serve(path)
+        _same_as_check(client, bodies, "text/plain")
+        assert client.post("/learn/spam", content=HAMMY, headers=AUTH).status_code == 200
+        _same_as_check(client, bodies[:10], "text/plain")
+
+
+def test_verdict_of_raw_emails(serve, email_file):
+    client = serve(email_file)
+    model = bk.load(email_file)
+    messages = [
+        b"From: Prize <win@lottery.example>\nSubject: FREE prize\nContent-Type: text/plain; "
+        b"charset=iso-8859-1\n\nClaim your free cash prize now \xe9t\xe9",
+        b"From: Ann <ann@work.example>\nSubject: notes\n\nthe notes of today's meeting",
+        b"Subject: empty\n\n",
+    ]
+    _same_as_check(client, messages, "message/rfc822")
+    for message in messages:
+        word, p = _verdict(client, message, "message/rfc822")
+        assert p == pytest.approx(model.spam_probability([message])[0], rel=1e-9)
+        assert word == model.classify([message])[0]
+
+
+def test_verdict_needs_a_spam_filter(serve, topics_file, wine_file):
+    r = serve(topics_file).post("/verdict", content="the striker scored")
+    assert r.status_code == 400
+    assert "TextClassifier) is not a spam filter: use POST /check" in r.json()["error"]
+    r = serve(wine_file).post("/verdict", content="hello")
+    assert r.status_code == 400
+    assert "/invocations" in r.json()["error"]
+
+
 def test_check_of_a_text_classifier_with_three_classes(serve, topics_file):
     model = bk.load(topics_file)
     got = serve(topics_file).post("/check", content="a goal in the match").json()
@@ -557,3 +618,33 @@ def test_csv_body_reads_missing_as_the_model_files_data_was_read(serve, tmp_path
         assert r.status_code == 200, (marker, r.text)
         got = [[row[f"p_{c}"] for c in model.classes_] for row in r.json()["predictions"]]
         np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=marker)
+
+
+def test_learns_through_the_service_are_partial_fit_of_the_messages(serve, sms_file, sms):
+    """A model after N learns through the service (one update per learn, a large message's
+    off the event loop) holds exactly the statistics of partial_fit of those N messages."""
+    from bayeskit.serve.app import _BIG_BODY
+    from bayeskit.stats import keyed_block
+
+    texts, _ = sms
+    client = serve(sms_file)
+    large = " ".join(texts[:3000])
+    assert len(large.encode()) > _BIG_BODY
+    messages = [(f"learned {i}: {texts[-1 - i]}", "spam" if i % 3 else "ham") for i in range(11)]
+    messages.append((large, "ham"))
+    for text, label in messages:
+        r = client.post(f"/learn/{label}", content=text, headers=AUTH)
+        assert r.status_code == 200, r.text
+        assert r.json()["learned"] is True
+    served = client.app.service.state.snapshot.model
+    expected = bk.load(sms_file).partial_fit([t for t, _ in messages], [y for _, y in messages])
+    assert served.class_count_.tolist() == expected.class_count_.tolist()
+    ours, theirs = keyed_block(served.stats_), keyed_block(expected.stats_)
+    assert ours.terms.tolist() == theirs.terms.tolist()
+    for a, b in zip(ours.block.weights(), theirs.block.weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    probe = [SPAMMY, HAMMY, *texts[:20]]
+    np.testing.assert_allclose(
+        served.predict_proba(probe), expected.predict_proba(probe), rtol=1e-9, atol=1e-12
+    )
+    assert client.post("/check", content=large).json()["learned_as"] == "ham"

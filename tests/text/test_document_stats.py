@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bayeskit.errors import MergeError, ModelFileError
 from bayeskit.stats import STATISTIC_KINDS, Summary, keyed_block
 from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text import _document_stats as document_stats
 from bayeskit.text._document_stats import DocumentStats
 
 WORDS = ["cash", "free", "lunch", "meeting", "noon", "now", "prize", "report", "win", "you"]
@@ -132,3 +133,35 @@ def test_a_file_whose_frequencies_do_not_match_its_terms_is_refused():
         DocumentStats.from_arrays(arrays, {**meta, "n_docs": 0})
     with pytest.raises(ModelFileError, match="negative"):
         DocumentStats.from_arrays({**arrays, "term_freq": -arrays["term_freq"]}, meta)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), new=st.integers(0, 80))
+def test_a_message_into_many_terms_is_inserted_with_the_sums_of_the_merge(seed, new):
+    """A few documents added to many (a learned message: fewer than 1/16 as many terms, at
+    most 64 of them new) are inserted into the arrays: the same terms and the same sums,
+    exactly, as the merge of both term lists; more new terms than that take the merge."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"w{i:04d}" for i in range(3000)]
+    many = [" ".join(rng.choice(vocabulary, size=50)) for _ in range(100)]
+    # new terms that sort among the model's, some right before a term the message holds
+    known = rng.choice(vocabulary, size=5)
+    fresh = sorted({f"{w}a" for w in rng.choice(vocabulary, size=new)} | {f"{known[0]}"[:-1]})
+    fresh = fresh[:new]
+    message = " ".join([*known, *fresh])
+    clf = TextClassifier.sklearn_defaults()
+    big = _as_one(clf.term_statistics(many, rng.choice(["ham", "spam"], size=len(many))))
+    one = _as_one(clf.term_statistics([message], ["spam"]))
+    (a,), (b,) = big.blocks, one.blocks
+    assert (a._insert(b) is None) == (len(set(fresh) - set(a.terms.tolist())) > 64)
+    inserted = big + one
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(document_stats, "_INSERT_RATIO", 10**9)  # always the merge
+        merged = big + one
+    _same(inserted, merged)
+    (x,), (y,) = inserted.blocks, merged.blocks
+    assert x.shares_terms()
+    for u, v in zip(x.weights(), y.weights(), strict=True):
+        assert u.dtype == v.dtype
+        np.testing.assert_array_equal(u, v)
+    assert set(fresh) <= set(x.terms.tolist())

@@ -373,14 +373,14 @@ def test_well_formed_html_takes_the_fast_path():
 
 
 def test_auto_analyzer_counts_are_those_of_the_parser_path(shared_data, monkeypatch):
-    from bayeskit.text import TextVectorizer
+    from bayeskit.text import TextVectorizer, _fasthtml
     from bayeskit.text import email as email_module
 
     raws = [p.read_bytes() for p in _spamassassin(shared_data)[::60]]
     vectorizer = TextVectorizer(analyzer="auto", ngram_range=(1, 2))
     terms, counts = vectorizer.fit(raws)._count(raws)
     monkeypatch.setattr(email_module, "parse", lambda data: "turned off")
-    monkeypatch.setattr(_mime, "fast_html_to_text", lambda *args: None)
+    monkeypatch.setattr(_fasthtml, "fast_html_to_text", lambda *args: None)  # (html_to_text's)
     parsed_terms, parsed_counts = vectorizer._count(raws)
     assert terms.tolist() == parsed_terms.tolist()
     assert (counts != parsed_counts).nnz == 0

@@ -93,6 +93,26 @@ def _rows(path: Path) -> tuple[list[Any], dict[str, Any]]:
     return rows, {**meta, "settings": json.loads(meta["settings"])}
 
 
+def test_the_store_in_memory_scores_as_the_store_on_disk(model):
+    """The service's per-snapshot table (TokenTable) gives the store's own answer, to the
+    bit, for raw messages; for a message as text (what the service reads of a message for a
+    filter that is not analyzer="email"), the model's to 1e-9. Each term's scores are kept
+    once a message has held it: a second pass over the messages answers the same."""
+    filt = bk.load(model)
+    table = token_store.TokenTable(filt)
+    raws = [p.read_bytes()[:SCORED] for p in random.Random(1).sample(_files(), 60)]
+    for _ in range(2):
+        for raw in raws:
+            assert table.score(raw) == token_store.score_message(model, raw)
+    texts = [raw.decode("latin-1") for raw in raws[:30]]
+    p_spam, verdicts = filt.spam_probability(texts), filt.classify(texts)
+    for text, p, expected in zip(texts, p_spam, verdicts, strict=True):
+        got, verdict = table.score(text)
+        assert got == pytest.approx(p, rel=1e-9, abs=1e-12)
+        if min(abs(got - filt.ham_cutoff), abs(got - filt.spam_cutoff)) > 1e-9:
+            assert verdict == expected
+
+
 def test_a_stale_or_missing_store_is_never_used(tmp_path):
     path = _fitted(tmp_path, "m.bk")
     raw = _files("spam_2")[0].read_bytes()
@@ -109,6 +129,8 @@ def test_a_filter_it_cannot_score_exactly_is_declined(tmp_path):
     path = _fitted(tmp_path, "c.bk", model=ComplementNB())
     with pytest.raises(token_store.DeclinedError, match="ComplementNB"):
         token_store.score_message(path, _files("spam_2")[0].read_bytes())
+    with pytest.raises(token_store.DeclinedError, match="ComplementNB"):
+        token_store.TokenTable(bk.load(path))
 
 
 def test_learning_writes_the_rows_a_rebuild_would(tmp_path):

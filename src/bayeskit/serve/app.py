@@ -5,7 +5,9 @@ Routes (the user guide, "The service", shows requests and answers):
 ``GET /`` the page; ``GET /ping``, ``/health``, ``/version``, ``/metadata``;
 ``POST /invocations`` (MLflow: JSON ``dataframe_split`` / ``dataframe_records`` /
 ``instances`` / ``inputs``, or ``text/csv``); ``POST /check`` (one message: text or a raw
-e-mail); ``POST /learn/{label}`` and ``POST /unlearn/{label}`` (bearer token).
+e-mail); ``POST /verdict`` (a spam filter's verdict and score of one message, as one line of
+text: what ``bayeskit filter --server`` asks); ``POST /learn/{label}`` and
+``POST /unlearn/{label}`` (bearer token).
 
 Every refusal is a JSON ``{"error": ...}`` with a 4xx status; the server keeps serving.
 """
@@ -48,7 +50,7 @@ from .inputs import (
     reads_text,
 )
 from .scoring import plain
-from .state import LearnError, ModelState, Snapshot, digest_of, label_names
+from .state import LearnError, ModelState, Snapshot, digest_of, label_names, outcome
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
@@ -389,6 +391,27 @@ class Service:
         result["learned_as"] = snap.learned.get(digest_of(doc))
         return _json(result)
 
+    async def verdict(self, request: Request) -> Response:
+        """A spam filter's verdict and ``P(spam|x)`` of one message as one line of text,
+        ``"spam 0.9871…"`` (the float's shortest repr): all a mail filter needs, without the
+        reasons and the JSON of /check (``bayeskit filter --server`` reads it with the
+        standard library's socket alone)."""
+        snap = self.text_snapshot()
+        body = await self.body(request)
+        scorer = snap.scorer
+        assert scorer is not None
+        if scorer.spam is None:
+            raise RequestError(
+                f"this server's model ({type(snap.model).__name__}) is not a spam filter: "
+                "use POST /check"
+            )
+        doc = message_input(body, request.headers.get("content-type", ""), snap.described)
+        if len(body) > _BIG_BODY or not scorer.table_ready:  # the first builds the table
+            p_spam, verdict = await asyncio.to_thread(scorer.verdict, doc)
+        else:
+            p_spam, verdict = scorer.verdict(doc)
+        return Response(f"{verdict} {p_spam!r}\n", media_type="text/plain")
+
     async def learn(self, request: Request) -> Response:
         return await self._change(request, unlearn=False)
 
@@ -404,11 +427,17 @@ class Service:
             raise RequestError(
                 f"unknown label {label!r}; this model's labels are {', '.join(map(repr, names))}"
             )
-        doc = message_input(
-            await self.body(request), request.headers.get("content-type", ""), model
-        )
-        future = self.state.submit(doc, label, unlearn=unlearn)
-        result = await asyncio.wrap_future(future)
+        body = await self.body(request)
+        doc = message_input(body, request.headers.get("content-type", ""), model)
+        # The model update runs here, in the event loop, as a check does (a thread would
+        # wait for the interpreter lock while the loop runs checks); a large message's off
+        # the loop, as a large check's, and any while one is under way there (the loop
+        # would wait for it).
+        if len(body) > _BIG_BODY or self.state.busy:
+            future = await asyncio.to_thread(self.state.submit, doc, label, unlearn=unlearn)
+        else:
+            future = self.state.submit(doc, label, unlearn=unlearn)
+        result = await outcome(future)
         described = self.state.snapshot.described
         result["class_count"] = {
             str(plain(c)): float(n)
@@ -517,6 +546,7 @@ def create_app(config: ServeConfig) -> ASGIApp:
             Route("/metadata", service.metadata, methods=["GET"]),
             Route("/invocations", service.invocations, methods=["POST"]),
             Route("/check", service.check, methods=["POST"]),
+            Route("/verdict", service.verdict, methods=["POST"]),
             Route("/learn/{label}", service.learn, methods=["POST"]),
             Route("/unlearn/{label}", service.unlearn, methods=["POST"]),
         ],

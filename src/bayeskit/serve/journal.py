@@ -183,8 +183,10 @@ def read_journal(path: str, model_sha256: str) -> Replay | None:
     )
 
 
-#: The journal's writes (a seam: the tests fail them as a full disk does, part-way).
+#: The journal's writes and syncs (seams: the tests fail writes as a full disk does,
+#: part-way, and slow syncs down as a busy disk does).
 _write = os.write
+_fsync = os.fsync
 
 
 def _open_append(path: str) -> IO[bytes]:
@@ -241,7 +243,7 @@ class Journal:
             view = memoryview(data)
             while view:
                 view = view[_write(fd, view) :]
-            os.fsync(fd)
+            _fsync(fd)
         except OSError:
             with contextlib.suppress(OSError):  # cutting frees space: it works on a full disk
                 os.ftruncate(fd, end)

@@ -11,13 +11,14 @@ compare them with ``predict_proba`` and ``explain``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .._decision import normalize_log
 from ..contract import contract_of
-from ..text import TextClassifier, TextVectorizer
+from ..text import TextClassifier, TextVectorizer, token_store
 from ..text.calibration import calibrated_logit
 from .colouring import segments
 
@@ -66,6 +67,35 @@ class Scorer:
         )
         scorer.check("warm up the vectorizer's lookup tables")
         return scorer
+
+    @cached_property
+    def table(self) -> token_store.TokenTable | None:
+        """A spam filter's token store in memory (None for a filter it cannot score, or
+        another model): built on the first :meth:`verdict` of this snapshot, not by
+        :meth:`of`, so that a service that learns but is never asked pays nothing for it."""
+        if self.spam is None:
+            return None
+        try:
+            return token_store.TokenTable(self.model)
+        except token_store.DeclinedError:
+            return None
+
+    @property
+    def table_ready(self) -> bool:
+        """Whether :attr:`table` has been built (the next :meth:`verdict` is a lookup)."""
+        return "table" in self.__dict__
+
+    def verdict(self, doc: str | bytes) -> tuple[float, str]:
+        """``(P(spam|x), verdict)`` of one message for a spam filter (``POST /verdict``):
+        scored as ``bayeskit filter MODEL`` scores by its token store, the terms looked up
+        in :attr:`table` — what :meth:`check` answers (to rounding), without the sparse
+        product, the reasons or the JSON; by :meth:`check` for a filter the store cannot
+        score."""
+        assert self.spam is not None, "a spam filter's verdict"
+        if self.table is not None:
+            return self.table.score(doc)
+        answer = self.check(doc)
+        return answer["p_spam"], answer["verdict"]
 
     def check(self, doc: str | bytes, *, words: bool = False) -> dict[str, Any]:
         """The answer of ``POST /check`` for one message (the user guide, "The service")."""

@@ -164,8 +164,8 @@ def bind(host: str, port: int) -> socket.socket:
 def _config(app: Any, config: ServeConfig, **extra: Any) -> uvicorn.Config:
     os.environ[HEADER_TIMEOUT_ENV] = repr(config.timeout)
     os.environ[HEADER_BYTES_ENV] = str(config.max_header_bytes)
-    # The learner thread's Python work would hold the GIL for 5 ms slices (the default)
-    # while checks wait in the event loop; 1 ms slices bound that wait.
+    # The saver's and journal's threads' Python work would hold the GIL for 5 ms slices
+    # (the default) while checks wait in the event loop; 1 ms slices bound that wait.
     sys.setswitchinterval(0.001)
     return uvicorn.Config(
         app,

@@ -1,15 +1,20 @@
-"""The served model: immutable snapshots swapped whole, one writer, the journal, the saver.
+"""The served model: immutable snapshots swapped whole, the journal, the saver.
 
 Readers take ``state.snapshot`` once per request and use nothing else, so they never see a
-half-updated model: a learn builds a new model (copy on write), journals it, and only then
-replaces the reference. Learning runs in one writer thread that takes every request waiting
-at that moment as a batch (group commit: one model update and one fsync for all of them).
-A saver thread rewrites the model file in the background (see :mod:`.journal` for the order
-of writes that makes this safe at any crash).
+half-updated model: a learn builds a new model (copy on write: a text model's statistics
+are values that add, so the new model shares every array the message does not change),
+journals it, and only then replaces the reference. The model update runs in the thread
+that submits the learn (the server's event loop: a second Python thread computing would
+only wait for the interpreter lock while the loop runs checks); its journal line goes to
+one journal thread, which writes and fsyncs everything queued while its previous fsync ran
+in one write and one fsync (group commit) before readers see it and the learns are
+answered. A saver thread rewrites the model file in the background (see :mod:`.journal`
+for the order of writes that makes this safe at any crash).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import fnmatch
@@ -20,6 +25,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -31,7 +37,14 @@ from ..io.model_file import load, save
 from .journal import Journal, Op, file_sha256, read_journal
 from .scoring import Scorer, plain
 
-__all__ = ["LearnError", "ModelState", "Snapshot", "StorageFullError", "digest_of"]
+__all__ = [
+    "LearnError",
+    "ModelState",
+    "Snapshot",
+    "StorageFullError",
+    "digest_of",
+    "outcome",
+]
 
 log = logging.getLogger("bayeskit.serve")
 _MAX_BATCH = 256
@@ -136,6 +149,46 @@ class _Request:
         self.future: Future[dict[str, Any]] = Future()
 
 
+@dataclass
+class _Computed:
+    """Requests whose model update is done, waiting for their journal lines to be durable:
+    their operations (none for a duplicate or a refused unlearn, answered in turn), the
+    answers to give once they are, and the snapshot holding them."""
+
+    answers: list[tuple[_Request, dict[str, Any] | BaseException]]
+    ops: list[Op]
+    snapshot: Snapshot
+
+
+#: How long a learn's handler waits in place for the journal's fsync (see :func:`outcome`).
+_WAIT_IN_PLACE = 0.002
+#: An event-loop iteration shorter than this is an idle loop's (see :func:`outcome`).
+_IDLE_ITERATION = 0.0005
+
+
+async def outcome(future: Future[dict[str, Any]]) -> dict[str, Any]:
+    """The result of a learn submitted to :meth:`ModelState.submit`, awaited in an event loop.
+
+    The journal thread resolves ``future`` once the learn's line is fsynced, typically a
+    fraction of a millisecond after the submit: waiting that long in place (at most
+    ``_WAIT_IN_PLACE``, the interpreter lock released) answers in this very iteration.
+    Otherwise (a slow disk, a group under way) ``asyncio.wrap_future`` would resume the
+    task two loop iterations after ``future`` is resolved (one to copy the result into an
+    asyncio future, one to run the task it wakes), and under load an iteration runs a check
+    for every busy connection; looking at ``future`` once per iteration answers in the
+    first one after it is resolved. A loop with nothing else to do (iterations far shorter
+    than an fsync) waits for the wake-up instead of spinning."""
+    with contextlib.suppress(FutureTimeout):
+        return future.result(timeout=_WAIT_IN_PLACE)
+    loop = asyncio.get_running_loop()
+    while not future.done():
+        started = loop.time()
+        await asyncio.sleep(0)
+        if not future.done() and loop.time() - started < _IDLE_ITERATION:
+            return await asyncio.wrap_future(future)
+    return future.result()
+
+
 class ModelState:
     """The model of one server process, and (with ``learning``) its journal and writers."""
 
@@ -162,7 +215,8 @@ class ModelState:
             raise
 
     def _start(self, learning: bool) -> None:
-        """Load the model, replay its journal and (learning) start the writer threads."""
+        """Load the model, replay its journal and (learning) start the journal and saver
+        threads."""
         model_sha = file_sha256(self.path)
         model = load(self.path)
         self.cannot_learn = cannot_learn(model)
@@ -186,12 +240,15 @@ class ModelState:
         self.snapshot = self._snapshot(model, seq, learned)
         self.saved_seq = seq - replayed
         self.journal: Journal | None = None
-        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._head = self.snapshot  # the newest model computed (see _learn_batch)
+        self._computing = threading.Lock()  # one model update at a time
+        self._closed = False
+        self._queue: queue.Queue[_Computed | None] = queue.Queue()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         if learning:
             self.journal = Journal(self.journal_path, replay, model_sha)
-            for target, name in ((self._writer, "learner"), (self._saver, "saver")):
+            for target, name in ((self._writer, "journal"), (self._saver, "saver")):
                 thread = threading.Thread(target=target, name=f"bayeskit-{name}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
@@ -204,19 +261,90 @@ class ModelState:
 
     # ------------------------------------------------------------------ learning
     def submit(self, doc: str | bytes, label: str, *, unlearn: bool) -> Future[dict[str, Any]]:
-        """Queue a learn (or unlearn) of ``doc`` as ``label``; the future resolves once the
-        change is journaled (fsync) and visible to readers, or fails with LearnError."""
+        """Learn (or unlearn) ``doc`` as ``label``: the model update is made here, in the
+        caller's thread; the returned future resolves once the change is journaled (fsync)
+        and visible to readers, or fails with LearnError."""
         request = _Request(doc, label, unlearn)
-        self._queue.put(request)
+        self._learn_batch([request])
         return request.future
 
+    def _learn_batch(self, batch: list[_Request]) -> None:
+        """Update the model with ``batch`` (in the caller's thread) and queue the result for
+        the journal thread, which writes and fsyncs the lines of everything queued while
+        its last fsync ran in one write and one fsync (group commit), then shows the new
+        model to readers and answers. Updates chain on the newest model computed, durable or
+        not (``_head``); readers see only ``snapshot``, whose changes are all durable."""
+        with self._computing:
+            if self._closed or self.journal is None:
+                raise LearnError("the server is stopping: nothing was learned", status=503)
+            computed = self._compute(self._head, batch)
+            if computed is None:
+                return
+            self._head = computed.snapshot
+            self._queue.put(computed)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a model update is under way (another thread's: a submit now would wait
+        for it)."""
+        return self._computing.locked()
+
+    def _compute(self, head: Snapshot, batch: list[_Request]) -> _Computed | None:
+        learned = dict(head.learned)
+        answers: list[tuple[_Request, dict[str, Any] | BaseException]] = []
+        accepted: list[tuple[_Request, Op]] = []
+        seq = head.seq
+        for request in batch:
+            was = learned.get(request.digest)
+            if request.unlearn:
+                if was != request.label:
+                    answers.append((request, _never_learned(request, was)))
+                    continue
+                op_learn: str | None = None
+                op_unlearn: str | None = request.label
+                learned.pop(request.digest)
+            else:
+                if was == request.label:
+                    answers.append((request, _duplicate(request, was)))
+                    continue
+                op_learn, op_unlearn = request.label, was
+                learned[request.digest] = request.label
+            seq += 1
+            accepted.append((request, Op(seq, request.digest, op_learn, op_unlearn, request.doc)))
+        if not accepted:
+            if not answers:
+                return None
+            return _Computed(answers, [], head)
+        try:
+            model = apply_ops(head.model, [(op.doc, op.learn, op.unlearn) for _, op in accepted])
+        except BayeskitError as exc:
+            if len(batch) == 1:  # refused by the model: answered now, nothing to journal
+                batch[0].future.set_exception(exc)
+                return None
+            # One request spoils the batch: apply them one at a time, so that only it fails.
+            computed: _Computed | None = None
+            for request in batch:
+                one = self._compute(head if computed is None else computed.snapshot, [request])
+                if one is not None:
+                    computed = (
+                        one
+                        if computed is None
+                        else _Computed(
+                            computed.answers + one.answers, computed.ops + one.ops, one.snapshot
+                        )
+                    )
+            return computed
+        answers.extend((request, _learned(request, op)) for request, op in accepted)
+        return _Computed(answers, [op for _, op in accepted], self._snapshot(model, seq, learned))
+
     def _writer(self) -> None:
+        """The journal thread: group commit of what :meth:`_learn_batch` queued."""
         while True:
             first = self._queue.get()
             if first is None:
                 return
-            batch = [first]
-            while len(batch) < _MAX_BATCH:
+            group = [first]
+            while len(group) < _MAX_BATCH:
                 try:
                     more = self._queue.get_nowait()
                 except queue.Empty:
@@ -224,85 +352,53 @@ class ModelState:
                 if more is None:
                     self._queue.put(None)
                     break
-                batch.append(more)
+                group.append(more)
             try:
-                self._learn_batch(batch)
-            except StorageFullError as exc:  # a full disk, not a bug: no traceback
-                log.warning("%s", exc)
-                for request in batch:
-                    if not request.future.done():
-                        request.future.set_exception(exc)
+                self._commit(group)
             except BaseException as exc:  # never leave a client waiting
-                log.exception("learning failed")
-                for request in batch:
-                    if not request.future.done():
-                        request.future.set_exception(exc)
+                if not isinstance(exc, StorageFullError):  # a full disk is not a bug
+                    log.exception("journaling learned messages failed")
+                else:
+                    log.warning("%s", exc)
+                self._roll_back(group, exc)
 
-    def _learn_batch(self, batch: list[_Request]) -> None:
-        snap = self.snapshot
-        learned = dict(snap.learned)
-        accepted: list[tuple[_Request, Op]] = []
-        seq = snap.seq
-        for request in batch:
-            was = learned.get(request.digest)
-            if request.unlearn:
-                if was != request.label:
-                    request.future.set_exception(_never_learned(request, was))
-                    continue
-                op_learn: str | None = None
-                op_unlearn: str | None = request.label
-                learned.pop(request.digest)
-            else:
-                if was == request.label:
-                    request.future.set_result(
-                        {
-                            "learned": False,
-                            "duplicate": True,
-                            "label": request.label,
-                            "digest": request.digest,
-                            "message": f"this message was already learned as {was!r}; it is "
-                            "not counted twice",
-                        }
-                    )
-                    continue
-                op_learn, op_unlearn = request.label, was
-                learned[request.digest] = request.label
-            seq += 1
-            accepted.append((request, Op(seq, request.digest, op_learn, op_unlearn, request.doc)))
-        if not accepted:
-            return
-        try:
-            model = apply_ops(snap.model, [(op.doc, op.learn, op.unlearn) for _, op in accepted])
-        except BayeskitError:
-            if len(accepted) == 1:
-                raise
-            # One request spoils the batch: apply them one at a time, so that only it fails.
-            for request, _ in accepted:
-                try:
-                    self._learn_batch([request])
-                except BayeskitError as exc:
-                    request.future.set_exception(exc)
-            return
-        new = self._snapshot(model, seq, learned)
+    def _commit(self, group: list[_Computed]) -> None:
+        ops = [op for computed in group for op in computed.ops]
         assert self.journal is not None
-        try:
-            self.journal.append(op for _, op in accepted)  # durable before anyone is told
-        except OSError as exc:  # nothing was acknowledged: the snapshot stays as it was
-            self.storage_error = exc.strerror or type(exc).__name__
-            raise StorageFullError(self.journal_path, exc) from None
-        self.storage_error = None
-        self.snapshot = new
-        for request, op in accepted:
-            result: dict[str, Any] = {
-                "learned": not request.unlearn,
-                "unlearned": request.unlearn,
-                "duplicate": False,
-                "label": request.label,
-                "was": op.unlearn if not request.unlearn else None,
-                "digest": request.digest,
-                "seq": op.seq,
-            }
-            request.future.set_result(result)
+        if ops:
+            try:
+                self.journal.append(ops)  # durable before anyone is told
+            except OSError as exc:  # nothing was acknowledged: the snapshot stays as it was
+                self.storage_error = exc.strerror or type(exc).__name__
+                raise StorageFullError(self.journal_path, exc) from None
+            self.storage_error = None
+        self.snapshot = group[-1].snapshot
+        for computed in group:
+            for request, answer in computed.answers:
+                if isinstance(answer, BaseException):
+                    request.future.set_exception(answer)
+                else:
+                    request.future.set_result(answer)
+
+    def _roll_back(self, group: list[_Computed], exc: BaseException) -> None:
+        """The group's lines are not in the journal: fail its requests and every request
+        computed on top of them since (queued after them), and compute from the durable
+        model again."""
+        with self._computing:
+            self._head = self.snapshot
+            while True:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                group.append(more)
+        for computed in group:
+            for request, _ in computed.answers:
+                if not request.future.done():
+                    request.future.set_exception(exc)
 
     # ------------------------------------------------------------------ saving
     def _saver(self) -> None:
@@ -329,7 +425,9 @@ class ModelState:
         """Stop learning, save what is unsaved, and release the journal."""
         if self.journal is None:
             return
-        self._queue.put(None)
+        with self._computing:  # no learn is queued after the journal thread's last one
+            self._closed = True
+            self._queue.put(None)
         self._stop.set()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -369,6 +467,28 @@ def _lock(path: str) -> IO[bytes]:
             f"{path}); stop it, or serve this model without --token-file"
         ) from None
     return handle
+
+
+def _duplicate(request: _Request, was: str) -> dict[str, Any]:
+    return {
+        "learned": False,
+        "duplicate": True,
+        "label": request.label,
+        "digest": request.digest,
+        "message": f"this message was already learned as {was!r}; it is not counted twice",
+    }
+
+
+def _learned(request: _Request, op: Op) -> dict[str, Any]:
+    return {
+        "learned": not request.unlearn,
+        "unlearned": request.unlearn,
+        "duplicate": False,
+        "label": request.label,
+        "was": op.unlearn if not request.unlearn else None,
+        "digest": request.digest,
+        "seq": op.seq,
+    }
 
 
 def _never_learned(request: _Request, was: str | None) -> LearnError:

@@ -8,7 +8,10 @@ them without the estimators.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
 
 _LAZY: dict[str, str] = {
     "Message": ".email",

@@ -24,7 +24,7 @@ import signal
 import sys
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -97,7 +97,7 @@ def _read_run(
 ) -> tuple[list[list[str]], list[str]]:
     """The header tokens of the e-mails and the texts of all documents ``a:b``."""
     from .analyze import _message, decode, email_text
-    from .email import email_tokens
+    from .email import tokens_of
 
     heads: list[list[str]] = []
     texts: list[str] = []
@@ -105,7 +105,7 @@ def _read_run(
         if is_mail:
             message = _message(doc)
             # Header and URL tokens (the body's words are left to the scanner: text="").
-            heads.append(email_tokens(replace(message, text="")))
+            heads.append(tokens_of(message, text=""))
             texts.append(email_text(message, subject_in_text))
         else:
             texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))

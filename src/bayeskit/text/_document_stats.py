@@ -20,8 +20,10 @@ import numpy as np
 
 from .._values import (
     all_text,
+    insert_sorted_text,
     is_sorted_unique,
     merge_sorted_text,
+    spread,
     values_from_json,
     values_to_json,
 )
@@ -31,6 +33,12 @@ from ..stats._base import Tolerance, check_arrays, per_class
 from .vocabulary import VocabularyStats
 
 __all__ = ["DocumentStats"]
+
+#: ``a + b`` inserts ``b``'s terms into ``a``'s arrays (see ``DocumentStats._insert``) when
+#: ``b`` holds fewer than 1/_INSERT_RATIO as many terms and at most _INSERTED_AT_MOST of them
+#: are new (one slice copy per new term): a learned message into a model's statistics.
+_INSERT_RATIO = 16
+_INSERTED_AT_MOST = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +104,10 @@ class DocumentStats(Statistic):
             and all_text(vb.terms)
         ):  # not known to be over one terms array each: each part adds its own
             return DocumentStats(self.keyed + other.keyed, va + vb)
+        if len(vb.terms) < len(va.terms) // _INSERT_RATIO:
+            inserted = self._insert(other)
+            if inserted is not None:
+                return inserted
         # one merge of the sorted terms for both sums (each ``+`` would merge them again: on
         # a long stream, binary searches among the terms are most of adding a batch)
         terms, mine, theirs = merge_sorted_text(va.terms, vb.terms)
@@ -108,6 +120,39 @@ class DocumentStats(Statistic):
         return DocumentStats(
             TermKeyed(terms, block),
             VocabularyStats(terms, doc_freq, term_freq, va.n_docs + vb.n_docs),
+        )
+
+    def _insert(self, other: DocumentStats) -> DocumentStats | None:
+        """``self + other`` for a few documents ``other`` (a learned message) added to many:
+        the arrays copied once each with the few new terms inserted and ``other``'s counts
+        added at their places (the same sums as the merge's, where placing every column
+        of both by position is most of a one-message learn); ``None`` when ``other``
+        brings too many new terms for that to pay."""
+        va, vb = self.vocabulary, other.vocabulary
+        mine, theirs = self.keyed.block.weights(), other.keyed.block.weights()
+        if len(mine) != len(theirs):
+            return None
+        found = insert_sorted_text(va.terms, vb.terms, _INSERTED_AT_MOST)
+        if found is None:
+            return None
+        terms, where, at = found
+        freqs = []
+        for a, b in ((va.doc_freq, vb.doc_freq), (va.term_freq, vb.term_freq)):
+            out = spread(a, where, axis=0)
+            out[at] += b
+            freqs.append(out)
+        arrays = []
+        for w, v in zip(mine, theirs, strict=True):
+            if w.ndim == 1:  # the class weights
+                arrays.append(w + v)
+                continue
+            out = spread(np.asarray(w, dtype=np.float64), where, axis=1)
+            out[:, at] += v  # the places of distinct terms: distinct
+            arrays.append(out)
+        block = self.keyed.block.with_weights(tuple(arrays))
+        return DocumentStats(
+            TermKeyed(terms, block),
+            VocabularyStats(terms, freqs[0], freqs[1], va.n_docs + vb.n_docs),
         )
 
     def without_empty(self, tolerance: Tolerance) -> DocumentStats:

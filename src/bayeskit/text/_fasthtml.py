@@ -28,7 +28,7 @@ from html.parser import HTMLParser
 
 from ._mail_words import use_kernels
 
-__all__ = ["fast_html_to_text", "well_formed_end"]
+__all__ = ["BLOCK_TAGS", "URL_ATTRS", "TextExtractor", "fast_html_to_text", "well_formed_end"]
 
 _WS = r"[ \t\n\r\f]"
 _NAME = r"[a-zA-Z][-a-zA-Z0-9:_.]*(?=[ \t\n\r\f/>])"
@@ -121,6 +121,50 @@ _ATTR_LINK = re.compile(
     rf"{_WS}*={_WS}*({_VALUE})|[^\s\"'<>/=\x00-\x02]+(?:{_WS}*={_WS}*{_VALUE})?)"
 )
 _LEFT_OVER = re.compile(r"<(?:[a-zA-Z/!?]|\Z)")
+
+
+#: Elements whose content is not text; for :class:`TextExtractor`.
+_SKIP_TAGS = frozenset({"script", "style", "template"})
+_LINK_ATTRS = frozenset(URL_ATTRS)
+
+
+class TextExtractor(HTMLParser):
+    """The text and the links of markup, as :class:`~html.parser.HTMLParser` reads it: the
+    reader of what the fast reader declines (``is_link``: whether an attribute's value is a
+    link). In :mod:`._mime`'s reading order, beside the fast reader, so that both are
+    imported for a message's first HTML part only."""
+
+    def __init__(self, is_link: Callable[[str], bool]) -> None:
+        super().__init__(convert_charrefs=True)
+        self._is_link = is_link
+        self.pieces: list[str] = []
+        self.urls: list[str] = []
+        self._skip_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIP_TAGS:
+            self._skip_depth += 1
+        elif tag in BLOCK_TAGS:
+            self.pieces.append("\n")
+        elif tag in ("img", "input", "td"):
+            self.pieces.append(" ")
+        for name, value in attrs:
+            if value and name in _LINK_ATTRS and self._is_link(value):
+                self.urls.append(value.strip())
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP_TAGS:
+            self._skip_depth = max(0, self._skip_depth - 1)
+        elif tag in BLOCK_TAGS:
+            self.pieces.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip_depth:
+            self.pieces.append(data)
+
+    def at_rest(self) -> bool:
+        """Whether the parser has read all it was fed and is where a fresh one starts."""
+        return not self.rawdata and self.cdata_elem is None and not self._skip_depth
 
 
 def marked_by_regex(markup: str) -> tuple[str, list[str]]:

@@ -33,19 +33,27 @@ import itertools
 import re
 import threading
 from collections import Counter
+
+# email.policy.compat32, from the module that defines it: email.policy also imports the
+# header registry, which compat32 never uses (a tenth of a one-message filter's start-up)
+from email._policybase import compat32
 from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message as _Part
-from email.policy import compat32
 from email.utils import unquote
-from typing import Any
 
 from ._mail_words import use_kernels
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_FAST_DEPTH",
     "FastPart",
     "add_counts",
     "after_fork",
+    "first_headers",
+    "header_names",
     "parse",
     "raw_counts",
     "reader_counts",
@@ -529,3 +537,26 @@ def parse(
     except _DeclineError as reason:
         return str(reason)
     return root, head[0], fields
+
+
+# --- a message's headers by name (the reader's Message and its tokens) -------------------
+def header_names(headers: list[tuple[str, str]]) -> str:
+    """The names of ``headers`` lowercased together, as one string, each between line breaks:
+    a message has dozens of headers, and lowercasing them one by one was most of the cost of
+    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
+    breaks is that of each name: none is cased or case-ignorable.)"""
+    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+
+
+def first_headers(
+    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
+) -> list[str | None]:
+    """The value of the first header called each of ``names`` (lowercase), compared in any
+    case, or None; ``joined`` is :func:`header_names` of ``headers``."""
+    if not headers:  # (joined is then two line breaks, which an empty name would find)
+        return [None] * len(names)
+    found: list[str | None] = []
+    for name in names:
+        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
+        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
+    return found

@@ -13,13 +13,10 @@ it in chunks re-scans unclosed constructs, which can be quadratic); callers cap 
 from __future__ import annotations
 
 import codecs
-import html
 import re
 from email.header import decode_header
 from functools import lru_cache
-from html.parser import HTMLParser
 
-from bayeskit.text._fasthtml import BLOCK_TAGS, URL_ATTRS, fast_html_to_text, well_formed_end
 from bayeskit.text._mailread import count
 
 __all__ = [
@@ -32,11 +29,6 @@ __all__ = [
     "url_tokens",
 ]
 
-_SKIP_TAGS = frozenset({"script", "style", "template"})
-# Tags that break a line of the text, and attributes whose value is a link to fetch or
-# follow: one list for both HTML readers (the fast one is in _fasthtml).
-_BLOCK_TAGS = BLOCK_TAGS
-_URL_ATTRS = frozenset(URL_ATTRS)
 _URL_RE = re.compile(r"""(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>"'`{}|\\^\[\]()]+""", re.IGNORECASE)
 
 
@@ -141,39 +133,6 @@ def _is_link(value: str) -> bool:
     return _LINK_START.match(value.strip()) is not None
 
 
-class _TextExtractor(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.pieces: list[str] = []
-        self.urls: list[str] = []
-        self._skip_depth = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP_TAGS:
-            self._skip_depth += 1
-        elif tag in _BLOCK_TAGS:
-            self.pieces.append("\n")
-        elif tag in ("img", "input", "td"):
-            self.pieces.append(" ")
-        for name, value in attrs:
-            if value and name in _URL_ATTRS and _is_link(value):
-                self.urls.append(value.strip())
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_TAGS:
-            self._skip_depth = max(0, self._skip_depth - 1)
-        elif tag in _BLOCK_TAGS:
-            self.pieces.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip_depth:
-            self.pieces.append(data)
-
-    def at_rest(self) -> bool:
-        """Whether the parser has read all it was fed and is where a fresh one starts."""
-        return not self.rawdata and self.cdata_elem is None and not self._skip_depth
-
-
 def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
     """(untidied text, links) of markup the fast reader declines as a whole: its well-formed
     runs read by the fast reader, and only what lies between them by the parser; or None
@@ -186,6 +145,8 @@ def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
     reads the data given in pieces as it reads it given at once (it waits for more data
     rather than decide a construct early); the pieces here end only before a ``<``, so
     never inside a text run or a character reference."""
+    from bayeskit.text._fasthtml import TextExtractor, fast_html_to_text, well_formed_end
+
     if "\x00" in markup or "\x01" in markup or "\x02" in markup:
         return None
     pieces: list[str] = []
@@ -201,7 +162,7 @@ def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
             urls.extend(found[1])
         if end >= n:
             break
-        parser = _TextExtractor()
+        parser = TextExtractor(_is_link)
         try:
             while True:
                 after = markup.find("<", end + 1)
@@ -267,6 +228,10 @@ def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str
     >>> urls, problem
     (['http://example.com/'], '')
     """
+    # Both readers (and html.parser, the html module's entities) are imported for the first
+    # HTML part: a one-message mail filter reading plain text needs none of them.
+    from bayeskit.text._fasthtml import TextExtractor, fast_html_to_text
+
     if fast:
         found = fast_html_to_text(markup, _tidy, _is_link)
         count("html: fast" if found is not None else "html: parser")
@@ -275,11 +240,13 @@ def html_to_text(markup: str, *, fast: bool = True) -> tuple[str, list[str], str
         found = _read_in_runs(markup)
         if found is not None:
             return _tidy(found[0]), found[1], ""
-    parser = _TextExtractor()
+    parser = TextExtractor(_is_link)
     try:
         parser.feed(markup)
         parser.close()
     except Exception as error:  # html.parser gives up on a few odd constructs
+        import html
+
         text = html.unescape(_TAG_RE.sub(" ", _SKIP_RE.sub(" ", markup)))
         return _tidy(text), parser.urls, f"{type(error).__name__}: {error}"
     return _tidy("".join(parser.pieces)), parser.urls, ""

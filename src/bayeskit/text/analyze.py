@@ -10,11 +10,13 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from functools import lru_cache, partial
-from typing import Any
 
 from ..errors import InputTypeError, ParameterError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # the parser behind re.compile (Python 3.11 moved it)
     from re import _parser as _sre_parse  # type: ignore[attr-defined,unused-ignore]
@@ -263,12 +265,10 @@ def make_analyzer(
             if not is_raw_email(doc):
                 return words_of(decode(doc))
 
-            from .email import email_tokens
+            from .email import tokens_of
 
             message = _message(doc)  # header tokens, then the body's word n-grams
-            return email_tokens(replace(message, text="")) + words_of(
-                email_text(message, subject_in_text)
-            )
+            return tokens_of(message, text="") + words_of(email_text(message, subject_in_text))
 
         return auto
     if analyzer in ("char", "char_wb"):
@@ -290,16 +290,17 @@ def email_analyzer(doc: Any, subject_in_text: bool = False) -> list[str]:
     """Tokens of a raw email (bytes, text or a parsed ``Message``): SpamBayes-style header
     tokens, URL hosts and body words (see :func:`bayeskit.text.email.email_tokens`); with
     ``subject_in_text`` the subject line's words count as body words too."""
-    from .email import Message, email_tokens
+    from .email import tokens_of
 
-    if not isinstance(doc, (Message, str, bytes, bytearray, memoryview)):
-        raise InputTypeError(
-            f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
-        )
-    message = doc if isinstance(doc, Message) else _message(doc)
-    if subject_in_text:
-        message = replace(message, text=email_text(message, True))
-    return email_tokens(message)
+    if not isinstance(doc, (str, bytes, bytearray, memoryview)):
+        from .email import Message  # (a filter reading raw messages never imports it)
+
+        if not isinstance(doc, Message):
+            raise InputTypeError(
+                f"an email must be bytes, text or a bayeskit Message, not {type(doc).__name__}"
+            )
+    message = _message(doc)
+    return tokens_of(message, text=email_text(message, True) if subject_in_text else None)
 
 
 def is_raw_email(doc: Any) -> bool:
@@ -342,16 +343,18 @@ def is_raw_email(doc: Any) -> bool:
 
 
 def _message(doc: Any) -> Any:
-    from .email import Message, read_message
+    """A raw e-mail (bytes or text) read (its :class:`~bayeskit.text.email.MessageFields`),
+    or a Message as it is."""
+    from .email import read_fields
 
-    if isinstance(doc, Message):
-        return doc
     if isinstance(doc, str):
         try:
-            return read_message(doc.encode("latin-1"))
+            return read_fields(doc.encode("latin-1"))
         except UnicodeEncodeError:
-            return read_message(doc.encode("utf-8", "surrogatepass"))
-    return read_message(bytes(doc))
+            return read_fields(doc.encode("utf-8", "surrogatepass"))
+    if isinstance(doc, (bytes, bytearray, memoryview)):
+        return read_fields(bytes(doc))
+    return doc
 
 
 def email_text(message: Any, subject_in_text: bool) -> str:

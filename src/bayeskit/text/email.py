@@ -53,25 +53,23 @@ import email.feedparser
 import email.parser
 import functools
 import io
-import mailbox
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from email import errors as email_errors
+from email._policybase import compat32  # email.policy.compat32 (see ._mailread)
 from email.message import Message as _Part
 from email.parser import BytesParser
-from email.policy import compat32
 from email.utils import getaddresses, parseaddr
 from itertools import chain
-from pathlib import Path
-from typing import Any, Union
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
 from bayeskit.text._mail_words import WORD_PATTERN, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
+    first_headers,
+    header_names,
     needs_decoding,
     parse,
     reader_counts,
@@ -85,6 +83,15 @@ from bayeskit.text._mime import (
     html_to_text,
     url_tokens,
 )
+
+# A mail filter reads one message with this module: typing, mailbox and pathlib (for folders
+# and mbox files, imported where they are read) are not imported for it.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from ._message import Message
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -105,82 +112,63 @@ MAX_MESSAGE_BYTES = 16 * 2**20
 MAX_TEXT_CHARS = 2_000_000
 _MAX_DEPTH = 40
 
-Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+Source = bytes | bytearray | memoryview | str | os.PathLike[str]
 #: A parsed MIME part: the parser's, or the fast path's with the same answers.
 _AnyPart = _Part | FastPart
 
 
-@dataclass(frozen=True)
-class Message:
-    """What :func:`read_message` read from one e-mail.
-
-    Attributes
-    ----------
-    headers : list of (str, str)
-        Every header as (name, value), in order, unfolded, RFC 2047 encoded-words decoded.
-    subject, sender, to : str
-        The decoded ``Subject``, ``From`` and ``To`` headers (``''`` when absent).
-    text : str
-        The readable body: text/plain parts decoded with their charset and text/html parts
-        converted to text, joined by blank lines. Of a multipart/alternative the text/plain
-        version is used when it has text, else the richest (last) version with text.
-    urls : list of str
-        Distinct http/https/ftp/www URLs of the body text and of HTML ``href``/``src``
-        attributes (of every alternative, even one whose text was not used), in order.
-    attachments : list of (str, str)
-        (file name or ``''``, content type) of every non-text part and of text parts sent as
-        attachments. Their content is not decoded.
-    parts : list of (str, str)
-        (content type, declared charset or ``''``) of every MIME part, containers included.
-    defects : list of str
-        Human-readable problems met while reading: malformed MIME, truncated base64, charset
-        fallbacks, cuts of huge messages, and why the text is empty when it is.
-
-    Examples
-    --------
-    >>> msg = read_message(b"From: Ann <ann@example.com>\\nSubject: Hi\\n\\nHello there.\\n")
-    >>> msg.sender, msg.subject, msg.text, msg.defects
-    ('Ann <ann@example.com>', 'Hi', 'Hello there.', [])
-    >>> msg.header("subject")
-    'Hi'
-    """
-
-    headers: list[tuple[str, str]]
-    subject: str
-    sender: str
-    to: str
-    text: str
-    urls: list[str]
-    attachments: list[tuple[str, str]]
-    parts: list[tuple[str, str]]
-    defects: list[str]
-
-    def header(self, name: str, default: str = "") -> str:
-        """The first header called ``name`` (any case), or ``default``."""
-        found = _first_headers(self.headers, (name.lower(),), _header_names(self.headers))[0]
-        return default if found is None else found
+#: The fields of a :class:`Message`, in order.
+FIELDS = ("headers", "subject", "sender", "to", "text", "urls", "attachments", "parts", "defects")
 
 
-def _header_names(headers: list[tuple[str, str]]) -> str:
-    """The names of ``headers`` lowercased together, as one string, each between line breaks:
-    a message has dozens of headers, and lowercasing them one by one was most of the cost of
-    finding one. (A header name holds no line break, and ``str.lower`` of names joined by line
-    breaks is that of each name: none is cased or case-ignorable.)"""
-    return "\n" + "\n".join([key for key, _ in headers]).lower() + "\n"
+class MessageFields:
+    """What :func:`read_message` read of one e-mail before it is a :class:`Message`: the same
+    attributes, in a plain object. The analyzers tokenize it as it is (:func:`tokens_of`):
+    the Message dataclass (:mod:`._message`, imported on first use) imports
+    :mod:`dataclasses`, and with it :mod:`inspect` and :mod:`ast`, a sixth of a one-message
+    mail filter's start-up."""
+
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        headers: list[tuple[str, str]],
+        subject: str,
+        sender: str,
+        to: str,
+        text: str,
+        urls: list[str],
+        attachments: list[tuple[str, str]],
+        parts: list[tuple[str, str]],
+        defects: list[str],
+    ) -> None:
+        self.headers, self.subject, self.sender, self.to = headers, subject, sender, to
+        self.text, self.urls, self.attachments = text, urls, attachments
+        self.parts, self.defects = parts, defects
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MessageFields:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in FIELDS)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS)
+        return f"MessageFields({shown})"
+
+    def message(self) -> Message:
+        """These fields as the :class:`Message` that :func:`read_message` returns."""
+        from ._message import Message
+
+        return Message(*(getattr(self, name) for name in FIELDS))
 
 
-def _first_headers(
-    headers: list[tuple[str, str]], names: tuple[str, ...], joined: str
-) -> list[str | None]:
-    """The value of the first header called each of ``names`` (lowercase), compared in any
-    case, or None; ``joined`` is :func:`_header_names` of ``headers``."""
-    if not headers:  # (joined is then two line breaks, which an empty name would find)
-        return [None] * len(names)
-    found: list[str | None] = []
-    for name in names:
-        at = joined.find(f"\n{name}\n") if "\n" not in name else -1
-        found.append(None if at < 0 else headers[joined.count("\n", 0, at)][1])
-    return found
+def __getattr__(name: str) -> Any:
+    """:class:`Message`, imported on first use (see :class:`MessageFields`)."""
+    if name == "Message":
+        from ._message import Message
+
+        return Message
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- the MIME tree ------------------------------------------------------------------------
@@ -474,7 +462,7 @@ def _header_block(lines: list[str]) -> _Part | None:
     return message
 
 
-def _read_bytes(data: bytes, fast: bool = True) -> Message:
+def _read_bytes(data: bytes, fast: bool = True) -> MessageFields:
     defects: list[str] = []
     headers: list[tuple[str, str]] = []
     texts: list[str] = []
@@ -526,8 +514,8 @@ def _message(
     texts: list[str],
     reader: _Reader,
     defects: list[str],
-) -> Message:
-    """The :class:`Message` of what either path read."""
+) -> MessageFields:
+    """The :class:`MessageFields` of what either path read."""
     text = "\n\n".join(texts)[:MAX_TEXT_CHARS]
     if not text or text.isspace():  # (what strip() leaves empty, without copying the text)
         if not data or data.isspace():
@@ -540,11 +528,9 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    names = _header_names(headers)
-    subject, sender, to = (
-        value or "" for value in _first_headers(headers, _MESSAGE_HEADERS, names)
-    )
-    return Message(
+    names = header_names(headers)
+    subject, sender, to = (value or "" for value in first_headers(headers, _MESSAGE_HEADERS, names))
+    return MessageFields(
         headers=headers,
         subject=subject,
         sender=sender,
@@ -592,6 +578,12 @@ def read_message(source: Source) -> Message:
     >>> msg.defects
     ["message: unknown charset 'x-unknown'; decoded as cp1252"]
     """
+    return read_fields(source).message()
+
+
+def read_fields(source: Source) -> MessageFields:
+    """:func:`read_message`'s fields, before they are a :class:`Message` (see
+    :class:`MessageFields`)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _read_bytes(bytes(source))
     if isinstance(source, str) and ("\n" in source or "\r" in source):
@@ -600,7 +592,8 @@ def read_message(source: Source) -> Message:
         except UnicodeEncodeError:
             return _read_bytes(source.encode("utf-8"))
     if isinstance(source, (str, os.PathLike)):
-        return _read_bytes(Path(source).read_bytes())
+        with open(source, "rb") as file:
+            return _read_bytes(file.read())
     raise InputTypeError(
         f"read_message got a {type(source).__name__}; it accepts the raw message as bytes, "
         "its text as a str, or a path to a file"
@@ -619,10 +612,12 @@ def iter_mbox(path: str | os.PathLike[str]) -> Iterator[Message]:
     >>> [m.subject for m in iter_mbox(box)]
     ['one', 'two']
     """
+    import mailbox
+
     box = mailbox.mbox(os.fspath(path), create=False)
     try:
         for key in box.iterkeys():
-            yield _read_bytes(box.get_bytes(key))
+            yield _read_bytes(box.get_bytes(key)).message()
     finally:
         box.close()
 
@@ -647,6 +642,8 @@ def iter_folder(
     >>> [(p.name, m.subject) for p, m in iter_folder(root)]
     [('a.eml', 'a'), ('b.eml', 'b')]
     """
+    from pathlib import Path
+
     folder = Path(path)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder; iter_folder needs a folder of mail")
@@ -659,7 +656,7 @@ def iter_folder(
             if recursive:
                 yield from iter_folder(entry.path, recursive=True)
         elif entry.is_file():
-            yield Path(entry.path), _read_bytes(Path(entry.path).read_bytes())
+            yield Path(entry.path), _read_bytes(Path(entry.path).read_bytes()).message()
 
 
 def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], list[str]]:
@@ -691,6 +688,8 @@ def read_email_folders(root: str | os.PathLike[str]) -> tuple[list[Message], lis
     >>> labels, [m.subject for m in messages]
     (['ham', 'spam'], ['ham', 'spam'])
     """
+    from pathlib import Path
+
     folder = Path(root)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder of class sub-folders")
@@ -756,7 +755,7 @@ def _count_bucket(count: int) -> str:
     return "21+"
 
 
-def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
+def email_tokens(message: Message | MessageFields, *, max_token_length: int = 40) -> list[str]:
     """SpamBayes-style tokens of a message, for a bag-of-words spam filter.
 
     In order:
@@ -812,7 +811,9 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
      'url:www.shop.example.co.uk', 'url:example.co.uk', 'visit', 'http', 'www', 'shop',
      'example', 'co', 'uk', 'buy', 'now', 'skip:a 40']
     """
-    if not isinstance(message, Message):
+    from ._message import Message
+
+    if not isinstance(message, (Message, MessageFields)):
         raise InputTypeError(
             f"email_tokens got a {type(message).__name__}; it needs a Message from read_message"
         )
@@ -820,6 +821,14 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         raise ParameterError(f"max_token_length must be an int >= 2, got {max_token_length!r}")
     if max_token_length < 2:
         raise ParameterError(f"max_token_length must be >= 2, got {max_token_length}")
+    return tokens_of(message, max_token_length)
+
+
+def tokens_of(
+    message: Message | MessageFields, max_token_length: int = 40, *, text: str | None = None
+) -> list[str]:
+    """:func:`email_tokens` of a message this module read (unchecked), the body's words those
+    of ``text`` when given (the analyzers count the body's words themselves: ``text=""``)."""
     limit = max_token_length
     tokens = ["subject:" + word for word in _words(message.subject, limit)]
     name, address = _sender(message.sender)
@@ -827,8 +836,8 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer, agent = _first_headers(
-        message.headers, ("x-mailer", "user-agent"), _header_names(message.headers)
+    mailer, agent = first_headers(
+        message.headers, ("x-mailer", "user-agent"), header_names(message.headers)
     )
     mailer = mailer or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
@@ -841,5 +850,5 @@ def email_tokens(message: Message, *, max_token_length: int = 40) -> list[str]:
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in message.urls:
         tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
-    tokens += _words(message.text, limit)
+    tokens += _words(message.text if text is None else text, limit)
     return tokens

@@ -42,9 +42,12 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from . import fisher
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The store's file beside the model file.
 SUFFIX = ".tokens.sqlite"
@@ -124,24 +127,73 @@ def read_terms(model_path: str | os.PathLike[str], raw: bytes) -> dict[str, Any]
     try:
         db.execute("BEGIN")  # the stamp and the rows from one snapshot
         settings = _read_meta(db, os.fspath(model_path))
-        if settings["analyzer"] == "word":  # the vectorizer decodes before it analyzes
-            from .analyze import decode
-
-            found = _analyzer(settings)(decode(raw, encoding=settings["encoding"]))
-        else:  # "auto" and "email" read the raw message themselves
-            found = _analyzer(settings)(raw)
-        weights: dict[str, float] = {}
-        if settings["binary"]:
-            weights = dict.fromkeys(found, 1.0)
-        else:
-            for term in found:
-                weights[term] = weights.get(term, 0.0) + 1.0
+        weights = count_terms(_analyzer(settings), settings, raw)
         rows = sorted(_lookup(db, list(weights)))
     except sqlite3.Error as exc:
         raise DeclinedError(f"the token store cannot be read ({exc})") from None
     finally:
         db.close()
     return {"terms": weights, "rows": rows, "settings": settings}
+
+
+def count_terms(
+    analyze: Callable[[Any], list[str]], settings: dict[str, Any], doc: str | bytes
+) -> dict[str, float]:
+    """The terms of one message (``doc``: raw bytes, or text) and their weights, as the
+    model's vectorizer counts them; ``analyze`` is :func:`_analyzer` of ``settings``."""
+    if settings["analyzer"] == "word":  # the vectorizer decodes before it analyzes
+        from .analyze import decode
+
+        found = analyze(decode(doc, encoding=settings["encoding"]))
+    else:  # "auto" and "email" read the raw message (or the text) themselves
+        found = analyze(doc)
+    if settings["binary"]:
+        return dict.fromkeys(found, 1.0)
+    weights: dict[str, float] = {}
+    for term in found:
+        weights[term] = weights.get(term, 0.0) + 1.0
+    return weights
+
+
+class TokenTable:
+    """A filter's token store held in memory: the rows :func:`snapshot` gives, by term, and
+    the store's settings, scored by the same arithmetic as :func:`score_message` (so a
+    service answers as the store beside the model file does: the same terms, the same sums
+    in the same order). Built once per fitted filter (a dict over its vocabulary; each
+    term's :func:`term_scores` kept once a message has held it); raises
+    :class:`DeclinedError` for a filter the store cannot score exactly."""
+
+    def __init__(self, model: Any) -> None:
+        settings, terms, counts = snapshot(model)
+        if not settings["supported"]:
+            raise DeclinedError(f"the token store cannot score this filter ({settings['why']})")
+        self.settings = settings
+        self.analyze = _analyzer(settings)
+        self.rows: dict[str, tuple[float, float]] = dict(
+            zip(terms.tolist(), zip(*counts.tolist(), strict=True), strict=True)
+        )
+        # Threads may fill it at once: each writes the same value for a term.
+        self._scored: dict[str, tuple[float, float, float]] = {}
+
+    def score(self, doc: str | bytes) -> tuple[float, str]:
+        """``(P(spam|x), verdict)`` of one message (raw bytes, or text)."""
+        weights = count_terms(self.analyze, self.settings, doc)
+        get, known = self.rows.get, self._scored
+        rows: list[tuple[str, float, float]] = []
+        scored: list[tuple[float, float, float]] = []
+        for term in sorted(weights):  # the store's rows come sorted by term
+            row = get(term)
+            if row is None:
+                continue
+            rows.append((term, *row))
+            found = known.get(term)
+            if found is None:
+                found = known[term] = term_scores(*row, self.settings)
+            scored.append(found)
+        p = spam_probability(
+            {"terms": weights, "rows": rows, "scored": scored, "settings": self.settings}
+        )
+        return p, verdict(p, self.settings)
 
 
 def _log_theta(count: float, pooled: float, c: int, s: dict[str, Any]) -> float:
@@ -155,27 +207,35 @@ def _log_theta(count: float, pooled: float, c: int, s: dict[str, Any]) -> float:
     return math.log(count + pseudo) - s["log_den"][c]
 
 
-def log_odds(found: dict[str, Any]) -> float:
-    """The filter's score ``s(x)`` of a message from :func:`read_terms`."""
-    s, weights, rows = found["settings"], found["terms"], found["rows"]
-    score = 0.0
-    if s["nb_weight"]:
-        joint = [0.0, 0.0]
-        for term, ham, spam in rows:
-            counts = (ham, spam)
-            pooled = ham + spam if s["ham_first"] else spam + ham
-            for k in (0, 1):
-                joint[k] += weights[term] * _log_theta(counts[k], pooled, k, s)
-        jll_ham = joint[0] + s["class_log_prior"][0]
-        jll_spam = joint[1] + s["class_log_prior"][1]
-        score = s["nb_weight"] * (jll_spam - jll_ham)
+def term_scores(ham: float, spam: float, s: dict[str, Any]) -> tuple[float, float, float]:
+    """``(log θ_ham, log θ_spam, f(w))`` of a term with these class counts: what a message's
+    score sums of it (``f(w)``, Robinson's, under Fisher's scoring only; else 0)."""
+    pooled = ham + spam if s["ham_first"] else spam + ham
+    f = 0.0
     if s["scoring"] == "fisher":
         n_ham, n_spam = s["class_count"]
-        f = (
-            fisher.token_probability(ham, spam, n_ham, n_spam, s["strength"], s["prior"])
-            for _, ham, spam in rows
-        )
-        score = score + fisher.combine(f, s["min_dev"])
+        f = fisher.token_probability(ham, spam, n_ham, n_spam, s["strength"], s["prior"])
+    return _log_theta(ham, pooled, 0, s), _log_theta(spam, pooled, 1, s), f
+
+
+def log_odds(found: dict[str, Any]) -> float:
+    """The filter's score ``s(x)`` of a message from :func:`read_terms` (``found["scored"]``,
+    when given: the :func:`term_scores` of its rows, computed before)."""
+    s, weights, rows = found["settings"], found["terms"], found["rows"]
+    scored = found.get("scored")
+    if scored is None:
+        scored = [term_scores(ham, spam, s) for _, ham, spam in rows]
+    score = 0.0
+    if s["nb_weight"]:
+        joint_ham = joint_spam = 0.0
+        for (term, _, _), (log_ham, log_spam, _) in zip(rows, scored, strict=True):
+            joint_ham += weights[term] * log_ham
+            joint_spam += weights[term] * log_spam
+        jll_ham = joint_ham + s["class_log_prior"][0]
+        jll_spam = joint_spam + s["class_log_prior"][1]
+        score = s["nb_weight"] * (jll_spam - jll_ham)
+    if s["scoring"] == "fisher":
+        score = score + fisher.combine((f for _, _, f in scored), s["min_dev"])
     return score
 
 
@@ -206,8 +266,9 @@ def score_message(model_path: str | os.PathLike[str], raw: bytes) -> tuple[float
 
 
 # ------------------------------------------------------------------ writing
-#: What the store holds of a model: its settings, its terms and their counts (ham, spam).
-Snapshot = tuple[dict[str, Any], Any, Any]
+if TYPE_CHECKING:
+    #: What the store holds of a model: its settings, its terms and their counts (ham, spam).
+    Snapshot = tuple[dict[str, Any], Any, Any]
 
 
 def snapshot(model: Any) -> Snapshot:
