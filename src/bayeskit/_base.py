@@ -88,6 +88,20 @@ from .families import Family
 from .stats import Summary
 
 
+def class_totals(R: Any) -> np.ndarray:
+    """The weight of each class under class weights ``R`` (n × n_classes): its column sums,
+    float64."""
+    with np.errstate(over="ignore"):  # an overflow is refused with the statistics
+        if isinstance(R, OneHot):  # the same sums as of its CSR matrix, next
+            return np.asarray(R.class_totals(), dtype=np.float64)
+        # (issparse first: it imports no SciPy when nothing has)
+        if sp.issparse(R) and isinstance(R, (sp.csr_matrix, sp.csr_array)):
+            # the column sums, in row order as scipy takes them, without its matrix product
+            counts = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
+            return np.asarray(counts, dtype=np.float64)
+        return np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+
+
 class FittedParameters(NamedTuple):
     """What a fitted generative classifier computes from its statistics and settings: the
     class log prior, each block's parameters and each block's family (cached until either
@@ -450,16 +464,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
                 family.summarize(part, R)
                 for family, part in zip(self._families(), blocks, strict=True)
             )
-        with np.errstate(over="ignore"):
-            if isinstance(R, OneHot):  # the same sums as of its CSR matrix, next
-                class_count = np.asarray(R.class_totals(), dtype=np.float64)
-            elif sp.issparse(R) and isinstance(R, (sp.csr_matrix, sp.csr_array)):
-                # the column sums, in row order as scipy takes them, without its matrix product
-                counts = np.bincount(R.indices, weights=R.data, minlength=R.shape[1])
-                class_count = np.asarray(counts, dtype=np.float64)
-            else:
-                class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
-        return Summary(labels, class_count, stats)
+        return Summary(labels, class_totals(R), stats)
 
     def _input(self, X: Any, *, reset: bool) -> Any:
         """``X`` through the checks every estimator of a table shares, then the subclass's

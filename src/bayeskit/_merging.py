@@ -146,7 +146,9 @@ def merge(*models: M) -> M:
     if not models:
         raise MergeError("merge needs at least one model")
     for model in models:
-        if contract_of(model).state != "generative":  # no statistics: it says why
+        # the template's statistics (a text model's per term or over its columns), or none:
+        # then it says why
+        if contract_of(model).state not in ("generative", "text"):
             raise refuse(model, "mergeable")
         model.statistics()  # NotFittedError names the unfitted one
     first = models[0]

@@ -175,7 +175,7 @@ def test_parallel_learners_lose_nothing_and_kill_9_breaks_nothing(tmp_path, mode
         stamp = db.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()[0]
         rows = db.execute("SELECT term, ham, spam FROM tokens ORDER BY term").fetchall()
     if stamp == token_store.model_stamp(path):
-        vec, nb = filt._fitted()
+        vec, nb = filt.fitted_parts()
         assert [t for t, _, _ in rows] == sorted(vec.terms_.tolist())
         assert [[h for _, h, _ in rows], [s for _, _, s in rows]] == nb.feature_count_.tolist()
     message = _messages("easy_ham_2", 1)[0]

@@ -308,7 +308,7 @@ def test_max_terms_keeps_the_terms_in_the_most_documents(cli, tmp_path, batch_si
     assert vocab.doc_freq.tolist() == [df[t] for t in sorted(df)]
     assert vocab.term_freq.tolist() == [tf[t] for t in sorted(df)]
     assert vocab.n_docs == len(rows)  # documents are never dropped, only terms
-    counts = model.stats_.blocks[0].block.total
+    counts = model.stats_.blocks[0].keyed.block.total
     for k, label in enumerate(model.classes_):
         assert counts[k].tolist() == [by_class[label][t] for t in sorted(df)]
     np.testing.assert_array_equal(model.class_count_, [25, 25])
@@ -316,7 +316,7 @@ def test_max_terms_keeps_the_terms_in_the_most_documents(cli, tmp_path, batch_si
     again = tmp_path / "again.bk"
     assert cli(*args[:-4], "-o", again, "-m", "multinomial", "--batch-size", batch_size,
                "--max-terms", max_terms).exit_code == 0  # fmt: skip
-    np.testing.assert_array_equal(bk.load(again).stats_.blocks[0].block.total, counts)
+    np.testing.assert_array_equal(bk.load(again).stats_.blocks[0].keyed.block.total, counts)
 
 
 def test_max_terms_above_the_vocabulary_changes_nothing(cli, tmp_path):

@@ -134,7 +134,7 @@ TEXT_MODELS = [
 
 def _same_text_model(a, b, docs):
     np.testing.assert_array_equal(a.classes_, b.classes_)
-    a_vec, b_vec = a._fitted()[0], b._fitted()[0]
+    a_vec, b_vec = a.fitted_parts()[0], b.fitted_parts()[0]
     if a_vec.output != "hashed":  # hashed columns have no names
         np.testing.assert_array_equal(a.get_feature_names_out(), b.get_feature_names_out())
     np.testing.assert_array_equal(a_vec.stats_.terms, b_vec.stats_.terms)

@@ -172,8 +172,8 @@ def test_semi_supervised_text_on_the_cluster_is_text_in_memory(make, y_as_bag, o
         got.label_distributions_, want.label_distributions_, rtol=1e-9, atol=1e-12
     )
     (got_vec, got_model), (want_vec, want_model) = (
-        got.estimator_._fitted(),
-        want.estimator_._fitted(),
+        got.estimator_.fitted_parts(),
+        want.estimator_.fitted_parts(),
     )
     if got_vec.output != "hashed":
         np.testing.assert_array_equal(got_vec.terms_, want_vec.terms_)

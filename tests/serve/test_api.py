@@ -624,7 +624,6 @@ def test_learns_through_the_service_are_partial_fit_of_the_messages(serve, sms_f
     """A model after N learns through the service (one update per learn, a large message's
     off the event loop) holds exactly the statistics of partial_fit of those N messages."""
     from bayeskit.serve.app import _BIG_BODY
-    from bayeskit.stats import keyed_block
 
     texts, _ = sms
     client = serve(sms_file)
@@ -639,7 +638,7 @@ def test_learns_through_the_service_are_partial_fit_of_the_messages(serve, sms_f
     served = client.app.service.state.snapshot.model
     expected = bk.load(sms_file).partial_fit([t for t, _ in messages], [y for _, y in messages])
     assert served.class_count_.tolist() == expected.class_count_.tolist()
-    ours, theirs = keyed_block(served.stats_), keyed_block(expected.stats_)
+    ours, theirs = served.stats_.blocks[0].keyed, expected.stats_.blocks[0].keyed
     assert ours.terms.tolist() == theirs.terms.tolist()
     for a, b in zip(ours.block.weights(), theirs.block.weights(), strict=True):
         np.testing.assert_array_equal(a, b)

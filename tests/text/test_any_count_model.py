@@ -141,7 +141,7 @@ def test_a_statistic_stored_as_it_describes_itself_loads_the_same(tmp_path):
     clf.fit_summary(stats, vocab)
     bk.save(clf, tmp_path / "m.bkm")
     loaded = bk.load(tmp_path / "m.bkm")
-    assert keyed_block(loaded.stats_).block.missing is not None
+    assert loaded.stats_.blocks[0].keyed.block.missing is not None
     np.testing.assert_array_equal(
         loaded.predict_joint_log_proba(NEW), clf.predict_joint_log_proba(NEW)
     )

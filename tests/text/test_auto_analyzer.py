@@ -102,7 +102,7 @@ def test_the_service_colours_auto_texts_and_emails():
     from bayeskit.serve.colouring import segments
 
     f = SpamFilter(calibration_folds=None).fit(["win cash now", "lunch at noon"], ["spam", "ham"])
-    vec = f._fitted()[0]
+    vec = f.fitted_parts()[0]
     assert segments(vec, "win free cash", {"cash": 1.0, "win": 0.5}) == [
         ["win", 0.5],
         [" free ", None],

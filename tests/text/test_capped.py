@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bayeskit.errors import MergeError
 from bayeskit.text import SpamFilter, TextClassifier
-from bayeskit.text.capped import add_terms, cap_terms, kept_part
+from bayeskit.text.capped import cap_terms, kept_part
 
 SPAM = ["win cash now", "free prize cash", "claim your free prize", "cheap meds now"]
 HAM = ["lunch at noon", "see you at lunch", "the budget report", "meeting moved"]
@@ -29,7 +29,8 @@ def _messages(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
 def test_the_terms_in_the_most_documents_are_kept(max_terms, seed):
     texts, labels = _messages(30, seed)
     clf = TextClassifier().fit(texts, labels)
-    stats, vocab = cap_terms(clf.stats_, clf.vocabulary_stats_, max_terms)
+    stats = cap_terms(clf.stats_, max_terms)
+    vocab = stats.blocks[0].vocabulary
     full = clf.vocabulary_stats_
     assert len(vocab) == min(max_terms, len(full))
     kept = np.isin(full.terms, vocab.terms)
@@ -41,7 +42,7 @@ def test_the_terms_in_the_most_documents_are_kept(max_terms, seed):
     np.testing.assert_array_equal(vocab.doc_freq, full.doc_freq[where])
     np.testing.assert_array_equal(vocab.term_freq, full.term_freq[where])
     np.testing.assert_array_equal(
-        stats.blocks[0].block.total, clf.stats_.blocks[0].block.total[:, where]
+        stats.blocks[0].keyed.block.total, clf.stats_.blocks[0].keyed.block.total[:, where]
     )
     np.testing.assert_array_equal(stats.class_count, clf.stats_.class_count)
     assert vocab.n_docs == 30
@@ -50,11 +51,12 @@ def test_the_terms_in_the_most_documents_are_kept(max_terms, seed):
 def test_kept_part_of_an_uncapped_filter_is_the_part_itself():
     texts, labels = _messages(60, seed=1)
     f = SpamFilter(calibration_folds=None).fit(texts, labels)
-    part, part_vocab = TextClassifier._batch(*f._prototypes(), texts[:20], labels[:20], None, None)
-    got, got_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, part_vocab)
-    np.testing.assert_array_equal(got.blocks[0].block.total, part.blocks[0].block.total)
-    np.testing.assert_array_equal(got.blocks[0].terms, part.blocks[0].terms)
-    np.testing.assert_array_equal(got_vocab.doc_freq, part_vocab.doc_freq)
+    part = f.summarize(texts[:20], labels[:20])
+    got = kept_part(f.stats_, part)
+    (got_block,), (part_block,) = got.blocks, part.blocks
+    np.testing.assert_array_equal(got_block.keyed.block.total, part_block.keyed.block.total)
+    np.testing.assert_array_equal(got_block.terms, part_block.terms)
+    np.testing.assert_array_equal(got_block.vocabulary.doc_freq, part_block.vocabulary.doc_freq)
     np.testing.assert_array_equal(
         f.held_out_score_counts(texts, labels, kept_only=True),
         f.held_out_score_counts(texts, labels),
@@ -65,35 +67,16 @@ def test_a_capped_filter_removes_what_it_kept_of_a_fold():
     texts, labels = _messages(60, seed=2)
     f = SpamFilter(calibration_folds=None).fit(texts, labels)
     # capped: the messages hold terms and counts the filter no longer has
-    f._adopt(*cap_terms(f.stats_, f.vocabulary_stats_, 8))
+    f.fit_summary(cap_terms(f.stats_, 8))
     with pytest.raises(MergeError):  # exact removal is impossible: refused, as before
         f.held_out_score_counts(texts, labels)
     counts = f.held_out_score_counts(texts, labels, kept_only=True)
     assert counts.sum() == 60  # every message scored by the filter without its fold
-    part, vocab = TextClassifier._batch(*f._prototypes(), texts, labels, None, None)
-    kept, kept_vocab = kept_part(f.stats_, f.vocabulary_stats_, part, vocab)
+    kept = kept_part(f.stats_, f.summarize(texts, labels))
+    kept_vocab = kept.blocks[0].vocabulary
     assert kept_vocab.terms.tolist() == f.vocabulary_stats_.terms.tolist()
     # all the messages it learned: what it kept of them is all it holds
-    np.testing.assert_array_equal(kept.blocks[0].block.total, f.stats_.blocks[0].block.total)
+    np.testing.assert_array_equal(
+        kept.blocks[0].keyed.block.total, f.stats_.blocks[0].keyed.block.total
+    )
     assert (kept_vocab.doc_freq <= f.vocabulary_stats_.doc_freq).all()
-
-
-def test_add_terms_is_both_sums_with_one_merge():
-    texts, labels = _messages(40, seed=3)
-    vec, model = TextClassifier()._prototypes()
-    labels[:10] = "ham"  # the first part has one class, the second both
-    a = TextClassifier._batch(vec, model, texts[:10], labels[:10], None, None)
-    b = TextClassifier._batch(vec, model, texts[10:], labels[10:], None, None)
-    assert a[0].blocks[0].terms is a[1].terms  # counted over the same terms
-    for x, y in ((a, b), (b, a), (a, a)):
-        stats, vocab = add_terms(x, y)
-        expected_stats, expected_vocab = x[0] + y[0], x[1] + y[1]
-        np.testing.assert_array_equal(stats.classes, expected_stats.classes)
-        np.testing.assert_array_equal(stats.class_count, expected_stats.class_count)
-        np.testing.assert_array_equal(stats.blocks[0].terms, expected_stats.blocks[0].terms)
-        np.testing.assert_array_equal(
-            stats.blocks[0].block.total, expected_stats.blocks[0].block.total
-        )
-        for name in ("terms", "doc_freq", "term_freq"):
-            np.testing.assert_array_equal(getattr(vocab, name), getattr(expected_vocab, name))
-        assert vocab.n_docs == expected_vocab.n_docs

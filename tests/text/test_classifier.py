@@ -99,12 +99,12 @@ def test_explain_and_top_terms():
 def test_empty_and_tokenless_documents_get_the_prior():
     clf = TextClassifier.sklearn_defaults().fit(TRAIN, Y_TRAIN)
     proba = clf.predict_proba(["", "!!! ?", "zzzqqq xxyyzz"])
-    prior = np.exp(clf._fitted()[1].class_log_prior_)
+    prior = np.exp(clf.fitted_parts()[1].class_log_prior_)
     np.testing.assert_allclose(proba, np.tile(prior, (3, 1)))
     # The default's ComplementNB leaves the prior out (as scikit-learn's does): what it gives
     # an all-zero row.
     clf = TextClassifier().fit(TRAIN, Y_TRAIN)
-    vec, model = clf._fitted()
+    vec, model = clf.fitted_parts()
     empty = model.predict_proba(sp.csr_matrix((1, len(vec.get_feature_names_out()))))
     proba = clf.predict_proba(["", "!!! ?", "zzzqqq xxyyzz"])
     np.testing.assert_allclose(proba, np.tile(empty, (3, 1)))
@@ -184,7 +184,7 @@ def test_merge_compares_settings_by_value():
 
 def test_useful_terms_keeps_the_most_useful_and_stays_exact():
     clf = TextClassifier(useful_terms=500).fit(TRAIN, Y_TRAIN)
-    names = clf._fitted()[0].get_feature_names_out()
+    names = clf.fitted_parts()[0].get_feature_names_out()
     assert len(names) == 500
     full = TextClassifier().fit(TRAIN, Y_TRAIN)
     useful = full.term_usefulness()

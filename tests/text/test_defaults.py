@@ -94,4 +94,4 @@ def test_defaults_are_the_documented_choice(cls):
     # The model the search scored under that name is the default model.
     assert fitted_model.get_params() == choose_defaults.make_model(model, alpha).get_params()
     # A default without arguments is what the class builds.
-    assert cls()._prototypes()[0].get_params() == actual
+    assert cls().prototypes()[0].get_params() == actual

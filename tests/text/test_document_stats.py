@@ -13,7 +13,6 @@ from bayeskit.stats import STATISTIC_KINDS, Summary, keyed_block
 from bayeskit.text import TextClassifier, TextVectorizer
 from bayeskit.text import _document_stats as document_stats
 from bayeskit.text._document_stats import DocumentStats
-from bayeskit.text.capped import add_terms
 
 WORDS = ["cash", "free", "lunch", "meeting", "noon", "now", "prize", "report", "win", "you"]
 
@@ -65,7 +64,7 @@ def test_addition_is_commutative_and_associative(seeds):
 @given(seeds=st.tuples(st.integers(0, 99), st.integers(0, 99)))
 def test_the_sum_is_what_adding_both_parts_apart_gives(seeds):
     """One merge of the terms for both parts: the same numbers as the count statistic and
-    the vocabulary statistics each added on its own (and as add_terms)."""
+    the vocabulary statistics each added on its own."""
     clf = TextClassifier.sklearn_defaults()
     pa = clf.term_statistics(*_documents(seeds[0], 5))
     pb = clf.term_statistics(*_documents(seeds[1], 3))
@@ -73,7 +72,6 @@ def test_the_sum_is_what_adding_both_parts_apart_gives(seeds):
     (block,) = got.blocks
     assert block.shares_terms()  # one terms array, as a model selects its vocabulary by
     _same(got, _as_one((pa[0] + pb[0], pa[1] + pb[1])))
-    _same(got, _as_one(add_terms(pa, pb)))
 
 
 @settings(max_examples=30, deadline=None)

@@ -54,7 +54,7 @@ def fisher_filter():
 
 
 def test_batch_scores_are_the_per_message_combining(fisher_filter):
-    vec, model = fisher_filter._fitted()
+    vec, model = fisher_filter.fitted_parts()
     spam = list(model.classes_).index("spam")
     got = fisher_filter.log_odds(TEXTS[1500:1600])
     for text, score in zip(TEXTS[1500:1600], got, strict=True):

@@ -52,7 +52,7 @@ def _check_same(path: Path, files: list[Path]) -> int:
     """Assert the store gives the model's terms, scores and verdicts for every file; return
     how many the store declined."""
     filt = bk.load(path)
-    vec = filt._fitted()[0]
+    vec = filt.fitted_parts()[0]
     names = vec.get_feature_names_out()
     declined = 0
     for start in range(0, len(files), 200):
@@ -205,7 +205,7 @@ print(status, sorted(m for m in ('numpy', 'scipy', 'sklearn', 'typer', 'rich')
 def test_the_store_holds_the_models_counts(model):
     rows, meta = _rows(model)
     filt = bk.load(model)
-    vec, nb = filt._fitted()
+    vec, nb = filt.fitted_parts()
     assert [t for t, _, _ in rows] == sorted(vec.terms_.tolist())
     counts = np.asarray([[h for _, h, _ in rows], [s for _, _, s in rows]])
     assert np.array_equal(counts, nb.feature_count_)  # classes_ is [ham, spam]

@@ -92,7 +92,7 @@ def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
             "trained with the same settings merge",
             path=path,
         )
-    if contract_of(a).input == "documents" and not all("stats_" in m.__dict__ for m in (a, b)):
+    if contract_of(a).input == "documents" and not all(m.keeps_term_statistics() for m in (a, b)):
         raise ReadError(
             f"{first} and {path}: text models with tf-idf or hashed output, or a given "
             "vocabulary, do not merge exactly (their vocabulary was fixed by their own data)",

@@ -23,7 +23,6 @@ from ..io.readers import ReadError
 from ..io.stream import Batch, DocumentStream, FileBatch, TableStream
 from ..reduction import Part, Round, rounds_for
 from ..text import SpamFilter, TextClassifier, capped
-from ..text.vocabulary import VocabularyStats
 from .data import (
     Labelled,
     ReadOptions,
@@ -183,11 +182,8 @@ def summarize_chunks(step: Round, X: Any, y: np.ndarray, index: int) -> Part:
 
 
 def add_parts(a: Part, b: Part) -> Part:
-    """``a + b``; a text model's statistics with one merge of their terms for both
-    (:func:`bayeskit.text.capped.add_terms`)."""
-    if len(a.values) == 2 and isinstance(a.values[1], VocabularyStats):
-        first, second = (a, b) if a.first <= b.first else (b, a)
-        return Part(first.first, capped.add_terms(first.values, second.values), first.schema)
+    """``a + b`` (a text model's statistics kept per term add with one merge of their terms
+    for the counts and the vocabulary statistics both)."""
     return a + b
 
 
@@ -253,7 +249,7 @@ def train(
         # capped); any other model's later batches are added, then sent to the model.
         total: Part | None = None
         if keyed:
-            total = Part(0, (model.stats_, model.vocabulary_stats_))
+            total = Part(0, (model.stats_,))
             if head < len(first.y):
                 total = add_parts(total, summarize_chunks(step, first.X[head:], first.y[head:], 0))
             total = cap_terms(total, max_terms)
@@ -267,7 +263,7 @@ def train(
             labels.update(seen)
             meter.advance(n, nbytes)
         if keyed and total is not None:
-            model.fit_summary(*total.values)
+            model.fit_summary(total.values[0])
         elif total is not None:
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
@@ -281,14 +277,18 @@ def train(
 def _term_keyed(model: Any) -> bool:
     """Whether ``model`` keeps its statistics per term (a text model whose vocabulary grows
     with the data)."""
-    return contract_of(model).input == "documents" and "stats_" in model.__dict__
+    return (
+        contract_of(model).input == "documents"
+        and model.keeps_term_statistics()
+        and model.__sklearn_is_fitted__()
+    )
 
 
 def cap_terms(total: Part, max_terms: int) -> Part:
     """A text model's statistics so far with at most ``max_terms`` terms
     (:func:`bayeskit.text.capped.cap_terms`: the terms found in the most documents)."""
-    stats, vocab = total.values
-    return Part(total.first, capped.cap_terms(stats, vocab, max_terms), total.schema)
+    (stats,) = total.values
+    return Part(total.first, (capped.cap_terms(stats, max_terms),), total.schema)
 
 
 def train_rounds(
@@ -424,7 +424,7 @@ def settle_text_model(model: Any) -> Any:
     spam, a TextClassifier otherwise. The statistics and the settings they were counted with
     are kept as they are. (``train`` chooses the model from the classes known before the
     first batch; this settles a class first seen later, past a table's first rows, or EM's.)"""
-    if not is_text_model(model) or "stats_" not in model.__dict__:
+    if not is_text_model(model) or not _term_keyed(model):
         return model
     labels = _spam_labels(np.asarray(model.classes_))
     if (labels is not None) == (contract_of(model).decision == "spam"):
@@ -441,5 +441,5 @@ def settle_text_model(model: Any) -> Any:
         )
     else:
         settled = TextClassifier(**parts)
-    settled.fit_summary(model.stats_, model.vocabulary_stats_)
+    settled.fit_summary(model.stats_)
     return settled

@@ -47,8 +47,9 @@ from .._params import ClassifierMixin, is_classifier
 from .._values import values_from_json, values_to_json
 from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
-from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed, keyed_block
+from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed
 from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
+from ..text._document_stats import DocumentStats
 from ..text.analyze import MAX_STOP_WORDS
 from ..text.calibration import BINS
 from ._format import (
@@ -194,14 +195,15 @@ def _vectorizer_state(vec: TextVectorizer, writer: _Writer, name: str) -> dict[s
 
 def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
     clf.check_fitted()  # NotFittedError
-    if "stats_" in clf.__dict__:
+    if clf.keeps_term_statistics():
         stats = clf.stats_
-        try:
-            keyed = keyed_block(stats)
-        except TypeError as error:
+        (documents,) = stats.blocks
+        if not isinstance(documents, DocumentStats):
             raise ModelFileError(
-                f"cannot store the statistics of this {type(clf).__name__}: {error}"
-            ) from None
+                f"cannot store the statistics of this {type(clf).__name__}: its one block is "
+                f"{documents.kind!r}, not the documents statistic its settings keep"
+            )
+        keyed = documents.keyed
         state: dict[str, Any] = {
             "mode": "additive",
             "classes": values_to_json(stats.classes),
@@ -226,9 +228,9 @@ def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
                     for name, array in arrays.items()
                 },
             }
-        state["vocabulary"] = _vocab_state(clf.vocabulary_stats_, writer, "vocabulary")
+        state["vocabulary"] = _vocab_state(documents.vocabulary, writer, "vocabulary")
         return state
-    vec, model = clf.vectorizer_, clf.model_
+    vec, model = clf.fitted_parts()
     if ESTIMATORS.get(type(model).__name__) is not type(model):
         raise ModelFileError(f"cannot store the count model {model!r} of a {type(clf).__name__}")
     section, arrays = model_section(model, "model.")
@@ -489,5 +491,10 @@ def _fixed(
         )
     obj = cls(**params)
     obj.check_params()  # its vectorizer and model hyperparameters are usable
-    obj.vectorizer_, obj.model_ = vec, model
-    return obj
+    if type(model) is not type(obj.prototypes()[1]):
+        raise ModelFileError(
+            f"the file's count model is a {type(model).__name__}, its settings' a "
+            f"{type(obj.prototypes()[1]).__name__}"
+        )
+    obj.vectorizer_ = vec  # the columns its first fit chose
+    return obj.fit_summary(model.statistics())

@@ -126,66 +126,63 @@ def _documents(X: Any) -> list[Any]:
     return X.tolist() if isinstance(X, np.ndarray) else list(X)
 
 
-_TEXT_FITTED = ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache")
+_TEXT_FITTED = (
+    "stats_",
+    "vectorizer_",
+    "_cache",
+    "_parts_cache",
+    "_layout_cache",
+    "_declared_classes",
+)
 
 
 def _text_additive(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
     total = yield Round(clone(clf), text_statistics)
-    keyed, vocabulary = _declare(total.values[0], classes), total.values[1]
+    summary = _declare(total.values[0], classes)
     if partial and "stats_" in clf.__dict__:
         trial = copy.copy(clf)
-        keyed, vocabulary = clf.stats_ + keyed, clf.vocabulary_stats_ + vocabulary
+        summary = clf.stats_ + summary
     else:
         trial = _fresh(clf, _TEXT_FITTED)
-    trial.fit_summary(keyed, vocabulary)
+    trial.fit_summary(summary)
     return _commit(clf, trial)
 
 
 def text_statistics(template: TextClassifier, X: Any, y: Any, weight: Any) -> Any:
-    """A partition's term-keyed statistics and vocabulary statistics."""
-    return template.term_statistics(_documents(X), y, weight), None
+    """A partition's statistics kept per term (the count model's statistic of every term
+    and the vocabulary statistics, one documents block)."""
+    return (template.summarize(_documents(X), y, weight),), None
 
 
 def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
     if partial and "vectorizer_" in clf.__dict__:
-        state = (clf.vectorizer_, _fresh(clf.model_, ("stats_", "_cache")))
-        total = yield Round(state, counts_more)
-        model = copy.copy(clf.model_)
-        model.fit_summary(clf.model_.stats_ + _declare(total.values[0], classes))
+        # the count statistics of the partitions over the columns the model has
+        total = yield Round(_fresh(clf, ("stats_", "_cache", "_parts_cache")), text_counts)
         trial = copy.copy(clf)
-        trial.model_ = model
+        trial.fit_summary(clf.stats_ + _declare(total.values[0], classes))
         return _commit(clf, trial)
-    vec, prototype = clf.prototypes()
+    vec, _ = clf.prototypes()
     vectorizer = clone(vec)
     if vectorizer.output == "hashed":
         vectorizer.fit([])  # nothing to learn: the columns are hashes
     else:
         total = yield Round(clone(vec), vocabulary_statistics)
         vectorizer.fit_stats(total.values[0])
-    total = yield Round((vectorizer, clone(prototype)), counts_new)
-    model = clone(prototype)
-    assert total.schema is not None
-    _set_schema(model, total.schema)
-    model.fit_summary(_declare(total.values[0], classes))
     trial = _fresh(clf, _TEXT_FITTED)
-    trial.vectorizer_, trial.model_ = vectorizer, model
+    trial.vectorizer_ = vectorizer  # the columns every partition is counted over
+    total = yield Round(copy.copy(trial), text_counts)
+    trial.fit_summary(_declare(total.values[0], classes))
     return _commit(clf, trial)
+
+
+def text_counts(template: TextClassifier, X: Any, y: Any, weight: Any) -> Any:
+    """A partition's count statistics over the columns of a text model's fitted vectorizer."""
+    return (copy.copy(template).summarize(_documents(X), y, weight, part=True),), None
 
 
 def vocabulary_statistics(vectorizer: TextVectorizer, X: Any, y: Any, weight: Any) -> Any:
     """A partition's vocabulary statistics (document and term frequencies)."""
     return (vectorizer.summarize(_documents(X)),), None
-
-
-def counts_new(state: Any, X: Any, y: Any, weight: Any) -> Any:
-    """A partition's count-model statistics under a fitted vectorizer."""
-    vectorizer, template = state
-    return summarize_new(template, vectorizer.transform(_documents(X)), y, weight)
-
-
-def counts_more(state: Any, X: Any, y: Any, weight: Any) -> Any:
-    vectorizer, template = state
-    return summarize_more(template, vectorizer.transform(_documents(X)), y, weight)
 
 
 def _vectorizer(vec: TextVectorizer, partial: bool) -> Rounds:

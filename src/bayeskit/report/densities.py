@@ -29,7 +29,6 @@ from sklearn import metrics
 from sklearn.feature_selection import f_classif
 
 from .._decision import normalize_log
-from ..contract import contract_of
 from ..errors import BayeskitError, ShapeError
 
 #: Families whose one-column log-probability is a density of that column (False) or a pmf on
@@ -213,7 +212,7 @@ def separation(
 def log_density(model: Any, probe: Probe, j: int, values: np.ndarray) -> np.ndarray:
     """``log p(x_j = v | c)`` for each value ``v`` and class, shape (len(values), K)."""
     jll = np.asarray(model.predict_joint_log_proba(probe.rows(j, values)), dtype=np.float64)
-    if contract_of(model).prior_in_scores:
+    if model.scores_include_prior():  # a text model's count model decides
         jll = jll - model.class_log_prior_
     return jll
 

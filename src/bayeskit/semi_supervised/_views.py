@@ -143,6 +143,7 @@ class TextView:
     def fitted(self) -> Any:
         if self.inner is None:
             return self.classifier
+        # the classifier over the vectorizer fitted on every document, with the count
+        # model's statistics over its columns
         self.classifier.vectorizer_ = self.vectorizer
-        self.classifier.model_ = self.inner.fitted()
-        return self.classifier
+        return self.classifier.fit_summary(self.inner.fitted().statistics())

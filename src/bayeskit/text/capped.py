@@ -5,25 +5,37 @@ scores are taken from such a model.
 A stream's vocabulary of word 1-2-grams keeps growing (10^6 short generated messages: 3.4
 million distinct terms, most of them 2-grams seen once), so its statistics, and the work of
 adding each batch to them, grow without bound. :func:`cap_terms` keeps the terms found in the
-most documents; :func:`kept_part` is what a capped model can remove of some documents it learned.
+most documents; :func:`kept_part` is what a capped model can remove of some documents it
+learned. Both take and give a text model's statistics as it keeps them
+(``TextClassifier.stats_``: one :class:`~bayeskit.text._document_stats.DocumentStats` block),
+which add with ``+``.
 """
 
 from __future__ import annotations
 
-from typing import cast
-
 import numpy as np
 
 from .._values import find_sorted
-from ..stats import Summary, TermKeyed, keyed_block
+from ..errors import ParameterError
+from ..stats import Summary, TermKeyed
 from ._document_stats import DocumentStats
 from .vocabulary import VocabularyStats
 
 
-def cap_terms(
-    stats: Summary, vocab: VocabularyStats, max_terms: int
-) -> tuple[Summary, VocabularyStats]:
-    """Term-keyed statistics (``TextClassifier.stats_``, ``vocabulary_stats_``) with at most
+def documents_block(stats: Summary) -> DocumentStats:
+    """The one block of a text model's statistics kept per term (``TextClassifier.stats_``
+    when ``keeps_term_statistics()``), refusing any other."""
+    blocks = stats.blocks if isinstance(stats, Summary) else ()
+    if len(blocks) != 1 or not isinstance(blocks[0], DocumentStats):
+        raise ParameterError(
+            "expected a text model's statistics kept per term (one documents block: "
+            "TextClassifier.stats_ with counts, presence or tf without idf)"
+        )
+    return blocks[0]
+
+
+def cap_terms(stats: Summary, max_terms: int) -> Summary:
+    """A text model's statistics kept per term (``TextClassifier.stats_``) with at most
     ``max_terms`` terms.
 
     When there are more, the ``max_terms`` terms found in the most documents are kept; among
@@ -37,12 +49,14 @@ def cap_terms(
     >>> from bayeskit.text import TextClassifier
     >>> clf = TextClassifier.sklearn_defaults().fit(
     ...     ["cash now", "cash prize", "lunch now"], ["spam", "spam", "ham"])
-    >>> stats, vocab = cap_terms(clf.stats_, clf.vocabulary_stats_, 3)
+    >>> vocab = cap_terms(clf.stats_, 3).blocks[0].vocabulary
     >>> vocab.terms.tolist(), vocab.doc_freq.tolist()  # 'prize' and 'lunch' tie: 'lunch'
     (['cash', 'lunch', 'now'], [2, 1, 2])
     """
+    block = documents_block(stats)
+    vocab = block.vocabulary
     if len(vocab) <= max_terms:
-        return stats, vocab
+        return stats
     df = vocab.doc_freq
     # the max_terms-th largest document frequency: every term above it is kept, and the
     # first of those at it (in term order) up to max_terms
@@ -52,41 +66,25 @@ def cap_terms(
     above[at] = True
     keep = np.flatnonzero(above)
     terms = vocab.terms[keep]
-    keyed = keyed_block(stats)
+    keyed = block.keyed
     where, found = find_sorted(keyed.terms, terms)
     assert found.all()  # the counts and the vocabulary statistics are of the same terms
-    kept = TermKeyed(terms, keyed.block.take_columns(where))
-    return (
-        Summary(stats.classes, stats.class_count, (kept,)),
+    kept = DocumentStats(
+        TermKeyed(terms, keyed.block.take_columns(where)),
         VocabularyStats(terms, df[keep], vocab.term_freq[keep], vocab.n_docs),
     )
+    return Summary(stats.classes, stats.class_count, (kept,))
 
 
-def add_terms(
-    a: tuple[Summary, VocabularyStats], b: tuple[Summary, VocabularyStats]
-) -> tuple[Summary, VocabularyStats]:
-    """``(a[0] + b[0], a[1] + b[1])``: two parts of a text model's statistics added as one
-    :class:`~bayeskit.text._document_stats.DocumentStats` each, whose ``+`` merges their
-    sorted terms once for both sums (each ``+`` apart would merge them again: on a long
-    stream, binary searches among the terms are most of the time of adding a batch), the
-    two sums holding one terms array (a learned message, a stream's batches)."""
-    total = _as_documents(*a) + _as_documents(*b)
-    documents = cast(DocumentStats, total.blocks[0])
-    return Summary(total.classes, total.class_count, (documents.keyed,)), documents.vocabulary
-
-
-def _as_documents(stats: Summary, vocab: VocabularyStats) -> Summary:
-    return Summary(stats.classes, stats.class_count, (DocumentStats(keyed_block(stats), vocab),))
-
-
-def kept_part(
-    stats: Summary, vocab: VocabularyStats, part: Summary, part_vocab: VocabularyStats
-) -> tuple[Summary, VocabularyStats]:
-    """What statistics capped by :func:`cap_terms` (``stats``, ``vocab``) still hold of some
-    documents they learned (``part``, ``part_vocab``): their terms the model kept, each
-    count at most the model's. Subtracting it gives the model without those documents as
-    far as the model kept them; with nothing dropped it is ``part`` itself (exact)."""
-    block, mine = keyed_block(part), keyed_block(stats)
+def kept_part(stats: Summary, part: Summary) -> Summary:
+    """What statistics capped by :func:`cap_terms` (``stats``) still hold of some documents
+    they learned (``part``, e.g. ``TextClassifier.summarize`` of them): their terms the
+    model kept, each count at most the model's. Subtracting it gives the model without
+    those documents as far as the model kept them; with nothing dropped it is ``part``'s
+    numbers (exact)."""
+    mine_block, part_block = documents_block(stats), documents_block(part)
+    block, mine = part_block.keyed, mine_block.keyed
+    vocab, part_vocab = mine_block.vocabulary, part_block.vocabulary
     where, found = find_sorted(mine.terms, block.terms)
     rows = np.searchsorted(stats.classes, part.classes)
     kept = block.block.take_columns(np.flatnonzero(found))
@@ -98,12 +96,8 @@ def kept_part(
     )
     at, in_vocab = find_sorted(vocab.terms, part_vocab.terms)
     at = at[in_vocab]
-    return (
-        Summary(
-            part.classes,
-            part.class_count,
-            (TermKeyed(block.terms[found], kept.with_weights(capped)),),
-        ),
+    held_part = DocumentStats(
+        TermKeyed(block.terms[found], kept.with_weights(capped)),
         VocabularyStats(
             part_vocab.terms[in_vocab],
             np.minimum(part_vocab.doc_freq[in_vocab], vocab.doc_freq[at]),
@@ -111,3 +105,4 @@ def kept_part(
             part_vocab.n_docs,
         ),
     )
+    return Summary(part.classes, part.class_count, (held_part,))

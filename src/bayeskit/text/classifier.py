@@ -1,7 +1,17 @@
-"""TextClassifier: raw documents in, labels and probabilities out."""
+"""TextClassifier: raw documents in, labels and probabilities out.
+
+A text classifier is a generative classifier (:mod:`bayeskit._base`) with one feature block,
+the documents: a vectorizer plus the count family of any count model
+(:mod:`bayeskit.text._documents`). ``fit``, ``partial_fit``, ``unlearn``, merging (``+``),
+``summarize`` / ``fit_summary`` and every prediction are the template's own; the class prior
+and the decision are the count model's settings (``fit_prior``, ``class_prior``,
+``prior_alpha``, ``class_weight``, ``loss``), and so is whether the scores include the prior
+(ComplementNB's do not).
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -9,12 +19,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._all_or_nothing import unchanged_on_error
-from .._base import GenerativeClassifier
-from .._labels import mean_accuracy
-from .._params import ClassifierMixin, ParamNamesOnce, clone
+from .._base import GenerativeClassifier, class_totals
+from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
+from .._params import clone
 from ..contract import Contract, contract_of, declares
-from ..errors import InputTypeError, NotFittedError, ParameterError
+from ..errors import InputTypeError, ParameterError
+from ..families import Family
 from ..inspection import (
     Explanation,
     explain,
@@ -22,12 +33,11 @@ from ..inspection import (
     top_features,
 )
 from ..naive_bayes import ComplementNB, MultinomialNB
-from ..stats import Summary, keyed_block, keyed_summary
+from ..stats import Summary, keyed_block
 from ._document_stats import DocumentStats
-from ._documents import DocumentsFamily
+from ._documents import DocumentsFamily, as_documents, keeps_term_statistics
 from .analyze import DEFAULT_TOKEN_PATTERN
-from .capped import add_terms
-from .vectorize import TextVectorizer, stats_of
+from .vectorize import TextVectorizer
 from .vocabulary import VocabularyStats
 
 #: What ``TextClassifier(vectorizer=None, model=None)`` stands for; chosen by cross-validation
@@ -58,7 +68,7 @@ DEFAULT_MODEL: tuple[type, dict[str, Any]] = (
 )
 
 
-class TextClassifier(ClassifierMixin, ParamNamesOnce):
+class TextClassifier(GenerativeClassifier):
     """A Naive Bayes text classifier: a :class:`TextVectorizer` and a count model in one
     estimator that takes raw documents.
 
@@ -99,9 +109,12 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
 
     Attributes
     ----------
-    classes_, vectorizer_ (the fitted vectorizer), model_ (the fitted count model),
-    stats_ (the term-keyed Summary, additive mode: one TermKeyed block of the count model's
-    statistic), vocabulary_stats_ (VocabularyStats)
+    classes_, stats_ (the statistics, one :class:`~bayeskit.stats.Summary` with one block:
+    per term, a :class:`~bayeskit.text._document_stats.DocumentStats` holding the count
+    model's statistic of every term and the vocabulary statistics; with a fixed vocabulary,
+    the count model's statistic of the vectorizer's columns), vocabulary_stats_ (read-only,
+    per term: the vocabulary statistics), vectorizer_ (with a fixed vocabulary: the
+    vectorizer the first fit fitted), model_ (read-only: the fitted count model)
 
     Examples
     --------
@@ -115,8 +128,8 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
     array(['ham'], dtype='<U4')
     """
 
-    #: Documents in, statistics per term that add (:mod:`bayeskit.contract`); the model
-    #: service may teach it single documents.
+    #: Documents in, statistics that add (per term, or over a fixed vocabulary's columns)
+    #: (:mod:`bayeskit.contract`); the model service may teach it single documents.
     contract: ClassVar[Contract] = Contract(input="documents", state="text", served_learnable=True)
 
     def __init__(
@@ -183,8 +196,22 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
         )
         return cls(vectorizer=vectorizer, model=ComplementNB(alpha=alpha, norm=True), **kwargs)
 
-    # ------------------------------------------------------------------ set-up
-    def _prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+    # ------------------------------------------------------------------ settings
+    def prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        """The vectorizer and count model the settings stand for (the defaults where they
+        are None), unfitted and checked: what a fit clones. Raises
+        :class:`~bayeskit.errors.ParameterError` naming a setting that is wrong. Made and
+        checked once per change of the settings (every prediction reads the count model's
+        prior settings)."""
+        key = (self.vectorizer, self.model, self.useful_terms)
+        cached = self.__dict__.get("_settings_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        made = self._checked_prototypes()
+        self._settings_cache = (key, made)
+        return made
+
+    def _checked_prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
         vec = self.default_vectorizer() if self.vectorizer is None else self.vectorizer
         model = self.default_model() if self.model is None else self.model
         if not isinstance(vec, TextVectorizer):
@@ -200,64 +227,31 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
             isinstance(useful, bool) or not isinstance(useful, (int, np.integer)) or useful < 1
         ):
             raise ParameterError(f"useful_terms must be a positive int or None; got {useful!r}")
-        if useful is not None and not self._additive(vec):
+        if useful is not None and not keeps_term_statistics(vec):
             raise ParameterError(
                 "useful_terms selects from term statistics: it needs per-document weights "
                 "(output='counts', 'binary' or 'tfidf' with use_idf=False) and no fixed "
                 "vocabulary"
             )
-        if self._additive(vec) and vec.oov_token is not None:
-            contract = contract_of(model)
-            if not contract.sums_columns:
-                raise ParameterError(
-                    f"oov_token with {type(model).__name__} needs a fixed vocabulary "
-                    "(output='tfidf' or 'hashed', or a vocabulary): it declares "
-                    "sums_columns=False, the statistic of 'any unknown word' is not the sum of "
-                    "the words' statistics"
-                )
+        if (
+            keeps_term_statistics(vec)
+            and vec.oov_token is not None
+            and not contract_of(model).sums_columns
+        ):
+            raise ParameterError(
+                f"oov_token with {type(model).__name__} needs a fixed vocabulary "
+                "(output='tfidf' or 'hashed', or a vocabulary): it declares "
+                "sums_columns=False, the statistic of 'any unknown word' is not the sum of "
+                "the words' statistics"
+            )
         return vec, model
-
-    def prototypes(self) -> tuple[TextVectorizer, GenerativeClassifier]:
-        """The vectorizer and count model the settings stand for (the defaults where they
-        are None), unfitted and checked: what a fit clones. Raises
-        :class:`~bayeskit.errors.ParameterError` naming a setting that is wrong."""
-        return self._prototypes()
 
     def keeps_term_statistics(self) -> bool:
         """Whether the statistics are kept per term (counts or presence, or tf-idf without
         idf, and no given vocabulary): they add, so the model learns incrementally, merges,
         unlearns and is fitted from parts in one round; else the vectorizer is fitted once
         on the whole corpus and the count model learns over its columns."""
-        return self._additive(self._prototypes()[0])
-
-    def term_statistics(
-        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None
-    ) -> tuple[Summary, VocabularyStats]:
-        """The term-keyed statistics and vocabulary statistics of documents, without changing
-        the model: what :meth:`partial_fit` adds and :meth:`unlearn` subtracts. Those of
-        different batches add; :meth:`fit_summary` turns a total into a fitted model (the
-        per-term mode, :meth:`keeps_term_statistics`)."""
-        vec, model = self._prototypes()
-        return self._batch(vec, model, _as_list(X), y, sample_weight, classes)
-
-    def fit_summary(self, summary: Summary, vocabulary_stats: VocabularyStats) -> TextClassifier:
-        """Set the model from term-keyed statistics and vocabulary statistics (a sum of
-        :meth:`term_statistics`): the vocabulary is selected and the count model finalized
-        now, so a refusal (no term left, a class without data) comes here and leaves the
-        model as it was.
-
-        Returns
-        -------
-        self
-        """
-        return self._adopt(summary, vocabulary_stats)
-
-    def fitted_parts(self) -> tuple[TextVectorizer, GenerativeClassifier]:
-        """The fitted vectorizer and count model the current statistics give (computed once
-        per change of the statistics): the model's documents are ``vectorizer.transform``'s
-        rows and its scores the count model's. Raises
-        :class:`~bayeskit.errors.NotFittedError` before a fit."""
-        return self._fitted()
+        return keeps_term_statistics(self.prototypes()[0])
 
     def check_fitted(self) -> TextClassifier:
         """Refuse an unfitted model (:class:`~bayeskit.errors.NotFittedError`).
@@ -266,212 +260,236 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
         -------
         self
         """
-        self._check_fitted()
+        self._fitted_summary()
         return self
 
     def check_params(self) -> TextClassifier:
         """Check the hyperparameters, the vectorizer's and the model's types included; raises
         :class:`~bayeskit.errors.ParameterError` naming the one that is wrong. Fitting calls
         it, and so does loading a model file, before anything is built."""
-        self._prototypes()
+        self._checked_prototypes()
         return self
 
     def set_params(self, **params: Any) -> TextClassifier:
         """Set parameters; ``model__alpha=…`` and ``vectorizer__min_df=…`` also work while
-        ``model`` / ``vectorizer`` are left at their default (None), as in a grid search."""
+        ``model`` / ``vectorizer`` are left at their default (None), as in a grid search. On
+        a fitted model they take effect at the next prediction."""
         defaults = {"vectorizer": self.default_vectorizer, "model": self.default_model}
         for key in params:
             head, nested, _ = key.partition("__")
             if nested and head in defaults and getattr(self, head) is None and head not in params:
                 setattr(self, head, defaults[head]())
-        self.__dict__.pop("_cache", None)
-        return super().set_params(**params)
-
-    @staticmethod
-    def _additive(vec: TextVectorizer) -> bool:
-        """Whether the statistics are kept per term: a free vocabulary, and per-document
-        weights (counts, presence, or tf-idf without idf: log-tf and length normalisation
-        depend on the document alone; an OOV column would be weighted apart from the terms
-        it sums, so it is left to the fixed mode)."""
-        if vec.vocabulary is not None:
-            return False
-        if vec.output == "tfidf":
-            return not vec.use_idf and vec.oov_token is None
-        return vec.output in ("counts", "binary")
-
-    # ------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
-        """Fit on raw documents ``X`` (str or bytes) and labels ``y``."""
-        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
-            for attr in ("stats_", "vocabulary_stats_", "vectorizer_", "model_", "_cache"):
-                self.__dict__.pop(attr, None)
-            return self.partial_fit(X, y, sample_weight=sample_weight)
-
-    def partial_fit(
-        self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None
-    ) -> TextClassifier:
-        """Add documents (and any new classes) to the model."""
-        vec, model = self._prototypes()
-        docs = _as_list(X)
-        if not self._additive(vec):
-            if "vectorizer_" not in self.__dict__:
-                self.vectorizer_ = clone(vec)
-                counts = self.vectorizer_.fit_transform(docs)
-                self.model_ = clone(model).fit(counts, y, sample_weight=sample_weight)
-            else:
-                counts = self.vectorizer_.transform(docs)
-                self.model_.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
-            return self
-        keyed, vocab = self._batch(vec, model, docs, y, sample_weight, classes)
-        if "stats_" in self.__dict__:
-            # one merge of the terms for both sums, which then share one terms array, so
-            # _fitted selects the vocabulary by position (comparing every term would cost
-            # more than the rest of learning one message)
-            keyed, vocab = add_terms((self.stats_, self.vocabulary_stats_), (keyed, vocab))
-        return self._adopt(keyed, vocab)
-
-    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
-        """Remove documents the classifier was trained on (additive mode)."""
-        self._check_fitted()
-        vec, model = self._prototypes()
-        if not self._additive(vec):
-            self.model_.unlearn(self.vectorizer_.transform(_as_list(X)), y, sample_weight)
-            return self
-        keyed, vocab = self._batch(vec, model, _as_list(X), y, sample_weight, None)
-        return self._adopt(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
-
-    @classmethod
-    def _batch(
-        cls,
-        vec: TextVectorizer,
-        model: GenerativeClassifier,
-        docs: list[Any],
-        y: Any,
-        sample_weight: Any,
-        classes: Any,
-    ) -> tuple[Summary, VocabularyStats]:
-        """The term-keyed statistics of some documents: what ``partial_fit`` adds and
-        ``unlearn`` subtracts. No vocabulary is selected and nothing is finalized here."""
-        batch_vec = clone(vec)
-        terms, counts = batch_vec.count(docs)
-        return cls._batch_of(batch_vec, model, terms, counts, y, sample_weight, classes)
-
-    @staticmethod
-    def _batch_of(
-        batch_vec: TextVectorizer,
-        model: GenerativeClassifier,
-        terms: np.ndarray,
-        counts: sp.csr_matrix,
-        y: Any,
-        sample_weight: Any,
-        classes: Any,
-    ) -> tuple[Summary, VocabularyStats]:
-        """:meth:`_batch` of documents already counted (``batch_vec.count``)."""
-        n_docs = counts.shape[0]
-        # The count model's own summarize, on the batch's terms (none: a column of zeros
-        # stands for them, dropped below, so only the class counts change).
-        no_terms = sp.csr_matrix((n_docs, 1))
-        weighed = batch_vec.weigh(counts, terms=terms) if len(terms) else no_terms
-        summary = clone(model).summarize(weighed, y, sample_weight, classes=classes)
-        return keyed_summary(summary, terms), stats_of(terms, counts)
-
-    def _adopt(self, stats: Summary, vocab: VocabularyStats) -> TextClassifier:
-        with unchanged_on_error(self):  # a refused call leaves the model as it was
-            self.stats_, self.vocabulary_stats_ = stats, vocab
-            self.__dict__.pop("_cache", None)
-            self._fitted()  # select the vocabulary and finalize now, so errors surface here
+        self.__dict__.pop("_settings_cache", None)
+        super().set_params(**params)
         return self
 
-    def _fitted(self) -> tuple[TextVectorizer, GenerativeClassifier]:
-        """The vectorizer and count model for the current statistics (cached)."""
-        if "vectorizer_" in self.__dict__ and "stats_" not in self.__dict__:
-            return self.vectorizer_, self.model_
-        self._check_fitted()
-        cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] is self.stats_:
-            return cache[1]
-        vec, model = self._prototypes()
-        # the documents block's own selection (min_df, max_features, useful_terms, the OOV
-        # column), on the model's class counts
-        vec, selected = self._block(vec, model).select(
-            DocumentStats(keyed_block(self.stats_), self.vocabulary_stats_),
-            self.stats_.class_count,
-        )
-        fitted = clone(model).fit_summary(
-            Summary(self.stats_.classes, self.stats_.class_count, (selected,))
-        )
-        self._cache = (self.stats_, (vec, fitted))
-        return vec, fitted
+    def _count_model(self) -> GenerativeClassifier:
+        return self.prototypes()[1]
 
-    def _block(self, vec: TextVectorizer, model: GenerativeClassifier) -> DocumentsFamily:
-        """The documents block of these settings: the vectorizer and the count model's
-        family (:mod:`bayeskit.text._documents`)."""
+    # the class prior and the decision rule are the count model's settings
+    @property
+    def fit_prior(self) -> bool:  # type: ignore[override]
+        return bool(self._count_model().fit_prior)
+
+    @property
+    def class_prior(self) -> Any:
+        return self._count_model().class_prior
+
+    @property
+    def prior_alpha(self) -> float:  # type: ignore[override]
+        return float(self._count_model().prior_alpha)
+
+    @property
+    def class_weight(self) -> Any:
+        return self._count_model().class_weight
+
+    @property
+    def loss(self) -> Any:
+        return self._count_model().loss
+
+    def scores_include_prior(self) -> bool:
+        """Whether the scores include ``log P(y)``: the count model's declaration
+        (ComplementNB's do not, after Rennie et al. 2003)."""
+        return contract_of(self._count_model()).prior_in_scores
+
+    # ------------------------------------------------------------------ template hooks
+    def _families(self) -> list[Family]:
+        fitted = self.__dict__.get("vectorizer_")
+        (count,) = self._count_model().configured_families()
+        if fitted is not None:
+            return [DocumentsFamily(fitted, count, fitted=True)]
+        return [self._per_term_family()]
+
+    def _per_term_family(self) -> DocumentsFamily:
+        vec, model = self.prototypes()
         (count,) = model.configured_families()
         return DocumentsFamily(vec, count, useful_terms=self.useful_terms)
 
-    def _check_fitted(self) -> None:
-        if "stats_" not in self.__dict__ and "vectorizer_" not in self.__dict__:
-            raise NotFittedError(
-                "This TextClassifier instance is not fitted yet. Call 'fit' first."
-            )
+    def _check_X(self, X: Any, *, reset: bool) -> Any:
+        docs = as_documents(X)
+        if reset:
+            self.__dict__.pop("vectorizer_", None)
+            vec = self.prototypes()[0]
+            if not keeps_term_statistics(vec):
+                # idf (or hashed columns, or a given vocabulary): fitted once, on this corpus
+                fixed = clone(vec)
+                self.vectorizer_ = fixed.fit([]) if fixed.output == "hashed" else fixed.fit(docs)
+        return docs
 
-    def __sklearn_is_fitted__(self) -> bool:
-        return "stats_" in self.__dict__ or "vectorizer_" in self.__dict__
+    def layout_state(self) -> dict[str, Any] | None:
+        """The columns the first fit chose, when the settings do not fix them (idf weights,
+        or a vocabulary chosen from the corpus): their number and a SHA-256 digest of the
+        terms and idf weights, made once per fit (a hashed vectorizer's million columns
+        are not listed on every comparison of two parts). None when the settings fix the
+        columns (hashed output or a given vocabulary, without idf) or per term."""
+        fitted = self.__dict__.get("vectorizer_")
+        if fitted is None:
+            return None
+        cached = self.__dict__.get("_layout_cache")
+        if cached is not None and cached[0] is fitted:
+            return None if cached[1] is None else dict(cached[1])
+        idf = fitted.__dict__.get("idf_")
+        if idf is None and (fitted.output == "hashed" or fitted.vocabulary is not None):
+            layout = None
+        else:
+            digest = hashlib.sha256()
+            columns = fitted.get_feature_names_out()
+            for term in columns.tolist():
+                digest.update(str(term).encode("utf-8", "surrogatepass") + b"\0")
+            if idf is not None:
+                digest.update(np.ascontiguousarray(idf, dtype=np.float64).tobytes())
+            layout = {"n_columns": len(columns), "sha256": digest.hexdigest()}
+        self._layout_cache = (fitted, layout)
+        return None if layout is None else dict(layout)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
+        """Fit on raw documents ``X`` (str or bytes) and labels ``y``: a first
+        :meth:`partial_fit`."""
+        with unchanged_on_error(self):  # a refused fit keeps the model fitted before
+            for attr in ("stats_", "vectorizer_", "_cache", "_declared_classes"):
+                self.__dict__.pop(attr, None)
+            return self.partial_fit(X, y, sample_weight=sample_weight)
+
+    def summarize(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None, part: bool = False
+    ) -> Summary:
+        """Statistics of documents, without changing the model's statistics (see
+        :meth:`GenerativeClassifier.summarize`): per term, those of any documents add; with
+        a fixed vocabulary, a model that has not fitted its vectorizer yet fits it on ``X``
+        as a first fit does."""
+        reset = "vectorizer_" not in self.__dict__
+        return self._summarize(X, y, sample_weight, classes=classes, reset=reset, part=part)
+
+    def summarize_counted(
+        self,
+        terms: np.ndarray,
+        counts: Any,
+        y: Any,
+        sample_weight: Any = None,
+        *,
+        classes: Any = None,
+    ) -> Summary:
+        """:meth:`summarize` (per term) of documents already counted by the vectorizer's
+        :meth:`~bayeskit.text.TextVectorizer.count` (sorted distinct ``terms``, canonical
+        CSR ``counts``): a cross-validation counts a collection once for all its folds."""
+        if not self.keeps_term_statistics():
+            raise ParameterError(
+                "documents already counted are summarized per term; this model's vectorizer "
+                "(idf weighting, hashed output or a given vocabulary) keeps no term statistics"
+            )
+        labels, R = class_weights(y, sample_weight, counts.shape[0], classes)
+        family = self._per_term_family()
+        block = family.summarize_counted(clone(family.vectorizer), terms, counts, R)
+        return Summary(labels, class_totals(R), (block,))
+
+    def term_statistics(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None
+    ) -> tuple[Summary, VocabularyStats]:
+        """The term-keyed statistics and vocabulary statistics of documents, without changing
+        the model, as a pair (the two parts of :meth:`summarize`'s block): those of
+        different batches add; :meth:`fit_summary` takes their totals."""
+        docs = as_documents(X)
+        labels, R = class_weights(y, sample_weight, len(docs), classes)
+        block = self._per_term_family().summarize(docs, R)
+        assert isinstance(block, DocumentStats)  # what a per-term documents family gives
+        return Summary(labels, class_totals(R), (block.keyed,)), block.vocabulary
+
+    def fit_summary(
+        self, summary: Summary, vocabulary_stats: VocabularyStats | None = None
+    ) -> TextClassifier:
+        """Set the model from statistics (a sum of :meth:`summarize` results; or term-keyed
+        statistics and their ``vocabulary_stats``, a sum of :meth:`term_statistics`): the
+        vocabulary is selected and the count model finalized now, so a refusal (no term
+        left, a class without data) comes here and leaves the model as it was.
+
+        Returns
+        -------
+        self
+        """
+        if not isinstance(summary, Summary):
+            raise ParameterError(
+                f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
+            )
+        if vocabulary_stats is not None:
+            block = DocumentStats(keyed_block(summary), vocabulary_stats)
+            summary = Summary(summary.classes, summary.class_count, (block,))
+        with unchanged_on_error(self):
+            return self._adopt(summary)
+
+    # ------------------------------------------------------------------ fitted parts
+    @property
+    def vocabulary_stats_(self) -> VocabularyStats:
+        """The vocabulary statistics of the documents learned (statistics kept per term)."""
+        (block,) = self._fitted_summary().blocks
+        if not isinstance(block, DocumentStats):
+            raise AttributeError(
+                "'vocabulary_stats_': this TextClassifier's vocabulary is fixed "
+                "(vectorizer_), its statistics are the count model's over its columns"
+            )
+        return block.vocabulary
+
+    @property
+    def model_(self) -> GenerativeClassifier:
+        """The fitted count model (over :meth:`transform`'s columns)."""
+        return self.fitted_parts()[1]
+
+    def fitted_parts(self) -> tuple[TextVectorizer, GenerativeClassifier]:
+        """The fitted vectorizer and count model the current statistics give (computed once
+        per change of the statistics or settings): the model's documents are
+        ``vectorizer.transform``'s rows and its scores the count model's. Raises
+        :class:`~bayeskit.errors.NotFittedError` before a fit."""
+        fitted = self._fitted()
+        cached = self.__dict__.get("_parts_cache")
+        if cached is not None and cached[0] is fitted:
+            return cached[1]
+        (params,) = fitted.params
+        summary = self._fitted_summary()
+        model = clone(self._count_model()).fit_summary(
+            Summary(summary.classes, summary.class_count, (params.columns,))
+        )
+        parts = (params.vectorizer, model)
+        self._parts_cache = (fitted, parts)
+        return parts
+
+    def _vectorizer_of_fit(self) -> TextVectorizer:
+        (params,) = self._fitted().params
+        return params.vectorizer
 
     # ------------------------------------------------------------------ prediction
-    @property
-    def classes_(self) -> np.ndarray:
-        return self._fitted()[1].classes_
-
-    @property
-    def class_count_(self) -> np.ndarray:
-        """Weighted number of training documents of each class."""
-        return self._fitted()[1].class_count_
-
-    @property
-    def class_log_prior_(self) -> np.ndarray:
-        """Log prior probability of each class."""
-        return self._fitted()[1].class_log_prior_
-
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The terms the model currently scores (after ``min_df``, ``max_features`` and
         ``useful_terms``), in the order of :meth:`transform`'s columns."""
-        return self._fitted()[0].get_feature_names_out()
+        return self._vectorizer_of_fit().get_feature_names_out()
 
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the model sees them (CSR over the vocabulary)."""
-        return self._fitted()[0].transform(_as_list(X))
-
-    def _on_model(self, method: str, X: Any) -> np.ndarray:
-        vec, model = self._fitted()
-        return getattr(model, method)(vec.transform(_as_list(X)))
-
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        """``log P(y) + log p(x|y)`` of each document and class."""
-        return self._on_model("predict_joint_log_proba", X)
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log P(y|x)`` of each document and class."""
-        return self._on_model("predict_log_proba", X)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``P(y|x)`` of each document and class."""
-        return self._on_model("predict_proba", X)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The model's Bayes decision for each document."""
-        return self._on_model("predict", X)
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of :meth:`predict` on documents ``X`` against the true labels ``y``,
-        checked as every model's ``score`` checks them (one label per document, of the
-        classes' type)."""
-        return mean_accuracy(self, X, y, sample_weight)
+        return self._vectorizer_of_fit().transform(_as_list(X))
 
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
         """Each term's contribution to the log-odds of the decision on one document."""
-        vec, model = self._fitted()
+        vec, model = self.fitted_parts()
         row = vec.transform([text])
         names: Sequence[str]
         if vec.output == "hashed":  # a column is named by the document's terms counted there
@@ -484,38 +502,32 @@ class TextClassifier(ClassifierMixin, ParamNamesOnce):
         """The count model as a linear classifier over :meth:`transform`'s columns:
         ``predict_joint_log_proba(X) == transform(X) @ W.T + b`` (McCallum & Nigam 1998). ``W`` has
         shape (n_classes, n_terms), ``b`` (n_classes,)."""
-        return self._fitted()[1].linear_form()
+        return self.fitted_parts()[1].linear_form()
 
     def top_terms(self, n: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``n`` terms that most favour each class."""
-        vec, model = self._fitted()
+        vec, model = self.fitted_parts()
         return top_features(model, n, feature_names=vec.get_feature_names_out().tolist())
 
     def term_usefulness(self, *, alpha: float = 1.0, prior: str = "uniform") -> dict[str, float]:
         """``max_y p(y|term)`` of every vocabulary term (Vorontsov), most useful first."""
-        vec, model = self._fitted()
+        vec, model = self.fitted_parts()
         useful = feature_usefulness(model, alpha=alpha, prior=prior)
         names = vec.get_feature_names_out().tolist()
         order = np.argsort(-useful, kind="stable")
         return {names[j]: float(useful[j]) for j in order}
 
     def __add__(self, other: object) -> TextClassifier:
+        """The classifier of both models' documents (the template's merge); settings are
+        compared by value first (a set of stop words in another order is the same), a
+        difference named as a :class:`~bayeskit.errors.ParameterError`."""
         if not isinstance(other, TextClassifier):
             return NotImplemented
-        for model in (self, other):
-            model.check_fitted()
-            if "stats_" not in model.__dict__:
-                raise ParameterError(
-                    "only classifiers with 'counts' or 'binary' output merge exactly"
-                )
         mine, theirs = _settings(self), _settings(other)
         if mine != theirs:
             differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
             raise ParameterError(f"cannot merge text classifiers with different settings: {differ}")
-        out = clone(self)
-        return out.fit_summary(
-            self.stats_ + other.stats_, self.vocabulary_stats_ + other.vocabulary_stats_
-        )
+        return super().__add__(other)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .._all_or_nothing import unchanged_on_error
 from .._labels import check_y
+from .._merging import hold_declared_classes
 from .._params import clone
 from .._validation import check_lengths
 from .._values import find_sorted
@@ -23,7 +24,8 @@ from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import ColumnStatistic, Summary
 from . import calibration, fisher
-from .capped import add_terms, kept_part
+from ._documents import keeps_term_statistics
+from .capped import kept_part
 from .classifier import TextClassifier, _as_list
 from .vectorize import TextVectorizer
 
@@ -392,7 +394,7 @@ class SpamFilter(TextClassifier):
         """``log_odds`` of messages already through ``transform`` (the model
         service scores a message it has transformed once); ``joint``: the count model's
         joint log probabilities of ``rows``, when already computed."""
-        return self._scores_of(self._fitted()[1], rows, self.spam_index(), joint)
+        return self._scores_of(self.fitted_parts()[1], rows, self.spam_index(), joint)
 
     def _scores_of(self, model: Any, X: Any, column: int, joint: Any = None) -> np.ndarray:
         """The score of each row of ``X`` (weighted counts over ``model``'s columns, checked)
@@ -421,7 +423,7 @@ class SpamFilter(TextClassifier):
             return calibration.empty_counts()
         if min(folds, int(is_spam.sum()), int((~is_spam).sum())) < 2:
             return calibration.empty_counts()
-        model = self._fitted()[1]
+        model = self.fitted_parts()[1]
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
         probe = clone(model)
@@ -477,9 +479,9 @@ class SpamFilter(TextClassifier):
         >>> f.set_params(calibration_folds=5).calibrate(counts).calibration_ != (1.0, 0.0)
         True
         """
-        self._check_fitted()
-        vec, model = self._prototypes()
-        if not self._additive(vec):
+        self.check_fitted()
+        vec, _ = self.prototypes()
+        if not keeps_term_statistics(vec):
             raise ParameterError(
                 "held-out scores come from statistics that add; this filter's vectorizer "
                 "(idf weighting) keeps none: fit it whole (calibration_folds) instead"
@@ -496,14 +498,12 @@ class SpamFilter(TextClassifier):
         terms, counts = batch_vec.count(docs)  # once: each fold's rows are learned and scored
         scores = np.full(len(docs), np.nan)
         for test in _fold_tests(is_spam, self._check_folds() or 5):
-            keyed, vocab = self._batch_of(
-                batch_vec, model, terms, counts[test], labels[test], None, None
-            )
+            fold = self.summarize_counted(terms, counts[test], labels[test])
             if kept_only:
-                keyed, vocab = kept_part(self.stats_, self.vocabulary_stats_, keyed, vocab)
+                fold = kept_part(self.stats_, fold)
             held = clone(self).set_params(calibration_folds=None)
             try:
-                held.fit_summary(self.stats_ - keyed, self.vocabulary_stats_ - vocab)
+                held.fit_summary(self.stats_ - fold)
                 scores[test] = held.log_odds_counted(terms, counts[test])
             except (DataError, ParameterError):  # without the fold a class is gone: no score
                 continue
@@ -525,7 +525,7 @@ class SpamFilter(TextClassifier):
                 f"score counts must be an array of shape {calibration.empty_counts().shape} "
                 "of counts >= 0 (held_out_score_counts gives them)"
             )
-        self._check_fitted()
+        self.check_fitted()
         self._calibrate(counts)
         return self
 
@@ -535,13 +535,17 @@ class SpamFilter(TextClassifier):
         """Fit an unfitted filter, then its scale: the messages are counted once, for the
         statistics and for the out-of-fold scores. The filter learns its two classes from the
         first message on, so a filter trained on one class so far goes on learning."""
+        declared = classes is not None
         classes = self._both_classes(labels) if classes is None else classes
-        vec, _ = self._prototypes()
-        if self._additive(vec) and self._check_folds() is not None:
+        vec, _ = self.prototypes()
+        if keeps_term_statistics(vec) and self._check_folds() is not None:
             terms, counts = clone(vec).count(docs)
             self._fit_counted(terms, counts, labels, classes, sample_weight)
+            self.set_classes_declared(declared)
             return
         TextClassifier.partial_fit(self, docs, labels, classes, sample_weight)
+        # the filter's own two labels are not the caller's declaration
+        self.set_classes_declared(declared)
         X = self.vectorizer_.transform(docs) if "vectorizer_" in self.__dict__ else None
         if X is None or self._check_folds() is None:
             self._calibrate(calibration.empty_counts())
@@ -556,19 +560,18 @@ class SpamFilter(TextClassifier):
         classes: Any = None,
         sample_weight: Any = None,
     ) -> SpamFilter:
-        """Fit an unfitted filter whose statistics are kept per term (``_additive``) from its
-        messages already counted: ``terms`` and ``counts`` as its vectorizer's ``_count``
-        gives them (sorted distinct terms, canonical CSR counts). What :meth:`fit` does after
-        counting; the quick start's cross-validation counts the collection once for all its
-        folds (a fold's terms and counts are the columns its rows use)."""
-        vec, model = self._prototypes()
-        if not self._additive(vec):
+        """Fit an unfitted filter whose statistics are kept per term
+        (``keeps_term_statistics``) from its messages already counted: ``terms`` and
+        ``counts`` as its vectorizer's ``count`` gives them (sorted distinct terms, canonical
+        CSR counts). What :meth:`fit` does after counting; the quick start's
+        cross-validation counts the collection once for all its folds (a fold's terms and
+        counts are the columns its rows use)."""
+        vec, _ = self.prototypes()
+        if not keeps_term_statistics(vec):
             raise ParameterError("_fit_counted needs statistics kept per term (see fit)")
         batch_vec = clone(vec)
-        keyed, vocab = self._batch_of(
-            batch_vec, model, terms, counts, labels, sample_weight, classes
-        )
-        self._adopt(keyed, vocab)
+        summary = self.summarize_counted(terms, counts, labels, sample_weight, classes=classes)
+        self._adopt(summary)
         if not len(terms) or self._check_folds() is None:
             self._calibrate(calibration.empty_counts())
             return self
@@ -582,7 +585,7 @@ class SpamFilter(TextClassifier):
         """:meth:`spam_probability` of messages already counted (see :meth:`fit_counted`):
         the same numbers as from their texts."""
         if self._own_probabilities():
-            vec, model = self._fitted()
+            vec, model = self.fitted_parts()
             proba = model.predict_proba(vec.weigh(vec.reindex(terms, counts)))
             return proba[:, self.spam_index()]
         return calibration.calibrated(
@@ -593,14 +596,14 @@ class SpamFilter(TextClassifier):
         """The filter's score of messages already counted (see :meth:`fit_counted`): the
         count model's ``log P(spam|x) − log P(ham|x)``, or Fisher's log-odds under
         ``scoring="fisher"``; what the scale calibrates."""
-        vec, model = self._fitted()
+        vec, model = self.fitted_parts()
         return self._scores_of(model, vec.weigh(vec.reindex(terms, counts)), self.spam_index())
 
     def _vocabulary_columns(self, terms: np.ndarray) -> Any:
         """Where the fitted vocabulary's terms are among ``terms`` (sorted, distinct, all
         counted): its selection from these very terms when it was chosen from them (no
         search among strings; None when it kept every one), else found by search."""
-        fitted = self._fitted()[0]
+        fitted = self.fitted_parts()[0]
         selected = fitted.__dict__.get("_selected")
         if selected is not None and fitted.stats_.terms is terms:
             return None if len(selected) == len(terms) else selected
@@ -641,22 +644,20 @@ class SpamFilter(TextClassifier):
             with unchanged_on_error(self):
                 self._first_fit(docs, labels, classes, sample_weight)
             return self
-        vec, model = self._prototypes()
-        if not self._additive(vec) or "stats_" not in self.__dict__:
+        if not self.keeps_term_statistics():
             added = self._new_scores(docs, labels)
             with unchanged_on_error(self):
                 super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
                 self._calibrate(self._counts() + added)
             return self
         # Each message is counted once: scored by the model as it is, then learned.
-        batch_vec = clone(vec)
-        terms, counts = batch_vec.count(docs)
+        terms, counts = clone(self.prototypes()[0]).count(docs)
         added = self._new_scores(docs, labels, counted=(terms, counts))
         with unchanged_on_error(self):
-            keyed, vocab = self._batch_of(
-                batch_vec, model, terms, counts, labels, sample_weight, classes
-            )
-            self._adopt(*add_terms((self.stats_, self.vocabulary_stats_), (keyed, vocab)))
+            batch = self.summarize_counted(terms, counts, labels, sample_weight, classes=classes)
+            hold_declared_classes(self, batch.classes, classes, first=False)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
+                self._adopt(self.stats_ + batch)
             self._calibrate(self._counts() + added)
         return self
 

@@ -1,6 +1,6 @@
-"""The text classifier on the one template (bayeskit.text._on_template): the template's fit,
-partial_fit, unlearn, merging, summarize/fit_summary and prediction give TextClassifier's
-numbers, for every count model and both modes."""
+"""The text classifier on the one template (bayeskit._base): the template's partial_fit,
+unlearn, merging, summarize/fit_summary give the whole fit's numbers, for every count model
+and both modes; the class prior and the decision are the count model's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from bayeskit import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from bayeskit.errors import MergeError
 from bayeskit.text import TextClassifier, TextVectorizer
-from bayeskit.text._on_template import TextOnTemplate
 
 DOCS = [
     "win cash now",
@@ -44,7 +43,7 @@ FIXED = [
 ]
 
 
-def _same(mine: TextOnTemplate, theirs: TextClassifier) -> None:
+def _same(mine: TextClassifier, theirs: TextClassifier) -> None:
     np.testing.assert_array_equal(mine.classes_, theirs.classes_)
     np.testing.assert_allclose(mine.predict_proba(NEW), theirs.predict_proba(NEW), rtol=1e-12)
     np.testing.assert_allclose(
@@ -53,26 +52,19 @@ def _same(mine: TextOnTemplate, theirs: TextClassifier) -> None:
     np.testing.assert_array_equal(mine.predict(NEW), theirs.predict(NEW))
 
 
-@pytest.mark.parametrize("settings", SETTINGS + FIXED, ids=repr)
-def test_fit_gives_the_text_classifiers_numbers(settings):
-    _same(
-        TextOnTemplate(**settings).fit(DOCS, LABELS), TextClassifier(**settings).fit(DOCS, LABELS)
-    )
-
-
 @pytest.mark.parametrize("settings", SETTINGS, ids=repr)
 def test_batches_parts_and_merging_give_the_whole_fit(settings):
     whole = TextClassifier(**settings).fit(DOCS, LABELS)
-    batches = TextOnTemplate(**settings)
+    batches = TextClassifier(**settings)
     for start in range(0, len(DOCS), 3):
         batches.partial_fit(DOCS[start : start + 3], LABELS[start : start + 3])
     _same(batches, whole)
-    a = TextOnTemplate(**settings).fit(DOCS[:5], LABELS[:5])
-    b = TextOnTemplate(**settings).fit(DOCS[5:], LABELS[5:])
+    a = TextClassifier(**settings).fit(DOCS[:5], LABELS[:5])
+    b = TextClassifier(**settings).fit(DOCS[5:], LABELS[5:])
     _same(a + b, whole)
-    template = TextOnTemplate(**settings)
+    template = TextClassifier(**settings)
     parts = template.summarize(DOCS[:4], LABELS[:4]) + template.summarize(DOCS[4:], LABELS[4:])
-    _same(TextOnTemplate(**settings).fit_summary(parts), whole)
+    _same(TextClassifier(**settings).fit_summary(parts), whole)
     np.testing.assert_array_equal(
         (a + b).vocabulary_stats_.doc_freq, whole.vocabulary_stats_.doc_freq
     )
@@ -80,37 +72,27 @@ def test_batches_parts_and_merging_give_the_whole_fit(settings):
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=repr)
 def test_unlearning_gives_the_model_without_those_documents(settings):
-    mine = TextOnTemplate(**settings).fit(DOCS, LABELS).unlearn(DOCS[:3], LABELS[:3])
+    mine = TextClassifier(**settings).fit(DOCS, LABELS).unlearn(DOCS[:3], LABELS[:3])
     _same(mine, TextClassifier(**settings).fit(DOCS[3:], LABELS[3:]))
 
 
-def test_the_fitted_parts_are_the_text_classifiers():
-    mine = TextOnTemplate().fit(DOCS, LABELS)
-    theirs = TextClassifier().fit(DOCS, LABELS)
-    (vec, model), (their_vec, their_model) = mine.fitted_parts(), theirs.fitted_parts()
-    np.testing.assert_array_equal(vec.get_feature_names_out(), their_vec.get_feature_names_out())
-    np.testing.assert_allclose(model.feature_log_prob_, their_model.feature_log_prob_)
-    assert not mine.scores_include_prior()  # ComplementNB's, the default model
-    assert TextOnTemplate(model=MultinomialNB()).scores_include_prior()
+def test_the_prior_in_the_scores_is_the_count_models():
+    assert not TextClassifier().scores_include_prior()  # ComplementNB's, the default model
+    assert TextClassifier(model=MultinomialNB()).scores_include_prior()
+    vec, model = TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).fitted_parts()
+    theirs = MultinomialNB().fit(vec.transform(DOCS), LABELS)
+    np.testing.assert_allclose(model.feature_log_prob_, theirs.feature_log_prob_)
 
 
 def test_fixed_columns_merge_only_when_the_same():
     settings = {"vectorizer": TextVectorizer(output="tfidf"), "model": MultinomialNB()}
-    a = TextOnTemplate(**settings).fit(DOCS[:5], LABELS[:5])
-    b = TextOnTemplate(**settings).fit(DOCS[5:], LABELS[5:])
+    a = TextClassifier(**settings).fit(DOCS[:5], LABELS[:5])
+    b = TextClassifier(**settings).fit(DOCS[5:], LABELS[5:])
     with pytest.raises(MergeError):
         a + b
-    more = TextOnTemplate(**settings).fit(DOCS, LABELS).partial_fit(NEW[:2], ["ham", "spam"])
+    more = TextClassifier(**settings).fit(DOCS, LABELS).partial_fit(NEW[:2], ["ham", "spam"])
     theirs = TextClassifier(**settings).fit(DOCS, LABELS).partial_fit(NEW[:2], ["ham", "spam"])
     _same(more, theirs)
-
-
-def test_repr_and_params_are_the_text_classifiers():
-    settings = {"vectorizer": TextVectorizer(min_df=2), "model": MultinomialNB(alpha=0.5)}
-    assert repr(TextOnTemplate(**settings)).replace("TextOnTemplate", "TextClassifier") == repr(
-        TextClassifier(**settings)
-    )
-    assert TextOnTemplate().get_params().keys() == TextClassifier().get_params().keys()
 
 
 def test_count_parameters_that_are_not_numbers_are_refused_naming_them():
@@ -132,3 +114,35 @@ def test_count_parameters_that_are_not_numbers_are_refused_naming_them():
         check_parameters([family], [bad], np.array(["ham", "spam"]), [["cash", "now"]])
     good = DocumentsParams(TextVectorizer(), MultinomialParams(np.zeros((2, 2))), columns)
     check_parameters([family], [good], np.array(["ham", "spam"]), [["cash", "now"]])
+
+
+def test_nested_settings_reach_the_default_model_and_take_effect_on_a_fitted_model():
+    """``model__alpha=…`` with ``model=None`` sets the default model's alpha (as a grid
+    search sets it), and a fitted model scores with the new settings at once."""
+    mine = TextClassifier().fit(DOCS, LABELS)
+    before = mine.predict_joint_log_proba(NEW)
+    mine.set_params(model__alpha=2.0)
+    assert mine.model.alpha == 2.0
+    theirs = TextClassifier().set_params(model__alpha=2.0).fit(DOCS, LABELS)
+    _same(mine, theirs)
+    assert not np.allclose(mine.predict_joint_log_proba(NEW), before)
+    mine.set_params(model=MultinomialNB())  # and the prior in the scores follows the model
+    assert mine.scores_include_prior()
+
+
+def test_the_fixed_layout_is_compact_and_tells_fits_apart():
+    hashed = {"vectorizer": TextVectorizer(output="hashed", n_features=2**18)}
+    assert TextClassifier(**hashed).fit(DOCS, LABELS).layout_state() is None
+    given = {"vectorizer": TextVectorizer(vocabulary=["cash", "lunch"])}
+    assert TextClassifier(**given).fit(DOCS, LABELS).layout_state() is None
+    tfidf = {"vectorizer": TextVectorizer(output="tfidf"), "model": MultinomialNB()}
+    a = TextClassifier(**tfidf).fit(DOCS, LABELS).layout_state()
+    assert a == TextClassifier(**tfidf).fit(DOCS, LABELS).layout_state()
+    assert a is not None
+    assert set(a) == {"n_columns", "sha256"}
+    assert a != TextClassifier(**tfidf).fit(DOCS[:6], LABELS[:6]).layout_state()
+    # the hashed models of two parts merge: their columns are the settings'
+    parts = TextClassifier(**hashed).fit(DOCS[:5], LABELS[:5]) + TextClassifier(**hashed).fit(
+        DOCS[5:], LABELS[5:]
+    )
+    _same(parts, TextClassifier(**hashed).fit(DOCS, LABELS))
