@@ -375,9 +375,9 @@ class TextClassifier(GenerativeClassifier):
         self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None, part: bool = False
     ) -> Summary:
         """Statistics of documents, without changing the model's statistics (see
-        :meth:`GenerativeClassifier.summarize`): per term, those of any documents add; with
-        a fixed vocabulary, a model that has not fitted its vectorizer yet fits it on ``X``
-        as a first fit does."""
+        :meth:`~bayeskit.GenerativeClassifier.summarize`): per term, those of any documents
+        add; with a fixed vocabulary, a model that has not fitted its vectorizer yet fits it
+        on ``X`` as a first fit does."""
         reset = "vectorizer_" not in self.__dict__
         return self._summarize(X, y, sample_weight, classes=classes, reset=reset, part=part)
 
