@@ -344,15 +344,7 @@ class ModelState:
             if first is None:
                 return
             group = [first]
-            while len(group) < _MAX_BATCH:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                group.append(more)
+            self._take_queued(group, _MAX_BATCH)
             try:
                 self._commit(group)
             except BaseException as exc:  # never leave a client waiting
@@ -361,6 +353,19 @@ class ModelState:
                 else:
                     log.warning("%s", exc)
                 self._roll_back(group, exc)
+
+    def _take_queued(self, group: list[_Computed], most: int | None) -> None:
+        """Move what is queued now onto ``group`` (until it holds ``most``; None: all),
+        leaving a stop request queued for the journal thread to see."""
+        while most is None or len(group) < most:
+            try:
+                more = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if more is None:
+                self._queue.put(None)
+                return
+            group.append(more)
 
     def _commit(self, group: list[_Computed]) -> None:
         ops = [op for computed in group for op in computed.ops]
@@ -386,15 +391,7 @@ class ModelState:
         model again."""
         with self._computing:
             self._head = self.snapshot
-            while True:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._queue.put(None)
-                    break
-                group.append(more)
+            self._take_queued(group, None)
         for computed in group:
             for request, _ in computed.answers:
                 if not request.future.done():
