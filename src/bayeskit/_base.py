@@ -321,8 +321,15 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         reset = "n_features_in_" not in self.__dict__
         return self._summarize(X, y, sample_weight, classes=classes, reset=reset, part=part)
 
-    def fit_summary(self, summary: Summary) -> GenerativeClassifier:
-        """Set the model from sufficient statistics (e.g. a sum of :meth:`summarize` results)."""
+    def fit_summary(
+        self, summary: Summary, *, parameters: Sequence[Any] | None = None
+    ) -> GenerativeClassifier:
+        """Set the model from sufficient statistics (e.g. a sum of :meth:`summarize` results).
+
+        ``parameters``: each block's parameters, already finalized from ``summary`` by this
+        model's own families under its settings (a model that wraps this one and finalized
+        them itself, as a text classifier its count model): adopted, checked, not computed
+        a second time."""
         if not isinstance(summary, Summary):
             raise ParameterError(
                 f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
@@ -330,7 +337,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         with unchanged_on_error(self):
             if not hasattr(self, "n_features_in_"):
                 self.n_features_in_ = int(sum(b.n_features for b in summary.blocks))
-            return self._adopt(summary)
+            return self._adopt(summary, parameters)
 
     @property
     def classes_(self) -> np.ndarray:
@@ -370,7 +377,9 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
     def __sklearn_is_fitted__(self) -> bool:
         return "stats_" in self.__dict__
 
-    def _adopt(self, summary: Summary) -> GenerativeClassifier:
+    def _adopt(
+        self, summary: Summary, parameters: Sequence[Any] | None = None
+    ) -> GenerativeClassifier:
         n_blocks = len(self._families())
         if n_blocks != len(summary.blocks):
             raise MergeError(
@@ -380,7 +389,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         self._check_statistics(summary)
         # Finalize before adopting: bad hyperparameters and statistics no parameters can be
         # made of are reported by fit (or unlearn…), and the model keeps what it had.
-        fitted = self._finalize(summary)
+        fitted = self._finalize(summary, parameters)
         self.stats_ = summary
         self._cache = (summary, fitted)
         return self
@@ -407,9 +416,12 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         self._cache = (summary, fitted)
         return fitted
 
-    def _finalize(self, summary: Summary) -> FittedParameters:
-        """The class log prior, per-block parameters and families of ``summary``, checked: no
-        parameter is NaN or +inf."""
+    def _finalize(
+        self, summary: Summary, parameters: Sequence[Any] | None = None
+    ) -> FittedParameters:
+        """The class log prior, per-block parameters and families of ``summary`` (the
+        blocks' ``parameters`` when given, finalized already), checked: no parameter is NaN
+        or +inf."""
         prior = class_log_prior(
             summary.class_count,
             fit_prior=self.fit_prior,
@@ -419,8 +431,16 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         families = self._families()
         # Overflow and NaN are looked for in the result below and refused by name, so numpy's
         # warnings about them would only repeat it.
-        with np.errstate(over="ignore", invalid="ignore"):
-            params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
+        if parameters is not None:
+            if len(parameters) != len(families):
+                raise ParameterError(
+                    f"{type(self).__name__} has {len(families)} feature blocks but "
+                    f"{len(parameters)} blocks' parameters were given"
+                )
+            params = list(parameters)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
         check_parameters(
             families, params, summary.classes, self._block_names(self._feature_names())
         )

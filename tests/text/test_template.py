@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bayeskit import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
-from bayeskit.errors import MergeError
+from bayeskit.errors import MergeError, ParameterError
 from bayeskit.text import TextClassifier, TextVectorizer
 
 DOCS = [
@@ -146,3 +146,38 @@ def test_the_fixed_layout_is_compact_and_tells_fits_apart():
         DOCS[5:], LABELS[5:]
     )
     _same(parts, TextClassifier(**hashed).fit(DOCS, LABELS))
+
+
+def test_given_parameters_are_adopted_as_the_model_would_make_them():
+    counts = np.array([[3, 0, 1], [0, 2, 2], [1, 1, 0], [4, 0, 0]], dtype=float)
+    y = np.array([0, 1, 1, 0])
+    made = MultinomialNB(alpha=0.5).fit(counts, y)
+    summary = made.statistics()
+    (family,) = made.configured_families()
+    given = MultinomialNB(alpha=0.5).fit_summary(
+        summary, parameters=[family.finalize(summary.blocks[0])]
+    )
+    np.testing.assert_array_equal(given.feature_log_prob_, made.feature_log_prob_)
+    np.testing.assert_array_equal(given.predict_proba(counts), made.predict_proba(counts))
+    fresh = MultinomialNB()
+    with pytest.raises(ParameterError, match="2 blocks' parameters"):
+        fresh.fit_summary(summary, parameters=[None, None])
+    assert "stats_" not in fresh.__dict__  # refused: the model is as it was
+
+
+def test_the_count_model_is_finalized_once_per_change(monkeypatch):
+    family = type(TextClassifier().prototypes()[1].configured_families()[0])
+    calls = []
+    original = family.finalize
+    monkeypatch.setattr(
+        family, "finalize", lambda self, stats: calls.append(1) or original(self, stats)
+    )
+    clf = TextClassifier().fit(DOCS, LABELS)
+    clf.predict(NEW)
+    calls.clear()
+    clf.partial_fit(NEW[:1], ["spam"])
+    _, model = clf.fitted_parts()
+    clf.predict_proba(NEW)
+    assert len(calls) == 1  # the template's; fitted_parts adopts its parameters
+    fresh = type(model)(**model.get_params()).fit_summary(model.statistics())
+    np.testing.assert_array_equal(model.feature_log_prob_, fresh.feature_log_prob_)

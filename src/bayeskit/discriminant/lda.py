@@ -170,8 +170,8 @@ class LinearDiscriminantAnalysis(
             )
         ]
 
-    def _finalize(self, summary: Any) -> Any:
-        fitted = super()._finalize(summary)
+    def _finalize(self, summary: Any, parameters: Any = None) -> Any:
+        fitted = super()._finalize(summary, parameters)
         params = fitted[1][0]
         if params.collinear:
             names = self._feature_names()

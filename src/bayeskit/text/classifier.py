@@ -416,12 +416,18 @@ class TextClassifier(GenerativeClassifier):
         return Summary(labels, class_totals(R), (block.keyed,)), block.vocabulary
 
     def fit_summary(
-        self, summary: Summary, vocabulary_stats: VocabularyStats | None = None
+        self,
+        summary: Summary,
+        vocabulary_stats: VocabularyStats | None = None,
+        *,
+        parameters: Sequence[Any] | None = None,
     ) -> TextClassifier:
         """Set the model from statistics (a sum of :meth:`summarize` results; or term-keyed
         statistics and their ``vocabulary_stats``, a sum of :meth:`term_statistics`): the
         vocabulary is selected and the count model finalized now, so a refusal (no term
         left, a class without data) comes here and leaves the model as it was.
+        ``parameters``: the block's parameters finalized already (see the template's
+        :meth:`~bayeskit.GenerativeClassifier.fit_summary`).
 
         Returns
         -------
@@ -435,7 +441,7 @@ class TextClassifier(GenerativeClassifier):
             block = DocumentStats(keyed_block(summary), vocabulary_stats)
             summary = Summary(summary.classes, summary.class_count, (block,))
         with unchanged_on_error(self):
-            return self._adopt(summary)
+            return self._adopt(summary, parameters)
 
     # ------------------------------------------------------------------ fitted parts
     @property
@@ -465,8 +471,10 @@ class TextClassifier(GenerativeClassifier):
             return cached[1]
         (params,) = fitted.params
         summary = self._fitted_summary()
+        # the count parameters the template finalized already: adopted, not made again
         model = clone(self._count_model()).fit_summary(
-            Summary(summary.classes, summary.class_count, (params.columns,))
+            Summary(summary.classes, summary.class_count, (params.columns,)),
+            parameters=[params.count],
         )
         parts = (params.vectorizer, model)
         self._parts_cache = (fitted, parts)
