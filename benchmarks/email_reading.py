@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from bayeskit.datasets.shared import data_dir, load_20newsgroups
-from bayeskit.text import _mime
+from bayeskit.text import _fasthtml, _mime
 from bayeskit.text import email as email_module
 from bayeskit.text.email import email_tokens, reader_counts, reset_reader_counts
 
@@ -79,19 +79,19 @@ def parser_only(header_shortcut: bool = False) -> Iterator[None]:
     """Every message read by Python's ``email`` parser, HTML by ``HTMLParser``, words and
     URLs by the regular expressions the tokenizer used before its compiled kernel."""
     saved = (
-        email_module.parse, email_module._parse, _mime.fast_html_to_text, email_module._words,
+        email_module.parse, email_module._parse, _fasthtml.fast_html_to_text, email_module._words,
         email_module.find_urls,
     )  # fmt: skip
     email_module.parse = lambda data: OFF
     if not header_shortcut:
         email_module._parse = lambda data: email.message_from_bytes(data, policy=compat32)
-    _mime.fast_html_to_text = lambda *args: None
+    _fasthtml.fast_html_to_text = lambda *args: None
     email_module._words, email_module.find_urls = regex_words, regex_urls
     try:
         yield
     finally:
         (
-            email_module.parse, email_module._parse, _mime.fast_html_to_text,
+            email_module.parse, email_module._parse, _fasthtml.fast_html_to_text,
             email_module._words, email_module.find_urls,
         ) = saved  # fmt: skip
 
