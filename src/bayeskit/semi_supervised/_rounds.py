@@ -175,7 +175,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
             "shared among a class's components by random draws in row order; use "
             "n_components=1 there, or fit in memory"
         )
-    text = contract_of(prototype).state == "text"
+    text = contract_of(prototype).input == "documents"
     additive = text and prototype.keeps_term_statistics()
     vectorizer = None
     if text and not additive:

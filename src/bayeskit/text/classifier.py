@@ -130,7 +130,7 @@ class TextClassifier(GenerativeClassifier):
 
     #: Documents in, statistics that add (per term, or over a fixed vocabulary's columns)
     #: (:mod:`bayeskit.contract`); the model service may teach it single documents.
-    contract: ClassVar[Contract] = Contract(input="documents", state="text", served_learnable=True)
+    contract: ClassVar[Contract] = Contract(input="documents", served_learnable=True)
 
     def __init__(
         self,
