@@ -278,3 +278,28 @@ def test_refuses_a_wrong_fixed_block(fixed: Path) -> None:
     refused(fixed, "'moments' is not kept per column")
     seal(fixed, meta, entries)
     assert isinstance(bk.load(fixed), TextClassifier)
+
+
+@pytest.mark.parametrize("output", ["counts", "tfidf"])
+def test_a_text_model_is_built_within_the_load_budget(tmp_path: Path, output: str) -> None:
+    """What fitting the stored statistics computes (the selected columns and the count
+    model's class x term tables) is taken from the load budget before it is computed."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(3000)])
+    docs = [" ".join(rng.choice(words, 400)) for _ in range(8)]
+    model = TextClassifier(vectorizer=TextVectorizer(output=output)).fit(docs, ["a", "b"] * 4)
+    path = tmp_path / "text.bkm"
+    bk.save(model, path)
+    arrays = sum(len(data) for data in parts(path)[1].values())
+    refused_by = refused_with_budget(path, arrays + 1000)
+    assert "the documents parameters needs" in refused_by
+    np.testing.assert_array_equal(
+        bk.load(path, max_bytes=4 * arrays).predict_proba(docs), model.predict_proba(docs)
+    )
+
+
+def refused_with_budget(path: Path, max_bytes: int) -> str:
+    with pytest.raises(bk.errors.ModelFileError) as info:
+        bk.load(path, max_bytes=max_bytes)
+    assert "load(..., max_bytes=...)" in str(info.value)
+    return str(info.value)

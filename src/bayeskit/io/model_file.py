@@ -51,7 +51,7 @@ from typing import IO, Any, cast
 
 import numpy as np
 
-from .._estimators import documents_estimators
+from .._estimators import documents_estimators, estimator_class
 from ..contract import contract_of, declares
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
 from ._format import DEFAULT_MAX_BYTES, DOCUMENTS_VERSION, ESTIMATORS, FORMAT_NAME, Budget
@@ -190,7 +190,7 @@ def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
     cls = type(model)
     if declares(cls):
         state = _STATES[contract_of(cls).state]()
-        if state.estimators().get(cls.__name__) is cls:
+        if state.lookup(cls.__name__) is cls:
             return state.contents(model)
     names = ", ".join(sorted({n for kind in _STATES.values() for n in kind().estimators()}))
     cls_name = f"{cls.__module__}.{cls.__qualname__}"
@@ -207,14 +207,21 @@ class _State:
         contents: Callable[[Any], tuple[dict[str, Any], dict[str, bytes]]],
         check: Callable[[dict[str, Any]], dict[str, str]],
         build: Callable[[dict[str, Any], dict[str, np.ndarray], Budget], Any],
+        lookup: Callable[[str], type | None] | None = None,
     ) -> None:
         self.estimators, self.contents, self.check, self.build = estimators, contents, check, build
+        self.lookup = lookup or (lambda name: estimators().get(name))
 
 
 def _generative() -> _State:
     # the text classifiers (whose package is imported when needed) are generative classifiers
+    # (looked up by name, so that loading a model of ESTIMATORS does not import bayeskit.text)
     return _State(
-        lambda: {**ESTIMATORS, **documents_estimators()}, _section_contents, _check_meta, _build
+        lambda: {**ESTIMATORS, **documents_estimators()},
+        _section_contents,
+        _check_meta,
+        _build,
+        estimator_class,
     )
 
 
@@ -257,7 +264,7 @@ def _state_of(meta: dict[str, Any]) -> _State:
     estimator = meta.get("estimator")
     for make in _STATES.values():
         state = make()
-        cls = state.estimators().get(estimator) if isinstance(estimator, str) else None
+        cls = state.lookup(estimator) if isinstance(estimator, str) else None
         if cls is not None:
             declared = contract_of(cls)
             if declared.input == "documents" and meta["format_version"] < DOCUMENTS_VERSION:
