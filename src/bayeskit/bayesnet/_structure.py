@@ -18,8 +18,9 @@ table of a few thousand rows takes.
 Two ``lnΓ`` (or two summation orders) agree to a few units in the last place, not bitwise, so
 a weight can come out a few ulps either side of an equal one. Every comparison the
 structures make therefore treats as ties the weights within :data:`TIE_RTOL` of the largest
-``|weight|`` of the comparison (:func:`tie_tolerance`) and breaks them by the documented index
-rule: the same tree whichever ``lnΓ`` computed the weights.
+``|weight|`` compared (for the Bayesian gain, of ``N ln N`` if larger: :func:`gain_scale`) and
+breaks them by the documented index rule: the same tree whichever ``lnΓ`` computed the
+weights.
 """
 
 from __future__ import annotations
@@ -87,9 +88,10 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
 
     The Bayesian gain takes ``lnΓ`` of counts plus a pseudo-count: whole counts (or few distinct
     weighted ones) plus one ``α`` or ``V_i α`` per feature, so a table's cells hold few distinct
-    values (car's 10 folds: ... of ... per fold) and one ``math.lgamma`` call per distinct value
-    after ``np.unique`` costs less than importing SciPy's ``gammaln`` (0.3 s of CPU) on any
-    table up to millions of cells. (An exact sum of logs, ``lnΓ(n + a) − lnΓ(a) = Σ_{k<n}
+    values (a car fold: 204 distinct among the 2,404 arguments of its gains) and one
+    ``math.lgamma`` call per distinct value costs less than importing SciPy's ``gammaln``
+    (0.3 s of CPU); :func:`log_gamma_of_counts` finds the distinct values of whole counts
+    without sorting. (An exact sum of logs, ``lnΓ(n + a) − lnΓ(a) = Σ_{k<n}
     ln(a + k)``, would need a cumulative table up to the largest count per distinct ``a``, its
     rounding growing with the count, and another path for fractional weights.)"""
     values, inverse = np.unique(x, return_inverse=True)
@@ -255,8 +257,9 @@ def log_gamma_of_counts(counts: np.ndarray, codes: np.ndarray, pseudo: np.ndarra
     elements; otherwise (fractional weights, or few cells with large counts) ``log_gamma``
     sorts the values. Both compute ``lnΓ`` of the same float ``pseudo + count``, so the
     result does not depend on the path; the table's pass is linear, which matters on wide
-    tables (100 features of 20 values: 5·10⁶ cells with a few hundred distinct values, whose
-    sort took seconds)."""
+    tables (2·10⁴ rows of 100 features of 20 values: 4·10⁶ cells, about 200 distinct values;
+    the gain took 14 s with ``np.unique``'s sort, 3.4 s with the table, 3.2 s with SciPy's
+    ``gammaln``, on a loaded machine)."""
     if counts.size:
         top = int(counts.max())
         width = top + 1
@@ -282,9 +285,9 @@ def chow_liu(weight: np.ndarray, root: int, tol: float | None = None) -> np.ndar
     to the earliest-joined tree feature whose edge to it ties with that feature's heaviest.
     Ties are weights within ``tol`` (default: :func:`tie_tolerance` of ``weight``) below the
     heaviest, so the tree comes out directed, and rounding (another ``lnΓ``, another
-    summation order) does not change it. Each edge is within two tolerances
-    of the heaviest across its cut, so the tree's weight is within ``2 (d − 1)`` tolerances
-    of the maximum (exactly the maximum when no weights are near-ties)."""
+    summation order) does not change it. Each edge is within two tolerances of the heaviest
+    across its cut, so the tree's weight is within ``2 (d − 1)`` tolerances of the maximum
+    (exactly the maximum when no weights are near-ties)."""
     d = weight.shape[0]
     parents = np.full(d, -1, dtype=np.int64)
     if d < 2:
@@ -309,9 +312,10 @@ def chow_liu(weight: np.ndarray, root: int, tol: float | None = None) -> np.ndar
 def kdb_parents(class_info: np.ndarray, pair_info: np.ndarray, k: int) -> np.ndarray:
     """Sahami's k-dependence parents: features taken in decreasing ``I(X_i; Y)`` (ties: the
     lower-numbered first); each takes as parents the (up to) ``k`` features before it with
-    the largest ``I(X_i; X_j | Y)`` (ties: the earlier feature in that order), ties as
-    :func:`tied_order` reads them (within :func:`tie_tolerance` of the informations compared).
-    (d, k), padded with −1, parents increasing."""
+    the largest ``I(X_i; X_j | Y)`` (ties: the earlier feature in that order), each pick the
+    first tied with the largest left (as :func:`tied_order`; ties within :func:`tie_tolerance`
+    of all the ``I(X_i; Y)``, and of the whole ``I(X_i; X_j | Y)`` matrix). (d, k), padded
+    with −1, parents increasing."""
     d = len(class_info)
     order = tied_order(class_info)
     tol = tie_tolerance(pair_info)
