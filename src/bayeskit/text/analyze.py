@@ -369,7 +369,7 @@ def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:
         # the n shifted copies zipped: the same n-grams in the same order as joining each
         # slice tokens[i : i + n], without building a list per n-gram (a third of the time
         # of a message's tokens in the token store's and the service's scoring)
-        out.extend(map(" ".join, zip(*(tokens[k:] for k in range(n)))))
+        out.extend(map(" ".join, zip(*(tokens[k:] for k in range(n)), strict=False)))
     return out
 
 
