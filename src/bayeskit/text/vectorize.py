@@ -287,7 +287,14 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 # so the compiled scanner looks its terms up in the vocabulary's table.
                 known = self._count_known_words(documents)
             else:
-                read = read_auto(documents, mail, bool(self.subject_in_text), self.encoding)
+                # Read on this process alone, however large the batch: classifying is what a
+                # filter does all day, priced in CPU, and the child that reads half a fitting
+                # batch costs ~8% more CPU for the same reading (the fork, its copied pages
+                # and the texts sent back; SpamAssassin's 3,046 test messages: 2.10 s against
+                # 1.94 s) while shortening wall time only where a CPU is idle.
+                read = read_auto(
+                    documents, mail, bool(self.subject_in_text), self.encoding, processes=1
+                )
                 known = self._count_known_mail(read, len(documents))
             if known is None:
                 known = self._reindex(*self._count_auto(documents, mail, read=read))
