@@ -11,9 +11,9 @@ the same order, as reading every document here; a child that fails or dies only 
 its run is read here after all. Documents being classified are read on one process (the
 vectorizer's ``transform`` asks for one): the child costs more CPU than the reading it takes
 over (the fork, the pages either process then copies, the texts sent back), which pays only
-in wall time and only where a CPU is idle. Forking is used where it is the platform's own
-way (Linux); the child runs no thread pool, BLAS or lock of this process's other threads
-(the ones this library starts are joined before it returns), and leaves by ``os._exit``.
+in wall time. Forking is used where it is the platform's own way (Linux); the child runs no
+thread pool, BLAS or lock of this process's other threads (the ones this library starts are
+joined before it returns), and leaves by ``os._exit``.
 """
 
 from __future__ import annotations

@@ -289,9 +289,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             else:
                 # Read on this process alone, however large the batch: classifying is what a
                 # filter does all day, priced in CPU, and the child that reads half a fitting
-                # batch costs ~8% more CPU for the same reading (the fork, its copied pages
-                # and the texts sent back; SpamAssassin's 3,046 test messages: 2.10 s against
-                # 1.94 s) while shortening wall time only where a CPU is idle.
+                # batch buys wall time with CPU (the fork, the pages either process copies,
+                # the texts sent back): SpamAssassin's 3,046 test messages cost 7% more CPU
+                # to read on two processes (benchmarks/read_processes.py).
                 read = read_auto(
                     documents, mail, bool(self.subject_in_text), self.encoding, processes=1
                 )
