@@ -6,8 +6,6 @@ Subcommands: ``quickstart``, ``example``, ``train``, ``evaluate``, ``predict``, 
 (0 done, 2 usage or data error, 1 bug, 130 interrupted).
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: "Sequence[str] | None" = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["filter"]:  # one message, as a mail delivery agent runs it: no typer

@@ -10,8 +10,6 @@ goes out unchanged but for the two verdict headers, and whatever fails, it goes 
 came in with status 3.
 """
 
-from __future__ import annotations
-
 import sys
 
 from .mail_headers import ERROR, SCORED_BYTES, deliver, fail, failed, message_head, stamped
@@ -22,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def fast_args(args: Sequence[str]) -> tuple[str | None, str | None, bool, bool] | None:
+def fast_args(args: "Sequence[str]") -> tuple[str | None, str | None, bool, bool] | None:
     """``(MODEL, --server URL, --exit-zero, --verbose)`` when ``args`` (after ``filter``)
     ask to classify one message, else None (learning, help, anything else: the full command
     line)."""
@@ -78,7 +76,7 @@ def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]
     return float(answer[1]), answer[0]
 
 
-def _connect(host: str, port: int, timeout: float) -> _socket.socket:
+def _connect(host: str, port: int, timeout: float) -> "_socket.socket":
     """A connected TCP socket, as :func:`socket.create_connection` makes one (each address
     of the host in turn), from the C module itself: ``socket`` imports enum and selectors,
     and a host name given as text is encoded by the IDNA codec (unicodedata, stringprep),
@@ -163,7 +161,7 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
     return classify_message(model_path, raw, rebuild_store=True)
 
 
-def main(args: Sequence[str]) -> int | None:
+def main(args: "Sequence[str]") -> int | None:
     """Run ``bayeskit filter`` on standard input when ``args`` ask to classify one message;
     None when they ask for anything else (the full command line handles it)."""
     parsed = fast_args(args)

@@ -4,8 +4,6 @@ library only, below both the fast path (:mod:`.filter_fast`) and the full model'
 service (``bayeskit filter --server``) imports nothing else, and :mod:`re` (with enum) would
 be a third of that client's start-up."""
 
-from __future__ import annotations
-
 import sys
 
 __all__ = [

@@ -366,7 +366,10 @@ def email_text(message: Any, subject_in_text: bool) -> str:
 def _word_ngrams(tokens: list[str], low: int, high: int) -> list[str]:
     out = list(tokens) if low == 1 else []
     for n in range(max(low, 2), high + 1):
-        out.extend(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+        # the n shifted copies zipped: the same n-grams in the same order as joining each
+        # slice tokens[i : i + n], without building a list per n-gram (a third of the time
+        # of a message's tokens in the token store's and the service's scoring)
+        out.extend(map(" ".join, zip(*(tokens[k:] for k in range(n)), strict=False)))
     return out
 
 
