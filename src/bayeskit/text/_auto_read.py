@@ -3,17 +3,14 @@
 An e-mail is read in Python (the reader's fast path, :mod:`._mailread`, and its fall-back, the
 ``email`` package), about 0.1 ms a news post, so for a corpus this reading is most of what
 the default text models spend after the compiled scanner's work was made fast; threads do not
-overlap it (it holds the GIL). A batch of at least :data:`PARALLEL_MIN_MAILS` e-mails being
-fitted is therefore split in blocks, every other one read by a forked child while this
-process reads the others; the child sends back what it read (header tokens and texts: lists
-of ``str``, by :mod:`marshal`, over a pipe private to the two). The result is the same, in
-the same order, as reading every document here; a child that fails or dies only means that
-its run is read here after all. Documents being classified are read on one process (the
-vectorizer's ``transform`` asks for one): the child costs more CPU than the reading it takes
-over (the fork, the pages either process then copies, the texts sent back), which pays only
-in wall time. Forking is used where it is the platform's own way (Linux); the child runs no
-thread pool, BLAS or lock of this process's other threads (the ones this library starts are
-joined before it returns), and leaves by ``os._exit``.
+overlap it (it holds the GIL). A batch of at least :data:`PARALLEL_MIN_MAILS` e-mails is
+therefore split in blocks, every other one read by a forked child while this process reads
+the others; the child sends back what it read (header tokens and texts: lists of
+``str``, by :mod:`marshal`, over a pipe private to the two). The result is the same, in the
+same order, as reading every document here; a child that fails or dies only means that its
+run is read here after all. Forking is used where it is the platform's own way (Linux); the
+child runs no thread pool, BLAS or lock of this process's other threads (the ones this
+library starts are joined before it returns), and leaves by ``os._exit``.
 """
 
 from __future__ import annotations

@@ -287,14 +287,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 # so the compiled scanner looks its terms up in the vocabulary's table.
                 known = self._count_known_words(documents)
             else:
-                # Read on this process alone, however large the batch: classifying is what a
-                # filter does all day, priced in CPU, and the child that reads half a fitting
-                # batch buys wall time with CPU (the fork, the pages either process copies,
-                # the texts sent back): SpamAssassin's 3,046 test messages cost 7% more CPU
-                # to read on two processes (benchmarks/read_processes.py).
-                read = read_auto(
-                    documents, mail, bool(self.subject_in_text), self.encoding, processes=1
-                )
+                read = read_auto(documents, mail, bool(self.subject_in_text), self.encoding)
                 known = self._count_known_mail(read, len(documents))
             if known is None:
                 known = self._reindex(*self._count_auto(documents, mail, read=read))
