@@ -1,11 +1,12 @@
 """CPU and wall seconds of reading a batch of e-mails on one process and on two.
 
 analyzer="auto" reads a batch of at least ``PARALLEL_MIN_MAILS`` e-mails on two processes (a
-forked child reads every other block), whether it is being fitted or classified. This measures what the child costs and saves: the reading
-of the SpamAssassin test messages (easy_ham_2 + hard_ham + spam_2, the messages
-``spam_cpu.py`` classifies) by ``read_auto`` with ``processes=1`` and ``processes=2``, in
-rounds that alternate which goes first; CPU is user + system time of this process and the
-child. The two read the same header tokens and texts (checked). Medians are printed.
+forked child reads every other block), whether it is being fitted or classified. This
+measures what the child costs and saves: the reading of the SpamAssassin test messages
+(easy_ham_2 + hard_ham + spam_2, the messages ``spam_cpu.py`` classifies) by ``read_auto``
+with ``processes=1`` and ``processes=2``, in rounds that alternate which goes first; CPU is
+user + system time of this process and the child. The two read the same header tokens and
+texts (checked). Medians are printed.
 
     python benchmarks/read_processes.py [--rounds 6]
 """
