@@ -85,6 +85,79 @@ def bayesian_gain(X: np.ndarray, y: np.ndarray, i: int, j: int, alpha: float) ->
     return family(lambda r: (y[r], X[r, j])) - family(lambda r: y[r])
 
 
+#: The documented tie rule: weights within this fraction of the largest |weight| are ties.
+TIE_RTOL = 1e-9
+
+
+def tie_tolerance(W: np.ndarray) -> float:
+    return TIE_RTOL * max((abs(float(w)) for w in np.ravel(W)), default=0.0)
+
+
+def first_tied(values: list[float], tol: float) -> int:
+    """The position of the first value within ``tol`` of the largest."""
+    top = max(values)
+    return next(k for k, v in enumerate(values) if v >= top - tol)
+
+
+def root(class_info: np.ndarray) -> int:
+    """The feature of largest ``I(X_i; Y)``, the lowest-numbered among ties."""
+    return first_tied(list(class_info), tie_tolerance(class_info))
+
+
+def gain_tolerance(X: np.ndarray, W: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The ties of Bayesian gains: within 1e-9 of the largest |gain| or of ``N ln N``, ``N``
+    the largest (weighted) number of rows in which two features are both observed."""
+    w = np.ones(len(X)) if weights is None else weights
+    d = X.shape[1]
+    n = max(
+        (sum(w[r] for r in range(len(X)) if observed(X[r, i]) and observed(X[r, j]))
+         for i in range(d) for j in range(i + 1, d)),
+        default=0.0,
+    )  # fmt: skip
+    return max(tie_tolerance(W), TIE_RTOL * (n * math.log(n) if n > 1 else 0.0))
+
+
+def chow_liu_tree(W: np.ndarray, root: int, tol: float | None = None) -> dict[int, int]:
+    """Prim's rule as documented, over every edge crossing the cut at each step: join the
+    lowest-numbered outside feature whose heaviest edge into the tree ties with the heaviest
+    crossing edge, to the earliest-joined tree feature whose edge ties with that feature's
+    heaviest (ties: within ``tol``, by default :func:`tie_tolerance`). Each feature's parent
+    (the root has none)."""
+    d = W.shape[0]
+    tol = tie_tolerance(W) if tol is None else tol
+    tree, parents = [root], {}
+    while len(tree) < d:
+        outside = [u for u in range(d) if u not in tree]
+        heaviest = [max(W[t, u] for t in tree) for u in outside]
+        u = outside[first_tied(heaviest, tol)]
+        parents[u] = next(t for t in tree if W[t, u] >= max(W[t2, u] for t2 in tree) - tol)
+        tree.append(u)
+    return parents
+
+
+def kdb_parents(class_info: np.ndarray, W: np.ndarray, k: int) -> dict[int, tuple[int, ...]]:
+    """Sahami's rule with the documented ties: the features in decreasing ``I(X_i; Y)``
+    (each step the lowest-numbered feature tied with the largest left), each with the ``k``
+    earlier features of largest ``W[i, j]`` (each pick the earliest tied with the largest
+    left)."""
+    tol_ci, tol = tie_tolerance(class_info), tie_tolerance(W)
+    left = list(range(len(class_info)))
+    order: list[int] = []
+    while left:
+        pick = left[first_tied([class_info[i] for i in left], tol_ci)]
+        order.append(pick)
+        left.remove(pick)
+    out = {}
+    for t, i in enumerate(order):
+        candidates, chosen = list(order[:t]), []
+        while candidates and len(chosen) < k:
+            pick = candidates[first_tied([W[i, j] for j in candidates], tol)]
+            chosen.append(pick)
+            candidates.remove(pick)
+        out[i] = tuple(sorted(chosen))
+    return out
+
+
 def best_tree_weight(W: np.ndarray) -> float:
     """The largest total weight of a spanning tree of the complete graph, by enumerating
     every tree (Prüfer sequences: d^(d−2) of them)."""

@@ -4,7 +4,6 @@ directly from the rows (tests/bayesnet/_direct.py)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -67,6 +66,9 @@ def test_bayesian_edge_weights_equal_their_definition(data, alpha):
 def test_tan_tree_is_a_maximum_spanning_tree_rooted_at_the_most_informative_feature(
     data, edge_weight
 ):
+    """The tree is the one the documented rule (Prim's, ties within 1e-9 of the largest
+    weight broken by index) picks, evaluated edge by edge, and its weight is the largest of
+    all spanning trees (Prüfer enumeration) to within the ties' tolerance."""
     X, y = data
     model = bk.TANClassifier(edge_weight=edge_weight).fit(X, y)
     d = X.shape[1]
@@ -75,8 +77,9 @@ def test_tan_tree_is_a_maximum_spanning_tree_rooted_at_the_most_informative_feat
     edges = [(i, p[0]) for i, p in parents.items() if p]
     assert len(edges) == d - 1
     roots = [i for i, p in parents.items() if not p]
-    assert len(roots) == 1
-    assert model.class_information_[roots[0]] == model.class_information_.max()
+    assert roots == [direct.root(model.class_information_)]
+    tol = direct.gain_tolerance(X, cmi) if edge_weight == "bayes" else direct.tie_tolerance(cmi)
+    assert dict(edges) == direct.chow_liu_tree(cmi, roots[0], tol)
     # every feature reaches the root: a tree, not a forest with a cycle
     for i in range(d):
         seen = {i}
@@ -85,7 +88,9 @@ def test_tan_tree_is_a_maximum_spanning_tree_rooted_at_the_most_informative_feat
             assert i not in seen
             seen.add(i)
     weight = sum(cmi[i, j] for i, j in edges)
-    assert weight == pytest.approx(direct.best_tree_weight(cmi), abs=1e-12)
+    slack = 2 * (d - 1) * tol  # each edge is within 2 tolerances of its cut's heaviest
+    assert direct.best_tree_weight(cmi) - slack - 1e-12 <= weight
+    assert weight <= direct.best_tree_weight(cmi) + 1e-12
 
 
 @settings(max_examples=30, deadline=None)
@@ -129,12 +134,9 @@ def test_kdb_parents_follow_sahamis_order():
     x3 = rng.integers(0, 3, n)  # noise
     X = np.column_stack([x3, x2, x1, x0]).astype(str)
     model = bk.KDBClassifier(k=2).fit(X, y)
-    ci = model.class_information_
-    order = np.argsort(-ci, kind="stable")
-    cmi = model.conditional_information_
-    for t, i in enumerate(order):
-        chosen = sorted(order[:t][np.argsort(-cmi[i, order[:t]], kind="stable")][:2].tolist())
-        assert model.parents_[f"x{i}"] == tuple(f"x{p}" for p in chosen)
+    expected = direct.kdb_parents(model.class_information_, model.conditional_information_, 2)
+    assert model.parents_ == {f"x{i}": tuple(f"x{p}" for p in v) for i, v in expected.items()}
+    assert model.parents_["x3"] == ()  # x0, the most informative, comes first
     assert bk.KDBClassifier(k=0).fit(X, y).parents_ == {f"x{j}": () for j in range(4)}
 
 

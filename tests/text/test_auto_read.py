@@ -103,6 +103,31 @@ def test_small_batches_are_read_on_one_process(monkeypatch):
     assert len(read.texts) == len(small)
 
 
+def test_fitting_and_classifying_read_on_two_processes(monkeypatch):
+    """A large batch is read by this process and a forked child whether it is being fitted or
+    classified (``transform``: a large predict uses both cores too); the rows are those of
+    reading every batch on one process."""
+    from bayeskit.text import TextVectorizer
+
+    real, calls = _auto_read._read_forked, []
+
+    def counted(*args):
+        calls.append(len(args[1]) + len(args[2]))
+        return real(*args)
+
+    monkeypatch.setattr(_auto_read, "PARALLEL_MIN_MAILS", 50)
+    monkeypatch.setattr(_auto_read, "_read_forked", counted)
+    vec = TextVectorizer(analyzer="auto", output="binary").fit(DOCS)
+    assert calls  # fitting forked
+    calls.clear()
+    rows = vec.transform(DOCS[::-1])
+    assert calls  # classifying forked too
+    monkeypatch.setattr(_auto_read, "PARALLEL_MIN_MAILS", 10**9)
+    alone = TextVectorizer(analyzer="auto", output="binary").fit(DOCS)
+    assert np.array_equal(alone.get_feature_names_out(), vec.get_feature_names_out())
+    assert (rows != alone.transform(DOCS[::-1])).nnz == 0
+
+
 @pytest.mark.parametrize("sent", [b"", b"\x00not marshal", b"[\x02\x00\x00\x00"])
 def test_what_a_child_cut_short_sent_is_read_here(monkeypatch, sent):
     """A child that closed its pipe early (killed, out of memory) with a clean status, or

@@ -38,7 +38,10 @@ from ._structure import (
     chow_liu,
     class_information,
     conditional_information,
+    first_of_max,
+    gain_scale,
     kdb_parents,
+    tie_tolerance,
 )
 
 #: Rows are counted in up to this many chunks side by side (fixed by the number of rows, so
@@ -286,10 +289,12 @@ class TAN(_Tree):
 
     The features form the maximum-weight spanning tree of the complete graph (Chow & Liu
     1968, conditioned on the class), directed away from the root: the feature of largest
-    ``I(X_i; Y)`` (the lowest index among ties). Every feature depends on the class and on its
-    parent in the tree. An edge weighs ``I(X_i; X_j | Y)`` (``edge_weight="cmi"``, Friedman et
-    al.'s weight) or the Bayesian Dirichlet gain of the parent (``edge_weight="bayes"``, see
-    :func:`~bayeskit.bayesnet._structure.bayesian_gain`), whose Dirichlet prior is ``alpha``.
+    ``I(X_i; Y)`` (the lowest index among ties: informations within
+    :data:`~bayeskit.bayesnet._structure.TIE_RTOL` of the largest). Every feature depends on
+    the class and on its parent in the tree. An edge weighs ``I(X_i; X_j | Y)``
+    (``edge_weight="cmi"``, Friedman et al.'s weight) or the Bayesian Dirichlet gain of the
+    parent (``edge_weight="bayes"``, see :func:`~bayeskit.bayesnet._structure.bayesian_gain`),
+    whose Dirichlet prior is ``alpha``.
 
     Parameters
     ----------
@@ -332,8 +337,12 @@ class TAN(_Tree):
         d = stats.n_features
         if d == 0:
             return np.zeros((0, 1), dtype=np.int64)
-        root = int(np.argmax(ci))
-        return chow_liu(weight, root)[:, None]
+        root = first_of_max(ci, tie_tolerance(ci))
+        if check_edge_weight(self.edge_weight) == "cmi":
+            return chow_liu(weight, root)[:, None]
+        # the gains' rounding is relative to the log-gamma sums they are differences of
+        tol = tie_tolerance(weight, gain_scale(stats.counts, stats.layout))
+        return chow_liu(weight, root, tol)[:, None]
 
 
 #: ``TANClassifier(edge_weight=...)``: what the tree's edges weigh.

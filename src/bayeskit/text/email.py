@@ -126,9 +126,10 @@ class MessageFields:
     attributes, in a plain object. The analyzers tokenize it as it is (:func:`tokens_of`):
     the Message dataclass (:mod:`._message`, imported on first use) imports
     :mod:`dataclasses`, and with it :mod:`inspect` and :mod:`ast`, a sixth of a one-message
-    mail filter's start-up."""
+    mail filter's start-up. ``mailer`` is its first X-Mailer (else User-Agent) header's
+    value, found with the fields' headers (:func:`tokens_of` reads it; not a field)."""
 
-    __slots__ = FIELDS
+    __slots__ = (*FIELDS, "mailer")
 
     def __init__(
         self,
@@ -141,10 +142,12 @@ class MessageFields:
         attachments: list[tuple[str, str]],
         parts: list[tuple[str, str]],
         defects: list[str],
+        mailer: str | None = None,
     ) -> None:
         self.headers, self.subject, self.sender, self.to = headers, subject, sender, to
         self.text, self.urls, self.attachments = text, urls, attachments
         self.parts, self.defects = parts, defects
+        self.mailer = mailer
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not MessageFields:
@@ -505,7 +508,7 @@ def _read_bytes(data: bytes, fast: bool = True) -> MessageFields:
     return _message(data, headers, texts, reader, defects)
 
 
-_MESSAGE_HEADERS = ("subject", "from", "to")
+_MESSAGE_HEADERS = ("subject", "from", "to", "x-mailer", "user-agent")
 
 
 def _message(
@@ -528,18 +531,20 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    names = header_names(headers)
-    subject, sender, to = (value or "" for value in first_headers(headers, _MESSAGE_HEADERS, names))
+    subject, sender, to, mailer, agent = first_headers(
+        headers, _MESSAGE_HEADERS, header_names(headers)
+    )
     return MessageFields(
         headers=headers,
-        subject=subject,
-        sender=sender,
-        to=to,
+        subject=subject or "",
+        sender=sender or "",
+        to=to or "",
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,
         parts=reader.parts,
         defects=defects,
+        mailer=mailer or agent or "",
     )
 
 
@@ -836,10 +841,12 @@ def tokens_of(
     tokens.append("from:" + (domain[:max_token_length] or "none"))
     tokens += ["from:" + word for word in _words(name, limit)]
     tokens.append("to:" + _count_bucket(_recipients(message.to)))
-    mailer, agent = first_headers(
-        message.headers, ("x-mailer", "user-agent"), header_names(message.headers)
-    )
-    mailer = mailer or agent or ""
+    mailer = message.mailer if type(message) is MessageFields else None
+    if mailer is None:  # a Message, or fields made by hand
+        found, agent = first_headers(
+            message.headers, ("x-mailer", "user-agent"), header_names(message.headers)
+        )
+        mailer = found or agent or ""
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
     tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in message.parts)]
