@@ -138,11 +138,9 @@ def test_text_term_statistics_of_parts_add_to_the_fit():
     clf = TextClassifier(vectorizer=TextVectorizer(), model=bk.MultinomialNB())
     assert clf.keeps_term_statistics()
     cuts = [(0, 5), (5, 11), (11, len(DOCS))]
-    parts = [clf.term_statistics(DOCS[a:b], LABELS[a:b]) for a, b in cuts]
-    keyed = sum((p[0] for p in parts[1:]), parts[0][0])
-    vocabulary = sum((p[1] for p in parts[1:]), parts[0][1])
+    parts = [clf.summarize(DOCS[a:b], LABELS[a:b]) for a, b in cuts]
     assembled = TextClassifier(vectorizer=TextVectorizer(), model=bk.MultinomialNB())
-    assembled.fit_summary(keyed, vocabulary)
+    assembled.fit_summary(sum(parts[1:], parts[0]))
     fitted = TextClassifier(vectorizer=TextVectorizer(), model=bk.MultinomialNB())
     fitted.fit(DOCS, LABELS)
     np.testing.assert_allclose(assembled.predict_proba(DOCS), fitted.predict_proba(DOCS))

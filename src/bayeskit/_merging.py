@@ -148,7 +148,7 @@ def merge(*models: M) -> M:
     for model in models:
         # the template's statistics (a text model's per term or over its columns), or none:
         # then it says why
-        if contract_of(model).state not in ("generative", "text"):
+        if contract_of(model).state != "generative":
             raise refuse(model, "mergeable")
         model.statistics()  # NotFittedError names the unfitted one
     first = models[0]

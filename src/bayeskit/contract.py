@@ -39,8 +39,12 @@ The declaration
     ``"spam"`` (a calibrated spam probability, two cutoffs and an unsure band).
 ``state``
     how a model file writes and reads its state: ``"generative"`` (the template's statistic
-    blocks), ``"text"`` (term-keyed statistics, vocabulary statistics and the vectorizer) or
-    ``"semi-supervised"`` (the wrapped model's statistics and the EM settings).
+    blocks, settings, declared classes and fitted record; a model that reads documents, a
+    text classifier, has one block of kind ``"documents"``: its vocabulary statistics and
+    the count model's statistic of every term, or over a fixed vocabulary's columns),
+    ``"text"`` (a vectorizer's vocabulary statistics; text classifiers were written so before
+    format version 3, and such files still load) or ``"semi-supervised"`` (the wrapped
+    model's statistics and the EM settings).
 ``prior_in_scores``
     the joint log-likelihood includes ``log P(y)`` (ComplementNB's, after Rennie et al.,
     does not); what a report subtracts to show ``log p(x|y)``.

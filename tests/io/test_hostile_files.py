@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import bayeskit as bk
 from bayeskit.errors import ModelFileError, SingularCovarianceError
 from bayeskit.stats.scatter import Scatter
+from bayeskit.text import TextClassifier, TextVectorizer
 
 from ._refusal import npy, parts, refused, seal
 
@@ -31,6 +32,8 @@ RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(1.5, size=(30, 3)).astype(np.float64)
 REALS = RNG.normal(size=(30, 3))
 Y = np.array(["ham", "spam"])[RNG.integers(0, 2, size=30)]
+WORDS = np.array(["cash", "prize", "lunch", "noon", "free", "meeting", "win", "see", "you", "é"])
+DOCS = [" ".join(RNG.choice(WORDS, size=5)) for _ in range(30)]
 
 
 def npy_header(dtype: str, shape: tuple[int, ...]) -> bytes:
@@ -135,6 +138,46 @@ def wide_sample(tmp_path: Path) -> Path:
     return path
 
 
+def text_model(tmp_path: Path, vectorizer: TextVectorizer) -> tuple[Path, dict[str, Any], Any]:
+    path = tmp_path / "model.bkm"
+    bk.save(TextClassifier(vectorizer=vectorizer).fit(DOCS, Y), path)
+    meta, entries = parts(path)
+    return path, meta, entries
+
+
+def documents_bomb(tmp_path: Path) -> Path:
+    """A text model's term counts (its documents block) declaring 2.3 GB in a 1 MB file."""
+    path, meta, entries = text_model(tmp_path, TextVectorizer())
+    name = meta["blocks"][0]["arrays"]["keyed.total"]
+    entries[name] = npy_header("<f8", (2, 143_750_000)) + bytes(1 << 20)
+    seal(path, meta, entries)
+    patch_declared_size(path, name, 2_300_000_000)
+    return path
+
+
+def documents_terms(tmp_path: Path) -> Path:
+    """A fixed vocabulary's term list declaring 10^9 terms by a .npy header (offsets of 8 GB)
+    in front of 48 bytes."""
+    path, meta, entries = text_model(tmp_path, TextVectorizer(output="tfidf"))
+    name = meta["blocks"][0]["arrays"]["vocabulary.terms.offsets"]
+    entries[name] = npy_header("<i8", (1_000_000_001,)) + bytes(48)
+    seal(path, meta, entries)
+    return path
+
+
+def documents_ngrams(tmp_path: Path) -> Path:
+    """A text model whose settings ask for n-grams of up to 100 000 words."""
+    path, meta, entries = text_model(tmp_path, TextVectorizer())
+    params = {"ngram_range": {"type": "tuple", "items": [1, 100_000]}}
+    meta["params"]["vectorizer"] = {
+        "type": "estimator",
+        "class": "TextVectorizer",
+        "params": params,
+    }
+    seal(path, meta, entries)
+    return path
+
+
 def long_hyperparameter(tmp_path: Path) -> Path:
     """A 25-million-float alpha list in meta.json (100 MB of JSON, deflated to 100 KB)."""
     path = tmp_path / "model.bkm"
@@ -162,6 +205,9 @@ HOSTILE = {
     "wide_sample": (wide_sample, "discretized parameters needs"),
     "long_hyperparameter": (long_hyperparameter, "meta.json declares"),
     "many_values": (many_values, "values (limit 4000000)"),
+    "documents_bomb": (documents_bomb, "beyond the 1073741824 bytes this load may use"),
+    "documents_terms": (documents_terms, "shape does not match its data"),
+    "documents_ngrams": (documents_ngrams, "ngram_range=(1, 100000)"),
 }
 
 
@@ -349,6 +395,9 @@ MODELS = {
     "lda": (lambda: bk.LinearDiscriminantAnalysis(shrinkage="auto", priors=[0.3, 0.7]), REALS),
     "qda": (lambda: bk.QuadraticDiscriminantAnalysis(reg_param=0.1), REALS),
     "rda": (lambda: bk.RegularizedDiscriminantAnalysis(gamma=0.1), REALS),
+    # text classifiers: a documents block per term, and over a fixed vocabulary
+    "text-per-term": (lambda: TextClassifier(vectorizer=TextVectorizer(min_df=2)), DOCS),
+    "text-fixed": (lambda: TextClassifier(vectorizer=TextVectorizer(output="tfidf")), DOCS),
 }
 
 _ODD = [

@@ -1,6 +1,7 @@
-"""Model files of text models (format version 2): exact round trips of TextVectorizer,
-TextClassifier and SpamFilter in both modes, term lists stored as UTF-8 bytes, and refusal of
-every bad file."""
+"""Model files of text models: exact round trips of TextVectorizer, TextClassifier and SpamFilter
+in both modes (format version 3: a generative classifier whose block is of kind "documents"),
+term lists stored as UTF-8 bytes, and refusal of every bad file, of version 3 and of the "text"
+state of version 2 (files written by bayeskit 0.1 and later, still read)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import copy
 import io
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +22,11 @@ from sklearn.base import BaseEstimator
 import bayeskit as bk
 from bayeskit.datasets import load_sms_spam
 from bayeskit.errors import InputTypeError, ModelFileError, NotFittedError
-from bayeskit.io import _text_state, model_file
+from bayeskit.io import _documents_block, model_file
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
 from ._refusal import npy, parts, refused, seal
+from ._text_state_models import FILES
 
 TEXTS, LABELS = load_sms_spam()
 TRAIN, TRAIN_Y = TEXTS[:1500], LABELS[:1500]
@@ -257,26 +260,37 @@ def test_large_vocabulary_is_stored_as_bytes_and_loads_fast(tmp_path: Path) -> N
     meta, entries = parts(path)
     assert len(json.dumps(meta)) < 10_000  # the terms are not JSON
     # one term list for both the statistics and the vocabulary
-    assert meta["state"]["terms"] == meta["state"]["vocabulary"]["terms"]
+    assert meta["blocks"][0]["meta"]["vocabulary_terms"] == "same"
     assert sum(name.endswith(".utf8.npy") for name in entries) == 1
 
 
 def test_file_layout_and_versions(tmp_path: Path) -> None:
     bk.save(bk.MultinomialNB().fit(np.eye(3), ["a", "b", "a"]), tmp_path / "n.bkm")
     assert parts(tmp_path / "n.bkm")[0]["format_version"] == 1  # older bayeskit reads these
-    assert model_file.FORMAT_VERSION == 2
+    assert model_file.FORMAT_VERSION == 3
+    bk.save(TextVectorizer().fit(TRAIN[:20]), tmp_path / "v.bkm")
+    assert parts(tmp_path / "v.bkm")[0]["format_version"] == 2  # bayeskit 0.1 reads these
     bk.save(fitted(ADDITIVE["spam-filter-cutoffs"], ""), tmp_path / "t.bkm")
     meta, entries = parts(tmp_path / "t.bkm")
-    assert meta["format_version"] == 2
+    assert meta["format_version"] == 3
     assert meta["estimator"] == "SpamFilter"
     assert meta["params"]["vectorizer"] is None
     assert meta["params"]["ham_cutoff"] == 0.05
-    assert meta["state"]["mode"] == "additive"
-    blob = array_of(entries[meta["state"]["terms"]["utf8"]])
-    offsets = array_of(entries[meta["state"]["terms"]["offsets"]])
+    assert meta["n_features_in"] is None
+    assert ["str", "score_counts"] in meta["fitted"]["keys"]["values"]  # calibration
+    (block,) = meta["blocks"]
+    assert (block["kind"], block["meta"]["mode"]) == ("documents", "per_term")
+    assert block["meta"]["keyed"]["kind"] == "counts"
+    blob = array_of(entries[block["arrays"]["terms.utf8"]])
+    offsets = array_of(entries[block["arrays"]["terms.offsets"]])
     assert (blob.dtype, offsets.dtype) == (np.uint8, np.int64)
     assert offsets[0] == 0
     assert offsets[-1] == len(blob)
+    bk.save(fitted(FIXED["twcnb"], ""), tmp_path / "f.bkm")
+    meta, entries = parts(tmp_path / "f.bkm")
+    (block,) = meta["blocks"]
+    assert (block["kind"], block["meta"]["mode"]) == ("documents", "fixed")
+    assert "vocabulary.terms.utf8" in block["arrays"]
 
 
 def test_same_model_gives_same_bytes(tmp_path: Path) -> None:
@@ -314,19 +328,18 @@ def test_refuses_to_save_code_unfitted_and_foreign_models(tmp_path: Path) -> Non
     assert os.listdir(tmp_path) == []
 
 
+# The refusals of the "text" state of version 2 (what bayeskit wrote before version 3) take a
+# file of that state: SpamFilter(vectorizer=TextVectorizer(min_df=2),
+# model=MultinomialNB(alpha=0.5)) and TextClassifier.twcnb(min_df=2) fitted on 300 messages
+# (see _text_state_models).
 @pytest.fixture
 def saved(tmp_path: Path) -> Path:
-    path = tmp_path / "text.bkm"
-    clf = SpamFilter(vectorizer=TextVectorizer(min_df=2), model=bk.MultinomialNB(alpha=0.5))
-    bk.save(clf.fit(TRAIN[:300], TRAIN_Y[:300]), path)
-    return path
+    return Path(shutil.copy(FILES / "v2-spam-filter.bkm", tmp_path / "text.bkm"))
 
 
 @pytest.fixture
 def saved_fixed(tmp_path: Path) -> Path:
-    path = tmp_path / "fixed.bkm"
-    bk.save(TextClassifier.twcnb(min_df=2).fit(TRAIN[:300], TRAIN_Y[:300]), path)
-    return path
+    return Path(shutil.copy(FILES / "v2-twcnb.bkm", tmp_path / "fixed.bkm"))
 
 
 def test_refuses_truncated_and_modified_files(saved: Path) -> None:
@@ -548,15 +561,15 @@ def test_refuses_wrong_fixed_mode_state(saved_fixed: Path) -> None:
 
 def test_refuses_newer_format_version(saved: Path) -> None:
     meta, entries = parts(saved)
-    seal(saved, {**meta, "format_version": 3}, entries)
-    refused(saved, "format_version 3", "newer bayeskit", "up to 2")
+    seal(saved, {**meta, "format_version": 4}, entries)
+    refused(saved, "format_version 4", "newer bayeskit", "up to 3")
 
 
 def test_term_codec_round_trips_any_unicode() -> None:
     terms = np.array(sorted(["a", "é", "中文", "emoji😀", "zz", "", "x y"]), dtype=object)
-    blob, offsets = _text_state.encode_terms(terms)
-    decoded = _text_state.decode_terms(blob, offsets)
+    blob, offsets = _documents_block.encode_terms(terms)
+    decoded = _documents_block.decode_terms(blob, offsets)
     assert decoded.dtype == object
     np.testing.assert_array_equal(decoded, terms)
     with pytest.raises(ModelFileError, match="UTF-8"):
-        _text_state.encode_terms(np.array(["ok", "\ud800"], dtype=object))
+        _documents_block.encode_terms(np.array(["ok", "\ud800"], dtype=object))

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 import bayeskit as bk
 from bayeskit.contract import contract_of
 from bayeskit.errors import ParameterError
-from bayeskit.stats import ColumnStatistic, Counts, Summary, TermKeyed, keyed_block
+from bayeskit.stats import ColumnStatistic, Counts, Summary, TermKeyed
 from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text._document_stats import DocumentStats
 
 DOCS = [
     "cash prize now",
@@ -128,17 +129,17 @@ def test_nothing_in_the_text_package_names_a_count_model():
 
 
 def test_a_statistic_stored_as_it_describes_itself_loads_the_same(tmp_path):
-    """Term counts with their class counts as weights are stored as files of 0.1 store them;
-    any other per-column statistic (here: counts with a missing-weight array) is stored as its
-    own arrays and kind, and loads the same."""
+    """A per-column statistic (here: counts with a missing-weight array) is stored as its own
+    arrays and kind in the documents block, and loads the same."""
     clf = TextClassifier(vectorizer=TextVectorizer(), model=bk.BernoulliNB())
-    summary, vocab = clf.term_statistics(DOCS, LABELS)
-    keyed = keyed_block(summary)
+    summary = clf.summarize(DOCS, LABELS)
+    (documents,) = summary.blocks
+    keyed = documents.keyed
     block = keyed.block
     assert isinstance(block, Counts)
     other = Counts(block.weight, block.total, np.zeros_like(block.total))
-    stats = Summary(summary.classes, summary.class_count, (TermKeyed(keyed.terms, other),))
-    clf.fit_summary(stats, vocab)
+    changed = DocumentStats(TermKeyed(keyed.terms, other), documents.vocabulary)
+    clf.fit_summary(Summary(summary.classes, summary.class_count, (changed,)))
     bk.save(clf, tmp_path / "m.bkm")
     loaded = bk.load(tmp_path / "m.bkm")
     assert loaded.stats_.blocks[0].keyed.block.missing is not None

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bayeskit.errors import MergeError, ModelFileError
-from bayeskit.stats import STATISTIC_KINDS, Summary, keyed_block
+from bayeskit.stats import STATISTIC_KINDS, Summary
 from bayeskit.text import TextClassifier, TextVectorizer
 from bayeskit.text import _document_stats as document_stats
 from bayeskit.text._document_stats import DocumentStats
@@ -23,15 +23,10 @@ def _documents(seed: int, n: int) -> tuple[list[str], np.ndarray]:
     return docs, rng.choice(np.array(["ham", "spam", "news"]), size=n)
 
 
-def _as_one(pair: tuple[Summary, object]) -> Summary:
-    keyed, vocab = pair
-    return Summary(keyed.classes, keyed.class_count, (DocumentStats(keyed_block(keyed), vocab),))
-
-
 def _part(seed: int, n: int, *, model=None, output: str = "counts") -> Summary:
     vectorizer = TextVectorizer(output=output, use_idf=False)
     clf = TextClassifier(vectorizer=vectorizer, model=model)
-    return _as_one(clf.term_statistics(*_documents(seed, n)))
+    return clf.summarize(*_documents(seed, n))
 
 
 def _same(a: Summary, b: Summary) -> None:
@@ -66,12 +61,21 @@ def test_the_sum_is_what_adding_both_parts_apart_gives(seeds):
     """One merge of the terms for both parts: the same numbers as the count statistic and
     the vocabulary statistics each added on its own."""
     clf = TextClassifier.sklearn_defaults()
-    pa = clf.term_statistics(*_documents(seeds[0], 5))
-    pb = clf.term_statistics(*_documents(seeds[1], 3))
-    got = _as_one(pa) + _as_one(pb)
+    pa = clf.summarize(*_documents(seeds[0], 5))
+    pb = clf.summarize(*_documents(seeds[1], 3))
+    got = pa + pb
     (block,) = got.blocks
     assert block.shares_terms()  # one terms array, as a model selects its vocabulary by
-    _same(got, _as_one((pa[0] + pb[0], pa[1] + pb[1])))
+
+    def keyed(s: Summary) -> Summary:
+        return Summary(s.classes, s.class_count, (s.blocks[0].keyed,))
+
+    apart = keyed(pa) + keyed(pb)
+    vocabulary = pa.blocks[0].vocabulary + pb.blocks[0].vocabulary
+    _same(
+        got,
+        Summary(apart.classes, apart.class_count, (DocumentStats(apart.blocks[0], vocabulary),)),
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -151,8 +155,8 @@ def test_a_message_into_many_terms_is_inserted_with_the_sums_of_the_merge(seed, 
     fresh = fresh[:new]
     message = " ".join([*known, *fresh])
     clf = TextClassifier.sklearn_defaults()
-    big = _as_one(clf.term_statistics(many, rng.choice(["ham", "spam"], size=len(many))))
-    one = _as_one(clf.term_statistics([message], ["spam"]))
+    big = clf.summarize(many, rng.choice(["ham", "spam"], size=len(many)))
+    one = clf.summarize([message], ["spam"])
     (a,), (b,) = big.blocks, one.blocks
     # the message's terms new to the model: its fresh ones, and any of ``known`` that the
     # model's documents happen not to hold

@@ -11,7 +11,6 @@ import scipy.sparse as sp
 from bayeskit import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from bayeskit.errors import ParameterError
 from bayeskit.families import Multinomial
-from bayeskit.stats import keyed_block
 from bayeskit.text import TextClassifier, TextVectorizer
 from bayeskit.text._document_stats import DocumentStats
 from bayeskit.text._documents import DocumentsFamily, as_documents, keeps_term_statistics
@@ -58,11 +57,11 @@ def test_statistics_and_scores_are_the_classifiers(clf):
     _, R = _one_hot(LABELS)
     stats = family.summarize(family.validate(DOCS, []), R)
     assert isinstance(stats, DocumentStats)
-    keyed, vocab = clf.term_statistics(DOCS, LABELS)
-    np.testing.assert_array_equal(stats.terms, keyed_block(keyed).terms)
-    for mine, theirs in zip(stats.weights(), keyed_block(keyed).weights(), strict=True):
+    (through_model,) = clf.summarize(DOCS, LABELS).blocks
+    np.testing.assert_array_equal(stats.terms, through_model.terms)
+    for mine, theirs in zip(stats.weights(), through_model.weights(), strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    np.testing.assert_array_equal(stats.vocabulary.doc_freq, vocab.doc_freq)
+    np.testing.assert_array_equal(stats.vocabulary.doc_freq, through_model.vocabulary.doc_freq)
     params = family.finalize(stats)
     fitted = clf.fit(DOCS, LABELS)
     vec, model = fitted.fitted_parts()
@@ -113,9 +112,9 @@ def test_soft_class_weights_give_weighted_statistics():
     doubled = DOCS + DOCS
     weights = np.concatenate([share, 1 - share])
     labels = np.array(["a"] * len(DOCS) + ["b"] * len(DOCS))
-    keyed, vocab = TextClassifier.sklearn_defaults().term_statistics(doubled, labels, weights)
-    np.testing.assert_allclose(got.keyed.block.total, keyed_block(keyed).block.total)
-    np.testing.assert_array_equal(got.vocabulary.doc_freq * 2, vocab.doc_freq)
+    (weighted,) = TextClassifier.sklearn_defaults().summarize(doubled, labels, weights).blocks
+    np.testing.assert_allclose(got.keyed.block.total, weighted.keyed.block.total)
+    np.testing.assert_array_equal(got.vocabulary.doc_freq * 2, weighted.vocabulary.doc_freq)
 
 
 def test_documents_are_a_list_not_a_text():

@@ -64,7 +64,9 @@ def merge(
 
 
 def _add(a: Any, b: Any) -> Any:
-    if contract_of(a).state == "generative":
+    declared = contract_of(a)
+    if declared.state == "generative" and declared.input != "documents":
+        # a text model's own + compares its settings by value first
         from .._merging import merge as merge_models
 
         return merge_models(a, b)

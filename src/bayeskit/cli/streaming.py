@@ -268,7 +268,8 @@ def train(
             with contextlib.suppress(StopIteration):
                 rounds.send(total)
     _check_classes(data, sorted(labels, key=str), merges, rows)
-    if contract_of(model).state == "generative":
+    declared = contract_of(model)
+    if declared.state == "generative" and declared.input != "documents":
         # learned by partial_fit, refused as fit refuses it (e.g. a singular covariance)
         model.check_fit()
     return Trained(settle_text_model(model), data, rows)

@@ -1,10 +1,16 @@
 """The parts of the model-file format every kind of model shares: the estimators a file can
-name, hyperparameters as JSON (the codec), a fitted model as metadata + arrays (a *section*:
-the top level of a version-1 file, or a text model's count model) and the manifest.
+name, hyperparameters as JSON (the codec), a fitted generative classifier as metadata + arrays
+(a *section*: the top level of its file, or the model a SemiSupervisedNB wraps) and the
+manifest.
+
+A section asks the model for what it stores: its statistics (one entry per block), settings,
+declared classes, layout and fitted record. A model that reads documents (a text classifier,
+format version 3) has one block of kind ``"documents"``, written by
+:mod:`bayeskit.io._documents_block`; its settings nest estimators and sets of stop words.
 
 :mod:`bayeskit.io.model_file` (the archive: saving, loading, checksums),
-:mod:`bayeskit.io._text_state` (the text models of format version 2) and
-:mod:`bayeskit.io._semi_state` (SemiSupervisedNB, wrapping either) build on this module; it
+:mod:`bayeskit.io._text_state` (TextVectorizer, and the text classifiers of format version 2,
+read only) and :mod:`bayeskit.io._semi_state` (SemiSupervisedNB) build on this module; it
 imports none of them, so imports point one way.
 """
 
@@ -21,8 +27,10 @@ import numpy as np
 
 from .._base import GenerativeClassifier
 from .._estimators import ESTIMATORS as _ESTIMATORS
+from .._estimators import estimator_class
 from .._values import is_sorted_unique, values_from_json, values_to_json
 from .._version import __version__
+from ..contract import contract_of
 from ..discriminant._common import covariance_estimators
 from ..errors import BayeskitError, ModelFileError
 from ..families import Family, family_from_config
@@ -32,9 +40,12 @@ from ..stats._base import check_arrays
 FORMAT_NAME = "bayeskit-model"
 #: The format version of a model of ESTIMATORS (text models and wrappers need newer ones).
 FIRST_VERSION = 1
-#: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`), with
-#: the text models of ``_text_state``: nothing else is ever constructed by
-#: :func:`~bayeskit.io.model_file.load`.
+#: The format version of a model that reads documents (its block of kind "documents"); text
+#: classifiers were written in the "text" state of version 2 before (still read).
+DOCUMENTS_VERSION = 3
+#: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`, with
+#: the text classifiers of its DOCUMENTS and the vectorizer of ``_text_state``): nothing else
+#: is ever constructed by :func:`~bayeskit.io.model_file.load`.
 ESTIMATORS: dict[str, type[GenerativeClassifier]] = _ESTIMATORS
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 MAX_DEPTH = 32
@@ -83,28 +94,52 @@ def assemble(
 
 
 def section_contents(model: GenerativeClassifier) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """meta.json (without checksum) and the entries of a fitted model of ESTIMATORS."""
-    return assemble(FIRST_VERSION, *model_section(model))
+    """meta.json (without checksum) and the entries of a fitted model of ESTIMATORS (or a
+    text classifier)."""
+    return assemble(section_version(model), *model_section(model))
+
+
+def reads_documents(model: Any) -> bool:
+    """Whether ``model`` (a class or an instance) declares it reads documents: its one block
+    is written as a block of kind "documents"."""
+    return contract_of(model).input == "documents"
+
+
+def section_version(model: GenerativeClassifier) -> int:
+    """The oldest format version that holds ``model``'s section."""
+    return DOCUMENTS_VERSION if reads_documents(model) else FIRST_VERSION
 
 
 def model_section(
     model: GenerativeClassifier, prefix: str = ""
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """A fitted model of ESTIMATORS as metadata fields and arrays (entry names start with
-    ``prefix``): the top level of a version-1 file, or a text model's count model."""
+    """A fitted generative classifier (of ESTIMATORS, or a text classifier) as metadata
+    fields and arrays (entry names start with ``prefix``): the top level of its file, or the
+    model a SemiSupervisedNB wraps."""
     summary = model.statistics()  # raises NotFittedError
+    documents = reads_documents(model)
+    if documents:
+        from ._documents_block import KIND, documents_arrays
+
+        params = {k: encode(v, k, 0, encode_more) for k, v in model.get_params(deep=False).items()}
+    else:
+        params = {k: encode(v, k, 0) for k, v in model.get_params(deep=False).items()}
     arrays: dict[str, np.ndarray] = {f"{prefix}class_count.npy": summary.class_count}
     blocks = []
     for i, block in enumerate(summary.blocks):
-        block_arrays, block_meta = block.to_arrays()
+        if documents:  # the documents family's block (its vocabulary too)
+            kind, (block_arrays, block_meta) = KIND, documents_arrays(model)
+        else:
+            kind, (block_arrays, block_meta) = block.kind, block.to_arrays()
         names = {key: f"{prefix}block{i}.{key}.npy" for key in block_arrays}
         arrays.update({names[key]: array for key, array in block_arrays.items()})
-        blocks.append({"kind": block.kind, "meta": block_meta, "arrays": names})
+        blocks.append({"kind": kind, "meta": block_meta, "arrays": names})
     names_in = getattr(model, "feature_names_in_", None)
     section = {
         "estimator": type(model).__name__,
-        "params": {k: encode(v, k, 0) for k, v in model.get_params(deep=False).items()},
-        "n_features_in": int(model.n_features_in_),
+        "params": params,
+        # documents are no table: a text model has no number of input features
+        "n_features_in": None if documents else int(model.n_features_in_),
         "feature_names_in": None if names_in is None else [str(n) for n in names_in],
         "classes": values_to_json(summary.classes),
         "class_count": f"{prefix}class_count.npy",
@@ -170,15 +205,19 @@ def encode(value: Any, name: str, depth: int, more: Codec | None = None) -> Any:
 
 
 def check_section(section: dict[str, Any], where: str) -> list[str]:
-    """Check the fields of a model of ESTIMATORS (see _model_section); return its entries."""
-    if type(section.get("estimator")) is not str or section["estimator"] not in ESTIMATORS:
+    """Check the fields of a generative classifier (see model_section); return its entries."""
+    cls = estimator_class(section.get("estimator"))
+    if cls is None:
         raise ModelFileError(f"unknown estimator class {section.get('estimator')!r}")
+    documents = reads_documents(cls)
     for key, kind in [
-        ("params", dict), ("n_features_in", int), ("classes", dict), ("class_count", str),
-        ("blocks", list),
+        ("params", dict), ("n_features_in", type(None) if documents else int),
+        ("classes", dict), ("class_count", str), ("blocks", list),
     ]:  # fmt: skip
         if type(section.get(key)) is not kind:
             raise ModelFileError(f"{where}: {key} must be a {kind.__name__}")
+    if documents and section.get("feature_names_in") is not None:
+        raise ModelFileError(f"{where}: a model of documents has no feature_names_in")
     if type(section.get("classes_declared", False)) is not bool:
         raise ModelFileError(f"{where}: classes_declared must be true or false")
     names = section.get("feature_names_in")
@@ -190,7 +229,10 @@ def check_section(section: dict[str, Any], where: str) -> list[str]:
             raise ModelFileError(f"{where}: each block needs a kind, meta and arrays")
         if not all(isinstance(v, str) for v in arrays.values()):
             raise ModelFileError(f"{where}: block arrays must name entries")
-        if block.get("kind") not in STATISTIC_KINDS:
+        known = (
+            block.get("kind") == "documents" if documents else block.get("kind") in STATISTIC_KINDS
+        )
+        if not known:
             raise ModelFileError(f"unknown statistic kind {block.get('kind')!r}")
     return [section["class_count"]] + [n for b in section["blocks"] for n in b["arrays"].values()]
 
@@ -218,12 +260,25 @@ def build(
 ) -> GenerativeClassifier:
     """The model a section checked by check_section describes; what finalize will allocate
     is taken from ``budget`` first."""
-    cls = ESTIMATORS[meta["estimator"]]
-    params = decode_params(cls, meta["params"])
+    cls = estimator_class(meta["estimator"])
+    assert cls is not None  # checked by check_section
+    documents = reads_documents(cls)
+    params = decode_params(cls, meta["params"], decode_more if documents else None)
+    model = cls(**params)
     blocks = []
     for block in meta["blocks"]:
-        stat_cls = STATISTIC_KINDS[block["kind"]]
         block_arrays = {key: arrays[name] for key, name in block["arrays"].items()}
+        if documents:  # the settings checked, a fixed vocabulary's vectorizer given to model
+            from ._documents_block import documents_statistic
+
+            try:
+                blocks.append(documents_statistic(model, block_arrays, block["meta"]))
+            except BayeskitError as exc:
+                if isinstance(exc, ModelFileError):
+                    raise
+                raise ModelFileError(f"the stored model is invalid: {exc}") from None
+            continue
+        stat_cls = STATISTIC_KINDS[block["kind"]]
         blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
     classes = values_from_json(meta["classes"])
     if not is_sorted_unique(classes):
@@ -236,12 +291,12 @@ def build(
     if (
         class_count.shape != classes.shape
         or any(b.n_classes != len(classes) for b in blocks)
-        or sum(b.n_features for b in blocks) != n_features
+        or (not documents and sum(b.n_features for b in blocks) != n_features)
         or (names is not None and len(names) != n_features)
     ):
         raise ModelFileError("the statistics do not match the class list or n_features_in")
-    model = cls(**params)
-    model.n_features_in_ = n_features
+    if not documents:
+        model.n_features_in_ = n_features
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
     model.set_layout_state(decode(meta["state"], "state", 0) if "state" in meta else None)
@@ -336,3 +391,68 @@ def decode(obj: Any, name: str, depth: int, more: Codec | None = None) -> Any:
             raise bad
         return dict(zip(keys, decoded, strict=True))
     return tuple(decoded) if kind == "tuple" else decoded
+
+
+# ---------------------------------------------------------------------------------- nesting
+def nested_estimators() -> dict[str, type]:
+    """The classes a hyperparameter may be an instance of (a text model's ``vectorizer`` and
+    ``model``, the ``estimator`` a SemiSupervisedNB wraps): the estimators of ESTIMATORS,
+    the text classifier and the vectorizer."""
+    from ..text import TextClassifier, TextVectorizer
+
+    return {
+        **ESTIMATORS,
+        TextVectorizer.__name__: TextVectorizer,
+        TextClassifier.__name__: TextClassifier,
+    }
+
+
+def encode_more(value: Any, name: str, depth: int) -> Any:
+    """Sets and estimators of :func:`nested_estimators` as JSON (see :func:`decode_more`)."""
+    if isinstance(value, (set, frozenset)):  # sorted, so the same set gives the same file
+        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
+        kind = "frozenset" if isinstance(value, frozenset) else "set"
+        return {"type": kind, "items": [encode(v, name, depth + 1, encode_more) for v in items]}
+    cls = type(value)
+    nested = nested_estimators()
+    if nested.get(cls.__name__) is cls:
+        params = {
+            k: encode(v, f"{name}__{k}", depth + 1, encode_more)
+            for k, v in value.get_params(deep=False).items()
+        }
+        return {"type": "estimator", "class": cls.__name__, "params": params}
+    if callable(value):
+        raise ModelFileError(
+            f"cannot save a model whose {name} is a callable ({value!r}): model files hold no "
+            "code. Use a named analyzer ('word', 'char', 'char_wb', 'email') to save the model"
+        )
+    raise ModelFileError(
+        f"cannot store the hyperparameter {name}={value!r} of type {cls.__name__}; model files "
+        "hold numbers, strings, bools, None, lists, dicts, sets, numpy arrays and estimators "
+        f"of the classes {', '.join(sorted(nested))}"
+    )
+
+
+def decode_more(obj: dict[str, Any], name: str, depth: int) -> Any:
+    """Sets and estimators, built only from classes of :func:`nested_estimators`."""
+    from ..text.analyze import MAX_STOP_WORDS
+
+    kind = obj.get("type")
+    if kind == "estimator":
+        cls_name = obj.get("class")
+        cls = nested_estimators().get(cls_name) if type(cls_name) is str else None
+        if cls is None:
+            raise ModelFileError(f"unknown estimator class {cls_name!r} in hyperparameter {name}")
+        return cls(**decode_params(cls, obj.get("params"), decode_more, depth + 1, f"{name}__"))
+    items = obj.get("items")
+    if isinstance(items, list) and len(items) > MAX_STOP_WORDS:  # sets are stop words
+        raise ModelFileError(
+            f"meta.json: hyperparameter {name} holds {len(items)} items (at most {MAX_STOP_WORDS})"
+        )
+    if kind in ("set", "frozenset") and isinstance(items, list) and depth < MAX_DEPTH:
+        decoded = [decode(v, name, depth + 1, decode_more) for v in items]
+        try:
+            return set(decoded) if kind == "set" else frozenset(decoded)
+        except TypeError:  # an unhashable item: never written
+            pass
+    raise ModelFileError(f"meta.json: malformed value of hyperparameter {name}")

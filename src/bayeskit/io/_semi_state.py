@@ -10,7 +10,8 @@ wrapper's ``params`` (its ``estimator`` a nested estimator, as text models nest 
 
 The wrapped estimator's entries are stored under ``inner.<name>``; its manifest must match
 them (names and sha256) exactly, and it is checked and built as the file it would be on its
-own (a model of :data:`~bayeskit.io.model_file.ESTIMATORS` or a text model; never another
+own (a generative classifier: a model of :data:`~bayeskit.io.model_file.ESTIMATORS` or a text
+classifier, in a file of version 2 a text classifier of the "text" state; never another
 SemiSupervisedNB). The settings are checked before anything is built, so no file can ask a
 later ``fit`` for an unbounded EM run. The training rows' ``transduction_`` and
 ``label_distributions_`` are not stored.
@@ -27,12 +28,14 @@ from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
 from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
-from ._format import ESTIMATORS, FORMAT_NAME, Budget
+from ._format import DOCUMENTS_VERSION, FORMAT_NAME, Budget
 from ._format import build as _build
 from ._format import check_manifest as _check_manifest
 from ._format import check_meta as _check_meta
+from ._format import decode_more as _decode_more
 from ._format import decode_params as _decode_params
 from ._format import encode as _encode
+from ._format import encode_more as _encode_more
 from ._format import section_contents as _section_contents
 
 _INNER = "inner."
@@ -42,18 +45,9 @@ _VERSION = 2
 
 def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, bytes]]:
     """meta.json (without checksum) and the entries of a fitted SemiSupervisedNB."""
-    fitted = model.fitted_estimator()
-    cls = type(fitted)
-    if ESTIMATORS.get(cls.__name__) is cls:
-        inner_meta, inner_entries = _section_contents(fitted)
-    elif _text_state.TEXT_ESTIMATORS.get(cls.__name__) is cls:
-        inner_meta, inner_entries = _text_state.text_contents(fitted)
-    else:  # pragma: no cover - refused at fit
-        raise ModelFileError(f"a SemiSupervisedNB file cannot hold a {cls.__name__}")
-    params = {
-        k: _encode(v, k, 0, _text_state._encode_more)
-        for k, v in model.get_params(deep=False).items()
-    }
+    # a generative classifier (a subclass no file names is refused when it is read back)
+    inner_meta, inner_entries = _section_contents(model.fitted_estimator())
+    params = {k: _encode(v, k, 0, _encode_more) for k, v in model.get_params(deep=False).items()}
     state = {
         "inner": inner_meta,
         "classes": values_to_json(model.classes_),
@@ -98,7 +92,7 @@ def build_semi(
     """The SemiSupervisedNB a checked meta.json and its arrays describe; the wrapped model's
     parameters are taken from the load ``budget`` before they are computed, as a file of that
     model on its own would have them."""
-    params = _decode_params(SemiSupervisedNB, meta["params"], _text_state._decode_more)
+    params = _decode_params(SemiSupervisedNB, meta["params"], _decode_more)
     model = SemiSupervisedNB(**params)
     try:
         model.check_params()
@@ -113,7 +107,7 @@ def build_semi(
         raise ModelFileError("meta.json: the wrapped model needs a newer format than the file")
     inner_arrays = {k[len(_INNER) :]: v for k, v in arrays.items() if k.startswith(_INNER)}
     text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
-    if text:
+    if text and inner["format_version"] < DOCUMENTS_VERSION:  # the "text" state of version 2
         _text_state.check_text_meta(inner)
         fitted = _text_state.build_text(inner, inner_arrays, budget)
     else:

@@ -1,23 +1,28 @@
-"""Text models in model files (format version 2): TextVectorizer, TextClassifier, SpamFilter.
+"""The "text" state of model files (format version 2): TextVectorizer, and the text
+classifiers (TextClassifier, SpamFilter) as bayeskit wrote them before format version 3.
+
+A TextVectorizer is written here; a text classifier is written as every generative classifier
+is (:mod:`bayeskit.io._format`, its block of kind "documents": :mod:`bayeskit.io.
+_documents_block`), and the classifier files of this state, written by bayeskit 0.1 and later
+before format version 3, are read here.
 
 meta.json holds the header of every model file (format, format_version 2, bayeskit_version,
 estimator: a name in :data:`TEXT_ESTIMATORS`), ``params``, ``state`` and the manifest::
 
     params   the estimator's hyperparameters; a nested estimator (the ``vectorizer`` and
-             ``model`` of a classifier) is {"type": "estimator", "class": <a name in
-             NESTED_ESTIMATORS>, "params": {...}}; sets are {"type": "set"|"frozenset", ...}
+             ``model`` of a classifier) is {"type": "estimator", "class": <a name of
+             nested_estimators()>, "params": {...}}; sets are {"type": "set"|"frozenset", ...}
     state    TextVectorizer:  {"stats": VOCAB}  (with "hashed" output: empty statistics)
              classifier with "counts"/"binary" output and no given vocabulary (additive mode):
                {"mode": "additive", "classes": <labels>, "class_count": <float64 entry>,
                 "terms": TERMS, "counts": <float64 (n_classes, n_terms) entry>,
                 "vocabulary": VOCAB}
-               i.e. ``stats_`` (one TermKeyed block over the terms: the count model's own
-               statistic of each term, for every count model term counts with the class
-               counts as their weights) and ``vocabulary_stats_``; a count model whose
-               statistic is another per-column one has, instead of "counts",
-               "block": {"kind": <a per-column statistic of bayeskit.stats>, "meta": {...},
-               "arrays": {<name>: <float64 entry>}} (what its to_arrays gives); rebuilt with
-               ``cls(**params).fit_summary(stats, vocab)``
+               i.e. the term-keyed statistics (the count model's own statistic of each
+               term: term counts with the class counts as their weights) and the vocabulary
+               statistics; a count model whose statistic is another per-column one has,
+               instead of "counts", "block": {"kind": <a per-column statistic of
+               bayeskit.stats>, "meta": {...}, "arrays": {<name>: <float64 entry>}} (what its
+               to_arrays gives); rebuilt as one DocumentStats block
              classifier otherwise (fixed mode: "tfidf"/"hashed" output or a given vocabulary):
                {"mode": "fixed", "vectorizer": {"params": {...}, "stats": VOCAB},
                 "model": <the fields a version-1 file has for its model, entries "model.*">}
@@ -29,52 +34,44 @@ estimator: a name in :data:`TEXT_ESTIMATORS`), ``params``, ``state`` and the man
     TERMS    {"utf8": <uint8 entry: the UTF-8 bytes of every term, concatenated>,
               "offsets": <int64 entry of n_terms + 1 byte offsets>}
 
-Terms are not JSON: a vocabulary of 10^6 terms is two flat arrays, compressed with the rest. A
-term list used twice (the classifier's statistics and its vocabulary usually share one) is
+A term list used twice (the classifier's statistics and its vocabulary usually share one) is
 stored once. :func:`build_text` refuses a term list whose offsets do not rise from 0 to the
 blob's end, which is not strict UTF-8 term by term, or whose terms are not sorted and distinct;
-every class it builds comes from :data:`TEXT_ESTIMATORS` or :data:`NESTED_ESTIMATORS`.
+every class it builds comes from :data:`TEXT_ESTIMATORS` or ``nested_estimators()``.
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
-from .._params import ClassifierMixin, is_classifier
-from .._values import values_from_json, values_to_json
+from .._params import ClassifierMixin
+from .._values import values_from_json
 from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
 from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed
 from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
 from ..text._document_stats import DocumentStats
-from ..text.analyze import MAX_STOP_WORDS
 from ..text.calibration import BINS
+from ._documents_block import decode_terms, encode_terms
 from ._format import (
     ESTIMATORS,
-    MAX_DEPTH,
     Budget,
     assemble,
     build,
     check_manifest,
     check_section,
-    decode,
+    decode_more,
     decode_params,
     encode,
-    model_section,
+    encode_more,
 )
 
-#: The text models a file can hold (the ``estimator`` of its meta.json).
+#: The text models a file of this state can hold (the ``estimator`` of its meta.json); it
+#: writes the vectorizer only.
 TEXT_ESTIMATORS: dict[str, type[TextClassifier] | type[TextVectorizer]] = {
     cls.__name__: cls for cls in (SpamFilter, TextClassifier, TextVectorizer)
-}
-#: The classes a hyperparameter of a text model can be an instance of.
-NESTED_ESTIMATORS: dict[str, type] = {
-    **ESTIMATORS,
-    TextVectorizer.__name__: TextVectorizer,
-    TextClassifier.__name__: TextClassifier,  # what a SemiSupervisedNB may wrap
 }
 TEXT_FORMAT_VERSION = 2
 #: classes × terms tables an additive text classifier computes when it is rebuilt
@@ -82,161 +79,40 @@ _ADOPT_TABLES = 4
 
 
 # ---------------------------------------------------------------------------------- saving
-def text_contents(obj: TextClassifier | TextVectorizer) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """meta.json (without checksum) and the entries of a fitted text model."""
-    params = _params(obj)
-    writer = _Writer()
-    if not is_classifier(obj):  # the vectorizer itself
-        state = _vectorizer_state(obj, writer, "vectorizer")
-    else:
-        state = _classifier_state(obj, writer)
-        spam = contract_of(obj).decision == "spam"
-        counts = obj.__dict__.get("score_counts_") if spam else None
-        if counts is not None and np.any(counts):  # a filter without scores stores none
-            state["score_counts"] = writer.add(
-                "calibration.score_counts.npy", np.asarray(counts, np.float64)
-            )
-    fields = {"estimator": type(obj).__name__, "params": params, "state": state}
-    return assemble(TEXT_FORMAT_VERSION, fields, writer.arrays)
-
-
-def _params(obj: TextClassifier | TextVectorizer) -> dict[str, Any]:
-    params = obj.get_params(deep=False)
-    for vec in (obj, params.get("vectorizer")):
-        if callable(getattr(vec, "analyzer", None)):  # a vectorizer's (a classifier has none)
-            raise ModelFileError(
-                f"cannot save a TextVectorizer whose analyzer is a callable ({vec.analyzer!r}): "
-                "model files hold no code. Use a named analyzer ('word', 'char', 'char_wb', "
-                "'email') to save the model"
-            )
-    return {k: encode(v, k, 0, _encode_more) for k, v in params.items()}
-
-
-def _encode_more(value: Any, name: str, depth: int) -> Any:
-    """Sets and estimators of NESTED_ESTIMATORS as JSON (see _decode_more)."""
-    if isinstance(value, (set, frozenset)):  # sorted, so the same set gives the same file
-        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
-        kind = "frozenset" if isinstance(value, frozenset) else "set"
-        return {"type": kind, "items": [encode(v, name, depth + 1, _encode_more) for v in items]}
-    cls = type(value)
-    if NESTED_ESTIMATORS.get(cls.__name__) is cls:
-        params = {
-            k: encode(v, f"{name}__{k}", depth + 1, _encode_more)
-            for k, v in value.get_params(deep=False).items()
-        }
-        return {"type": "estimator", "class": cls.__name__, "params": params}
-    raise ModelFileError(
-        f"cannot store the hyperparameter {name}={value!r} of type {cls.__name__}; model files "
-        "hold numbers, strings, bools, None, lists, dicts, sets, numpy arrays and estimators "
-        f"of the classes {', '.join(sorted(NESTED_ESTIMATORS))}"
-    )
-
-
-class _Writer:
-    """Collects the arrays of a file; stores each distinct term list once."""
-
-    def __init__(self) -> None:
-        self.arrays: dict[str, np.ndarray] = {}
-        self._term_lists: list[tuple[np.ndarray, dict[str, str]]] = []
-
-    def add(self, name: str, array: np.ndarray) -> str:
-        self.arrays[name] = array
-        return name
-
-    def terms(self, name: str, terms: np.ndarray) -> dict[str, str]:
-        for seen, ref in self._term_lists:
-            if seen is terms or (len(seen) == len(terms) and bool(np.all(seen == terms))):
-                return ref
-        blob, offsets = encode_terms(terms)
-        ref = {"utf8": self.add(f"{name}.utf8.npy", blob)}
-        ref["offsets"] = self.add(f"{name}.offsets.npy", offsets)
-        self._term_lists.append((terms, ref))
-        return ref
-
-
-def encode_terms(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The UTF-8 bytes of all terms concatenated (uint8) and the n + 1 offsets (int64)."""
-    items = terms.tolist()
-    try:
-        encoded = [t.encode("utf-8") for t in items]
-    except (AttributeError, UnicodeEncodeError) as exc:
-        bad = next(t for t in items if not isinstance(t, str) or not _encodable(t))
+def text_contents(vec: TextVectorizer) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """meta.json (without checksum) and the entries of a fitted TextVectorizer."""
+    params = vec.get_params(deep=False)
+    if callable(params.get("analyzer")):
         raise ModelFileError(
-            f"cannot store the term {bad!r}: terms must be str that UTF-8 encodes ({exc})"
-        ) from None
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
-
-
-def _encodable(term: str) -> bool:
-    try:
-        term.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate
-        return False
-    return True
-
-
-def _vocab_state(stats: VocabularyStats, writer: _Writer, name: str) -> dict[str, Any]:
-    return {
-        "terms": writer.terms(f"{name}.terms", stats.terms),
-        "doc_freq": writer.add(f"{name}.doc_freq.npy", np.asarray(stats.doc_freq, np.int64)),
-        "term_freq": writer.add(f"{name}.term_freq.npy", np.asarray(stats.term_freq, np.int64)),
-        "n_docs": int(stats.n_docs),
-    }
-
-
-def _vectorizer_state(vec: TextVectorizer, writer: _Writer, name: str) -> dict[str, Any]:
+            f"cannot save a TextVectorizer whose analyzer is a callable ({vec.analyzer!r}): "
+            "model files hold no code. Use a named analyzer ('word', 'char', 'char_wb', "
+            "'email') to save the model"
+        )
+    encoded = {k: encode(v, k, 0, encode_more) for k, v in params.items()}
     # NotFittedError if unfitted; DataError (naming the setting) if its statistics select no
     # vocabulary, so a file that could not be loaded is never written.
     vec.check_fitted()
-    return {"stats": _vocab_state(vec.stats_, writer, name)}
-
-
-def _classifier_state(clf: TextClassifier, writer: _Writer) -> dict[str, Any]:
-    clf.check_fitted()  # NotFittedError
-    if clf.keeps_term_statistics():
-        stats = clf.stats_
-        (documents,) = stats.blocks
-        if not isinstance(documents, DocumentStats):
-            raise ModelFileError(
-                f"cannot store the statistics of this {type(clf).__name__}: its one block is "
-                f"{documents.kind!r}, not the documents statistic its settings keep"
-            )
-        keyed = documents.keyed
-        state: dict[str, Any] = {
-            "mode": "additive",
-            "classes": values_to_json(stats.classes),
-            "class_count": writer.add(
-                "stats.class_count.npy", np.asarray(stats.class_count, np.float64)
-            ),
-            "terms": writer.terms("stats.terms", keyed.terms),
+    stats = vec.stats_
+    blob, offsets = encode_terms(stats.terms)
+    arrays = {
+        "vectorizer.terms.utf8.npy": blob,
+        "vectorizer.terms.offsets.npy": offsets,
+        "vectorizer.doc_freq.npy": np.asarray(stats.doc_freq, np.int64),
+        "vectorizer.term_freq.npy": np.asarray(stats.term_freq, np.int64),
+    }
+    state = {
+        "stats": {
+            "terms": {
+                "utf8": "vectorizer.terms.utf8.npy",
+                "offsets": "vectorizer.terms.offsets.npy",
+            },
+            "doc_freq": "vectorizer.doc_freq.npy",
+            "term_freq": "vectorizer.term_freq.npy",
+            "n_docs": int(stats.n_docs),
         }
-        arrays, meta = keyed.block.to_arrays()
-        if (
-            keyed.block.kind == "counts"
-            and set(arrays) == {"weight", "total"}
-            and np.array_equal(arrays["weight"], stats.class_count)
-        ):  # term counts (every count model's): stored as 0.1 stored them
-            state["counts"] = writer.add("stats.counts.npy", np.asarray(arrays["total"]))
-        else:  # any other per-column statistic, as it describes itself
-            state["block"] = {
-                "kind": keyed.block.kind,
-                "meta": meta,
-                "arrays": {
-                    name: writer.add(f"stats.block.{name}.npy", np.asarray(array, np.float64))
-                    for name, array in arrays.items()
-                },
-            }
-        state["vocabulary"] = _vocab_state(documents.vocabulary, writer, "vocabulary")
-        return state
-    vec, model = clf.fitted_parts()
-    if ESTIMATORS.get(type(model).__name__) is not type(model):
-        raise ModelFileError(f"cannot store the count model {model!r} of a {type(clf).__name__}")
-    section, arrays = model_section(model, "model.")
-    vectorizer = {"params": _params(vec), **_vectorizer_state(vec, writer, "vectorizer")}
-    writer.arrays.update(arrays)
-    return {"mode": "fixed", "vectorizer": vectorizer, "model": section}
+    }
+    fields = {"estimator": type(vec).__name__, "params": encoded, "state": state}
+    return assemble(TEXT_FORMAT_VERSION, fields, arrays)
 
 
 # ---------------------------------------------------------------------------------- loading
@@ -290,27 +166,6 @@ class _Entries:
             raise ModelFileError(f"entry {name!r} is in the manifest but the model does not use it")
 
 
-def decode_terms(blob: np.ndarray, offsets: np.ndarray, where: str = "terms") -> np.ndarray:
-    """Inverse of :func:`encode_terms`: an object array of str, sorted and distinct."""
-    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(blob):
-        raise ModelFileError(
-            f"bad term list {where}: its offsets must run from 0 to the {len(blob)} bytes of "
-            "its blob"
-        )
-    if np.any(offsets[1:] < offsets[:-1]):
-        raise ModelFileError(f"bad term list {where}: its offsets decrease")
-    raw = blob.tobytes()
-    ends = offsets.tolist()
-    terms = np.empty(len(ends) - 1, dtype=object)
-    try:
-        terms[:] = [raw[a:b].decode("utf-8") for a, b in pairwise(ends)]
-    except UnicodeDecodeError as exc:
-        raise ModelFileError(f"bad term list {where}: a term is not valid UTF-8 ({exc})") from None
-    if len(terms) > 1 and not bool(np.all(terms[1:] > terms[:-1])):
-        raise ModelFileError(f"bad term list {where}: the terms are not sorted and distinct")
-    return terms
-
-
 def build_text(
     meta: dict[str, Any], arrays: dict[str, np.ndarray], budget: Budget | None = None
 ) -> Any:
@@ -319,7 +174,7 @@ def build_text(
     ESTIMATORS (:func:`~bayeskit.io._format.build`)."""
     cls = TEXT_ESTIMATORS[meta["estimator"]]
     entries = _Entries(arrays)
-    params = decode_params(cls, meta["params"], _decode_more)
+    params = decode_params(cls, meta["params"], decode_more)
     state = meta["state"]
     try:
         # Every setting is checked before anything is built: a file cannot carry one that
@@ -350,29 +205,6 @@ def build_text(
         raise ModelFileError(f"the stored model is invalid: {exc}") from None
     entries.check_all_used()
     return obj
-
-
-def _decode_more(obj: dict[str, Any], name: str, depth: int) -> Any:
-    """Sets and estimators, built only from classes of NESTED_ESTIMATORS."""
-    kind = obj.get("type")
-    if kind == "estimator":
-        cls_name = obj.get("class")
-        cls = NESTED_ESTIMATORS.get(cls_name) if type(cls_name) is str else None
-        if cls is None:
-            raise ModelFileError(f"unknown estimator class {cls_name!r} in hyperparameter {name}")
-        return cls(**decode_params(cls, obj.get("params"), _decode_more, depth + 1, f"{name}__"))
-    items = obj.get("items")
-    if isinstance(items, list) and len(items) > MAX_STOP_WORDS:  # sets are stop words
-        raise ModelFileError(
-            f"meta.json: hyperparameter {name} holds {len(items)} items (at most {MAX_STOP_WORDS})"
-        )
-    if kind in ("set", "frozenset") and isinstance(items, list) and depth < MAX_DEPTH:
-        decoded = [decode(v, name, depth + 1, _decode_more) for v in items]
-        try:
-            return set(decoded) if kind == "set" else frozenset(decoded)
-        except TypeError:  # an unhashable item: never written
-            pass
-    raise ModelFileError(f"meta.json: malformed value of hyperparameter {name}")
 
 
 def _dict(value: Any, where: str) -> dict[str, Any]:
@@ -425,7 +257,8 @@ def _additive(
         len(terms),
     ):
         raise ModelFileError("the statistics do not match the class list or the terms")
-    stats = Summary(classes, class_count, (TermKeyed(terms, block),))
+    documents = DocumentStats(TermKeyed(terms, block), vocabulary)
+    stats = Summary(classes, class_count, (documents,))
     if budget is not None:
         # What fit_summary computes from the counts before it can be checked: the selected
         # columns (with the out-of-vocabulary one), the count model's statistic and its
@@ -433,7 +266,7 @@ def _additive(
         budget.take(
             8 * _ADOPT_TABLES * len(classes) * (len(terms) + 1), "the text model's parameters"
         )
-    return cls(**params).fit_summary(stats, vocabulary)
+    return cls(**params).fit_summary(stats)
 
 
 def _term_block(state: dict[str, Any], entries: _Entries, class_count: np.ndarray) -> Any:
@@ -468,7 +301,7 @@ def _fixed(
     budget: Budget | None,
 ) -> TextClassifier:
     saved = _dict(state.get("vectorizer"), "state.vectorizer")
-    vec_params = decode_params(TextVectorizer, saved.get("params"), _decode_more)
+    vec_params = decode_params(TextVectorizer, saved.get("params"), decode_more)
     TextVectorizer(**vec_params).check_params()
     vec = _vectorizer(vec_params, saved, entries, "state.vectorizer")
     section = _dict(state.get("model"), "state.model")

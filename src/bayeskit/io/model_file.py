@@ -8,9 +8,13 @@ with the sha256 of every byte before it, so any modified byte is detected. :func
 classes in :data:`ESTIMATORS` and :data:`~bayeskit.stats.STATISTIC_KINDS` only, reads arrays
 with ``allow_pickle=False`` and refits the model from its sufficient statistics.
 
-Format version 2 adds the text models (TextVectorizer, TextClassifier, SpamFilter; layout in
-:mod:`bayeskit.io._text_state`). Models of :data:`ESTIMATORS` are still written as version 1,
-byte for byte as before, so older bayeskit reads them; it refuses version 2 with "upgrade".
+Format version 2 added the text models (TextVectorizer, TextClassifier, SpamFilter; layout in
+:mod:`bayeskit.io._text_state`); version 3 writes the text classifiers as every generative
+classifier is written, their one block of kind "documents" (:mod:`bayeskit.io._documents_block`),
+which also keeps the classes ``partial_fit(classes=...)`` declared. Files of version 2 still
+load. Each file is written with the oldest version that holds it: models of
+:data:`ESTIMATORS` as version 1, byte for byte as before, so older bayeskit reads them; an
+older bayeskit refuses a newer version with "upgrade".
 
 Examples
 --------
@@ -47,9 +51,10 @@ from typing import IO, Any, cast
 
 import numpy as np
 
+from .._estimators import documents_estimators, estimator_class
 from ..contract import contract_of, declares
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
-from ._format import DEFAULT_MAX_BYTES, ESTIMATORS, FORMAT_NAME, Budget
+from ._format import DEFAULT_MAX_BYTES, DOCUMENTS_VERSION, ESTIMATORS, FORMAT_NAME, Budget
 from ._format import SAFE_NAME as _SAFE_NAME
 from ._format import build as _build
 from ._format import check_meta as _check_meta
@@ -58,8 +63,9 @@ from ._format import section_contents as _section_contents
 __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "load_reading", "save"]
 
 #: The newest format version this bayeskit reads; each file is written with the oldest version
-#: that holds it (1 for the models in ESTIMATORS, 2 for text models).
-FORMAT_VERSION = 2
+#: that holds it (1 for the models in ESTIMATORS, 2 for a TextVectorizer, 3 for text
+#: classifiers; a SemiSupervisedNB that of the model it wraps, at least 2).
+FORMAT_VERSION = DOCUMENTS_VERSION
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
 MAX_META_SIZE = 64 * 1024**2
@@ -184,9 +190,9 @@ def _model_contents(model: Any) -> tuple[dict[str, Any], dict[str, bytes]]:
     cls = type(model)
     if declares(cls):
         state = _STATES[contract_of(cls).state]()
-        if state.estimators().get(cls.__name__) is cls:
+        if state.lookup(cls.__name__) is cls:
             return state.contents(model)
-    names = ", ".join(sorted(n for kind in _STATES.values() for n in kind().estimators()))
+    names = ", ".join(sorted({n for kind in _STATES.values() for n in kind().estimators()}))
     cls_name = f"{cls.__module__}.{cls.__qualname__}"
     raise InputTypeError(f"save takes a fitted bayeskit estimator ({names}), not a {cls_name}")
 
@@ -201,15 +207,26 @@ class _State:
         contents: Callable[[Any], tuple[dict[str, Any], dict[str, bytes]]],
         check: Callable[[dict[str, Any]], dict[str, str]],
         build: Callable[[dict[str, Any], dict[str, np.ndarray], Budget], Any],
+        lookup: Callable[[str], type | None] | None = None,
     ) -> None:
         self.estimators, self.contents, self.check, self.build = estimators, contents, check, build
+        self.lookup = lookup or (lambda name: estimators().get(name))
 
 
 def _generative() -> _State:
-    return _State(lambda: dict(ESTIMATORS), _section_contents, _check_meta, _build)
+    # the text classifiers (whose package is imported when needed) are generative classifiers
+    # (looked up by name, so that loading a model of ESTIMATORS does not import bayeskit.text)
+    return _State(
+        lambda: {**ESTIMATORS, **documents_estimators()},
+        _section_contents,
+        _check_meta,
+        _build,
+        estimator_class,
+    )
 
 
 def _text() -> _State:
+    """TextVectorizer, and the text classifiers of format version 2 (read only)."""
     from . import _text_state  # imports bayeskit.text when needed
 
     return _State(
@@ -240,14 +257,19 @@ _STATES: dict[str, Callable[[], _State]] = {
 }
 
 
-def _state_of(estimator: Any) -> _State:
-    """The state format of the estimator a file names, as that estimator declares it; a name
-    no format holds is checked (and refused by name) as a file of version 1."""
+def _state_of(meta: dict[str, Any]) -> _State:
+    """The state format of the estimator a file names, as that estimator declares it (a text
+    classifier in a file older than format version 3: the "text" state it was written in);
+    a name no format holds is checked (and refused by name) as a file of version 1."""
+    estimator = meta.get("estimator")
     for make in _STATES.values():
         state = make()
-        cls = state.estimators().get(estimator) if isinstance(estimator, str) else None
+        cls = state.lookup(estimator) if isinstance(estimator, str) else None
         if cls is not None:
-            return _STATES[contract_of(cls).state]()
+            declared = contract_of(cls)
+            if declared.input == "documents" and meta["format_version"] < DOCUMENTS_VERSION:
+                return _text()
+            return _STATES[declared.state]()
     return _generative()
 
 
@@ -398,7 +420,7 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
             raise ModelFileError("checksum mismatch: the file was modified or is corrupted")
         if meta.get("checksum") != _meta_checksum(meta):
             raise ModelFileError("checksum mismatch in meta.json: the file was modified")
-        state = _state_of(meta.get("estimator"))
+        state = _state_of(meta)
         manifest = state.check(meta)
         for name in sorted(set(infos) - set(manifest) - {_META}):
             raise ModelFileError(f"entry {name!r} is not in the manifest")

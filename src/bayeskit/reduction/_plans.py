@@ -61,7 +61,7 @@ def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options:
             f"{', '.join(options)} only applies to GaussianMixtureClassifier (EM's start), "
             f"not to a {type(estimator).__name__}"
         )
-    text = declared is not None and declared.state == "text"
+    text = declared is not None and declared.input == "documents"
     if text and is_classifier(estimator):
         # (checks the settings before any work)
         if estimator.keeps_term_statistics():

@@ -244,7 +244,7 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
         cut = ham / (ham + spam)
         pred = np.where(P[:, k] > cut, k, 1 - k)
         return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
-    inner = model.model if declared.state == "text" else model
+    inner = model.model if declared.input == "documents" else model
     params = inner.get_params(deep=False) if hasattr(inner, "get_params") else {}
     if params.get("loss") is not None:
         loss = check_loss(params["loss"], len(labels))

@@ -135,7 +135,7 @@ def top_terms(model: Any, n: int = TOP_TERMS) -> tuple[str, dict[Any, list]] | N
     from ..inspection import top_features
 
     declared = contract_of(model) if declares(model) else None
-    if declared is not None and declared.state == "text":
+    if declared is not None and declared.input == "documents":
         return "Top words per class", model.top_terms(n)
     if declared is not None and declared.state == "generative":
         try:

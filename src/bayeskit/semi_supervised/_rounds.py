@@ -105,8 +105,10 @@ def distributions(state: Any, X: Any, y: Any, weight: Any) -> Any:
 # ---------------------------------------------------------------------------- text
 def text_first_pass(prototype: Any, X: Any, y: Any, weight: Any) -> Any:
     """Round 0 on a part of documents (per-term statistics): the statistics of its labelled
-    documents keyed by term, the weight of its labelled rows and its number of rows, and the
-    vocabulary statistics of all its documents, labelled or not."""
+    documents (with the vocabulary statistics of all its documents), the weight of its
+    labelled rows and its number of rows, and the vocabulary statistics of all its documents,
+    labelled or not (a part without labelled documents has no statistics, but its vocabulary
+    counts)."""
     y, labelled = marked_labels(y)
     n = len(y)
     w = check_sample_weight(weight, n, part=True)
@@ -175,7 +177,7 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
             "shared among a class's components by random draws in row order; use "
             "n_components=1 there, or fit in memory"
         )
-    text = contract_of(prototype).state == "text"
+    text = contract_of(prototype).input == "documents"
     additive = text and prototype.keeps_term_statistics()
     vectorizer = None
     if text and not additive:
@@ -208,7 +210,9 @@ def semi_supervised_rounds(estimator: Any, *, partial: bool) -> Rounds:
     if text:
         view = TextView(prototype, labels)
         if additive:
+            # the labelled documents' statistics, with the vocabulary of every document
             view.vocabulary = vocabulary
+            start = view.with_vocabulary(start)
         else:
             view.vectorizer, view.inner = vectorizer, counting
     run = EMRun(view, view.finalize(start), tol=tol, max_iter=max_iter, stats=None)

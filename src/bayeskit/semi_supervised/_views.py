@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from .._base import GenerativeClassifier, PreparedRows
 from .._params import clone
 from .._values import find_sorted
-from ..stats import Summary, keyed_summary
+from ..stats import ColumnStatistic, Summary, TermKeyed
 
 
 @dataclass(frozen=True)
@@ -68,12 +68,14 @@ class TextView:
     """EM over a :class:`~bayeskit.text.TextClassifier`.
 
     With counts or presence output and no fixed vocabulary (its additive mode) the statistics
-    are kept per term, as the classifier keeps them: the documents are counted once over every
-    term they hold (labelled and unlabelled alike: the vocabulary, ``min_df`` and the other
-    limits see all of them), each M-step is the count model's ``summarize`` with soft class
-    weights keyed by term, and each E-step scores the columns the classifier selected. With
-    tf-idf or hashed output the vectorizer is fitted once on every document and EM runs on the
-    count model over its output.
+    are kept per term, as the classifier keeps them (one documents statistic): the documents
+    are counted once over every term they hold, each M-step is the count model's
+    ``summarize`` with soft class weights keyed by term, together with the vocabulary
+    statistics of every document the view counted (labelled and unlabelled alike, whatever
+    their weights: the vocabulary, ``min_df`` and the other limits see all of them), and each
+    E-step scores the columns the classifier selected. With tf-idf or hashed output the
+    vectorizer is fitted once on every document and EM runs on the count model over its
+    output.
     """
 
     def __init__(self, classifier: Any, components: np.ndarray):
@@ -110,12 +112,37 @@ class TextView:
         if cached is None or cached[0] is not rows.data:
             cached = self._prepared = (rows.data, model.prepare(rows.data, reset=True))
         summary = model.summarize_rows(cached[1], self.components, R)
-        return keyed_summary(summary, self.terms)
+        return self.documents(summary)
+
+    def documents(self, summary: Summary) -> Summary:
+        """``summary`` (the count model's, of one per-column block over the view's terms)
+        as the classifier's statistics: one documents block of its statistic of every term
+        and the vocabulary statistics of the view's documents."""
+        from ..text._document_stats import DocumentStats
+
+        (block,) = summary.blocks
+        if not isinstance(block, ColumnStatistic):
+            raise TypeError(f"a {block.kind} statistic is not kept per column: no term can key it")
+        if len(self.terms) == 0:  # one column of zeros stood for no terms
+            block = block.take_columns(np.zeros(0, dtype=np.int64))
+        documents = DocumentStats(TermKeyed(self.terms, block), self.vocabulary)
+        return Summary(summary.classes, summary.class_count, (documents,))
+
+    def with_vocabulary(self, summary: Summary) -> Summary:
+        """``summary`` (documents statistics, e.g. of the labelled documents of some parts)
+        with the view's vocabulary statistics instead of its own (those of every part's
+        documents, labelled or not)."""
+        from ..text._document_stats import DocumentStats
+
+        (block,) = summary.blocks
+        assert isinstance(block, DocumentStats)  # what summarize gives
+        documents = DocumentStats(block.keyed, self.vocabulary)
+        return Summary(summary.classes, summary.class_count, (documents,))
 
     def finalize(self, stats: Summary) -> Any:
         if self.inner is not None:
             return self.inner.finalize(stats)
-        return self.classifier.fit_summary(stats, self.vocabulary)
+        return self.classifier.fit_summary(stats)
 
     def log_joint(self, fitted: Any, rows: Rows) -> np.ndarray:
         if self.inner is not None:

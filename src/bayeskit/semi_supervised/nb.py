@@ -162,11 +162,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
 
         estimator = MultinomialNB() if self.estimator is None else self.estimator
         declared = contract_of(estimator) if declares(estimator) else None
-        if (
-            declared is None
-            or declared.state not in ("generative", "text")
-            or not is_classifier(estimator)
-        ):
+        if declared is None or declared.state != "generative" or not is_classifier(estimator):
             raise ParameterError(
                 "estimator must be a bayeskit Naive Bayes estimator (MultinomialNB, "
                 "ComplementNB, BernoulliNB, CategoricalNB, GaussianNB, MixedNB, …) or a "
@@ -248,7 +244,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         n_classes = len(labels)
         owner = np.repeat(np.arange(n_classes), k)
         components = labels if k == 1 else np.arange(n_classes * k)
-        text = contract_of(estimator).state == "text"
+        text = contract_of(estimator).input == "documents"
         view: EstimatorView | TextView = (
             TextView(estimator, components) if text else EstimatorView(estimator, components)
         )

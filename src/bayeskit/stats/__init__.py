@@ -13,7 +13,7 @@ from .moments import Moments
 from .sample import Sample
 from .scatter import Scatter
 from .summary import Summary
-from .term_keyed import TermKeyed, keyed_block, keyed_summary
+from .term_keyed import TermKeyed
 
 __all__ = [
     "STATISTIC_KINDS",
@@ -27,6 +27,4 @@ __all__ = [
     "Statistic",
     "Summary",
     "TermKeyed",
-    "keyed_block",
-    "keyed_summary",
 ]

@@ -18,7 +18,6 @@ from .._values import (
 )
 from ..errors import ModelFileError
 from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic, Tolerance, per_class
-from .summary import Summary
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,24 +117,3 @@ class TermKeyed(Statistic):
         if block.n_features != len(terms):
             raise ModelFileError("the term-keyed statistic's block does not match its terms")
         return cls(terms, block)
-
-
-def keyed_summary(summary: Summary, terms: np.ndarray) -> Summary:
-    """``summary`` (of one per-column block, a count model's summarize of documents over
-    ``terms``, or of one column of zeros when there are none) with its columns named by
-    ``terms``: the term-keyed statistics a text model keeps."""
-    (block,) = summary.blocks
-    if not isinstance(block, ColumnStatistic):
-        raise TypeError(f"a {block.kind} statistic is not kept per column: no term can key it")
-    if len(terms) == 0:
-        block = block.take_columns(np.zeros(0, dtype=np.int64))
-    return Summary(summary.classes, summary.class_count, (TermKeyed(terms, block),))
-
-
-def keyed_block(stats: Summary) -> TermKeyed:
-    """The one term-keyed block of a text model's statistics (:func:`keyed_summary`)."""
-    block = stats.blocks[0] if len(stats.blocks) == 1 else None
-    if not isinstance(block, TermKeyed):
-        kinds = [b.kind for b in stats.blocks]
-        raise TypeError(f"term-keyed statistics hold one term_keyed block, not {kinds}")
-    return block

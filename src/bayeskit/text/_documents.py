@@ -186,7 +186,11 @@ class DocumentsFamily(Family):
     def parameter_size(self, stats: Any) -> int:
         if self.fitted:
             return self.count.parameter_size(stats)
-        return self.count.parameter_size(stats.keyed.block) + 2 * len(stats.vocabulary)
+        # the count parameters, the selected columns' statistic (a copy of at most every
+        # column) and the fitted vectorizer's vocabulary arrays
+        block = stats.keyed.block
+        selected = sum(int(np.size(w)) for w in block.weights())
+        return self.count.parameter_size(block) + selected + 2 * len(stats.vocabulary)
 
     # ------------------------------------------------------------------ parameters
     def finalize(self, stats: Any) -> DocumentsParams:

@@ -33,7 +33,7 @@ from ..inspection import (
     top_features,
 )
 from ..naive_bayes import ComplementNB, MultinomialNB
-from ..stats import Summary, keyed_block
+from ..stats import Summary
 from ._document_stats import DocumentStats
 from ._documents import DocumentsFamily, as_documents, keeps_term_statistics
 from .analyze import DEFAULT_TOKEN_PATTERN
@@ -130,7 +130,7 @@ class TextClassifier(GenerativeClassifier):
 
     #: Documents in, statistics that add (per term, or over a fixed vocabulary's columns)
     #: (:mod:`bayeskit.contract`); the model service may teach it single documents.
-    contract: ClassVar[Contract] = Contract(input="documents", state="text", served_learnable=True)
+    contract: ClassVar[Contract] = Contract(input="documents", served_learnable=True)
 
     def __init__(
         self,
@@ -403,27 +403,10 @@ class TextClassifier(GenerativeClassifier):
         block = family.summarize_counted(clone(family.vectorizer), terms, counts, R)
         return Summary(labels, class_totals(R), (block,))
 
-    def term_statistics(
-        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None
-    ) -> tuple[Summary, VocabularyStats]:
-        """The term-keyed statistics and vocabulary statistics of documents, without changing
-        the model, as a pair (the two parts of :meth:`summarize`'s block): those of
-        different batches add; :meth:`fit_summary` takes their totals."""
-        docs = as_documents(X)
-        labels, R = class_weights(y, sample_weight, len(docs), classes)
-        block = self._per_term_family().summarize(docs, R)
-        assert isinstance(block, DocumentStats)  # what a per-term documents family gives
-        return Summary(labels, class_totals(R), (block.keyed,)), block.vocabulary
-
     def fit_summary(
-        self,
-        summary: Summary,
-        vocabulary_stats: VocabularyStats | None = None,
-        *,
-        parameters: Sequence[Any] | None = None,
+        self, summary: Summary, *, parameters: Sequence[Any] | None = None
     ) -> TextClassifier:
-        """Set the model from statistics (a sum of :meth:`summarize` results; or term-keyed
-        statistics and their ``vocabulary_stats``, a sum of :meth:`term_statistics`): the
+        """Set the model from statistics (a sum of :meth:`summarize` results): the
         vocabulary is selected and the count model finalized now, so a refusal (no term
         left, a class without data) comes here and leaves the model as it was.
         ``parameters``: the block's parameters finalized already (see the template's
@@ -437,9 +420,6 @@ class TextClassifier(GenerativeClassifier):
             raise ParameterError(
                 f"fit_summary takes a bayeskit.stats.Summary, not {type(summary).__name__}"
             )
-        if vocabulary_stats is not None:
-            block = DocumentStats(keyed_block(summary), vocabulary_stats)
-            summary = Summary(summary.classes, summary.class_count, (block,))
         with unchanged_on_error(self):
             return self._adopt(summary, parameters)
 

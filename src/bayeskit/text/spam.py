@@ -214,7 +214,7 @@ class SpamFilter(TextClassifier):
 
     #: A text classifier that decides by a calibrated spam probability (:mod:`bayeskit.contract`).
     contract: ClassVar[Contract] = Contract(
-        input="documents", state="text", served_learnable=True, decision="spam"
+        input="documents", served_learnable=True, decision="spam"
     )
 
     def __init__(
@@ -304,6 +304,37 @@ class SpamFilter(TextClassifier):
         """
         self._calibrate(counts)
         return self
+
+    def fitted_record(self) -> dict[str, Any] | None:
+        """The held-out score counts (``score_counts_``), which no statistic of the training
+        messages gives back: what a model file stores besides the statistics. None for a
+        filter that has kept no scores (it then scores with the model's own probabilities)."""
+        counts = self.__dict__.get("score_counts_")
+        if counts is None or not np.any(counts):
+            return None
+        return {"score_counts": np.asarray(counts, dtype=np.float64)}
+
+    def set_fitted_record(self, record: Any, summary: Summary) -> None:
+        """Take the score counts :meth:`fitted_record` gave (read back from a model file),
+        refusing anything but a dict of one ``(2, BINS)`` array of finite counts >= 0
+        (:class:`~bayeskit.errors.DataError`)."""
+        if record is None:
+            return
+        counts = record.get("score_counts") if isinstance(record, dict) else None
+        shape = calibration.empty_counts().shape
+        if (
+            not isinstance(record, dict)
+            or set(record) != {"score_counts"}
+            or not isinstance(counts, np.ndarray)
+            or counts.dtype != np.float64
+            or counts.shape != shape
+            or not np.all(np.isfinite(counts) & (counts >= 0))
+        ):
+            raise DataError(
+                f"a SpamFilter's fitted record holds its score counts, one {shape} array of "
+                f"finite float64 counts >= 0; got {str(record)[:120]}"
+            )
+        self.set_score_counts(counts)
 
     def fit_counted(
         self, terms: np.ndarray, counts: Any, y: Any, *, classes: Any = None

@@ -1,0 +1,264 @@
+"""The block of kind ``"documents"`` in a model file: the one block of a generative classifier
+that reads documents (a TextClassifier or SpamFilter, format version 3).
+
+A text model is written as every generative classifier is (:func:`bayeskit.io._format.
+model_section`: hyperparameters, classes, class counts, declared classes, layout, fitted
+record, one entry per statistic block); its one block is written here, in one of the two
+modes of its documents family (:mod:`bayeskit.text._documents`)::
+
+    per term   meta   {"mode": "per_term", "keyed": {"kind": <the count model's per-column
+                       statistic>, **its meta}, "n_docs": int, "vocabulary_terms": "same" |
+                       "own"}
+               arrays terms.utf8, terms.offsets (TERMS), keyed.<name> (the count statistic
+                      of every term, what its to_arrays gives), doc_freq, term_freq (int64),
+                      and vocabulary_terms.utf8/offsets when the vocabulary statistics are
+                      over other terms than the counts ("own")
+               i.e. the :class:`~bayeskit.text._document_stats.DocumentStats` of ``stats_``
+    fixed      meta   {"mode": "fixed", "count": {"kind": <the count model's statistic>,
+                       **its meta}, "n_docs": int}
+               arrays vocabulary.terms.utf8/offsets, vocabulary.doc_freq,
+                      vocabulary.term_freq (the fitted vectorizer's vocabulary statistics:
+                      the vectorizer is the settings' one fitted on them) and count.<name>
+                      (the count statistic over the vectorizer's columns, ``stats_``'s block)
+
+TERMS are not JSON: a vocabulary of 10^6 terms is two flat arrays (the UTF-8 bytes of every
+term concatenated, uint8, and the n + 1 byte offsets, int64), compressed with the rest.
+Reading refuses a term list whose offsets do not rise from 0 to the blob's end, which is not
+strict UTF-8 term by term, or whose terms are not sorted and distinct; the statistic classes
+come from :data:`~bayeskit.stats.STATISTIC_KINDS` only.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from .._params import clone
+from ..errors import ModelFileError
+from ..stats import STATISTIC_KINDS, ColumnStatistic, Statistic, TermKeyed
+
+KIND = "documents"
+
+
+# ---------------------------------------------------------------------------------- terms
+def encode_terms(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The UTF-8 bytes of all terms concatenated (uint8) and the n + 1 offsets (int64)."""
+    items = terms.tolist()
+    try:
+        encoded = [t.encode("utf-8") for t in items]
+    except (AttributeError, UnicodeEncodeError) as exc:
+        bad = next(t for t in items if not isinstance(t, str) or not _encodable(t))
+        raise ModelFileError(
+            f"cannot store the term {bad!r}: terms must be str that UTF-8 encodes ({exc})"
+        ) from None
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def _encodable(term: str) -> bool:
+    try:
+        term.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
+def decode_terms(blob: np.ndarray, offsets: np.ndarray, where: str = "terms") -> np.ndarray:
+    """Inverse of :func:`encode_terms`: an object array of str, sorted and distinct."""
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(blob):
+        raise ModelFileError(
+            f"bad term list {where}: its offsets must run from 0 to the {len(blob)} bytes of "
+            "its blob"
+        )
+    if np.any(offsets[1:] < offsets[:-1]):
+        raise ModelFileError(f"bad term list {where}: its offsets decrease")
+    raw = blob.tobytes()
+    ends = offsets.tolist()
+    terms = np.empty(len(ends) - 1, dtype=object)
+    try:
+        terms[:] = [raw[a:b].decode("utf-8") for a, b in pairwise(ends)]
+    except UnicodeDecodeError as exc:
+        raise ModelFileError(f"bad term list {where}: a term is not valid UTF-8 ({exc})") from None
+    if len(terms) > 1 and not bool(np.all(terms[1:] > terms[:-1])):
+        raise ModelFileError(f"bad term list {where}: the terms are not sorted and distinct")
+    return terms
+
+
+# ---------------------------------------------------------------------------------- writing
+def documents_arrays(model: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and metadata of a fitted text model's one block (see the module docstring),
+    read through its public members: its statistics, whether they are kept per term, and in
+    the fixed mode the vectorizer its first fit fitted (``vectorizer_``)."""
+    (block,) = model.statistics().blocks
+    if model.keeps_term_statistics():
+        keyed, vocabulary = block.keyed, block.vocabulary
+        inner, inner_meta = keyed.block.to_arrays()
+        blob, offsets = encode_terms(keyed.terms)
+        arrays = {"terms.utf8": blob, "terms.offsets": offsets}
+        arrays.update({f"keyed.{name}": a for name, a in inner.items()})
+        same = block.shares_terms() or (
+            len(vocabulary) == len(keyed.terms) and np.array_equal(vocabulary.terms, keyed.terms)
+        )
+        if not same:
+            blob, offsets = encode_terms(vocabulary.terms)
+            arrays.update({"vocabulary_terms.utf8": blob, "vocabulary_terms.offsets": offsets})
+        arrays["doc_freq"] = np.asarray(vocabulary.doc_freq, np.int64)
+        arrays["term_freq"] = np.asarray(vocabulary.term_freq, np.int64)
+        meta = {
+            "mode": "per_term",
+            "keyed": {"kind": keyed.block.kind, **inner_meta},
+            "n_docs": int(vocabulary.n_docs),
+            "vocabulary_terms": "same" if same else "own",
+        }
+        return arrays, meta
+    # DataError (naming the setting) if its statistics select no vocabulary: a file that
+    # could not be loaded is never written
+    vectorizer = model.vectorizer_.check_fitted()
+    vocabulary = vectorizer.stats_
+    inner, inner_meta = block.to_arrays()
+    blob, offsets = encode_terms(vocabulary.terms)
+    arrays = {
+        "vocabulary.terms.utf8": blob,
+        "vocabulary.terms.offsets": offsets,
+        "vocabulary.doc_freq": np.asarray(vocabulary.doc_freq, np.int64),
+        "vocabulary.term_freq": np.asarray(vocabulary.term_freq, np.int64),
+        **{f"count.{name}": a for name, a in inner.items()},
+    }
+    meta = {
+        "mode": "fixed",
+        "count": {"kind": block.kind, **inner_meta},
+        "n_docs": int(vocabulary.n_docs),
+    }
+    return arrays, meta
+
+
+# ---------------------------------------------------------------------------------- reading
+def documents_statistic(
+    model: Any, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+) -> Statistic:
+    """The statistic of a documents block (``arrays`` by their names in the block): per
+    term a DocumentStats; fixed, the count statistic, the vectorizer fitted on the stored
+    vocabulary statistics being given to ``model`` as ``vectorizer_`` (the columns its first
+    fit chose). ``model``'s settings are checked first: a file cannot carry one that explodes
+    later (an n-gram range of 10^5, a token pattern that backtracks exponentially)."""
+    from ..text._document_stats import DocumentStats
+
+    model.check_params()
+    parts = _Parts(arrays)
+    mode = meta.get("mode")
+    if mode == "per_term":
+        if not model.keeps_term_statistics():
+            raise ModelFileError(
+                "a documents block kept per term, but the model's settings fix its vocabulary "
+                "(idf, hashed output or a given vocabulary)"
+            )
+        terms = parts.terms("terms")
+        block = _statistic(parts, "keyed.", meta.get("keyed"))
+        if meta.get("vocabulary_terms") == "same":
+            vocab_terms = terms
+        elif meta.get("vocabulary_terms") == "own":
+            vocab_terms = parts.terms("vocabulary_terms")
+        else:
+            raise ModelFileError("a documents block's vocabulary_terms must be 'same' or 'own'")
+        vocabulary = _vocabulary(parts, "", vocab_terms, meta.get("n_docs"))
+        if block.n_features != len(terms):
+            raise ModelFileError("the documents block's count statistic does not match its terms")
+        parts.check_all_used()
+        return DocumentStats(TermKeyed(terms, block), vocabulary)
+    if mode != "fixed":
+        raise ModelFileError(
+            f"a documents block's mode must be 'per_term' or 'fixed', not {mode!r}"
+        )
+    if model.keeps_term_statistics():
+        raise ModelFileError(
+            "a documents block of a fixed vocabulary, but the model's settings keep statistics "
+            "per term"
+        )
+    terms = parts.terms("vocabulary.terms")
+    vocabulary = _vocabulary(parts, "vocabulary.", terms, meta.get("n_docs"))
+    block = _statistic(parts, "count.", meta.get("count"))
+    parts.check_all_used()
+    vectorizer = clone(model.prototypes()[0])
+    if vectorizer.output == "hashed":  # nothing to select: the statistics as they were kept
+        vectorizer.stats_ = vocabulary
+        width = int(vectorizer.n_features)
+    else:
+        vectorizer.fit_stats(vocabulary)
+        width = len(vectorizer.terms_) + (vectorizer.oov_token is not None)
+    if block.n_features != width:
+        raise ModelFileError(
+            f"the documents block's count statistic has {block.n_features} columns but the "
+            f"vectorizer {width}"
+        )
+    model.vectorizer_ = vectorizer  # the columns its first fit chose
+    return block
+
+
+class _Parts:
+    """The block's arrays, handed out by name; all must be used."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self._arrays = arrays
+        self._used: set[str] = set()
+
+    def get(self, name: str, dtype: type, ndim: int) -> np.ndarray:
+        array = self._arrays.get(name)
+        if array is None:
+            raise ModelFileError(f"the documents block has no array {name!r}")
+        if array.dtype != np.dtype(dtype) or array.ndim != ndim:
+            raise ModelFileError(
+                f"the documents block's array {name!r} must be a {ndim}-D {np.dtype(dtype)} "
+                f"array, not a {array.ndim}-D {array.dtype} one"
+            )
+        self._used.add(name)
+        return array
+
+    def terms(self, name: str) -> np.ndarray:
+        blob = self.get(f"{name}.utf8", np.uint8, 1)
+        offsets = self.get(f"{name}.offsets", np.int64, 1)
+        return decode_terms(blob, offsets, name)
+
+    def prefixed(self, prefix: str) -> dict[str, np.ndarray]:
+        found = {k[len(prefix) :]: v for k, v in self._arrays.items() if k.startswith(prefix)}
+        self._used.update(prefix + k for k in found)
+        return found
+
+    def check_all_used(self) -> None:
+        for name in sorted(set(self._arrays) - self._used):
+            raise ModelFileError(f"the documents block's array {name!r} is not used")
+
+
+def _statistic(parts: _Parts, prefix: str, meta: Any) -> ColumnStatistic:
+    """The count model's per-column statistic the block names (one of this package's, never
+    code the file brings)."""
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    cls = STATISTIC_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None or not issubclass(cls, ColumnStatistic):
+        raise ModelFileError(f"a documents block's count statistic {kind!r} is not kept per column")
+    assert isinstance(meta, dict)
+    inner = {k: v for k, v in meta.items() if k != "kind"}
+    try:
+        return cls.from_arrays(parts.prefixed(prefix), inner)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError) as error:
+        raise ModelFileError(f"a documents block's count statistic: {error}") from None
+
+
+def _vocabulary(parts: _Parts, prefix: str, terms: np.ndarray, n_docs: Any) -> Any:
+    from ..text import VocabularyStats
+
+    doc_freq = parts.get(f"{prefix}doc_freq", np.int64, 1)
+    term_freq = parts.get(f"{prefix}term_freq", np.int64, 1)
+    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 0:
+        raise ModelFileError("a documents block's n_docs must be an int >= 0")
+    if len(doc_freq) != len(terms) or len(term_freq) != len(terms):
+        raise ModelFileError("the documents block's frequencies do not match its terms")
+    if len(terms) and (doc_freq.min() < 0 or term_freq.min() < 0):
+        raise ModelFileError("the documents block holds negative frequencies")
+    if doc_freq.max(initial=0) > n_docs:
+        raise ModelFileError("the documents block counts a term in more than n_docs documents")
+    return VocabularyStats(terms, doc_freq, term_freq, n_docs)
