@@ -61,7 +61,7 @@ def sklearn_settings() -> list[tuple[str, Callable[[], Any]]]:
 
 def describe(clf: Any) -> str:
     """A TextClassifier's vectorizer and model, in short."""
-    vec, model = clf._prototypes()
+    vec, model = clf.prototypes()
     changed = {k: v for k, v in vec.get_params().items() if v != TextVectorizer().get_params()[k]}
     return f"{', '.join(f'{k}={v!r}' for k, v in changed.items()) or 'words, counts'} + {model!r}"
 

@@ -172,7 +172,7 @@ def _same_matrix(sk_model: FitTransform, bk_model: FitTransform) -> str:
 def sklearn_pipeline(clf: TextClassifier) -> Any:
     """scikit-learn's pipeline with the same settings as a TextClassifier (its vectorizer's
     parameters that both libraries have, and the same count model)."""
-    vec, model = clf._prototypes()
+    vec, model = clf.prototypes()
     shared = {
         k: v
         for k, v in vec.get_params().items()
@@ -213,7 +213,7 @@ def _default_words() -> TextClassifier:
     is finalized (about 0.015 s of a 20 x 1.15 M complement, against 0.075 s without it). The
     default's term weights (2-grams weighted 0.7, an e-mail's subject line read as text and its
     ``subject:`` tokens weighted 1.5) have no counterpart either and are left out."""
-    vec, model = TextClassifier()._prototypes()
+    vec, model = TextClassifier().prototypes()
     if "smoothing" in model.get_params():
         model.set_params(smoothing="uniform")
     vec.set_params(analyzer="word", subject_in_text=False, subject_weight=1.0, ngram_weights=None)
