@@ -95,21 +95,17 @@ def documents_arrays(model: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     (block,) = model.statistics().blocks
     if model.keeps_term_statistics():
         keyed, vocabulary = block.keyed, block.vocabulary
-        inner, inner_meta = keyed.block.to_arrays()
-        blob, offsets = encode_terms(keyed.terms)
-        arrays = {"terms.utf8": blob, "terms.offsets": offsets}
-        arrays.update({f"keyed.{name}": a for name, a in inner.items()})
+        arrays = _terms_arrays("terms", keyed.terms)
+        keyed_meta = _statistic_arrays(arrays, "keyed.", keyed.block)
         same = block.shares_terms() or (
             len(vocabulary) == len(keyed.terms) and np.array_equal(vocabulary.terms, keyed.terms)
         )
         if not same:
-            blob, offsets = encode_terms(vocabulary.terms)
-            arrays.update({"vocabulary_terms.utf8": blob, "vocabulary_terms.offsets": offsets})
-        arrays["doc_freq"] = np.asarray(vocabulary.doc_freq, np.int64)
-        arrays["term_freq"] = np.asarray(vocabulary.term_freq, np.int64)
+            arrays.update(_terms_arrays("vocabulary_terms", vocabulary.terms))
+        arrays.update(_frequency_arrays("", vocabulary))
         meta = {
             "mode": "per_term",
-            "keyed": {"kind": keyed.block.kind, **inner_meta},
+            "keyed": keyed_meta,
             "n_docs": int(vocabulary.n_docs),
             "vocabulary_terms": "same" if same else "own",
         }
@@ -118,21 +114,33 @@ def documents_arrays(model: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     # could not be loaded is never written
     vectorizer = model.vectorizer_.check_fitted()
     vocabulary = vectorizer.stats_
-    inner, inner_meta = block.to_arrays()
-    blob, offsets = encode_terms(vocabulary.terms)
-    arrays = {
-        "vocabulary.terms.utf8": blob,
-        "vocabulary.terms.offsets": offsets,
-        "vocabulary.doc_freq": np.asarray(vocabulary.doc_freq, np.int64),
-        "vocabulary.term_freq": np.asarray(vocabulary.term_freq, np.int64),
-        **{f"count.{name}": a for name, a in inner.items()},
+    arrays = _terms_arrays("vocabulary.terms", vocabulary.terms)
+    arrays.update(_frequency_arrays("vocabulary.", vocabulary))
+    count_meta = _statistic_arrays(arrays, "count.", block)
+    return arrays, {"mode": "fixed", "count": count_meta, "n_docs": int(vocabulary.n_docs)}
+
+
+# The writer's halves of what the reader takes apart below (_Parts.terms, _vocabulary and
+# _statistic read the same names).
+def _terms_arrays(name: str, terms: np.ndarray) -> dict[str, np.ndarray]:
+    blob, offsets = encode_terms(terms)
+    return {f"{name}.utf8": blob, f"{name}.offsets": offsets}
+
+
+def _frequency_arrays(prefix: str, vocabulary: Any) -> dict[str, np.ndarray]:
+    return {
+        f"{prefix}doc_freq": np.asarray(vocabulary.doc_freq, np.int64),
+        f"{prefix}term_freq": np.asarray(vocabulary.term_freq, np.int64),
     }
-    meta = {
-        "mode": "fixed",
-        "count": {"kind": block.kind, **inner_meta},
-        "n_docs": int(vocabulary.n_docs),
-    }
-    return arrays, meta
+
+
+def _statistic_arrays(
+    arrays: dict[str, np.ndarray], prefix: str, statistic: ColumnStatistic
+) -> dict[str, Any]:
+    """Add the count statistic's arrays to ``arrays`` under ``prefix``; its meta (with kind)."""
+    inner, inner_meta = statistic.to_arrays()
+    arrays.update({f"{prefix}{name}": a for name, a in inner.items()})
+    return {"kind": statistic.kind, **inner_meta}
 
 
 # ---------------------------------------------------------------------------------- reading
