@@ -47,7 +47,8 @@ import pandas as pd
 
 import bayeskit as bk
 from accuracy_peers import design, r_tables, sklearn_tables
-from bayeskit.mixture._components import least_support, resolution_floor
+from bayeskit.mixture import resolution_floor
+from bayeskit.mixture._components import least_support
 from peers import stratified_folds
 
 TABLES = (

@@ -68,6 +68,7 @@ KERNEL_SOURCES = (
     "families/_student_t.py",
     "families/discretized.py",
     "mixture/_em.py",
+    "mixture/_resolution.py",
     "stats/moments.py",
     "stats/scatter.py",
     "text/_html_kernels.py",

@@ -269,44 +269,6 @@ def regularizer(
     return lambda stats: shaped(shrink(stats))
 
 
-VAR_FLOORS = (None, "resolution")
-#: the variance of a rounding error spread uniformly over a step h is h² / 12
-ROUNDING_VARIANCE_DIVISOR = 12.0
-
-
-def check_var_floor(value: Any) -> str | None:
-    if value is None or (isinstance(value, str) and value == "resolution"):
-        return value
-    raise ParameterError(
-        f"var_floor={value!r} is not accepted; use 'resolution' (each variance at least the "
-        "one the data's recorded resolution allows) or None (reg_covar only)"
-    )
-
-
-def resolution_floor(X: np.ndarray) -> np.ndarray:
-    """The variance floor of each column of ``X`` (the training rows): ``h_j² / 12``, with
-    ``h_j`` the smallest gap between two distinct values of column j (missing values left
-    out; 0 for a column with fewer than two distinct values).
-
-    A value recorded to a resolution ``h`` (an integer, a 0/1 indicator, a price in cents)
-    carries a rounding error spread uniformly over ``h``, of variance ``h² / 12`` (Sheppard's
-    correction; Kendall & Stuart, *The Advanced Theory of Statistics*, §3.18): no component
-    can locate such a value more finely. Without this floor the Gaussian density of a
-    component sitting on one value of a discrete column (every row of a one-hot column at
-    0) grows without bound, EM and BIC reward that, and the class gives ~zero likelihood to
-    any row with the other value. On finely recorded continuous data the floor lies far
-    below every variance and changes nothing.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    if X.shape[0] < 2:
-        return np.zeros(X.shape[1])
-    ordered = np.sort(X, axis=0)  # NaN sorts last: its gaps are NaN and drop out below
-    gaps = np.diff(ordered, axis=0)
-    gaps = np.where(gaps > 0, gaps, np.inf)  # NaN > 0 is False
-    h = gaps.min(axis=0)
-    return np.where(np.isfinite(h), h * h / ROUNDING_VARIANCE_DIVISOR, 0.0)
-
-
 def check_reg_param(value: Any) -> float:
     """``reg_param``: a number in [0, 1] (QDA's)."""
     try:

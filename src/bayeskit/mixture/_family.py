@@ -40,12 +40,10 @@ from ._components import (
     check_covariance_type,
     check_prior,
     check_reg_param,
-    check_var_floor,
     component_family,
     least_support,
     n_parameters,
     regularizer,
-    resolution_floor,
     zero_variance,
 )
 from ._em import (
@@ -57,6 +55,7 @@ from ._em import (
     warn_not_converged,
 )
 from ._init import check_init_params, initial_responsibilities
+from ._resolution import check_var_floor, resolution_floor
 
 #: Most components one class may have (the bound a model file cannot lift).
 MAX_COMPONENTS = 10_000
