@@ -18,6 +18,7 @@ import bayeskit as bk
 from bayeskit.datasets.shared import load_uci_table
 from bayeskit.errors import ModelFileError, ParameterError
 from bayeskit.mixture import resolution_floor
+from bayeskit.mixture._resolution import binding_floor
 from bayeskit.stats import MixtureStats
 
 
@@ -90,6 +91,40 @@ def test_resolution_floor_on_many_rows_matches_the_definition():
     whose bit patterns differ in every digit)."""
     X = np.random.default_rng(3).normal(size=(100_000, 3)) * [1.0, 1e-5, 1e8]
     np.testing.assert_array_equal(resolution_floor(X), _gaps_by_sorting(X))
+
+
+def _kept(floor, reg_covar=1e-6):
+    """The floors a mixture keeps: those above reg_covar (the default's)."""
+    return np.where(floor > reg_covar, floor, 0.0)
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1e-6, 1e-3]))
+def test_binding_floor_is_the_resolution_floor_where_it_can_bind(seed, reg_covar):
+    """Past the size where a sample of rows decides which columns are fine: the result is
+    the definition, whatever the sample saw — columns fine everywhere, coarse everywhere,
+    coarse in the sampled rows only (their fine values elsewhere), fine only in one row
+    pair, constant, or with missing values."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4097, 20_000))
+    step = n // 2048
+    fine_unsampled = rng.integers(0, 3, n).astype(np.float64)
+    fine_unsampled[1::step] += 1e-5 * np.arange(len(fine_unsampled[1::step]))
+    one_close_pair = rng.integers(0, 50, n) * 0.5
+    one_close_pair[-1] = one_close_pair[-2] + 2e-2
+    X = np.column_stack(
+        [
+            rng.normal(size=n),
+            rng.integers(0, 2, n),
+            rng.integers(0, 1000, n) * 0.01,
+            fine_unsampled,
+            one_close_pair,
+            np.full(n, 3.0),
+            np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 5, n)),
+        ]
+    )
+    np.testing.assert_array_equal(
+        binding_floor(X, reg_covar), _kept(resolution_floor(X), reg_covar)
+    )
 
 
 def test_components_no_longer_sit_on_a_one_hot_column():
@@ -196,7 +231,9 @@ def test_floor_is_stored_with_the_model_and_old_files_have_none(tmp_path):
     model = bk.GaussianMixtureClassifier(n_components=2).fit(X, y)
     stats = model.stats_.blocks[0]
     n_classes = len(model.classes_)
-    np.testing.assert_array_equal(stats.var_floor, np.vstack([resolution_floor(X)] * n_classes))
+    np.testing.assert_array_equal(
+        stats.var_floor, np.vstack([_kept(resolution_floor(X))] * n_classes)
+    )
     path = tmp_path / "gmm.bkm"
     bk.save(model, path)
     np.testing.assert_array_equal(bk.load(path).predict_proba(X), model.predict_proba(X))
@@ -217,8 +254,8 @@ def test_classes_fitted_apart_keep_their_floors():
     a = bk.GaussianMixtureClassifier(**settings).fit(X[y == 0], y[y == 0])
     b = bk.GaussianMixtureClassifier(**settings).fit(X[y == 1], y[y == 1])
     merged = (a + b).stats_.blocks[0]
-    np.testing.assert_array_equal(merged.floors[0], resolution_floor(X[y == 0]))
-    np.testing.assert_array_equal(merged.floors[1], resolution_floor(X[y == 1]))
+    np.testing.assert_array_equal(merged.floors[0], _kept(resolution_floor(X[y == 0])))
+    np.testing.assert_array_equal(merged.floors[1], _kept(resolution_floor(X[y == 1])))
 
 
 @pytest.mark.parametrize("bad", ["sheppard", True, 0.1])

@@ -55,7 +55,7 @@ from ._em import (
     warn_not_converged,
 )
 from ._init import check_init_params, initial_responsibilities
-from ._resolution import check_var_floor, resolution_floor
+from ._resolution import binding_floor, check_var_floor
 
 #: Most components one class may have (the bound a model file cannot lift).
 MAX_COMPONENTS = 10_000
@@ -362,7 +362,7 @@ class GaussianMixtureFamily(Family):
             keep = data()
             if not keep.all():  # else every row, without a copy of X
                 X = X[keep]
-        return resolution_floor(X)
+        return binding_floor(X, float(self.reg_covar))
 
     # The pieces of a class's fit, shared with the fit on a cluster (one reduction per EM
     # iteration, :mod:`._rounds`): which numbers of components, the starts, the best start,

@@ -83,9 +83,10 @@ class GaussianMixtureClassifier(NumericNB):
         variance — the collapse that makes the likelihood and BIC grow without bound while
         the class gives almost zero probability to any row with another value; with the
         floor the mixture is at least as accurate as GaussianNB on such tables. On finely
-        recorded continuous data the floor lies below ``reg_covar`` and changes nothing.
-        None: ``reg_covar`` only (scikit-learn's GaussianMixture). The floors are stored
-        with the model (:func:`bayeskit.mixture.resolution_floor`).
+        recorded continuous data the floor lies below ``reg_covar`` and changes nothing
+        (every variance already includes ``reg_covar``): such floors are stored as 0.
+        None: ``reg_covar`` only (scikit-learn's GaussianMixture). The floors above
+        ``reg_covar`` are stored with the model (:func:`bayeskit.mixture.resolution_floor`).
     prior : {None, "conjugate"}, default=None
         None: maximum-likelihood components (scikit-learn's GaussianMixture). "conjugate":
         the posterior mode under R's mclust default conjugate prior (``priorControl()``,
