@@ -18,8 +18,7 @@ import bayeskit as bk
 from bayeskit.contract import contract_of
 from bayeskit.errors import ParameterError
 from bayeskit.stats import ColumnStatistic, Counts, Summary, TermKeyed
-from bayeskit.text import TextClassifier, TextVectorizer
-from bayeskit.text._document_stats import DocumentStats
+from bayeskit.text import DocumentStats, TextClassifier, TextVectorizer
 
 DOCS = [
     "cash prize now",

@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 
 from bayeskit.errors import MergeError, ModelFileError
 from bayeskit.stats import STATISTIC_KINDS, Summary
-from bayeskit.text import TextClassifier, TextVectorizer
+from bayeskit.text import DocumentStats, TextClassifier, TextVectorizer
 from bayeskit.text import _document_stats as document_stats
-from bayeskit.text._document_stats import DocumentStats
 
 WORDS = ["cash", "free", "lunch", "meeting", "noon", "now", "prize", "report", "win", "you"]
 

@@ -11,8 +11,7 @@ import scipy.sparse as sp
 from bayeskit import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from bayeskit.errors import ParameterError
 from bayeskit.families import Multinomial
-from bayeskit.text import TextClassifier, TextVectorizer
-from bayeskit.text._document_stats import DocumentStats
+from bayeskit.text import DocumentStats, TextClassifier, TextVectorizer
 from bayeskit.text._documents import DocumentsFamily, as_documents, keeps_term_statistics
 
 DOCS = [

@@ -13,7 +13,7 @@ modes of its documents family (:mod:`bayeskit.text._documents`)::
                       of every term, what its to_arrays gives), doc_freq, term_freq (int64),
                       and vocabulary_terms.utf8/offsets when the vocabulary statistics are
                       over other terms than the counts ("own")
-               i.e. the :class:`~bayeskit.text._document_stats.DocumentStats` of ``stats_``
+               i.e. the :class:`~bayeskit.text.DocumentStats` of ``stats_``
     fixed      meta   {"mode": "fixed", "count": {"kind": <the count model's statistic>,
                        **its meta}, "n_docs": int}
                arrays vocabulary.terms.utf8/offsets, vocabulary.doc_freq,
@@ -152,7 +152,7 @@ def documents_statistic(
     vocabulary statistics being given to ``model`` as ``vectorizer_`` (the columns its first
     fit chose). ``model``'s settings are checked first: a file cannot carry one that explodes
     later (an n-gram range of 10^5, a token pattern that backtracks exponentially)."""
-    from ..text._document_stats import DocumentStats
+    from ..text import DocumentStats
 
     model.check_params()
     parts = _Parts(arrays)

@@ -51,8 +51,7 @@ from .._values import values_from_json
 from ..contract import contract_of
 from ..errors import BayeskitError, ModelFileError
 from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed
-from ..text import SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
-from ..text._document_stats import DocumentStats
+from ..text import DocumentStats, SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
 from ..text.calibration import BINS
 from ._documents_block import decode_terms, encode_terms
 from ._format import (

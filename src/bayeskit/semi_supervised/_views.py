@@ -118,7 +118,7 @@ class TextView:
         """``summary`` (the count model's, of one per-column block over the view's terms)
         as the classifier's statistics: one documents block of its statistic of every term
         and the vocabulary statistics of the view's documents."""
-        from ..text._document_stats import DocumentStats
+        from ..text import DocumentStats
 
         (block,) = summary.blocks
         if not isinstance(block, ColumnStatistic):
@@ -132,7 +132,7 @@ class TextView:
         """``summary`` (documents statistics, e.g. of the labelled documents of some parts)
         with the view's vocabulary statistics instead of its own (those of every part's
         documents, labelled or not)."""
-        from ..text._document_stats import DocumentStats
+        from ..text import DocumentStats
 
         (block,) = summary.blocks
         assert isinstance(block, DocumentStats)  # what summarize gives

@@ -43,8 +43,8 @@ class MixtureStats(Statistic):
     var_floor : ndarray of shape (n_classes, n_features) or (n_classes, 0)
         The smallest variance each class's components may have in each feature (the
         resolution of the class's values, :func:`bayeskit.mixture.resolution_floor`, where it
-        exceeds ``reg_covar``, 0 where it cannot bind); width 0: no floor (models fitted with ``var_floor=None``, and files written before it
-        existed).
+        exceeds ``reg_covar``, 0 where it cannot bind); width 0: no floor (models fitted
+        with ``var_floor=None``, and files written before it existed).
 
     Examples
     --------

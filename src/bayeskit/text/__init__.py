@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _LAZY: dict[str, str] = {
+    "DocumentStats": "._document_stats",
     "Message": ".email",
     "SpamFilter": ".spam",
     "TextClassifier": ".classifier",
@@ -29,6 +30,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
+    from ._document_stats import DocumentStats as DocumentStats
     from .classifier import TextClassifier as TextClassifier
     from .email import Message as Message
     from .email import email_tokens as email_tokens

@@ -55,7 +55,7 @@ class DocumentStats(Statistic):
     --------
     >>> import numpy as np
     >>> from bayeskit.stats import Counts, TermKeyed
-    >>> from bayeskit.text import VocabularyStats
+    >>> from bayeskit.text import DocumentStats, VocabularyStats
     >>> def part(terms, total, df):
     ...     terms = np.array(terms, dtype=object)
     ...     keyed = TermKeyed(terms, Counts(np.array([1.0]), np.array([total], dtype=float)))
