@@ -48,6 +48,22 @@ def test_plain_texts_get_the_word_analyzers_terms():
     assert (auto.transform(TEXTS[2000:2100]) != words.transform(TEXTS[2000:2100])).nnz == 0
 
 
+def test_the_word_counting_follows_changed_parameters():
+    """analyzer="auto" counts plain texts by a word vectorizer it keeps while its parameters
+    stay the same: set_params and plain assignment both reach it (as a fresh vectorizer with
+    the new settings counts)."""
+    texts = ["Free Cash NOW now", "lunch at noon, Noon", "the the the cat"]
+    vec = TextVectorizer(analyzer="auto").fit(texts)
+    before = vec.count(texts)
+    assert before[0].tolist() == TextVectorizer(analyzer="word").count(texts)[0].tolist()
+    vec.set_params(lowercase=False, ngram_range=(1, 2))
+    changed = TextVectorizer(analyzer="word", lowercase=False, ngram_range=(1, 2))
+    assert vec.count(texts)[0].tolist() == changed.count(texts)[0].tolist()
+    assert "Cash NOW" in vec.count(texts)[0].tolist()
+    vec.stop_words = ["the"]
+    assert "the" not in vec.count(texts)[0].tolist()
+
+
 def test_emails_get_header_tokens_and_decoded_body_ngrams():
     vec = TextVectorizer(analyzer="auto", ngram_range=(1, 2)).fit([MAIL, "free lunch today"])
     terms = set(vec.get_feature_names_out().tolist())

@@ -18,7 +18,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any, ClassVar, Literal, overload
+from typing import Any, ClassVar, Literal, cast, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -633,10 +633,18 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
     def _as_words(self) -> TextVectorizer:
         """This vectorizer as analyzer="word" (no vocabulary, no subject weighting): how
-        analyzer="auto" counts the words of the texts it reads."""
-        return clone(self).set_params(
+        analyzer="auto" counts the words of the texts it reads. Made once while the
+        parameters stay the same objects (a clone costs ~20 µs, a tenth of transforming one
+        short message), and it keeps its own scanner tables between calls."""
+        settings = tuple(getattr(self, name) for name in self._get_param_names())
+        cached = self.__dict__.get("_words_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], settings, strict=True)):
+            return cast(TextVectorizer, cached[1])
+        words = clone(self).set_params(
             analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
+        self.__dict__["_words_cache"] = (settings, words)
+        return words
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word
@@ -965,6 +973,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         state.pop("_searched", None)
         state.pop("_lookup_cache", None)
         state.pop("_head_cache", None)
+        state.pop("_words_cache", None)
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
         if "_vocab" in state:  # lazy terms are made: what makes them stays in this process
             state["_vocab"] = self.terms_
