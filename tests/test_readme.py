@@ -5,7 +5,10 @@ Blocks the test runs (other fences, such as ``bash`` or ``python``, are illustra
 
 - ```` ```console ````: a shell session. ``$ `` starts a command (``> `` continues it), and
   the lines up to the next command are its output, standard error included. A line ``...``
-  stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``.
+  stands for any number of lines. Timings (``0.43 s``) are compared as ``<T> s``; other
+  numbers to 1e-9 relative (a probability's last digits differ between machines), and file
+  sizes (``4.5 KB``) to 1 % or one step of their last digit (a compressed model file's size
+  moves with them).
 - ```` ```pycon ````: a Python session, run by doctest (``...`` elides within a line too).
 
 The blocks of one ``## `` section of one page are one session, run in order in one fresh
@@ -51,6 +54,10 @@ PAGES = [
 _FENCE = re.compile(r"^```(\w*|\{[\w:-]+\}.*)\s*$")
 _NEEDS = re.compile(r"^<!--\s*readme-test:\s*needs\s+(.+?)\s*-->$")
 _TIMING = re.compile(r"\b\d+(?:\.\d+)? s\b")
+# a number, and the unit of a size when one follows it (the split keeps both groups)
+_NUMBER = re.compile(r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)( (?:B|KB|MB|GB)\b)?")
+_DIGITS = 1e-9
+_SIZE = 0.01
 _COMPILING = "bayeskit: first run: compiling kernels"
 
 
@@ -110,7 +117,29 @@ def matches(expected: list[str], actual: list[str]) -> bool:
         return not actual
     if expected[0] == "...":
         return any(matches(expected[1:], actual[k:]) for k in range(len(actual) + 1))
-    return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
+    return bool(actual) and same_line(expected[0], actual[0]) and matches(expected[1:], actual[1:])
+
+
+def same_line(expected: str, actual: str) -> bool:
+    """The same text, and the same numbers to ``_DIGITS`` relative (a file size to
+    ``_SIZE``): the last digits of a probability printed in full, and a compressed model
+    file's size, differ between machines (the SIMD paths of exp and log, the BLAS kernels),
+    while a number rounded for the page (an accuracy, a count) must match as written. A
+    size may differ by 1 % or by one step of its last printed digit."""
+    if expected == actual:
+        return True
+    want, got = _NUMBER.split(expected), _NUMBER.split(actual)
+    if len(want) != len(got) or want[0::3] != got[0::3] or want[2::3] != got[2::3]:
+        return False
+    for a, unit, b in zip(want[1::3], want[2::3], got[1::3], strict=True):
+        x, y = float(a), float(b)
+        allowed = _DIGITS * max(abs(x), abs(y))
+        if unit:  # a size: 1 %, or one step of its last printed digit
+            step = 10.0 ** -len(a.partition(".")[2])
+            allowed = max(_SIZE * max(abs(x), abs(y)), step)
+        if abs(x - y) > allowed * (1 + 1e-12):
+            return False
+    return True
 
 
 def _normal(text: str, data: Path | None) -> list[str]:
@@ -316,6 +345,17 @@ def test_the_block_parser_and_the_matcher():
     assert matches(["a", "...", "c"], ["a", "b", "c"])
     assert not matches(["a", "...", "d"], ["a", "b", "c"])
     assert not matches(["a"], ["a", "b"])
+    assert matches(["1,spam,0.0008555724406502188"], ["1,spam,0.0008555724406502172"])
+    assert matches(["p 1.852784109024231e-41"], ["p 1.8527841090247576e-41"])
+    assert not matches(["accuracy: 0.9905"], ["accuracy: 0.9906"])
+    assert not matches(["1,spam,0.00085557"], ["1,ham,0.00085557"])
+    assert not matches(["caught 3 of 4"], ["caught 3 of 4 rows"])
+    assert matches(["wrote gmm.bk (4.5 KB)"], ["wrote gmm.bk (4.6 KB)"])
+    assert not matches(["wrote gmm.bk (4.5 KB)"], ["wrote gmm.bk (4.7 KB)"])
+    assert matches(["sms.bk (345.5 KB)"], ["sms.bk (348.9 KB)"])
+    assert not matches(["sms.bk (345.5 KB)"], ["sms.bk (350.5 KB)"])
+    assert not matches(["4.5 KB"], ["4.6 MB"])
+    assert not matches(["4.5 files"], ["4.6 files"])
     assert _normal("wrote m.bk in 0.43 s\ntime: 12 s\n", None) == [
         "wrote m.bk in <T> s",
         "time: <T> s",
