@@ -128,3 +128,28 @@ def test_the_service_colours_auto_texts_and_emails():
     shown = segments(vec, mail, {"subject:cash": 0.5, "win": 1.0})
     assert ["cash", 0.5] in shown  # the subject word, scored as subject:cash
     assert ["win", 1.0] in shown  # the body word
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"ngram_range": (1, 2), "output": "binary", "norm": "l1"},
+        {"oov_token": "<oov>", "min_df": 2},
+        {"lowercase": False, "output": "tfidf"},
+        {"vocabulary": ["call", "free", "now", "lunch", "prize", "txt", "ok"]},
+        {"stop_words": "english", "max_features": 500},
+    ],
+)
+def test_a_short_message_is_the_same_row_as_in_a_large_batch(settings):
+    """One short text (below the compiled scanner's threshold: each word looked up as it
+    comes) gives the row the same text gets in a batch the scanner counts."""
+    vec = TextVectorizer(analyzer="auto", **settings).fit(TEXTS[:1500])
+    batch = [*TEXTS[1500:1700], b"Free entry!! Txt WIN to 80086 \xa3100", "\u00e9t\u00e9 ok lah"]
+    whole = vec.transform(batch)
+    for i, text in enumerate(batch):
+        one = vec.transform([text])
+        assert one.dtype == whole.dtype
+        assert one.shape == (1, whole.shape[1])
+        assert one.has_canonical_format
+        assert (one != whole[i]).nnz == 0, text

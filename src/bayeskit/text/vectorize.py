@@ -289,6 +289,13 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             else:
                 read = read_auto(documents, mail, bool(self.subject_in_text), self.encoding)
                 known = self._count_known_mail(read, len(documents))
+            if known is None and read is None:
+                # Little text and no e-mail (a message to a service): each word looked up as
+                # it comes, without a matrix over the documents' own terms first.
+                words = self._as_words()
+                texts = list(words._documents(documents))
+                if sum(map(len, texts)) < FAST_MIN_CHARS:
+                    known = self._count_into_vocabulary(texts, by=words)
             if known is None:
                 known = self._reindex(*self._count_auto(documents, mail, read=read))
             return self._weigh(known, own=True)
@@ -664,19 +671,23 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         analyze = self._analyze
         return count_token_lists(analyze(text) for text in texts)
 
-    def _count_into_vocabulary(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
+    def _count_into_vocabulary(
+        self, raw_documents: Iterable[Any], by: TextVectorizer | None = None
+    ) -> sp.csr_matrix:
         """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
         up in the fitted vocabulary as it comes: no matrix over the documents' own terms is
         built first (for one short message, as a service scores them, that was most of
-        the cost)."""
+        the cost). ``by``: the vectorizer whose reading and analyzer count the documents
+        (analyzer="auto"'s word vectorizer), by default this one."""
         self._check_params()
+        reader = self if by is None else by._check_params()
         n_vocab = len(self.terms_)
         oov = n_vocab if self.oov_token is not None else -1
-        analyze = self._analyze
+        analyze = reader._analyze
         indices: list[int] = []
         data: list[int] = []
         indptr = [0]
-        for text in self._documents(raw_documents):
+        for text in reader._documents(raw_documents):
             tally: dict[str, int] = {}
             for term in analyze(text):
                 tally[term] = tally.get(term, 0) + 1
