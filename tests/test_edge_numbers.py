@@ -579,3 +579,18 @@ def test_parzen_on_rows_that_coincide(
     except BayeskitError:
         return
     assert_probabilities(model.predict_proba(X))
+
+
+def test_bayesian_network_gain_of_huge_weights_is_named():
+    """lnΓ of a count past ~2.6e305 exceeds float64: the structure search's gain takes it
+    as +inf (as scipy's gammaln does) instead of raising OverflowError from math.lgamma, and
+    the fit refuses the weights by name or fits."""
+    X = np.array([["green", "blue"], ["red", "blue"], ["green", "cyan"]], dtype=object)
+    y = np.array(["a", "b", "a"])
+    for make in (bk.TANClassifier, bk.AODEClassifier, bk.KDBClassifier):
+        for w in (np.array([1e308, 1e308, 1.0]), np.array([1e306, 1.0, 1.0])):
+            try:
+                model = make().fit(X, y, sample_weight=w)
+            except BayeskitError:
+                continue
+            assert_probabilities(model.predict_proba(X))

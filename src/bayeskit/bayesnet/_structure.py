@@ -95,8 +95,15 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
     ln(a + k)``, would need a cumulative table up to the largest count per distinct ``a``, its
     rounding growing with the count, and another path for fractional weights.)"""
     values, inverse = np.unique(x, return_inverse=True)
-    out = np.fromiter(map(math.lgamma, values.tolist()), dtype=np.float64, count=len(values))
+    out = np.fromiter(map(_lgamma, values.tolist()), dtype=np.float64, count=len(values))
     return out[inverse].reshape(np.shape(x))
+
+
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except OverflowError:  # x beyond ~2.6e305: lnΓ(x) exceeds float64 (scipy's gammaln: inf)
+        return math.inf
 
 
 def class_information(singles: np.ndarray, cat_offsets: np.ndarray) -> np.ndarray:
