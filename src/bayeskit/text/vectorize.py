@@ -292,10 +292,10 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             if known is None and read is None:
                 # Little text and no e-mail (a message to a service): each word looked up as
                 # it comes, without a matrix over the documents' own terms first.
-                words = self._as_words()
-                texts = list(words._documents(documents))
+                texts = [decode(doc, encoding=self.encoding) for doc in documents]
                 if sum(map(len, texts)) < FAST_MIN_CHARS:
-                    known = self._count_into_vocabulary(texts, by=words)
+                    analyze = self._as_words().build_analyzer()
+                    known = self._count_into_vocabulary(texts, analyze=analyze)
             if known is None:
                 known = self._reindex(*self._count_auto(documents, mail, read=read))
             return self._weigh(known, own=True)
@@ -532,6 +532,20 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             return self._count_python(self._documents(raw_documents))
         return self._count(raw_documents)
 
+    def build_analyzer(self) -> Callable[[Any], list[str]]:
+        """The function that turns one document into its terms, as :meth:`count` reads
+        them (scikit-learn's ``CountVectorizer.build_analyzer``); the parameters are checked
+        first.
+
+        Examples
+        --------
+        >>> from bayeskit.text import TextVectorizer
+        >>> TextVectorizer(ngram_range=(1, 2)).build_analyzer()("Free cash now")
+        ['free', 'cash', 'now', 'free cash', 'cash now']
+        """
+        self._check_params()
+        return self._analyze
+
     def weigh(self, counts: sp.csr_matrix, *, terms: np.ndarray | None = None) -> sp.csr_matrix:
         """The vectorizer's output (presence, tf-idf weights, norms) for ``counts``: counts
         over the vocabulary (:meth:`reindex`), or over ``terms`` (sorted, distinct: a batch's
@@ -672,22 +686,22 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return count_token_lists(analyze(text) for text in texts)
 
     def _count_into_vocabulary(
-        self, raw_documents: Iterable[Any], by: TextVectorizer | None = None
+        self, raw_documents: Iterable[Any], analyze: Callable[[Any], list[str]] | None = None
     ) -> sp.csr_matrix:
         """``_reindex(*_count(raw_documents))`` by the analyzer in Python, each term looked
         up in the fitted vocabulary as it comes: no matrix over the documents' own terms is
         built first (for one short message, as a service scores them, that was most of
-        the cost). ``by``: the vectorizer whose reading and analyzer count the documents
-        (analyzer="auto"'s word vectorizer), by default this one."""
+        the cost). ``analyze``: another analyzer than this vectorizer's (analyzer="auto"
+        counts the words of decoded texts by its word vectorizer's)."""
         self._check_params()
-        reader = self if by is None else by._check_params()
         n_vocab = len(self.terms_)
         oov = n_vocab if self.oov_token is not None else -1
-        analyze = reader._analyze
+        if analyze is None:
+            analyze = self._analyze
         indices: list[int] = []
         data: list[int] = []
         indptr = [0]
-        for text in reader._documents(raw_documents):
+        for text in self._documents(raw_documents):
             tally: dict[str, int] = {}
             for term in analyze(text):
                 tally[term] = tally.get(term, 0) + 1
