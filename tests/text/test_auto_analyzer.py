@@ -62,6 +62,10 @@ def test_the_word_counting_follows_changed_parameters():
     assert "Cash NOW" in vec.count(texts)[0].tolist()
     vec.stop_words = ["the"]
     assert "the" not in vec.count(texts)[0].tolist()
+    vec.stop_words.append("cat")  # changed in place, as a new clone would see it
+    assert "cat" not in vec.count(texts)[0].tolist()
+    vec.stop_words.remove("cat")
+    assert "cat" in vec.count(texts)[0].tolist()
 
 
 def test_emails_get_header_tokens_and_decoded_body_ngrams():

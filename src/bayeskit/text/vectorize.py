@@ -15,6 +15,7 @@ others' private attributes. What does not need that state lives in the modules a
 
 from __future__ import annotations
 
+import copy
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
@@ -76,6 +77,16 @@ SMALL_REMAP_NNZ = 1 << 12
 #: new vocabulary at every learn and reads a few messages with each (a search costs about what
 #: ~2 dict insertions do), while a large batch amortizes the dict at once.
 SEARCH_BUDGET = 0.25
+#: parameter types kept as copies by the word vectorizer's cache (see _as_words)
+_CONTAINERS = (list, dict, set)
+
+
+def _same_setting(kept: Any, current: Any) -> bool:
+    """Whether a parameter is unchanged since it was ``kept``: the same object, or for a
+    list, dict or set (kept as a copy) an equal one of the same type."""
+    if type(kept) in _CONTAINERS:
+        return type(current) is type(kept) and bool(current == kept)
+    return kept is current
 
 
 #: (the weighting, the weights) of a terms array, while it lives: see
@@ -655,16 +666,19 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     def _as_words(self) -> TextVectorizer:
         """This vectorizer as analyzer="word" (no vocabulary, no subject weighting): how
         analyzer="auto" counts the words of the texts it reads. Made once while the
-        parameters stay the same objects (a clone costs ~20 µs, a tenth of transforming one
-        short message), and it keeps its own scanner tables between calls."""
+        parameters stay the same (a clone costs ~20 µs, a tenth of transforming one short
+        message), and it keeps its own scanner tables between calls. A list, dict or set
+        parameter is kept as a copy and compared by value, so a stop-word list changed in
+        place is seen as a change, as a new clone would see it."""
         settings = tuple(getattr(self, name) for name in self._get_param_names())
         cached = self.__dict__.get("_words_cache")
-        if cached is not None and all(a is b for a, b in zip(cached[0], settings, strict=True)):
+        if cached is not None and all(map(_same_setting, cached[0], settings)):
             return cast(TextVectorizer, cached[1])
         words = clone(self).set_params(
             analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
-        self.__dict__["_words_cache"] = (settings, words)
+        kept = tuple(copy.copy(v) if type(v) in _CONTAINERS else v for v in settings)
+        self.__dict__["_words_cache"] = (kept, words)
         return words
 
     def _analysis(self) -> Analysis | None:
