@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -25,14 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bayeskit.datasets.shared import data_dir
 from bayeskit.text._auto_read import read_auto
 from bayeskit.text._count_matrices import mail_mask
+from spam_cpu import cpu
 from spam_peers import TEST, paths
-
-
-def cpu() -> float:
-    """User + system seconds of this process and its waited-for children so far."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ comparison sort of the whole training matrix cost more than the EM fit it guards
 sort of 10⁵ × 20 values: ~0.1 s, against ~0.1 s for a 5-class, 4-component diagonal fit), so
 the columns are put in order by a least-significant-digit radix sort of their IEEE-754 bit
 patterns (linear in the rows), the columns shared among threads (the kernel runs without
-the GIL, so the rows of a Dask worker's thread pool may call it at once); and a mixture keeps
+the GIL, so the threads of a Dask worker's pool may call it at once); and a mixture keeps
 only the floors that can bind (:func:`binding_floor`), which a sample of the rows settles for
 finely recorded columns without ordering them at all.
 """

@@ -294,19 +294,18 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             mail = mail_mask(documents)
             read = None
             if not mail.any():
-                # No e-mail among them: every document is read as analyzer="word" reads it,
-                # so the compiled scanner looks its terms up in the vocabulary's table.
-                known = self._count_known_words(documents)
+                # No e-mail among them: every document is read as analyzer="word" reads it.
+                texts = [decode(doc, encoding=self.encoding) for doc in documents]
+                if sum(map(len, texts)) < FAST_MIN_CHARS:
+                    # Little text (a message to a service): each word looked up as it comes,
+                    # without a matrix over the documents' own terms first.
+                    analyze = self._as_words().build_analyzer()
+                    known = self._count_into_vocabulary(texts, analyze=analyze)
+                else:  # the compiled scanner looks the terms up in the vocabulary's table
+                    known = self._count_known_words(texts)
             else:
                 read = read_auto(documents, mail, bool(self.subject_in_text), self.encoding)
                 known = self._count_known_mail(read, len(documents))
-            if known is None and read is None:
-                # Little text and no e-mail (a message to a service): each word looked up as
-                # it comes, without a matrix over the documents' own terms first.
-                texts = [decode(doc, encoding=self.encoding) for doc in documents]
-                if sum(map(len, texts)) < FAST_MIN_CHARS:
-                    analyze = self._as_words().build_analyzer()
-                    known = self._count_into_vocabulary(texts, analyze=analyze)
             if known is None:
                 known = self._reindex(*self._count_auto(documents, mail, read=read))
             return self._weigh(known, own=True)
@@ -870,18 +869,12 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         self._columns_cache = (self.terms_, index)
         return index
 
-    def _count_known_words(self, documents: list[Any]) -> sp.csr_matrix | None:
-        """``_reindex(*_count(documents))`` of analyzer="auto" for documents none of which is
+    def _count_known_words(self, texts: list[str]) -> sp.csr_matrix | None:
+        """``_reindex(*_count(texts))`` of analyzer="auto" for decoded texts none of which is
         an e-mail, by the compiled scanner's lookup (:meth:`_count_known`); None where that
-        path does not apply (little text, settings it does not compile, or a vocabulary not
-        chosen among terms it counted: then e-mail tokens may be among them)."""
+        path does not apply (settings it does not compile, or a vocabulary not chosen among
+        terms it counted: then e-mail tokens may be among them)."""
         if self._word_analysis() is None or "_selected" not in self.__dict__:
-            return None
-        if isinstance(documents, list) and all(type(doc) is str for doc in documents):
-            texts = documents
-        else:
-            texts = [decode(doc, encoding=self.encoding) for doc in documents]
-        if sum(map(len, texts)) < FAST_MIN_CHARS:
             return None
         try:
             return self._count_known(texts)
