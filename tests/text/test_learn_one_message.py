@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bayeskit.datasets import load_sms_spam
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+from bayeskit.text import _term_lookup as term_lookup
 
 TEXTS, LABELS = load_sms_spam()
 FIRST = 400
@@ -96,7 +97,7 @@ def test_search_and_table_give_the_same_columns(vectorizer, rows):
     docs = [" ".join([*w, TEXTS[i]]) for i, w in rows]
     searched = copy.deepcopy(fitted)
     by_search = searched.transform(docs)  # a few terms: looked up by binary search
-    assert "_columns_cache" not in searched.__dict__
+    assert term_lookup.registered(searched.terms_) is None
     tabled = copy.deepcopy(fitted)
     tabled._columns()  # the term -> column table built first: looked up there
     by_table = tabled.transform(docs)
@@ -110,8 +111,65 @@ def test_search_and_table_give_the_same_columns(vectorizer, rows):
 def test_the_table_is_built_once_the_searches_would_cost_as_much():
     vec = TextVectorizer().fit(TEXTS[:FIRST])
     vec.transform(TEXTS[FIRST : FIRST + 2])
-    assert "_columns_cache" not in vec.__dict__
+    assert term_lookup.registered(vec.terms_) is None
     # A few messages at a time (as many terms in all as the vocabulary has): the table pays.
     many = sp.vstack([vec.transform(TEXTS[i : i + 4]) for i in range(0, FIRST, 4)])
-    assert "_columns_cache" in vec.__dict__
+    assert term_lookup.registered(vec.terms_) is not None
     assert (many != TextVectorizer().fit_transform(TEXTS[:FIRST])).nnz == 0
+
+
+def _columns_by_search(terms: np.ndarray, asked: list[str]) -> np.ndarray:
+    at = np.searchsorted(terms, np.asarray(asked, dtype=object))
+    inside = at < len(terms)
+    hit = np.zeros(len(asked), dtype=bool)
+    hit[inside] = terms[at[inside]] == np.asarray(asked, dtype=object)[inside]
+    return np.where(hit, at, -1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(0, 20), st.integers(0, 2000), st.lists(st.sampled_from(NEW_WORDS))),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_learned_vocabulary_derives_its_lookup_from_the_one_it_was_learned_from(steps):
+    """A served model learns a message at a time, each learn from the newest model or (a
+    refused batch retried) an older one: every vocabulary made so gets its lookup from its
+    parent's, and it gives the columns a search in its own terms gives."""
+    models = [SpamFilter().fit(TEXTS[:FIRST], LABELS[:FIRST])]
+    term_lookup.build(models[0].fitted_parts()[0].terms_)
+    for parent, i, words in steps:
+        doc = " ".join([*words, TEXTS[FIRST + i]])
+        label = LABELS[FIRST + i]
+        models.append(copy.copy(models[parent % len(models)]).partial_fit([doc], [label]))
+    asked = [*NEW_WORDS, "never-seen", "a", "zzzz"]
+    for model in models:
+        terms = model.fitted_parts()[0].terms_
+        lookup = term_lookup.registered(terms)
+        assert lookup is not None
+        np.testing.assert_array_equal(lookup.columns_of(terms.tolist()), np.arange(len(terms)))
+        np.testing.assert_array_equal(lookup.columns_of(asked), _columns_by_search(terms, asked))
+        # and the model reads a message as one fitted from scratch on its terms reads it
+        vec = model.fitted_parts()[0]
+        fresh = copy.deepcopy(vec)
+        fresh.transform(TEXTS[:2])
+        assert term_lookup.registered(fresh.terms_) is None  # a copy: searched, not derived
+        assert (vec.transform([" ".join(asked)]) != fresh.transform([" ".join(asked)])).nnz == 0
+
+
+def test_a_stream_of_learns_builds_the_lookup_once_its_searches_would_pay():
+    """Few lookups between learns (a service's checks): the count of terms searched passes
+    from each vocabulary to the next, so the lookup is built after as many as the budget
+    allows in all, and derived from then on."""
+    model = SpamFilter().fit(TEXTS[:FIRST], LABELS[:FIRST])
+    vocabularies = []
+    for i in range(200):
+        model = copy.copy(model).partial_fit([f"plover{i} " + TEXTS[FIRST + i]], [LABELS[i]])
+        vec = model.fitted_parts()[0]
+        vec.transform(TEXTS[i : i + 2])
+        vocabularies.append(term_lookup.registered(vec.terms_))
+    built = next(i for i, lookup in enumerate(vocabularies) if lookup is not None)
+    assert 0 < built < 150
+    assert all(lookup is not None for lookup in vocabularies[built:])

@@ -30,6 +30,7 @@ from .._values import (
 from ..errors import MergeError, ModelFileError
 from ..stats import Statistic, TermKeyed
 from ..stats._base import Tolerance, check_arrays, per_class
+from . import _term_lookup as term_lookup
 from .vocabulary import VocabularyStats
 
 __all__ = ["DocumentStats"]
@@ -136,6 +137,8 @@ class DocumentStats(Statistic):
         if found is None:
             return None
         terms, where, at = found
+        # a served model's next vocabulary: its term lookup follows from this one's
+        term_lookup.inherit(va.terms, terms, where)
         freqs = []
         for a, b in ((va.doc_freq, vb.doc_freq), (va.term_freq, vb.term_freq)):
             out = spread(a, where, axis=0)

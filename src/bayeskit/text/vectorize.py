@@ -19,7 +19,7 @@ import copy
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
-from typing import Any, ClassVar, Literal, cast, overload
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +30,7 @@ from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
+from . import _term_lookup as term_lookup
 from ._count_matrices import (
     mail_mask,
     remap_rows_small,
@@ -299,8 +300,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 if sum(map(len, texts)) < FAST_MIN_CHARS:
                     # Little text (a message to a service): each word looked up as it comes,
                     # without a matrix over the documents' own terms first.
-                    analyze = self._as_words().build_analyzer()
-                    known = self._count_into_vocabulary(texts, analyze=analyze)
+                    known = self._count_into_vocabulary(texts, analyze=self._word_analyzer())
                 else:  # the compiled scanner looks the terms up in the vocabulary's table
                     known = self._count_known_words(texts)
             else:
@@ -669,16 +669,25 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         message), and it keeps its own scanner tables between calls. A list, dict or set
         parameter is kept as a copy and compared by value, so a stop-word list changed in
         place is seen as a change, as a new clone would see it."""
+        return self._words()[0]
+
+    def _word_analyzer(self) -> Callable[[Any], list[str]]:
+        """:meth:`_as_words`' analyzer, made (and its parameters checked) once with it."""
+        return self._words()[1]
+
+    def _words(self) -> tuple[TextVectorizer, Callable[[Any], list[str]]]:
         settings = tuple(getattr(self, name) for name in self._get_param_names())
         cached = self.__dict__.get("_words_cache")
         if cached is not None and all(map(_same_setting, cached[0], settings)):
-            return cast(TextVectorizer, cached[1])
+            return cached[1]
         words = clone(self).set_params(
             analyzer="word", vocabulary=None, subject_in_text=False, subject_weight=1.0
         )
+        # the word vectorizer is this one's alone and never changes: checked once here
+        made = (words, words.build_analyzer())
         kept = tuple(copy.copy(v) if type(v) in _CONTAINERS else v for v in settings)
-        self.__dict__["_words_cache"] = (kept, words)
-        return words
+        self.__dict__["_words_cache"] = (kept, made)
+        return made
 
     def _analysis(self) -> Analysis | None:
         """The compiled scanner's version of this analyzer, or None if it has none: word
@@ -705,8 +714,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         up in the fitted vocabulary as it comes: no matrix over the documents' own terms is
         built first (for one short message, as a service scores them, that was most of
         the cost). ``analyze``: another analyzer than this vectorizer's (analyzer="auto"
-        counts the words of decoded texts by its word vectorizer's)."""
-        self._check_params()
+        counts the words of decoded texts by its word vectorizer's). The parameters are
+        checked and the vocabulary made (:meth:`_ensure_vocabulary`) by the caller."""
         n_vocab = len(self.terms_)
         oov = n_vocab if self.oov_token is not None else -1
         if analyze is None:
@@ -728,13 +737,18 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             indices += columns
             data += [row[c] for c in columns]
             indptr.append(len(indices))
+        # 32-bit indices where they fit, as scikit-learn's vectorizers give: scipy then
+        # takes them as they are, where 64-bit ones are scanned for their range first
+        # (half of building a one-row matrix)
+        width = n_vocab + (oov >= 0)
+        index = np.int32 if max(width, len(indices)) < np.iinfo(np.int32).max else np.int64
         out = sp.csr_matrix(
             (
                 np.asarray(data, dtype=np.float64),
-                np.asarray(indices, dtype=np.int64),
-                np.asarray(indptr, dtype=np.int64),
+                np.asarray(indices, dtype=index),
+                np.asarray(indptr, dtype=index),
             ),
-            shape=(len(indptr) - 1, n_vocab + (oov >= 0)),
+            shape=(len(indptr) - 1, width),
         )
         out.has_canonical_format = True
         return out
@@ -842,32 +856,24 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     def _columns_of(self, terms: np.ndarray | list[str]) -> np.ndarray:
         """The column of each of ``terms`` in the fitted vocabulary (int64, -1 for a term
         outside it): by binary search in the sorted vocabulary while few terms have been
-        looked up in it (:data:`SEARCH_BUDGET`), then by the term -> column dict, built once
-        per vocabulary. Both give the same columns; the count of terms searched is a hint
-        (threads that race on it only move the moment the dict is built)."""
+        looked up in it and in the vocabularies it was learned from (:data:`SEARCH_BUDGET`),
+        then by its term lookup (:mod:`._term_lookup`: built once, or derived from the
+        lookup of the vocabulary it was learned from). Both give the same columns."""
         vocab = self.terms_
-        cached = self.__dict__.get("_columns_cache")
-        if cached is None or cached[0] is not vocab:
-            searched = self.__dict__.get("_searched")
-            total = len(terms) + (searched[1] if searched and searched[0] is vocab else 0)
-            if total <= SEARCH_BUDGET * len(vocab):
-                self._searched = (vocab, total)
+        lookup = term_lookup.registered(vocab)
+        if lookup is None:
+            if term_lookup.search_instead(vocab, len(terms), SEARCH_BUDGET * len(vocab)):
                 needles = np.empty(len(terms), dtype=object)
                 needles[:] = terms
                 pos, found = find_sorted(vocab, needles)
                 return np.where(found, pos, -1).astype(np.int64, copy=False)
-        index = self._columns()
-        listed = terms.tolist() if isinstance(terms, np.ndarray) else terms
-        return np.fromiter((index.get(t, -1) for t in listed), np.int64, len(listed))
+            lookup = term_lookup.build(vocab)
+        return lookup.columns_of(terms.tolist() if isinstance(terms, np.ndarray) else terms)
 
-    def _columns(self) -> dict[str, int]:
-        """Term -> column of the fitted vocabulary, built once per vocabulary."""
-        cached = self.__dict__.get("_columns_cache")
-        if cached is not None and cached[0] is self.terms_:
-            return cached[1]
-        index = {t: i for i, t in enumerate(self.terms_.tolist())}
-        self._columns_cache = (self.terms_, index)
-        return index
+    def _columns(self) -> term_lookup.TermLookup:
+        """The term lookup of the fitted vocabulary (built now if it has none)."""
+        vocab = self.terms_
+        return term_lookup.registered(vocab) or term_lookup.build(vocab)
 
     def _count_known_words(self, texts: list[str]) -> sp.csr_matrix | None:
         """``_reindex(*_count(texts))`` of analyzer="auto" for decoded texts none of which is
@@ -1001,8 +1007,6 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
-        state.pop("_columns_cache", None)
-        state.pop("_searched", None)
         state.pop("_lookup_cache", None)
         state.pop("_head_cache", None)
         state.pop("_words_cache", None)
