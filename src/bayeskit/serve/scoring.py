@@ -10,6 +10,7 @@ compare them with ``predict_proba`` and ``explain``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -101,8 +102,8 @@ class Scorer:
         """The answer of ``POST /check`` for one message (the user guide, "The service")."""
         x = self.model.transform([doc])
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
-        jll = (self.b + self.W[:, x.indices] @ x.data).reshape(1, -1)
-        proba = np.exp(_log_posterior(jll, self.log_prior))
+        columns = x.indices
+        jll = (self.b + self.W[:, columns] @ x.data).reshape(1, -1)
         log_odds = None
         if self.spam is not None:
             a, c = self.spam, 1 - self.spam
@@ -111,12 +112,15 @@ class Scorer:
                 log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
             if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
                 z = float(calibrated_logit(np.array([log_odds]), self.scale)[0])
-                proba[a] = np.exp(-np.logaddexp(0.0, -z))
-                proba[c] = np.exp(-np.logaddexp(0.0, z))
+                proba = np.empty(2)
+                proba[a], proba[c] = _expit(z), _expit(-z)
+            else:
+                proba = np.exp(_log_posterior(jll, self.log_prior))
         else:
+            proba = np.exp(_log_posterior(jll, self.log_prior))
             order = np.argsort(-jll[0], kind="stable")
             a, c = int(order[0]), int(order[1])
-        weights = x.data * (self.W[a, x.indices] - self.W[c, x.indices])
+        weights = x.data * (self.W[a, columns] - self.W[c, columns])
         out: dict[str, Any] = {}
         if self.spam is not None:
             # SpamFilter.verdicts and .decisions for one message, with the cutoffs and the
@@ -137,14 +141,12 @@ class Scorer:
         out["log_odds"] = float(jll[0, a] - jll[0, c]) if log_odds is None else log_odds
         out["log_odds_of"] = [self.classes[a], self.classes[c]]
         out["probabilities"] = {str(k): float(p) for k, p in zip(self.classes, proba, strict=True)}
-        rank = np.argsort(-np.abs(weights), kind="stable")[:REASONS]
+        rank = np.argsort(-np.abs(weights), kind="stable")[:REASONS].tolist()
+        names = self.names[columns[rank]].tolist()
+        listed, counts = weights[rank].tolist(), x.data[rank].tolist()
         out["reasons"] = [
-            {
-                "token": str(self.names[x.indices[k]]),
-                "weight": float(weights[k]),
-                "count": float(x.data[k]),
-            }
-            for k in rank
+            {"token": str(name), "weight": w, "count": n}
+            for name, w, n in zip(names, listed, counts, strict=True)
         ]
         if words:
             by_term = {
@@ -152,6 +154,12 @@ class Scorer:
             }
             out["words"] = segments(self.model.vectorizer or TextVectorizer(), doc, by_term)
         return out
+
+
+def _expit(z: float) -> float:
+    """``1 / (1 + exp(-z))`` as :func:`bayeskit.text.calibration.calibrated` gives it,
+    for one float (without numpy's per-call cost)."""
+    return math.exp(-(math.log1p(math.exp(-z)) if z > 0 else -z + math.log1p(math.exp(z))))
 
 
 def _log_posterior(jll: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
