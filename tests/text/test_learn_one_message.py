@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bayeskit.datasets import load_sms_spam
@@ -134,6 +134,7 @@ def _columns_by_search(terms: np.ndarray, asked: list[str]) -> np.ndarray:
         max_size=8,
     )
 )
+@example(steps=[(0, 1665, [])])  # more than 64 new terms and pairs: a merge, not an insertion
 def test_a_learned_vocabulary_derives_its_lookup_from_the_one_it_was_learned_from(steps):
     """A served model learns a message at a time, each learn from the newest model or (a
     refused batch retried) an older one: every vocabulary made so gets its lookup from its

@@ -112,6 +112,8 @@ class DocumentStats(Statistic):
         # one merge of the sorted terms for both sums (each ``+`` would merge them again: on
         # a long stream, binary searches among the terms are most of adding a batch)
         terms, mine, theirs = merge_sorted_text(va.terms, vb.terms)
+        for vocab, where in ((va, mine), (vb, theirs)):
+            term_lookup.inherit(vocab.terms, terms, where)
         doc_freq = np.zeros(len(terms), dtype=np.int64)
         term_freq = np.zeros(len(terms), dtype=np.int64)
         for vocab, where in ((va, mine), (vb, theirs)):
@@ -137,8 +139,11 @@ class DocumentStats(Statistic):
         if found is None:
             return None
         terms, where, at = found
-        # a served model's next vocabulary: its term lookup follows from this one's
-        term_lookup.inherit(va.terms, terms, where)
+        if len(where):  # a served model's next vocabulary: its lookup follows from this one's
+            moved = np.arange(len(va.terms)) + np.searchsorted(
+                where, np.arange(len(va.terms)), "right"
+            )
+            term_lookup.inherit(va.terms, terms, moved)
         freqs = []
         for a, b in ((va.doc_freq, vb.doc_freq), (va.term_freq, vb.term_freq)):
             out = spread(a, where, axis=0)

@@ -51,9 +51,13 @@ class TermLookup:
         np.minimum(found, beyond, out=found)
         return self.column[found]
 
-    def derived(self, where: np.ndarray, new_terms: list[str]) -> TermLookup:
-        """The lookup of this vocabulary with ``new_terms`` (sorted) inserted before the
-        columns ``where`` (as :func:`bayeskit._values.insert_sorted_text` gives them)."""
+    def derived(self, moved: np.ndarray, child: np.ndarray) -> TermLookup:
+        """The lookup of ``child``, a vocabulary holding all of this one's terms: ``moved``
+        gives the column in ``child`` of each of this vocabulary's columns."""
+        fresh = np.ones(len(child), dtype=bool)
+        fresh[moved] = False
+        new_columns = np.flatnonzero(fresh)
+        new_terms = child[new_columns].tolist()
         with _LOCK:  # ids are given one at a time, whichever thread asks
             ids = self.ids
             for term in new_terms:
@@ -62,10 +66,8 @@ class TermLookup:
             size = len(ids)
         old = self.column[:-1]
         column = np.full(size + 1, -1, np.int64)
-        # a column moves right by the number of new terms inserted at or before it; the
-        # i-th new term goes before the old column where[i], after the i new ones before it
-        column[: len(old)] = np.where(old >= 0, old + np.searchsorted(where, old, "right"), -1)
-        column[new_ids] = where + np.arange(len(where))
+        column[: len(old)] = np.where(old >= 0, moved[old], -1)
+        column[new_ids] = new_columns
         return TermLookup(ids, column)
 
 
@@ -97,17 +99,14 @@ def search_instead(terms: np.ndarray, n: int, budget: float) -> bool:
     return True
 
 
-def inherit(parent: np.ndarray, child: np.ndarray, where: np.ndarray) -> None:
-    """Record that ``child`` is ``parent`` with terms inserted before the columns ``where``:
-    ``child`` derives its lookup from ``parent``'s, or carries on its count of searches."""
+def inherit(parent: np.ndarray, child: np.ndarray, moved: np.ndarray) -> None:
+    """Record that ``child`` holds every term of ``parent``, column ``c`` of ``parent`` at
+    column ``moved[c]`` of ``child``: ``child`` derives its lookup from ``parent``'s, or
+    carries on its count of searches."""
     entry = _REGISTRY.get(id(parent))
     if entry is None or child is parent:
         return
-    if isinstance(entry, TermLookup):
-        new_terms = child[where + np.arange(len(where))].tolist()
-        _register(child, entry.derived(where, new_terms))
-    else:
-        _register(child, entry)
+    _register(child, entry.derived(moved, child) if isinstance(entry, TermLookup) else entry)
 
 
 def _register(terms: np.ndarray, entry: TermLookup | int) -> None:

@@ -74,11 +74,15 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
         p = _expit(a * x + b)
         r = weight * (p - target)
         v = weight * np.maximum(p * (1.0 - p), 1e-12)
-        g = np.array([r @ x, r.sum()])
-        h = np.array([[v @ (x * x), v @ x], [v @ x, v.sum()]]) + 1e-9 * np.eye(2)
-        step = np.linalg.solve(h, g)
-        a, b = a - step[0], b - step[1]
-        if np.abs(step).max() < 1e-10:
+        # the Newton step h⁻¹g of the 2 × 2 system, by Cramer's rule in floats (a service
+        # refits the scale at every learn: LAPACK's per-call cost was most of it)
+        gx, gs = float(r @ x), float(r.sum())
+        vx = float(v @ x)
+        hxx, hss = float(v @ (x * x)) + 1e-9, float(v.sum()) + 1e-9
+        det = hxx * hss - vx * vx
+        da, db = (hss * gx - vx * gs) / det, (hxx * gs - vx * gx) / det
+        a, b = a - da, b - db
+        if max(abs(da), abs(db)) < 1e-10:
             break
     return float(a / unit), float(b)
 
