@@ -139,11 +139,11 @@ class DocumentStats(Statistic):
         if found is None:
             return None
         terms, where, at = found
-        if len(where):  # a served model's next vocabulary: its lookup follows from this one's
-            moved = np.arange(len(va.terms)) + np.searchsorted(
-                where, np.arange(len(va.terms)), "right"
-            )
-            term_lookup.inherit(va.terms, terms, moved)
+        if len(where) and term_lookup.tracked(va.terms):
+            # a served model's next vocabulary: its lookup follows from this one's (a column
+            # moves right by the number of new terms inserted at or before it)
+            shift = np.cumsum(np.bincount(where, minlength=len(va.terms))[: len(va.terms)])
+            term_lookup.inherit(va.terms, terms, np.arange(len(va.terms)) + shift)
         freqs = []
         for a, b in ((va.doc_freq, vb.doc_freq), (va.term_freq, vb.term_freq)):
             out = spread(a, where, axis=0)

@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["TermLookup", "build", "inherit", "registered", "search_instead"]
+__all__ = ["TermLookup", "build", "inherit", "registered", "search_instead", "tracked"]
 
 _LOCK = threading.Lock()
 #: id(terms array) -> its lookup, or the number of terms searched in it (and its parents)
@@ -97,6 +97,12 @@ def search_instead(terms: np.ndarray, n: int, budget: float) -> bool:
         return False
     _register(terms, total)
     return True
+
+
+def tracked(terms: np.ndarray) -> bool:
+    """Whether ``terms`` has a lookup or a count of searches (what :func:`inherit` passes
+    on)."""
+    return id(terms) in _REGISTRY
 
 
 def inherit(parent: np.ndarray, child: np.ndarray, moved: np.ndarray) -> None:
