@@ -197,6 +197,11 @@ def test_empty_vocabulary_names_the_setting():
         TextVectorizer(min_df=2, max_df=0.1).fit(["free win"] * 5)
     with pytest.raises(DataError, match="empty after"):
         TextVectorizer(min_df=3).partial_fit(["free"]).partial_fit(["win"]).transform(["x"])
+    # a count of documents past the largest float: more than any corpus, not an overflow
+    with pytest.raises(DataError, match="empty after min_df=1000000"):
+        TextVectorizer(min_df=10**400).fit(["free win", "win"])
+    vec = TextVectorizer(max_df=10**400).fit(["free win", "win"])
+    assert vec.get_feature_names_out().tolist() == ["free", "win"]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ others' private attributes. What does not need that state lives in the modules a
 from __future__ import annotations
 
 import copy
+import math
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import repeat
@@ -78,6 +79,7 @@ SMALL_REMAP_NNZ = 1 << 12
 #: new vocabulary at every learn and reads a few messages with each (a search costs about what
 #: ~2 dict insertions do), while a large batch amortizes the dict at once.
 SEARCH_BUDGET = 0.25
+_INT32_MAX = int(np.iinfo(np.int32).max)
 #: parameter types kept as copies by the word vectorizer's cache (see _as_words)
 _CONTAINERS = (list, dict, set)
 
@@ -448,7 +450,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         weight = self.subject_weight
         if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r:.60}")
-        if not (np.isfinite(weight) and weight > 0):
+        try:
+            usable = math.isfinite(weight) and weight > 0
+        except OverflowError:  # an int past the largest float
+            usable = False
+        if not usable:
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r}")
         if weight != 1 and (self.output != "tfidf" or not mail):
             raise ParameterError(
@@ -467,7 +473,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         high = check_ngram_range(self.ngram_range)[1]
         try:
             weights = np.asarray(self.ngram_weights, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # not numbers, or an int past floats
             weights = np.zeros(0)
         if weights.shape != (high,) or not (np.isfinite(weights).all() and (weights > 0).all()):
             raise ParameterError(
@@ -741,7 +747,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         # takes them as they are, where 64-bit ones are scanned for their range first
         # (half of building a one-row matrix)
         width = n_vocab + (oov >= 0)
-        index = np.int32 if max(width, len(indices)) < np.iinfo(np.int32).max else np.int64
+        index = np.int32 if max(width, len(indices)) < _INT32_MAX else np.int64
         out = sp.csr_matrix(
             (
                 np.asarray(data, dtype=np.float64),

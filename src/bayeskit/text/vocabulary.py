@@ -9,6 +9,8 @@ machines or all at once gives the same vocabulary.
 
 from __future__ import annotations
 
+import math
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -284,4 +286,5 @@ def _as_count(value: float, n_docs: int, name: str) -> float:
     check_frequency(value, name)
     if isinstance(value, (float, np.floating)):
         return value * n_docs
-    return float(value)
+    # a count of documents past the largest float is more than any corpus holds
+    return float(value) if value <= sys.float_info.max else math.inf
