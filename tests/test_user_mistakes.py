@@ -326,3 +326,45 @@ def test_merging_models_of_other_settings_is_a_merge_error(case):
             for a, b in ((model, other), (other, model)):
                 with pytest.raises(MergeError, match=key):
                     a + b
+
+
+def _numeric_settings() -> list[tuple[type, str]]:
+    """(class, parameter) for every number-valued default of every estimator a user may
+    name, the text ones included."""
+    from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+
+    from ._grid import registry
+
+    found = []
+    classes = {*registry().values(), SpamFilter, TextClassifier, TextVectorizer}
+    for cls in sorted(classes, key=lambda c: c.__name__):
+        try:
+            defaults = cls().get_params(deep=False)
+        except BayeskitError:
+            continue
+        for name, value in defaults.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.append((cls, name))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("cls", "name"), _numeric_settings(), ids=lambda v: getattr(v, "__name__", v)
+)
+@pytest.mark.parametrize("sign", [1, -1], ids=["big", "-big"])
+def test_an_int_past_the_largest_float_is_refused_by_name(cls, name, sign):
+    """A setting of 10**400 (a Python int no float holds): a named refusal or a fit, never
+    Python's OverflowError or numpy's TypeError from converting it."""
+    needed = {"n_trials": 4} if cls.__name__ == "BinomialNB" else {}  # CODES are 0..3
+    model = cls(**{**needed, name: sign * 10**400})
+    docs = ["free cash now", "win money", "see you soon", "lunch today"] * 3
+    labels = ["spam", "spam", "ham", "ham"] * 3
+    message = ""
+    try:
+        if cls.__module__.startswith("bayeskit.text"):
+            model.fit(docs) if cls.__name__ == "TextVectorizer" else model.fit(docs, labels)
+        else:
+            model.fit(CODES, Y)
+    except BayeskitError as exc:  # a refusal names the setting (or what it empties)
+        message = str(exc)
+    assert not message or any(word in message for word in (name, "vocabulary"))

@@ -7,12 +7,13 @@ conditional risk ``R(c_i|x) = Σ_j λ_ij P(c_j|x)``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ._validation import float_values
+from ._validation import as_real, float_values
 from .errors import ParameterError
 
 
@@ -52,7 +53,7 @@ def class_log_prior(
     if (
         isinstance(prior_alpha, (bool, np.bool_))
         or not isinstance(prior_alpha, (int, float, np.number))
-        or not np.isfinite(prior_alpha)
+        or not math.isfinite(as_real(prior_alpha))
         or prior_alpha < 0
     ):
         raise ParameterError(

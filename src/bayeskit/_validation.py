@@ -3,6 +3,7 @@ and what is accepted."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 import warnings
@@ -12,7 +13,7 @@ from typing import Any, overload
 import numpy as np
 
 from ._lazy import sparse as sp
-from .errors import DataError, InputTypeError, ShapeError
+from .errors import DataError, InputTypeError, ParameterError, ShapeError
 
 
 class FeatureNames(Sequence[str]):
@@ -358,6 +359,15 @@ def _check_no_bytes(rows: list[Any] | tuple[Any, ...], what: str) -> None:
                 )
 
 
+def as_real(value: Any) -> float:
+    """``float(value)`` of a number, with an int past the largest float as ±inf (which every
+    check of a setting refuses by name as not finite) instead of Python's OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray:
     """``value`` as a float64 array, or ``error(message)`` when it holds something that is no
     number (text, None, nested lists of different lengths)."""
@@ -409,8 +419,16 @@ def check_random_state(seed: Any) -> np.random.RandomState:
     if seed is None or seed is np.random:
         # the RandomState np.random's functions are bound to (numpy's global one)
         return np.random.random_sample.__self__  # type: ignore[attr-defined]
-    if isinstance(seed, numbers.Integral):
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        if not 0 <= int(seed) < 2**32:
+            raise ParameterError(
+                f"random_state={seed!r:.60} is not accepted; an integer seed is from 0 to "
+                "2**32 - 1 (or pass None or a numpy RandomState)"
+            )
         return np.random.RandomState(int(seed))
     if isinstance(seed, np.random.RandomState):
         return seed
-    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
+    raise ParameterError(
+        f"random_state={seed!r:.60} cannot seed a numpy RandomState; pass None, an integer "
+        "from 0 to 2**32 - 1 or a RandomState"
+    )

@@ -15,6 +15,7 @@ into ``P(x_i | y)``. A value never seen in training is treated as missing.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._lazy import sparse as sp
+from .._validation import as_real
 from ..errors import DataError, ParameterError
 from ..families._base import Family, hard_labels
 from ..families._categorical_kernels import column_range
@@ -463,7 +465,7 @@ def check_m(m: Any) -> float:
     if (
         isinstance(m, (bool, np.bool_))
         or not isinstance(m, (int, float, np.number))
-        or not (np.isfinite(m) and m >= 0)
+        or not (math.isfinite(as_real(m)) and m >= 0)
     ):
         raise ParameterError(
             f"m must be a number >= 0 (the least training rows of a super-parent's value); "

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._jit import njit
+from .._validation import as_real
 from ..errors import ParameterError
 from ._kde_kernels import locate
 
@@ -83,7 +84,7 @@ def check_bandwidth(bandwidth: Any) -> str | float:
 def check_positive(name: str, value: Any) -> float:
     """A finite number > 0, else ParameterError naming ``name`` and the value."""
     if isinstance(value, Real) and not isinstance(value, bool):
-        number = float(value)
+        number = as_real(value)
         if math.isfinite(number) and number > 0:
             return number
     raise ParameterError(f"{name}={value!r} is not accepted; use a finite number > 0")

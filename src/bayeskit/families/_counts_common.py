@@ -17,7 +17,7 @@ import numpy as np
 from .._jit import njit
 from .._lazy import sparse as sp
 from .._lazy import special
-from .._validation import LARGEST_VALUE, check_not_infinite
+from .._validation import LARGEST_VALUE, as_real, check_not_infinite
 from ..errors import ParameterError
 from ..stats import Counts
 from ._base import (
@@ -143,7 +143,7 @@ def check_nonneg_number(value: Any, what: str) -> float:
     if (
         isinstance(value, (bool, np.bool_))
         or not isinstance(value, Real)
-        or not np.isfinite(float(value))
+        or not np.isfinite(as_real(value))
         or value < 0
     ):
         raise ParameterError(f"{what} must be a finite number >= 0; got {value!r}")

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import as_real
 from ..errors import ParameterError
 from ..stats import Scatter
 from ..stats._base import safe_ratio
@@ -40,7 +41,7 @@ def check_fraction(value: Any, name: str) -> float:
     """A number in [0, 1] (a shrinkage intensity, λ, γ, reg_param)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
         raise ParameterError(f"{name} must be a number in [0, 1]; got {value!r}")
-    out = float(value)
+    out = as_real(value)
     if not 0.0 <= out <= 1.0:
         raise ParameterError(f"{name} must be in [0, 1]; got {value!r}")
     return out

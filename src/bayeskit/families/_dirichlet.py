@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import as_real
 from ..errors import ParameterError
 
 ESTIMATES = ("mean", "map", "mle")
@@ -69,7 +70,7 @@ def check_power(power: Any) -> float:
     if (
         isinstance(power, (bool, np.bool_))
         or not isinstance(power, (Real, np.number))
-        or not 0.0 <= float(power) <= 1.0
+        or not 0.0 <= as_real(power) <= 1.0
     ):
         raise ParameterError(
             f"corpus_power must be a number in [0, 1] (0: the uniform prior, 1: the pooled "
@@ -121,12 +122,12 @@ def _tempered(pooled: np.ndarray, seen: np.ndarray, power: float) -> np.ndarray:
 def check_alpha(alpha: Any, n_features: int, *, force_alpha: bool = True) -> Any:
     """Validate ``alpha`` (a scalar or one value per feature) the way scikit-learn does."""
     if isinstance(alpha, (Real, np.number)) and not isinstance(alpha, (bool, np.bool_)):
-        value: Any = float(alpha)
+        value: Any = as_real(alpha)
         low = value
     else:
         try:
             value = np.asarray(alpha, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ParameterError(
                 f"alpha must be a number or one number per feature; got {alpha!r}"
             ) from exc

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import sparse as sp
-from .._validation import check_binary
+from .._validation import as_real, check_binary
 from ..errors import DataError, ParameterError
 from ..stats import Counts
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
@@ -110,9 +110,9 @@ class Bernoulli(Family):
             return None
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
             raise ParameterError(f"binarize must be None or a number; got {value!r}")
-        if np.isnan(value):
+        if np.isnan(as_real(value)):
             raise ParameterError("binarize must be None or a number; got nan")
-        return float(value)
+        return as_real(value)
 
     def validate(self, X: Any, names: Sequence[str]) -> Any:
         threshold = self._threshold()

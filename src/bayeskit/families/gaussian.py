@@ -49,6 +49,7 @@ import numpy as np
 
 from .._lazy import linalg
 from .._lazy import sparse as sp
+from .._validation import as_real
 from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
@@ -366,7 +367,7 @@ def _gemm(W: np.ndarray, V: np.ndarray, out: np.ndarray, beta: float = 1.0) -> n
 def _number(value: Any, what: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
         raise ParameterError(f"{what} must be a number; got {value!r}")
-    out = float(value)
+    out = as_real(value)
     if not np.isfinite(out):
         raise ParameterError(f"{what} must be finite; got {value!r}")
     return out

@@ -51,6 +51,7 @@ what is here is the family's contract and Cholesky scoring for each covariance s
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -63,7 +64,14 @@ from .._blas import function, letters
 from .._lazy import linalg
 from .._lazy import sparse as sp
 from .._threads import blas_threads, in_parallel, one_blas_thread, usable_cpus
-from .._validation import LARGEST_VALUE, check_not_infinite, column_label, first_bad, within
+from .._validation import (
+    LARGEST_VALUE,
+    as_real,
+    check_not_infinite,
+    column_label,
+    first_bad,
+    within,
+)
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
 from ._base import Family
@@ -329,11 +337,19 @@ class MVNormal(Family):
         if self.shape not in SHAPES:
             raise ParameterError(f"shape={self.shape!r}; accepted: {', '.join(SHAPES)}")
         ridge = self.ridge
-        if isinstance(ridge, bool) or not isinstance(ridge, (Real, np.number)) or ridge < 0:
-            raise ParameterError(f"ridge must be a number >= 0; got {ridge!r}")
+        if (
+            isinstance(ridge, bool)
+            or not isinstance(ridge, (Real, np.number))
+            or not 0 <= as_real(ridge) < math.inf
+        ):
+            raise ParameterError(f"ridge must be a finite number >= 0; got {ridge!r:.60}")
         tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, (Real, np.number)) or not tol >= 0:
-            raise ParameterError(f"tol must be a number >= 0; got {tol!r}")
+        if (
+            isinstance(tol, bool)
+            or not isinstance(tol, (Real, np.number))
+            or not 0 <= as_real(tol) < math.inf
+        ):
+            raise ParameterError(f"tol must be a finite number >= 0; got {tol!r:.60}")
         weights = None
         if self.pool_weights is not None:
             weights = np.asarray(self.pool_weights, dtype=np.float64)
@@ -351,8 +367,8 @@ class MVNormal(Family):
             "shrinkage": check_shrinkage(self.shrinkage),
             "gamma": check_fraction(self.gamma, "gamma"),
             "reg_param": check_fraction(self.reg_param, "reg_param"),
-            "ridge": float(ridge),
-            "tol": float(tol),
+            "ridge": as_real(ridge),
+            "tol": as_real(tol),
             "weights": weights,
         }
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from .._lazy import linalg
 from .._lazy import sparse as sp
-from .._validation import column_label
+from .._validation import as_real, column_label
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
@@ -186,7 +186,7 @@ class Parzen(Family):
                 f"{', '.join(map(repr, pk.METRICS))}"
             )
         p = self.p
-        if isinstance(p, bool) or not isinstance(p, Real) or not (1.0 <= float(p) < math.inf):
+        if isinstance(p, bool) or not isinstance(p, Real) or not (1.0 <= as_real(p) < math.inf):
             raise ParameterError(f"p={p!r} is not accepted; the Minkowski exponent is >= 1")
         bandwidth = self.bandwidth
         if isinstance(bandwidth, str):

@@ -44,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._jit import njit
+from .._validation import as_real
 from ..errors import ParameterError, convergence_warning
 
 __all__ = [
@@ -285,7 +286,7 @@ def check_em_settings(*, tol: Any, max_iter: Any, n_init: Any = 1) -> tuple[floa
     (an int in [1, 1000]), else ParameterError naming the setting."""
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.number)):
         raise ParameterError(f"tol={tol!r} is not accepted; use a finite number >= 0")
-    tol_value = float(tol)
+    tol_value = as_real(tol)
     if not math.isfinite(tol_value) or tol_value < 0:
         raise ParameterError(f"tol={tol!r} is not accepted; use a finite number >= 0")
     return (

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._lazy import sparse as sp
 from .._threads import one_blas_thread
-from .._validation import check_random_state
+from .._validation import as_real, check_random_state
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families import Family
 from ..families._base import hard_labels, real_block
@@ -220,7 +220,7 @@ class GaussianMixtureFamily(Family):
         if (
             isinstance(r, bool)
             or not isinstance(r, (int, float, np.number))
-            or not (math.isfinite(float(r)) and float(r) >= 0)
+            or not (math.isfinite(as_real(r)) and r >= 0)
         ):
             raise ParameterError(f"reg_covar={r!r} is not accepted; use a finite number >= 0")
         return float(r)

@@ -11,7 +11,7 @@ from .._all_or_nothing import unchanged_on_error
 from .._decision import normalize_log
 from .._labels import check_sample_weight, mean_accuracy
 from .._params import ClassifierMixin, ParamNamesOnce, is_classifier
-from .._validation import check_random_state
+from .._validation import as_real, check_random_state
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
 from ..errors import DataError, NotFittedError, ParameterError
@@ -181,7 +181,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         if (
             isinstance(lam, bool)
             or not isinstance(lam, (int, float, np.number))
-            or not math.isfinite(float(lam))
+            or not math.isfinite(as_real(lam))
             or float(lam) < 0
         ):
             raise ParameterError(
