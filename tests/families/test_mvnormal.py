@@ -249,8 +249,10 @@ def test_empty_classes_score_minus_infinity():
         ({"shrinkage": "lw"}, "shrinkage='lw'; accepted"),
         ({"shrinkage": 1.2}, r"shrinkage must be in \[0, 1\]"),
         ({"shape": "tied"}, "shape='tied'; accepted: full, diag, spherical"),
-        ({"ridge": -1.0}, "ridge must be a number >= 0"),
-        ({"tol": "x"}, "tol must be a number >= 0"),
+        ({"ridge": -1.0}, "ridge must be a finite number >= 0"),
+        ({"ridge": float("inf")}, "ridge must be a finite number >= 0"),
+        ({"tol": "x"}, "tol must be a finite number >= 0"),
+        ({"tol": float("nan")}, "tol must be a finite number >= 0"),
         ({"pool_weights": [1.0, 2.0]}, "pool_weights must be 3 finite weights"),
     ],
 )
