@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bayeskit
@@ -194,6 +195,23 @@ def test_main_job_and_one_line_predict_import_no_sklearn(tmp_path):
     bayeskit.save(SpamFilter().fit(texts[:500], labels[:500]), tmp_path / "sms.bk")
     code = "from bayeskit.cli import main; main(['predict', 'sms.bk', '-'])"
     assert _modules_after(code, stdin="WINNER!! free prize\n", cwd=tmp_path) == set()
+
+
+@pytest.mark.parametrize("model", ["auto", "gaussian", "lda"])
+def test_the_command_line_on_a_numeric_table_imports_no_sklearn(tmp_path, model):
+    """Training on a CSV of numbers, predicting and evaluating from the command line: the
+    table's names are checked as scikit-learn checks them (tests/test_params.py), without
+    importing it (its import is most of a small table's wall time)."""
+    rng = np.random.default_rng(0)
+    rows = [f"{a:.3f},{b:.3f},{c:.3f},{'yn'[int(a > 0)]}" for a, b, c in rng.normal(size=(60, 3))]
+    (tmp_path / "t.csv").write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
+    for args in (
+        ["train", "t.csv", "-t", "label", "-m", model, "-o", "t.bk"],
+        ["predict", "t.bk", "t.csv"],
+        ["evaluate", "t.bk", "t.csv"],
+    ):
+        code = f"from bayeskit.cli import main; main({args!r})"
+        assert _modules_after(code, cwd=tmp_path) == set(), args
 
 
 def test_models_and_errors_are_sklearns_once_sklearn_is_imported():

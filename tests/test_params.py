@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from typing import Any
 
 import numpy as np
+import pandas as pd
+import polars as pl
 import pytest
 import sklearn
 from hypothesis import given, settings
@@ -164,6 +167,74 @@ def test_column_checks_are_sklearns(first, then):
             check_features(ours, then, reset=False)
     else:
         check_features(ours, then, reset=False)
+
+
+def _frame(kind: str, names: list[Any], rows: int = 2) -> Any:
+    data = {name: np.arange(rows, dtype=np.float64) + i for i, name in enumerate(names)}
+    if kind == "pandas":
+        return pd.DataFrame(data)
+    return pl.DataFrame({str(k): v for k, v in data.items()})
+
+
+ABC = ["a", "b", "c"]
+LONG = [f"f{i}" for i in range(8)]
+
+
+def _outcome(check: Any, estimator: Any, X: Any, reset: bool) -> tuple[Any, ...]:
+    """What a check did: its warnings' messages, its error's type and message, and the
+    fitted attributes it left."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            check(estimator, X, reset=reset)
+            error = None
+        except (ValueError, TypeError) as exc:
+            error = (type(exc), str(exc))
+    state = {
+        k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in vars(estimator).items()
+    }
+    return [str(w.message) for w in caught], error, state
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (ABC, ABC),
+        (ABC, ["c", "a", "b"]),  # the same names in another order
+        (ABC, ["a", "b", "x"]),  # one unseen, one missing
+        (LONG, [f"g{i}" for i in range(8)]),  # more than five of each: the list cut short
+        (ABC, ["a", "b"]),  # one missing, and one column fewer
+        (None, ABC),  # fitted on an array, then a frame
+        (ABC, None),  # fitted on a frame, then an array
+        ([0, 1, 2], [0, 1, 2]),  # names that are not strings are no names
+        ([0, 1, 2], ABC),
+        (ABC, [0, 1, 2, 3]),
+        (["a", 1, "c"], ABC),  # some strings: scikit-learn's TypeError
+    ],
+    ids=str,
+)
+def test_frame_checks_are_sklearns(kind, first, then):
+    """A pandas or polars DataFrame's names and columns are recorded and checked as
+    scikit-learn's ``validate_data`` checks them (the same warnings, errors and fitted
+    attributes), without importing it; polars' names are always strings."""
+    if kind == "polars" and any(not isinstance(n, str) for n in [*(first or []), *(then or [])]):
+        pytest.skip("polars column names are strings")
+
+    def data(names: list[Any] | None) -> Any:
+        return np.ones((2, 3)) if names is None else _frame(kind, names)
+
+    ours, theirs = _Columns(), _Columns()
+
+    def sklearns(estimator: Any, X: Any, *, reset: bool) -> None:
+        validate_data(estimator, X, skip_check_array=True, reset=reset)
+
+    first_ours = _outcome(check_features, ours, data(first), True)
+    assert first_ours == _outcome(sklearns, theirs, data(first), True)
+    if first_ours[1] is None:
+        assert _outcome(check_features, ours, data(then), False) == _outcome(
+            sklearns, theirs, data(then), False
+        )
 
 
 def test_warnings_and_errors_are_sklearns_when_it_is_imported():

@@ -377,38 +377,123 @@ def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray
         raise error(message) from None
 
 
+def is_data_frame(X: Any) -> bool:
+    """Whether ``X`` is a pandas or polars DataFrame (by its type's module: no import)."""
+    kind = type(X)
+    return kind.__name__ == "DataFrame" and kind.__module__.split(".")[0] in ("pandas", "polars")
+
+
+def frame_names(X: Any) -> np.ndarray | None:
+    """A data frame's feature names as scikit-learn reads them (``_get_feature_names``): the
+    column names when all are ``str``, None when none is (or there are no columns), and
+    scikit-learn's TypeError when some are."""
+    names = np.asarray(list(X.columns), dtype=object)
+    if len(names) == 0:
+        return None
+    types = sorted(t.__qualname__ for t in {type(v) for v in names})
+    if len(types) > 1 and "str" in types:
+        raise TypeError(
+            "Feature names are only supported if all input features have string names, "
+            f"but your input has {types} as feature name / column name types. "
+            "If you want feature names to be stored and validated, you must convert "
+            "them all to strings, by using X.columns = X.columns.astype(str) for "
+            "example. Otherwise you can remove feature / column names from your input "
+            "data, or convert them all to a non-string data type."
+        )
+    return names if types == ["str"] else None
+
+
+def frame_values(X: Any) -> np.ndarray | None:
+    """The float64 values of a non-empty pandas or polars DataFrame whose columns all hold
+    plain numbers (numpy int, uint or float dtypes; polars' integer and float types, nulls
+    read as NaN), else None (scikit-learn's check reads the others)."""
+    if not is_data_frame(X) or 0 in X.shape:
+        return None
+    if type(X).__module__.startswith("pandas"):
+        if not all(isinstance(d, np.dtype) and d.kind in "iuf" for d in X.dtypes):
+            return None
+        return np.asarray(X.to_numpy(dtype=np.float64))
+    if not all(d.is_integer() or d.is_float() for d in X.dtypes):
+        return None
+    return np.asarray(X.to_numpy(), dtype=np.float64)
+
+
+def _same_names(estimator: Any, names: np.ndarray | None, *, reset: bool) -> None:
+    """scikit-learn's ``_check_feature_names`` for names already read: record them
+    (``reset``) or compare them with ``feature_names_in_`` (the same warnings and message)."""
+    what = type(estimator).__name__
+    if reset:
+        if names is not None:
+            estimator.feature_names_in_ = names
+        else:
+            estimator.__dict__.pop("feature_names_in_", None)
+        return
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None or names is None:
+        if names is not None:
+            warnings.warn(
+                f"X has feature names, but {what} was fitted without feature names",
+                UserWarning,
+                stacklevel=4,
+            )
+        elif fitted is not None:
+            warnings.warn(
+                f"X does not have valid feature names, but {what} was fitted with feature names",
+                UserWarning,
+                stacklevel=4,
+            )
+        return
+    if len(fitted) == len(names) and not np.any(fitted != names):
+        return
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    message = "The feature names should match those that were passed during fit.\n"
+    for heading, listed in (
+        ("Feature names unseen at fit time:\n", unseen),
+        ("Feature names seen at fit time, yet now missing:\n", missing),
+    ):
+        if listed:
+            message += heading + "".join(f"- {name}\n" for name in listed[:5])
+            message += "- ...\n" if len(listed) > 5 else ""
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
 def check_features(estimator: Any, X: Any, *, reset: bool) -> None:
     """Record (``reset``) or check the input's feature names and number of columns, as
     scikit-learn's ``validate_data(estimator, X, skip_check_array=True, reset=reset)`` does
     (``feature_names_in_``, ``n_features_in_``; the same warnings and errors), without
-    importing scikit-learn for an array, which has no names. A data frame goes to
-    scikit-learn's check (its names are read as scikit-learn reads them)."""
+    importing scikit-learn for an array (which has no names) or a pandas or polars
+    DataFrame (whose names are read as scikit-learn reads them). Other containers go to
+    scikit-learn's check."""
+    if is_data_frame(X):
+        _same_names(estimator, frame_names(X), reset=reset)
+        _same_count(estimator, int(X.shape[1]), reset=reset)
+        return
     if not (isinstance(X, np.ndarray) or sp.issparse(X)):
         from sklearn.utils.validation import validate_data
 
         validate_data(estimator, X, skip_check_array=True, reset=reset)
         return
-    what = type(estimator).__name__
-    if reset:
-        estimator.__dict__.pop("feature_names_in_", None)
-    elif getattr(estimator, "feature_names_in_", None) is not None:
-        warnings.warn(
-            f"X does not have valid feature names, but {what} was fitted with feature names",
-            UserWarning,
-            stacklevel=3,
-        )
+    _same_names(estimator, None, reset=reset)
     if X.ndim < 2:
         if not reset and hasattr(estimator, "n_features_in_"):
             raise ValueError(
-                f"X does not contain any features, but {what} is expecting "
+                f"X does not contain any features, but {type(estimator).__name__} is expecting "
                 f"{estimator.n_features_in_} features"
             )
         return
+    _same_count(estimator, int(X.shape[1]), reset=reset)
+
+
+def _same_count(estimator: Any, n_features: int, *, reset: bool) -> None:
+    """Record (``reset``) or check ``n_features_in_``, as scikit-learn does."""
     if reset:
-        estimator.n_features_in_ = X.shape[1]
-    elif hasattr(estimator, "n_features_in_") and X.shape[1] != estimator.n_features_in_:
+        estimator.n_features_in_ = n_features
+    elif hasattr(estimator, "n_features_in_") and n_features != estimator.n_features_in_:
         raise ValueError(
-            f"X has {X.shape[1]} features, but {what} is expecting "
+            f"X has {n_features} features, but {type(estimator).__name__} is expecting "
             f"{estimator.n_features_in_} features as input."
         )
 

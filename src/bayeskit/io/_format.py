@@ -182,7 +182,10 @@ def encode(value: Any, name: str, depth: int, more: Codec | None = None) -> Any:
         return value
     if isinstance(value, Family):
         return {"type": "family", "name": value.name, "config": encode(value.config(), name, 0)}
-    if covariance_estimators().get(type(value).__name__) is type(value):
+    if (
+        type(value).__module__.startswith("sklearn.covariance")  # asked only then: no import
+        and covariance_estimators().get(type(value).__name__) is type(value)
+    ):
         # A scikit-learn covariance estimator of the allow-list: stored by name and settings.
         estimator: Any = value
         params = encode(estimator.get_params(deep=False), name, depth + 1)

@@ -14,6 +14,7 @@ from .._validation import (
     check_not_infinite,
     complex_refusal,
     feature_names_of,
+    frame_values,
 )
 from ..contract import Contract
 from ..errors import DataError, InputTypeError, ShapeError
@@ -85,6 +86,9 @@ class NumericNB(GenerativeClassifier):
         try:
             if _numeric(X):  # what scikit-learn's check returns it as: only the columns to check
                 check_features(self, X, reset=reset)
+            elif (values := frame_values(X)) is not None:  # a data frame of numbers
+                check_features(self, X, reset=reset)
+                X = values
             else:  # lists, data frames, …: scikit-learn's check (imported on first use)
                 from sklearn.utils.validation import validate_data
 
