@@ -66,6 +66,39 @@ def _labelled_moments(
     return weight, mean, m2
 
 
+def _labelled_moments_small(
+    X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_labelled_moments` by numpy for a small table, bit for bit: each class's sums
+    taken row after row in the same order (``ufunc.at`` applies its rows in order; a term
+    skipped there adds +0.0 here, which changes no sum of non-negative or other terms), so
+    a one-line script pays neither numba's import nor its compiler (half a second) for
+    microseconds of work."""
+    observed = X == X
+    top = np.zeros(n_classes)
+    np.maximum.at(top, codes, w)
+    scale = np.array(
+        [math.ldexp(1.0, -math.ceil(math.log2(t))) if t > 1.0 else 1.0 for t in top.tolist()]
+    )
+    ws = w * scale[codes]
+    weight = np.zeros((n_classes, X.shape[1]))
+    scaled = np.zeros_like(weight)
+    total = np.zeros_like(weight)
+    np.add.at(weight, codes, np.where(observed, w[:, None], 0.0))
+    np.add.at(scaled, codes, np.where(observed, ws[:, None], 0.0))
+    np.add.at(total, codes, np.where(observed, ws[:, None] * X, 0.0))
+    mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
+    z = X - mean[codes]
+    m2 = np.zeros_like(weight)
+    np.add.at(m2, codes, np.where(observed, w[:, None] * z * z, 0.0))
+    return weight, mean, m2
+
+
+#: At most this many values (rows × columns) are summarized by numpy rather than the
+#: compiled loops: the size of a table typed in or read from a small CSV.
+SMALL_TABLE = 1 << 15
+
+
 @njit(nogil=True)
 def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # pragma: no cover
     """``Σ_i R[i, c] (X[i, j] − mean[c, j])²`` over the observed entries."""
@@ -165,9 +198,8 @@ class Moments(Statistic):
         labels = hard_labels(R)
         if labels is not None:
             codes, w = labels
-            weight, mean, m2 = _labelled_moments(
-                X, codes.astype(np.int64), w.astype(np.float64), R.shape[1]
-            )
+            moments = _labelled_moments_small if X.size <= SMALL_TABLE else _labelled_moments
+            weight, mean, m2 = moments(X, codes.astype(np.int64), w.astype(np.float64), R.shape[1])
             return cls(weight, mean, m2)
         # Soft labels (EM responsibilities): every row belongs to every class in part.
         dense = R.toarray() if isinstance(R, (sp.spmatrix, sp.sparray)) else R
