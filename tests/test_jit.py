@@ -166,8 +166,10 @@ def test_first_compile_is_announced_once(tmp_path):
         from bayeskit import _jit
         _jit.announce_compiling()
         from bayeskit import GaussianNB
-        GaussianNB().fit(np.arange(12.0).reshape(6, 2), [0, 1, 0, 1, 0, 1])
-        GaussianNB().fit(np.arange(12.0).reshape(6, 2), [0, 1, 1, 1, 0, 0])
+        # larger than a small table (which numpy summarizes): the compiled loops run
+        X = np.arange(80_000.0).reshape(40_000, 2)
+        GaussianNB().fit(X, [0, 1] * 20_000)
+        GaussianNB().fit(X, [0, 1, 1, 0] * 10_000)
         """
     first = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert first.returncode == 0, first.stderr

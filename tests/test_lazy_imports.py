@@ -214,6 +214,22 @@ def test_the_command_line_on_a_numeric_table_imports_no_sklearn(tmp_path, model)
         assert _modules_after(code, cwd=tmp_path) == set(), args
 
 
+def test_gaussian_nb_on_a_small_table_imports_no_numba():
+    """Fitting and predicting GaussianNB on a small table runs numpy's version of the
+    compiled loops (the same numbers, tests/stats/test_small_tables.py): numba's import and
+    compiler, half a second, are not paid for microseconds of work."""
+    code = """
+        import numpy as np
+        import bayeskit
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(150, 4))
+        X[::7, 1] = np.nan
+        m = bayeskit.GaussianNB().fit(X, rng.integers(0, 3, 150))
+        m.predict_proba(X * 1e-9)  # rows the expansion cannot score: rescored
+        """
+    assert "numba" not in _loaded(code)
+
+
 def test_models_and_errors_are_sklearns_once_sklearn_is_imported():
     """Before scikit-learn is imported nobody can name its BaseEstimator or NotFittedError,
     and raising bayeskit's does not import it; after, every model is a BaseEstimator
