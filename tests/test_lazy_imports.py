@@ -230,6 +230,24 @@ def test_gaussian_nb_on_a_small_table_imports_no_numba():
     assert "numba" not in _loaded(code)
 
 
+@pytest.mark.parametrize("model", ["CategoricalNB", "MixedNB"])
+def test_a_small_categorical_table_imports_no_numba(model):
+    """Categories as text or as integer codes (MixedNB reads integers as numbers), a fit and
+    a prediction: numpy counts and scores a small table's categories (the same numbers,
+    tests/stats/test_small_tables.py)."""
+    code = f"""
+        import numpy as np
+        import bayeskit
+        rng = np.random.default_rng(0)
+        words = rng.choice(np.array(["lo", "mid", "hi"], dtype=object), (100, 4))
+        ints = rng.integers(0, 4, (100, 3))
+        y = rng.integers(0, 2, 100)
+        for X in (words, ints) if "{model}" == "CategoricalNB" else (words,):
+            bayeskit.{model}().fit(X, y).predict_proba(X)
+        """
+    assert "numba" not in _loaded(code)
+
+
 def test_models_and_errors_are_sklearns_once_sklearn_is_imported():
     """Before scikit-learn is imported nobody can name its BaseEstimator or NotFittedError,
     and raising bayeskit's does not import it; after, every model is a BaseEstimator

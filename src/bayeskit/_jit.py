@@ -49,6 +49,10 @@ __all__ = [
 # machine (benchmarks/startup.py, cold rows: a first `train` on text 2.4 s, on a numeric table
 # 0.6 s, with KernelNB 3.9 s more than the second run).
 COMPILE_SECONDS_ESTIMATE = 3
+#: At most this many values (a small table: typed in, or a small CSV) go to the numpy twins of
+#: the kernels that have one (the same numbers, bit for bit): importing numba and loading
+#: compiled code costs half a second, the work microseconds.
+SMALL_TABLE = 1 << 15
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent
 #: The package's modules that define kernels (tests/test_jit.py checks the list is whole),

@@ -28,7 +28,7 @@ from .._lazy import sparse as sp
 from .._validation import as_real
 from ..errors import DataError, ParameterError
 from ..families._base import Family, hard_labels
-from ..families._categorical_kernels import column_range
+from ..families._categorical_kernels import column_range, value_range
 from ..families._codebook import _MAX_LUT, Codebook, Table, discover_codes
 from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 from . import _kernels as kernels
@@ -61,7 +61,7 @@ def local_codes(table: Table) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         values = matrix.view(np.int8) if matrix.dtype.kind == "b" else matrix
         values = np.ascontiguousarray(values)
         small = values.size <= small_passes.NUMPY_WORK
-        lo, hi, whole = (small_passes.column_range if small else column_range)(values)
+        lo, hi, whole = (value_range if small else column_range)(values)
         empty = lo > hi
         span = np.where(empty, 0, hi - lo + 1)
         if whole and span.sum() <= max(_MAX_LUT, 2 * matrix.size):

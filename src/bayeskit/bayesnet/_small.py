@@ -63,26 +63,6 @@ def count_soft(cells: np.ndarray, W: np.ndarray, n_cells: int) -> np.ndarray:
     return out.astype(np.float64, copy=False).reshape(n_classes, n_cells)
 
 
-def column_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Least and largest value of each column of a numeric (n, d) block (NaN skipped; the
-    int64 extremes, crossed, for a column with none), and whether every value is a whole
-    number within ±9e15 (the kernel ``column_range`` of the categorical families)."""
-    big = np.iinfo(np.int64)
-    if values.dtype.kind in "biu":
-        whole = bool(np.all((values > -9.0e15) & (values < 9.0e15)))
-        ints, missing = values.astype(np.int64), np.zeros(values.shape, dtype=bool)
-    else:
-        missing = np.isnan(values)
-        seen = np.where(missing, 0.0, values)
-        whole = bool(np.all((np.abs(seen) < 9.0e15) & (seen == np.floor(seen))))
-        if not whole:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), False
-        ints = seen.astype(np.int64)
-    lo = np.where(missing, big.max, ints).min(axis=0, initial=big.max)
-    hi = np.where(missing, big.min, ints).max(axis=0, initial=big.min)
-    return lo, hi, whole
-
-
 def shifted_codes(values: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """``values − lo`` per column as int64, −1 where a value is NaN (missing)."""
     if values.dtype.kind in "biu":

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import njit, prange
+from .._jit import SMALL_TABLE, njit, prange
 
 #: what an unseen value does in :func:`score`; the order matches Categorical.unseen.
 SMOOTH, IGNORE, ERROR = 0, 1, 2
@@ -66,6 +66,47 @@ def count_keys(
                 continue
             counts[c, base[j] + np.int64(v) - lo[j]] += wi
     return counts
+
+
+def value_range(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`column_range` by numpy, for a small table (numba's import and cache cost far
+    more): least and largest value of each column of a numeric (n, d) block (NaN skipped; the
+    int64 extremes, crossed, for a column with none), and whether every value is a whole
+    number within ±9e15 (when not, no range: its callers need none)."""
+    big = np.iinfo(np.int64)
+    if values.dtype.kind in "biu":
+        whole = bool(np.all((values > -9.0e15) & (values < 9.0e15)))
+        ints, missing = values.astype(np.int64), np.zeros(values.shape, dtype=bool)
+    else:
+        missing = np.isnan(values)
+        seen = np.where(missing, 0.0, values)
+        whole = bool(np.all((np.abs(seen) < 9.0e15) & (seen == np.floor(seen))))
+        if not whole:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), False
+        ints = seen.astype(np.int64)
+    lo = np.where(missing, big.max, ints).min(axis=0, initial=big.max)
+    hi = np.where(missing, big.min, ints).max(axis=0, initial=big.min)
+    return lo, hi, whole
+
+
+def key_counts(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    lo: np.ndarray,
+    base: np.ndarray,
+    n_classes: int,
+    n_keys: int,
+) -> np.ndarray:
+    """:func:`count_keys`, by numpy for a small table (:data:`~bayeskit._jit.SMALL_TABLE`),
+    bit for bit: ``bincount`` adds the cells' weights in the loop's order (row after row,
+    feature after feature)."""
+    if X.size > SMALL_TABLE:
+        return count_keys(X, y, w, lo, base, n_classes, n_keys)
+    rows, cols = np.nonzero((X == X) & (lo <= X))  # NaN, or a negative code: missing
+    keys = y[rows] * n_keys + base[cols] + X[rows, cols].astype(np.int64) - lo[cols]
+    counts = np.bincount(keys, weights=w[rows], minlength=n_classes * n_keys)
+    return counts.astype(np.float64, copy=False).reshape(n_classes, n_keys)
 
 
 @njit(inline="always")
@@ -150,6 +191,42 @@ PARALLEL_CELLS = 1 << 20
 
 
 def score(X: np.ndarray, *args: Any) -> None:
-    """Score rows with the serial or the parallel kernel, by size (arguments as there)."""
+    """Score rows with numpy (a small table), the serial or the parallel kernel, by size
+    (arguments as there)."""
+    if X.size <= SMALL_TABLE:
+        score_small(X, *args)
+        return
     kernel = score_parallel if X.size >= PARALLEL_CELLS else score_serial
     kernel(X, *args)
+
+
+def score_small(
+    X: np.ndarray,
+    lo: np.ndarray,
+    span: np.ndarray,
+    base: np.ndarray,
+    lut: np.ndarray,
+    table: np.ndarray,
+    unseen: int,
+    out: np.ndarray,
+    bad: np.ndarray,
+) -> None:
+    """:func:`score_serial` by numpy, bit for bit: each row's terms are added feature after
+    feature (a cumulative sum from the row's score so far; a skipped feature adds +0.0)."""
+    n, d = X.shape
+    valid = X == X
+    inside = valid & (X > -9.0e15) & (X < 9.0e15)
+    k = np.where(inside, X, 0).astype(np.int64) - lo
+    known = inside & (k >= 0) & (k < span) & (k + lo == X)
+    group = np.full((n, d), -1, dtype=np.int64)
+    group[known] = lut[(base + k)[known]]
+    absent = valid & (group < 0)
+    if unseen == SMOOTH:
+        group = np.where(absent, table.shape[0] - d + np.arange(d), group)
+    elif unseen == ERROR:
+        first = np.argmax(absent, axis=1) + 1
+        flag = absent.any(axis=1) & (bad == 0)
+        bad[flag] = first[flag]
+    used = valid & (group >= 0)
+    terms = np.where(used[:, :, None], table[np.maximum(group, 0)], 0.0)
+    out[:] = np.cumsum(np.concatenate([out[:, None, :], terms], axis=1), axis=1)[:, -1, :]

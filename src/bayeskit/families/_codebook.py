@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._jit import SMALL_TABLE
 from .._values import unique_sorted
 from ..stats import CategoryCounts
 from . import _categorical_kernels as kernels
@@ -269,7 +270,8 @@ def summarize_codes(
     """Category counts of an integer-valued matrix in one compiled pass; None when the values
     are not whole numbers or span too wide a range (the general path handles those)."""
     values = X.view(np.int8) if X.dtype.kind == "b" else np.ascontiguousarray(X)
-    lo, hi, whole = kernels.column_range(values)
+    small = values.size <= SMALL_TABLE  # numpy's pass: no numba for a small table
+    lo, hi, whole = (kernels.value_range if small else kernels.column_range)(values)
     if not whole:
         return None
     empty = lo > hi  # a column with only missing values
@@ -278,7 +280,7 @@ def summarize_codes(
     if span.sum() > max(_MAX_LUT, 2 * X.size):
         return None
     base = np.concatenate([[0], np.cumsum(span)])
-    counts = kernels.count_keys(values, y, w, lo, base[:-1], n_classes, int(base[-1]))
+    counts = kernels.key_counts(values, y, w, lo, base[:-1], n_classes, int(base[-1]))
     seen = counts.sum(axis=0) > 0  # weight 0 means "row absent": its values were not seen
     key = np.flatnonzero(seen)
     feature = np.searchsorted(base, key, side="right") - 1

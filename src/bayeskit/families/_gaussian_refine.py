@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import SMALL_TABLE, njit
 
 #: ulps of M the expansion may lose (a safety factor over its handful of roundings).
 _ULPS = 64 * np.finfo(np.float64).eps
 #: the relative accuracy kept: pairs whose error bound exceeds it are rescored (scikit-learn
 #: parity is asked to 1e-9).
 _RELATIVE = 1e-10
-#: At most this many (row, class, feature) triples are checked by numpy rather than the
-#: compiled loop.
-SMALL_PAIRS = 1 << 15
 
 
 @njit(nogil=True)
@@ -68,7 +65,7 @@ def refine(
     ``½ Σ_j (μ_cj − m_j)² / σ²_cj``; with the largest precision of each class they bound M.
     """
     top_precision = precision.max(axis=1, initial=0.0)
-    if jll.size * X.shape[1] > SMALL_PAIRS:
+    if jll.size * X.shape[1] > SMALL_TABLE:
         _refine(X, U2_rows, top_precision, offset_terms, theta, precision, log_norm, jll)
         return jll
     # A few rows (a line typed to predict): numpy, bit for bit the compiled loop's numbers

@@ -173,7 +173,7 @@ class Categorical(Family):
         categories, local = discover_codes(X)
         offsets = offsets_of(categories)
         if labels is not None:
-            counts = kernels.count_keys(
+            counts = kernels.key_counts(
                 local,
                 labels[0],
                 labels[1],

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import SMALL_TABLE, njit
 from .._lazy import sparse as sp
 from ..errors import MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
@@ -92,11 +92,6 @@ def _labelled_moments_small(
     m2 = np.zeros_like(weight)
     np.add.at(m2, codes, np.where(observed, w[:, None] * z * z, 0.0))
     return weight, mean, m2
-
-
-#: At most this many values (rows × columns) are summarized by numpy rather than the
-#: compiled loops: the size of a table typed in or read from a small CSV.
-SMALL_TABLE = 1 << 15
 
 
 @njit(nogil=True)
