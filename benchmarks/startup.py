@@ -137,6 +137,11 @@ def warm_rows(work: Path) -> list[Row]:
           for name in COMMANDS),
         Row("one-line bayeskit predict model.bk -", [SCRIPT, "predict", "sms.bk", "-"], 1.5,
             _prints(r"^1,spam,spam,"), stdin=line),
+        Row("bayeskit train a 569-row numeric CSV (-m gaussian)",
+            [SCRIPT, "train", "breast-cancer.csv", "-t", "diagnosis", "-m", "gaussian", "-o",
+             "bc.bk", "--force"], None, _prints(""), ratio=1.0),
+        Row("bayeskit predict that CSV", [SCRIPT, "predict", "bc.bk", "breast-cancer.csv"],
+            None, _prints(r"^1,malignant,"), ratio=1.0),
         Row("python -m bayeskit (the main job)", [PYTHON, "-m", "bayeskit"], 2.0,
             _prints(r"^accuracy: 0\.9"), ratio=1.5),
         Row("python -m bayeskit --words", [PYTHON, "-m", "bayeskit", "--words"], None,
@@ -150,6 +155,12 @@ def prepare(work: Path, env: dict[str, str]) -> None:
         done = run([SCRIPT, "example", name, "--force"], cwd=work, env=env)
         assert done.code == 0, done.err
     done = run([SCRIPT, "train", "sms.csv", "-t", "label", "-o", "sms.bk"], cwd=work, env=env)
+    assert done.code == 0, done.err
+    done = run(
+        [SCRIPT, "train", "breast-cancer.csv", "-t", "diagnosis", "-m", "gaussian", "-o", "bc.bk"],
+        cwd=work,
+        env=env,
+    )
     assert done.code == 0, done.err
 
 

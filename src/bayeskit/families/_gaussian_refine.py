@@ -65,15 +65,17 @@ def refine(
     ``½ Σ_j (μ_cj − m_j)² / σ²_cj``; with the largest precision of each class they bound M.
     """
     top_precision = precision.max(axis=1, initial=0.0)
-    if jll.size * X.shape[1] > SMALL_TABLE:
+    if X.size > SMALL_TABLE or jll.size > 4 * SMALL_TABLE:
         _refine(X, U2_rows, top_precision, offset_terms, theta, precision, log_norm, jll)
         return jll
-    # A few rows (a line typed to predict): numpy, bit for bit the compiled loop's numbers
-    # (each rescored pair's terms summed feature after feature, a skipped one adding +0.0),
-    # without numba's import and compiler for microseconds of work.
+    # A small table (a line typed to predict, a small CSV): numpy, bit for bit the compiled
+    # loop's numbers (each rescored pair's terms summed feature after feature, a skipped one
+    # adding +0.0), without numba's import and compiler for microseconds of work.
     bound = 0.5 * U2_rows[:, None] * top_precision[None, :] + offset_terms[None, :]
     rows, classes = np.nonzero(~(_ULPS * bound <= _RELATIVE * (np.abs(jll) + 1.0)))
-    if len(rows):
+    if len(rows) * X.shape[1] > 4 * SMALL_TABLE:  # too many pairs for numpy's temporaries
+        _refine(X, U2_rows, top_precision, offset_terms, theta, precision, log_norm, jll)
+    elif len(rows):
         x = X[rows]
         p = precision[classes]
         z = x - theta[classes]
