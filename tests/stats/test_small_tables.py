@@ -131,3 +131,19 @@ def test_numpy_category_scores_are_the_compiled_ones_bit_for_bit(data, n, d, k, 
     cat.score_serial(X, lo, span, base, lut, table, unseen, compiled, compiled_bad)
     np.testing.assert_array_equal(ours, compiled)
     np.testing.assert_array_equal(ours_bad, compiled_bad)
+
+
+def test_many_classes_score_a_small_table_without_a_large_temporary():
+    """4,000 rows × 4 codes × 40 classes: the (row, feature, class) terms would be 640,000
+    floats, so the compiled loop scores them; the same numbers as the serial kernel."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, (4000, 4)).astype(np.float64)
+    lo, span = np.zeros(4, np.int64), np.full(4, 5)
+    base = np.arange(4) * 5
+    lut = np.arange(20)
+    table = -rng.random((24, 40))
+    ours, compiled = np.zeros((4000, 40)), np.zeros((4000, 40))
+    bad, bad_compiled = np.zeros(4000, np.int64), np.zeros(4000, np.int64)
+    cat.score(X, lo, span, base, lut, table, cat.SMOOTH, ours, bad)
+    cat.score_serial(X, lo, span, base, lut, table, cat.SMOOTH, compiled, bad_compiled)
+    np.testing.assert_array_equal(ours, compiled)

@@ -99,7 +99,7 @@ def test_search_and_table_give_the_same_columns(vectorizer, rows):
     by_search = searched.transform(docs)  # a few terms: looked up by binary search
     assert term_lookup.registered(searched.terms_) is None
     tabled = copy.deepcopy(fitted)
-    tabled._columns()  # the term -> column table built first: looked up there
+    term_lookup.build(tabled.terms_)  # the term -> column table built first: looked up there
     by_table = tabled.transform(docs)
     assert (by_search != by_table).nnz == 0
     assert by_search.shape == by_table.shape

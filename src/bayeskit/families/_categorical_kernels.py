@@ -212,8 +212,12 @@ def score_small(
     bad: np.ndarray,
 ) -> None:
     """:func:`score_serial` by numpy, bit for bit: each row's terms are added feature after
-    feature (a cumulative sum from the row's score so far; a skipped feature adds +0.0)."""
+    feature (a cumulative sum from the row's score so far; a skipped feature adds +0.0). With
+    many classes the (row, feature, class) terms would be large: the compiled loop then."""
     n, d = X.shape
+    if X.size * table.shape[1] > 4 * SMALL_TABLE:
+        score_serial(X, lo, span, base, lut, table, unseen, out, bad)
+        return
     valid = X == X
     inside = valid & (X > -9.0e15) & (X < 9.0e15)
     k = np.where(inside, X, 0).astype(np.int64) - lo

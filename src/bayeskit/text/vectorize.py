@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from .._identity import KeptBeside
 from .._params import ParamNamesOnce, TransformerMixin, clone
+from .._validation import as_real
 from .._values import find_sorted
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
@@ -450,11 +451,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         weight = self.subject_weight
         if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r:.60}")
-        try:
-            usable = math.isfinite(weight) and weight > 0
-        except OverflowError:  # an int past the largest float
-            usable = False
-        if not usable:
+        if not (math.isfinite(as_real(weight)) and weight > 0):
             raise ParameterError(f"subject_weight must be a positive number; got {weight!r}")
         if weight != 1 and (self.output != "tfidf" or not mail):
             raise ParameterError(
@@ -875,11 +872,6 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 return np.where(found, pos, -1).astype(np.int64, copy=False)
             lookup = term_lookup.build(vocab)
         return lookup.columns_of(terms.tolist() if isinstance(terms, np.ndarray) else terms)
-
-    def _columns(self) -> term_lookup.TermLookup:
-        """The term lookup of the fitted vocabulary (built now if it has none)."""
-        vocab = self.terms_
-        return term_lookup.registered(vocab) or term_lookup.build(vocab)
 
     def _count_known_words(self, texts: list[str]) -> sp.csr_matrix | None:
         """``_reindex(*_count(texts))`` of analyzer="auto" for decoded texts none of which is

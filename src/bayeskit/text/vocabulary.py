@@ -9,14 +9,13 @@ machines or all at once gives the same vocabulary.
 
 from __future__ import annotations
 
-import math
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
+from .._validation import as_real
 from .._values import all_text, find_sorted, merge_sorted_text
 from ..errors import DataError, ParameterError
 
@@ -286,5 +285,4 @@ def _as_count(value: float, n_docs: int, name: str) -> float:
     check_frequency(value, name)
     if isinstance(value, (float, np.floating)):
         return value * n_docs
-    # a count of documents past the largest float is more than any corpus holds
-    return float(value) if value <= sys.float_info.max else math.inf
+    return as_real(value)  # a count past the largest float: more than any corpus, inf
