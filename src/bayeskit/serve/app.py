@@ -49,8 +49,9 @@ from .inputs import (
     message_input,
     reads_text,
 )
-from .scoring import plain
+from .scoring import Scorer, plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names, outcome
+from .turns import Turns
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
 
@@ -190,6 +191,9 @@ class Service:
         if self.state.cannot_learn and not self.learning_off:
             self.learning_off = f"learning is off: {self.state.cannot_learn}"
         self.missing = csv_missing_markers(config.model)
+        # /check, /verdict and /invocations take turns in rounds of about a millisecond,
+        # so that a learn begins within a round of its arrival (see .turns)
+        self.turns = Turns()
         page = resources.files("bayeskit.serve").joinpath("assets/index.html")
         self.page = page.read_text(encoding="utf-8").replace(
             "bayeskit model", html.escape(page_title(self.state.snapshot.described))
@@ -360,6 +364,15 @@ class Service:
 
     async def invocations(self, request: Request) -> Response:
         body = await self.body(request)
+        if len(body) > _BIG_BODY:
+            return await self._invocations(request, body)
+        await self.turns.take()
+        try:
+            return await self._invocations(request, body)
+        finally:
+            self.turns.give_back()
+
+    async def _invocations(self, request: Request, body: bytes) -> Response:
         snap = self.state.snapshot
         model = snap.model
         asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
@@ -378,18 +391,29 @@ class Service:
         return _json({"predictions": predictions})
 
     async def check(self, request: Request) -> Response:
-        snap = self.text_snapshot()
+        self.text_snapshot()  # a model that cannot check: refused before the body is read
         body = await self.body(request)
-        scorer = snap.scorer
-        assert scorer is not None
-        doc = message_input(body, request.headers.get("content-type", ""), snap.described)
         words = request.query_params.get("words", "") in ("1", "true")
         if len(body) > _BIG_BODY:
+            snap = self.text_snapshot()
+            doc, scorer = self._message(request, body, snap)
             result = await asyncio.to_thread(scorer.check, doc, words=words)
         else:
-            result = scorer.check(doc, words=words)
+            await self.turns.take()
+            try:
+                snap = self.text_snapshot()  # the newest, learns made while it waited too
+                doc, scorer = self._message(request, body, snap)
+                result = scorer.check(doc, words=words)
+            finally:
+                self.turns.give_back()
         result["learned_as"] = snap.learned.get(digest_of(doc))
         return _json(result)
+
+    @staticmethod
+    def _message(request: Request, body: bytes, snap: Snapshot) -> tuple[str | bytes, Scorer]:
+        scorer = snap.scorer
+        assert scorer is not None
+        return message_input(body, request.headers.get("content-type", ""), snap.described), scorer
 
     async def verdict(self, request: Request) -> Response:
         """A spam filter's verdict and ``P(spam|x)`` of one message as one line of text,
@@ -397,7 +421,6 @@ class Service:
         reasons and the JSON of /check (``bayeskit filter --server`` reads it with the
         standard library's socket alone)."""
         snap = self.text_snapshot()
-        body = await self.body(request)
         scorer = snap.scorer
         assert scorer is not None
         if scorer.spam is None:
@@ -405,11 +428,16 @@ class Service:
                 f"this server's model ({type(snap.model).__name__}) is not a spam filter: "
                 "use POST /check"
             )
+        body = await self.body(request)
         doc = message_input(body, request.headers.get("content-type", ""), snap.described)
         if len(body) > _BIG_BODY or not scorer.table_ready:  # the first builds the table
             p_spam, verdict = await asyncio.to_thread(scorer.verdict, doc)
         else:
-            p_spam, verdict = scorer.verdict(doc)
+            await self.turns.take()
+            try:
+                p_spam, verdict = scorer.verdict(doc)
+            finally:
+                self.turns.give_back()
         return Response(f"{verdict} {p_spam!r}\n", media_type="text/plain")
 
     async def learn(self, request: Request) -> Response:
