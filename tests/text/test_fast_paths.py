@@ -276,6 +276,40 @@ def test_the_parallel_sparse_product_is_scipys(monkeypatch):
     assert np.array_equal(np.isneginf(out[:, 2]), X[:, 7].toarray().ravel() > 0)
 
 
+@given(
+    n_features=st.integers(1, 300),
+    n_classes=st.integers(1, 6),
+    density=st.floats(0.0, 1.0),
+    scale=st.sampled_from([1e-300, 1.0, 1e150]),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(n_features=5, n_classes=2, density=1.0, scale=1.0, seed=0).via("signed zeros")
+def test_one_row_product_is_scipys_bit_for_bit(n_features, n_classes, density, scale, seed):
+    """A message scored alone (the service, a learn): the gathered product gives scipy's
+    numbers, its -0.0 sums included, for a weight matrix whose transpose scipy would copy."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(1, n_features, density=density, format="csr", random_state=seed)
+    X.data = np.round(X.data * 9) - 3.0  # counts, with zeros and negatives kept
+    W = np.ascontiguousarray(rng.normal(size=(n_classes, n_features)) * scale)
+    if seed % 3 == 0:
+        W[:, ::2] = -0.0
+    out = _sparse_dot.one_row_dot_t(X, W)
+    expected = X @ W.T
+    assert out.shape == expected.shape
+    assert np.array_equal(out, expected, equal_nan=True)
+    assert np.array_equal(np.signbit(out), np.signbit(expected))
+    assert np.array_equal(safe_dot(X, W), expected)
+    assert _sparse_dot.one_row_dot_t(sp.vstack([X, X], format="csr"), W) is None
+
+
+def test_one_row_product_sums_from_zero_as_scipy_does():
+    X = sp.csr_matrix(np.array([[2.0, 0.0, 1.0]]))
+    W = np.full((2, 3), -0.0)  # every product -0.0: scipy's running sum from 0.0 gives 0.0
+    out = _sparse_dot.one_row_dot_t(X, W)
+    assert np.array_equal(np.signbit(out), np.signbit(X @ W.T))
+    assert not np.signbit(out).any()
+
+
 @pytest.mark.parametrize("shape", [(2, 6000), (3, 130), (20, 64), (2, 63), (1, 100), (4, 1)])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_per_class_extremes(shape, order):

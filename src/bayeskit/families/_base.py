@@ -44,7 +44,7 @@ from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
 from ..stats._base import hard_labels
-from ._sparse_dot import csr_dot_t
+from ._sparse_dot import csr_dot_t, one_row_dot_t
 
 __all__ = [
     "FAMILIES",
@@ -219,6 +219,8 @@ def safe_dot(X: Any, W: np.ndarray) -> np.ndarray:
     impossible = None if W.size == 0 or np.min(W) > -np.inf else np.isneginf(W)
     if impossible is None or not impossible.any():
         fast = csr_dot_t(X, W)  # scipy's numbers, on both cores, for a large CSR X
+        if fast is None and not W.T.flags.c_contiguous:
+            fast = one_row_dot_t(X, W)  # scipy's numbers, without its copy of W
         out = X @ W.T if fast is None else fast
         return np.asarray(out, dtype=np.float64)
     out = np.asarray(X @ np.where(impossible, 0.0, W).T, dtype=np.float64)

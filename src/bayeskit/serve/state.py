@@ -254,9 +254,10 @@ class ModelState:
                 self._threads.append(thread)
 
     @staticmethod
-    def _snapshot(model: Any, seq: int, learned: dict[str, str]) -> Snapshot:
+    def _snapshot(model: Any, seq: int, learned: dict[str, str], *, warm: bool = True) -> Snapshot:
         described = described_model(model)
-        scorer = Scorer.of(described) if contract_of(described).input == "documents" else None
+        documents = contract_of(described).input == "documents"
+        scorer = Scorer.of(described, warm=warm) if documents else None
         return Snapshot(model, scorer, seq, learned, described)
 
     # ------------------------------------------------------------------ learning
@@ -335,7 +336,9 @@ class ModelState:
                     )
             return computed
         answers.extend((request, _learned(request, op)) for request, op in accepted)
-        return _Computed(answers, [op for _, op in accepted], self._snapshot(model, seq, learned))
+        # a learned model's lookups follow from its parent's: no warm-up check to pay here
+        snapshot = self._snapshot(model, seq, learned, warm=False)
+        return _Computed(answers, [op for _, op in accepted], snapshot)
 
     def _writer(self) -> None:
         """The journal thread: group commit of what :meth:`_learn_batch` queued."""
