@@ -294,3 +294,18 @@ def test_bad_arguments():
         TextVectorizer(token_pattern="(").fit(["ok"])
     with pytest.raises(NotFittedError):
         TextVectorizer().transform(["ok"])
+
+
+def test_a_setting_changed_after_a_transform_is_checked_again():
+    """Transforms check the settings once while they stay the same; any change (a new
+    value, set_params, a list changed in place) is checked at the next transform."""
+    vec = TextVectorizer(stop_words=["the"]).fit(["the cat sat", "a dog ran"])
+    vec.transform(["the cat"])
+    vec.norm = "l3"
+    with pytest.raises(ParameterError, match="norm"):
+        vec.transform(["the cat"])
+    vec.set_params(norm=None)
+    vec.transform(["the cat"])
+    vec.stop_words.append(42)  # not a word: refused although the list is the same object
+    with pytest.raises(ParameterError, match="stop_words"):
+        vec.transform(["the cat"])

@@ -20,7 +20,6 @@ import numpy as np
 from .._decision import normalize_log
 from ..contract import contract_of
 from ..text import TextClassifier, TextVectorizer, token_store
-from ..text.calibration import calibrated_logit
 from .colouring import segments
 
 __all__ = ["ACTIONS", "Scorer", "plain"]
@@ -119,7 +118,7 @@ class Scorer:
             if self.fisher:  # the filter's own score (Fisher's), not the count model's
                 log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
             if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
-                z = float(calibrated_logit(np.array([log_odds]), self.scale)[0])
+                z = _calibrated_logit(log_odds, self.scale)
                 proba = np.empty(2)
                 proba[a], proba[c] = _expit(z), _expit(-z)
             else:
@@ -162,6 +161,14 @@ class Scorer:
             }
             out["words"] = segments(self.model.vectorizer or TextVectorizer(), doc, by_term)
         return out
+
+
+def _calibrated_logit(score: float, scale: tuple[float, float]) -> float:
+    """:func:`bayeskit.text.calibration.calibrated_logit` of one float (the same two
+    roundings, without numpy's per-call cost)."""
+    a, b = scale
+    z = a * score + b  # Python's float product is IEEE's: 0 × inf is NaN, as numpy's
+    return b if math.isnan(z) else z
 
 
 def _expit(z: float) -> float:

@@ -85,6 +85,12 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 _CONTAINERS = (list, dict, set)
 
 
+def _kept(settings: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Settings as :func:`_same_setting` compares them later: lists, dicts and sets copied
+    (they may change in place), everything else the object itself."""
+    return tuple(copy.copy(v) if type(v) in _CONTAINERS else v for v in settings)
+
+
 def _same_setting(kept: Any, current: Any) -> bool:
     """Whether a parameter is unchanged since it was ``kept``: the same object, or for a
     list, dict or set (kept as a copy) an equal one of the same type."""
@@ -516,7 +522,20 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             weights[apart[subject]] = float(self.subject_weight)
         return weights
 
-    _check_params = check_params
+    def _check_params(self) -> TextVectorizer:
+        """:meth:`check_params`, once while the settings stay those it found good (every
+        transform checks them; for one short message, as a service scores them, that was a
+        twentieth of the work)."""
+        settings = self._settings()
+        good = self.__dict__.get("_good_settings")
+        if good is not None and all(map(_same_setting, good, settings)):
+            return self
+        self.check_params()
+        self.__dict__["_good_settings"] = _kept(settings)
+        return self
+
+    def _settings(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._get_param_names())
 
     # ------------------------------------------------------------------ counts, for the models
     # What the text models, their rounds and the semi-supervised wrapper call: documents
@@ -679,7 +698,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return self._words()[1]
 
     def _words(self) -> tuple[TextVectorizer, Callable[[Any], list[str]]]:
-        settings = tuple(getattr(self, name) for name in self._get_param_names())
+        settings = self._settings()
         cached = self.__dict__.get("_words_cache")
         if cached is not None and all(map(_same_setting, cached[0], settings)):
             return cached[1]
@@ -688,8 +707,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         )
         # the word vectorizer is this one's alone and never changes: checked once here
         made = (words, words.build_analyzer())
-        kept = tuple(copy.copy(v) if type(v) in _CONTAINERS else v for v in settings)
-        self.__dict__["_words_cache"] = (kept, made)
+        self.__dict__["_words_cache"] = (_kept(settings), made)
         return made
 
     def _analysis(self) -> Analysis | None:
@@ -1008,6 +1026,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         state.pop("_lookup_cache", None)
         state.pop("_head_cache", None)
         state.pop("_words_cache", None)
+        state.pop("_good_settings", None)  # checked again by the next process that uses it
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
         if "_vocab" in state:  # lazy terms are made: what makes them stays in this process
             state["_vocab"] = self.terms_
