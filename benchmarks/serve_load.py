@@ -261,9 +261,39 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
+#: The service's targets, for the default load (32 clients, 2% learns, one worker): the
+#: measure, the bound and whether larger is better.
+TARGETS = {
+    "checks_per_s": (2000.0, True),
+    "learn_p50_ms": (10.0, False),
+    "learn_p99_ms": (50.0, False),
+    "lost_learns": (0, False),
+    "server_errors": (0, False),
+}
+_DEFAULT_LOAD = {"clients": 32, "learn_fraction": 0.02, "workers": 1}
+
+
+def judged(result: dict[str, Any]) -> dict[str, str]:
+    """ "met" or "MISSED" for each target measure, at the default load only (the bounds mean
+    nothing at another); empty otherwise."""
+    if any(result[k] != v for k, v in _DEFAULT_LOAD.items()):
+        return {}
+    out = {}
+    for key, (bound, larger) in TARGETS.items():
+        value = result[key]
+        ok = value is not None and (value >= bound if larger else value <= bound)
+        out[key] = f"{'≥' if larger else '≤'} {bound:,g}: {'met' if ok else '**MISSED**'}"
+    return out
+
+
 def report(result: dict[str, Any]) -> str:
     r = result
     cpu = r["server_cpu_us_per_request"]
+    judge = judged(r)
+
+    def row(measure: str, value: str, *keys: str) -> str:
+        return f"| {measure} | {value} | {'; '.join(judge[k] for k in keys if k in judge)} |"
+
     return "\n".join(
         [
             f"## bayeskit serve under load ({platform.machine()}, {os.cpu_count()} cores, "
@@ -272,18 +302,32 @@ def report(result: dict[str, Any]) -> str:
             f"{r['clients']} keep-alive clients on 127.0.0.1, {r['requests']} requests "
             f"({100 * r['learn_fraction']:g}% learns), {r['workers']} worker(s)",
             "",
-            "| measure | value |",
-            "| --- | ---: |",
-            f"| wall time | {r['seconds']:.2f} s |",
-            f"| requests / s | {r['requests_per_s']:.0f} |",
-            f"| checks / s | {r['checks_per_s']:.0f} |",
-            f"| check latency p50 / p99 | {_ms(r['check_p50_ms'])} / {_ms(r['check_p99_ms'])} ms |",
-            f"| learn latency p50 / p99 | {_ms(r['learn_p50_ms'])} / {_ms(r['learn_p99_ms'])} ms |",
-            f"| server CPU per request (1 worker) | {'–' if cpu is None else f'{cpu:.0f}'} µs |",
-            f"| responses by status | {r['status']} |",
-            f"| 5xx | {r['server_errors']} |",
-            f"| acknowledged learns lost after SIGKILL + restart | {r['lost_learns']} of "
-            f"{r['acknowledged_learns']} |",
+            "| measure | value | target |",
+            "| --- | ---: | --- |",
+            row("wall time", f"{r['seconds']:.2f} s"),
+            row("requests / s", f"{r['requests_per_s']:.0f}"),
+            row("checks / s", f"{r['checks_per_s']:.0f}", "checks_per_s"),
+            row(
+                "check latency p50 / p99",
+                f"{_ms(r['check_p50_ms'])} / {_ms(r['check_p99_ms'])} ms",
+            ),
+            row(
+                "learn latency p50 / p99",
+                f"{_ms(r['learn_p50_ms'])} / {_ms(r['learn_p99_ms'])} ms",
+                "learn_p50_ms",
+                "learn_p99_ms",
+            ),
+            row(
+                "server CPU per request (1 worker)",
+                f"{'–' if cpu is None else f'{cpu:.0f}'} µs",
+            ),
+            row("responses by status", str(r["status"])),
+            row("5xx", str(r["server_errors"]), "server_errors"),
+            row(
+                "acknowledged learns lost after SIGKILL + restart",
+                f"{r['lost_learns']} of {r['acknowledged_learns']}",
+                "lost_learns",
+            ),
         ]
     )
 

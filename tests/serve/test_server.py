@@ -305,3 +305,20 @@ def test_load_benchmark_short(sms_file, capsys):
     assert file_sha256(sms_file) == sha
     assert not list(sms_file.parent.glob("*.journal"))
     assert "| 5xx | 0 |" in serve_load.report(report)
+
+
+def test_load_benchmark_judges_its_targets_at_the_default_load_only():
+    result = {
+        "clients": 32, "learn_fraction": 0.02, "workers": 1, "requests": 20000, "seconds": 10.0,
+        "requests_per_s": 2100.0, "checks_per_s": 1990.0, "check_p50_ms": 12.0,
+        "check_p99_ms": 27.0, "learn_p50_ms": 10.0, "learn_p99_ms": 50.5, "status": {"200": 1},
+        "server_errors": 0, "acknowledged_learns": 378, "lost_learns": 0, "load_average": 1.0,
+        "server_cpu_us_per_request": 460.0,
+    }  # fmt: skip
+    verdicts = serve_load.judged(result)
+    assert verdicts["checks_per_s"].endswith("**MISSED**")
+    assert verdicts["learn_p50_ms"].endswith("met")  # the bound itself is met
+    assert verdicts["learn_p99_ms"].endswith("**MISSED**")
+    assert verdicts["lost_learns"].endswith("met")
+    assert "≥ 2,000: **MISSED**" in serve_load.report(result)
+    assert serve_load.judged({**result, "clients": 8}) == {}
