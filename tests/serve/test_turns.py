@@ -228,3 +228,29 @@ def test_the_service_answers_a_learn_ahead_of_the_checks_queued_before_it(
         app.service.state.close()  # type: ignore[attr-defined]
     assert [d for d in done if d != "learn"] == [f"c{i}" for i in range(32)]
     assert done.index("learn") < 32
+
+
+def test_a_new_event_loop_starts_afresh():
+    """A loop stopped with a round still scheduled (it never runs there) must not keep the
+    checks of the next loop the turns serve waiting (a test client may run one per request)."""
+    clock, log = Clock(), []
+    turns = Turns(0.001, clock=clock)
+
+    async def first() -> None:
+        await _check(turns, clock, "c0", log, 0.0004)
+        asyncio.get_running_loop().stop()  # the next round, just scheduled, never runs
+
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(first())
+        loop.run_forever()
+        assert task.done()
+    finally:
+        loop.close()
+    clock.now += 1.0  # the next request comes long after
+
+    async def second() -> None:
+        await asyncio.wait_for(_check(turns, clock, "c1", log, 0.0004), timeout=5)
+
+    _run(second)
+    assert log == ["c0", "c1"]
