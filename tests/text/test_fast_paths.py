@@ -19,7 +19,7 @@ from sklearn.model_selection import StratifiedKFold
 from bayeskit.datasets import load_sms_spam
 from bayeskit.datasets.shared import load_20newsgroups
 from bayeskit.families import _sparse_dot
-from bayeskit.families._base import safe_dot
+from bayeskit.families._base import class_weight_totals, safe_dot
 from bayeskit.stats._base import per_class_extreme
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer, vectorize
 from bayeskit.text import email as email_module
@@ -300,6 +300,24 @@ def test_one_row_product_is_scipys_bit_for_bit(n_features, n_classes, density, s
     assert np.array_equal(np.signbit(out), np.signbit(expected))
     assert np.array_equal(safe_dot(X, W), expected)
     assert _sparse_dot.one_row_dot_t(sp.vstack([X, X], format="csr"), W) is None
+
+
+@given(
+    n_rows=st.integers(1, 80),
+    n_classes=st.integers(1, 6),
+    density=st.floats(0.0, 1.0),
+    exponent=st.integers(-300, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_class_weight_totals_are_scipys_column_sums(n_rows, n_classes, density, exponent, seed):
+    R = sp.random(n_rows, n_classes, density=density, format="csr", random_state=seed)
+    R.data = R.data * 10.0**exponent
+    if seed % 3 == 0:
+        R.data[::2] = -0.0
+    expected = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
+    out = class_weight_totals(R)
+    assert np.array_equal(out, expected)
+    assert np.array_equal(np.signbit(out), np.signbit(expected))
 
 
 def test_one_row_product_sums_from_zero_as_scipy_does():

@@ -4,7 +4,8 @@ An adapter over a fitted model (DESIGN.md): it owns HTTP (:mod:`.app`, :mod:`.in
 :mod:`.server`), the journal (:mod:`.journal`) and the atomic swap of model snapshots
 (:mod:`.state`); the model's own methods (``predict_proba``, ``linear_form``, ``partial_fit``,
 ``unlearn``, a SpamFilter's cutoffs and costs) do the work. :mod:`.scoring` turns one message
-into a verdict with its reasons; ``assets/index.html`` is the page.
+into a verdict with its reasons; :mod:`.turns` orders the requests in the event loop (checks
+in turn, learns first); ``assets/index.html`` is the page.
 
 Limits (``docs/guide/service-limits.md``; every refusal is JSON ``{"error": ...}``):
 
