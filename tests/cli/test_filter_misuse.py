@@ -6,6 +6,7 @@ reads as a verdict it did not reach, and says what went wrong on one line."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import bayeskit as bk
@@ -72,13 +73,21 @@ def _filter(args: list[str], mail: bytes) -> tuple[int, bytes, bytes]:
     rest=st.lists(st.sampled_from(TOKENS), max_size=5),
     mail=st.sampled_from(sorted(MAILS)),
 )
+@example(model=None, rest=["spam", "--learn", "ham"], mail="mail").via("a bare word as model")
 def test_a_misused_filter_never_eats_mail(paths, model, rest, mail):
     with tempfile.TemporaryDirectory() as scratch:
         # every example learns into its own copy of the model
         own = {**paths, "MODEL": Path(shutil.copy(paths["MODEL"], Path(scratch) / "spam.bk"))}
         before = own["MODEL"].read_bytes()
         args = [str(own[t]) if t in own else t for t in ([model] if model else []) + rest]
-        status, out, err = _filter(args, MAILS[mail])
+        # a bare word may be taken for the model (``filter spam --learn ham`` learns into a
+        # new filter named spam, with its lock file): in the scratch folder, not the cwd
+        here = os.getcwd()
+        os.chdir(scratch)
+        try:
+            status, out, err = _filter(args, MAILS[mail])
+        finally:
+            os.chdir(here)
         after = own["MODEL"].read_bytes()
     raw = MAILS[mail]
     said = err.decode("utf-8", "replace").splitlines()
