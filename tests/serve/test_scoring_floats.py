@@ -1,11 +1,12 @@
-"""The check's float math is the model's numpy math, to the last bit (any float)."""
+"""The check's float math is the model's numpy math: the calibrated log-odds to the last
+bit, the probability to the last place or two (any float)."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bayeskit.serve import scoring
@@ -28,7 +29,12 @@ def test_calibrated_logit_of_one_float_is_numpys(score: float, a: float, b: floa
 
 
 @given(z=st.floats(allow_nan=False, allow_infinity=True, allow_subnormal=True))
-def test_expit_of_one_float_is_numpys(z: float) -> None:
+@example(z=-36.0).via("numpy's exp and log1p round differently from the C library's")
+def test_expit_of_one_float_is_numpys_to_an_ulp(z: float) -> None:
+    """The same formula; numpy's SIMD exp/log and the C library's may round differently in
+    the last place (about 2 % of scores), so the two agree to 2 units in the last place."""
     with np.errstate(all="ignore"):
-        expected = float(calibration.calibrated(np.array([z]), (1.0, 0.0))[0])
-    assert _same(scoring._expit(z), expected)
+        expected = calibration.calibrated(np.array([z]), (1.0, 0.0))
+    got = np.array([scoring._expit(z)])
+    np.testing.assert_array_max_ulp(got, expected, maxulp=2)
+    assert 0.0 <= got[0] <= 1.0
