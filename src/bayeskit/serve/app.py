@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -228,7 +228,14 @@ class Service:
 
         deadline = asyncio.get_running_loop().call_later(self.config.timeout, expire)
         try:
-            async for chunk in request.stream():
+            # the ASGI messages read as Request.stream reads them, without its generator
+            more = True
+            while more:
+                message = await request.receive()
+                if message["type"] == "http.disconnect":
+                    raise ClientDisconnect()
+                chunk = message.get("body", b"")
+                more = bool(message.get("more_body", False))
                 size += len(chunk)
                 if size > limit:
                     raise RequestError(
@@ -393,7 +400,10 @@ class Service:
     async def check(self, request: Request) -> Response:
         self.text_snapshot()  # a model that cannot check: refused before the body is read
         body = await self.body(request)
-        words = request.query_params.get("words", "") in ("1", "true")
+        # most checks have no query string: not parsed then
+        words = bool(request.scope.get("query_string")) and request.query_params.get(
+            "words", ""
+        ) in ("1", "true")
         if len(body) > _BIG_BODY:
             snap = self.text_snapshot()
             doc, scorer = self._message(request, body, snap)
