@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._in_order import sum_in_order
 from .._jit import SMALL_TABLE, njit, prange
 
 #: what an unseen value does in :func:`score`; the order matches Categorical.unseen.
@@ -233,4 +234,4 @@ def score_small(
         bad[flag] = first[flag]
     used = valid & (group >= 0)
     terms = np.where(used[:, :, None], table[np.maximum(group, 0)], 0.0)
-    out[:] = np.cumsum(np.concatenate([out[:, None, :], terms], axis=1), axis=1)[:, -1, :]
+    out[:] = sum_in_order(terms, axis=1, start=out)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._in_order import sum_in_order
 from .._jit import SMALL_TABLE, njit
 
 #: ulps of M the expansion may lose (a safety factor over its handful of roundings).
@@ -80,7 +81,5 @@ def refine(
         p = precision[classes]
         z = x - theta[classes]
         terms = np.where((x == x) & (p != 0.0), 0.5 * (log_norm[classes] + z * z * p), 0.0)
-        # cumsum adds left to right as the loop does; the leading 0 is its starting value
-        start = np.zeros((len(rows), 1))
-        jll[rows, classes] = np.cumsum(np.hstack([start, -terms]), axis=1)[:, -1]
+        jll[rows, classes] = sum_in_order(-terms, axis=1)  # from 0, as the loop adds
     return jll

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._in_order import sum_in_order
 from .._jit import njit, prange
 from .._lazy import sparse as sp
 
@@ -36,11 +37,8 @@ def one_row_dot_t(X: Any, W: np.ndarray) -> np.ndarray | None:
         or X.shape[1] != W.shape[1]
     ):
         return None
-    terms = W[:, X.indices] * X.data
-    if not terms.shape[1]:
-        return np.zeros((1, W.shape[0]))
-    # a running sum from zero, as scipy's loop adds; + 0.0 turns its -0.0 into scipy's 0.0
-    return (np.cumsum(terms, axis=1)[:, -1] + 0.0).reshape(1, -1)
+    # scipy's loop adds the row's terms in order, from zero
+    return sum_in_order(W[:, X.indices] * X.data, axis=1).reshape(1, -1)
 
 
 def csr_dot_t(X: Any, W: np.ndarray) -> np.ndarray | None:
