@@ -35,6 +35,13 @@ async def _check(turns: Turns, clock: Clock, name: str, log: list[str], cost: fl
         turns.give_back()
 
 
+def _start_checks(
+    turns: Turns, clock: Clock, log: list[str], n: int, cost: float
+) -> list[asyncio.Future[None]]:
+    """``n`` checks arriving at once (as from ``n`` busy connections), named c0, c1, …"""
+    return [asyncio.ensure_future(_check(turns, clock, f"c{i}", log, cost)) for i in range(n)]
+
+
 async def _learn(log: list[str]) -> None:
     log.append("learn")  # a learn takes no turn
 
@@ -71,9 +78,7 @@ def test_a_learn_begins_within_a_round_of_its_arrival(budget: float) -> None:
     turns = Turns(budget, clock=clock)
 
     async def main() -> None:
-        checks = [
-            asyncio.ensure_future(_check(turns, clock, f"c{i}", log, cost)) for i in range(32)
-        ]
+        checks = _start_checks(turns, clock, log, 32, cost)
         for _ in range(3):  # a few iterations later, the learn's bytes are read
             await asyncio.sleep(0)
         learn = asyncio.ensure_future(_learn(log))
@@ -122,9 +127,7 @@ def test_cancelled_waiters_are_skipped_and_never_block_the_rest() -> None:
     turns = Turns(0.0005, clock=clock)
 
     async def main() -> None:
-        tasks = [
-            asyncio.ensure_future(_check(turns, clock, f"c{i}", log, 0.0004)) for i in range(12)
-        ]
+        tasks = _start_checks(turns, clock, log, 12, 0.0004)
         await asyncio.sleep(0)  # every check has taken its turn or waits for one
         assert turns.waiting > 0
         for i in (3, 4, 9):
@@ -143,9 +146,7 @@ def test_a_check_called_up_and_then_cancelled_holds_up_no_one() -> None:
     turns = Turns(0.0005, clock=clock)
 
     async def main() -> None:
-        tasks = [
-            asyncio.ensure_future(_check(turns, clock, f"c{i}", log, 0.0004)) for i in range(8)
-        ]
+        tasks = _start_checks(turns, clock, log, 8, 0.0004)
         await asyncio.sleep(0)  # c0 and c1 fit the first round; the others wait
         assert log == ["c0", "c1"]
         assert turns.waiting == 6

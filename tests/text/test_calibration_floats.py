@@ -1,5 +1,6 @@
-"""The check's float math is the model's numpy math: the calibrated log-odds to the last
-bit, the probability to the last place or two (any float)."""
+"""The float twins of the calibration (a service checks one message at a time) are its numpy
+math: the calibrated log-odds to the last bit, the probability to the last place or two
+(any float)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bayeskit.serve import scoring
 from bayeskit.text import calibration
 
 ANY = st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True)
@@ -25,7 +25,7 @@ def _same(x: float, y: float) -> bool:
 def test_calibrated_logit_of_one_float_is_numpys(score: float, a: float, b: float) -> None:
     with np.errstate(all="ignore"):
         expected = float(calibration.calibrated_logit(np.array([score]), (a, b))[0])
-    assert _same(scoring._calibrated_logit(score, (a, b)), expected)
+    assert _same(calibration.calibrated_logit_of(score, (a, b)), expected)
 
 
 @given(z=st.floats(allow_nan=False, allow_infinity=True, allow_subnormal=True))
@@ -35,6 +35,6 @@ def test_expit_of_one_float_is_numpys_to_an_ulp(z: float) -> None:
     the last place (about 2 % of scores), so the two agree to 2 units in the last place."""
     with np.errstate(all="ignore"):
         expected = calibration.calibrated(np.array([z]), (1.0, 0.0))
-    got = np.array([scoring._expit(z)])
+    got = np.array([calibration.expit_of(z)])
     np.testing.assert_array_max_ulp(got, expected, maxulp=2)
     assert 0.0 <= got[0] <= 1.0

@@ -10,7 +10,6 @@ compare them with ``predict_proba`` and ``explain``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 
 from .._decision import normalize_log
 from ..contract import contract_of
-from ..text import TextClassifier, TextVectorizer, token_store
+from ..text import TextClassifier, TextVectorizer, calibration, token_store
 from .colouring import segments
 
 __all__ = ["ACTIONS", "Scorer", "plain"]
@@ -118,9 +117,9 @@ class Scorer:
             if self.fisher:  # the filter's own score (Fisher's), not the count model's
                 log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
             if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
-                z = _calibrated_logit(log_odds, self.scale)
+                z = calibration.calibrated_logit_of(log_odds, self.scale)
                 proba = np.empty(2)
-                proba[a], proba[c] = _expit(z), _expit(-z)
+                proba[a], proba[c] = calibration.expit_of(z), calibration.expit_of(-z)
             else:
                 proba = np.exp(_log_posterior(jll, self.log_prior))
         else:
@@ -161,20 +160,6 @@ class Scorer:
             }
             out["words"] = segments(self.model.vectorizer or TextVectorizer(), doc, by_term)
         return out
-
-
-def _calibrated_logit(score: float, scale: tuple[float, float]) -> float:
-    """:func:`bayeskit.text.calibration.calibrated_logit` of one float (the same two
-    roundings, without numpy's per-call cost)."""
-    a, b = scale
-    z = a * score + b  # Python's float product is IEEE's: 0 × inf is NaN, as numpy's
-    return b if math.isnan(z) else z
-
-
-def _expit(z: float) -> float:
-    """``1 / (1 + exp(-z))`` as :func:`bayeskit.text.calibration.calibrated` gives it,
-    for one float (without numpy's per-call cost)."""
-    return math.exp(-(math.log1p(math.exp(-z)) if z > 0 else -z + math.log1p(math.exp(z))))
 
 
 def _log_posterior(jll: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
