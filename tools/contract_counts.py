@@ -57,6 +57,7 @@ LAYERS: list[set[str]] = [
         "_validation",
         "_values",
         "_jit",
+        "_in_order",
         "_lazy",
         "_threads",
         "_blas",
