@@ -89,12 +89,21 @@ def find_urls(text: str) -> list[str]:
         elif text[at - 1] in _P_CHARS:
             starts.append(at - 3 if text[at - 3] in _F_CHARS else at - 4)
         at = text.find("://", at + 3)
-    for dot in _W_DOTS:
-        at = text.find(dot, 2)
+    if text.isascii():
+        # "www." in any case is "www." in the lowercased text, at the same places (ASCII
+        # keeps its length): one search, where "w." and "W." also stop at every "now."
+        low = text.lower()
+        at = low.find("www.")
         while at >= 0:
-            if text[at - 2] in _W_CHARS and text[at - 1] in _W_CHARS:
-                starts.append(at - 2)
-            at = text.find(dot, at + 2)
+            starts.append(at)
+            at = low.find("www.", at + 4)
+    else:
+        for dot in _W_DOTS:
+            at = text.find(dot, 2)
+            while at >= 0:
+                if text[at - 2] in _W_CHARS and text[at - 1] in _W_CHARS:
+                    starts.append(at - 2)
+                at = text.find(dot, at + 2)
     if not starts:
         return []
     urls = []
