@@ -67,8 +67,9 @@ class Complement(Multinomial):
         # One (n_classes, n_features) array, changed in place: the same numbers as
         # ``total.sum(axis=0) - total + pseudo`` and its logarithm, without four more arrays
         # of that size (20 Newsgroups 1-2-grams: 190 MB each).
-        complement = np.subtract(stats.total.sum(axis=0), stats.total, dtype=np.float64)
-        complement += self._pseudo(stats)
+        pooled = stats.total.sum(axis=0)  # (a pass over the array: made once, used twice)
+        complement = np.subtract(pooled, stats.total, dtype=np.float64)
+        complement += self._pseudo(stats, pooled)
         low = complement.min() if complement.size else 1.0
         empty = (complement <= 0) & (stats.weight[:, None] > 0) if low <= 0 else None
         if empty is not None and empty.any():

@@ -97,12 +97,15 @@ class Multinomial(Family):
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
         return Counts(class_weight_totals(R), class_totals(R, X))
 
-    def _pseudo(self, stats: Counts) -> Any:
+    def _pseudo(self, stats: Counts, pooled: np.ndarray | None = None) -> Any:
+        """The pseudo-counts added to ``stats.total`` (``pooled``: its column sums, when the
+        caller has them)."""
         estimate = check_estimate(self.estimate)
         alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
         power = check_power(self.corpus_power)
         if check_smoothing(self.smoothing, estimate) == "corpus":
-            return corpus_pseudo_count(alpha, stats.total.sum(axis=0), power)
+            pooled = stats.total.sum(axis=0) if pooled is None else pooled
+            return corpus_pseudo_count(alpha, pooled, power)
         return pseudo_count(alpha, estimate)
 
     def finalize(self, stats: Counts) -> MultinomialParams:
