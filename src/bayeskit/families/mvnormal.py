@@ -571,9 +571,11 @@ def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalPar
         return f"{what} is singular: {column_label(names, column)} has no variance {where}" + (
             " but differs between classes" if s.klass is None else ""
         )
+    with np.errstate(over="ignore"):  # tol up to the largest float: tol² is then inf
+        bound = float(np.square(params.tol))
     return (
         f"{what} is singular: the smallest eigenvalue of its correlation matrix is "
-        f"{s.smallest:.3g} <= tol² = {params.tol**2:.3g} (collinear columns, or too few rows: "
+        f"{s.smallest:.3g} <= tol² = {bound:.3g} (collinear columns, or too few rows: "
         f"weight {s.weight:g} for {d} features, and a covariance needs more rows than features)"
     )
 
