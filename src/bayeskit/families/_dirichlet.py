@@ -249,4 +249,12 @@ def choose_alpha(
         after = np.vstack([np.cumsum(e[::-1], axis=0)[::-1][1:], np.zeros((1, n_columns))])
         log_total = top + np.log(before + after + np.exp(own - top))
         scores[g] = float(np.sum(np.where(has, counts * (own - log_total), 0.0)))
-    return AUTO_ALPHAS[int(np.argmax(scores))], scores
+    return AUTO_ALPHAS[best_of(scores)], scores
+
+
+def best_of(scores: np.ndarray) -> int:
+    """The index of the largest score, the first of those within rounding of it: candidates
+    that tie (a feature of one category scores the same under every α, up to the last bits
+    of the logarithms) go to the first, the largest pseudo-count."""
+    top = float(np.max(scores))
+    return int(np.flatnonzero(scores >= top - 1e-9 * max(1.0, abs(top)))[0])
