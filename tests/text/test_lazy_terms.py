@@ -14,7 +14,7 @@ import pytest
 from sklearn.base import clone
 
 from bayeskit.datasets import load_sms_spam
-from bayeskit.text import TextVectorizer, _scan
+from bayeskit.text import TextClassifier, TextVectorizer, _scan, vectorize
 from bayeskit.text._scan import count_terms, count_terms_lazily
 from bayeskit.text.vocabulary import LazyTerms, VocabularyStats
 
@@ -192,7 +192,8 @@ def test_lazily_counted_terms_equal_terms_counted_at_once():
 
 def test_the_auto_analyzer_leaves_names_of_plain_texts_to_be_made():
     # No e-mail among the texts: they are counted as "word" counts them, names made later;
-    # with e-mails, their header tokens are made in Python and merged: an array at once.
+    # with e-mails, their header tokens (made in Python) are placed among the words without
+    # making the words: lazy terms too, the header tokens known.
     texts = TEXTS["utf8"]
     vec = TextVectorizer(analyzer="auto")
     X = vec.fit_transform(texts)
@@ -203,8 +204,89 @@ def test_the_auto_analyzer_leaves_names_of_plain_texts_to_be_made():
     assert (words.transform(texts) != X).nnz == 0
     mail = "From: a@b.example\nSubject: free lunch\n\nFree money, free!"
     mixed = TextVectorizer(analyzer="auto").fit([mail, *texts])
-    assert isinstance(mixed.stats_.given_terms, np.ndarray)
+    lazy = mixed.stats_.given_terms
+    assert isinstance(lazy, LazyTerms)
+    heads = lazy.known[1].tolist()
+    assert "subject:free" in heads
+    assert "from:b.example" in heads
+    assert lazy.strings_at(lazy.known[0]) == heads
+    assert not lazy.made
     assert "subject:free" in mixed.vocabulary_
+
+
+def _mails(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """``n`` e-mails (a header, the SMS texts as bodies, some beyond latin-1) and labels."""
+    rng = np.random.default_rng(seed)
+    senders = ["a@x.example", "Big Deals <deals@shop.example>", "b@y.example"]
+    picked = rng.choice(len(SMS), n, replace=False)
+    mails = [
+        f"From: {senders[i % 3]}\nTo: c@z.example\nSubject: {SMS[j][:30]}\n\n"
+        f"{SMS[j]} see http://www.site{i % 7}.example/x\n"
+        for i, j in enumerate(picked.tolist())
+    ]
+    return mails, [LABELS[j] for j in picked.tolist()]
+
+
+LABELS = load_sms_spam()[1]
+
+
+@pytest.mark.parametrize("analyzer", ["auto", "word"])
+def test_a_text_model_fits_and_predicts_without_making_terms(monkeypatch, analyzer):
+    # The default TextClassifier: terms weighted apart (n-gram and subject weights), the
+    # header tokens' columns found among lazy words; texts beyond the table's latin-1 at
+    # predict are looked up term by term (binary search among the lazy terms: here for any
+    # number of them, where by default a vocabulary 300 times as long as they are is asked).
+    monkeypatch.setattr(vectorize, "LAZY_SEARCH_TERMS", 1)
+    mails, labels = _mails(2500, 0)
+    fit_mails = [m for m in mails if m.isascii()]
+    fit_labels = [y for m, y in zip(mails, labels, strict=True) if m.isascii()]
+    mail = {"subject_weight": 1.5, "subject_in_text": True} if analyzer == "auto" else {}
+    vectorizer = TextVectorizer(
+        analyzer=analyzer, ngram_range=(1, 2), ngram_weights=(1.0, 0.7), output="tfidf",
+        sublinear_tf=True, use_idf=False, **mail,
+    )  # fmt: skip
+    model = TextClassifier(vectorizer=vectorizer).fit(fit_mails, fit_labels)
+    lazy = model.stats_.blocks[0].keyed.given_terms
+    assert isinstance(lazy, LazyTerms)
+    test, _ = _mails(600, 1)
+    if analyzer == "auto":
+        assert any(not _latin1(t) for t in test)
+    else:  # (the word analyzer builds a table for text beyond the one it counted: made then)
+        test = [t for t in test if _latin1(t)]
+    got = model.predict_proba(test)
+    assert not lazy.made
+    # The same numbers as a model whose terms were made before it scored.
+    made = TextClassifier(vectorizer=clone(vectorizer)).fit(fit_mails, fit_labels)
+    made.stats_.blocks[0].keyed.terms  # noqa: B018 (made by reading them)
+    made.fitted_parts()[0].terms_  # noqa: B018
+    np.testing.assert_array_equal(made.predict_proba(test), got)
+    assert made.fitted_parts()[0].terms_.tolist() == lazy.array().tolist()
+    # Copies and model files carry the terms, made then.
+    for copied in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        np.testing.assert_array_equal(copied.predict_proba(test), got)
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_terms_are_found_among_lazy_terms_as_among_the_made():
+    vec = TextVectorizer(ngram_range=(1, 3))
+    vec.fit(TEXTS["utf8"])
+    lazy = vec.stats_.given_terms
+    probes = ["", "a", "free", "free lunch", "free money now", "zzzz", "é", "ü x", "~"]
+    probes += [t + suffix for t in SMS[5000][:40].lower().split() for suffix in ("", " ", "a")]
+    below = _scan.terms_below(lazy, probes)
+    found = _scan.find_lazily(lazy, probes)
+    assert not lazy.made
+    terms = lazy.array()
+    assert below.tolist() == np.searchsorted(terms, np.array(probes, dtype=object)).tolist()
+    index = {t: i for i, t in enumerate(terms.tolist())}
+    assert found.tolist() == [index.get(p, -1) for p in probes]
 
 
 @pytest.mark.parametrize("oov", [None, "<oov>"])

@@ -42,24 +42,41 @@ class TermKeyed(Statistic):
     (['cash', 'lunch', 'now'], [[3.0, 1.0, 3.0]], [3.0])
     >>> s.columns_of(words("now", "zebra")).total.tolist()
     [[3.0, 0.0]]
+
+    The terms may also be given as lazy terms (an object with ``len`` and an ``array()``
+    method that makes them, as the compiled scanner's are): ``given_terms`` keeps what was
+    given, and :attr:`terms` reads them as an array, made then. A fitted model that never
+    reads them (a fit then predictions in one process) never makes their ``str`` objects.
     """
 
-    terms: np.ndarray
+    given_terms: Any  # ndarray of str, sorted, distinct; or lazy terms
     block: ColumnStatistic
 
     kind = "term_keyed"
 
     @property
+    def terms(self) -> np.ndarray:
+        """The terms, sorted and distinct (object array of str; lazy terms made now)."""
+        terms = self.given_terms
+        return terms if isinstance(terms, np.ndarray) else terms.array()
+
+    @property
     def n_features(self) -> int:
-        return len(self.terms)
+        return len(self.given_terms)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Lazy terms are made for a copy or a pickle: what makes them stays in this process.
+        return (TermKeyed, (self.terms, self.block))
 
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.block.weights()
 
     def with_weights(self, arrays: tuple[np.ndarray, ...]) -> TermKeyed:
-        return TermKeyed(self.terms, self.block.with_weights(arrays))
+        return TermKeyed(self.given_terms, self.block.with_weights(arrays))
 
     def _add(self, other: TermKeyed) -> TermKeyed:
+        if self.given_terms is other.given_terms:  # (lazy terms stay lazy)
+            return TermKeyed(self.given_terms, self.block + other.block)
         mine, theirs = self.terms, other.terms
         if mine is theirs or (len(mine) == len(theirs) and np.array_equal(mine, theirs)):
             return TermKeyed(mine, self.block + other.block)
@@ -78,7 +95,7 @@ class TermKeyed(Statistic):
         seen = (np.abs(w) > per_class(tolerance, w)).any(axis=0)
         block = self.block.without_empty(tolerance)
         if seen.all():
-            return TermKeyed(self.terms, block)
+            return TermKeyed(self.given_terms, block)
         keep = np.flatnonzero(seen)
         return TermKeyed(self.terms[keep], block.take_columns(keep))
 

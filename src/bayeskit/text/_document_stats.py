@@ -83,7 +83,7 @@ class DocumentStats(Statistic):
     def shares_terms(self) -> bool:
         """Whether both parts are known to be over one terms array (so a column of the
         count statistic is the term of the same position in the vocabulary statistics)."""
-        return self.keyed.terms is self.vocabulary.given_terms
+        return self.keyed.given_terms is self.vocabulary.given_terms
 
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.keyed.weights()
@@ -187,7 +187,7 @@ class DocumentStats(Statistic):
         seen = (np.abs(w) > per_class(tolerance, w)).any(axis=0) | (v.doc_freq > 0)
         block = self.keyed.block.without_empty(tolerance)
         if seen.all():
-            return DocumentStats(TermKeyed(self.keyed.terms, block), v)
+            return DocumentStats(TermKeyed(self.keyed.given_terms, block), v)
         keep_at = np.flatnonzero(seen)
         terms = self.keyed.terms[keep_at]
         return DocumentStats(

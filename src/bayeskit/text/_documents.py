@@ -38,6 +38,7 @@ from ..stats import ColumnStatistic, Statistic, TermKeyed
 from ._count_matrices import stats_of
 from ._document_stats import DocumentStats
 from .vectorize import TextVectorizer
+from .vocabulary import LazyTerms
 
 __all__ = ["DocumentsFamily", "DocumentsParams", "as_documents", "keeps_term_statistics"]
 
@@ -151,11 +152,15 @@ class DocumentsFamily(Family):
         if self.fitted:
             return self.count.summarize(self._columns(self.vectorizer, X), R)
         vectorizer = clone(self.vectorizer)
-        terms, counts = vectorizer.count(list(X))
+        terms, counts = vectorizer.count(list(X), lazy=True)
         return self.summarize_counted(vectorizer, terms, counts, R)
 
     def summarize_counted(
-        self, vectorizer: TextVectorizer, terms: np.ndarray, counts: sp.csr_matrix, R: Any
+        self,
+        vectorizer: TextVectorizer,
+        terms: np.ndarray | LazyTerms,
+        counts: sp.csr_matrix,
+        R: Any,
     ) -> DocumentStats:
         """:meth:`summarize` of documents already counted (``vectorizer.count``): what a
         cross-validation reuses for every fold."""
@@ -208,19 +213,21 @@ class DocumentsFamily(Family):
         (default: the count statistic's own class weights)."""
         vocab = stats.vocabulary
         vec = clone(self.vectorizer).fit_stats(vocab)
-        terms, block = stats.keyed.terms, stats.keyed.block
-        columns = vec.terms_
+        block, n_terms = stats.keyed.block, stats.keyed.n_features
+        # The terms as strings only where a search among them needs them: a vocabulary
+        # selected from lazy terms (the compiled scanner's) stays lazy.
         same = stats.shares_terms() or (
-            len(terms) == len(vocab) and np.array_equal(terms, vocab.terms)
+            n_terms == len(vocab) and np.array_equal(stats.keyed.terms, vocab.terms)
         )
         index = vec.selection()
         found = None  # where the vocabulary's terms (columns) sit among the counted ones
         if same and index is not None:  # known from the selection: no string search
-            selected = block if len(index) == len(terms) else block.take_columns(index)
+            selected = block if len(index) == n_terms else block.take_columns(index)
         else:
-            index, found = find_sorted(terms, columns)
+            index, found = find_sorted(stats.keyed.terms, vec.terms_)
             selected = block.take_columns(index, found)
         if self.useful_terms is not None:
+            columns = vec.terms_
             # Vorontsov's usefulness: keep the terms whose class they point to is surest.
             if class_count is None:
                 class_count = next(w for w in selected.weights() if w.ndim == 1)
@@ -231,7 +238,7 @@ class DocumentsFamily(Family):
             selected = selected.take_columns(keep)
             index, found = index[keep], None if found is None else found[keep]
         if vec.oov_token is not None:  # the pool of every term the vocabulary leaves out
-            left_out = np.ones(len(terms), dtype=bool)
+            left_out = np.ones(n_terms, dtype=bool)
             left_out[index if found is None else index[found]] = False
             selected = selected.join_columns(block.pooled(where=left_out))
         return vec, selected

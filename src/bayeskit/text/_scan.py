@@ -65,11 +65,15 @@ __all__ = [
     "count_known",
     "count_terms",
     "count_terms_lazily",
+    "counted_analysis",
     "counted_entries",
     "counted_lookup",
     "counted_orders",
+    "counted_union",
     "counted_within",
+    "find_lazily",
     "take_column_totals",
+    "terms_below",
     "unicode_classes",
 ]
 
@@ -346,6 +350,111 @@ def counted_within(terms: np.ndarray, part: np.ndarray | LazyTerms, places: np.n
     entry = np.full(len(terms), -1, np.int64)
     entry[places] = counted.entry
     _COUNTED.put(terms, replace(counted, entry=entry))
+
+
+def counted_union(
+    part: LazyTerms,
+    places: np.ndarray,
+    others: np.ndarray,
+    at: np.ndarray,
+) -> LazyTerms | None:
+    """The union of lazy terms the compiled scanner counted (``part``) and some other terms
+    (``others``, str, sorted), as lazy terms: ``part``'s terms at ``places``, the others at
+    ``at`` (both increasing, together every position once), the others known already
+    (:meth:`LazyTerms.strings_at` reads them without making the rest), and the scanner's
+    table kept beside them as :func:`counted_within` keeps it. None when the scanner did not
+    count ``part``."""
+    counted = _counted(part)
+    if counted is None:
+        return None
+    n = len(places) + len(at)
+    entry = np.full(n, -1, np.int64)
+    entry[places] = counted.entry
+
+    def make() -> np.ndarray:
+        out = np.empty(n, dtype=object)
+        out[places] = part.array()
+        out[at] = others
+        return out
+
+    return LazyTerms(n, make, replace(counted, entry=entry), known=(at, others))
+
+
+def _term_reader(terms: LazyTerms) -> Callable[[int], str] | None:
+    """A function giving term ``j`` of lazy terms the compiled scanner counted, spelled out
+    from its table (or read from the terms ``known``), without making the others; None for
+    terms the scanner did not count."""
+    counted = _counted(terms)
+    if counted is None:
+        return None
+    entry = counted.entry
+    known: dict[int, str] = {}
+    if (entry < 0).any():  # terms it did not count (header tokens): known, or unreadable
+        if terms.known is None:
+            return None
+        known = dict(zip(terms.known[0].tolist(), terms.known[1].tolist(), strict=True))
+    table = counted.entries
+    start, length, left, right = table.start, table.length, table.left, table.right
+    order, arena = table.order, table.arena
+    codec = "utf-8" if counted.utf8 else "latin-1"
+
+    def token(e: int) -> bytes:
+        return arena[start[e] : start[e] + length[e]].tobytes()
+
+    def spelled(e: int) -> bytes:
+        if order[e] == 1:
+            return token(e)
+        # a word n-gram: its first n - 1 tokens, a space, its last token
+        return spelled(int(left[e])) + b" " + token(int(right[e]))
+
+    def term(j: int) -> str:
+        e = int(entry[j])
+        return known[j] if e < 0 else spelled(e).decode(codec, "surrogatepass")
+
+    return term
+
+
+def terms_below(terms: LazyTerms, probes: Sequence[str]) -> np.ndarray | None:
+    """How many of ``terms`` (sorted; lazy terms the compiled scanner counted) are less than
+    each of ``probes``, found by binary search among the terms, each compared spelled out
+    from the scanner's table on its own (about ``log2(len(terms))`` of them a probe; the
+    others never become str); None for terms the scanner did not count."""
+    term = _term_reader(terms)
+    if term is None:
+        return None
+    out = np.empty(len(probes), np.int64)
+    for k, probe in enumerate(probes):
+        low, high = 0, len(terms)
+        while low < high:
+            mid = (low + high) // 2
+            if term(mid) < probe:
+                low = mid + 1
+            else:
+                high = mid
+        out[k] = low
+    return out
+
+
+def find_lazily(terms: LazyTerms, probes: Sequence[str]) -> np.ndarray | None:
+    """The position of each of ``probes`` among ``terms`` (lazy terms the compiled scanner
+    counted, sorted), -1 for one not among them, by :func:`terms_below`'s binary search; None
+    for terms the scanner did not count."""
+    term = _term_reader(terms)
+    below = terms_below(terms, probes)
+    if term is None or below is None:
+        return None
+    n = len(terms)
+    pairs = zip(below.tolist(), probes, strict=True)
+    return np.fromiter(
+        (j if j < n and term(j) == probe else -1 for j, probe in pairs), np.int64, len(probes)
+    )
+
+
+def counted_analysis(terms: np.ndarray | LazyTerms) -> Analysis | None:
+    """The analysis the compiled scanner counted ``terms`` under, or None when it did not
+    count them."""
+    counted = _counted(terms)
+    return None if counted is None else counted.analysis
 
 
 def counted_entries(terms: np.ndarray | LazyTerms) -> tuple[bool, np.ndarray] | None:

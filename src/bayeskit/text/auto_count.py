@@ -22,12 +22,15 @@ import scipy.sparse as sp
 
 from .._values import merge_sorted_text
 from ._auto_read import Read, read_auto
-from ._scan import counted_within
+from ._scan import counted_analysis, counted_union, counted_within, terms_below
+from .vocabulary import LazyTerms, as_terms
 
 __all__ = ["Read", "count_auto", "count_heads", "count_token_lists", "read_auto"]
 
-#: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts)
-WordCounter = Callable[[list[Any]], tuple[np.ndarray, sp.csr_matrix]]
+
+#: counts texts as analyzer="word" does: (sorted distinct terms, CSR counts); its keyword
+#: ``lazy``: the terms may come as :class:`~.vocabulary.LazyTerms`
+WordCounter = Callable[..., tuple[np.ndarray | LazyTerms, sp.csr_matrix]]
 
 
 def count_auto(
@@ -38,27 +41,67 @@ def count_auto(
     encoding: str = "utf-8",
     *,
     read: Read | None = None,
-) -> tuple[np.ndarray, sp.csr_matrix]:
+    lazy: bool = False,
+) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
     """Sorted distinct terms of ``documents`` under analyzer="auto" and their counts (CSR,
     canonical), given ``words`` (what counts texts as the same vectorizer with
-    analyzer="word" counts them), which documents are raw e-mails, and whether an e-mail's
-    subject line is read as text too (``read``: the documents already read).
+    analyzer="word" counts them; ``lazy`` passed on), which documents are raw e-mails, and
+    whether an e-mail's subject line is read as text too (``read``: the documents already
+    read).
 
     The words of every document are counted in one call, so when the compiled scanner counts
     them its table is kept beside the terms returned (:func:`~._scan.counted_within`): a
     vocabulary chosen among them is looked up by that table when new documents are read
-    (:meth:`TextVectorizer.transform`), no term spelled again."""
+    (:meth:`TextVectorizer.transform`), no term spelled again. ``lazy``: the words' terms
+    may stay unmade (:class:`~.vocabulary.LazyTerms`), and so may the union's
+    (:func:`_lazy_union`)."""
     if read is None:
         read = read_auto(documents, mail, subject_in_text, encoding)
     n = len(documents)
     head_terms, head_counts = count_token_lists(read.heads)
-    word_terms, word_counts = words(read.texts)
+    word_terms, word_counts = words(read.texts, lazy=lazy)
+    parts = [(read.mailed, head_terms, head_counts), (np.arange(n), word_terms, word_counts)]
+    if isinstance(word_terms, LazyTerms) and not word_terms.made:
+        union = _lazy_union(head_terms, word_terms)
+        if union is not None:
+            lazy_terms, lazy_places = union
+            return lazy_terms, _sum_placed(parts, lazy_places, n, len(lazy_terms))
     terms, counts, places = _add_parts(
-        [(read.mailed, head_terms, head_counts), (np.arange(n), word_terms, word_counts)], n
+        [(where, as_terms(part), counts) for where, part, counts in parts], n
     )
     if len(terms) == len(head_terms) + len(word_terms):  # no header token is a word term
         counted_within(terms, word_terms, places[1])
     return terms, counts
+
+
+def _lazy_union(heads: np.ndarray, words: LazyTerms) -> tuple[LazyTerms, list[np.ndarray]] | None:
+    """The union of the header tokens ``heads`` and the word terms ``words`` (both sorted)
+    as lazy terms, and the places of each part in it; None where it cannot be found so.
+
+    Every header token holds a colon, which no word term holds (the scanner's tokens are
+    word characters and joiners other than a colon, its n-grams joined by spaces): so no
+    header token is a word term, and the words less than a header token ``p:rest`` are
+    those less than ``p:`` (a word that starts with ``p`` goes on with another character
+    than the colon, which orders it against ``p:`` as against ``p:rest``). The header tokens
+    share a few prefixes (``subject:``, ``from:``, ``url:``...): one binary search among
+    the words for each (:func:`~._scan.terms_below`) places them all, and no word term is
+    made a str."""
+    analysis = counted_analysis(words)
+    if analysis is None or analysis.kind != "word" or ":" in analysis.joiners:
+        return None
+    prefixes = [term.partition(":")[0] + ":" for term in heads.tolist()]
+    if any(len(prefix) > len(term) for prefix, term in zip(prefixes, heads.tolist(), strict=True)):
+        return None  # a token without a colon (none is made so): merged by its string
+    distinct = sorted(set(prefixes))
+    below = terms_below(words, distinct)
+    if below is None:
+        return None
+    of_prefix = dict(zip(distinct, below.tolist(), strict=True))
+    before = np.fromiter(map(of_prefix.__getitem__, prefixes), np.int64, count=len(prefixes))
+    head_places = before + np.arange(len(heads))
+    word_places = np.arange(len(words)) + np.searchsorted(before, np.arange(len(words)), "right")
+    union = counted_union(words, word_places, heads, head_places)
+    return None if union is None else (union, [head_places, word_places])
 
 
 def count_token_lists(token_lists: Iterable[Iterable[str]]) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -97,6 +140,17 @@ def _add_parts(
     for _, more, _ in parts[1:]:
         terms, moved, placed = merge_sorted_text(terms, more)
         places = [moved[p] for p in places] + [placed]
+    return terms, _sum_placed(parts, places, n_rows, len(terms)), places
+
+
+def _sum_placed(
+    parts: list[tuple[np.ndarray, Any, sp.csr_matrix]],
+    places: list[np.ndarray],
+    n_rows: int,
+    n_terms: int,
+) -> sp.csr_matrix:
+    """The sum of the parts' count matrices (``(rows, terms, counts)``), each part's columns
+    moved to ``places`` among ``n_terms`` (CSR, canonical)."""
     # Each part moved to the union's columns stays canonical (its terms keep their order in
     # the union, its rows theirs), and canonical matrices add by merging each row's entries:
     # no sort of all the entries, as building the sum from (row, column) pairs took.
@@ -110,12 +164,12 @@ def _add_parts(
         np.cumsum(sizes, out=indptr[1:])
         part = sp.csr_matrix(
             (counts.data.astype(np.float64, copy=False), place[counts.indices], indptr),
-            shape=(n_rows, len(terms)),
+            shape=(n_rows, n_terms),
         )
         part.has_canonical_format = True
         out = part if out is None else out + part
     assert out is not None
-    return terms, out, places
+    return out
 
 
 def count_heads(

@@ -50,6 +50,7 @@ from ._scan import (
     counted_entries,
     counted_lookup,
     counted_orders,
+    find_lazily,
 )
 from .analyze import (
     ANALYZERS,
@@ -61,7 +62,7 @@ from .analyze import (
     stop_word_set,
 )
 from .auto_count import Read, count_auto, count_heads, count_token_lists, read_auto
-from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequency
+from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequency, strings_at
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
 #: Columns of hashed output: CSR column indices are int32.
@@ -80,6 +81,10 @@ SMALL_REMAP_NNZ = 1 << 12
 #: new vocabulary at every learn and reads a few messages with each (a search costs about what
 #: ~2 dict insertions do), while a large batch amortizes the dict at once.
 SEARCH_BUDGET = 0.25
+#: A vocabulary of lazy terms at least this many times as long as the terms looked up in it
+#: is searched term by term (:func:`~._scan.find_lazily`), not made: a binary search spells
+#: ~20 terms, ~30 µs, where making a term costs ~0.1 µs.
+LAZY_SEARCH_TERMS = 300
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: parameter types kept as copies by the word vectorizer's cache (see _as_words)
 _CONTAINERS = (list, dict, set)
@@ -374,17 +379,21 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         """The vocabulary's terms, sorted (object array of str): column ``j`` counts
         ``terms_[j]``. Fitting chooses them without making their ``str`` objects (which costs
         ~50 ns a term); they are made here, the first time anything reads them."""
+        # Lazy terms stay what the vocabulary is (made once, inside): caches keyed by it hold.
+        return as_terms(self._given_vocabulary())
+
+    @terms_.setter
+    def terms_(self, terms: np.ndarray) -> None:
+        self.__dict__["_vocab"] = terms
+
+    def _given_vocabulary(self) -> np.ndarray | LazyTerms:
+        """:attr:`terms_` as the vocabulary holds them: lazy terms not made."""
         if "_vocab" not in self.__dict__ and "stats_" in self.__dict__:
             self._ensure_vocabulary()  # partial_fit leaves the choice to the first use
         vocab = self.__dict__.get("_vocab")
         if vocab is None:
             raise AttributeError("'TextVectorizer' object has no attribute 'terms_'")
-        # Lazy terms stay what the vocabulary is (made once, inside): caches keyed by it hold.
-        return as_terms(vocab)
-
-    @terms_.setter
-    def terms_(self, terms: np.ndarray) -> None:
-        self.__dict__["_vocab"] = terms
+        return vocab
 
     # ------------------------------------------------------------------ internals
     def _ensure_vocabulary(self) -> None:
@@ -491,7 +500,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             self.ngram_weights is not None or self.subject_weight != 1
         )
 
-    def term_weights(self, terms: np.ndarray) -> np.ndarray:
+    def term_weights(self, terms: np.ndarray | LazyTerms) -> np.ndarray:
         """The weight of each of ``terms`` under ``ngram_weights`` and ``subject_weight`` (a
         word n-gram's n is one more than its spaces; with analyzer "auto" or "email" a term
         holding a colon is a header or URL token, and weighs ``subject_weight`` if it is a
@@ -507,7 +516,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         # list in C (about 0.3 s for a million terms).
         orders = counted_orders(terms)
         apart = np.arange(n) if orders is None else np.flatnonzero(orders == 0)
-        listed = (terms if orders is None else terms[apart]).tolist()
+        listed = strings_at(terms, apart) if orders is not None else as_terms(terms).tolist()
         m = len(listed)
         spaces = np.zeros(n, np.int64)
         if orders is not None:
@@ -541,9 +550,21 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     # What the text models, their rounds and the semi-supervised wrapper call: documents
     # counted once over their own terms, then weighted or looked up in the vocabulary as
     # many times as needed (a fold of a calibration, an iteration of EM).
+    @overload
     def count(
-        self, raw_documents: Iterable[Any], *, compiled: bool = True
-    ) -> tuple[np.ndarray, sp.csr_matrix]:
+        self,
+        raw_documents: Iterable[Any],
+        *,
+        compiled: bool = True,
+        lazy: Literal[False] = False,
+    ) -> tuple[np.ndarray, sp.csr_matrix]: ...
+    @overload
+    def count(
+        self, raw_documents: Iterable[Any], *, compiled: bool = True, lazy: bool
+    ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]: ...
+    def count(
+        self, raw_documents: Iterable[Any], *, compiled: bool = True, lazy: bool = False
+    ) -> tuple[np.ndarray | LazyTerms, sp.csr_matrix]:
         """Sorted distinct terms of the documents and their count matrix over them (canonical
         CSR), by the analyzer; no vocabulary is selected and nothing is weighted.
 
@@ -554,15 +575,20 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             Count with the compiled scanner where it implements the analyzer and the text is
             long enough; ``False`` counts in Python (the same terms and counts, without
             loading the scanner: quicker for a small collection in a fresh process).
+        lazy : bool, default False
+            The terms the compiled scanner counted may come as
+            :class:`~bayeskit.text.vocabulary.LazyTerms`, whose ``str`` objects are made when
+            first read (~50 ns a term: what a model fitted and used in one process never
+            needs).
 
         Returns
         -------
-        terms : ndarray of str
+        terms : ndarray of str, or LazyTerms (``lazy``)
         counts : csr_matrix of shape (n_documents, n_terms)
         """
         if not compiled:
             return self._count_python(self._documents(raw_documents))
-        return self._count(raw_documents)
+        return self._count(raw_documents, lazy=lazy)
 
     def build_analyzer(self) -> Callable[[Any], list[str]]:
         """The function that turns one document into its terms, as :meth:`count` reads
@@ -578,7 +604,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         self._check_params()
         return self._analyze
 
-    def weigh(self, counts: sp.csr_matrix, *, terms: np.ndarray | None = None) -> sp.csr_matrix:
+    def weigh(
+        self, counts: sp.csr_matrix, *, terms: np.ndarray | LazyTerms | None = None
+    ) -> sp.csr_matrix:
         """The vectorizer's output (presence, tf-idf weights, norms) for ``counts``: counts
         over the vocabulary (:meth:`reindex`), or over ``terms`` (sorted, distinct: a batch's
         own terms, :meth:`count`)."""
@@ -682,6 +710,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             bool(self.subject_in_text),
             self.encoding,
             read=read,
+            lazy=lazy,
         )
 
     def _as_words(self) -> TextVectorizer:
@@ -879,7 +908,19 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         outside it): by binary search in the sorted vocabulary while few terms have been
         looked up in it and in the vocabularies it was learned from (:data:`SEARCH_BUDGET`),
         then by its term lookup (:mod:`._term_lookup`: built once, or derived from the
-        lookup of the vocabulary it was learned from). Both give the same columns."""
+        lookup of the vocabulary it was learned from). Both give the same columns. A
+        vocabulary of lazy terms (:class:`~.vocabulary.LazyTerms`) stays so while the terms
+        are few: each is then found by binary search among the terms spelled out one at a
+        time, ~30 µs a term where making all of them costs ~0.1 µs a term."""
+        given = self._given_vocabulary()
+        if (
+            isinstance(given, LazyTerms)
+            and not given.made
+            and len(terms) * LAZY_SEARCH_TERMS < len(given)
+        ):
+            found = find_lazily(given, list(terms))
+            if found is not None:
+                return found
         vocab = self.terms_
         lookup = term_lookup.registered(vocab)
         if lookup is None:
@@ -962,8 +1003,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             return cached[1]
         selected = self._selected
         heads = np.flatnonzero(entry[selected] < 0)
-        names = as_terms(self.stats_.given_terms)[selected[heads]]
-        index = dict(zip(names.tolist(), heads.tolist(), strict=True))
+        names = strings_at(self.stats_.given_terms, selected[heads])
+        index = dict(zip(names, heads.tolist(), strict=True))
         self._head_cache = (self._vocab, index)
         return index
 
@@ -1033,7 +1074,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return state
 
     def _weigh(
-        self, counts: sp.csr_matrix, *, own: bool = False, terms: np.ndarray | None = None
+        self,
+        counts: sp.csr_matrix,
+        *,
+        own: bool = False,
+        terms: np.ndarray | LazyTerms | None = None,
     ) -> sp.csr_matrix:
         """The output for counts; ``own``: ``counts`` is no one else's, so it may become the
         output (its data changed in place) instead of being copied. ``terms``: the terms of
@@ -1058,23 +1103,23 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 out.data /= np.repeat(size, np.diff(out.indptr))
         return out
 
-    def _column_weights(self, terms: np.ndarray | None) -> np.ndarray:
+    def _column_weights(self, terms: np.ndarray | LazyTerms | None) -> np.ndarray:
         """:meth:`term_weights` of the columns (read-only): of ``terms``, or of the vocabulary
         and its OOV column (which weighs 1). Kept with the terms array while it lives, for any
         vectorizer weighing alike: a batch's terms weighed when a classifier fits them are its
         vocabulary at the first transform (0.19 s each for the 1.17 million terms of 20
         Newsgroups under the default ``TextClassifier``)."""
         oov = terms is None and self.oov_token is not None
-        terms = self.terms_ if terms is None else terms
+        given = self._given_vocabulary() if terms is None else terms
         key = (self.ngram_weights, self.subject_weight, self.analyzer in ("auto", "email"), oov)
-        found = _TERM_WEIGHTS.get(terms)
+        found = _TERM_WEIGHTS.get(given)
         if found is not None and found[0] == key:
             return found[1]
-        weights = self.term_weights(terms)
+        weights = self.term_weights(given)
         if oov:
             weights = np.append(weights, 1.0)
         weights.flags.writeable = False
-        _TERM_WEIGHTS.put(terms, (key, weights))
+        _TERM_WEIGHTS.put(given, (key, weights))
         return weights
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:

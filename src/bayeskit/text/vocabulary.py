@@ -29,7 +29,9 @@ class LazyTerms:
     them. :class:`VocabularyStats` and ``TextVectorizer`` hold them like this until something
     asks for the terms as strings; :meth:`array` makes them, once (any thread).
 
-    ``origin`` is what made them (the scanner keeps there how it counted them).
+    ``origin`` is what made them (the scanner keeps there how it counted them); ``known``,
+    some of them made already: ``(positions, strings)``, the positions increasing (the header
+    tokens of e-mails among the words the scanner counted), read by :meth:`strings_at`.
 
     Examples
     --------
@@ -42,14 +44,21 @@ class LazyTerms:
     True
     """
 
-    __slots__ = ("_lock", "_made", "_make", "_n", "origin")
+    __slots__ = ("__weakref__", "_lock", "_made", "_make", "_n", "known", "origin")
 
-    def __init__(self, n: int, make: Callable[[], np.ndarray], origin: Any = None) -> None:
+    def __init__(
+        self,
+        n: int,
+        make: Callable[[], np.ndarray],
+        origin: Any = None,
+        known: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         self._n = int(n)
         self._make: Callable[[], np.ndarray] | None = make
         self._made: np.ndarray | None = None
         self._lock = threading.Lock()
         self.origin = origin
+        self.known = known
 
     def __len__(self) -> int:
         return self._n
@@ -73,6 +82,20 @@ class LazyTerms:
                 made = self._made
         return made
 
+    def strings_at(self, index: np.ndarray) -> list[str]:
+        """The terms at ``index`` (a list of str): none made for an empty ``index``, only
+        those ``known`` holds when it holds them all, else all made (:meth:`array`)."""
+        if len(index) == 0:
+            return []
+        if self.made or self.known is None:
+            return self.array()[index].tolist()
+        at, strings = self.known
+        where = np.searchsorted(at, index)
+        inside = where < len(at)
+        if not inside.all() or not np.array_equal(at[where], index):
+            return self.array()[index].tolist()
+        return strings[where].tolist()
+
     def take(self, index: np.ndarray) -> LazyTerms:
         """The terms at ``index``, made when first read (from all of these)."""
         return LazyTerms(len(index), lambda: self.array()[index])
@@ -84,6 +107,14 @@ class LazyTerms:
 def as_terms(terms: np.ndarray | LazyTerms) -> np.ndarray:
     """``terms`` as an object array of str (made now if they are :class:`LazyTerms`)."""
     return terms if isinstance(terms, np.ndarray) else terms.array()
+
+
+def strings_at(terms: np.ndarray | LazyTerms, index: np.ndarray) -> list[str]:
+    """The terms at ``index`` as a list of str: lazy terms are made only if ``index`` asks
+    for some of them (:meth:`LazyTerms.strings_at`)."""
+    if isinstance(terms, LazyTerms):
+        return terms.strings_at(index)
+    return terms[index].tolist()
 
 
 class VocabularyStats:
