@@ -4,6 +4,7 @@ refused call leaves the model as it was."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -594,3 +595,21 @@ def test_bayesian_network_gain_of_huge_weights_is_named():
             except BayeskitError:
                 continue
             assert_probabilities(model.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("name", "X", "y", "w"),
+    [
+        # one row of weight 5e-324 far out: the mixture's variance floor times the class
+        # weight 1e300 overflowed into NaN variances (now refused by name)
+        ("GaussianMixture", [[9.48, 5.34e10], [9.48, 5.34]], ["a", "a"], [5e-324, 1e300]),
+        # weights 5e-324 and 1e-308: an adaptive width underflowed to 0, and its logarithm
+        # warned before the fit was refused
+        ("Parzen-adaptive-manhattan", [[6.84, 4.37], [8.14, 5.03]], ["b", "b"], [5e-324, 1e-308]),
+    ],
+)
+def test_extreme_weights_the_thorough_run_found(name, X, y, w, tmp_path):
+    case = next(c for c in CASES if c.name == name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        check_contract(case, np.array(X), np.array(y), np.array(w), tmp_path)

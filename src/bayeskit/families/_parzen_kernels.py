@@ -100,7 +100,11 @@ def log_kernel_norm(kernel: str, metric: str, d: int, h: np.ndarray, p: float = 
     """
     h = np.asarray(h, dtype=np.float64)
     if metric != "cosine":
-        return log_unit_ball(metric, d, p) + log_radial_integral(kernel, d) + d * np.log(h)
+        # A width that underflowed to 0 (weights near float64's limits) gives an infinite
+        # coefficient, which the fit refuses by name: no warning on the way.
+        with np.errstate(divide="ignore"):
+            log_h = np.log(h)
+        return log_unit_ball(metric, d, p) + log_radial_integral(kernel, d) + d * log_h
     flat = h.ravel()
     distinct, inverse = np.unique(flat, return_inverse=True)
     if len(distinct) > 64:

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -70,6 +70,9 @@ class MixtureParams:
     """Fitted mixtures: the component family's parameters for every component of every
     class (classes' components contiguous), each component's log weight within its class,
     its class index and where each class's components start (n_classes + 1)."""
+
+    # the component family's parameters are checked as its own are (NaN or +inf refused)
+    wraps: ClassVar[tuple[str, ...]] = ("components",)
 
     components: Any
     log_weight: np.ndarray
