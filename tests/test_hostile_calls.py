@@ -411,3 +411,11 @@ def test_hostile_calls_are_refused_by_name_or_answered_with_probabilities(spec, 
 )
 def test_hostile_calls_thoroughly(spec, seed):
     hostile_call(spec, seed)
+
+
+def test_weights_up_to_float64s_limit_move_the_parzen_rows_finitely():
+    # Weights from 1e-308 to 1e308 (the thorough run's seed 27818): the weighted mean the
+    # rows are centred on overflowed, and scikit-learn's neighbour search raised its own
+    # ValueError on the infinite rows; now the mean is found with the weights scaled.
+    spec = next(s for s in SPECS if s.name == "Parzen-adaptive-manhattan")
+    assert hostile_call(spec, 27818) in ("refused", "weights")

@@ -313,7 +313,13 @@ class Parzen(Family):
         total = W.sum(axis=0)
         if metric == "cosine" or total.sum() == 0:
             return Transform(metric, np.zeros(d))
-        shift = (total @ values) / total.sum()
+        with np.errstate(over="ignore", invalid="ignore"):
+            shift = (total @ values) / total.sum()
+        if not np.isfinite(shift).all():
+            # weights near float64's limit times the values overflowed: the same mean with
+            # the weights scaled by a power of two (exactly) below 1
+            scaled = np.ldexp(total, -int(np.frexp(total.max())[1]))
+            shift = (scaled @ values) / scaled.sum()
         if metric != "mahalanobis":
             return Transform(metric, shift)
         return mahalanobis_transform(values, W)
