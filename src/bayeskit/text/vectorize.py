@@ -576,14 +576,14 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             long enough; ``False`` counts in Python (the same terms and counts, without
             loading the scanner: quicker for a small collection in a fresh process).
         lazy : bool, default False
-            The terms the compiled scanner counted may come as
-            :class:`~bayeskit.text.vocabulary.LazyTerms`, whose ``str`` objects are made when
+            The terms the compiled scanner counted may come as lazy terms
+            (``bayeskit.text.vocabulary.LazyTerms``), whose ``str`` objects are made when
             first read (~50 ns a term: what a model fitted and used in one process never
             needs).
 
         Returns
         -------
-        terms : ndarray of str, or LazyTerms (``lazy``)
+        terms : ndarray of str, or lazy terms (``lazy``)
         counts : csr_matrix of shape (n_documents, n_terms)
         """
         if not compiled:
