@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+import bayeskit as bk
 from bayeskit.datasets import load_sms_spam
 from bayeskit.text import TextClassifier, TextVectorizer, _scan, vectorize
 from bayeskit.text._scan import count_terms, count_terms_lazily
@@ -299,3 +300,30 @@ def test_feature_names_are_the_callers_own(oov):
     names[0] = "changed"
     assert vec.get_feature_names_out().tolist() == want
     assert vec.terms_.tolist() == want[: len(vec.terms_)]
+
+
+def test_a_model_of_lazy_terms_learns_merges_unlearns_and_saves_as_one_of_made_terms(tmp_path):
+    mails, labels = _mails(4000, 2)
+    y = np.asarray(labels)
+
+    def history(make_terms: bool) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        model = TextClassifier().fit(mails[:2500], y[:2500])
+        assert isinstance(model.stats_.blocks[0].keyed.given_terms, LazyTerms)
+        if make_terms:
+            model.stats_.blocks[0].keyed.terms  # noqa: B018 (made by reading them)
+            model.fitted_parts()[0].terms_  # noqa: B018
+        model.partial_fit(mails[2500:2900], y[2500:2900])
+        merged = bk.merge(model, TextClassifier().fit(mails[2900:3600], y[2900:3600]))
+        merged.unlearn(mails[2500:2700], y[2500:2700])
+        path = tmp_path / f"model-{make_terms}.bk"
+        bk.save(merged, path)
+        loaded = bk.load(path)
+        test = mails[3600:]
+        names = loaded.get_feature_names_out().tolist()
+        return merged.predict_proba(test), loaded.predict_proba(test), names
+
+    lazy, made = history(False), history(True)
+    np.testing.assert_array_equal(lazy[0], made[0])
+    np.testing.assert_array_equal(lazy[1], made[1])
+    np.testing.assert_array_equal(lazy[0], lazy[1])
+    assert lazy[2] == made[2]
