@@ -290,6 +290,23 @@ def test_terms_are_found_among_lazy_terms_as_among_the_made():
     assert found.tolist() == [index.get(p, -1) for p in probes]
 
 
+def test_terms_are_found_among_an_e_mail_unions_lazy_terms():
+    # header tokens (known strings) among the scanner's words: both read in the search
+    mails, _ = _mails(1500, 3)
+    vec = TextVectorizer(analyzer="auto", ngram_range=(1, 2)).fit(mails)
+    lazy = vec.stats_.given_terms
+    heads = lazy.known[1].tolist()
+    probes = [*heads[::7], "subject:", "from:zzz", "url:", "a", "free lunch", "zz", "~"]
+    probes += [h + "x" for h in heads[::11]]
+    below = _scan.terms_below(lazy, probes)
+    found = _scan.find_lazily(lazy, probes)
+    assert not lazy.made
+    terms = lazy.array()
+    assert below.tolist() == np.searchsorted(terms, np.array(probes, dtype=object)).tolist()
+    index = {t: i for i, t in enumerate(terms.tolist())}
+    assert found.tolist() == [index.get(p, -1) for p in probes]
+
+
 @pytest.mark.parametrize("oov", [None, "<oov>"])
 def test_feature_names_are_the_callers_own(oov):
     vec = TextVectorizer(oov_token=oov).fit(TEXTS["latin1"])

@@ -388,11 +388,9 @@ def _term_reader(terms: LazyTerms) -> Callable[[int], str] | None:
     if counted is None:
         return None
     entry = counted.entry
-    known: dict[int, str] = {}
-    if (entry < 0).any():  # terms it did not count (header tokens): known, or unreadable
-        if terms.known is None:
-            return None
-        known = dict(zip(terms.known[0].tolist(), terms.known[1].tolist(), strict=True))
+    at, strings = terms.known if terms.known is not None else (np.zeros(0, np.int64), None)
+    if (entry < 0).any() and strings is None:  # terms it did not count, and not known
+        return None
     table = counted.entries
     start, length, left, right = table.start, table.length, table.left, table.right
     order, arena = table.order, table.arena
@@ -409,7 +407,9 @@ def _term_reader(terms: LazyTerms) -> Callable[[int], str] | None:
 
     def term(j: int) -> str:
         e = int(entry[j])
-        return known[j] if e < 0 else spelled(e).decode(codec, "surrogatepass")
+        if e < 0:  # a term the table did not count (a header token): among the known
+            return str(strings[int(np.searchsorted(at, j))])  # type: ignore[index]
+        return spelled(e).decode(codec, "surrogatepass")
 
     return term
 
@@ -420,11 +420,14 @@ def terms_below(terms: LazyTerms, probes: Sequence[str]) -> np.ndarray | None:
     from the scanner's table on its own (about ``log2(len(terms))`` of them a probe; the
     others never become str); None for terms the scanner did not count."""
     term = _term_reader(terms)
-    if term is None:
-        return None
+    return None if term is None else _below(term, len(terms), probes)
+
+
+def _below(term: Callable[[int], str], n: int, probes: Sequence[str]) -> np.ndarray:
+    """:func:`terms_below` by the reader ``term`` of ``n`` sorted terms."""
     out = np.empty(len(probes), np.int64)
     for k, probe in enumerate(probes):
-        low, high = 0, len(terms)
+        low, high = 0, n
         while low < high:
             mid = (low + high) // 2
             if term(mid) < probe:
@@ -440,11 +443,10 @@ def find_lazily(terms: LazyTerms, probes: Sequence[str]) -> np.ndarray | None:
     counted, sorted), -1 for one not among them, by :func:`terms_below`'s binary search; None
     for terms the scanner did not count."""
     term = _term_reader(terms)
-    below = terms_below(terms, probes)
-    if term is None or below is None:
+    if term is None:
         return None
     n = len(terms)
-    pairs = zip(below.tolist(), probes, strict=True)
+    pairs = zip(_below(term, n, probes).tolist(), probes, strict=True)
     return np.fromiter(
         (j if j < n and term(j) == probe else -1 for j, probe in pairs), np.int64, len(probes)
     )
