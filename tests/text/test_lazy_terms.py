@@ -275,12 +275,9 @@ def _latin1(text: str) -> bool:
     return True
 
 
-def test_terms_are_found_among_lazy_terms_as_among_the_made():
-    vec = TextVectorizer(ngram_range=(1, 3))
-    vec.fit(TEXTS["utf8"])
-    lazy = vec.stats_.given_terms
-    probes = ["", "a", "free", "free lunch", "free money now", "zzzz", "é", "ü x", "~"]
-    probes += [t + suffix for t in SMS[5000][:40].lower().split() for suffix in ("", " ", "a")]
+def _assert_searched_as_among_the_made(lazy: LazyTerms, probes: list[str]) -> None:
+    """The binary search among lazy terms makes none of them, and finds what
+    ``searchsorted`` and a dict find among the terms made."""
     below = _scan.terms_below(lazy, probes)
     found = _scan.find_lazily(lazy, probes)
     assert not lazy.made
@@ -288,6 +285,15 @@ def test_terms_are_found_among_lazy_terms_as_among_the_made():
     assert below.tolist() == np.searchsorted(terms, np.array(probes, dtype=object)).tolist()
     index = {t: i for i, t in enumerate(terms.tolist())}
     assert found.tolist() == [index.get(p, -1) for p in probes]
+
+
+def test_terms_are_found_among_lazy_terms_as_among_the_made():
+    vec = TextVectorizer(ngram_range=(1, 3))
+    vec.fit(TEXTS["utf8"])
+    lazy = vec.stats_.given_terms
+    probes = ["", "a", "free", "free lunch", "free money now", "zzzz", "é", "ü x", "~"]
+    probes += [t + suffix for t in SMS[5000][:40].lower().split() for suffix in ("", " ", "a")]
+    _assert_searched_as_among_the_made(lazy, probes)
 
 
 def test_terms_are_found_among_an_e_mail_unions_lazy_terms():
@@ -298,13 +304,7 @@ def test_terms_are_found_among_an_e_mail_unions_lazy_terms():
     heads = lazy.known[1].tolist()
     probes = [*heads[::7], "subject:", "from:zzz", "url:", "a", "free lunch", "zz", "~"]
     probes += [h + "x" for h in heads[::11]]
-    below = _scan.terms_below(lazy, probes)
-    found = _scan.find_lazily(lazy, probes)
-    assert not lazy.made
-    terms = lazy.array()
-    assert below.tolist() == np.searchsorted(terms, np.array(probes, dtype=object)).tolist()
-    index = {t: i for i, t in enumerate(terms.tolist())}
-    assert found.tolist() == [index.get(p, -1) for p in probes]
+    _assert_searched_as_among_the_made(lazy, probes)
 
 
 @pytest.mark.parametrize("oov", [None, "<oov>"])

@@ -887,6 +887,9 @@ latin1_bytes = st.lists(
 @example(b"a b " * 40, 5, 0)
 @example(b"x" * 70 + b" y", 8, 3)  # a run over many words, one at a document's end
 @example(bytes(range(256)) * 2, 128, 0)  # every byte's class, ASCII by range, the rest by table
+# the eight-byte loop uses the room up, then a run starts in the last bytes (read one by one):
+# its first byte was read and lost before the call returned
+@example(b"aaaa" + bytes(10) + b"\xc9t\xe9 a\x000\x00A\x00abcdefgh", 4, 1)
 def test_latin1_runs_are_the_runs_re_finds(raw, room, cut):
     # The word scanner's run finder reads eight bytes at a time, classes ASCII bytes by
     # their ranges and the rest from the class table, and stops when its room for runs is

@@ -268,6 +268,10 @@ def latin1_runs(
         return i, closed
     last = 0
     while i < end:
+        if closed == cap:
+            # (checked before the byte is read: the eight-byte loop may have used the room
+            # up, and a run starting at i must be found whole by the next call)
+            return i, closed
         c = (np.int64(classes[text[i]]) >> 2) & 1  # TOKEN
         bounds[0, opened] = i
         opened += c & (last ^ 1)
@@ -275,8 +279,6 @@ def latin1_runs(
         closed += last & (c ^ 1)
         last = c
         i += 1
-        if closed == cap:
-            return i, closed
     if last == 1:
         bounds[1, closed] = end
         closed += 1
