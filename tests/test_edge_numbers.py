@@ -606,6 +606,9 @@ def test_bayesian_network_gain_of_huge_weights_is_named():
         # weights 5e-324 and 1e-308: an adaptive width underflowed to 0, and its logarithm
         # warned before the fit was refused
         ("Parzen-adaptive-manhattan", [[6.84, 4.37], [8.14, 5.03]], ["b", "b"], [5e-324, 1e-308]),
+        # one row of weight 1e308: its leave-one-out log-likelihood times the weight
+        # overflowed to +inf in the stored width search, which the model file then refused
+        ("Parzen-loo-epanechnikov", [[-2.6026, 1.7365]], ["a"], [1e308]),
     ],
 )
 def test_extreme_weights_the_thorough_run_found(name, X, y, w, tmp_path):

@@ -362,9 +362,18 @@ class Parzen(Family):
             adjust = np.where(counted, np.log(class_weight)[:, None] - np.log(rest), 0.0)
         loo = out + adjust.T[:, :, None]
         weight = np.where(counted, W, 0.0).T  # (n_rows, n_classes)
-        with np.errstate(invalid="ignore"):
-            terms = np.where(weight[:, :, None] > 0, weight[:, :, None] * loo, 0.0)
-        likelihood = terms.sum(axis=(0, 1))
+        likelihood = _weighted_sum(weight, loo)
+        if np.isnan(likelihood).any() or (likelihood == np.inf).any():
+            # weights near float64's limit times the log-likelihoods overflowed: the same
+            # comparison of the factors with the weights scaled by a power of two below 1
+            scaled = np.ldexp(weight, -int(np.frexp(weight.max())[1]))
+            likelihood = _weighted_sum(scaled, loo)
+            if np.isnan(likelihood).any() or (likelihood == np.inf).any():
+                raise DataError(
+                    f"bandwidth={self.bandwidth!r}: the leave-one-out log-likelihood of a "
+                    "width overflows float64 (values or sample weights near its limits); "
+                    "rescale them"
+                )
         with np.errstate(divide="ignore"):
             prior = np.log(class_weight) - np.log(class_weight.sum())
         decided = np.argmax(loo + prior[None, :, None], axis=1)  # (n_rows, n_scales)
@@ -500,6 +509,14 @@ def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:
     key = (accuracy, likelihood) if rule == "cv-accuracy" else (likelihood,)
     order = np.lexsort(tuple(reversed(key)))  # last key first: primary is key[0]
     return float(search["factors"][int(order[-1])])
+
+
+def _weighted_sum(weight: np.ndarray, loo: np.ndarray) -> np.ndarray:
+    """``Σ_rows,classes weight · loo`` for each width factor (rows of weight 0 add nothing,
+    whatever their score)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = np.where(weight[:, :, None] > 0, weight[:, :, None] * loo, 0.0)
+        return terms.sum(axis=(0, 1))
 
 
 def check_search(search: dict[str, Any]) -> str | None:
