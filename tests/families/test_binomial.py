@@ -185,8 +185,10 @@ def test_infinity_is_refused():
     ("n_trials", "message"),
     [
         (None, "needs n_trials"),
-        (0, r"whole numbers >= 1 .* got 0.0"),
-        (2.5, r"whole numbers >= 1 .* got 2.5"),
+        (0, r"whole numbers from 1 to 2\*\*53 .* got 0.0"),
+        (2.5, r"whole numbers from 1 to 2\*\*53 .* got 2.5"),
+        (1e308, r"whole numbers from 1 to 2\*\*53 .* got 1e\+308"),
+        ([4, 4, 4, 2.0**53 + 2], r"from 1 to 2\*\*53 .* got 9007199254740994.0"),
         ([5, 1, 12], "n_trials has 3 values; .* each of the 4 features"),
         ([[5, 1, 12, 3]], "one per feature"),
         (True, "one per feature"),

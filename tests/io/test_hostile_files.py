@@ -473,6 +473,8 @@ def _mutated(data: bytes, pick: int) -> bytes:
 @example(mutation=("mixed", [("array", 0)]))
 # RDA's tol set to 1e308: the refusal's message squared it (a float overflow, not an error).
 @example(mutation=("rda", [("meta", 346), ("meta", 347)]))
+# a binomial model's n_trials set to 1e308 for every feature: ln C(k, x) overflowed into NaN
+@example(mutation=("binomial", [("meta", 724)]))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_mutated_files_load_finitely_or_are_refused(tmp_path: Path, mutation: Any) -> None:
     check_mutant(tmp_path, mutation)

@@ -47,6 +47,10 @@ class BinomialParams:
         return bool(np.isneginf(self.log_neg_prob).any())
 
 
+#: The largest n_trials: 2**53, beyond which float64 does not hold every whole number.
+_MOST_TRIALS = float(2**53)
+
+
 def check_trials(n_trials: Any, n_features: int) -> np.ndarray:
     """``n_trials`` (one whole number ≥ 1, or one per feature) as a float array (n_features,)."""
     if n_trials is None:
@@ -69,11 +73,14 @@ def check_trials(n_trials: Any, n_features: int) -> np.ndarray:
             f"n_trials has {k.shape[0]} values; a per-feature n_trials needs one for each of the "
             f"{n_features} features"
         )
-    bad = ~np.isfinite(k) | (k < 1) | (k != np.floor(k))
+    # Up to 2**53, the whole numbers float64 holds exactly: ln C(k, x) is a difference of
+    # log-factorials, which past it lose every digit (and past ~1e306 overflow into NaN).
+    bad = ~np.isfinite(k) | (k < 1) | (k != np.floor(k)) | (k > _MOST_TRIALS)
     if bad.any():
         value = float(k.ravel()[np.flatnonzero(bad.ravel())[0]])
         raise ParameterError(
-            f"n_trials must be whole numbers >= 1 (the number of trials); got {value!r}"
+            f"n_trials must be whole numbers from 1 to 2**53 (the number of trials); got "
+            f"{value!r}"
         )
     return np.broadcast_to(k, (n_features,)).copy()
 
