@@ -79,8 +79,7 @@ def check_trials(n_trials: Any, n_features: int) -> np.ndarray:
     if bad.any():
         value = float(k.ravel()[np.flatnonzero(bad.ravel())[0]])
         raise ParameterError(
-            f"n_trials must be whole numbers from 1 to 2**53 (the number of trials); got "
-            f"{value!r}"
+            f"n_trials must be whole numbers from 1 to 2**53 (the number of trials); got {value!r}"
         )
     return np.broadcast_to(k, (n_features,)).copy()
 
