@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bayeskit.datasets import load_sms_spam
-from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
+from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer, vectorize
 from bayeskit.text import _term_lookup as term_lookup
 
 TEXTS, LABELS = load_sms_spam()
@@ -96,7 +96,11 @@ def test_search_and_table_give_the_same_columns(vectorizer, rows):
     fitted = copy.deepcopy(vectorizer).fit(TEXTS[:FIRST])
     docs = [" ".join([*w, TEXTS[i]]) for i, w in rows]
     searched = copy.deepcopy(fitted)
-    by_search = searched.transform(docs)  # a few terms: looked up by binary search
+    # Looked up by binary search whatever the number of terms (by default the table is
+    # built once the searches would cost as much: five long messages may reach that).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vectorize, "SEARCH_BUDGET", float("inf"))
+        by_search = searched.transform(docs)
     assert term_lookup.registered(searched.terms_) is None
     tabled = copy.deepcopy(fitted)
     term_lookup.build(tabled.terms_)  # the term -> column table built first: looked up there
