@@ -39,19 +39,21 @@ SPAMMY = "Congratulations! You have won a free prize, call now to claim your cas
 HAMMY = "see you at lunch tomorrow, I will bring the notes"
 
 
-def _benchmark_module() -> Any:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "serve_load.py"
-    spec = importlib.util.spec_from_file_location("serve_load", path)
+def _benchmark_module(name: str) -> Any:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("serve_load", module)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
 
-serve_load = _benchmark_module()
+serve_load = _benchmark_module("serve_load")
 ServerProcess = serve_load.ServerProcess
+#: the in-process check benchmark; its ``post`` sends one request through an ASGI app
+serve_check_cpu = _benchmark_module("serve_check_cpu")
 
 
 _SERVER_ENV = (HEADER_TIMEOUT_ENV, HEADER_BYTES_ENV)  # what _config sets for the protocol

@@ -25,7 +25,7 @@ from bayeskit.serve import ServeConfig
 from bayeskit.serve.journal import file_sha256
 from bayeskit.serve.state import ModelState, digest_of
 
-from .conftest import AUTH, SPAMMY, ServerProcess, ThreadServer, serve_load
+from .conftest import AUTH, SPAMMY, ServerProcess, ThreadServer, serve_check_cpu, serve_load
 
 TIMEOUT = 1  # the --timeout slow clients meet
 
@@ -327,16 +327,7 @@ def test_load_benchmark_judges_its_targets_at_the_default_load_only():
 def test_check_cpu_benchmark_short(capsys):
     """The in-process check benchmark runs its checks through the app (every one answered
     200, or it raises) and prints one row per round and the median."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "serve_check_cpu.py"
-    spec = importlib.util.spec_from_file_location("serve_check_cpu", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.main(["--checks", "50", "--rounds", "2"])
+    serve_check_cpu.main(["--checks", "50", "--rounds", "2"])
     out = capsys.readouterr().out
     assert "50 checks of SMS messages" in out
     rows = [line for line in out.splitlines() if line.startswith(("| 1 |", "| 2 |"))]

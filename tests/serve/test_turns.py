@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bayeskit.serve import ServeConfig, create_app
 from bayeskit.serve.turns import Turns
 
-from .conftest import SPAMMY, TOKEN
+from .conftest import SPAMMY, TOKEN, serve_check_cpu
 
 
 class Clock:
@@ -161,44 +161,6 @@ def test_a_check_called_up_and_then_cancelled_holds_up_no_one() -> None:
     assert turns.waiting == 0
 
 
-def _asgi_post(app, path: str, body: bytes, headers=()):  # type: ignore[no-untyped-def]
-    """One POST through the ASGI app, as uvicorn makes it (the body already received)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"content-length", str(len(body)).encode()), *headers],
-        "client": ("127.0.0.1", 5000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent = False
-
-    async def receive():  # type: ignore[no-untyped-def]
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.sleep(3600)
-
-    statuses: list[int] = []
-
-    async def send(message):  # type: ignore[no-untyped-def]
-        if message["type"] == "http.response.start":
-            statuses.append(message["status"])
-
-    async def call() -> int:
-        await app(scope, receive, send)
-        return statuses[0]
-
-    return call()
-
-
 def test_the_service_answers_a_learn_ahead_of_the_checks_queued_before_it(
     sms_file, model_copy, token_file
 ):
@@ -209,7 +171,7 @@ def test_the_service_answers_a_learn_ahead_of_the_checks_queued_before_it(
     done: list[str] = []
 
     async def request(name: str, path: str, body: bytes, headers=()) -> None:  # type: ignore[no-untyped-def]
-        assert await _asgi_post(app, path, body, headers) == 200
+        assert await serve_check_cpu.post(app, path, body, headers) == 200
         done.append(name)
 
     async def main() -> None:
