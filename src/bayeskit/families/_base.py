@@ -33,6 +33,7 @@ config)`` rebuilds one (model files and ``MixedNB`` use it, and nothing else can
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, get_type_hints
@@ -204,6 +205,17 @@ def _one_class_per_row(R: sp.csr_matrix | sp.csr_array) -> bool:
     """Whether CSR ``R`` has exactly one stored value in each row (hard labels, as
     :func:`bayeskit._labels.class_weights` makes them)."""
     return R.nnz == R.shape[0] and bool(np.array_equal(R.indptr, np.arange(R.shape[0] + 1)))
+
+
+def weight_exponent(w: np.ndarray) -> int:
+    """The power of two that brings weights near float64's limits (beyond 2**±200) to about
+    1 (0 for ordinary weights, which are left as they are): sums weighted by
+    ``np.ldexp(w, -weight_exponent(w))`` neither overflow nor lose digits to underflow, and
+    compare as the unscaled ones would (a power of two scales exactly)."""
+    top = float(np.max(w, initial=0.0))
+    if top == 0.0 or 2.0**-200 <= top <= 2.0**200:
+        return 0
+    return math.frexp(top)[1]
 
 
 def class_weight_totals(R: np.ndarray | sp.spmatrix) -> np.ndarray:

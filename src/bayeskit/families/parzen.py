@@ -53,7 +53,7 @@ from .._validation import as_real, column_label
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
-from ._base import Family, real_block
+from ._base import Family, real_block, weight_exponent
 
 BANDWIDTH_RULES = ("scott", "silverman", "loo-likelihood", "cv-accuracy")
 #: factors of Scott's width the searches try (1/8 … 4, spaced by 2^(1/4))
@@ -313,13 +313,10 @@ class Parzen(Family):
         total = W.sum(axis=0)
         if metric == "cosine" or total.sum() == 0:
             return Transform(metric, np.zeros(d))
-        with np.errstate(over="ignore", invalid="ignore"):
-            shift = (total @ values) / total.sum()
-        if not np.isfinite(shift).all():
-            # weights near float64's limit times the values overflowed: the same mean with
-            # the weights scaled by a power of two (exactly) below 1
-            scaled = np.ldexp(total, -int(np.frexp(total.max())[1]))
-            shift = (scaled @ values) / scaled.sum()
+        # (weights near float64's limits scaled by a power of two: their products with the
+        # values would overflow)
+        scaled = np.ldexp(total, -weight_exponent(total))
+        shift = (scaled @ values) / scaled.sum()
         if metric != "mahalanobis":
             return Transform(metric, shift)
         return mahalanobis_transform(values, W)
@@ -362,18 +359,17 @@ class Parzen(Family):
             adjust = np.where(counted, np.log(class_weight)[:, None] - np.log(rest), 0.0)
         loo = out + adjust.T[:, :, None]
         weight = np.where(counted, W, 0.0).T  # (n_rows, n_classes)
-        likelihood = _weighted_sum(weight, loo)
+        # The factors compared with the weights scaled by a power of two (weights near
+        # float64's limits times the log-likelihoods would overflow; ordinary ones stay).
+        scaled = np.ldexp(weight, -weight_exponent(weight))
+        with np.errstate(invalid="ignore", over="ignore"):
+            terms = np.where(scaled[:, :, None] > 0, scaled[:, :, None] * loo, 0.0)
+            likelihood = terms.sum(axis=(0, 1))
         if np.isnan(likelihood).any() or (likelihood == np.inf).any():
-            # weights near float64's limit times the log-likelihoods overflowed: the same
-            # comparison of the factors with the weights scaled by a power of two below 1
-            scaled = np.ldexp(weight, -int(np.frexp(weight.max())[1]))
-            likelihood = _weighted_sum(scaled, loo)
-            if np.isnan(likelihood).any() or (likelihood == np.inf).any():
-                raise DataError(
-                    f"bandwidth={self.bandwidth!r}: the leave-one-out log-likelihood of a "
-                    "width overflows float64 (values or sample weights near its limits); "
-                    "rescale them"
-                )
+            raise DataError(
+                f"bandwidth={self.bandwidth!r}: the leave-one-out log-likelihood of a width "
+                "overflows float64 (values or sample weights near its limits); rescale them"
+            )
         with np.errstate(divide="ignore"):
             prior = np.log(class_weight) - np.log(class_weight.sum())
         decided = np.argmax(loo + prior[None, :, None], axis=1)  # (n_rows, n_scales)
@@ -509,14 +505,6 @@ def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:
     key = (accuracy, likelihood) if rule == "cv-accuracy" else (likelihood,)
     order = np.lexsort(tuple(reversed(key)))  # last key first: primary is key[0]
     return float(search["factors"][int(order[-1])])
-
-
-def _weighted_sum(weight: np.ndarray, loo: np.ndarray) -> np.ndarray:
-    """``Σ_rows,classes weight · loo`` for each width factor (rows of weight 0 add nothing,
-    whatever their score)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        terms = np.where(weight[:, :, None] > 0, weight[:, :, None] * loo, 0.0)
-        return terms.sum(axis=(0, 1))
 
 
 def check_search(search: dict[str, Any]) -> str | None:

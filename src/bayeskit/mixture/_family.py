@@ -30,7 +30,7 @@ from .._threads import one_blas_thread
 from .._validation import as_real, check_random_state
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families import Family
-from ..families._base import hard_labels, real_block
+from ..families._base import hard_labels, real_block, weight_exponent
 from ..stats import MixtureStats, Moments, Scatter, Statistic
 from ._components import (
     ComponentParams,
@@ -115,15 +115,6 @@ class ClassFit:
             var_floor=self.floor,
         )
         return one.embed_classes(np.array([c]), n_classes)
-
-
-def weight_exponent(w: np.ndarray) -> int:
-    """The power of two that brings weights near float64's limits (beyond 2**±200) to about
-    1 (0 for ordinary weights, which are left as they are)."""
-    top = float(np.max(w, initial=0.0))
-    if top == 0.0 or 2.0**-200 <= top <= 2.0**200:
-        return 0
-    return math.frexp(top)[1]
 
 
 class GaussianMixtureFamily(Family):
