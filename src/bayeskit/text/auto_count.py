@@ -89,9 +89,10 @@ def _lazy_union(heads: np.ndarray, words: LazyTerms) -> tuple[LazyTerms, list[np
     analysis = counted_analysis(words)
     if analysis is None or analysis.kind != "word" or ":" in analysis.joiners:
         return None
-    prefixes = [term.partition(":")[0] + ":" for term in heads.tolist()]
-    if any(len(prefix) > len(term) for prefix, term in zip(prefixes, heads.tolist(), strict=True)):
+    listed = heads.tolist()
+    if not all(":" in term for term in listed):
         return None  # a token without a colon (none is made so): merged by its string
+    prefixes = [term[: term.index(":") + 1] for term in listed]
     distinct = sorted(set(prefixes))
     below = terms_below(words, distinct)
     if below is None:
