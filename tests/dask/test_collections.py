@@ -84,7 +84,12 @@ def test_mixed_frame_on_cluster(on_cluster):
     np.testing.assert_allclose(proba.compute().to_numpy(), whole.predict_proba(X), rtol=1e-12)
 
 
-@settings(max_examples=10 if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci" else None)
+# 10 examples in the default run; the loaded profile's own under HYPOTHESIS_PROFILE=thorough
+@settings(
+    max_examples=10
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci"
+    else settings.default.max_examples
+)
 @given(seed=st.integers(0, 1000), n_parts=st.integers(1, 9), sort=st.booleans())
 def test_mixed_frame_over_partitionings(seed, n_parts, sort):
     frame = mixed_frame(seed, n=40)
