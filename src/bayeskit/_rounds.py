@@ -137,6 +137,59 @@ class Stacked:
         return Stacked(np.concatenate([self.rows, other.rows]))
 
 
+@dataclass(frozen=True)
+class Together:
+    """The values of several rounds run as one (:func:`together`): one tuple of additive
+    values per round; adds round by round, value by value."""
+
+    values: tuple[tuple[Any, ...], ...]
+
+    def __add__(self, other: object) -> Together:
+        if not isinstance(other, Together):
+            return NotImplemented
+        return Together(
+            tuple(
+                tuple(x + y for x, y in zip(a, b, strict=True))
+                for a, b in zip(self.values, other.values, strict=True)
+            )
+        )
+
+
+def _rounds_together(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """Each round of :func:`together` on the part: its values, and the first schema given."""
+    values, schema = [], None
+    for inner, summarize in state:
+        part, found = summarize(inner, X, y, weight)
+        values.append(tuple(part))
+        schema = schema if schema is not None else found
+    return (Together(tuple(values)),), schema
+
+
+def together(fits: list[Rounds]) -> Generator[Round, Part, list[Any]]:
+    """Several fits by rounds run side by side: each pass over the partitions serves one
+    round of every fit still going, so they take as many passes as the longest of them, not
+    the sum. Returns what each fit returned, in order."""
+    results: list[Any] = [None] * len(fits)
+    pending: dict[int, Round] = {}
+    for i, fit in enumerate(fits):
+        try:
+            pending[i] = next(fit)
+        except StopIteration as stop:
+            results[i] = stop.value
+    while pending:
+        order = list(pending)
+        state = tuple((pending[i].state, pending[i].summarize) for i in order)
+        total = yield Round(state, _rounds_together)
+        rounds = total.values[0].values
+        for i, values in zip(order, rounds, strict=True):
+            try:
+                pending[i] = fits[i].send(Part(total.first, values, total.schema))
+            except StopIteration as stop:
+                results[i] = stop.value
+                del pending[i]
+    return results
+
+
 def add_parts(*parts: Part | None) -> Part | None:
     """The sum of some partitions' parts, in partition order (empty partitions are None)."""
     total: Part | None = None

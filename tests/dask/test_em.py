@@ -24,6 +24,8 @@ from bayeskit.errors import BayeskitError, DataError, InputTypeError, MergeError
 from bayeskit.mixture._rounds import ClassRows, em_steps
 from bayeskit.reduction import rounds_for
 
+from ..mixture.test_check import infert_like
+
 pytestmark = pytest.mark.xdist_group("dask")
 
 
@@ -255,6 +257,42 @@ def test_a_class_sample_is_the_same_however_the_rows_are_split(n, limit, cuts, d
     assert len(whole.weight) == min(n, limit)
     if n <= limit:  # the whole class, in row order
         np.testing.assert_array_equal(whole.X, X)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_check_against_gaussian_nb_on_the_cluster_is_the_check_in_memory(seed, on_cluster):
+    """The default fit checks BIC's mixtures against GaussianNB on folds of the rows (seed 1:
+    it gives way to GaussianNB; seed 0, without the income column, it keeps them); the
+    cluster makes the same folds, the same fits on them and the same choice, from a named
+    DataFrame as from an array."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    X, y = infert_like(seed, income=False)
+    frame = pd.DataFrame(X, columns=["low", "mid", "high", "age", "parity"])
+    want = bk.GaussianMixtureClassifier().fit(frame, y)
+    assert (want.n_components_.max() == 1) == (seed == 1)
+    got = bkd.fit(
+        bk.GaussianMixtureClassifier(),
+        dd.from_pandas(frame, npartitions=3),
+        dd.from_pandas(pd.Series(y), npartitions=3),
+    )
+    assert_same_mixtures(got, want)
+    chunks = (100, 0, 150)
+    got = bkd.fit(
+        bk.GaussianMixtureClassifier(),
+        da.from_array(X, chunks=(chunks, 5)),
+        da.from_array(y, chunks=(chunks,)),
+    )
+    assert_same_mixtures(got, bk.GaussianMixtureClassifier().fit(X, y))
+
+
+def test_the_check_of_classes_larger_than_the_sample_does_not_depend_on_the_parts(on_threads):
+    X, y = infert_like(3, n=400, income=False)
+    make = bk.GaussianMixtureClassifier
+    a = bkd.fit(make(), da.from_array(X, chunks=100), y, init_sample=60)
+    b = bkd.fit(make(), da.from_array(X, chunks=((13, 300, 0, 87), 5)), y, init_sample=60)
+    assert_same_mixtures(a, b)
 
 
 def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):

@@ -21,11 +21,19 @@ sends the next round while any run goes on. Runs that stopped are no longer sent
 
 Last round (``n_components="bic"`` only) — each candidate's log-likelihood under its final
 parameters, for its BIC; the client then chooses as in memory.
+
+The check against GaussianNB (``check_folds``, :mod:`bayeskit.mixture._check`) — the fits
+without each fold's rows, side by side (:func:`bayeskit._rounds.together`: one pass serves a
+round of every fold's fit), the folds drawn on the workers from each row's hash and the
+per-class fold ends the client computed from round 0's hashes; then one round for each class's
+moments without each fold, and one for the held-out rows' Brier scores.
 """
 
 from __future__ import annotations
 
 import copy
+import warnings
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,11 +41,35 @@ import numpy as np
 
 from .._labels import class_weights, label_positions
 from .._params import clone
-from .._rounds import _FITTED, Each, Round, Rounds, _commit, _fresh, _set_schema, schema_of
+from .._rounds import (
+    _FITTED,
+    Each,
+    Round,
+    Rounds,
+    _commit,
+    _fresh,
+    _set_schema,
+    schema_of,
+    together,
+)
 from .._rounds import Part as Total
-from ..errors import DataError, MergeError, ParameterError
-from ..stats import MixtureStats, Summary
+from ..errors import BayeskitError, DataError, MergeError, ParameterError
+from ..stats import MixtureStats, Moments, Summary
 from ..stats._base import hard_labels
+from ._check import (
+    BrierSums,
+    applies,
+    brier_sums,
+    check_folds,
+    class_bounds,
+    folds_of,
+    ignore_fold_warnings,
+    naive_model,
+    naive_statistic,
+    one_hot,
+    row_keys,
+    seed_of,
+)
 from ._components import ComponentStats
 from ._em import EMRun, Part, check_em_settings, e_step, log_likelihoods
 from ._family import ClassFit, GaussianMixtureFamily
@@ -47,31 +79,6 @@ from ._family import ClassFit, GaussianMixtureFamily
 INIT_SAMPLE = 20_000
 #: Most rows per class ``init_sample`` may ask for.
 INIT_SAMPLE_LIMIT = 10_000_000
-
-_MASK = (1 << 64) - 1
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer on uint64 values (wrapping arithmetic)."""
-    z = z ^ (z >> np.uint64(30))
-    z = z * np.uint64(0xBF58476D1CE4E5B9)
-    z = z ^ (z >> np.uint64(27))
-    z = z * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def row_keys(X: np.ndarray, seed: int) -> np.ndarray:
-    """A 64-bit hash of each row's values (and ``seed``): the order of the uniform sample."""
-    bits = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
-    salt = np.array(
-        [
-            (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019 * (j + 1)) & _MASK
-            for j in range(X.shape[1])
-        ],
-        dtype=np.uint64,
-    )
-    with np.errstate(over="ignore"):
-        return _mix(_mix(bits ^ salt).sum(axis=1, dtype=np.uint64))
 
 
 @dataclass(frozen=True)
@@ -139,11 +146,22 @@ class Sample:
 
 
 # ---------------------------------------------------------------------------- on the workers
-def _class_rows(template: Any, X: Any, y: Any, weight: Any, *, reset: bool) -> Any:
-    """(model, validated block, labels, each row's class index in labels, row weights)."""
+def _class_rows(
+    template: Any, X: Any, y: Any, weight: Any, *, reset: bool, drop: Any = None
+) -> Any:
+    """(model, validated block, labels, each row's class index in labels, row weights);
+    ``drop`` ``(f, seed, bounds, classes)``: only the rows of positive weight outside the
+    check's fold ``f`` (:func:`_check.folds_of`)."""
     model = copy.copy(template)
     block = model.prepare(X, reset=reset).blocks[0]
     labels, R = class_weights(y, weight, block.shape[0], part=True)
+    if drop is not None:
+        f, seed, bounds, classes = drop
+        codes, w = hard_labels(R)  # type: ignore[misc]
+        where = label_positions(classes, labels)[codes]
+        keep = (w > 0) & (folds_of(row_keys(block, seed), where, bounds) != f)
+        block, y, w = block[keep], np.asarray(y)[keep], w[keep]
+        labels, R = class_weights(y, w, block.shape[0], part=True)
     hard = hard_labels(R)
     assert hard is not None  # one-hot labels times weights
     return model, block, labels, R, hard[0], hard[1]
@@ -151,8 +169,8 @@ def _class_rows(template: Any, X: Any, y: Any, weight: Any, *, reset: bool) -> A
 
 def first_pass(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """Round 0 on a part: its class counts, and each class's rows (:class:`ClassRows`)."""
-    template, limit, seed = state
-    model, block, labels, R, codes, w = _class_rows(template, X, y, weight, reset=True)
+    template, limit, seed, drop = state
+    model, block, labels, R, codes, w = _class_rows(template, X, y, weight, reset=True, drop=drop)
     family: GaussianMixtureFamily = model.configured_families()[0]
     components = family._components()
     rows: dict[Any, ClassRows] = {}
@@ -168,8 +186,8 @@ def first_pass(state: Any, X: Any, y: Any, weight: Any) -> Any:
 def _runs_on_part(
     state: Any, X: Any, y: Any, weight: Any, one: Any, *, prepare: bool
 ) -> tuple[Any, ...]:
-    template, classes, tasks = state
-    model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
+    template, classes, tasks, drop = state
+    model, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False, drop=drop)
     family: GaussianMixtureFamily = model.configured_families()[0]
     components = family._components()
     where = label_positions(classes, labels)[codes]  # each row's class among all the classes
@@ -205,6 +223,43 @@ def final_log_likelihoods(state: Any, X: Any, y: Any, weight: Any) -> Any:
     return (np.array([np.zeros(2) if s is None else s for s in sums]).reshape(-1, 2),), None
 
 
+def _rows_by_class(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """A part's rows of positive weight, their class index among all the classes, their
+    weights and their check folds."""
+    template, classes, seed, bounds = state[:4]
+    _, block, labels, _, codes, w = _class_rows(template, X, y, weight, reset=False)
+    keep = w > 0
+    block, where = block[keep], label_positions(classes, labels)[codes[keep]]
+    return block, where, w[keep], folds_of(row_keys(block, seed), where, bounds)
+
+
+def fold_moments(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """The check's GaussianNB round on a part: each class's moments and weight without each
+    fold's rows, and of all of them (``k + 1`` of each)."""
+    classes, k = state[1], state[3].shape[1] + 1
+    block, where, w, fold = _rows_by_class(state, X, y, weight)
+    moments, totals = [], np.zeros((k + 1, len(classes)))
+    for f in range(k + 1):
+        rows = fold != f  # f = k: every row
+        R = one_hot(where[rows], w[rows], len(classes))
+        moments.append(Moments.of(block[rows], R))
+        totals[f] = R.sum(axis=0)
+    return (Each(tuple(moments)), totals), None
+
+
+def fold_briers(state: Any, X: Any, y: Any, weight: Any) -> Any:
+    """The check's scoring round on a part: the Brier sums of its rows, each fold's rows
+    scored by the mixtures and the GaussianNB fitted without them."""
+    classes, mixtures, naives = state[1], state[4], state[5]
+    block, where, w, fold = _rows_by_class(state, X, y, weight)
+    sums = BrierSums()
+    k = len(mixtures)
+    for f in range(k):
+        rows = fold == f
+        sums += brier_sums(mixtures[f], naives[f], block[rows], where[rows], w[rows], classes)
+    return (sums,), None
+
+
 # ---------------------------------------------------------------------------- on the client
 @dataclass
 class _Run:
@@ -226,8 +281,12 @@ def check_init_sample(value: Any) -> int:
     return int(value)
 
 
-def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAMPLE) -> Rounds:
-    """The rounds that fit a GaussianMixtureClassifier (see the module docstring)."""
+def mixture_rounds(
+    estimator: Any, *, partial: bool, init_sample: int = INIT_SAMPLE, drop: Any = None
+) -> Rounds:
+    """The rounds that fit a GaussianMixtureClassifier (see the module docstring); ``drop``
+    ``(k, f, seed)``: on the rows outside the check's fold ``f`` of ``k`` (a fit of the
+    check, :mod:`bayeskit.mixture._check`)."""
     if partial:
         raise MergeError(
             "a GaussianMixtureClassifier cannot add rows to a fitted model (no partial_fit): EM "
@@ -238,7 +297,8 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     limit = check_init_sample(init_sample)
     tol, max_iter, _ = check_em_settings(tol=family.tol, max_iter=family.max_iter)
     seed = int(family.random_state) if isinstance(family.random_state, (int, np.integer)) else 0
-    total: Total = yield Round((clone(estimator), limit, seed), first_pass)
+    folds = check_folds(getattr(estimator, "check_folds", None))
+    total: Total = yield Round((clone(estimator), limit, seed, drop), first_pass)
     counts, sample = total.values
     trial = _fresh(estimator, _FITTED)
     assert total.schema is not None
@@ -282,7 +342,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
 
     # EM: one round per iteration, for every run still going.
     while active := [r for r in runs if not r.run.done]:
-        state = (template, labels, tuple((r.c, r.run.params) for r in active))
+        state = (template, labels, tuple((r.c, r.run.params) for r in active), drop)
         total = yield Round(state, em_steps)
         for r, step in zip(active, total.values[0].values, strict=True):
             assert step is not None  # the class has rows of positive weight in some part
@@ -300,7 +360,7 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
     bic: dict[int, dict[int, float]] = {c: {} for c in plans}
     wanted = [(c, k) for c, candidates in plans.items() if c in chosen_by_bic for k in candidates]
     if wanted:
-        state = (template, labels, tuple((c, fits[c][k].params) for c, k in wanted))
+        state = (template, labels, tuple((c, fits[c][k].params) for c, k in wanted), drop)
         total = yield Round(state, final_log_likelihoods)
         d = int(trial.n_features_in_)
         for (c, k), (log_likelihood, weight) in zip(wanted, total.values[0], strict=True):
@@ -312,6 +372,54 @@ def mixture_rounds(estimator: Any, *, partial: bool, init_sample: int = INIT_SAM
         fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c], floor)
         parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
+    if drop is None and applies(family, folds):
+        assert folds is not None
+        keys = [sample.rows.get(label) for label in names]
+        bounds = np.stack(
+            [
+                class_bounds(None, 0, folds)
+                if rows is None or rows.one is None
+                else class_bounds(rows.keys, rows.n_rows, folds)
+                for rows in keys
+            ]
+        )
+        mixture = yield from _checked(estimator, template, labels, mixture, limit, bounds)
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
     trial.check_fit()
     return _commit(estimator, trial)
+
+
+def _checked(
+    estimator: Any,
+    template: Any,
+    labels: np.ndarray,
+    mixture: MixtureStats,
+    limit: int,
+    bounds: np.ndarray,
+) -> Generator[Round, Total, MixtureStats]:
+    """The check's rounds (:mod:`bayeskit.mixture._check`, as ``checked`` in memory): the fit
+    without each fold's rows, each class's moments without them, the Brier sums of the held-out
+    rows; ``mixture`` (BIC's choice) or the GaussianNB of every row."""
+    seed = seed_of(estimator.configured_families()[0])
+    k = bounds.shape[1] + 1
+    settings = clone(estimator)
+    settings.set_params(check_folds=None)
+    fits = [
+        mixture_rounds(
+            clone(settings), partial=False, init_sample=limit, drop=(f, seed, bounds, labels)
+        )
+        for f in range(k)
+    ]
+    with warnings.catch_warnings():
+        ignore_fold_warnings()
+        try:
+            mixtures = yield from together(fits)  # the folds' fits side by side
+        except BayeskitError:
+            return mixture  # a fold's fit failed where the whole fit did not: BIC's choice
+    total = yield Round((template, labels, seed, bounds), fold_moments)
+    moments, totals = total.values[0].values, total.values[1]
+    naives = tuple(naive_model(settings, labels, moments[f], totals[f]) for f in range(k))
+    total = yield Round((template, labels, seed, bounds, tuple(mixtures), naives), fold_briers)
+    if total.values[0].keeps_mixtures():
+        return mixture
+    return naive_statistic(moments[k], totals[k], float(estimator.reg_covar), mixture.bic)

@@ -10,6 +10,8 @@ import numpy as np
 from ..contract import Contract
 from ..naive_bayes._numeric import NumericNB
 from ..stats import MixtureStats, Summary
+from ..stats._base import hard_labels
+from ._check import applies, check_folds, checked
 from ._family import GaussianMixtureFamily, MixtureParams
 
 
@@ -87,6 +89,23 @@ class GaussianMixtureClassifier(NumericNB):
         (every variance already includes ``reg_covar``): such floors are stored as 0.
         None: ``reg_covar`` only (scikit-learn's GaussianMixture). The floors above
         ``reg_covar`` are stored with the model (:func:`bayeskit.mixture.resolution_floor`).
+    check_folds : int or None, default=5
+        After BIC's choice, a ``check_folds``-fold cross-validation on the training rows
+        compares the classifier with those mixtures and GaussianNB (one Gaussian per class,
+        scikit-learn's ``var_smoothing=1e-9``): the mixtures are kept when their held-out
+        Brier score is lower by two standard errors of the paired row-by-row difference;
+        otherwise the model is that GaussianNB (``n_components_`` all 1, ``n_iter_`` 1;
+        ``bic_`` still shows what BIC chose among). A better density of each class is not
+        always a better classifier: on a one-hot table (R's ``infert``) the components sit
+        on the categories' 0/1 columns and classify 13 rows of 248 worse than GaussianNB,
+        and the check falls back to it; on tables whose classes the mixtures do separate
+        better (R's ``crabs``, ``fgl``, ``Aids2``, UCI's ``spambase``, ``car``) it keeps
+        them. The folds are a hash of each row's values, so a fit by rounds
+        (:func:`bayeskit.dask.fit`) makes the same ones and the same choice. It costs
+        ``check_folds`` more fits. It runs for ``n_components="bic"`` without
+        ``means_init``, with ``covariance_type="diag"``, ``prior=None`` and
+        ``reg_param=0`` (the settings under which one component per class is GaussianNB);
+        None: BIC's choice alone. Formulas: :mod:`bayeskit.mixture._check`.
     prior : {None, "conjugate"}, default=None
         None: maximum-likelihood components (scikit-learn's GaussianMixture). "conjugate":
         the posterior mode under R's mclust default conjugate prior (``priorControl()``,
@@ -201,6 +220,7 @@ class GaussianMixtureClassifier(NumericNB):
         reg_covar: float = 1e-6,
         reg_param: float = 0.0,
         var_floor: str | None = "resolution",
+        check_folds: int | None = 5,
         prior: str | None = None,
         tol: float = 1e-3,
         max_iter: int = 100,
@@ -218,6 +238,7 @@ class GaussianMixtureClassifier(NumericNB):
         self.reg_covar = reg_covar
         self.reg_param = reg_param
         self.var_floor = var_floor
+        self.check_folds = check_folds
         self.prior = prior
         self.tol = tol
         self.max_iter = max_iter
@@ -264,7 +285,14 @@ class GaussianMixtureClassifier(NumericNB):
     def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Summary:
         # The family needs the labels: n_components and means_init may be keyed by them.
         family = cast(GaussianMixtureFamily, self._families()[0])
+        folds = check_folds(self.check_folds)
         stats = family.summarize_classes(blocks[0], R, labels)
+        hard = hard_labels(R)
+        if applies(family, folds) and hard is not None:
+            from ._rounds import INIT_SAMPLE
+
+            assert folds is not None
+            stats = checked(self, stats, blocks[0], np.asarray(labels), *hard, folds, INIT_SAMPLE)
         class_count = np.asarray(R.sum(axis=0), dtype=np.float64).ravel()
         return Summary(labels, class_count, (stats,))
 
