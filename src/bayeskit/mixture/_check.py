@@ -50,6 +50,7 @@ from .._params import clone
 from ..errors import BayeskitError, ConvergenceWarning, ParameterError
 from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
+from ._em import _bounded_int
 from ._family import FewRowsWarning
 
 #: Standard errors of the paired Brier difference by which the mixtures must be better.
@@ -104,16 +105,12 @@ def check_folds(value: Any) -> int | None:
     """``check_folds`` validated: None, or an int from 2 to :data:`MAX_CHECK_FOLDS`."""
     if value is None:
         return None
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, np.integer))
-        or not 2 <= int(value) <= MAX_CHECK_FOLDS
-    ):
+    try:
+        return _bounded_int("check_folds", value, 2, MAX_CHECK_FOLDS)
+    except ParameterError as exc:
         raise ParameterError(
-            f"check_folds={value!r} is not accepted; use None (BIC's choice alone) or an "
-            f"integer from 2 to {MAX_CHECK_FOLDS} (folds of the check against GaussianNB)"
-        )
-    return int(value)
+            f"{exc} (folds of the check against GaussianNB), or None (BIC's choice alone)"
+        ) from None
 
 
 def applies(family: Any, folds: int | None) -> bool:
