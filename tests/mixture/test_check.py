@@ -184,21 +184,49 @@ def test_the_folds_are_stratified(sizes, k, seed):
 
 
 def test_the_rule_is_two_standard_errors_of_the_paired_difference():
-    def sums(d: list[float]) -> BrierSums:
+    def sums(d: list[float], w: float = 1.0) -> BrierSums:
         a = np.asarray(d)
-        return BrierSums(float(len(a)), float(a.sum()), float((a * a).sum()))
+        return BrierSums.of(a, np.full(len(a), w))
+
+    def rule(d: list[float]) -> bool:
+        a = np.asarray(d)
+        return bool(a.sum() > CHECK_Z * np.sqrt(len(a) - 1) * a.std(ddof=1))
 
     assert CHECK_Z == 2.0
-    # mean 0.1, sd 0.5 over 100 rows: Σd = 10 against 2 · √100 · 0.5 = 10 → not more
-    gains = [0.6, -0.4] * 50
-    d = np.asarray(gains)
-    assert np.isclose(d.sum(), CHECK_Z * np.sqrt(len(d)) * d.std(ddof=1), rtol=0.01)
-    assert sums(gains).keeps_mixtures() == (d.sum() > CHECK_Z * np.sqrt(100) * d.std(ddof=1))
-    assert sums([0.7, -0.3] * 50).keeps_mixtures()  # Σd = 20 > 10
+    for gains in ([0.6, -0.4] * 50, [0.7, -0.3] * 50, [0.5, -0.5] * 50, [0.62, -0.4] * 50):
+        assert sums(gains).keeps_mixtures() == rule(gains)
+        # the same decision at any scale of the weights (beyond 2**±200 the fit first brings
+        # them near 1: test_weights_at_float64s_limits_choose_as_unit_weights)
+        for w in (1e-100, 3.0, 1e100):
+            assert sums(gains, w).keeps_mixtures() == rule(gains)
+    assert sums([0.7, -0.3] * 50).keeps_mixtures()  # Σd = 20 > 2 · √99 · 0.5
     assert not sums([0.5, -0.5] * 50).keeps_mixtures()  # Σd = 0
     assert sums([0.01] * 20).keeps_mixtures()  # always better, no spread
-    assert sums([0.3]).keeps_mixtures()  # nothing to judge by: BIC's choice stands
-    assert (sums([0.2, 0.1]) + sums([0.3])).weight == 3.0
+    assert not sums([0.0] * 20).keeps_mixtures()  # a tie: the model with fewer parameters
+    assert BrierSums().keeps_mixtures()  # nothing held out: BIC's choice stands
+    parts = sums([0.2, 0.1]) + sums([0.3])
+    whole = sums([0.2, 0.1, 0.3])
+    assert parts.weight == whole.weight
+    np.testing.assert_allclose(
+        [parts.gain, parts.w2, parts.w2d, parts.w2d2],
+        [whole.gain, whole.w2, whole.w2d, whole.w2d2],
+    )
+
+
+def test_weights_at_float64s_limits_choose_as_unit_weights():
+    X, y = infert_like(2)
+    want = bk.GaussianMixtureClassifier().fit(X, y)
+    for scale in (1e-280, 1e280):
+        got = bk.GaussianMixtureClassifier().fit(X, y, sample_weight=np.full(len(y), scale))
+        np.testing.assert_array_equal(got.n_components_, want.n_components_)
+        np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(X), rtol=1e-9)
+
+
+def test_one_class_keeps_its_mixture():
+    X, y = xor_blobs()
+    alone = X[y == "xor-a"]
+    model = bk.GaussianMixtureClassifier().fit(alone, np.zeros(len(alone)))
+    assert model.n_components_.tolist() == [2]
 
 
 def test_on_mushroom_the_check_classifies_better_than_bic_and_gaussian_nb():

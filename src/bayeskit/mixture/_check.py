@@ -11,7 +11,7 @@ twice: with BIC's mixtures and with GaussianNB. With ``d_i`` GaussianNB's Brier 
 ``Σ_c (p_c − [y_i = c])²`` minus the mixtures' on held-out row ``i`` (weighted by its sample
 weight), the mixtures are kept when
 
-    Σ_i w_i d_i > Z · √(Σ_i w_i) · sd(d),
+    Σ_i w_i d_i > Z · √(Σ_i w_i² (d_i − m)²),   m = Σ_i w_i d_i / Σ_i w_i
 
 better by ``Z = 2`` standard errors of the paired difference — about a one-sided test at the
 2.5 % level, which puts the burden of proof on the model with more parameters; otherwise the
@@ -48,6 +48,7 @@ from .._base import PreparedRows
 from .._labels import label_positions
 from .._params import clone
 from ..errors import BayeskitError, ConvergenceWarning, ParameterError
+from ..families._base import weight_exponent
 from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
 from ._em import _bounded_int
@@ -188,27 +189,51 @@ def naive_model(template: Any, labels: np.ndarray, moments: Moments, totals: np.
 # ------------------------------------------------------------------------ the comparison
 @dataclass(frozen=True)
 class BrierSums:
-    """``Σ w``, ``Σ w d`` and ``Σ w d²`` over held-out rows (``d``: GaussianNB's Brier score
-    minus the mixtures'); adds."""
+    """Over held-out rows of weights ``w`` (``d``: GaussianNB's Brier score minus the
+    mixtures'): ``Σ w``, ``Σ w d``, ``Σ w²``, ``Σ w² d`` and ``Σ w² d²``; adds."""
 
     weight: float = 0.0
     gain: float = 0.0
-    square: float = 0.0
+    w2: float = 0.0
+    w2d: float = 0.0
+    w2d2: float = 0.0
+
+    @classmethod
+    def of(cls, d: np.ndarray, w: np.ndarray) -> BrierSums:
+        w2 = w * w
+        return cls(
+            float(w.sum()), float(w @ d), float(w2.sum()), float(w2 @ d), float(w2 @ (d * d))
+        )
 
     def __add__(self, other: object) -> BrierSums:
         if not isinstance(other, BrierSums):
             return NotImplemented
         return BrierSums(
-            self.weight + other.weight, self.gain + other.gain, self.square + other.square
+            self.weight + other.weight,
+            self.gain + other.gain,
+            self.w2 + other.w2,
+            self.w2d + other.w2d,
+            self.w2d2 + other.w2d2,
         )
 
     def keeps_mixtures(self) -> bool:
-        """Whether the mixtures are better by :data:`CHECK_Z` standard errors."""
-        if self.weight <= 1.0:
-            return True  # nothing held out to judge by
-        mean = self.gain / self.weight
-        variance = max(self.square - self.weight * mean * mean, 0.0) / (self.weight - 1.0)
-        return bool(self.gain > CHECK_Z * np.sqrt(self.weight * variance))
+        """Whether the mixtures are better by :data:`CHECK_Z` standard errors: with
+        ``m = Σ w d / Σ w``, whether ``Σ w d > Z √(Σ w² (d − m)²)``, the weighted mean's
+        standard error times ``Σ w``. Unchanged when every weight is multiplied by the same
+        number; with unit weights ``√(Σ (d − m)²) = √(n − 1) · sd(d)``."""
+        if self.weight <= 0:
+            return True  # nothing held out to judge by: BIC's choice stands
+        m = self.gain / self.weight
+        spread = max(self.w2d2 - 2.0 * m * self.w2d + m * m * self.w2, 0.0)
+        return bool(self.gain > CHECK_Z * np.sqrt(spread))
+
+
+def brier_exponent(class_count: np.ndarray) -> int:
+    """The power of two the held-out weights are divided by before their squares are summed
+    (0 for ordinary weights; weights near float64's limits brought to about 1, so ``Σ w²``
+    neither overflows nor underflows): from the class totals, which a fit in memory and one
+    by rounds both know."""
+    return weight_exponent(np.asarray(class_count, dtype=np.float64))
 
 
 def _probabilities(model: Any, X: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -234,7 +259,7 @@ def brier_sums(
     truth = one_hot(codes, np.ones(len(codes)), len(classes))
     d = ((_probabilities(naive, X, classes) - truth) ** 2).sum(axis=1)
     d -= ((_probabilities(mixture, X, classes) - truth) ** 2).sum(axis=1)
-    return BrierSums(float(w.sum()), float(w @ d), float(w @ (d * d)))
+    return BrierSums.of(d, w)
 
 
 def ignore_fold_warnings() -> None:
@@ -260,6 +285,8 @@ def checked(
     per class whose keys a fit by rounds brings to the client)."""
     keep = w > 0
     X, codes, w = X[keep], codes[keep], w[keep]
+    if len(labels) < 2:
+        return stats  # one class: nothing to classify, the mixture is the model
     keys = row_keys(X, seed_of(estimator))
     sizes = np.bincount(codes, minlength=len(labels))
     bounds = np.stack(
@@ -273,6 +300,7 @@ def checked(
     template.set_params(check_folds=None)
     sums = BrierSums()
     n_classes = len(labels)
+    exponent = brier_exponent(np.bincount(codes, weights=w, minlength=n_classes))
     if any(not (fold != f).any() for f in range(folds)):
         return stats  # a fold holds every row: nothing to fit the check on
     with warnings.catch_warnings():
@@ -285,7 +313,8 @@ def checked(
                     X[train], labels[codes[train]], sample_weight=w[train]
                 )
                 naive = naive_model(template, labels, Moments.of(X[train], R), R.sum(axis=0))
-                sums += brier_sums(mixture, naive, X[test], codes[test], w[test], labels)
+                scaled = np.ldexp(w[test], -exponent)
+                sums += brier_sums(mixture, naive, X[test], codes[test], scaled, labels)
         except BayeskitError:
             return stats  # a fold's fit failed where the whole fit did not: BIC's choice stands
     if sums.keeps_mixtures():

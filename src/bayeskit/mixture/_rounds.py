@@ -59,6 +59,7 @@ from ..stats._base import hard_labels
 from ._check import (
     BrierSums,
     applies,
+    brier_exponent,
     brier_sums,
     check_folds,
     class_bounds,
@@ -250,11 +251,11 @@ def fold_moments(state: Any, X: Any, y: Any, weight: Any) -> Any:
 def fold_briers(state: Any, X: Any, y: Any, weight: Any) -> Any:
     """The check's scoring round on a part: the Brier sums of its rows, each fold's rows
     scored by the mixtures and the GaussianNB fitted without them."""
-    classes, mixtures, naives = state[1], state[4], state[5]
+    classes, mixtures, naives, exponent = state[1], state[4], state[5], state[6]
     block, where, w, fold = _rows_by_class(state, X, y, weight)
+    w = np.ldexp(w, -exponent)
     sums = BrierSums()
-    k = len(mixtures)
-    for f in range(k):
+    for f in range(len(mixtures)):
         rows = fold == f
         sums += brier_sums(mixtures[f], naives[f], block[rows], where[rows], w[rows], classes)
     return (sums,), None
@@ -372,7 +373,7 @@ def mixture_rounds(
         fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c], floor)
         parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
-    if drop is None and applies(family, folds):
+    if drop is None and applies(family, folds) and len(labels) > 1:
         assert folds is not None
         keys = [sample.rows.get(label) for label in names]
         bounds = np.stack(
@@ -419,7 +420,9 @@ def _checked(
     total = yield Round((template, labels, seed, bounds), fold_moments)
     moments, totals = total.values[0].values, total.values[1]
     naives = tuple(naive_model(settings, labels, moments[f], totals[f]) for f in range(k))
-    total = yield Round((template, labels, seed, bounds, tuple(mixtures), naives), fold_briers)
+    exponent = brier_exponent(totals[k])
+    state = (template, labels, seed, bounds, tuple(mixtures), naives, exponent)
+    total = yield Round(state, fold_briers)
     if total.values[0].keeps_mixtures():
         return mixture
     return naive_statistic(moments[k], totals[k], float(estimator.reg_covar), mixture.bic)
