@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .._base import PreparedRows
+from .._decision import normalize_log
 from .._labels import label_positions
 from .._params import clone
 from ..errors import BayeskitError, ConvergenceWarning, ParameterError
@@ -241,11 +242,10 @@ def _probabilities(model: Any, X: np.ndarray, classes: np.ndarray) -> np.ndarray
     the model has no rows of), read from the rows as prepared: a fit on named parts (a
     DataFrame on a cluster) scores the same block as the fit in memory."""
     joint = model.joint_log_proba_rows(PreparedRows([X], X.shape[0]))
-    joint -= joint.max(axis=1, keepdims=True)
-    posterior = np.exp(joint)
-    posterior /= posterior.sum(axis=1, keepdims=True)
     out = np.zeros((X.shape[0], len(classes)))
-    out[:, label_positions(classes, model.classes_)] = posterior
+    out[:, label_positions(classes, model.classes_)] = np.exp(
+        normalize_log(joint, model.class_log_prior_)
+    )
     return out
 
 
@@ -298,11 +298,11 @@ def checked(
     fold = folds_of(keys, codes, bounds)
     template = clone(estimator)
     template.set_params(check_folds=None)
+    if any(not (fold != f).any() for f in range(folds)):
+        return stats  # a fold holds every row: nothing to fit the check on
     sums = BrierSums()
     n_classes = len(labels)
     exponent = brier_exponent(np.bincount(codes, weights=w, minlength=n_classes))
-    if any(not (fold != f).any() for f in range(folds)):
-        return stats  # a fold holds every row: nothing to fit the check on
     with warnings.catch_warnings():
         ignore_fold_warnings()
         try:
