@@ -61,7 +61,7 @@ def test_two_processes_read_what_one_reads():
     ],
 )
 def test_an_unreadable_document_raises_as_on_one_process(bad, first):
-    docs = MAILS[:128]  # blocks of 2 documents: 0-1 this process's, 2-3 the child's, ...
+    docs = MAILS[:128]  # 64 blocks of 2 documents, taken by both processes in turn
     assert _auto_read.BLOCKS_PER_PROCESS == 32
     mail = mail_mask(docs)
     for i, doc in bad.items():
@@ -112,7 +112,7 @@ def test_fitting_and_classifying_read_on_two_processes(monkeypatch):
     real, calls = _auto_read._read_forked, []
 
     def counted(*args):
-        calls.append(len(args[1]) + len(args[2]))
+        calls.append(len(args[1]))
         return real(*args)
 
     monkeypatch.setattr(_auto_read, "PARALLEL_MIN_MAILS", 50)
@@ -161,3 +161,30 @@ def test_a_child_reaped_elsewhere_is_not_an_error(monkeypatch):
     one, _ = _read(DOCS, 1)
     assert one.heads == two.heads
     assert one.texts == two.texts
+
+
+def test_the_faster_process_takes_more_blocks(monkeypatch):
+    """The blocks are shared out as the two processes finish them: a child slowed down leaves
+    most of them to this process, and the result is still that of one process."""
+    real, mine = _auto_read._read_run, []
+    parent = os.getpid()
+
+    def slow_child(*args):
+        import time
+
+        if os.getpid() != parent:
+            time.sleep(0.1)
+        else:
+            time.sleep(0.01)  # (time for the child to start and take its first block)
+            mine.append(args[-2])
+        return real(*args)
+
+    monkeypatch.setattr(_auto_read, "_read_run", slow_child)
+    two, counts_two = _read(DOCS, 2)
+    monkeypatch.setattr(_auto_read, "_read_run", real)
+    one, counts_one = _read(DOCS, 1)
+    assert one.heads == two.heads
+    assert one.texts == two.texts
+    assert counts_one == counts_two
+    blocks = 2 * _auto_read.BLOCKS_PER_PROCESS
+    assert blocks * 3 // 4 < len(mine) < blocks  # the child read some, this process most

@@ -4,9 +4,11 @@ An e-mail is read in Python (the reader's fast path, :mod:`._mailread`, and its 
 ``email`` package), about 0.1 ms a news post, so for a corpus this reading is most of what
 the default text models spend after the compiled scanner's work was made fast; threads do not
 overlap it (it holds the GIL). A batch of at least :data:`PARALLEL_MIN_MAILS` e-mails is
-therefore split in blocks, every other one read by a forked child while this process reads
-the others; the child sends back what it read (header tokens and texts: lists of
-``str``, by :mod:`marshal`, over a pipe private to the two). The result is the same, in the
+therefore split in blocks that this process and a forked child take one at a time, each the
+next one left when it is done with its last (the two rarely read at the same speed: the child
+pays for copying the pages it touches, and a corpus kept in folders has its costly HTML
+together); the child sends back what it read (header tokens and texts: lists of ``str``, by
+:mod:`marshal`, over a pipe private to the two). The result is the same, in the
 same order, as reading every document here; a child that fails or dies only means that its
 run is read here after all. Forking is used where it is the platform's own way (Linux); the
 child runs no thread pool, BLAS or lock of this process's other threads (the ones this
@@ -35,7 +37,7 @@ from . import _mailread
 #: Fewer e-mails than this are read on one process: a fork (~10-50 ms for a process holding a
 #: corpus) and sending half the texts back cost more than reading them.
 PARALLEL_MIN_MAILS = 2000
-#: Blocks of documents each process reads, alternating with the other's.
+#: Blocks of documents per process: the two processes end at most a block apart.
 BLOCKS_PER_PROCESS = 32
 #: A child that has not sent its run this many seconds, plus this many times what this
 #: process took for its own run, after this process finished is stopped, and its run read here.
@@ -73,11 +75,8 @@ def read_auto(
     if processes == 1 or n < 2:
         heads, texts = _read_run(*args, 0, n)
     else:
-        # Blocks of documents, every other one the child's: a corpus kept in folders (the
-        # SpamAssassin ham, then its spam, whose HTML costs more to read) splits evenly.
         cuts = np.linspace(0, n, min(n, 2 * BLOCKS_PER_PROCESS) + 1).astype(np.int64).tolist()
-        blocks = list(itertools.pairwise(cuts))
-        heads, texts = _read_forked(args, blocks[0::2], blocks[1::2])
+        heads, texts = _read_forked(args, list(itertools.pairwise(cuts)))
     return Read(np.flatnonzero(mail), heads, texts)
 
 
@@ -113,12 +112,15 @@ def _read_run(
 
 
 def _read_forked(
-    args: tuple[list[Any], list[bool], bool, str],
-    mine: list[tuple[int, int]],
-    theirs: list[tuple[int, int]],
+    args: tuple[list[Any], list[bool], bool, str], blocks: list[tuple[int, int]]
 ) -> tuple[list[list[str]], list[str]]:
-    """Blocks ``theirs`` read by a forked child while this process reads ``mine`` (the
-    blocks alternate, ``mine`` first); both in order."""
+    """``blocks`` read by this process and a forked child, each taking the next block still
+    unread when it is done with one (their numbers wait in a pipe both read a byte at a time;
+    a read of one byte cannot be shared), so neither waits long for the other however their
+    speeds differ; the result in order."""
+    tasks_r, tasks_w = os.pipe()
+    os.write(tasks_w, bytes(range(len(blocks))))  # (at most 255 blocks: one byte each)
+    os.close(tasks_w)  # drained, the pipe then reads as closed in both processes
     r, w = os.pipe()
     with warnings.catch_warnings():
         # Python 3.12+ warns that a multi-threaded process forks (BLAS keeps idle threads):
@@ -130,7 +132,7 @@ def _read_forked(
         try:
             os.close(r)
             _mailread.after_fork()
-            read = _read_blocks(*args, theirs)
+            read = _take_blocks(tasks_r, args, blocks)
             with os.fdopen(w, "wb") as out:
                 out.write(marshal.dumps((read, _mailread.raw_counts())))
             status = 0
@@ -138,14 +140,15 @@ def _read_forked(
             os._exit(status)
     os.close(w)
     sent: bytes | None = None
-    first: list[tuple[list[list[str]], list[str]]] | None = None
+    done: dict[int, tuple[list[list[str]], list[str]]] | None = None
     try:
         began = time.perf_counter()
-        first = _read_blocks(*args, mine)
+        done = _take_blocks(tasks_r, args, blocks)
         sent = _receive(r, CHILD_GRACE + CHILD_SLOWER * (time.perf_counter() - began))
     except Exception:  # read in order here, so the first document that fails raises
-        first = None
+        done = None
     finally:
+        os.close(tasks_r)
         os.close(r)
         if sent is None:  # this process's reading failed, or the child is late: stop it
             with contextlib.suppress(OSError):
@@ -154,30 +157,37 @@ def _read_forked(
             _, status = os.waitpid(pid, 0)
         except ChildProcessError:  # reaped already by the application's own SIGCHLD handler
             status = 0  # what it sent is checked below
-    if first is None:
-        first, sent = _read_blocks(*args, sorted(mine + theirs)), None
-        theirs = []
-    second: list[tuple[list[list[str]], list[str]]] = []
-    if theirs and status == 0 and sent:
+    if done is None:
+        done = {}
+    elif status == 0 and sent:
         try:
-            second, counts = marshal.loads(sent)
-        except (EOFError, ValueError, TypeError):  # cut short: read its blocks here
-            second = _read_blocks(*args, theirs)
+            theirs, counts = marshal.loads(sent)
+            done.update(theirs)
+        except (EOFError, ValueError, TypeError, AttributeError):
+            pass  # cut short: the blocks it took are read below
         else:
             _mailread.add_counts(counts)
-    elif theirs:
-        second = _read_blocks(*args, theirs)  # the child failed: its reading, here
     heads: list[list[str]] = []
     texts: list[str] = []
-    if not second:  # every block read here, in order
-        blocks = first
-    else:
-        blocks = list(itertools.chain.from_iterable(itertools.zip_longest(first, second)))
-    for block in blocks:
-        if block is not None:
-            heads += block[0]
-            texts += block[1]
+    for i, (a, b) in enumerate(blocks):
+        # A block neither process read (the child failed, or this process did): here, in
+        # order, so the first document that cannot be read raises as on one process.
+        block_heads, block_texts = done[i] if i in done else _read_run(*args, a, b)
+        heads += block_heads
+        texts += block_texts
     return heads, texts
+
+
+def _take_blocks(
+    tasks: int, args: tuple[list[Any], list[bool], bool, str], blocks: list[tuple[int, int]]
+) -> dict[int, tuple[list[list[str]], list[str]]]:
+    """The blocks whose numbers this process read from the pipe ``tasks``, until it is
+    drained, each read by :func:`_read_run`."""
+    done = {}
+    while taken := os.read(tasks, 1):
+        a, b = blocks[taken[0]]
+        done[taken[0]] = _read_run(*args, a, b)
+    return done
 
 
 def _receive(fd: int, seconds: float) -> bytes | None:
