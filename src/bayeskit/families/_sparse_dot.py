@@ -69,3 +69,57 @@ def _rows_times(
             j = indices[k]
             for c in range(width):
                 out[i, c] += value * WT[j, c]
+
+
+def dot_by_term(X: Any, by_term: Any) -> np.ndarray:
+    """``X @ by_term`` as a dense float64 (n_rows, n_classes) array, ``by_term`` a CSR
+    (n_features, n_classes) matrix of a few weights a term (the corrections of
+    :class:`~bayeskit.families.complement.ComplementParams`).
+
+    For a large CSR ``X``, term by term: ``X``'s columns (one conversion to CSC) against each
+    term's weights, read once in order, into the small output, which stays in cache. Each
+    output cell sums its terms in the order of the row's columns, as scipy's product does
+    (the same numbers, for rows with sorted columns). Row by row instead, every stored entry
+    of ``X`` looks up its term's weights somewhere in tens of megabytes: 0.12 s on two cores
+    for the 20 Newsgroups test posts, against 0.03 s for the CSC conversion and 0.05 s for
+    this loop on one; scipy's sparse product took 0.37 s."""
+    if (
+        not isinstance(X, (sp.csr_matrix, sp.csr_array))
+        or X.dtype != np.float64
+        or X.nnz * by_term.shape[1] < MIN_WORK
+    ):
+        part = X @ by_term
+        return part.toarray() if sp.issparse(part) else np.array(part, dtype=np.float64)
+    columns = X.tocsc()
+    out = np.zeros((X.shape[0], by_term.shape[1]))
+    _terms_times(
+        columns.indptr,
+        columns.indices,
+        columns.data,
+        by_term.indptr,
+        by_term.indices,
+        by_term.data,
+        out,
+    )
+    return out
+
+
+@njit(nogil=True)
+def _terms_times(
+    indptr: np.ndarray,
+    rows: np.ndarray,
+    data: np.ndarray,
+    term_ptr: np.ndarray,
+    term_classes: np.ndarray,
+    term_weights: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    for j in range(indptr.shape[0] - 1):
+        first, stop = term_ptr[j], term_ptr[j + 1]
+        if first == stop:
+            continue
+        for k in range(indptr[j], indptr[j + 1]):
+            i = rows[k]
+            value = data[k]
+            for q in range(first, stop):
+                out[i, term_classes[q]] += value * term_weights[q]
