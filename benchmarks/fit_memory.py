@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     tracemalloc.stop()
     n_terms = len(model.fitted_parts()[0].terms_)  # (made now, after the measurement)
     print(f"\nOne more fit, traced: peak {peak / 1e6:,.0f} MB; the fitted model keeps "
-          f"{kept / 1e6:,.0f} MB, of which its class totals and weights, two 20 x "
-          f"{n_terms:,} float64 arrays: {2 * 20 * n_terms * 8 / 1e6:,.0f} MB")  # fmt: skip
+          f"{kept / 1e6:,.0f} MB, of which its class totals, one 20 x {n_terms:,} float64 "
+          f"array: {20 * n_terms * 8 / 1e6:,.0f} MB")  # fmt: skip
     return 0
 
 
