@@ -34,7 +34,9 @@ class ComplementNB(MultinomialNB):
     feature_all_ : ndarray of shape (n_features,)
         Count of each feature over all classes.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        The complement weights ``w_cj`` (``-ln θ̃_cj``, or normalised with ``norm=True``).
+        The complement weights ``w_cj`` (``-ln θ̃_cj``, or normalised with ``norm=True``). A
+        model of at least 2²² cells scores without this array (one weight a term, one a class
+        and a correction of the cells with counts) and makes it when it is first read.
 
     Examples
     --------
