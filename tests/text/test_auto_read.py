@@ -41,6 +41,19 @@ def _read(docs, processes):
     return read, reader_counts()
 
 
+def _read_as_one_process(monkeypatch, target, name, replacement):
+    """Two processes read DOCS with ``target.name`` replaced; one process then reads them
+    with it restored: the same header tokens, texts and reader counts."""
+    real = getattr(target, name)
+    monkeypatch.setattr(target, name, replacement)
+    two, counts_two = _read(DOCS, 2)
+    monkeypatch.setattr(target, name, real)
+    one, counts_one = _read(DOCS, 1)
+    assert one.heads == two.heads
+    assert one.texts == two.texts
+    return counts_one, counts_two
+
+
 def test_two_processes_read_what_one_reads():
     (one, counts_one), (two, counts_two) = _read(DOCS, 1), _read(DOCS, 2)
     assert np.array_equal(one.mailed, two.mailed)
@@ -83,14 +96,9 @@ def test_a_late_child_is_stopped_and_its_run_read_here(monkeypatch):
         return real(*args)
 
     parent = os.getpid()
-    monkeypatch.setattr(_auto_read, "_read_run", slow_child)
     monkeypatch.setattr(_auto_read, "CHILD_GRACE", 0.5)
     monkeypatch.setattr(_auto_read, "CHILD_SLOWER", 0.0)
-    two, _ = _read(DOCS, 2)
-    monkeypatch.setattr(_auto_read, "_read_run", real)
-    one, _ = _read(DOCS, 1)
-    assert one.heads == two.heads
-    assert one.texts == two.texts
+    _read_as_one_process(monkeypatch, _auto_read, "_read_run", slow_child)
 
 
 def test_small_batches_are_read_on_one_process(monkeypatch):
@@ -139,12 +147,7 @@ def test_what_a_child_cut_short_sent_is_read_here(monkeypatch, sent):
         real(fd, seconds)  # let the child finish and be waited for
         return sent or None
 
-    monkeypatch.setattr(_auto_read, "_receive", cut_short)
-    two, counts_two = _read(DOCS, 2)
-    monkeypatch.setattr(_auto_read, "_receive", real)
-    one, counts_one = _read(DOCS, 1)
-    assert one.heads == two.heads
-    assert one.texts == two.texts
+    counts_one, counts_two = _read_as_one_process(monkeypatch, _auto_read, "_receive", cut_short)
     assert counts_one == counts_two
 
 
@@ -155,12 +158,7 @@ def test_a_child_reaped_elsewhere_is_not_an_error(monkeypatch):
         real_waitpid(pid, options)  # the application's SIGCHLD handler got there first
         raise ChildProcessError(10, "No child processes")
 
-    monkeypatch.setattr(_auto_read.os, "waitpid", reaped)
-    two, _ = _read(DOCS, 2)
-    monkeypatch.undo()
-    one, _ = _read(DOCS, 1)
-    assert one.heads == two.heads
-    assert one.texts == two.texts
+    _read_as_one_process(monkeypatch, _auto_read.os, "waitpid", reaped)
 
 
 def test_the_faster_process_takes_more_blocks(monkeypatch):
@@ -179,12 +177,7 @@ def test_the_faster_process_takes_more_blocks(monkeypatch):
             mine.append(args[-2])
         return real(*args)
 
-    monkeypatch.setattr(_auto_read, "_read_run", slow_child)
-    two, counts_two = _read(DOCS, 2)
-    monkeypatch.setattr(_auto_read, "_read_run", real)
-    one, counts_one = _read(DOCS, 1)
-    assert one.heads == two.heads
-    assert one.texts == two.texts
+    counts_one, counts_two = _read_as_one_process(monkeypatch, _auto_read, "_read_run", slow_child)
     assert counts_one == counts_two
     blocks = 2 * _auto_read.BLOCKS_PER_PROCESS
     assert blocks * 3 // 4 < len(mine) < blocks  # the child read some, this process most
