@@ -105,8 +105,9 @@ def _bad_parameter(
         # a wrapped family's parameters (named by the dataclass's ``wraps``) are checked as
         # its own would be
         inner = _bad_parameter(value) if field.name in getattr(params, "wraps", ()) else None
+        name = field.metadata.get("name", field.name)  # the name users know the array by
         if inner is not None:
-            return (f"{field.name}.{inner[0]}", *inner[1:])
+            return (f"{name}.{inner[0]}", *inner[1:])
         if isinstance(value, (float, np.floating)) or (
             isinstance(value, np.ndarray) and value.dtype.kind == "f"
         ):
@@ -119,7 +120,7 @@ def _bad_parameter(
                 bad = np.isnan(array) | np.isposinf(array)
             if bad.any():
                 index = tuple(int(i) for i in np.argwhere(bad)[0])
-                return field.name, index, float(array[index]), array.shape
+                return name, index, float(array[index]), array.shape
     return None
 
 

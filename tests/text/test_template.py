@@ -108,11 +108,11 @@ def test_count_parameters_that_are_not_numbers_are_refused_naming_them():
     family = DocumentsFamily(TextVectorizer(), Multinomial())
     columns = Counts(np.ones(2), np.ones((2, 2)))
     bad = DocumentsParams(
-        TextVectorizer(), MultinomialParams(np.array([[0.0, 0.0], [np.nan, 0]])), columns
+        TextVectorizer(), MultinomialParams(None, np.array([[0.0, 0.0], [np.nan, 0]])), columns
     )
     with pytest.raises(DataError, match=r"fitted count\.feature_log_prob is nan at class 'spam'"):
         check_parameters([family], [bad], np.array(["ham", "spam"]), [["cash", "now"]])
-    good = DocumentsParams(TextVectorizer(), MultinomialParams(np.zeros((2, 2))), columns)
+    good = DocumentsParams(TextVectorizer(), MultinomialParams(None, np.zeros((2, 2))), columns)
     check_parameters([family], [good], np.array(["ham", "spam"]), [["cash", "now"]])
 
 

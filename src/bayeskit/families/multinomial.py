@@ -15,8 +15,9 @@ and unlearn stay exact).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from .._lazy import sparse as sp
 from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
 from ..stats import Counts
+from . import _structured
 from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
 from ._dirichlet import (
     check_alpha,
@@ -34,11 +36,31 @@ from ._dirichlet import (
     log_ratio,
     pseudo_count,
 )
+from ._structured import StructuredWeights, structured
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MultinomialParams:
-    feature_log_prob: np.ndarray  # (n_classes, n_features)
+    """The class weights ``w`` (n_classes, n_features): the full array (``dense``), or, for a
+    model of at least ``STRUCTURED_CELLS`` cells (:mod:`._structured`), one weight a term, one a
+    class and the cells with counts (``weights``, see :mod:`._structured`). Either way
+    ``feature_log_prob`` is the full array, made on first use from ``source`` (the family and
+    its statistic) by the dense form's own code."""
+
+    weights: StructuredWeights | None
+    dense: np.ndarray | None = field(default=None, metadata={"name": "feature_log_prob"})
+    source: tuple[Multinomial, Counts] | None = None
+
+    #: the fields holding parameters the template checks as its own (see check_parameters)
+    wraps = ("weights",)
+
+    @functools.cached_property
+    def feature_log_prob(self) -> np.ndarray:
+        if self.dense is not None:
+            return self.dense
+        assert self.source is not None
+        family, stats = self.source
+        return family.dense(stats)
 
 
 class Multinomial(Family):
@@ -109,12 +131,43 @@ class Multinomial(Family):
         return pseudo_count(alpha, estimate)
 
     def finalize(self, stats: Counts) -> MultinomialParams:
+        large = stats.total.size >= _structured.STRUCTURED_CELLS
+        weights = self.structured(stats) if large else None
+        if weights is None:
+            return self.params_type(None, self.dense(stats))
+        return self.params_type(weights, None, (self, stats))
+
+    #: The parameters' class (the complement family's are named for it).
+    params_type: type[MultinomialParams] = MultinomialParams
+
+    def structured(self, stats: Counts) -> StructuredWeights | None:
+        """The weights as :func:`._structured.structured` keeps them, or None where a
+        probability is 0 (no smoothing)."""
+        pseudo = self._pseudo(stats)
+        per_term = np.broadcast_to(np.asarray(pseudo, dtype=np.float64), (stats.n_features,))
+        return structured(
+            stats.total,
+            per_term,
+            lambda terms, counts: counts + per_term[terms],  # as the dense form adds them
+            lambda own: own + per_term.sum(),
+            1.0,
+        )
+
+    def dense(self, stats: Counts) -> np.ndarray:
+        """The class weights as one (n_classes, n_features) array."""
         num = stats.total + self._pseudo(stats)
         den = num.sum(axis=1, keepdims=True)
-        return MultinomialParams(log_ratio(num, den, stats.n_features, own=True))
+        return log_ratio(num, den, stats.n_features, own=True)
 
     def log_prob(self, params: MultinomialParams, X: Any) -> np.ndarray:
+        if params.weights is not None:
+            return params.weights.dot(X)
         return safe_dot(X, params.feature_log_prob)
+
+    def log_prob_relative(self, params: MultinomialParams, X: Any) -> np.ndarray:
+        if params.weights is not None:
+            return params.weights.dot_relative(X)
+        return self.log_prob(params, X)
 
     def linear_form(self, params: MultinomialParams) -> tuple[np.ndarray, np.ndarray]:
         flp = params.feature_log_prob
