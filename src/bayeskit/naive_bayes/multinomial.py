@@ -61,6 +61,9 @@ class MultinomialNB(NumericNB):
     class_log_prior_ : ndarray of shape (n_classes,)
     feature_count_ : ndarray of shape (n_classes, n_features)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``ln θ_cj``. A model of at least 2²² cells scores without this array (one weight a
+        term, one a class and a correction of the cells with counts) and makes it when it is
+        first read.
     stats_ : bayeskit.stats.Summary
         The sufficient statistics; everything else is computed from them.
     n_features_in_ : int
