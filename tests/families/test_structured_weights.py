@@ -165,3 +165,23 @@ def test_the_compiled_product_sums_as_scipy_does(structured, monkeypatch, sms_co
     # Dense rows, and one row, go to scipy's product.
     np.testing.assert_array_equal(_sparse_dot.dot_by_term(X.toarray(), correction), expected)
     np.testing.assert_array_equal(_sparse_dot.dot_by_term(X[3], correction), expected[3:4])
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(0, 30), st.integers(0, 30)),
+    fill=st.floats(0.0, 1.0),
+)
+def test_the_compiled_search_for_cells_with_counts_is_numpys(seed, shape, fill):
+    rng = np.random.default_rng(seed)
+    rows = rng.poisson(2.0, shape) * (rng.random(shape) < fill) * 1.0
+    rows[rng.random(shape) < 0.02] = np.nan  # a NaN is not zero, for both
+    numpy_parts = _structured.nonzero_cells(rows)
+    try:
+        _structured.SMALL_CELLS, before = 0, _structured.SMALL_CELLS
+        compiled = _structured.nonzero_cells(rows)
+    finally:
+        _structured.SMALL_CELLS = before
+    for ours, theirs in zip(compiled, numpy_parts, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+        assert ours.dtype == theirs.dtype

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._jit import njit, prange
 from .._lazy import sparse as sp
 from ._sparse_dot import dot_by_term
 
@@ -71,11 +72,10 @@ def structured(
         return None
     # The cells with counts, read in the order the array is laid out in (no copy of it).
     by_term = total.T.flags.c_contiguous
-    flat = total.T.ravel() if by_term else np.ascontiguousarray(total).ravel()
-    cells = np.flatnonzero(flat)
-    major, minor = np.divmod(cells, n_classes if by_term else n_features)
+    rows = total.T if by_term else np.ascontiguousarray(total)
+    pointer, minor, counts = nonzero_cells(rows)
+    major = np.repeat(np.arange(rows.shape[0]), np.diff(pointer))
     terms, classes = (major, minor) if by_term else (minor, major)
-    counts = flat[cells]
     values = seen(terms, counts)
     if values.size and not values.min() > 0:
         return None
@@ -87,8 +87,6 @@ def structured(
     correction = np.log(values)
     correction *= sign
     correction -= base[terms]
-    pointer = np.zeros((n_features if by_term else n_classes) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(major, minlength=len(pointer) - 1), out=pointer[1:])
     if by_term:
         matrix = sp.csr_matrix((correction, minor, pointer), shape=(n_features, n_classes))
     else:
@@ -104,3 +102,52 @@ def others(own: np.ndarray) -> np.ndarray:
     before = np.concatenate([[0.0], np.cumsum(own)[:-1]])
     after = np.concatenate([np.cumsum(own[::-1])[::-1][1:], [0.0]])
     return before + after
+
+
+def nonzero_cells(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nonzero entries of a C-contiguous 2-D array as CSR parts: row pointer, column of
+    each and its value, row by row (``np.nonzero``'s order). Compiled for a large array
+    (one pass to count each row's entries and one to copy them, rows spread over the cores:
+    20 × 1.2 million float64 in ~0.02 s, where ``np.flatnonzero`` and the index arithmetic
+    took ~0.1 s); numpy for a small one."""
+    if rows.size < SMALL_CELLS:
+        r, c = np.nonzero(rows)
+        pointer = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=rows.shape[0]), out=pointer[1:])
+        return pointer, c.astype(np.int64), rows[r, c]
+    per_row = _count_nonzero(rows)
+    pointer = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(per_row, out=pointer[1:])
+    columns = np.empty(pointer[-1], dtype=np.int64)
+    values = np.empty(pointer[-1])
+    _copy_nonzero(rows, pointer, columns, values)
+    return pointer, columns, values
+
+
+#: Arrays with fewer entries than this are searched by numpy (no kernel to load).
+SMALL_CELLS = 1 << 20
+
+
+@njit(parallel=True, nogil=True)
+def _count_nonzero(rows: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    out = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in prange(rows.shape[0]):
+        n = 0
+        for j in range(rows.shape[1]):
+            if rows[i, j] != 0:
+                n += 1
+        out[i] = n
+    return out
+
+
+@njit(parallel=True, nogil=True)
+def _copy_nonzero(
+    rows: np.ndarray, pointer: np.ndarray, columns: np.ndarray, values: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    for i in prange(rows.shape[0]):
+        k = pointer[i]
+        for j in range(rows.shape[1]):
+            if rows[i, j] != 0:
+                columns[k] = j
+                values[k] = rows[i, j]
+                k += 1
