@@ -137,32 +137,15 @@ class Stacked:
         return Stacked(np.concatenate([self.rows, other.rows]))
 
 
-@dataclass(frozen=True)
-class Together:
-    """The values of several rounds run as one (:func:`together`): one tuple of additive
-    values per round; adds round by round, value by value."""
-
-    values: tuple[tuple[Any, ...], ...]
-
-    def __add__(self, other: object) -> Together:
-        if not isinstance(other, Together):
-            return NotImplemented
-        return Together(
-            tuple(
-                tuple(x + y for x, y in zip(a, b, strict=True))
-                for a, b in zip(self.values, other.values, strict=True)
-            )
-        )
-
-
 def _rounds_together(state: Any, X: Any, y: Any, weight: Any) -> Any:
-    """Each round of :func:`together` on the part: its values, and the first schema given."""
+    """Each round of :func:`together` on the part: its values (one :class:`Each` a round, in
+    one :class:`Each`: they add round by round, value by value), and the first schema given."""
     values, schema = [], None
     for inner, summarize in state:
         part, found = summarize(inner, X, y, weight)
-        values.append(tuple(part))
+        values.append(Each(tuple(part)))
         schema = schema if schema is not None else found
-    return (Together(tuple(values)),), schema
+    return (Each(tuple(values)),), schema
 
 
 def together(fits: list[Rounds]) -> Generator[Round, Part, list[Any]]:
@@ -183,7 +166,7 @@ def together(fits: list[Rounds]) -> Generator[Round, Part, list[Any]]:
         rounds = total.values[0].values
         for i, values in zip(order, rounds, strict=True):
             try:
-                pending[i] = fits[i].send(Part(total.first, values, total.schema))
+                pending[i] = fits[i].send(Part(total.first, values.values, total.schema))
             except StopIteration as stop:
                 results[i] = stop.value
                 del pending[i]

@@ -1,4 +1,5 @@
-"""``X @ W.T`` for a large CSR ``X`` and a dense weight matrix ``W`` on both cores.
+"""``X @ W.T`` for a large CSR ``X`` and a dense weight matrix ``W`` on both cores, and
+``X @ C`` for a sparse matrix ``C`` of a few weights a term (:func:`dot_by_term`).
 
 The linear count families (multinomial, complement, Bernoulli's linear part) score a document
 matrix by this one product. scipy's ``csr_matvecs`` runs it on one core; the kernel below runs
@@ -74,7 +75,7 @@ def _rows_times(
 def dot_by_term(X: Any, by_term: Any) -> np.ndarray:
     """``X @ by_term`` as a dense float64 (n_rows, n_classes) array, ``by_term`` a CSR
     (n_features, n_classes) matrix of a few weights a term (the corrections of
-    :class:`~bayeskit.families.complement.ComplementParams`).
+    :class:`~bayeskit.families._structured.StructuredWeights`).
 
     For a large CSR ``X``, term by term: ``X``'s columns (one conversion to CSC) against each
     term's weights, read once in order, into the small output, which stays in cache. Each

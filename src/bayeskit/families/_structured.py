@@ -65,11 +65,9 @@ def structured(
     ``unseen`` (n_features,) is ``v`` where a class has no count of the term;
     ``seen(terms, counts)`` gives ``v`` of the cells with counts; ``totals(own)`` gives ``d``
     from each class's count total ``own``."""
+    if not isinstance(total, np.ndarray) or not total.size or not unseen.min() > 0:
+        return None
     n_classes, n_features = total.shape
-    if not isinstance(total, np.ndarray) or not n_classes or not n_features:
-        return None
-    if not unseen.min() > 0:
-        return None
     # The cells with counts, read in the order the array is laid out in (no copy of it).
     by_term = total.T.flags.c_contiguous
     rows = total.T if by_term else np.ascontiguousarray(total)

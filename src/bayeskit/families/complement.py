@@ -41,6 +41,7 @@ class Complement(Multinomial):
 
     name = "complement"
     linear = True
+    params_type = ComplementParams
 
     def __init__(
         self,
@@ -63,8 +64,6 @@ class Complement(Multinomial):
 
     def config(self) -> dict[str, Any]:
         return {**super().config(), "norm": self.norm}
-
-    params_type = ComplementParams
 
     def structured(self, stats: Counts) -> StructuredWeights | None:
         if self.norm:

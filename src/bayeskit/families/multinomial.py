@@ -84,6 +84,8 @@ class Multinomial(Family):
 
     name = "multinomial"
     linear = True
+    #: The parameters' class (the complement family's are named for it).
+    params_type: type[MultinomialParams] = MultinomialParams
 
     def __init__(
         self,
@@ -136,9 +138,6 @@ class Multinomial(Family):
         if weights is None:
             return self.params_type(None, self.dense(stats))
         return self.params_type(weights, None, (self, stats))
-
-    #: The parameters' class (the complement family's are named for it).
-    params_type: type[MultinomialParams] = MultinomialParams
 
     def structured(self, stats: Counts) -> StructuredWeights | None:
         """The weights as :func:`._structured.structured` keeps them, or None where a

@@ -297,7 +297,7 @@ def mixture_rounds(
     family.check()  # the settings, before any work
     limit = check_init_sample(init_sample)
     tol, max_iter, _ = check_em_settings(tol=family.tol, max_iter=family.max_iter)
-    seed = int(family.random_state) if isinstance(family.random_state, (int, np.integer)) else 0
+    seed = seed_of(family)
     folds = check_folds(getattr(estimator, "check_folds", None))
     total: Total = yield Round((clone(estimator), limit, seed, drop), first_pass)
     counts, sample = total.values

@@ -80,17 +80,6 @@ def read_auto(
     return Read(np.flatnonzero(mail), heads, texts)
 
 
-def _read_blocks(
-    documents: list[Any],
-    mail: list[bool],
-    subject_in_text: bool,
-    encoding: str,
-    blocks: list[tuple[int, int]],
-) -> list[tuple[list[list[str]], list[str]]]:
-    """:func:`_read_run` of each block ``(a, b)``."""
-    return [_read_run(documents, mail, subject_in_text, encoding, a, b) for a, b in blocks]
-
-
 def _read_run(
     documents: list[Any], mail: list[bool], subject_in_text: bool, encoding: str, a: int, b: int
 ) -> tuple[list[list[str]], list[str]]:
