@@ -68,16 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bayeskit import MultinomialNB
-    from bayeskit.datasets.shared import load_20newsgroups
     from bayeskit.text import TextClassifier
     from bayeskit.text._auto_read import read_auto
     from bayeskit.text._count_matrices import mail_mask
+    from workloads import Skip, newsgroups_test_labels, newsgroups_texts
 
     try:
-        train, y_train = load_20newsgroups("train")
-        test, y_test = load_20newsgroups("test")
-    except FileNotFoundError as exc:
-        print(f"20 Newsgroups not found ({exc}): nothing to measure")
+        train, y_train, test, _ = newsgroups_texts()
+        y_test = newsgroups_test_labels()
+    except Skip as why:
+        print(f"{why}: nothing to measure")
         return 0
     n = args.rounds
     mail = mail_mask(train)
