@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bayeskit.datasets import load_sms_spam
 from bayeskit.naive_bayes import MultinomialNB
@@ -34,6 +36,11 @@ MAIL = (
         ("Dear: friend\nLove: you", False),  # header-like lines, but no mail header
         ("", False),
         (b"\xff\xfe garbage", False),
+        # the blank line after the headers with CRLF line ends, or a CRLF line before LF ones
+        ("From: a@b\r\nSubject: x\r\n\r\nbody", True),
+        ("From: a@b\nSubject: x\n\r\n\nbody", True),
+        ("From: a@b\nSubject: x\n\n\r\nbody", True),
+        ("From: a@b\n\r\nSubject: x\n\nbody", False),  # one header line before the blank
     ],
 )
 def test_is_raw_email(doc, expected):
@@ -157,3 +164,55 @@ def test_a_short_message_is_the_same_row_as_in_a_large_batch(settings):
         assert one.shape == (1, whole.shape[1])
         assert one.has_canonical_format
         assert (one != whole[i]).nnz == 0, text
+
+
+def _is_raw_email_by_split(doc: str) -> bool:
+    """is_raw_email as first written (the blank line found by a regular expression, each of
+    the first 20 lines matched on its own): what the faster test must answer."""
+    import re
+
+    from bayeskit.text import analyze
+
+    head = doc[: analyze.EMAIL_HEAD_CHARS]
+    if analyze._MBOX_FROM_LINE.match(head):
+        return True
+    if not analyze._HEADER_LINE.match(head):
+        return False
+    block = re.split(r"\r?\n\r?\n", head, maxsplit=1)[0]
+    lines = block.splitlines()
+    return (
+        len(lines) >= 2
+        and all(analyze._HEADER_LINE.match(line) for line in lines[:20])
+        and analyze._MAIL_HEADER.search(block) is not None
+    )
+
+
+_PIECES = st.sampled_from(
+    ["From: a@b", "Subject: x", "Received: y", "X-Odd: z", "Dear: you", "no colon", "From a@b",
+     ":", " ", "\t", "\n", "\r", "\r\n", "\n\n", "\n\r\n", "\r\r", "\v", "\x0c", "\x85",
+     "\u2028", "\x1c", "é", "a", "\xff"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40), st.booleans())
+def test_is_raw_email_answers_as_the_line_by_line_test(pieces, as_bytes):
+    doc = "".join(pieces)
+    expected = _is_raw_email_by_split(doc)
+    assert is_raw_email(doc) is expected
+    if as_bytes:
+        assert is_raw_email(doc.encode("latin-1", "replace")) is _is_raw_email_by_split(
+            doc.encode("latin-1", "replace").decode("latin-1")
+        )
+
+
+def test_is_raw_email_answers_as_the_line_by_line_test_on_news_posts(shared_data):
+    from bayeskit.datasets.shared import load_20newsgroups
+
+    try:
+        posts, _ = load_20newsgroups("test", shared_data)
+    except FileNotFoundError:
+        pytest.skip("20 Newsgroups is not in the shared data")
+    found = [is_raw_email(post) for post in posts]
+    assert found == [_is_raw_email_by_split(post) for post in posts]
+    assert sum(found) > 0.9 * len(posts)

@@ -41,7 +41,6 @@ _MAIL_HEADER = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _HEADER_LINE = re.compile(r"^([!-9;-~]+:|[ \t])")
-_BLANK_LINE = re.compile(r"\r?\n\r?\n")
 #: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
 _MBOX_FROM_LINE = re.compile(r"From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 
@@ -333,13 +332,24 @@ def is_raw_email(doc: Any) -> bool:
         # The first line is no header line (neither pattern reaches past a line's end): the
         # answer for most texts that are not e-mails, without splitting them.
         return False
-    block = _BLANK_LINE.split(head, maxsplit=1)[0]
+    block = head[: _blank_line(head)]
     lines = block.splitlines()
     return (
         len(lines) >= 2
         and all(_HEADER_LINE.match(line) for line in lines[:20])
         and _MAIL_HEADER.search(block) is not None
     )
+
+
+def _blank_line(head: str) -> int:
+    r"""Where the first blank line of ``head`` starts (at its first line break: a ``\r``
+    before it ends the last line all the same), or its length. ``str.find`` where a regular
+    expression tried a match at every character (half of the test's time on a news post);
+    ``\n\r\n`` looked for only before the first ``\n\n``."""
+    end = head.find("\n\n")
+    end = len(head) if end < 0 else end
+    crlf = head.find("\n\r\n", 0, end + 2)
+    return end if crlf < 0 else min(crlf, end)
 
 
 def _message(doc: Any) -> Any:
