@@ -28,6 +28,8 @@ import sys
 import time
 import tracemalloc
 
+import numpy as np
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -72,10 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     model = TextClassifier().fit(train, y_train)
     kept, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    n_terms = len(model.fitted_parts()[0].terms_)  # (made now, after the measurement)
+    block = model.fitted_parts()[1].stats_.blocks[0]  # the count model's statistic
+    cells = int(block.cells.nnz) if hasattr(block, "cells") else int(np.count_nonzero(block.total))
+    kept_as = f"{cells:,} cells with counts" if hasattr(block, "cells") else "one full array"
     print(f"\nOne more fit, traced: peak {peak / 1e6:,.0f} MB; the fitted model keeps "
-          f"{kept / 1e6:,.0f} MB, of which its class totals, one 20 x {n_terms:,} float64 "
-          f"array: {20 * n_terms * 8 / 1e6:,.0f} MB")  # fmt: skip
+          f"{kept / 1e6:,.0f} MB; its class totals ({block.n_classes} x {block.n_features:,}, "
+          f"{cells:,} of them not 0) are kept as {kept_as}")  # fmt: skip
     return 0
 
 

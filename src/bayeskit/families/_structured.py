@@ -21,6 +21,7 @@ import numpy as np
 
 from .._jit import njit, prange
 from .._lazy import sparse as sp
+from ..stats import Counts, SparseCounts
 from ._sparse_dot import dot_by_term
 
 #: Models with at least this many class × term cells keep their weights structured (smaller
@@ -52,27 +53,34 @@ class StructuredWeights:
 
 
 def structured(
-    total: np.ndarray,
+    stats: Counts,
     unseen: np.ndarray,
     seen: Callable[[np.ndarray, np.ndarray], np.ndarray],
     totals: Callable[[np.ndarray], np.ndarray],
     sign: float,
 ) -> StructuredWeights | None:
-    """The weights ``w_cj = sign · (ln v_cj − ln d_c)`` of a (n_classes, n_features) count
-    array ``total`` in structured form, or None where a ``v`` or ``d`` is not positive (a
-    zero probability: the full array's own rules apply).
+    """The weights ``w_cj = sign · (ln v_cj − ln d_c)`` of a count statistic (its
+    (n_classes, n_features) ``total``, or a :class:`~bayeskit.stats.SparseCounts`' cells) in
+    structured form, or None where a ``v`` or ``d`` is not positive (a zero probability: the
+    full array's own rules apply).
 
     ``unseen`` (n_features,) is ``v`` where a class has no count of the term;
     ``seen(terms, counts)`` gives ``v`` of the cells with counts; ``totals(own)`` gives ``d``
     from each class's count total ``own``."""
-    if not isinstance(total, np.ndarray) or not total.size or not unseen.min() > 0:
+    n_classes, n_features = stats.n_classes, stats.n_features
+    if not n_classes * n_features or not unseen.min() > 0:
         return None
-    n_classes, n_features = total.shape
-    # The cells with counts, read in the order the array is laid out in (no copy of it).
-    by_term = total.T.flags.c_contiguous
-    rows = total.T if by_term else np.ascontiguousarray(total)
-    pointer, minor, counts = nonzero_cells(rows)
-    major = np.repeat(np.arange(rows.shape[0]), np.diff(pointer))
+    if isinstance(stats, SparseCounts):  # the cells by term, as they are kept
+        by_term = True
+        cells = stats.cells  # (index arrays copied: the weights' matrix must not share them)
+        pointer, minor, counts = cells.indptr.copy(), cells.indices.copy(), cells.data
+    else:  # the cells with counts, read in the order the array is laid out in (no copy)
+        total = stats.total
+        if not isinstance(total, np.ndarray):
+            return None
+        by_term = total.T.flags.c_contiguous
+        pointer, minor, counts = nonzero_cells(total.T if by_term else np.ascontiguousarray(total))
+    major = np.repeat(np.arange(n_features if by_term else n_classes), np.diff(pointer))
     terms, classes = (major, minor) if by_term else (minor, major)
     values = seen(terms, counts)
     if values.size and not values.min() > 0:
@@ -88,7 +96,8 @@ def structured(
     if by_term:
         matrix = sp.csr_matrix((correction, minor, pointer), shape=(n_features, n_classes))
     else:
-        matrix = sp.csr_matrix((correction, minor, pointer), shape=total.shape).T.tocsr()
+        matrix = sp.csr_matrix((correction, minor, pointer), shape=(n_classes, n_features))
+        matrix = matrix.T.tocsr()
     shift = np.log(norm)
     shift *= -sign
     return StructuredWeights(base, shift, matrix)

@@ -68,14 +68,14 @@ class Complement(Multinomial):
     def structured(self, stats: Counts) -> StructuredWeights | None:
         if self.norm:
             return None  # (each class's weights divided by their sum: kept whole)
-        pooled = stats.total.sum(axis=0)
+        pooled = stats.feature_totals()
         pseudo = np.broadcast_to(
             np.asarray(self._pseudo(stats, pooled), dtype=np.float64), (stats.n_features,)
         )
         # A term's complement count where a class has none of it is its pooled count plus its
         # pseudo-count; the cells with counts are summed as the dense form sums them.
         return structured(
-            stats.total,
+            stats,
             pooled + pseudo,
             lambda terms, counts: (pooled[terms] - counts) + pseudo[terms],
             lambda own: others(own) + pseudo.sum(),
@@ -84,7 +84,7 @@ class Complement(Multinomial):
 
     def dense(self, stats: Counts) -> np.ndarray:
         """The class weights as one (n_classes, n_features) array."""
-        pooled = stats.total.sum(axis=0)  # (a pass over the array: made once, used twice)
+        pooled = stats.feature_totals()  # (a pass over the array: made once, used twice)
         pseudo = self._pseudo(stats, pooled)
         # One (n_classes, n_features) array, changed in place: the same numbers as
         # ``total.sum(axis=0) - total + pseudo`` and its logarithm, without four more arrays

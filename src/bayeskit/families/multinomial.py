@@ -26,7 +26,8 @@ from .._lazy import sparse as sp
 from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
 from ..stats import Counts
 from . import _structured
-from ._base import Family, class_totals, class_weight_totals, safe_dot, split_missing
+from ._base import Family, safe_dot, split_missing
+from ._class_cells import counts_of
 from ._dirichlet import (
     check_alpha,
     check_estimate,
@@ -119,7 +120,8 @@ class Multinomial(Family):
         return split_missing(X)[0]
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Counts:
-        return Counts(class_weight_totals(R), class_totals(R, X))
+        # (kept as its cells with counts, a SparseCounts, for sparse rows over many features)
+        return counts_of(R, X)
 
     def _pseudo(self, stats: Counts, pooled: np.ndarray | None = None) -> Any:
         """The pseudo-counts added to ``stats.total`` (``pooled``: its column sums, when the
@@ -128,12 +130,12 @@ class Multinomial(Family):
         alpha = check_alpha(self.alpha, stats.n_features, force_alpha=self.force_alpha)
         power = check_power(self.corpus_power)
         if check_smoothing(self.smoothing, estimate) == "corpus":
-            pooled = stats.total.sum(axis=0) if pooled is None else pooled
+            pooled = stats.feature_totals() if pooled is None else pooled
             return corpus_pseudo_count(alpha, pooled, power)
         return pseudo_count(alpha, estimate)
 
     def finalize(self, stats: Counts) -> MultinomialParams:
-        large = stats.total.size >= _structured.STRUCTURED_CELLS
+        large = stats.n_classes * stats.n_features >= _structured.STRUCTURED_CELLS
         weights = self.structured(stats) if large else None
         if weights is None:
             return self.params_type(None, self.dense(stats))
@@ -145,7 +147,7 @@ class Multinomial(Family):
         pseudo = self._pseudo(stats)
         per_term = np.broadcast_to(np.asarray(pseudo, dtype=np.float64), (stats.n_features,))
         return structured(
-            stats.total,
+            stats,
             per_term,
             lambda terms, counts: counts + per_term[terms],  # as the dense form adds them
             lambda own: own + per_term.sum(),

@@ -12,6 +12,7 @@ from .mixture import MixtureStats
 from .moments import Moments
 from .sample import Sample
 from .scatter import Scatter
+from .sparse_counts import SparseCounts
 from .summary import Summary
 from .term_keyed import TermKeyed
 
@@ -24,6 +25,7 @@ __all__ = [
     "Moments",
     "Sample",
     "Scatter",
+    "SparseCounts",
     "Statistic",
     "Summary",
     "TermKeyed",

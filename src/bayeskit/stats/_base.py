@@ -226,6 +226,12 @@ class ColumnStatistic(Statistic):
         )
         return self.with_weights(arrays)
 
+    def seen_columns(self, tolerance: Tolerance) -> np.ndarray:
+        """Which columns some class has data of, beyond ``tolerance`` (one number or one per
+        class): (n_features,) bool. What removing data keeps of the columns."""
+        w = self.column_weight()
+        return (np.abs(w) > per_class(tolerance, w)).any(axis=0)
+
     @abstractmethod
     def column_weight(self) -> np.ndarray:
         """(n_classes, n_features): how much data each class has in each column, 0 exactly

@@ -62,6 +62,10 @@ class Counts(ColumnStatistic):
             missing = self.missing_weight() + other.missing_weight()
         return Counts(self.weight + other.weight, self.total + other.total, missing)
 
+    def feature_totals(self) -> np.ndarray:
+        """Each feature's total over the classes, ``total.sum(axis=0)``: (n_features,)."""
+        return self.total.sum(axis=0)
+
     def missing_weight(self) -> np.ndarray:
         """``missing`` as an array (zeros when nothing is missing)."""
         if self.missing is None:

@@ -73,7 +73,7 @@ class Summary:
         if not isinstance(other, Summary):
             return NotImplemented
         if len(self.blocks) != len(other.blocks) or any(
-            type(a) is not type(b) for a, b in zip(self.blocks, other.blocks, strict=True)
+            a.kind != b.kind for a, b in zip(self.blocks, other.blocks, strict=True)
         ):
             raise MergeError(
                 "cannot add summaries of differently structured models: "

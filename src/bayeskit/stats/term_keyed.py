@@ -17,7 +17,7 @@ from .._values import (
     values_to_json,
 )
 from ..errors import ModelFileError
-from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic, Tolerance, per_class
+from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic, Tolerance
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +74,24 @@ class TermKeyed(Statistic):
     def with_weights(self, arrays: tuple[np.ndarray, ...]) -> TermKeyed:
         return TermKeyed(self.given_terms, self.block.with_weights(arrays))
 
+    # The class axis is the block's: each operation on it is the block's own (a block kept as
+    # its cells keeps them; the arrays of weights() would be the full array).
+    def __neg__(self) -> TermKeyed:
+        return TermKeyed(self.given_terms, -self.block)
+
+    def min_weights(self) -> np.ndarray:
+        return self.block.min_weights()
+
+    def max_weights(self) -> np.ndarray:
+        return self.block.max_weights()
+
+    def embed_classes(self, index: np.ndarray, n_classes: int) -> TermKeyed:
+        return TermKeyed(self.given_terms, self.block.embed_classes(index, n_classes))
+
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> TermKeyed:
+        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
+        return TermKeyed(self.given_terms, self.block.cleaned(keep, tolerance)).without_empty(kept)
+
     def _add(self, other: TermKeyed) -> TermKeyed:
         if self.given_terms is other.given_terms:  # (lazy terms stay lazy)
             return TermKeyed(self.given_terms, self.block + other.block)
@@ -91,8 +109,7 @@ class TermKeyed(Statistic):
 
     def without_empty(self, tolerance: Tolerance) -> TermKeyed:
         """Drop the terms no class has any data of (as if never seen)."""
-        w = self.block.column_weight()
-        seen = (np.abs(w) > per_class(tolerance, w)).any(axis=0)
+        seen = self.block.seen_columns(tolerance)
         block = self.block.without_empty(tolerance)
         if seen.all():
             return TermKeyed(self.given_terms, block)

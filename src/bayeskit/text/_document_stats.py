@@ -28,8 +28,8 @@ from .._values import (
     values_to_json,
 )
 from ..errors import MergeError, ModelFileError
-from ..stats import Statistic, TermKeyed
-from ..stats._base import Tolerance, check_arrays, per_class
+from ..stats import SparseCounts, Statistic, TermKeyed
+from ..stats._base import Tolerance, check_arrays
 from . import _term_lookup as term_lookup
 from .vocabulary import VocabularyStats
 
@@ -96,6 +96,22 @@ class DocumentStats(Statistic):
         negated = VocabularyStats(v.given_terms, -v.doc_freq, -v.term_freq, -v.n_docs)
         return DocumentStats(-self.keyed, negated)
 
+    # The class axis is the count statistic's (see TermKeyed): its own operations on it.
+    def min_weights(self) -> np.ndarray:
+        return self.keyed.min_weights()
+
+    def max_weights(self) -> np.ndarray:
+        return self.keyed.max_weights()
+
+    def embed_classes(self, index: np.ndarray, n_classes: int) -> DocumentStats:
+        return DocumentStats(self.keyed.embed_classes(index, n_classes), self.vocabulary)
+
+    def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> DocumentStats:
+        # (the terms dropped once, below, by both parts' data: not by the count statistic's)
+        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
+        keyed = TermKeyed(self.keyed.given_terms, self.keyed.block.cleaned(keep, tolerance))
+        return DocumentStats(keyed, self.vocabulary).without_empty(kept)
+
     def _add(self, other: DocumentStats) -> DocumentStats:
         va, vb = self.vocabulary, other.vocabulary
         if not (
@@ -132,6 +148,8 @@ class DocumentStats(Statistic):
         of both by position is most of a one-message learn); ``None`` when ``other``
         brings too many new terms for that to pay."""
         va, vb = self.vocabulary, other.vocabulary
+        if isinstance(self.keyed.block, SparseCounts):
+            return None  # its cells merged (spreading them would make the full array)
         mine, theirs = self.keyed.block.weights(), other.keyed.block.weights()
         if len(mine) != len(theirs):
             return None
@@ -183,8 +201,7 @@ class DocumentStats(Statistic):
                 else VocabularyStats(v.terms[keep], v.doc_freq[keep], v.term_freq[keep], v.n_docs)
             )
             return DocumentStats(self.keyed.without_empty(tolerance), vocab)
-        w = self.keyed.block.column_weight()
-        seen = (np.abs(w) > per_class(tolerance, w)).any(axis=0) | (v.doc_freq > 0)
+        seen = self.keyed.block.seen_columns(tolerance) | (v.doc_freq > 0)
         block = self.keyed.block.without_empty(tolerance)
         if seen.all():
             return DocumentStats(TermKeyed(self.keyed.given_terms, block), v)
