@@ -36,16 +36,19 @@ def _same(sparse: Counts, dense: Counts) -> None:
     assert not (sparse.cells.data == 0).any()
 
 
-_shapes = st.tuples(st.integers(1, 140), st.integers(1, 30))
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), shape=_shapes, fill=st.floats(0.0, 1.0))
-def test_arithmetic_is_the_full_arrays(seed, shape, fill):
-    rng = np.random.default_rng(seed)
-    k, d = shape
+@st.composite
+def _two(draw):
+    """(rng, k, d, a, b, a as cells, b as cells): two Counts of k classes and d features."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k, d, fill = draw(st.integers(1, 140)), draw(st.integers(1, 30)), draw(st.floats(0, 1))
     a, b = _counts(rng, k, d, fill), _counts(rng, k, d, fill)
-    sa, sb = SparseCounts.of(a), SparseCounts.of(b)
+    return rng, k, d, a, b, SparseCounts.of(a), SparseCounts.of(b)
+
+
+@settings(deadline=None)
+@given(_two())
+def test_arithmetic_is_the_full_arrays(two):
+    rng, k, _, a, b, sa, sb = two
     _same(sa, a)
     _same(sa + sb, a + b)
     _same(sa + b, a + b)  # with the full array on either side, kept as cells
@@ -70,13 +73,10 @@ def test_arithmetic_is_the_full_arrays(seed, shape, fill):
     np.testing.assert_array_equal(arrays["total"], a.total)
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), shape=_shapes, fill=st.floats(0.0, 1.0))
-def test_columns_are_the_full_arrays(seed, shape, fill):
-    rng = np.random.default_rng(seed)
-    k, d = shape
-    a, b = _counts(rng, k, d, fill), _counts(rng, k, d, fill)
-    sa, sb = SparseCounts.of(a), SparseCounts.of(b)
+@settings(deadline=None)
+@given(_two())
+def test_columns_are_the_full_arrays(two):
+    rng, _, d, a, b, sa, sb = two
     index = rng.integers(0, d, size=d + 2)
     found = rng.random(d + 2) < 0.8
     _same(sa.take_columns(index), a.take_columns(index))
@@ -119,7 +119,7 @@ def test_pickles_without_the_full_array():
     assert repr(copy) == "SparseCounts(2 classes, 2 features, 2 cells with counts)"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.tuples(st.integers(1, 60), st.integers(1, 40), st.integers(1, 12)),
