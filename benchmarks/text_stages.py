@@ -55,7 +55,8 @@ def _model_rows(name: str, make: Callable[[], Any], data: tuple[Any, ...], n: in
     stats = count_model.stats_.blocks[0]
     family.finalize(stats)  # kernels loaded, not timed
     made = _median(n, lambda: family.finalize(stats))
-    print(f"| {name}: weights as the fit makes them ({stats.total.size:,} cells) | {made:.3f} |")
+    cells = stats.n_classes * stats.n_features
+    print(f"| {name}: weights as the fit makes them ({cells:,} cells) | {made:.3f} |")
     print(f"| {name}: weights as one full array | {_median(n, lambda: family.dense(stats)):.3f} |")
     print(f"| {name}: fit | {_median(n, lambda: make().fit(train, y_train)):.3f} |")
     print(f"| {name}: predict | {_median(n, lambda: model.predict(test)):.3f} |")

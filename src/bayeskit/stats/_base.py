@@ -107,8 +107,7 @@ class Statistic(ABC):
         def clean(w: np.ndarray) -> np.ndarray:
             return np.where(np.abs(w) <= per_class(tolerance, w), 0.0, w)[keep]
 
-        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
-        return self.map_weights(clean).without_empty(kept)
+        return self.map_weights(clean).without_empty(kept_tolerance(tolerance, keep))
 
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
@@ -289,6 +288,11 @@ def per_class_extreme(w: np.ndarray, extreme: np.ufunc) -> np.ndarray:
             out = extreme(out, extreme.reduce(rows[cut:], axis=0))
         return extreme(out, 0.0)
     return extreme.reduce(w, axis=1, initial=0.0)
+
+
+def kept_tolerance(tolerance: Tolerance, keep: np.ndarray) -> Tolerance:
+    """``tolerance`` of the classes at ``keep`` (a number stays a number)."""
+    return tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
 
 
 def per_class(tolerance: Tolerance, w: np.ndarray) -> Any:

@@ -34,10 +34,10 @@ class SparseCounts(Counts):
         ``cells[j, c] = total[c, j]``, stored where it is not 0 (sorted, no duplicates).
 
     It is a :class:`Counts` (no missing values): ``total`` is the full (n_classes, n_features)
-    array, laid out as a fit lays it out (class-fastest), made when first read. It adds,
-    merges and joins columns with another SparseCounts cell by cell, and with a
-    :class:`Counts` kept as its cells (the sum is a SparseCounts either way); a model file
-    holds it as counts.
+    array, laid out as a fit lays it out (class-fastest), made when first read. It adds to
+    another SparseCounts cell by cell, and to a :class:`Counts` as the full arrays add (the
+    sum is a Counts: the other's full array exists already); it merges and joins terms with
+    either kept as cells. A model file holds it as counts.
 
     Examples
     --------
@@ -99,7 +99,7 @@ class SparseCounts(Counts):
         return pairwise_row_sums(self.cells) if self.n_classes <= 128 else super().feature_totals()
 
     # --- arithmetic on the cells ----------------------------------------------------------
-    def __add__(self, other: object) -> SparseCounts:
+    def __add__(self, other: object) -> Counts:  # type: ignore[override]  # (see below)
         if not isinstance(other, Counts):
             return NotImplemented
         if other.n_classes != self.n_classes:
@@ -112,12 +112,20 @@ class SparseCounts(Counts):
             raise MergeError(
                 f"cannot add counts over {self.n_features} and {other.n_features} features"
             )
-        other = SparseCounts.of(other)
+        if not isinstance(other, SparseCounts):
+            # the other's full array is made already (soft labels' statistics are full): the
+            # sum is one too, as the full arrays add (a Counts, where Statistic's + would give
+            # this class)
+            return Counts(self.weight + other.weight, self.total + other.total)
+        return self._sum(self, other)
+
+    @staticmethod
+    def _sum(a: SparseCounts, b: SparseCounts) -> SparseCounts:
         # scipy adds each cell's two values (a + b, in that order) and drops a cell whose sum
         # is 0: the full arrays' sums, cell by cell
-        return SparseCounts(self.weight + other.weight, _canonical(self.cells + other.cells))
+        return SparseCounts(a.weight + b.weight, _canonical(a.cells + b.cells))
 
-    def __radd__(self, other: object) -> SparseCounts:
+    def __radd__(self, other: object) -> Counts:  # type: ignore[override]
         # A Counts on the left: Python asks this subclass first (each cell's a + b is b + a)
         if isinstance(other, int) and other == 0:  # sum() starts from 0
             return self
@@ -136,9 +144,12 @@ class SparseCounts(Counts):
         w = self.weight
         weight = np.where(np.abs(w) <= per_class(tolerance, w), 0.0, w)
         cells = self.cells.copy()
-        tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (self.n_classes,))
-        cells.data[np.abs(cells.data) <= tol[cells.indices]] = 0.0
+        cells.data[np.abs(cells.data) <= self._of_each_class(tolerance)[cells.indices]] = 0.0
         return SparseCounts(weight[keep], _canonical(_keep_classes(cells, keep)))
+
+    def _of_each_class(self, tolerance: Tolerance) -> np.ndarray:
+        """``tolerance`` as one number a class (n_classes,)."""
+        return np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (self.n_classes,))
 
     def embed_classes(self, index: np.ndarray, n_classes: int) -> SparseCounts:
         weight = np.zeros(n_classes)
@@ -166,7 +177,8 @@ class SparseCounts(Counts):
     def merge_columns(
         self, at: np.ndarray, other: Counts, at_other: np.ndarray, n: int
     ) -> SparseCounts:
-        return self.place_columns(at, n) + SparseCounts.of(other).place_columns(at_other, n)
+        theirs = SparseCounts.of(other).place_columns(at_other, n)
+        return self._sum(self.place_columns(at, n), theirs)
 
     def join_columns(self, other: Counts) -> SparseCounts:
         cells = sp.vstack([self.cells, SparseCounts.of(other).cells], "csr")
@@ -174,7 +186,7 @@ class SparseCounts(Counts):
 
     def seen_columns(self, tolerance: Tolerance) -> np.ndarray:
         c = self.cells
-        tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (self.n_classes,))
+        tol = self._of_each_class(tolerance)
         rows = np.repeat(np.arange(c.shape[0]), np.diff(c.indptr))
         seen = np.zeros(c.shape[0], dtype=bool)
         seen[rows[np.abs(c.data) > tol[c.indices]]] = True

@@ -17,7 +17,7 @@ from .._values import (
     values_to_json,
 )
 from ..errors import ModelFileError
-from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic, Tolerance
+from ._base import STATISTIC_KINDS, ColumnStatistic, Statistic, Tolerance, kept_tolerance
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,8 +89,8 @@ class TermKeyed(Statistic):
         return TermKeyed(self.given_terms, self.block.embed_classes(index, n_classes))
 
     def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> TermKeyed:
-        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
-        return TermKeyed(self.given_terms, self.block.cleaned(keep, tolerance)).without_empty(kept)
+        cleaned = TermKeyed(self.given_terms, self.block.cleaned(keep, tolerance))
+        return cleaned.without_empty(kept_tolerance(tolerance, keep))
 
     def _add(self, other: TermKeyed) -> TermKeyed:
         if self.given_terms is other.given_terms:  # (lazy terms stay lazy)

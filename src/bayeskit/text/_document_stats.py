@@ -29,7 +29,7 @@ from .._values import (
 )
 from ..errors import MergeError, ModelFileError
 from ..stats import SparseCounts, Statistic, TermKeyed
-from ..stats._base import Tolerance, check_arrays
+from ..stats._base import Tolerance, check_arrays, kept_tolerance
 from . import _term_lookup as term_lookup
 from .vocabulary import VocabularyStats
 
@@ -108,9 +108,8 @@ class DocumentStats(Statistic):
 
     def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> DocumentStats:
         # (the terms dropped once, below, by both parts' data: not by the count statistic's)
-        kept = tolerance if np.ndim(tolerance) == 0 else np.asarray(tolerance)[keep]
         keyed = TermKeyed(self.keyed.given_terms, self.keyed.block.cleaned(keep, tolerance))
-        return DocumentStats(keyed, self.vocabulary).without_empty(kept)
+        return DocumentStats(keyed, self.vocabulary).without_empty(kept_tolerance(tolerance, keep))
 
     def _add(self, other: DocumentStats) -> DocumentStats:
         va, vb = self.vocabulary, other.vocabulary
