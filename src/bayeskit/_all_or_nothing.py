@@ -49,7 +49,11 @@ def check_statistics(summary: Summary, names: Sequence[Sequence[str]]) -> None:
             bad = block.overflow()
         if bad is not None:
             array, index, value = bad
-            shape = np.shape(block.to_arrays()[0][array])
+            arrays = block.to_arrays()[0]
+            # (an array kept in another layout, a SparseCounts' total: the (class, feature)
+            # array it stands for)
+            full = (len(summary.classes), block.n_features)
+            shape = np.shape(arrays[array]) if array in arrays else full
             where = (
                 f"at {_entry(index, shape, summary.classes, block_names)}"
                 if index

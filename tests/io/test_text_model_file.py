@@ -267,7 +267,7 @@ def test_large_vocabulary_is_stored_as_bytes_and_loads_fast(tmp_path: Path) -> N
 def test_file_layout_and_versions(tmp_path: Path) -> None:
     bk.save(bk.MultinomialNB().fit(np.eye(3), ["a", "b", "a"]), tmp_path / "n.bkm")
     assert parts(tmp_path / "n.bkm")[0]["format_version"] == 1  # older bayeskit reads these
-    assert model_file.FORMAT_VERSION == 3
+    assert model_file.FORMAT_VERSION == 4  # (4: a count statistic kept as its cells)
     bk.save(TextVectorizer().fit(TRAIN[:20]), tmp_path / "v.bkm")
     assert parts(tmp_path / "v.bkm")[0]["format_version"] == 2  # bayeskit 0.1 reads these
     bk.save(fitted(ADDITIVE["spam-filter-cutoffs"], ""), tmp_path / "t.bkm")
@@ -561,8 +561,9 @@ def test_refuses_wrong_fixed_mode_state(saved_fixed: Path) -> None:
 
 def test_refuses_newer_format_version(saved: Path) -> None:
     meta, entries = parts(saved)
-    seal(saved, {**meta, "format_version": 4}, entries)
-    refused(saved, "format_version 4", "newer bayeskit", "up to 3")
+    newer = model_file.FORMAT_VERSION + 1
+    seal(saved, {**meta, "format_version": newer}, entries)
+    refused(saved, f"format_version {newer}", "newer bayeskit", f"up to {newer - 1}")
 
 
 def test_term_codec_round_trips_any_unicode() -> None:

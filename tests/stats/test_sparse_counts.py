@@ -3,7 +3,9 @@ for bit, and the models that keep them learn, merge and unlearn as with the full
 
 from __future__ import annotations
 
+import json
 import pickle
+import zipfile
 
 import numpy as np
 import pytest
@@ -11,9 +13,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import bayeskit as bk
 from bayeskit import ComplementNB, MultinomialNB
 from bayeskit.datasets import load_sms_spam
-from bayeskit.errors import MergeError
+from bayeskit.errors import MergeError, ModelFileError
 from bayeskit.families import _structured
 from bayeskit.families._base import class_totals
 from bayeskit.families._class_cells import class_cells
@@ -69,10 +72,9 @@ def test_arithmetic_is_the_full_arrays(two):
     _same(sa.embed_classes(index, k + 3), a.embed_classes(index, k + 3))
     assert sa.overflow() is None
     assert a.overflow() is None
-    arrays, meta = sa.to_arrays()  # a model file holds the full array
-    assert meta == {}
-    assert set(arrays) == {"weight", "total"}
-    np.testing.assert_array_equal(arrays["total"], a.total)
+    arrays, meta = sa.to_arrays()  # what a model file holds: the cells
+    assert set(arrays) == {"weight", "values", "classes", "pointer"}
+    _same(SparseCounts.from_arrays(arrays, meta), a)
 
 
 @settings(deadline=None)
@@ -190,6 +192,11 @@ def test_learning_and_unlearning_are_the_full_arrays(large, monkeypatch):
     block = left.stats_.blocks[0].keyed.block
     assert isinstance(learned, SparseCounts)
     assert isinstance(block, SparseCounts)
+    # learned, added, unlearned and fitted without the full array
+    assert "total" not in learned.__dict__
+    assert "total" not in block.__dict__
+    left.predict(test)
+    assert "total" not in block.__dict__
     monkeypatch.setattr(_structured, "STRUCTURED_CELLS", 1 << 62)
     full_learned, full_left = _learned(texts, labels)
     assert type(full_learned) is Counts
@@ -216,3 +223,63 @@ def test_summaries_of_both_kinds_add(large, monkeypatch):
     whole = MultinomialNB().summarize(X, y)
     np.testing.assert_array_equal(both.blocks[0].total, whole.blocks[0].total)
     np.testing.assert_array_equal((full + cells).blocks[0].total, whole.blocks[0].total)
+
+
+@pytest.mark.parametrize("model", [MultinomialNB(alpha=0.01), ComplementNB()])
+def test_model_files_hold_the_cells(large, tmp_path, model):
+    texts, labels, test = _sms()
+    fitted = TextClassifier(model=model).fit(texts, labels)
+    bk.save(fitted, tmp_path / "m.bk")
+    loaded = bk.load(tmp_path / "m.bk")
+    block = loaded.stats_.blocks[0].keyed.block
+    assert isinstance(block, SparseCounts)
+    assert "total" not in block.__dict__  # (the file held no full array)
+    np.testing.assert_array_equal(block.total, fitted.stats_.blocks[0].keyed.block.total)
+    np.testing.assert_array_equal(loaded.predict_log_proba(test), fitted.predict_log_proba(test))
+    with zipfile.ZipFile(tmp_path / "m.bk") as archive:
+        meta = json.loads(archive.read("meta.json"))
+        names = archive.namelist()
+    assert meta["format_version"] == 4
+    assert not any(name.endswith(".total.npy") for name in names)
+    rng = np.random.default_rng(1)  # a table's model too
+    X, y = sp.csr_matrix(rng.poisson(1.0, (30, 8)).astype(float)), rng.integers(0, 3, 30)
+    table = MultinomialNB().fit(X, y)
+    bk.save(table, tmp_path / "t.bk")
+    again = bk.load(tmp_path / "t.bk")
+    assert isinstance(again.stats_.blocks[0], SparseCounts)
+    np.testing.assert_array_equal(again.predict_proba(X), table.predict_proba(X))
+
+
+def test_small_models_files_keep_their_version(tmp_path):
+    bk.save(MultinomialNB().fit(sp.csr_matrix(np.eye(3)), ["a", "b", "a"]), tmp_path / "n.bk")
+    with zipfile.ZipFile(tmp_path / "n.bk") as archive:
+        assert json.loads(archive.read("meta.json"))["format_version"] == 1
+
+
+def _arrays():
+    a = SparseCounts.of(Counts(np.array([1.0, 2.0]), np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 0.0]])))
+    return a.to_arrays()[0]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda a: a.pop("values"), "needs its arrays"),
+        (lambda a: a.update(classes=a["classes"].astype(float)), "'classes' must be one"),
+        (lambda a: a.update(pointer=a["pointer"][:, None]), "'pointer' must be one"),
+        (lambda a: a.update(values=-a["values"]), "negative"),
+        (lambda a: a.update(values=a["values"] * np.nan), "not finite"),
+        (lambda a: a.update(pointer=a["pointer"] + 1), "must run from 0"),
+        (lambda a: a.update(classes=a["classes"][:-1]), "one class a value"),
+        (lambda a: a.update(pointer=np.array([0, 3, 1, 4])), "decreases"),
+        (lambda a: a.update(classes=a["classes"] + 1), "outside 0 to 1"),
+        (lambda a: a.update(classes=np.array([1, 0, 1, 0])), "not sorted and distinct"),
+        (lambda a: a.update(classes=np.array([0, 0, 1, 0])), "not sorted and distinct"),
+    ],
+)
+def test_bad_cells_in_a_file_are_refused(change, message):
+    arrays = _arrays()
+    assert SparseCounts.from_arrays(dict(arrays), {}).cells.nnz == 4
+    change(arrays)
+    with pytest.raises(ModelFileError, match=message):
+        SparseCounts.from_arrays(arrays, {})

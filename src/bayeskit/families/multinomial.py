@@ -123,6 +123,11 @@ class Multinomial(Family):
         # (kept as its cells with counts, a SparseCounts, for sparse rows over many features)
         return counts_of(R, X)
 
+    def parameter_size(self, stats: Counts) -> int:
+        # the full array finalize may make (norm=True, no smoothing), whatever the layout the
+        # statistic is kept in (its cells take less)
+        return stats.n_classes * (stats.n_features + 1)
+
     def _pseudo(self, stats: Counts, pooled: np.ndarray | None = None) -> Any:
         """The pseudo-counts added to ``stats.total`` (``pooled``: its column sums, when the
         caller has them)."""

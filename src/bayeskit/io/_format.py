@@ -43,6 +43,9 @@ FIRST_VERSION = 1
 #: The format version of a model that reads documents (its block of kind "documents"); text
 #: classifiers were written in the "text" state of version 2 before (still read).
 DOCUMENTS_VERSION = 3
+#: The format version of a model holding a count statistic kept as its cells (kind
+#: "sparse_counts").
+CELLS_VERSION = 4
 #: The only classes a model file can name (listed once, in :mod:`bayeskit._estimators`, with
 #: the text classifiers of its DOCUMENTS and the vectorizer of ``_text_state``): nothing else
 #: is ever constructed by :func:`~bayeskit.io.model_file.load`.
@@ -107,7 +110,15 @@ def reads_documents(model: Any) -> bool:
 
 def section_version(model: GenerativeClassifier) -> int:
     """The oldest format version that holds ``model``'s section."""
-    return DOCUMENTS_VERSION if reads_documents(model) else FIRST_VERSION
+    version = DOCUMENTS_VERSION if reads_documents(model) else FIRST_VERSION
+    kinds = {kind for block in model.statistics().blocks for kind in _kinds(block)}
+    return max(version, CELLS_VERSION) if "sparse_counts" in kinds else version
+
+
+def _kinds(statistic: Any) -> list[str]:
+    """The kinds of a statistic and of those it holds (a text model's count statistic)."""
+    inner = [getattr(statistic, name, None) for name in ("keyed", "block", "components")]
+    return [statistic.kind] + [k for part in inner if part is not None for k in _kinds(part)]
 
 
 def model_section(

@@ -54,7 +54,14 @@ import numpy as np
 from .._estimators import documents_estimators, estimator_class
 from ..contract import contract_of, declares
 from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
-from ._format import DEFAULT_MAX_BYTES, DOCUMENTS_VERSION, ESTIMATORS, FORMAT_NAME, Budget
+from ._format import (
+    CELLS_VERSION,
+    DEFAULT_MAX_BYTES,
+    DOCUMENTS_VERSION,
+    ESTIMATORS,
+    FORMAT_NAME,
+    Budget,
+)
 from ._format import SAFE_NAME as _SAFE_NAME
 from ._format import build as _build
 from ._format import check_meta as _check_meta
@@ -64,8 +71,10 @@ __all__ = ["ESTIMATORS", "FORMAT_NAME", "FORMAT_VERSION", "load", "load_reading"
 
 #: The newest format version this bayeskit reads; each file is written with the oldest version
 #: that holds it (1 for the models in ESTIMATORS, 2 for a TextVectorizer, 3 for text
-#: classifiers; a SemiSupervisedNB that of the model it wraps, at least 2).
-FORMAT_VERSION = DOCUMENTS_VERSION
+#: classifiers, 4 for a model whose count statistic is kept as its cells, a large
+#: multinomial or complement model's; a SemiSupervisedNB that of the model it wraps, at least
+#: 2).
+FORMAT_VERSION = CELLS_VERSION
 #: Zip bomb limits: declared uncompressed total, meta.json size and compression ratio, entries.
 MAX_TOTAL_SIZE = 4 * 1024**3
 MAX_META_SIZE = 64 * 1024**2

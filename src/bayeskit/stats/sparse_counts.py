@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._lazy import sparse as sp
-from ..errors import MergeError
-from ._base import Tolerance, per_class
+from ..errors import MergeError, ModelFileError
+from ._base import Tolerance, check_arrays, per_class
 from .counts import Counts
 
 
@@ -37,7 +37,8 @@ class SparseCounts(Counts):
     array, laid out as a fit lays it out (class-fastest), made when first read. It adds to
     another SparseCounts cell by cell, and to a :class:`Counts` as the full arrays add (the
     sum is a Counts: the other's full array exists already); it merges and joins terms with
-    either kept as cells. A model file holds it as counts.
+    either kept as cells. A model file holds the cells (``values``, ``classes`` and each
+    term's ``pointer`` into them, as CSR keeps them).
 
     Examples
     --------
@@ -53,6 +54,8 @@ class SparseCounts(Counts):
     """
 
     cells: Any
+
+    kind = "sparse_counts"
 
     def __init__(self, weight: np.ndarray, cells: Any) -> None:
         # A frozen dataclass's fields, set as its __init__ sets them; ``total`` is made from
@@ -201,6 +204,62 @@ class SparseCounts(Counts):
             if not (-np.inf < low and high < np.inf and max(-low, high) * k < 1e307):
                 return self.dense().overflow()  # found and named as in the full array
         return None
+
+    # --- model files ------------------------------------------------------------------------
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        c = self.cells
+        arrays = {
+            "weight": self.weight,
+            "values": c.data,
+            "classes": np.asarray(c.indices, np.int32),
+            "pointer": np.asarray(c.indptr, np.int64),
+        }
+        return arrays, {}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SparseCounts:
+        checked = check_arrays(
+            cls.kind,
+            {"weight": arrays.get("weight"), "values": arrays.get("values")},
+            ndim={"weight": 1, "values": 1},
+        )
+        if len(checked) != 2:
+            raise ModelFileError("a sparse_counts statistic needs its arrays 'weight' and 'values'")
+        weight, values = checked["weight"], checked["values"]
+        classes, pointer = (_integers(arrays.get(name), name) for name in ("classes", "pointer"))
+        n = len(values)
+        if len(classes) != n or not len(pointer) or pointer[0] != 0 or pointer[-1] != n:
+            raise ModelFileError(
+                "the sparse_counts statistic's cells do not match: 'pointer' must run from 0 to "
+                "the number of 'values', and 'classes' hold one class a value"
+            )
+        if (np.diff(pointer) < 0).any():
+            raise ModelFileError("the sparse_counts statistic's array 'pointer' decreases")
+        if n and (classes.min() < 0 or classes.max() >= len(weight)):
+            raise ModelFileError(
+                f"the sparse_counts statistic's array 'classes' holds a class outside 0 to "
+                f"{len(weight) - 1}"
+            )
+        # each term's classes sorted and distinct (a new term may start lower)
+        rising = np.diff(classes) > 0
+        rising[pointer[1:-1][(pointer[1:-1] > 0) & (pointer[1:-1] < n)] - 1] = True
+        if not rising.all():
+            raise ModelFileError(
+                "the sparse_counts statistic's classes are not sorted and distinct within a term"
+            )
+        cells = sp.csr_matrix(
+            (values, classes.astype(np.int32), pointer), shape=(len(pointer) - 1, len(weight))
+        )
+        return cls(weight, _canonical(cells))
+
+
+def _integers(array: Any, name: str) -> np.ndarray:
+    """A model file's one-dimensional array of integers ``name``, as int64."""
+    if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ModelFileError(
+            f"the sparse_counts statistic's array {name!r} must be one-dimensional integers"
+        )
+    return array.astype(np.int64)
 
 
 def pairwise_row_sums(cells: Any) -> np.ndarray:

@@ -73,7 +73,8 @@ class Summary:
         if not isinstance(other, Summary):
             return NotImplemented
         if len(self.blocks) != len(other.blocks) or any(
-            a.kind != b.kind for a, b in zip(self.blocks, other.blocks, strict=True)
+            not (isinstance(a, type(b)) or isinstance(b, type(a)))  # (SparseCounts: a Counts)
+            for a, b in zip(self.blocks, other.blocks, strict=True)
         ):
             raise MergeError(
                 "cannot add summaries of differently structured models: "

@@ -76,6 +76,10 @@ class TermKeyed(Statistic):
 
     # The class axis is the block's: each operation on it is the block's own (a block kept as
     # its cells keeps them; the arrays of weights() would be the full array).
+    @property
+    def n_classes(self) -> int:
+        return self.block.n_classes
+
     def __neg__(self) -> TermKeyed:
         return TermKeyed(self.given_terms, -self.block)
 

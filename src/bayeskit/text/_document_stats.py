@@ -97,6 +97,10 @@ class DocumentStats(Statistic):
         return DocumentStats(-self.keyed, negated)
 
     # The class axis is the count statistic's (see TermKeyed): its own operations on it.
+    @property
+    def n_classes(self) -> int:
+        return self.keyed.n_classes
+
     def min_weights(self) -> np.ndarray:
         return self.keyed.min_weights()
 

@@ -194,7 +194,7 @@ class DocumentsFamily(Family):
         # the count parameters, the selected columns' statistic (a copy of at most every
         # column) and the fitted vectorizer's vocabulary arrays
         block = stats.keyed.block
-        selected = sum(int(np.size(w)) for w in block.weights())
+        selected = sum(int(np.size(w)) for w in block.to_arrays()[0].values())
         return self.count.parameter_size(block) + selected + 2 * len(stats.vocabulary)
 
     # ------------------------------------------------------------------ parameters
