@@ -283,3 +283,14 @@ def test_bad_cells_in_a_file_are_refused(change, message):
     change(arrays)
     with pytest.raises(ModelFileError, match=message):
         SparseCounts.from_arrays(arrays, {})
+
+
+def test_the_loading_budget_counts_the_full_array():
+    """What a model file's budget takes before finalize: the full array finalize may make
+    (weight normalisation), however few cells the file holds."""
+    from bayeskit.families.complement import Complement
+
+    cells = SparseCounts.of(Counts(np.ones(3), np.eye(3, 1000)))
+    assert cells.cells.nnz == 3
+    assert Complement(norm=True).parameter_size(cells) == 3 * 1001
+    assert Complement().parameter_size(cells.dense()) == 3 * 1001
