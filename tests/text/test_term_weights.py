@@ -216,7 +216,7 @@ def test_weights_of_a_terms_array_are_made_once_for_every_vectorizer_weighing_al
     # weighed again; the kept weights are read-only and go with the array.
     import gc
 
-    from bayeskit.text import vectorize
+    from bayeskit.text import _term_weights
 
     made: list[int] = []
     real = TextVectorizer.term_weights
@@ -241,7 +241,7 @@ def test_weights_of_a_terms_array_are_made_once_for_every_vectorizer_weighing_al
     key = id(terms)
     del terms, first
     gc.collect()
-    assert key not in vectorize._TERM_WEIGHTS
+    assert key not in _term_weights._KEPT
 
 
 @pytest.mark.parametrize("ngram_range", [(1, 2), (1, 3)])

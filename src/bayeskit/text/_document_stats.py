@@ -31,6 +31,7 @@ from ..errors import MergeError, ModelFileError
 from ..stats import SparseCounts, Statistic, TermKeyed
 from ..stats._base import Tolerance, check_arrays, kept_tolerance
 from . import _term_lookup as term_lookup
+from . import _term_weights as term_weights
 from .vocabulary import VocabularyStats
 
 __all__ = ["DocumentStats"]
@@ -133,6 +134,8 @@ class DocumentStats(Statistic):
         terms, mine, theirs = merge_sorted_text(va.terms, vb.terms)
         for vocab, where in ((va, mine), (vb, theirs)):
             term_lookup.inherit(vocab.terms, terms, where)
+        # (as the vocabulary holds its terms, lazy or not: what its weights are kept beside)
+        term_weights.inherit(va.given_terms, terms, mine)
         doc_freq = np.zeros(len(terms), dtype=np.int64)
         term_freq = np.zeros(len(terms), dtype=np.int64)
         for vocab, where in ((va, mine), (vb, theirs)):
@@ -160,11 +163,14 @@ class DocumentStats(Statistic):
         if found is None:
             return None
         terms, where, at = found
-        if len(where) and term_lookup.tracked(va.terms):
-            # a served model's next vocabulary: its lookup follows from this one's (a column
-            # moves right by the number of new terms inserted at or before it)
+        if len(where) and (term_lookup.tracked(va.terms) or term_weights.holds(va.given_terms)):
+            # a served model's next vocabulary: its lookup and its terms' weights follow from
+            # this one's (a column moves right by the number of new terms inserted at or
+            # before it)
             shift = np.cumsum(np.bincount(where, minlength=len(va.terms))[: len(va.terms)])
-            term_lookup.inherit(va.terms, terms, np.arange(len(va.terms)) + shift)
+            moved = np.arange(len(va.terms)) + shift
+            term_lookup.inherit(va.terms, terms, moved)
+            term_weights.inherit(va.given_terms, terms, moved)
         freqs = []
         for a, b in ((va.doc_freq, vb.doc_freq), (va.term_freq, vb.term_freq)):
             out = spread(a, where, axis=0)

@@ -25,7 +25,6 @@ from typing import Any, ClassVar, Literal, overload
 import numpy as np
 import scipy.sparse as sp
 
-from .._identity import KeptBeside
 from .._params import ParamNamesOnce, TransformerMixin, clone
 from .._validation import as_real
 from .._values import find_sorted
@@ -33,6 +32,7 @@ from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
 from . import _term_lookup as term_lookup
+from . import _term_weights as term_weights
 from ._count_matrices import (
     mail_mask,
     remap_rows_small,
@@ -102,11 +102,6 @@ def _same_setting(kept: Any, current: Any) -> bool:
     if type(kept) in _CONTAINERS:
         return type(current) is type(kept) and bool(current == kept)
     return kept is current
-
-
-#: (the weighting, the weights) of a terms array, while it lives: see
-#: :meth:`TextVectorizer._column_weights`.
-_TERM_WEIGHTS: KeptBeside[tuple[tuple[Any, ...], np.ndarray]] = KeptBeside()
 
 
 # No set_output (scikit-learn's set_config(transform_output="pandas")): a sparse matrix cannot be
@@ -1112,14 +1107,23 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         oov = terms is None and self.oov_token is not None
         given = self._given_vocabulary() if terms is None else terms
         key = (self.ngram_weights, self.subject_weight, self.analyzer in ("auto", "email"), oov)
-        found = _TERM_WEIGHTS.get(given)
-        if found is not None and found[0] == key:
-            return found[1]
-        weights = self.term_weights(given)
+        found = term_weights.kept(given, key)
+        if found is not None:
+            return found
+        passed_on = term_weights.inherited(given, key)
+        if passed_on is None:
+            weights = self.term_weights(given)
+        else:  # terms merged from weighed ones: only the new terms weighed
+            weights = np.empty(len(given))
+            old, at = passed_on
+            weights[at] = old
+            new = np.ones(len(given), dtype=bool)
+            new[at] = False
+            weights[new] = self.term_weights(as_terms(given)[new])
         if oov:
             weights = np.append(weights, 1.0)
         weights.flags.writeable = False
-        _TERM_WEIGHTS.put(given, (key, weights))
+        term_weights.keep(given, key, weights)
         return weights
 
     def _hashed(self, raw_documents: Iterable[Any]) -> sp.csr_matrix:
