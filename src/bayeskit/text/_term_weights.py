@@ -49,8 +49,9 @@ def inherit(parent: Any, child: Any, moved: np.ndarray) -> None:
 
 def inherited(child: Any, weighting: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
     """(weights, their columns in ``child``) passed on to ``child`` under ``weighting``, or
-    None."""
+    None; given once (``child``'s own weights are kept then)."""
     found = _PASSED_ON.get(child)
     if found is None or found[0] != weighting:
         return None
+    _PASSED_ON.pop(child)
     return found[1], found[2]
