@@ -16,6 +16,7 @@ from bayeskit.errors import ParameterError
 from bayeskit.families import _structured
 from bayeskit.families.complement import Complement, ComplementParams
 from bayeskit.families.multinomial import Multinomial, MultinomialParams
+from bayeskit.stats import _sparse_sums
 
 #: (our estimator, scikit-learn's, our family, its parameters' class)
 MODELS = [
@@ -176,12 +177,12 @@ def test_the_compiled_search_for_cells_with_counts_is_numpys(seed, shape, fill):
     rng = np.random.default_rng(seed)
     rows = rng.poisson(2.0, shape) * (rng.random(shape) < fill) * 1.0
     rows[rng.random(shape) < 0.02] = np.nan  # a NaN is not zero, for both
-    numpy_parts = _structured.nonzero_cells(rows)
+    numpy_parts = _sparse_sums.nonzero_cells(rows)
     try:
-        _structured.SMALL_CELLS, before = 0, _structured.SMALL_CELLS
-        compiled = _structured.nonzero_cells(rows)
+        _sparse_sums.SMALL_CELLS, before = 0, _sparse_sums.SMALL_CELLS
+        compiled = _sparse_sums.nonzero_cells(rows)
     finally:
-        _structured.SMALL_CELLS = before
+        _sparse_sums.SMALL_CELLS = before
     for ours, theirs in zip(compiled, numpy_parts, strict=True):
         np.testing.assert_array_equal(ours, theirs)
         assert ours.dtype == theirs.dtype

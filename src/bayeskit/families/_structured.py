@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import njit, prange
 from .._lazy import sparse as sp
 from ..stats import Counts, SparseCounts
 from ._sparse_dot import dot_by_term
@@ -59,10 +58,9 @@ def structured(
     totals: Callable[[np.ndarray], np.ndarray],
     sign: float,
 ) -> StructuredWeights | None:
-    """The weights ``w_cj = sign · (ln v_cj − ln d_c)`` of a count statistic (its
-    (n_classes, n_features) ``total``, or a :class:`~bayeskit.stats.SparseCounts`' cells) in
-    structured form, or None where a ``v`` or ``d`` is not positive (a zero probability: the
-    full array's own rules apply).
+    """The weights ``w_cj = sign · (ln v_cj − ln d_c)`` of a count statistic, from its cells
+    with counts (:meth:`~bayeskit.stats.SparseCounts.of`), in structured form, or None where
+    a ``v`` or ``d`` is not positive (a zero probability: the full array's own rules apply).
 
     ``unseen`` (n_features,) is ``v`` where a class has no count of the term;
     ``seen(terms, counts)`` gives ``v`` of the cells with counts; ``totals(own)`` gives ``d``
@@ -70,18 +68,10 @@ def structured(
     n_classes, n_features = stats.n_classes, stats.n_features
     if not n_classes * n_features or not unseen.min() > 0:
         return None
-    if isinstance(stats, SparseCounts):  # the cells by term, as they are kept
-        by_term = True
-        cells = stats.cells  # (index arrays copied: the weights' matrix must not share them)
-        pointer, minor, counts = cells.indptr.copy(), cells.indices.copy(), cells.data
-    else:  # the cells with counts, read in the order the array is laid out in (no copy)
-        total = stats.total
-        if not isinstance(total, np.ndarray):
-            return None
-        by_term = total.T.flags.c_contiguous
-        pointer, minor, counts = nonzero_cells(total.T if by_term else np.ascontiguousarray(total))
-    major = np.repeat(np.arange(n_features if by_term else n_classes), np.diff(pointer))
-    terms, classes = (major, minor) if by_term else (minor, major)
+    cells = SparseCounts.of(stats).cells  # by term (a full array's found by a compiled pass)
+    # (index arrays copied: the weights' matrix must not share the statistic's)
+    pointer, classes, counts = cells.indptr.copy(), cells.indices.copy(), cells.data
+    terms = np.repeat(np.arange(n_features), np.diff(pointer))
     values = seen(terms, counts)
     if values.size and not values.min() > 0:
         return None
@@ -93,11 +83,7 @@ def structured(
     correction = np.log(values)
     correction *= sign
     correction -= base[terms]
-    if by_term:
-        matrix = sp.csr_matrix((correction, minor, pointer), shape=(n_features, n_classes))
-    else:
-        matrix = sp.csr_matrix((correction, minor, pointer), shape=(n_classes, n_features))
-        matrix = matrix.T.tocsr()
+    matrix = sp.csr_matrix((correction, classes, pointer), shape=(n_features, n_classes))
     shift = np.log(norm)
     shift *= -sign
     return StructuredWeights(base, shift, matrix)
@@ -109,52 +95,3 @@ def others(own: np.ndarray) -> np.ndarray:
     before = np.concatenate([[0.0], np.cumsum(own)[:-1]])
     after = np.concatenate([np.cumsum(own[::-1])[::-1][1:], [0.0]])
     return before + after
-
-
-def nonzero_cells(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The nonzero entries of a C-contiguous 2-D array as CSR parts: row pointer, column of
-    each and its value, row by row (``np.nonzero``'s order). Compiled for a large array
-    (one pass to count each row's entries and one to copy them, rows spread over the cores:
-    20 × 1.2 million float64 in ~0.02 s, where ``np.flatnonzero`` and the index arithmetic
-    took ~0.1 s); numpy for a small one."""
-    if rows.size < SMALL_CELLS:
-        r, c = np.nonzero(rows)
-        pointer = np.zeros(rows.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r, minlength=rows.shape[0]), out=pointer[1:])
-        return pointer, c.astype(np.int64), rows[r, c]
-    per_row = _count_nonzero(rows)
-    pointer = np.zeros(rows.shape[0] + 1, dtype=np.int64)
-    np.cumsum(per_row, out=pointer[1:])
-    columns = np.empty(pointer[-1], dtype=np.int64)
-    values = np.empty(pointer[-1])
-    _copy_nonzero(rows, pointer, columns, values)
-    return pointer, columns, values
-
-
-#: Arrays with fewer entries than this are searched by numpy (no kernel to load).
-SMALL_CELLS = 1 << 20
-
-
-@njit(parallel=True, nogil=True)
-def _count_nonzero(rows: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    out = np.zeros(rows.shape[0], dtype=np.int64)
-    for i in prange(rows.shape[0]):
-        n = 0
-        for j in range(rows.shape[1]):
-            if rows[i, j] != 0:
-                n += 1
-        out[i] = n
-    return out
-
-
-@njit(parallel=True, nogil=True)
-def _copy_nonzero(
-    rows: np.ndarray, pointer: np.ndarray, columns: np.ndarray, values: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    for i in prange(rows.shape[0]):
-        k = pointer[i]
-        for j in range(rows.shape[1]):
-            if rows[i, j] != 0:
-                columns[k] = j
-                values[k] = rows[i, j]
-                k += 1

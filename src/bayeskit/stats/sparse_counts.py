@@ -5,7 +5,7 @@ A text model's class × term totals are mostly zeros (20 Newsgroups' 1-2-grams: 
 :class:`~bayeskit.stats.Counts` keeping only the cells with counts, by term; the arithmetic a
 fit, ``partial_fit``, merging, the cluster's sums and ``unlearn`` do with it stays on the cells
 (the same sums, in the same order, as on the full array), and the full array is made on first
-use by whatever reads ``total`` (model files, ``feature_count_``, the usefulness of terms).
+use by whatever reads ``total`` (``feature_count_``, the usefulness of terms).
 A fit then neither makes nor keeps that array (190 MB there), nor pays for the first touch of
 that much fresh memory.
 """
@@ -92,7 +92,18 @@ class SparseCounts(Counts):
             return counts
         if counts.missing is not None:
             raise MergeError("counts with missing values are not kept as cells")
-        return cls(counts.weight, _canonical(sp.csr_matrix(counts.total.T)))
+        from ._sparse_sums import nonzero_cells  # (compiled: imported when first needed)
+
+        total = np.asarray(counts.total)
+        n_classes, n_features = total.shape
+        if total.T.flags.c_contiguous:  # laid out by term, as a fit lays it out: read so
+            pointer, classes, values = nonzero_cells(total.T)
+            cells = sp.csr_matrix((values, classes, pointer), shape=(n_features, n_classes))
+        else:  # by class: its cells found so, then turned by term (a copy of them only)
+            pointer, terms, values = nonzero_cells(np.ascontiguousarray(total))
+            by_class = sp.csr_matrix((values, terms, pointer), shape=(n_classes, n_features))
+            cells = by_class.T.tocsr()
+        return cls(counts.weight, _canonical(cells))
 
     def dense(self) -> Counts:
         """The same statistic as a :class:`Counts`."""
