@@ -70,7 +70,6 @@ KERNEL_SOURCES = (
     "families/_mvnormal_kernels.py",
     "families/_parzen_kernels.py",
     "families/_sparse_dot.py",
-    "families/_structured.py",
     "families/_student_t.py",
     "families/discretized.py",
     "mixture/_em.py",
