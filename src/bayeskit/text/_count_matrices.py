@@ -45,6 +45,46 @@ def row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
     return out
 
 
+#: Weighed rows with fewer entries than this are scaled and normed by numpy (no kernel to
+#: load: a mail filter's one message, the service's checks).
+KERNEL_WEIGH_NNZ = 1 << 17
+
+
+def scale_and_l2_normalize(
+    X: sp.csr_matrix, idf: np.ndarray | None, weights: np.ndarray | None
+) -> None:
+    """``X.data *= idf[X.indices]``, then ``*= weights[X.indices]`` (each when given), then
+    each row divided by its L2 norm (``sqrt`` of :func:`row_sums_of_squares`; an empty row
+    left as it is), in place: the same numbers as those numpy steps. A large matrix in one
+    compiled pass over the rows, on every core, and one to divide (numpy's gathers by a
+    million-column index were most of a 20 Newsgroups fit's weighing)."""
+    if X.nnz < KERNEL_WEIGH_NNZ:
+        if idf is not None:
+            X.data *= idf[X.indices]
+        if weights is not None:
+            X.data *= weights[X.indices]
+        size = np.sqrt(row_sums_of_squares(X))
+    else:
+        canonical = X.has_canonical_format
+        sums = np.empty(X.shape[0])
+        no_zero = kernels.scale_rows(
+            X.indptr, X.indices, X.data,
+            _EMPTY if idf is None else np.asarray(idf, np.float64),
+            _EMPTY if weights is None else np.asarray(weights, np.float64),
+            sums,
+        )  # fmt: skip
+        # (a stored zero, or rows out of order: numpy's sums of the product matrix)
+        size = np.sqrt(sums if canonical and no_zero else row_sums_of_squares(X))
+    size[size == 0] = 1.0
+    if X.nnz < KERNEL_WEIGH_NNZ:
+        X.data /= np.repeat(size, np.diff(X.indptr))
+    else:
+        kernels.divide_rows(X.indptr, X.data, size)
+
+
+_EMPTY = np.zeros(0)
+
+
 def stats_of(terms: np.ndarray | LazyTerms, counts: sp.csr_matrix) -> VocabularyStats:
     # Canonical counts: one entry per (document, term), so entries per column = documents.
     # The counts are whole numbers, so their int64 sums are exact.

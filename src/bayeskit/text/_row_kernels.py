@@ -1,13 +1,14 @@
 """Compiled kernels of the document rows (:mod:`bayeskit.text._rows` and
 :mod:`bayeskit.text._scan` drive them): sorting each CSR row by column, checksums of the
-columns, remapping rows onto another vocabulary's columns, and column totals.
+columns, remapping rows onto another vocabulary's columns, column totals, and the rows'
+weights scaled by column and divided by their norms.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import njit, prange
 
 
 def _crc_table() -> np.ndarray:
@@ -239,3 +240,92 @@ def column_totals(
         entries[indices[k]] += 1
         totals[indices[k]] += np.int64(data[k])
     return entries, totals
+
+
+@njit(nogil=True)
+def _pairwise_squares(data: np.ndarray, start: int, n: int) -> float:  # pragma: no cover
+    """The sum of the squares of ``data[start:start + n]`` as numpy's pairwise summation adds
+    a contiguous array: fewer than 8 one by one from -0.0; up to 128 in 8 partial sums
+    (value ``i`` into sum ``i % 8``), added ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 +
+    s7))``, then the rest one by one; more, the two halves (the first a multiple of 8) so."""
+    if n < 8:
+        total = -0.0
+        for i in range(start, start + n):
+            total += data[i] * data[i]
+        return total
+    if n > 128:
+        half = n // 2
+        half -= half % 8
+        return _pairwise_squares(data, start, half) + _pairwise_squares(
+            data, start + half, n - half
+        )
+    # (eight locals, not an array: this runs once a row and a block of a long row)
+    s0, s1 = data[start] * data[start], data[start + 1] * data[start + 1]
+    s2, s3 = data[start + 2] * data[start + 2], data[start + 3] * data[start + 3]
+    s4, s5 = data[start + 4] * data[start + 4], data[start + 5] * data[start + 5]
+    s6, s7 = data[start + 6] * data[start + 6], data[start + 7] * data[start + 7]
+    i = start + 8
+    paired = start + n - n % 8
+    while i < paired:
+        s0 += data[i] * data[i]
+        s1 += data[i + 1] * data[i + 1]
+        s2 += data[i + 2] * data[i + 2]
+        s3 += data[i + 3] * data[i + 3]
+        s4 += data[i + 4] * data[i + 4]
+        s5 += data[i + 5] * data[i + 5]
+        s6 += data[i + 6] * data[i + 6]
+        s7 += data[i + 7] * data[i + 7]
+        i += 8
+    total = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while i < start + n:
+        total += data[i] * data[i]
+        i += 1
+    return total
+
+
+@njit(nogil=True, parallel=True)
+def scale_rows(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    idf: np.ndarray,
+    weights: np.ndarray,
+    sums: np.ndarray,
+) -> bool:  # pragma: no cover
+    """Each entry times its column's ``idf`` and then its ``weights`` (each when not empty),
+    in place, and each row's sum of squares into ``sums``: the first square plus the rest's
+    pairwise sum, as ``np.add.reduceat`` adds a row of squares. False when a square is 0 (the
+    sums then do not stand for numpy's, which a stored zero changes)."""
+    scaled_by_idf = idf.size > 0
+    scaled_by_weights = weights.size > 0
+    n_rows = indptr.size - 1
+    zero = np.zeros(n_rows, np.bool_)
+    for row in prange(n_rows):
+        start, stop = indptr[row], indptr[row + 1]
+        for p in range(start, stop):
+            value = data[p]
+            if scaled_by_idf:
+                value *= idf[indices[p]]
+            if scaled_by_weights:
+                value *= weights[indices[p]]
+            data[p] = value
+            if value * value == 0.0:
+                zero[row] = True
+        if stop > start:
+            sums[row] = data[start] * data[start] + _pairwise_squares(
+                data, start + 1, stop - start - 1
+            )
+        else:
+            sums[row] = 0.0
+    return not zero.any()
+
+
+@njit(nogil=True, parallel=True)
+def divide_rows(
+    indptr: np.ndarray, data: np.ndarray, sizes: np.ndarray
+) -> None:  # pragma: no cover
+    """Each row's entries divided by its size, in place."""
+    for row in prange(indptr.size - 1):
+        size = sizes[row]
+        for p in range(indptr[row], indptr[row + 1]):
+            data[p] /= size

@@ -412,3 +412,31 @@ def rank_tuples(
                 x = e_left[x]
         out[j] = key
     return out
+
+
+@njit(nogil=True)
+def radix_sort(keys: np.ndarray, bits: int) -> np.ndarray:  # pragma: no cover
+    """``np.sort(keys)`` of non-negative int64 keys below ``2**bits``: least significant digit
+    first, each pass a stable counting sort by one digit of at most 11 bits (a table of 2,048
+    counts stays in the cache). Half of numpy's time for a million keys of 57 bits (the
+    packed n-gram keys of 20 Newsgroups' 1-2-grams), which it sorts by comparisons."""
+    n = keys.size
+    a = keys.copy()
+    b = np.empty_like(a)
+    passes = max(1, (bits + 10) // 11)
+    digit_bits = (bits + passes - 1) // passes  # the passes' digits as even as they can be
+    mask = (1 << digit_bits) - 1
+    count = np.empty(mask + 2, np.int64)
+    for step in range(passes):
+        shift = step * digit_bits
+        count[:] = 0
+        for i in range(n):
+            count[((a[i] >> shift) & mask) + 1] += 1
+        for d in range(1, mask + 2):
+            count[d] += count[d - 1]
+        for i in range(n):
+            d = (a[i] >> shift) & mask
+            b[count[d]] = a[i]
+            count[d] += 1
+        a, b = b, a
+    return a

@@ -36,7 +36,7 @@ from . import _term_weights as term_weights
 from ._count_matrices import (
     mail_mask,
     remap_rows_small,
-    row_sums_of_squares,
+    scale_and_l2_normalize,
     stats_of,
     wide_mask,
 )
@@ -1085,15 +1085,17 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             if self.sublinear_tf:
                 np.log(out.data, out=out.data)
                 out.data += 1.0
-            if self.use_idf:
-                out.data *= self.idf_[out.indices]
-            if self._weighted():
-                out.data *= self._column_weights(terms)[out.indices]
+            idf = self.idf_ if self.use_idf else None
+            weights = self._column_weights(terms) if self._weighted() else None
+            if self.norm == "l2":
+                scale_and_l2_normalize(out, idf, weights)
+                return out
+            if idf is not None:
+                out.data *= idf[out.indices]
+            if weights is not None:
+                out.data *= weights[out.indices]
             if self.norm is not None:
-                if self.norm == "l2":
-                    size = np.sqrt(row_sums_of_squares(out))
-                else:
-                    size = np.asarray(abs(out).sum(axis=1)).ravel()
+                size = np.asarray(abs(out).sum(axis=1)).ravel()
                 size[size == 0] = 1.0
                 out.data /= np.repeat(size, np.diff(out.indptr))
         return out
