@@ -118,3 +118,19 @@ def test_radix_sort_is_numpys_sort(n, bits, seed):
     before = keys.copy()
     assert np.array_equal(_table_kernels.radix_sort(keys, bits), np.sort(keys))
     assert np.array_equal(keys, before)  # the input is left as it was
+
+
+def test_counts_given_up_become_the_weighed_rows():
+    """``weigh(own=True)`` weighs the float64 counts in place: the same numbers as a copy's,
+    and no copy of the matrix; without it the counts are left as they were."""
+    texts = load_sms_spam()[0][:3000]
+    vectorizer = TextVectorizer(
+        output="tfidf", use_idf=False, sublinear_tf=True, ngram_range=(1, 2)
+    )
+    terms, counts = vectorizer.count(texts)
+    kept = counts.copy()
+    copied = vectorizer.weigh(counts, terms=terms)
+    assert np.array_equal(counts.data, kept.data)  # not given up: untouched
+    weighed = vectorizer.weigh(counts, terms=terms, own=True)
+    assert weighed is counts
+    assert np.array_equal(weighed.data, copied.data)

@@ -153,7 +153,7 @@ class DocumentsFamily(Family):
             return self.count.summarize(self._columns(self.vectorizer, X), R)
         vectorizer = clone(self.vectorizer)
         terms, counts = vectorizer.count(list(X), lazy=True)
-        return self.summarize_counted(vectorizer, terms, counts, R)
+        return self.summarize_counted(vectorizer, terms, counts, R, own=True)
 
     def summarize_counted(
         self,
@@ -161,11 +161,15 @@ class DocumentsFamily(Family):
         terms: np.ndarray | LazyTerms,
         counts: sp.csr_matrix,
         R: Any,
+        *,
+        own: bool = False,
     ) -> DocumentStats:
         """:meth:`summarize` of documents already counted (``vectorizer.count``): what a
-        cross-validation reuses for every fold."""
+        cross-validation reuses for every fold. ``own``: ``counts`` is given up to become
+        the weighed rows (no one else holds it)."""
+        vocabulary = stats_of(terms, counts)  # before the counts may be weighed in place
         if len(terms):
-            weighed = vectorizer.weigh(counts, terms=terms)
+            weighed = vectorizer.weigh(counts, terms=terms, own=own)
         else:  # no terms: one column of zeros stands for them, dropped below
             weighed = sp.csr_matrix((counts.shape[0], 1))
         block = self.count.summarize(
@@ -178,7 +182,6 @@ class DocumentsFamily(Family):
             )
         if len(terms) == 0:
             block = block.take_columns(np.zeros(0, dtype=np.int64))
-        vocabulary = stats_of(terms, counts)
         return DocumentStats(TermKeyed(terms, block), vocabulary)  # one terms array
 
     def check_statistic(self, stats: Statistic) -> str | None:

@@ -600,12 +600,18 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return self._analyze
 
     def weigh(
-        self, counts: sp.csr_matrix, *, terms: np.ndarray | LazyTerms | None = None
+        self,
+        counts: sp.csr_matrix,
+        *,
+        terms: np.ndarray | LazyTerms | None = None,
+        own: bool = False,
     ) -> sp.csr_matrix:
         """The vectorizer's output (presence, tf-idf weights, norms) for ``counts``: counts
         over the vocabulary (:meth:`reindex`), or over ``terms`` (sorted, distinct: a batch's
-        own terms, :meth:`count`)."""
-        return self._weigh(counts, terms=terms)
+        own terms, :meth:`count`). ``own``: the caller gives ``counts`` up, so a float64
+        matrix becomes the output, its values changed in place, instead of a copy (for a
+        corpus the copy is tens of megabytes of fresh memory)."""
+        return self._weigh(counts, terms=terms, own=own)
 
     def reindex(self, terms: np.ndarray, counts: sp.csr_matrix) -> sp.csr_matrix:
         """Counts over the fitted vocabulary (plus the out-of-vocabulary column) from counts
