@@ -7,7 +7,9 @@ message and every 20 Newsgroups post in the slow run, a spread sample by default
 messages (folded headers, RFC 2047 encoded words, raw 8-bit headers, nested multiparts with
 preambles, epilogues and missing boundaries, broken base64 and quoted-printable, unknown
 charsets, attachments) and generated HTML. The fast path's share of the corpora is checked
-too, so a fast path that declined everything would fail.
+too, so a fast path that declined everything would fail. A message that is one plain-text
+part is also read straight to its tokens (``plain_tokens``, what the analyzers read), and
+gives the parser path's tokens, subject and text.
 """
 
 from __future__ import annotations
@@ -21,20 +23,38 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bayeskit.datasets.shared import load_20newsgroups
-from bayeskit.text import _mailread, _mime
-from bayeskit.text.email import _read_bytes, email_tokens, reader_counts, reset_reader_counts
+from bayeskit.text import _mail_words, _mailread, _mime
+from bayeskit.text.email import (
+    _read_bytes,
+    email_tokens,
+    plain_tokens,
+    reader_counts,
+    reset_reader_counts,
+    tokens_of,
+)
 
 
-def _same(raw: bytes) -> None:
+def _same(raw: bytes) -> bool:
+    """Whether the message was read straight to its tokens (one plain-text part), after
+    checking that every path reads it alike."""
     fast, parsed = _read_bytes(raw), _read_bytes(raw, fast=False)
     assert fast == parsed
     assert email_tokens(fast) == email_tokens(parsed)
-
-
-def _fast_share(raws: list[bytes]) -> float:
+    kept = _mailread.raw_counts()  # (the straight reading is counted apart from the fast path)
+    with pytest.MonkeyPatch.context() as patch:  # as once the reader's kernels are in use
+        patch.setattr(_mail_words, "_warm_up", _mail_words.WARM_UP_CHARS)
+        plain = plain_tokens(raw)
     reset_reader_counts()
-    for raw in raws:
-        _same(raw)
+    _mailread.add_counts(kept)
+    if plain is not None:
+        assert plain == (tokens_of(parsed, text=""), parsed.subject, parsed.text)
+    return plain is not None
+
+
+def _fast_share(raws: list[bytes], plain_share: float) -> float:
+    reset_reader_counts()
+    plain = sum(_same(raw) for raw in raws)
+    assert plain >= plain_share * len(raws)
     counts = reader_counts()
     assert counts["fast"] + counts["fallback"] == len(raws)
     return counts["fast"] / len(raws)
@@ -63,24 +83,25 @@ def _newsgroups(shared_data: Path) -> list[bytes]:
 
 def test_spamassassin_sample_reads_the_same(shared_data):
     paths = _spamassassin(shared_data)[::40]  # ~150, spread over the five folders
-    assert _fast_share([p.read_bytes() for p in paths]) > 0.9
+    assert _fast_share([p.read_bytes() for p in paths], 0.3) > 0.9
 
 
 def test_20newsgroups_sample_reads_the_same(shared_data):
     posts = _newsgroups(shared_data)[::300]  # ~60
-    assert _fast_share(posts) > 0.95
+    assert _fast_share(posts, 0.95) > 0.95
 
 
 @pytest.mark.slow
 def test_every_spamassassin_message_reads_the_same(shared_data):
     paths = _spamassassin(shared_data)
-    assert _fast_share([p.read_bytes() for p in paths]) > 0.99  # 6,005 of 6,046 measured
+    paths = [p.read_bytes() for p in paths]
+    assert _fast_share(paths, 0.3) > 0.99  # 6,005 of 6,046 measured
     assert reader_counts()["html_fast"] > 1000  # of 1,213 HTML parts
 
 
 @pytest.mark.slow
 def test_every_20newsgroups_post_reads_the_same(shared_data):
-    assert _fast_share(_newsgroups(shared_data)) > 0.99  # 18,823 of 18,846 measured
+    assert _fast_share(_newsgroups(shared_data), 0.99) > 0.99  # 18,823 of 18,846 measured
 
 
 # --- what the fast path declines ----------------------------------------------------------

@@ -84,14 +84,21 @@ def _read_run(
     documents: list[Any], mail: list[bool], subject_in_text: bool, encoding: str, a: int, b: int
 ) -> tuple[list[list[str]], list[str]]:
     """The header tokens of the e-mails and the texts of all documents ``a:b``."""
-    from .analyze import _message, decode, email_text
-    from .email import tokens_of
+    from .analyze import decode, email_text, raw_email
+    from .email import plain_tokens, read_fields, tokens_of
 
     heads: list[list[str]] = []
     texts: list[str] = []
     for doc, is_mail in zip(documents[a:b], mail[a:b], strict=True):
         if is_mail:
-            message = _message(doc)
+            raw = raw_email(doc)
+            plain = None if raw is None else plain_tokens(raw)
+            if plain is not None:  # one plain-text part (most posts): no Message made
+                tokens, subject, text = plain
+                heads.append(tokens)
+                texts.append(f"{subject}\n{text}" if subject_in_text else text)
+                continue
+            message = doc if raw is None else read_fields(raw)
             # Header and URL tokens (the body's words are left to the scanner: text="").
             heads.append(tokens_of(message, text=""))
             texts.append(email_text(message, subject_in_text))

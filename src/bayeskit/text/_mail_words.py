@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["WARM_UP_CHARS", "WORD_PATTERN", "use_kernels", "words"]
+__all__ = ["WARM_UP_CHARS", "WORD_PATTERN", "kernels_in_use", "use_kernels", "words"]
 
 #: The words' pattern, as scikit-learn's ``CountVectorizer`` has it by default.
 WORD_PATTERN = re.compile(r"(?u)\b\w\w+\b")
@@ -30,6 +30,12 @@ _warm_up = 0
 
 def _numba_loaded() -> bool:
     return "numba" in sys.modules
+
+
+def kernels_in_use() -> bool:
+    """Whether the reader reads by its kernels now (:func:`use_kernels`, without counting
+    characters)."""
+    return _warm_up >= WARM_UP_CHARS or _numba_loaded()
 
 
 def use_kernels(n_chars: int) -> bool:

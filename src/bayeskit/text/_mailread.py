@@ -41,7 +41,7 @@ from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message as _Part
 from email.utils import unquote
 
-from ._mail_words import use_kernels
+from ._mail_words import kernels_in_use, use_kernels
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ __all__ = [
     "first_headers",
     "header_names",
     "parse",
+    "plain_part",
     "raw_counts",
     "reader_counts",
     "reset_reader_counts",
@@ -444,12 +445,7 @@ def _part(
     data = heads.data
     _, body, content, _ = head or heads.read(start, end)
     raw_type = content.get("content-type")
-    if raw_type is None:
-        ctype = "text/plain"
-    else:
-        ctype = raw_type.partition(";")[0].strip().lower()
-        if ctype.count("/") != 1:
-            ctype = "text/plain"
+    ctype = _content_type(raw_type)
     main = ctype.partition("/")[0]
     if main == "message" or ctype == "multipart/digest":
         raise _DeclineError(f"a {ctype} part")
@@ -476,6 +472,15 @@ def _part(
     if main == "text":
         part.payload = _decoded(data[body:end], (cte or "").strip().lower())
     return part
+
+
+def _content_type(raw: str | None) -> str:
+    """``get_content_type()`` of a part whose Content-Type header is ``raw``: text/plain
+    without one, or for a value that is not one type and subtype."""
+    if raw is None:
+        return "text/plain"
+    ctype = raw.partition(";")[0].strip().lower()
+    return ctype if ctype.count("/") == 1 else "text/plain"
 
 
 def _children(
@@ -537,6 +542,32 @@ def parse(
     except _DeclineError as reason:
         return str(reason)
     return root, head[0], fields
+
+
+def plain_part(data: bytes) -> tuple[list[tuple[str, str]], str, bytes] | None:
+    """The header fields, charset and transfer-decoded body of a message that is one
+    ``text/plain`` part without a Content-Disposition, whose header block is ASCII without
+    encoded words, read by the kernel (:func:`parse` gives the same); None for any other
+    message, and until the reader has turned to its kernels (:func:`.kernels_in_use`), so
+    that a process reading one message never loads them for this. What the analyzers read
+    most (news posts, plain mail) without the MIME tree: :func:`parse`'s own steps, fewer."""
+    if not kernels_in_use() or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n")):
+        return None
+    start = data.find(b"\n") + 1 if data.startswith(b"From ") else 0  # an mbox envelope
+    heads = _Heads(data, True)
+    try:
+        block, body, content, size = heads.read(start, len(data))
+        if not block.isascii() or b"=?" in block or "content-disposition" in content:
+            return None
+        raw_type = content.get("content-type")
+        if _content_type(raw_type) != "text/plain":
+            return None
+        cte = content.get("content-transfer-encoding")
+        payload = _decoded(data[body:], (cte or "").strip().lower())
+    except _DeclineError:
+        return None
+    charset = _fields(raw_type, None)[0]
+    return heads.fields(block, size), charset, payload
 
 
 # --- a message's headers by name (the reader's Message and its tokens) -------------------

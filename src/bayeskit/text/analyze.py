@@ -357,14 +357,21 @@ def _message(doc: Any) -> Any:
     or a Message as it is."""
     from .email import read_fields
 
+    raw = raw_email(doc)
+    return doc if raw is None else read_fields(raw)
+
+
+def raw_email(doc: Any) -> bytes | None:
+    """A raw e-mail's bytes (a text as latin-1 when it can be, else UTF-8), or None for a
+    Message read already."""
     if isinstance(doc, str):
         try:
-            return read_fields(doc.encode("latin-1"))
+            return doc.encode("latin-1")
         except UnicodeEncodeError:
-            return read_fields(doc.encode("utf-8", "surrogatepass"))
+            return doc.encode("utf-8", "surrogatepass")
     if isinstance(doc, (bytes, bytearray, memoryview)):
-        return read_fields(bytes(doc))
-    return doc
+        return bytes(doc)
+    return None
 
 
 def email_text(message: Any, subject_in_text: bool) -> str:

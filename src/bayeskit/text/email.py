@@ -72,6 +72,7 @@ from bayeskit.text._mailread import (
     header_names,
     needs_decoding,
     parse,
+    plain_part,
     reader_counts,
     reset_reader_counts,
 )
@@ -331,13 +332,11 @@ class _Reader:
         if not final:
             self.defects.append(f"{where}: text cut at {budget:,} of {len(data):,} bytes")
             data = data[:budget]
-        sample = data[:4096]
-        codec = codec_of(charset) if charset else None
-        control = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
-        if control > len(sample) // 10 and not (codec or "").startswith(("utf-16", "utf-32")):
+        control = _binary_control_bytes(data, charset)
+        if control:
             self.defects.append(
                 f"{where}: looks binary ({control} control bytes in the first "
-                f"{len(sample)}); not read as text"
+                f"{min(len(data), _SAMPLE_BYTES)}); not read as text"
             )
             return
         text = decode_bytes(data, charset, where, self.defects, final)
@@ -352,6 +351,22 @@ class _Reader:
         self.text_chars += len(text)
         if text:
             texts.append(text)
+
+
+#: A text part's first bytes, where control bytes tell binary data.
+_SAMPLE_BYTES = 4096
+
+
+def _binary_control_bytes(data: bytes, charset: str) -> int:
+    """How many control bytes the first :data:`_SAMPLE_BYTES` of a text part hold when they
+    make it binary data (over a tenth of them, in a charset other than UTF-16 and UTF-32),
+    else 0."""
+    sample = data[:_SAMPLE_BYTES]
+    control = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    codec = codec_of(charset) if charset else None
+    if control > len(sample) // 10 and not (codec or "").startswith(("utf-16", "utf-32")):
+        return control
+    return 0
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -834,28 +849,70 @@ def tokens_of(
 ) -> list[str]:
     """:func:`email_tokens` of a message this module read (unchecked), the body's words those
     of ``text`` when given (the analyzers count the body's words themselves: ``text=""``)."""
-    limit = max_token_length
-    tokens = ["subject:" + word for word in _words(message.subject, limit)]
-    name, address = _sender(message.sender)
-    domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
-    tokens.append("from:" + (domain[:max_token_length] or "none"))
-    tokens += ["from:" + word for word in _words(name, limit)]
-    tokens.append("to:" + _count_bucket(_recipients(message.to)))
     mailer = message.mailer if type(message) is MessageFields else None
     if mailer is None:  # a Message, or fields made by hand
         found, agent = first_headers(
             message.headers, ("x-mailer", "user-agent"), header_names(message.headers)
         )
         mailer = found or agent or ""
+    tokens = _head_tokens(
+        (message.subject, message.sender, message.to, mailer),
+        message.parts,
+        message.attachments,
+        message.urls,
+        max_token_length,
+    )
+    tokens += _words(message.text if text is None else text, max_token_length)
+    return tokens
+
+
+def _head_tokens(
+    fields: tuple[str, str, str, str],
+    parts: list[tuple[str, str]],
+    attachments: list[tuple[str, str]],
+    urls: list[str],
+    limit: int,
+) -> list[str]:
+    """The header and URL tokens of :func:`email_tokens` (all but the body's words), from
+    the subject, sender, recipients and mailer (``fields``), the parts' types and charsets,
+    the attachments and the distinct URLs."""
+    subject, sender, to, mailer = fields
+    tokens = ["subject:" + word for word in _words(subject, limit)]
+    name, address = _sender(sender)
+    domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
+    tokens.append("from:" + (domain[:limit] or "none"))
+    tokens += ["from:" + word for word in _words(name, limit)]
+    tokens.append("to:" + _count_bucket(_recipients(to)))
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
-    tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in message.parts)]
-    charsets = dict.fromkeys(cs.strip("\"' ")[:limit] for _, cs in message.parts)
+    tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in parts)]
+    charsets = dict.fromkeys(cs.strip("\"' ")[:limit] for _, cs in parts)
     tokens += ["charset:" + charset for charset in charsets if charset]
-    for filename, _ in message.attachments:
+    for filename, _ in attachments:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
-    for url in message.urls:
+    for url in urls:
         tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
-    tokens += _words(message.text if text is None else text, limit)
     return tokens
+
+
+def plain_tokens(data: bytes, max_token_length: int = 40) -> tuple[list[str], str, str] | None:
+    """The header and URL tokens (:func:`tokens_of` with ``text=""``), subject and text of a
+    raw message that is one plain-text part (:func:`._mailread.plain_part`), the same as
+    reading its :class:`MessageFields` gives, without them; None for any other message
+    (and for one whose text the reader would cut)."""
+    found = plain_part(data) if len(data) <= MAX_PART_BYTES else None
+    if found is None or len(found[2]) > MAX_TEXT_CHARS:
+        return None
+    headers, charset, payload = found
+    count("fast")
+    text = ""
+    if payload and not payload.isspace() and not _binary_control_bytes(payload, charset):
+        text = decode_bytes(payload, charset, "message", [], True).replace("\r\n", "\n").strip()
+    subject, sender, to, mailer, agent = first_headers(
+        headers, _MESSAGE_HEADERS, header_names(headers)
+    )
+    fields = (subject or "", sender or "", to or "", mailer or agent or "")
+    urls = list(dict.fromkeys(find_urls(text)))
+    tokens = _head_tokens(fields, [("text/plain", charset)], [], urls, max_token_length)
+    return tokens, fields[0], text
