@@ -469,7 +469,7 @@ class SpamFilter(TextClassifier):
             assert isinstance(block, ColumnStatistic)  # what a count model's summarize gives
             # Only the terms of the other folds: a term of this fold alone would be a column
             # of zero counts, which a model never meets (transform drops unknown terms).
-            seen = np.flatnonzero(in_docs - X[test].getnnz(axis=0))
+            seen = np.flatnonzero(in_docs - part.getnnz(axis=0))
             kept = block.take_columns(seen)
             held = clone(model).fit_summary(Summary(rest.classes, rest.class_count, (kept,)))
             scored = part[:, seen]
