@@ -936,9 +936,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     def _count_known_words(self, texts: list[str]) -> sp.csr_matrix | None:
         """``_reindex(*_count(texts))`` of analyzer="auto" for decoded texts none of which is
         an e-mail, by the compiled scanner's lookup (:meth:`_count_known`); None where that
-        path does not apply (settings it does not compile, or a vocabulary not chosen among
-        terms it counted: then e-mail tokens may be among them)."""
-        if self._word_analysis() is None or "_selected" not in self.__dict__:
+        path does not apply (settings it does not compile)."""
+        if self._word_analysis() is None:
             return None
         try:
             return self._count_known(texts)
@@ -950,18 +949,19 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         (:func:`~bayeskit.text.auto_count.read_auto`): their words by the compiled scanner's
         lookup in the table it counted the vocabulary's words with, their header tokens by a
         dict of the vocabulary's header tokens, the two added; no term becomes a ``str``
-        twice. None where that does not apply (settings the scanner does not compile, a
-        vocabulary not chosen among terms it counted)."""
-        if self._word_analysis() is None or "_selected" not in self.__dict__:
+        twice. A vocabulary not chosen among terms the scanner counted in this process (a
+        loaded model's) is looked up by a table of its word terms, built once. None where
+        that does not apply (settings the scanner does not compile)."""
+        if self._word_analysis() is None:
             return None
-        counted = counted_entries(self.stats_.given_terms)
+        selected = "_selected" in self.__dict__
+        counted = counted_entries(self.stats_.given_terms) if selected else None
         texts = read.texts
-        # No FAST_MIN_CHARS here: a table is kept only for terms the compiled scanner counted
-        # in this process, so its code is loaded, and the other way makes every term a str
-        # and looks it up (one SpamAssassin message: ~6.5 ms this way, ~10 ms the other).
-        if counted is None:
-            return None
-        utf8, entry = counted
+        # No FAST_MIN_CHARS here: the other way makes every term a str and looks it up (one
+        # SpamAssassin message: ~6.5 ms this way, ~10 ms the other).
+        if counted is None and sum(map(len, texts)) < FAST_MIN_CHARS:
+            return None  # little text: looking its terms up costs less than a table
+        utf8, entry = (False, None) if counted is None else counted
         # A table of latin-1 text reads the texts that fit latin-1 (all, as a rule); the
         # others (a body decoded from a wider charset) are counted and looked up by term.
         wide = np.zeros(len(texts), bool) if utf8 else wide_mask(texts)
@@ -995,16 +995,21 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         out.has_canonical_format = True  # each row's columns stay sorted
         return out
 
-    def _head_columns(self, entry: np.ndarray) -> dict[str, int]:
+    def _head_columns(self, entry: np.ndarray | None) -> dict[str, int]:
         """Header token -> column, for the vocabulary's terms the compiled scanner did not
-        count (``entry`` -1: analyzer="auto"'s header and URL tokens), built once per
-        vocabulary."""
+        count (``entry`` -1: analyzer="auto"'s header and URL tokens), or without ``entry``
+        its terms holding a colon (every header token holds one, no word term does), built
+        once per vocabulary."""
         cached = self.__dict__.get("_head_cache")
         if cached is not None and cached[0] is self._vocab:
             return cached[1]
-        selected = self._selected
-        heads = np.flatnonzero(entry[selected] < 0)
-        names = strings_at(self.stats_.given_terms, selected[heads])
+        if entry is None:
+            heads = np.flatnonzero(self._colon_terms())
+            names = self.terms_[heads].tolist()
+        else:
+            selected = self._selected
+            heads = np.flatnonzero(entry[selected] < 0)
+            names = strings_at(self.stats_.given_terms, selected[heads])
         index = dict(zip(names, heads.tolist(), strict=True))
         self._head_cache = (self._vocab, index)
         return index
@@ -1055,18 +1060,34 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             found = counted_lookup(self.stats_.given_terms, self._selected, analysis, utf8)
             if found is not None:
                 tables[utf8] = found
-        if utf8 not in tables and self.analyzer == "auto":
-            raise _NoTable
         if utf8 not in tables:
-            terms: list[str] = self.terms_.tolist()
+            terms = self.terms_
             columns = np.arange(len(terms), dtype=np.int64)
-            tables[utf8] = Lookup.build(terms, columns, utf8=utf8, words=words, high=high)
+            if self.analyzer == "auto":
+                if ":" in analysis.joiners:
+                    raise _NoTable  # a word n-gram could hold a colon, as header tokens do
+                # The table of the word terms: the header tokens (each holding a colon)
+                # are looked up apart (:meth:`_head_columns`).
+                words_only = ~self._colon_terms()
+                terms, columns = terms[words_only], columns[words_only]
+            tables[utf8] = Lookup.build(terms.tolist(), columns, utf8=utf8, words=words, high=high)
         return tables[utf8]
+
+    def _colon_terms(self) -> np.ndarray:
+        """Which of the vocabulary's terms hold a colon (analyzer="auto"'s header and URL
+        tokens, ``subject:…``, ``url:…``), found once per vocabulary."""
+        cached = self.__dict__.get("_colon_cache")
+        if cached is None or cached[0] is not self._vocab:
+            terms: list[str] = self.terms_.tolist()
+            found = np.fromiter(map(str.__contains__, terms, repeat(":")), bool, len(terms))
+            cached = self._colon_cache = (self._vocab, found)
+        return cached[1]
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         state.pop("_lookup_cache", None)
         state.pop("_head_cache", None)
+        state.pop("_colon_cache", None)
         state.pop("_words_cache", None)
         state.pop("_good_settings", None)  # checked again by the next process that uses it
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
