@@ -57,6 +57,7 @@ LAYERS: list[set[str]] = [
         "_validation",
         "_values",
         "_jit",
+        "_insertion",
         "_in_order",
         "_lazy",
         "_threads",

@@ -58,6 +58,7 @@ _PACKAGE_ROOT = Path(__file__).resolve().parent
 #: The package's modules that define kernels (tests/test_jit.py checks the list is whole),
 #: relative to the package: the cached code of any kernel is stale when one of them changes.
 KERNEL_SOURCES = (
+    "_insertion.py",
     "_jit.py",
     "bayesnet/_kernels.py",
     "families/_bandwidth.py",

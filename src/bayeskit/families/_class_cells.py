@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._insertion import sort_first
 from .._jit import njit
 from .._lazy import sparse as sp
 from ..stats import Counts, SparseCounts
@@ -87,13 +88,7 @@ def _sum_cells(
                 m += 1
             term = weight[i] * data[p]  # the product the full array adds
             total[c] += term
-        for a in range(1, m):  # a column's few classes, sorted
-            c = touched[a]
-            b = a - 1
-            while b >= 0 and touched[b] > c:
-                touched[b + 1] = touched[b]
-                b -= 1
-            touched[b + 1] = c
+        sort_first(touched, m)  # a column's few classes
         for a in range(m):
             c = touched[a]
             if total[c] != 0.0:

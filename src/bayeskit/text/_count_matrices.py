@@ -45,41 +45,51 @@ def row_sums_of_squares(X: sp.csr_matrix) -> np.ndarray:
     return out
 
 
-#: Weighed rows with fewer entries than this are scaled and normed by numpy (no kernel to
+#: Weighed rows with fewer entries than this are scaled, normed and divided by numpy (no kernel to
 #: load: a mail filter's one message, the service's checks).
 KERNEL_WEIGH_NNZ = 1 << 17
 
 
-def scale_and_l2_normalize(
-    X: sp.csr_matrix, idf: np.ndarray | None, weights: np.ndarray | None
-) -> None:
-    """``X.data *= idf[X.indices]``, then ``*= weights[X.indices]`` (each when given), then
-    each row divided by its L2 norm (``sqrt`` of :func:`row_sums_of_squares`; an empty row
-    left as it is), in place: the same numbers as those numpy steps. A large matrix in one
-    compiled pass over the rows, on every core, and one to divide (numpy's gathers by a
-    million-column index were most of a 20 Newsgroups fit's weighing)."""
-    if X.nnz < KERNEL_WEIGH_NNZ:
-        if idf is not None:
-            X.data *= idf[X.indices]
-        if weights is not None:
-            X.data *= weights[X.indices]
-        size = np.sqrt(row_sums_of_squares(X))
-    else:
-        canonical = X.has_canonical_format
-        sums = np.empty(X.shape[0])
-        no_zero = kernels.scale_rows(
-            X.indptr, X.indices, X.data,
-            _EMPTY if idf is None else np.asarray(idf, np.float64),
-            _EMPTY if weights is None else np.asarray(weights, np.float64),
-            sums,
-        )  # fmt: skip
-        # (a stored zero, or rows out of order: numpy's sums of the product matrix)
-        size = np.sqrt(sums if canonical and no_zero else row_sums_of_squares(X))
+def scale_columns(X: sp.csr_matrix, idf: np.ndarray | None, weights: np.ndarray | None) -> None:
+    """``X.data *= idf[X.indices]``, then ``*= weights[X.indices]`` (each when given), in
+    place."""
+    if idf is not None:
+        X.data *= idf[X.indices]
+    if weights is not None:
+        X.data *= weights[X.indices]
+
+
+def divide_rows(X: sp.csr_matrix, size: np.ndarray) -> None:
+    """Each row of ``X`` divided by its ``size`` (an empty row's, 0, taken as 1), in place."""
     size[size == 0] = 1.0
     if X.nnz < KERNEL_WEIGH_NNZ:
         X.data /= np.repeat(size, np.diff(X.indptr))
     else:
         kernels.divide_rows(X.indptr, X.data, size)
+
+
+def scale_and_l2_normalize(
+    X: sp.csr_matrix, idf: np.ndarray | None, weights: np.ndarray | None
+) -> None:
+    """:func:`scale_columns`, then each row divided by its L2 norm (``sqrt`` of
+    :func:`row_sums_of_squares`), in place: the same numbers as those numpy steps. A large
+    matrix is scaled and its norms summed in one compiled pass over the rows, on every core
+    (numpy's gathers by a million-column index were most of a 20 Newsgroups fit's
+    weighing)."""
+    if X.nnz < KERNEL_WEIGH_NNZ:
+        scale_columns(X, idf, weights)
+        divide_rows(X, np.sqrt(row_sums_of_squares(X)))
+        return
+    canonical = X.has_canonical_format
+    sums = np.empty(X.shape[0])
+    no_zero = kernels.scale_rows(
+        X.indptr, X.indices, X.data,
+        _EMPTY if idf is None else np.asarray(idf, np.float64),
+        _EMPTY if weights is None else np.asarray(weights, np.float64),
+        sums,
+    )  # fmt: skip
+    # (a stored zero, or rows out of order: numpy's sums of the product matrix)
+    divide_rows(X, np.sqrt(sums if canonical and no_zero else row_sums_of_squares(X)))
 
 
 _EMPTY = np.zeros(0)

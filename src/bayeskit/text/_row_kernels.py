@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._insertion import sort_first
 from .._jit import njit, prange
 
 
@@ -68,13 +69,7 @@ def sorted_rows(
             row[k - a] = (np.int64(column[indices[k]]) << 32) | np.int64(counts[k])
         src = row
         if m <= _INSERTION_MAX:
-            for k in range(1, m):
-                x = row[k]
-                j = k - 1
-                while j >= 0 and row[j] > x:
-                    row[j + 1] = row[j]
-                    j -= 1
-                row[j + 1] = x
+            sort_first(row, m)
         else:
             # Two passes on half the bits, or three on a third when the row is short next
             # to the histograms: their clearing and summing then costs more than the

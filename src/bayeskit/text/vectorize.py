@@ -34,9 +34,11 @@ from . import _row_kernels as kernels
 from . import _term_lookup as term_lookup
 from . import _term_weights as term_weights
 from ._count_matrices import (
+    divide_rows,
     mail_mask,
     remap_rows_small,
     scale_and_l2_normalize,
+    scale_columns,
     stats_of,
     wide_mask,
 )
@@ -1117,14 +1119,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             if self.norm == "l2":
                 scale_and_l2_normalize(out, idf, weights)
                 return out
-            if idf is not None:
-                out.data *= idf[out.indices]
-            if weights is not None:
-                out.data *= weights[out.indices]
+            scale_columns(out, idf, weights)
             if self.norm is not None:
-                size = np.asarray(abs(out).sum(axis=1)).ravel()
-                size[size == 0] = 1.0
-                out.data /= np.repeat(size, np.diff(out.indptr))
+                divide_rows(out, np.asarray(abs(out).sum(axis=1)).ravel())
         return out
 
     def _column_weights(self, terms: np.ndarray | LazyTerms | None) -> np.ndarray:
