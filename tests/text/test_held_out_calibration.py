@@ -125,3 +125,25 @@ def test_refusals_name_the_fix_and_leave_the_filter_as_it_was():
     idf.fit(texts, labels)
     with pytest.raises(ParameterError, match="idf"):
         idf.held_out_score_counts(texts, labels)
+
+
+def test_folds_scored_on_threads_give_the_counts_of_one_thread(monkeypatch):
+    from bayeskit.text import spam
+
+    texts, labels = _messages(200, seed=4)
+    one = SpamFilter(**COUNTS).fit(texts, labels)
+    used = []
+
+    def recorded(n_tasks, n_threads, task):
+        used.append(n_threads)
+        return in_parallel(n_tasks, n_threads, task)
+
+    in_parallel = spam.in_parallel
+    monkeypatch.setattr(spam, "PARALLEL_FOLD_ENTRIES", 0)
+    monkeypatch.setattr(spam, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(spam, "in_parallel", recorded)
+    threaded = SpamFilter(**COUNTS).fit(texts, labels)
+    assert used == [3]  # five folds, three threads
+    np.testing.assert_array_equal(threaded.score_counts_, one.score_counts_)
+    plain = SpamFilter(calibration_folds=None, **COUNTS).fit(texts, labels)
+    np.testing.assert_array_equal(plain.held_out_score_counts(texts, labels), one.score_counts_)

@@ -17,6 +17,7 @@ from .._all_or_nothing import unchanged_on_error
 from .._labels import check_y
 from .._merging import hold_declared_classes
 from .._params import clone
+from .._threads import in_parallel, usable_cpus
 from .._validation import check_lengths
 from .._values import find_sorted
 from ..contract import Contract
@@ -61,6 +62,11 @@ def fisher_log_odds(
         dtype=np.float64,
         count=X.shape[0],
     )
+
+
+#: Training matrices with at least this many entries have their held-out folds scored on
+#: every usable CPU (below, a fold takes less than starting a thread).
+PARALLEL_FOLD_ENTRIES = 1 << 16
 
 
 def _fold_tests(is_spam: np.ndarray, folds: int) -> Any:
@@ -461,7 +467,10 @@ class SpamFilter(TextClassifier):
         whole = probe.summarize(X, labels)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
-        for test in _fold_tests(is_spam, folds):
+        tests = _fold_tests(is_spam, folds)
+
+        def score_fold(worker: int, i: int) -> None:
+            test = tests[i]
             part = X[test]
             fold = probe.summarize(part, labels[test], classes=whole.classes)
             rest = whole - fold
@@ -476,6 +485,12 @@ class SpamFilter(TextClassifier):
             joint = held.predict_joint_log_proba(scored)
             column = held.classes_.tolist().index(self._spam_label_in(held.classes_))
             scores[test] = self._scores_of(held, scored, column, joint)
+
+        # The folds are independent and their work is numpy's on arrays the size of the
+        # vocabulary, which runs without the GIL: on a large fit they share the CPUs (each
+        # fold writes its own rows of the scores, so the result does not depend on it).
+        large = X.nnz >= PARALLEL_FOLD_ENTRIES
+        in_parallel(len(tests), min(usable_cpus(), len(tests)) if large else 1, score_fold)
         return calibration.score_counts(scores, is_spam)
 
     def held_out_score_counts(self, X: Any, y: Any, *, kept_only: bool = False) -> np.ndarray:
