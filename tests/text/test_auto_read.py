@@ -136,19 +136,54 @@ def test_fitting_and_classifying_read_on_two_processes(monkeypatch):
     assert (rows != alone.transform(DOCS[::-1])).nnz == 0
 
 
-@pytest.mark.parametrize("sent", [b"", b"\x00not marshal", b"[\x02\x00\x00\x00"])
-def test_what_a_child_cut_short_sent_is_read_here(monkeypatch, sent):
-    """A child that closed its pipe early (killed, out of memory) with a clean status, or
-    whose status the application reaped first: the bytes it sent do not load, and its
-    blocks are read here instead, in order."""
-    real = _auto_read._receive
+@pytest.mark.parametrize("cut", ["nothing", "garbage", "a length only", "a frame cut short"])
+def test_what_a_child_cut_short_sent_is_read_here(monkeypatch, cut):
+    """A child that closed its pipe early (killed, out of memory) or sent bytes that do not
+    load: the whole frames before the cut are its blocks, the others are read here, in
+    order; the reader counts are those of one process either way."""
+    real, kept = _auto_read._received, []
 
-    def cut_short(fd, seconds):
-        real(fd, seconds)  # let the child finish and be waited for
-        return sent or None
+    def cut_short(fd):
+        data = real(fd)
+        first = 8 + int.from_bytes(data[:8], "little")  # the child's first frame
+        sent = {
+            "nothing": b"",
+            "garbage": b"\x00not marshal",
+            "a length only": data[:8],
+            "a frame cut short": data[: first + 8 + 10],
+        }[cut]
+        kept.append(len(list(_auto_read._frames(sent))))
+        return sent
 
-    counts_one, counts_two = _read_as_one_process(monkeypatch, _auto_read, "_receive", cut_short)
+    counts_one, counts_two = _read_as_one_process(monkeypatch, _auto_read, "_received", cut_short)
     assert counts_one == counts_two
+    assert kept == [1 if cut == "a frame cut short" else 0]
+
+
+def test_the_child_sends_each_block_as_it_reads_it(monkeypatch):
+    """Every block the child read arrives as a frame of its own, with the reader's counts of
+    that block alone (their sum is the child's share of the counts)."""
+    real, frames = _auto_read._received, []
+
+    def kept(fd):
+        data = real(fd)
+        frames.extend(_auto_read._frames(data))
+        return data
+
+    monkeypatch.setattr(_auto_read, "_received", kept)
+    _read(DOCS, 2)
+    numbers = [number for number, _, _ in frames]
+    assert 0 < len(numbers) < 2 * _auto_read.BLOCKS_PER_PROCESS
+    assert len(set(numbers)) == len(numbers)
+    cuts = np.linspace(0, len(DOCS), 2 * _auto_read.BLOCKS_PER_PROCESS + 1).astype(int)
+    for number, (heads, texts), counts in frames:
+        a, b = cuts[number], cuts[number + 1]
+        reset_reader_counts()
+        assert _auto_read._read_run(DOCS, mail_mask(DOCS).tolist(), True, "utf-8", a, b) == (
+            heads,
+            texts,
+        )
+        assert reader_counts()["fast"] == counts.get("fast", 0)
 
 
 def test_a_child_reaped_elsewhere_is_not_an_error(monkeypatch):
@@ -181,3 +216,13 @@ def test_the_faster_process_takes_more_blocks(monkeypatch):
     assert counts_one == counts_two
     blocks = 2 * _auto_read.BLOCKS_PER_PROCESS
     assert blocks * 3 // 4 < len(mine) < blocks  # the child read some, this process most
+
+
+def test_without_a_file_in_memory_everything_is_read_here(monkeypatch):
+    def forbidden(*args):
+        raise PermissionError(1, "Operation not permitted")  # (a sandbox's seccomp filter)
+
+    counts_one, counts_two = _read_as_one_process(
+        monkeypatch, _auto_read.os, "memfd_create", forbidden
+    )
+    assert counts_one == counts_two

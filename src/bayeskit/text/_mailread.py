@@ -136,6 +136,15 @@ def add_counts(counts: dict[str, int]) -> None:
         _COUNTS.update(counts)
 
 
+def take_counts() -> dict[str, int]:
+    """:func:`raw_counts`, the counts then set to zero: a forked child sends the counts of
+    each block it read with the block."""
+    with _LOCK:
+        taken = dict(_COUNTS)
+        _COUNTS.clear()
+        return taken
+
+
 def after_fork() -> None:
     """In a forked child: counts of its own, from zero, under a lock of its own (another
     thread of the parent may have held the parent's lock when it forked)."""
