@@ -11,6 +11,7 @@ the old ones moved there, only its new terms weighed (:func:`inherited`).
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -55,3 +56,63 @@ def inherited(child: Any, weighting: tuple[Any, ...]) -> tuple[np.ndarray, np.nd
         return None
     _PASSED_ON.pop(child)
     return found[1], found[2]
+
+
+#: Fewer terms than this are read by str methods (below it the numpy steps cost more).
+MARKED_MIN_TERMS = 1 << 12
+_SUBJECT = np.frombuffer(b"subject:", np.uint8)
+
+
+def term_marks(terms: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each of ``terms``: how many spaces it holds (``str.count(" ")``), whether it holds
+    a colon and whether it starts with ``subject:`` — the same answers as those str methods,
+    for a long list read as one byte array (:func:`_joined`), where mapping the methods over
+    a million terms took ~0.25 s."""
+    n = len(terms)
+    joined = _joined(terms)
+    if joined is None:
+        return (
+            np.fromiter(map(str.count, terms, repeat(" ")), np.int64, count=n),
+            holds_colon(terms),
+            np.fromiter(map(str.startswith, terms, repeat("subject:")), bool, count=n),
+        )
+    data, ends = joined
+    spaces = _per_term(data == 32, ends, n)
+    colon = _per_term(data == 58, ends, n) > 0
+    # "subject:" holds a colon: only the terms that do (the header tokens, a few) are read
+    starts = np.empty(n, np.int64)
+    starts[0] = 0
+    starts[1:] = ends + 1
+    stops = np.append(ends, data.size)
+    subject = np.zeros(n, bool)
+    long = np.flatnonzero(colon & (stops - starts >= _SUBJECT.size))
+    subject[long] = (data[starts[long, None] + np.arange(_SUBJECT.size)] == _SUBJECT).all(axis=1)
+    return spaces, colon, subject
+
+
+def holds_colon(terms: list[str]) -> np.ndarray:
+    """``[":" in term for term in terms]`` (as :func:`term_marks` reads it)."""
+    joined = _joined(terms)
+    if joined is None:
+        return np.fromiter(map(str.__contains__, terms, repeat(":")), bool, count=len(terms))
+    data, ends = joined
+    return _per_term(data == 58, ends, len(terms)) > 0
+
+
+def _joined(terms: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The terms' UTF-8 bytes, one NUL between two, and where each NUL is; None for fewer
+    than :data:`MARKED_MIN_TERMS` terms or a term holding a NUL. (A space, a colon and ASCII
+    letters are the same bytes in UTF-8, and no byte of a longer character is one of them.)"""
+    joined = "\x00".join(terms)
+    if len(terms) < MARKED_MIN_TERMS or joined.count("\x00") != len(terms) - 1:
+        return None
+    data = np.frombuffer(joined.encode("utf-8", "surrogatepass"), np.uint8)
+    return data, np.flatnonzero(data == 0)
+
+
+def _per_term(found: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
+    """How many of the bytes ``found`` each of the ``n`` terms holds (the term of a byte at
+    ``p``: the NULs before ``p``; a search a byte found, and they are few)."""
+    return np.bincount(np.searchsorted(ends, np.flatnonzero(found)), minlength=n).astype(
+        np.int64, copy=False
+    )
