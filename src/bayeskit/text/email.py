@@ -752,8 +752,21 @@ def _recipients(header: str) -> int:
     return (_count_recipients if short else _count_recipients.__wrapped__)(header)
 
 
+# The address forms of most mail and news, "user@host" and "user@host (Real Name)" (87 % of
+# 20 Newsgroups' senders, 94 % with the bare address), are read by one regular expression to
+# what ``parseaddr`` and ``getaddresses`` give them (tests/text/test_simple_addresses.py
+# compares them): a few microseconds where those take tens. Any other form goes to them.
+_SIMPLE_ADDRESS = r"[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+_SIMPLE_SENDER = re.compile(rf"[ \t]*({_SIMPLE_ADDRESS})[ \t]*(?:\(([^()\\\"\r\n]*)\)[ \t]*)?")
+_ONE_RECIPIENT = rf"[ \t]*{_SIMPLE_ADDRESS}[ \t]*(?:\([^(),\\\"\r\n]*\)[ \t]*)?"
+_SIMPLE_RECIPIENTS = re.compile(rf"{_ONE_RECIPIENT}(?:,{_ONE_RECIPIENT})*")
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _parse_sender(header: str) -> tuple[str, str]:
+    simple = _SIMPLE_SENDER.fullmatch(header)
+    if simple is not None:
+        return simple.group(2) or "", simple.group(1)
     return parseaddr(header)
 
 
@@ -765,6 +778,8 @@ def _url_tokens(url: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1 << 14)
 def _count_recipients(header: str) -> int:
+    if _SIMPLE_RECIPIENTS.fullmatch(header):  # (no comma but between two addresses)
+        return header.count(",") + 1
     return sum("@" in address for _, address in getaddresses([header]))
 
 
