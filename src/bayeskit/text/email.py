@@ -752,22 +752,45 @@ def _recipients(header: str) -> int:
     return (_count_recipients if short else _count_recipients.__wrapped__)(header)
 
 
-# The address forms of most mail and news, "user@host" and "user@host (Real Name)" (87 % of
-# 20 Newsgroups' senders, 94 % with the bare address), are read by one regular expression to
-# what ``parseaddr`` and ``getaddresses`` give them (tests/text/test_simple_addresses.py
-# compares them): a few microseconds where those take tens. Any other form goes to them.
-_SIMPLE_ADDRESS = r"[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-_SIMPLE_SENDER = re.compile(rf"[ \t]*({_SIMPLE_ADDRESS})[ \t]*(?:\(([^()\\\"\r\n]*)\)[ \t]*)?")
-_ONE_RECIPIENT = rf"[ \t]*{_SIMPLE_ADDRESS}[ \t]*(?:\([^(),\\\"\r\n]*\)[ \t]*)?"
-_SIMPLE_RECIPIENTS = re.compile(rf"{_ONE_RECIPIENT}(?:,{_ONE_RECIPIENT})*")
+# The address forms of most mail and news — "user@host", "user@host (Real Name)",
+# "Real Name <user@host>", '"Real Name" <user@host>', "<user@host>" — are read by one regular
+# expression to what ``parseaddr`` gives them, and a recipient list of such addresses to the
+# number ``getaddresses`` finds (tests/text/test_simple_addresses.py compares them): a few
+# microseconds where those take tens. Any other form goes to them.
+_ATEXT = r"A-Za-z0-9!#$%&'*+/=?^_`{|}~\-"  # (RFC 5322's atom characters)
+_ADDRESS = rf"[{_ATEXT}]+(?:\.[{_ATEXT}]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+
+
+def _address_forms(commas: bool) -> str:
+    """The pattern of one address in those forms; groups: the address and its comment, the
+    quoted name, the unquoted name, the address in angle brackets. ``commas``: whether a
+    comment or a quoted name may hold one."""
+    comma = "" if commas else ","
+    # Each run of blanks is taken by one part of the pattern only (a name absent, the blanks
+    # before "<" are the item's leading ones): a list that fails to match at its end is then
+    # given up in one pass, where two ways to take each blank made the search exponential in
+    # the list's length.
+    return (
+        rf"[ \t]*(?:({_ADDRESS})[ \t]*(?:\(([^(){comma}\\\"\r\n]*)\)[ \t]*)?"
+        rf"|(?:(?:\"([^\"{comma}\\\r\n]*)\"|([{_ATEXT}.]+(?:[ \t]+[{_ATEXT}.]+)*))[ \t]*)?"
+        rf"<({_ADDRESS})>[ \t]*)"
+    )
+
+
+_SIMPLE_SENDER = re.compile(_address_forms(commas=True))
+_SIMPLE_RECIPIENTS = re.compile(rf"{_address_forms(False)}(?:,{_address_forms(False)})*")
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def _parse_sender(header: str) -> tuple[str, str]:
     simple = _SIMPLE_SENDER.fullmatch(header)
-    if simple is not None:
-        return simple.group(2) or "", simple.group(1)
-    return parseaddr(header)
+    if simple is None:
+        return parseaddr(header)
+    address, comment, quoted, phrase, bracketed = simple.groups()
+    if address is not None:  # user@host (Real Name)
+        return comment or "", address
+    # a quoted name as it is; an unquoted one's words joined by one space, as parseaddr does
+    return quoted if quoted is not None else " ".join((phrase or "").split()), bracketed
 
 
 @functools.lru_cache(maxsize=1 << 14)
