@@ -59,6 +59,7 @@ __all__ = [
     "raw_counts",
     "reader_counts",
     "reset_reader_counts",
+    "take_counts",
 ]
 
 #: MIME parts nested deeper than this go to the parser.
@@ -125,20 +126,20 @@ def reset_reader_counts() -> None:
 
 
 def raw_counts() -> dict[str, int]:
-    """The counts as kept (by path or reason), for :func:`add_counts` in another process."""
+    """The counts as kept (by path or reason)."""
     with _LOCK:
         return dict(_COUNTS)
 
 
 def add_counts(counts: dict[str, int]) -> None:
-    """Add counts a forked child kept (:func:`raw_counts`) to this process's."""
+    """Add counts a forked child kept (:func:`take_counts`) to this process's."""
     with _LOCK:
         _COUNTS.update(counts)
 
 
 def take_counts() -> dict[str, int]:
-    """:func:`raw_counts`, the counts then set to zero: a forked child sends the counts of
-    each block it read with the block."""
+    """The counts as kept (:func:`raw_counts`), then set to zero: a forked child sends the
+    counts of each block it read with the block, for :func:`add_counts` here."""
     with _LOCK:
         taken = dict(_COUNTS)
         _COUNTS.clear()

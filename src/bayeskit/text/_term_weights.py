@@ -103,8 +103,10 @@ def _joined(terms: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
     """The terms' UTF-8 bytes, one NUL between two, and where each NUL is; None for fewer
     than :data:`MARKED_MIN_TERMS` terms or a term holding a NUL. (A space, a colon and ASCII
     letters are the same bytes in UTF-8, and no byte of a longer character is one of them.)"""
+    if len(terms) < MARKED_MIN_TERMS:
+        return None
     joined = "\x00".join(terms)
-    if len(terms) < MARKED_MIN_TERMS or joined.count("\x00") != len(terms) - 1:
+    if joined.count("\x00") != len(terms) - 1:
         return None
     data = np.frombuffer(joined.encode("utf-8", "surrogatepass"), np.uint8)
     return data, np.flatnonzero(data == 0)
