@@ -230,6 +230,13 @@ def test_bad_labels_and_settings_are_named():
         bk.SemiSupervisedNB().fit(X, marked, classes=[0, 1, 2])
     with pytest.raises(DataError, match=r"y holds nan at row 0; labels are finite, and an unl"):
         bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.nan, marked))
+    heavy = np.where(np.arange(40) % 2 == 0, 1e308, 1.0)  # each finite, their sum is not
+    for estimator in (bk.MultinomialNB(), TextClassifier()):
+        model = bk.SemiSupervisedNB(estimator)
+        rows = X if estimator.__class__ is bk.MultinomialNB else [f"w{v}" for v in range(40)]
+        with pytest.raises(DataError, match="the total sample weight overflows float64"):
+            model.fit(rows, marked, sample_weight=heavy)
+        assert not hasattr(model, "classes_")  # refused: the model stays unfitted
     with pytest.raises(ParameterError, match=r"unlabeled_weight=-0\.5"):
         bk.SemiSupervisedNB(unlabeled_weight=-0.5).fit(X, marked)
     with pytest.raises(ParameterError, match="n_components=0"):
