@@ -45,7 +45,7 @@ import numpy as np
 
 from .._jit import njit
 from .._validation import as_real
-from ..errors import ParameterError, convergence_warning
+from ..errors import DataError, ParameterError, convergence_warning
 
 __all__ = [
     "EMModel",
@@ -181,7 +181,9 @@ def e_step(model: EMModel, params: Any, part: Part) -> Step:
     # the likelihood rather than making it −∞ for good; its statistics use equal shares of
     # the components it may belong to.
     _, log_likelihood = _responsibilities(L, allowed, w)
-    return Step(model.summarize(part.X, L), float(log_likelihood), float(w.sum()))
+    with np.errstate(over="ignore"):  # weights too large to sum: refused by EMRun.advance
+        weight = float(w.sum())
+    return Step(model.summarize(part.X, L), float(log_likelihood), weight)
 
 
 def log_likelihoods(model: EMModel, params: Any, X: Any) -> np.ndarray:
@@ -244,6 +246,12 @@ class EMRun:
     def advance(self, total: Step) -> None:
         """The M-step of one iteration (``total``: ``Σ_parts e_step`` under ``params``) and
         the convergence test on the lower bound of ``params``."""
+        if not math.isfinite(total.weight):  # every weight finite, their sum not
+            raise DataError(
+                "the total sample weight overflows float64 (the rows' weights, which every EM "
+                f"round sums, add up past {np.finfo(np.float64).max:.4g}): the sample weights "
+                "are too large; scale them down"
+            )
         self.n_iter += 1
         self.stats = total.stats
         self.params = self.model.finalize(total.stats)

@@ -254,14 +254,6 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         allowed = np.ones((n, len(owner)), dtype=bool)
         allowed[labelled] = owner[None, :] == codes[labelled][:, None]
         row_weight = np.where(labelled, weight, lam * weight)
-        with np.errstate(over="ignore"):
-            total = float(row_weight.sum())
-        if not np.isfinite(total):  # every EM round weighs and sums all the rows
-            raise DataError(
-                "the total sample weight overflows float64 (the rows' weights, which every EM "
-                f"round sums, add up past {np.finfo(np.float64).max:.4g}): the sample weights "
-                "are too large; scale them down"
-            )
         start = self._start(codes, labelled, weight, owner, k)
         params = view.finalize(view.summarize(rows, start))
         part = Part(rows, row_weight, allowed)

@@ -153,11 +153,11 @@ def _read_forked(
     try:
         began = time.perf_counter()
         done = _take_blocks(tasks_r, args, blocks)
-        finished = _receive(r, CHILD_GRACE + CHILD_SLOWER * (time.perf_counter() - began))
+        finished = _closed_in_time(r, CHILD_GRACE + CHILD_SLOWER * (time.perf_counter() - began))
     except Exception:  # read in order here, so the first document that fails raises
-        done, finished = None, None
+        done, finished = None, False
     try:
-        if finished is None:  # this process's reading failed, or the child is late: stop it
+        if not finished:  # this process's reading failed, or the child is late: stop it
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             _reap(pid)
@@ -167,7 +167,7 @@ def _read_forked(
             for number, read, counts in _frames(_received(sent)):
                 done[number] = read
                 _mailread.add_counts(counts)
-        if finished is not None:  # (its exit went on meanwhile)
+        if finished:  # (its exit went on meanwhile)
             _reap(pid)
     finally:
         for fd in (tasks_r, r, sent):
@@ -216,19 +216,16 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, 0)
 
 
-def _receive(fd: int, seconds: float) -> bytes | None:
-    """All a child writes to ``fd`` until it closes it, or None if that takes longer than
-    ``seconds``."""
-    chunks: list[bytes] = []
+def _closed_in_time(fd: int, seconds: float) -> bool:
+    """Whether the child closes its end of the pipe ``fd`` (it writes nothing there: it is
+    done, or dead) within ``seconds``."""
     deadline = time.monotonic() + seconds
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+            return False
+        if not os.read(fd, 1 << 16):
+            return True
 
 
 def _received(fd: int) -> bytes:

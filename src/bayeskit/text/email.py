@@ -526,6 +526,15 @@ def _read_bytes(data: bytes, fast: bool = True) -> MessageFields:
 _MESSAGE_HEADERS = ("subject", "from", "to", "x-mailer", "user-agent")
 
 
+def _named_fields(headers: list[tuple[str, str]]) -> tuple[str, str, str, str]:
+    """The subject, sender, recipients and mailer (X-Mailer, else User-Agent) of a message's
+    header fields, each its first value ("" for none)."""
+    subject, sender, to, mailer, agent = first_headers(
+        headers, _MESSAGE_HEADERS, header_names(headers)
+    )
+    return subject or "", sender or "", to or "", mailer or agent or ""
+
+
 def _message(
     data: bytes,
     headers: list[tuple[str, str]],
@@ -546,20 +555,18 @@ def _message(
         else:
             reason = "no words in the text parts (HTML of only images and links, or binary data)"
         defects.append(f"no readable text: {reason}")
-    subject, sender, to, mailer, agent = first_headers(
-        headers, _MESSAGE_HEADERS, header_names(headers)
-    )
+    subject, sender, to, mailer = _named_fields(headers)
     return MessageFields(
         headers=headers,
-        subject=subject or "",
-        sender=sender or "",
-        to=to or "",
+        subject=subject,
+        sender=sender,
+        to=to,
         text=text,
         urls=list(dict.fromkeys(reader.urls)),
         attachments=reader.attachments,
         parts=reader.parts,
         defects=defects,
-        mailer=mailer or agent or "",
+        mailer=mailer,
     )
 
 
@@ -947,10 +954,7 @@ def plain_tokens(data: bytes, max_token_length: int = 40) -> tuple[list[str], st
     text = ""
     if payload and not payload.isspace() and not _binary_control_bytes(payload, charset):
         text = decode_bytes(payload, charset, "message", [], True).replace("\r\n", "\n").strip()
-    subject, sender, to, mailer, agent = first_headers(
-        headers, _MESSAGE_HEADERS, header_names(headers)
-    )
-    fields = (subject or "", sender or "", to or "", mailer or agent or "")
+    fields = _named_fields(headers)
     urls = list(dict.fromkeys(find_urls(text)))
     tokens = _head_tokens(fields, [("text/plain", charset)], [], urls, max_token_length)
     return tokens, fields[0], text
