@@ -216,3 +216,19 @@ def test_is_raw_email_answers_as_the_line_by_line_test_on_news_posts(shared_data
     found = [is_raw_email(post) for post in posts]
     assert found == [_is_raw_email_by_split(post) for post in posts]
     assert sum(found) > 0.9 * len(posts)
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "From: a@b\nFrom: a@b\r\r\n\n",
+        "From: a@b\n\u2028From: a@b\r\r\n\n",
+        "From: a@b\nX: y\r\r\n\r\n",
+    ],
+)
+def test_a_carriage_return_before_the_blank_line_ends_no_line_of_its_own(doc):
+    # splitting at \r?\n\r?\n ends the headers at the blank line's own "\r": the "\r" before
+    # it ends the last header line, not an empty one (found by the test above in a full run)
+    for form in (doc, doc.encode("latin-1", "replace")):
+        text = form if isinstance(form, str) else form.decode("latin-1")
+        assert is_raw_email(form) is _is_raw_email_by_split(text)

@@ -342,14 +342,16 @@ def is_raw_email(doc: Any) -> bool:
 
 
 def _blank_line(head: str) -> int:
-    r"""Where the first blank line of ``head`` starts (at its first line break: a ``\r``
-    before it ends the last line all the same), or its length. ``str.find`` where a regular
-    expression tried a match at every character (half of the test's time on a news post);
-    ``\n\r\n`` looked for only before the first ``\n\n``."""
+    r"""Where the first blank line of ``head`` starts, as splitting it at ``\r?\n\r?\n``
+    finds it (at the ``\r`` of a first break ``\r\n``: another ``\r`` before it ends one
+    more, empty, line), or its length. ``str.find`` where a regular expression tried a match
+    at every character (half of the test's time on a news post); ``\n\r\n`` looked for only
+    before the first ``\n\n``."""
     end = head.find("\n\n")
     end = len(head) if end < 0 else end
     crlf = head.find("\n\r\n", 0, end + 2)
-    return end if crlf < 0 else min(crlf, end)
+    end = end if crlf < 0 else min(crlf, end)
+    return end - 1 if end < len(head) and end > 0 and head[end - 1] == "\r" else end
 
 
 def _message(doc: Any) -> Any:
