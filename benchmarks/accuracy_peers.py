@@ -400,6 +400,18 @@ def at_least(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> 
     return f"{verdict} ({figures}; {short} row{'s' if short > 1 else ''})"
 
 
+def within(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> str:
+    """ "yes" when the accuracies differ by at most half a point; "noise" when they differ by
+    more but by at most ``NOISE_ROWS`` rows of the ``n`` (either way: the same model, one
+    borderline row falling to the other side); "NO" otherwise."""
+    apart = round(abs(ours[0] - theirs[0]) * n)
+    figures = f"{ours[0]:.3f} vs {theirs[0]:.3f}"
+    if abs(ours[0] - theirs[0]) * 100 <= 0.5:
+        return f"yes ({figures})"
+    verdict = "noise" if apart <= NOISE_ROWS else "NO"
+    return f"{verdict} ({figures}; {apart} row{'s' if apart > 1 else ''} apart)"
+
+
 def targets(
     table: dict[str, dict[str, tuple[float, float] | str]], n_rows: dict[str, int]
 ) -> list[list[str]]:
@@ -434,8 +446,7 @@ def targets(
         elif isinstance(lda, str):
             row.append("NO (refused)")
         else:
-            gap = abs(lda[0] - r_lda[0]) * 100
-            row.append(f"{'yes' if gap <= 0.5 else 'NO'} ({lda[0]:.3f} vs {r_lda[0]:.3f})")
+            row.append(within(lda, r_lda, n))
         rows.append(row)
     return rows
 

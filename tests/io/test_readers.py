@@ -12,7 +12,7 @@ import pytest
 from bayeskit.datasets.shared import load_sms_collection, load_uci_table
 from bayeskit.errors import DataError
 from bayeskit.io.documents import is_email, read_class_folders, read_documents
-from bayeskit.io.readers import ReadError, read_table, split_target, table_format
+from bayeskit.io.readers import ReadError, list_names, read_table, split_target, table_format
 
 
 def _write(path: Path, text: str) -> Path:
@@ -219,3 +219,11 @@ def test_folder_problems_are_named(tmp_path):
     (tmp_path / "spam").mkdir()
     with pytest.raises(ReadError, match="the class folder 'spam' holds no file"):
         read_class_folders(tmp_path)
+
+
+def test_list_names_hides_two_or_more_and_never_just_one():
+    names = [f"c{j}" for j in range(10)]
+    assert list_names(names[:8], 8) == ", ".join(names[:8])
+    assert list_names(names[:9], 8) == ", ".join(names[:9])  # one more: shown, not "1 more"
+    assert list_names(names, 8) == ", ".join(names[:8]) + ", … (2 more)"
+    assert list_names([], 8) == ""

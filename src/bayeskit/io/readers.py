@@ -94,9 +94,12 @@ class ReadError(DataError):
 
 
 def list_names(names: Sequence[Any], limit: int = _SHOWN_NAMES) -> str:
-    """``a, b, c`` — at most ``limit`` names, then how many more."""
+    """``a, b, c`` — at most ``limit`` names, then how many more (all of them when one more
+    would be hidden: its name is shorter than saying so)."""
+    if len(names) <= limit + 1:
+        return ", ".join(str(n) for n in names)
     shown = ", ".join(str(n) for n in names[:limit])
-    return shown if len(names) <= limit else f"{shown}, … ({len(names) - limit} more)"
+    return f"{shown}, … ({len(names) - limit} more)"
 
 
 def table_format(path: str | os.PathLike[str], format: str | None = None) -> str:
