@@ -62,6 +62,7 @@ from email.message import Message as _Part
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from itertools import chain
+from typing import Any
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
 from bayeskit.text._mail_words import WORD_PATTERN, words
@@ -922,23 +923,62 @@ def _head_tokens(
     the subject, sender, recipients and mailer (``fields``), the parts' types and charsets,
     the attachments and the distinct URLs."""
     subject, sender, to, mailer = fields
-    tokens = ["subject:" + word for word in _words(subject, limit)]
-    name, address = _sender(sender)
-    domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
-    tokens.append("from:" + (domain[:limit] or "none"))
-    tokens += ["from:" + word for word in _words(name, limit)]
-    tokens.append("to:" + _count_bucket(_recipients(to)))
-    first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
-    tokens.append("x-mailer:" + (first.group()[:limit] if first else "none"))
-    tokens += ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in parts)]
-    charsets = dict.fromkeys(cs.strip("\"' ")[:limit] for _, cs in parts)
-    tokens += ["charset:" + charset for charset in charsets if charset]
+    tokens = [
+        *_cached(_subject_tokens, subject, limit),
+        *_cached(_sender_tokens, sender, limit),
+        "to:" + _count_bucket(_recipients(to)),
+        _cached(_mailer_token, mailer, limit),
+        *_cached_parts(tuple(parts), limit),
+    ]
     for filename, _ in attachments:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in urls:
         tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
     return tokens
+
+
+# The tokens of each header field, kept for the next message that has the same field: a
+# corpus repeats its subjects (a thread's replies; 20 Newsgroups: 6,575 distinct in 11,314
+# posts), senders, mailers and MIME structures, and making their tokens was a third of the
+# Python a plain news post costs. Short fields only, as for the address parses above.
+def _cached(make: Any, field: str, limit: int) -> Any:
+    """``make(field, limit)``, from ``make``'s cache when ``field`` is short."""
+    short = len(field) <= _CACHED_HEADER_CHARS
+    return (make if short else make.__wrapped__)(field, limit)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _subject_tokens(subject: str, limit: int) -> tuple[str, ...]:
+    return tuple("subject:" + word for word in _words(subject, limit))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _sender_tokens(sender: str, limit: int) -> tuple[str, ...]:
+    name, address = _sender(sender)
+    domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
+    return ("from:" + (domain[:limit] or "none"), *("from:" + word for word in _words(name, limit)))
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _mailer_token(mailer: str, limit: int) -> str:
+    first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
+    return "x-mailer:" + (first.group()[:limit] if first else "none")
+
+
+def _cached_parts(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
+    """:func:`_part_tokens`, from its cache for a message of a few parts."""
+    few = len(parts) <= 8 and sum(len(c) + len(cs) for c, cs in parts) <= _CACHED_HEADER_CHARS
+    return (_part_tokens if few else _part_tokens.__wrapped__)(parts, limit)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _part_tokens(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
+    """The parts' distinct content types and charsets, in order, as tokens."""
+    tokens = ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in parts)]
+    charsets = dict.fromkeys(cs.strip("\"' ")[:limit] for _, cs in parts)
+    tokens += ["charset:" + charset for charset in charsets if charset]
+    return tuple(tokens)
 
 
 def plain_tokens(data: bytes, max_token_length: int = 40) -> tuple[list[str], str, str] | None:
