@@ -83,6 +83,27 @@ def test_bad_settings_and_labels():
     assert ok.classify(["cash"]).tolist() in (["spam"], ["unsure"])
 
 
+@pytest.mark.parametrize(
+    "learn",
+    [
+        lambda f: f.fit(["aa bb", "cc dd"], ["junk", "ok"]),
+        lambda f: f.partial_fit(["aa bb"], ["spam"], classes=["ham", "spam", "other"]),
+        lambda f: f.train_on_error(["aa bb", "cc dd"], ["spam", "eggs"]),
+    ],
+)
+def test_labels_other_than_the_filters_two_are_refused_before_learning(learn):
+    # (they were learned, and the filter then refused every message it was asked to score)
+    fresh = SpamFilter()
+    with pytest.raises(DataError, match=r"learns two classes, 'ham' and 'spam'; got \[.*\]"):
+        learn(fresh)
+    assert not fresh.__sklearn_is_fitted__()
+    trained = SpamFilter().fit(TEXTS[:50], LABELS[:50])
+    before = trained.stats_
+    with pytest.raises(DataError, match="learns two classes"):
+        learn(trained)
+    assert trained.stats_ is before
+
+
 def test_raw_emails(shared_data):
     root = shared_data / "spamassassin-public-corpus"
 

@@ -62,7 +62,6 @@ from email.message import Message as _Part
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from itertools import chain
-from typing import Any
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
 from bayeskit.text._mail_words import WORD_PATTERN, words
@@ -927,7 +926,7 @@ def _head_tokens(
         *_cached(_subject_tokens, subject, limit),
         *_cached(_sender_tokens, sender, limit),
         "to:" + _count_bucket(_recipients(to)),
-        _cached(_mailer_token, mailer, limit),
+        *_cached(_mailer_token, mailer, limit),
         *_cached_parts(tuple(parts), limit),
     ]
     for filename, _ in attachments:
@@ -942,7 +941,9 @@ def _head_tokens(
 # corpus repeats its subjects (a thread's replies; 20 Newsgroups: 6,575 distinct in 11,314
 # posts), senders, mailers and MIME structures, and making their tokens was a third of the
 # Python a plain news post costs. Short fields only, as for the address parses above.
-def _cached(make: Any, field: str, limit: int) -> Any:
+def _cached(
+    make: functools._lru_cache_wrapper[tuple[str, ...]], field: str, limit: int
+) -> tuple[str, ...]:
     """``make(field, limit)``, from ``make``'s cache when ``field`` is short."""
     short = len(field) <= _CACHED_HEADER_CHARS
     return (make if short else make.__wrapped__)(field, limit)
@@ -961,9 +962,9 @@ def _sender_tokens(sender: str, limit: int) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1 << 10)
-def _mailer_token(mailer: str, limit: int) -> str:
+def _mailer_token(mailer: str, limit: int) -> tuple[str, ...]:
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
-    return "x-mailer:" + (first.group()[:limit] if first else "none")
+    return ("x-mailer:" + (first.group()[:limit] if first else "none"),)
 
 
 def _cached_parts(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:

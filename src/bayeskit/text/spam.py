@@ -137,6 +137,8 @@ class SpamFilter(TextClassifier):
         :meth:`sklearn_defaults` gives scikit-learn's pipeline, and :meth:`twcnb` Rennie et
         al.'s transforms.
     spam_label, ham_label : the two class labels, default "spam" and "ham"
+        The only labels the filter learns: ``fit``, ``partial_fit`` and ``train_on_error``
+        refuse any other (:class:`~bayeskit.errors.DataError`) before learning anything.
     ham_cutoff, spam_cutoff : float, default 0.20 and 0.90
     lost_ham_cost, passed_spam_cost : float, default 1.0
     useful_terms : int, optional
@@ -350,7 +352,8 @@ class SpamFilter(TextClassifier):
         ``counts``): the same filter as from their texts. For statistics kept per term
         (:meth:`keeps_term_statistics`): a cross-validation counts a collection once for all
         its folds (a fold's terms and counts are the columns its rows use)."""
-        return self._fit_counted(terms, counts, _labels_of(y, counts.shape[0]), classes)
+        labels = self._filter_labels(y, counts.shape[0], classes)
+        return self._fit_counted(terms, counts, labels, classes)
 
     @classmethod
     def sklearn_defaults(cls, **kwargs: Any) -> Any:
@@ -411,6 +414,25 @@ class SpamFilter(TextClassifier):
         if not names <= {str(self.ham_label), str(self.spam_label)}:
             return None
         return np.asarray([str(v) == str(self.spam_label) for v in labels], dtype=bool)
+
+    def _filter_labels(self, y: Any, n: int, classes: Any = None) -> np.ndarray:
+        """``y`` as the labels of ``n`` messages, refused (before anything is learned) when
+        they, or the ``classes`` declared, are not the filter's ``ham_label`` and
+        ``spam_label``: a filter of other classes could never score spam."""
+        labels = _labels_of(y, n)
+        declared = np.asarray([] if classes is None else list(np.ravel(classes)), dtype=object)
+        for given in (labels, declared):
+            if self._is_spam(given) is None:
+                other = sorted({str(v) for v in given.tolist()} - self._label_names())
+                raise DataError(
+                    f"a SpamFilter learns two classes, {self.ham_label!r} and "
+                    f"{self.spam_label!r}; got {other[:5]} as well. Set ham_label/spam_label "
+                    "to your labels (or use TextClassifier for other classes)"
+                )
+        return labels
+
+    def _label_names(self) -> set[str]:
+        return {str(self.ham_label), str(self.spam_label)}
 
     def _both_classes(self, labels: np.ndarray) -> Any:
         """The filter's two labels, as ``labels`` spell them (the declared one where a class
@@ -685,7 +707,7 @@ class SpamFilter(TextClassifier):
         ``fit`` does."""
         self._check_folds()
         docs = _as_list(X)
-        labels = _labels_of(y, len(docs))
+        labels = self._filter_labels(y, len(docs), classes)
         if not self.__sklearn_is_fitted__():
             with unchanged_on_error(self):
                 self._first_fit(docs, labels, classes, sample_weight)
@@ -795,7 +817,7 @@ class SpamFilter(TextClassifier):
         """Learn only the messages the filter gets wrong or is unsure about (SpamBayes'
         train-on-error); returns how many it learned. An untrained filter learns them all."""
         docs = _as_list(X)
-        labels = _labels_of(y, len(docs))
+        labels = self._filter_labels(y, len(docs))
         if len(docs) != len(labels):
             raise DataError(f"{len(docs)} messages but {len(labels)} labels")
         if not self.__sklearn_is_fitted__():
