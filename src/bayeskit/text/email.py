@@ -55,7 +55,7 @@ import functools
 import io
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email import errors as email_errors
 from email._policybase import compat32  # email.policy.compat32 (see ._mailread)
 from email.message import Message as _Part
@@ -923,10 +923,10 @@ def _head_tokens(
     the attachments and the distinct URLs."""
     subject, sender, to, mailer = fields
     tokens = [
-        *_cached(_subject_tokens, subject, limit),
-        *_cached(_sender_tokens, sender, limit),
+        *_subject_tokens(subject, limit),
+        *_sender_tokens(sender, limit),
         "to:" + _count_bucket(_recipients(to)),
-        *_cached(_mailer_token, mailer, limit),
+        *_mailer_token(mailer, limit),
         *_cached_parts(tuple(parts), limit),
     ]
     for filename, _ in attachments:
@@ -941,27 +941,29 @@ def _head_tokens(
 # corpus repeats its subjects (a thread's replies; 20 Newsgroups: 6,575 distinct in 11,314
 # posts), senders, mailers and MIME structures, and making their tokens was a third of the
 # Python a plain news post costs. Short fields only, as for the address parses above.
-def _cached(
-    make: functools._lru_cache_wrapper[tuple[str, ...]], field: str, limit: int
-) -> tuple[str, ...]:
-    """``make(field, limit)``, from ``make``'s cache when ``field`` is short."""
-    short = len(field) <= _CACHED_HEADER_CHARS
-    return (make if short else make.__wrapped__)(field, limit)
+def _kept(make: Callable[[str, int], tuple[str, ...]]) -> Callable[[str, int], tuple[str, ...]]:
+    """``make``, its answer kept (at most 2**14 of them) for the next short field alike."""
+    cached = functools.lru_cache(maxsize=1 << 14)(make)
+
+    def tokens(field: str, limit: int) -> tuple[str, ...]:
+        return (cached if len(field) <= _CACHED_HEADER_CHARS else make)(field, limit)
+
+    return tokens
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@_kept
 def _subject_tokens(subject: str, limit: int) -> tuple[str, ...]:
     return tuple("subject:" + word for word in _words(subject, limit))
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@_kept
 def _sender_tokens(sender: str, limit: int) -> tuple[str, ...]:
     name, address = _sender(sender)
     domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
     return ("from:" + (domain[:limit] or "none"), *("from:" + word for word in _words(name, limit)))
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@_kept
 def _mailer_token(mailer: str, limit: int) -> tuple[str, ...]:
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     return ("x-mailer:" + (first.group()[:limit] if first else "none"),)
