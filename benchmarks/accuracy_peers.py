@@ -485,7 +485,8 @@ def tables(
             "Targets: MixedNB() at least as accurate as e1071 and Weka NaiveBayes; its log-loss "
             "within 0.02 of the best of its Gaussian/kernel/discretized settings; GMM() at least "
             "as accurate as GaussianNB(); LDA() fits where R's lda does, within 0.5 points "
-            f"(an accuracy shortfall of at most {NOISE_ROWS} row of the table: noise)",
+            f"(an accuracy shortfall, or for LDA a difference either way, of at most {NOISE_ROWS} "
+            "row of the table: noise)",
             [
                 "data",
                 "≥ e1071",

@@ -143,6 +143,22 @@ def test_learn_and_unlearn_from_a_maildir_in_date_order(tmp_path, model):
     assert run(path, "--learn", "spamm", data=late).returncode == 3
 
 
+def test_learn_means_the_models_own_labels(tmp_path):
+    # A filter trained from folders "Spam" and "Ham" spells its classes so: --learn spam
+    # and --unlearn ham must name those (they learned a third class "spam" before, then were
+    # refused).
+    path = tmp_path / "m.bk"
+    spam, ham = _messages("spam", 6), _messages("easy_ham", 6)
+    f = SpamFilter(spam_label="Spam", ham_label="Ham", calibration_folds=None)
+    bk.save(f.fit(spam + ham, ["Spam"] * 6 + ["Ham"] * 6), path)
+    assert run(path, "--learn", "spam", data=_messages("spam_2", 1)[0]).returncode == 0
+    learned = bk.load(path)
+    assert learned.classes_.tolist() == ["Ham", "Spam"]
+    assert learned.class_count_.tolist() == [6, 7]
+    assert run(path, "--unlearn", "ham", data=ham[0]).returncode == 0
+    assert bk.load(path).class_count_.tolist() == [5, 7]
+
+
 def test_parallel_learners_lose_nothing_and_kill_9_breaks_nothing(tmp_path, model):
     path = tmp_path / "m.bk"
     shutil.copy(model, path)

@@ -609,6 +609,31 @@ def test_address_headers_parse_as_the_standard_library_does(header, padding):
     assert mail._recipients(header) == want  # remembered, when short
 
 
+def test_only_short_header_fields_keep_their_tokens():
+    # Each field's tokens are kept for the next message alike, but only for short fields:
+    # a service reads crafted mail, and what it keeps must stay small.
+    from bayeskit.text import email as mail
+
+    kept = (mail._subject_tokens, mail._sender_tokens, mail._mailer_token)
+    for field_tokens in kept:
+        field_tokens.cached.cache_clear()
+    short = "Re: budget for the next quarter <ann@example.org>"
+    long = short + " x" * mail._KEPT_CHARS
+    answers = [[field_tokens(f, 40) for field_tokens in kept] for f in (short, short, long, long)]
+    assert answers[0] == answers[1]
+    assert answers[2] == answers[3]
+    for field_tokens in kept:
+        info = field_tokens.cached.cache_info()
+        assert (info.hits, info.misses, info.currsize) == (1, 1, 1)
+    assert answers[2][0] == tuple("subject:" + word for word in mail._words(long, 40))
+    # a Message made by hand may list its parts as lists: the same tokens as tuples
+    fields = ("hi", "Ann <ann@example.org>", "bob@example.org", "")
+    as_lists = mail._head_tokens(fields, [["text/plain", "utf-8"]], [], [], 40)  # type: ignore[list-item]
+    assert as_lists == mail._head_tokens(fields, [("text/plain", "utf-8")], [], [], 40)
+    assert "content-type:text/plain" in as_lists
+    assert "charset:utf-8" in as_lists
+
+
 def test_only_short_address_headers_are_remembered():
     from bayeskit.text import email as mail
 

@@ -94,7 +94,7 @@ def test_bad_settings_and_labels():
 def test_labels_other_than_the_filters_two_are_refused_before_learning(learn):
     # (they were learned, and the filter then refused every message it was asked to score)
     fresh = SpamFilter()
-    with pytest.raises(DataError, match=r"learns two classes, 'ham' and 'spam'; got \[.*\]"):
+    with pytest.raises(DataError, match=r"learns two classes, 'ham' and 'spam', not '"):
         learn(fresh)
     assert not fresh.__sklearn_is_fitted__()
     trained = SpamFilter().fit(TEXTS[:50], LABELS[:50])
@@ -102,6 +102,19 @@ def test_labels_other_than_the_filters_two_are_refused_before_learning(learn):
     with pytest.raises(DataError, match="learns two classes"):
         learn(trained)
     assert trained.stats_ is before
+
+
+def test_labels_are_spelled_as_the_classes_they_name():
+    # Labels are told apart by their text, as ham_label and spam_label are: "1" names the
+    # class 1, and must not become a third class (every later verdict would be refused).
+    f = SpamFilter(spam_label=1, ham_label=0).fit(TEXTS[:50], (LABELS[:50] == "spam") * 1)
+    f.partial_fit(TEXTS[50:60], np.where(LABELS[50:60] == "spam", "1", "0"))
+    f.train_on_error(TEXTS[60:70], np.where(LABELS[60:70] == "spam", "1", "0"))
+    assert f.classes_.tolist() == [0, 1]
+    assert f.class_count_.sum() >= 60
+    assert set(f.classify(TEXTS[:5]).tolist()) <= {"spam", "ham", "unsure"}
+    with pytest.raises(DataError, match=r"'ham' and 'spam', not 0.0, 1.0\."):
+        SpamFilter().fit(["aa", "bb"], [0.0, 1.0])
 
 
 def test_raw_emails(shared_data):

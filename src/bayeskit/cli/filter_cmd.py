@@ -152,6 +152,9 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
         model = SpamFilter()
     else:
         raise ValueError(f"{path}: no such model file; nothing to unlearn from")
+    # --learn spam means the model's own spam label (a model trained from folders "Spam"
+    # and "Ham" spells them so).
+    label = model.spam_label if label == "spam" else model.ham_label
     labels = [label] * len(messages)
     if not learn:
         model.unlearn(messages, labels)

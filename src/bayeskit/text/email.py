@@ -927,7 +927,7 @@ def _head_tokens(
         *_sender_tokens(sender, limit),
         "to:" + _count_bucket(_recipients(to)),
         *_mailer_token(mailer, limit),
-        *_cached_parts(tuple(parts), limit),
+        *_cached_parts(tuple((c, cs) for c, cs in parts), limit),  # (a Message made by hand: lists)
     ]
     for filename, _ in attachments:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
@@ -940,30 +940,39 @@ def _head_tokens(
 # The tokens of each header field, kept for the next message that has the same field: a
 # corpus repeats its subjects (a thread's replies; 20 Newsgroups: 6,575 distinct in 11,314
 # posts), senders, mailers and MIME structures, and making their tokens was a third of the
-# Python a plain news post costs. Short fields only, as for the address parses above.
-def _kept(make: Callable[[str, int], tuple[str, ...]]) -> Callable[[str, int], tuple[str, ...]]:
-    """``make``, its answer kept (at most 2**14 of them) for the next short field alike."""
-    cached = functools.lru_cache(maxsize=1 << 14)(make)
-
-    def tokens(field: str, limit: int) -> tuple[str, ...]:
-        return (cached if len(field) <= _CACHED_HEADER_CHARS else make)(field, limit)
-
-    return tokens
+# Python a plain news post costs. Fields of at most _KEPT_CHARS characters, at most
+# _KEPT_FIELDS of each: about 10 MB a cache at worst, however the fields are crafted (a
+# service reads mail from anyone; 128 characters of three-letter words: 32 tokens).
+_KEPT_CHARS = 128
+_KEPT_FIELDS = 1 << 12
 
 
-@_kept
+class _Kept:
+    """A header field's tokens by ``make``, kept for the next short field alike."""
+
+    __slots__ = ("cached", "make")
+
+    def __init__(self, make: Callable[[str, int], tuple[str, ...]]) -> None:
+        self.make = make
+        self.cached = functools.lru_cache(maxsize=_KEPT_FIELDS)(make)
+
+    def __call__(self, field: str, limit: int) -> tuple[str, ...]:
+        return (self.cached if len(field) <= _KEPT_CHARS else self.make)(field, limit)
+
+
+@_Kept
 def _subject_tokens(subject: str, limit: int) -> tuple[str, ...]:
     return tuple("subject:" + word for word in _words(subject, limit))
 
 
-@_kept
+@_Kept
 def _sender_tokens(sender: str, limit: int) -> tuple[str, ...]:
     name, address = _sender(sender)
     domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
     return ("from:" + (domain[:limit] or "none"), *("from:" + word for word in _words(name, limit)))
 
 
-@_kept
+@_Kept
 def _mailer_token(mailer: str, limit: int) -> tuple[str, ...]:
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     return ("x-mailer:" + (first.group()[:limit] if first else "none"),)
@@ -971,11 +980,11 @@ def _mailer_token(mailer: str, limit: int) -> tuple[str, ...]:
 
 def _cached_parts(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
     """:func:`_part_tokens`, from its cache for a message of a few parts."""
-    few = len(parts) <= 8 and sum(len(c) + len(cs) for c, cs in parts) <= _CACHED_HEADER_CHARS
+    few = len(parts) <= 8 and sum(len(c) + len(cs) for c, cs in parts) <= _KEPT_CHARS
     return (_part_tokens if few else _part_tokens.__wrapped__)(parts, limit)
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@functools.lru_cache(maxsize=_KEPT_FIELDS)
 def _part_tokens(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
     """The parts' distinct content types and charsets, in order, as tokens."""
     tokens = ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in parts)]

@@ -418,18 +418,31 @@ class SpamFilter(TextClassifier):
     def _filter_labels(self, y: Any, n: int, classes: Any = None) -> np.ndarray:
         """``y`` as the labels of ``n`` messages, refused (before anything is learned) when
         they, or the ``classes`` declared, are not the filter's ``ham_label`` and
-        ``spam_label``: a filter of other classes could never score spam."""
+        ``spam_label`` (a filter of other classes could never score spam); once fitted, each
+        label spelled as the class it names (``"1"`` as ``1``: labels are told apart by their
+        text, as ``ham_label`` and ``spam_label`` are), so no third class creeps in."""
         labels = _labels_of(y, n)
-        declared = np.asarray([] if classes is None else list(np.ravel(classes)), dtype=object)
-        for given in (labels, declared):
-            if self._is_spam(given) is None:
-                other = sorted({str(v) for v in given.tolist()} - self._label_names())
+        names = self._label_names()
+        given = [labels.tolist()]
+        if isinstance(classes, (list, tuple, np.ndarray)) and np.ndim(classes) == 1:
+            given.append(list(classes))  # (other shapes: refused by name further on)
+        for values in given:
+            other = list(dict.fromkeys(v for v in values if str(v) not in names))
+            if other:
+                shown = ", ".join(repr(v) for v in other[:5])
+                more = f", … ({len(other) - 5} more)" if len(other) > 5 else ""
                 raise DataError(
                     f"a SpamFilter learns two classes, {self.ham_label!r} and "
-                    f"{self.spam_label!r}; got {other[:5]} as well. Set ham_label/spam_label "
-                    "to your labels (or use TextClassifier for other classes)"
+                    f"{self.spam_label!r}, not {shown}{more}. Set ham_label/spam_label to "
+                    "your labels (or use TextClassifier for other classes)"
                 )
-        return labels
+        if not self.__sklearn_is_fitted__():
+            return labels
+        known = self.classes_
+        spelled = {str(c): c for c in known.tolist()}
+        if not all(str(v) in spelled for v in (self.ham_label, self.spam_label)):
+            return labels
+        return np.asarray([spelled[str(v)] for v in labels.tolist()], dtype=known.dtype)
 
     def _label_names(self) -> set[str]:
         return {str(self.ham_label), str(self.spam_label)}
