@@ -117,6 +117,17 @@ def test_labels_are_spelled_as_the_classes_they_name():
         SpamFilter().fit(["aa", "bb"], [0.0, 1.0])
 
 
+@pytest.mark.parametrize("settings", [{}, {"scoring": "fisher"}, {"calibration_folds": None}])
+def test_no_message_gets_no_verdict(settings):
+    # as TextClassifier predicts nothing for no document (the calibrated scores asked the
+    # count model for the rows' scores, and it refused zero rows)
+    f = SpamFilter(**settings).fit(TEXTS[:50], LABELS[:50])
+    assert f.predict([]).shape == (0,)
+    assert f.classify([]).shape == (0,)
+    assert f.predict_proba([]).shape == (0, 2)
+    assert f.log_odds([]).shape == (0,)
+
+
 def test_raw_emails(shared_data):
     root = shared_data / "spamassassin-public-corpus"
 

@@ -475,6 +475,8 @@ class SpamFilter(TextClassifier):
         scoring = self.check_scoring()
         nb_weight = 1.0 if scoring == "naive_bayes" else float(self.nb_weight)
         score = np.zeros(X.shape[0])
+        if not X.shape[0]:  # no message: no score (as TextClassifier predicts none)
+            return score
         if nb_weight:
             if joint is None:
                 joint = model.predict_joint_log_proba(X)
