@@ -19,7 +19,8 @@ runs: mixed types, missing values, and units from 0.1 to 10^5; and scikit-learn'
 ``breast_cancer``. The naive Bayes models get the table as it is (categories, missing values);
 LDA, QDA, GaussianNB and the mixture classifier get the same numeric design for every program
 (treatment-coded categories with missing as a level, numbers with missing values set to the
-training fold's median). Peers that are not installed are skipped.
+training fold's median). Peers that are not installed are skipped. Each accuracy shortfall
+of the targets' table carries McNemar's exact test on the same rows (is it more than chance?).
 """
 
 from __future__ import annotations
@@ -37,12 +38,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import log_loss
 
 import bayeskit as bk
 from bayeskit.datasets.shared import data_dir, load_spambase
 from peers import WEKA_JAR, stratified_folds, uci_with_missing, weka_available, write_arff
+
+#: (accuracy, log-loss, whether each row was classified right) of one model on one table.
+Result = tuple[float, float, np.ndarray]
 
 MIXED: dict[str, dict[str, Any]] = {"MixedNB()": {}} | {
     f"MixedNB(numeric={f!r})": {"numeric": f} for f in ("gaussian", "kernel", "discretized")
@@ -343,8 +348,9 @@ def _weka_proba(text: str, n: int, k: int) -> np.ndarray:
 # ---------------------------------------------------------------------- scoring
 def scores(
     results: list[Any], y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]]
-) -> tuple[float, float] | str:
-    """(accuracy, log-loss) over the out-of-fold predictions, or why a model did not fit."""
+) -> Result | str:
+    """(accuracy, log-loss, each row right or not) over the out-of-fold predictions, or why
+    a model did not fit."""
     failed = [r for r in results if isinstance(r, str)]
     if failed:
         return failed[0]
@@ -352,10 +358,10 @@ def scores(
     proba = np.empty((len(y), len(classes)))
     for (_, test), p in zip(folds, results, strict=True):
         proba[test] = p
-    accuracy = float(np.mean(classes[np.argmax(proba, axis=1)] == y))
+    right = classes[np.argmax(proba, axis=1)] == y
     clipped = np.clip(proba, 1e-15, 1.0)
     clipped /= clipped.sum(axis=1, keepdims=True)
-    return accuracy, float(log_loss(y, clipped, labels=classes))
+    return float(np.mean(right)), float(log_loss(y, clipped, labels=classes)), right
 
 
 def evaluate(
@@ -365,7 +371,7 @@ def evaluate(
     k: int,
     log: Callable[[str], None],
     peers: bool = True,
-) -> dict[str, tuple[float, float] | str]:
+) -> dict[str, Result | str]:
     folds = stratified_folds(frame, y, k)
     start = time.perf_counter()
     found: dict[str, list[Any]] = ours(frame, y, folds)
@@ -389,18 +395,31 @@ def evaluate(
 NOISE_ROWS = 1
 
 
-def at_least(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> str:
+def mcnemar(ours: Result, theirs: Result) -> float:
+    """McNemar's exact test (McNemar 1947; Dietterich 1998 for comparing classifiers on the
+    same rows): the two-sided p-value that the rows only one of the two classifies right
+    split as unevenly as they do by chance (a binomial of the discordant rows, one half)."""
+    only_ours = int(np.sum(ours[2] & ~theirs[2]))
+    only_theirs = int(np.sum(theirs[2] & ~ours[2]))
+    if only_ours + only_theirs == 0:
+        return 1.0
+    return float(binomtest(only_ours, only_ours + only_theirs, 0.5).pvalue)
+
+
+def at_least(ours: Result, theirs: Result, n: int) -> str:
     """ "yes" when ``ours`` is at least as accurate as ``theirs``; "noise" when it is short by at
-    most ``NOISE_ROWS`` rows of the ``n``; "NO" otherwise; with both figures and the rows."""
+    most ``NOISE_ROWS`` rows of the ``n``; "NO" otherwise; with both figures, the rows and,
+    for a shortfall, McNemar's p (the same rows: is the difference more than chance?)."""
     short = round((theirs[0] - ours[0]) * n)
     figures = f"{ours[0]:.3f} vs {theirs[0]:.3f}"
     if short <= 0:
         return f"yes ({figures})"
     verdict = "noise" if short <= NOISE_ROWS else "NO"
-    return f"{verdict} ({figures}; {short} row{'s' if short > 1 else ''})"
+    rows = f"{short} row{'s' if short > 1 else ''}"
+    return f"{verdict} ({figures}; {rows}; McNemar p = {mcnemar(ours, theirs):.2f})"
 
 
-def within(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> str:
+def within(ours: Result, theirs: Result, n: int) -> str:
     """ "yes" when the accuracies differ by at most half a point; "noise" when they differ by
     more but by at most ``NOISE_ROWS`` rows of the ``n`` (either way: the same model, one
     borderline row falling to the other side); "NO" otherwise."""
@@ -412,9 +431,7 @@ def within(ours: tuple[float, float], theirs: tuple[float, float], n: int) -> st
     return f"{verdict} ({figures}; {apart} row{'s' if apart > 1 else ''} apart)"
 
 
-def targets(
-    table: dict[str, dict[str, tuple[float, float] | str]], n_rows: dict[str, int]
-) -> list[list[str]]:
+def targets(table: dict[str, dict[str, Result | str]], n_rows: dict[str, int]) -> list[list[str]]:
     """The targets, table by table: MixedNB() ≥ e1071 and Weka NaiveBayes in accuracy; its
     log-loss ≤ the best of its Gaussian/kernel/discretized settings + 0.02; GMM() at least as
     accurate as GaussianNB() on the same numeric design; LDA() fits where R's lda does, within
@@ -451,7 +468,7 @@ def targets(
     return rows
 
 
-def cell(result: tuple[float, float] | str | None, which: int) -> str:
+def cell(result: Result | str | None, which: int) -> str:
     if result is None:
         return "—"
     if isinstance(result, str):
