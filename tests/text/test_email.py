@@ -603,10 +603,10 @@ def test_address_headers_parse_as_the_standard_library_does(header, padding):
     from bayeskit.text import email as mail
 
     header = header + " " * padding + header
-    assert mail._sender(header) == parseaddr(header)
+    assert mail._parse_sender(header) == parseaddr(header)
     want = sum("@" in address for _, address in getaddresses([header]))
-    assert mail._recipients(header) == want
-    assert mail._recipients(header) == want  # remembered, when short
+    assert mail._count_recipients(header) == want
+    assert mail._count_recipients(header) == want  # remembered, when short
 
 
 def test_only_short_header_fields_keep_their_tokens():
@@ -616,14 +616,14 @@ def test_only_short_header_fields_keep_their_tokens():
 
     kept = (mail._subject_tokens, mail._sender_tokens, mail._mailer_token)
     for field_tokens in kept:
-        field_tokens.cached.cache_clear()
+        field_tokens.cache_clear()
     short = "Re: budget for the next quarter <ann@example.org>"
     long = short + " x" * mail._KEPT_CHARS
     answers = [[field_tokens(f, 40) for field_tokens in kept] for f in (short, short, long, long)]
     assert answers[0] == answers[1]
     assert answers[2] == answers[3]
     for field_tokens in kept:
-        info = field_tokens.cached.cache_info()
+        info = field_tokens.cache_info()
         assert (info.hits, info.misses, info.currsize) == (1, 1, 1)
     assert answers[2][0] == tuple("subject:" + word for word in mail._words(long, 40))
     # a Message made by hand may list its parts as lists: the same tokens as tuples
@@ -642,8 +642,8 @@ def test_only_short_address_headers_are_remembered():
     short = "Big Deals <deals@mail.example.com>"
     long = short + " " * mail._CACHED_HEADER_CHARS
     for header in (short, short, long, long):
-        mail._sender(header)
-        mail._recipients(header)
+        mail._parse_sender(header)
+        mail._count_recipients(header)
     for cached in (mail._parse_sender, mail._count_recipients):
         info = cached.cache_info()
         assert (info.hits, info.misses, info.currsize) == (1, 1, 1)

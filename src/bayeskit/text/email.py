@@ -741,22 +741,49 @@ _WORD = WORD_PATTERN
 _words = words  # compiled (:mod:`._mail_words`): the same words as _WORD.findall(text.lower())
 
 
-# A corpus repeats its senders (20 Newsgroups: 5,835 distinct in 11,314 posts) and recipient
-# lists, and parsing an address list is most of the cost of a message's header tokens: the
-# short headers (all but a crafted few) are parsed once each, at most 2**14 of them kept.
+# A corpus repeats its header fields: senders (20 Newsgroups: 5,835 distinct in 11,314 posts)
+# and recipient lists, whose parsing was most of the cost of a message's header tokens, and
+# subjects (a thread's replies: 6,575 distinct), mailers, MIME structures and links, whose
+# tokens were a third of the Python a plain news post costs. Each is made once and kept
+# (:class:`_Kept`) for short fields only, a bounded number of them: a service reads crafted
+# mail from anyone.
 _CACHED_HEADER_CHARS = 512
+#: the fields whose tokens are kept: at most this long, at most this many of each (about
+#: 10 MB a cache at worst: 128 characters of three-letter words are 32 tokens)
+_KEPT_CHARS = 128
+_KEPT_FIELDS = 1 << 12
 
 
-def _sender(header: str) -> tuple[str, str]:
-    """``email.utils.parseaddr`` of a ``From`` header: (name, address)."""
-    short = len(header) <= _CACHED_HEADER_CHARS
-    return (_parse_sender if short else _parse_sender.__wrapped__)(header)
+class _Kept:
+    """``make(key, *args)``, its answer kept for the next call alike when ``size(key)`` is at
+    most ``chars`` (at most ``count`` answers); ``__wrapped__`` is ``make`` itself, as for
+    :func:`functools.lru_cache`."""
+
+    __slots__ = ("__wrapped__", "cached", "chars", "size")
+
+    def __init__(
+        self, make: Callable[..., Any], chars: int, count: int, size: Callable[[Any], int]
+    ) -> None:
+        self.__wrapped__ = make
+        self.cached = functools.lru_cache(maxsize=count)(make)
+        self.chars = chars
+        self.size = size
+
+    def __call__(self, key: Any, *args: Any) -> Any:
+        return (self.cached if self.size(key) <= self.chars else self.__wrapped__)(key, *args)
+
+    def cache_info(self) -> Any:
+        return self.cached.cache_info()
+
+    def cache_clear(self) -> None:
+        self.cached.cache_clear()
 
 
-def _recipients(header: str) -> int:
-    """How many addresses (holding an ``@``) a ``To`` header lists."""
-    short = len(header) <= _CACHED_HEADER_CHARS
-    return (_count_recipients if short else _count_recipients.__wrapped__)(header)
+def _kept(
+    chars: int = _KEPT_CHARS, count: int = _KEPT_FIELDS, size: Callable[[Any], int] = len
+) -> Callable[[Callable[..., Any]], _Kept]:
+    """A decorator making a function :class:`_Kept`."""
+    return lambda make: _Kept(make, chars, count, size)
 
 
 # The address forms of most mail and news — "user@host", "user@host (Real Name)",
@@ -788,8 +815,9 @@ _SIMPLE_SENDER = re.compile(_address_forms(commas=True))
 _SIMPLE_RECIPIENTS = re.compile(rf"{_address_forms(False)}(?:,{_address_forms(False)})*")
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@_kept(_CACHED_HEADER_CHARS, 1 << 14)
 def _parse_sender(header: str) -> tuple[str, str]:
+    """``email.utils.parseaddr`` of a ``From`` header: (name, address)."""
     simple = _SIMPLE_SENDER.fullmatch(header)
     if simple is None:
         return parseaddr(header)
@@ -800,14 +828,15 @@ def _parse_sender(header: str) -> tuple[str, str]:
     return quoted if quoted is not None else " ".join((phrase or "").split()), bracketed
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@_kept(_CACHED_HEADER_CHARS, 1 << 14)
 def _url_tokens(url: str) -> tuple[str, ...]:
     """``url_tokens(url)``, kept for the next message: spam repeats its links."""
     return tuple(url_tokens(url))
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@_kept(_CACHED_HEADER_CHARS, 1 << 14)
 def _count_recipients(header: str) -> int:
+    """How many addresses (holding an ``@``) a ``To`` header lists."""
     if _SIMPLE_RECIPIENTS.fullmatch(header):  # (no comma but between two addresses)
         return header.count(",") + 1
     return sum("@" in address for _, address in getaddresses([header]))
@@ -925,66 +954,37 @@ def _head_tokens(
     tokens = [
         *_subject_tokens(subject, limit),
         *_sender_tokens(sender, limit),
-        "to:" + _count_bucket(_recipients(to)),
+        "to:" + _count_bucket(_count_recipients(to)),
         *_mailer_token(mailer, limit),
-        *_cached_parts(tuple((c, cs) for c, cs in parts), limit),  # (a Message made by hand: lists)
+        *_part_tokens(tuple([(c, cs) for c, cs in parts]), limit),  # (hand-made: lists)
     ]
     for filename, _ in attachments:
         ext = filename.rpartition(".")[2].lower() if "." in filename else ""
         tokens.append("attachment:" + (ext[:10] if ext.isalnum() else "none"))
     for url in urls:
-        tokens += _url_tokens(url) if len(url) <= _CACHED_HEADER_CHARS else url_tokens(url)
+        tokens += _url_tokens(url)
     return tokens
 
 
-# The tokens of each header field, kept for the next message that has the same field: a
-# corpus repeats its subjects (a thread's replies; 20 Newsgroups: 6,575 distinct in 11,314
-# posts), senders, mailers and MIME structures, and making their tokens was a third of the
-# Python a plain news post costs. Fields of at most _KEPT_CHARS characters, at most
-# _KEPT_FIELDS of each: about 10 MB a cache at worst, however the fields are crafted (a
-# service reads mail from anyone; 128 characters of three-letter words: 32 tokens).
-_KEPT_CHARS = 128
-_KEPT_FIELDS = 1 << 12
-
-
-class _Kept:
-    """A header field's tokens by ``make``, kept for the next short field alike."""
-
-    __slots__ = ("cached", "make")
-
-    def __init__(self, make: Callable[[str, int], tuple[str, ...]]) -> None:
-        self.make = make
-        self.cached = functools.lru_cache(maxsize=_KEPT_FIELDS)(make)
-
-    def __call__(self, field: str, limit: int) -> tuple[str, ...]:
-        return (self.cached if len(field) <= _KEPT_CHARS else self.make)(field, limit)
-
-
-@_Kept
+@_kept()
 def _subject_tokens(subject: str, limit: int) -> tuple[str, ...]:
     return tuple("subject:" + word for word in _words(subject, limit))
 
 
-@_Kept
+@_kept()
 def _sender_tokens(sender: str, limit: int) -> tuple[str, ...]:
-    name, address = _sender(sender)
+    name, address = _parse_sender(sender)
     domain = address.rpartition("@")[2].strip().lower() if "@" in address else ""
     return ("from:" + (domain[:limit] or "none"), *("from:" + word for word in _words(name, limit)))
 
 
-@_Kept
+@_kept()
 def _mailer_token(mailer: str, limit: int) -> tuple[str, ...]:
     first = _WORD.search(mailer.lower()) or re.search(r"\w+", mailer.lower())
     return ("x-mailer:" + (first.group()[:limit] if first else "none"),)
 
 
-def _cached_parts(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
-    """:func:`_part_tokens`, from its cache for a message of a few parts."""
-    few = len(parts) <= 8 and sum(len(c) + len(cs) for c, cs in parts) <= _KEPT_CHARS
-    return (_part_tokens if few else _part_tokens.__wrapped__)(parts, limit)
-
-
-@functools.lru_cache(maxsize=_KEPT_FIELDS)
+@_kept(size=lambda parts: sum(len(c) + len(cs) + 1 for c, cs in parts))
 def _part_tokens(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, ...]:
     """The parts' distinct content types and charsets, in order, as tokens."""
     tokens = ["content-type:" + ctype for ctype in dict.fromkeys(c for c, _ in parts)]

@@ -408,50 +408,49 @@ class SpamFilter(TextClassifier):
             )
         return scoring
 
-    def _is_spam(self, labels: np.ndarray) -> np.ndarray | None:
-        """Whether each label is spam, or None when the labels are not the filter's two."""
-        names = {str(v) for v in labels.tolist()}  # (no sort: labels may mix types)
-        if not names <= {str(self.ham_label), str(self.spam_label)}:
-            return None
-        return np.asarray([str(v) == str(self.spam_label) for v in labels], dtype=bool)
+    def _is_spam(self, labels: Any) -> np.ndarray | None:
+        """Whether each label is spam, or None when the labels are not the filter's two
+        (a label is told apart by its text, as ``ham_label`` and ``spam_label`` are: labels
+        may mix types, and a label read from a file is text)."""
+        text = np.asarray(labels, dtype=object).astype(str)
+        spam = text == str(self.spam_label)
+        return spam if (spam | (text == str(self.ham_label))).all() else None
 
-    def _filter_labels(self, y: Any, n: int, classes: Any = None) -> np.ndarray:
+    def _filter_labels(
+        self, y: Any, n: int, classes: Any = None, *, lead: str = "a SpamFilter learns two classes"
+    ) -> np.ndarray:
         """``y`` as the labels of ``n`` messages, refused (before anything is learned) when
         they, or the ``classes`` declared, are not the filter's ``ham_label`` and
         ``spam_label`` (a filter of other classes could never score spam); once fitted, each
-        label spelled as the class it names (``"1"`` as ``1``: labels are told apart by their
-        text, as ``ham_label`` and ``spam_label`` are), so no third class creeps in."""
+        label spelled as the class it names (``"1"`` as ``1``), so no third class creeps in."""
         labels = _labels_of(y, n)
-        names = self._label_names()
-        given = [labels.tolist()]
-        if isinstance(classes, (list, tuple, np.ndarray)) and np.ndim(classes) == 1:
-            given.append(list(classes))  # (other shapes: refused by name further on)
-        for values in given:
-            other = list(dict.fromkeys(v for v in values if str(v) not in names))
-            if other:
-                shown = ", ".join(repr(v) for v in other[:5])
-                more = f", … ({len(other) - 5} more)" if len(other) > 5 else ""
-                raise DataError(
-                    f"a SpamFilter learns two classes, {self.ham_label!r} and "
-                    f"{self.spam_label!r}, not {shown}{more}. Set ham_label/spam_label to "
-                    "your labels (or use TextClassifier for other classes)"
-                )
+        is_spam = self._is_spam(labels)
+        if is_spam is None:
+            raise self._other_labels(labels.tolist(), lead)
+        listed = isinstance(classes, (list, tuple, np.ndarray)) and np.ndim(classes) == 1
+        if listed and self._is_spam(classes) is None:  # (other shapes: refused further on)
+            raise self._other_labels(list(classes), lead)
         if not self.__sklearn_is_fitted__():
             return labels
         known = self.classes_
-        spelled = {str(c): c for c in known.tolist()}
-        if not all(str(v) in spelled for v in (self.ham_label, self.spam_label)):
-            return labels
-        return np.asarray([spelled[str(v)] for v in labels.tolist()], dtype=known.dtype)
+        position = {str(c): i for i, c in enumerate(known.tolist())}
+        ham, spam = (position.get(str(v)) for v in (self.ham_label, self.spam_label))
+        return labels if ham is None or spam is None else known[np.where(is_spam, spam, ham)]
 
-    def _label_names(self) -> set[str]:
-        return {str(self.ham_label), str(self.spam_label)}
+    def _other_labels(self, values: list[Any], lead: str) -> DataError:
+        """The refusal of ``values`` that hold labels other than the filter's two."""
+        names = {str(self.ham_label), str(self.spam_label)}
+        other = list(dict.fromkeys(v for v in values if str(v) not in names))
+        shown = ", ".join(repr(v) for v in other[:5])
+        more = f", … ({len(other) - 5} more)" if len(other) > 5 else ""
+        return DataError(
+            f"{lead}, {self.ham_label!r} and {self.spam_label!r}, not {shown}{more}. Set "
+            "ham_label/spam_label to your labels (or use TextClassifier for other classes)"
+        )
 
     def _both_classes(self, labels: np.ndarray) -> Any:
-        """The filter's two labels, as ``labels`` spell them (the declared one where a class
-        has no message yet), or None when ``labels`` are not the filter's two."""
-        if self._is_spam(labels) is None:
-            return None
+        """The filter's two labels, as ``labels`` (the filter's, :meth:`_filter_labels`)
+        spell them (the declared one where a class has no message yet)."""
         given = {str(v): v for v in labels.tolist()}
         pair = [given.get(str(v), v) for v in (self.ham_label, self.spam_label)]
         return np.unique(np.asarray(pair))
@@ -570,13 +569,9 @@ class SpamFilter(TextClassifier):
                 "(idf weighting) keeps none: fit it whole (calibration_folds) instead"
             )
         docs = _as_list(X)
-        labels = _labels_of(y, len(docs))
+        labels = self._filter_labels(y, len(docs), lead="the labels must be the filter's two")
         is_spam = self._is_spam(labels)
-        if is_spam is None:
-            raise DataError(
-                f"the labels must be the filter's two, {self.ham_label!r} and "
-                f"{self.spam_label!r}; got {sorted({str(v) for v in labels.tolist()})[:5]}"
-            )
+        assert is_spam is not None  # (refused above otherwise)
         batch_vec = clone(vec)
         terms, counts = batch_vec.count(docs)  # once: each fold's rows are learned and scored
         scores = np.full(len(docs), np.nan)
