@@ -46,8 +46,9 @@ import bayeskit as bk
 from bayeskit.datasets.shared import data_dir, load_spambase
 from peers import WEKA_JAR, stratified_folds, uci_with_missing, weka_available, write_arff
 
-#: (accuracy, log-loss, whether each row was classified right) of one model on one table.
-Result = tuple[float, float, np.ndarray]
+#: (accuracy, log-loss, whether each row was classified right, the probability each row's
+#: verdict was given) of one model on one table.
+Result = tuple[float, float, np.ndarray, np.ndarray]
 
 MIXED: dict[str, dict[str, Any]] = {"MixedNB()": {}} | {
     f"MixedNB(numeric={f!r})": {"numeric": f} for f in ("gaussian", "kernel", "discretized")
@@ -349,8 +350,8 @@ def _weka_proba(text: str, n: int, k: int) -> np.ndarray:
 def scores(
     results: list[Any], y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]]
 ) -> Result | str:
-    """(accuracy, log-loss, each row right or not) over the out-of-fold predictions, or why
-    a model did not fit."""
+    """(accuracy, log-loss, each row right or not, the probability of each row's verdict) over
+    the out-of-fold predictions, or why a model did not fit."""
     failed = [r for r in results if isinstance(r, str)]
     if failed:
         return failed[0]
@@ -361,7 +362,8 @@ def scores(
     right = classes[np.argmax(proba, axis=1)] == y
     clipped = np.clip(proba, 1e-15, 1.0)
     clipped /= clipped.sum(axis=1, keepdims=True)
-    return float(np.mean(right)), float(log_loss(y, clipped, labels=classes)), right
+    loss = float(log_loss(y, clipped, labels=classes))
+    return float(np.mean(right)), loss, right, proba.max(axis=1)
 
 
 def evaluate(
@@ -387,6 +389,10 @@ def evaluate(
             log(f"{name}: Weka {time.perf_counter() - start:.1f} s")
     return {model: scores(results, y, folds) for model, results in found.items()}
 
+
+#: A row whose verdict a model gives with at most this probability is a near-tie for it: a
+#: slightly different fit (other training rows, another fold count) may well turn it.
+NEAR_TIE = 0.6
 
 #: A shortfall in accuracy of at most this many rows of the whole table is reported as noise,
 #: not as a miss: one row, which is one row of one fold. On these tables a row is 0.0001 to
@@ -416,7 +422,12 @@ def at_least(ours: Result, theirs: Result, n: int) -> str:
         return f"yes ({figures})"
     verdict = "noise" if short <= NOISE_ROWS else "NO"
     rows = f"{short} row{'s' if short > 1 else ''}"
-    return f"{verdict} ({figures}; {rows}; McNemar p = {mcnemar(ours, theirs):.2f})"
+    lost = ~ours[2] & theirs[2]
+    ties = int(np.sum(ours[3][lost] <= NEAR_TIE))
+    return (
+        f"{verdict} ({figures}; {rows}; McNemar p = {mcnemar(ours, theirs):.2f}; "
+        f"near-ties for ours: {ties} of the {int(lost.sum())} rows only the other gets right)"
+    )
 
 
 def within(ours: Result, theirs: Result, n: int) -> str:
@@ -465,6 +476,20 @@ def targets(table: dict[str, dict[str, Result | str]], n_rows: dict[str, int]) -
         else:
             row.append(within(lda, r_lda, n))
         rows.append(row)
+    return rows
+
+
+def discordant(
+    frame: pd.DataFrame, y: np.ndarray, ours: Result, theirs: Result, names: tuple[str, str]
+) -> pd.DataFrame:
+    """The rows exactly one of two models classifies right: their values, class, which model
+    is right, and the probability each model gave its verdict."""
+    only = ours[2] != theirs[2]
+    rows = frame[only].copy()
+    rows["class"] = y[only]
+    rows["right"] = np.where(ours[2][only], names[0], names[1])
+    for name, result in zip(names, (ours, theirs), strict=True):
+        rows[f"{name}: verdict's probability"] = result[3][only].round(2)
     return rows
 
 
@@ -523,12 +548,20 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--only", help="comma-separated table names")
     parser.add_argument(
+        "--discordant",
+        metavar="TABLE",
+        help="print the rows of TABLE that exactly one of MixedNB() and R's e1071 classifies "
+        "right, with each one's probability of its verdict (needs R)",
+    )
+    parser.add_argument(
         "--no-peers",
         action="store_true",
         help="bayeskit's models only: skip R's and Weka's classifiers (Rscript still exports "
         "R's tables)",
     )
     args = parser.parse_args()
+    if args.discordant:
+        return show_discordant(args.discordant, args.folds)
     only = set(args.only.split(",")) if args.only else None
     found = tables(data_dir(), args.folds, only, log=_stderr, peers=not args.no_peers)
     for title, header, rows in found:
@@ -541,6 +574,30 @@ def main() -> int:
     missing = [p for p in ("Rscript", "java") if shutil.which(p) is None]
     if missing or not WEKA_JAR.exists():
         print(f"Skipped peers: {', '.join(missing) or 'the Weka jar'} not installed.")
+    return 0
+
+
+def show_discordant(name: str, k: int) -> int:
+    """Print the rows of table ``name`` that exactly one of MixedNB() and e1071 classifies
+    right (the rows McNemar's test counts), each with both models' probability of its
+    verdict: are the rows one of them loses near-ties for it?"""
+    data = [t for t in r_tables({name}) + sklearn_tables({name}) if t[0] == name]
+    if not data or shutil.which("Rscript") is None:
+        print(f"{name}: no such table, or R is not installed")
+        return 1
+    _, frame, y = data[0]
+    found = evaluate(name, frame, y, k, _stderr)
+    ours, theirs = found["MixedNB()"], found.get("R e1071 naiveBayes")
+    if isinstance(ours, str) or theirs is None or isinstance(theirs, str):
+        print(f"{name}: a model was refused: {ours if isinstance(ours, str) else theirs}")
+        return 1
+    rows = discordant(frame, y, ours, theirs, ("MixedNB()", "e1071"))
+    print(f"## {name}, {k} folds: the {len(rows)} rows exactly one of the two gets right\n")
+    print("| row | " + " | ".join(map(str, rows.columns)) + " |")
+    print("|---" * (len(rows.columns) + 1) + "|")
+    for index, values in rows.iterrows():
+        print(f"| {index} | " + " | ".join(map(str, values.tolist())) + " |")
+    print(f"\nMcNemar's exact p = {mcnemar(ours, theirs):.3f}")
     return 0
 
 
