@@ -5,8 +5,10 @@ reader's other paths, counted as the fast path; everything else is left to them.
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from bayeskit.text import _mail_words
+from bayeskit.text import _mail_words, _plain_batch
 from bayeskit.text import email as email_module
 from bayeskit.text._count_matrices import mail_mask
 from bayeskit.text.auto_count import read_auto
@@ -14,6 +16,7 @@ from bayeskit.text.email import (
     MAX_TEXT_CHARS,
     _read_bytes,
     plain_tokens,
+    plain_tokens_of,
     reader_counts,
     reset_reader_counts,
     tokens_of,
@@ -103,15 +106,71 @@ def test_auto_reading_gives_what_the_message_path_gives(kernels_in_use, monkeypa
     mail = mail_mask(docs)
     read_straight = []
 
-    def spy(raw):
-        found = plain_tokens(raw)
-        read_straight.append(found is not None)
+    def spy(raws):
+        found = plain_tokens_of(raws)
+        read_straight.extend(one is not None for one in found)
         return found
 
-    monkeypatch.setattr(email_module, "plain_tokens", spy)
+    monkeypatch.setattr(email_module, "plain_tokens_of", spy)
     straight = read_auto(docs, mail, True, "utf-8", processes=1)
     assert sum(read_straight) == 12  # the plain posts, latin-1, UTF-8 or bytes, with envelope
-    monkeypatch.setattr(email_module, "plain_tokens", lambda raw: None)
+    monkeypatch.setattr(email_module, "plain_tokens_of", lambda raws: [None] * len(raws))
     other = read_auto(docs, mail, True, "utf-8", processes=1)
     assert straight.heads == other.heads
     assert straight.texts == other.texts
+
+
+# --- a batch read by one kernel call ------------------------------------------------------
+
+_LINES = st.sampled_from(
+    [
+        b"Subject: hi", b"SUBJECT:  two  words ", b"subject:", b"From: Ann <ann@x.org>",
+        b"from: bob@y.org (Bob)", b"FROM:", b"To: a@x.org, b@y.org", b"tO: c@z.org",
+        b"X-Mailer: Mutt 1.2", b"x-mailer:", b"User-Agent: Gnus/5.8", b"USER-AGENT: Pine",
+        b"\tfolded  on", b"  more\t", b"X-A: a \x0b\x0c b", b"Content-Type: text/plain",
+        b"content-type: text/plain; charset=iso-8859-1", b"Content-Type: text/html",
+        b"Content-Transfer-Encoding: quoted-printable", b"Content-Disposition: inline",
+        b"X-Raw: caf\xe9", b"X-Enc: =?utf-8?q?caf=C3=A9?=", b"not a header", b"Subjects: no",
+        b"Fromage: no", b"To-Do: no", b"",
+    ]
+)  # fmt: skip
+_BODIES = st.sampled_from(
+    [b"Caf=E9 at http://www.example.com/bus now.\n", b"", b"  \n", b"plain words\n", b"\x00\x01"]
+)
+
+
+@st.composite
+def _raw(draw: st.DrawFn) -> bytes:
+    end = draw(st.sampled_from([b"\n", b"\r\n"]))
+    lines = draw(st.lists(_LINES, max_size=8))
+    raw = end.join(lines) + end + draw(st.sampled_from([b"\n", b"\r\n", b""])) + draw(_BODIES)
+    if draw(st.booleans()):
+        raw = b"From ann@x.org  Thu Aug 22 12:36:23 2002\n" + raw
+    return raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_raw(), max_size=6), st.sampled_from([1 << 23, 1, 60, 200]))
+@example([POST, POST.replace(b"text/plain", b"text/html"), b"From ann@x.org  Thu\n" + POST], 1)
+@example([b"Subject: a\nSubject: b\nX-Mailer:\nUser-Agent: Gnus\n\nx\n", b"", b"\n\nbody"], 60)
+@example([b"user-agent: Gnus\nX-MAILER: Mutt\nFROM: b@y\nfrom: a@x\n\nx\n"], 1 << 23)
+def test_a_batch_reads_each_message_as_it_alone_is_read(raws, batch_bytes):
+    """One kernel call for a batch's header blocks (several for a batch of more than
+    ``batch_bytes``): each message's tokens, subject and text as reading it alone gives (the
+    first of each named field, in any case; the mailer from X-Mailer, else User-Agent), the
+    same messages left to the reader, the same counts."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_mail_words, "_warm_up", _mail_words.WARM_UP_CHARS)
+        patch.setattr(_plain_batch, "PLAIN_BATCH_BYTES", batch_bytes)
+        reset_reader_counts()
+        alone = [plain_tokens(raw) for raw in raws]
+        counted = reader_counts()["fast"]
+        reset_reader_counts()
+        assert plain_tokens_of(raws) == alone
+        assert reader_counts()["fast"] == counted == sum(found is not None for found in alone)
+
+
+def test_a_batch_of_a_process_first_messages_is_left_to_the_reader(monkeypatch):
+    monkeypatch.setattr(_mail_words, "_warm_up", 0)
+    monkeypatch.setattr(_mail_words, "_numba_loaded", lambda: False)
+    assert plain_tokens_of([POST, POST]) == [None, None]

@@ -39,6 +39,9 @@ from . import _mailread
 #: Fewer e-mails than this are read on one process: a fork (~10-50 ms for a process holding a
 #: corpus) and sending half the texts back cost more than reading them.
 PARALLEL_MIN_MAILS = 2000
+#: Documents read together (their plain messages' header blocks by one kernel call): their
+#: bytes are copied side by side for it, so a batch is bounded, not a corpus.
+READ_BATCH = 256
 #: Blocks of documents per process: the two processes end at most a block apart.
 BLOCKS_PER_PROCESS = 32
 #: A child that has not sent its run this many seconds, plus this many times what this
@@ -87,25 +90,30 @@ def _read_run(
 ) -> tuple[list[list[str]], list[str]]:
     """The header tokens of the e-mails and the texts of all documents ``a:b``."""
     from .analyze import decode, email_text, raw_email
-    from .email import plain_tokens, read_fields, tokens_of
+    from .email import plain_tokens_of, read_fields, tokens_of
 
     heads: list[list[str]] = []
     texts: list[str] = []
-    for doc, is_mail in zip(documents[a:b], mail[a:b], strict=True):
-        if is_mail:
-            raw = raw_email(doc)
-            plain = None if raw is None else plain_tokens(raw)
-            if plain is not None:  # one plain-text part (most posts): no Message made
-                tokens, subject, text = plain
-                heads.append(tokens)
-                texts.append(f"{subject}\n{text}" if subject_in_text else text)
-                continue
-            message = doc if raw is None else read_fields(raw)
-            # Header and URL tokens (the body's words are left to the scanner: text="").
-            heads.append(tokens_of(message, text=""))
-            texts.append(email_text(message, subject_in_text))
-        else:
-            texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))
+    for at in range(a, b, READ_BATCH):
+        docs, mailed = documents[at : min(at + READ_BATCH, b)], mail[at : min(at + READ_BATCH, b)]
+        raws = [raw_email(d) if is_mail else None for d, is_mail in zip(docs, mailed, strict=True)]
+        # The plain ones (most posts) read to their tokens together: one kernel call for all
+        # their header blocks.
+        plains = iter(plain_tokens_of([raw for raw in raws if raw is not None]))
+        for doc, is_mail, raw in zip(docs, mailed, raws, strict=True):
+            if is_mail:
+                plain = None if raw is None else next(plains)
+                if plain is not None:  # one plain-text part (most posts): no Message made
+                    tokens, subject, text = plain
+                    heads.append(tokens)
+                    texts.append(f"{subject}\n{text}" if subject_in_text else text)
+                    continue
+                message = doc if raw is None else read_fields(raw)
+                # Header and URL tokens (the body's words are left to the scanner: text="").
+                heads.append(tokens_of(message, text=""))
+                texts.append(email_text(message, subject_in_text))
+            else:
+                texts.append(doc if type(doc) is str else decode(doc, encoding=encoding))
     return heads, texts
 
 

@@ -139,10 +139,29 @@ def kernel_words(text: str, max_length: int) -> list[str]:
 HEAD_OK, NO_BLANK, CONTINUATION_FIRST, BAD_LINE, TWICE, BEYOND_ASCII = 0, 1, 2, 3, 10, 20
 #: The Content-* headers the reader reads, as the kernel compares them (lowercase ASCII).
 CONTENT_NAMES = ("content-type", "content-transfer-encoding", "content-disposition")
-CONTENT_TABLE = np.zeros((len(CONTENT_NAMES), max(map(len, CONTENT_NAMES)) + 1), np.uint8)
-for _row, _name in enumerate(CONTENT_NAMES):
-    CONTENT_TABLE[_row, : len(_name)] = np.frombuffer(_name.encode("ascii"), np.uint8)
-    CONTENT_TABLE[_row, -1] = len(_name)
+#: The fields a message's header tokens read (``.email._named_fields``), in that order.
+NAMED_FIELDS = ("subject", "from", "to", "x-mailer", "user-agent")
+
+
+def _name_table(names: tuple[str, ...]) -> np.ndarray:
+    """Each name's bytes in a row, its length in the last column (what :func:`_content_row`
+    compares with)."""
+    table = np.zeros((len(names), max(map(len, names)) + 1), np.uint8)
+    for row, name in enumerate(names):
+        table[row, : len(name)] = np.frombuffer(name.encode("ascii"), np.uint8)
+        table[row, -1] = len(name)
+    return table
+
+
+CONTENT_TABLE = _name_table(CONTENT_NAMES)
+NAMED_TABLE = _name_table(NAMED_FIELDS)
+#: The columns of :func:`scan_heads`' rows: :func:`scan_head`'s answer (status, end of the
+#: block, start of the body, the Content-* values' spans in ``data``), where the part's
+#: unfolded headers start in ``flat`` and their size, whether the block is ASCII without
+#: ``=?`` (no encoded word), and the span in ``flat`` of each named field's first value.
+HEADS_STATUS, HEADS_STOP, HEADS_BODY, HEADS_CONTENT = 0, 1, 2, 3
+HEADS_FLAT, HEADS_SIZE, HEADS_PLAIN, HEADS_NAMED = 9, 10, 11, 12
+HEADS_COLUMNS = HEADS_NAMED + 2 * len(NAMED_FIELDS)
 
 
 @njit(nogil=True, inline="always")
@@ -284,3 +303,57 @@ def scan_head(
             flat[o] = 10
             o += 1
     return _result(HEAD_OK, stop, body, o, content)
+
+
+@njit(nogil=True)
+def scan_heads(
+    data: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    table: np.ndarray,
+    named: np.ndarray,
+    flat: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover
+    """:func:`scan_head` of the header block of each part ``data[starts[m]:ends[m]]`` (one
+    call for a batch of messages, where a call a message cost more than its reading), its
+    headers unfolded one after another in ``flat`` (which holds ``(ends - starts).sum()``
+    bytes); row ``m`` of ``out`` as :data:`HEADS_COLUMNS` say, −1 for a span not found."""
+    o = 0
+    for m in range(starts.size):
+        row = out[m]
+        row[:] = -1
+        start, end = starts[m], ends[m]
+        status, stop, body, size, a0, b0, a1, b1, a2, b2 = scan_head(
+            data, start, end, table, flat[o:]
+        )
+        row[HEADS_STATUS], row[HEADS_STOP], row[HEADS_BODY] = status, stop, body
+        row[HEADS_CONTENT], row[HEADS_CONTENT + 1] = a0, b0
+        row[HEADS_CONTENT + 2], row[HEADS_CONTENT + 3] = a1, b1
+        row[HEADS_CONTENT + 4], row[HEADS_CONTENT + 5] = a2, b2
+        row[HEADS_FLAT], row[HEADS_SIZE] = o, size
+        if status != HEAD_OK:
+            continue
+        plain = 1
+        for i in range(start, stop):
+            if data[i] >= 0x80 or (data[i] == 61 and i + 1 < stop and data[i + 1] == 63):
+                plain = 0
+                break
+        row[HEADS_PLAIN] = plain
+        # flat holds name\nvalue\nname\nvalue...: the first value of each named field.
+        i = o
+        limit = o + size
+        while i < limit:
+            colon = i
+            while flat[colon] != 10:
+                colon += 1
+            value = colon + 1
+            k = value
+            while k < limit and flat[k] != 10:
+                k += 1
+            found = _content_row(flat, i, colon, named)
+            if found >= 0 and row[HEADS_NAMED + 2 * found] < 0:
+                row[HEADS_NAMED + 2 * found] = value
+                row[HEADS_NAMED + 2 * found + 1] = k
+            i = k + 1
+        o += size

@@ -84,6 +84,7 @@ from bayeskit.text._mime import (
     html_to_text,
     url_tokens,
 )
+from bayeskit.text._plain_batch import plain_parts
 
 # A mail filter reads one message with this module: typing, mailbox and pathlib (for folders
 # and mbox files, imported where they are read) are not imported for it.
@@ -999,14 +1000,31 @@ def plain_tokens(data: bytes, max_token_length: int = 40) -> tuple[list[str], st
     reading its :class:`MessageFields` gives, without them; None for any other message
     (and for one whose text the reader would cut)."""
     found = plain_part(data) if len(data) <= MAX_PART_BYTES else None
-    if found is None or len(found[2]) > MAX_TEXT_CHARS:
+    if found is None:
         return None
     headers, charset, payload = found
+    return _plain_tokens(_named_fields(headers), charset, payload, max_token_length)
+
+
+def plain_tokens_of(datas: list[bytes]) -> list[tuple[list[str], str, str] | None]:
+    """:func:`plain_tokens` of each raw message (default token length), their header blocks
+    read by one kernel call (:func:`._mailread.plain_parts`)."""
+    return [
+        None if found is None else _plain_tokens(*found, 40)
+        for found in plain_parts(datas, MAX_PART_BYTES)
+    ]
+
+
+def _plain_tokens(
+    fields: tuple[str, str, str, str], charset: str, payload: bytes, max_token_length: int
+) -> tuple[list[str], str, str] | None:
+    """:func:`plain_tokens` of a plain message's named fields, charset and decoded body."""
+    if len(payload) > MAX_TEXT_CHARS:
+        return None
     count("fast")
     text = ""
     if payload and not payload.isspace() and not _binary_control_bytes(payload, charset):
         text = decode_bytes(payload, charset, "message", [], True).replace("\r\n", "\n").strip()
-    fields = _named_fields(headers)
     urls = list(dict.fromkeys(find_urls(text)))
     tokens = _head_tokens(fields, [("text/plain", charset)], [], urls, max_token_length)
     return tokens, fields[0], text
