@@ -23,19 +23,19 @@ from __future__ import annotations
 import mailbox
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..text import token_store
 from .filter_full import load_filter
-from .mail_headers import ERROR, deliver, failed, header_end, pass_on_input
-from .mail_headers import fail as _fail
+from .mail_headers import ERROR, deliver, fail, failed, header_end, pass_on_input, read_input
 
 __all__ = ["filter_mail", "messages_in"]
 
@@ -98,7 +98,7 @@ def filter_mail(
         raise typer.Exit(_learning(model, learn, unlearn, train_on_error, source))
     if source is not None or train_on_error:
         pass_on_input()
-        _fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
+        fail("--from and --train-on-error go with --learn (see bayeskit filter --help)")
         raise typer.Exit(ERROR)
     from .filter_fast import pass_through
 
@@ -111,7 +111,11 @@ def _learning(
 ) -> int:
     """Learn or unlearn messages under the model's lock; 0 when done, 3 on error (standard
     input is passed through unchanged)."""
-    raw = sys.stdin.buffer.read() if source is None else b""
+    try:
+        raw = read_input() if source is None else b""
+    except OSError as exc:
+        failed(exc)
+        return ERROR
     try:
         if learn is not None and unlearn is not None:
             raise ValueError("give --learn or --unlearn, not both")
@@ -133,14 +137,13 @@ def _learning(
     except Exception as exc:  # reported; the mail is passed on
         failed(exc)
         status = ERROR
-    if source is None:
-        deliver(raw)
+    if source is None and not deliver(raw):
+        status = ERROR
     return status
 
 
 def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
     from ..text import SpamFilter
-    from .output import save_model
 
     if not messages:
         return 0
@@ -164,15 +167,56 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     else:
         model.partial_fit(messages, labels)
         changed = len(messages)
-    # The store's rows are written in one transaction committed once the new model file is
-    # in place: killed in between, the store keeps the old model's stamp (stale, rebuilt).
-    with token_store.updating(path) as store:
-        save_model(
-            model,
-            path,
-            before_replace=lambda tmp: store.write(model, token_store.model_stamp(tmp), previous),
-        )
+    _save_with_store(model, path, previous)
     return changed
+
+
+def _save_with_store(model: Any, path: str, previous: Any) -> None:
+    """Save ``model`` to ``path`` with its token store in step. The store's rows are written in
+    one transaction committed once the new model file is in place: killed in between, the
+    store keeps the old model's stamp (stale, rebuilt). The store is only a copy of the model
+    for quick lookups, so it never costs a learn: a store that cannot be opened or written
+    (another program's file, a corrupt one: thrown away) leaves the model saved alone, and one
+    whose commit fails after the model was saved (a full disk) stays stale; either way the
+    full model scores the next message and writes the store again."""
+    from .output import save_model
+
+    saved = False
+    problem: BaseException | None = None
+    try:
+        with token_store.updating(path) as store:
+            save_model(
+                model,
+                path,
+                before_replace=lambda tmp: _write_store(store, model, tmp, previous),
+            )
+            saved = True
+    except _StoreFailedError as failure:  # (the model was not replaced)
+        problem = failure.__cause__ or failure
+    except sqlite3.Error as exc:  # the store could not be opened, or its commit failed
+        problem = exc
+    if problem is None:
+        return
+    if token_store.broken(problem):
+        token_store.discard(path)
+    if not saved:
+        save_model(model, path)
+    fail(
+        f"{token_store.store_path(path)}: the token store was not updated "
+        f"({problem or type(problem).__name__}); the model was saved, and the store is "
+        "written again from it when the next message is scored"
+    )
+
+
+class _StoreFailedError(Exception):
+    """Writing the token store's rows failed (the cause), before the model was replaced."""
+
+
+def _write_store(store: Any, model: Any, tmp: str, previous: Any) -> None:
+    try:
+        store.write(model, token_store.model_stamp(tmp), previous)
+    except Exception as exc:
+        raise _StoreFailedError(str(exc)) from exc
 
 
 @contextmanager
@@ -189,22 +233,36 @@ def locked(model_path: str) -> Iterator[None]:
 
 
 def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
-    """The raw messages of a Maildir (``cur/`` and ``new/``), a Maildir folder, an mbox file
-    or a folder of message files (``by_date``: in the order of their Date headers, undated
-    ones last, ties in name order)."""
+    """The raw messages of a Maildir (``cur/`` and ``new/``), a Maildir folder, an mbox file,
+    a file holding one message, or a folder of message files (hidden files left out;
+    ``by_date``: in the order of their Date headers, undated ones last, ties in name order)."""
     if path.is_file():
-        box = mailbox.mbox(path, create=False)
-        found = [(f"{i:08d}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+        with path.open("rb") as file:
+            head = file.read(4096)
+        if head.startswith(b"From "):
+            box = mailbox.mbox(path, create=False)
+            found = [(f"{i:08d}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+        elif header_end(head) is not None:
+            found = [("0", path.read_bytes())]  # one message (a saved .eml)
+        else:
+            raise ValueError(
+                f"{path}: neither an mbox file (its first line a 'From ' line) nor an RFC 822 "
+                "message (header lines first); a compressed mailbox must be uncompressed first"
+            )
     elif (path / "cur").is_dir() or (path / "new").is_dir():
         found = [
             (f.name, f.read_bytes())
             for sub in ("cur", "new")
             if (path / sub).is_dir()
             for f in sorted((path / sub).iterdir())
-            if f.is_file()
+            if f.is_file() and not f.name.startswith(".")
         ]
     elif path.is_dir():
-        found = [(f.name, f.read_bytes()) for f in sorted(path.iterdir()) if f.is_file()]
+        found = [
+            (f.name, f.read_bytes())
+            for f in sorted(path.iterdir())
+            if f.is_file() and not f.name.startswith(".")
+        ]
     else:
         raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
     if by_date:

@@ -10,9 +10,16 @@ goes out unchanged but for the two verdict headers, and whatever fails, it goes 
 came in with status 3.
 """
 
-import sys
-
-from .mail_headers import ERROR, SCORED_BYTES, deliver, fail, failed, message_head, stamped
+from .mail_headers import (
+    ERROR,
+    SCORED_BYTES,
+    deliver,
+    fail,
+    failed,
+    message_head,
+    read_input,
+    stamped,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
@@ -175,14 +182,19 @@ def pass_through(model_path: str | None, server: str | None, exit_zero: bool, ve
     verdict headers; as it came in whatever fails) and return the exit status. With
     ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
     the server cannot)."""
-    raw = sys.stdin.buffer.read()
+    try:
+        raw = read_input()
+    except OSError as exc:
+        failed(exc)
+        return ERROR
     status, out = ERROR, raw
     try:
         status, out = _one(raw, model_path, server, verbose)
     except Exception as exc:  # a filter passes the mail on whatever failed
         failed(exc)
     finally:
-        deliver(out)
+        if not deliver(out):
+            status = ERROR
     return 0 if exit_zero and status != ERROR else status
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "header_end",
     "message_head",
     "pass_on_input",
+    "read_input",
     "stamped",
     "with_headers",
 ]
@@ -102,17 +103,51 @@ def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, by
     )
 
 
-def deliver(message: bytes) -> None:
-    """Write ``message`` to standard output, the filter's one output, and flush it."""
-    sys.stdout.buffer.write(message)
-    sys.stdout.buffer.flush()
+def read_input() -> bytes:
+    """Standard input's bytes, the message (an ``OSError`` naming it when there is none to
+    read: closed, or not readable)."""
+    try:
+        return sys.stdin.buffer.read()
+    except (AttributeError, OSError, ValueError) as exc:  # (a closed stdin is None)
+        raise OSError(f"<stdin>: no message to read ({exc or type(exc).__name__})") from None
+
+
+def deliver(message: bytes) -> bool:
+    """Write ``message`` to standard output, the filter's one output, and flush it; False
+    (said on standard error) when it cannot be written — the caller's status is then an
+    error (3), never a verdict, since the mail did not go on."""
+    try:
+        out = sys.stdout.buffer
+        out.write(message)
+        out.flush()
+    except (AttributeError, OSError, ValueError) as exc:  # (a closed stdout is None)
+        fail(f"<stdout>: the message could not be written ({exc or type(exc).__name__})")
+        _drop_output()
+        return False
+    return True
+
+
+def _drop_output() -> None:
+    """Point standard output at the null device, so that what is left in its buffer is not
+    written again at exit (a second failure, with a traceback)."""
+    import os
+
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def pass_on_input() -> None:
     """Deliver standard input unchanged: a filter that cannot do what it was asked never eats
     the mail (a terminal has no message to pass on, and is not read)."""
-    if not sys.stdin.isatty():
-        deliver(sys.stdin.buffer.read())
+    if sys.stdin is not None and not sys.stdin.isatty():
+        try:
+            deliver(read_input())
+        except OSError as exc:
+            failed(exc)
 
 
 def fail(message: str) -> None:

@@ -104,19 +104,28 @@ def is_email(path: Path, head: bytes) -> bool:
     )
 
 
+#: The folders of a Maildir that hold delivered messages.
+_MAILDIR_PARTS = ("cur", "new")
+
+
 def _visible(entry: os.DirEntry[str]) -> bool:
     return not entry.name.startswith(".") and entry.name != "cmds"
 
 
 def list_files(folder: Path) -> list[Path]:
     """Every visible file under ``folder``, in name order (symbolic links to folders are not
-    followed, so a link cycle cannot loop)."""
+    followed, so a link cycle cannot loop); of a Maildir (a folder holding ``cur/`` or
+    ``new/``), the messages of ``cur/`` and ``new/`` only: not those still being delivered
+    (``tmp/``) nor the mail server's own files beside them (``dovecot.index.cache``,
+    ``maildirfolder``...)."""
     out: list[Path] = []
     stack = [folder]
     while stack:
         current = stack.pop()
         with os.scandir(current) as scan:
             entries = sorted((e for e in scan if _visible(e)), key=lambda e: e.name, reverse=True)
+        if any(e.name in _MAILDIR_PARTS and e.is_dir(follow_symlinks=False) for e in entries):
+            entries = [e for e in entries if e.name in _MAILDIR_PARTS]
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))

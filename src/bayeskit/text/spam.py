@@ -116,10 +116,13 @@ class SpamFilter(TextClassifier):
 
     ``classify`` says ``"ham"`` when ``P(spam|x) <= ham_cutoff``, ``"spam"`` when
     ``P(spam|x) >= spam_cutoff`` and ``"unsure"`` in between (SpamBayes' 0.20 / 0.90 by
-    default), so a person looks at the doubtful ones. ``predict`` makes the two-way decision of
-    minimum expected cost: a lost ham (a good message flagged as spam) costs
-    ``lost_ham_cost``, a passed spam ``passed_spam_cost``, so a message is spam when
-    ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001, ch. 2).
+    default), so a person looks at the doubtful ones; a filter that has learned messages of
+    one class only (trained on error from nothing, or with ``--learn spam`` alone) says
+    ``"unsure"`` of every message, since it cannot tell the classes apart yet. ``predict``
+    makes the two-way decision of minimum expected cost: a lost ham (a good message flagged
+    as spam) costs ``lost_ham_cost``, a passed spam ``passed_spam_cost``, so a message is spam
+    when ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001,
+    ch. 2).
 
     Parameters
     ----------
@@ -802,12 +805,15 @@ class SpamFilter(TextClassifier):
         return self.verdicts(self.spam_probability(X))
 
     def verdicts(self, p_spam: Any) -> np.ndarray:
-        """:meth:`classify`'s rule on spam probabilities already computed."""
+        """:meth:`classify`'s rule on spam probabilities already computed ("unsure" of every
+        message while the filter has learned messages of one class only: its probabilities
+        then say nothing but that class)."""
         lo, hi, _ = self.decision_rule()
         p = np.asarray(p_spam, dtype=np.float64)
         out = np.full(len(p), "unsure", dtype="<U6")
-        out[p <= lo] = "ham"
-        out[p >= hi] = "spam"
+        if np.all(np.asarray(self.fitted_parts()[1].class_count_) > 0):
+            out[p <= lo] = "ham"
+            out[p >= hi] = "spam"
         return out
 
     def predict(self, X: Any) -> np.ndarray:

@@ -41,7 +41,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from . import fisher
 
@@ -439,6 +439,38 @@ def updating(model_path: str | os.PathLike[str]) -> Iterator[_Update]:
 
 def rebuild(model: Any, model_path: str | os.PathLike[str], stamp: str) -> None:
     """Write the whole store of ``model``, loaded from ``model_path`` whose stamp was
-    ``stamp`` when it was read."""
-    with updating(model_path) as update:
-        update.write(model, stamp)
+    ``stamp`` when it was read; a file there that is no store (:func:`broken`) is replaced."""
+    try:
+        with updating(model_path) as update:
+            update.write(model, stamp)
+    except sqlite3.Error as exc:
+        if not broken(exc):
+            raise
+        discard(model_path)
+        with updating(model_path) as update:
+            update.write(model, stamp)
+
+
+#: SQLite's errors that say the file is no store of this layout (not that it is busy, full or
+#: read-only): it may be thrown away, being only a copy of what the model file holds.
+_BROKEN = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_ERROR"})
+_BROKEN_WORDS = ("not a database", "malformed", "no such column", "no such table")
+
+
+def broken(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store's file is not a store (corrupt, another program's
+    database, another layout) rather than that it cannot be written now."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    name = getattr(exc, "sqlite_errorname", None)  # (Python 3.11+)
+    if name is not None:
+        return name in _BROKEN
+    return any(words in str(exc) for words in _BROKEN_WORDS)
+
+
+def discard(model_path: str | os.PathLike[str]) -> None:
+    """Remove the token store of ``model_path`` (and SQLite's journal beside it), if any: the
+    next message scored by the full model writes a fresh one."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with suppress(FileNotFoundError):
+            os.unlink(store_path(model_path) + suffix)

@@ -1,0 +1,187 @@
+"""``bayeskit filter`` when what is around it fails: an output that cannot be written, no
+standard input, a token store that is another program's file or cannot be written, and a
+filter that has learned one class only. The mail is never reported delivered when it was not,
+and the token store (a copy of the model for quick lookups) never costs a learn."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import bayeskit as bk
+from bayeskit.cli import filter_cmd
+from bayeskit.text import token_store
+
+from .._spam_corpus import SRC, needs_corpus, trained_filter
+from .._spam_corpus import messages as _messages
+
+pytestmark = needs_corpus
+
+HAM = b"From: ann@example.org\nSubject: lunch\n\nLunch at noon tomorrow? The usual place.\n"
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    return trained_filter(tmp_path_factory.mktemp("filter-failures") / "m.bk", 20)
+
+
+def _shell(command: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """``command`` run by the shell, with ``filter`` standing for ``python -m bayeskit filter``
+    of this source tree."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    filt = f"{sys.executable} -m bayeskit filter"
+    return subprocess.run(
+        ["sh", "-c", command.replace("filter ", filt + " ", 1)],
+        cwd=cwd,
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("more", ["", "--exit-zero", "--learn ham"])
+def test_an_output_that_cannot_be_written_is_an_error_not_a_verdict(model, tmp_path, more):
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    (tmp_path / "mail").write_bytes(HAM)
+    got = _shell(f"filter m.bk {more} < mail > /dev/full", tmp_path)
+    assert got.returncode == 3  # 1 would read as "ham": delivered, which it was not
+    assert b"Traceback" not in got.stderr
+    assert b"<stdout>: the message could not be written" in got.stderr
+
+
+@pytest.mark.parametrize(
+    ("redirect", "says"),
+    [("< mail >&-", b"<stdout>"), ("<&-", b"<stdin>: no message to read")],
+)
+def test_a_closed_standard_input_or_output_is_an_error(model, tmp_path, redirect, says):
+    shutil.copy(model, tmp_path / "m.bk")
+    (tmp_path / "mail").write_bytes(HAM)
+    got = _shell(f"filter m.bk {redirect}", tmp_path)
+    assert got.returncode == 3
+    assert b"Traceback" not in got.stderr
+    assert says in got.stderr
+
+
+def test_a_filter_that_learned_one_class_is_unsure_of_everything(tmp_path):
+    spam, ham = _messages("spam", 1)[0], _messages("easy_ham_2", 1)[0]
+    (tmp_path / "spam").write_bytes(spam)
+    (tmp_path / "ham").write_bytes(ham)
+    assert _shell("filter new.bk --learn spam < spam", tmp_path).returncode == 0
+    for mail in ("ham", "spam"):
+        got = _shell(f"filter new.bk < {mail}", tmp_path)
+        assert got.returncode == 2, got.stderr  # not "spam" (it knows no ham yet)
+        assert b"X-Bayeskit-Spam: Unsure\n" in got.stdout
+    assert _shell("filter new.bk --learn ham < ham", tmp_path).returncode == 0
+    assert _shell("filter new.bk < ham", tmp_path).returncode in (1, 2)
+
+
+@pytest.mark.parametrize(
+    "store",
+    [b"", b"garbage " * 512, "foreign"],
+    ids=["empty", "garbage", "another-programs-database"],
+)
+def test_a_store_that_is_no_store_costs_no_learn_and_is_written_again(model, tmp_path, store):
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    where = Path(token_store.store_path(path))
+    if store == "foreign":
+        db = sqlite3.connect(where)
+        db.execute("CREATE TABLE meta (name, val)")
+        db.commit()
+        db.close()
+    else:
+        where.write_bytes(store)
+    before = bk.load(path).class_count_.tolist()
+    (tmp_path / "spam").write_bytes(_messages("spam_2", 1)[0])
+    for _ in range(2):
+        assert _shell("filter m.bk --learn spam < spam", tmp_path).returncode == 0
+    assert bk.load(path).class_count_.tolist() == [before[0], before[1] + 2]
+    (tmp_path / "ham").write_bytes(HAM)
+    _shell("filter m.bk < ham", tmp_path)  # (writes the store, if the learns did not)
+    got = _shell("filter m.bk --verbose < ham", tmp_path)
+    assert b"scored from the token store" in got.stderr
+
+
+def test_a_store_failing_before_or_after_the_model_is_saved_costs_no_learn(
+    model, tmp_path, monkeypatch, capsys
+):
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    before = bk.load(path).class_count_.tolist()
+    spam = _messages("spam_2", 2)
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    # The rows cannot be written (the model not yet replaced): the model is saved alone.
+    monkeypatch.setattr(token_store._Update, "write", full)
+    assert filter_cmd._change(str(path), spam[:1], "spam", True, False) == 1
+    assert bk.load(path).class_count_.tolist() == [before[0], before[1] + 1]
+    assert "the token store was not updated (database or disk is full)" in capsys.readouterr().err
+    monkeypatch.undo()
+
+    # The commit fails after the new model file is in place: learned once, not reported as a
+    # failure (a mail system retrying a failed learn would learn the message again).
+    real = token_store.updating
+
+    class _Failing:
+        def __init__(self, model_path):
+            self.inner = real(model_path)
+
+        def __enter__(self):
+            return self.inner.__enter__()
+
+        def __exit__(self, *exc):
+            self.inner.__exit__(*exc)
+            raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(token_store, "updating", _Failing)
+    assert filter_cmd._change(str(path), spam[1:], "spam", True, False) == 1
+    assert bk.load(path).class_count_.tolist() == [before[0], before[1] + 2]
+    assert "the model was saved" in capsys.readouterr().err
+
+
+def test_learning_from_a_file_reads_an_mbox_or_one_message_and_refuses_the_rest(tmp_path):
+    one = tmp_path / "saved.eml"
+    one.write_bytes(HAM)
+    assert filter_cmd.messages_in(one) == [HAM]  # (mailbox.mbox found 0 messages in it)
+    mbox = tmp_path / "in.mbox"
+    mbox.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\n" + HAM + b"\n")
+    assert len(filter_cmd.messages_in(mbox)) == 1
+    for name, data in (("archive.mbox.gz", b"\x1f\x8b\x08\x00" + bytes(64)), ("x.bin", b"\0\1")):
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ValueError, match=r"neither an mbox file .* nor an RFC 822 message"):
+            filter_cmd.messages_in(tmp_path / name)
+
+
+def test_learning_from_a_folder_leaves_hidden_files_out(tmp_path):
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "1").write_bytes(HAM)
+    (flat / ".DS_Store").write_bytes(b"\0Bud1")
+    (flat / ".mh_sequences").write_bytes(b"")
+    assert filter_cmd.messages_in(flat) == [HAM]
+
+
+def test_training_from_maildirs_reads_their_delivered_messages_only(tmp_path):
+    from bayeskit.io.documents import read_class_folders
+
+    for label in ("ham", "spam"):
+        for sub in ("cur", "new", "tmp"):
+            (tmp_path / label / sub).mkdir(parents=True)
+        (tmp_path / label / "cur" / "1:2,S").write_bytes(HAM)
+        (tmp_path / label / "new" / "2").write_bytes(HAM)
+        (tmp_path / label / "tmp" / "3.M1P1.host").write_bytes(HAM)  # still being delivered
+        (tmp_path / label / "dovecot.index.cache").write_bytes(bytes(range(256)))
+        (tmp_path / label / "dovecot-uidlist").write_bytes(b"3 V1700000000 N10\n")
+        (tmp_path / label / "maildirfolder").write_bytes(b"")
+    docs = read_class_folders(tmp_path)
+    assert sorted(docs.labels) == ["ham", "ham", "spam", "spam"]
