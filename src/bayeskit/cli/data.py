@@ -48,6 +48,8 @@ class ReadOptions:
     keep: list[str] = field(default_factory=list)  # --keep
     detect_ids: bool = True  # False: drop the ``ids`` present, detect none (a test set)
     default_missing: bool = True  # False: --no-default-missing
+    #: columns read as text whatever their values look like: a model's string categories
+    text_columns: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -127,6 +129,7 @@ class ReadOptions:
             "missing": tuple(self.missing),
             "separator": separator,
             "default_missing": self.default_missing,
+            "text_columns": self.text_columns,
         }
 
 

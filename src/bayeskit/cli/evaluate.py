@@ -93,7 +93,10 @@ def evaluate(
                 run_folds=fold_runner(client),
             )
     else:
-        test_options = replace(options, ids=train.id_columns, detect_ids=False)
+        # The test file's columns read as the training file's were: a string category
+        # such as 0123 stays a string there even where no other value shows it is one.
+        texts = _string_columns(train)
+        test_options = replace(options, ids=train.id_columns, detect_ids=False, text_columns=texts)
         held_out = load_labelled(test, target, train.text_column, test_options)
         result = holdout(estimator, train, held_out, _ready(held_out, train, estimator))
     found = metrics(result)
@@ -104,6 +107,15 @@ def evaluate(
         print(json.dumps(found, indent=2, ensure_ascii=False))
     else:
         print_metrics(found, train)
+
+
+def _string_columns(train: Labelled) -> tuple[str, ...]:
+    """The training table's columns read as strings (none for documents)."""
+    if train.kind != "table":
+        return ()
+    import polars as pl
+
+    return tuple(c for c, t in train.X.schema.items() if t == pl.String)
 
 
 def _families(estimator: Any, train: Labelled) -> str | None:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -172,6 +173,7 @@ def _inputs(
     from .data import Inputs, id_reason, read_inputs_table, read_text_inputs, require_column
     from .models import (
         align_columns,
+        column_kinds,
         conform,
         fill_absent,
         is_email_model,
@@ -183,11 +185,17 @@ def _inputs(
     if is_text_model(estimator):
         email = is_email_model(estimator)
         return read_text_inputs(data, options, email=email, text=text, id_columns=id_columns)
+    expected = training_columns(estimator)
+    # The model's string categories are read as text whatever they look like (0123 is not
+    # the number 123), as the training file's were.
+    kinds = column_kinds(estimator)
+    options = replace(options, text_columns=tuple(c for c, k in kinds.items() if k == "text"))
+    if options.no_header and options.columns is None and expected is not None:
+        options = _headerless(data, options, expected, target)
     frame = read_inputs_table(data, options)
     source = "<stdin>" if data == "-" else data
     for column in id_columns:
         require_column(frame, column, source, "--id")
-    expected = training_columns(estimator)
     if not id_columns and expected is not None:  # untrained columns that look like row IDs
         id_columns = [
             c
@@ -202,6 +210,24 @@ def _inputs(
         frame, expected, source, [*ignore, *id_columns], ignore_option="--ignore"
     )
     return Inputs(source, conform(aligned, estimator, source), ids)
+
+
+def _headerless(
+    data: str, options: ReadOptions, expected: list[str], target: str | None
+) -> ReadOptions:
+    """How to name the columns of a file without a header row for a model trained on one:
+    by position as in training (``column_1``...) when the file has as many columns as the
+    training file, but by the model's own columns when it has one fewer and the training
+    target was one of them (the same rows without their labels): read by position, every
+    feature after the target would be taken for the one before it."""
+    from .data import read_inputs_table
+
+    if target is None or target in expected or data == "-":
+        return options
+    width = read_inputs_table(data, options).width
+    if width != len(expected):
+        return options
+    return replace(options, columns=",".join(expected))
 
 
 def _prediction_columns(estimator: Any, inputs: Inputs, proba: np.ndarray) -> dict[str, list[Any]]:

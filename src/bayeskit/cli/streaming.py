@@ -118,6 +118,7 @@ def open_data(
             data, docs.kind, prepare, docs.file_batches(), docs.size, classes=classes
         )
     kwargs = options.table_kwargs()
+    del kwargs["text_columns"]  # (training: every column's type comes from its values)
     table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
     if target is None:
         raise missing_target(data, list(table.schema))

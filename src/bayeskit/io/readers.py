@@ -150,6 +150,7 @@ def read_table(
     name: str | None = None,
     separator: str | None = None,
     default_missing: bool = True,
+    text_columns: Sequence[str] = (),
 ) -> Any:
     """Read a table file (or its bytes) into a polars DataFrame.
 
@@ -174,6 +175,9 @@ def read_table(
         Read the usual missing markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``,
         ``null``, ``None``…, as pandas' ``read_csv`` does) as missing; False: as values
         (only the empty field and ``missing`` are missing).
+    text_columns : list of str
+        CSV/TSV: columns read as text whatever their values look like (a model's string
+        categories: ``0123`` stays ``"0123"``, not the number 123).
 
     Returns
     -------
@@ -206,7 +210,9 @@ def read_table(
         frame = _read_jsonl(data, label)
     else:
         markers = missing_markers(missing, default_missing)
-        frame = _read_delimited(data, label, fmt, header, columns, markers, separator)
+        frame = _read_delimited(
+            data, label, fmt, header, columns, markers, separator, tuple(text_columns)
+        )
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)
     if frame.width == 0:
@@ -386,6 +392,7 @@ def _read_delimited(
     columns: Sequence[str] | None,
     missing: Sequence[str],
     separator: str | None = None,
+    text_columns: tuple[str, ...] = (),
 ) -> Any:
     import polars as pl
 
@@ -405,6 +412,7 @@ def _read_delimited(
                 path=label,
             )
         _check_header(columns, label)
+    names = set(first if header else columns or ())
     try:
         frame = pl.read_csv(
             io.BytesIO(data),
@@ -415,6 +423,7 @@ def _read_delimited(
             null_values=list(missing) or None,
             infer_schema_length=None,
             decimal_comma=_decimal_comma(data, separator),
+            schema_overrides={c: pl.String for c in text_columns if c in names} or None,
         )
     except pl.exceptions.PolarsError as exc:
         # Find the row at fault (a long row, bad UTF-8) with its line number; polars' own

@@ -1,0 +1,63 @@
+"""New data read as the training data was: a string category that looks like a number
+(``0123``) stays the string at predict and in a held-out test file whatever the other rows
+hold, and a file without a header row that lacks the training target's column is read by the
+model's own columns, not shifted one place."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from typer.testing import CliRunner
+
+from bayeskit.cli.app import app
+
+
+def _run(*args: object) -> str:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def _probabilities(out: str) -> list[list[str]]:
+    return [row[1:] for row in csv.reader(io.StringIO(out))][1:]
+
+
+@pytest.fixture
+def codes(tmp_path):
+    """Codes with leading zeros beside one that is no number: the column is text."""
+    rows = ["code,x,y"]
+    for i in range(40):
+        y = "ab"[i % 2]
+        code = "X9" if i % 10 == 0 else ("0123" if y == "a" else "0456")
+        rows.append(f"{code},{(i * 7) % 5},{y}")
+    (tmp_path / "codes.csv").write_text("\n".join(rows) + "\n")
+    _run("train", tmp_path / "codes.csv", "-t", "y", "-o", tmp_path / "codes.bk")
+    return tmp_path
+
+
+def test_a_string_category_that_looks_like_a_number_stays_a_string(codes):
+    (codes / "two.csv").write_text("code,x\n0123,2\n0456,2\n")
+    (codes / "three.csv").write_text("code,x\n0123,2\n0456,2\nX9,2\n")
+    two = _probabilities(_run("predict", codes / "codes.bk", codes / "two.csv"))
+    three = _probabilities(_run("predict", codes / "codes.bk", codes / "three.csv"))
+    assert two == three[:2]  # a row's prediction does not depend on the file's other rows
+    assert float(two[0][0]) > 0.99  # 0123 is class a's code (read as 123 it was unseen: 0.5)
+
+
+def test_a_held_out_file_reads_the_training_files_string_columns_as_strings(codes):
+    (codes / "test.csv").write_text("code,x,y\n0123,2,a\n0456,1,b\n0123,3,a\n0456,0,b\n")
+    out = _run("evaluate", codes / "codes.csv", "-t", "y", "--test", codes / "test.csv", "--json")
+    assert '"accuracy": 1.0' in out
+
+
+def test_a_headerless_file_without_the_target_is_read_by_the_models_columns(tmp_path):
+    rows = "p,a,a,c\ne,c,a,a\np,c,c,c\ne,a,b,a\np,c,c,b\ne,a,a,c\np,b,c,c\ne,a,a,b\n"
+    (tmp_path / "m.data").write_text(rows)
+    (tmp_path / "new.data").write_text("".join(r.split(",", 1)[1] + "\n" for r in rows.split()))
+    model = tmp_path / "m.bk"
+    _run("train", tmp_path / "m.data", "-f", "csv", "--no-header", "-t", "column_1", "-o", model)
+    labelled = _run("predict", model, tmp_path / "m.data", "-f", "csv")
+    unlabelled = _run("predict", model, tmp_path / "new.data", "-f", "csv")
+    assert unlabelled == labelled
