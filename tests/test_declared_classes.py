@@ -50,3 +50,16 @@ def test_duplicated_classes_are_refused():
         bk.MultinomialNB().partial_fit(X[:2], ["a", "b"], classes=["a", "b", "b"])
     with pytest.raises(ParameterError, match=r"1-D list of class labels"):
         bk.MultinomialNB().partial_fit(X[:2], ["a", "b"], classes=[["a", "b"]])
+
+
+@pytest.mark.parametrize("name", ["MixedNB", "GaussianNB", "LinearDiscriminantAnalysis"])
+def test_a_missing_label_in_a_list_of_strings_is_refused_not_a_class_nan(name):
+    # np.asarray(["a", "b", nan]) is the strings "a", "b", "nan": the NaN was a class
+    with pytest.raises(bk.errors.DataError, match=r"missing label .* at row 2"):
+        getattr(bk, name)().fit(X[:4], ["a", "b", np.nan, "a"])
+
+
+@pytest.mark.parametrize("classes", [["a", "b", None], [1.0, 2.0, np.nan]])
+def test_a_missing_value_among_the_declared_classes_is_refused(classes):
+    with pytest.raises(ParameterError, match=r"classes holds a missing value"):
+        bk.MixedNB().partial_fit(X[:2], classes[:2], classes=classes)

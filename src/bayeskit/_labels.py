@@ -110,8 +110,15 @@ def check_y(y: Any) -> np.ndarray:
         # a list of numbers or strings: what scikit-learn's check makes of it, without
         # importing scikit-learn (1-4 s) for it
         as_array = np.asarray(y) if all(isinstance(v, _PLAIN_LABELS) for v in y) else None
+        # (strings beside numbers become strings, and a NaN among them the class "nan": such
+        # a list is checked value by value below, as an object array, which refuses it)
+        texts = as_array is not None and as_array.dtype.kind == "U"
+        if texts and any(isinstance(v, float) and v != v for v in y):
+            as_array = np.asarray(y, dtype=object)
         if as_array is not None and as_array.ndim == 1 and as_array.dtype.kind in "biufU":
             y, plain = as_array, True
+        elif as_array is not None and as_array.ndim == 1:
+            y = as_array
     if not (plain and y.dtype.kind in "biufU"):
         from sklearn.utils.validation import column_or_1d
 
@@ -208,6 +215,10 @@ def declared_classes(classes: Any) -> np.ndarray:
     given = np.asarray(classes)
     if given.ndim != 1:
         raise ParameterError(f"classes must be a 1-D list of class labels; got shape {given.shape}")
+    if given.dtype.kind in "fO" and any(is_missing(v) for v in given.tolist()):
+        raise ParameterError(
+            "classes holds a missing value (None or NaN); every class must be a label"
+        )
     declared = unique_sorted(given)
     if len(declared) != len(given):
         values = given.tolist()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -61,3 +62,18 @@ def test_a_headerless_file_without_the_target_is_read_by_the_models_columns(tmp_
     labelled = _run("predict", model, tmp_path / "m.data", "-f", "csv")
     unlabelled = _run("predict", model, tmp_path / "new.data", "-f", "csv")
     assert unlabelled == labelled
+
+
+def test_integers_beyond_64_bits_are_read_as_codes(tmp_path):
+    # 20-digit account or SIM card numbers: polars reads them as 128-bit integers, which
+    # numpy cannot hold (an internal error before)
+    rng = np.random.default_rng(1)
+    accounts = [89000000000000000000 + int(v) for v in rng.integers(0, 10**9, 40)]
+    rows = ["account,amount,y"]
+    rows += [f"{a},{(i * 37) % 11 / 10},{'ab'[i % 2]}" for i, a in enumerate(accounts)]
+    (tmp_path / "acct.csv").write_text("\n".join(rows) + "\n")
+    _run("train", tmp_path / "acct.csv", "-t", "y", "-o", tmp_path / "acct.bk")
+    _run("evaluate", tmp_path / "acct.csv", "-t", "y")
+    (tmp_path / "new.csv").write_text(f"account,amount\n{accounts[0]},0.3\n")
+    out = _run("predict", tmp_path / "acct.bk", tmp_path / "new.csv", "--id", "account")
+    assert out.splitlines()[1].startswith(f"{accounts[0]},")  # the row ID, as written

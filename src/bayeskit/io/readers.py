@@ -213,6 +213,7 @@ def read_table(
         frame = _read_delimited(
             data, label, fmt, header, columns, markers, separator, tuple(text_columns)
         )
+    frame = wide_integers_as_text(frame)
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)
     if frame.width == 0:
@@ -382,6 +383,16 @@ def _quote_hint(fmt: str, row: list[str], expected: int, separator: str) -> str:
     if fmt == "csv" and len(row) > expected and separator == ",":
         return '; put a field that contains commas in double quotes ("a, b")'
     return ""
+
+
+def wide_integers_as_text(frame: Any) -> Any:
+    """``frame`` with its columns of integers beyond 64 bits (account, card and SIM numbers
+    of 20 digits and more, which polars reads as 128-bit integers and numpy cannot hold) as
+    text: codes, not quantities, read as the digits they were written with."""
+    import polars as pl
+
+    wide = [c for c, t in frame.schema.items() if str(t) in ("Int128", "UInt128")]
+    return frame.with_columns(pl.col(wide).cast(pl.String)) if wide else frame
 
 
 def _read_delimited(

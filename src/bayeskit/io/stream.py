@@ -49,6 +49,7 @@ from .readers import (
     list_names,
     missing_markers,
     table_format,
+    wide_integers_as_text,
 )
 
 __all__ = ["Batch", "DocumentStream", "FileBatch", "TableStream"]
@@ -245,7 +246,8 @@ class TableStream:
         if self.target is None:
             raise ReadError(f"{self.label}: name the column holding the class labels")
         done = 0
-        for frame in self._frames():
+        for read in self._frames():
+            frame = wide_integers_as_text(read)
             for start in range(0, frame.height, self.batch_size):
                 part = frame.slice(start, self.batch_size)
                 y = labels_of(part, self.target, source=self.label, first_row=done)
