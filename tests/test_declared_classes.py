@@ -63,3 +63,10 @@ def test_a_missing_label_in_a_list_of_strings_is_refused_not_a_class_nan(name):
 def test_a_missing_value_among_the_declared_classes_is_refused(classes):
     with pytest.raises(ParameterError, match=r"classes holds a missing value"):
         bk.MixedNB().partial_fit(X[:2], classes[:2], classes=classes)
+
+
+def test_a_nan_among_string_classes_or_a_numpy_nan_label_is_refused():
+    with pytest.raises(ParameterError, match=r"classes holds a missing value"):
+        bk.GaussianNB().partial_fit(X[:2], ["a", "b"], classes=["a", "b", np.nan])
+    with pytest.raises(bk.errors.DataError, match=r"missing label"):
+        bk.GaussianNB().fit(X[:4], ["a", "b", np.float32("nan"), "a"])

@@ -113,7 +113,7 @@ def check_y(y: Any) -> np.ndarray:
         # (strings beside numbers become strings, and a NaN among them the class "nan": such
         # a list is checked value by value below, as an object array, which refuses it)
         texts = as_array is not None and as_array.dtype.kind == "U"
-        if texts and any(isinstance(v, float) and v != v for v in y):
+        if texts and any(isinstance(v, (float, np.floating)) and v != v for v in y):
             as_array = np.asarray(y, dtype=object)
         if as_array is not None and as_array.ndim == 1 and as_array.dtype.kind in "biufU":
             y, plain = as_array, True
@@ -215,7 +215,9 @@ def declared_classes(classes: Any) -> np.ndarray:
     given = np.asarray(classes)
     if given.ndim != 1:
         raise ParameterError(f"classes must be a 1-D list of class labels; got shape {given.shape}")
-    if given.dtype.kind in "fO" and any(is_missing(v) for v in given.tolist()):
+    # (the values as given: numpy turns a NaN among strings into the string "nan")
+    values = list(classes) if type(classes) in (list, tuple) else given.tolist()
+    if any(is_missing(v) for v in values):
         raise ParameterError(
             "classes holds a missing value (None or NaN); every class must be a label"
         )

@@ -185,3 +185,33 @@ def test_training_from_maildirs_reads_their_delivered_messages_only(tmp_path):
         (tmp_path / label / "maildirfolder").write_bytes(b"")
     docs = read_class_folders(tmp_path)
     assert sorted(docs.labels) == ["ham", "ham", "spam", "spam"]
+
+
+def test_an_empty_mbox_holds_no_messages_and_a_folder_with_new_is_no_maildir(tmp_path):
+    from bayeskit.io.documents import list_files
+
+    (tmp_path / "empty.mbox").write_bytes(b"")
+    assert filter_cmd.messages_in(tmp_path / "empty.mbox") == []
+    (tmp_path / "lead.mbox").write_bytes(b"\nFrom a@b Mon Jan  1 00:00:00 2024\n" + HAM)
+    assert len(filter_cmd.messages_in(tmp_path / "lead.mbox")) == 1
+    docs = tmp_path / "docs"
+    for sub in ("new", "old"):
+        (docs / sub).mkdir(parents=True)
+        (docs / sub / "a.txt").write_text("words")
+    (docs / "top.txt").write_text("words")
+    assert [p.relative_to(docs).as_posix() for p in list_files(docs)] == [
+        "new/a.txt",
+        "old/a.txt",
+        "top.txt",
+    ]
+
+
+def test_the_service_is_unsure_of_everything_while_a_filter_knows_one_class():
+    from bayeskit.serve.scoring import Scorer
+    from bayeskit.text import SpamFilter
+
+    f = SpamFilter().fit(["buy cheap pills now", "cheap pills", "win money now"], ["spam"] * 3)
+    scorer = Scorer.of(f)
+    answer = scorer.check("hello friend, lunch?")
+    assert (answer["verdict"], answer["action"]) == ("unsure", "review")
+    assert scorer.verdict("hello friend, lunch?")[1] == "unsure"

@@ -77,3 +77,29 @@ def test_integers_beyond_64_bits_are_read_as_codes(tmp_path):
     (tmp_path / "new.csv").write_text(f"account,amount\n{accounts[0]},0.3\n")
     out = _run("predict", tmp_path / "acct.bk", tmp_path / "new.csv", "--id", "account")
     assert out.splitlines()[1].startswith(f"{accounts[0]},")  # the row ID, as written
+
+
+def test_a_headerless_file_is_read_by_the_training_files_columns_less_the_target(tmp_path):
+    # an ID column left out of the model, and names given by --columns: the file without
+    # the target still lines up with the training file's columns
+    rows = [f"{1000 + i},{'ep'[i % 2]},{'abc'[i % 3]},{'ab'[(i // 2) % 2]}" for i in range(24)]
+    (tmp_path / "m.data").write_text("\n".join(rows) + "\n")
+    (tmp_path / "new.data").write_text(
+        "\n".join(r.split(",")[0] + "," + ",".join(r.split(",")[2:]) for r in rows) + "\n"
+    )
+    for naming in (
+        ["--no-header", "-t", "column_2"],
+        ["--columns", "id,y,a,b", "-t", "y"],
+    ):
+        model = tmp_path / "m.bk"
+        _run("train", tmp_path / "m.data", "-f", "csv", *naming, "-o", model)
+        labelled = _run("predict", model, tmp_path / "m.data", "-f", "csv")
+        unlabelled = _run("predict", model, tmp_path / "new.data", "-f", "csv")
+        assert unlabelled == labelled
+
+
+def test_a_held_out_file_reads_string_labels_that_look_like_numbers_as_strings(tmp_path):
+    rows = ["x,y"] + [f"{i % 7},{['01', '02', 'X9'][i % 3]}" for i in range(30)]
+    (tmp_path / "train.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "test.csv").write_text("x,y\n1,01\n2,02\n4,01\n")
+    _run("evaluate", tmp_path / "train.csv", "-t", "y", "--test", tmp_path / "test.csv")

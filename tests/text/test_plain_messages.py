@@ -174,3 +174,22 @@ def test_a_batch_of_a_process_first_messages_is_left_to_the_reader(monkeypatch):
     monkeypatch.setattr(_mail_words, "_warm_up", 0)
     monkeypatch.setattr(_mail_words, "_numba_loaded", lambda: False)
     assert plain_tokens_of([POST, POST]) == [None, None]
+
+
+def test_auto_reading_in_several_batches_keeps_the_documents_in_order(kernels_in_use, monkeypatch):
+    """More documents than one batch (``READ_BATCH``) of the reading: each batch's plain
+    messages read together, the documents' tokens and texts in order all the same."""
+    from bayeskit.text import _auto_read
+
+    monkeypatch.setattr(_auto_read, "READ_BATCH", 7)
+    docs = [
+        POST.replace(b"a faster bus", b"bus %d" % i) if i % 3 else f"text number {i}"
+        for i in range(50)
+    ]
+    mail = mail_mask(docs)
+    batched = read_auto(docs, mail, True, "utf-8", processes=1)
+    monkeypatch.setattr(email_module, "plain_tokens_of", lambda raws: [None] * len(raws))
+    one_by_one = read_auto(docs, mail, True, "utf-8", processes=1)
+    assert batched.heads == one_by_one.heads
+    assert batched.texts == one_by_one.texts
+    assert [text.split("\n")[0] for text in batched.texts[1:3]] == ["Re: bus 1", "Re: bus 2"]

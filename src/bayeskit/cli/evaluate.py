@@ -96,6 +96,8 @@ def evaluate(
         # The test file's columns read as the training file's were: a string category
         # such as 0123 stays a string there even where no other value shows it is one.
         texts = _string_columns(train)
+        if target is not None and train.y.dtype.kind in "UO":  # labels such as 01 and 02
+            texts = (*texts, target)
         test_options = replace(options, ids=train.id_columns, detect_ids=False, text_columns=texts)
         held_out = load_labelled(test, target, train.text_column, test_options)
         result = holdout(estimator, train, held_out, _ready(held_out, train, estimator))

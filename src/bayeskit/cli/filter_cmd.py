@@ -238,8 +238,10 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
     ``by_date``: in the order of their Date headers, undated ones last, ties in name order)."""
     if path.is_file():
         with path.open("rb") as file:
-            head = file.read(4096)
-        if head.startswith(b"From "):
+            head = file.read(4096).lstrip()
+        if not head:  # an empty mbox (a folder emptied): no messages
+            found = []
+        elif head.startswith(b"From "):
             box = mailbox.mbox(path, create=False)
             found = [(f"{i:08d}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
         elif header_end(head) is not None:

@@ -190,7 +190,7 @@ def _inputs(
     # the number 123), as the training file's were.
     kinds = column_kinds(estimator)
     options = replace(options, text_columns=tuple(c for c, k in kinds.items() if k == "text"))
-    if options.no_header and options.columns is None and expected is not None:
+    if (options.no_header or options.columns is not None) and expected is not None:
         options = _headerless(data, options, expected, target)
     frame = read_inputs_table(data, options)
     source = "<stdin>" if data == "-" else data
@@ -216,18 +216,31 @@ def _headerless(
     data: str, options: ReadOptions, expected: list[str], target: str | None
 ) -> ReadOptions:
     """How to name the columns of a file without a header row for a model trained on one:
-    by position as in training (``column_1``...) when the file has as many columns as the
-    training file, but by the model's own columns when it has one fewer and the training
-    target was one of them (the same rows without their labels): read by position, every
-    feature after the target would be taken for the one before it."""
+    as the training file's columns were named (``--columns``, else ``column_1``...), but
+    without the target's when the file has one column fewer than the training file (the same
+    rows without their labels): read by position, every column after the target would be
+    taken for the one before it."""
+    import re
+
     from .data import read_inputs_table
 
     if target is None or target in expected or data == "-":
         return options
-    width = read_inputs_table(data, options).width
-    if width != len(expected):
+    if options.columns is not None:
+        names = [c.strip() for c in options.columns.split(",")]
+    else:  # column_k by position: the training file had as many as its highest k
+        found = [re.fullmatch(r"column_(\d+)", c) for c in [*expected, target]]
+        if not all(found):
+            return options
+        width = max(int(m.group(1)) for m in found if m is not None)
+        names = [f"column_{k}" for k in range(1, width + 1)]
+    if target not in names:
         return options
-    return replace(options, columns=",".join(expected))
+    kept = [c for c in names if c != target]
+    unnamed = replace(options, columns=None, no_header=True)
+    if read_inputs_table(data, unnamed).width != len(kept):
+        return options
+    return replace(options, columns=",".join(kept))
 
 
 def _prediction_columns(estimator: Any, inputs: Inputs, proba: np.ndarray) -> dict[str, list[Any]]:

@@ -114,7 +114,7 @@ def _visible(entry: os.DirEntry[str]) -> bool:
 
 def list_files(folder: Path) -> list[Path]:
     """Every visible file under ``folder``, in name order (symbolic links to folders are not
-    followed, so a link cycle cannot loop); of a Maildir (a folder holding ``cur/`` or
+    followed, so a link cycle cannot loop); of a Maildir (a folder holding ``cur/`` and
     ``new/``), the messages of ``cur/`` and ``new/`` only: not those still being delivered
     (``tmp/``) nor the mail server's own files beside them (``dovecot.index.cache``,
     ``maildirfolder``...)."""
@@ -124,7 +124,8 @@ def list_files(folder: Path) -> list[Path]:
         current = stack.pop()
         with os.scandir(current) as scan:
             entries = sorted((e for e in scan if _visible(e)), key=lambda e: e.name, reverse=True)
-        if any(e.name in _MAILDIR_PARTS and e.is_dir(follow_symlinks=False) for e in entries):
+        parts = {e.name for e in entries if e.is_dir(follow_symlinks=False)}
+        if set(_MAILDIR_PARTS) <= parts:  # a Maildir: its cur/ and new/ (and tmp/)
             entries = [e for e in entries if e.name in _MAILDIR_PARTS]
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):

@@ -811,10 +811,15 @@ class SpamFilter(TextClassifier):
         lo, hi, _ = self.decision_rule()
         p = np.asarray(p_spam, dtype=np.float64)
         out = np.full(len(p), "unsure", dtype="<U6")
-        if np.all(np.asarray(self.fitted_parts()[1].class_count_) > 0):
+        if self.learned_both_classes():
             out[p <= lo] = "ham"
             out[p >= hi] = "spam"
         return out
+
+    def learned_both_classes(self) -> bool:
+        """Whether the filter has learned messages of both classes (until then every
+        verdict is "unsure")."""
+        return bool(np.all(np.asarray(self.fitted_parts()[1].class_count_) > 0))
 
     def predict(self, X: Any) -> np.ndarray:
         """The two-way decision of minimum expected cost."""
