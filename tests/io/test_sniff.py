@@ -73,3 +73,16 @@ def test_an_explicit_separator_wins(tmp_path):
     assert read_table(path).columns == ["a,b", "c"]  # sniffed: every line splits on ';'
     assert read_table(path, separator=",").columns == ["a", "b;c"]
     assert isinstance(read_table(path, separator=","), pl.DataFrame)
+
+
+def test_decimal_commas_first_written_far_down_the_file_are_read_as_numbers(tmp_path):
+    # the first 26 rows hold whole numbers only; a column's decimals start at row 27
+    rows = ["x;label"] + [f"{i};{'ab'[i % 2]}" for i in range(26)] + ["2,5;a", "-0,75;b"]
+    path = tmp_path / "late.csv"
+    path.write_text("\n".join(rows) + "\n")
+    frame = read_table(path)
+    assert frame.schema["x"] == pl.Float64
+    assert frame.get_column("x").to_list()[-2:] == [2.5, -0.75]
+    # a comma inside a text field is no decimal comma
+    path.write_text("x;label\n1;version 2,5\n2;b\n")
+    assert read_table(path).schema["x"] == pl.Int64

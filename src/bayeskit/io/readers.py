@@ -254,7 +254,6 @@ def _decode(data: bytes, label: str, line_offset: int = 0) -> str:
 
 
 _SEPARATORS = (";", "\t", "|")
-_DECIMAL_COMMA = re.compile(r"^-?[0-9]+,[0-9]+$")
 
 
 def sniff_separator(data: bytes, lines: int = 20) -> str:
@@ -317,13 +316,14 @@ def _unquoted(line: str) -> str:
 
 
 def _decimal_comma(data: bytes, separator: str) -> bool:
-    """Numbers written ``2,5`` in a file whose fields are not separated by commas."""
+    """Numbers written ``2,5`` in a file whose fields are not separated by commas: a field
+    anywhere in ``data`` that is such a number (the first lines alone missed a column whose
+    first decimals come later, which then became text)."""
     if separator == ",":
         return False
-    head = data[: 1 << 16].decode("utf-8", errors="replace").splitlines()[:20]
-    return any(
-        _DECIMAL_COMMA.match(field.strip()) for line in head for field in line.split(separator)
-    )
+    sep = re.escape(separator.encode("utf-8"))
+    field = rb"(?:^|" + sep + rb")[ \t]*-?[0-9]+,[0-9]+[ \t]*(?=" + sep + rb"|\r?$)"
+    return re.search(field, data, re.MULTILINE) is not None
 
 
 def _csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
