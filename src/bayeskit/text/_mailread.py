@@ -41,7 +41,7 @@ from email.errors import CloseBoundaryNotFoundDefect
 from email.message import Message as _Part
 from email.utils import unquote
 
-from ._mail_words import kernels_in_use, use_kernels
+from ._mail_words import use_kernels
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
@@ -55,7 +55,6 @@ __all__ = [
     "first_headers",
     "header_names",
     "parse",
-    "plain_part",
     "raw_counts",
     "reader_counts",
     "reset_reader_counts",
@@ -552,32 +551,6 @@ def parse(
     except _DeclineError as reason:
         return str(reason)
     return root, head[0], fields
-
-
-def plain_part(data: bytes) -> tuple[list[tuple[str, str]], str, bytes] | None:
-    """The header fields, charset and transfer-decoded body of a message that is one
-    ``text/plain`` part without a Content-Disposition, whose header block is ASCII without
-    encoded words, read by the kernel (:func:`parse` gives the same); None for any other
-    message, and until the reader has turned to its kernels (:func:`.kernels_in_use`), so
-    that a process reading one message never loads them for this. What the analyzers read
-    most (news posts, plain mail) without the MIME tree: :func:`parse`'s own steps, fewer."""
-    if not kernels_in_use() or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n")):
-        return None
-    start = data.find(b"\n") + 1 if data.startswith(b"From ") else 0  # an mbox envelope
-    heads = _Heads(data, True)
-    try:
-        block, body, content, size = heads.read(start, len(data))
-        if not block.isascii() or b"=?" in block or "content-disposition" in content:
-            return None
-        raw_type = content.get("content-type")
-        if _content_type(raw_type) != "text/plain":
-            return None
-        cte = content.get("content-transfer-encoding")
-        payload = _decoded(data[body:], (cte or "").strip().lower())
-    except _DeclineError:
-        return None
-    charset = _fields(raw_type, None)[0]
-    return heads.fields(block, size), charset, payload
 
 
 # --- a message's headers by name (the reader's Message and its tokens) -------------------

@@ -1,12 +1,12 @@
 """The plain messages of a batch read by one kernel call for all their header blocks.
 
-:func:`._mailread.plain_part` reads a message that is one ``text/plain`` part without its MIME
-tree; a news corpus is mostly such messages, and a kernel call, a header list and the search
-of its names a message were half of what reading a post cost. :func:`plain_parts` reads a
-batch of them with one call of :func:`._mail_kernels.scan_heads` and keeps only the fields the
-header tokens read (subject, sender, recipients, mailer), with the same answers as
-:func:`._mailread.plain_part` message by message (the tests compare them on every SpamAssassin
-message and every 20 Newsgroups post, and on generated batches).
+A message that is one ``text/plain`` part is read without its MIME tree; a news corpus is
+mostly such messages, and a kernel call, a header list and the search of its names a message
+were half of what reading a post cost. :func:`plain_parts` reads a batch of them with one call
+of :func:`._mail_kernels.scan_heads` and keeps only the fields the header tokens read (subject,
+sender, recipients, mailer): the same answers as the reader's other paths (the tests compare
+them on every SpamAssassin message and every 20 Newsgroups post, and on generated batches).
+One message (``.email.plain_tokens``) is a batch of one.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ PLAIN_BATCH_BYTES = 1 << 23
 def plain_parts(
     datas: list[bytes], most: int
 ) -> list[tuple[tuple[str, str, str, str], str, bytes] | None]:
-    """:func:`plain_part` of each message of at most ``most`` bytes (None for the others), by
+    """Each message of at most ``most`` bytes that is one ``text/plain`` part without a
+    Content-Disposition, its header block ASCII without encoded words (None for others), by
     one kernel call for all their header blocks, and with the subject, sender, recipients and
     mailer (X-Mailer, else User-Agent) its header tokens read in place of every header: what
     ``.email`` makes of :func:`plain_part`'s answer (``_named_fields``), where a kernel call,

@@ -64,7 +64,7 @@ from email.utils import getaddresses, parseaddr
 from itertools import chain
 
 from bayeskit.errors import DataError, InputTypeError, ParameterError
-from bayeskit.text._mail_words import WORD_PATTERN, words
+from bayeskit.text._mail_words import WORD_PATTERN, kernels_in_use, words
 from bayeskit.text._mailread import (
     FastPart,
     count,
@@ -72,7 +72,6 @@ from bayeskit.text._mailread import (
     header_names,
     needs_decoding,
     parse,
-    plain_part,
     reader_counts,
     reset_reader_counts,
 )
@@ -996,14 +995,13 @@ def _part_tokens(parts: tuple[tuple[str, str], ...], limit: int) -> tuple[str, .
 
 def plain_tokens(data: bytes, max_token_length: int = 40) -> tuple[list[str], str, str] | None:
     """The header and URL tokens (:func:`tokens_of` with ``text=""``), subject and text of a
-    raw message that is one plain-text part (:func:`._mailread.plain_part`), the same as
+    raw message that is one plain-text part (:func:`._plain_batch.plain_parts`), the same as
     reading its :class:`MessageFields` gives, without them; None for any other message
     (and for one whose text the reader would cut)."""
-    found = plain_part(data) if len(data) <= MAX_PART_BYTES else None
-    if found is None:
-        return None
-    headers, charset, payload = found
-    return _plain_tokens(_named_fields(headers), charset, payload, max_token_length)
+    # (one message is read as a batch's are, once the reader has turned to its kernels: a
+    # process reading one message never loads them for it)
+    found = plain_parts([data], MAX_PART_BYTES)[0] if kernels_in_use() else None
+    return None if found is None else _plain_tokens(*found, max_token_length)
 
 
 def plain_tokens_of(datas: list[bytes]) -> list[tuple[list[str], str, str] | None]:
