@@ -45,6 +45,8 @@ GOOD = {
     "late.csv": "v,w,label\n,,x\n,,y\n,a,x\n7,b,y\n",  # all missing in the first blocks
     "blank.csv": "\ufeffa,b,label\nx,?,p\n\n,y,q\n\nz,w,p\n",
     "plain.tsv": 'a\tlabel\n"quoted"\tx\nit\'s\ty\n',
+    # numbers padded with spaces, one column of them text only in the last rows
+    "padded.csv": "a, b , c, label\n 1, 2.5 , NA, x\n2 ,  ,u , y\n 3, 4, 5, x\n4, 1e3, v, y\n",
     "rows.jsonl": '{"a": 1, "b": "u", "label": "x"}\n\n{"a": 2.5, "label": "y"}\n'
     '{"a": null, "b": "v", "label": "x"}\n',
 }

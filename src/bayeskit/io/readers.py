@@ -204,6 +204,8 @@ def read_table(
         raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
     if columns is not None:
         header = False
+    if fmt in ("csv", "tsv"):
+        data = unix_lines(data)
     if fmt == "parquet":
         frame = _read_parquet(data, label)
     elif fmt == "jsonl":
@@ -219,6 +221,12 @@ def read_table(
     if frame.width == 0:
         raise ReadError(f"{label}: the file has no columns", path=label)
     return frame
+
+
+def unix_lines(data: bytes) -> bytes:
+    """``data`` with its lines ended by ``\\n``: a file whose lines end in a lone ``\\r``
+    (classic Mac OS, and Excel for Mac's "CSV (Macintosh)") has no ``\\n`` at all."""
+    return data.replace(b"\r", b"\n") if b"\r" in data and b"\n" not in data else data
 
 
 def _read_bytes(path: Path, label: str) -> bytes:
@@ -341,16 +349,24 @@ def _check_rows(
     header: bool,
     separator: str = ",",
     line_offset: int = 0,
+    quotes: bool = False,
 ) -> tuple[list[str], int]:
     """(header fields or the first row, blank lines seen); raises on a ragged row, naming its
     line (``line_offset``: lines of the file before ``text``'s second line, when ``text`` is
-    the first row followed by a block from further down the file)."""
+    the first row followed by a block from further down the file), and with ``quotes`` on a
+    double quote inside a field not quoted (``5'11"``), which polars cannot read."""
     reader = _csv_reader(text, fmt, separator)
+    lines = io.StringIO(text, newline="").readlines() if quotes and fmt == "csv" else None
     first: list[str] | None = None
     first_line = 0
     blank = 0
+    start = 0  # the lines before the record read
     try:
         for row in reader:
+            if lines is not None:
+                line = start + 1 + (line_offset if start else 0)
+                _check_quotes(row, "".join(lines[start : reader.line_num]), line, label)
+                start = reader.line_num
             if not row:
                 blank += 1
                 continue
@@ -377,6 +393,20 @@ def _check_rows(
         ) from None
     assert first is not None  # the caller checked that the text is not blank
     return first, blank
+
+
+def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
+    """Raises at a field of ``row`` (written as ``record``, from line ``line``) that holds a
+    double quote but was not written quoted."""
+    for field in row:
+        if '"' in field and '"' + field.replace('"', '""') + '"' not in record:
+            raise ReadError(
+                f"{label}, line {line}: the field {field} holds a double quote but is not "
+                "in double quotes; write it quoted with its quote doubled "
+                f'("{field.replace(chr(34), chr(34) * 2)}")',
+                path=label,
+                line=line,
+            )
 
 
 def _quote_hint(fmt: str, row: list[str], expected: int, separator: str) -> str:
@@ -423,7 +453,8 @@ def _read_delimited(
                 path=label,
             )
         _check_header(columns, label)
-    names = set(first if header else columns or ())
+    raw = list(first if header else columns or ())
+    text = {name for name in raw if name.strip() in text_columns}
     try:
         frame = pl.read_csv(
             io.BytesIO(data),
@@ -434,12 +465,12 @@ def _read_delimited(
             null_values=list(missing) or None,
             infer_schema_length=None,
             decimal_comma=_decimal_comma(data, separator),
-            schema_overrides={c: pl.String for c in text_columns if c in names} or None,
+            schema_overrides=dict.fromkeys(text, pl.String) or None,
         )
     except pl.exceptions.PolarsError as exc:
         # Find the row at fault (a long row, bad UTF-8) with its line number; polars' own
         # message is the fallback.
-        _check_rows(_decode(data, label), label, fmt, header, separator)
+        _check_rows(_decode(data, label), label, fmt, header, separator, quotes=True)
         raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
     # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
     # null in the last column can hide one, so only then are the rows counted one by one.
@@ -447,7 +478,80 @@ def _read_delimited(
         _, blank = _check_rows(_decode(data, label), label, fmt, header, separator)
         if blank:
             frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
-    return frame
+    frame = frame.rename({c: c.strip() for c in frame.columns if c != c.strip()})
+    return padding_removed(
+        frame, missing, decimal_comma=_decimal_comma(data, separator), text_columns=text_columns
+    )
+
+
+_WHOLE = r"[+-]?\d+"
+_DECIMAL_POINT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+def padding_removed(
+    frame: Any,
+    missing: Sequence[str],
+    *,
+    decimal_comma: bool = False,
+    text_columns: Sequence[str] = (),
+    types: dict[str, Any] | None = None,
+) -> Any:
+    """``frame`` with its columns of numbers padded with spaces (``a, b`` files) read as
+    numbers, as R's ``read.csv`` reads `` 2`` as the number 2: a column whose fields, their
+    spaces removed, are all numbers or ``missing`` markers is numeric (whole numbers as
+    integers), as it would have been read unpadded. Text keeps its spaces, as R keeps them;
+    so do ``text_columns``. ``types`` (a later block of a file read in blocks) gives each
+    column's type instead of inferring it.
+    """
+    import polars as pl
+
+    number = _DECIMAL_POINT.replace("\\.", ",") if decimal_comma else _DECIMAL_POINT
+    changed = []
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String or name in text_columns:
+            continue
+        values = frame.get_column(name)
+        typed = types is not None and types.get(name, pl.String) != pl.String
+        if not typed and (
+            types is not None
+            or not any(
+                (values.str.starts_with(pad) | values.str.ends_with(pad)).any() for pad in " \t"
+            )
+        ):
+            continue
+        stripped = values.str.strip_chars(" \t")
+        cleaned = (
+            pl.select(pl.when(stripped.is_in(list(missing))).then(None).otherwise(stripped))
+            .to_series()
+            .alias(name)
+        )
+        if typed:
+            changed.append(_as_numbers(cleaned, decimal_comma).cast(types[name]))  # type: ignore[index]
+            continue
+        present = cleaned.drop_nulls()
+        if present.is_empty():
+            changed.append(cleaned)  # nothing but missing markers: missing, as unpadded
+        elif present.str.contains(f"^(?:{number})$").all():
+            changed.append(_numbers_of(cleaned, present, decimal_comma))
+    return frame.with_columns(changed) if changed else frame
+
+
+def _numbers_of(values: Any, present: Any, decimal_comma: bool) -> Any:
+    import polars as pl
+
+    if present.str.contains(f"^(?:{_WHOLE})$").all():
+        whole = values.cast(pl.Int64, strict=False)
+        # beyond 64 bits: codes kept as the digits they were written with
+        return whole if whole.null_count() == values.null_count() else values
+    return _as_numbers(values, decimal_comma)
+
+
+def _as_numbers(values: Any, decimal_comma: bool) -> Any:
+    import polars as pl
+
+    if decimal_comma:
+        values = values.str.replace(",", ".", literal=True)
+    return values.cast(pl.Float64)
 
 
 def _first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:
@@ -469,6 +573,7 @@ def _check_header(names: Sequence[str], label: str) -> None:
                 path=label,
                 line=1,
             )
+        column = column.strip()  # the spaces around a name are not part of it ("a, b")
         if column in seen:
             raise ReadError(
                 f"{label}, line 1: the header names column {column!r} twice; give each column "

@@ -48,7 +48,9 @@ from .readers import (
     labels_of,
     list_names,
     missing_markers,
+    padding_removed,
     table_format,
+    unix_lines,
     wide_integers_as_text,
 )
 
@@ -117,6 +119,9 @@ class TableStream:
         self.header = header and columns is None
         self.missing = tuple(missing_markers(missing, default_missing))
         head = self._head()
+        # lines ended by a lone "\r" (classic Mac OS): read with "\n", byte for byte
+        self._mac = self.format in ("csv", "tsv") and unix_lines(head) is not head
+        head = unix_lines(head) if self._mac else head
         self.separator = ","
         self._decimal_comma = False
         if self.format in ("csv", "tsv"):
@@ -126,6 +131,8 @@ class TableStream:
         self.size = self.path.stat().st_size
         self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
         self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
+        self._padded: set[str] = set()  # columns of fields with spaces around them
+        self._empty: set[str] | None = None  # columns of nothing but missing values
         self.columns = self._column_names(head, columns)
         full = self._parquet_schema() if self.format == "parquet" else self._inferred_schema()
         self._full_schema = full
@@ -169,7 +176,7 @@ class TableStream:
         self._first = head[:end] if end else head
         if self.header:
             _check_header(first, self.label)
-            return list(first)
+            return [name.strip() for name in first]
         if columns is None:
             return [f"column_{j + 1}" for j in range(len(first))]
         if len(columns) != len(first):
@@ -201,18 +208,28 @@ class TableStream:
         """Column types from every row: each block's, widened to agree (a column of whole
         numbers in one block and decimals in another is Float64, as polars infers it from
         the whole file)."""
+        import polars as pl
+
         self.n_rows = None
         found: dict[str, Any] = {}
         for block, line in self._blocks():
-            frame = self._parse(block, line, schema=None)
+            raw = self._parse(block, line, schema=None)
+            frame = padding_removed(raw, self.missing, decimal_comma=self._decimal_comma)
+            self._padded |= {
+                c
+                for c in frame.columns
+                if not raw.get_column(c).equals(
+                    frame.get_column(c), check_dtypes=True, null_equal=True
+                )
+            }
+            empty = {c for c in frame.columns if frame.get_column(c).null_count() == frame.height}
+            self._empty = empty if self._empty is None else self._empty & empty
             for column in frame.columns:
                 values = frame.get_column(column)
                 seen = values.null_count() < len(values)
                 found[column] = _widen(found.get(column), values.dtype if seen else None)
         if not found and self.columns is not None:
             found = dict.fromkeys(self.columns)
-        import polars as pl
-
         return {c: pl.String if t is None else t for c, t in found.items()}
 
     def _check_target(self, schema: dict[str, Any]) -> None:
@@ -258,15 +275,25 @@ class TableStream:
             raise ReadError(f"{self.label}: the file has a header but no rows", path=self.label)
 
     def _frames(self) -> Iterator[Any]:
-        if self.format == "parquet":
-            import polars as pl
+        import polars as pl
 
+        if self.format == "parquet":
             lazy = pl.scan_parquet(self.path)
             for start in range(0, self.n_rows or 0, self.batch_size):
                 yield lazy.slice(start, self.batch_size).collect()
             return
+        # a column of padded numbers (" 2") reads as text, its spaces removed, then its type
+        schema = {c: pl.String if c in self._padded else t for c, t in self._full_schema.items()}
         for block, line in self._blocks():
-            yield self._parse(block, line, schema=self._full_schema)
+            frame = padding_removed(
+                self._parse(block, line, schema=schema),
+                self.missing,
+                decimal_comma=self._decimal_comma,
+                types=self._full_schema,
+            )
+            # padded missing markers (" NA") in a column of nothing else: missing
+            empty = self._padded & (self._empty or set())
+            yield frame.with_columns(pl.lit(None, pl.String).alias(c) for c in empty)
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
         """(block of whole records, the file line it starts on) after any header."""
@@ -278,10 +305,12 @@ class TableStream:
             line = 1
             if self.header:
                 first = f.read(len(self._first))
-                line += first.count(b"\n")
+                line += first.count(b"\r" if self._mac else b"\n")
             rest = b""
             while True:
                 chunk = f.read(size)
+                if self._mac:
+                    chunk = chunk.replace(b"\r", b"\n")
                 if not chunk:
                     if rest.strip():
                         yield rest, line
@@ -322,19 +351,27 @@ class TableStream:
             frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
         return frame
 
-    def _check_block(self, block: bytes, line: int) -> int:
-        """Blank lines in a CSV/TSV block; raises at a ragged row, naming its line."""
+    def _check_block(self, block: bytes, line: int, quotes: bool = False) -> int:
+        """Blank lines in a CSV/TSV block; raises at a ragged row, naming its line (and with
+        ``quotes`` at a quote inside a field not quoted)."""
         if self.format not in ("csv", "tsv"):
             return 0
         text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
         return _check_rows(
-            text, self.label, self.format, self.header, self.separator, line_offset=line - 2
+            text,
+            self.label,
+            self.format,
+            self.header,
+            self.separator,
+            line_offset=line - 2,
+            quotes=quotes,
         )[1]
 
     def _diagnose(self, block: bytes, line: int, exc: BaseException) -> ReadError:
         """The ReadError for a block polars refused: the line at fault when one is."""
         if self.format in ("csv", "tsv"):
-            self._check_block(block, line)  # raises at bad UTF-8, a ragged or malformed row
+            # raises at bad UTF-8, a ragged or malformed row, a stray quote
+            self._check_block(block, line, quotes=True)
         else:
             _check_json_lines(_decode(block, self.label, line - 1).splitlines(), self.label)
             return ReadError(
