@@ -71,6 +71,13 @@ def column_label(names: Sequence[str] | None, j: int) -> str:
     return f"column {j}"
 
 
+def column_named(names: Sequence[str] | None, j: int) -> str:
+    """Column ``j`` as a file's reader knows it: by its name, else by its place from 1."""
+    if names is not None and j < len(names):
+        return f"column {names[j]!r}"
+    return f"column {position(names, j) + 1}"
+
+
 def first_bad(X: Any, bad_data: np.ndarray) -> tuple[int, int]:
     """Row and column of the first True entry of a mask over ``X`` (dense) or ``X.data``."""
     if sp.issparse(X):
@@ -127,14 +134,20 @@ def check_not_infinite(
     row, col = first_bad(X, mask)
     value = float(vals[mask][0] if sp.issparse(X) else vals[row, col])
     if np.isinf(value):
+        accepted = f"{what} takes finite numbers (NaN marks a missing value)"
         raise DataError(
-            f"X contains {value} at row {row}, {column_label(names, col)}; {what} takes "
-            "finite numbers (NaN marks a missing value)"
+            f"X contains {value} at row {row}, {column_label(names, col)}; {accepted}",
+            row=row,
+            detail=f"{column_named(names, col)} holds {value}; {accepted}",
         )
+    accepted = (
+        f"{what} takes values up to {largest:g} in magnitude (squares and products of larger "
+        "ones overflow float64): rescale that column"
+    )
     raise DataError(
-        f"X contains {value:g} at row {row}, {column_label(names, col)}; {what} takes values "
-        f"up to {largest:g} in magnitude (squares and products of larger ones overflow "
-        "float64): rescale that column"
+        f"X contains {value:g} at row {row}, {column_label(names, col)}; {accepted}",
+        row=row,
+        detail=f"{column_named(names, col)} holds {value:g}; {accepted}",
     )
 
 
@@ -149,7 +162,10 @@ def check_non_negative(X: Any, names: Sequence[str] | None, what: str) -> None:
     raise DataError(
         f"Negative values in data passed to {what}: X[{row}, {position(names, col)}] = "
         f"{float(value)!r} "
-        f"({column_label(names, col)}); it takes non-negative counts or frequencies"
+        f"({column_label(names, col)}); it takes non-negative counts or frequencies",
+        row=row,
+        detail=f"{column_named(names, col)} holds {float(value)!r}; {what} takes non-negative "
+        "counts or frequencies",
     )
 
 
@@ -164,7 +180,10 @@ def check_binary(X: Any, names: Sequence[str] | None, what: str) -> None:
     raise DataError(
         f"{what} with binarize=None needs 0/1 features, but X[{row}, {position(names, col)}] = "
         f"{float(value)!r} "
-        f"({column_label(names, col)}); pass binarize=<threshold> to turn values into presence"
+        f"({column_label(names, col)}); pass binarize=<threshold> to turn values into presence",
+        row=row,
+        detail=f"{column_named(names, col)} holds {float(value)!r}; {what} with binarize=None "
+        "takes 0/1 features",
     )
 
 

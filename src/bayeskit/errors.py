@@ -46,7 +46,21 @@ class BayeskitError(Exception):
 
 
 class DataError(BayeskitError, ValueError):
-    """A value in X, y or sample_weight that the model cannot accept (NaN, inf, negative…)."""
+    """A value in X, y or sample_weight that the model cannot accept (NaN, inf, negative…).
+
+    Attributes
+    ----------
+    row : int or None
+        The row of X at fault, counting from 0, when the message names one.
+    detail : str or None
+        The message without the row, for a caller that names the row its own way (the
+        command line names the file, and counts its rows from 1).
+    """
+
+    def __init__(self, *args: Any, row: int | None = None, detail: str | None = None):
+        super().__init__(*args)
+        self.row = row
+        self.detail = detail
 
 
 class ShapeError(DataError):

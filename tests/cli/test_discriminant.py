@@ -111,7 +111,7 @@ def test_missing_values_are_refused_by_column(cli, wine_csv, tmp_path):
     frame.write_csv(holes)
     result = cli("train", holes, "--target", "target", "--model", "qda", "-o", tmp_path / "m.bkm")
     assert result.exit_code == 2
-    assert "row 4, column 2 ('ash')" in result.stderr
+    assert "holes.csv, row 5: column 'ash' has a missing value" in result.stderr
     assert not (tmp_path / "m.bkm").exists()
 
 

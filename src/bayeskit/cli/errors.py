@@ -164,3 +164,31 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+class rows_of:  # noqa: N801 (used as a ``with`` statement, as contextlib's helpers are)
+    """A :class:`~bayeskit.errors.DataError` a model raises about one row of a file's rows
+    names the file and the row, counted from 1 as a reader counts data rows.
+
+    ``rows``: where the model's rows are in the file — the first one's place (a batch's
+    rows read after ``rows`` others), or each one's (a fold's rows, 0-based).
+    """
+
+    def __init__(self, source: str, rows: int | Any = 0):
+        self.source = source
+        self.rows = rows
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        from ..errors import DataError
+
+        if not isinstance(exc, DataError) or exc.row is None or exc.detail is None:
+            return
+        try:
+            at = exc.row + self.rows if isinstance(self.rows, int) else int(self.rows[exc.row])
+        except (IndexError, TypeError):  # not a row of these: leave the message as it was
+            return
+        located = type(exc)(f"{self.source}, row {at + 1}: {exc.detail}")
+        raise located.with_traceback(tb) from None

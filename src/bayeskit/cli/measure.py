@@ -15,6 +15,7 @@ from .._folds import StratifiedKFold
 from .._params import clone
 from ..io.readers import ReadError
 from .data import Labelled
+from .errors import rows_of
 from .output import note, progress
 
 
@@ -102,9 +103,11 @@ def fold(
     make: Callable[[], Any], data: Labelled, train: np.ndarray, test: np.ndarray, classes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log-probabilities, predictions) of the ``test`` rows by a model fitted on ``train``."""
-    model = make().fit(data.subset(train), data.y[train])
+    with rows_of(data.source, train):
+        model = make().fit(data.subset(train), data.y[train])
     test_X = data.subset(test)
-    return log_proba_over(model, test_X, classes), model.predict(test_X)
+    with rows_of(data.source, test):
+        return log_proba_over(model, test_X, classes), model.predict(test_X)
 
 
 def folds_here(
@@ -118,10 +121,12 @@ def folds_here(
 def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predictions:
     """Fit on ``train``, predict ``test`` (``test_X``: its inputs made ready for the model)."""
     start = time.perf_counter()
-    fitted = clone(model).fit(train.X, train.y)
+    with rows_of(train.source):
+        fitted = clone(model).fit(train.X, train.y)
     classes = np.unique(np.concatenate([np.unique(train.y), np.unique(test.y)]))
-    log_proba = log_proba_over(fitted, test_X, classes)
-    predicted = fitted.predict(test_X)
+    with rows_of(test.source):
+        log_proba = log_proba_over(fitted, test_X, classes)
+        predicted = fitted.predict(test_X)
     return Predictions(
         test.y,
         classes,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .errors import rows_of
 from .options import (
     ColumnsOpt,
     ForceOpt,
@@ -122,8 +123,9 @@ def predict(
     else:
         ignored.append(target)
     inputs = _inputs(estimator, data, options, text, id_columns or [], ignored, target)
-    proba = estimator.predict_proba(inputs.X)
-    rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)
+    with rows_of("<stdin>" if data == "-" else data):
+        proba = estimator.predict_proba(inputs.X)
+        rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)
     if output is None:
         sys.stdout.write(rendered)
         sys.stdout.flush()

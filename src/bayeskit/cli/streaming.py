@@ -35,6 +35,7 @@ from .data import (
     parse_merge,
     text_of,
 )
+from .errors import rows_of
 from .models import _spam_labels, build_model, is_text_model
 from .options import DOCUMENT_BATCH as DOCUMENT_BATCH  # declared with --batch-size
 from .options import MAX_TERMS as MAX_TERMS  # declared with --max-terms
@@ -241,7 +242,8 @@ def train(
         # rest of the batch is summarized a chunk at a time, as later batches are.
         chunked = second is not None and isinstance(first.X, list)
         head = TEXT_CHUNK if chunked else len(first.y)
-        model.partial_fit(first.X[:head], first.y[:head])
+        with rows_of(data.source):
+            model.partial_fit(first.X[:head], first.y[:head])
         rows = first.rows
         rounds = rounds_for(model, partial=True)
         step = next(rounds)
@@ -256,7 +258,14 @@ def train(
             total = cap_terms(total, max_terms)
         meter.advance(first.rows, first.nbytes)
         more = data.batches if second is None else itertools.chain([second], data.batches)
-        for part, n, nbytes, seen in runner(step, data.prepare, more):
+        parts = runner(step, data.prepare, more)
+        while True:
+            # the rows counted so far are before the batch learned next, when learned here
+            with rows_of(data.source, rows) if runner is run_here else contextlib.nullcontext():
+                got = next(parts, None)
+            if got is None:
+                break
+            part, n, nbytes, seen = got
             total = part if total is None else add_parts(total, part)
             if keyed:
                 total = cap_terms(total, max_terms)

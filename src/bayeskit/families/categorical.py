@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import sparse as sp
-from .._validation import column_label
+from .._validation import column_label, column_named
 from ..errors import DataError, ParameterError, UnknownCategoryError
 from ..stats import CategoryCounts
 from ..stats.category_counts import offsets_of
@@ -158,9 +158,12 @@ class Categorical(Family):
                 inf = np.isinf(col)
                 if inf.any():
                     row = int(np.flatnonzero(inf)[0])
+                    accepted = "a category must be a finite number, a string or a bool"
                     raise DataError(
-                        f"X contains {col[row]} at row {row}, {column_label(names, j)}; a "
-                        "category must be a finite number, a string or a bool (NaN = missing)"
+                        f"X contains {col[row]} at row {row}, {column_label(names, j)}; "
+                        f"{accepted} (NaN = missing)",
+                        row=row,
+                        detail=f"{column_named(names, j)} holds {col[row]}; {accepted}",
                     )
         return X
 
@@ -265,10 +268,13 @@ class Categorical(Family):
                 row, j = (int(v) for v in np.argwhere(unseen)[0])
                 value = X.columns[j][row]
                 value = value.item() if isinstance(value, np.generic) else value
+                known = f"known values: {_preview(codebook.categories[j])}"
                 raise UnknownCategoryError(
                     f"value {value!r} at row {row}, {column_label(X.names, j)} was never seen in "
-                    f"training; known values: {_preview(codebook.categories[j])}. Use "
-                    "unseen='smooth' or 'ignore' to score such values"
+                    f"training; {known}. Use unseen='smooth' or 'ignore' to score such values",
+                    row=row,
+                    detail=f"{column_named(X.names, j)} holds {value!r}, never seen in "
+                    f"training; {known}",
                 )
             if self.unseen == "smooth":
                 cols = np.broadcast_to(codebook.n_codes + np.arange(codes.shape[1]), codes.shape)

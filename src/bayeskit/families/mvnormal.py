@@ -69,6 +69,7 @@ from .._validation import (
     as_real,
     check_not_infinite,
     column_label,
+    column_named,
     first_bad,
     within,
 )
@@ -312,10 +313,15 @@ class MVNormal(Family):
         if bad.any():
             row, col = first_bad(X, bad)
             value = float(X[row, col])
+            accepted = (
+                "discriminant analysis takes finite numbers in every column (impute missing "
+                "values first, or use GaussianNB, which reads NaN as missing)"
+            )
             raise DataError(
-                f"X contains {value} at row {row}, {column_label(names, col)}; discriminant "
-                "analysis takes finite numbers in every column (impute missing values first, "
-                "or use GaussianNB, which reads NaN as missing)"
+                f"X contains {value} at row {row}, {column_label(names, col)}; {accepted}",
+                row=row,
+                detail=f"{column_named(names, col)} "
+                f"{'has a missing value' if np.isnan(value) else f'holds {value}'}; {accepted}",
             )
         check_not_infinite(X, names, "discriminant analysis", LARGEST_VALUE)
         return X

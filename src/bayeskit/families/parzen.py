@@ -49,7 +49,7 @@ import numpy as np
 
 from .._lazy import linalg
 from .._lazy import sparse as sp
-from .._validation import as_real, column_label
+from .._validation import as_real, column_label, column_named
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
@@ -222,10 +222,14 @@ class Parzen(Family):
         if bad.any():
             row, col = (int(v) for v in np.argwhere(bad)[0])
             what = "a missing value (NaN)" if np.isnan(X[row, col]) else f"{X[row, col]:g}"
+            accepted = (
+                f"the Parzen window needs complete rows of values up to {_LARGEST:g} in "
+                "magnitude (distances between rows with a missing value are undefined)"
+            )
             raise DataError(
-                f"X has {what} at row {row}, {column_label(names, col)}; the Parzen window "
-                f"needs complete rows of values up to {_LARGEST:g} in magnitude (distances "
-                "between rows with a missing value are undefined)"
+                f"X has {what} at row {row}, {column_label(names, col)}; {accepted}",
+                row=row,
+                detail=f"{column_named(names, col)} holds {what}; {accepted}",
             )
         return X
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import column_label
+from .._validation import column_label, column_named
 from ..errors import DataError, InputTypeError
 from ..families._codebook import Table, missing_mask
 
@@ -136,9 +136,12 @@ def real_columns(
         numeric = np.asarray(_is_number(col), dtype=bool) | missing
         if not numeric.all():
             row = int(np.flatnonzero(~numeric)[0])
+            accepted = f"the {family} family takes numbers"
             raise DataError(
-                f"{column_label(names, j)} holds {col[row]!r} at row {row}; the {family} family "
-                "takes numbers (an empty cell, None or NaN is a missing value)"
+                f"{column_label(names, j)} holds {col[row]!r} at row {row}; {accepted} (an "
+                "empty cell, None or NaN is a missing value)",
+                row=row,
+                detail=f"{column_named(names, j)} holds {col[row]!r}; {accepted}",
             )
         out[:, k] = np.where(missing, np.nan, col).astype(np.float64)
     return out

@@ -1,0 +1,68 @@
+"""A value a model refuses, met in a file, is named by the file and its row counted from 1 (as
+the readers count data rows), in the file's own column names — not by numpy's 0-based
+``X[i, j]``, which is the Python API's message."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from bayeskit.errors import DataError
+from bayeskit.naive_bayes import MultinomialNB
+
+ROWS = 30
+BAD = 25  # the data row (from 1) holding the negative count
+
+
+@pytest.fixture
+def counts(tmp_path):
+    rows = [f"{i % 6},{(i * 7) % 5},{'xz'[i % 2]}" for i in range(ROWS)]
+    rows[BAD - 1] = "3,-2,x"
+    (tmp_path / "bad.csv").write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    rows[BAD - 1] = "3,2,x"
+    (tmp_path / "good.csv").write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    return tmp_path
+
+
+MESSAGE = (
+    f"bad.csv, row {BAD}: column 'b' holds -2.0; a multinomial model takes non-negative counts "
+    "or frequencies"
+)
+
+
+@pytest.mark.parametrize("batch_size", ["7", "100000"])
+def test_train_names_the_row_of_the_file(cli, counts, batch_size):
+    result = cli("train", counts / "bad.csv", "-t", "y", "-m", "multinomial", "-o",
+                 counts / "m.bkm", "--batch-size", batch_size)  # fmt: skip
+    assert result.exit_code == 2
+    assert MESSAGE in result.stderr
+
+
+def test_predict_and_evaluate_name_the_row_of_the_file(cli, counts):
+    model = counts / "m.bkm"
+    trained = cli("train", counts / "good.csv", "-t", "y", "-m", "multinomial", "-o", model)
+    assert trained.exit_code == 0, trained.output
+    predicted = cli("predict", model, counts / "bad.csv")
+    assert predicted.exit_code == 2
+    assert MESSAGE in predicted.stderr
+    held_out = cli("evaluate", counts / "good.csv", "-t", "y", "-m", "multinomial", "--test",
+                   counts / "bad.csv")  # fmt: skip
+    assert held_out.exit_code == 2
+    assert MESSAGE in held_out.stderr
+    # cross-validation: each fold's rows mapped back to the file's
+    folds = cli("evaluate", counts / "bad.csv", "-t", "y", "-m", "multinomial")
+    assert folds.exit_code == 2
+    assert MESSAGE in folds.stderr
+    stdin = cli("predict", model, "-", "-f", "csv", input=(counts / "bad.csv").read_text())
+    assert stdin.exit_code == 2
+    assert MESSAGE.replace("bad.csv", "<stdin>") in stdin.stderr
+
+
+def test_the_python_message_and_the_row_survive_a_process_boundary():
+    with pytest.raises(DataError) as caught:
+        MultinomialNB().fit([[1, 2], [3, -2]], [0, 1])
+    assert "X[1, 1] = -2.0" in str(caught.value)  # scikit-learn's wording, 0-based
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert (again.row, again.detail) == (1, caught.value.detail)
+    assert str(again) == str(caught.value)
