@@ -403,9 +403,9 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
 
 
 def _documents(X: Any) -> list[Any]:
-    from ..text.classifier import _as_list
+    from ..text._documents import document_list
 
-    return _as_list(X)
+    return document_list(X)
 
 
 def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from ..families import Family
 from ..inspection import top_useful, usefulness_of
 from ..stats import ColumnStatistic, Statistic, TermKeyed
 from ._count_matrices import stats_of
+from ._document_input import one_column
 from ._document_stats import DocumentStats
 from .vectorize import TextVectorizer
 from .vocabulary import LazyTerms
@@ -69,21 +70,27 @@ def keeps_term_statistics(vectorizer: TextVectorizer) -> bool:
     return vectorizer.output in ("counts", "binary")
 
 
-def as_documents(X: Any) -> np.ndarray:
-    """Documents as a 1-D object array (rows a prepared block can be indexed by), refusing a
-    single text and what is not iterable."""
+def document_list(X: Any) -> list[Any]:
+    """Documents as a list (a table's one column: :func:`one_column`), refusing a single
+    text and what is not iterable."""
     if isinstance(X, (str, bytes)):
         raise ParameterError(
             "expected a list of documents, got a single "
             f"{type(X).__name__}; wrap it in a list: [text]"
         )
+    X = one_column(X)
     try:
-        docs = list(X)
+        return list(X)
     except TypeError:  # None, a number, a 0-d array: nothing to iterate over
         raise InputTypeError(
             "expected an iterable of documents (a list of str or bytes), got "
             f"{type(X).__name__} ({X!r:.60})"
         ) from None
+
+
+def as_documents(X: Any) -> np.ndarray:
+    """:func:`document_list` as a 1-D object array (rows a prepared block can be indexed by)."""
+    docs = document_list(X)
     out = np.empty(len(docs), dtype=object)
     out[:] = docs
     return out

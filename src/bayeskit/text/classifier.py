@@ -24,7 +24,7 @@ from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
 from .._params import clone
 from ..contract import Contract, contract_of, declares
-from ..errors import InputTypeError, ParameterError
+from ..errors import ParameterError
 from ..families import Family
 from ..inspection import (
     Explanation,
@@ -35,7 +35,7 @@ from ..inspection import (
 from ..naive_bayes import ComplementNB, MultinomialNB
 from ..stats import Summary
 from ._document_stats import DocumentStats
-from ._documents import DocumentsFamily, as_documents, keeps_term_statistics
+from ._documents import DocumentsFamily, as_documents, document_list, keeps_term_statistics
 from .analyze import DEFAULT_TOKEN_PATTERN
 from .vectorize import TextVectorizer
 from .vocabulary import VocabularyStats
@@ -472,7 +472,7 @@ class TextClassifier(GenerativeClassifier):
 
     def transform(self, X: Any) -> sp.csr_matrix:
         """The documents as the model sees them (CSR over the vocabulary)."""
-        return self._vectorizer_of_fit().transform(_as_list(X))
+        return self._vectorizer_of_fit().transform(document_list(X))
 
     # ------------------------------------------------------------------ understanding
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
@@ -553,18 +553,3 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
         return value
 
     return {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
-
-
-def _as_list(X: Any) -> list[Any]:
-    if isinstance(X, (str, bytes)):
-        raise ParameterError(
-            "expected a list of documents, got a single "
-            f"{type(X).__name__}; wrap it in a list: [text]"
-        )
-    try:
-        return list(X)
-    except TypeError:  # None, a number, a 0-d array: nothing to iterate over
-        raise InputTypeError(
-            "expected an iterable of documents (a list of str or bytes), got "
-            f"{type(X).__name__} ({X!r:.60})"
-        ) from None

@@ -25,9 +25,9 @@ from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
 from ..stats import ColumnStatistic, Summary
 from . import calibration, fisher
-from ._documents import keeps_term_statistics
+from ._documents import document_list, keeps_term_statistics
 from .capped import kept_part
-from .classifier import TextClassifier, _as_list
+from .classifier import TextClassifier
 from .vectorize import TextVectorizer
 
 
@@ -571,7 +571,7 @@ class SpamFilter(TextClassifier):
                 "held-out scores come from statistics that add; this filter's vectorizer "
                 "(idf weighting) keeps none: fit it whole (calibration_folds) instead"
             )
-        docs = _as_list(X)
+        docs = document_list(X)
         labels = self._filter_labels(y, len(docs), lead="the labels must be the filter's two")
         is_spam = self._is_spam(labels)
         assert is_spam is not None  # (refused above otherwise)
@@ -719,7 +719,7 @@ class SpamFilter(TextClassifier):
         added to ``score_counts_`` and the scale refitted. A first call fits the scale as
         ``fit`` does."""
         self._check_folds()
-        docs = _as_list(X)
+        docs = document_list(X)
         labels = self._filter_labels(y, len(docs), classes)
         if not self.__sklearn_is_fitted__():
             with unchanged_on_error(self):
@@ -837,7 +837,7 @@ class SpamFilter(TextClassifier):
     def train_on_error(self, X: Any, y: Any) -> int:
         """Learn only the messages the filter gets wrong or is unsure about (SpamBayes'
         train-on-error); returns how many it learned. An untrained filter learns them all."""
-        docs = _as_list(X)
+        docs = document_list(X)
         labels = self._filter_labels(y, len(docs))
         if len(docs) != len(labels):
             raise DataError(f"{len(docs)} messages but {len(labels)} labels")

@@ -41,6 +41,7 @@ from ._count_matrices import (
     stats_of,
     wide_mask,
 )
+from ._document_input import one_column
 from ._scan import (
     Analysis,
     Lookup,
@@ -643,6 +644,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 "expected an iterable of documents, got a single "
                 f"{type(raw_documents).__name__}; wrap it in a list"
             )
+        raw_documents = one_column(raw_documents)
         if not isinstance(raw_documents, Iterable):
             raise InputTypeError(
                 "expected an iterable of documents (a list of str or bytes), got "
