@@ -28,6 +28,18 @@ def test_a_label_outside_the_declared_classes_is_refused(name):
         ours.partial_fit(X[:1], [3])
 
 
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "CategoricalNB"])
+def test_a_declaration_must_hold_every_class_the_model_has(name):
+    y = np.array([0, 1, 2, 0, 1, 2])
+    fitted = getattr(bk, name)().fit(X, y)
+    before = fitted.stats_
+    match = r"\[2\], which the model already has, is not in classes \(\[0, 1\]\)"
+    with pytest.raises(UnknownClassError, match=match):
+        fitted.partial_fit(X[:2], y[:2], classes=[0, 1])
+    assert fitted.stats_ is before  # a refused call leaves the model as it was
+    assert fitted.partial_fit(X[:2], y[:2], classes=[2, 1, 0]).classes_.tolist() == [0, 1, 2]
+
+
 def test_scikit_learn_refuses_it_too():
     theirs = sk_nb.GaussianNB().partial_fit(X[:3], [0, 1, 0], classes=[0, 1])
     with pytest.raises(ValueError, match=r"do not exist in the initial classes"):

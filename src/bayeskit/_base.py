@@ -241,7 +241,8 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         The result is the model that ``fit`` would give on all batches at once. ``classes``
         declares the classes up front, as in scikit-learn: they start with zero weight, and
         from then on a label outside the model's classes is an
-        :class:`~bayeskit.errors.UnknownClassError` (a later call may declare more). While
+        :class:`~bayeskit.errors.UnknownClassError` (a later call may declare more, never fewer:
+        a declaration must hold every class the model has). While
         ``classes`` has never been given, a label not seen before becomes a new class.
 
         Parameters

@@ -231,16 +231,22 @@ def declared_classes(classes: Any) -> np.ndarray:
     return declared
 
 
-def refuse_unknown(labels: np.ndarray, known: np.ndarray, where: str) -> None:
+def refuse_unknown(
+    labels: np.ndarray,
+    known: np.ndarray,
+    where: str,
+    *,
+    what: str = "y holds",
+    fix: str = "declare every class in partial_fit's classes, or leave classes out to let new "
+    "labels become classes",
+) -> None:
     """Refuse labels outside ``known`` (scikit-learn's ``partial_fit(classes=...)`` contract)."""
     allowed = set(known.tolist())
     outside = [v for v in labels.tolist() if v not in allowed]
     if outside:
-        raise UnknownClassError(
-            f"y holds {preview(np.asarray(outside))}, not in {where} ({preview(known)}); "
-            "declare every class in partial_fit's classes, or leave classes out to let new "
-            "labels become classes"
-        )
+        shown = preview(np.asarray(outside))
+        said = f"y holds {shown}," if what == "y holds" else f"{shown}, which {what}, is"
+        raise UnknownClassError(f"{said} not in {where} ({preview(known)}); {fix}")
 
 
 def check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:

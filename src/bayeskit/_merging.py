@@ -120,7 +120,18 @@ def hold_declared_classes(model: Learner, labels: np.ndarray, classes: Any, *, f
     declared (since the last ``fit``), else it becomes a new class. The rule of the
     in-memory ``partial_fit`` and of :func:`bayeskit.dask.partial_fit`."""
     if classes is not None:
-        refuse_unknown(labels, declared_classes(classes), "classes")
+        declared = declared_classes(classes)
+        if not first:
+            # a declaration that leaves out a class the model has would not hold for its own
+            # statistics (scikit-learn refuses any change; declaring more stays possible)
+            refuse_unknown(
+                np.asarray(model.classes_),
+                declared,
+                "classes",
+                what="the model already has",
+                fix="declare every class of the model's classes_ and any new ones",
+            )
+        refuse_unknown(labels, declared, "classes")
         model.set_classes_declared(True)
     elif not first and model.classes_declared():
         refuse_unknown(labels, model.classes_, "the classes declared")
