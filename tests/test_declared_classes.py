@@ -82,3 +82,24 @@ def test_a_nan_among_string_classes_or_a_numpy_nan_label_is_refused():
         bk.GaussianNB().partial_fit(X[:2], ["a", "b"], classes=["a", "b", np.nan])
     with pytest.raises(bk.errors.DataError, match=r"missing label"):
         bk.GaussianNB().fit(X[:4], ["a", "b", np.float32("nan"), "a"])
+
+
+def test_labels_that_mix_text_and_numbers_are_refused_by_every_door():
+    """1 beside "1": one class read as text, two read as given; neither is guessed."""
+    y = np.array([0, 1, 2, 0, 1, 2])
+    fitted = bk.MultinomialNB().fit(X, y)
+    before = fitted.stats_
+    mixed = r"mix text and numbers"
+    with pytest.raises(bk.errors.DataError, match=mixed):
+        fitted.partial_fit(X, y.astype(str))
+    assert fitted.stats_ is before
+    with pytest.raises(bk.errors.DataError, match=mixed):
+        bk.merge(fitted, bk.MultinomialNB().fit(X, y.astype(str)))
+    with pytest.raises(bk.errors.DataError, match=r"y\[1\] = '1' beside y\[0\] = 1"):
+        bk.MultinomialNB().fit(X, [1, "1", 2, 1, "1", 2])
+    with pytest.raises(bk.errors.DataError, match=r"y\[2\] = '1' beside y\[0\] = 0"):
+        bk.MultinomialNB().fit(X, np.array([0, 1, "1"] * 2, dtype=object))
+    with pytest.raises(bk.errors.DataError, match=r"classes\[1\] = '1' beside classes\[0\]"):
+        bk.MultinomialNB().partial_fit(X, [0, 0, 0, 0, 0, 0], classes=[0, "1"])
+    # one type throughout is fine, whichever
+    assert bk.MultinomialNB().fit(X, [str(v) for v in y]).classes_.tolist() == ["0", "1", "2"]

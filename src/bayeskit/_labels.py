@@ -115,6 +115,8 @@ def check_y(y: Any) -> np.ndarray:
         texts = as_array is not None and as_array.dtype.kind == "U"
         if texts and any(isinstance(v, (float, np.floating)) and v != v for v in y):
             as_array = np.asarray(y, dtype=object)
+        if texts:
+            refuse_mixed_labels(y)
         if as_array is not None and as_array.ndim == 1 and as_array.dtype.kind in "biufU":
             y, plain = as_array, True
         elif as_array is not None and as_array.ndim == 1:
@@ -153,7 +155,24 @@ def check_y(y: Any) -> np.ndarray:
                     f"y[{i}] is a {type(v).__name__} ({v!r}); class labels must be strings, "
                     "integers, floats or bools"
                 )
+        refuse_mixed_labels(values)
     return y
+
+
+def refuse_mixed_labels(values: Any, name: str = "y") -> None:
+    """Refuse labels that mix text and numbers (``1`` beside ``"1"``): read as text they
+    would be one class, read as given two, and a model would learn whichever its input path
+    chose; so, as scikit-learn's label encoders do, neither is guessed."""
+    text = [i for i, v in enumerate(values) if isinstance(v, str)]
+    # (a missing label is refused as missing, by the caller)
+    others = [i for i, v in enumerate(values) if not isinstance(v, str) and not is_missing(v)]
+    if text and others:
+        number = others[0]
+        raise DataError(
+            f"{name} mixes text and numbers: {name}[{text[0]}] = {values[text[0]]!r} beside "
+            f"{name}[{number}] = {values[number]!r}; give every label one type (all text, "
+            f"e.g. [str(v) for v in {name}], or all numbers)"
+        )
 
 
 def true_labels(y: Any, classes: np.ndarray, what: str) -> np.ndarray:
@@ -221,6 +240,7 @@ def declared_classes(classes: Any) -> np.ndarray:
         raise ParameterError(
             "classes holds a missing value (None or NaN); every class must be a label"
         )
+    refuse_mixed_labels(values, "classes")
     declared = unique_sorted(given)
     if len(declared) != len(given):
         values = given.tolist()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._values import is_sorted_unique, union_sorted
-from ..errors import MergeError
+from ..errors import DataError, MergeError
 from ._base import Statistic
 
 
@@ -79,6 +79,12 @@ class Summary:
             raise MergeError(
                 "cannot add summaries of differently structured models: "
                 f"{[b.kind for b in self.blocks]} vs {[b.kind for b in other.blocks]}"
+            )
+        if _text_labels(self.classes) != _text_labels(other.classes):
+            both = sorted(map(repr, [*self.classes.tolist()[:3], *other.classes.tolist()[:3]]))
+            raise DataError(
+                f"the class labels mix text and numbers ({', '.join(both)}…): a model's "
+                "classes are all text or all numbers; give the new labels the model's type"
             )
         classes = union_sorted(self.classes, other.classes)
         a, b = self.embed_classes(classes), other.embed_classes(classes)
@@ -152,3 +158,14 @@ def _positions(union: np.ndarray, part: np.ndarray) -> np.ndarray:
 
 def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _text_labels(classes: np.ndarray) -> bool | None:
+    """Whether ``classes`` are text (None: no classes, which adds to either)."""
+    if len(classes) == 0:
+        return None
+    if classes.dtype.kind in "US":
+        return True
+    if classes.dtype.kind != "O":
+        return False
+    return isinstance(classes.tolist()[0], str)
