@@ -91,9 +91,13 @@ def test_bad_parameters_fail_at_fit(kwargs, message):
     ],
 )
 def test_bad_decision_rules_are_named(kwargs, message):
-    model = bk.MultinomialNB(**kwargs).fit(X, Y)
+    # refused by fit, not by every later predict
     with pytest.raises(ParameterError, match=message):
-        model.predict(PROBE)
+        bk.MultinomialNB(**kwargs).fit(X, Y)
+    model = bk.MultinomialNB().fit(X, Y)
+    with pytest.raises(ParameterError, match=message):
+        model.set_params(**kwargs)
+    model.predict(PROBE)  # the model kept its own settings
 
 
 def test_no_underflow_with_fifty_thousand_features():

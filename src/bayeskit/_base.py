@@ -83,7 +83,7 @@ from ._merging import hold_declared_classes, merge
 from ._params import ClassifierMixin, ParamNamesOnce
 from ._validation import FeatureNames, prepare_input
 from .contract import Contract, requires
-from .errors import DataError, MergeError, NotFittedError, ParameterError
+from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
 from .stats import Summary
 
@@ -397,9 +397,21 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
 
     def set_params(self, **params: Any) -> GenerativeClassifier:
         """Set hyperparameters. On a fitted model they take effect at the next prediction
-        without refitting: the statistics are the fitted state, parameters follow from them."""
-        self.__dict__.pop("_cache", None)
-        return super().set_params(**params)
+        without refitting: the statistics are the fitted state, parameters follow from them;
+        settings no model can be made of are refused then, and the model keeps its own."""
+        if not hasattr(self, "stats_"):
+            return super().set_params(**params)
+        before = self.get_params(deep=True)
+        cache = self.__dict__.pop("_cache", None)
+        super().set_params(**params)
+        try:
+            self._fitted()
+        except BayeskitError:
+            super().set_params(**{k: before[k] for k in params if k in before})
+            if cache is not None:
+                self._cache = cache
+            raise
+        return self
 
     @property
     def families_(self) -> list[Family]:
@@ -445,6 +457,11 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         check_parameters(
             families, params, summary.classes, self._block_names(self._feature_names())
         )
+        # the decision's settings too: fit refuses them, not every later predict
+        if self.loss is not None:
+            check_loss(self.loss, len(summary.classes))
+        if self.class_weight is not None:
+            class_loss_weights(self.class_weight, summary.classes, summary.class_count)
         return FittedParameters(prior, params, families)
 
     def _check_statistics(self, summary: Summary) -> None:

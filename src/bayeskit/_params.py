@@ -104,14 +104,17 @@ class ParamNamesOnce(_Root):
         if not params:
             return self
         valid = self.get_params(deep=True)
+        unknown = [k for k in params if k.partition("__")[0] not in valid]
+        if unknown:  # before any is set: a refused call changes nothing
+            from .errors import ParameterError
+
+            raise ParameterError(
+                f"Invalid parameter {unknown[0].partition('__')[0]!r} for estimator {self}. "
+                f"Valid parameters are: {self._get_param_names()!r}."
+            )
         nested: defaultdict[str, dict[str, Any]] = defaultdict(dict)
         for key, value in params.items():
             key, delim, sub_key = key.partition("__")
-            if key not in valid:
-                raise ValueError(
-                    f"Invalid parameter {key!r} for estimator {self}. "
-                    f"Valid parameters are: {self._get_param_names()!r}."
-                )
             if delim:
                 nested[key][sub_key] = value
             else:

@@ -130,6 +130,8 @@ def test_estimators_that_need_the_rows_are_refused_at_fit():
     with pytest.raises(ParameterError, match="give one of the two"):
         bk.LinearDiscriminantAnalysis(covariance_estimator=OAS(), shrinkage=0.5).fit(X, Y)
     model = bk.LinearDiscriminantAnalysis().fit(X, Y)
-    model.set_params(covariance_estimator=MinCovDet())
+    with pytest.raises(ParameterError, match=r"MinCovDet\(\) needs the training rows"):
+        model.set_params(covariance_estimator=MinCovDet())  # the fitted model keeps its own
+    model.covariance_estimator = MinCovDet()  # set past set_params: the file still refuses
     with pytest.raises(ModelFileError, match="cannot store the hyperparameter"):
         model_file._model_contents(model)
