@@ -242,7 +242,7 @@ class ModelState:
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
-        replay = read_journal(self.journal_path, model_sha)
+        replay = read_journal(self.journal_path, model_sha, label_names(model))
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
             if replay.ops:
