@@ -467,7 +467,9 @@ def test_table_model_has_no_check(serve, wine_file):
     r = client.post("/check", content="hello")
     assert r.status_code == 400
     assert "/invocations" in r.json()["error"]
-    assert client.post("/learn/0", content="x", headers=AUTH).status_code == 400
+    learn = client.post("/learn/0", content="x", headers=AUTH)
+    assert learn.status_code == 403  # learning is off for a table model, even with a token
+    assert "reads table rows" in learn.json()["error"]
 
 
 def test_unknown_paths_and_methods(serve, sms_file):

@@ -227,3 +227,73 @@ def test_a_message_the_model_refuses_fails_alone(model, sms_file, monkeypatch):
     np.testing.assert_allclose(_proba(state), _expected(sms_file, MESSAGES[:2]), rtol=1e-12)
     assert state.snapshot.seq == 2
     _abandon(state)
+
+
+def _damaged(model, change) -> None:
+    """Three learns journaled and a crash; then ``change(records)`` edits the journal's
+    records (a list of dicts, the base line first) by hand."""
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:3])
+    _abandon(state)
+    journal = model.parent / "sms.bk.journal"
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    change(records)
+    journal.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _checkpoint(records, **fields) -> None:
+    records.insert(2, {"type": "checkpoint", "model_sha256": "0" * 64, **fields})
+
+
+HAND_DAMAGE = [
+    ("base without seq", lambda r: r[0].pop("seq"), "line 1: the base line's seq is null"),
+    ("base seq text", lambda r: r[0].update(seq="x"), 'line 1: the base line\'s seq is "x"'),
+    ("base seq null", lambda r: r[0].update(seq=None), "line 1: the base line's seq is null"),
+    ("base seq huge", lambda r: r[0].update(seq=1e999), "line 1: the base line's seq is"),
+    ("checkpoint without seq", lambda r: _checkpoint(r), "line 3: the checkpoint's seq is null"),
+    ("checkpoint seq text", lambda r: _checkpoint(r, seq="2"), "line 3: the checkpoint's seq"),
+    ("op seq text", lambda r: r[2].update(seq="2"), 'line 3: the operation\'s seq is "2"'),
+    ("unknown label", lambda r: r[1].update(learn="eggs"), "line 2: the operation's learn label"),
+    ("label not text", lambda r: r[1].update(learn=5), "learn label 5 is not a label"),
+    ("unlearn label", lambda r: r[3].update(unlearn="eggs"), "line 4: the operation's unlearn"),
+    ("no change", lambda r: r[1].update(learn=None), "line 2: the operation neither learns"),
+    ("digest", lambda r: r[2].update(digest="ab" * 32), "line 3: the operation's digest"),
+    ("index label", lambda r: r[0].update(learned={"ab": "eggs"}), "index holds the label"),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "says"), [c[1:] for c in HAND_DAMAGE], ids=[c[0] for c in HAND_DAMAGE]
+)
+def test_a_hand_damaged_journal_is_refused_naming_its_line(model, change, says):
+    _damaged(model, change)
+    with pytest.raises(JournalError, match=r"sms\.bk\.journal: ") as refused:
+        ModelState(str(model), learning=True)
+    assert says in str(refused.value)
+    assert "the journal is damaged" in str(refused.value) or "neither" in str(refused.value)
+
+
+def test_a_checkpoint_beyond_the_operations_is_refused(model):
+    """A checkpoint naming the model file at a seq past the journal's last operation would
+    replay nothing: the acknowledged operations after the base would be dropped silently."""
+    sha = file_sha256(model)
+
+    def beyond(records):
+        records[0]["model_sha256"] = "0" * 64  # the base names an older model file
+        records.append({"type": "checkpoint", "model_sha256": sha, "seq": 99})
+
+    _damaged(model, beyond)
+    with pytest.raises(JournalError, match="line 5 says the model file holds the operations up"):
+        ModelState(str(model), learning=True)
+
+
+def test_a_hand_damaged_journal_stops_the_command_with_status_2(model, capsys):
+    from bayeskit.cli import main
+
+    _damaged(model, lambda r: r[1].update(learn="eggs"))
+    token = model.parent / "token"
+    token.write_text("test-token-0123456789\n")
+    assert main(["serve", str(model), "--token-file", str(token), "--port", "18651"]) == 2
+    error = capsys.readouterr().err
+    assert "sms.bk.journal: line 2" in error
+    assert "this is a bug" not in error

@@ -102,6 +102,15 @@ def read_token(path: str) -> str:
             f"{path}: the token file must hold a token of at least 8 characters on its first "
             f"line, printable ones; {_TOKEN_HINT}"
         )
+    if not token.isascii():
+        # HTTP clients send header bytes as they please (curl: UTF-8; Python's http.client:
+        # latin-1), so a token outside ASCII would match for some clients and not others.
+        odd = next(c for c in token if not c.isascii())
+        raise BayeskitError(
+            f"{path}: the token holds {odd!r}, a character outside ASCII, which HTTP clients "
+            f"send in different encodings; use ASCII letters, digits and punctuation, "
+            f"{_TOKEN_HINT}"
+        )
     return token
 
 
@@ -467,6 +476,12 @@ class Service:
             )
         body = await self.body(request)
         doc = message_input(body, request.headers.get("content-type", ""), model)
+        if not doc.strip():  # would be learned as a message of no words: only the prior moves
+            raise RequestError(
+                f"an empty message (the body is empty or white space): nothing "
+                f"{'unlearned' if unlearn else 'learned'}, the model is unchanged; send the "
+                "message as the body"
+            )
         # The model update runs here, in the event loop, as a check does (a thread would
         # wait for the interpreter lock while the loop runs checks); a large message's off
         # the loop, as a large check's, and any while one is under way there (the loop
@@ -585,8 +600,8 @@ def create_app(config: ServeConfig) -> ASGIApp:
             Route("/invocations", service.invocations, methods=["POST"]),
             Route("/check", service.check, methods=["POST"]),
             Route("/verdict", service.verdict, methods=["POST"]),
-            Route("/learn/{label}", service.learn, methods=["POST"]),
-            Route("/unlearn/{label}", service.unlearn, methods=["POST"]),
+            Route("/learn/{label:path}", service.learn, methods=["POST"]),
+            Route("/unlearn/{label:path}", service.unlearn, methods=["POST"]),
         ],
         exception_handlers={
             HTTPException: http_error,

@@ -184,6 +184,8 @@ def invocation_input(
         text = decode_text(body, options.get("charset", "utf-8"))
         names = column_names(model)
         header = not _first_line_is_data(text, names)
+        if text.strip():
+            _check_fields(text, header, names)
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
@@ -196,7 +198,8 @@ def invocation_input(
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
-        return _rows(frame, model), query_proba
+        columns = {c: frame.get_column(c) for c in frame.columns}
+        return _rows(columns, model), query_proba
     if kind != "application/json":
         raise RequestError(
             f"Content-Type {kind!r} is not accepted by /invocations; send application/json "
@@ -217,14 +220,15 @@ def invocation_input(
             f"the JSON body must hold exactly one of {', '.join(SHAPES)} (and optionally "
             f"params); its keys are: {found}"
         )
-    params = payload.get("params") or {}
+    params = payload.get("params")
+    if params is None:
+        params = {}
     if not isinstance(params, dict):
         raise RequestError('params must be a JSON object, such as {"probabilities": true}')
     proba = params.get("probabilities", params.get("predict_proba", query_proba))
     if not isinstance(proba, bool):
         raise RequestError(f"params.probabilities must be true or false, not {proba!r}")
-    frame = _frame(shapes[0], payload[shapes[0]], model)
-    return _rows(frame, model), proba
+    return _rows(_columns(shapes[0], payload[shapes[0]], model), model), proba
 
 
 def column_names(model: Any) -> list[str]:
@@ -249,7 +253,7 @@ def n_features(model: Any) -> int:
 def _first_line_is_data(text: str, names: list[str]) -> bool:
     """Whether a CSV body starts with a row of values rather than a header line (a row
     pasted without its header): none of its fields names one of the model's columns, and
-    it has one field per column, all numbers when the model's columns have no names."""
+    it has one field per column, or all its fields are numbers (no header is all numbers)."""
     line = text.lstrip("\ufeff").partition("\n")[0].rstrip("\r")
     if not line.strip():
         return False
@@ -257,13 +261,31 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
         fields = next(csv.reader([line]))
     except csv.Error:
         return False
-    if len(fields) != len(names) or any(f.strip() in names for f in fields):
+    if any(f.strip() in names for f in fields):
         return False
+    numbers = all(_is_number(f) for f in fields)
+    if len(fields) != len(names):
+        return numbers and names != ["text"]
     if names == ["text"]:  # one text per line: a header would be a word such as "message"
         return "\n" not in text.strip()
     if names[0] == "x0" and names == [f"x{j}" for j in range(len(names))]:
-        return all(_is_number(f) for f in fields)
+        return numbers
     return True
+
+
+def _check_fields(text: str, header: bool, names: list[str]) -> None:
+    """Refuses a CSV body whose rows do not all have as many fields as its first line (read
+    as missing values otherwise), as ``bayeskit predict`` does, and a body without a header
+    whose rows do not have one field per column of the model."""
+    from ..io.readers import _check_rows
+
+    first, _ = _check_rows(text, SOURCE, "csv", header)
+    if not header and len(first) != len(names):
+        raise RequestError(
+            f"{SOURCE}, line 1: {len(first)} fields where the model reads {len(names)} columns "
+            f"({_names(names)}); give every row one value per column, or start the body with "
+            "a header line naming the columns"
+        )
 
 
 def _is_number(field: str) -> bool:
@@ -274,11 +296,14 @@ def _is_number(field: str) -> bool:
     return True
 
 
-def _frame(shape: str, value: Any, model: Any) -> Any:
-    """A polars frame of the rows a JSON shape holds (columns named when the shape names
-    them, else the model's training columns in order)."""
-    import polars as pl
+#: A request's table: each column's values (a list of JSON values, or a polars Series for
+#: a CSV body), by column name in the request's order.
+Columns = dict[str, Any]
 
+
+def _columns(shape: str, value: Any, model: Any) -> Columns:
+    """The columns a JSON shape holds (named as the shape names them, else as the model's
+    columns in order)."""
     if shape == "dataframe_split":
         if not isinstance(value, dict) or not isinstance(value.get("data"), list):
             raise RequestError(
@@ -301,26 +326,24 @@ def _frame(shape: str, value: Any, model: Any) -> Any:
         lengths = {len(v) for v in value.values()}
         if len(lengths) > 1:
             raise RequestError(f"the columns of {shape} have different lengths: {sorted(lengths)}")
-        return _build(lambda: pl.DataFrame(value, strict=False))
+        return dict(value)
     if not isinstance(value, list) or not value:
         raise RequestError(f"{shape} must be a non-empty list of rows (or an object of columns)")
     if all(isinstance(row, dict) for row in value):
         return _records(value)
     if reads_text(model) and all(isinstance(row, str) for row in value):
-        return pl.DataFrame({"text": value})
+        return {"text": value}
     return _positional(value, model)
 
 
-def _records(value: Any) -> Any:
-    import polars as pl
-
+def _records(value: Any) -> Columns:
     if not isinstance(value, list) or not value or not all(isinstance(r, dict) for r in value):
         raise RequestError("dataframe_records must be a non-empty list of objects {column: value}")
     columns = list(dict.fromkeys(key for record in value for key in record))
-    return _build(lambda: pl.DataFrame(value, schema=columns, strict=False))
+    return {c: [record.get(c) for record in value] for c in columns}
 
 
-def _positional(rows: Any, model: Any) -> Any:
+def _positional(rows: Any, model: Any) -> Columns:
     """Rows without column names: as many values as the model has columns, in order."""
     columns = column_names(model)
     if not isinstance(rows, list) or not rows:
@@ -338,9 +361,7 @@ def _positional(rows: Any, model: Any) -> Any:
     return _from_rows([r if isinstance(r, list) else [r] for r in rows], columns)
 
 
-def _from_rows(rows: Any, columns: list[str]) -> Any:
-    import polars as pl
-
+def _from_rows(rows: Any, columns: list[str]) -> Columns:
     for i, row in enumerate(rows):
         if not isinstance(row, list) or len(row) != len(columns):
             raise RequestError(
@@ -349,49 +370,56 @@ def _from_rows(rows: Any, columns: list[str]) -> Any:
             )
     if len(set(columns)) != len(columns):
         raise RequestError(f"the column names repeat: {_names(columns)}")
-    return _build(lambda: pl.DataFrame(rows, schema=columns, orient="row", strict=False))
+    return {c: [row[j] for row in rows] for j, c in enumerate(columns)}
 
 
-def _build(make: Any) -> Any:
-    try:
-        return make()
-    except Exception as exc:  # polars: mixed or nested values in one column
-        raise RequestError(
-            f"the rows cannot form a table: {' '.join(str(exc).split())[:300]}; give each "
-            "column numbers, strings, booleans or null"
-        ) from None
-
-
-def _rows(frame: Any, model: Any) -> Any:
-    """What ``model.predict_proba`` takes: the documents of a text model, or the frame with
-    the model's training columns (named in any error) read as the model reads them."""
+def _rows(columns: Columns, model: Any) -> Any:
+    """What ``model.predict_proba`` takes: the documents of a text model, or the table of the
+    model's columns (by name: ``x0``, ``x1``, … for a model fitted on a bare matrix, as
+    /metadata names them), each value checked as the model reads its column."""
     import polars as pl
 
     from ..io.columns import align_columns, conform, training_columns
+    from .values import column_series, value_kinds
 
-    if frame.height == 0:
+    if not columns or not len(next(iter(columns.values()))):
         raise RequestError("no rows to predict")
     if reads_text(model):
-        column = "text" if "text" in frame.columns else None
-        if column is None and frame.width == 1:
-            column = frame.columns[0]
-        if column is None:
-            raise RequestError(
-                f"a text model reads one column of text; the request has {_names(frame.columns)}"
-                ": send one column, or name the text column 'text'"
-            )
-        values = frame.get_column(column)
-        if values.dtype != pl.String or values.null_count():
-            raise RequestError(f"column {column!r} must hold text (strings) in every row")
-        return values.to_list()
-    expected = training_columns(model)
-    if expected is None:
-        n = n_features(model)
-        if frame.width != n:
-            raise RequestError(f"the request has {frame.width} columns; the model reads {n}")
+        return _texts(columns)
+    names = column_names(model)
+    # names every column missing or unknown (no values are read for that)
+    align_columns(pl.DataFrame(schema=dict.fromkeys(columns, pl.Null)), names, SOURCE)
+    kinds = value_kinds(model, names)
+    frame = pl.DataFrame([column_series(c, columns[c], kinds[c]) for c in names])
+    if training_columns(model) is None:
         return frame.to_numpy()
-    aligned = align_columns(frame, expected, SOURCE)
-    return conform(aligned, model, SOURCE)
+    return conform(frame, model, SOURCE)
+
+
+def _texts(columns: Columns) -> list[str]:
+    """The documents of a text model: the column ``text``, or the request's one column."""
+    names = list(columns)
+    column = "text" if "text" in columns else names[0] if len(names) == 1 else None
+    if column is None:
+        raise RequestError(
+            f"a text model reads one column of text; the request has {_names(names)}"
+            ": send one column, or name the text column 'text'"
+        )
+    extra = [c for c in names if c != column]
+    if extra:
+        raise RequestError(
+            f"a text model reads one column of text, {column!r}; the request also has "
+            f"{_names(extra)}: leave them out"
+        )
+    values = columns[column]
+    values = values.to_list() if not isinstance(values, list) else values
+    for row, value in enumerate(values, start=1):
+        if not isinstance(value, str):
+            shown = json.dumps(value, ensure_ascii=False)[:60]
+            raise RequestError(
+                f"column {column!r} must hold text (strings) in every row; row {row} holds {shown}"
+            )
+    return list(values)
 
 
 def _names(columns: list[str]) -> str:

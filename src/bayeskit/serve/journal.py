@@ -54,6 +54,7 @@ class Op:
     learn: str | None
     unlearn: str | None
     doc: str | bytes
+    line: int = field(default=0, compare=False)  # where read_journal found it (for errors)
 
     def to_line(self) -> bytes:
         record: dict[str, Any] = {
@@ -70,19 +71,52 @@ class Op:
         return _line(record)
 
     @classmethod
-    def from_record(cls, record: dict[str, Any], where: str) -> Op:
+    def from_record(
+        cls, record: dict[str, Any], where: str, labels: list[str] | None = None, line: int = 0
+    ) -> Op:
+        """The operation a journal line holds, each field checked (``labels``: the model's),
+        or :class:`JournalError` naming ``where`` and the field."""
         try:
             doc: str | bytes
             if "doc_b64" in record:
                 doc = base64.b64decode(record["doc_b64"], validate=True)
             else:
                 doc = record["doc"]
-            op = cls(int(record["seq"]), record["digest"], record["learn"], record["unlearn"], doc)
+            seq = _seq(record.get("seq"), where, "the operation's")
+            op = cls(seq, record["digest"], record["learn"], record["unlearn"], doc, line)
         except (KeyError, TypeError, ValueError) as exc:
             raise JournalError(f"{where}: malformed operation ({exc})") from None
         if not isinstance(op.doc, (str, bytes)) or not isinstance(op.digest, str):
             raise JournalError(f"{where}: malformed operation")
+        for key, label in (("learn", op.learn), ("unlearn", op.unlearn)):
+            if label is None:
+                continue
+            if not isinstance(label, str) or (labels is not None and label not in labels):
+                known = "" if labels is None else f" (the model's: {', '.join(map(repr, labels))})"
+                raise JournalError(
+                    f"{where}: the operation's {key} label {label!r} is not a label of the "
+                    f"model{known}: the journal is damaged"
+                )
+        if op.learn is None and op.unlearn is None:
+            raise JournalError(f"{where}: the operation neither learns nor unlearns")
+        document = op.doc.encode("utf-8") if isinstance(op.doc, str) else op.doc
+        if hashlib.sha256(document).hexdigest() != op.digest:
+            # the learned-message index would file the message under another message's name
+            raise JournalError(
+                f"{where}: the operation's digest {op.digest[:16]!r}… is not the sha256 of its "
+                "document: the journal is damaged"
+            )
         return op
+
+
+def _seq(value: Any, where: str, whose: str) -> int:
+    """A sequence number as the journal writes it: a whole number, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise JournalError(
+            f"{where}: {whose} seq is {json.dumps(value)[:40]}, not a whole number of 0 or "
+            "more: the journal is damaged"
+        )
+    return value
 
 
 @dataclass
@@ -114,9 +148,10 @@ def _base_line(model_sha256: str, seq: int, learned: dict[str, str]) -> bytes:
     return _line({"type": "base", "model_sha256": model_sha256, "seq": seq, "learned": learned})
 
 
-def read_journal(path: str, model_sha256: str) -> Replay | None:
+def read_journal(path: str, model_sha256: str, labels: list[str] | None = None) -> Replay | None:
     """The operations of the journal at ``path`` that the model file (of sha256
-    ``model_sha256``) does not hold; ``None`` when there is no journal."""
+    ``model_sha256``, whose labels are ``labels``) does not hold; ``None`` when there is no
+    journal. Every line is checked: a damaged one is a :class:`JournalError` naming it."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -143,21 +178,36 @@ def read_journal(path: str, model_sha256: str) -> Replay | None:
         isinstance(k, str) and isinstance(v, str) for k, v in learned.items()
     ):
         raise JournalError(f"{path}: the base line's learned index is malformed")
+    if labels is not None and any(v not in labels for v in learned.values()):
+        bad = next(v for v in learned.values() if v not in labels)
+        raise JournalError(
+            f"{path}: line 1: the base line's learned index holds the label {bad!r}, which is "
+            "not a label of the model: the journal is damaged"
+        )
     learned = dict(learned)
+    base_seq = _seq(base.get("seq"), f"{path}: line 1", "the base line's")
     start: int | None = None
+    start_line = 1
     if base.get("model_sha256") == model_sha256:
-        start = int(base["seq"])
+        start = base_seq
     ops: list[Op] = []
-    seq = int(base.get("seq", 0))
+    seq = base_seq
     for number, record in records[1:]:
         kind = record.get("type")
+        where = f"{path}: line {number}"
         if kind == "checkpoint":
+            at = _seq(record.get("seq"), where, "the checkpoint's")
+            if at < base_seq:
+                raise JournalError(
+                    f"{where}: the checkpoint's seq {at} is before the base line's {base_seq}: "
+                    "the journal is damaged"
+                )
             if record.get("model_sha256") == model_sha256:
-                start = int(record["seq"])
+                start, start_line = at, number
         elif kind == "op":
-            op = Op.from_record(record, f"{path}: line {number}")
+            op = Op.from_record(record, where, labels, number)
             if op.seq != seq + 1:
-                raise JournalError(f"{path}: line {number} has seq {op.seq}, expected {seq + 1}")
+                raise JournalError(f"{where} has seq {op.seq}, expected {seq + 1}")
             seq = op.seq
             ops.append(op)
             if op.unlearn is not None:
@@ -165,7 +215,7 @@ def read_journal(path: str, model_sha256: str) -> Replay | None:
             if op.learn is not None:
                 learned[op.digest] = op.learn
         else:
-            raise JournalError(f"{path}: line {number} has an unknown type {kind!r}")
+            raise JournalError(f"{where} has an unknown type {kind!r}")
     if start is None:
         raise JournalError(
             f"{path} belongs to another version of the model file (the model's sha256 "
@@ -173,13 +223,21 @@ def read_journal(path: str, model_sha256: str) -> Replay | None:
             "file was replaced by hand. Move the journal away to serve the model file as it "
             "is, or put back the model file it belongs to"
         )
+    if start > seq:
+        # a checkpoint is written after the operations it holds: one beyond them would skip
+        # acknowledged operations that are in the journal but not in the model file
+        raise JournalError(
+            f"{path}: line {start_line} says the model file holds the operations up to seq "
+            f"{start}, but the journal's operations end at seq {seq}: the journal is damaged "
+            "(replaying from there would drop learned messages)"
+        )
     return Replay(
         [op for op in ops if op.seq > start],
         learned,
         seq,
-        int(base["seq"]),
+        base_seq,
         dropped_tail=bool(tail),
-        pending=[op.to_line() for op in ops if op.seq > int(base["seq"])],
+        pending=[op.to_line() for op in ops if op.seq > base_seq],
     )
 
 

@@ -88,15 +88,27 @@ def described_model(model: Any) -> Any:
 
 
 def cannot_learn(model: Any) -> str:
-    """Why the service cannot teach ``model`` one message at a time, or ""."""
+    """Why the service cannot teach ``model`` one message at a time (what its contract
+    declares), or ""."""
+    from ..errors import CapabilityError
     from .inputs import reads_text
 
-    if reads_text(model) and not (hasattr(model, "partial_fit") and hasattr(model, "unlearn")):
+    try:
+        if contract_of(model).served_learnable:
+            return ""
+    except CapabilityError:
+        pass
+    name = type(model).__name__
+    if reads_text(model):
         return (
-            f"this model ({type(model).__name__}) cannot learn or unlearn one message at a "
-            "time (it has no partial_fit and unlearn); serve the text model it wraps to learn"
+            f"this model ({name}) cannot learn or unlearn one message at a time (it has no "
+            "partial_fit and unlearn); serve the text model it wraps to learn"
         )
-    return ""
+    return (
+        f"this model ({name}) reads table rows, and the service learns only messages of "
+        "text: it cannot learn or unlearn through the service (fit it again, or partial_fit "
+        "it in Python, and serve the new model file)"
+    )
 
 
 class StorageFullError(LearnError):
@@ -206,7 +218,7 @@ class ModelState:
         self._saving_path = self.path + ".saving"
         self.cannot_learn = ""  # set when the model itself cannot learn (then learning is off)
         self.storage_error: str | None = None  # the last failed journal write, until one works
-        self._lock_file = _lock(self.path + ".lock") if learning else None
+        self._lock_file: IO[bytes] | None = None  # taken once the model is known to learn
         try:
             self._start(learning)
         except BaseException:
@@ -221,16 +233,16 @@ class ModelState:
         model = load(self.path)
         self.cannot_learn = cannot_learn(model)
         if self.cannot_learn and learning:
+            # nothing can change the model: no lock, and no journal created beside it
             self.learning = learning = False
-            if self._lock_file is not None:
-                self._lock_file.close()
-                self._lock_file = None
+        if learning:
+            self._lock_file = _lock(self.path + ".lock")
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
-        replay = read_journal(self.journal_path, model_sha)
+        replay = read_journal(self.journal_path, model_sha, label_names(model))
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
             if replay.ops:

@@ -1,0 +1,153 @@
+"""Table rows sent to /invocations: columns matched by name (a bare matrix's x0, x1, … too),
+every value checked against its column, so that a value of the wrong type is refused by
+column and row and never changes the answers of the other rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import bayeskit as bk
+
+
+def _save(folder: Path, name: str, model) -> Path:
+    path = folder / name
+    bk.save(model, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def matrix_file(tmp_path_factory) -> Path:
+    """A GaussianNB fitted on a bare matrix of two columns, whose second one matters."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 1] > 0).astype(int)
+    return _save(tmp_path_factory.mktemp("models"), "g2.bk", bk.GaussianNB().fit(X, y))
+
+
+@pytest.fixture(scope="module")
+def codes_file(tmp_path_factory) -> Path:
+    """A CategoricalNB fitted on integer codes 0..2 (a bare matrix)."""
+    rng = np.random.default_rng(0)
+    model = bk.CategoricalNB().fit(rng.integers(0, 3, (200, 3)), rng.integers(0, 2, 200))
+    return _save(tmp_path_factory.mktemp("models"), "c3.bk", model)
+
+
+@pytest.fixture(scope="module")
+def mixed_file(tmp_path_factory) -> Path:
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame(
+        {
+            "age": rng.integers(20, 60, 100),
+            "color": rng.choice(["red", "blue"], 100),
+            "score": rng.normal(size=100),
+        }
+    )
+    model = bk.MixedNB().fit(frame, rng.choice(["a", "b"], 100))
+    return _save(tmp_path_factory.mktemp("models"), "mixed.bk", model)
+
+
+def _p0(client, body: dict) -> list[float]:
+    r = client.post("/invocations", json={**body, "params": {"probabilities": True}})
+    assert r.status_code == 200, r.text
+    return [row[next(k for k in row if k.startswith("p_"))] for row in r.json()["predictions"]]
+
+
+def _refused(client, body, says: list[str], content_type: str = "application/json") -> None:
+    content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    r = client.post("/invocations", content=content, headers={"Content-Type": content_type})
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    for part in says:
+        assert part in error, (part, error)
+
+
+def test_a_bare_matrix_models_columns_are_matched_by_their_advertised_names(serve, matrix_file):
+    model = bk.load(matrix_file)
+    client = serve(matrix_file, token=False)
+    assert client.get("/metadata").json()["features"] == ["x0", "x1"]
+    expected = model.predict_proba(np.array([[0.0, 5.0]]))[0, 0]
+    in_order = _p0(client, {"dataframe_records": [{"x0": 0, "x1": 5}]})
+    swapped = _p0(client, {"dataframe_records": [{"x1": 5, "x0": 0}]})
+    split = _p0(client, {"dataframe_split": {"columns": ["x1", "x0"], "data": [[5, 0]]}})
+    columns = _p0(client, {"inputs": {"x1": [5], "x0": [0]}})
+    assert in_order == swapped == split == columns == [pytest.approx(expected, rel=1e-12)]
+    r = client.post("/invocations", content=b"x1,x0\n5,0\n", headers={"Content-Type": "text/csv"})
+    assert r.json()["predictions"] == model.predict(np.array([[0.0, 5.0]])).tolist()
+    _refused(client, {"dataframe_records": [{"zz": 0, "yy": 5}]}, ["'zz'", "'yy'", "'x0'"])
+    _refused(client, {"inputs": {"x0": [0], "x1": [5], "x2": [1]}}, ["not in training 'x2'"])
+
+
+@pytest.mark.parametrize("bad", ["0", "a", True, 1.5, [0], {"a": 0}])
+def test_a_value_of_the_wrong_type_is_refused_by_column_and_row(serve, codes_file, bad):
+    """Not read with the other rows' values as one type (polars made the column text when
+    one row held "0", which changed the first row's answer too)."""
+    model = bk.load(codes_file)
+    client = serve(codes_file, token=False)
+    shown = repr(bad) if isinstance(bad, str) else json.dumps(bad)
+    _refused(
+        client,
+        {"inputs": [[0, 1, 2], [bad, 1, 2]]},
+        [f"column 'x0' holds {shown} in row 2", "whole numbers"],
+    )
+    rows = [[0, 1, 2], [2, 2, 0], [1.0, 0, 1]]
+    expected = model.predict_proba(np.array(rows, dtype=np.int64))[:, 0].tolist()
+    assert _p0(client, {"inputs": rows}) == pytest.approx(expected, rel=1e-12)
+
+
+NESTED = [
+    ({"dataframe_records": [{"age": [1, 2], "color": "red", "score": 0.5}]}, "'age' holds [1, 2]"),
+    ({"dataframe_records": [{"age": 30, "color": {"a": 1}, "score": 0.5}]}, "'color' holds {"),
+    (
+        {"dataframe_split": {"columns": ["age", "color", "score"], "data": [[[1], "red", 0.5]]}},
+        "'age' holds [1]",
+    ),
+    ({"instances": [[30, "red", [0.5]]]}, "'score' holds [0.5]"),
+    ({"inputs": {"age": [30], "color": [["red"]], "score": [0.5]}}, "'color' holds [\"red\"]"),
+    ({"dataframe_records": [{"age": {}, "color": "red", "score": 0.5}]}, "'age' holds {}"),
+]
+
+
+@pytest.mark.parametrize(("body", "says"), NESTED)
+def test_a_nested_value_in_a_table_is_refused_naming_its_column(serve, mixed_file, body, says):
+    client = serve(mixed_file, token=False)
+    _refused(client, body, [says, "in row 1"])
+    assert client.get("/ping").status_code == 200
+
+
+def test_a_short_csv_row_is_refused_as_the_command_line_refuses_it(serve, mixed_file):
+    client = serve(mixed_file, token=False)
+    header = "age,color,score\n"
+    _refused(client, header + "30,red\n", ["line 2: 2 fields where the header has 3"], "text/csv")
+    _refused(client, header + "30,red,0.5\n31,blue,0.1,9\n", ["line 3: 4 fields"], "text/csv")
+    r = client.post("/invocations", content=header + "30,red,0.5\n31,blue,\n",
+                    headers={"Content-Type": "text/csv"})  # fmt: skip
+    assert r.status_code == 200, r.text  # an empty field is a missing value
+
+
+def test_a_headerless_csv_row_with_the_wrong_count_is_named(serve, matrix_file):
+    client = serve(matrix_file, token=False)
+    _refused(client, "0.5,1.5,2.5\n", ["line 1: 3 fields where the model reads 2"], "text/csv")
+    _refused(client, "0.5\n", ["line 1: 1 fields where the model reads 2"], "text/csv")
+
+
+def test_params_must_be_an_object(serve, mixed_file):
+    client = serve(mixed_file, token=False)
+    row = {"age": 30, "color": "red", "score": 0.5}
+    for params in ([], "yes", 1, False):
+        _refused(client, {"inputs": [row], "params": params}, ["params must be a JSON object"])
+    r = client.post("/invocations", json={"inputs": [row], "params": None})
+    assert r.status_code == 200, r.text
+
+
+def test_a_column_beside_the_text_is_named(serve, sms_file):
+    client = serve(sms_file, token=False)
+    records = [{"text": "free prize now", "subject": "hi"}]
+    _refused(client, {"dataframe_records": records}, ["'subject'", "leave them out"])
+    r = client.post("/invocations", json={"dataframe_records": [{"text": "free prize now"}]})
+    assert r.status_code == 200, r.text
+    _refused(client, {"inputs": {"text": [["free"]]}}, ["'text' must hold text", "row 1"])
