@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import BayeskitError
+from .refusal import RequestError
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -41,14 +41,6 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 if TYPE_CHECKING:
     from ..text import TextClassifier
-
-
-class RequestError(BayeskitError, ValueError):
-    """A request the server refuses; ``status`` is the HTTP status of the answer."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def media_type(content_type: str) -> tuple[str, dict[str, str]]:

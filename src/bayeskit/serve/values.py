@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..io.columns import column_kinds, training_columns
-from .inputs import RequestError
+from .refusal import RequestError
 
 __all__ = ["column_series", "value_kinds"]
 
