@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._values import one_of
 from .errors import ParameterError
 from .stats import Counts
 
@@ -38,7 +39,7 @@ def feature_usefulness(
         raise ParameterError(
             "feature_usefulness needs a count model (MultinomialNB, ComplementNB, BernoulliNB)"
         )
-    if prior not in ("uniform", "empirical"):
+    if not one_of(prior, ("uniform", "empirical")):
         raise ParameterError(f"prior={prior!r}; accepted: 'uniform' or 'empirical'")
     if alpha < 0:
         raise ParameterError(f"alpha must be >= 0; got {alpha!r}")

@@ -16,6 +16,13 @@ from .errors import ModelFileError
 _SCALAR_TAGS = {"b": "bool", "i": "int", "u": "int", "f": "float", "U": "str", "S": "str"}
 
 
+def one_of(value: Any, options: Any) -> bool:
+    """Whether ``value`` is one of ``options``: an array, a list or a mapping given for a
+    named setting is not (``in`` would compare it element by element, and numpy would ask
+    "the truth value of an array is ambiguous")."""
+    return not isinstance(value, (np.ndarray, list, dict, set)) and value in options
+
+
 def _tag_of(value: Any) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "bool"

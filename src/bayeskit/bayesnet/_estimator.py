@@ -10,6 +10,7 @@ import numpy as np
 from .._base import GenerativeClassifier
 from .._labels import OneHot, hard_class_weights, row_count
 from .._validation import check_features, column_label
+from .._values import one_of
 from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
 from ..families._mdl import Rows
@@ -69,7 +70,7 @@ class NetworkClassifier(GenerativeClassifier):
         return table
 
     def _numeric_columns(self, X: Any, table: Table) -> tuple[int, ...]:
-        if self.discretize not in DISCRETIZE:
+        if not one_of(self.discretize, DISCRETIZE):
             raise ParameterError(
                 f"discretize={self.discretize!r} is not one of {DISCRETIZE}: 'floats' (float "
                 "columns cut into intervals), 'numbers' (integer columns too) or 'none' (every "

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families.mvnormal import MVNormalParams
 from ..naive_bayes._numeric import NumericNB
@@ -89,7 +90,7 @@ class DiscriminantAnalysis(NumericNB):
 def check_solver(solver: Any, accepted: tuple[str, ...]) -> None:
     """scikit-learn's ``solver`` names (accepted for compatibility: every solver gives the
     same model from the statistics)."""
-    if solver not in accepted:
+    if not one_of(solver, accepted):
         raise ParameterError(
             f"solver={solver!r}; accepted: {', '.join(accepted)} (all give the same model)"
         )

@@ -51,6 +51,7 @@ import numpy as np
 
 from .._jit import njit
 from .._validation import as_real
+from .._values import one_of
 from ..errors import ParameterError
 from ._kde_kernels import locate
 
@@ -64,7 +65,7 @@ CV_FACTORS = np.concatenate([[1.0], 2.0 ** (np.arange(-9, 7)[np.arange(-9, 7) !=
 def check_bandwidth(bandwidth: Any) -> str | float:
     """The rule name or positive factor ``bandwidth`` names; ParameterError otherwise."""
     if isinstance(bandwidth, str):
-        if bandwidth not in RULES:
+        if not one_of(bandwidth, RULES):
             raise ParameterError(
                 f"bandwidth={bandwidth!r} is not a known rule; use one of "
                 f"{', '.join(map(repr, RULES))} or a positive number (a multiple of the class's "

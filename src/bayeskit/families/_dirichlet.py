@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_real
+from .._values import one_of
 from ..errors import ParameterError
 
 ESTIMATES = ("mean", "map", "mle")
@@ -41,7 +42,7 @@ _ALPHA_FLOOR = 1e-10
 
 
 def check_estimate(estimate: Any) -> str:
-    if estimate not in ESTIMATES:
+    if not one_of(estimate, ESTIMATES):
         raise ParameterError(
             f"estimate={estimate!r} is not one of {ESTIMATES}: 'mean' (posterior mean, "
             "Laplace/Lidstone smoothing), 'map' (posterior mode) or 'mle' (maximum likelihood)"
@@ -50,7 +51,7 @@ def check_estimate(estimate: Any) -> str:
 
 
 def check_smoothing(smoothing: Any, estimate: str) -> str:
-    if smoothing not in SMOOTHINGS:
+    if not one_of(smoothing, SMOOTHINGS):
         raise ParameterError(
             f"smoothing={smoothing!r} is not one of {SMOOTHINGS}: 'uniform' (alpha added to "
             "every count, Lidstone) or 'corpus' (a Dirichlet prior whose mean is the pooled "

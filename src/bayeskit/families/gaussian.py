@@ -50,6 +50,7 @@ import numpy as np
 from .._lazy import linalg
 from .._lazy import sparse as sp
 from .._validation import as_real
+from .._values import one_of
 from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
@@ -212,13 +213,13 @@ class Gaussian(Family):
             raise ParameterError(
                 f"shared_variance must be True or False; got {self.shared_variance!r}"
             )
-        if self.estimate not in ESTIMATES:
+        if not one_of(self.estimate, ESTIMATES):
             raise ParameterError(
                 f"estimate={self.estimate!r} is not one of {ESTIMATES}: 'mle' (maximum "
                 "likelihood, as scikit-learn) or 'predictive' (Normal-Gamma prior, Student-t "
                 "posterior predictive)"
             )
-        if self.var_floor not in VAR_FLOORS:
+        if not one_of(self.var_floor, VAR_FLOORS):
             raise ParameterError(
                 f"var_floor={self.var_floor!r} is not one of {VAR_FLOORS}: 'largest' (a portion "
                 "of the largest feature variance, as scikit-learn) or 'column' (of each "

@@ -73,6 +73,7 @@ from .._validation import (
     first_bad,
     within,
 )
+from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
 from ._base import Family
@@ -340,7 +341,7 @@ class MVNormal(Family):
 
     # ------------------------------------------------------------------ finalize
     def _settings(self, n_classes: int) -> dict[str, Any]:
-        if self.shape not in SHAPES:
+        if not one_of(self.shape, SHAPES):
             raise ParameterError(f"shape={self.shape!r}; accepted: {', '.join(SHAPES)}")
         ridge = self.ridge
         if (

@@ -50,6 +50,7 @@ import numpy as np
 from .._lazy import linalg
 from .._lazy import sparse as sp
 from .._validation import as_real, column_label, column_named
+from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
@@ -190,7 +191,7 @@ class Parzen(Family):
             raise ParameterError(f"p={p!r} is not accepted; the Minkowski exponent is >= 1")
         bandwidth = self.bandwidth
         if isinstance(bandwidth, str):
-            if bandwidth not in BANDWIDTH_RULES:
+            if not one_of(bandwidth, BANDWIDTH_RULES):
                 raise ParameterError(
                     f"bandwidth={bandwidth!r} is not a known rule; use a number > 0 or one of "
                     f"{', '.join(map(repr, BANDWIDTH_RULES))}"

@@ -28,6 +28,7 @@ import numpy as np
 from .._lazy import sparse as sp
 from .._threads import one_blas_thread
 from .._validation import as_real, check_random_state
+from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..families import Family
 from ..families._base import hard_labels, real_block, weight_exponent
@@ -242,7 +243,7 @@ class GaussianMixtureFamily(Family):
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
         X = real_block(X, names, "the Gaussian mixture")
-        if self.covariance_type in ("full", "tied") and np.isnan(X).any():
+        if one_of(self.covariance_type, ("full", "tied")) and np.isnan(X).any():
             row, col = (int(v) for v in np.argwhere(np.isnan(X))[0])
             raise DataError(
                 f"X has a missing value (NaN) at row {row}, column {col}; covariance_type="

@@ -33,6 +33,22 @@ def wrap_sklearn_errors(exc: Exception, what: str = "the model") -> Exception:
     return DataError(msg)
 
 
+def refuse_dated_columns(X: Any, what: str) -> None:
+    """Refuse a data frame's column of dates or durations by name (numpy's own refusal, "The
+    DType Float64DType could not be promoted by DateTime64DType", names none)."""
+    columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+    if columns is None or dtypes is None:
+        return
+    for j, (name, dtype) in enumerate(zip(list(columns), list(dtypes), strict=False)):
+        temporal = getattr(dtype, "kind", None) in ("M", "m")  # pandas and numpy dtypes
+        temporal = temporal or bool(getattr(dtype, "is_temporal", lambda: False)())  # polars
+        if temporal:
+            raise InputTypeError(
+                f"column {j} ({str(name)!r}) has dtype {dtype}; {what} takes numbers: turn "
+                "dates and durations into numbers (e.g. days since a date) or drop the column"
+            )
+
+
 def _plain(X: Any) -> bool:
     """A 2-D float64 ndarray (not a subclass) with at least one row and one column."""
     return (
@@ -91,6 +107,8 @@ class NumericNB(GenerativeClassifier):
                 X = values
             else:  # lists, data frames, …: scikit-learn's check (imported on first use)
                 from sklearn.utils.validation import validate_data
+
+                refuse_dated_columns(X, what)
 
                 X = validate_data(
                     self,

@@ -50,6 +50,7 @@ import scipy.sparse as sp
 from .._identity import KeptBeside
 from .._threads import in_parallel as _in_parallel
 from .._threads import usable_cpus as _usable_cpus
+from .._values import one_of
 from . import _row_kernels
 from . import _scan_kernels as kernels
 from ._encode import _IDENTITY, _classes_with, _Encoded, unicode_classes
@@ -115,7 +116,7 @@ class Analysis:
     joiners: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in ("word", "char", "char_wb"):
+        if not one_of(self.kind, ("word", "char", "char_wb")):
             raise ValueError(f"kind must be 'word', 'char' or 'char_wb', not {self.kind!r}")
         if not 1 <= self.low <= self.high or (self.kind == "word" and self.high > MAX_WORD_N):
             raise ValueError(f"n-gram range ({self.low}, {self.high}) is not compiled")

@@ -19,7 +19,7 @@ from .._merging import hold_declared_classes
 from .._params import clone
 from .._threads import in_parallel, usable_cpus
 from .._validation import check_lengths
-from .._values import find_sorted
+from .._values import find_sorted, one_of
 from ..contract import Contract
 from ..errors import DataError, ParameterError
 from ..naive_bayes import MultinomialNB
@@ -386,7 +386,7 @@ class SpamFilter(TextClassifier):
         """The scoring rule (``"naive_bayes"`` or ``"fisher"``) with its parameters checked;
         raises :class:`~bayeskit.errors.ParameterError` naming a wrong one."""
         scoring = self.scoring
-        if scoring not in ("naive_bayes", "fisher"):
+        if not one_of(scoring, ("naive_bayes", "fisher")):
             raise ParameterError(f"scoring must be 'naive_bayes' or 'fisher'; got {scoring!r}")
         if scoring == "naive_bayes":
             return scoring

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from .._params import ParamNamesOnce, TransformerMixin, clone
 from .._validation import as_real
-from .._values import find_sorted
+from .._values import find_sorted, one_of
 from ..contract import Contract
 from ..errors import InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
@@ -408,9 +408,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         model file, before anything is built: a setting that would explode later (an n-gram
         range of 10^5, a token pattern that backtracks exponentially, an unknown encoding,
         millions of stop words) is refused at once."""
-        if self.output not in OUTPUTS:
+        if not one_of(self.output, OUTPUTS):
             raise ParameterError(f"output={self.output!r}; accepted: {', '.join(OUTPUTS)}")
-        if self.norm not in ("l2", "l1", None):
+        if not one_of(self.norm, ("l2", "l1", None)):
             raise ParameterError(f"norm={self.norm!r}; accepted: 'l2', 'l1' or None")
         if (
             isinstance(self.n_features, bool)
