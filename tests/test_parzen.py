@@ -328,3 +328,20 @@ def test_missing_values_are_refused_by_name():
     X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 2.0], [3.0, 1.0]])
     with pytest.raises(DataError, match=r"missing value \(NaN\) at row 1, column 1"):
         bk.ParzenWindowClassifier().fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("p", [3.0, 100.0, 1e6, 1e308])
+def test_minkowski_distances_of_any_exponent_and_scale(p):
+    """|d|^p scaled by the largest difference: a difference of 1000 to the 100th overflowed,
+    one of 0.001 underflowed (the bandwidth became inf: "training numbers too extreme"), and
+    the model is the same at every scale of the data."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = np.array([0, 1] * 20)
+    expected = bk.ParzenWindowClassifier(metric="minkowski", p=p).fit(X, y).predict_proba(X)
+    for scale in (1e-6, 1e3, 1e6):
+        model = bk.ParzenWindowClassifier(metric="minkowski", p=p).fit(X * scale, y)
+        np.testing.assert_allclose(model.predict_proba(X * scale), expected, atol=1e-12)
+    if p >= 1e6:  # the limit p → ∞ is the Chebyshev distance
+        chebyshev = bk.ParzenWindowClassifier(metric="chebyshev").fit(X, y).predict_proba(X)
+        np.testing.assert_allclose(expected, chebyshev, atol=1e-4)

@@ -58,3 +58,10 @@ def test_set_params_on_a_fitted_model_keeps_it_whole():
     with pytest.raises(ParameterError, match="alpha must be >= 0"):
         text.set_params(model__alpha=-1)
     assert text.model.alpha == 0.5
+
+
+def test_a_regularisation_beyond_any_variance_is_refused_by_name():
+    # it overflowed the mixtures' BIC: numpy's "All-NaN slice encountered" came through
+    with pytest.raises(ParameterError, match=r"reg_covar=1e\+308 .* from 0 to 1e\+300"):
+        bk.GaussianMixtureClassifier(reg_covar=1e308).fit(X, y)
+    bk.GaussianMixtureClassifier(reg_covar=1e300).fit(X, y)

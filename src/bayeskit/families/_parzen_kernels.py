@@ -254,6 +254,28 @@ def _log_k(u: float, kernel: int) -> float:  # pragma: no cover
 
 
 @njit(inline="always")
+def _minkowski(i: int, Z: np.ndarray, VT: np.ndarray, p: float, out: np.ndarray) -> None:
+    """(Σ_k |z_k − v_k|^p)^(1/p) as ``a (Σ_k (|z_k − v_k| / a)^p)^(1/p)`` with ``a`` the
+    largest difference: the p-th powers of differences neither overflow (a difference of
+    1000 to the 100th) nor underflow to 0 (of 0.001), whatever p and the data's scale."""
+    m = out.shape[0]
+    top = np.zeros(m)
+    for k in range(Z.shape[1]):
+        z = Z[i, k]
+        row = VT[k]
+        for j in range(m):
+            top[j] = max(top[j], abs(z - row[j]))
+    for k in range(Z.shape[1]):
+        z = Z[i, k]
+        row = VT[k]
+        for j in range(m):
+            if top[j] > 0:
+                out[j] += (abs(z - row[j]) / top[j]) ** p
+    for j in range(m):
+        out[j] = top[j] * out[j] ** (1.0 / p) if top[j] > 0 else 0.0
+
+
+@njit(inline="always")
 def _distances(
     i: int,
     Z: np.ndarray,
@@ -281,6 +303,12 @@ def _distances(
                 out[j] = rho if squared else math.sqrt(rho)
         return
     out[:] = 0.0
+    if metric == 2:
+        _minkowski(i, Z, VT, p, out)
+        if squared:
+            for j in range(m):
+                out[j] = out[j] * out[j]
+        return
     for k in range(Z.shape[1]):
         z = Z[i, k]
         row = VT[k]
@@ -291,20 +319,14 @@ def _distances(
         elif metric == 0:
             for j in range(m):
                 out[j] += abs(z - row[j])
-        elif metric == 1:
-            for j in range(m):
-                out[j] = max(out[j], abs(z - row[j]))
         else:
             for j in range(m):
-                out[j] += abs(z - row[j]) ** p
+                out[j] = max(out[j], abs(z - row[j]))
     if metric == 3:
         if not squared:
             for j in range(m):
                 out[j] = math.sqrt(out[j])
         return
-    if metric == 2:
-        for j in range(m):
-            out[j] = out[j] ** (1.0 / p)
     if squared:
         for j in range(m):
             out[j] = out[j] * out[j]

@@ -483,8 +483,10 @@ def _pooled_spread(
         rho = diff.sum(axis=1)
     elif metric == "chebyshev":
         rho = diff.max(axis=1, initial=0.0)
-    elif metric == "minkowski":
-        rho = (diff**p).sum(axis=1) ** (1.0 / p)
+    elif metric == "minkowski":  # scaled by the largest difference: no overflow, whatever p
+        top = diff.max(axis=1, initial=0.0)
+        scaled = np.divide(diff, top[:, None], out=np.zeros_like(diff), where=top[:, None] > 0)
+        rho = top * (scaled**p).sum(axis=1) ** (1.0 / p)
     else:  # cosine: to the class's mean direction
         norm = np.sqrt(np.einsum("ij,ij->i", centre, centre))
         unit = np.divide(centre, norm[:, None], out=np.zeros_like(centre), where=norm[:, None] > 0)

@@ -62,6 +62,11 @@ from ._resolution import binding_floor, check_var_floor
 MAX_COMPONENTS = 10_000
 
 
+#: a variance of values up to 1e150 in magnitude (larger ones are refused as data): more
+#: would overflow the mixtures' determinants and BIC
+_LARGEST_REG_COVAR = 1e300
+
+
 class FewRowsWarning(UserWarning):
     """A class has fewer distinct rows than the components asked for: it gets fewer."""
 
@@ -215,9 +220,12 @@ class GaussianMixtureFamily(Family):
         if (
             isinstance(r, bool)
             or not isinstance(r, (int, float, np.number))
-            or not (math.isfinite(as_real(r)) and r >= 0)
+            or not (math.isfinite(as_real(r)) and 0 <= r <= _LARGEST_REG_COVAR)
         ):
-            raise ParameterError(f"reg_covar={r!r} is not accepted; use a finite number >= 0")
+            raise ParameterError(
+                f"reg_covar={r!r} is not accepted; it is added to every variance: use a number "
+                f"from 0 to {_LARGEST_REG_COVAR:g}"
+            )
         return float(r)
 
     def _components(
