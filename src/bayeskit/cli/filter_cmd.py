@@ -143,12 +143,15 @@ def _learning(
 
 
 def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
+    from ..serve.journal import open_beside
     from ..text import SpamFilter
 
     if not messages:
         return 0
     previous = None
+    beside = None
     if os.path.exists(path):
+        beside = open_beside(path)  # a server's journal: it must hold nothing unsaved
         model = load_filter(path)
         previous = token_store.snapshot(model)
     elif learn:
@@ -167,11 +170,13 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     else:
         model.partial_fit(messages, labels)
         changed = len(messages)
-    _save_with_store(model, path, previous)
+    _save_with_store(model, path, previous, beside)
+    if beside is not None:
+        beside.done()
     return changed
 
 
-def _save_with_store(model: Any, path: str, previous: Any) -> None:
+def _save_with_store(model: Any, path: str, previous: Any, beside: Any = None) -> None:
     """Save ``model`` to ``path`` with its token store in step. The store's rows are written in
     one transaction committed once the new model file is in place: killed in between, the
     store keeps the old model's stamp (stale, rebuilt). The store is only a copy of the model
@@ -188,7 +193,7 @@ def _save_with_store(model: Any, path: str, previous: Any) -> None:
             save_model(
                 model,
                 path,
-                before_replace=lambda tmp: _write_store(store, model, tmp, previous),
+                before_replace=lambda tmp: _before_replace(store, model, tmp, previous, beside),
             )
             saved = True
     except _StoreFailedError as failure:  # (the model was not replaced)
@@ -212,6 +217,13 @@ class _StoreFailedError(Exception):
     """Writing the token store's rows failed (the cause), before the model was replaced."""
 
 
+def _before_replace(store: Any, model: Any, tmp: str, previous: Any, beside: Any) -> None:
+    """The token store's rows, then the server's journal's checkpoint naming the new file."""
+    _write_store(store, model, tmp, previous)
+    if beside is not None:
+        beside.before_replace(tmp)
+
+
 def _write_store(store: Any, model: Any, tmp: str, previous: Any) -> None:
     try:
         store.write(model, token_store.model_stamp(tmp), previous)
@@ -221,12 +233,28 @@ def _write_store(store: Any, model: Any, tmp: str, previous: Any) -> None:
 
 @contextmanager
 def locked(model_path: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``MODEL.lock`` (released when the process ends, however)."""
+    """Hold an exclusive lock on ``MODEL.lock`` (released when the process ends, however):
+    waiting for another learner's, refusing at once when a learning server holds it (it holds
+    it as long as it runs; it writes its mark in the file)."""
     import fcntl
+
+    from ..serve.journal import SERVER_MARK
 
     fd = os.open(f"{model_path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0)
+            if holder.startswith(SERVER_MARK):
+                pid = holder[len(SERVER_MARK) :].strip().decode("ascii", "replace")
+                raise ValueError(
+                    f"{model_path} is being learned by a running bayeskit serve (process "
+                    f"{pid}); learn through it (POST /learn/spam or /learn/ham with its "
+                    "token), or stop it first"
+                ) from None
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)  # a server's mark left by one that stopped is no longer true
         yield
     finally:
         os.close(fd)

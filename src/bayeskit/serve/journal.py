@@ -38,7 +38,22 @@ from typing import IO, Any
 from ..errors import BayeskitError
 from ..io.model_file import _fsync_directory as fsync_directory
 
-__all__ = ["Journal", "JournalError", "Op", "Replay", "file_sha256", "read_journal"]
+__all__ = [
+    "SERVER_MARK",
+    "BesideTheService",
+    "Journal",
+    "JournalError",
+    "Op",
+    "Replay",
+    "file_sha256",
+    "open_beside",
+    "read_journal",
+]
+
+
+#: the start of ``MODEL.lock``'s content while a learning server holds the lock: a mail
+#: filter's learner waits for another learner's lock, not for a server's (held while it runs)
+SERVER_MARK = b"bayeskit serve"
 
 
 class JournalError(BayeskitError, ValueError):
@@ -322,18 +337,7 @@ class Journal:
                 self._file = _open_append(self.path)
 
     def _write_new(self, body: bytes) -> None:
-        tmp = f"{self.path}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            with contextlib.suppress(OSError):  # a part of a journal only takes up room
-                os.unlink(tmp)
-            raise
-        os.replace(tmp, self.path)
-        fsync_directory(os.path.dirname(os.path.abspath(self.path)))
+        _replace(self.path, body)
 
     @property
     def pending(self) -> int:
@@ -343,3 +347,71 @@ class Journal:
     def close(self) -> None:
         with self._lock, contextlib.suppress(OSError):
             self._file.close()
+
+
+def _replace(path: str, body: bytes) -> None:
+    """``path``'s content replaced by ``body`` at once (a temporary file renamed over it)."""
+    tmp = f"{path}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(body)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        with contextlib.suppress(OSError):  # a part of a journal only takes up room
+            os.unlink(tmp)
+        raise
+    os.replace(tmp, path)
+    fsync_directory(os.path.dirname(os.path.abspath(path)))
+
+
+class BesideTheService:
+    """The journal of a model a ``bayeskit serve`` learned into, for a learner beside it (the
+    mail filter's ``--learn``, holding the model's lock, so no server is learning now).
+
+    A learner may change the model file only when the file holds every operation the journal
+    has (:func:`open_beside` refuses otherwise: those learns were acknowledged, and exist
+    nowhere else). Its new model file is then named in the journal by a checkpoint line,
+    written before the file replaces the model (:meth:`before_replace`), as the server's own
+    saves are, and the journal is compacted to a base line for it afterwards (:meth:`done`):
+    the server starts from the new file, replays nothing, and keeps its index of the
+    messages it learned.
+    """
+
+    def __init__(self, path: str, replay: Replay) -> None:
+        self.path = path
+        self.replay = replay
+        self._sha = ""
+
+    def before_replace(self, new_model: str) -> None:
+        self._sha = file_sha256(new_model)
+        with open(self.path, "ab") as f:
+            f.write(
+                _line({"type": "checkpoint", "model_sha256": self._sha, "seq": self.replay.seq})
+            )
+            f.flush()
+            os.fsync(f.fileno())
+
+    def done(self) -> None:
+        if self._sha:
+            _replace(self.path, _base_line(self._sha, self.replay.seq, self.replay.learned))
+
+
+def open_beside(model_path: str) -> BesideTheService | None:
+    """The journal beside ``model_path`` for a learner other than the server (None: there is
+    none); refuses when the model file lacks operations the journal holds, or the journal is
+    damaged or belongs to another version of the file (:class:`JournalError`)."""
+    path = f"{model_path}.journal"
+    if not os.path.exists(path):
+        return None
+    replay = read_journal(path, file_sha256(model_path))
+    if replay is None:
+        return None
+    if replay.ops:
+        raise JournalError(
+            f"{path} holds {len(replay.ops)} message(s) learned through bayeskit serve that "
+            f"{model_path} does not hold yet (the server stopped before saving them); start "
+            f"bayeskit serve {model_path} with its --token-file once, so that it replays and "
+            "saves them, and stop it, before learning here"
+        )
+    return BesideTheService(path, replay)

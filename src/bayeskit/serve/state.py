@@ -34,7 +34,7 @@ import numpy as np
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from .journal import Journal, Op, file_sha256, read_journal
+from .journal import SERVER_MARK, Journal, Op, file_sha256, read_journal
 from .scoring import Scorer, plain
 
 __all__ = [
@@ -470,6 +470,11 @@ def _lock(path: str) -> IO[bytes]:
         import fcntl
 
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # who holds it, for a mail filter's learner, which waits for another learner's lock
+        # but not for a server's (held as long as the server runs)
+        handle.truncate(0)
+        handle.write(SERVER_MARK + f" {os.getpid()}\n".encode())
+        handle.flush()
     except ImportError:  # not POSIX: no advisory locks
         pass
     except OSError:

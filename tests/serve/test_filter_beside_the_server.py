@@ -1,0 +1,82 @@
+"""The mail filter's learner (``bayeskit filter MODEL --learn``) beside a server that learns
+into the same model: it refuses at once while the server runs (it used to wait, silently,
+as long as the server lived), refuses while the server's journal holds learns the model
+file lacks (acknowledged, they exist nowhere else), and otherwise learns and names its new
+model file in the journal, so the server starts from it (it used to refuse to start: "the
+journal belongs to another version of the model file")."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from typer.testing import CliRunner
+
+import bayeskit as bk
+from bayeskit.cli.app import app
+from bayeskit.serve.journal import file_sha256
+from bayeskit.serve.state import ModelState
+
+from .conftest import SPAMMY
+from .test_journal import MESSAGES, _abandon, _learn, model  # noqa: F401 (a fixture)
+
+MESSAGE = b"From: a@example.org\nSubject: offer\n\nwin a prize now, click here\n"
+
+
+def _filter_learn(path, label="spam"):
+    return CliRunner().invoke(app, ["filter", str(path), "--learn", label], input=MESSAGE)
+
+
+def test_a_running_server_is_named_at_once(model):  # noqa: F811
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    try:
+        before = file_sha256(model)
+        start = time.monotonic()
+        result = _filter_learn(model)
+        assert time.monotonic() - start < 10
+        assert result.exit_code == 3
+        assert "is being learned by a running bayeskit serve" in result.stderr
+        assert result.stdout.encode() == MESSAGE  # the mail passed on all the same
+        assert file_sha256(model) == before
+    finally:
+        state.close()
+    # the server stopped: its mark is stale, and the filter learns
+    assert _filter_learn(model).exit_code == 0
+
+
+def test_learns_the_server_did_not_save_are_never_overwritten(model, sms_file):  # noqa: F811
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES)
+    _abandon(state)  # killed before saving: the journal alone holds the six learns
+    before = file_sha256(model)
+    refused = _filter_learn(model)
+    assert refused.exit_code == 3
+    assert "holds 6 message(s) learned through bayeskit serve" in refused.stderr
+    assert file_sha256(model) == before
+    # the server, started once, replays and saves them; then the filter learns
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    assert again.replayed == len(MESSAGES)
+    again.close()
+    assert _filter_learn(model).exit_code == 0
+
+
+def test_the_server_starts_from_the_filters_model_file(model, sms_file):  # noqa: F811
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES)
+    learned = dict(state.snapshot.learned)
+    state.close()  # a clean stop: everything saved
+    assert _filter_learn(model).exit_code == 0
+    assert _filter_learn(model, "ham").exit_code == 0
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    try:
+        assert again.replayed == 0
+        assert again.snapshot.learned == learned  # the index of its own learns kept
+        expected = bk.load(sms_file)
+        expected.partial_fit([t for t, _ in MESSAGES], [y for _, y in MESSAGES])
+        expected.partial_fit([MESSAGE, MESSAGE], ["spam", "ham"])
+        probe = [SPAMMY, "lunch at noon", MESSAGE.decode()]
+        np.testing.assert_allclose(
+            again.snapshot.model.predict_proba(probe), expected.predict_proba(probe), rtol=1e-9
+        )
+    finally:
+        again.close()
