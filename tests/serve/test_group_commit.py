@@ -221,3 +221,49 @@ def test_the_loop_answers_checks_while_a_learn_waits_for_another_update(
         assert got["learned"] is True
     finally:
         server.kill()
+
+
+def test_the_loop_answers_while_a_large_table_body_is_read(
+    sms_file, model_copy, monkeypatch, tmp_path
+):
+    """A large /invocations body is read off the event loop: while one is being parsed (held
+    here), a ping is answered. On the loop, a wide table's JSON held every request for
+    seconds."""
+    from bayeskit.serve import app as app_module
+
+    model = tmp_path / "g.bk"
+    rng = np.random.default_rng(0)
+    bk.save(bk.GaussianNB().fit(rng.normal(size=(50, 2)), rng.integers(0, 2, 50)), model)
+    reading, release = threading.Event(), threading.Event()
+    real = app_module.invocation_input
+
+    def held(*args, **kwargs):
+        reading.set()
+        release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "invocation_input", held)
+    server = ThreadServer(ServeConfig(model=str(model)))
+    answers: list[tuple[int, object]] = []
+    rows = [{"x0": float(i), "x1": 1.0} for i in range(4000)]
+    body = json.dumps({"dataframe_records": rows}).encode()
+    assert len(body) > app_module._BIG_BODY
+    try:
+        headers = {"Content-Type": "application/json"}
+        reader = threading.Thread(
+            target=lambda: answers.append(
+                call(server.port, "POST", "/invocations", body, headers, timeout=60)
+            )
+        )
+        reader.start()
+        assert reading.wait(30)
+        status, _ = call(server.port, "GET", "/ping", timeout=10)
+        assert status == 200
+        assert not answers  # still being read
+        release.set()
+        reader.join(60)
+        assert answers[0][0] == 200
+        assert len(answers[0][1]["predictions"]) == len(rows)
+    finally:
+        release.set()
+        server.kill()

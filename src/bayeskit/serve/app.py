@@ -393,16 +393,14 @@ class Service:
         model = snap.model
         asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
         # the columns and their kinds are the described model's (a wrapper's estimator)
-        X, proba = invocation_input(
-            body,
-            request.headers.get("content-type", ""),
-            snap.described,
-            asked,
-            missing=self.missing,
-        )
+        args = (body, request.headers.get("content-type", ""), snap.described, asked)
         if len(body) > _BIG_BODY:
+            # reading a large body (a wide or long table's JSON) is off the event loop too:
+            # on it, every other request, learns included, waited for the parse
+            X, proba = await asyncio.to_thread(invocation_input, *args, missing=self.missing)
             predictions = await asyncio.to_thread(_predictions, model, X, proba)
         else:
+            X, proba = invocation_input(*args, missing=self.missing)
             predictions = _predictions(model, X, proba)
         return _json({"predictions": predictions})
 
