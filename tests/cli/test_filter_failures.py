@@ -215,3 +215,37 @@ def test_the_service_is_unsure_of_everything_while_a_filter_knows_one_class():
     answer = scorer.check("hello friend, lunch?")
     assert (answer["verdict"], answer["action"]) == ("unsure", "review")
     assert scorer.verdict("hello friend, lunch?")[1] == "unsure"
+
+
+def test_a_learner_stopped_by_sigterm_leaves_no_temporary_file(model, tmp_path, monkeypatch, cli):
+    """SIGTERM (an MDA's timeout) in the middle of the save ends the learner as an error does:
+    the save's clean-up runs, the model stays as it was."""
+    import signal
+
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    before = path.read_bytes()
+
+    def terminated(*args):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(filter_cmd, "_write_store", terminated)
+    handler = signal.getsignal(signal.SIGTERM)
+    result = cli("filter", path, "--learn", "ham", input=HAM)
+    assert result.exit_code == 128 + signal.SIGTERM
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob(".m.bk.*.tmp"))
+    assert signal.getsignal(signal.SIGTERM) == handler  # put back
+
+
+def test_a_killed_learners_temporary_files_are_removed_by_the_next(model, tmp_path, cli):
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    old = tmp_path / ".m.bk.killed.tmp"  # SIGKILL leaves no chance to clean up
+    old.write_bytes(b"half a model")
+    os.utime(old, (1, 1))
+    fresh = tmp_path / ".m.bk.being-written.tmp"  # another program's save, under way
+    fresh.write_bytes(b"a model being written")
+    assert cli("filter", path, "--learn", "ham", input=HAM).exit_code == 0
+    assert not old.exists()
+    assert fresh.exists()

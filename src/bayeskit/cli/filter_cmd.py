@@ -127,7 +127,8 @@ def _learning(
         messages = [raw] if source is None else messages_in(Path(source), by_date=on_error)
         if source is None and not raw.strip():
             raise ValueError("<stdin>: an empty message; nothing learned")
-        with locked(model_path):
+        with locked(model_path), _terminated_as_exit():
+            _remove_leftovers(model_path)
             changed = _change(model_path, messages, label, learn is not None, on_error)
         print(
             f"{changed} of {len(messages)} messages {'learned' if learn else 'unlearned'}",
@@ -229,6 +230,52 @@ def _write_store(store: Any, model: Any, tmp: str, previous: Any) -> None:
         store.write(model, token_store.model_stamp(tmp), previous)
     except Exception as exc:
         raise _StoreFailedError(str(exc)) from exc
+
+
+#: a temporary model file older than this (seconds) was left by a learner that was killed
+LEFTOVER_AGE = 60.0
+
+
+def _remove_leftovers(model_path: str) -> None:
+    """Remove the temporary files of saves a killed learner left (``.MODEL.*.tmp``, SIGKILL
+    leaves no chance to): under the lock no learner is saving, and a file still being written
+    (another program's save of the same name) is younger than :data:`LEFTOVER_AGE`."""
+    import fnmatch
+    import time
+
+    folder, name = os.path.split(os.path.abspath(model_path))
+    try:
+        names = fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")
+    except OSError:
+        return
+    now = time.time()
+    for leftover in names:
+        path = os.path.join(folder, leftover)
+        try:
+            if now - os.stat(path).st_mtime > LEFTOVER_AGE:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+@contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM (an MDA's timeout, a shutdown) ends the learner as an exception would, so the
+    save's own clean-up runs: no temporary model file is left behind."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a test runner's): nothing to install
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager
