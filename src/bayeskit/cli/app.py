@@ -25,7 +25,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .._version import __version__
-from .errors import USAGE_OR_DATA, ReaderGone, UsageError, run_guarded
+from .errors import USAGE_OR_DATA, ReaderGone, UsageError, run_guarded, warnings_as_lines
 
 HELP = """Bayesian (Naive Bayes) classification from the command line: a data file in; a model,
 its measured quality and its predictions out.
@@ -317,16 +317,17 @@ class BayeskitGroup(TyperGroup):
         from .._jit import announce_compiling
 
         announce_compiling()  # a first run after installing says why it is slow
-        code = run_guarded(
-            lambda: super(BayeskitGroup, self).main(
-                args=argv,
-                prog_name=prog_name or "bayeskit",
-                complete_var=complete_var,
-                standalone_mode=False,
-                **extra,
-            ),
-            debug=debug,
-        )
+        with warnings_as_lines():
+            code = run_guarded(
+                lambda: super(BayeskitGroup, self).main(
+                    args=argv,
+                    prog_name=prog_name or "bayeskit",
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    **extra,
+                ),
+                debug=debug,
+            )
         if standalone_mode:
             sys.exit(code)
         return code

@@ -129,8 +129,22 @@ def _outcome(exc: Exception, prog: str, debug: bool) -> int:
             return _fail(f"{prog}: error: {exc.filename}: {what}", USAGE_OR_DATA, debug)
         return _bug(exc, prog, debug)
     if _is_bayeskit_error(exc):
-        return _fail(f"{prog}: error: {one_line(str(exc))}", USAGE_OR_DATA, debug)
+        return _fail(f"{prog}: error: {one_line(str(exc))}{_hint(exc)}", USAGE_OR_DATA, debug)
     return _bug(exc, prog, debug)
+
+
+def _hint(exc: Exception) -> str:
+    """What the command line can do where the library's message names a setting it has no
+    option for (a singular covariance: ``reg_param``, ``gamma``, ``shrinkage``)."""
+    from ..errors import SingularCovarianceError
+
+    if isinstance(exc, SingularCovarianceError):
+        return (
+            " (the command line sets none of these: --model lda works in the span of "
+            "collinear columns, a naive Bayes model needs no covariance, or drop the column "
+            "from the file)"
+        )
+    return ""
 
 
 def _fail(line: str, code: int, debug: bool) -> int:
@@ -192,3 +206,29 @@ class rows_of:  # noqa: N801 (used as a ``with`` statement, as contextlib's help
             return
         located = type(exc)(f"{self.source}, row {at + 1}: {exc.detail}")
         raise located.with_traceback(tb) from None
+
+
+class warnings_as_lines:  # noqa: N801 (a ``with`` statement, as contextlib's helpers are)
+    """While a command runs, each warning is one line on standard error, ``warning: …``,
+    said once however many times it is given (a model warns at every fit of a cross-validation
+    and again when saved): Python's own form printed the source line and the file of the
+    code that warned, which a user of the command line has nothing to do with."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        seen: set[str] = set()
+
+        def show(message: Any, category: Any, filename: Any, lineno: Any, *args: Any) -> None:
+            text = " ".join(str(message).split())
+            if text not in seen:
+                seen.add(text)
+                print(f"warning: {text}", file=sys.stderr)
+
+        self._previous = warnings.showwarning
+        warnings.showwarning = show
+
+    def __exit__(self, *exc: Any) -> None:
+        import warnings
+
+        warnings.showwarning = self._previous

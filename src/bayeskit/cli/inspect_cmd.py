@@ -22,7 +22,7 @@ def explain(
     item: Annotated[str, typer.Argument(metavar="TEXT|ROW", help=ROW_HELP)],
     label: Annotated[str | None, typer.Option("--label", help="Class to explain.")] = None,
     versus: Annotated[str | None, typer.Option("--versus", help="Class compared.")] = None,
-    top: Annotated[int, typer.Option("--top", help="Features to show.")] = 15,
+    top: Annotated[int, typer.Option("--top", min=0, help="Features to show.")] = 15,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The contributions behind one decision: the log-odds of the predicted class against the
@@ -79,7 +79,7 @@ def explain(
 
 def inspect(
     model_file: Annotated[str, typer.Argument(metavar="MODEL", help="A model file.")],
-    top: Annotated[int, typer.Option("--top", help="Features per class.")] = 10,
+    top: Annotated[int, typer.Option("--top", min=0, help="Features per class.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """What a model file holds: the model, its classes and priors, the family of each column
@@ -143,6 +143,8 @@ def inspect(
     if tops is None:
         console.print("top features: the model is not linear in its features; explain shows")
         console.print("  each feature's share of one decision")
+        return
+    if not any(tops.values()):  # --top 0
         return
     unit = "unit" if means is not None else "occurrence"
     console.print(f"top features per class (log-odds one {unit} adds, vs the mean class):")
