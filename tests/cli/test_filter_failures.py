@@ -249,3 +249,27 @@ def test_a_killed_learners_temporary_files_are_removed_by_the_next(model, tmp_pa
     assert cli("filter", path, "--learn", "ham", input=HAM).exit_code == 0
     assert not old.exists()
     assert fresh.exists()
+
+
+def test_a_store_another_program_holds_costs_seconds_not_a_minute(model, tmp_path, cli):
+    """A scorer waits 2 s for the token store's lock, then the full model scores the message
+    (it waited 30 s, then 30 s more to write the store again)."""
+    import time
+
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    first = cli("filter", path, input=HAM)  # writes the store
+    store = token_store.store_path(str(path))
+    assert os.path.exists(store)
+    holder = sqlite3.connect(store, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        start = time.monotonic()
+        held = cli("filter", path, input=HAM)
+        took = time.monotonic() - start
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert held.exit_code == first.exit_code
+    assert held.stdout == first.stdout  # the same verdict and score, by the full model
+    assert took < 20

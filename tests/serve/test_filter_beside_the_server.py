@@ -7,6 +7,7 @@ journal belongs to another version of the model file")."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -80,3 +81,24 @@ def test_the_server_starts_from_the_filters_model_file(model, sms_file):  # noqa
         )
     finally:
         again.close()
+
+
+def test_a_mark_left_by_a_killed_server_does_not_refuse_a_learner(model):  # noqa: F811
+    """SIGKILL leaves the server's mark in MODEL.lock; a learner that finds the lock held by
+    another learner (or a scorer writing the token store) then waits for it as usual."""
+    import fcntl
+    import subprocess
+    import sys
+    import threading
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    lock = f"{model}.lock"
+    with open(lock, "wb") as f:
+        f.write(b"bayeskit serve " + dead.encode() + b"\n")
+    holder = os.open(lock, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another learner, for a moment
+    threading.Timer(1.0, os.close, [holder]).start()
+    result = _filter_learn(model)
+    assert result.exit_code == 0, result.stderr
+    assert "running bayeskit serve" not in result.stderr

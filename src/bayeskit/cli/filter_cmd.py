@@ -232,6 +232,20 @@ def _write_store(store: Any, model: Any, tmp: str, previous: Any) -> None:
         raise _StoreFailedError(str(exc)) from exc
 
 
+def _running(pid: str) -> bool:
+    """Whether process ``pid`` exists (a server killed by SIGKILL leaves its mark behind; the
+    lock is then held by another learner or a scorer writing the token store)."""
+    if not pid.isdigit():
+        return True  # a damaged mark: refusing says so, where waiting might never end
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
+
+
 #: a temporary model file older than this (seconds) was left by a learner that was killed
 LEFTOVER_AGE = 60.0
 
@@ -293,8 +307,8 @@ def locked(model_path: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 64, 0)
-            if holder.startswith(SERVER_MARK):
-                pid = holder[len(SERVER_MARK) :].strip().decode("ascii", "replace")
+            pid = holder[len(SERVER_MARK) :].strip().decode("ascii", "replace")
+            if holder.startswith(SERVER_MARK) and _running(pid):
                 raise ValueError(
                     f"{model_path} is being learned by a running bayeskit serve (process "
                     f"{pid}); learn through it (POST /learn/spam or /learn/ham with its "

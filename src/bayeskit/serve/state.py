@@ -449,6 +449,8 @@ class ModelState:
         self.journal.close()
         self.journal = None
         if self._lock_file is not None:
+            with contextlib.suppress(OSError):
+                self._lock_file.truncate(0)  # the mark says a server holds it: no longer
             self._lock_file.close()  # releases the lock
 
     def status(self) -> dict[str, Any]:

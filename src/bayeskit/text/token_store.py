@@ -55,8 +55,13 @@ SUFFIX = ".tokens.sqlite"
 FORMAT = 1
 #: Terms looked up per query (SQLite takes up to 32,766 parameters since 3.32).
 _CHUNK = 5000
-#: How long a reader or writer waits for another's lock (seconds).
-_BUSY_TIMEOUT = 30.0
+#: How long a scorer waits for a writer's lock (seconds) before it declines, and the full
+#: model scores the message: an MDA waits for the filter, and a commit takes milliseconds, so
+#: a longer wait means another program holds the store (it was 30 s, twice for a rebuild).
+_READ_TIMEOUT = 2.0
+#: How long a writer waits (seconds): a learner's store is only a copy of its model, left
+#: stale when it cannot be written.
+_WRITE_TIMEOUT = 5.0
 
 
 class DeclinedError(Exception):
@@ -121,7 +126,7 @@ def read_terms(model_path: str | os.PathLike[str], raw: bytes) -> dict[str, Any]
     if not os.path.exists(path):
         raise DeclinedError("no token store beside the model file")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_READ_TIMEOUT)
     except sqlite3.Error as exc:
         raise DeclinedError(f"the token store cannot be opened ({exc})") from None
     try:
@@ -422,7 +427,7 @@ def updating(model_path: str | os.PathLike[str]) -> Iterator[_Update]:
     committed when the block ends (after the caller has put the new model file in place),
     rolled back if it raises. A process killed inside the block leaves the store as it was,
     stamped for the model file before: stale if that file was replaced, never wrong."""
-    db = sqlite3.connect(store_path(model_path), timeout=_BUSY_TIMEOUT, isolation_level=None)
+    db = sqlite3.connect(store_path(model_path), timeout=_WRITE_TIMEOUT, isolation_level=None)
     try:
         for statement in _SCHEMA:
             db.execute(statement)
