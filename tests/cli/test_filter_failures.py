@@ -273,3 +273,28 @@ def test_a_store_another_program_holds_costs_seconds_not_a_minute(model, tmp_pat
     assert held.exit_code == first.exit_code
     assert held.stdout == first.stdout  # the same verdict and score, by the full model
     assert took < 20
+
+
+def test_a_maildir_a_mail_server_is_moving_messages_in(tmp_path, monkeypatch):
+    """new/ → cur/ renames under way while --from reads the Maildir: no message missed, none
+    read twice."""
+    box = tmp_path / "Maildir"
+    for sub in ("new", "cur", "tmp"):
+        (box / sub).mkdir(parents=True)
+    (box / "new" / "1001.a").write_bytes(HAM)
+    (box / "cur" / "1002.b:2,S").write_bytes(HAM.replace(b"lunch", b"dinner"))
+    # listed in both (moved between the two listings): read once, under its new name
+    (box / "new" / "1003.c").write_bytes(HAM.replace(b"lunch", b"tea"))
+    (box / "cur" / "1003.c:2,").write_bytes(HAM.replace(b"lunch", b"tea"))
+    real = Path.read_bytes
+
+    def moved_first(self):  # the server moves 1001.a to cur/ just before it is read
+        if self.name == "1001.a" and self.exists():
+            self.rename(box / "cur" / "1001.a:2,S")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", moved_first)
+    got = filter_cmd.messages_in(box)
+    assert sorted(got) == sorted(
+        [HAM, HAM.replace(b"lunch", b"dinner"), HAM.replace(b"lunch", b"tea")]
+    )

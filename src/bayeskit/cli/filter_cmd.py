@@ -20,6 +20,7 @@ learner killed half way leaves the model as it was).
 
 from __future__ import annotations
 
+import contextlib
 import mailbox
 import os
 import re
@@ -341,13 +342,7 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
                 "message (header lines first); a compressed mailbox must be uncompressed first"
             )
     elif (path / "cur").is_dir() or (path / "new").is_dir():
-        found = [
-            (f.name, f.read_bytes())
-            for sub in ("cur", "new")
-            if (path / sub).is_dir()
-            for f in sorted((path / sub).iterdir())
-            if f.is_file() and not f.name.startswith(".")
-        ]
+        found = _maildir_messages(path)
     elif path.is_dir():
         found = [
             (f.name, f.read_bytes())
@@ -359,6 +354,36 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
     if by_date:
         found.sort(key=lambda item: (*_date_key(item[1]), item[0]))
     return [raw for _, raw in found]
+
+
+def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
+    """(name, bytes) of a Maildir's messages, each once, while a mail server may be moving
+    them from ``new/`` to ``cur/`` (renamed ``UNIQUE`` → ``UNIQUE:2,FLAGS``): ``new/`` is
+    listed before ``cur/``, so a message moved in between is listed twice, not missed, and
+    kept once by its unique part; one renamed before it is read is looked for by that part."""
+
+    def listed(sub: str) -> dict[str, Path]:
+        folder = path / sub
+        if not folder.is_dir():
+            return {}
+        return {
+            f.name.split(":")[0]: f
+            for f in folder.iterdir()
+            if not f.name.startswith(".") and f.is_file()
+        }
+
+    files = listed("new")
+    files.update(listed("cur"))  # a message in both (moved meanwhile): its newer name
+    found = []
+    for unique, file in sorted(files.items(), key=lambda item: item[1].name):
+        try:
+            found.append((file.name, file.read_bytes()))
+        except FileNotFoundError:  # renamed since: flags changed, or moved to cur/
+            again = listed("cur").get(unique)
+            if again is not None:
+                with contextlib.suppress(FileNotFoundError):  # gone (deleted): not learned
+                    found.append((again.name, again.read_bytes()))
+    return found
 
 
 def _date_key(raw: bytes) -> tuple[int, float]:
