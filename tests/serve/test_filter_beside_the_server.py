@@ -102,3 +102,33 @@ def test_a_mark_left_by_a_killed_server_does_not_refuse_a_learner(model):  # noq
     result = _filter_learn(model)
     assert result.exit_code == 0, result.stderr
     assert "running bayeskit serve" not in result.stderr
+
+
+def test_a_torn_last_line_is_cut_before_the_learners_checkpoint(model, monkeypatch):  # noqa: F811
+    """A server killed in the middle of an append leaves a torn line; the learner's checkpoint
+    glued to it made the journal unreadable for good (neither could start or learn)."""
+    from bayeskit.cli import filter_cmd
+
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:2])
+    state.close()  # saved
+    journal = f"{model}.journal"
+    with open(journal, "ab") as f:
+        f.write(b'{"type":"op","seq":3,"digest":"ab')  # torn: never acknowledged
+
+    def killed_after_the_checkpoint(*args):  # the learner dies between checkpoint and replace
+        raise KeyboardInterrupt
+
+    real = filter_cmd._before_replace
+
+    def then_killed(*args):
+        real(*args)
+        killed_after_the_checkpoint()
+
+    monkeypatch.setattr(filter_cmd, "_before_replace", then_killed)
+    _filter_learn(model)
+    monkeypatch.undo()
+    assert _filter_learn(model).exit_code == 0  # the journal is readable
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    assert again.replayed == 0
+    again.close()

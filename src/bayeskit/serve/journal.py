@@ -282,12 +282,7 @@ class Journal:
                 (replay.base_seq + i + 1, line) for i, line in enumerate(replay.pending)
             ]
             if replay.dropped_tail:
-                # Cut the torn last line so that later appends start on a line of their own.
-                with open(path, "rb+") as f:
-                    data = f.read()
-                    f.truncate(data.rfind(b"\n") + 1)
-                    f.flush()
-                    os.fsync(f.fileno())
+                _cut_torn_tail(path)
         self._file: IO[bytes] = _open_append(path)
 
     def append(self, ops: Iterable[Op]) -> None:
@@ -349,6 +344,16 @@ class Journal:
             self._file.close()
 
 
+def _cut_torn_tail(path: str) -> None:
+    """Cut the journal's torn last line (a crash in the middle of an append: never
+    acknowledged), so that the next line written starts on a line of its own."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        f.truncate(data.rfind(b"\n") + 1)
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def _replace(path: str, body: bytes) -> None:
     """``path``'s content replaced by ``body`` at once (a temporary file renamed over it)."""
     tmp = f"{path}.tmp"
@@ -385,6 +390,8 @@ class BesideTheService:
 
     def before_replace(self, new_model: str) -> None:
         self._sha = file_sha256(new_model)
+        if self.replay.dropped_tail:  # glued to a torn line, the checkpoint would be lost
+            _cut_torn_tail(self.path)
         with open(self.path, "ab") as f:
             f.write(
                 _line({"type": "checkpoint", "model_sha256": self._sha, "seq": self.replay.seq})
