@@ -330,18 +330,34 @@ def test_missing_values_are_refused_by_name():
         bk.ParzenWindowClassifier().fit(X, [0, 0, 1, 1])
 
 
+@pytest.mark.parametrize("adaptive", [None, 5])
 @pytest.mark.parametrize("p", [3.0, 100.0, 1e6, 1e308])
-def test_minkowski_distances_of_any_exponent_and_scale(p):
+def test_minkowski_distances_of_any_exponent_and_scale(p, adaptive):
     """|d|^p scaled by the largest difference: a difference of 1000 to the 100th overflowed,
     one of 0.001 underflowed (the bandwidth became inf: "training numbers too extreme"), and
     the model is the same at every scale of the data."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
     y = np.array([0, 1] * 20)
-    expected = bk.ParzenWindowClassifier(metric="minkowski", p=p).fit(X, y).predict_proba(X)
-    for scale in (1e-6, 1e3, 1e6):
-        model = bk.ParzenWindowClassifier(metric="minkowski", p=p).fit(X * scale, y)
-        np.testing.assert_allclose(model.predict_proba(X * scale), expected, atol=1e-12)
+    T = rng.normal(size=(15, 3))
+    kw = {"metric": "minkowski", "p": p, "adaptive": adaptive}
+    expected = bk.ParzenWindowClassifier(**kw).fit(X, y).predict_proba(T)
+    for scale in (1e-6, 1e-2, 1e3, 1e6):
+        model = bk.ParzenWindowClassifier(**kw).fit(X * scale, y)
+        np.testing.assert_allclose(model.predict_proba(T * scale), expected, atol=1e-12)
     if p >= 1e6:  # the limit p → ∞ is the Chebyshev distance
-        chebyshev = bk.ParzenWindowClassifier(metric="chebyshev").fit(X, y).predict_proba(X)
-        np.testing.assert_allclose(expected, chebyshev, atol=1e-4)
+        chebyshev = bk.ParzenWindowClassifier(metric="chebyshev", adaptive=adaptive)
+        np.testing.assert_allclose(expected, chebyshev.fit(X, y).predict_proba(T), atol=1e-4)
+
+
+def test_minkowski_neighbours_are_scikit_learns_for_a_moderate_exponent():
+    from sklearn.neighbors import NearestNeighbors
+
+    from bayeskit.families.parzen import _MinkowskiNeighbours
+
+    V = np.random.default_rng(0).normal(size=(300, 4))
+    for p in (1.0, 1.5, 3.0):
+        ours = _MinkowskiNeighbours(V, p).kneighbors(V[:60], 9)
+        theirs = NearestNeighbors(metric="minkowski", p=p).fit(V).kneighbors(V[:60], 9)
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+        np.testing.assert_array_equal(ours[1], theirs[1])

@@ -542,6 +542,40 @@ def _rule(rule: str, sigma: float, class_weight: np.ndarray, d: int) -> float:
     return float((per_class * class_weight).sum() / class_weight.sum())
 
 
+class _MinkowskiNeighbours:
+    """The nearest rows of ``V`` by the Minkowski distance, each distance scaled by the
+    row pair's largest difference as the window's own are (scikit-learn's p-th powers of
+    differences overflow, or underflow to 0, for a large p: the neighbours, and with them
+    the adaptive widths, changed with the scale of the data). By blocks of query rows."""
+
+    def __init__(self, V: np.ndarray, p: float) -> None:
+        self.V = V
+        self.p = p
+
+    def kneighbors(self, Q: np.ndarray, n_neighbors: int) -> tuple[np.ndarray, np.ndarray]:
+        n, d = self.V.shape
+        found = np.empty((len(Q), n_neighbors))
+        index = np.empty((len(Q), n_neighbors), dtype=np.intp)
+        block = max(1, (1 << 22) // max(n * d, 1))  # ~32 MB of differences at a time
+        for start in range(0, len(Q), block):
+            diff = np.abs(Q[start : start + block, None, :] - self.V[None, :, :])
+            top = diff.max(axis=2, initial=0.0)
+            scaled = np.divide(
+                diff, top[..., None], out=np.zeros_like(diff), where=top[..., None] > 0
+            )
+            rho = top * (scaled**self.p).sum(axis=2) ** (1.0 / self.p)
+            nearest = (
+                np.argpartition(rho, n_neighbors - 1, axis=1)[:, :n_neighbors]
+                if n_neighbors < n
+                else np.broadcast_to(np.arange(n), rho.shape)
+            )
+            near = np.take_along_axis(rho, nearest, axis=1)
+            order = np.argsort(near, axis=1, kind="stable")
+            found[start : start + block] = np.take_along_axis(near, order, axis=1)
+            index[start : start + block] = np.take_along_axis(nearest, order, axis=1)
+        return found, index
+
+
 def _adaptive_ratio(
     V: np.ndarray, w: np.ndarray, class_ptr: np.ndarray, k: int, metric: str, p: float
 ) -> np.ndarray:
@@ -557,7 +591,11 @@ def _adaptive_ratio(
         n = b - a
         if n < 2:
             continue
-        nn = NearestNeighbors(metric=names.get(metric, metric), p=p).fit(V[a:b])
+        nn = (
+            _MinkowskiNeighbours(V[a:b], p)
+            if metric == "minkowski"
+            else NearestNeighbors(metric=names.get(metric, metric), p=p).fit(V[a:b])
+        )
         weight = w[a:b]
         dist = np.full(n, np.nan)
         todo = np.arange(n)
