@@ -65,3 +65,36 @@ def test_a_regularisation_beyond_any_variance_is_refused_by_name():
     with pytest.raises(ParameterError, match=r"reg_covar=1e\+308 .* from 0 to 1e\+300"):
         bk.GaussianMixtureClassifier(reg_covar=1e308).fit(X, y)
     bk.GaussianMixtureClassifier(reg_covar=1e300).fit(X, y)
+
+
+def test_a_spam_filters_settings_are_refused_by_fit_and_set_params():
+    from bayeskit.text import SpamFilter
+
+    docs, labels = ["win money now", "lunch at noon"] * 6, ["spam", "ham"] * 6
+    for setting, match in [
+        ({"spam_cutoff": 0.1, "ham_cutoff": 0.2}, "cutoffs must satisfy"),
+        ({"scoring": "bad"}, "scoring must be"),
+        ({"ham_label": "spam"}, "both 'spam'"),
+    ]:
+        with pytest.raises(ParameterError, match=match):
+            SpamFilter(**setting).fit(docs, labels)
+    fitted = SpamFilter().fit(docs, labels)
+    before = fitted.predict_proba(docs)
+    for setting in [
+        {"scoring": "bad"},
+        {"scoring": "fisher", "token_strength": -1},
+        {"ham_label": "nope"},
+        {"spam_cutoff": 0.1},
+    ]:
+        with pytest.raises(bk.errors.BayeskitError):
+            fitted.set_params(**setting)
+    assert (fitted.scoring, fitted.ham_label, fitted.spam_cutoff) == ("naive_bayes", "ham", 0.9)
+    np.testing.assert_array_equal(fitted.predict_proba(docs), before)
+
+
+def test_an_unknown_nested_name_is_refused_before_anything_is_set():
+    text = TextClassifier()
+    with pytest.raises(ParameterError, match=r"Invalid parameter 'bogus' .*\(model\)"):
+        text.set_params(useful_terms=3, model__bogus=1)
+    assert text.useful_terms is None
+    assert text.model is None  # the default part made for the nested name is not kept

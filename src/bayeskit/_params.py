@@ -104,12 +104,31 @@ class ParamNamesOnce(_Root):
         if not params:
             return self
         valid = self.get_params(deep=True)
-        unknown = [k for k in params if k.partition("__")[0] not in valid]
+        # a nested name (model__alpha) is checked against its part's names too; a part left
+        # at None (made by set_params itself) is checked when it is made
+        unknown = [
+            k
+            for k in params
+            if k.partition("__")[0] not in valid
+            or (
+                "__" in k
+                and hasattr(valid[k.partition("__")[0]], "get_params")
+                and k.partition("__")[2].partition("__")[0]
+                not in valid[k.partition("__")[0]].get_params(deep=True)
+            )
+        ]
         if unknown:  # before any is set: a refused call changes nothing
             from .errors import ParameterError
 
+            head, _, rest = unknown[0].partition("__")
+            if head in valid:  # a part's name
+                part = valid[head]
+                raise ParameterError(
+                    f"Invalid parameter {rest.partition('__')[0]!r} for estimator {part} "
+                    f"({head}). Valid parameters are: {sorted(part.get_params(deep=False))!r}."
+                )
             raise ParameterError(
-                f"Invalid parameter {unknown[0].partition('__')[0]!r} for estimator {self}. "
+                f"Invalid parameter {head!r} for estimator {self}. "
                 f"Valid parameters are: {self._get_param_names()!r}."
             )
         nested: defaultdict[str, dict[str, Any]] = defaultdict(dict)

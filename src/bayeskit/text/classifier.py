@@ -275,12 +275,19 @@ class TextClassifier(GenerativeClassifier):
         ``model`` / ``vectorizer`` are left at their default (None), as in a grid search. On
         a fitted model they take effect at the next prediction."""
         defaults = {"vectorizer": self.default_vectorizer, "model": self.default_model}
+        made = []
         for key in params:
             head, nested, _ = key.partition("__")
             if nested and head in defaults and getattr(self, head) is None and head not in params:
                 setattr(self, head, defaults[head]())
+                made.append(head)
         self.__dict__.pop("_settings_cache", None)
-        super().set_params(**params)
+        try:
+            super().set_params(**params)
+        except BaseException:
+            for head in made:  # refused: the parts left at None stay so
+                setattr(self, head, None)
+            raise
         return self
 
     def _count_model(self) -> GenerativeClassifier:

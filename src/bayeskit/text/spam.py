@@ -380,6 +380,28 @@ class SpamFilter(TextClassifier):
         super().check_params()
         self._check_folds()
         self.check_scoring()
+        self.decision_rule()
+        if str(self.ham_label) == str(self.spam_label):
+            raise ParameterError(
+                f"ham_label and spam_label are both {self.ham_label!r}; a SpamFilter's two "
+                "classes need two labels"
+            )
+        return self
+
+    def set_params(self, **params: Any) -> SpamFilter:
+        """As :meth:`TextClassifier.set_params`; on a fitted filter, settings it cannot
+        decide by (cutoffs out of order, a scoring rule's parameters, labels other than the
+        classes it learned) are refused, and the filter keeps its own."""
+        if not self.__sklearn_is_fitted__():
+            return super().set_params(**params)
+        before = self.get_params(deep=True)
+        super().set_params(**params)
+        try:
+            self.check_params()
+            self.spam_index()
+        except (ParameterError, DataError):
+            super().set_params(**{k: before[k] for k in params if k in before})
+            raise
         return self
 
     def check_scoring(self) -> str:
@@ -705,7 +727,7 @@ class SpamFilter(TextClassifier):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
         """Fit on raw messages ``X`` and labels ``y``, then the probability scale on
         out-of-fold scores (see ``calibration_folds``)."""
-        self._check_folds()
+        self.check_params()
         with unchanged_on_error(self):
             for attr in ("score_counts_", "calibration_"):
                 self.__dict__.pop(attr, None)
