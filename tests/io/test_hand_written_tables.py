@@ -146,3 +146,18 @@ def test_a_stray_quote_is_named_by_its_line(tmp_path, batch_size):
         list(TableStream(path, target="label", batch_size=batch_size))
     path.write_text('h,w,label\n1,"two\nlines",x\n"a ""quoted"" word",3,y\n')
     assert read_table(path).get_column("h").to_list() == ["1", 'a "quoted" word']
+
+
+def test_a_quoted_field_after_a_padding_space_is_named_with_its_fix(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('a, b, y\n1, "hello, world", x\n')
+    with pytest.raises(ReadError, match=r'line 2: the field "hello has spaces before its opening'):
+        read_table(path)
+
+
+def test_padded_infinities_read_as_they_do_unpadded(tmp_path):
+    (tmp_path / "p.csv").write_text("a,b,y\n inf,1,x\n3,4,z\n -inf ,2,x\n")
+    (tmp_path / "u.csv").write_text("a,b,y\ninf,1,x\n3,4,z\n-inf,2,x\n")
+    padded, unpadded = read_table(tmp_path / "p.csv"), read_table(tmp_path / "u.csv")
+    assert padded.schema == unpadded.schema
+    assert padded.equals(unpadded)

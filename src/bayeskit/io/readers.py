@@ -399,6 +399,14 @@ def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
     """Raises at a field of ``row`` (written as ``record``, from line ``line``) that holds a
     double quote but was not written quoted."""
     for field in row:
+        if '"' in field and field[:1] in (" ", "\t") and field.lstrip(" \t").startswith('"'):
+            raise ReadError(
+                f"{label}, line {line}: the field {field.strip()} has spaces before its opening "
+                "quote, so it is not read as quoted (a comma inside it splits it); start a "
+                'quoted field right after the separator: a,"b, c" rather than a, "b, c"',
+                path=label,
+                line=line,
+            )
         if '"' in field and '"' + field.replace('"', '""') + '"' not in record:
             raise ReadError(
                 f"{label}, line {line}: the field {field} holds a double quote but is not "
@@ -485,7 +493,8 @@ def _read_delimited(
 
 
 _WHOLE = r"[+-]?\d+"
-_DECIMAL_POINT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+# (and the spellings of infinity and NaN polars reads among numbers, unpadded)
+_DECIMAL_POINT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf|NaN"
 
 
 def padding_removed(
