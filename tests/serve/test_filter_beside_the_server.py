@@ -132,3 +132,51 @@ def test_a_torn_last_line_is_cut_before_the_learners_checkpoint(model, monkeypat
     again = ModelState(str(model), learning=True, save_interval=3600)
     assert again.replayed == 0
     again.close()
+
+
+def test_a_server_starting_while_a_learner_saves_waits_and_reads_its_file(model, monkeypatch):  # noqa: F811
+    """The server read the model, then found the lock held by a learner that replaced the
+    file meanwhile: it refused ("another bayeskit serve is learning", then "the journal
+    belongs to another version"). It waits for the learner and reads the file it left."""
+    import fcntl
+    import threading
+
+    from bayeskit.serve import state as state_module
+
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:2])
+    state.close()
+    holder = os.open(f"{model}.lock", os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # a learner, under way
+    real_load = state_module.load
+
+    calls = []
+
+    def learner_finishes_after_the_server_read(path):
+        model_read = real_load(path)
+        if not calls:  # the server's first read: the learner replaces the file meanwhile
+            calls.append(path)
+            assert _filter_learn_unlocked(path).exit_code == 0
+            threading.Timer(0.5, os.close, [holder]).start()
+        return model_read
+
+    def _filter_learn_unlocked(path):
+        from contextlib import nullcontext
+
+        from bayeskit.cli import filter_cmd
+
+        with monkeypatch.context() as patch:
+            patch.setattr(filter_cmd, "locked", lambda p: nullcontext())  # it holds the lock
+            return _filter_learn(path)
+
+    monkeypatch.setattr(state_module, "load", learner_finishes_after_the_server_read)
+    again = ModelState(str(model), learning=True, save_interval=3600)
+    monkeypatch.undo()
+    try:
+        assert again.replayed == 0
+        probe = [MESSAGE.decode()]
+        np.testing.assert_allclose(
+            again.snapshot.model.predict_proba(probe), bk.load(model).predict_proba(probe)
+        )
+    finally:
+        again.close()

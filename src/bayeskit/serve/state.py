@@ -237,6 +237,11 @@ class ModelState:
             self.learning = learning = False
         if learning:
             self._lock_file = _lock(self.path + ".lock")
+            if file_sha256(self.path) != model_sha:
+                # a mail filter's learner replaced the file before the lock was ours: the
+                # journal names the new file (its checkpoint), so read that one
+                model_sha = file_sha256(self.path)
+                model = load(self.path)
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
@@ -464,6 +469,27 @@ class ModelState:
         }
 
 
+#: how long a starting server waits for a mail filter's learner to release the lock (s)
+LEARNER_WAIT = 30.0
+
+
+def _take(handle: IO[bytes], fcntl: Any) -> None:
+    """Lock ``handle`` at once, or once a mail filter's learner holding it is done (a learn
+    takes a second or so); raises OSError at once when another server holds it (its mark is
+    in the file), or when the learner takes longer than :data:`LEARNER_WAIT`."""
+    deadline = time.monotonic() + LEARNER_WAIT
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            with open(handle.name, "rb") as f:
+                holder = f.read(64)
+            if holder.startswith(SERVER_MARK) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _lock(path: str) -> IO[bytes]:
     """Hold ``path`` locked while this process learns: a second server learning into the
     same model file would interleave two journals."""
@@ -471,7 +497,7 @@ def _lock(path: str) -> IO[bytes]:
     try:
         import fcntl
 
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _take(handle, fcntl)
         # who holds it, for a mail filter's learner, which waits for another learner's lock
         # but not for a server's (held as long as the server runs)
         handle.truncate(0)
@@ -481,6 +507,13 @@ def _lock(path: str) -> IO[bytes]:
         pass
     except OSError:
         handle.close()
+        with open(path, "rb") as f:
+            server = f.read(64).startswith(SERVER_MARK)
+        if not server:
+            raise LearnError(
+                f"a learner (bayeskit filter --learn) has held {path} for {LEARNER_WAIT:g} s; "
+                "start the server again when it is done"
+            ) from None
         raise LearnError(
             f"another bayeskit serve is learning into {path.removesuffix('.lock')} (it holds "
             f"{path}); stop it, or serve this model without --token-file"
