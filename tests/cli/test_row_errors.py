@@ -31,10 +31,14 @@ MESSAGE = (
 )
 
 
-@pytest.mark.parametrize("batch_size", ["7", "100000"])
-def test_train_names_the_row_of_the_file(cli, counts, batch_size):
+@pytest.mark.parametrize(
+    "more",
+    [["--batch-size", "7"], ["--batch-size", "100000"], ["--batch-size", "7", "--workers", "1"]],
+)
+def test_train_names_the_row_of_the_file(cli, counts, more):
+    # (with --workers the batches are learned on a Dask worker of a local cluster)
     result = cli("train", counts / "bad.csv", "-t", "y", "-m", "multinomial", "-o",
-                 counts / "m.bkm", "--batch-size", batch_size)  # fmt: skip
+                 counts / "m.bkm", *more)  # fmt: skip
     assert result.exit_code == 2
     assert MESSAGE in result.stderr
 

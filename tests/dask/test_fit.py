@@ -146,7 +146,9 @@ def test_fit_keeps_the_estimator_on_a_refused_fit(on_threads):
     X, y = dataset(CASES[0], seed=14)
     model = bk.MultinomialNB().fit(X, y)
     before = model.stats_
-    model.set_params(alpha=-1.0)
+    with pytest.raises(ParameterError, match="alpha"):
+        model.set_params(alpha=-1.0)  # refused on a fitted model, which keeps its own
+    model.alpha = -1.0  # set past set_params: the distributed fit refuses it
     with pytest.raises(ParameterError, match="alpha"):
         bkd.fit(model, da.from_array(X, chunks=20), y)
     assert model.stats_ is before

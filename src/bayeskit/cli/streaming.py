@@ -60,6 +60,7 @@ class Prepare:
     text_column: str | None = None
     merges: tuple[tuple[str, str], ...] = ()
     id_columns: tuple[str, ...] = ()
+    source: str = ""  # what a model's error about one row names (the file)
 
     def __call__(self, raw: Batch | FileBatch) -> tuple[Batch, list[Any]]:
         """(the batch ready to learn from, its distinct labels before --merge)."""
@@ -71,7 +72,7 @@ class Prepare:
             X = X.drop(self.id_columns)
         labels = list(dict.fromkeys(batch.y.tolist()))  # distinct, without sorting strings
         y = np.asarray(self.relabel(batch.y.tolist())) if self.merges else batch.y
-        return Batch(X, y, batch.rows, batch.nbytes), labels
+        return Batch(X, y, batch.rows, batch.nbytes, batch.first_row), labels
 
     def relabel(self, labels: list[Any]) -> list[Any]:
         """``labels`` after --merge."""
@@ -134,7 +135,7 @@ def open_data(
 
     sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
     features, ids, column = choose_columns(sample, text, options, data)
-    prepare = Prepare(column, merges, tuple(ids))
+    prepare = Prepare(column, merges, tuple(ids), source=data)
     head_labels = np.concatenate([b.y for b in head])[:TABLE_BATCH]
     classes = tuple(dict.fromkeys(prepare.relabel(head_labels.tolist())))
     return TrainingData(
@@ -161,7 +162,9 @@ Runner = Callable[
 def summarize_batch(step: Round, prepare: Prepare, raw: Batch | FileBatch, index: int) -> Any:
     """One batch's part of the round (run wherever the batch is read)."""
     batch, labels = prepare(raw)
-    part = summarize_chunks(step, batch.X, batch.y, index)
+    # (here, or on a Dask worker: the error is made where it is raised)
+    with rows_of(prepare.source, batch.first_row) if prepare.source else contextlib.nullcontext():
+        part = summarize_chunks(step, batch.X, batch.y, index)
     return part, batch.rows, batch.nbytes, labels
 
 
@@ -258,14 +261,7 @@ def train(
             total = cap_terms(total, max_terms)
         meter.advance(first.rows, first.nbytes)
         more = data.batches if second is None else itertools.chain([second], data.batches)
-        parts = runner(step, data.prepare, more)
-        while True:
-            # the rows counted so far are before the batch learned next, when learned here
-            with rows_of(data.source, rows) if runner is run_here else contextlib.nullcontext():
-                got = next(parts, None)
-            if got is None:
-                break
-            part, n, nbytes, seen = got
+        for part, n, nbytes, seen in runner(step, data.prepare, more):
             total = part if total is None else add_parts(total, part)
             if keyed:
                 total = cap_terms(total, max_terms)

@@ -70,6 +70,8 @@ class Batch:
     y: np.ndarray
     rows: int
     nbytes: int
+    #: the rows of the input before these (a model's error about one of them names its row)
+    first_row: int = 0
 
 
 class TableStream:
@@ -268,9 +270,9 @@ class TableStream:
             for start in range(0, frame.height, self.batch_size):
                 part = frame.slice(start, self.batch_size)
                 y = labels_of(part, self.target, source=self.label, first_row=done)
-                done += part.height
                 nbytes = int(part.height * self._bytes_per_row)
-                yield Batch(part.drop(self.target), y, part.height, nbytes)
+                yield Batch(part.drop(self.target), y, part.height, nbytes, first_row=done)
+                done += part.height
         if done == 0:
             raise ReadError(f"{self.label}: the file has a header but no rows", path=self.label)
 

@@ -278,13 +278,14 @@ class SpamFilter(TextClassifier):
         message ham at a spam probability at most ``ham_cutoff``, spam from ``spam_cutoff``;
         :meth:`predict` calls it spam above ``threshold = lost_ham_cost / (lost_ham_cost +
         passed_spam_cost)``, the cutoff of minimum expected cost (Duda et al. 2001)."""
-        lo, hi = float(self.ham_cutoff), float(self.spam_cutoff)
+        lo, hi = _setting("ham_cutoff", self.ham_cutoff), _setting("spam_cutoff", self.spam_cutoff)
         if not 0.0 <= lo <= hi <= 1.0:
             raise ParameterError(
                 f"cutoffs must satisfy 0 <= ham_cutoff <= spam_cutoff <= 1; got "
                 f"ham_cutoff={self.ham_cutoff!r}, spam_cutoff={self.spam_cutoff!r}"
             )
-        ham, spam = float(self.lost_ham_cost), float(self.passed_spam_cost)
+        ham = _setting("lost_ham_cost", self.lost_ham_cost)
+        spam = _setting("passed_spam_cost", self.passed_spam_cost)
         if not (
             np.isfinite(ham) and np.isfinite(spam) and ham >= 0 and spam >= 0 and ham + spam > 0
         ):
@@ -876,3 +877,13 @@ class SpamFilter(TextClassifier):
                 TextClassifier.partial_fit(self, [docs[i] for i in wrong], labels[wrong])
             self._calibrate(self._counts() + added)
         return len(wrong)
+
+
+def _setting(name: str, value: Any) -> float:
+    """A number setting as a float, refused by name when it is none (or past float64)."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name} must be a number; got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{name} must be a number; got {value!r:.60}") from None
