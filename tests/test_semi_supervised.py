@@ -256,3 +256,13 @@ def test_bad_labels_and_settings_are_named():
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_the_marker_beside_text_labels_in_a_list_is_no_class():
+    """numpy read ["a", -1, "b"] as the texts "a", "-1", "b": the marker became a class."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    for y in (["a", -1, "b"] * 20, ("a", None, "b") * 20):
+        model = bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, y)
+        assert model.classes_.tolist() == ["a", "b"]
+    with pytest.raises(bk.errors.DataError, match="mixes text and numbers"):
+        bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, ["a", 1, "b"] * 20)

@@ -25,6 +25,13 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
         )
     from sklearn.utils.validation import column_or_1d  # its conversions and warnings
 
+    if type(y) in (list, tuple):
+        # as given: numpy would turn the marker -1 beside text labels into the text "-1",
+        # a class of its own
+        as_given = np.empty(len(y), dtype=object)
+        as_given[:] = list(y)
+        if any(isinstance(v, str) for v in as_given.tolist()):
+            y = as_given
     try:
         y = column_or_1d(y, warn=True)
     except (ValueError, TypeError) as exc:
