@@ -99,6 +99,23 @@ def test_a_value_of_the_wrong_type_is_refused_by_column_and_row(serve, codes_fil
     assert _p0(client, {"inputs": rows}) == pytest.approx(expected, rel=1e-12)
 
 
+def test_text_categories_of_a_bare_matrix_read_a_number_as_its_text(serve, tmp_path):
+    """1 sent for a column of text categories "0".."2" is the category "1", as for a named
+    text column (it became the number 1.0, never seen in training: a silent other answer)."""
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, (200, 2)).astype(str)
+    model = bk.CategoricalNB().fit(codes, rng.integers(0, 2, 200))
+    path = _save(tmp_path, "text-codes.bk", model)
+    client = serve(path, token=False)
+    expected = model.predict_proba(np.array([["1", "2"]]))[0, 0]
+    assert _p0(client, {"inputs": [[1, "2"]]}) == [pytest.approx(expected, rel=1e-12)]
+
+
+def test_an_integer_past_64_bits_is_named(serve, codes_file):
+    client = serve(codes_file, token=False)
+    _refused(client, {"inputs": [[10**20, 1, 2]]}, ["column 'x0' holds 100000000000000000000"])
+
+
 NESTED = [
     ({"dataframe_records": [{"age": [1, 2], "color": "red", "score": 0.5}]}, "'age' holds [1, 2]"),
     ({"dataframe_records": [{"age": 30, "color": {"a": 1}, "score": 0.5}]}, "'color' holds {"),

@@ -48,6 +48,10 @@ def value_kinds(model: Any, names: list[str]) -> dict[str, str]:
             kinds[column] = "boolean"
         elif dtype.kind == "f":
             kinds[column] = "number"
+        elif dtype.kind == "U" or (
+            dtype.kind == "O" and all(isinstance(v, str) for v in np.asarray(values).tolist())
+        ):
+            kinds[column] = "text"  # a number sent for a text category is its text: 1 → "1"
     if families is not None:
         for column, family in families.items():
             if family == "bernoulli":
@@ -123,11 +127,15 @@ def _number(value: Any) -> Any:
     return _REFUSED
 
 
+#: the integer categories a model holds (numpy's int64)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 def _integer(value: Any) -> Any:
     if isinstance(value, bool):
         return _REFUSED
     if isinstance(value, int):
-        return value
+        return value if _INT64[0] <= value <= _INT64[1] else _REFUSED
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return _REFUSED
