@@ -111,6 +111,16 @@ def test_text_categories_of_a_bare_matrix_read_a_number_as_its_text(serve, tmp_p
     assert _p0(client, {"inputs": [[1, "2"]]}) == [pytest.approx(expected, rel=1e-12)]
 
 
+def test_a_padded_csv_body_reads_as_the_command_line_reads_it(serve, mixed_file):
+    model = bk.load(mixed_file)
+    client = serve(mixed_file, token=False)
+    padded = b"age, color, score\n 30, red, 0.5\n41 ,blue,-1.25\n"
+    r = client.post("/invocations", content=padded, headers={"Content-Type": "text/csv"})
+    assert r.status_code == 200, r.text
+    frame = pl.DataFrame({"age": [30, 41], "color": [" red", "blue"], "score": [0.5, -1.25]})
+    assert r.json()["predictions"] == model.predict(frame).tolist()
+
+
 def test_an_integer_past_64_bits_is_named(serve, codes_file):
     client = serve(codes_file, token=False)
     _refused(client, {"inputs": [[10**20, 1, 2]]}, ["column 'x0' holds 100000000000000000000"])

@@ -170,7 +170,7 @@ def invocation_input(
     if kind == "text/csv":
         import polars as pl
 
-        from ..io.readers import DEFAULT_MISSING
+        from ..io.readers import DEFAULT_MISSING, padding_removed
 
         markers = list(DEFAULT_MISSING if missing is None else missing)
         text = decode_text(body, options.get("charset", "utf-8"))
@@ -190,6 +190,10 @@ def invocation_input(
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
+        # fields and names padded with spaces ("age, flag"), as bayeskit predict reads them
+        frame = padding_removed(
+            frame.rename({c: c.strip() for c in frame.columns if c != c.strip()}), markers
+        )
         columns = {c: frame.get_column(c) for c in frame.columns}
         return _rows(columns, model), query_proba
     if kind != "application/json":
