@@ -219,7 +219,14 @@ class warnings_as_lines:  # noqa: N801 (a ``with`` statement, as contextlib's he
 
         seen: set[str] = set()
 
-        def show(message: Any, category: Any, filename: Any, lineno: Any, *args: Any) -> None:
+        def show(
+            message: Any,
+            category: Any,
+            filename: Any,
+            lineno: Any,
+            file: Any = None,
+            line: Any = None,
+        ) -> None:
             text = " ".join(str(message).split())
             if text not in seen:
                 seen.add(text)
