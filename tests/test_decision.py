@@ -84,7 +84,6 @@ def test_bad_parameters_fail_at_fit(kwargs, message):
     [
         ({"loss": np.ones((2, 2))}, r"loss has shape \(2, 2\); it must be \(3, 3\)"),
         ({"loss": [[0, 1, 1], [1, 0, -1], [1, 1, 0]]}, r"loss\[1, 2\] = -1.0; losses must be"),
-        ({"class_weight": {"z": 2.0}}, "names the label 'z'"),
         ({"class_weight": [1.0, 2.0]}, "one weight per class"),
         ({"class_weight": [0.0, 0.0, 0.0]}, "not all 0"),
         ({"class_weight": "uniform"}, "accepted: None, 'balanced'"),
@@ -98,6 +97,15 @@ def test_bad_decision_rules_are_named(kwargs, message):
     with pytest.raises(ParameterError, match=message):
         model.set_params(**kwargs)
     model.predict(PROBE)  # the model kept its own settings
+
+
+def test_a_weight_for_a_class_not_learned_yet_applies_once_it_is():
+    """A label the model has not learned (yet) is warned about at fit, and weighs nothing
+    until a class of that label is learned: every predict used to fail."""
+    with pytest.warns(UserWarning, match=r"class_weight names \['z'\], none of the classes"):
+        model = bk.MultinomialNB(class_weight={"z": 50.0}).fit(X, Y)
+    plain = bk.MultinomialNB().fit(X, Y)
+    np.testing.assert_array_equal(model.predict(PROBE), plain.predict(PROBE))
 
 
 def test_no_underflow_with_fifty_thousand_features():

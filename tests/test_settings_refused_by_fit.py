@@ -20,7 +20,7 @@ y = np.array([0, 1, 2] * 10)
         ({"loss": "zzz"}, "loss must be a square matrix"),
         ({"loss": [[0, 1], [1, 0]]}, r"loss has shape \(2, 2\); it must be \(3, 3\)"),
         ({"loss": [[0, 1, 1], [1, 0, -1], [1, 1, 0]]}, r"loss\[1, 2\] = -1.0"),
-        ({"class_weight": {"zz": 2}}, "names the label 'zz'"),
+        ({"class_weight": {0: -2}}, r"class_weight\[0\] = -2"),
         ({"class_weight": [1, np.nan, 1]}, "finite, >= 0"),
         ({"class_weight": "heavy"}, "class_weight='heavy'"),
     ],

@@ -70,13 +70,20 @@ merging and the declared-classes rule in :mod:`._merging`, the all-or-nothing ch
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from ._all_or_nothing import check_parameters, check_statistics, unchanged_on_error
-from ._decision import check_loss, class_log_prior, class_loss_weights, normalize_log
+from ._decision import (
+    check_loss,
+    class_log_prior,
+    class_loss_weights,
+    normalize_log,
+    unknown_weighted_labels,
+)
 from ._labels import OneHot, class_weights, mean_accuracy, row_count
 from ._lazy import sparse as sp
 from ._merging import hold_declared_classes, merge
@@ -462,6 +469,15 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             check_loss(self.loss, len(summary.classes))
         if self.class_weight is not None:
             class_loss_weights(self.class_weight, summary.classes, summary.class_count)
+            unknown = unknown_weighted_labels(self.class_weight, summary.classes)
+            if unknown:
+                warnings.warn(
+                    f"class_weight names {unknown!r}, none of the classes "
+                    f"{summary.classes.tolist()}: it weighs a class of that label once one is "
+                    "learned (check the spelling otherwise)",
+                    UserWarning,
+                    stacklevel=4,
+                )
         return FittedParameters(prior, params, families)
 
     def _check_statistics(self, summary: Summary) -> None:

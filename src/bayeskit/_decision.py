@@ -124,7 +124,9 @@ def _row_max(a: np.ndarray) -> np.ndarray:
 def class_loss_weights(
     class_weight: Any, classes: np.ndarray, class_count: np.ndarray
 ) -> np.ndarray:
-    """λ_y for every class in ``classes`` order (1 for classes a dict leaves out)."""
+    """λ_y for every class in ``classes`` order (1 for classes a dict leaves out; a label a
+    dict names that is none of the classes weighs nothing yet: ``partial_fit`` may learn it
+    later, and :func:`unknown_weighted_labels` says which they are)."""
     k = len(classes)
     if isinstance(class_weight, str):
         if class_weight != "balanced":
@@ -140,16 +142,12 @@ def class_loss_weights(
         weights = np.ones(k)
         for label, w in class_weight.items():
             key = label.item() if isinstance(label, np.generic) else label
-            if key not in known:
-                raise ParameterError(
-                    f"class_weight names the label {label!r}, which is not one of the classes "
-                    f"{classes.tolist()}"
-                )
             message = f"class_weight[{label!r}] = {w!r}; a class weight must be a number >= 0"
             value = float_values(w, ParameterError, message)
-            if value.ndim != 0:
+            if value.ndim != 0 or not (np.isfinite(value) and value >= 0):
                 raise ParameterError(message)
-            weights[known[key]] = value
+            if key in known:
+                weights[known[key]] = value
     else:
         weights = float_values(
             class_weight,
@@ -166,6 +164,18 @@ def class_loss_weights(
             f"class_weight values must be finite, >= 0 and not all 0; got {weights.tolist()}"
         )
     return weights
+
+
+def unknown_weighted_labels(class_weight: Any, classes: np.ndarray) -> list[Any]:
+    """The labels a ``class_weight`` dict names that are none of ``classes``."""
+    if not isinstance(class_weight, Mapping):
+        return []
+    known = set(classes.tolist())
+    return [
+        label
+        for label in class_weight
+        if (label.item() if isinstance(label, np.generic) else label) not in known
+    ]
 
 
 def check_loss(loss: Any, n_classes: int) -> np.ndarray:
