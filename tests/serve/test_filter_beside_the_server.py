@@ -180,3 +180,17 @@ def test_a_server_starting_while_a_learner_saves_waits_and_reads_its_file(model,
         )
     finally:
         again.close()
+
+
+def test_the_learner_reads_the_journal_without_the_service_installed():
+    """The journal's module imports neither starlette nor uvicorn (the ``serve`` extra): a
+    mail filter's learner reads it, and learns, where only the base install is."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import bayeskit.serve.journal; "
+        "print([m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn')])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

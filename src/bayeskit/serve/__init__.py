@@ -18,10 +18,21 @@ Limits (``docs/guide/service-limits.md``; every refusal is JSON ``{"error": ...}
 - the journal's disk full — 507 with ``Retry-After``: nothing of the learn is kept, checks
   and predictions go on, learning resumes once there is room.
 
-Importing this package imports starlette and uvicorn: the command line imports it only when
-``bayeskit serve`` runs.
+Importing :class:`ServeConfig` or :func:`create_app` imports starlette and uvicorn (on first
+use: the package itself imports neither, so the mail filter's learner reads the journal,
+:mod:`.journal`, without the ``serve`` extra installed).
 """
 
-from .app import ServeConfig, create_app
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["ServeConfig", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
