@@ -54,6 +54,20 @@ else:
         """:class:`ParamNamesOnce`'s base until scikit-learn is imported (:func:`_adopt`)."""
 
 
+def _unknown_name(key: str, valid: dict[str, Any]) -> bool:
+    """Whether ``key`` names no parameter: a nested name (``model__alpha``) is looked for
+    among its part's names too (a part left at None is checked when it is made)."""
+    head, _, rest = key.partition("__")
+    if head not in valid:
+        return True
+    part = valid[head]
+    return (
+        bool(rest)
+        and hasattr(part, "get_params")
+        and (rest.partition("__")[0] not in part.get_params(deep=True))
+    )
+
+
 class ParamNamesOnce(_Root):
     """An estimator (scikit-learn's API) whose ``_get_param_names`` is computed once per
     class, and which imports scikit-learn only for scikit-learn's own features (see the
@@ -104,19 +118,7 @@ class ParamNamesOnce(_Root):
         if not params:
             return self
         valid = self.get_params(deep=True)
-        # a nested name (model__alpha) is checked against its part's names too; a part left
-        # at None (made by set_params itself) is checked when it is made
-        unknown = [
-            k
-            for k in params
-            if k.partition("__")[0] not in valid
-            or (
-                "__" in k
-                and hasattr(valid[k.partition("__")[0]], "get_params")
-                and k.partition("__")[2].partition("__")[0]
-                not in valid[k.partition("__")[0]].get_params(deep=True)
-            )
-        ]
+        unknown = [k for k in params if _unknown_name(k, valid)]
         if unknown:  # before any is set: a refused call changes nothing
             from .errors import ParameterError
 
