@@ -15,6 +15,7 @@ from .._validation import (
     complex_refusal,
     feature_names_of,
     frame_values,
+    is_data_frame,
 )
 from ..contract import Contract
 from ..errors import DataError, InputTypeError, ShapeError
@@ -36,10 +37,9 @@ def wrap_sklearn_errors(exc: Exception, what: str = "the model") -> Exception:
 def refuse_dated_columns(X: Any, what: str) -> None:
     """Refuse a data frame's column of dates or durations by name (numpy's own refusal, "The
     DType Float64DType could not be promoted by DateTime64DType", names none)."""
-    columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
-    if columns is None or dtypes is None:
+    if not is_data_frame(X):
         return
-    for j, (name, dtype) in enumerate(zip(list(columns), list(dtypes), strict=False)):
+    for j, (name, dtype) in enumerate(zip(list(X.columns), list(X.dtypes), strict=True)):
         temporal = getattr(dtype, "kind", None) in ("M", "m")  # pandas and numpy dtypes
         temporal = temporal or bool(getattr(dtype, "is_temporal", lambda: False)())  # polars
         if temporal:

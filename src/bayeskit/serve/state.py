@@ -473,10 +473,10 @@ class ModelState:
 LEARNER_WAIT = 30.0
 
 
-def _take(handle: IO[bytes], fcntl: Any) -> None:
-    """Lock ``handle`` at once, or once a mail filter's learner holding it is done (a learn
-    takes a second or so); raises OSError at once when another server holds it (its mark is
-    in the file), or when the learner takes longer than :data:`LEARNER_WAIT`."""
+def _take(handle: IO[bytes], fcntl: Any, path: str) -> None:
+    """Lock ``handle`` (the file ``path``) at once, or once a mail filter's learner holding
+    it is done (a learn takes a second or so); refuses at once when another server holds it
+    (its mark is in the file), or when the learner takes longer than :data:`LEARNER_WAIT`."""
     deadline = time.monotonic() + LEARNER_WAIT
     while True:
         try:
@@ -484,9 +484,17 @@ def _take(handle: IO[bytes], fcntl: Any) -> None:
             return
         except BlockingIOError:
             with open(handle.name, "rb") as f:
-                holder = f.read(64)
-            if holder.startswith(SERVER_MARK) or time.monotonic() > deadline:
-                raise
+                server = f.read(64).startswith(SERVER_MARK)
+            if server:
+                raise LearnError(
+                    f"another bayeskit serve is learning into {path.removesuffix('.lock')} "
+                    f"(it holds {path}); stop it, or serve this model without --token-file"
+                ) from None
+            if time.monotonic() > deadline:
+                raise LearnError(
+                    f"a learner (bayeskit filter --learn) has held {path} for "
+                    f"{LEARNER_WAIT:g} s; start the server again when it is done"
+                ) from None
             time.sleep(0.05)
 
 
@@ -497,7 +505,7 @@ def _lock(path: str) -> IO[bytes]:
     try:
         import fcntl
 
-        _take(handle, fcntl)
+        _take(handle, fcntl, path)
         # who holds it, for a mail filter's learner, which waits for another learner's lock
         # but not for a server's (held as long as the server runs)
         handle.truncate(0)
@@ -505,19 +513,9 @@ def _lock(path: str) -> IO[bytes]:
         handle.flush()
     except ImportError:  # not POSIX: no advisory locks
         pass
-    except OSError:
+    except BaseException:
         handle.close()
-        with open(path, "rb") as f:
-            server = f.read(64).startswith(SERVER_MARK)
-        if not server:
-            raise LearnError(
-                f"a learner (bayeskit filter --learn) has held {path} for {LEARNER_WAIT:g} s; "
-                "start the server again when it is done"
-            ) from None
-        raise LearnError(
-            f"another bayeskit serve is learning into {path.removesuffix('.lock')} (it holds "
-            f"{path}); stop it, or serve this model without --token-file"
-        ) from None
+        raise
     return handle
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import is_data_frame
 from ..errors import InputTypeError
 
 
@@ -17,8 +18,8 @@ def one_column(X: Any) -> Any:
     """The documents of ``X``: its column when it is a table of one column (a pandas or
     polars DataFrame, a 2-D array of one column), ``X`` itself when it is no table; a table
     of more columns is refused, naming them."""
-    columns = getattr(X, "columns", None)
-    if columns is not None and not isinstance(X, (list, tuple)):
+    if is_data_frame(X):
+        columns = X.columns
         names = [str(n) for n in columns]
         if len(names) == 1:
             return X[columns[0]]
