@@ -33,6 +33,7 @@ __all__ = [
     "ModelFileError",
     "NotFittedError",
     "ParameterError",
+    "ReadError",
     "SaveError",
     "ShapeError",
     "SingularCovarianceError",
@@ -61,6 +62,31 @@ class DataError(BayeskitError, ValueError):
         super().__init__(*args)
         self.row = row
         self.detail = detail
+
+
+class ReadError(DataError):
+    """Data that cannot be read or used as given: the message names the file, the line or
+    column when there is one, and the fix.
+
+    Attributes
+    ----------
+    path : str or None
+    line : int or None (1-based line of the file)
+    column : str or None
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+    ):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
 
 
 class ShapeError(DataError):

@@ -30,7 +30,7 @@ Examples
 >>> split_target(frame, "Play", source="weather.csv")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-bayeskit.io.readers.ReadError: weather.csv: no column 'Play'; ...: outlook, windy, play
+bayeskit.errors.ReadError: weather.csv: no column 'Play'; ...: outlook, windy, play
 """
 
 from __future__ import annotations
@@ -39,17 +39,17 @@ import codecs
 import contextlib
 import csv
 import io
-import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import ReadError
+from ._json_lines import check_json_lines, typed_as_written
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -66,31 +66,6 @@ __all__ = [
 ]
 
 _SHOWN_NAMES = 40
-
-
-class ReadError(DataError):
-    """Data that cannot be read or used as given: the message names the file, the line or
-    column when there is one, and the fix.
-
-    Attributes
-    ----------
-    path : str or None
-    line : int or None (1-based line of the file)
-    column : str or None
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int | None = None,
-        column: str | None = None,
-    ):
-        super().__init__(message)
-        self.path = path
-        self.line = line
-        self.column = column
 
 
 def list_names(names: Sequence[Any], limit: int = _SHOWN_NAMES) -> str:
@@ -166,7 +141,8 @@ def read_table(
         CSV/TSV: names for a file without a header row (implies ``header=False``).
     missing : list of str
         Field values read as missing, besides the empty field and (unless
-        ``default_missing=False``) :data:`DEFAULT_MISSING` (CSV/TSV).
+        ``default_missing=False``) :data:`DEFAULT_MISSING`; in JSON lines, these markers
+        written as text (``"NA"``), JSON's ``null`` always.
     name : str, optional
         What to call the source in messages (default: the path, or ``<stdin>``).
     separator : str, optional
@@ -187,7 +163,8 @@ def read_table(
     ------
     ReadError
         Missing file, unknown format, empty file, ragged row (with its line), a line that is
-        not JSON, text that is not UTF-8, a file that is not Parquet.
+        not JSON, a JSON key holding numbers and text (``1`` and ``"1"``), text that is not
+        UTF-8, a file that is not Parquet.
     """
 
     if isinstance(source, (bytes, bytearray)):
@@ -206,12 +183,12 @@ def read_table(
         header = False
     if fmt in ("csv", "tsv"):
         data = unix_lines(data)
+    markers = missing_markers(missing, default_missing)
     if fmt == "parquet":
         frame = _read_parquet(data, label)
     elif fmt == "jsonl":
-        frame = _read_jsonl(data, label)
+        frame = _read_jsonl(data, label, markers)
     else:
-        markers = missing_markers(missing, default_missing)
         frame = _read_delimited(
             data, label, fmt, header, columns, markers, separator, tuple(text_columns)
         )
@@ -594,42 +571,21 @@ def _check_header(names: Sequence[str], label: str) -> None:
         seen.add(column)
 
 
-def _read_jsonl(data: bytes, label: str) -> Any:
+def _read_jsonl(data: bytes, label: str, missing: Sequence[str]) -> Any:
     import polars as pl
 
     text = _decode(data, label)
     try:
-        return pl.read_ndjson(io.BytesIO(text.encode("utf-8")), infer_schema_length=None)
+        frame = pl.read_ndjson(io.BytesIO(text.encode("utf-8")), infer_schema_length=None)
     except pl.exceptions.PolarsError as exc:
         problem = _first_line(exc)
-    _check_json_lines(text.splitlines(), label)
+    else:
+        return typed_as_written(frame, text, label, missing)
+    check_json_lines(text.splitlines(), label)
     raise ReadError(
         f"{label}: cannot be read as JSON lines ({problem}); give each key values of one type",
         path=label,
     )
-
-
-def _check_json_lines(lines: Iterable[str], label: str) -> None:
-    """Raise :class:`ReadError` at the first line that is not one JSON object."""
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ReadError(
-                f"{label}, line {number}: not JSON ({err.msg} at column {err.colno}); each "
-                "line must be one JSON object",
-                path=label,
-                line=number,
-            ) from None
-        if not isinstance(record, dict):
-            raise ReadError(
-                f"{label}, line {number}: a JSON {type(record).__name__}, not an object; each "
-                'line must be one JSON object such as {"column": value, ...}',
-                path=label,
-                line=number,
-            )
 
 
 def _read_parquet(data: bytes, label: str) -> Any:

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ReadError
+from ._json_lines import Kinds, check_json_lines, typed_as_written
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
-    ReadError,
     _check_header,
-    _check_json_lines,
     _check_rows,
     _decimal_comma,
     _decode,
@@ -133,7 +133,9 @@ class TableStream:
         self.size = self.path.stat().st_size
         self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
         self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
-        self._padded: set[str] = set()  # columns of fields with spaces around them
+        self._padded: set[str] = (
+            set()
+        )  # columns read as text, then typed: padded fields, JSON markers
         self._empty: set[str] | None = None  # columns of nothing but missing values
         self.columns = self._column_names(head, columns)
         full = self._parquet_schema() if self.format == "parquet" else self._inferred_schema()
@@ -214,9 +216,10 @@ class TableStream:
 
         self.n_rows = None
         found: dict[str, Any] = {}
+        kinds: Kinds = {}  # JSON lines: each key's first number and text, across blocks
         for block, line in self._blocks():
             raw = self._parse(block, line, schema=None)
-            frame = padding_removed(raw, self.missing, decimal_comma=self._decimal_comma)
+            frame = self._typed(raw, block, line, kinds=kinds)
             self._padded |= {
                 c
                 for c in frame.columns
@@ -287,15 +290,29 @@ class TableStream:
         # a column of padded numbers (" 2") reads as text, its spaces removed, then its type
         schema = {c: pl.String if c in self._padded else t for c, t in self._full_schema.items()}
         for block, line in self._blocks():
-            frame = padding_removed(
-                self._parse(block, line, schema=schema),
-                self.missing,
-                decimal_comma=self._decimal_comma,
-                types=self._full_schema,
-            )
+            frame = self._typed(self._parse(block, line, schema=schema), block, line, typed=True)
             # padded missing markers (" NA") in a column of nothing else: missing
             empty = self._padded & (self._empty or set())
             yield frame.with_columns(pl.lit(None, pl.String).alias(c) for c in empty)
+
+    def _typed(
+        self, raw: Any, block: bytes, line: int, typed: bool = False, kinds: Kinds | None = None
+    ) -> Any:
+        """A parsed block's values as read_table types them: padded numbers (CSV/TSV), JSON's
+        missing markers written as text; ``typed``: in the file's column types; ``kinds``:
+        what the blocks before held (JSON lines)."""
+        if self.format != "jsonl":
+            types = self._full_schema if typed else None
+            return padding_removed(
+                raw, self.missing, decimal_comma=self._decimal_comma, types=types
+            )
+        import polars as pl
+
+        text = _decode(block, self.label, line - 1)
+        frame = typed_as_written(raw, text, self.label, self.missing, line, kinds)
+        if not typed:
+            return frame
+        return frame.with_columns(pl.col(c).cast(self._full_schema[c]) for c in self._padded)
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
         """(block of whole records, the file line it starts on) after any header."""
@@ -375,7 +392,8 @@ class TableStream:
             # raises at bad UTF-8, a ragged or malformed row, a stray quote
             self._check_block(block, line, quotes=True)
         else:
-            _check_json_lines(_decode(block, self.label, line - 1).splitlines(), self.label)
+            text = _decode(block, self.label, line - 1)
+            check_json_lines(text.splitlines(), self.label, first_line=line)
             return ReadError(
                 f"{self.label}: cannot be read as JSON lines ({_first_line(exc)}); give each "
                 "key values of one type",
