@@ -58,6 +58,7 @@ __all__ = [
     "TABLE_FORMATS",
     "ReadError",
     "check_feature_columns",
+    "check_rows",
     "list_names",
     "read_table",
     "sniff_separator",
@@ -319,7 +320,7 @@ def _csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
     return csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
 
 
-def _check_rows(
+def check_rows(
     text: str,
     label: str,
     fmt: str,
@@ -455,12 +456,12 @@ def _read_delimited(
     except pl.exceptions.PolarsError as exc:
         # Find the row at fault (a long row, bad UTF-8) with its line number; polars' own
         # message is the fallback.
-        _check_rows(_decode(data, label), label, fmt, header, separator, quotes=True)
+        check_rows(_decode(data, label), label, fmt, header, separator, quotes=True)
         raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
     # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
     # null in the last column can hide one, so only then are the rows counted one by one.
     if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
-        _, blank = _check_rows(_decode(data, label), label, fmt, header, separator)
+        _, blank = check_rows(_decode(data, label), label, fmt, header, separator)
         if blank:
             frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
     frame = frame.rename({c: c.strip() for c in frame.columns if c != c.strip()})
@@ -547,7 +548,7 @@ def _first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> li
         for row in _csv_reader(head, fmt, separator):
             if row:
                 return row
-    return _check_rows(_decode(data, label), label, fmt, False, separator)[0]
+    return check_rows(_decode(data, label), label, fmt, False, separator)[0]
 
 
 def _check_header(names: Sequence[str], label: str) -> None:

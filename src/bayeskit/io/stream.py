@@ -37,12 +37,12 @@ from ._json_lines import Kinds, check_json_lines, typed_as_written
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     _check_header,
-    _check_rows,
     _decimal_comma,
     _decode,
     _first_line,
     _first_record,
     check_feature_columns,
+    check_rows,
     choose_separator,
     header_hint,
     labels_of,
@@ -376,7 +376,7 @@ class TableStream:
         if self.format not in ("csv", "tsv"):
             return 0
         text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
-        return _check_rows(
+        return check_rows(
             text,
             self.label,
             self.format,

@@ -273,9 +273,9 @@ def _check_fields(text: str, header: bool, names: list[str]) -> None:
     """Refuses a CSV body whose rows do not all have as many fields as its first line (read
     as missing values otherwise), as ``bayeskit predict`` does, and a body without a header
     whose rows do not have one field per column of the model."""
-    from ..io.readers import _check_rows
+    from ..io.readers import check_rows
 
-    first, _ = _check_rows(text, SOURCE, "csv", header)
+    first, _ = check_rows(text, SOURCE, "csv", header)
     if not header and len(first) != len(names):
         raise RequestError(
             f"{SOURCE}, line 1: {len(first)} fields where the model reads {len(names)} columns "
