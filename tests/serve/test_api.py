@@ -239,7 +239,7 @@ def test_invocations_matrix_model(serve, numeric_file):
     assert r.json()["predictions"] == model.predict(np.array(rows)).tolist()
     r = client.post("/invocations", json={"instances": [row[:3] for row in rows]})
     assert r.status_code == 400
-    assert "row 0 has 3 values; the model reads 4 columns" in r.json()["error"]
+    assert "row 1 has 3 values; the model reads 4 columns" in r.json()["error"]
 
 
 def test_invocations_text_model(serve, sms_file, sms_filter, sms):
@@ -381,7 +381,7 @@ BAD_INVOCATIONS = [
     (b'{"dataframe_split": {"columns": ["a"]}}', "application/json", 400, "dataframe_split must"),
     (b'{"dataframe_records": [1, 2]}', "application/json", 400, "list of objects"),
     (b'{"inputs": {"a": [1], "b": [1, 2]}}', "application/json", 400, "different lengths"),
-    (b'{"inputs": [1]}', "application/json", 400, "row 0"),
+    (b'{"inputs": [1]}', "application/json", 400, "row 1"),
     (b'{"inputs": [[1]], "params": {"probabilities": 1}}', "application/json", 400, "true or"),
     (b"\xff\xfe{}", "application/json", 400, "not valid utf-8"),
     (b"a,b\n1,2", "application/xml", 415, "not accepted"),
@@ -410,7 +410,7 @@ def test_wrong_columns_are_named(serve, wine_file):
     assert "missing 'strength'" in error
     split = {"columns": frame.columns, "data": [r[:-1] for r in frame.head(2).rows()]}
     error = client.post("/invocations", json={"dataframe_split": split}).json()["error"]
-    assert "row 0 of data does not have one value for each of the 14 columns" in error
+    assert "row 1 of data does not have one value for each of the 14 columns" in error
     bad = frame.head(1).with_columns(pl.lit("lots").alias("alcohol")).to_dicts()
     error = client.post("/invocations", json={"instances": bad}).json()["error"]
     assert "column 'alcohol' holds 'lots'" in error

@@ -344,7 +344,7 @@ def _positional(rows: Any, model: Any) -> Columns:
     columns = column_names(model)
     if not isinstance(rows, list) or not rows:
         raise RequestError("the rows must be a non-empty list of lists")
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):
         if not isinstance(row, list):
             row = [row] if len(columns) == 1 else row
             if not isinstance(row, list):
@@ -358,7 +358,7 @@ def _positional(rows: Any, model: Any) -> Columns:
 
 
 def _from_rows(rows: Any, columns: list[str]) -> Columns:
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):
         if not isinstance(row, list) or len(row) != len(columns):
             raise RequestError(
                 f"row {i} of data does not have one value for each of the {len(columns)} "
