@@ -87,7 +87,13 @@ from ._decision import (
 from ._labels import OneHot, class_weights, mean_accuracy, row_count
 from ._lazy import sparse as sp
 from ._merging import hold_declared_classes, merge
-from ._params import ClassifierMixin, ParamNamesOnce
+from ._params import (
+    ClassifierMixin,
+    ParamNamesOnce,
+    fitted_again,
+    refuse_while_waiting,
+    waits_for_fit,
+)
 from ._validation import FeatureNames, prepare_input
 from .contract import Contract, requires
 from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
@@ -271,7 +277,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             hold_declared_classes(self, summary.classes, classes, first=first)
             if not first:
                 with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
-                    summary = self.stats_ + summary
+                    summary = self._fitted_summary() + summary
             return self._adopt(summary)
 
     @requires("unlearnable")
@@ -374,6 +380,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         return self._fitted_summary()
 
     def _fitted_summary(self) -> Summary:
+        refuse_while_waiting(self)
         try:
             return self.__dict__["stats_"]
         except KeyError:
@@ -383,7 +390,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             ) from None
 
     def __sklearn_is_fitted__(self) -> bool:
-        return "stats_" in self.__dict__
+        return "stats_" in self.__dict__ and not waits_for_fit(self)
 
     def _adopt(
         self, summary: Summary, parameters: Sequence[Any] | None = None
@@ -400,17 +407,22 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         fitted = self._finalize(summary, parameters)
         self.stats_ = summary
         self._cache = (summary, fitted)
+        fitted_again(self)
         return self
 
     def set_params(self, **params: Any) -> GenerativeClassifier:
         """Set hyperparameters. On a fitted model they take effect at the next prediction
         without refitting: the statistics are the fitted state, parameters follow from them;
-        settings no model can be made of are refused then, and the model keeps its own."""
+        settings no model can be made of are refused then, and the model keeps its own. A
+        setting the statistics were learned under (the contract's ``refit_settings``) makes
+        the model wait for ``fit`` instead."""
         if not hasattr(self, "stats_"):
             return super().set_params(**params)
         before = self.get_params(deep=True)
         cache = self.__dict__.pop("_cache", None)
         super().set_params(**params)
+        if waits_for_fit(self):
+            return self  # the next fit checks the settings
         try:
             self._fitted()
         except BayeskitError:

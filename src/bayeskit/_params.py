@@ -133,6 +133,7 @@ class ParamNamesOnce(_Root):
                 f"Invalid parameter {head!r} for estimator {self}. "
                 f"Valid parameters are: {self._get_param_names()!r}."
             )
+        waiting = _waiting_for_fit(self, params, valid)
         nested: defaultdict[str, dict[str, Any]] = defaultdict(dict)
         for key, value in params.items():
             key, delim, sub_key = key.partition("__")
@@ -143,6 +144,10 @@ class ParamNamesOnce(_Root):
                 valid[key] = value
         for key, sub_params in nested.items():
             valid[key].set_params(**sub_params)
+        if waiting:
+            self.__dict__[_WAITING] = waiting
+        elif waiting is not None:
+            self.__dict__.pop(_WAITING, None)
         return self
 
     def __sklearn_clone__(self) -> Any:
@@ -518,3 +523,66 @@ if "sklearn.base" in sys.modules:
     _adopt(sys.modules["sklearn.base"].BaseEstimator)
 else:
     sys.meta_path.insert(0, _WhenSklearnLoads())
+
+
+#: On a fitted model: the settings set_params changed that its statistics were learned
+#: under, each with the value it was fitted with (a contract's ``refit_settings``).
+_WAITING = "_refit_settings"
+
+
+def _waiting_for_fit(model: Any, params: dict[str, Any], valid: dict[str, Any]) -> Any:
+    """The settings of ``params`` a fitted ``model`` would wait for a fit after (with the
+    values it was fitted with), those waiting already included; a setting set back to its
+    fitted value waits no more. None when the model is not fitted or declares none."""
+    declared = getattr(type(model), "contract", None)
+    if not getattr(declared, "refit_settings", ()):
+        return None
+    waiting = dict(model.__dict__.get(_WAITING, {}))
+    fitted = getattr(model, "__sklearn_is_fitted__", None)
+    if not waiting and (fitted is None or not fitted()):
+        return None
+    for name, value in params.items():
+        if not declared.needs_refit(name):
+            continue
+        before = waiting[name][0] if name in waiting else valid.get(name)
+        if _same(value, before):
+            waiting.pop(name, None)
+        else:
+            waiting[name] = (before, value)
+    return waiting
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):  # arrays and the like: not known to be the same
+        return False
+
+
+def refuse_while_waiting(model: Any) -> None:
+    """Raise :class:`~bayeskit.errors.NotFittedError` when ``set_params`` changed a setting
+    ``model``'s statistics were learned under (its contract's ``refit_settings``) since it
+    was fitted, naming the setting."""
+    waiting = model.__dict__.get(_WAITING)
+    if not waiting:
+        return
+    from .errors import NotFittedError
+
+    name, (before, value) = next(iter(waiting.items()))
+    raise NotFittedError(
+        f"This {type(model).__name__} was fitted with {name}={before!r}, which set_params "
+        f"changed to {value!r}: its statistics were learned under the old value, so it needs "
+        f"'fit' again (or {name} set back)"
+    )
+
+
+def waits_for_fit(model: Any) -> bool:
+    """Whether ``set_params`` changed a setting the fitted ``model`` was learned under."""
+    return bool(model.__dict__.get(_WAITING))
+
+
+def fitted_again(model: Any) -> None:
+    """Forget the settings a fitted model waited for: it was fitted with them now."""
+    model.__dict__.pop(_WAITING, None)

@@ -48,6 +48,14 @@ The declaration
 ``prior_in_scores``
     the joint log-likelihood includes ``log P(y)`` (ComplementNB's, after Rennie et al.,
     does not); what a report subtracts to show ``log p(x|y)``.
+``refit_settings``
+    the settings its statistics are learned under — a threshold applied to each row, EM's
+    components and starts, a text model's tokens — which a fitted model's parameters cannot
+    follow without the data (``"name__*"``: every setting of its part ``name``). Changing
+    one with ``set_params`` on a fitted model leaves the model waiting for ``fit``: until
+    then everything that reads its statistics raises
+    :class:`~bayeskit.errors.NotFittedError` naming the setting (setting it back undoes
+    that); every other setting takes effect at the next prediction.
 ``why``
     the reason a capability is missing, quoted in every refusal.
 
@@ -125,7 +133,14 @@ class Contract:
     decision: Decision = "classes"
     state: State = "generative"
     prior_in_scores: bool = True
+    refit_settings: tuple[str, ...] = ()
     why: str = ""
+
+    def needs_refit(self, name: str) -> bool:
+        """Whether the setting ``name`` (``part__setting`` for a part's) is one the
+        statistics are learned under."""
+        head, nested, _ = name.partition("__")
+        return name in self.refit_settings or (bool(nested) and f"{head}__*" in self.refit_settings)
 
     def __post_init__(self) -> None:
         if self.mergeable and not self.merges_classes:

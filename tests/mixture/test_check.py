@@ -15,7 +15,7 @@ from sklearn.preprocessing import OneHotEncoder
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_uci_table
-from bayeskit.errors import ParameterError
+from bayeskit.errors import NotFittedError, ParameterError
 from bayeskit.mixture._check import CHECK_Z, BrierSums, class_bounds, folds_of, row_keys
 
 
@@ -148,9 +148,12 @@ def test_bad_check_folds_are_named_and_leave_the_model_as_it_was(bad):
     X, y = xor_blobs()
     model = bk.GaussianMixtureClassifier().fit(X, y)
     before = model.predict_proba(X)
-    model.set_params(check_folds=bad)
+    model.set_params(check_folds=bad)  # the statistics were learned under 5: a fit is due
     with pytest.raises(ParameterError, match="check_folds"):
         model.fit(X, y)
+    with pytest.raises(NotFittedError, match="check_folds=5, which set_params changed"):
+        model.predict_proba(X)
+    model.set_params(check_folds=5)  # set back: the model it was
     np.testing.assert_array_equal(model.predict_proba(X), before)
 
 

@@ -3,7 +3,7 @@ everything else taken as categories), the fitted cut points, and the structure's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -11,6 +11,7 @@ from .._base import GenerativeClassifier
 from .._labels import OneHot, hard_class_weights, row_count
 from .._validation import check_features, column_label
 from .._values import one_of
+from ..contract import Contract
 from ..errors import DataError, ModelFileError, ParameterError
 from ..families._codebook import Table, missing_mask
 from ..families._mdl import Rows
@@ -40,6 +41,10 @@ def text_or_missing(X: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 class NetworkClassifier(GenerativeClassifier):
     """Base of :class:`TANClassifier`, :class:`AODEClassifier` and :class:`KDBClassifier`."""
+
+    #: the statistics count intervals of the columns ``discretize`` cuts: another choice of
+    #: columns needs the rows (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(refit_settings=("discretize",))
 
     alpha: Any
     force_alpha: bool

@@ -203,6 +203,24 @@ class GaussianMixtureClassifier(NumericNB):
         unlearnable=False,
         rounds="EM",
         input="matrix",
+        # EM's components, their covariances and starts are learned from the rows; the
+        # class prior and the decision rule follow from the statistics
+        refit_settings=(
+            "n_components",
+            "covariance_type",
+            "max_components",
+            "reg_covar",
+            "reg_param",
+            "var_floor",
+            "check_folds",
+            "prior",
+            "tol",
+            "max_iter",
+            "n_init",
+            "init_params",
+            "means_init",
+            "random_state",
+        ),
         why=(
             "EM is not additive within a class (the components fitted to two batches do not "
             "correspond); fit each class's rows together"

@@ -55,7 +55,10 @@ class BernoulliNB(NumericNB):
     #: the presence of events in each row (a count above ``binarize``): a text model's count
     #: model too, but the presence of "any unknown word" is no sum of the words' presences
     #: (:mod:`bayeskit.contract`)
-    contract: ClassVar[Contract] = Contract(input="counts", sums_columns=False)
+    #: the presence counts are of values above ``binarize``: a new threshold needs the rows
+    contract: ClassVar[Contract] = Contract(
+        input="counts", sums_columns=False, refit_settings=("binarize",)
+    )
 
     def __init__(
         self,

@@ -10,7 +10,14 @@ import numpy as np
 from .._all_or_nothing import unchanged_on_error
 from .._decision import normalize_log
 from .._labels import check_sample_weight, mean_accuracy
-from .._params import ClassifierMixin, ParamNamesOnce, is_classifier
+from .._params import (
+    ClassifierMixin,
+    ParamNamesOnce,
+    fitted_again,
+    is_classifier,
+    refuse_while_waiting,
+    waits_for_fit,
+)
 from .._validation import as_real, check_random_state
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
@@ -105,6 +112,16 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         rounds="EM",
         input="wrapped",
         state="semi-supervised",
+        # every setting shapes EM's rounds over the unlabelled rows
+        refit_settings=(
+            "estimator",
+            "estimator__*",
+            "unlabeled_weight",
+            "max_iter",
+            "tol",
+            "n_components",
+            "random_state",
+        ),
         why="the unlabelled rows' class responsibilities are refitted over all the data",
     )
 
@@ -296,6 +313,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         input the estimator was fitted on (``n_features_in_``, ``feature_names_in_``)."""
         self.estimator_ = fitted
         self.classes_ = classes
+        fitted_again(self)
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(fitted, attr):
                 setattr(self, attr, getattr(fitted, attr))
@@ -340,6 +358,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
 
     # ------------------------------------------------------------------ prediction
     def _check_fitted(self) -> Any:
+        refuse_while_waiting(self)
         try:
             return self.__dict__["estimator_"]
         except KeyError:
@@ -389,7 +408,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         return mean_accuracy(self, X, y, sample_weight)
 
     def __sklearn_is_fitted__(self) -> bool:
-        return "estimator_" in self.__dict__
+        return "estimator_" in self.__dict__ and not waits_for_fit(self)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -22,7 +22,7 @@ from .._all_or_nothing import unchanged_on_error
 from .._base import GenerativeClassifier, class_totals
 from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
-from .._params import clone
+from .._params import clone, fitted_again
 from ..contract import Contract, contract_of, declares
 from ..errors import ParameterError
 from ..families import Family
@@ -65,6 +65,35 @@ DEFAULT_VECTORIZER: dict[str, Any] = {
 DEFAULT_MODEL: tuple[type, dict[str, Any]] = (
     ComplementNB,
     {"alpha": 0.01, "smoothing": "corpus", "corpus_power": 0.5},
+)
+
+
+#: The settings a text model's statistics are learned under: the vectorizer, how it reads
+#: and weighs the tokens (its document-frequency limits and term count apply at prediction).
+LEARNED_TOKENS = (
+    "vectorizer",
+    *(
+        f"vectorizer__{name}"
+        for name in (
+            "analyzer",
+            "encoding",
+            "lowercase",
+            "n_features",
+            "ngram_range",
+            "ngram_weights",
+            "norm",
+            "oov_token",
+            "output",
+            "smooth_idf",
+            "stop_words",
+            "subject_in_text",
+            "subject_weight",
+            "sublinear_tf",
+            "token_pattern",
+            "use_idf",
+            "vocabulary",
+        )
+    ),
 )
 
 
@@ -130,7 +159,9 @@ class TextClassifier(GenerativeClassifier):
 
     #: Documents in, statistics that add (per term, or over a fixed vocabulary's columns)
     #: (:mod:`bayeskit.contract`); the model service may teach it single documents.
-    contract: ClassVar[Contract] = Contract(input="documents", served_learnable=True)
+    contract: ClassVar[Contract] = Contract(
+        input="documents", served_learnable=True, refit_settings=LEARNED_TOKENS
+    )
 
     def __init__(
         self,
@@ -376,6 +407,7 @@ class TextClassifier(GenerativeClassifier):
         with unchanged_on_error(self):  # a refused fit keeps the model fitted before
             for attr in ("stats_", "vectorizer_", "_cache", "_declared_classes"):
                 self.__dict__.pop(attr, None)
+            fitted_again(self)  # a first fit: no statistics wait for a setting
             return self.partial_fit(X, y, sample_weight=sample_weight)
 
     def summarize(

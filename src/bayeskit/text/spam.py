@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from .._all_or_nothing import unchanged_on_error
 from .._labels import check_y
 from .._merging import hold_declared_classes
-from .._params import clone
+from .._params import clone, refuse_while_waiting, waits_for_fit
 from .._threads import in_parallel, usable_cpus
 from .._validation import check_lengths
 from .._values import find_sorted, one_of
@@ -27,7 +27,7 @@ from ..stats import ColumnStatistic, Summary
 from . import calibration, fisher
 from ._documents import document_list, keeps_term_statistics
 from .capped import kept_part
-from .classifier import TextClassifier
+from .classifier import LEARNED_TOKENS, TextClassifier
 from .vectorize import TextVectorizer
 
 
@@ -225,7 +225,24 @@ class SpamFilter(TextClassifier):
 
     #: A text classifier that decides by a calibrated spam probability (:mod:`bayeskit.contract`).
     contract: ClassVar[Contract] = Contract(
-        input="documents", served_learnable=True, decision="spam"
+        input="documents",
+        served_learnable=True,
+        decision="spam",
+        # the probability scale is fitted at fit on held-out scores: what decides the
+        # scores (the tokens, the terms kept, the scoring rule) waits for a fit too
+        # (calibration_folds does not: calibrate() fits the scale again from counts)
+        refit_settings=(
+            *LEARNED_TOKENS,
+            "vectorizer__max_df",
+            "vectorizer__max_features",
+            "vectorizer__min_df",
+            "min_dev",
+            "nb_weight",
+            "scoring",
+            "token_prior",
+            "token_strength",
+            "useful_terms",
+        ),
     )
 
     def __init__(
@@ -399,7 +416,8 @@ class SpamFilter(TextClassifier):
         super().set_params(**params)
         try:
             self.check_params()
-            self.spam_index()
+            if not waits_for_fit(self):  # (a filter waiting for fit learns its labels then)
+                self.spam_index()
         except (ParameterError, DataError):
             super().set_params(**{k: before[k] for k in params if k in before})
             raise
@@ -741,6 +759,7 @@ class SpamFilter(TextClassifier):
         """Add messages; their scores by the model as it was (before it learns them) are
         added to ``score_counts_`` and the scale refitted. A first call fits the scale as
         ``fit`` does."""
+        refuse_while_waiting(self)  # not a first fit: its statistics are there
         self._check_folds()
         docs = document_list(X)
         labels = self._filter_labels(y, len(docs), classes)
@@ -860,6 +879,7 @@ class SpamFilter(TextClassifier):
     def train_on_error(self, X: Any, y: Any) -> int:
         """Learn only the messages the filter gets wrong or is unsure about (SpamBayes'
         train-on-error); returns how many it learned. An untrained filter learns them all."""
+        refuse_while_waiting(self)  # not a first fit: its statistics are there
         docs = document_list(X)
         labels = self._filter_labels(y, len(docs))
         if len(docs) != len(labels):
