@@ -272,6 +272,14 @@ def refuse_unknown(
 def check_label_type(labels: np.ndarray, hint: str = "one class label per row") -> None:
     """scikit-learn's check that the distinct labels are class labels, not a continuous or
     multi-output target (a refusal ends "(y must hold {hint})")."""
+    if labels.dtype.kind == "O" and len(labels):
+        # numbers held as Python objects (a column of an object frame, a Dask partition's
+        # labels): class labels when whole numbers, as they are in a numeric array
+        values = labels.tolist()
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+            return
+        if all(isinstance(v, (float, np.floating)) for v in values):
+            labels = np.asarray(values, dtype=np.float64)
     if labels.dtype.kind == "f" and len(labels):
         # whole numbers are class labels (scikit-learn's rule, without importing it)
         finite = np.isfinite(labels).all() and np.abs(labels).max() < 2.0**63

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import bayeskit as bk
 import bayeskit.dask as bkd
 import dask
+from bayeskit.errors import DataError
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
 pytestmark = pytest.mark.xdist_group("dask")
@@ -251,3 +252,51 @@ def test_a_worker_dying_mid_fit_is_retried_and_the_model_is_exact(on_cluster, tm
     whole = bk.MultinomialNB().fit(rows, y)
     np.testing.assert_allclose(model.stats_.blocks[0].total, whole.stats_.blocks[0].total)
     np.testing.assert_allclose(model.class_count_, whole.class_count_)
+
+
+@pytest.mark.parametrize("npartitions", [1, 4, 300])
+def test_text_models_on_a_frame_of_one_text_column(npartitions, on_threads):
+    """A Dask DataFrame of a text column and the labels: the documents are the column's
+    values, as a pandas frame of one column is in memory (its partitions were iterated,
+    giving the column's name: the model learned the one term 'text')."""
+    docs, labels = documents(seed=4)
+    frame = dd.from_pandas(pd.DataFrame({"text": docs, "label": labels}), npartitions=npartitions)
+    model = bkd.fit(TextClassifier(), frame, "label")
+    _same_text_model(model, TextClassifier().fit(docs, labels), docs)
+
+
+def test_numbers_held_as_objects_are_class_labels(on_threads):
+    X = np.arange(8.0)[:, None]
+    y = np.array([1, 2, 1, 2, 1, 2, 1, 2], dtype=object)
+    model = bkd.fit(bk.GaussianNB(), da.from_array(X, chunks=(4, 1)), da.from_array(y, chunks=4))
+    np.testing.assert_array_equal(model.classes_, [1, 2])
+    np.testing.assert_array_equal(bk.GaussianNB().fit(X, y).classes_, [1, 2])
+    mixed = np.array([1, 2, 1, 2, "a", "b", "a", "b"], dtype=object)
+    with pytest.raises(DataError, match="mix text and numbers"):
+        bkd.fit(bk.GaussianNB(), da.from_array(X, chunks=(4, 1)), da.from_array(mixed, chunks=4))
+
+
+def test_probability_columns_are_the_classes(on_threads):
+    X = np.arange(8.0)[:, None]
+    y = np.array([1, 2, 1, 2, 1, 2, 1, 2])
+    frame = dd.from_pandas(pd.DataFrame({"x": X[:, 0]}), npartitions=2)
+    model = bk.GaussianNB().fit(pd.DataFrame({"x": X[:, 0]}), y)
+    proba = bkd.predict_proba(model, frame).compute()
+    assert proba.columns.tolist() == [1, 2]
+    np.testing.assert_allclose(proba[model.classes_[0]].to_numpy(), model.predict_proba(X)[:, 0])
+
+
+def test_weights_named_by_a_column_like_the_labels(on_threads):
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame(
+        {"x": rng.normal(size=40), "w": rng.uniform(0.5, 2, 40), "label": rng.integers(0, 2, 40)}
+    )
+    frame = dd.from_pandas(table, npartitions=3)
+    model = bkd.fit(bk.GaussianNB(), frame, "label", sample_weight="w")
+    whole = bk.GaussianNB().fit(table[["x"]], table["label"], sample_weight=table["w"])
+    np.testing.assert_allclose(model.theta_, whole.theta_, rtol=1e-12)
+    np.testing.assert_allclose(model.var_, whole.var_, rtol=1e-10)
+    with pytest.raises(DataError, match="sample_weight names the column 'v'"):
+        bkd.fit(bk.GaussianNB(), frame, "label", sample_weight="v")
+    with pytest.raises(bk.errors.InputTypeError, match="sample_weight='w': a column name"):
+        bkd.fit(bk.GaussianNB(), da.from_array(table[["x"]].to_numpy()), table["label"], "w")

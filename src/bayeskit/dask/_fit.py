@@ -44,7 +44,7 @@ def fit(
         None.
     y : labels partitioned like X (dask array, Series or bag), partitioned otherwise (re-split
         by position), in memory (split like X), or the name of a column of a DataFrame X.
-    sample_weight : like y; optional.
+    sample_weight : like y (a column of a DataFrame X too: left out of the features); optional.
     split_every : how many parts each task of the tree reduction adds.
     init_sample : EM estimators (GaussianMixtureClassifier) only: the most rows per class
         brought here to draw EM's start from (default 20000). A class with no more rows

@@ -33,12 +33,16 @@ class Checks:
     columns: tuple[str, ...] | None = None  # a DataFrame's declared columns (its meta)
     dtypes: tuple[str, ...] | None = None
     target: str | None = None  # y is this column of X
+    weights: str | None = None  # sample_weight is this column of X
     pairs: bool = False  # X's elements are (document, label) pairs
 
     def apply(self, index: int, X: Any, y: Any, weight: Any) -> tuple[Any, Any, Any]:
         """(X, y, weight) of partition ``index``, checked against X's declared layout."""
         if self.columns is not None:
             self._check_frame(index, X)
+        if self.weights is not None:
+            weight = X[self.weights]
+            X = X.drop(columns=[self.weights])
         if self.target is not None:
             y = X[self.target]
             X = X.drop(columns=[self.target])
@@ -142,19 +146,27 @@ def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = 
         columns = tuple(str(c) for c in X.columns)
         dtypes = tuple(str(d) for d in X.dtypes)
         checks = Checks(columns, dtypes)
-        if isinstance(y, str):
-            if y not in columns:
+        named = {"y": y, "sample_weight": sample_weight}
+        for name, value in named.items():
+            if isinstance(value, str) and value not in columns:
                 raise DataError(
-                    f"y names the column {y!r}, which X does not have; its columns are "
-                    f"{list(columns)}"
+                    f"{name} names the column {value!r}, which X does not have; its columns "
+                    f"are {list(columns)}"
                 )
-            checks = Checks(columns, dtypes, target=y)
-            y = None
-    elif isinstance(y, str):
-        raise InputTypeError(
-            f"y={y!r}: a column name is only accepted when X is a dask DataFrame; give y one "
-            "label per row"
-        )
+        if isinstance(y, str) and y == sample_weight:
+            raise DataError(f"y and sample_weight both name the column {y!r}")
+        target = y if isinstance(y, str) else None
+        weights = sample_weight if isinstance(sample_weight, str) else None
+        checks = Checks(columns, dtypes, target=target, weights=weights)
+        y = None if target is not None else y
+        sample_weight = None if weights is not None else sample_weight
+    else:
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
+            if isinstance(value, str):
+                raise InputTypeError(
+                    f"{name}={value!r}: a column name is only accepted when X is a dask "
+                    f"DataFrame; give {name} one value per row"
+                )
     if kind == "bag" and y is None and labelled:
         checks = Checks(pairs=True)
     # Unoptimized: optimizing fuses a task that X and y share (a chunk that yields rows and

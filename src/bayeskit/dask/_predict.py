@@ -66,7 +66,7 @@ def _lazy(estimator: Any, X: Any, method: str) -> Any:
     if per_row:
         meta: Any = pd.Series(np.empty(0, dtype=classes.dtype), name=method)
     else:
-        meta = pd.DataFrame(np.empty((0, len(classes))), columns=[str(c) for c in classes])
+        meta = pd.DataFrame(np.empty((0, len(classes))), columns=classes.tolist())
     return X.map_partitions(_on_frame, model, method, classes, meta=meta)
 
 
@@ -93,4 +93,4 @@ def _on_frame(part: Any, estimator: Any, method: str, classes: np.ndarray) -> An
     out = _output(estimator, X, method, classes)
     if method == "predict":
         return pd.Series(out, index=part.index, name=method)
-    return pd.DataFrame(out, index=part.index, columns=[str(c) for c in classes])
+    return pd.DataFrame(out, index=part.index, columns=classes.tolist())

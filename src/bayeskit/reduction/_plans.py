@@ -46,6 +46,7 @@ from ..contract import contract_of, declares, fit_rounds
 from ..errors import DataError, InputTypeError, ParameterError
 from ..stats import Summary
 from ..text import TextClassifier, TextVectorizer
+from ..text._documents import document_list
 
 
 def rounds_for(estimator: Any, *, partial: bool, classes: Any = None, **options: Any) -> Rounds:
@@ -123,7 +124,7 @@ def summarize_more(template: GenerativeClassifier, X: Any, y: Any, weight: Any) 
 
 # ---------------------------------------------------------------------------- text
 def _documents(X: Any) -> list[Any]:
-    return X.tolist() if isinstance(X, np.ndarray) else list(X)
+    return document_list(X)  # a table of one column: its documents, as fit reads them
 
 
 _TEXT_FITTED = (
