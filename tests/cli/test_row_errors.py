@@ -70,3 +70,18 @@ def test_the_python_message_and_the_row_survive_a_process_boundary():
     again = pickle.loads(pickle.dumps(caught.value))
     assert (again.row, again.detail) == (1, caught.value.detail)
     assert str(again) == str(caught.value)
+
+
+@pytest.mark.parametrize("more", [[], ["--batch-size", "7"], ["--batch-size", "1000"]])
+def test_a_text_value_in_a_column_of_numbers_is_named_by_its_row(cli, tmp_path, more):
+    rows = [f"{i % 6},{(i * 7) % 5},{'xz'[i % 2]}" for i in range(ROWS)]
+    rows[BAD - 1] = "abc,2,x"  # after the first batch of 7 rows
+    (tmp_path / "text.csv").write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    result = cli("train", tmp_path / "text.csv", "-t", "y", "-m", "multinomial", "-o",
+                 tmp_path / "m.bkm", *more)  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert (
+        f"text.csv, row {BAD}: column 'a' holds 'abc'; --model multinomial takes numbers only"
+        in result.output
+    )
+    assert not (tmp_path / "m.bkm").exists()
