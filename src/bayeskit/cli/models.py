@@ -194,13 +194,7 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
         schema = data.X.schema
         wrong = [c for c, t in schema.items() if not (t.is_numeric() or t == pl.Boolean)]
         if wrong:
-            raise ReadError(
-                f"{data.source}: --model {choice} takes numeric columns; "
-                f"{list_names(wrong, 10)} hold{'s' if len(wrong) == 1 else ''} other values "
-                "(use --model auto for a table of mixed columns)",
-                path=data.source,
-                column=wrong[0],
-            )
+            raise not_numeric(data.source, choice, data.X, wrong)
         model = _numeric_class(choice)()
     if alpha is not None:
         if "alpha" not in model.get_params():
@@ -209,6 +203,48 @@ def _table_model(choice: str, data: Labelled, alpha: float | None, integers: str
             )
         model.set_params(alpha=alpha)
     return model
+
+
+def not_numeric(
+    source: str, choice: str, frame: Any, wrong: list[str], first_row: int = 0
+) -> ReadError:
+    """The refusal of ``--model choice`` (numbers only) for a table whose columns ``wrong``
+    are not numeric: the first value that is not a number, by its row of the file (from 1;
+    ``first_row``: the rows before ``frame``), when ``frame`` holds one."""
+    fix = "--model auto reads a table of mixed columns"
+    found = first_not_number(frame, wrong)
+    if found is not None:
+        column, row, value = found
+        return ReadError(
+            f"{source}, row {first_row + row + 1}: column {column!r} holds {value!r}; "
+            f"--model {choice} takes numbers only ({fix})",
+            path=source,
+            column=column,
+        )
+    return ReadError(
+        f"{source}: --model {choice} takes numeric columns; {list_names(wrong, 10)} "
+        f"hold{'s' if len(wrong) == 1 else ''} other values ({fix})",
+        path=source,
+        column=wrong[0],
+    )
+
+
+def first_not_number(frame: Any, columns: list[str]) -> tuple[str, int, Any] | None:
+    """(column, row from 0, value) of the first value of ``columns`` that does not read as a
+    number, row by row; None when every value does (or ``frame`` has no rows)."""
+    import polars as pl
+
+    best: tuple[str, int, Any] | None = None
+    for column in columns:
+        values = frame.get_column(column)
+        if values.dtype == pl.String:
+            numbers = values.str.strip_chars().cast(pl.Float64, strict=False)
+        else:
+            numbers = values.cast(pl.Float64, strict=False)
+        bad = (numbers.is_null() & values.is_not_null()).arg_true()
+        if len(bad) and (best is None or int(bad[0]) < best[1]):
+            best = (column, int(bad[0]), values[int(bad[0])])
+    return best
 
 
 def fill_absent(

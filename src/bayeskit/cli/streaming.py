@@ -36,7 +36,7 @@ from .data import (
     text_of,
 )
 from .errors import rows_of
-from .models import _spam_labels, build_model, is_text_model
+from .models import _spam_labels, build_model, first_not_number, is_text_model, not_numeric
 from .options import DOCUMENT_BATCH as DOCUMENT_BATCH  # declared with --batch-size
 from .options import MAX_TERMS as MAX_TERMS  # declared with --max-terms
 from .output import note
@@ -216,6 +216,21 @@ class Trained:
         return describe_data(data.kind, self.rows, data.width, data.text_column, per_class)
 
 
+def _located(refusal: ReadError, data: TrainingData, choice: str, first: Batch) -> ReadError:
+    """A model's refusal of a column that is not numbers, found in a later batch than the
+    first: the file's row and value of the first such value, read on for it."""
+    import polars as pl
+
+    wrong = [c for c, t in first.X.schema.items() if t == pl.String]
+    if refusal.column is None or data.kind != "table" or ", row " in str(refusal) or not wrong:
+        return refusal
+    for raw in data.batches:
+        batch = data.prepare(raw)[0]
+        if first_not_number(batch.X, wrong) is not None:
+            return not_numeric(data.source, choice, batch.X, wrong, batch.first_row)
+    return refusal
+
+
 def train(
     data: TrainingData,
     choice: str,
@@ -233,9 +248,12 @@ def train(
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
         chosen_by = data.labels_for_choice(first.y) if data.kind != "table" else first.y
-        model = build_model(
-            choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
-        )
+        try:
+            model = build_model(
+                choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
+            )
+        except ReadError as refusal:
+            raise _located(refusal, data, choice, first) from None
         second = next(data.batches, None)
         if contract_of(model).decision == "spam" and second is not None:
             # batches add no held-out scores: the scale is fitted afterwards (calibrate);
