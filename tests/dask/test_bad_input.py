@@ -143,3 +143,19 @@ def test_fit_refuses_what_fit_in_memory_refuses(make, rows, on_threads):
 def _rounding(error: BaseException) -> str:
     """The message without its round-off-sized numbers (an eigenvalue of about -1e-16)."""
     return re.sub(r"-?\d\.\d+e-1\d", "<tiny>", str(error))
+
+
+def test_a_refusal_inside_a_partition_names_the_partition_and_the_row_of_x(on_threads):
+    X = np.ones((1000, 2))
+    X[737, 1] = -3.0
+    y = np.arange(1000) % 2
+    with pytest.raises(DataError, match=r"^partition 7 of X, whose row 37 is row 737 of X: .*"):
+        bkd.fit(bk.MultinomialNB(), da.from_array(X, chunks=(100, 2)), da.from_array(y, chunks=100))
+    frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=y)
+    with pytest.raises(DataError, match=r"^partition 7 of X \(its rows counted from 0\): .*'b'"):
+        bkd.fit(bk.MultinomialNB(), dd.from_pandas(frame, npartitions=10), "label")
+    model = bk.GaussianNB().fit(np.abs(X), y)
+    Xp = np.abs(X)
+    Xp[737, 0] = np.inf
+    with pytest.raises(DataError, match=r"^partition 7 of X, whose row 37 is row 737 of X: X co"):
+        bkd.predict(model, da.from_array(Xp, chunks=(100, 2))).compute()

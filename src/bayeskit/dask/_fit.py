@@ -141,7 +141,10 @@ def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: 
     X, y, _ = checks.apply(index, X, y, None)
     if n_rows(X) == 0:
         return calibration.empty_counts()
-    return spam_filter.held_out_score_counts(X, np.asarray(y))
+    try:
+        return spam_filter.held_out_score_counts(X, np.asarray(y))
+    except DataError as refused:
+        raise checks.located(index, refused) from None
 
 
 def _add_counts(*counts: Any) -> Any:
@@ -207,5 +210,8 @@ def summarize_partition(
     X, y, weight = checks.apply(index, X, y, weight)
     if n_rows(X) == 0:
         return None
-    values, schema = summarize(state, X, y, weight)
+    try:
+        values, schema = summarize(state, X, y, weight)
+    except DataError as refused:
+        raise checks.located(index, refused) from None
     return Part(index, tuple(values), schema)

@@ -11,6 +11,7 @@ are computed when the split needs them, at the cost of one extra pass over the d
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,12 @@ class Checks:
     target: str | None = None  # y is this column of X
     weights: str | None = None  # sample_weight is this column of X
     pairs: bool = False  # X's elements are (document, label) pairs
+    offsets: tuple[int, ...] | None = None  # each partition's first row of X, when known
+
+    def located(self, index: int, error: DataError) -> DataError:
+        """``error``, raised by a model for partition ``index``, naming it (see
+        :func:`located`)."""
+        return located(error, index, None if self.offsets is None else self.offsets[index])
 
     def apply(self, index: int, X: Any, y: Any, weight: Any) -> tuple[Any, Any, Any]:
         """(X, y, weight) of partition ``index``, checked against X's declared layout."""
@@ -135,6 +142,20 @@ def _kind(X: Any) -> str:
     )
 
 
+def located(error: DataError, index: int, offset: int | None) -> DataError:
+    """``error``, raised by a model for partition ``index`` of X, naming the partition (and
+    the row of X, when the model named its row in the partition and the partition's first row
+    ``offset`` is known): the model counts rows within the partition it was given."""
+    where = f"partition {index} of X (its rows counted from 0)"
+    if error.row is not None and offset is not None:
+        where = f"partition {index} of X, whose row {error.row} is row {offset + error.row} of X"
+    message = f"{where}: {error}"
+    try:
+        return type(error)(message, row=error.row, detail=error.detail)
+    except TypeError:  # a subclass made otherwise: the message matters more than the type
+        return DataError(message, row=error.row, detail=error.detail)
+
+
 def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = True) -> Partitions:
     """X's partitions and y's and the weights' aligned with them (see the module docstring);
     ``labelled``: the estimator learns from labels (a bag without y holds pairs)."""
@@ -173,6 +194,10 @@ def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = 
     # labels) into each of them, and it would run twice.
     parts = list(np.ravel(X.to_delayed(optimize_graph=False)))
     rows = _Rows(X, kind, parts)
+    if rows.known is not None:
+        checks = dataclasses.replace(
+            checks, offsets=tuple(int(n) for n in np.cumsum((0, *rows.known[:-1])))
+        )
     return Partitions(
         parts,
         _aligned(y, "y", rows),

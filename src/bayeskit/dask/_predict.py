@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ._partitions import _kind, n_rows
+from ..errors import DataError
+from ._partitions import _kind, located, n_rows
 
 
 def predict(estimator: Any, X: Any) -> Any:
@@ -77,8 +78,16 @@ def _output(estimator: Any, X: Any, method: str, classes: np.ndarray) -> np.ndar
     return np.asarray(getattr(estimator, method)(X))
 
 
-def _on_block(block: Any, estimator: Any, method: str, classes: np.ndarray) -> np.ndarray:
-    return _output(estimator, block if block.ndim == 2 else block.tolist(), method, classes)
+def _on_block(
+    block: Any, estimator: Any, method: str, classes: np.ndarray, block_info: Any = None
+) -> np.ndarray:
+    try:
+        return _output(estimator, block if block.ndim == 2 else block.tolist(), method, classes)
+    except DataError as refused:
+        if not block_info:
+            raise
+        info = block_info[0]  # dask's: where the block lies in X
+        raise located(refused, info["chunk-location"][0], info["array-location"][0][0]) from None
 
 
 def _on_documents(docs: Any, estimator: Any, method: str, classes: np.ndarray) -> list[Any]:
@@ -86,11 +95,18 @@ def _on_documents(docs: Any, estimator: Any, method: str, classes: np.ndarray) -
     return out.tolist() if method == "predict" else list(out)
 
 
-def _on_frame(part: Any, estimator: Any, method: str, classes: np.ndarray) -> Any:
+def _on_frame(
+    part: Any, estimator: Any, method: str, classes: np.ndarray, partition_info: Any = None
+) -> Any:
     import pandas as pd
 
     X = part.tolist() if part.ndim == 1 else part
-    out = _output(estimator, X, method, classes)
+    try:
+        out = _output(estimator, X, method, classes)
+    except DataError as refused:
+        if not partition_info:
+            raise
+        raise located(refused, partition_info["number"], None) from None
     if method == "predict":
         return pd.Series(out, index=part.index, name=method)
     return pd.DataFrame(out, index=part.index, columns=classes.tolist())
