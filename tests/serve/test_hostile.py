@@ -366,3 +366,22 @@ def test_learning_a_spam_message_still_works_after_refusals(sms_file, model_copy
         assert got["learned"] is True
     finally:
         server.kill()
+
+
+def test_bytes_that_are_not_http_get_a_json_answer(sms_file, model_copy):
+    server = ThreadServer(ServeConfig(model=str(model_copy(sms_file))))
+    try:
+        rng = random.Random(400)
+        for garbage in (
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(40),  # a TLS client hello
+            b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\nhello",
+            b"GET / HTTP/1.1\r\nHo st: x\r\n\r\n",
+        ):
+            answer, _ = _send(server.port, garbage, rng)
+            assert answer.startswith(b"HTTP/1.1 400 "), answer[:80]
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert b"content-type: application/json" in head.lower()
+            assert json.loads(body)["error"].startswith("the bytes sent are not a valid HTTP/1.1")
+        assert call(server.port, "GET", "/ping")[0] == 200
+    finally:
+        server.kill()

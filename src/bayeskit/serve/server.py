@@ -90,6 +90,16 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
         if not self._refused:
             super().on_message_complete()
 
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn's answer to bytes that are not an HTTP request (a TLS hello, a negative
+        # Content-Length) is text; every answer of the service is JSON
+        self._refuse(
+            b"400 Bad Request",
+            b'{"error":"the bytes sent are not a valid HTTP/1.1 request (uvicorn: '
+            + msg.rstrip(".").encode("ascii", "replace")
+            + b'); send a well-formed request"}',
+        )
+
     def _too_large(self) -> None:
         self._disarm()
         self._refuse(
