@@ -82,6 +82,16 @@ def test_every_model_kind_declares_a_contract(name):
         if name != "TextVectorizer" and capability in ("incremental", "unlearnable"):
             method = "partial_fit" if capability == "incremental" else "unlearn"
             assert hasattr(cls(), method) == has, (name, method)
+    # every setting the statistics are learned under is a setting of the model (or of its
+    # part, which a model of the kind may hold)
+    own = cls().get_params(deep=False)
+    for setting in contract.refit_settings:
+        head, nested, rest = setting.partition("__")
+        assert head in own, (name, setting)
+        if nested and rest != "*":
+            made = getattr(cls, f"default_{head}", None)
+            assert made is not None, (name, setting)
+            assert rest in made().get_params(), (name, setting)
 
 
 def test_declarations_say_what_each_kind_is():
