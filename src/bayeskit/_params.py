@@ -535,7 +535,7 @@ def _waiting_for_fit(model: Any, params: dict[str, Any], valid: dict[str, Any]) 
     values it was fitted with), those waiting already included; a setting set back to its
     fitted value waits no more. None when the model is not fitted or declares none."""
     declared = getattr(type(model), "contract", None)
-    if not getattr(declared, "refit_settings", ()):
+    if declared is None or not declared.refit_settings:
         return None
     waiting = dict(model.__dict__.get(_WAITING, {}))
     fitted = getattr(model, "__sklearn_is_fitted__", None)
