@@ -92,3 +92,31 @@ def test_usefulness_selector_keeps_dataframe_column_names():
     expected = np.array(["w", "x", "y", "the"], dtype=object)[selector.get_support()]
     np.testing.assert_array_equal(selector.get_feature_names_out(), expected)
     assert "the" not in selector.get_feature_names_out()
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, "2", True, None])
+def test_top_features_refuses_an_n_that_is_not_a_count(n):
+    model = bk.MultinomialNB().fit(X, Y)
+    with pytest.raises(ParameterError, match=r"n must be a whole number >= 0.*got"):
+        top_features(model, n)
+
+
+def test_top_features_n_zero_and_beyond_the_width():
+    model = bk.MultinomialNB().fit(X, Y)
+    assert all(v == [] for v in top_features(model, 0).values())
+    assert all(len(v) == X.shape[1] for v in top_features(model, np.int64(99)).values())
+
+
+def test_explain_refuses_several_rows():
+    from bayeskit.errors import ShapeError
+
+    model = bk.MultinomialNB().fit(X, Y)
+    with pytest.raises(ShapeError, match="explain takes one row; got 2 rows"):
+        explain(model, [[1, 2, 3, 0], [9, 0, 0, 0]])
+    with pytest.raises(ShapeError, match="got 3 rows"):
+        explain(model, sp.csr_matrix(X[:3]))
+    assert explain(model, [[1, 2, 3, 0]]).label == explain(model, [1, 2, 3, 0]).label
+    rows = np.array([["a", "x"], ["a", "y"], ["b", "y"], ["b", "x"]] * 5, dtype=object)
+    tan = bk.TANClassifier().fit(rows, ["p", "p", "q", "q"] * 5)
+    with pytest.raises(ShapeError, match="got 2 rows"):
+        explain(tan, [["a", "x"], ["b", "y"]])
