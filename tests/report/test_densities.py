@@ -15,6 +15,7 @@ from bayeskit import CategoricalNB, MultinomialNB
 from bayeskit.datasets.shared import load_spambase
 from bayeskit.errors import ShapeError
 from bayeskit.report import build_report, densities
+from bayeskit.report.categories import category_columns
 from bayeskit.report.densities import feature_densities, numeric_columns, rank_features
 
 from ._dom import parse
@@ -212,3 +213,27 @@ def test_training_data_of_the_wrong_length_is_refused():
     model = GaussianNB().fit(X, y)
     with pytest.raises(ShapeError, match="X has 100 rows but y has 99 labels"):
         feature_densities(model, X, y[:99])
+
+
+class _CountingFrame(pl.DataFrame):
+    """A polars frame that counts how often its schema (rebuilt on every access) is read."""
+
+    reads = 0
+
+    @property
+    def schema(self):  # type: ignore[override]
+        type(self).reads += 1
+        return super().schema
+
+
+def test_a_wide_polars_frame_has_its_schema_read_a_few_times_not_once_per_column():
+    rng = np.random.default_rng(0)
+    y = rng.choice(["a", "b"], 120)
+    X = _CountingFrame({f"f{j}": rng.normal(size=120) + (y == "a") * (j == 3) for j in range(150)})
+    model = GaussianNB().fit(X, y)
+    _CountingFrame.reads = 0
+    scores, pictures = feature_densities(model, X, y)
+    category_columns(model, X, y)
+    assert scores[0].name == "f3"
+    assert pictures
+    assert _CountingFrame.reads <= 5  # once per column was 150 and more
