@@ -365,8 +365,14 @@ def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
     )
     tables = []
     for col in columns:
+        last = len(col.values) - 1 if col.folded else -1
         rows = "".join(
-            f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
+            (
+                # the folded values' row has no data-value: no real value can be taken for it
+                f'<tr class="folded" data-folded="{col.folded}"><td><em>{esc(value)}</em></td>'
+                if i == last
+                else f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
+            )
             + "".join(
                 f"<td{_databar(float(share), 1.0)}>{100 * share:.1f}%</td>"
                 for share in col.shares[:, i]
