@@ -226,6 +226,7 @@ class Probe:
         if _is_polars(X):
             self.kind = "polars"
             self.schema = list(X.schema.items())  # built once: every probe reuses it
+            self.empty: dict[int, Any] = {}
         elif hasattr(X, "iloc"):
             self.kind = "pandas"
             head = X.iloc[:1]
@@ -240,14 +241,14 @@ class Probe:
         if self.kind == "polars":
             import polars as pl
 
-            return pl.DataFrame(
-                [
-                    pl.Series(name, values, dtype=pl.Float64)
-                    if k == j
-                    else pl.Series(name, [None] * m, dtype=dtype)
-                    for k, (name, dtype) in enumerate(self.schema)
-                ]
-            )
+            # an all-missing frame per length (a few lengths in all), one column replaced:
+            # building thousands of null columns for every probe was most of a wide report
+            empty = self.empty.get(m)
+            if empty is None:
+                nulls = [pl.Series(name, [None] * m, dtype=dtype) for name, dtype in self.schema]
+                empty = self.empty[m] = pl.DataFrame(nulls)
+            name = self.schema[j][0]
+            return empty.with_columns(pl.Series(name, values, dtype=pl.Float64))
         if self.kind == "pandas":
             import pandas as pd
 
