@@ -226,6 +226,43 @@ def test_hostile_strings_are_escaped_everywhere():
     assert columns[0] in features or clip_text(columns[0], 22) in features
 
 
+#: characters that reorder or hide the text around them, and what the page shows instead
+HIDDEN = {"\u202e": "\\u202e", "\u2067": "\\u2067", "\u202c": "\\u202c", "\x00": "\\x00",
+          "\u200f": "\\u200f", "\x1b": "\\x1b", "\x9b": "\\x9b"}  # fmt: skip
+
+
+def test_bidi_controls_and_nul_in_names_are_shown_escaped_never_raw():
+    from bayeskit import MixedNB
+
+    rng = np.random.default_rng(0)
+    n = 200
+    classes = np.array(["invoice\u202egnp.exe", "ok\x00hid\x1bden\x9b"])
+    y = classes[rng.integers(0, 2, n)]
+    X = pd.DataFrame(
+        {
+            "amount\u2067": rng.normal(size=n) + (y == classes[0]),
+            "kind\u200f": rng.choice(["cash\u202e1 OT\u202c", "card"], n),
+        }
+    )
+    model = MixedNB().fit(X, y)
+    page = build_report(
+        title="t\u202e", classes=model.classes_, y_true=y, proba=model.predict_proba(X),
+        model=model, X=X, y=y, notes={"file\u2067": "a\x00b"},
+    )  # fmt: skip
+    for raw in HIDDEN:
+        assert raw not in page, repr(raw)
+    dom = parse(page)
+    setup = dom.find("dl", class_="setup").text
+    assert "invoice\\u202egnp.exe, ok\\x00hid\\x1bden\\x9b" in setup
+    assert "file\\u2067" in setup
+    assert "a\\x00b" in setup
+    values = [r.attrs["data-value"] for r in dom.find_all("tr") if "data-value" in r.attrs]
+    assert "cash\\u202e1 OT\\u202c" in values  # in attributes too
+    assert "kind\\u200f" in dom.find("section", id="categories").text
+    assert "amount\\u2067" in dom.find("section", id="densities").text
+    assert dom.find("title").text == "t\\u202e"
+
+
 def test_many_classes_colour_only_the_hardest():
     rng = np.random.default_rng(3)
     classes = [f"class {k}" for k in range(12)]
