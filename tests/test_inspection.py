@@ -120,3 +120,33 @@ def test_explain_refuses_several_rows():
     tan = bk.TANClassifier().fit(rows, ["p", "p", "q", "q"] * 5)
     with pytest.raises(ShapeError, match="got 2 rows"):
         explain(tan, [["a", "x"], ["b", "y"]])
+
+
+def test_top_features_leave_out_missing_indicators_of_columns_never_missing():
+    rng = np.random.default_rng(0)
+    y = np.repeat(["a", "b"], 60)
+    X = np.column_stack(
+        [rng.poisson(np.where(y == "a", 900.0, 300.0)), rng.poisson(np.where(y == "a", 2.0, 5.0))]
+    ).astype(float)
+    complete = bk.PoissonNB().fit(X, y)
+    names = [name for feats in top_features(complete, 4).values() for name, _ in feats]
+    assert names
+    assert not [name for name in names if name.endswith("=<missing>")]
+    holes = X.copy()
+    holes[::10, 0] = np.nan  # column 0 seen missing: its indicator is ranked with the rest
+    listed = top_features(bk.PoissonNB().fit(holes, y), 99)
+    assert any(name == "x0=<missing>" for name, _ in listed["a"])
+    assert not any(name == "x1=<missing>" for name, _ in listed["a"])
+
+
+def test_report_top_features_leave_out_missing_indicators_of_columns_never_missing():
+    from bayeskit.report.page import top_terms
+
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b", "c"], 40)
+    X = rng.poisson(np.where(y[:, None] == "a", 500.0, 50.0), (120, 3)).astype(float)
+    heading, table = top_terms(bk.PoissonNB().fit(X, y))
+    assert heading == "Most telling features per class"
+    shown = [name for feats in table.values() for name, _ in feats]
+    assert shown
+    assert not [name for name in shown if "<missing>" in name]

@@ -200,16 +200,52 @@ def top_features(
     occurrence moves the log-odds toward ``y``. ``n`` is a whole number >= 0 (``n`` larger
     than the number of features lists them all); anything else raises
     :class:`~bayeskit.errors.ParameterError`.
+
+    A count model (Poisson, binomial) has a missing-value indicator per column
+    (``column=<missing>``), whose weight is the class's expected count: large, and telling
+    nothing about the data when no training row left the column missing. Such indicators are
+    left out; those of columns the model saw missing are ranked with the rest.
     """
     _check_n(n)
     W, _ = model.linear_discriminant()
     names = _names(model, W.shape[1], feature_names)
     lift = W - W.mean(axis=0, keepdims=True)
+    shown = np.flatnonzero(~_indicators_never_missing(model, W.shape[1]))
     out: dict[Any, list[tuple[str, float]]] = {}
     for k, label in enumerate(model.classes_.tolist()):
-        best = np.argsort(-lift[k], kind="stable")[:n]
+        best = shown[np.argsort(-lift[k, shown], kind="stable")[:n]]
         out[label] = [(names[j], float(lift[k, j])) for j in best]
     return out
+
+
+def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
+    """Which linear columns are the missing-value indicator of a column no training row left
+    missing (a mask of ``n_columns``); none for a model without such indicators."""
+    from .families._counts_common import MISSING_MARK
+
+    mask = np.zeros(n_columns, dtype=bool)
+    try:
+        _, params, families = model._fitted()
+        blocks = model._fitted_summary().blocks
+        block_names = model._block_names(model._feature_names())
+    except (AttributeError, TypeError):  # not a model of blocks of families
+        return mask
+    offset = 0
+    for family, p, stats, names in zip(families, params, blocks, block_names, strict=True):
+        columns = family.column_names(p, names)
+        missing = getattr(stats, "missing", None)
+        seen = (
+            np.zeros(len(names), dtype=bool)
+            if missing is None
+            else np.asarray(missing).sum(axis=0) > 0
+        )
+        where = {f"{name}{MISSING_MARK}": j for j, name in enumerate(names)}
+        for k, column in enumerate(columns):
+            j = where.get(column)
+            if j is not None and not seen[j] and offset + k < n_columns:
+                mask[offset + k] = True
+        offset += len(columns)
+    return mask
 
 
 def _check_n(n: Any) -> None:
