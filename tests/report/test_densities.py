@@ -237,3 +237,30 @@ def test_a_wide_polars_frame_has_its_schema_read_a_few_times_not_once_per_column
     assert scores[0].name == "f3"
     assert pictures
     assert _CountingFrame.reads <= 5  # once per column was 150 and more
+
+
+def test_the_one_vs_rest_auc_of_many_classes_is_sklearns():
+    rng = np.random.default_rng(4)
+    K, n = 50, 400
+    truth = np.arange(n) % K
+    score = np.round(rng.dirichlet(np.ones(K), n), 2)  # coarse: many ties
+    score /= score.sum(axis=1, keepdims=True)
+    expected = metrics.roc_auc_score(truth, score, multi_class="ovr")
+    assert densities.ovr_macro_auc(truth, score) == pytest.approx(expected, abs=1e-12)
+
+
+def test_ranking_features_of_many_classes_makes_no_per_class_sklearn_loop(monkeypatch):
+    rng = np.random.default_rng(5)
+    K, n = 80, 800
+    y = np.asarray([f"c{k}" for k in range(K)])[np.arange(n) % K]
+    X = rng.normal(size=(n, 2)) + (np.arange(n) % K)[:, None] / 20
+    model = GaussianNB().fit(X, y)
+    calls = []
+    real = metrics.roc_auc_score
+    monkeypatch.setattr(
+        densities.metrics, "roc_auc_score", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    scores = rank_features(model, X, y)
+    assert len(scores) == 2
+    assert calls == []
+    assert all(0.5 < s.auc <= 1.0 for s in scores)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import stats
 from sklearn import metrics
 from sklearn.feature_selection import f_classif
 
@@ -205,8 +206,23 @@ def separation(
         auc = metrics.roc_auc_score(truth == 1, post[:, 1])
     else:
         P = np.exp(post)
-        auc = metrics.roc_auc_score(truth, P / P.sum(axis=1, keepdims=True), multi_class="ovr")
+        auc = ovr_macro_auc(truth, P / P.sum(axis=1, keepdims=True))
     return float(auc), bits
+
+
+def ovr_macro_auc(truth: np.ndarray, score: np.ndarray) -> float:
+    """The one-vs-rest ROC-AUC of each column of ``score`` (n, K) for its class, averaged;
+    every class of ``0..K-1`` occurs in ``truth``. It is scikit-learn's
+    ``roc_auc_score(truth, score, multi_class="ovr")`` computed as the Mann-Whitney statistic
+    (Hanley & McNeil 1982: ties count one half, as the trapezoidal area does) from one ranking
+    of all the columns at once: scikit-learn's loop over the classes took seconds per feature
+    with hundreds of classes."""
+    n, K = score.shape
+    ranks = stats.rankdata(score, axis=0)  # average ranks: a tie counts one half
+    positives = np.bincount(truth, minlength=K).astype(np.float64)
+    rank_sum = np.bincount(truth, weights=ranks[np.arange(n), truth], minlength=K)
+    area = (rank_sum - positives * (positives + 1) / 2) / (positives * (n - positives))
+    return float(np.mean(area))
 
 
 def log_density(model: Any, probe: Probe, j: int, values: np.ndarray) -> np.ndarray:
