@@ -92,3 +92,61 @@ def test_usefulness_selector_keeps_dataframe_column_names():
     expected = np.array(["w", "x", "y", "the"], dtype=object)[selector.get_support()]
     np.testing.assert_array_equal(selector.get_feature_names_out(), expected)
     assert "the" not in selector.get_feature_names_out()
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, "2", True, None])
+def test_top_features_refuses_an_n_that_is_not_a_count(n):
+    model = bk.MultinomialNB().fit(X, Y)
+    with pytest.raises(ParameterError, match=r"n must be a whole number >= 0.*got"):
+        top_features(model, n)
+
+
+def test_top_features_n_zero_and_beyond_the_width():
+    model = bk.MultinomialNB().fit(X, Y)
+    assert all(v == [] for v in top_features(model, 0).values())
+    assert all(len(v) == X.shape[1] for v in top_features(model, np.int64(99)).values())
+
+
+def test_explain_refuses_several_rows():
+    from bayeskit.errors import ShapeError
+
+    model = bk.MultinomialNB().fit(X, Y)
+    with pytest.raises(ShapeError, match="explain takes one row; got 2 rows"):
+        explain(model, [[1, 2, 3, 0], [9, 0, 0, 0]])
+    with pytest.raises(ShapeError, match="got 3 rows"):
+        explain(model, sp.csr_matrix(X[:3]))
+    assert explain(model, [[1, 2, 3, 0]]).label == explain(model, [1, 2, 3, 0]).label
+    rows = np.array([["a", "x"], ["a", "y"], ["b", "y"], ["b", "x"]] * 5, dtype=object)
+    tan = bk.TANClassifier().fit(rows, ["p", "p", "q", "q"] * 5)
+    with pytest.raises(ShapeError, match="got 2 rows"):
+        explain(tan, [["a", "x"], ["b", "y"]])
+
+
+def test_top_features_leave_out_missing_indicators_of_columns_never_missing():
+    rng = np.random.default_rng(0)
+    y = np.repeat(["a", "b"], 60)
+    X = np.column_stack(
+        [rng.poisson(np.where(y == "a", 900.0, 300.0)), rng.poisson(np.where(y == "a", 2.0, 5.0))]
+    ).astype(float)
+    complete = bk.PoissonNB().fit(X, y)
+    names = [name for feats in top_features(complete, 4).values() for name, _ in feats]
+    assert names
+    assert not [name for name in names if name.endswith("=<missing>")]
+    holes = X.copy()
+    holes[::10, 0] = np.nan  # column 0 seen missing: its indicator is ranked with the rest
+    listed = top_features(bk.PoissonNB().fit(holes, y), 99)
+    assert any(name == "x0=<missing>" for name, _ in listed["a"])
+    assert not any(name == "x1=<missing>" for name, _ in listed["a"])
+
+
+def test_report_top_features_leave_out_missing_indicators_of_columns_never_missing():
+    from bayeskit.report.page import top_terms
+
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b", "c"], 40)
+    X = rng.poisson(np.where(y[:, None] == "a", 500.0, 50.0), (120, 3)).astype(float)
+    heading, table = top_terms(bk.PoissonNB().fit(X, y))
+    assert heading == "Most telling features per class"
+    shown = [name for feats in table.values() for name, _ in feats]
+    assert shown
+    assert not [name for name in shown if "<missing>" in name]

@@ -20,7 +20,7 @@ from ._lazy import sparse as sp
 from ._usefulness import feature_usefulness as feature_usefulness
 from ._usefulness import top_useful as top_useful
 from ._usefulness import usefulness_of as usefulness_of
-from .errors import ParameterError
+from .errors import ParameterError, ShapeError
 
 if TYPE_CHECKING:
     from ._selector import UsefulnessSelector as UsefulnessSelector
@@ -88,7 +88,9 @@ def explain(
     model : a fitted model with a linear decision (MultinomialNB, ComplementNB, BernoulliNB,
         CategoricalNB, LinearDiscriminantAnalysis, GaussianNB with shared_variance=True)
     x : one row, shape (n_features,) or (1, n_features), dense or sparse
-        For CategoricalNB, the row of values as given to ``predict``.
+        For CategoricalNB, the row of values as given to ``predict``. An explanation is of
+        one decision: more than one row raises :class:`~bayeskit.errors.ShapeError` (call
+        ``explain`` once per row).
     feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
         one-hot ``column=value`` names of a CategoricalNB)
     label, versus : the two classes compared; default the predicted class against the
@@ -107,6 +109,7 @@ def explain(
     >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
     True
     """
+    _check_one_row(x)
     if hasattr(model, "feature_log_factors"):
         return _explain_factors(model, x, feature_names, label, versus)
     W, b = model.linear_discriminant()
@@ -194,16 +197,76 @@ def top_features(
     """For each class, the ``n`` features whose weight most favours it over the average class.
 
     The score of feature ``j`` for class ``y`` is ``W_yj − mean_c W_cj``: how much one
-    occurrence moves the log-odds toward ``y``.
+    occurrence moves the log-odds toward ``y``. ``n`` is a whole number >= 0 (``n`` larger
+    than the number of features lists them all); anything else raises
+    :class:`~bayeskit.errors.ParameterError`.
+
+    A count model (Poisson, binomial) has a missing-value indicator per column
+    (``column=<missing>``), whose weight is the class's expected count: large, and telling
+    nothing about the data when no training row left the column missing. Such indicators are
+    left out; those of columns the model saw missing are ranked with the rest.
     """
+    _check_n(n)
     W, _ = model.linear_discriminant()
     names = _names(model, W.shape[1], feature_names)
     lift = W - W.mean(axis=0, keepdims=True)
+    shown = np.flatnonzero(~_indicators_never_missing(model, W.shape[1]))
     out: dict[Any, list[tuple[str, float]]] = {}
     for k, label in enumerate(model.classes_.tolist()):
-        best = np.argsort(-lift[k], kind="stable")[:n]
+        best = shown[np.argsort(-lift[k, shown], kind="stable")[:n]]
         out[label] = [(names[j], float(lift[k, j])) for j in best]
     return out
+
+
+def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
+    """Which linear columns are the missing-value indicator of a column no training row left
+    missing (a mask of ``n_columns``); none for a model without such indicators."""
+    from .families._counts_common import MISSING_MARK
+
+    mask = np.zeros(n_columns, dtype=bool)
+    try:
+        _, params, families = model._fitted()
+        blocks = model._fitted_summary().blocks
+        block_names = model._block_names(model._feature_names())
+    except (AttributeError, TypeError):  # not a model of blocks of families
+        return mask
+    offset = 0
+    for family, p, stats, names in zip(families, params, blocks, block_names, strict=True):
+        columns = family.column_names(p, names)
+        missing = getattr(stats, "missing", None)
+        seen = (
+            np.zeros(len(names), dtype=bool)
+            if missing is None
+            else np.asarray(missing).sum(axis=0) > 0
+        )
+        where = {f"{name}{MISSING_MARK}": j for j, name in enumerate(names)}
+        for k, column in enumerate(columns):
+            j = where.get(column)
+            if j is not None and not seen[j] and offset + k < n_columns:
+                mask[offset + k] = True
+        offset += len(columns)
+    return mask
+
+
+def _check_n(n: Any) -> None:
+    """``n`` must count features: a Python slice would take -1 as "all but the last", and
+    1.5 or "2" would fail with a bare TypeError far from the call."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ParameterError(f"n must be a whole number >= 0 (how many features); got {n!r}")
+
+
+def _check_one_row(x: Any) -> None:
+    """Refuse more than one row: only the first would be explained, silently."""
+    shape = getattr(x, "shape", None)
+    if shape is not None and len(shape) == 2:
+        rows = int(shape[0])
+    else:
+        try:
+            rows = len(x) if np.ndim(x) == 2 else 1
+        except ValueError:  # a ragged list of lists: several rows of different lengths
+            rows = len(x)
+    if rows != 1:
+        raise ShapeError(f"explain takes one row; got {rows} rows (call explain once per row)")
 
 
 def _design_row(

@@ -85,3 +85,60 @@ def test_the_page_renders_in_chromium(cli, newsgroups, tmp_path):
     assert dom.count("<svg") >= 3
     for group in ("comp.graphics", "rec.autos", "sci.space"):
         assert group in dom
+
+
+def _small_table(folder: Path) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    path = folder / "small.csv"
+    rows = ["a,b,label"] + [
+        f"{rng.normal() + k:.3f},{rng.normal():.3f},{'yn'[k]}" for k in (0, 1) for _ in range(30)
+    ]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_report_dash_writes_the_page_to_standard_output(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = _small_table(tmp_path)
+    result = cli("report", data, "-t", "label", "--folds", 2, "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("<!DOCTYPE html>")
+    assert result.stdout.rstrip().endswith("</html>")
+    assert "wrote standard output (" in result.stderr  # the summary is not in the page
+    assert "wrote" not in result.stdout.split("</html>")[-1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.csv"]  # no file named '-'
+    assert "standard output" in cli("report", "--help").stdout
+
+
+def test_report_to_dev_stdout_on_a_pipe_does_not_hang(tmp_path):
+    import os
+    import sys
+
+    data = _small_table(tmp_path)
+    import bayeskit
+
+    env = {**os.environ, "PYTHONPATH": str(Path(bayeskit.__file__).parents[1])}
+    run = subprocess.run(
+        [sys.executable, "-m", "bayeskit.cli", "report", str(data), "-t", "label", "--folds",
+         "2", "-o", "/dev/stdout"],
+        capture_output=True, timeout=120, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(b"<!DOCTYPE html>")
+    assert run.stdout.rstrip().endswith(b"</html>")  # the summary went to standard error
+
+
+def test_is_report_never_opens_a_fifo(tmp_path):
+    import os
+
+    from bayeskit.cli.report import is_report, is_stream
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert not is_report(fifo)  # opening it to peek would block: no writer
+    assert is_stream(str(fifo))
+    assert is_stream("-")
+    assert is_stream("/dev/null")
+    assert not is_stream(str(tmp_path / "new.html"))

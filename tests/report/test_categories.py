@@ -73,7 +73,8 @@ def test_shares_and_strength_are_the_datas(seed, n_values):
             assert col.cramers_v == 0.0
         np.testing.assert_array_equal(col.observed, counts.sum(axis=1))
         for i, value in enumerate(col.values):
-            if value == "other":
+            if col.folded and i == len(col.values) - 1:
+                assert value == f"({col.folded} more value{'s' if col.folded > 1 else ''})"
                 folded = [v for v in table.columns if v not in col.values]
                 expected = table[folded].sum(axis=1).to_numpy()
             else:
@@ -81,3 +82,34 @@ def test_shares_and_strength_are_the_datas(seed, n_values):
                 expected = table[key].to_numpy()
             np.testing.assert_allclose(col.shares[:, i], expected / counts.sum(axis=1))
         assert len(col.values) <= TOP_VALUES + 1
+
+
+def test_a_value_called_other_is_not_mixed_up_with_the_folded_values():
+    rng = np.random.default_rng(0)
+    values = ["other"] * 6 + [f"v{i}" for i in range(10)]  # "other" is the commonest value
+    X = pd.DataFrame({"kind": rng.choice(values, 400)})
+    y = rng.choice(["a", "b"], 400)
+    model = CategoricalNB().fit(X, y)
+    (col,) = category_columns(model, X, y)
+    assert col.values[0] == "other"
+    assert col.folded == 11 - TOP_VALUES
+    assert col.values[-1] == f"({col.folded} more values)"
+    page = parse(
+        build_report(
+            title="t",
+            classes=model.classes_,
+            y_true=y,
+            proba=model.predict_proba(X),
+            model=model,
+            X=X,
+            y=y,
+        )
+    )
+    table = page.find("section", id="categories").find("table")
+    rows = table.find_all("tr")
+    labelled = [r.attrs.get("data-value") for r in rows if "data-value" in r.attrs]
+    assert labelled.count("other") == 1
+    assert len(labelled) == TOP_VALUES
+    (folded,) = [r for r in rows if r.attrs.get("data-folded")]
+    assert folded.attrs["data-folded"] == str(col.folded)
+    assert "(3 more values)" in folded.text

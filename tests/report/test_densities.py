@@ -15,6 +15,7 @@ from bayeskit import CategoricalNB, MultinomialNB
 from bayeskit.datasets.shared import load_spambase
 from bayeskit.errors import ShapeError
 from bayeskit.report import build_report, densities
+from bayeskit.report.categories import category_columns
 from bayeskit.report.densities import feature_densities, numeric_columns, rank_features
 
 from ._dom import parse
@@ -212,3 +213,54 @@ def test_training_data_of_the_wrong_length_is_refused():
     model = GaussianNB().fit(X, y)
     with pytest.raises(ShapeError, match="X has 100 rows but y has 99 labels"):
         feature_densities(model, X, y[:99])
+
+
+class _CountingFrame(pl.DataFrame):
+    """A polars frame that counts how often its schema (rebuilt on every access) is read."""
+
+    reads = 0
+
+    @property
+    def schema(self):  # type: ignore[override]
+        type(self).reads += 1
+        return super().schema
+
+
+def test_a_wide_polars_frame_has_its_schema_read_a_few_times_not_once_per_column():
+    rng = np.random.default_rng(0)
+    y = rng.choice(["a", "b"], 120)
+    X = _CountingFrame({f"f{j}": rng.normal(size=120) + (y == "a") * (j == 3) for j in range(150)})
+    model = GaussianNB().fit(X, y)
+    _CountingFrame.reads = 0
+    scores, pictures = feature_densities(model, X, y)
+    category_columns(model, X, y)
+    assert scores[0].name == "f3"
+    assert pictures
+    assert _CountingFrame.reads <= 5  # once per column was 150 and more
+
+
+def test_the_one_vs_rest_auc_of_many_classes_is_sklearns():
+    rng = np.random.default_rng(4)
+    K, n = 50, 400
+    truth = np.arange(n) % K
+    score = np.round(rng.dirichlet(np.ones(K), n), 2)  # coarse: many ties
+    score /= score.sum(axis=1, keepdims=True)
+    expected = metrics.roc_auc_score(truth, score, multi_class="ovr")
+    assert densities.ovr_macro_auc(truth, score) == pytest.approx(expected, abs=1e-12)
+
+
+def test_ranking_features_of_many_classes_makes_no_per_class_sklearn_loop(monkeypatch):
+    rng = np.random.default_rng(5)
+    K, n = 80, 800
+    y = np.asarray([f"c{k}" for k in range(K)])[np.arange(n) % K]
+    X = rng.normal(size=(n, 2)) + (np.arange(n) % K)[:, None] / 20
+    model = GaussianNB().fit(X, y)
+    calls = []
+    real = metrics.roc_auc_score
+    monkeypatch.setattr(
+        densities.metrics, "roc_auc_score", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    scores = rank_features(model, X, y)
+    assert len(scores) == 2
+    assert calls == []
+    assert all(0.5 < s.auc <= 1.0 for s in scores)

@@ -210,3 +210,32 @@ def test_calibration_bins_hold_enough_rows_to_mean_something(seed, n, concentrat
         assert cal.count[b] == inside.sum()
         assert cal.predicted[b] == pytest.approx(p[inside].mean())
         assert cal.observed[b] == pytest.approx((y[inside] == "spam").mean())
+
+
+def test_many_classes_compute_each_curve_once_and_agree_with_sklearn(monkeypatch):
+    from bayeskit.report import evaluation
+
+    rng = np.random.default_rng(2)
+    K, n = 120, 720
+    classes = [f"c{k:03d}" for k in range(K)]  # sorted, as roc_auc_score wants labels
+    y = np.asarray(classes)[np.arange(n) % K]
+    P = np.round(rng.dirichlet(np.ones(K), n), 3)  # rounding: many tied scores
+    P /= P.sum(axis=1, keepdims=True)
+    expected_auc = metrics.roc_auc_score(y, P, multi_class="ovr", labels=classes)
+    calls = {"roc_curve": 0, "roc_auc_score": 0, "average_precision_score": 0}
+    for name in calls:
+        real = getattr(metrics, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(evaluation.metrics, name, counted)
+    ev = evaluation.evaluate(classes, y, P)
+    monkeypatch.undo()
+    assert calls == {"roc_curve": K, "roc_auc_score": 0, "average_precision_score": 0}
+    assert ev.roc_auc == pytest.approx(expected_auc, abs=1e-12)
+    for k in (0, 57, K - 1):
+        hit = y == classes[k]
+        assert ev.per_class[k].auc == pytest.approx(metrics.roc_auc_score(hit, P[:, k]))
+        assert ev.per_class[k].ap == pytest.approx(metrics.average_precision_score(hit, P[:, k]))

@@ -226,6 +226,102 @@ def test_hostile_strings_are_escaped_everywhere():
     assert columns[0] in features or clip_text(columns[0], 22) in features
 
 
+#: characters that reorder or hide the text around them, and what the page shows instead
+HIDDEN = {"\u202e": "\\u202e", "\u2067": "\\u2067", "\u202c": "\\u202c", "\x00": "\\x00",
+          "\u200f": "\\u200f", "\x1b": "\\x1b", "\x9b": "\\x9b"}  # fmt: skip
+
+
+def test_bidi_controls_and_nul_in_names_are_shown_escaped_never_raw():
+    from bayeskit import MixedNB
+
+    rng = np.random.default_rng(0)
+    n = 200
+    classes = np.array(["invoice\u202egnp.exe", "ok\x00hid\x1bden\x9b"])
+    y = classes[rng.integers(0, 2, n)]
+    X = pd.DataFrame(
+        {
+            "amount\u2067": rng.normal(size=n) + (y == classes[0]),
+            "kind\u200f": rng.choice(["cash\u202e1 OT\u202c", "card"], n),
+        }
+    )
+    model = MixedNB().fit(X, y)
+    page = build_report(
+        title="t\u202e", classes=model.classes_, y_true=y, proba=model.predict_proba(X),
+        model=model, X=X, y=y, notes={"file\u2067": "a\x00b"},
+    )  # fmt: skip
+    for raw in HIDDEN:
+        assert raw not in page, repr(raw)
+    dom = parse(page)
+    setup = dom.find("dl", class_="setup").text
+    assert "invoice\\u202egnp.exe, ok\\x00hid\\x1bden\\x9b" in setup
+    assert "file\\u2067" in setup
+    assert "a\\x00b" in setup
+    values = [r.attrs["data-value"] for r in dom.find_all("tr") if "data-value" in r.attrs]
+    assert "cash\\u202e1 OT\\u202c" in values  # in attributes too
+    assert "kind\\u200f" in dom.find("section", id="categories").text
+    assert "amount\\u2067" in dom.find("section", id="densities").text
+    assert dom.find("title").text == "t\\u202e"
+
+
+def _many(K: int, n: int, seed: int = 5) -> tuple[list[str], np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    classes = [f"class {k}" for k in range(K)]
+    truth = np.arange(n) % K
+    logits = rng.normal(0, 1, (n, K)) + 3.0 * np.eye(K)[truth]
+    P = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    return classes, np.asarray(classes)[truth], P
+
+
+def test_a_confusion_matrix_of_many_classes_is_summarised_not_drawn():
+    from bayeskit.report.confusion import MAX_DRAWN_CLASSES, TOP_CONFUSIONS
+
+    K = 200
+    classes, y, P = _many(K, 1000)
+    page = build_report(title="many", classes=classes, y_true=y, proba=P, model=None)
+    assert len(page) < 2_000_000  # the full matrix alone was ~12 MB at 200 classes
+    section = parse(page).find("section", id="confusion")
+    assert not section.find_all("rect", class_="cell")
+    assert section.find("p", class_="how").attrs["data-summarised"] == str(K)
+    assert f"up to {MAX_DRAWN_CLASSES} classes" in section.text
+    cm = metrics.confusion_matrix(y, np.asarray(classes)[P.argmax(axis=1)], labels=classes)
+    np.fill_diagonal(cm, 0)
+    listed = section.find("table", class_="confusions").find_all("tr")[1:]
+    assert len(listed) == TOP_CONFUSIONS
+    counts = [int(r.find("td", data_col="count").text.replace(",", "")) for r in listed]
+    assert counts == sorted(np.sort(cm.ravel())[::-1][:TOP_CONFUSIONS].tolist(), reverse=True)
+    i, j = int(listed[0].attrs["data-true"]), int(listed[0].attrs["data-pred"])
+    assert cm[i, j] == cm.max()
+    each = section.find("table", class_="mistakes").find_all("tr", class_=None)[1:]
+    assert len(each) == K
+
+
+def test_a_confusion_matrix_of_a_few_dozen_classes_is_drawn():
+    from bayeskit.report.confusion import MAX_DRAWN_CLASSES
+
+    classes, y, P = _many(MAX_DRAWN_CLASSES, 400)
+    page = build_report(title="some", classes=classes, y_true=y, proba=P, model=None)
+    section = parse(page).find("section", id="confusion")
+    assert len(section.find_all("rect", class_="cell")) == MAX_DRAWN_CLASSES**2
+
+
+def test_densities_of_many_classes_are_ranked_not_drawn():
+    from bayeskit import GaussianNB
+
+    rng = np.random.default_rng(0)
+    K, n = 60, 600
+    y = np.asarray([f"c{k}" for k in range(K)])[np.arange(n) % K]
+    X = rng.normal(size=(n, 3)) + (np.arange(n) % K)[:, None] / 10
+    model = GaussianNB().fit(X, y)
+    page = build_report(
+        title="t", classes=model.classes_, y_true=y, proba=model.predict_proba(X),
+        model=model, X=X, y=y,
+    )  # fmt: skip
+    section = parse(page).find("section", id="densities")
+    assert not section.find_all("svg")
+    assert section.find("p", class_="how").attrs["data-summarised"] == str(K)
+    assert len(section.find("table", class_="features").find_all("tr")) == 4  # head + 3
+
+
 def test_many_classes_colour_only_the_hardest():
     rng = np.random.default_rng(3)
     classes = [f"class {k}" for k in range(12)]

@@ -37,6 +37,13 @@ def out_console() -> Console:
     return PipedConsole(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
+def err_console() -> Console:
+    """A console on standard error, for a summary when standard output carries the data."""
+    from rich.console import Console
+
+    return Console(file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True)
+
+
 def note(message: str) -> None:
     """One line on standard error for the user (a choice made for them, a warning)."""
     print(f"note: {message}", file=sys.stderr)

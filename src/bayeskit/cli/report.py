@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,14 +38,64 @@ if TYPE_CHECKING:
 
 
 def is_report(path: Path) -> bool:
-    """An HTML page written by ``bayeskit report`` (it names bayeskit as its generator)."""
+    """An HTML page written by ``bayeskit report`` (it names bayeskit as its generator).
+
+    Only a regular file is read: opening a pipe (``/dev/stdout`` piped to ``head``) or a FIFO
+    to peek at it would block for ever, and would take bytes meant for its reader."""
     from ..report.page import GENERATOR
 
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as f:
             return GENERATOR.encode() in f.read(4096)
     except OSError:
         return False
+
+
+def is_stream(output: str) -> bool:
+    """``output`` is written as a stream, in place, not replaced by a finished file: ``-``
+    (standard output), anything under /dev or /proc (``/dev/stdout``, ``/dev/null``: a
+    temporary file beside them would replace the device's name), and an existing file that
+    is not a regular file (a FIFO, a terminal, a socket)."""
+    if output == "-" or output.startswith(("/dev/", "/proc/")):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(output).st_mode)
+    except OSError:  # absent (a new file), or a dangling link: check_output_path says
+        return False
+
+
+def _is_stdout(output: str) -> bool:
+    """``output`` is this process's standard output (``-``, ``/dev/stdout``, ``/dev/fd/1``)."""
+    if output == "-":
+        return True
+    try:
+        return os.path.samestat(os.stat(output), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no file behind sys.stdout (a test's)
+        return False
+
+
+def _write_stream(output: str, page: str) -> None:
+    """The finished page in one write to standard output (``-``) or to the stream
+    ``output``; a reader that went away (``| head``) ends the command quietly."""
+    from ..errors import ReadError
+
+    data = page.encode("utf-8")
+    if output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        with open(output, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise ReadError(
+            f"{output}: cannot write the report ({exc.strerror})", path=output
+        ) from None
 
 
 def _training_inputs(data: Labelled) -> Any:
@@ -63,7 +115,8 @@ def report(
             "-o",
             metavar="FILE",
             help="HTML file to write (an earlier report is replaced; another file only with "
-            "--force).",
+            "--force); - writes the page to standard output (the summary then goes to standard "
+            "error).",
         ),
     ],
     target: TargetOpt = None,
@@ -92,15 +145,28 @@ def report(
     matrix, ROC and precision-recall curves, calibration, the class-conditional densities of
     the most useful numeric features and the top words per class."""
     from .._params import clone
+    from ..errors import ReadError
     from ..report import build_report
     from .data import ReadOptions, load_labelled
     from .measure import cross_validate, metrics
     from .models import build_model, check_model_options, describe, is_text_model
-    from .output import check_output_path, fmt_num, human_size, out_console, progress, write_atomic
-
-    check_output_path(
-        output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
+    from .output import (
+        check_output_path,
+        err_console,
+        fmt_num,
+        human_size,
+        out_console,
+        progress,
+        write_atomic,
     )
+
+    stream = is_stream(output)
+    if not stream:
+        check_output_path(
+            output, inputs=[data], force=force, replaceable=is_report, what="a bayeskit report"
+        )
+    elif output != "-" and not os.path.exists(output):
+        raise ReadError(f"{output}: does not exist; give a file name, or - for standard output")
     check_model_options(model, alpha, integers)  # before any data is read
     options = ReadOptions.of(
         format, no_header, columns, missing, merge, separator, ids, keep,
@@ -128,8 +194,12 @@ def report(
             notes=notes,
             log_proba=result.log_proba,
         )
-    write_atomic(output, page)
-    console = out_console()
+    if stream:
+        _write_stream(output, page)
+    else:
+        write_atomic(output, page)
+    # with the page on standard output, the summary goes to standard error
+    console = err_console() if _is_stdout(output) else out_console()
     console.print(f"data: {data} — {labelled.describe()}")
     console.print(f"model: {describe(estimator)}; {result.method}")
     console.print(
@@ -137,5 +207,6 @@ def report(
         f"log-loss {fmt_num(found['log_loss'])}"
     )
     seconds = time.perf_counter() - start
-    size = human_size(os.path.getsize(output))
-    console.print(f"wrote {output} ({size}) in {seconds:.2f} s; open it in a browser")
+    size = human_size(len(page.encode("utf-8")))
+    where = "standard output" if output == "-" else output
+    console.print(f"wrote {where} ({size}) in {seconds:.2f} s; open it in a browser")

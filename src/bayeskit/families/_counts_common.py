@@ -118,8 +118,12 @@ def exp_design(Xz: Block, missing: Block | None, h: np.ndarray) -> Block:
     return np.hstack([Xz, holes_d, h[:, None]])
 
 
+#: how :func:`exp_column_names` names the missing-value indicator of a column
+MISSING_MARK = "=<missing>"
+
+
 def exp_column_names(names: Sequence[str], base: str) -> list[str]:
-    return [*names, *(f"{n}=<missing>" for n in names), base]
+    return [*names, *(f"{n}{MISSING_MARK}" for n in names), base]
 
 
 def log_factorial(x: np.ndarray) -> np.ndarray:

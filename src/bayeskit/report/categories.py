@@ -21,7 +21,8 @@ from .densities import _column, _is_polars, _n_columns, _n_rows, _name, column_f
 
 #: the families that model a column as categories or presence
 CATEGORY_FAMILIES = ("categorical", "bernoulli")
-#: values shown per column (the most frequent; the rest are summed as "other")
+#: values shown per column (the most frequent; the rest are summed in one last row, labelled
+#: "(N more values)" and flagged by ``CategoryColumn.folded``: a real value may be "other")
 TOP_VALUES = 8
 #: columns shown (the strongest by Cramér's V)
 TOP_COLUMNS = 8
@@ -34,10 +35,12 @@ class CategoryColumn:
     j: int
     name: str
     family: str
-    values: list[str]  # shown values, most frequent first; "other" last when some are folded
+    values: list[str]  # shown values, most frequent first; "(N more values)" last when folded
     shares: np.ndarray  # (K, len(values)): each row sums to 1 (0 for a class with no value)
     observed: np.ndarray  # (K,) rows of each class where the column is observed
     cramers_v: float
+    #: how many values the last entry of ``values`` sums (0: every value is shown)
+    folded: int = 0
 
 
 def category_columns(model: Any, X: Any, y: Any) -> list[CategoryColumn]:
@@ -63,11 +66,10 @@ def category_columns(model: Any, X: Any, y: Any) -> list[CategoryColumn]:
         shown = _summary(column, code, len(classes))
         if shown is None:
             continue
-        values, shares, observed, v = shown
+        values, shares, observed, v, folded = shown
         name = _name(model, X, j)
-        out.append(
-            CategoryColumn(j, name, str(family or "categories"), values, shares, observed, v)
-        )
+        family_name = str(family or "categories")
+        out.append(CategoryColumn(j, name, family_name, values, shares, observed, v, folded))
     out.sort(key=lambda c: -c.cramers_v)
     return out[:TOP_COLUMNS]
 
@@ -85,7 +87,7 @@ def _cells(X: Any, j: int) -> list[Any]:
 
 def _summary(
     cells: list[Any], code: np.ndarray, K: int
-) -> tuple[list[str], np.ndarray, np.ndarray, float] | None:
+) -> tuple[list[str], np.ndarray, np.ndarray, float, int] | None:
     keep = [i for i, v in enumerate(cells) if v is not None and code[i] >= 0]
     if not keep:
         return None
@@ -97,12 +99,13 @@ def _summary(
     order = np.argsort(-table.sum(axis=0), kind="stable")
     values = [str(distinct[i]) for i in order[:TOP_VALUES]]
     shown = table[:, order[:TOP_VALUES]]
-    if len(order) > TOP_VALUES:
+    folded = max(len(order) - TOP_VALUES, 0)
+    if folded:
         shown = np.column_stack([shown, table[:, order[TOP_VALUES:]].sum(axis=1)])
-        values.append("other")
+        values.append(f"({folded} more value{'s' if folded > 1 else ''})")
     observed = table.sum(axis=1)
     shares = shown / np.maximum(observed, 1.0)[:, None]
-    return values, shares, observed, v
+    return values, shares, observed, v, folded
 
 
 def _label(value: Any) -> str:

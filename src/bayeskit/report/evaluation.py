@@ -122,10 +122,14 @@ def evaluate(
         hit = t == k
         if hit.all() or not hit.any():
             continue
+        # the areas from the curves, as scikit-learn computes them (roc_auc_score is the
+        # trapezoidal area of roc_curve, average_precision_score the step sum over
+        # precision_recall_curve): each curve is computed once, which a report of thousands
+        # of classes needs
         fpr, tpr, _ = metrics.roc_curve(hit, rank[:, k])
-        auc[k] = float(metrics.roc_auc_score(hit, rank[:, k]))
+        auc[k] = float(metrics.auc(fpr, tpr))
         precision, recall, _ = metrics.precision_recall_curve(hit, rank[:, k])
-        ap[k] = float(metrics.average_precision_score(hit, rank[:, k]))
+        ap[k] = float(max(0.0, -np.sum(np.diff(recall) * precision[:-1])))
         if k in one_vs_rest:
             roc.append(Curve(k, fpr, tpr, auc[k]))
             pr.append(Curve(k, recall, precision, ap[k]))
@@ -133,12 +137,10 @@ def evaluate(
         roc_auc = auc.get(1)
         kind = "ROC-AUC"
     else:
-        present = len(np.unique(t)) == K
-        roc_auc = (
-            float(metrics.roc_auc_score(t, P, multi_class="ovr", average="macro", labels=every))
-            if present
-            else None
-        )
+        # roc_auc_score(multi_class="ovr", average="macro") is the mean of the classes'
+        # one-vs-rest areas, when every class occurs (undefined otherwise)
+        present = len(auc) == K and len(np.unique(t)) == K
+        roc_auc = float(np.mean([auc[k] for k in range(K)])) if present else None
         kind = "ROC-AUC (macro, one-vs-rest)"
     share = np.bincount(t, minlength=K) / n
     rows = [

@@ -15,13 +15,13 @@ from .charts import (
     MAX_COLOURED,
     calibration_chart,
     class_balance,
-    confusion_heatmap,
     curve_chart,
     curve_styles,
     fmt_score,
     roc_log_chart,
 )
 from .components import components_section
+from .confusion import MAX_DRAWN_CLASSES, confusion_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
 from .evaluation import Calibration, Evaluation, evaluate
 from .network import network_section
@@ -100,12 +100,17 @@ def build_report(
         ("glance", "At a glance", _glance(ev)),
         ("setup", "Set-up", _setup(ev, model, notes)),
         ("classes", "Per class", _per_class(ev)),
-        ("confusion", "Confusion matrix", _confusion(ev)),
+        ("confusion", "Confusion matrix", confusion_section(ev)),
         ("curves", "ROC and precision–recall", _curves(ev)),
         ("calibration", "Calibration", _calibration(ev)),
     ]
-    scores, densities = ([], []) if X is None or y is None else feature_densities(model, X, y)
-    if densities:
+    # beyond MAX_DRAWN_CLASSES classes a density panel would overlay that many curves and
+    # histograms (600 classes: 12 MB of SVG nobody can read): the ranking table only
+    drawn = 0 if len(ev.classes) > MAX_DRAWN_CLASSES else 6
+    scores, densities = (
+        ([], []) if X is None or y is None else feature_densities(model, X, y, limit=drawn)
+    )
+    if densities or (scores and not drawn):
         sections.append(("densities", "Feature densities", _densities(scores, densities, model)))
     categorical = [] if X is None or y is None else category_columns(model, X, y)
     if categorical:
@@ -255,15 +260,6 @@ def _databar(value: float, most: float) -> str:
     )
 
 
-def _confusion(ev: Evaluation) -> str:
-    return (
-        '<p class="how">Rows are the true class, columns the decision; the diagonal is what '
-        "the model got right. Each cell shows its count, shaded by its share of the true "
-        "class (the percentage), so a dark cell off the diagonal is a common mistake.</p>"
-        f'<figure class="confusion">{confusion_heatmap(ev)}</figure>'
-    )
-
-
 def _curves(ev: Evaluation) -> str:
     which = (
         f"for {esc(ev.classes[ev.positive])}"
@@ -339,7 +335,7 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         for s in scores[:TOP_FEATURES]
     )
     more = len(scores) - TOP_FEATURES
-    return (
+    pictures = (
         '<p class="how">The numeric features that tell the classes apart best, by the ROC-AUC '
         "of the model's densities of that feature alone. Lines: the model's density "
         "p(x | class); shaded steps: the training data of each class. Where the lines part, "
@@ -347,7 +343,14 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         "labelled with its height. A feature with a long right tail is drawn on a log(1 + x) "
         "axis, its densities per unit of log(1 + x), so areas still read as shares.</p>"
         f'{legend_strip(classes)}<div class="multiples">{panels}</div>'
-        '<h3 style="margin-top:14px">Numeric features ranked</h3>'
+        if densities
+        else f'<p class="how" data-summarised="{len(classes)}">With {len(classes):,} classes '
+        "the densities are not drawn (a panel would overlay a curve per class; they are drawn "
+        f"for up to {MAX_DRAWN_CLASSES} classes). The numeric features are ranked by the "
+        "ROC-AUC of the model's densities of that feature alone.</p>"
+    )
+    return (
+        pictures + '<h3 style="margin-top:14px">Numeric features ranked</h3>'
         '<p class="how">Bits: the drop in log-loss (base 2) from the class frequencies to this '
         "feature's densities alone. Below zero, the density gives some rows a very wrong "
         "answer: a sign that its family fits the feature badly.</p>"
@@ -365,8 +368,14 @@ def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
     )
     tables = []
     for col in columns:
+        last = len(col.values) - 1 if col.folded else -1
         rows = "".join(
-            f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
+            (
+                # the folded values' row has no data-value: no real value can be taken for it
+                f'<tr class="folded" data-folded="{col.folded}"><td><em>{esc(value)}</em></td>'
+                if i == last
+                else f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
+            )
             + "".join(
                 f"<td{_databar(float(share), 1.0)}>{100 * share:.1f}%</td>"
                 for share in col.shares[:, i]
