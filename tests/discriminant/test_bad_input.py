@@ -116,3 +116,37 @@ def test_predict_with_another_number_of_columns(cls):
     if cls is bk.LinearDiscriminantAnalysis:
         with pytest.raises(ShapeError, match="expecting 13 features"):
             model.transform(X[:, :12])
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [*ALL, bk.GaussianMixtureClassifier, bk.ParzenWindowClassifier],
+)
+def test_a_text_column_is_named_with_its_row_and_value(cls):
+    # A table with one text column among numbers: the refusal says which column (by name),
+    # which row and which value, and what the model takes, in fit and in predict.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(size=40),
+            "weight": rng.normal(size=40),
+            "colour": rng.choice(["red", "blue"], 40),
+        }
+    )
+    labels = np.repeat([0, 1], 20)
+    model = cls()
+    with pytest.raises(
+        bk.errors.InputTypeError,
+        match=rf"X\[0, 2\] = '{frame['colour'][0]}' \(column 2 \('colour'\)\) is not a number; "
+        rf"{cls.__name__} takes numbers only: .*OneHotEncoder.*MixedNB",
+    ):
+        model.fit(frame, labels)
+    assert not hasattr(model, "classes_")
+    model.fit(frame[["height", "weight"]], labels)
+    bad = frame[["height", "weight"]].astype(object)
+    bad.loc[7, "weight"] = "n/a"
+    bad.loc[9, "height"] = None  # a missing value is not the cell at fault
+    with pytest.raises(
+        bk.errors.InputTypeError, match=r"X\[7, 1\] = 'n/a' \(column 1 \('weight'\)\)"
+    ):
+        model.predict(bad)
