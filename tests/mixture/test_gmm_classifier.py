@@ -252,6 +252,42 @@ def test_not_converged_warns_naming_the_class(wine):
         bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
 
 
+@pytest.mark.parametrize("cov", ["full", "tied", "diag", "spherical"])
+def test_max_iter_zero_keeps_the_start_as_sklearn(wine, cov):
+    # scikit-learn's GaussianMixture(max_iter=0) keeps its start, lower_bound_ -inf and no
+    # ConvergenceWarning; each class's mixture here is that start.
+    X, y = wine
+    settings = dict(covariance_type=cov, init_params="kmeans", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = bk.GaussianMixtureClassifier(
+            n_components=2, max_iter=0, var_floor=None, **settings
+        ).fit(X, y)
+    for c, label in enumerate(ours.classes_):
+        theirs = GaussianMixture(2, max_iter=0, **settings).fit(X[y == label])
+        np.testing.assert_allclose(ours.weights_[label], theirs.weights_, rtol=RTOL)
+        np.testing.assert_allclose(ours.means_[label], theirs.means_, rtol=RTOL)
+        np.testing.assert_allclose(ours.covariances_[label], theirs.covariances_, rtol=RTOL)
+        assert ours.n_iter_[c] == 0
+        assert ours.lower_bound_[c] == -np.inf
+    assert ours.predict(X).shape == y.shape
+
+
+def test_a_class_of_zero_weight_is_kept_with_prior_zero():
+    # As LDA, QDA and the Parzen window: the class is known, weighs 0, is never predicted.
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), np.repeat([0, 1, 2], 10)
+    weights = np.r_[np.zeros(10), np.ones(20)]
+    model = bk.GaussianMixtureClassifier(random_state=0).fit(X, y, sample_weight=weights)
+    assert model.classes_.tolist() == [0, 1, 2]
+    proba = model.predict_proba(X)
+    assert (proba[:, 0] == 0).all()
+    assert np.allclose(proba.sum(axis=1), 1)
+    assert set(model.predict(X)) <= {1, 2}
+    assert model.n_iter_[0] == 0
+    assert model.lower_bound_[0] == -np.inf
+
+
 def test_class_with_fewer_rows_than_components():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [5.0, 5.0], [5.0, 5.0], [6.0, 5.0], [5.0, 6.0]])
     y = np.array(["small", "small", "big", "big", "big", "big"])

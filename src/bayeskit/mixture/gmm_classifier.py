@@ -121,7 +121,9 @@ class GaussianMixtureClassifier(NumericNB):
         EM stops when the lower bound (mean log-likelihood per row) changes by less.
     max_iter : int, default=100
         Most EM iterations per start (at most 100000); a class that did not converge gets a
-        ``ConvergenceWarning``.
+        ``ConvergenceWarning``. ``max_iter=0`` keeps each class's start as its mixture (the
+        ``init_params`` start, or one component fitted to the class), with ``lower_bound_``
+        -inf and no warning, as scikit-learn's ``GaussianMixture(max_iter=0)``.
     n_init : int, default=1
         Starts per class (at most 1000); the one with the largest lower bound is kept.
     init_params : {"k-means++", "kmeans", "random", "random_from_data"}, default="k-means++"
