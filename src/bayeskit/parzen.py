@@ -99,6 +99,8 @@ default="scott"
         self.class_weight = class_weight
         self.loss = loss
 
+    _prior_name = "priors"
+
     @property
     def class_prior(self) -> Any:
         """The template's fixed class prior (``priors``)."""

@@ -3,6 +3,8 @@ wrong and what is accepted, and leaves the model as it was."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -150,3 +152,29 @@ def test_a_text_column_is_named_with_its_row_and_value(cls):
         bk.errors.InputTypeError, match=r"X\[7, 1\] = 'n/a' \(column 1 \('weight'\)\)"
     ):
         model.predict(bad)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [*ALL, bk.GaussianMixtureClassifier, bk.ParzenWindowClassifier, bk.GaussianNB],
+)
+@pytest.mark.parametrize(
+    ("priors", "match"),
+    [
+        ([[0.2, 0.3, 0.5]], r"^priors must be a flat list of 3 probabilities, .*shape \(1, 3\)"),
+        ([0.5], r"^priors has 1 value but the model has 3 classes"),
+        ([0.25, 0.25, 0.25, 0.25], r"^priors has 4 values but the model has 3 classes"),
+        ([-0.5, 1.0, 0.5], r"^priors must hold probabilities >= 0"),
+        (["a", "b", "c"], r"^priors must be one probability per class"),
+    ],
+)
+def test_bad_priors_are_named_as_priors(cls, priors, match):
+    # The setting is `priors` (scikit-learn's name), not the template's class_prior; a wrong
+    # shape or count is refused as such, with no warning first about renormalising them.
+    model = cls()
+    model.set_params(priors=priors)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ParameterError, match=match):
+            model.fit(X, Y)
+    assert not hasattr(model, "classes_")

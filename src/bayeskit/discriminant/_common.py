@@ -28,6 +28,7 @@ class DiscriminantAnalysis(NumericNB):
     prior_alpha = 0.0
     _min_classes = 2
     _nan_is_missing = False
+    _prior_name = "priors"
     #: what to change when a covariance matrix is singular
     _fix: ClassVar[str] = ""
 

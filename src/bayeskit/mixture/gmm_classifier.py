@@ -278,6 +278,8 @@ class GaussianMixtureClassifier(NumericNB):
         limit = INIT_SAMPLE if init_sample is None else init_sample
         return mixture_rounds(self, partial=partial, init_sample=limit)
 
+    _prior_name = "priors"
+
     @property
     def class_prior(self) -> Any:
         """The template's fixed class prior (``priors``)."""
