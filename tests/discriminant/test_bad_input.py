@@ -178,3 +178,36 @@ def test_bad_priors_are_named_as_priors(cls, priors, match):
         with pytest.raises(ParameterError, match=match):
             model.fit(X, Y)
     assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("cls", [bk.LinearDiscriminantAnalysis, bk.QuadraticDiscriminantAnalysis])
+@pytest.mark.parametrize("shrinkage", ["auto", "ledoit-wolf"])
+def test_ledoit_wolf_refuses_values_whose_fourth_powers_float64_cannot_sum(cls, shrinkage):
+    # Ledoit-Wolf's intensity is computed from sums of fourth powers: at a scale of 1e-100
+    # they underflowed to 0 (a silently different model, 0.22 of probability away from
+    # scikit-learn's), at 1e80 they overflowed (refused as the 'm4' statistic overflowing,
+    # though values up to 1e150 pass the value check). Both are refused naming the column
+    # and the accepted range; within it the model is scikit-learn's at any scale.
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(40, 3))
+    labels = np.repeat([0, 1], 20)
+    data[20:] += 1
+    frame = pd.DataFrame(data * 1e-100, columns=["a", "b", "c"])
+    with pytest.raises(
+        DataError, match=r"column 0 \('a'\) spreads over only 4\.91e-100; .*1e\+70.*1e-70"
+    ):
+        cls(shrinkage=shrinkage).fit(frame, labels)
+    with pytest.raises(DataError, match=r"X contains 1\.2573e\+79 at row 0, column 0 \('x0'\)"):
+        cls(shrinkage=shrinkage).fit(data * 1e80, labels)
+    model = cls(shrinkage=shrinkage).fit(data, labels)
+    model.predict(data * 1e-100)  # predictions sum no fourth powers
+    model.predict(data * 1e80)
+    if cls is bk.LinearDiscriminantAnalysis and shrinkage == "auto":
+        for scale in (1e-60, 1e60):
+            ours = cls(shrinkage="auto").fit(data * scale, labels)
+            theirs = SkLDA(solver="lsqr", shrinkage="auto").fit(data * scale, labels)
+            np.testing.assert_allclose(
+                ours.predict_proba(data * scale), theirs.predict_proba(data * scale), atol=1e-12
+            )

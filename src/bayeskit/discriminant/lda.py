@@ -64,6 +64,9 @@ class LinearDiscriminantAnalysis(
         Shrink each class's covariance towards the scaled identity before pooling:
         ``"auto"`` Ledoit–Wolf on standardised features (scikit-learn's), a fixed intensity,
         Ledoit–Wolf on the raw features or OAS.
+        ``"auto"`` and ``"ledoit-wolf"`` sum fourth powers of the training values: they take
+        columns within 1e70 in magnitude that spread over at least 1e-70 (or not at all),
+        and refuse others by name at ``fit`` (Ledoit & Wolf 2004).
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities (in the order of ``classes_``); None: the class frequencies.
         As in scikit-learn, the pooled covariance weights each class by its prior.
