@@ -88,6 +88,26 @@ def test_tied_covariances_are_sklearn_gaussian_mixture(wine, init):
     assert ours.covariances_[0].shape == (13, 13)
 
 
+@pytest.mark.parametrize("init", ["k-means++", "random_from_data"])
+def test_one_row_starts_are_sklearn_s_rows_with_the_documented_differences(wine, init):
+    # The same rows start the components; scikit-learn's tied start sums x xᵀ over every
+    # row (its first matrix is about the class's scatter over k), ours is the pooled scatter
+    # of the start's responsibilities: reg_covar. Its starting weights are n_k / n, ours 1/k.
+    X, y = wine
+    rows = X[y == 0]
+    settings = dict(init_params=init, random_state=3, max_iter=0)
+    ours = bk.GaussianMixtureClassifier(
+        n_components=3, covariance_type="tied", var_floor=None, **settings
+    ).fit(X, y)
+    theirs = GaussianMixture(3, covariance_type="tied", **settings).fit(rows)
+    np.testing.assert_allclose(ours.means_[0], theirs.means_, rtol=1e-12)
+    np.testing.assert_allclose(ours.covariances_[0], 1e-6 * np.eye(13), rtol=1e-9, atol=1e-15)
+    scatter = (rows - rows.mean(axis=0)).T @ (rows - rows.mean(axis=0))
+    assert np.trace(theirs.covariances_) > 0.1 * np.trace(scatter) / 3
+    np.testing.assert_allclose(ours.weights_[0], np.full(3, 1 / 3))
+    np.testing.assert_allclose(theirs.weights_, np.full(3, 1 / len(rows)), rtol=1e-12)
+
+
 def test_same_initial_means_same_mixture(wine):
     X, y = wine
     rng = np.random.default_rng(0)
