@@ -247,6 +247,7 @@ def _not_a_number(
     which one holds text. Looked for only once the conversion has failed, a column at a time
     (a whole column converts at numpy's speed when it holds numbers)."""
     found: tuple[int, int] | None = None
+    reason = ""
     if arr.ndim == 2:
         for j in range(arr.shape[1]):
             column = arr[:, j] if found is None else arr[: found[0], j]
@@ -260,8 +261,10 @@ def _not_a_number(
                     continue
                 try:
                     float(value)
-                except (TypeError, ValueError):
-                    found = (i, j)
+                except (TypeError, ValueError) as err:
+                    # Python's own words stay in the message (scikit-learn's checks match
+                    # "argument must be a string or a real number")
+                    found, reason = (i, j), str(err)
                     break
     if found is None:  # not a table of cells (numpy's own words are all there is to give)
         return InputTypeError(
@@ -275,9 +278,9 @@ def _not_a_number(
         shown = shown[:57] + "..."
     return InputTypeError(
         f"X[{row}, {position(names, col)}] = {shown} ({column_label(names, col)}) is not a "
-        f"number; {what} takes numbers only: encode that column as numbers (one 0/1 column "
-        "per category: pandas.get_dummies or sklearn.preprocessing.OneHotEncoder) or use "
-        "MixedNB, which takes text columns as categories"
+        f"number ({reason}); {what} takes numbers only: encode that column as numbers (one "
+        "0/1 column per category: pandas.get_dummies or sklearn.preprocessing.OneHotEncoder) "
+        "or use MixedNB, which takes text columns as categories"
     )
 
 
