@@ -5,6 +5,7 @@ and bad input."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -328,6 +329,37 @@ def test_missing_values_are_refused_by_name():
     X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 2.0], [3.0, 1.0]])
     with pytest.raises(DataError, match=r"missing value \(NaN\) at row 1, column 1"):
         bk.ParzenWindowClassifier().fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan, 1e200])
+@pytest.mark.parametrize("form", ["array", "frame", "sparse"])
+def test_nan_and_inf_are_refused_with_one_rule_and_the_column_name(bad, form):
+    # The window refuses NaN as it refuses inf: no advice that NaN marks a missing value
+    # (which would be refused next), and the column by its name, in fit and in predict.
+    import pandas as pd
+    import scipy.sparse as sp
+
+    X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.0], [3.0, 1.0]])
+    y = [0, 0, 1, 1]
+    bad_X = X.copy()
+    bad_X[1, 1] = bad
+    wrap = {
+        "array": lambda A: A,
+        "frame": lambda A: pd.DataFrame(A, columns=["height", "weight"]),
+        "sparse": sp.csr_matrix,
+    }[form]
+    name = "weight" if form == "frame" else "x1"
+    shown = re.escape("a missing value (NaN)" if np.isnan(bad) else f"{bad:g}")
+    match = (
+        rf"^X has {shown} at row 1, column 1 \('{name}'\); the Parzen window needs complete "
+        r"rows of finite values up to 1e\+150 .*KernelNB or GaussianNB, which read NaN"
+    )
+    with pytest.raises(DataError, match=match) as refused:
+        bk.ParzenWindowClassifier().fit(wrap(bad_X), y)
+    assert "NaN marks a missing value" not in str(refused.value)
+    model = bk.ParzenWindowClassifier().fit(wrap(X), y)
+    with pytest.raises(DataError, match=match):
+        model.predict(wrap(bad_X))
 
 
 @pytest.mark.parametrize("adaptive", [None, 5])

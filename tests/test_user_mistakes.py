@@ -169,7 +169,7 @@ def test_save_without_permission_names_the_path(tmp_path):
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"class_prior": ["a", "b"]}, "class prior must be one probability per class"),
+        ({"class_prior": ["a", "b"]}, "class_prior must be one probability per class"),
         ({"prior_alpha": "a"}, r"prior_alpha must be >= 0 \(a number"),
         ({"class_weight": ["a", "b"]}, "class_weight must be None, 'balanced'"),
         ({"class_weight": {"a": "x"}}, r"class_weight\['a'\] = 'x'"),

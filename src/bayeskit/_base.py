@@ -162,6 +162,10 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
     #: ``fit`` refuses data with fewer classes (discriminant analysis needs two to tell apart).
     _min_classes: ClassVar[int] = 1
 
+    #: the setting a fixed class prior is given as, which its refusals name (``priors``
+    #: where scikit-learn's counterpart calls it so)
+    _prior_name: ClassVar[str] = "class_prior"
+
     fit_prior: bool
     class_prior: Any
     prior_alpha: float
@@ -459,6 +463,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             fit_prior=self.fit_prior,
             class_prior=self.class_prior,
             prior_alpha=self.prior_alpha,
+            name=self._prior_name,
         )
         families = self._families()
         # Overflow and NaN are looked for in the result below and refused by name, so numpy's

@@ -23,9 +23,12 @@ def class_log_prior(
     fit_prior: bool,
     class_prior: Any,
     prior_alpha: float,
+    name: str = "class_prior",
 ) -> np.ndarray:
     """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
-    (Duda, Hart & Stork 2001), or uniform when ``fit_prior=False`` (the maximum likelihood rule)."""
+    (Duda, Hart & Stork 2001), or uniform when ``fit_prior=False`` (the maximum likelihood rule).
+    ``name``: the setting the user gave the fixed prior as (``priors`` in scikit-learn's
+    discriminant analysis and GaussianNB), which its refusals name."""
     k = len(class_count)
     if not isinstance(fit_prior, (bool, np.bool_)):
         raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")
@@ -33,18 +36,25 @@ def class_log_prior(
         prior = float_values(
             class_prior,
             ParameterError,
-            f"the class prior must be one probability per class; got {class_prior!r}",
+            f"{name} must be one probability per class (a flat list of {k} numbers); got "
+            f"{class_prior!r}",
         )
-        if prior.ndim != 1 or prior.shape[0] != k:
+        if prior.ndim != 1:
             raise ParameterError(
-                f"class_prior has {prior.size} values but the model has {k} classes; give one "
-                "probability per class, in the order of classes_"
+                f"{name} must be a flat list of {k} probabilities, one per class in the order "
+                f"of classes_; got an array of shape {prior.shape}"
+            )
+        if prior.shape[0] != k:
+            raise ParameterError(
+                f"{name} has {prior.shape[0]} value{'s' if prior.shape[0] != 1 else ''} but "
+                f"the model has {k} classes; give one probability per class, in the order of "
+                "classes_"
             )
         if not np.all(np.isfinite(prior)) or np.any(prior < 0):
-            raise ParameterError(f"class_prior must hold probabilities >= 0; got {prior.tolist()}")
+            raise ParameterError(f"{name} must hold probabilities >= 0; got {prior.tolist()}")
         if not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
             raise ParameterError(
-                f"class_prior must sum to 1; its values {prior.tolist()} sum to {prior.sum():.10g}"
+                f"{name} must sum to 1; its values {prior.tolist()} sum to {prior.sum():.10g}"
             )
         with np.errstate(divide="ignore"):
             return np.log(prior)

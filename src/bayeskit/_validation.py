@@ -215,8 +215,9 @@ def feature_names_of(X: Any) -> list[str] | None:
     return [str(c) for c in list(cols)]
 
 
-def as_float_array(X: Any, what: str) -> Any:
-    """Dense float64 array or CSR float64 matrix, refusing text and complex numbers."""
+def as_float_array(X: Any, what: str, names: Sequence[str] | None = None) -> Any:
+    """Dense float64 array or CSR float64 matrix, refusing text and complex numbers (naming
+    the first cell that is no number, with its column's name from ``names``)."""
     if sp.issparse(X):
         if np.iscomplexobj(X.data):
             raise InputTypeError(f"Complex data not supported; {what} takes real numbers")
@@ -234,11 +235,53 @@ def as_float_array(X: Any, what: str) -> Any:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise InputTypeError(
-                f"{what} takes numbers, but X holds values of type {arr.dtype} "
-                f"({exc}); encode text columns first or use CategoricalNB"
-            ) from None
+            raise _not_a_number(arr, names, what, exc) from None
     return arr.astype(np.float64, copy=False)
+
+
+def _not_a_number(
+    arr: np.ndarray, names: Sequence[str] | None, what: str, exc: Exception
+) -> InputTypeError:
+    """The refusal of the first cell (by row, then column) that ``float`` cannot read: its
+    row and column, the column's name and the value, so that a table of many columns says
+    which one holds text. Looked for only once the conversion has failed, a column at a time
+    (a whole column converts at numpy's speed when it holds numbers)."""
+    found: tuple[int, int] | None = None
+    reason = ""
+    if arr.ndim == 2:
+        for j in range(arr.shape[1]):
+            column = arr[:, j] if found is None else arr[: found[0], j]
+            try:
+                column.astype(np.float64)
+                continue
+            except (TypeError, ValueError):
+                pass
+            for i, value in enumerate(column):
+                if is_missing(value):  # numpy reads None as NaN: never the cell at fault
+                    continue
+                try:
+                    float(value)
+                except (TypeError, ValueError) as err:
+                    # Python's own words stay in the message (scikit-learn's checks match
+                    # "argument must be a string or a real number")
+                    found, reason = (i, j), str(err)
+                    break
+    if found is None:  # not a table of cells (numpy's own words are all there is to give)
+        return InputTypeError(
+            f"{what} takes numbers, but X holds values of type {arr.dtype} ({exc}); encode "
+            "text columns as numbers (one-hot) or use MixedNB, which takes text columns"
+        )
+    row, col = found
+    value = arr[row, col]
+    shown = repr(value if not isinstance(value, np.generic) else value.item())
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return InputTypeError(
+        f"X[{row}, {position(names, col)}] = {shown} ({column_label(names, col)}) is not a "
+        f"number ({reason}); {what} takes numbers only: encode that column as numbers (one "
+        "0/1 column per category: pandas.get_dummies or sklearn.preprocessing.OneHotEncoder) "
+        "or use MixedNB, which takes text columns as categories"
+    )
 
 
 def is_missing(value: Any) -> bool:

@@ -99,6 +99,12 @@ default="scott"
         self.class_weight = class_weight
         self.loss = loss
 
+    _prior_name = "priors"
+    #: NaN is refused, not a missing value: the family checks every value (NaN, ±inf,
+    #: magnitude) and names its one rule, rather than the numeric check's advice that NaN
+    #: marks a missing value
+    _nan_is_missing = False
+
     @property
     def class_prior(self) -> Any:
         """The template's fixed class prior (``priors``)."""

@@ -3,6 +3,8 @@ wrong and what is accepted, and leaves the model as it was."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,3 +118,97 @@ def test_predict_with_another_number_of_columns(cls):
     if cls is bk.LinearDiscriminantAnalysis:
         with pytest.raises(ShapeError, match="expecting 13 features"):
             model.transform(X[:, :12])
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [*ALL, bk.GaussianMixtureClassifier, bk.ParzenWindowClassifier],
+)
+def test_a_text_column_is_named_with_its_row_and_value(cls):
+    # A table with one text column among numbers: the refusal says which column (by name),
+    # which row and which value, and what the model takes, in fit and in predict.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(size=40),
+            "weight": rng.normal(size=40),
+            "colour": rng.choice(["red", "blue"], 40),
+        }
+    )
+    labels = np.repeat([0, 1], 20)
+    model = cls()
+    with pytest.raises(
+        bk.errors.InputTypeError,
+        match=rf"X\[0, 2\] = '{frame['colour'][0]}' \(column 2 \('colour'\)\) is not a number "
+        r"\(could not convert string to float: .*\); "
+        rf"{cls.__name__} takes numbers only: .*OneHotEncoder.*MixedNB",
+    ):
+        model.fit(frame, labels)
+    assert not hasattr(model, "classes_")
+    model.fit(frame[["height", "weight"]], labels)
+    bad = frame[["height", "weight"]].astype(object)
+    bad.loc[7, "weight"] = "n/a"
+    bad.loc[9, "height"] = None  # a missing value is not the cell at fault
+    with pytest.raises(
+        bk.errors.InputTypeError, match=r"X\[7, 1\] = 'n/a' \(column 1 \('weight'\)\)"
+    ):
+        model.predict(bad)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [*ALL, bk.GaussianMixtureClassifier, bk.ParzenWindowClassifier, bk.GaussianNB],
+)
+@pytest.mark.parametrize(
+    ("priors", "match"),
+    [
+        ([[0.2, 0.3, 0.5]], r"^priors must be a flat list of 3 probabilities, .*shape \(1, 3\)"),
+        ([0.5], r"^priors has 1 value but the model has 3 classes"),
+        ([0.25, 0.25, 0.25, 0.25], r"^priors has 4 values but the model has 3 classes"),
+        ([-0.5, 1.0, 0.5], r"^priors must hold probabilities >= 0"),
+        (["a", "b", "c"], r"^priors must be one probability per class"),
+    ],
+)
+def test_bad_priors_are_named_as_priors(cls, priors, match):
+    # The setting is `priors` (scikit-learn's name), not the template's class_prior; a wrong
+    # shape or count is refused as such, with no warning first about renormalising them.
+    model = cls()
+    model.set_params(priors=priors)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ParameterError, match=match):
+            model.fit(X, Y)
+    assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("cls", [bk.LinearDiscriminantAnalysis, bk.QuadraticDiscriminantAnalysis])
+@pytest.mark.parametrize("shrinkage", ["auto", "ledoit-wolf"])
+def test_ledoit_wolf_refuses_values_whose_fourth_powers_float64_cannot_sum(cls, shrinkage):
+    # Ledoit-Wolf's intensity is computed from sums of fourth powers: at a scale of 1e-100
+    # they underflowed to 0 (a silently different model, 0.22 of probability away from
+    # scikit-learn's), at 1e80 they overflowed (refused as the 'm4' statistic overflowing,
+    # though values up to 1e150 pass the value check). Both are refused naming the column
+    # and the accepted range; within it the model is scikit-learn's at any scale.
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    rng = np.random.default_rng(0)
+    data = rng.normal(size=(40, 3))
+    labels = np.repeat([0, 1], 20)
+    data[20:] += 1
+    frame = pd.DataFrame(data * 1e-100, columns=["a", "b", "c"])
+    with pytest.raises(
+        DataError, match=r"column 0 \('a'\) spreads over only 4\.91e-100; .*1e\+70.*1e-70"
+    ):
+        cls(shrinkage=shrinkage).fit(frame, labels)
+    with pytest.raises(DataError, match=r"X contains 1\.2573e\+79 at row 0, column 0 \('x0'\)"):
+        cls(shrinkage=shrinkage).fit(data * 1e80, labels)
+    model = cls(shrinkage=shrinkage).fit(data, labels)
+    model.predict(data * 1e-100)  # predictions sum no fourth powers
+    model.predict(data * 1e80)
+    if cls is bk.LinearDiscriminantAnalysis and shrinkage == "auto":
+        for scale in (1e-60, 1e60):
+            ours = cls(shrinkage="auto").fit(data * scale, labels)
+            theirs = SkLDA(solver="lsqr", shrinkage="auto").fit(data * scale, labels)
+            np.testing.assert_allclose(
+                ours.predict_proba(data * scale), theirs.predict_proba(data * scale), atol=1e-12
+            )

@@ -88,6 +88,26 @@ def test_tied_covariances_are_sklearn_gaussian_mixture(wine, init):
     assert ours.covariances_[0].shape == (13, 13)
 
 
+@pytest.mark.parametrize("init", ["k-means++", "random_from_data"])
+def test_one_row_starts_are_sklearn_s_rows_with_the_documented_differences(wine, init):
+    # The same rows start the components; scikit-learn's tied start sums x xᵀ over every
+    # row (its first matrix is about the class's scatter over k), ours is the pooled scatter
+    # of the start's responsibilities: reg_covar. Its starting weights are n_k / n, ours 1/k.
+    X, y = wine
+    rows = X[y == 0]
+    settings = dict(init_params=init, random_state=3, max_iter=0)
+    ours = bk.GaussianMixtureClassifier(
+        n_components=3, covariance_type="tied", var_floor=None, **settings
+    ).fit(X, y)
+    theirs = GaussianMixture(3, covariance_type="tied", **settings).fit(rows)
+    np.testing.assert_allclose(ours.means_[0], theirs.means_, rtol=1e-12)
+    np.testing.assert_allclose(ours.covariances_[0], 1e-6 * np.eye(13), rtol=1e-9, atol=1e-15)
+    scatter = (rows - rows.mean(axis=0)).T @ (rows - rows.mean(axis=0))
+    assert np.trace(theirs.covariances_) > 0.1 * np.trace(scatter) / 3
+    np.testing.assert_allclose(ours.weights_[0], np.full(3, 1 / 3))
+    np.testing.assert_allclose(theirs.weights_, np.full(3, 1 / len(rows)), rtol=1e-12)
+
+
 def test_same_initial_means_same_mixture(wine):
     X, y = wine
     rng = np.random.default_rng(0)
@@ -250,6 +270,42 @@ def test_not_converged_warns_naming_the_class(wine):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("cov", ["full", "tied", "diag", "spherical"])
+def test_max_iter_zero_keeps_the_start_as_sklearn(wine, cov):
+    # scikit-learn's GaussianMixture(max_iter=0) keeps its start, lower_bound_ -inf and no
+    # ConvergenceWarning; each class's mixture here is that start.
+    X, y = wine
+    settings = dict(covariance_type=cov, init_params="kmeans", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = bk.GaussianMixtureClassifier(
+            n_components=2, max_iter=0, var_floor=None, **settings
+        ).fit(X, y)
+    for c, label in enumerate(ours.classes_):
+        theirs = GaussianMixture(2, max_iter=0, **settings).fit(X[y == label])
+        np.testing.assert_allclose(ours.weights_[label], theirs.weights_, rtol=RTOL)
+        np.testing.assert_allclose(ours.means_[label], theirs.means_, rtol=RTOL)
+        np.testing.assert_allclose(ours.covariances_[label], theirs.covariances_, rtol=RTOL)
+        assert ours.n_iter_[c] == 0
+        assert ours.lower_bound_[c] == -np.inf
+    assert ours.predict(X).shape == y.shape
+
+
+def test_a_class_of_zero_weight_is_kept_with_prior_zero():
+    # As LDA, QDA and the Parzen window: the class is known, weighs 0, is never predicted.
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), np.repeat([0, 1, 2], 10)
+    weights = np.r_[np.zeros(10), np.ones(20)]
+    model = bk.GaussianMixtureClassifier(random_state=0).fit(X, y, sample_weight=weights)
+    assert model.classes_.tolist() == [0, 1, 2]
+    proba = model.predict_proba(X)
+    assert (proba[:, 0] == 0).all()
+    assert np.allclose(proba.sum(axis=1), 1)
+    assert set(model.predict(X)) <= {1, 2}
+    assert model.n_iter_[0] == 0
+    assert model.lower_bound_[0] == -np.inf
 
 
 def test_class_with_fewer_rows_than_components():

@@ -319,8 +319,8 @@ def test_infinity_is_named():
     ("settings", "message"),
     [
         ({"var_smoothing": -1e-3}, "var_smoothing must be >= 0"),
-        ({"priors": [0.5, 0.6, -0.1]}, "class_prior must hold probabilities >= 0"),
-        ({"priors": [0.5, 0.5]}, "class_prior has 2 values but the model has 3 classes"),
+        ({"priors": [0.5, 0.6, -0.1]}, "priors must hold probabilities >= 0"),
+        ({"priors": [0.5, 0.5]}, "priors has 2 values but the model has 3 classes"),
         ({"estimate": "bayes"}, "estimate='bayes' is not one of"),
     ],
 )

@@ -28,6 +28,7 @@ class DiscriminantAnalysis(NumericNB):
     prior_alpha = 0.0
     _min_classes = 2
     _nan_is_missing = False
+    _prior_name = "priors"
     #: what to change when a covariance matrix is singular
     _fix: ClassVar[str] = ""
 
@@ -47,6 +48,16 @@ class DiscriminantAnalysis(NumericNB):
                 f"its sample weights) holds one class: {labels}"
             )
         super()._check_fit()
+
+    def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Any:
+        # Training data only (predictions compute no fourth moments): values whose fourth
+        # powers float64 cannot sum are refused by name before they are summed.
+        names = self._block_names(self._feature_names())
+        for family, block, block_names in zip(self._families(), blocks, names, strict=True):
+            check = getattr(family, "check_fourth_powers", None)
+            if check is not None:
+                check(block, block_names)
+        return super()._summary_of(blocks, labels, R)
 
     def _check_usable(self) -> None:
         try:

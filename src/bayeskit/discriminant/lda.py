@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .._decision import class_log_prior
 from .._params import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
 from ..families.mvnormal import MVNormal
@@ -63,6 +64,9 @@ class LinearDiscriminantAnalysis(
         Shrink each class's covariance towards the scaled identity before pooling:
         ``"auto"`` Ledoit–Wolf on standardised features (scikit-learn's), a fixed intensity,
         Ledoit–Wolf on the raw features or OAS.
+        ``"auto"`` and ``"ledoit-wolf"`` sum fourth powers of the training values: they take
+        columns within 1e70 in magnitude that spread over at least 1e-70 (or not at all),
+        and refuse others by name at ``fit`` (Ledoit & Wolf 2004).
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities (in the order of ``classes_``); None: the class frequencies.
         As in scikit-learn, the pooled covariance weights each class by its prior.
@@ -171,6 +175,9 @@ class LinearDiscriminantAnalysis(
         ]
 
     def _finalize(self, summary: Any, parameters: Any = None) -> Any:
+        # priors of the wrong shape or count are refused as such, before renormalising
+        # them could warn about their sum
+        _check_shape(self.priors, summary.class_count)
         fitted = super()._finalize(summary, parameters)
         params = fitted[1][0]
         if params.collinear:
@@ -266,6 +273,20 @@ class LinearDiscriminantAnalysis(
         X = family.validate(self._check_X(X, reset=False), self._feature_names())
         scores = np.asarray(X @ W.T) + b
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+
+def _check_shape(priors: Any, class_count: np.ndarray) -> None:
+    """Refuse ``priors`` that are not one number per class, naming the shape or the count."""
+    if priors is None:
+        return
+    try:
+        values = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None  # no numbers: the class prior's check names it
+    if values is None or values.shape != class_count.shape:
+        class_log_prior(
+            class_count, fit_prior=True, class_prior=priors, prior_alpha=0.0, name="priors"
+        )
 
 
 def _renormalised(priors: Any, *, warn: bool) -> Any:

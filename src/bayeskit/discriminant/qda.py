@@ -52,6 +52,9 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
         Accepted for compatibility; every solver gives the same model.
     shrinkage : None, "auto", float in [0, 1], "ledoit-wolf" or "oas", default=None
         Shrink each class's covariance towards the scaled identity (before ``reg_param``).
+        ``"auto"`` and ``"ledoit-wolf"`` sum fourth powers of the training values: they take
+        columns within 1e70 in magnitude that spread over at least 1e-70 (or not at all),
+        and refuse others by name at ``fit`` (Ledoit & Wolf 2004).
     covariance_estimator : sklearn.covariance estimator, default=None
         ``EmpiricalCovariance``, ``ShrunkCovariance``, ``LedoitWolf`` or ``OAS``.
     class_weight, loss

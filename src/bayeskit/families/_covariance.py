@@ -34,6 +34,14 @@ from ..stats._base import safe_ratio
 SHAPES = ("full", "diag", "spherical")
 #: shrinkage estimators that need the fourth moments
 NEEDS_FOURTH = ("auto", "ledoit-wolf")
+#: The magnitudes those estimators take (Ledoit & Wolf 2004): the fourth moments are sums of
+#: the fourth powers of the deviations from the class means, kept raw so that statistics add
+#: (merging, unlearning, partitions). Values beyond FOURTH_LARGEST would overflow float64 in
+#: them (1e70⁴ = 1e280, leaving 1e28 for the sum of the weights), and a column whose values
+#: spread over less than FOURTH_SMALLEST has fourth powers below 1e-280, which float64 loses
+#: to underflow (the intensity would then be computed from zeros: silently another model).
+FOURTH_LARGEST = 1e70
+FOURTH_SMALLEST = 1e-70
 ESTIMATORS = ("auto", "ledoit-wolf", "oas")
 
 

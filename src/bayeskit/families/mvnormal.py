@@ -78,6 +78,8 @@ from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
 from ._base import Family
 from ._covariance import (
+    FOURTH_LARGEST,
+    FOURTH_SMALLEST,
     NEEDS_FOURTH,
     SHAPES,
     check_fraction,
@@ -326,6 +328,44 @@ class MVNormal(Family):
             )
         check_not_infinite(X, names, "discriminant analysis", LARGEST_VALUE)
         return X
+
+    def check_fourth_powers(self, X: Any, names: Sequence[str]) -> None:
+        """Refuse training values (``validate``'s output) whose fourth powers float64 cannot
+        sum, when the shrinkage needs the fourth moments: a value beyond ``FOURTH_LARGEST``
+        in magnitude, naming its cell, or a column spread over less than
+        ``FOURTH_SMALLEST``, naming the column (see :data:`FOURTH_LARGEST`)."""
+        if self.shrinkage not in NEEDS_FOURTH:
+            return
+        fix = (
+            f"shrinkage={self.shrinkage!r} (Ledoit & Wolf 2004) sums fourth powers of the "
+            f"values and takes columns whose values lie within {FOURTH_LARGEST:g} in "
+            f"magnitude and spread over at least {FOURTH_SMALLEST:g} (or not at all): "
+            "rescale that column (sklearn.preprocessing.StandardScaler), or use "
+            "shrinkage='oas' or a number"
+        )
+        values = X.data if sp.issparse(X) else X
+        if not within(values, FOURTH_LARGEST):
+            bad = np.abs(values) > FOURTH_LARGEST
+            row, col = first_bad(X, bad)
+            value = float(X[row, col])
+            raise DataError(
+                f"X contains {value:g} at row {row}, {column_label(names, col)}; {fix}",
+                row=row,
+                detail=f"{column_named(names, col)} holds {value:g}; {fix}",
+            )
+        if X.shape[0] < 2:
+            return
+        if sp.issparse(X):
+            spread = (X.max(axis=0).toarray() - X.min(axis=0).toarray()).ravel()
+        else:
+            spread = np.ptp(X, axis=0)
+        narrow = np.flatnonzero((spread > 0) & (spread < FOURTH_SMALLEST))
+        if len(narrow):
+            col = int(narrow[0])
+            raise DataError(
+                f"X's {column_label(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+                detail=f"{column_named(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+            )
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
         # (scipy's rank-k update holds the GIL: classes on several threads gain nothing)

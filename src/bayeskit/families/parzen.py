@@ -49,12 +49,12 @@ import numpy as np
 
 from .._lazy import linalg
 from .._lazy import sparse as sp
-from .._validation import as_real, column_label, column_named
+from .._validation import as_real, column_label, column_named, within
 from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
 from . import _parzen_kernels as pk
-from ._base import Family, real_block, weight_exponent
+from ._base import Family, weight_exponent
 
 BANDWIDTH_RULES = ("scott", "silverman", "loo-likelihood", "cv-accuracy")
 #: factors of Scott's width the searches try (1/8 … 4, spaced by 2^(1/4))
@@ -218,14 +218,28 @@ class Parzen(Family):
 
     # ------------------------------------------------------------------ statistics
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
-        X = real_block(X, names, "the Parzen window")
-        bad = np.isnan(X) | (np.abs(X) > _LARGEST)
+        # One check of every value, NaN, ±inf and magnitude alike, so that each is refused
+        # with the one rule the window has (the numeric families' check reads NaN as a missing
+        # value, which the window cannot use).
+        if sp.issparse(X):
+            X = X.toarray()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise DataError(
+                f"the Parzen window takes a 2-D table of numbers, got an array of shape {X.shape}"
+            )
+        if within(X, _LARGEST):
+            return X
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(X) <= _LARGEST)  # NaN compares False: bad too
         if bad.any():
             row, col = (int(v) for v in np.argwhere(bad)[0])
             what = "a missing value (NaN)" if np.isnan(X[row, col]) else f"{X[row, col]:g}"
             accepted = (
-                f"the Parzen window needs complete rows of values up to {_LARGEST:g} in "
-                "magnitude (distances between rows with a missing value are undefined)"
+                f"the Parzen window needs complete rows of finite values up to {_LARGEST:g} "
+                "in magnitude (distances between rows with a missing value are undefined): "
+                "impute missing values first, or use KernelNB or GaussianNB, which read NaN "
+                "as missing"
             )
             raise DataError(
                 f"X has {what} at row {row}, {column_label(names, col)}; {accepted}",

@@ -513,7 +513,8 @@ class GaussianMixtureFamily(Family):
             table[k - 1] = value
         best = int(np.nanargmin(table)) + 1 if bic else candidates[0]
         result = fits[best]
-        if not result.converged:
+        # max_iter=0 asks for the start itself (scikit-learn's reading too): nothing to warn of
+        if not result.converged and result.n_iter > 0:
             warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
         return ClassFit(result.stats, result, table, floor)
 

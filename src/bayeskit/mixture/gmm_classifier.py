@@ -30,7 +30,23 @@ class GaussianMixtureClassifier(NumericNB):
     start (``random_state``, ``init_params``, ``means_init``) and ``var_floor=None`` each
     class's mixture is scikit-learn's ``GaussianMixture`` fitted on that class's rows (the
     default floor changes nothing on finely recorded data, and keeps components from
-    collapsing onto the values of 0/1 and other few-valued columns: see ``var_floor``).
+    collapsing onto the values of 0/1 and other few-valued columns: see ``var_floor``) —
+    exactly so (to rounding) for the starts that weigh every row, ``"kmeans"`` and
+    ``"random"``, with every covariance type. The starts of one row per component,
+    ``"k-means++"`` and ``"random_from_data"``, are drawn identically (the same rows), but:
+
+    * ``"tied"`` gives another mixture: scikit-learn's tied estimate
+      ``(Σ_i x_i x_iᵀ − Σ_k n_k μ_k μ_kᵀ) / Σ_k n_k`` sums over every row, though only the k
+      starting rows have responsibility, so its first matrix is about the class's whole
+      scatter over k; here the start is the pooled scatter of its responsibilities
+      (``reg_covar`` for one-row components), and EM climbs to another maximum;
+    * ``"diag"`` and ``"spherical"`` agree to about 1e-6 (not 1e-10): scikit-learn computes a
+      one-row component's starting variance as ``E[x²] − 2 E[x] μ + μ²`` plus ``reg_covar``,
+      which cancels to a rounding residue of order ``x²·1e-16`` beside ``reg_covar``
+      (1e-6), and EM carries that difference; ``"full"`` centres first and agrees to
+      rounding;
+    * with ``max_iter=0``, scikit-learn's starting weights are ``n_k / n`` (summing to k/n);
+      here they are the start's own shares, 1/k each.
     Unlike scikit-lego's GMMClassifier, ``predict_proba`` includes the class prior, and
     log-probabilities stay finite in hundreds of dimensions.
 
@@ -121,7 +137,10 @@ class GaussianMixtureClassifier(NumericNB):
         EM stops when the lower bound (mean log-likelihood per row) changes by less.
     max_iter : int, default=100
         Most EM iterations per start (at most 100000); a class that did not converge gets a
-        ``ConvergenceWarning``.
+        ``ConvergenceWarning``. ``max_iter=0`` keeps each class's start as its mixture (the
+        ``init_params`` start, or one component fitted to the class), with ``lower_bound_``
+        -inf and no warning, as scikit-learn's ``GaussianMixture(max_iter=0)`` (whose weights
+        of the one-row starts differ: see above).
     n_init : int, default=1
         Starts per class (at most 1000); the one with the largest lower bound is kept.
     init_params : {"k-means++", "kmeans", "random", "random_from_data"}, default="k-means++"
@@ -275,6 +294,8 @@ class GaussianMixtureClassifier(NumericNB):
 
         limit = INIT_SAMPLE if init_sample is None else init_sample
         return mixture_rounds(self, partial=partial, init_sample=limit)
+
+    _prior_name = "priors"
 
     @property
     def class_prior(self) -> Any:

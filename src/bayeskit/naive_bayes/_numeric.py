@@ -120,7 +120,7 @@ class NumericNB(GenerativeClassifier):
                 )
         except (ValueError, TypeError) as exc:
             raise wrap_sklearn_errors(exc, what) from None
-        X = as_float_array(X, what)
+        X = as_float_array(X, what, names)
         if self._nan_is_missing:
             check_not_infinite(X, names, what)
         return X

@@ -131,6 +131,8 @@ class GaussianNB(NumericNB):
         self.class_weight = class_weight
         self.loss = loss
 
+    _prior_name = "priors"
+
     @property
     def class_prior(self) -> Any:
         """The template's fixed class prior: scikit-learn calls it ``priors``."""

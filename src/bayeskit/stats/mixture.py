@@ -36,7 +36,9 @@ class MixtureStats(Statistic):
         The component family's statistic with the component axis first (:class:`Moments`
         for diagonal and spherical covariances, the scatter statistic for full and tied).
     converged, n_iter, lower_bound : ndarray of shape (n_classes,)
-        How each class's EM run ended (lower bound: the mean log-likelihood per row).
+        How each class's EM run ended (lower bound: the mean log-likelihood per row; -inf
+        when no EM iteration ran, as in scikit-learn's ``lower_bound_``: ``max_iter=0``,
+        which keeps the start, or a class with no row of positive weight).
     bic : ndarray of shape (n_classes, m)
         The BIC of each class's mixture with 1, 2, … m components when the number was
         chosen by BIC (NaN where not tried).
@@ -259,6 +261,9 @@ class MixtureStats(Statistic):
             return f"component_{bad[0]}", bad[1], bad[2]
         arrays = self.to_arrays()[0]
         own = {k: v for k, v in arrays.items() if not k.startswith("component_")}
+        # A lower bound of -inf is no overflow: no EM iteration ran for that class (max_iter=0
+        # keeps the start, a class of zero weight has no components), nothing was summed.
+        own["lower_bound"] = np.where(own["lower_bound"] == -np.inf, 0.0, own["lower_bound"])
         return overflow_of(own, self.signed_arrays, self.missing_arrays)
 
     def invalid(self) -> tuple[str, int, str] | None:
