@@ -47,6 +47,7 @@ class GaussianMixtureClassifier(NumericNB):
       rounding;
     * with ``max_iter=0``, scikit-learn's starting weights are ``n_k / n`` (summing to k/n);
       here they are the start's own shares, 1/k each.
+
     Unlike scikit-lego's GMMClassifier, ``predict_proba`` includes the class prior, and
     log-probabilities stay finite in hundreds of dimensions.
 
