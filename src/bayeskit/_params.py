@@ -542,14 +542,39 @@ def _waiting_for_fit(model: Any, params: dict[str, Any], valid: dict[str, Any]) 
     if not waiting and (fitted is None or not fitted()):
         return None
     for name, value in params.items():
-        if not declared.needs_refit(name):
-            continue
         before = waiting[name][0] if name in waiting else valid.get(name)
+        if not _learned(declared, name, before, value, valid):
+            waiting.pop(name, None)  # (a part set back to one of its fitted kind and settings)
+            continue
         if _same(value, before):
             waiting.pop(name, None)
         else:
             waiting[name] = (before, value)
     return waiting
+
+
+def _learned(declared: Any, name: str, before: Any, value: Any, valid: dict[str, Any]) -> bool:
+    """Whether the setting ``name`` is one the statistics were learned under: declared so by
+    the model, by the contract of the part it belongs to (``model__binarize`` of a text
+    model's BernoulliNB), or a part replaced by one of another kind or other learned
+    settings."""
+    if declared.needs_refit(name):
+        return True
+    head, nested, rest = name.partition("__")
+    if nested:
+        inner = getattr(type(valid.get(head)), "contract", None)
+        return inner is not None and inner.needs_refit(rest)
+    inner = getattr(type(before), "contract", None)
+    if inner is None or not inner.refit_settings:
+        return False
+    if type(value) is not type(before):
+        return True
+    old, new = before.get_params(), value.get_params()
+    return any(
+        not _same(new.get(setting), old.get(setting))
+        for setting in inner.refit_settings
+        if "__" not in setting
+    )
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -33,7 +33,7 @@ def feature_usefulness(
     -------
     ndarray of shape (n_features,), values in [1/K, 1]
     """
-    summary = model.stats_
+    summary = model.statistics()  # (refused while a learned setting waits for fit)
     stats = summary.blocks[0] if len(summary.blocks) == 1 else None
     if not isinstance(stats, Counts):
         raise ParameterError(

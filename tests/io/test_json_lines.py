@@ -149,3 +149,10 @@ def test_json_lines_read_the_same_in_blocks(tmp_path_factory, rows, batch_size, 
     np.testing.assert_array_equal(
         np.concatenate([b.y for b in batches]), labels_of(expected, "label", source=str(path))
     )
+
+
+def test_a_nested_value_is_refused_by_name_whole_or_in_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(stream, "_BLOCK_BYTES", 7)
+    path = _write(tmp_path / "t.jsonl", [{"a": [i, 1], "b": i, "y": "pq"[i % 2]} for i in range(6)])
+    with pytest.raises(ReadError, match=r"column 'a' holds List\(Int64\) values"):
+        list(TableStream(path, target="y", batch_size=2))

@@ -649,3 +649,12 @@ def test_learns_through_the_service_are_partial_fit_of_the_messages(serve, sms_f
         served.predict_proba(probe), expected.predict_proba(probe), rtol=1e-9, atol=1e-12
     )
     assert client.post("/check", content=large).json()["learned_as"] == "ham"
+
+
+def test_a_value_the_model_refuses_is_named_by_the_requests_row_from_1(serve, tmp_path):
+    path = tmp_path / "counts.bk"
+    bk.save(bk.MultinomialNB().fit(np.array([[1.0, 2.0], [3.0, 0.0]]), ["a", "b"]), path)
+    client = serve(path)
+    r = client.post("/invocations", json={"instances": [[1, 2], [-3, 1]]})
+    assert r.status_code == 400
+    assert r.json()["error"].startswith("row 2: column 'x0' holds -3.0; a multinomial model")

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._params import is_classifier
+from .._params import is_classifier, refuse_while_waiting
 from ..contract import contract_of
 from ..errors import DataError
 from ..reduction import Part, Round, Rounds, add_parts, rounds_for
@@ -96,6 +96,7 @@ def partial_fit(
 ) -> Any:
     """Add the rows of dask collections to ``estimator`` (fitted or not): the model its own
     ``partial_fit`` gives. ``classes`` declares classes up front, as in ``partial_fit``."""
+    refuse_while_waiting(estimator)  # before any partition is read, as partial_fit refuses
     rounds = rounds_for(estimator, partial=True, classes=classes)
     return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
 

@@ -234,13 +234,17 @@ class Parzen(Family):
             bad = ~(np.abs(X) <= _LARGEST)  # NaN compares False: bad too
         if bad.any():
             row, col = (int(v) for v in np.argwhere(bad)[0])
-            what = "a missing value (NaN)" if np.isnan(X[row, col]) else f"{X[row, col]:g}"
-            accepted = (
-                f"the Parzen window needs complete rows of finite values up to {_LARGEST:g} "
-                "in magnitude (distances between rows with a missing value are undefined): "
-                "impute missing values first, or use KernelNB or GaussianNB, which read NaN "
-                "as missing"
-            )
+            missing = bool(np.isnan(X[row, col]))
+            what = "a missing value (NaN)" if missing else f"{X[row, col]:g}"
+            accepted = f"the Parzen window needs complete rows of finite values up to {_LARGEST:g} "
+            if missing:
+                accepted += (
+                    "in magnitude (distances between rows with a missing value are undefined): "
+                    "impute missing values first, or use KernelNB or GaussianNB, which read NaN "
+                    "as missing"
+                )
+            else:  # (KernelNB and GaussianNB refuse it too)
+                accepted += "in magnitude: clip the column, or rescale it (np.log1p, a unit)"
             raise DataError(
                 f"X has {what} at row {row}, {column_label(names, col)}; {accepted}",
                 row=row,

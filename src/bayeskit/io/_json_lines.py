@@ -9,7 +9,10 @@ numeric, and a key of numbers and other text is refused, naming a line of each.
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -66,19 +69,19 @@ def typed_as_written(
         pl.col(c).cast(pl.String) for c, dtype in frame.schema.items() if dtype == pl.Null
     )
     texts = [c for c, dtype in frame.schema.items() if dtype == pl.String]
+    raw = frame
     frame = frame.with_columns(
         pl.when(pl.col(c).is_in(markers)).then(None).otherwise(pl.col(c)).alias(c) for c in texts
     )
     # only a column with a value that reads as a number can have held JSON numbers
     suspects = [c for c in texts if frame.get_column(c).cast(pl.Float64, strict=False).count()]
-    lines = text.splitlines()
-    found = _kinds(lines, suspects, set(markers), first_line)
+    found = _kinds(text, frame, raw, suspects, first_line)
     kinds: Kinds = {} if seen is None else seen
     if seen is not None:
-        _note_first_values(frame, lines, first_line, suspects, seen)
+        _note_first_values(frame, text, first_line, suspects, seen)
     numeric = []
     for column in frame.columns:
-        numbers, words, fraction = found.get(column, (None, None, False))
+        numbers, words, whole_numbers = found.get(column, (None, None, True))
         held = kinds.setdefault(column, {})
         for kind, first in ((True, numbers), (False, words)):
             if first is not None:
@@ -88,7 +91,7 @@ def typed_as_written(
         if numbers is None:
             continue
         values = frame.get_column(column)
-        whole = None if fraction else values.cast(pl.Int64, strict=False)
+        whole = values.cast(pl.Int64, strict=False) if whole_numbers else None
         # past 64 bits: kept as the digits they were written with, as a CSV's are
         if whole is not None and whole.null_count() == values.null_count():
             numeric.append(whole)
@@ -110,15 +113,15 @@ def _mixed(label: str, column: str, held: dict[bool, tuple[int, str]]) -> ReadEr
 
 
 def _note_first_values(
-    frame: Any, lines: Sequence[str], first_line: int, skip: Sequence[str], seen: Kinds
+    frame: Any, text: str, first_line: int, skip: Sequence[str], seen: Kinds
 ) -> None:
     """Record in ``seen`` the first value of each column not in ``skip`` (numbers or text
-    whatever the values look like: polars typed the column from the JSON)."""
+    whatever the values look like: polars typed the column from the JSON; nested values are
+    refused by name further on)."""
     import polars as pl
 
-    rows = [n for n, line in enumerate(lines, start=first_line) if line.strip()]
     for column, dtype in frame.schema.items():
-        if column in skip or dtype == pl.Boolean:
+        if column in skip or dtype == pl.Boolean or dtype.is_nested():
             continue
         values = frame.get_column(column)
         if values.null_count() == len(values):
@@ -127,33 +130,51 @@ def _note_first_values(
         kind = dtype != pl.String
         value = values[index]
         seen.setdefault(column, {}).setdefault(
-            kind, (rows[index], json.dumps(value) if kind else value)
+            kind, (_line_of(text, index, first_line), json.dumps(value) if kind else value)
         )
 
 
 def _kinds(
-    lines: Sequence[str], columns: Sequence[str], markers: set[str], first_line: int
+    text: str, frame: Any, raw: Any, columns: Sequence[str], first_line: int
 ) -> dict[str, tuple[tuple[int, str] | None, tuple[int, str] | None, bool]]:
     """For each column: the first line holding a JSON number (and its text), the first
-    holding text that is not a missing marker (and the text), and whether any number had a
-    fraction or exponent."""
-    numbers: dict[str, tuple[int, str] | None] = dict.fromkeys(columns)
-    words: dict[str, tuple[int, str] | None] = dict.fromkeys(columns)
-    fraction = dict.fromkeys(columns, False)
+    holding text that is not a missing marker (and the text), and whether every number is
+    a JSON integer (else the column is read as floats). ``frame``: the values
+    with the markers missing; ``raw``: as read (JSON numbers and text both as text). The
+    JSON read again with the columns as numbers tells which values were numbers: polars
+    reads a number there and leaves text missing."""
+    import polars as pl
+
     if not columns:
         return {}
-    for number, line in enumerate(lines, start=first_line):
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        for column in columns:
-            value = record.get(column)
-            if isinstance(value, bool) or value is None:
-                continue
-            if isinstance(value, (int, float)):
-                fraction[column] |= isinstance(value, float)
-                if numbers[column] is None:
-                    numbers[column] = (number, json.dumps(value))
-            elif isinstance(value, str) and value not in markers and words[column] is None:
-                words[column] = (number, value)
-    return {c: (numbers[c], words[c], fraction[c]) for c in columns}
+    data = text.encode("utf-8")
+    as_numbers, as_whole = (
+        pl.read_ndjson(io.BytesIO(data), schema=dict.fromkeys(columns, kind), ignore_errors=True)
+        for kind in (pl.Float64, pl.Int64)  # (an Int64 read leaves 2.5 and 0.0 missing)
+    )
+    out = {}
+    for column in columns:
+        number = as_numbers.get_column(column).is_not_null()
+        word = frame.get_column(column).is_not_null() & ~number
+        written = raw.get_column(column)
+        numbers = words = None
+        if number.any():
+            row = int(number.arg_max() or 0)
+            numbers = (_line_of(text, row, first_line), str(written[row]))
+        if word.any():
+            row = int(word.arg_max() or 0)
+            words = (_line_of(text, row, first_line), str(written[row]))
+        fits = as_whole.get_column(column).is_not_null()
+        # an integer past 64 bits (polars writes it out in digits): kept as its digits below
+        wide = number & ~fits & written.str.contains(r"^-?\d{19,}$")
+        whole = bool((fits | wide).sum() == number.sum())
+        out[column] = (numbers, words, whole)
+    return out
+
+
+def _line_of(text: str, row: int, first_line: int) -> int:
+    """The file line of the ``row``-th record of ``text`` (blank lines hold none)."""
+    if not re.search(r"^[ \t\r]*$\n", text, re.MULTILINE):  # no blank line: one record a line
+        return first_line + row
+    records = (n for n, line in enumerate(text.splitlines()) if line.strip())
+    return first_line + next(itertools.islice(records, row, None))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._base import GenerativeClassifier
 from .._validation import BlockNames, FeatureNames, check_features, feature_names_of
+from ..contract import Contract
 from ..errors import DataError, ModelFileError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
 from ..families.auto import CANDIDATES, AutoParams, family_options
@@ -121,6 +122,12 @@ class MixedNB(GenerativeClassifier):
     >>> model.predict(pd.DataFrame({"age": [27.0], "owner": [None], "city": ["Oslo"]}))
     array(['rent'], dtype='<U4')
     """
+
+    #: each column's family is chosen from the rows at fit (held-out log-likelihood): another
+    #: choice needs the rows (the families' options are read from the statistics)
+    contract: ClassVar[Contract] = Contract(
+        input="table", refit_settings=("families", "numeric", "integers")
+    )
 
     def __init__(
         self,

@@ -92,7 +92,7 @@ def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rou
         total = yield Round(_fresh(model, ("stats_", "_cache")), summarize_more)
         trial = copy.copy(model)
         hold_declared_classes(trial, total.values[0].classes, classes, first=False)
-        trial.fit_summary(model.stats_ + _declare(total.values[0], classes))
+        trial.fit_summary(model.statistics() + _declare(total.values[0], classes))
         return _commit(model, trial)
     total = yield Round(clone(model), summarize_new)
     if not total.values[0].class_count.any():  # as fit refuses it
@@ -142,7 +142,7 @@ def _text_additive(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
     summary = _declare(total.values[0], classes)
     if partial and "stats_" in clf.__dict__:
         trial = copy.copy(clf)
-        summary = clf.stats_ + summary
+        summary = clf.statistics() + summary
     else:
         trial = _fresh(clf, _TEXT_FITTED)
     trial.fit_summary(summary)
@@ -160,7 +160,7 @@ def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
         # the count statistics of the partitions over the columns the model has
         total = yield Round(_fresh(clf, ("stats_", "_cache", "_parts_cache")), text_counts)
         trial = copy.copy(clf)
-        trial.fit_summary(clf.stats_ + _declare(total.values[0], classes))
+        trial.fit_summary(clf.statistics() + _declare(total.values[0], classes))
         return _commit(clf, trial)
     vec, _ = clf.prototypes()
     vectorizer = clone(vec)

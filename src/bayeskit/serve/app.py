@@ -558,7 +558,11 @@ def create_app(config: ServeConfig) -> ASGIApp:
         headers = {"Connection": "close"} if status == 408 else None
         if status == 507:  # the disk is full: learning works again once there is room
             headers = {"Retry-After": "30"}
-        return error(" ".join(str(exc).split()), status, headers)
+        message = str(exc)
+        row, detail = getattr(exc, "row", None), getattr(exc, "detail", None)
+        if row is not None and detail:  # a model's refusal of a value: the request's row from 1
+            message = f"row {row + 1}: {detail}"
+        return error(" ".join(message.split()), status, headers)
 
     async def failed(request: Request, exc: Exception) -> Response:
         # A bug: logged with its traceback, answered as every other error is (JSON).
