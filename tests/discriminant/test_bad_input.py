@@ -212,3 +212,14 @@ def test_ledoit_wolf_refuses_values_whose_fourth_powers_float64_cannot_sum(cls, 
             np.testing.assert_allclose(
                 ours.predict_proba(data * scale), theirs.predict_proba(data * scale), atol=1e-12
             )
+
+
+def test_a_covariance_past_float64_is_refused_by_name_not_by_numpy():
+    # OAS shrinkage of values near 1e80 squares them past float64: numpy's "Eigenvalues did
+    # not converge" came through
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)) * 1e80, np.repeat([0, 1], 30)
+    model = bk.LinearDiscriminantAnalysis(shrinkage="oas")
+    with pytest.raises(DataError, match="the pooled covariance matrix is beyond float64's range"):
+        model.fit(X, y)
+    assert not hasattr(model, "stats_")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._blas import function, letters
+from ..errors import DataError
 from ._covariance import constant
 from ._mvnormal_kernels import factor_classes
 
@@ -84,7 +85,16 @@ def factorize(
     for i in np.flatnonzero(~certain).tolist():
         k = int(regular[i])
         root = np.sqrt(var[k])
-        low = float(np.linalg.eigvalsh(cov[k] / root[:, None] / root[None, :])[0])
+        with np.errstate(invalid="ignore", over="ignore"):
+            correlation = cov[k] / root[:, None] / root[None, :]
+        if not np.isfinite(correlation).all():  # a covariance past float64 (values near 1e154)
+            which = "the pooled" if klass[k] is None else f"class {klass[k]!r}'s"
+            raise DataError(
+                f"{which} covariance matrix is beyond float64's range (values near 1e150 "
+                "square past it in the covariance or its shrinkage): rescale the columns "
+                "(standardize them, or change their unit) before fitting"
+            )
+        low = float(np.linalg.eigvalsh(correlation)[0])
         if not good[i] or low <= tol * tol:
             singular.append(Singular(klass[k], None, low, total[k]))
             factor[k] = 0.0
