@@ -23,25 +23,42 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def out_console() -> Console:
-    """A console on the current standard output (looked up each time: tests swap it)."""
+def _console_classes() -> tuple[Any, Any]:
     from rich.console import Console
 
-    class PipedConsole(Console):
+    from .._visible import visible
+
+    class VisibleConsole(Console):
+        def print(self, *objects: Any, **options: Any) -> None:
+            # names from the data (classes, columns, categories) may hold control characters
+            # that reorder or hide what follows them on a terminal: shown as their escapes
+            shown = [visible(o) if isinstance(o, str) else o for o in objects]
+            super().print(*shown, **options)
+
+    class PipedConsole(VisibleConsole):
         def on_broken_pipe(self) -> None:
             # rich exits with status 1 here; the command line stops quietly instead, as
             # Unix tools do when the reader of their output went away (``| head``)
             self.quiet = True
             raise BrokenPipeError
 
-    return PipedConsole(file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    return VisibleConsole, PipedConsole
+
+
+def out_console() -> Console:
+    """A console on the current standard output (looked up each time: tests swap it)."""
+    console: Console = _console_classes()[1](
+        file=sys.stdout, highlight=False, markup=False, emoji=False, soft_wrap=True
+    )
+    return console
 
 
 def err_console() -> Console:
     """A console on standard error, for a summary when standard output carries the data."""
-    from rich.console import Console
-
-    return Console(file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    console: Console = _console_classes()[0](
+        file=sys.stderr, highlight=False, markup=False, emoji=False, soft_wrap=True
+    )
+    return console
 
 
 def note(message: str) -> None:

@@ -9,11 +9,12 @@ and the browser draws it sharply at any zoom. Every string that reaches the SVG 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from html import escape
 
 import numpy as np
+
+from .._visible import visible
 
 #: Okabe & Ito's colour-blind-safe palette (yellow last: it is faint on white).
 PALETTE = (
@@ -32,20 +33,6 @@ GREY = "#8a8f98"
 ACCENT = PALETTE[0]
 
 
-#: Characters that change how the text around them is shown without showing themselves:
-#: C0 and C1 controls (NUL among them; tab and line breaks are left as whitespace), the
-#: Unicode bidirectional embeddings, overrides, isolates and marks (one class name holding
-#: U+202E would reverse the names after it), the line/paragraph separators and the BOM.
-_HIDDEN = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
-)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 def esc(value: object) -> str:
     """``value`` as text that is safe in HTML/SVG content and in quoted attributes.
 
@@ -53,7 +40,7 @@ def esc(value: object) -> str:
     are shown as Python-style escapes (``\\u202e``, ``\\x00``), so what a name holds is
     what the page shows, and no name can reorder or hide the text after it.
     """
-    return escape(_HIDDEN.sub(_visible, str(value)), quote=True)
+    return escape(visible(str(value)), quote=True)
 
 
 def clip_text(value: object, limit: int) -> str:

@@ -1,0 +1,17 @@
+"""Names from the data that hold characters which hide themselves (a bidi override, NUL) are
+shown on the terminal as their escapes: a class named ``ok<U+202E>exe.png`` would reverse the
+text after it."""
+
+from __future__ import annotations
+
+
+def test_a_class_name_holding_a_bidi_override_is_shown_escaped(cli, tmp_path):
+    path = tmp_path / "bidi.csv"
+    path.write_text("a,y\n1,ok\u202eexe.png\n2,fine\n3,ok\u202eexe.png\n4,fine\n", encoding="utf-8")
+    model = tmp_path / "m.bkm"
+    trained = cli("train", path, "-t", "y", "-o", model, "-m", "gaussian")
+    assert trained.exit_code == 0, trained.output
+    inspected = cli("inspect", model)
+    for result in (trained, inspected):
+        assert "ok\\u202eexe.png" in result.output
+        assert "\u202e" not in result.output
