@@ -71,6 +71,7 @@ LAYERS: list[set[str]] = [
         "_schema",
         "_params",
         "_folds",
+        "_visible",
     },
     {"stats"},
     {"families"},
