@@ -782,6 +782,18 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             out += family.column_names(p, block_names)
         return out
 
+    def fitted_blocks(self) -> list[tuple[Family, Any, Any, list[str]]]:
+        """Each feature block's family, fitted parameters, statistic and column names, in the
+        order of :meth:`linear_form`'s blocks (read them, do not change them): what an
+        inspection of the model reads beyond the linear form."""
+        _, params, families = self._fitted()
+        blocks = self._fitted_summary().blocks
+        names = self._block_names(self._feature_names())
+        return [
+            (family, p, stats, list(block_names))
+            for family, p, stats, block_names in zip(families, params, blocks, names, strict=True)
+        ]
+
     # ------------------------------------------------------------------ state beyond statistics
     def layout_state(self) -> dict[str, Any] | None:
         """The column layout a fit chose that is neither a hyperparameter nor a statistic

@@ -224,14 +224,11 @@ def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
     from .families._counts_common import MISSING_MARK
 
     mask = np.zeros(n_columns, dtype=bool)
-    try:
-        _, params, families = model._fitted()
-        blocks = model._fitted_summary().blocks
-        block_names = model._block_names(model._feature_names())
-    except (AttributeError, TypeError):  # not a model of blocks of families
+    fitted_blocks = getattr(model, "fitted_blocks", None)
+    if fitted_blocks is None:  # not a model of blocks of families
         return mask
     offset = 0
-    for family, p, stats, names in zip(families, params, blocks, block_names, strict=True):
+    for family, p, stats, names in fitted_blocks():
         columns = family.column_names(p, names)
         missing = getattr(stats, "missing", None)
         seen = (
