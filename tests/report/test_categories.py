@@ -32,10 +32,9 @@ def mixed(seed: int, n: int = 300) -> tuple[pd.DataFrame, np.ndarray]:
     return frame, y
 
 
-def test_a_mixed_table_shows_every_categorical_and_boolean_column():
-    X, y = mixed(0)
-    model = MixedNB().fit(X, y)
-    page = parse(
+def _page(model, X, y):
+    """The parsed report of ``model`` on its own training rows."""
+    return parse(
         build_report(
             title="t",
             classes=model.classes_,
@@ -46,6 +45,12 @@ def test_a_mixed_table_shows_every_categorical_and_boolean_column():
             y=y,
         )
     )
+
+
+def test_a_mixed_table_shows_every_categorical_and_boolean_column():
+    X, y = mixed(0)
+    model = MixedNB().fit(X, y)
+    page = _page(model, X, y)
     section = page.find("section", id="categories")
     shown = [int(div.attrs["data-feature"]) for div in section.find_all("div", class_="scroll")]
     assert sorted(shown) == [1, 2, 3]  # colour, flag, noise; not the numeric x
@@ -94,17 +99,7 @@ def test_a_value_called_other_is_not_mixed_up_with_the_folded_values():
     assert col.values[0] == "other"
     assert col.folded == 11 - TOP_VALUES
     assert col.values[-1] == f"({col.folded} more values)"
-    page = parse(
-        build_report(
-            title="t",
-            classes=model.classes_,
-            y_true=y,
-            proba=model.predict_proba(X),
-            model=model,
-            X=X,
-            y=y,
-        )
-    )
+    page = _page(model, X, y)
     table = page.find("section", id="categories").find("table")
     rows = table.find_all("tr")
     labelled = [r.attrs.get("data-value") for r in rows if "data-value" in r.attrs]
