@@ -15,3 +15,10 @@ def test_a_class_name_holding_a_bidi_override_is_shown_escaped(cli, tmp_path):
     for result in (trained, inspected):
         assert "ok\\u202eexe.png" in result.output
         assert "\u202e" not in result.output
+
+
+def test_an_error_line_shows_them_escaped_too(cli, tmp_path):
+    result = cli("train", tmp_path / "data\u202evsc.csv", "-t", "y", "-o", tmp_path / "m.bkm")
+    assert result.exit_code == 2
+    assert "data\\u202evsc.csv: no such file" in result.output
+    assert "\u202e" not in result.output

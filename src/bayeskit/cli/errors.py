@@ -151,7 +151,9 @@ def _fail(line: str, code: int, debug: bool) -> int:
     if debug:
         traceback.print_exc()
     _flush_stdout()
-    print(line, file=sys.stderr)
+    from .._visible import visible  # names from the data: no character hides itself here
+
+    print(visible(line), file=sys.stderr)
     return code
 
 
