@@ -363,3 +363,21 @@ def test_a_loaded_semi_supervised_model_knows_its_input(tmp_path, frame):
     else:
         assert not hasattr(loaded, "feature_names_in_")
     np.testing.assert_array_equal(loaded.predict_proba(data), model.predict_proba(data))
+
+
+def test_a_semi_supervised_file_wrapping_a_vectorizer_is_refused(tmp_path):
+    # the wrapped section of a TextVectorizer's file, checksums valid: a raw AttributeError
+    # ('classes_') came through load
+    from bayeskit.text import TextVectorizer
+
+    from ._refusal import seal
+
+    X = np.random.RandomState(0).randint(0, 5, (30, 4))
+    y = np.array(["a", "b"] * 10 + [None] * 10, dtype=object)
+    bk.save(bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, y), tmp_path / "semi.bk")
+    bk.save(TextVectorizer().fit(["ball goal", "code bug"]), tmp_path / "tv.bk")
+    meta, _ = parts(tmp_path / "semi.bk")
+    inner, inner_entries = parts(tmp_path / "tv.bk")
+    meta["state"]["inner"] = inner
+    seal(tmp_path / "bad.bk", meta, {f"inner.{k}": v for k, v in inner_entries.items()})
+    refused(tmp_path / "bad.bk", "the wrapped model is a TextVectorizer, not a classifier")

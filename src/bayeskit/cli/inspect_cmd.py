@@ -5,7 +5,7 @@ model file holds). What they compute is in :mod:`.explaining`, imported when the
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -92,11 +92,12 @@ def inspect(
     from .train import families_line
 
     model = load_model(model_file)
+    shown = _shown_model(model)
     classes = [plain_value(c) for c in model.classes_]
-    priors = np.exp(model.class_log_prior_)
-    counts = model.class_count_
-    tops = top_features_of(model, top)
-    means = class_means(model, top)
+    priors = np.exp(shown.class_log_prior_)
+    counts = shown.class_count_
+    tops = top_features_of(shown, top)
+    means = class_means(shown, top)
     if as_json:
         out = {
             "model": describe(model),
@@ -151,3 +152,21 @@ def inspect(
     for c, features in tops.items():
         shown = ", ".join(f"{f} {w:+.2f}" for f, w in features)
         console.print(f"  {c}: {shown}", markup=False)
+
+
+def _shown_model(model: Any) -> Any:
+    """The model whose classes, priors and features ``inspect`` shows: a wrapper's
+    (SemiSupervisedNB's) fitted model, whose classes are the wrapper's."""
+    from ..contract import contract_of
+    from ..io.readers import ReadError
+
+    if contract_of(model).input != "wrapped":
+        return model
+    inner = model.fitted_estimator()
+    if len(inner.classes_) != len(model.classes_):
+        raise ReadError(
+            f"inspect shows a {type(model).__name__} of one component per class; this one "
+            f"has {len(inner.classes_)} components for {len(model.classes_)} classes (predict "
+            "and explain read it)"
+        )
+    return inner

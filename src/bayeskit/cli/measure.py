@@ -49,10 +49,15 @@ def check_folds(folds: int, y: np.ndarray) -> None:
     _, counts = np.unique(y, return_counts=True)
     if folds < 2:
         raise ReadError(f"--folds {folds}: cross-validation needs at least 2 folds")
+    if counts.max() < 2:
+        raise ReadError(
+            "cross-validation needs a class of at least 2 rows; every class here has one "
+            "(evaluate on a test file with --test instead)"
+        )
     if folds > counts.max():
         raise ReadError(
             f"--folds {folds}: the largest class has {counts.max()} rows, too few for {folds} "
-            f"folds; use --folds {max(2, int(counts.max()))} or fewer"
+            f"folds; use --folds {int(counts.max())} or fewer"
         )
     if folds > counts.min():
         note(

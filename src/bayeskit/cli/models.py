@@ -277,10 +277,18 @@ def fill_absent(
 
 def load_model(path: str) -> Any:
     """A model file read with :func:`bayeskit.load`, with errors that say what to do."""
+    from .._params import is_classifier
     from ..io.model_file import load
 
     check_model_path(path)
-    return _read_model_file(load, path)
+    model = _read_model_file(load, path)
+    if not is_classifier(model):  # a TextVectorizer's file: the commands read classifiers
+        raise ReadError(
+            f"{path}: a {type(model).__name__} model file, not a classifier; give a model file "
+            "written by 'bayeskit train' (or bayeskit.save of a classifier)",
+            path=path,
+        )
+    return model
 
 
 def load_reading(path: str) -> dict[str, Any] | None:

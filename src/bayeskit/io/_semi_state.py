@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import is_classifier
 from .._values import values_from_json, values_to_json
 from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
@@ -126,6 +127,11 @@ def build_semi(
         or not all(isinstance(b, (int, float)) for b in bounds)
     ):
         raise ModelFileError("meta.json: state.n_iter, converged and lower_bounds are malformed")
+    if not is_classifier(fitted):  # (a file whose wrapped section is a vectorizer's)
+        raise ModelFileError(
+            f"the wrapped model is a {type(fitted).__name__}, not a classifier; a "
+            "SemiSupervisedNB wraps a naive Bayes classifier"
+        )
     k = int(model.n_components)
     inner_classes = np.asarray(fitted.classes_)
     expected = classes if k == 1 else np.arange(len(classes) * k)
