@@ -4,9 +4,10 @@ A model file is a zip archive holding ``meta.json`` (format name and version, es
 name, hyperparameters, feature names, class labels, each statistic block's kind, metadata and
 arrays, a manifest with the sha256 of every array entry and a checksum of all that) and one
 ``.npy`` entry per array: numbers only, never object arrays or pickles. The archive comment ends
-with the sha256 of every byte before it, so any modified byte is detected. :func:`load` finds
-classes in :data:`ESTIMATORS` and :data:`~bayeskit.stats.STATISTIC_KINDS` only, reads arrays
-with ``allow_pickle=False`` and refits the model from its sufficient statistics.
+with the sha256 of every byte before it, so a damaged file is detected (unkeyed digests:
+damage, not deliberate tampering). :func:`load` finds classes in :data:`ESTIMATORS` and
+:data:`~bayeskit.stats.STATISTIC_KINDS` only, reads arrays with ``allow_pickle=False`` and
+refits the model from its sufficient statistics.
 
 Format version 2 added the text models (TextVectorizer, TextClassifier, SpamFilter; layout in
 :mod:`bayeskit.io._text_state`); version 3 writes the text classifiers as every generative
