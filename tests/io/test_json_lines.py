@@ -108,6 +108,14 @@ cells = st.one_of(
 )
 
 
+def _in_blocks(path, batch_size, block):
+    """The file's batches, read in blocks of ``block`` bytes (a hypothesis example cannot use
+    the function-scoped monkeypatch fixture: a context of its own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stream, "_BLOCK_BYTES", block)
+        return list(TableStream(path, target="label", batch_size=batch_size))
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     rows=st.lists(st.tuples(cells, cells, st.sampled_from(["x", "y"])), min_size=1, max_size=12),
@@ -124,24 +132,14 @@ def test_json_lines_read_the_same_in_blocks(tmp_path_factory, rows, batch_size, 
     else:
         whole = None
     if whole is not None:
-        old = stream._BLOCK_BYTES
-        stream._BLOCK_BYTES = block
-        try:
-            with pytest.raises(ReadError) as streamed:
-                list(TableStream(path, target="label", batch_size=batch_size))
-        finally:
-            stream._BLOCK_BYTES = old
+        with pytest.raises(ReadError) as streamed:
+            _in_blocks(path, batch_size, block)
         # the same refusal: a key holding numbers and text
         assert ("holds numbers and text" in str(streamed.value)) == (
             "holds numbers and text" in whole
         )
         return
-    old = stream._BLOCK_BYTES
-    stream._BLOCK_BYTES = block
-    try:
-        batches = list(TableStream(path, target="label", batch_size=batch_size))
-    finally:
-        stream._BLOCK_BYTES = old
+    batches = _in_blocks(path, batch_size, block)
     got = pl.concat([b.X for b in batches])
     X = expected.drop("label")
     assert got.schema == X.schema

@@ -222,8 +222,10 @@ def _located(refusal: ReadError, data: TrainingData, choice: str, first: Batch) 
     import polars as pl
 
     wrong = [c for c, t in first.X.schema.items() if t == pl.String]
-    if refusal.column is None or data.kind != "table" or ", row " in str(refusal) or not wrong:
+    if refusal.column is None or data.kind != "table" or not wrong:
         return refusal
+    if first_not_number(first.X, wrong) is not None:
+        return refusal  # found in the first batch: it names its row already
     for raw in data.batches:
         batch = data.prepare(raw)[0]
         if first_not_number(batch.X, wrong) is not None:
