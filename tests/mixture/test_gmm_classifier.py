@@ -272,12 +272,13 @@ def test_not_converged_warns_naming_the_class(wine):
         bk.GaussianMixtureClassifier(n_components=3, random_state=0).fit(X, y)
 
 
+@pytest.mark.parametrize("n_init", [1, 3])
 @pytest.mark.parametrize("cov", ["full", "tied", "diag", "spherical"])
-def test_max_iter_zero_keeps_the_start_as_sklearn(wine, cov):
+def test_max_iter_zero_keeps_the_start_as_sklearn(wine, cov, n_init):
     # scikit-learn's GaussianMixture(max_iter=0) keeps its start, lower_bound_ -inf and no
-    # ConvergenceWarning; each class's mixture here is that start.
+    # ConvergenceWarning; each class's mixture here is that start (of several, the last).
     X, y = wine
-    settings = dict(covariance_type=cov, init_params="kmeans", random_state=0)
+    settings = dict(covariance_type=cov, init_params="kmeans", random_state=0, n_init=n_init)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         ours = bk.GaussianMixtureClassifier(

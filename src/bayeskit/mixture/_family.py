@@ -482,11 +482,12 @@ class GaussianMixtureFamily(Family):
         return self._components(class_data=whole.stats, floor=floor)
 
     def best_start(self, runs: list[EMResult], label: Any, model: Components) -> EMResult:
-        """The run with the largest lower bound (the first of equals)."""
+        """The run with the largest lower bound (the first of equals; the last where none has
+        one, ``max_iter=0``, as scikit-learn's GaussianMixture)."""
         best: EMResult | None = None
         for result in runs:
             self._check_spread(result.stats.stats, label, model)
-            if best is None or result.lower_bound > best.lower_bound:
+            if best is None or result.lower_bound > best.lower_bound or best.lower_bound == -np.inf:
                 best = result
         assert best is not None
         return best
