@@ -111,6 +111,44 @@ def test_a_part_replaced_by_one_learned_otherwise_waits_too():
     np.testing.assert_array_equal(model.predict_proba(DOCS), before)
 
 
+PARTS = [
+    (lambda: TextClassifier(vectorizer=TextClassifier.default_vectorizer()), DOCS, DOC_LABELS,
+     "vectorizer", {"lowercase": False}),
+    (lambda: TextClassifier(model=bk.BernoulliNB()), DOCS, DOC_LABELS, "model", {"binarize": 1.0}),
+    (lambda: bk.SemiSupervisedNB(bk.MultinomialNB(), random_state=0), COUNTS,
+     np.where(np.arange(80) % 3 == 0, -1, LABELS), "estimator", {"alpha": 0.2}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("make", "X", "y", "part", "setting"), PARTS)
+def test_a_part_changed_in_place_waits_too(make, X, y, part, setting):
+    # The model's set_params does not see the part's own: the model compares the part's
+    # learned settings with those it was fitted under wherever it reads its statistics.
+    model = make().fit(X, y)
+    before = model.predict_proba(X)
+    original = {name: getattr(getattr(model, part), name) for name in setting}
+    getattr(model, part).set_params(**setting)
+    name = f"{part}__{next(iter(setting))}"
+    assert not model.__sklearn_is_fitted__()
+    with pytest.raises(NotFittedError, match=f"fitted with {name}=.*on the part itself"):
+        model.predict_proba(X)
+    if hasattr(model, "partial_fit"):
+        with pytest.raises(NotFittedError, match=name):
+            model.partial_fit(X[:4], y[:4])
+    getattr(model, part).set_params(**original)  # set back: the model it was, nothing added
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    getattr(model, part).set_params(**setting)
+    refitted = make().set_params(**{f"{part}__{k}": v for k, v in setting.items()}).fit(X, y)
+    np.testing.assert_allclose(model.fit(X, y).predict_proba(X), refitted.predict_proba(X))
+
+
+def test_a_part_setting_read_at_prediction_changed_in_place_takes_effect():
+    model = TextClassifier(model=bk.MultinomialNB()).fit(DOCS, DOC_LABELS)
+    model.model.set_params(alpha=5.0)
+    again = TextClassifier(model=bk.MultinomialNB(alpha=5.0)).fit(DOCS, DOC_LABELS)
+    np.testing.assert_allclose(model.predict_proba(DOCS), again.predict_proba(DOCS))
+
+
 def test_every_reader_of_the_statistics_refuses_while_waiting():
     import dask.array as da
 

@@ -91,7 +91,9 @@ from ._params import (
     ClassifierMixin,
     ParamNamesOnce,
     fitted_again,
+    part_settings,
     refuse_while_waiting,
+    same_settings,
     waits_for_fit,
 )
 from ._validation import FeatureNames, prepare_input
@@ -410,7 +412,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         # made of are reported by fit (or unlearn…), and the model keeps what it had.
         fitted = self._finalize(summary, parameters)
         self.stats_ = summary
-        self._cache = (summary, fitted)
+        self._cache = (summary, fitted, part_settings(self))
         fitted_again(self)
         return self
 
@@ -443,13 +445,15 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
 
     def _fitted(self) -> FittedParameters:
         """The class log prior, per-block parameters and families, from stats_ and the
-        current hyperparameters; cached until either changes."""
+        current hyperparameters; cached until either changes (a part's settings changed by
+        the part's own ``set_params`` included: they take effect as the model's would)."""
         summary = self._fitted_summary()
         cache = self.__dict__.get("_cache")
-        if cache is not None and cache[0] is summary:
+        parts = part_settings(self)
+        if cache is not None and cache[0] is summary and same_settings(cache[2], parts):
             return cache[1]
         fitted = self._finalize(summary)
-        self._cache = (summary, fitted)
+        self._cache = (summary, fitted, parts)
         return fitted
 
     def _finalize(

@@ -587,27 +587,91 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def refuse_while_waiting(model: Any) -> None:
-    """Raise :class:`~bayeskit.errors.NotFittedError` when ``set_params`` changed a setting
-    ``model``'s statistics were learned under (its contract's ``refit_settings``) since it
-    was fitted, naming the setting."""
+    """Raise :class:`~bayeskit.errors.NotFittedError` when a setting ``model``'s statistics
+    were learned under (its contract's ``refit_settings``) changed since it was fitted —
+    by ``set_params``, or on its part in place (``model.vectorizer.set_params(…)``) —
+    naming the setting."""
     waiting = model.__dict__.get(_WAITING)
-    if not waiting:
-        return
+    if waiting:
+        name, (before, value) = next(iter(waiting.items()))
+        how = "set_params"
+    else:
+        changed = _changed_in_place(model)
+        if changed is None:
+            return
+        name, before, value = changed
+        how = f"{name.partition('__')[0]}.set_params (on the part itself)"
     from .errors import NotFittedError
 
-    name, (before, value) = next(iter(waiting.items()))
     raise NotFittedError(
-        f"This {type(model).__name__} was fitted with {name}={before!r}, which set_params "
+        f"This {type(model).__name__} was fitted with {name}={before!r}, which {how} "
         f"changed to {value!r}: its statistics were learned under the old value, so it needs "
         f"'fit' again (or {name} set back)"
     )
 
 
 def waits_for_fit(model: Any) -> bool:
-    """Whether ``set_params`` changed a setting the fitted ``model`` was learned under."""
-    return bool(model.__dict__.get(_WAITING))
+    """Whether a setting the fitted ``model`` was learned under changed since (by
+    ``set_params``, or on its part in place)."""
+    return bool(model.__dict__.get(_WAITING)) or _changed_in_place(model) is not None
+
+
+#: On a fitted model with parts given as objects: the learned settings of those parts
+#: (``part__setting``) as they were at the fit, to see a part changed in place.
+_PARTS_AT_FIT = "_parts_at_fit"
+
+
+def part_settings(model: Any) -> dict[str, Any]:
+    """The settings of ``model``'s parts given as objects (``vectorizer__lowercase``, …), by
+    nested name: what a part's own ``set_params`` changes without the model's seeing it."""
+    out = {}
+    for head, part in model.get_params(deep=False).items():
+        if part is None or isinstance(part, type) or not hasattr(part, "get_params"):
+            continue
+        out.update((f"{head}__{name}", v) for name, v in part.get_params(deep=False).items())
+    return out
+
+
+def same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two :func:`part_settings` are the same."""
+    return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+
+
+def _parts_learned(model: Any) -> dict[str, Any]:
+    """The learned settings of ``model``'s parts (declared by the model, ``vectorizer__…``,
+    or by the part's own contract), by nested name; parts left at None have none."""
+    declared = getattr(type(model), "contract", None)
+    if declared is None or not declared.refit_settings:
+        return {}
+    out = {}
+    for key, value in part_settings(model).items():
+        head, _, name = key.partition("__")
+        inner = getattr(type(getattr(model, head)), "contract", None)
+        if declared.needs_refit(key) or (inner is not None and inner.needs_refit(name)):
+            out[key] = value
+    return out
+
+
+def _changed_in_place(model: Any) -> tuple[str, Any, Any] | None:
+    """The first learned setting of a part that changed since the fit without ``set_params``
+    of the model seeing it, as (name, value at the fit, value now); else None."""
+    at_fit = model.__dict__.get(_PARTS_AT_FIT)
+    if not at_fit:
+        return None
+    now = _parts_learned(model)
+    for name, before in at_fit.items():
+        value = now.get(name, before)
+        if not _same(value, before):
+            return name, before, value
+    return None
 
 
 def fitted_again(model: Any) -> None:
-    """Forget the settings a fitted model waited for: it was fitted with them now."""
+    """Forget the settings a fitted model waited for: it was fitted with them now (and its
+    parts' learned settings are those it compares with later)."""
     model.__dict__.pop(_WAITING, None)
+    parts = _parts_learned(model)
+    if parts:
+        model.__dict__[_PARTS_AT_FIT] = parts
+    else:
+        model.__dict__.pop(_PARTS_AT_FIT, None)
