@@ -624,7 +624,7 @@ _PARTS_AT_FIT = "_parts_at_fit"
 def part_settings(model: Any) -> dict[str, Any]:
     """The settings of ``model``'s parts given as objects (``vectorizer__lowercase``, …), by
     nested name: what a part's own ``set_params`` changes without the model's seeing it."""
-    out = {}
+    out: dict[str, Any] = {}
     for head, part in model.get_params(deep=False).items():
         if part is None or isinstance(part, type) or not hasattr(part, "get_params"):
             continue
@@ -643,7 +643,7 @@ def _parts_learned(model: Any) -> dict[str, Any]:
     declared = getattr(type(model), "contract", None)
     if declared is None or not declared.refit_settings:
         return {}
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in part_settings(model).items():
         head, _, name = key.partition("__")
         inner = getattr(type(getattr(model, head)), "contract", None)
