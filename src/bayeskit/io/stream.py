@@ -40,10 +40,10 @@ from .readers import (
     _decimal_comma,
     _decode,
     _first_line,
-    _first_record,
     check_feature_columns,
     check_rows,
     choose_separator,
+    first_record,
     header_hint,
     labels_of,
     list_names,
@@ -175,7 +175,7 @@ class TableStream:
         if self.format not in ("csv", "tsv"):
             return None
         head = head.removeprefix(codecs.BOM_UTF8)
-        first = _first_record(head, self.label, self.format, self.separator)
+        first = first_record(head, self.label, self.format, self.separator)
         end = _record_end(head, self.format == "csv", first_only=True)
         self._first = head[:end] if end else head
         if self.header:
