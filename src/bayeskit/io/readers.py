@@ -50,6 +50,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
+from ._quotes import check_swallowed_rows
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -461,6 +462,8 @@ def _read_delimited(
         # message is the fallback.
         check_rows(_decode(data, label), label, fmt, header, separator, quotes=True)
         raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
+    if fmt == "csv":  # read without an error, a stray quote may still have swallowed rows
+        check_swallowed_rows(data, frame, label, separator, header=header, missing=missing)
     # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
     # null in the last column can hide one, so only then are the rows counted one by one.
     if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
