@@ -196,3 +196,22 @@ def test_output_to_a_folder_that_cannot_be_written(cli, files, tmp_path, monkeyp
     }[command]
     _one_line_error(cli(*args), f"{out}: cannot write in the folder", "permission denied")
     assert os.listdir(locked) == []
+
+
+def test_a_stray_quote_that_swallows_rows_is_one_line(cli, tmp_path):
+    # polars reads this file without an error, 30 messages short: every command refuses it
+    from bayeskit.datasets import load_sms_spam
+
+    texts, labels = load_sms_spam()
+    rows = [f"{y},{t}" for y, t in zip(labels, texts, strict=True) if not set(t) & set(',"\r\n')]
+    rows = rows[:300]
+    rows[99] = rows[99].replace(",", ',"', 1)
+    rows[129] += '"'
+    (tmp_path / "sms.csv").write_text("label,text\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    for command in (
+        ["train", tmp_path / "sms.csv", "-t", "label", "-o", tmp_path / "m.bk"],
+        ["evaluate", tmp_path / "sms.csv", "-t", "label"],
+    ):
+        line = _one_line_error(cli(*command), "sms.csv, line 101: the double quote at column")
+        assert "lines 102-131 would be read into that one field" in line
+    assert not (tmp_path / "m.bk").exists()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -103,3 +105,49 @@ def test_a_held_out_file_reads_string_labels_that_look_like_numbers_as_strings(t
     (tmp_path / "train.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "test.csv").write_text("x,y\n1,01\n2,02\n4,01\n")
     _run("evaluate", tmp_path / "train.csv", "-t", "y", "--test", tmp_path / "test.csv")
+
+
+@pytest.fixture
+def target_first(tmp_path):
+    """A model trained on a file without a header whose first column is the target, and the
+    same rows without it (every column one place to the left of the training file's)."""
+    rows = [f"{'ep'[i % 2]},{'abc'[i % 3]},{(i * 7) % 5},{'ab'[(i // 2) % 2]}" for i in range(24)]
+    (tmp_path / "m.data").write_text("\n".join(rows) + "\n")
+    new = "".join(r.split(",", 1)[1] + "\n" for r in rows)
+    (tmp_path / "new.data").write_text(new)
+    model = tmp_path / "m.bk"
+    _run("train", tmp_path / "m.data", "-f", "csv", "--no-header", "-t", "column_1", "-o", model)
+    return model, new, _run("predict", model, tmp_path / "new.data", "-f", "csv")
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd (a shell's <(...))")
+def test_a_headerless_pipe_is_read_once(target_first):
+    # `bayeskit predict m.bk <(zcat new.gz)`: a pipe gives its bytes once; a second read of
+    # it finds nothing (and a FIFO's second open waits for a writer that never comes)
+    model, new, from_file = target_first
+    read_end, write_end = os.pipe()
+    writer = threading.Thread(target=_write_and_close, args=(write_end, new.encode()))
+    writer.start()
+    try:
+        result = CliRunner().invoke(
+            app, ["predict", str(model), f"/dev/fd/{read_end}", "-f", "csv"]
+        )
+    finally:
+        writer.join()
+        os.close(read_end)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == from_file
+
+
+def test_a_headerless_standard_input_is_read_by_the_models_columns(target_first):
+    # standard input, read once, gets the file's reading: not shifted one place
+    model, new, from_file = target_first
+    result = CliRunner().invoke(app, ["predict", str(model), "-"], input=new)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == from_file
+    assert "training target" not in result.stderr
+
+
+def _write_and_close(fd: int, data: bytes) -> None:
+    with os.fdopen(fd, "wb") as pipe:
+        pipe.write(data)

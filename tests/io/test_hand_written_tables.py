@@ -1,15 +1,20 @@
 """Tables as people and spreadsheets write them. Fields padded with spaces (``a, b, label``)
 read as R's ``read.csv`` reads them: `` 2`` is the number 2, `` NA`` among numbers is
 missing, text keeps its spaces, and the names are the names without their spaces; lines
-ended by a lone carriage return read as lines; a stray double quote is named by its line."""
+ended by a lone carriage return read as lines; a stray double quote is named by its line,
+also one that polars reads without an error by taking the rows after it into one field."""
 
 from __future__ import annotations
+
+import csv
+import re
 
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bayeskit.datasets import load_sms_spam
 from bayeskit.io.readers import ReadError, read_table, split_target
 from bayeskit.io.stream import TableStream
 
@@ -161,3 +166,68 @@ def test_padded_infinities_read_as_they_do_unpadded(tmp_path):
     padded, unpadded = read_table(tmp_path / "p.csv"), read_table(tmp_path / "u.csv")
     assert padded.schema == unpadded.schema
     assert padded.equals(unpadded)
+
+
+def _sms_rows(n: int) -> list[tuple[str, str]]:
+    """The first ``n`` messages of the SMS Spam Collection with no comma, quote or line
+    break in them (so a writer that quotes nothing still writes one field per message)."""
+    texts, labels = load_sms_spam()
+    rows = [(str(y), t) for y, t in zip(labels, texts, strict=True) if not set(t) & set(',"\r\n')]
+    return rows[:n]
+
+
+def _hand_written(rows: list[tuple[str, str]]) -> str:
+    """label,text as an exporter that quotes nothing writes it."""
+    return "label,text\n" + "".join(f"{label},{text}\n" for label, text in rows)
+
+
+@pytest.mark.parametrize("block_bytes", [None, 2000])
+def test_a_stray_quote_that_swallows_rows_is_named_by_its_line(tmp_path, monkeypatch, block_bytes):
+    # quoted speech opened in one message and closed in another, 50 messages later: polars
+    # and Python's csv alike read the lines between as one quoted field, without an error
+    rows = _sms_rows(400)
+    rows[239] = (rows[239][0], '"' + rows[239][1])  # file line 241
+    rows[289] = (rows[289][0], rows[289][1] + '"')  # file line 291
+    path = tmp_path / "sms.csv"
+    path.write_text(_hand_written(rows), encoding="utf-8")
+    assert pl.read_csv(path).height == 350  # what a reader that does not look makes of it
+    column = len(rows[239][0]) + 2
+    match = (
+        rf"sms\.csv, line 241: the double quote at column {column} opens a field that ends only "
+        r"on line 291, so lines 242-291 would be read into that one field, yet they look like rows "
+        rf"of the table \(line 242: {rows[240][0]},{re.escape(rows[240][1][:20])}.*\); close the "
+        r"quote on line 241, or, if it is part of the text, quote the whole field with that "
+        rf'quote doubled \("""{re.escape(rows[239][1][1:20])}'
+    )
+    with pytest.raises(ReadError, match=match):
+        read_table(path)
+    if block_bytes is not None:  # read in blocks (the lines named are the file's)
+        monkeypatch.setattr("bayeskit.io.stream._BLOCK_BYTES", block_bytes)
+    with pytest.raises(ReadError, match=match):
+        list(TableStream(path, target="label", batch_size=100))
+
+
+def test_one_row_swallowed_by_a_stray_quote_is_named_too(tmp_path):
+    rows = _sms_rows(30)
+    rows[9] = (rows[9][0], '"' + rows[9][1])
+    rows[10] = (rows[10][0], rows[10][1] + '"')
+    path = tmp_path / "sms.csv"
+    path.write_text(_hand_written(rows), encoding="utf-8")
+    with pytest.raises(ReadError, match=r"line 11: .* ends only on line 12, so line 12 would be "
+                       r"read into that one field, yet it looks like a row"):  # fmt: skip
+        read_table(path)
+
+
+def test_fields_that_hold_line_breaks_are_read_as_written(tmp_path):
+    # a column of conversations, each several messages on lines of their own (some with a
+    # comma: read alone they split in two, but their second part is no label)
+    texts, labels = load_sms_spam()
+    rows = [("\n".join(texts[i : i + 4]), str(labels[i])) for i in range(0, 400, 4)]
+    path = tmp_path / "chats.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([("text", "label"), *rows])
+    assert sum(t.count("\n") for t, _ in rows) > 200
+    frame = read_table(path)
+    assert frame.get_column("text").to_list() == [t for t, _ in rows]
+    batches = list(TableStream(path, target="label", batch_size=30))
+    assert sum(b.rows for b in batches) == len(rows)

@@ -25,8 +25,10 @@ from ..io.readers import (
     check_feature_columns,
     header_hint,
     list_names,
+    read_bytes,
     read_table,
     split_target,
+    table_format,
 )
 from .options import FORMATS
 from .output import note, progress
@@ -406,16 +408,51 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.buffer.read()
 
 
-def read_inputs_table(data: str, options: ReadOptions) -> Any:
-    """A table from a file or, for ``-``, standard input (CSV unless ``--format``, or JSON
-    lines when the first character is ``{``)."""
-    if data != "-":
-        return read_table(data, **options.table_kwargs())
-    raw = _stdin_bytes()
+@dataclass(frozen=True)
+class RawInput:
+    """A table input's bytes, read once, and its format: what :func:`read_inputs_table`
+    parses when ``predict`` has looked at its first record before (standard input, a pipe
+    or a FIFO cannot be read a second time)."""
+
+    data: bytes
+    format: str
+
+
+def raw_input(data: str, options: ReadOptions) -> RawInput:
+    """The bytes of a table input, a file or ``-`` for standard input (CSV unless
+    ``--format``, or JSON lines when the first character is ``{``), and its format."""
     kwargs = options.table_kwargs()
-    if kwargs["format"] is None:
-        kwargs["format"] = "jsonl" if raw.lstrip()[:1] == b"{" else "csv"
-    return read_table(raw, name="<stdin>", **kwargs)
+    if data == "-":
+        raw = _stdin_bytes()
+        return RawInput(raw, kwargs["format"] or ("jsonl" if raw.lstrip()[:1] == b"{" else "csv"))
+    fmt = table_format(data, kwargs["format"])  # refused before the file is read, as read_table
+    return RawInput(read_bytes(Path(data), data), fmt)
+
+
+def read_inputs_table(data: str, options: ReadOptions, raw: RawInput | None = None) -> Any:
+    """A table from a file or, for ``-``, standard input (:func:`raw_input`); from ``raw``
+    when the input was read already."""
+    if data != "-" and raw is None:
+        return read_table(data, **options.table_kwargs())
+    raw = raw_input(data, options) if raw is None else raw
+    kwargs = options.table_kwargs() | {"format": raw.format}
+    return read_table(raw.data, name="<stdin>" if data == "-" else data, **kwargs)
+
+
+def first_record_width(raw: RawInput, label: str, options: ReadOptions) -> int | None:
+    """How many fields the first record of a CSV/TSV input holds (the columns
+    :func:`read_table` reads from it without a header), found without parsing the rest; None
+    for another format, whose header options change nothing, or blank input (which
+    :func:`read_table` refuses)."""
+    import codecs
+
+    from ..io.readers import choose_separator, first_record, unix_lines
+
+    if raw.format not in ("csv", "tsv") or not raw.data.strip():
+        return None
+    head = unix_lines(raw.data).removeprefix(codecs.BOM_UTF8)
+    separator = choose_separator(head, label, raw.format, options.table_kwargs()["separator"])
+    return len(first_record(head, label, raw.format, separator))
 
 
 def read_text_inputs(

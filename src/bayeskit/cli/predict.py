@@ -27,7 +27,7 @@ from .options import (
 if TYPE_CHECKING:
     import numpy as np
 
-    from .data import Inputs, ReadOptions
+    from .data import Inputs, RawInput, ReadOptions
 
 OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -192,9 +192,10 @@ def _inputs(
     # the number 123), as the training file's were.
     kinds = column_kinds(estimator)
     options = replace(options, text_columns=tuple(c for c, k in kinds.items() if k == "text"))
+    raw = None
     if (options.no_header or options.columns is not None) and expected is not None:
-        options = _headerless(data, options, expected, target)
-    frame = read_inputs_table(data, options)
+        options, raw = _headerless(data, options, expected, target)
+    frame = read_inputs_table(data, options, raw)
     source = "<stdin>" if data == "-" else data
     for column in id_columns:
         require_column(frame, column, source, "--id")
@@ -216,33 +217,37 @@ def _inputs(
 
 def _headerless(
     data: str, options: ReadOptions, expected: list[str], target: str | None
-) -> ReadOptions:
+) -> tuple[ReadOptions, RawInput | None]:
     """How to name the columns of a file without a header row for a model trained on one:
     as the training file's columns were named (``--columns``, else ``column_1``...), but
     without the target's when the file has one column fewer than the training file (the same
     rows without their labels): read by position, every column after the target would be
-    taken for the one before it."""
+    taken for the one before it. The input, when it had to be read to count its columns, is
+    returned with the options: it is read once (standard input, a pipe or a FIFO cannot be
+    read again, and a large file is not read twice)."""
     import re
 
-    from .data import read_inputs_table
+    from .data import first_record_width, raw_input
 
-    if target is None or target in expected or data == "-":
-        return options
+    if target is None or target in expected:
+        return options, None
     if options.columns is not None:
         names = [c.strip() for c in options.columns.split(",")]
     else:  # column_k by position: the training file had as many as its highest k
         found = [re.fullmatch(r"column_(\d+)", c) for c in [*expected, target]]
         if not all(found):
-            return options
+            return options, None
         width = max(int(m.group(1)) for m in found if m is not None)
         names = [f"column_{k}" for k in range(1, width + 1)]
     if target not in names:
-        return options
+        return options, None
     kept = [c for c in names if c != target]
     unnamed = replace(options, columns=None, no_header=True)
-    if read_inputs_table(data, unnamed).width != len(kept):
-        return options
-    return replace(options, columns=",".join(kept))
+    raw = raw_input(data, unnamed)
+    label = "<stdin>" if data == "-" else data
+    if first_record_width(raw, label, unnamed) != len(kept):
+        return options, raw
+    return replace(options, columns=",".join(kept)), raw
 
 
 def _prediction_columns(estimator: Any, inputs: Inputs, proba: np.ndarray) -> dict[str, list[Any]]:

@@ -326,7 +326,7 @@ def train_rounds(
     merges: list[str],
     *,
     runner: Runner = run_here,
-    unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
+    unlabelled: Callable[[], Iterator[Batch | FileBatch]] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` by its own rounds (EM: one per iteration, see
     :mod:`bayeskit.reduction`), each a pass over the batches of DATA read again

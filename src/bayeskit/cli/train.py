@@ -45,11 +45,12 @@ ROUND_MODELS = ("gmm",)
 SEMI_SUPERVISED_ALPHA = 0.1
 
 
-def read_unlabelled(source: str, labelled: Any) -> list[Any]:
-    """The documents of ``--unlabeled`` (read as the labelled data is: text or e-mail)."""
-    from ..io.documents import read_documents
+def unlabelled_for(source: str, labelled: Any, target: str | None) -> Any:
+    """How ``--unlabeled`` is read when DATA is a table with a text column
+    (:class:`~bayeskit.cli.semi_supervised.Unlabelled`: a table's column of the same name,
+    lines, an mbox, an e-mail or a folder of documents); refused beside a table of features."""
     from ..io.readers import ReadError
-    from .output import progress
+    from .semi_supervised import Unlabelled
 
     if labelled.kind not in ("text", "email"):
         raise ReadError(
@@ -58,9 +59,7 @@ def read_unlabelled(source: str, labelled: Any) -> list[Any]:
             "Python)",
             path=source,
         )
-    with progress("reading unlabelled files", None) as update:
-        docs = read_documents(source, kind=labelled.kind, progress=update)
-    return list(docs.docs)
+    return Unlabelled.of(source, labelled.kind, labelled.text_column, target)
 
 
 def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
@@ -139,8 +138,12 @@ def train(
         typer.Option(
             "--unlabeled",
             metavar="FOLDER_OR_FILE",
-            help="Unlabelled documents (a folder of files, or a file: one document, or an "
-            "mbox) to learn from as well, by EM (semi-supervised Naive Bayes); text data only.",
+            help="Unlabelled documents to learn from as well, by EM (semi-supervised Naive "
+            "Bayes; text data only), read as DATA's are: a folder, one document per file (an "
+            "mbox file: one per message); a table (.csv, .tsv, .jsonl, .parquet), one per row "
+            "of its text column (named as DATA's, else its only or only free-text column); an "
+            "mbox or e-mail file; any other text file, one document per line. Blank documents "
+            "are skipped; an empty file is refused.",
         ),
     ] = None,
     force: ForceOpt = False,
@@ -165,10 +168,10 @@ def train(
     runs code when loaded). DATA is read and learned a batch at a time, so memory stays flat
     however large it is; --workers or --scheduler spread the work over a Dask cluster. EM
     (--model gmm, and --unlabeled with a folder of class folders) reads DATA again, a batch at
-    a time, at every iteration; --unlabeled with a table's text column reads it whole. A
-    spam filter learned in more than one batch fits its probability scale on held-out scores
-    of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
-    at most --max-terms terms."""
+    a time, at every iteration; --unlabeled with a table's text column for DATA reads both
+    whole. A spam filter learned in more than one batch fits its probability scale on
+    held-out scores of at most 10,000 messages spread evenly over DATA (read a second time); a
+    text model keeps at most --max-terms terms."""
     from ..contract import contract_of
     from ..io.model_file import check_model_file_name
     from . import streaming
@@ -210,12 +213,11 @@ def train(
         from .semi_supervised import train_semi_supervised
 
         with batch_runner(workers, scheduler) as runner:
-            estimator, described, n_extra = train_semi_supervised(
+            estimator, described, extra = train_semi_supervised(
                 lambda: open_data(data, target, text, options, batch_size),
                 unlabeled, batch_size or DOCUMENT_BATCH,
                 model, semi_alpha, integers, options.merge, runner,
             )  # fmt: skip
-        extra = [None] * n_extra
     elif unlabeled is not None:
         # Semi-supervised EM over a table's text column reads the documents whole, here.
         if workers is not None or scheduler is not None:
@@ -226,12 +228,14 @@ def train(
                 param_hint="--workers/--scheduler",
             )
         labelled = load_labelled(data, target, text, options)
-        extra = read_unlabelled(unlabeled, labelled)
+        source = unlabelled_for(unlabeled, labelled, target)
+        docs = source.read()
         estimator = build_model(model, labelled, semi_alpha, integers, semi_supervised=True)
         start = time.perf_counter()
         with progress("training", None):
-            estimator = fit_semi_supervised(estimator, labelled, extra)
+            estimator = fit_semi_supervised(estimator, labelled, docs)
         described = labelled.describe()
+        extra = source.describe(len(docs))
     else:
         extra = None
         with batch_runner(workers, scheduler) as runner:
@@ -268,7 +272,7 @@ def train(
     if families:
         console.print(f"families: {families}")
     if extra is not None:
-        console.print(f"unlabelled: {unlabeled} — {len(extra)} documents, learnt from by EM")
+        console.print(f"unlabelled: {unlabeled} — {extra}, learnt from by EM")
     size = human_size(os.path.getsize(output))
     console.print(f"wrote {output} ({size}) in {seconds:.2f} s")
     console.print(f"next: bayeskit inspect {output}; bayeskit predict {output} NEW_DATA")

@@ -45,7 +45,9 @@ from .readers import ReadError
 __all__ = [
     "Documents",
     "class_folders",
+    "decode_text",
     "is_email",
+    "is_mbox",
     "list_files",
     "read_class_folders",
     "read_documents",
@@ -63,6 +65,7 @@ _HEADER_LINE = re.compile(rb"^([!-9;-~]+:|[ \t])")
 #: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
 _FROM_LINE = re.compile(rb"^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ", re.MULTILINE)
 _SAMPLE_FILES = 24
+_MBOX_HEAD = 1 << 24
 
 
 @dataclass
@@ -102,6 +105,13 @@ def is_email(path: Path, head: bytes) -> bool:
         and all(_HEADER_LINE.match(line) for line in lines[:20])
         and _TRANSPORT.search(header_block) is not None
     )
+
+
+def is_mbox(path: Path, data: bytes) -> bool:
+    """Whether a file (its name and its bytes, of which the first 16 MiB are looked at) is an
+    mbox of messages, each a document: named ``.mbox``, or holding more than one mbox
+    ``From`` line (a lone message with one reads as that message)."""
+    return path.suffix.lower() == ".mbox" or len(_FROM_LINE.findall(data, 0, _MBOX_HEAD)) > 1
 
 
 #: The folders of a Maildir that hold delivered messages.
@@ -161,7 +171,8 @@ def _detect_kind(files: list[Path]) -> str:
     return "email" if 2 * mail > len(sample) else "text"
 
 
-def _decode_text(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
+    """A text document's bytes as text: UTF-8, else latin-1 (which never fails)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -177,10 +188,9 @@ def _read_file(path: Path, kind: str, name: str) -> Iterator[tuple[str, Any]]:
     except OSError as exc:
         raise ReadError(f"{path}: cannot be read ({exc.strerror})", path=str(path)) from None
     if kind == "text":
-        yield name, _decode_text(data)
+        yield name, decode_text(data)
         return
-    is_mbox = path.suffix.lower() == ".mbox" or len(_FROM_LINE.findall(data, 0, 1 << 24)) > 1
-    if is_mbox:
+    if is_mbox(path, data):
         for k, message in enumerate(iter_mbox(path), start=1):
             yield f"{name}#{k}", message
     else:

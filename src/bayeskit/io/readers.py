@@ -50,6 +50,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
+from ._quotes import check_swallowed_rows
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -59,7 +60,9 @@ __all__ = [
     "ReadError",
     "check_feature_columns",
     "check_rows",
+    "first_record",
     "list_names",
+    "read_bytes",
     "read_table",
     "sniff_separator",
     "split_target",
@@ -177,7 +180,7 @@ def read_table(
     else:
         label = name or os.fspath(source)
         fmt = table_format(label if format is None else os.fspath(source), format)
-        data = _read_bytes(Path(source), label)
+        data = read_bytes(Path(source), label)
     if not data.strip():
         raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
     if columns is not None:
@@ -207,7 +210,8 @@ def unix_lines(data: bytes) -> bytes:
     return data.replace(b"\r", b"\n") if b"\r" in data and b"\n" not in data else data
 
 
-def _read_bytes(path: Path, label: str) -> bytes:
+def read_bytes(path: Path, label: str) -> bytes:
+    """The bytes of a table file, refusing a missing file or a folder (``label`` names it)."""
     if not path.exists():
         raise ReadError(f"{label}: no such file or folder; check the path", path=label)
     if path.is_dir():
@@ -426,7 +430,7 @@ def _read_delimited(
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     separator = choose_separator(data, label, fmt, separator)
-    first = _first_record(data, label, fmt, separator)
+    first = first_record(data, label, fmt, separator)
     if header:
         _check_header(first, label)
     elif columns is None:
@@ -458,6 +462,8 @@ def _read_delimited(
         # message is the fallback.
         check_rows(_decode(data, label), label, fmt, header, separator, quotes=True)
         raise ReadError(f"{label}: cannot be read as {fmt.upper()} ({_first_line(exc)})") from None
+    if fmt == "csv":  # read without an error, a stray quote may still have swallowed rows
+        check_swallowed_rows(data, frame, label, separator, header=header, missing=missing)
     # polars pads a short row with nulls (and reads a blank line as a row of nulls): only a
     # null in the last column can hide one, so only then are the rows counted one by one.
     if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
@@ -541,7 +547,7 @@ def _as_numbers(values: Any, decimal_comma: bool) -> Any:
     return values.cast(pl.Float64)
 
 
-def _first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:
+def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:
     """The first non-blank record (the header, when there is one)."""
     head = data[: 1 << 20].decode("utf-8", errors="replace")
     with contextlib.suppress(csv.Error):  # a record cut at 1 MiB: read it all below

@@ -34,16 +34,17 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
+from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     _check_header,
     _decimal_comma,
     _decode,
     _first_line,
-    _first_record,
     check_feature_columns,
     check_rows,
     choose_separator,
+    first_record,
     header_hint,
     labels_of,
     list_names,
@@ -175,7 +176,7 @@ class TableStream:
         if self.format not in ("csv", "tsv"):
             return None
         head = head.removeprefix(codecs.BOM_UTF8)
-        first = _first_record(head, self.label, self.format, self.separator)
+        first = first_record(head, self.label, self.format, self.separator)
         end = _record_end(head, self.format == "csv", first_only=True)
         self._first = head[:end] if end else head
         if self.header:
@@ -363,6 +364,12 @@ class TableStream:
             )
         except pl.exceptions.PolarsError as exc:
             raise self._diagnose(block, line, exc) from None
+        if schema is None and self.format == "csv":
+            # every block is parsed once without a schema (the pass that infers the types)
+            check_swallowed_rows(
+                block, frame, self.label, self.separator, header=False, missing=self.missing,
+                first_line=line,
+            )  # fmt: skip
         # A short row reads as nulls at its end, and a blank line as a row of nulls (polars
         # pads them): when the last column has nulls the block's rows are checked one by one.
         last_nulls = frame.width and frame.get_column(frame.columns[-1]).null_count()
