@@ -293,6 +293,8 @@ def build(
                 raise ModelFileError(f"the stored model is invalid: {exc}") from None
             continue
         stat_cls = STATISTIC_KINDS[block["kind"]]
+        if budget is not None:  # the copies and masks its checks make of the arrays
+            budget.take(stat_cls.read_size(block_arrays), f"reading the {block['kind']} arrays")
         blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
     classes = values_from_json(meta["classes"])
     if not is_sorted_unique(classes):
