@@ -4,6 +4,7 @@ the model it wraps."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,48 @@ def test_an_unlearned_interval_still_loads(tmp_path: Path, cls: type) -> None:
     bk.save(model, tmp_path / "unlearned.bkm")
     loaded = bk.load(tmp_path / "unlearned.bkm")
     np.testing.assert_array_equal(loaded.predict_proba(NUMBERS), model.predict_proba(NUMBERS))
+
+
+@pytest.fixture(scope="module")
+def semi_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+    X = np.array([[3, 0, 1], [0, 3, 1], [2, 0, 0], [4, 1, 0], [0, 2, 0], [1, 4, 1]])
+    path = tmp_path_factory.mktemp("semi") / "semi.bkm"
+    bk.save(bk.SemiSupervisedNB(bk.MultinomialNB()).fit(X, [0, 1, -1, -1, -1, -1]), path)
+    return parts(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            {"params": {"estimator": {"type": "estimator", "class": "GaussianNB", "params": {}}}},
+            ("params.estimator is a GaussianNB", "wrapped model stored is a 'MultinomialNB'"),
+        ),
+        # (a setting of None wraps a MultinomialNB, as fit takes it)
+        (
+            {"params": {"estimator": None}, "inner": {"estimator": "ComplementNB"}},
+            ("ComplementNB",),
+        ),
+        (
+            {"state": {"lower_bounds": [-3.6, float("nan"), -3.3, -3.3]}},
+            ("lower_bounds[1] is nan",),
+        ),
+        (
+            {"state": {"lower_bounds": [-3.6, -3.3, -3.3, float("inf")]}},
+            ("lower_bounds[3] is inf",),
+        ),
+        ({"state": {"n_iter": -1, "lower_bounds": []}}, ("state.n_iter is -1",)),
+        ({"state": {"n_iter": 9}}, ("holds 4 values for n_iter=9",)),
+    ],
+)
+def test_a_semi_supervised_record_must_fit_its_model(
+    tmp_path: Path, semi_file: Any, change: dict[str, Any], words: tuple[str, ...]
+) -> None:
+    meta, entries = copy.deepcopy(semi_file)
+    meta["params"].update(change.get("params", {}))
+    meta["state"].update(change.get("state", {}))
+    meta["state"]["inner"].update(change.get("inner", {}))
+    assert len(meta["state"]["lower_bounds"]) == 4 or "n_iter" in change.get("state", {})
+    path = tmp_path / "semi.bkm"
+    seal(path, meta, entries)
+    refused(path, *words)
