@@ -124,3 +124,10 @@ def test_a_semi_supervised_record_must_fit_its_model(
     path = tmp_path / "semi.bkm"
     seal(path, meta, entries)
     refused(path, *words)
+
+
+def test_a_semi_supervised_section_holds_only_its_fields(tmp_path: Path, semi_file: Any) -> None:
+    meta, entries = copy.deepcopy(semi_file)
+    meta["state"]["inner"]["checksum"] = "0" * 64
+    seal(tmp_path / "semi.bkm", meta, entries)
+    refused(tmp_path / "semi.bkm", "state.inner holds the field 'checksum'")

@@ -30,8 +30,9 @@ from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
 from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
-from ._format import DOCUMENTS_VERSION, FORMAT_NAME, Budget
+from ._format import DOCUMENTS_VERSION, FORMAT_NAME, HEADER_FIELDS, Budget
 from ._format import build as _build
+from ._format import check_fields as _check_fields
 from ._format import check_manifest as _check_manifest
 from ._format import check_meta as _check_meta
 from ._format import decode_more as _decode_more
@@ -72,6 +73,7 @@ def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, by
 
 def check_semi_meta(meta: dict[str, Any]) -> dict[str, str]:
     """Check the wrapper's fields; return the manifest {entry name: sha256}."""
+    _check_fields(meta, HEADER_FIELDS | {"state"}, "meta.json")
     for key in ("params", "state"):
         if type(meta.get(key)) is not dict:
             raise ModelFileError(f"meta.json: {key} must be a dict")
@@ -145,7 +147,7 @@ def build_semi(
         _text_state.check_text_meta(inner)
         fitted = _text_state.build_text(inner, inner_arrays, budget)
     else:
-        _check_meta(inner)
+        _check_meta(inner, "state.inner")
         fitted = _build(inner, inner_arrays, budget)
     classes = values_from_json(state.get("classes"))
     if not is_classifier(fitted):  # (a file whose wrapped section is a vectorizer's)
