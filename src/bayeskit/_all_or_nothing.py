@@ -14,6 +14,7 @@ import numpy as np
 from .errors import DataError
 from .families import Family
 from .stats import Summary
+from .stats._base import first_true
 
 
 @contextlib.contextmanager
@@ -123,7 +124,7 @@ def _bad_parameter(
             with np.errstate(invalid="ignore"):
                 bad = np.isnan(array) | np.isposinf(array)
             if bad.any():
-                index = tuple(int(i) for i in np.argwhere(bad)[0])
+                index = first_true(bad)
                 return name, index, float(array[index]), array.shape
     return None
 

@@ -38,6 +38,10 @@ def _tag_of(value: Any) -> str:
     )
 
 
+#: The Python type json reads for each tag's values as values_to_json writes them.
+_JSON_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str}
+
+
 def _plain(value: Any, tag: str) -> Any:
     return {"bool": bool, "int": int, "float": float, "str": str}[tag](value)
 
@@ -69,7 +73,13 @@ def values_from_json(obj: Any) -> np.ndarray:
                 and item[0] in ("bool", "int", "float", "str")
             ):
                 raise ModelFileError("malformed tagged value in model metadata")
-            out[i] = _plain(item[1], item[0])
+            # the JSON type save writes for the tag (int(1.5) would make a label of 1)
+            if type(item[1]) is not _JSON_TYPES[item[0]]:
+                raise ModelFileError(
+                    f"the value {item[1]!r} tagged {item[0]!r} in model metadata is not a "
+                    f"JSON {_JSON_TYPES[item[0]].__name__}"
+                )
+            out[i] = item[1]
         return out
     try:
         np_dtype = np.dtype(dtype)
@@ -90,6 +100,13 @@ def values_from_json(obj: Any) -> np.ndarray:
                 f"(the longest has {longest} characters)"
             )
         return natural.astype(np_dtype)
+    expected = _JSON_TYPES[_SCALAR_TAGS[np_dtype.kind]]
+    at = next((i for i, v in enumerate(raw) if type(v) is not expected), None)
+    if at is not None:  # (numpy would cast it: 1.5 to an int64 label of 1)
+        raise ModelFileError(
+            f"the value {raw[at]!r} in a {dtype} list of model metadata is not a JSON "
+            f"{expected.__name__}"
+        )
     try:
         return np.asarray(raw, dtype=np_dtype)
     except (TypeError, ValueError, OverflowError) as exc:

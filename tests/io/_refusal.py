@@ -6,6 +6,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import subprocess
+import sys
+import textwrap
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -51,3 +54,40 @@ def npy(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()
+
+
+_MEASURE = textwrap.dedent(
+    """
+    import resource, sys, time
+    import bayeskit as bk
+    from bayeskit.errors import ModelFileError
+    max_bytes = int(sys.argv[1])
+    bk.load(sys.argv[2])  # a valid file: every import and compiled function is warm
+    for path in sys.argv[3:]:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        start = time.perf_counter()
+        try:
+            bk.load(path, max_bytes=max_bytes)
+            outcome = "loaded"
+        except ModelFileError:
+            outcome = "refused"
+        seconds = time.perf_counter() - start
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        print(outcome, grown, f"{seconds:.3f}", flush=True)
+    """
+)
+
+
+def measured_loads(
+    valid: Path, paths: list[Path], max_bytes: int = model_file.DEFAULT_MAX_BYTES
+) -> list[tuple[str, int, float]]:
+    """("loaded" or "refused", growth of the peak resident memory in KB, seconds) of loading
+    each file in turn, in a fresh process warmed up by loading ``valid``."""
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(max_bytes), str(valid), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout.split()
+    return [(out[i], int(out[i + 1]), float(out[i + 2])) for i in range(0, len(out), 3)]

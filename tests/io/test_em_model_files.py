@@ -380,4 +380,4 @@ def test_a_semi_supervised_file_wrapping_a_vectorizer_is_refused(tmp_path):
     inner, inner_entries = parts(tmp_path / "tv.bk")
     meta["state"]["inner"] = inner
     seal(tmp_path / "bad.bk", meta, {f"inner.{k}": v for k, v in inner_entries.items()})
-    refused(tmp_path / "bad.bk", "the wrapped model is a TextVectorizer, not a classifier")
+    refused(tmp_path / "bad.bk", "the wrapped model stored is a 'TextVectorizer'")

@@ -9,9 +9,6 @@ import hashlib
 import io
 import math
 import struct
-import subprocess
-import sys
-import textwrap
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -26,7 +23,7 @@ from bayeskit.errors import ModelFileError, SingularCovarianceError
 from bayeskit.stats.scatter import Scatter
 from bayeskit.text import TextClassifier, TextVectorizer
 
-from ._refusal import npy, parts, refused, seal
+from ._refusal import measured_loads, npy, parts, refused, seal
 
 RNG = np.random.default_rng(0)
 COUNTS = RNG.poisson(1.5, size=(30, 3)).astype(np.float64)
@@ -227,27 +224,6 @@ def test_hostile_file_is_refused_by_name(name: str, hostile_files: dict[str, Pat
     refused(path, HOSTILE[name][1])
 
 
-_MEASURE = textwrap.dedent(
-    """
-    import resource, sys, time
-    import bayeskit as bk
-    from bayeskit.errors import ModelFileError, SingularCovarianceError
-    bk.load(sys.argv[1])  # a valid file: every import and compiled function is warm
-    for path in sys.argv[2:]:
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        start = time.perf_counter()
-        try:
-            bk.load(path)
-            outcome = "loaded"
-        except ModelFileError:
-            outcome = "refused"
-        seconds = time.perf_counter() - start
-        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-        print(outcome, grown, f"{seconds:.3f}", flush=True)
-    """
-)
-
-
 def test_hostile_files_load_in_bounded_memory_and_time(
     hostile_files: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -255,18 +231,12 @@ def test_hostile_files_load_in_bounded_memory_and_time(
     fresh process (before: the 2.3 GB bomb reached 2.3 GB, S2000000000 allocated 4 GB)."""
     valid = saved_model(tmp_path, bk.MultinomialNB(), COUNTS)
     names = list(HOSTILE)
-    out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, str(valid), *(str(hostile_files[n]) for n in names)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    ).stdout.split("\n")
-    for name, line in zip(names, out, strict=False):
-        outcome, grown_kb, seconds = line.split()
+    for name, (outcome, grown_kb, seconds) in zip(
+        names, measured_loads(valid, [hostile_files[n] for n in names]), strict=True
+    ):
         assert outcome == "refused", name
-        assert int(grown_kb) < 150 * 1024, (name, int(grown_kb) // 1024, "MB")
-        assert float(seconds) < 10, (name, seconds)
+        assert grown_kb < 150 * 1024, (name, grown_kb // 1024, "MB")
+        assert seconds < 10, (name, seconds)
 
 
 def test_max_bytes_bounds_what_a_trusted_model_may_take(tmp_path: Path) -> None:

@@ -475,6 +475,14 @@ def test_refuses_npy_whose_header_lies_about_its_size(saved: Path) -> None:
         ({"blocks": [{"kind": "os.system", "meta": {}, "arrays": {}}]}, ("unknown statistic",)),
         ({"feature_names_in": [1, 2, 3]}, ("feature_names_in",)),
         ({"class_count": "block0.total.npy"}, ("manifest does not match",)),
+        # fields and values save never writes (they loaded: the 1.5 as a label of 1)
+        ({"comment": "hi"}, ("meta.json holds the field 'comment'",)),
+        (
+            {"classes": {"dtype": "object", "values": [["int", 1.5], ["int", 2]]}},
+            ("the value 1.5 tagged 'int'",),
+        ),
+        ({"classes": {"dtype": "int64", "values": [1.5, 2]}}, ("1.5 in a int64 list",)),
+        ({"classes": {"dtype": "bool", "values": [0, 1]}}, ("0 in a bool list",)),
     ],
 )
 def test_refuses_wrong_metadata(saved: Path, change: dict[str, Any], words: tuple[str]) -> None:

@@ -286,11 +286,12 @@ def test_bad_cells_in_a_file_are_refused(change, message):
 
 
 def test_the_loading_budget_counts_the_full_array():
-    """What a model file's budget takes before finalize: the full array finalize may make
-    (weight normalisation), however few cells the file holds."""
+    """What a model file's budget takes before finalize: at least the full array finalize may
+    make (weight normalisation), however few cells the file holds (its temporaries too:
+    tests/io/test_load_budget.py measures them)."""
     from bayeskit.families.complement import Complement
 
     cells = SparseCounts.of(Counts(np.ones(3), np.eye(3, 1000)))
     assert cells.cells.nnz == 3
-    assert Complement(norm=True).parameter_size(cells) == 3 * 1001
-    assert Complement().parameter_size(cells.dense()) == 3 * 1001
+    assert Complement(norm=True).parameter_size(cells) >= 3 * 1001
+    assert Complement().parameter_size(cells.dense()) >= 3 * 1001

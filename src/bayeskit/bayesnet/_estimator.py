@@ -20,6 +20,7 @@ from ..naive_bayes._columns import column_types, real_columns
 from ..naive_bayes._numeric import wrap_sklearn_errors
 from ..naive_bayes._table import refuse_dates, to_table
 from ..stats import Sample, Summary
+from ._counts import SubsetCounts
 
 #: ``discretize``: which columns are cut into intervals.
 DISCRETIZE = ("floats", "numbers", "none")
@@ -203,8 +204,45 @@ class NetworkClassifier(GenerativeClassifier):
         for c in cuts:
             if not np.all(np.isfinite(c)) or np.any(np.diff(c) <= 0):
                 raise ModelFileError("stored cut points must be finite and increasing")
+        if numeric and self.discretize == "none":
+            raise ModelFileError(
+                f"the stored model cuts {len(numeric)} column(s) into intervals under "
+                "discretize='none', which cuts none"
+            )
         self._numeric_ = numeric
         self._cuts_ = cuts
+
+    def set_fitted_record(self, record: Any, summary: Summary) -> None:
+        # The stored cut points (the layout state, taken before the statistics are read)
+        # against the statistics: a cut column's categories are the intervals its cuts make,
+        # indices 0 to the number of cuts (fewer once rows are unlearned: an emptied interval
+        # is dropped), or prediction codes its values into intervals its counts never name.
+        super().set_fitted_record(record, summary)
+        block = summary.blocks[0] if summary.blocks else None
+        categories = block.categories if isinstance(block, SubsetCounts) else ()
+        names = self._feature_names()
+        for j, cuts in zip(
+            getattr(self, "_numeric_", ()), getattr(self, "_cuts_", ()), strict=True
+        ):
+            values = categories[j] if j < len(categories) else None
+            if values is None:
+                continue
+            intervals = len(cuts) + 1
+            numbers = values.dtype.kind in "biuf"
+            if not numbers or (
+                values.size
+                and not (
+                    np.all(values == np.floor(values))
+                    and values.min() >= 0
+                    and values.max() < intervals
+                )
+            ):
+                raise ModelFileError(
+                    f"{column_label(names, j)} is cut into {intervals} intervals by its "
+                    f"{len(cuts)} stored cut points, but its categories are "
+                    f"{_sample(values)}: a cut column's categories are interval indices 0 to "
+                    f"{intervals - 1}"
+                )
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -242,3 +280,9 @@ class TreeClassifier(NetworkClassifier):
         (block,) = self._blocks_of(X)
         factors: np.ndarray = families[0].factors(params[0], block)  # type: ignore[attr-defined]
         return factors
+
+
+def _sample(values: np.ndarray, n: int = 5) -> str:
+    """The first ``n`` of ``values`` as a list, for a message."""
+    shown = ", ".join(repr(v) for v in values[:n].tolist())
+    return f"[{shown}{', …' if len(values) > n else ''}]"

@@ -89,6 +89,21 @@ def structured(
     return StructuredWeights(base, shift, matrix)
 
 
+def structured_size(stats: Counts) -> int:
+    """An upper bound of the bytes :func:`structured` allocates at its peak for ``stats``
+    (a model file's load takes it from its budget first), from the number of its cells with
+    counts ``n`` (counted in place for a full array) and of its terms ``f``: the cells found
+    in a full array and turned by term (32 bytes a cell), or, later, the cells (16), the
+    copies of their classes (8), each cell's term (8), their values and the temporaries of
+    the complement's (24) or the weights' (16) arithmetic: at most 56 bytes a cell, and 64
+    a term for the pointers, the per-term arrays and their temporaries."""
+    if isinstance(stats, SparseCounts):
+        n = int(stats.cells.nnz)
+    else:
+        n = int(np.count_nonzero(stats.total))
+    return 56 * n + 64 * stats.n_features + 32 * stats.n_classes
+
+
 def others(own: np.ndarray) -> np.ndarray:
     """Each class's total of the other classes' counts, summed as they are (subtracting a
     class from the whole would lose the digits of a total far smaller than the whole)."""

@@ -20,7 +20,7 @@ from .._lazy import sparse as sp
 from .._validation import column_label, first_bad, position
 from ..errors import DataError, ParameterError
 from ..stats import Counts
-from ..stats._base import safe_ratio
+from ..stats._base import first_true, safe_ratio
 from ._base import Family, safe_dot, split_missing
 from ._counts_common import (
     Block,
@@ -167,6 +167,15 @@ class Binomial(Family):
     def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Counts:
         return count_totals(X, R)
 
+    def parameter_size(self, stats: Counts) -> int:
+        # finalize's peak in (n_classes, n_features) arrays, its temporaries too (a model
+        # file's load takes it from its budget first): the mean count and its masks, the
+        # rescaled counts, trials and pseudo-counts, successes, failures and denominators,
+        # and each log ratio with its two logarithms; the rows observed where values are
+        # missing
+        arrays = 13 + (stats.missing is not None)
+        return arrays * stats.n_classes * stats.n_features + 4 * stats.n_features
+
     def finalize(self, stats: Counts) -> BinomialParams:
         k = check_trials(self.n_trials, stats.n_features)
         alpha = check_alpha(self.alpha, stats.n_features)
@@ -175,7 +184,7 @@ class Binomial(Family):
         mean = safe_ratio(stats.total, w)
         above = (w > 0) & (mean > k * (1 + 1e-12))
         if above.any():
-            c, j = (int(v) for v in np.argwhere(above)[0])
+            c, j = first_true(above)
             raise ParameterError(
                 f"n_trials = {k[j]:g} for feature {j} is below the mean count "
                 f"{mean[c, j]:g} the model was trained on; n_trials cannot shrink below "

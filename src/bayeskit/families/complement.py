@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from ..stats import Counts
-from ..stats._base import safe_ratio
+from ..stats import Counts, SparseCounts
+from ..stats._base import first_true, safe_ratio
 from ._dirichlet import log_ratio
 from ._structured import StructuredWeights, others, structured
 from .multinomial import Multinomial, MultinomialParams
@@ -65,9 +65,21 @@ class Complement(Multinomial):
     def config(self) -> dict[str, Any]:
         return {**super().config(), "norm": self.norm}
 
+    def _dense_arrays(self, stats: Counts, positive: bool) -> float:
+        # the complement counts; where a pseudo-count is 0, their copy where a class has none
+        # and the masks looking for a zero among them (two bytes a cell); the normalised
+        # weights (norm=True); the statistic's own full array when it keeps only its cells
+        return (1.0 if positive else 2.25) + self.norm + isinstance(stats, SparseCounts)
+
+    def _structures(self) -> bool:
+        return not self.norm  # (each class's weights divided by their sum: kept whole)
+
+    def _pools(self) -> bool:
+        return True
+
     def structured(self, stats: Counts) -> StructuredWeights | None:
-        if self.norm:
-            return None  # (each class's weights divided by their sum: kept whole)
+        if not self._structures():
+            return None
         pooled = stats.feature_totals()
         pseudo = np.broadcast_to(
             np.asarray(self._pseudo(stats, pooled), dtype=np.float64), (stats.n_features,)
@@ -94,7 +106,7 @@ class Complement(Multinomial):
         low = complement.min() if complement.size else 1.0
         empty = (complement <= 0) & (stats.weight[:, None] > 0) if low <= 0 else None
         if empty is not None and empty.any():
-            c, j = (int(v) for v in np.argwhere(empty)[0])
+            c, j = first_true(empty)
             raise ParameterError(
                 f"feature {j} has no counts outside class index {c}, so its complement "
                 "probability is 0 and its weight infinite; ComplementNB needs smoothing "

@@ -16,6 +16,8 @@ and unlearn stay exact).
 from __future__ import annotations
 
 import functools
+import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +26,7 @@ import numpy as np
 
 from .._lazy import sparse as sp
 from .._validation import LARGEST_VALUE, check_non_negative, check_not_infinite
-from ..stats import Counts
+from ..stats import Counts, SparseCounts
 from . import _structured
 from ._base import Family, safe_dot, split_missing
 from ._class_cells import counts_of
@@ -124,9 +126,53 @@ class Multinomial(Family):
         return counts_of(R, X)
 
     def parameter_size(self, stats: Counts) -> int:
-        # the full array finalize may make (norm=True, no smoothing), whatever the layout the
-        # statistic is kept in (its cells take less)
-        return stats.n_classes * (stats.n_features + 1)
+        # finalize's peak, its temporaries too: a model file's load takes it from its budget
+        # before finalize runs (a dense count array's cells, found and turned into structured
+        # weights, took 7 times the array it came from)
+        full = stats.n_classes * (stats.n_features + 1)
+        positive = self._positive(stats)
+        structures = self._structures()
+        sizes = [0]
+        if stats.n_classes * stats.n_features >= _structured.STRUCTURED_CELLS and structures:
+            pooled = 0
+            if self._pools() and isinstance(stats, SparseCounts) and not stats.pools_by_cells():
+                pooled = stats.n_classes * stats.n_features  # its full array, made to sum it
+            sizes.append(-(-_structured.structured_size(stats) // 8) + pooled)
+            if positive:  # the structured weights are then always made
+                return max(sizes)
+        # (and three arrays a term: pooled counts, pseudo-counts and their temporary)
+        dense = math.ceil(self._dense_arrays(stats, positive) * full) + 3 * stats.n_features
+        return max(*sizes, dense)
+
+    def _structures(self) -> bool:
+        """Whether a large model's weights are tried in structured form first."""
+        return True
+
+    def _dense_arrays(self, stats: Counts, positive: bool) -> float:
+        """How many (n_classes, n_features) float64 arrays :meth:`dense` holds at once: the
+        sum with the pseudo-counts, its copy where a class has no count at all (none when
+        every pseudo-count is ``positive``), and the statistic's own full array when it
+        keeps only its cells."""
+        return (1.0 if positive else 2.0) + isinstance(stats, SparseCounts)
+
+    def _pools(self) -> bool:
+        """Whether the weights need each term's total over the classes."""
+        return self.smoothing == "corpus"
+
+    def _positive(self, stats: Counts) -> bool:
+        """Whether every pseudo-count is positive (no probability is then 0), told without
+        allocating what the budget has not taken yet: a sparse statistic's full array, made
+        to sum it for the corpus prior, is not made to tell (False, the larger bound)."""
+        if (
+            self.smoothing == "corpus"
+            and isinstance(stats, SparseCounts)
+            and not stats.pools_by_cells()
+        ):
+            return False
+        with warnings.catch_warnings():  # (finalize warns about a raised alpha itself)
+            warnings.simplefilter("ignore")
+            pseudo = self._pseudo(stats)
+        return bool(np.size(pseudo)) and float(np.min(pseudo)) > 0
 
     def _pseudo(self, stats: Counts, pooled: np.ndarray | None = None) -> Any:
         """The pseudo-counts added to ``stats.total`` (``pooled``: its column sums, when the

@@ -27,7 +27,7 @@ from .._lazy import special
 from .._validation import check_non_negative, first_bad
 from ..errors import DataError, ParameterError
 from ..stats import Counts
-from ..stats._base import safe_ratio
+from ..stats._base import first_true, safe_ratio
 from ._base import Family, safe_dot, split_missing
 from ._counts_common import (
     Block,
@@ -117,6 +117,14 @@ class Poisson(Family):
     def summarize(self, X: Block, R: np.ndarray | sp.spmatrix) -> Counts:
         return count_totals(X, R)
 
+    def parameter_size(self, stats: Counts) -> int:
+        # finalize's peak in (n_classes, n_features) arrays, its temporaries too (a model
+        # file's load takes it from its budget first): numerators, denominators, their ratio,
+        # the rates, their logarithm and its masked copy, and the masks; the rows observed
+        # where values are missing
+        arrays = 6 + (stats.missing is not None)
+        return arrays * stats.n_classes * stats.n_features + 8 * stats.n_features
+
     def finalize(self, stats: Counts) -> PoissonParams:
         estimate = check_estimate(self.estimate)
         alpha = check_alpha(self.alpha, stats.n_features)
@@ -141,7 +149,7 @@ class Poisson(Family):
             rate = np.where(den > 0, safe_ratio(num, den), fallback[None, :])
         rate[:, ~known] = 0.0
         if np.isinf(rate).any():
-            c, j = (int(v) for v in np.argwhere(np.isinf(rate))[0])
+            c, j = first_true(np.isinf(rate))
             raise ParameterError(
                 f"the rate of feature {j} in class index {c}, (S + alpha) / (w + beta) = "
                 f"{float(np.broadcast_to(num, rate.shape)[c, j]):.3g} / {float(den[c, j]):.3g}, "

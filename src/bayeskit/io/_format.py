@@ -251,9 +251,35 @@ def check_section(section: dict[str, Any], where: str) -> list[str]:
     return [section["class_count"]] + [n for b in section["blocks"] for n in b["arrays"].values()]
 
 
-def check_meta(meta: dict[str, Any]) -> dict[str, str]:
-    """Check the meta.json of a model of ESTIMATORS; return the manifest {entry: sha256}."""
-    used = check_section(meta, "meta.json")
+#: The fields of every model file's meta.json (``reading``: a file ``bayeskit train`` wrote);
+#: a SemiSupervisedNB's wrapped section holds neither a checksum nor a reading.
+HEADER_FIELDS = frozenset(
+    {"format", "format_version", "bayeskit_version", "estimator", "params", "entries",
+     "checksum", "reading"}
+)  # fmt: skip
+#: The fields of a generative classifier's section (see model_section).
+SECTION_FIELDS = frozenset(
+    {"n_features_in", "feature_names_in", "classes", "class_count", "blocks",
+     "classes_declared", "state", "fitted"}
+)  # fmt: skip
+
+
+def check_fields(meta: dict[str, Any], allowed: frozenset[str], where: str) -> None:
+    """Refuse a field save never writes there: a file holds only what its reader checks."""
+    unknown = sorted(set(meta) - allowed)
+    if unknown:
+        raise ModelFileError(
+            f"{where} holds the field {unknown[0]!r}, which bayeskit does not write there "
+            f"(its fields: {', '.join(sorted(allowed))})"
+        )
+
+
+def check_meta(meta: dict[str, Any], where: str = "meta.json") -> dict[str, str]:
+    """Check the meta.json of a model of ESTIMATORS (or a SemiSupervisedNB's wrapped section,
+    ``where``); return the manifest {entry: sha256}."""
+    header = HEADER_FIELDS if where == "meta.json" else HEADER_FIELDS - {"checksum", "reading"}
+    check_fields(meta, header | SECTION_FIELDS, where)
+    used = check_section(meta, where)
     manifest = check_manifest(meta)
     if sorted(used) != sorted(manifest):
         raise ModelFileError("meta.json: the manifest does not match the arrays the model uses")
@@ -293,6 +319,8 @@ def build(
                 raise ModelFileError(f"the stored model is invalid: {exc}") from None
             continue
         stat_cls = STATISTIC_KINDS[block["kind"]]
+        if budget is not None:  # the copies and masks its checks make of the arrays
+            budget.take(stat_cls.read_size(block_arrays), f"reading the {block['kind']} arrays")
         blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
     classes = values_from_json(meta["classes"])
     if not is_sorted_unique(classes):

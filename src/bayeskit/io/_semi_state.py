@@ -19,6 +19,7 @@ later ``fit`` for an unbounded EM run. The training rows' ``transduction_`` and
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,9 @@ from .._version import __version__
 from ..errors import BayeskitError, ModelFileError
 from ..semi_supervised import SemiSupervisedNB
 from . import _text_state
-from ._format import DOCUMENTS_VERSION, FORMAT_NAME, Budget
+from ._format import DOCUMENTS_VERSION, FORMAT_NAME, HEADER_FIELDS, Budget
 from ._format import build as _build
+from ._format import check_fields as _check_fields
 from ._format import check_manifest as _check_manifest
 from ._format import check_meta as _check_meta
 from ._format import decode_more as _decode_more
@@ -71,6 +73,7 @@ def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, by
 
 def check_semi_meta(meta: dict[str, Any]) -> dict[str, str]:
     """Check the wrapper's fields; return the manifest {entry name: sha256}."""
+    _check_fields(meta, HEADER_FIELDS | {"state"}, "meta.json")
     for key in ("params", "state"):
         if type(meta.get(key)) is not dict:
             raise ModelFileError(f"meta.json: {key} must be a dict")
@@ -106,15 +109,6 @@ def build_semi(
         raise ModelFileError("meta.json: state.inner is not a bayeskit model's meta.json")
     if inner["format_version"] > meta["format_version"]:
         raise ModelFileError("meta.json: the wrapped model needs a newer format than the file")
-    inner_arrays = {k[len(_INNER) :]: v for k, v in arrays.items() if k.startswith(_INNER)}
-    text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
-    if text and inner["format_version"] < DOCUMENTS_VERSION:  # the "text" state of version 2
-        _text_state.check_text_meta(inner)
-        fitted = _text_state.build_text(inner, inner_arrays, budget)
-    else:
-        _check_meta(inner)
-        fitted = _build(inner, inner_arrays, budget)
-    classes = values_from_json(state.get("classes"))
     n_iter, converged, bounds = (
         state.get("n_iter"),
         state.get("converged"),
@@ -124,9 +118,38 @@ def build_semi(
         type(n_iter) is not int
         or type(converged) is not bool
         or not isinstance(bounds, list)
-        or not all(isinstance(b, (int, float)) for b in bounds)
+        or not all(type(b) in (int, float) for b in bounds)
     ):
         raise ModelFileError("meta.json: state.n_iter, converged and lower_bounds are malformed")
+    if n_iter < 0:
+        raise ModelFileError(f"meta.json: state.n_iter is {n_iter}; EM runs 0 iterations or more")
+    if len(bounds) != n_iter:
+        raise ModelFileError(
+            f"meta.json: state.lower_bounds holds {len(bounds)} values for n_iter={n_iter} "
+            "iterations (one log-likelihood each)"
+        )
+    for i, bound in enumerate(bounds):
+        if not math.isfinite(bound):
+            # (JSON as Python reads it takes NaN and Infinity; no iteration gives them)
+            raise ModelFileError(
+                f"meta.json: state.lower_bounds[{i}] is {bound}; a log-likelihood per row is "
+                "a finite number"
+            )
+    # the kind the settings name (None: MultinomialNB, as fit takes it) is the kind stored
+    named = "MultinomialNB" if model.estimator is None else type(model.estimator).__name__
+    if named != estimator:
+        raise ModelFileError(
+            f"params.estimator is a {named}, but the wrapped model stored is a {estimator!r}"
+        )
+    inner_arrays = {k[len(_INNER) :]: v for k, v in arrays.items() if k.startswith(_INNER)}
+    text = isinstance(estimator, str) and estimator in _text_state.TEXT_ESTIMATORS
+    if text and inner["format_version"] < DOCUMENTS_VERSION:  # the "text" state of version 2
+        _text_state.check_text_meta(inner)
+        fitted = _text_state.build_text(inner, inner_arrays, budget)
+    else:
+        _check_meta(inner, "state.inner")
+        fitted = _build(inner, inner_arrays, budget)
+    classes = values_from_json(state.get("classes"))
     if not is_classifier(fitted):  # (a file whose wrapped section is a vectorizer's)
         raise ModelFileError(
             f"the wrapped model is a {type(fitted).__name__}, not a classifier; a "

@@ -56,9 +56,11 @@ from ..text.calibration import BINS
 from ._documents_block import decode_terms, encode_terms
 from ._format import (
     ESTIMATORS,
+    HEADER_FIELDS,
     Budget,
     assemble,
     build,
+    check_fields,
     check_manifest,
     check_section,
     decode_more,
@@ -122,6 +124,7 @@ def check_text_meta(meta: dict[str, Any]) -> dict[str, str]:
             f"a {meta['estimator']} needs format_version {TEXT_FORMAT_VERSION}, not "
             f"{meta['format_version']}"
         )
+    check_fields(meta, HEADER_FIELDS | {"state"}, "meta.json")
     for key in ("params", "state"):
         if type(meta.get(key)) is not dict:
             raise ModelFileError(f"meta.json: {key} must be a dict")

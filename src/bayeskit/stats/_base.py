@@ -129,6 +129,17 @@ class Statistic(ABC):
     def from_arrays(cls: type[S], arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> S:
         """Inverse of :meth:`to_arrays`."""
 
+    @classmethod
+    def read_size(cls, arrays: Mapping[str, Any]) -> int:
+        """An upper bound of the bytes :meth:`from_arrays` allocates for ``arrays`` beyond
+        them, known before it runs (a model file's load takes it from its budget first): the
+        float64 copy :func:`check_arrays` makes of each array stored as another type."""
+        return sum(
+            8 * a.size
+            for a in arrays.values()
+            if isinstance(a, np.ndarray) and a.dtype != np.float64
+        )
+
     def overflow(self) -> tuple[str, tuple[int, ...], float] | None:
         """(array, index, value) of the first entry that is not a finite float64 (the sums it
         was made of overflowed), or of a weight array whose sum over the classes (what pooling
@@ -329,17 +340,65 @@ def _first_bad(
     name: str, array: np.ndarray, *, signed: bool, missing_ok: bool
 ) -> tuple[tuple[int, ...], float, str] | None:
     """(index, value, what is wrong) of the first entry of ``array`` that is ±inf, NaN (unless
-    ``missing_ok``) or negative (unless ``signed``); None when there is none."""
-    with np.errstate(invalid="ignore"):
-        bad = np.isinf(array) if missing_ok else ~np.isfinite(array)
-        if not signed:
-            bad |= array < 0
-    if not bad.any():
+    ``missing_ok``) or negative (unless ``signed``); None when there is none.
+
+    A model file's arrays are checked before the budget of its load has room for masks of
+    their size: a valid array is told by its extremes (no temporary), and an invalid one is
+    searched in slices of at most ``_SEARCH`` values."""
+    if array.size == 0:
         return None
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    # fmin/fmax skip NaN (an array of NaN alone gives NaN: where NaN is allowed, nothing else
+    # is there to refuse); min/max propagate it, so NaN fails the comparisons below
+    low, high = (
+        (float(np.fmin.reduce(array, axis=None)), float(np.fmax.reduce(array, axis=None)))
+        if missing_ok
+        else (float(np.min(array)), float(np.max(array)))
+    )
+    if (missing_ok and np.isnan(low)) or (
+        high < np.inf and (-np.inf < low if signed else low >= 0)
+    ):
+        return None
+    index = _first_bad_index(array, signed=signed, missing_ok=missing_ok)
+    if index is None:
+        return None
     value = float(array[index])
     what = "negative" if value < 0 and np.isfinite(value) else "not finite"
     return index, value, what
+
+
+def first_true(mask: np.ndarray) -> tuple[int, ...]:
+    """The index (C order) of the first True of a boolean array holding one: found without
+    listing every True, as ``np.argwhere`` would (16 bytes each)."""
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
+
+
+#: Most values a search for a bad entry masks at a time.
+_SEARCH = 1 << 16
+
+
+def _first_bad_index(
+    array: np.ndarray, *, signed: bool, missing_ok: bool
+) -> tuple[int, ...] | None:
+    """The index (C order) of the first bad entry of ``array`` (see :func:`_first_bad`),
+    searched along the first axis in blocks of at most ``_SEARCH`` values (views, so that
+    any memory layout is read in place)."""
+    if array.size <= _SEARCH:
+        with np.errstate(invalid="ignore"):
+            bad = np.isinf(array) if missing_ok else ~np.isfinite(array)
+            if not signed:
+                bad |= array < 0
+        return first_true(bad) if bad.any() else None
+    rows = max(_SEARCH // (array.size // array.shape[0]), 1)
+    for start in range(0, array.shape[0], rows):
+        if rows == 1:  # a row larger than a block: searched block by block itself
+            inner = _first_bad_index(array[start], signed=signed, missing_ok=missing_ok)
+            if inner is not None:
+                return (start, *inner)
+            continue
+        inner = _first_bad_index(array[start : start + rows], signed=signed, missing_ok=missing_ok)
+        if inner is not None:
+            return (inner[0] + start, *inner[1:])
+    return None
 
 
 def check_arrays(

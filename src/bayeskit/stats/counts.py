@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +108,12 @@ class Counts(ColumnStatistic):
         if self.missing is not None:
             arrays["missing"] = self.missing
         return arrays, {}
+
+    @classmethod
+    def read_size(cls, arrays: Mapping[str, Any]) -> int:
+        # and the mask comparing 'missing' with its class's weight
+        missing = arrays.get("missing")
+        return super().read_size(arrays) + (missing.size if isinstance(missing, np.ndarray) else 0)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Counts:

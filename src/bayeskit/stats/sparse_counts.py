@@ -13,6 +13,7 @@ that much fresh memory.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -110,7 +111,11 @@ class SparseCounts(Counts):
         return Counts(self.weight, self.total)
 
     def feature_totals(self) -> np.ndarray:
-        return pairwise_row_sums(self.cells) if self.n_classes <= 128 else super().feature_totals()
+        return pairwise_row_sums(self.cells) if self.pools_by_cells() else super().feature_totals()
+
+    def pools_by_cells(self) -> bool:
+        """Whether :meth:`feature_totals` sums the cells (else it makes the full array)."""
+        return self.n_classes <= 128
 
     # --- arithmetic on the cells ----------------------------------------------------------
     def __add__(self, other: object) -> Counts:  # type: ignore[override]  # (see below)
@@ -228,6 +233,14 @@ class SparseCounts(Counts):
         return arrays, {}
 
     @classmethod
+    def read_size(cls, arrays: Mapping[str, Any]) -> int:
+        # the float64 copies check_arrays makes; the classes as int32 (the matrix's index
+        # type) and the mask of their order; the pointer as int64, as int32 and its masks
+        size = super().read_size({k: arrays.get(k) for k in ("weight", "values")})
+        n, f = (np.size(arrays.get(k, ())) for k in ("classes", "pointer"))
+        return size + 5 * n + 32 * f
+
+    @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SparseCounts:
         checked = check_arrays(
             cls.kind,
@@ -244,7 +257,8 @@ class SparseCounts(Counts):
                 "the sparse_counts statistic's cells do not match: 'pointer' must run from 0 to "
                 "the number of 'values', and 'classes' hold one class a value"
             )
-        if (np.diff(pointer) < 0).any():
+        # (compared in place, not through np.diff: the cells' size in int64 is not read_size's)
+        if (pointer[1:] < pointer[:-1]).any():
             raise ModelFileError("the sparse_counts statistic's array 'pointer' decreases")
         if n and (classes.min() < 0 or classes.max() >= len(weight)):
             raise ModelFileError(
@@ -252,25 +266,28 @@ class SparseCounts(Counts):
                 f"{len(weight) - 1}"
             )
         # each term's classes sorted and distinct (a new term may start lower)
-        rising = np.diff(classes) > 0
-        rising[pointer[1:-1][(pointer[1:-1] > 0) & (pointer[1:-1] < n)] - 1] = True
+        rising = classes[1:] > classes[:-1]
+        starts = pointer[1:-1]
+        rising[starts[(starts > 0) & (starts < n)] - 1] = True
         if not rising.all():
             raise ModelFileError(
                 "the sparse_counts statistic's classes are not sorted and distinct within a term"
             )
         cells = sp.csr_matrix(
-            (values, classes.astype(np.int32), pointer), shape=(len(pointer) - 1, len(weight))
+            (values, classes.astype(np.int32, copy=False), pointer.astype(np.int64, copy=False)),
+            shape=(len(pointer) - 1, len(weight)),
         )
         return cls(weight, _canonical(cells))
 
 
 def _integers(array: Any, name: str) -> np.ndarray:
-    """A model file's one-dimensional array of integers ``name``, as int64."""
+    """A model file's one-dimensional array of integers ``name`` (of the type it was stored
+    as: the classes are int32, as the matrix keeps them)."""
     if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype.kind not in "iu":
         raise ModelFileError(
             f"the sparse_counts statistic's array {name!r} must be one-dimensional integers"
         )
-    return array.astype(np.int64)
+    return array
 
 
 def pairwise_row_sums(cells: Any) -> np.ndarray:
