@@ -82,3 +82,35 @@ def test_labels_of_the_filter_spelled_as_numbers():
     np.testing.assert_array_equal(f.classes_, [0, 1])
     f.partial_fit(["free cash"], [1])
     assert f.predict(["free cash"]).tolist() == [1]
+
+
+def _spam_share(f: SpamFilter, texts: list, cutoff: float = 0.5) -> float:
+    return float((f.predict_proba(texts)[:, list(f.classes_).index("spam")] > cutoff).mean())
+
+
+def test_a_class_learned_alone_leaves_no_scores_that_turn_the_scale_upside_down():
+    # A model that knows one class scores every message ±inf: kept, those scores made the
+    # scale fitted at the next learn fall (all ham "more spam-like" than the one spam), and
+    # one correction turned the filter upside down.
+    texts, labels = np.asarray(TEXTS, dtype=object), np.asarray(LABELS)
+    spam, ham = texts[labels == "spam"].tolist(), texts[labels == "ham"].tolist()
+    f = SpamFilter()
+    f.partial_fit(spam[:500], ["spam"] * 500, classes=["ham", "spam"])
+    f.partial_fit(ham[:3000], ["ham"] * 3000)
+    before = _spam_share(f, spam[500:]), _spam_share(f, ham[3000:])
+    assert f.score_counts_.sum() == 0  # every score was taken by a one-class model
+    f.partial_fit(spam[500:501], ["spam"])
+    a, _ = f.probability_scale()
+    assert a > 0
+    after = _spam_share(f, spam[501:]), _spam_share(f, ham[3000:])
+    assert after[0] > 0.9, (before, after)
+    assert after[1] < 0.02, (before, after)
+
+
+def test_a_falling_scale_is_never_fitted():
+    # Counts where spam scores below ham (as counts of an older model's one-class scores
+    # do): the filter's own scale, not one that inverts it.
+    counts = cal.empty_counts()
+    counts[0, -1] = 2500  # ham at +inf
+    counts[1, cal.BINS // 2] = 1
+    assert cal.fit_scale(counts) == cal.IDENTITY

@@ -59,7 +59,8 @@ def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
 
 def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
     """Platt's ``(a, b)`` from score counts (shape (2, BINS)); the identity when either class
-    has no score."""
+    has no score, or when the fit's slope is not positive (scores that rank spam below ham
+    say the counts are no evidence of the scale: a falling scale would invert the filter)."""
     ham, spam = counts
     n_ham, n_spam = float(ham.sum()), float(spam.sum())
     if n_ham <= 0 or n_spam <= 0:
@@ -86,6 +87,8 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
         a, b = a - da, b - db
         if max(abs(da), abs(db)) < 1e-10:
             break
+    if not (a > 0 and np.isfinite(b)):
+        return IDENTITY
     return float(a / unit), float(b)
 
 

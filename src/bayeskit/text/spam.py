@@ -799,7 +799,11 @@ class SpamFilter(TextClassifier):
             scores = self.log_odds(docs) if counted is None else self.log_odds_counted(*counted)
         except DataError:  # not yet the two classes: no score to keep
             return calibration.empty_counts()
-        return calibration.score_counts(scores, is_spam)
+        # A model that knows one class scores every message ±inf: no evidence of how scores
+        # map to probabilities (kept, they made the scale fitted once the other class came
+        # "all ham at +inf, one spam" — a falling slope that turned the filter upside down).
+        finite = np.isfinite(scores)
+        return calibration.score_counts(scores[finite], is_spam[finite])
 
     def __add__(self, other: object) -> SpamFilter:
         out = super().__add__(other)
