@@ -192,3 +192,17 @@ def test_a_quoted_column_name_in_a_csv_body_is_read_as_training_read_it(serve, t
     assert r.status_code == 200, r.text
     assert r.json()["predictions"] == ["x", "y"]
 
+
+def test_an_unknown_param_is_named(serve, mixed_file):
+    """A misspelled parameter ("probabilites") was ignored: labels came back where
+    probabilities were asked for."""
+    client = serve(mixed_file, token=False)
+    row = {"age": 30, "color": "red", "score": 0.5}
+    _refused(
+        client,
+        {"inputs": [row], "params": {"probabilites": True}},
+        ["'probabilites'", "accepted: 'probabilities', 'predict_proba'"],
+    )
+    r = client.post("/invocations", json={"inputs": [row], "params": {"predict_proba": True}})
+    assert r.status_code == 200, r.text
+    assert "label" in r.json()["predictions"][0]

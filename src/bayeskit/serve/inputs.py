@@ -31,6 +31,9 @@ __all__ = [
 #: The four JSON shapes of MLflow's scoring protocol.
 SHAPES = ("dataframe_split", "dataframe_records", "instances", "inputs")
 SOURCE = "the request"
+#: The keys /invocations reads in ``params``: two names of one setting, whether to answer
+#: each row's probabilities.
+PARAMS = ("probabilities", "predict_proba")
 #: The deepest nesting of arrays and objects a JSON body may have. MLflow's shapes need 4
 #: (``{"dataframe_split": {"data": [[value]]}}``); Python's JSON parser recurses once per
 #: level, so a body nested thousands deep would exhaust its stack.
@@ -224,6 +227,13 @@ def invocation_input(
         params = {}
     if not isinstance(params, dict):
         raise RequestError('params must be a JSON object, such as {"probabilities": true}')
+    unknown_params = [key for key in params if key not in PARAMS]
+    if unknown_params:
+        # refused rather than ignored: a misspelled "probabilites" would answer labels alone
+        raise RequestError(
+            f"params holds {_names(unknown_params)}, which /invocations does not know; "
+            f"accepted: {_names(list(PARAMS))}"
+        )
     proba = params.get("probabilities", params.get("predict_proba", query_proba))
     if not isinstance(proba, bool):
         raise RequestError(f"params.probabilities must be true or false, not {proba!r}")
