@@ -9,6 +9,9 @@ e-mail); ``POST /verdict`` (a spam filter's verdict and score of one message, as
 text: what ``bayeskit filter --server`` asks); ``POST /learn/{label}`` and
 ``POST /unlearn/{label}`` (bearer token).
 
+A request whose Host header names none of the server's names is refused (421) before any
+route sees it (see .hosts: DNS rebinding).
+
 Every refusal is a JSON ``{"error": ...}`` with a 4xx status; the server keeps serving.
 """
 
@@ -41,6 +44,7 @@ from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
 from .colouring import shown_units
+from .hosts import HostCheck
 from .inputs import (
     MAX_JSON_DEPTH,
     RequestError,
@@ -73,13 +77,19 @@ class ServeConfig:
     timeout: float = 10.0
     max_in_flight: int = 256
     save_interval: float = 10.0
+    #: the address the server listens on (one of the names it answers to: see .hosts)
+    host: str = "127.0.0.1"
+    #: more names it answers to (``--allow-host``): NAME, NAME:PORT, or * for any
+    allow_hosts: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
     @classmethod
     def from_json(cls, text: str) -> ServeConfig:
-        return cls(**json.loads(text))
+        settings = json.loads(text)
+        settings["allow_hosts"] = tuple(settings.get("allow_hosts", ()))
+        return cls(**settings)
 
 
 _TOKEN_HINT = (
@@ -616,8 +626,9 @@ def create_app(config: ServeConfig) -> ASGIApp:
     )
     app.state.service = service
     limited = _InFlightLimit(app, config.max_in_flight)
-    limited.service = service  # type: ignore[attr-defined]
-    return limited
+    checked = HostCheck(limited, config.host, config.allow_hosts)
+    checked.service = service  # type: ignore[attr-defined]
+    return checked
 
 
 def app_from_environment() -> ASGIApp:
