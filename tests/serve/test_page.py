@@ -12,6 +12,8 @@ a fraction of a second.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -425,4 +427,48 @@ def test_a_character_model_colours_characters_on_a_phone(chrome, char_file, tmp_
         assert float(_log_odds(browser)) > expected["log_odds"]
     finally:
         _as_desktop(browser)
+        server.kill()
+
+
+# ---------------------------------------------------------------- policy, learning, errors
+def _sha256_source(text: str) -> str:
+    """A script's or style's CSP source expression, 'sha256-<base64>'."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode() + "'"
+
+
+def _check(driver) -> None:
+    driver.find_element("id", "check").click()
+
+
+def test_the_page_runs_its_own_script_and_style_and_no_other(chrome, sms_file, tmp_path):
+    """The Content-Security-Policy names the page's inline script and style by their sha256
+    (no 'unsafe-inline'): they run and apply, and a script injected into the page does not."""
+    from selenium.webdriver.common.by import By
+
+    server = ThreadServer(ServeConfig(model=str(served_copy(tmp_path, sms_file))))
+    browser = chrome()
+    try:
+        with urllib.request.urlopen(server.url + "/", timeout=30) as response:
+            page = response.read().decode("utf-8")
+            policy = response.headers["Content-Security-Policy"]
+        directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+        assert "unsafe-inline" not in policy
+        (script,) = re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+        (style,) = re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL)
+        assert directives["script-src"] == _sha256_source(script)
+        assert directives["style-src"] == _sha256_source(style)
+        _open(browser, server)  # the script ran: it read the model
+        background = "return getComputedStyle(document.body).backgroundColor"
+        assert browser.execute_script(background) == "rgb(250, 250, 250)"  # the style applies
+        ran = browser.execute_script(
+            "const s = document.createElement('script');"
+            "s.textContent = 'window.injected = true;';"
+            "document.body.appendChild(s); return window.injected === true;"
+        )
+        assert ran is False
+        browser.find_element(By.ID, "message").send_keys(MESSAGE)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "HAM")
+    finally:
         server.kill()
