@@ -74,8 +74,9 @@ def serve(
             "--allow-host",
             metavar="NAME",
             help="Another name the server answers to (NAME or NAME:PORT; repeatable; * for "
-            "any). By default it answers to localhost, 127.0.0.1, [::1] and the --host "
-            "address only, and refuses other Host headers with 421 (DNS rebinding).",
+            "any). By default it answers to localhost, 127.0.0.1, [::1], the --host address "
+            "and the address a request arrived at, and refuses other Host headers with 421 "
+            "(DNS rebinding).",
         ),
     ] = None,
 ) -> None:
