@@ -234,7 +234,9 @@ def serve(model_copy, token_file) -> Iterator[Callable[..., TestClient]]:
         settings = ServeConfig(
             model=str(path), token_file=str(token_file) if token else None, **config
         )
-        client = TestClient(create_app(settings))
+        # the name a browser on this machine sends (TestClient's own, testserver, is not
+        # one the server answers to)
+        client = TestClient(create_app(settings), base_url="http://localhost")
         client.__enter__()
         clients.append(client)
         return client

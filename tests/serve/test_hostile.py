@@ -140,7 +140,7 @@ def _head(rng: random.Random, total: int) -> bytes:
     headers = b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * n) for i, n in enumerate(sizes))
     # Connection: close, so an answered request ends at once instead of at keep-alive's
     # timeout (5 s a request, most of this test's time before)
-    return b"GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + b"\r\n"
+    return b"GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + headers + b"\r\n"
 
 
 def _send(port: int, data: bytes, rng: random.Random) -> tuple[bytes, bool]:
@@ -202,8 +202,8 @@ def test_endless_and_many_headers_hold_neither_time_nor_memory(sms_file, model_c
         before = _peak_rss_kib(server.process.pid)
         chunk = b"a" * 2**20
         for head, repeat in (
-            (b"GET /ping HTTP/1.1\r\nHost: x\r\nX-Endless: ", [chunk] * 64),
-            (b"GET /ping HTTP/1.1\r\nHost: x\r\n", [b"X-Big: " + chunk + b"\r\n"] * 64),
+            (b"GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Endless: ", [chunk] * 64),
+            (b"GET /ping HTTP/1.1\r\nHost: localhost\r\n", [b"X-Big: " + chunk + b"\r\n"] * 64),
         ):
             sock = socket.create_connection(("127.0.0.1", server.port))
             sock.settimeout(30)
@@ -374,7 +374,7 @@ def test_bytes_that_are_not_http_get_a_json_answer(sms_file, model_copy):
         rng = random.Random(400)
         for garbage in (
             b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(40),  # a TLS client hello
-            b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\nhello",
+            b"POST /check HTTP/1.1\r\nHost: localhost\r\nContent-Length: -5\r\n\r\nhello",
             b"GET / HTTP/1.1\r\nHo st: x\r\n\r\n",
         ):
             answer, _ = _send(server.port, garbage, rng)

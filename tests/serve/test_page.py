@@ -12,6 +12,8 @@ a fraction of a second.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -425,4 +427,257 @@ def test_a_character_model_colours_characters_on_a_phone(chrome, char_file, tmp_
         assert float(_log_odds(browser)) > expected["log_odds"]
     finally:
         _as_desktop(browser)
+        server.kill()
+
+
+# ---------------------------------------------------------------- policy, learning, errors
+def _sha256_source(text: str) -> str:
+    """A script's or style's CSP source expression, 'sha256-<base64>'."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode() + "'"
+
+
+def _set_box(driver, text: str) -> None:
+    """Put ``text`` in the box as a paste does (one input event)."""
+    driver.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+        driver.find_element("id", "message"),
+        text,
+    )
+
+
+def _check(driver) -> None:
+    driver.find_element("id", "check").click()
+
+
+def _no_earlier_result(driver) -> None:
+    """An error is shown alone: no verdict, bars, coloured words, reasons or learn buttons
+    of an earlier answer beside it."""
+    from selenium.webdriver.common.by import By
+
+    assert _text(driver, "verdict") == ""
+    assert "error" in driver.find_element(By.ID, "summary").get_attribute("class")
+    for hidden in ("bar", "explain", "teach"):
+        assert not driver.find_element(By.ID, hidden).is_displayed(), hidden
+    assert driver.find_elements(By.CSS_SELECTOR, "#class-bars > *") == []
+    assert driver.execute_script("return document.getElementById('words').textContent") == ""
+    assert driver.find_elements(By.CSS_SELECTOR, "#reasons tbody tr") == []
+
+
+def _count(n: float) -> str:
+    """A count as the page writes it: whole, or to three significant digits."""
+    rounded = float(f"{n:.3g}")
+    return str(int(rounded)) if rounded.is_integer() else repr(rounded)
+
+
+def test_the_page_runs_its_own_script_and_style_and_no_other(chrome, sms_file, tmp_path):
+    """The Content-Security-Policy names the page's inline script and style by their sha256
+    (no 'unsafe-inline'): they run and apply, and a script injected into the page does not."""
+    from selenium.webdriver.common.by import By
+
+    server = ThreadServer(ServeConfig(model=str(served_copy(tmp_path, sms_file))))
+    browser = chrome()
+    try:
+        with urllib.request.urlopen(server.url + "/", timeout=30) as response:
+            page = response.read().decode("utf-8")
+            policy = response.headers["Content-Security-Policy"]
+        directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+        assert "unsafe-inline" not in policy
+        (script,) = re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+        (style,) = re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL)
+        assert directives["script-src"] == _sha256_source(script)
+        assert directives["style-src"] == _sha256_source(style)
+        _open(browser, server)  # the script ran: it read the model
+        background = "return getComputedStyle(document.body).backgroundColor"
+        assert browser.execute_script(background) == "rgb(250, 250, 250)"  # the style applies
+        ran = browser.execute_script(
+            "const s = document.createElement('script');"
+            "s.textContent = 'window.injected = true;';"
+            "document.body.appendChild(s); return window.injected === true;"
+        )
+        assert ran is False
+        browser.find_element(By.ID, "message").send_keys(MESSAGE)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "HAM")
+    finally:
+        server.kill()
+
+
+def test_the_learn_buttons_teach_the_message_shown_once_checked(chrome, sms_file, tmp_path):
+    """An edited message (or a chosen file typed over) is not the one checked: the learn
+    buttons wait for Check, then teach what the box shows. They taught the last message
+    checked, whatever the box held."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    model, token = served_copy(tmp_path, sms_file), write_token(tmp_path)
+    server = ThreadServer(ServeConfig(model=str(model), token_file=str(token)))
+    browser = chrome()
+
+    def learnable() -> bool:
+        buttons = [browser.find_element(By.ID, f"learn-{label}") for label in ("spam", "ham")]
+        assert len({b.is_enabled() for b in buttons}) == 1
+        return buttons[0].is_enabled()
+
+    try:
+        _open(browser, server)
+        box = browser.find_element(By.ID, "message")
+        box.send_keys(MESSAGE)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "HAM")
+        assert learnable()
+        assert _text(browser, "learn-note") == ""
+        edited = "WINNER!! Claim your FREE prize now, call 09061701461"
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(edited)
+        _wait(browser, lambda d: not learnable(), timeout=10)
+        assert "changed since it was checked: press Check" in _text(browser, "learn-note")
+        browser.find_element(By.ID, "token").send_keys(TOKEN)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "SPAM")
+        assert learnable()
+        assert _text(browser, "learn-note") == ""
+        browser.find_element(By.ID, "learn-spam").click()
+        _wait(browser, lambda d: "Learned as spam" in _text(d, "status"))
+        assert _api(server, "/check", edited.encode())["learned_as"] == "spam"
+        assert _api(server, "/check", MESSAGE.encode())["learned_as"] is None
+        # a file chosen, then typed over: the typed text is checked and learned, not the file
+        lunch = tmp_path / "lunch.eml"
+        lunch.write_bytes(LUNCH_EML)
+        browser.find_element(By.ID, "file").send_keys(str(lunch))
+        _wait(browser, lambda d: "meeting notes" in _text(d, "words"))
+        assert learnable()
+        box.send_keys(" Bring the slides too.")
+        _wait(browser, lambda d: not learnable(), timeout=10)
+        typed = box.get_attribute("value")
+        assert typed.endswith(" Bring the slides too.")
+        _check(browser)
+        _wait(browser, lambda d: "slides" in _text(d, "words"))
+        assert learnable()
+        browser.find_element(By.ID, "learn-ham").click()
+        _wait(browser, lambda d: "Learned as ham" in _text(d, "status"))
+        assert _api(server, "/check", typed.encode())["learned_as"] == "ham"
+        assert _api(server, "/check", LUNCH_EML, "message/rfc822")["learned_as"] is None
+    finally:
+        server.kill()
+
+
+def test_an_error_takes_the_place_of_the_last_result(chrome, sms_file, tmp_path):
+    """A body over --max-body (413), an empty box, a file that is not UTF-8 or is empty, and
+    a server that stopped: each error is shown without the last answer's verdict, bars,
+    words and reasons (they stayed, as if they answered the new message). A file that is not
+    UTF-8 is refused naming the byte, as the server refuses such a body: it was read with
+    U+FFFD in place of each bad byte, checked and could be learned."""
+    from selenium.webdriver.common.by import By
+
+    model, token = served_copy(tmp_path, sms_file), write_token(tmp_path)
+    config = ServeConfig(model=str(model), token_file=str(token), max_body_bytes=4096)
+    server = ThreadServer(config)
+    browser = chrome()
+
+    def answered() -> None:
+        _set_box(browser, MESSAGE)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "HAM")
+        assert browser.find_element(By.ID, "explain").is_displayed()
+
+    try:
+        _open(browser, server)
+        answered()
+        _set_box(browser, "free prize " * 500)
+        _check(browser)
+        _wait(browser, lambda d: "this server accepts at most 4096" in _text(d, "summary"))
+        _no_earlier_result(browser)
+        answered()
+        _set_box(browser, "  \n ")
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "summary") == "Paste a message first.")
+        _no_earlier_result(browser)
+        answered()
+        latin = tmp_path / "latin.txt"
+        latin.write_bytes(b"Caf\xe9 au lait at noon? I will bring the notes")
+        browser.find_element(By.ID, "file").send_keys(str(latin))
+        said = "latin.txt is not UTF-8 text (byte 0xe9 at offset 3): save it as UTF-8"
+        _wait(browser, lambda d: _text(d, "summary").startswith(said))
+        _no_earlier_result(browser)
+        assert browser.find_element(By.ID, "message").get_attribute("value") == MESSAGE
+        answered()
+        empty = tmp_path / "empty.txt"
+        empty.write_bytes(b"")
+        browser.find_element(By.ID, "file").send_keys(str(empty))
+        _wait(browser, lambda d: _text(d, "summary").startswith("empty.txt is empty"))
+        _no_earlier_result(browser)
+        answered()
+        server.kill()
+        _check(browser)
+        said = f"The service at {server.url} did not answer; is it running?"
+        _wait(browser, lambda d: _text(d, "summary") == said)
+        _no_earlier_result(browser)
+    finally:
+        server.kill()
+
+
+def test_the_model_is_read_again_when_it_could_not_be_read_at_load(chrome, topics_file, tmp_path):
+    """/metadata unreachable when the page loads: the page says so, in words (Check showed
+    "Cannot read properties of null (reading 'mode')"), and reads it at the next Check. The
+    reasons' counts (tf-idf weights here) are shown to three significant digits."""
+    from selenium.webdriver.common.by import By
+
+    server = ThreadServer(ServeConfig(model=str(served_copy(tmp_path, topics_file))))
+    browser = chrome()
+    text = "the striker scored a late goal"
+    try:
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/metadata"]})
+        browser.get(server.url + "/")
+        said = f"Cannot read the model: The service at {server.url} did not answer; is it running?"
+        _wait(browser, lambda d: _text(d, "about") == said)
+        browser.find_element(By.ID, "message").send_keys(text)
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "summary") == said)
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "sport")
+        assert "training messages" in _text(browser, "about")
+        expected = _api(server, "/check", text.encode())["reasons"]
+        assert any(not float(r["count"]).is_integer() for r in expected)
+        cells = browser.find_elements(By.CSS_SELECTOR, "#reasons tbody td:nth-child(2)")
+        assert [c.text for c in cells] == [_count(r["count"]) for r in expected]
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        browser.execute_cdp_cmd("Network.disable", {})
+        server.kill()
+
+
+def test_a_table_models_columns_are_shown_as_a_csv_header(chrome, tmp_path):
+    """Column names holding a comma or a quote are shown as a CSV header writes them (they
+    were joined by commas as they are: 'a,q,c,say "hi"' reads as four columns), and that
+    header, pasted with a row, is read as the model's columns. A row of the wrong width is
+    refused without the last answer's bars."""
+    import polars as pl
+    from selenium.webdriver.common.by import By
+
+    frame = pl.DataFrame({"a": [1.0, 2.0, 1.2, 2.2], "q,c": [2.0, 3.0, 2.1, 3.3],
+                          'say "hi"': [5.0, 6.0, 5.1, 6.2]})  # fmt: skip
+    model = bk.GaussianNB().fit(frame, ["x", "y", "x", "y"])
+    path = tmp_path / "quoted.bk"
+    bk.save(model, path)
+    server = ThreadServer(ServeConfig(model=str(path)))
+    browser = chrome()
+    try:
+        _open(browser, server, "training rows")
+        header = 'a,"q,c","say ""hi"""'
+        box = browser.find_element(By.ID, "message")
+        assert box.get_attribute("placeholder") == header
+        assert f"Columns: {header} (a header line)." in _text(browser, "input-hint")
+        _set_box(browser, header + "\n2.1,3.2,6.1\n")
+        _check(browser)
+        _wait(browser, lambda d: _text(d, "verdict") == "y")
+        assert browser.find_elements(By.CSS_SELECTOR, "#class-bars .bar")
+        _set_box(browser, "1,2\n")
+        _check(browser)
+        _wait(browser, lambda d: "2 fields where the model reads 3" in _text(d, "summary"))
+        _no_earlier_result(browser)
+    finally:
         server.kill()

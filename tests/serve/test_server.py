@@ -175,10 +175,8 @@ async def _many(port: int, n: int) -> list[int]:
             return -1
         body = f"message {i}: {SPAMMY}".encode()
         writer.write(
-            b"POST /check HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: "
-            + str(len(body)).encode()
-            + b"\r\nConnection: close\r\n\r\n"
-            + body
+            b"POST /check HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body
         )
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)

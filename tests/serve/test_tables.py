@@ -178,3 +178,31 @@ def test_a_column_beside_the_text_is_named(serve, sms_file):
     r = client.post("/invocations", json={"dataframe_records": [{"text": "free prize now"}]})
     assert r.status_code == 200, r.text
     _refused(client, {"inputs": {"text": [["free"]]}}, ["'text' must hold text", "row 1"])
+
+
+def test_a_quoted_column_name_in_a_csv_body_is_read_as_training_read_it(serve, tmp_path):
+    """The header ``a,"q,c"`` written with its quotes doubled (RFC 4180) names the column
+    ``"q,c"``, as bayeskit train reads it; polars kept the doubled quotes ("not in training")."""
+    frame = pl.DataFrame({"a": [1, 2, 1, 2], '"q,c"': [2.0, 3.0, 2.5, 3.5]})
+    model = bk.GaussianNB().fit(frame, ["x", "y", "x", "y"])
+    client = serve(_save(tmp_path, "quoted.bk", model), token=False)
+    assert client.get("/metadata").json()["features"] == ["a", '"q,c"']
+    body = '\ufeffa,"""q,c"""\n1,2\n2,3.5\n'
+    r = client.post("/invocations", content=body.encode(), headers={"Content-Type": "text/csv"})
+    assert r.status_code == 200, r.text
+    assert r.json()["predictions"] == ["x", "y"]
+
+
+def test_an_unknown_param_is_named(serve, mixed_file):
+    """A misspelled parameter ("probabilites") was ignored: labels came back where
+    probabilities were asked for."""
+    client = serve(mixed_file, token=False)
+    row = {"age": 30, "color": "red", "score": 0.5}
+    _refused(
+        client,
+        {"inputs": [row], "params": {"probabilites": True}},
+        ["'probabilites'", "accepted: 'probabilities', 'predict_proba'"],
+    )
+    r = client.post("/invocations", json={"inputs": [row], "params": {"predict_proba": True}})
+    assert r.status_code == 200, r.text
+    assert "label" in r.json()["predictions"][0]

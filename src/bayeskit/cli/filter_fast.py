@@ -56,8 +56,9 @@ def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]
     ``http.client`` alone imports the e-mail parser, a third of it."""
     host, port, path = server_address(url)
     path = path.rstrip("/") + "/verdict"
+    named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets (RFC 3986, 3.2.2)
     request = (
-        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: message/rfc822\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: {named}:{port}\r\nContent-Type: message/rfc822\r\n"
         f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
     ).encode("ascii") + raw
     chunks: list[bytes] = []

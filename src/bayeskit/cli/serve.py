@@ -68,6 +68,17 @@ def serve(
             "journal keeps every change meanwhile).",
         ),
     ] = 10.0,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="NAME",
+            help="Another name the server answers to (NAME or NAME:PORT; repeatable; * for "
+            "any). By default it answers to localhost, 127.0.0.1, [::1], the --host address "
+            "and the address a request arrived at, and refuses other Host headers with 421 "
+            "(DNS rebinding).",
+        ),
+    ] = None,
 ) -> None:
     """Serve MODEL over HTTP: MLflow's /invocations, /check and /learn for text models, and a
     web page at /. Learned messages go to MODEL.journal (fsync) before they are acknowledged;
@@ -82,6 +93,7 @@ def serve(
             param_hint="serve",
         ) from None
     from ..serve.app import ServeConfig, read_token
+    from ..serve.hosts import allow_host_entry
     from ..serve.server import bind, run
     from .models import check_model_path, load_model
 
@@ -109,6 +121,12 @@ def serve(
                 f"must be more than 0 and at most {top:g} seconds, got {seconds:g}",
                 param_hint=name,
             )
+    allowed = []
+    for entry in allow_host or ():
+        try:
+            allowed.append(allow_host_entry(entry))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--allow-host") from None
     if workers > 1:  # else the app loads it before binding: errors are one line, exit 2
         load_model(model_file)
     else:
@@ -124,6 +142,8 @@ def serve(
         timeout=timeout,
         max_in_flight=max_in_flight,
         save_interval=save_interval,
+        host=host,
+        allow_hosts=tuple(allowed),
     )
     try:
         sock = bind(host, port)
@@ -132,7 +152,8 @@ def serve(
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(
             f"bayeskit serve: listening on {host}: anyone who can reach this machine can check "
-            "messages (learning still needs the token)",
+            "messages (learning still needs the token); it answers requests sent to its IP "
+            "address, and to a name given with --allow-host NAME",
             err=True,
         )
     with sock:  # closed however the server ends (a model that does not load, Ctrl+C)

@@ -451,7 +451,9 @@ def _read_delimited(
             separator=separator,
             quote_char=None if fmt == "tsv" else '"',
             has_header=header,
-            new_columns=list(columns) if columns is not None else None,
+            # the header as _first_record read it (Python's csv, as training reads it),
+            # not polars' reading, which keeps a quoted name's doubled quotes
+            new_columns=list(columns) if columns is not None else list(first),
             null_values=list(missing) or None,
             infer_schema_length=None,
             decimal_comma=_decimal_comma(data, separator),

@@ -31,6 +31,9 @@ __all__ = [
 #: The four JSON shapes of MLflow's scoring protocol.
 SHAPES = ("dataframe_split", "dataframe_records", "instances", "inputs")
 SOURCE = "the request"
+#: The keys /invocations reads in ``params``: two names of one setting, whether to answer
+#: each row's probabilities.
+PARAMS = ("probabilities", "predict_proba")
 #: The deepest nesting of arrays and objects a JSON body may have. MLflow's shapes need 4
 #: (``{"dataframe_split": {"data": [[value]]}}``); Python's JSON parser recurses once per
 #: level, so a body nested thousands deep would exhaust its stack.
@@ -173,16 +176,19 @@ def invocation_input(
         from ..io.readers import DEFAULT_MISSING, padding_removed
 
         markers = list(DEFAULT_MISSING if missing is None else missing)
-        text = decode_text(body, options.get("charset", "utf-8"))
+        # (a byte-order mark is no part of the first column's name)
+        text = decode_text(body, options.get("charset", "utf-8")).removeprefix("\ufeff")
         names = column_names(model)
         header = not _first_line_is_data(text, names)
-        if text.strip():
-            _check_fields(text, header, names)
+        first = _check_fields(text, header, names) if text.strip() else None
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
                 has_header=header,
-                new_columns=None if header else names,
+                # The header's names as Python's csv module reads them (RFC 4180), as
+                # bayeskit train read the training file's: polars keeps the doubled quotes
+                # of a quoted name ("""q,c""" is "q,c" to the csv module, ""q,c"" to polars).
+                new_columns=(first if header else names) if first is not None else None,
                 infer_schema_length=None,
                 # missing as the CLI reads the model's data (the usual markers: NA, NaN, null…)
                 null_values=markers,
@@ -221,6 +227,13 @@ def invocation_input(
         params = {}
     if not isinstance(params, dict):
         raise RequestError('params must be a JSON object, such as {"probabilities": true}')
+    unknown_params = [key for key in params if key not in PARAMS]
+    if unknown_params:
+        # refused rather than ignored: a misspelled "probabilites" would answer labels alone
+        raise RequestError(
+            f"params holds {_names(unknown_params)}, which /invocations does not know; "
+            f"accepted: {_names(list(PARAMS))}"
+        )
     proba = params.get("probabilities", params.get("predict_proba", query_proba))
     if not isinstance(proba, bool):
         raise RequestError(f"params.probabilities must be true or false, not {proba!r}")
@@ -269,10 +282,11 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
     return True
 
 
-def _check_fields(text: str, header: bool, names: list[str]) -> None:
-    """Refuses a CSV body whose rows do not all have as many fields as its first line (read
-    as missing values otherwise), as ``bayeskit predict`` does, and a body without a header
-    whose rows do not have one field per column of the model."""
+def _check_fields(text: str, header: bool, names: list[str]) -> list[str]:
+    """The fields of a CSV body's first line (its header, when it has one); refuses a body
+    whose rows do not all have as many fields as its first line (read as missing values
+    otherwise), as ``bayeskit predict`` does, and a body without a header whose rows do not
+    have one field per column of the model."""
     from ..io.readers import check_rows
 
     first, _ = check_rows(text, SOURCE, "csv", header)
@@ -282,6 +296,7 @@ def _check_fields(text: str, header: bool, names: list[str]) -> None:
             f"({_names(names)}); give every row one value per column, or start the body with "
             "a header line naming the columns"
         )
+    return first
 
 
 def _is_number(field: str) -> bool:

@@ -1,0 +1,147 @@
+"""The names the server answers to: a Host allow-list against DNS rebinding.
+
+A page on another site cannot read a local server's answers (the same-origin policy), unless
+its own name comes to point at this machine: the attacker's DNS answers the name with
+127.0.0.1 once the page is loaded (DNS rebinding), and the page's requests, same-origin for
+the browser, reach this server carrying the attacker's name in their Host header. Answering
+only the names this server is reached by closes that door, as Django's ``ALLOWED_HOSTS`` does
+(C. Jackson, A. Barth, A. Bortz, W. Shao and D. Boneh, "Protecting browsers from DNS rebinding
+attacks", ACM CCS 2007: a server defends itself by checking the Host header).
+
+By default the server answers to ``localhost``, ``127.0.0.1`` and ``[::1]``, to the address it
+listens on (``--host``), and to the address a request arrived at (an IP address, which a
+rebinding page cannot send: its Host is the attacker's name), each without a port or with
+the server's own; ``--allow-host NAME`` adds a name (any port) or ``NAME:PORT`` (that port),
+and ``--allow-host '*'`` turns the check off (behind a proxy that checks the name itself). A
+request without a Host header (HTTP/1.0; browsers always send one) is answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["LOCAL_NAMES", "HostCheck", "allow_host_entry", "split_host"]
+
+#: The names of this machine that a rebinding page cannot take over.
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+_MAX_SHOWN = 100  # characters of a refused Host header quoted back
+_NOT_IN_A_NAME = frozenset(" /\\@?#[]\"'")
+
+
+def split_host(value: str) -> tuple[str, int | None] | None:
+    """``(name, port)`` of a Host header or an ``--allow-host`` entry: the name in lower case,
+    without an IPv6 address's brackets or a trailing dot (``localhost.`` is ``localhost``);
+    the port None when absent. None when it is no host: empty, a port that is not a number,
+    an IPv6 address without its brackets, a space, a slash or a control character."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        name, bracket, rest = value[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return None
+        port_text: str | None = rest[1:] if rest else None
+    elif value.count(":") > 1:  # an IPv6 address is written in brackets in a Host header
+        return None
+    else:
+        name, colon, after = value.partition(":")
+        port_text = after if colon else None
+    name = name.removesuffix(".")
+    if not name or not name.isprintable() or _NOT_IN_A_NAME & set(name):
+        return None
+    if port_text is None:
+        return name, None
+    if not port_text.isdigit() or not 0 < int(port_text) <= 65535:
+        return None
+    return name, int(port_text)
+
+
+def _bare(address: str) -> str:
+    """An address as :func:`split_host` gives names: ``::1`` and ``[::1]`` alike."""
+    return address.strip().lower().removeprefix("[").removesuffix("]").removesuffix(".")
+
+
+def _shown(name: str) -> str:
+    return f"[{name}]" if ":" in name else name
+
+
+def allow_host_entry(entry: str) -> str:
+    """An ``--allow-host`` entry, checked: a name or an address, either with ``:PORT``, or
+    ``*``; raises ValueError saying what is expected."""
+    if entry.strip() == "*" or split_host(entry) is not None:
+        return entry.strip()
+    raise ValueError(
+        f"{entry!r} is not a host name: give a name (mail.example.org), an address "
+        "(192.0.2.7, [2001:db8::7]), either with :PORT, or * to answer every name"
+    )
+
+
+class HostCheck:
+    """ASGI middleware answering 421 (Misdirected Request: RFC 9110, section 15.5.20) to a
+    request whose Host header names none of the names the server answers to."""
+
+    def __init__(self, app: ASGIApp, bound: str, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.off = any(entry.strip() == "*" for entry in allowed)
+        self.names = [*LOCAL_NAMES, *([_bare(bound)] if _bare(bound) not in LOCAL_NAMES else [])]
+        self.extra = [p for p in map(split_host, allowed) if p is not None]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.off:
+            host = next((value for key, value in scope["headers"] if key == b"host"), None)
+            if host is not None:
+                text = host.decode("latin-1")
+                if not self.answers(text, scope):
+                    body = json.dumps(
+                        {"error": self.refusal(text, scope)},
+                        ensure_ascii=False,
+                        separators=(",", ":"),
+                    )
+                    response = Response(body, 421, media_type="application/json")
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+    def answers(self, host: str, scope: Scope) -> bool:
+        """Whether a request that arrived as ``scope`` with this Host header is answered."""
+        parsed = split_host(host)
+        if parsed is None:
+            return False
+        name, port = parsed
+        server = scope.get("server")
+        default_port = 443 if scope.get("scheme") == "https" else 80
+        for allowed_name, allowed_port in self.extra:
+            if allowed_name == name and allowed_port in (None, port or default_port):
+                return True
+        arrived = _bare(server[0]) if server and server[0] else None
+        if name in self.names or name == arrived:
+            # without a port (a client that leaves it out) or with this server's own
+            return port is None or server is None or port == server[1]
+        return False
+
+    def refusal(self, host: str, scope: Scope) -> str:
+        """The 421's message: the name refused, the names answered, and how to add one."""
+        server = scope.get("server")
+        names = [_shown(n) for n in self.names]
+        if server and server[0] and _bare(server[0]) not in self.names:
+            names.append(_shown(_bare(server[0])))
+        answered = ", ".join(names) + (f" on port {server[1]}" if server else "")
+        if self.extra:
+            extra = [_shown(n) + (f":{p}" if p else "") for n, p in self.extra]
+            answered += f", and {', '.join(extra)}"
+        quoted = repr(host[:_MAX_SHOWN]) + ("…" if len(host) > _MAX_SHOWN else "")
+        parsed = split_host(host)
+        remedy = (
+            f"if {_shown(parsed[0])} is a name of this server, restart it with "
+            f"--allow-host {_shown(parsed[0])}"
+            if parsed is not None
+            else "send the name the server was reached by"
+        )
+        return (
+            f"the request's Host header names {quoted}, which is not a name of this server "
+            f"(it answers to {answered}): a page on another site could reach "
+            f"a server on this machine under a name of its own (DNS rebinding), so other "
+            f"names are refused; {remedy}"
+        )
