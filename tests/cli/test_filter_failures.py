@@ -79,6 +79,10 @@ def test_a_filter_that_learned_one_class_is_unsure_of_everything(tmp_path):
         got = _shell(f"filter new.bk < {mail}", tmp_path)
         assert got.returncode == 2, got.stderr  # not "spam" (it knows no ham yet)
         assert b"X-Bayeskit-Spam: Unsure\n" in got.stdout
+        # no score beside it (it would be 1.0, the one class it knows), the reason instead
+        assert b"X-Bayeskit-Score" not in got.stdout
+        assert b"X-Bayeskit-Reason: the filter has learned spam only\n" in got.stdout
+        assert b"it learns ham too" in got.stderr
     assert _shell("filter new.bk --learn ham < ham", tmp_path).returncode == 0
     assert _shell("filter new.bk < ham", tmp_path).returncode in (1, 2)
 
@@ -219,7 +223,8 @@ def test_the_service_is_unsure_of_everything_while_a_filter_knows_one_class():
 
 def test_a_learner_stopped_by_sigterm_leaves_no_temporary_file(model, tmp_path, monkeypatch, cli):
     """SIGTERM (an MDA's timeout) in the middle of the save ends the learner as an error does:
-    the save's clean-up runs, the model stays as it was."""
+    the save's clean-up runs, the model stays as it was, the message is passed on and one
+    line says so."""
     import signal
 
     path = tmp_path / "m.bk"
@@ -233,6 +238,9 @@ def test_a_learner_stopped_by_sigterm_leaves_no_temporary_file(model, tmp_path, 
     handler = signal.getsignal(signal.SIGTERM)
     result = cli("filter", path, "--learn", "ham", input=HAM)
     assert result.exit_code == 128 + signal.SIGTERM
+    assert result.stdout_bytes == HAM
+    assert "stopped by SIGTERM before" in result.stderr
+    assert "nothing was learned, the model is unchanged" in result.stderr
     assert path.read_bytes() == before
     assert not list(tmp_path.glob(".m.bk.*.tmp"))
     assert signal.getsignal(signal.SIGTERM) == handler  # put back

@@ -18,12 +18,24 @@ __all__ = ["main"]
 def main(argv: "Sequence[str] | None" = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    put_back = None
     if args[:1] == ["filter"]:  # one message, as a mail delivery agent runs it: no typer
         from .filter_fast import main as filter_one
 
         status = filter_one(args[1:])
         if status is not None:
             return status
+        from .mail_headers import said_when_terminated
+
+        put_back = said_when_terminated(args)  # a learner: its start takes seconds
+    try:
+        return _run(args)
+    finally:
+        if put_back is not None:
+            put_back()
+
+
+def _run(args: "list[str]") -> int:
     try:
         from typer.main import get_command
 

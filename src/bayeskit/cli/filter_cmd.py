@@ -7,7 +7,10 @@ and ``X-Bayeskit-Score: P(spam)`` (any such headers it came with are dropped, so
 cannot forge the verdict). The exit status is the verdict, as bogofilter's: 0 spam, 1 ham,
 2 unsure, 3 error. A filter must never eat mail: whatever goes wrong (no model, binary
 garbage, an empty or truncated message, a bug), the message is written out exactly as it came
-in and the status is 3, with the reason on standard error.
+in and the status is 3, with the reason on standard error — but with ``--exit-zero`` a
+message that cannot be scored (empty, no header lines) goes on with ``X-Bayeskit-Spam:
+Unsure`` and an ``X-Bayeskit-Reason`` before it and status 0, since an error would have
+maildrop defer it for ever.
 
 ``--learn spam|ham`` adds the message (or, with ``--from PATH``, every message of a Maildir,
 a Maildir folder such as ``.Junk``, an mbox file or a folder of message files) to the model,
@@ -36,9 +39,18 @@ import typer
 
 from ..text import token_store
 from .filter_full import load_filter
-from .mail_headers import ERROR, deliver, fail, failed, header_end, pass_on_input, read_input
+from .mail_headers import (
+    ERROR,
+    content_problem,
+    deliver,
+    fail,
+    failed,
+    header_end,
+    pass_on_input,
+    read_input,
+)
 
-__all__ = ["filter_mail", "messages_in"]
+__all__ = ["filter_mail", "messages_in", "named_messages"]
 
 
 def filter_mail(
@@ -63,7 +75,8 @@ def filter_mail(
         typer.Option(
             "--exit-zero",
             help="Exit 0 for spam, ham and unsure alike, 3 on error only (bogofilter's -e: "
-            "what procmail's 'w' flag and maildrop's xfilter expect of a filter).",
+            "what procmail's 'w' flag and maildrop's xfilter expect of a filter); a message "
+            "that cannot be scored (empty, no header lines) goes on as Unsure, with status 0.",
         ),
     ] = False,
     server: Annotated[
@@ -107,16 +120,90 @@ def filter_mail(
 
 
 # ------------------------------------------------------------------ learning
+class _Terminated(BaseException):
+    """SIGTERM arrived (an MDA's time limit, a shutdown): raised where the learner was, so
+    that the save's own clean-up runs (no temporary model file is left behind)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Progress:
+    """How far a learner got, for what it says when SIGTERM stops it."""
+
+    def __init__(self) -> None:
+        self.raw: bytes | None = None  # the message from standard input, once read
+        self.locked = False  # the model's lock held: only this learner changes the file
+        self.stamp: str | None = None  # the model file's when the lock was taken
+        self.delivering = False
+
+
+def _stamp_of(path: str) -> str | None:
+    try:
+        return token_store.model_stamp(path)
+    except OSError:
+        return None
+
+
 def _learning(
     model_path: str, learn: str | None, unlearn: str | None, on_error: bool, source: str | None
 ) -> int:
-    """Learn or unlearn messages under the model's lock; 0 when done, 3 on error (standard
-    input is passed through unchanged)."""
+    """Learn or unlearn messages under the model's lock; 0 when done, 3 on error, 143 when
+    SIGTERM stopped it (standard input is passed through unchanged, even then)."""
+    progress = _Progress()
+    try:
+        with _terminated_as_exit():
+            return _learn(model_path, learn, unlearn, on_error, source, progress)
+    except _Terminated as stop:
+        return _stopped(model_path, source, progress, stop.signum)
+
+
+def _stopped(model_path: str, source: str | None, progress: _Progress, signum: int) -> int:
+    """Say what a learner stopped by SIGTERM had done, pass the message on when it had read
+    it and not begun to, and return 128 + the signal's number, as a shell reports it."""
+    import signal
+
+    changed = progress.locked and _stamp_of(model_path) != progress.stamp
+    done = (
+        f"after {model_path} was saved: the message(s) were learned"
+        if changed
+        else f"before {model_path} was changed: nothing was learned, the model is unchanged"
+    )
+    passing = source is None and progress.raw is not None and not progress.delivering
+    if source is None:
+        done += (
+            "; the message is passed through"
+            if passing
+            else "; writing the message out was cut short"
+            if progress.delivering
+            else "; the message was not read, so it is not passed through"
+        )
+    fail(f"stopped by SIGTERM {done}")
+    if passing:
+        assert progress.raw is not None
+        previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends it
+        try:
+            deliver(progress.raw)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    return 128 + signum
+
+
+def _learn(
+    model_path: str,
+    learn: str | None,
+    unlearn: str | None,
+    on_error: bool,
+    source: str | None,
+    progress: _Progress,
+) -> int:
     try:
         raw = read_input() if source is None else b""
     except OSError as exc:
         failed(exc)
         return ERROR
+    progress.raw = raw
     try:
         if learn is not None and unlearn is not None:
             raise ValueError("give --learn or --unlearn, not both")
@@ -125,23 +212,46 @@ def _learning(
             raise ValueError(f"--learn/--unlearn take spam or ham, not {label!r}")
         if on_error and learn is None:
             raise ValueError("--train-on-error goes with --learn")
-        messages = [raw] if source is None else messages_in(Path(source), by_date=on_error)
-        if source is None and not raw.strip():
-            raise ValueError("<stdin>: an empty message; nothing learned")
-        with locked(model_path), _terminated_as_exit():
+        if source is None:
+            problem = content_problem(raw)
+            if problem is not None:  # the scorer refuses it too
+                raise ValueError(f"<stdin>: {problem}; nothing learned")
+            named = [("<stdin>", raw)]
+        else:
+            named = named_messages(Path(source), by_date=on_error)
+        # Files that are no message (empty, binary, no header lines) are not learned, as
+        # the scorer would not score them: counted and named as refused.
+        refused = [name for name, message in named if content_problem(message) is not None]
+        messages = [message for _, message in named if content_problem(message) is None]
+        with locked(model_path):
+            progress.stamp, progress.locked = _stamp_of(model_path), True
             _remove_leftovers(model_path)
             changed = _change(model_path, messages, label, learn is not None, on_error)
         print(
-            f"{changed} of {len(messages)} messages {'learned' if learn else 'unlearned'}",
+            f"{changed} of {len(named)} messages {'learned' if learn else 'unlearned'}"
+            + _refusals(refused),
             file=sys.stderr,
         )
         status = 0
     except Exception as exc:  # reported; the mail is passed on
         failed(exc)
         status = ERROR
+    progress.delivering = True
     if source is None and not deliver(raw):
         status = ERROR
     return status
+
+
+def _refusals(names: list[str], shown: int = 10) -> str:
+    """What :func:`_learn`'s count line says of the files refused as no messages."""
+    if not names:
+        return ""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return (
+        f"; {len(names)} refused, no messages (empty, or no header lines): "
+        + ", ".join(names[:shown])
+        + more
+    )
 
 
 def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
@@ -165,7 +275,7 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     label = model.spam_label if label == "spam" else model.ham_label
     labels = [label] * len(messages)
     if not learn:
-        model.unlearn(messages, labels)
+        _unlearn(model, messages, labels, "spam" if label == model.spam_label else "ham")
         changed = len(messages)
     elif on_error:
         changed = sum(model.train_on_error([m], [label]) for m in messages)  # in order
@@ -176,6 +286,27 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     if beside is not None:
         beside.done()
     return changed
+
+
+def _unlearn(model: Any, messages: list[bytes], labels: list[Any], kind: str) -> None:
+    """``model.unlearn``, its refusal said in the mail user's words: the library names the
+    count that would turn negative, where the cause is that the message was never learned so
+    (or unlearned already); nothing is changed then."""
+    from ..errors import MergeError
+
+    try:
+        model.unlearn(messages, labels)
+    except MergeError:
+        which = (
+            "this message was"
+            if len(messages) == 1
+            else f"not every one of these {len(messages)} messages was"
+        )
+        raise ValueError(
+            f"{which} not learned as {kind}: some of its words are in no {kind} message the "
+            "model learned (never learned, or unlearned already); nothing was unlearned, the "
+            "model is unchanged"
+        ) from None
 
 
 def _save_with_store(model: Any, path: str, previous: Any, beside: Any = None) -> None:
@@ -275,12 +406,12 @@ def _remove_leftovers(model_path: str) -> None:
 
 @contextmanager
 def _terminated_as_exit() -> Iterator[None]:
-    """SIGTERM (an MDA's timeout, a shutdown) ends the learner as an exception would, so the
-    save's own clean-up runs: no temporary model file is left behind."""
+    """SIGTERM (an MDA's timeout, a shutdown) raises :class:`_Terminated` where the learner
+    is, so the save's own clean-up runs and the learner says what it had done."""
     import signal
 
     def stop(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)
+        raise _Terminated(signum)
 
     try:
         previous = signal.signal(signal.SIGTERM, stop)
@@ -326,6 +457,12 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
     """The raw messages of a Maildir (``cur/`` and ``new/``), a Maildir folder, an mbox file,
     a file holding one message, or a folder of message files (hidden files left out;
     ``by_date``: in the order of their Date headers, undated ones last, ties in name order)."""
+    return [raw for _, raw in named_messages(path, by_date=by_date)]
+
+
+def named_messages(path: Path, *, by_date: bool = False) -> list[tuple[str, bytes]]:
+    """:func:`messages_in` with each message's name: its file's path (a message of an mbox
+    file: ``FILE#N``, counted from 1)."""
     if path.is_file():
         with path.open("rb") as file:
             head = file.read(4096).lstrip()
@@ -333,9 +470,9 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
             found = []
         elif head.startswith(b"From "):
             box = mailbox.mbox(path, create=False)
-            found = [(f"{i:08d}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+            found = [(f"{path}#{i + 1}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
         elif header_end(head) is not None:
-            found = [("0", path.read_bytes())]  # one message (a saved .eml)
+            found = [(str(path), path.read_bytes())]  # one message (a saved .eml)
         else:
             raise ValueError(
                 f"{path}: neither an mbox file (its first line a 'From ' line) nor an RFC 822 "
@@ -345,15 +482,15 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
         found = _maildir_messages(path)
     elif path.is_dir():
         found = [
-            (f.name, f.read_bytes())
+            (str(f), f.read_bytes())
             for f in sorted(path.iterdir())
             if f.is_file() and not f.name.startswith(".")
         ]
     else:
         raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
     if by_date:
-        found.sort(key=lambda item: (*_date_key(item[1]), item[0]))
-    return [raw for _, raw in found]
+        found.sort(key=lambda item: _date_key(item[1]))  # (stable: ties in listing order)
+    return found
 
 
 def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
@@ -377,12 +514,12 @@ def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
     found = []
     for unique, file in sorted(files.items(), key=lambda item: item[1].name):
         try:
-            found.append((file.name, file.read_bytes()))
+            found.append((str(file), file.read_bytes()))
         except FileNotFoundError:  # renamed since: flags changed, or moved to cur/
             again = listed("cur").get(unique)
             if again is not None:
                 with contextlib.suppress(FileNotFoundError):  # gone (deleted): not learned
-                    found.append((again.name, again.read_bytes()))
+                    found.append((str(again), again.read_bytes()))
     return found
 
 

@@ -13,12 +13,15 @@ came in with status 3.
 from .mail_headers import (
     ERROR,
     SCORED_BYTES,
+    UNSURE,
+    content_problem,
     deliver,
     fail,
     failed,
     message_head,
     read_input,
     stamped,
+    unsure_of_content,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
@@ -62,13 +65,17 @@ def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]
         f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
     ).encode("ascii") + raw
     chunks: list[bytes] = []
-    sock = _connect(host, port, timeout)
     try:
-        sock.sendall(request)
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    finally:
-        sock.close()
+        sock = _connect(host, port, timeout)
+        try:
+            sock.sendall(request)
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        finally:
+            sock.close()
+    except OSError as exc:  # named by the server's address ("[Errno 111]" alone says little)
+        reason = exc.strerror or exc or type(exc).__name__
+        raise OSError(f"--server {url}: the server cannot be reached ({reason})") from None
     head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
@@ -180,7 +187,9 @@ def main(args: "Sequence[str]") -> int | None:
 
 def pass_through(model_path: str | None, server: str | None, exit_zero: bool, verbose: bool) -> int:
     """Classify the message on standard input into standard output (unchanged but for the
-    verdict headers; as it came in whatever fails) and return the exit status. With
+    verdict headers; as it came in whatever fails) and return the exit status. A message
+    that cannot be scored (empty, no header lines) is an error (3), passed through unchanged;
+    with ``exit_zero`` it goes out Unsure, with the reason, and the status is 0. With
     ``--server URL`` a running ``bayeskit serve`` scores it (and MODEL, when given too, if
     the server cannot)."""
     try:
@@ -190,7 +199,18 @@ def pass_through(model_path: str | None, server: str | None, exit_zero: bool, ve
         return ERROR
     status, out = ERROR, raw
     try:
-        status, out = _one(raw, model_path, server, verbose)
+        problem = content_problem(raw)
+        if problem is None:
+            status, out = _one(raw, model_path, server, verbose)
+        elif exit_zero:
+            # The message's own problem, which no retry mends: delivered, as Unsure with
+            # the reason in a header (an error would have maildrop defer it, and the mail
+            # server retry it until it bounces). A problem of the model or the installation
+            # stays an error: mail waits in the queue until it is mended.
+            fail(f"<stdin>: {problem}; passed on as Unsure")
+            status, out = UNSURE, unsure_of_content(raw, problem)
+        else:
+            fail(f"<stdin>: {problem}; passed through unchanged")
     except Exception as exc:  # a filter passes the mail on whatever failed
         failed(exc)
     finally:
@@ -209,9 +229,12 @@ def _one(
         try:
             p_spam, verdict = ask_server(server, raw[:SCORED_BYTES])
         except Exception as exc:
+            why = str(exc) or type(exc).__name__
+            if server not in why:  # (what it says names the server already, mostly)
+                why = f"{server}: {why}"
             if model_path is None:
-                raise
-            fail(f"{server}: {exc or type(exc).__name__}; scoring with {model_path}")
+                raise RuntimeError(why) from None
+            fail(f"{why}; scoring with {model_path}")
         else:
             if verbose:
                 fail(f"scored by {server}")

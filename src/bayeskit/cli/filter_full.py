@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from ..text import token_store
-from .mail_headers import ERROR, SCORED_BYTES, fail, message_head, stamped
+from .mail_headers import ERROR, SCORED_BYTES, UNSURE, fail, message_head, stamped, unsure
 
 __all__ = ["classify_message", "load_filter"]
 
@@ -26,11 +26,31 @@ def classify_message(
         return ERROR, raw
     stamp = token_store.model_stamp(model_path) if rebuild_store else None
     model = load_filter(model_path)
-    p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
-    verdict = str(model.verdicts([p_spam])[0])
     if stamp is not None:
         _rebuild_store(model, model_path, stamp)
+    known = _one_class(model)
+    if known is not None:
+        # Its P(spam) says only the one class it knows (1.0 for a filter that learned spam
+        # alone): no score is given beside the Unsure it answers, and the reason is.
+        other = "ham" if known == "spam" else "spam"
+        fail(
+            f"{model_path}: the filter has learned {known} messages only, so it is unsure of "
+            f"every message until it learns {other} too (--learn {other})"
+        )
+        return UNSURE, unsure(raw, head, f"the filter has learned {known} only")
+    p_spam = float(model.spam_probability([raw[:SCORED_BYTES]])[0])
+    verdict = str(model.verdicts([p_spam])[0])
     return stamped(raw, head, p_spam, verdict)
+
+
+def _one_class(model: Any) -> str | None:
+    """``"spam"`` or ``"ham"`` when ``model`` has learned messages of that class only."""
+    if not hasattr(model, "learned_both_classes") or model.learned_both_classes():
+        return None
+    counts = dict(
+        zip(model.classes_.tolist(), model.fitted_parts()[1].class_count_.tolist(), strict=True)
+    )
+    return "spam" if counts.get(model.spam_label, 0) > 0 else "ham"
 
 
 def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:

@@ -6,14 +6,20 @@ be a third of that client's start-up."""
 
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = [
     "ERROR",
     "HAM",
+    "REASON_HEADER",
     "SCORED_BYTES",
     "SCORE_HEADER",
     "SPAM",
     "UNSURE",
     "VERDICT_HEADER",
+    "content_problem",
     "deliver",
     "fail",
     "failed",
@@ -21,18 +27,24 @@ __all__ = [
     "message_head",
     "pass_on_input",
     "read_input",
+    "said_when_terminated",
     "stamped",
+    "unsure",
+    "unsure_of_content",
     "with_headers",
 ]
 
 #: Exit statuses, as bogofilter's.
 SPAM, HAM, UNSURE, ERROR = 0, 1, 2, 3
 VERDICT_HEADER, SCORE_HEADER = b"X-Bayeskit-Spam", b"X-Bayeskit-Score"
+#: Why the verdict is Unsure without a score (a message that cannot be scored, a filter that
+#: knows one class only).
+REASON_HEADER = b"X-Bayeskit-Reason"
 #: Only this much of a message is read for its verdict (all of it is passed through).
 SCORED_BYTES = 4 << 20
 #: The bytes a header field's name may hold (RFC 5322: printable ASCII but the colon).
 _NAME_BYTES = bytes(b for b in range(0x21, 0x7F) if b != 0x3A)
-_OURS = (b"x-bayeskit-spam", b"x-bayeskit-score")
+_OURS = (b"x-bayeskit-spam", b"x-bayeskit-score", b"x-bayeskit-reason")
 _STATUS = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}
 
 
@@ -62,16 +74,51 @@ def _field_name(line: bytes) -> bytes | None:
     return name
 
 
+def content_problem(raw: bytes) -> str | None:
+    """What makes ``raw`` no message to score (empty, or no header block first), or None.
+    A problem of the message itself, not of the model: with ``--exit-zero`` the message is
+    delivered (see :func:`unsure_of_content`), where an error would have the mail system
+    defer it and retry, for a message that would fail the same way every time."""
+    if not raw.strip():
+        return "an empty message"
+    if raw.startswith((b"\n", b"\r\n")):
+        return "not an RFC 822 message (it starts with a blank line: no header lines)"
+    if header_end(raw) is None:
+        return "not an RFC 822 message (no header lines)"
+    return None
+
+
 def message_head(raw: bytes) -> int | None:
     """:func:`header_end` of a message to be scored, or None (the reason said on standard
     error) when it is empty or not an RFC 822 message: it is passed through unchanged."""
-    if not raw.strip():
-        fail("<stdin>: an empty message; passed through unchanged")
+    problem = content_problem(raw)
+    if problem is not None:
+        fail(f"<stdin>: {problem}; passed through unchanged")
         return None
-    head = header_end(raw)
-    if head is None:
-        fail("<stdin>: not an RFC 822 message (no header lines); passed through unchanged")
-    return head
+    return header_end(raw)
+
+
+def unsure(raw: bytes, head: int, reason: str) -> bytes:
+    """``raw`` with the verdict Unsure and ``reason`` (ASCII, one line) as its headers, and no
+    score: there is none to give."""
+    return with_headers(
+        raw, head, [(VERDICT_HEADER, b"Unsure"), (REASON_HEADER, reason.encode("ascii"))]
+    )
+
+
+def unsure_of_content(raw: bytes, problem: str) -> bytes:
+    """``raw``, which :func:`content_problem` says is no message to score, with the headers
+    Unsure and the problem put before it as a header block of their own: every byte of
+    ``raw`` follows, as the body (a blank line ends the new header block, unless ``raw``
+    starts with one), so that the mail system's header rules see a verdict."""
+    newline = b"\r\n" if raw.startswith(b"\r\n") else b"\n"
+    blank = b"" if raw.startswith((b"\n", b"\r\n")) else newline
+    reason = problem.split(" (")[0]  # the header says what, standard error the details
+    added = b"".join(
+        name + b": " + value + newline
+        for name, value in ((VERDICT_HEADER, b"Unsure"), (REASON_HEADER, reason.encode()))
+    )
+    return added + blank + raw
 
 
 def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -118,7 +165,15 @@ def deliver(message: bytes) -> bool:
     error (3), never a verdict, since the mail did not go on."""
     try:
         out = sys.stdout.buffer
-        out.write(message)
+        # A write may take part of the bytes and return their count (a pipe whose reader
+        # went away takes what fits before the error shows): write the rest until all of
+        # it is out or the error is raised, so a cut-off message is never a verdict.
+        left = memoryview(message)
+        while left:
+            written = out.write(left)
+            if not written:  # (None: a non-blocking output that takes nothing now)
+                raise OSError("the output took no more bytes")
+            left = left[written:]
         out.flush()
     except (AttributeError, OSError, ValueError) as exc:  # (a closed stdout is None)
         fail(f"<stdout>: the message could not be written ({exc or type(exc).__name__})")
@@ -162,3 +217,27 @@ def failed(exc: BaseException) -> None:
         fail(f"{exc.filename}: {exc.strerror}")
     else:
         fail(str(exc) or type(exc).__name__)
+
+
+def said_when_terminated(args: "list[str]") -> "Callable[[], object] | None":
+    """For a learner (``args`` hold ``--learn``/``--unlearn``): SIGTERM while it starts, before
+    it has read the message and installed its own handler, says so on standard error and
+    ends it with 143 (as the signal would); nothing was learned then. Returns what puts the
+    handler it replaced back (None when it installed none)."""
+    import signal
+
+    if not any(a.split("=")[0] in ("--learn", "--unlearn") for a in args):
+        return None
+
+    def stop(signum: int, frame: object) -> None:
+        fail(
+            "stopped by SIGTERM while starting: nothing was learned, the model is unchanged; "
+            "the message was not read, so it is not passed through"
+        )
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        return None
+    return lambda: signal.signal(signal.SIGTERM, previous)

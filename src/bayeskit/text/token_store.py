@@ -427,6 +427,7 @@ def updating(model_path: str | os.PathLike[str]) -> Iterator[_Update]:
     committed when the block ends (after the caller has put the new model file in place),
     rolled back if it raises. A process killed inside the block leaves the store as it was,
     stamped for the model file before: stale if that file was replaced, never wrong."""
+    _as_private_as_the_model(model_path)
     db = sqlite3.connect(store_path(model_path), timeout=_WRITE_TIMEOUT, isolation_level=None)
     try:
         for statement in _SCHEMA:
@@ -440,6 +441,32 @@ def updating(model_path: str | os.PathLike[str]) -> Iterator[_Update]:
         db.execute("COMMIT")
     finally:
         db.close()
+    _as_private_as_the_model(model_path)  # (a model the block created)
+
+
+def _as_private_as_the_model(model_path: str | os.PathLike[str]) -> None:
+    """Give the store the model file's permissions (read and write bits), creating it with
+    them when it does not exist yet: it holds the same counts, so a model kept private
+    (``chmod 600``) must not have them readable by all beside it, as SQLite's own creation
+    would leave them (0644 less the umask). SQLite creates its journal with the database
+    file's permissions; one left by a process killed mid-write is set here too. Nothing is
+    done without a model file (its first save sets them) or when they cannot be set
+    (another user's store): the store is only a copy."""
+    try:
+        mode = os.stat(model_path).st_mode & 0o666
+        fd = os.open(store_path(model_path), os.O_RDWR | os.O_CREAT, mode)
+    except OSError:
+        return
+    try:
+        if os.fstat(fd).st_mode & 0o7777 != mode:
+            os.fchmod(fd, mode)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    for suffix in ("-journal", "-wal", "-shm"):
+        with suppress(OSError):  # (mostly: there is none)
+            os.chmod(store_path(model_path) + suffix, mode)
 
 
 def rebuild(model: Any, model_path: str | os.PathLike[str], stamp: str) -> None:
