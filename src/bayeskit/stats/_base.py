@@ -133,7 +133,7 @@ class Statistic(ABC):
     def read_size(cls, arrays: Mapping[str, Any]) -> int:
         """An upper bound of the bytes :meth:`from_arrays` allocates for ``arrays`` beyond
         them, known before it runs (a model file's load takes it from its budget first): the
-        float64 copy :func:`check_arrays` makes of each array stored as another type."""
+        float64 copy ``check_arrays`` makes of each array stored as another type."""
         return sum(
             8 * a.size
             for a in arrays.values()
