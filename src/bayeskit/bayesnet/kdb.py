@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from ..contract import Contract
 from ._estimator import TreeClassifier
 from ._family import KDB
 
@@ -27,7 +28,8 @@ class KDBClassifier(TreeClassifier):
     Parameters
     ----------
     k : int, default=1
-        Parents per feature besides the class, 0 to 3.
+        Parents per feature besides the class, 0 to 3. It sets which feature subsets are
+        counted, so changing it on a fitted model leaves the model waiting for ``fit``.
     alpha, force_alpha, estimate, discretize, fit_prior, class_prior, prior_alpha,
     class_weight, loss
         As for :class:`~bayeskit.TANClassifier`.
@@ -52,6 +54,10 @@ class KDBClassifier(TreeClassifier):
     >>> model.predict([["cold", "dry", "no"]])
     array(['out'], dtype='<U3')
     """
+
+    #: ``k`` sets which feature subsets are counted (up to ``k + 1`` features each), so a
+    #: fitted model's counts cannot serve another ``k``; ``discretize`` as for every network
+    contract: ClassVar[Contract] = Contract(refit_settings=("discretize", "k"))
 
     def __init__(
         self,
