@@ -116,6 +116,15 @@ def test_declarations_say_what_each_kind_is():
         "SpamFilter",
     }
     assert [n for n, c in KINDS.items() if not contract_of(c).prior_in_scores] == ["ComplementNB"]
+    # what `bayeskit explain` splits exactly: not where features interact within a class
+    assert {n for n, c in KINDS.items() if not contract_of(c).feature_terms} == {
+        "AODEClassifier",
+        "GaussianMixtureClassifier",
+        "ParzenWindowClassifier",
+        "QuadraticDiscriminantAnalysis",
+        "RegularizedDiscriminantAnalysis",
+        "SemiSupervisedNB",
+    }
 
 
 def _mixture_data():

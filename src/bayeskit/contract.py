@@ -48,6 +48,13 @@ The declaration
 ``prior_in_scores``
     the joint log-likelihood includes ``log P(y)`` (ComplementNB's, after Rennie et al.,
     does not); what a report subtracts to show ``log p(x|y)``.
+``feature_terms``
+    one decision's log-odds is the prior's plus one term per feature, exactly: a linear
+    model's, naive Bayes' (each feature's term reads its own value; a missing value's is 0) and
+    a Bayesian network's that offers ``feature_log_factors`` (each feature's term ``ln P(x_i |
+    y, x_pa(i))`` also reads its parents' values); what ``bayeskit explain`` splits. False for
+    a model whose features interact within a class: AODE's average of one-dependence models,
+    a mixture's components, a class's own full covariance, a kernel density over whole rows.
 ``refit_settings``
     the settings its statistics are learned under — a threshold applied to each row, EM's
     components and starts, a text model's tokens — which a fitted model's parameters cannot
@@ -133,6 +140,7 @@ class Contract:
     decision: Decision = "classes"
     state: State = "generative"
     prior_in_scores: bool = True
+    feature_terms: bool = True
     refit_settings: tuple[str, ...] = ()
     why: str = ""
 

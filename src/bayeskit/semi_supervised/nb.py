@@ -112,6 +112,9 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         rounds="EM",
         input="wrapped",
         state="semi-supervised",
+        # with several components a class is a mixture, whose features interact; with one,
+        # its fitted estimator's declaration holds
+        feature_terms=False,
         # every setting shapes EM's rounds over the unlabelled rows
         refit_settings=(
             "estimator",
