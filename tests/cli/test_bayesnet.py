@@ -109,3 +109,22 @@ def test_explain_says_aode_has_no_exact_split(cli, car_csv, tmp_path):
     assert text.exit_code == 0, text.stderr
     assert "features interact within a class" in text.stdout
     assert "(interactions)" in text.stdout
+
+
+@pytest.mark.parametrize("choice", ["tan", "aode", "kdb"])
+@pytest.mark.parametrize("more", [[], ["--batch-size", "7"]])
+def test_an_infinite_number_is_named_by_the_files_row(cli, tmp_path, choice, more):
+    rows = [f"{i % 6 + 0.5},{'uvw'[i % 3]},{'pq'[i % 2]}" for i in range(30)]
+    good = tmp_path / "good.csv"
+    good.write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    rows[25] = "inf,u,p"  # data row 26, after the first batch of 7 rows
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    message = "bad.csv, row 26: column 'a' holds inf; numeric columns take finite numbers"
+    refused = cli("train", bad, "-t", "y", "-m", choice, "-o", tmp_path / "m.bkm", *more)
+    assert refused.exit_code == 2
+    assert message in refused.stderr
+    assert cli("train", good, "-t", "y", "-m", choice, "-o", tmp_path / "m.bkm").exit_code == 0
+    predicted = cli("predict", tmp_path / "m.bkm", bad)
+    assert predicted.exit_code == 2
+    assert message in predicted.stderr

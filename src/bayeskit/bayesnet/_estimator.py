@@ -9,7 +9,7 @@ import numpy as np
 
 from .._base import GenerativeClassifier
 from .._labels import OneHot, hard_class_weights, row_count
-from .._validation import check_features, column_label
+from .._validation import check_features, column_label, column_named
 from .._values import one_of
 from ..contract import Contract
 from ..errors import DataError, ModelFileError, ParameterError
@@ -119,10 +119,14 @@ class NetworkClassifier(GenerativeClassifier):
         block = real_columns(table, numeric, "discretized", table.names)
         bad = np.isinf(block)
         if bad.any():
-            row, k = (int(v) for v in np.argwhere(bad)[0])
+            row, k = (int(v) for v in np.argwhere(bad)[0])  # the first row holding one
+            accepted = "numeric columns take finite numbers (NaN or None is a missing value)"
+            # row and detail: a caller reading a file in batches names its own row (from 1)
             raise DataError(
                 f"{column_label(table.names, numeric[k])} holds {block[row, k]} at row {row}; "
-                "numeric columns take finite numbers (NaN or None is a missing value)"
+                f"{accepted}",
+                row=row,
+                detail=f"{column_named(table.names, numeric[k])} holds {block[row, k]}; {accepted}",
             )
         return block
 
