@@ -55,6 +55,13 @@ The declaration
     y, x_pa(i))`` also reads its parents' values); what ``bayeskit explain`` splits. False for
     a model whose features interact within a class: AODE's average of one-dependence models,
     a mixture's components, a class's own full covariance, a kernel density over whole rows.
+``layout_from_rows``
+    a first fit chooses part of the column layout (:meth:`layout_state`) from the rows' values
+    and classes — a Bayesian network's cut points of its numeric columns — and every later
+    batch keeps it. Fitted from batches, that layout is best chosen from a sample spread over
+    all of them: ``summarize`` of the sample on the unfitted model fixes it (and counts
+    nothing); ``fit_summary`` of the batches' summaries then counts every row under it.
+    ``bayeskit train`` of more than one batch reads such a sample first.
 ``refit_settings``
     the settings its statistics are learned under — a threshold applied to each row, EM's
     components and starts, a text model's tokens — which a fitted model's parameters cannot
@@ -141,6 +148,7 @@ class Contract:
     state: State = "generative"
     prior_in_scores: bool = True
     feature_terms: bool = True
+    layout_from_rows: bool = False
     refit_settings: tuple[str, ...] = ()
     why: str = ""
 

@@ -128,3 +128,77 @@ def test_an_infinite_number_is_named_by_the_files_row(cli, tmp_path, choice, mor
     predicted = cli("predict", tmp_path / "m.bkm", bad)
     assert predicted.exit_code == 2
     assert message in predicted.stderr
+
+
+def _sorted_by_class(tmp_path: Path, n: int = 600) -> tuple[Path, pl.DataFrame, np.ndarray]:
+    """A table of two float columns and a word column whose rows come class by class."""
+    rng = np.random.default_rng(3)
+    y = np.repeat(["a", "b", "c"], n // 3)
+    shift = np.repeat([0.0, 1.5, 3.0], n // 3)
+    X = pl.DataFrame(
+        {
+            "u": np.round(rng.normal(size=n) + shift, 3),
+            "v": np.round(rng.normal(size=n) - shift / 2, 3),
+            "w": rng.choice(["x", "y", "z"], n),
+        }
+    )
+    path = tmp_path / "sorted.csv"
+    X.with_columns(pl.Series("label", y)).write_csv(path)
+    return path, X, y
+
+
+@pytest.mark.parametrize("choice", ["tan", "aode", "kdb"])
+def test_batches_of_a_sorted_file_get_the_cut_points_of_all_its_rows(cli, tmp_path, choice):
+    path, X, y = _sorted_by_class(tmp_path)
+    whole, batched = tmp_path / "whole.bkm", tmp_path / "batched.bkm"
+    assert cli("train", path, "-t", "label", "-m", choice, "-o", whole).exit_code == 0
+    result = cli("train", path, "-t", "label", "-m", choice, "-o", batched, "--batch-size", 50)
+    assert result.exit_code == 0, result.stderr
+    a, b = bk.load(whole), bk.load(batched)
+    # the first batch holds class "a" only: cut points from it alone would be none
+    assert all(len(c) for c in b.cut_points_.values())
+    assert a.cut_points_.keys() == b.cut_points_.keys()
+    for name, cuts in a.cut_points_.items():
+        np.testing.assert_array_equal(b.cut_points_[name], cuts)
+    np.testing.assert_array_equal(b.class_count_, a.class_count_)
+    np.testing.assert_allclose(b.predict_proba(X), a.predict_proba(X), rtol=1e-12, atol=0)
+    cls = {"tan": bk.TANClassifier, "aode": bk.AODEClassifier, "kdb": bk.KDBClassifier}[choice]
+    expected = cls().fit(X, y)
+    np.testing.assert_allclose(b.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+
+
+def test_the_cut_points_of_a_long_file_come_from_rows_spread_over_it(cli, tmp_path, monkeypatch):
+    from bayeskit.cli import streaming
+
+    monkeypatch.setattr(streaming, "LAYOUT_SAMPLE", 64)
+    path, X, y = _sorted_by_class(tmp_path)
+    out = tmp_path / "m.bkm"
+    result = cli("train", path, "-t", "label", "-m", "tan", "-o", out, "--batch-size", 50)
+    assert result.exit_code == 0, result.stderr
+    model = bk.load(out)
+    # 600 rows, at most 64 kept: every 16th (38 rows; every 8th would be 75), of every class
+    sample = np.arange(0, 600, 16)
+    expected = bk.TANClassifier()
+    expected.summarize(X[sample], y[sample])  # the cut points of the sample, nothing counted
+    expected.fit_summary(expected.summarize(X, y))
+    for name, cuts in expected.cut_points_.items():
+        np.testing.assert_array_equal(model.cut_points_[name], cuts)
+    assert model.class_count_.sum() == 600
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+
+
+def test_sorted_spambase_in_batches_is_the_model_of_all_its_rows(cli, shared_data, tmp_path):
+    from bayeskit.datasets.shared import load_spambase
+
+    X, y, _ = load_spambase(shared_data)
+    order = np.argsort(y, kind="stable")  # every ham row, then every spam row
+    frame = pl.DataFrame({f"f{j}": X[order, j] for j in range(X.shape[1])})
+    path = tmp_path / "spambase_sorted.csv"
+    frame.with_columns(pl.Series("spam", y[order].astype(int))).write_csv(path)
+    whole, batched = tmp_path / "whole.bkm", tmp_path / "batched.bkm"
+    assert cli("train", path, "-t", "spam", "-m", "tan", "-o", whole).exit_code == 0
+    result = cli("train", path, "-t", "spam", "-m", "tan", "-o", batched, "--batch-size", 1000)
+    assert result.exit_code == 0, result.stderr
+    a, b = bk.load(whole), bk.load(batched)
+    assert sum(len(c) > 0 for c in b.cut_points_.values()) > 40  # (the first batch: none)
+    np.testing.assert_allclose(b.predict_proba(frame), a.predict_proba(frame), rtol=1e-12)

@@ -43,8 +43,9 @@ class NetworkClassifier(GenerativeClassifier):
     """Base of :class:`TANClassifier`, :class:`AODEClassifier` and :class:`KDBClassifier`."""
 
     #: the statistics count intervals of the columns ``discretize`` cuts: another choice of
-    #: columns needs the rows (:mod:`bayeskit.contract`)
-    contract: ClassVar[Contract] = Contract(refit_settings=("discretize",))
+    #: columns needs the rows; the cut points are chosen from the rows of a first fit, best a
+    #: sample spread over all the batches (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(refit_settings=("discretize",), layout_from_rows=True)
 
     alpha: Any
     force_alpha: bool

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 from ..contract import Contract
@@ -57,7 +58,9 @@ class KDBClassifier(TreeClassifier):
 
     #: ``k`` sets which feature subsets are counted (up to ``k + 1`` features each), so a
     #: fitted model's counts cannot serve another ``k``; ``discretize`` as for every network
-    contract: ClassVar[Contract] = Contract(refit_settings=("discretize", "k"))
+    contract: ClassVar[Contract] = dataclasses.replace(
+        TreeClassifier.contract, refit_settings=("discretize", "k")
+    )
 
     def __init__(
         self,

@@ -168,7 +168,10 @@ def train(
     a time, at every iteration; --unlabeled with a table's text column reads it whole. A
     spam filter learned in more than one batch fits its probability scale on held-out scores
     of at most 10,000 messages spread evenly over DATA (read a second time); a text model keeps
-    at most --max-terms terms."""
+    at most --max-terms terms. A Bayesian network (tan, aode, kdb) on a table of numbers
+    learned in more than one batch chooses its cut points from at most 100,000 rows spread
+    evenly over DATA (read once more, first): from every row, as a fit on all of them does,
+    when DATA has no more."""
     from ..contract import contract_of
     from ..io.model_file import check_model_file_name
     from . import streaming
@@ -245,6 +248,7 @@ def train(
                 trained = streaming.train(
                     source, model, alpha, integers, options.merge, runner=runner,
                     max_terms=max_terms,
+                    reopen=lambda: open_data(data, target, text, options, batch_size),
                 )  # fmt: skip
         estimator = trained.model
         if (
