@@ -266,3 +266,39 @@ def test_the_marker_beside_text_labels_in_a_list_is_no_class():
         assert model.classes_.tolist() == ["a", "b"]
     with pytest.raises(bk.errors.DataError, match="mixes text and numbers"):
         bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, ["a", 1, "b"] * 20)
+
+
+def next_round(rounds, total):
+    """The next round of a fit by rounds, None when the fit is done."""
+    try:
+        return rounds.send(total)
+    except StopIteration:
+        return None
+
+
+def test_a_part_of_empty_documents_counts_no_term():
+    """Fitted by rounds over parts (a cluster, ``bayeskit train --unlabeled``), a part whose
+    documents hold no term (empty files) is scored and counted as documents of no term: the
+    model is the one fitted in memory."""
+    from bayeskit.contract import fit_rounds
+    from bayeskit.reduction import Part, add_parts
+
+    docs = ["win cash now", "free prize", "lunch at noon", "see you at lunch", "", "", "cash"]
+    y = np.array(["spam", "spam", "ham", "ham", None, None, None], dtype=object)
+    parts = [(docs[:4], y[:4]), (docs[4:6], y[4:6]), (docs[6:], y[6:])]
+    model = bk.SemiSupervisedNB(TextClassifier())
+    rounds = fit_rounds(model, partial=False)
+    step = next(rounds)
+    while step is not None:
+        totals = [
+            Part(i, *step.summarize(step.state, X, labels, None))
+            for i, (X, labels) in enumerate(parts)
+        ]
+        step = next_round(rounds, add_parts(*totals))
+    in_memory = bk.SemiSupervisedNB(TextClassifier()).fit(docs, y)
+    test = ["cash now", "lunch", ""]
+    np.testing.assert_allclose(model.predict_proba(test), in_memory.predict_proba(test))
+    np.testing.assert_allclose(model.label_distributions_, in_memory.label_distributions_)
+    # every document empty: the text classifier's own refusal, in memory as by parts
+    with pytest.raises(DataError, match="the vocabulary is empty"):
+        bk.SemiSupervisedNB(TextClassifier()).fit(["", "", ""], ["spam", "ham", None])

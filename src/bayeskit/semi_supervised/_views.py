@@ -99,6 +99,10 @@ class TextView:
         terms, counts = counter.count(docs)
         self.terms = terms
         self.vocabulary = stats_of(terms, counts)
+        if len(terms) == 0:
+            # documents of no term (empty ones): one column of zeros stands for the terms, as
+            # in the classifier's own summarize (documents() drops it; _select reads zeros)
+            return Rows(sp.csr_matrix((len(docs), 1)), len(docs))
         return Rows(sp.csr_matrix(counter.weigh(counts, terms=terms)), len(docs))
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
