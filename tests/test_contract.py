@@ -125,6 +125,11 @@ def test_declarations_say_what_each_kind_is():
         "RegularizedDiscriminantAnalysis",
         "SemiSupervisedNB",
     }
+    # EM over them (SemiSupervisedNB) is no likelihood ascent
+    assert {n for n, c in KINDS.items() if not contract_of(c).em_maximizes} == {
+        "AODEClassifier",
+        "KDBClassifier",
+    }
 
 
 def _mixture_data():

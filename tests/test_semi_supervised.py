@@ -228,8 +228,8 @@ def test_bad_labels_and_settings_are_named():
         bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, 7, marked), classes=[0, 1])
     with pytest.raises(DataError, match="class 2 has no labelled row"):
         bk.SemiSupervisedNB().fit(X, marked, classes=[0, 1, 2])
-    with pytest.raises(DataError, match=r"y holds nan at row 0; labels are finite, and an unl"):
-        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.nan, marked))
+    with pytest.raises(DataError, match=r"y holds inf at row 0; labels are finite, and an unl"):
+        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.inf, marked))
     heavy = np.where(np.arange(40) % 2 == 0, 1e308, 1.0)  # each finite, their sum is not
     for estimator in (bk.MultinomialNB(), TextClassifier()):
         model = bk.SemiSupervisedNB(estimator)
@@ -302,3 +302,47 @@ def test_a_part_of_empty_documents_counts_no_term():
     # every document empty: the text classifier's own refusal, in memory as by parts
     with pytest.raises(DataError, match="the vocabulary is empty"):
         bk.SemiSupervisedNB(TextClassifier()).fit(["", "", ""], ["spam", "ham", None])
+
+
+def test_a_missing_label_marks_an_unlabelled_row_as_minus_one_does():
+    import polars as pl
+
+    X, _, marked = _topics(seed=4, n=60)
+    unlabelled = marked == -1
+    expected = bk.SemiSupervisedNB().fit(X, marked)
+    as_missing = [
+        np.where(unlabelled, np.nan, marked),  # float labels: NaN is no class label
+        pd.Series(np.where(unlabelled, None, marked), dtype="float64"),
+        pd.Series(np.where(unlabelled, None, marked), dtype="Int64"),  # pandas NA
+        pl.Series(np.where(unlabelled, None, marked).tolist()),  # polars null
+        [None if u else int(v) for u, v in zip(unlabelled, marked, strict=True)],
+    ]
+    for y in as_missing:
+        model = bk.SemiSupervisedNB().fit(X, y)
+        assert model.classes_.tolist() == [0, 1]
+        np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X))
+        np.testing.assert_array_equal(model.transduction_, expected.transduction_)
+    # booleans beside a missing label are the classes False and True (not 0.0 and 1.0)
+    flags = np.where(unlabelled, None, marked == 1)
+    for y in (flags.tolist(), flags, pd.array(flags.tolist(), dtype="boolean")):
+        model = bk.SemiSupervisedNB().fit(X, y)
+        assert model.classes_.tolist() == [False, True]
+        np.testing.assert_array_equal(model.transduction_, expected.transduction_ == 1)
+
+
+def test_em_over_a_model_whose_refit_is_no_maximiser_says_so_when_its_bound_falls(shared_data):
+    from bayeskit.datasets.shared import load_uci_table
+    from bayeskit.errors import ConvergenceWarning
+
+    X, y = load_uci_table("car", shared_data)
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(len(y)) < 0.95, None, y).astype(object)  # 5 % labelled
+    with pytest.warns(ConvergenceWarning, match="em_maximizes=False") as caught:
+        model = bk.SemiSupervisedNB(bk.AODEClassifier(), max_iter=50).fit(X, y)
+    assert "AODEClassifier's estimate from weighted rows is not the maximiser" in str(
+        caught[0].message
+    )
+    assert (np.diff(model.lower_bounds_) < 0).any()
+    with warnings.catch_warnings():  # EM proper: no such warning
+        warnings.simplefilter("error")
+        bk.SemiSupervisedNB(bk.CategoricalNB(), max_iter=50).fit(X, y)

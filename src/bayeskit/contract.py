@@ -55,6 +55,13 @@ The declaration
     y, x_pa(i))`` also reads its parents' values); what ``bayeskit explain`` splits. False for
     a model whose features interact within a class: AODE's average of one-dependence models,
     a mixture's components, a class's own full covariance, a kernel density over whole rows.
+``em_maximizes``
+    the model's estimate from soft-weighted statistics is the maximiser of its expected
+    complete-data log-likelihood (with its smoothing's prior: a MAP estimate), so an EM over
+    it (``SemiSupervisedNB``) is EM proper: each iteration raises the likelihood (Dempster,
+    Laird & Rubin 1977). False for AODE, whose counts estimate each one-dependence model but
+    do not maximise their average, and KDB, whose structure is chosen greedily: EM over them
+    is a heuristic, whose bound may fall (``SemiSupervisedNB`` warns when it does).
 ``layout_from_rows``
     a first fit chooses part of the column layout (:meth:`layout_state`) from the rows' values
     and classes — a Bayesian network's cut points of its numeric columns — and every later
@@ -148,6 +155,7 @@ class Contract:
     state: State = "generative"
     prior_in_scores: bool = True
     feature_terms: bool = True
+    em_maximizes: bool = True
     layout_from_rows: bool = False
     refit_settings: tuple[str, ...] = ()
     why: str = ""

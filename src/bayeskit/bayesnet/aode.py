@@ -52,9 +52,10 @@ class AODEClassifier(NetworkClassifier):
     array(['in', 'out'], dtype='<U3')
     """
 
-    #: an average of one-dependence models: its log-odds has no exact share per feature
+    #: an average of one-dependence models: its log-odds has no exact share per feature, and
+    #: the counts that estimate each model do not maximise the average's likelihood
     contract: ClassVar[Contract] = dataclasses.replace(
-        NetworkClassifier.contract, feature_terms=False
+        NetworkClassifier.contract, feature_terms=False, em_maximizes=False
     )
 
     def __init__(

@@ -57,9 +57,10 @@ class KDBClassifier(TreeClassifier):
     """
 
     #: ``k`` sets which feature subsets are counted (up to ``k + 1`` features each), so a
-    #: fitted model's counts cannot serve another ``k``; ``discretize`` as for every network
+    #: fitted model's counts cannot serve another ``k``; ``discretize`` as for every network.
+    #: Sahami's greedy structure need not maximise the likelihood: EM over it is a heuristic.
     contract: ClassVar[Contract] = dataclasses.replace(
-        TreeClassifier.contract, refit_settings=("discretize", "k")
+        TreeClassifier.contract, refit_settings=("discretize", "k"), em_maximizes=False
     )
 
     def __init__(
