@@ -346,3 +346,26 @@ def test_em_over_a_model_whose_refit_is_no_maximiser_says_so_when_its_bound_fall
     with warnings.catch_warnings():  # EM proper: no such warning
         warnings.simplefilter("error")
         bk.SemiSupervisedNB(bk.CategoricalNB(), max_iter=50).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [bk.TANClassifier, bk.AODEClassifier, bk.KDBClassifier])
+def test_a_network_on_numbers_cuts_them_where_the_labelled_rows_say(cls, tmp_path):
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame(
+        {"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.choice(["x", "y"], 300)}
+    )
+    y = np.where(X["a"] + X["b"] > 0, "p", "q")
+    labelled = np.arange(300) % 10 == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # (AODE's, KDB's bound may fall)
+        model = bk.SemiSupervisedNB(cls()).fit(X, np.where(labelled, y, None))
+    # the cut points need classes: those of the labelled rows
+    supervised = cls().fit(X[labelled], y[labelled])
+    assert model.estimator_.cut_points_.keys() == {"a", "b"}
+    for name, cuts in supervised.cut_points_.items():
+        np.testing.assert_array_equal(model.estimator_.cut_points_[name], cuts)
+    assert model.estimator_.class_count_.sum() == pytest.approx(300)
+    bk.save(model, tmp_path / "m.bkm")
+    np.testing.assert_array_equal(
+        bk.load(tmp_path / "m.bkm").predict_proba(X), model.predict_proba(X)
+    )

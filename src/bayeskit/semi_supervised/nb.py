@@ -65,6 +65,8 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
     their average, and KDB chooses its structure greedily: over them (their contract's
     ``em_maximizes``) EM is a heuristic, whose bound may fall — a ``ConvergenceWarning`` says
     so when it does — and whose ``converged_`` means only that the iterations settled.
+    A network's cut points of numeric columns (Fayyad & Irani's rule, which needs classes)
+    are chosen from the labelled rows, before EM.
 
     Parameters
     ----------
@@ -282,7 +284,10 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         view: EstimatorView | TextView = (
             TextView(estimator, components) if text else EstimatorView(estimator, components)
         )
-        rows = view.prepare(_documents(X) if text else X)
+        if isinstance(view, TextView):
+            rows = view.prepare(_documents(X))
+        else:  # (a layout chosen from classes — a network's cut points — from labelled rows)
+            rows = view.prepare(X, labels[np.maximum(codes, 0)], np.where(labelled, weight, 0.0))
         if rows.n_rows != n:
             raise DataError(f"X has {rows.n_rows} rows but y has {n} labels; give one per row")
         allowed = np.ones((n, len(owner)), dtype=bool)
@@ -457,7 +462,7 @@ def _warn_if_bound_fell(name: str, bounds: Any) -> None:
             "over it is a heuristic, not a likelihood ascent; converged_ says only that the "
             "iterations settled"
         ),
-        stacklevel=4,
+        stacklevel=5,  # (the caller of fit)
     )
 
 
