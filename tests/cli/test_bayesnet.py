@@ -202,3 +202,49 @@ def test_sorted_spambase_in_batches_is_the_model_of_all_its_rows(cli, shared_dat
     a, b = bk.load(whole), bk.load(batched)
     assert sum(len(c) > 0 for c in b.cut_points_.values()) > 40  # (the first batch: none)
     np.testing.assert_allclose(b.predict_proba(frame), a.predict_proba(frame), rtol=1e-12)
+
+
+def test_set_gives_a_model_its_settings(cli, tmp_path):
+    path, X, y = _sorted_by_class(tmp_path)
+    X = X.with_columns((pl.col("v") * 10).round().cast(pl.Int64).alias("v"))  # an integer column
+    X.with_columns(pl.Series("label", y)).write_csv(path)
+    out = tmp_path / "kdb.bkm"
+    result = cli("train", path, "-t", "label", "-m", "kdb", "--set", "k=2", "--set",
+                 "discretize=numbers", "-o", out)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "model: KDBClassifier(discretize='numbers', k=2)" in result.stdout
+    model = bk.load(out)
+    expected = bk.KDBClassifier(k=2, discretize="numbers").fit(X, y)
+    assert set(model.cut_points_) == {"u", "v"}  # the integer column is cut too
+    np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+    # JSON values: a list, a number; evaluate and report take --set too
+    chosen = ["edge_weight=cmi", "class_prior=[0.2, 0.3, 0.5]", "alpha=0.5"]
+    sets = [arg for setting in chosen for arg in ("--set", setting)]
+    measured = cli("evaluate", path, "-t", "label", "-m", "tan", *sets, "--json")
+    assert measured.exit_code == 0, measured.stderr
+    assert json.loads(measured.stdout)["model"] == (
+        "TANClassifier(alpha=0.5, class_prior=[0.2, 0.3, 0.5], edge_weight='cmi')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (["--set", "parents=2"], "KDBClassifier has no setting 'parents'; its settings are: "
+         "alpha, class_prior, class_weight, discretize, estimate, fit_prior, force_alpha, k, "
+         "loss, prior_alpha"),
+        (["--set", "k=9"], "k must be an integer from 0 to 3 (parents per feature); got 9"),
+        (["--set", "k"], "'k' is not NAME=VALUE; write e.g. --set k=2"),
+        (["--set", "k=1", "--set", "k=2"], "'k' is given twice"),
+        (["--alpha", "1", "--set", "alpha=2"], "alpha is given by --alpha and by --set alpha="),
+        (["--set", "k=2", "--unlabeled", "more"], "--unlabeled learns word counts + Multinom"),
+    ],
+)  # fmt: skip
+def test_set_refuses_what_the_model_does_not_take_in_a_line(cli, tmp_path, settings, message):
+    path, _, _ = _sorted_by_class(tmp_path, 60)
+    out = tmp_path / "m.bkm"
+    result = cli("train", path, "-t", "label", "-m", "kdb", *settings, "-o", out)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not out.exists()

@@ -251,19 +251,20 @@ def train(
     runner: Runner = run_here,
     max_terms: int = MAX_TERMS,
     reopen: Callable[[], TrainingData] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring). A text model's
     statistics keep at most ``max_terms`` terms (:func:`cap_terms`, after every batch).
-    ``reopen``: DATA opened again, for the sample a model's layout may be chosen from."""
+    ``reopen``: DATA opened again, for the sample a model's layout may be chosen from;
+    ``settings``: the model's (``--set``)."""
     unit = _unit(data.kind)
     with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
         chosen_by = data.labels_for_choice(first.y) if data.kind != "table" else first.y
         try:
-            model = build_model(
-                choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
-            )
+            labelled = Labelled(data.source, data.kind, first.X, chosen_by)
+            model = build_model(choice, labelled, alpha, integers, settings=settings)
         except ReadError as refusal:
             raise _located(refusal, data, choice, first) from None
         second = next(data.batches, None)
@@ -388,13 +389,15 @@ def train_rounds(
     *,
     runner: Runner = run_here,
     unlabelled: Callable[[], Iterator[FileBatch]] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` by its own rounds (EM: one per iteration, see
     :mod:`bayeskit.reduction`), each a pass over the batches of DATA read again
     (``reopen``), summarized here or on the cluster and added in batch order, so memory stays
     flat and a run on a cluster writes the same model file as a run on one machine.
     ``unlabelled``: the batches of unlabelled documents, read after DATA's at every pass; the
-    model is then a SemiSupervisedNB over the text model, and ``rows`` counts DATA's alone."""
+    model is then a SemiSupervisedNB over the text model, and ``rows`` counts DATA's alone.
+    ``settings``: the model's (``--set``)."""
     from ..semi_supervised import SemiSupervisedNB
 
     more = (lambda: iter(())) if unlabelled is None else unlabelled
@@ -403,7 +406,8 @@ def train_rounds(
     head = next(data.batches)
     first, _ = data.prepare(head)
     labelled = Labelled(data.source, data.kind, first.X, first.y)
-    model = build_model(choice, labelled, alpha, integers, semi_supervised=unlabelled is not None)
+    semi = unlabelled is not None
+    model = build_model(choice, labelled, alpha, integers, semi_supervised=semi, settings=settings)
     if unlabelled is not None:
         model = SemiSupervisedNB(model)
     rounds = rounds_for(model, partial=False)

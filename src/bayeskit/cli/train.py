@@ -27,6 +27,7 @@ from .options import (
     NoHeaderOpt,
     SchedulerOpt,
     SeparatorOpt,
+    SetOpt,
     TargetOpt,
     TextOpt,
     WorkersOpt,
@@ -125,6 +126,7 @@ def train(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
+    settings: SetOpt = None,
     ids: IdOpt = None,
     keep: KeepOpt = None,
     format: FormatOpt = None,
@@ -177,7 +179,7 @@ def train(
     from . import streaming
     from .cluster import batch_runner
     from .data import ReadOptions, _is_folder, load_labelled
-    from .models import build_model, check_model_options, describe
+    from .models import build_model, check_model_options, describe, parse_settings
     from .output import (
         check_output_path,
         human_size,
@@ -199,6 +201,13 @@ def train(
         what="a bayeskit model file",
     )
     check_model_options(model, alpha, integers)
+    chosen = parse_settings(settings, alpha, integers)
+    if chosen and unlabeled is not None:
+        raise typer.BadParameter(
+            "--unlabeled learns word counts + MultinomialNB by EM, whose settings --set does "
+            "not reach (its smoothing: --alpha)",
+            param_hint="--set",
+        )
     if unlabeled is not None:
         check_unlabelled(unlabeled, data)
     options = ReadOptions.of(
@@ -241,7 +250,7 @@ def train(
             if model in ROUND_MODELS:
                 trained = streaming.train_rounds(
                     lambda: open_data(data, target, text, options, batch_size),
-                    model, alpha, integers, options.merge, runner=runner,
+                    model, alpha, integers, options.merge, runner=runner, settings=chosen,
                 )  # fmt: skip
             else:
                 source = open_data(data, target, text, options, batch_size)
@@ -249,6 +258,7 @@ def train(
                     source, model, alpha, integers, options.merge, runner=runner,
                     max_terms=max_terms,
                     reopen=lambda: open_data(data, target, text, options, batch_size),
+                    settings=chosen,
                 )  # fmt: skip
         estimator = trained.model
         if (
