@@ -116,6 +116,20 @@ def test_declarations_say_what_each_kind_is():
         "SpamFilter",
     }
     assert [n for n, c in KINDS.items() if not contract_of(c).prior_in_scores] == ["ComplementNB"]
+    # what `bayeskit explain` splits exactly: not where features interact within a class
+    assert {n for n, c in KINDS.items() if not contract_of(c).feature_terms} == {
+        "AODEClassifier",
+        "GaussianMixtureClassifier",
+        "ParzenWindowClassifier",
+        "QuadraticDiscriminantAnalysis",
+        "RegularizedDiscriminantAnalysis",
+        "SemiSupervisedNB",
+    }
+    # EM over them (SemiSupervisedNB) is no likelihood ascent
+    assert {n for n, c in KINDS.items() if not contract_of(c).em_maximizes} == {
+        "AODEClassifier",
+        "KDBClassifier",
+    }
 
 
 def _mixture_data():

@@ -29,6 +29,8 @@ CASES = [
      {"covariance_type": "diag"}),
     (lambda: bk.BernoulliNB(), COUNTS, LABELS, {"binarize": 1.0}),
     (lambda: bk.TANClassifier(), CODES, LABELS, {"discretize": "none"}),
+    (lambda: bk.KDBClassifier(k=1), CODES, LABELS, {"k": 2}),
+    (lambda: bk.KDBClassifier(k=2), CODES, LABELS, {"k": 0}),
     (lambda: bk.SemiSupervisedNB(bk.MultinomialNB(), random_state=0), COUNTS,
      np.where(np.arange(80) % 3 == 0, -1, LABELS), {"estimator__alpha": 0.2}),
     (lambda: TextClassifier(vectorizer=TextClassifier.default_vectorizer()), DOCS, DOC_LABELS,

@@ -228,8 +228,8 @@ def test_bad_labels_and_settings_are_named():
         bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, 7, marked), classes=[0, 1])
     with pytest.raises(DataError, match="class 2 has no labelled row"):
         bk.SemiSupervisedNB().fit(X, marked, classes=[0, 1, 2])
-    with pytest.raises(DataError, match=r"y holds nan at row 0; labels are finite, and an unl"):
-        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.nan, marked))
+    with pytest.raises(DataError, match=r"y holds inf at row 0; labels are finite, and an unl"):
+        bk.SemiSupervisedNB().fit(X, np.where(np.arange(40) == 0, np.inf, marked))
     heavy = np.where(np.arange(40) % 2 == 0, 1e308, 1.0)  # each finite, their sum is not
     for estimator in (bk.MultinomialNB(), TextClassifier()):
         model = bk.SemiSupervisedNB(estimator)
@@ -266,3 +266,106 @@ def test_the_marker_beside_text_labels_in_a_list_is_no_class():
         assert model.classes_.tolist() == ["a", "b"]
     with pytest.raises(bk.errors.DataError, match="mixes text and numbers"):
         bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, ["a", 1, "b"] * 20)
+
+
+def next_round(rounds, total):
+    """The next round of a fit by rounds, None when the fit is done."""
+    try:
+        return rounds.send(total)
+    except StopIteration:
+        return None
+
+
+def test_a_part_of_empty_documents_counts_no_term():
+    """Fitted by rounds over parts (a cluster, ``bayeskit train --unlabeled``), a part whose
+    documents hold no term (empty files) is scored and counted as documents of no term: the
+    model is the one fitted in memory."""
+    from bayeskit.contract import fit_rounds
+    from bayeskit.reduction import Part, add_parts
+
+    docs = ["win cash now", "free prize", "lunch at noon", "see you at lunch", "", "", "cash"]
+    y = np.array(["spam", "spam", "ham", "ham", None, None, None], dtype=object)
+    parts = [(docs[:4], y[:4]), (docs[4:6], y[4:6]), (docs[6:], y[6:])]
+    model = bk.SemiSupervisedNB(TextClassifier())
+    rounds = fit_rounds(model, partial=False)
+    step = next(rounds)
+    while step is not None:
+        totals = [
+            Part(i, *step.summarize(step.state, X, labels, None))
+            for i, (X, labels) in enumerate(parts)
+        ]
+        step = next_round(rounds, add_parts(*totals))
+    in_memory = bk.SemiSupervisedNB(TextClassifier()).fit(docs, y)
+    test = ["cash now", "lunch", ""]
+    np.testing.assert_allclose(model.predict_proba(test), in_memory.predict_proba(test))
+    np.testing.assert_allclose(model.label_distributions_, in_memory.label_distributions_)
+    # every document empty: the text classifier's own refusal, in memory as by parts
+    with pytest.raises(DataError, match="the vocabulary is empty"):
+        bk.SemiSupervisedNB(TextClassifier()).fit(["", "", ""], ["spam", "ham", None])
+
+
+def test_a_missing_label_marks_an_unlabelled_row_as_minus_one_does():
+    import polars as pl
+
+    X, _, marked = _topics(seed=4, n=60)
+    unlabelled = marked == -1
+    expected = bk.SemiSupervisedNB().fit(X, marked)
+    as_missing = [
+        np.where(unlabelled, np.nan, marked),  # float labels: NaN is no class label
+        pd.Series(np.where(unlabelled, None, marked), dtype="float64"),
+        pd.Series(np.where(unlabelled, None, marked), dtype="Int64"),  # pandas NA
+        pl.Series(np.where(unlabelled, None, marked).tolist()),  # polars null
+        [None if u else int(v) for u, v in zip(unlabelled, marked, strict=True)],
+    ]
+    for y in as_missing:
+        model = bk.SemiSupervisedNB().fit(X, y)
+        assert model.classes_.tolist() == [0, 1]
+        np.testing.assert_allclose(model.predict_proba(X), expected.predict_proba(X))
+        np.testing.assert_array_equal(model.transduction_, expected.transduction_)
+    # booleans beside a missing label are the classes False and True (not 0.0 and 1.0)
+    flags = np.where(unlabelled, None, marked == 1)
+    for y in (flags.tolist(), flags, pd.array(flags.tolist(), dtype="boolean")):
+        model = bk.SemiSupervisedNB().fit(X, y)
+        assert model.classes_.tolist() == [False, True]
+        np.testing.assert_array_equal(model.transduction_, expected.transduction_ == 1)
+
+
+def test_em_over_a_model_whose_refit_is_no_maximiser_says_so_when_its_bound_falls(shared_data):
+    from bayeskit.datasets.shared import load_uci_table
+    from bayeskit.errors import ConvergenceWarning
+
+    X, y = load_uci_table("car", shared_data)
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(len(y)) < 0.95, None, y).astype(object)  # 5 % labelled
+    with pytest.warns(ConvergenceWarning, match="em_maximizes=False") as caught:
+        model = bk.SemiSupervisedNB(bk.AODEClassifier(), max_iter=50).fit(X, y)
+    assert "AODEClassifier's estimate from weighted rows is not the maximiser" in str(
+        caught[0].message
+    )
+    assert (np.diff(model.lower_bounds_) < 0).any()
+    with warnings.catch_warnings():  # EM proper: no such warning
+        warnings.simplefilter("error")
+        bk.SemiSupervisedNB(bk.CategoricalNB(), max_iter=50).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [bk.TANClassifier, bk.AODEClassifier, bk.KDBClassifier])
+def test_a_network_on_numbers_cuts_them_where_the_labelled_rows_say(cls, tmp_path):
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame(
+        {"a": rng.normal(size=300), "b": rng.normal(size=300), "c": rng.choice(["x", "y"], 300)}
+    )
+    y = np.where(X["a"] + X["b"] > 0, "p", "q")
+    labelled = np.arange(300) % 10 == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # (AODE's, KDB's bound may fall)
+        model = bk.SemiSupervisedNB(cls()).fit(X, np.where(labelled, y, None))
+    # the cut points need classes: those of the labelled rows
+    supervised = cls().fit(X[labelled], y[labelled])
+    assert model.estimator_.cut_points_.keys() == {"a", "b"}
+    for name, cuts in supervised.cut_points_.items():
+        np.testing.assert_array_equal(model.estimator_.cut_points_[name], cuts)
+    assert model.estimator_.class_count_.sum() == pytest.approx(300)
+    bk.save(model, tmp_path / "m.bkm")
+    np.testing.assert_array_equal(
+        bk.load(tmp_path / "m.bkm").predict_proba(X), model.predict_proba(X)
+    )

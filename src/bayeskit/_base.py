@@ -86,7 +86,7 @@ from ._decision import (
 )
 from ._labels import OneHot, class_weights, mean_accuracy, row_count
 from ._lazy import sparse as sp
-from ._merging import hold_declared_classes, merge
+from ._merging import hold_declared_classes, layout_difference, merge
 from ._params import (
     ClassifierMixin,
     ParamNamesOnce,
@@ -808,6 +808,11 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
     def set_layout_state(self, state: Any) -> None:
         """Take a column layout :meth:`layout_state` gave (read back from a model file); a
         model without one ignores it."""
+
+    def layout_difference(self, other: Any) -> str:
+        """What differs between this model's :meth:`layout_state` and ``other``'s (a model of
+        its class), in a few words: what a refusal to merge them says."""
+        return layout_difference(self.layout_state(), other.layout_state())
 
     def classes_declared(self) -> bool:
         """Whether ``partial_fit(classes=...)`` declared the model's classes since the last

@@ -278,6 +278,8 @@ def check_label_type(labels: np.ndarray, hint: str = "one class label per row") 
         values = labels.tolist()
         if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
             return
+        if all(isinstance(v, (bool, np.bool_)) for v in values):
+            return  # (beside None, an unlabelled row's marker, booleans are held as objects)
         if all(isinstance(v, (float, np.floating)) for v in values):
             labels = np.asarray(values, dtype=np.float64)
     if labels.dtype.kind == "f" and len(labels):

@@ -69,19 +69,31 @@ def check_mergeable(a: Any, b: Any) -> None:
                 f"({fa} vs {fb})"
             )
         # another fitted layout (a network classifier's cut points of its numeric columns, the
-        # pseudo-count a file written by an older version was fitted with): name what differs
-        if isinstance(la, dict) and isinstance(lb, dict):
-            keys = sorted(k for k in la.keys() | lb.keys() if la.get(k) != lb.get(k))
-            detail = "; ".join(f"{k}: {la.get(k)!r} vs {lb.get(k)!r}" for k in keys)
-        else:
-            detail = f"{la} vs {lb}"
+        # pseudo-count a file written by an older version was fitted with): the model names
+        # what differs, in a line
         raise MergeError(
             "cannot merge models whose fits chose different column layouts (their first "
-            f"fits' data differ, or one was fitted by an older version): {detail}"
+            f"fits' data differ, or one was fitted by an older version): "
+            f"{a.layout_difference(b)}"
         )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
     if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):
         raise MergeError("cannot merge models fitted on differently named features")
+
+
+def layout_difference(a: Any, b: Any) -> str:
+    """What differs between two column layouts (``layout_state``), each value shortened: a
+    layout may hold a list per column, and a refusal is one line."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+        return "; ".join(f"{k}: {shortened(a.get(k))} vs {shortened(b.get(k))}" for k in keys)
+    return f"{shortened(a)} vs {shortened(b)}"
+
+
+def shortened(value: Any, most: int = 60) -> str:
+    """``repr(value)`` in at most about ``most`` characters (its start, then ``…``)."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _is_estimator(x: Any) -> bool:

@@ -48,6 +48,27 @@ The declaration
 ``prior_in_scores``
     the joint log-likelihood includes ``log P(y)`` (ComplementNB's, after Rennie et al.,
     does not); what a report subtracts to show ``log p(x|y)``.
+``feature_terms``
+    one decision's log-odds is the prior's plus one term per feature, exactly: a linear
+    model's, naive Bayes' (each feature's term reads its own value; a missing value's is 0) and
+    a Bayesian network's that offers ``feature_log_factors`` (each feature's term ``ln P(x_i |
+    y, x_pa(i))`` also reads its parents' values); what ``bayeskit explain`` splits. False for
+    a model whose features interact within a class: AODE's average of one-dependence models,
+    a mixture's components, a class's own full covariance, a kernel density over whole rows.
+``em_maximizes``
+    the model's estimate from soft-weighted statistics is the maximiser of its expected
+    complete-data log-likelihood (with its smoothing's prior: a MAP estimate), so an EM over
+    it (``SemiSupervisedNB``) is EM proper: each iteration raises the likelihood (Dempster,
+    Laird & Rubin 1977). False for AODE, whose counts estimate each one-dependence model but
+    do not maximise their average, and KDB, whose structure is chosen greedily: EM over them
+    is a heuristic, whose bound may fall (``SemiSupervisedNB`` warns when it does).
+``layout_from_rows``
+    a first fit chooses part of the column layout (:meth:`layout_state`) from the rows' values
+    and classes — a Bayesian network's cut points of its numeric columns — and every later
+    batch keeps it. Fitted from batches, that layout is best chosen from a sample spread over
+    all of them: ``summarize`` of the sample on the unfitted model fixes it (and counts
+    nothing); ``fit_summary`` of the batches' summaries then counts every row under it.
+    ``bayeskit train`` of more than one batch reads such a sample first.
 ``refit_settings``
     the settings its statistics are learned under — a threshold applied to each row, EM's
     components and starts, a text model's tokens — which a fitted model's parameters cannot
@@ -133,6 +154,9 @@ class Contract:
     decision: Decision = "classes"
     state: State = "generative"
     prior_in_scores: bool = True
+    feature_terms: bool = True
+    em_maximizes: bool = True
+    layout_from_rows: bool = False
     refit_settings: tuple[str, ...] = ()
     why: str = ""
 

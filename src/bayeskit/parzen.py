@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+import dataclasses
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from .contract import Contract
 from .errors import ModelFileError
 from .families.parzen import Parzen, ParzenParams, check_search
 from .naive_bayes._numeric import NumericNB
@@ -77,6 +79,9 @@ default="scott"
 
     fit_prior = True
     prior_alpha = 0.0
+
+    #: a kernel over whole rows: the features interact in its log-odds
+    contract: ClassVar[Contract] = dataclasses.replace(NumericNB.contract, feature_terms=False)
 
     def __init__(
         self,

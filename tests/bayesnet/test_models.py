@@ -260,3 +260,22 @@ def test_the_report_draws_the_tree():
         title="t", classes=aode.classes_, y_true=y, proba=aode.predict_proba(X), model=aode
     )
     assert "Network structure" not in page  # every feature parent of every other: no tree
+
+
+def test_a_refused_merge_names_the_first_column_cut_otherwise_in_a_line():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 3, 900)
+    X = pd.DataFrame({f"c{j}": rng.normal(y * (1 + j % 3), 1.0) for j in range(40)})
+    a, b = bk.TANClassifier().fit(X[:450], y[:450]), bk.TANClassifier().fit(X[450:], y[450:])
+    first = next(c for c in X.columns if not np.array_equal(a.cut_points_[c], b.cut_points_[c]))
+    with pytest.raises(MergeError) as refused:
+        bk.merge(a, b)
+    message = str(refused.value)
+    assert len(message) < 400  # (every cut list of every column made it 1,334 characters)
+    assert f"column {first!r} is cut at [" in message
+    shown = a.cut_points_[first][:4]
+    assert ", ".join(f"{c:.6g}" for c in shown) in message
+    # a column that is a category in one fit and numbers in the other
+    c = bk.TANClassifier().fit(X.assign(c0=np.round(X["c0"]).astype(int)), y)
+    with pytest.raises(MergeError, match=r"column 'c0' is cut at .* no cut points \(a category"):
+        bk.merge(a, c)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -142,3 +144,26 @@ def test_unlabeled_on_a_cluster_writes_the_single_process_file(
     assert here.read_bytes() == there.read_bytes()
     model = bk.load(here)
     np.testing.assert_allclose(model.class_count_.sum(), 75 + 90)
+
+
+def test_explain_says_which_decisions_it_splits_exactly(cli, tmp_path):
+    rng = np.random.default_rng(0)
+    X = pl.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = np.where(X["a"] + X["b"] > 0, "p", "q")
+    gmm = tmp_path / "gmm.bkm"
+    bk.save(bk.GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y), gmm)
+    # a table model learned with unlabelled rows explains as the model it wraps
+    semi = tmp_path / "semi.bkm"
+    unlabelled = np.where(np.arange(200) % 4 == 0, y, None).astype(object)
+    bk.save(bk.SemiSupervisedNB(bk.GaussianNB()).fit(X, unlabelled), semi)
+    for path, exact in ((gmm, False), (semi, True)):
+        result = cli("explain", path, "a=0.3,b=0.1", "--json")
+        assert result.exit_code == 0, result.stderr
+        found = json.loads(result.stdout)
+        model = bk.load(path)
+        jll = model.predict_joint_log_proba(pl.DataFrame({"a": [0.3], "b": [0.1]}))[0]
+        assert found["log_odds"] == pytest.approx(jll[0] - jll[1])
+        assert found["exact"] is exact
+        terms = found["prior"] + sum(c["log_odds"] for c in found["contributions"])
+        assert terms + found["interactions"] == pytest.approx(found["log_odds"])
+        assert (terms == pytest.approx(found["log_odds"])) is exact

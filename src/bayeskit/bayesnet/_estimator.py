@@ -9,7 +9,7 @@ import numpy as np
 
 from .._base import GenerativeClassifier
 from .._labels import OneHot, hard_class_weights, row_count
-from .._validation import check_features, column_label
+from .._validation import check_features, column_label, column_named
 from .._values import one_of
 from ..contract import Contract
 from ..errors import DataError, ModelFileError, ParameterError
@@ -44,8 +44,9 @@ class NetworkClassifier(GenerativeClassifier):
     """Base of :class:`TANClassifier`, :class:`AODEClassifier` and :class:`KDBClassifier`."""
 
     #: the statistics count intervals of the columns ``discretize`` cuts: another choice of
-    #: columns needs the rows (:mod:`bayeskit.contract`)
-    contract: ClassVar[Contract] = Contract(refit_settings=("discretize",))
+    #: columns needs the rows; the cut points are chosen from the rows of a first fit, best a
+    #: sample spread over all the batches (:mod:`bayeskit.contract`)
+    contract: ClassVar[Contract] = Contract(refit_settings=("discretize",), layout_from_rows=True)
 
     alpha: Any
     force_alpha: bool
@@ -120,10 +121,14 @@ class NetworkClassifier(GenerativeClassifier):
         block = real_columns(table, numeric, "discretized", table.names)
         bad = np.isinf(block)
         if bad.any():
-            row, k = (int(v) for v in np.argwhere(bad)[0])
+            row, k = (int(v) for v in np.argwhere(bad)[0])  # the first row holding one
+            accepted = "numeric columns take finite numbers (NaN or None is a missing value)"
+            # row and detail: a caller reading a file in batches names its own row (from 1)
             raise DataError(
                 f"{column_label(table.names, numeric[k])} holds {block[row, k]} at row {row}; "
-                "numeric columns take finite numbers (NaN or None is a missing value)"
+                f"{accepted}",
+                row=row,
+                detail=f"{column_named(table.names, numeric[k])} holds {block[row, k]}; {accepted}",
             )
         return block
 
@@ -178,12 +183,26 @@ class NetworkClassifier(GenerativeClassifier):
         return np.asarray(self._fitted()[1][0].class_information)
 
     # ------------------------------------------------------------------ model files
-    def layout_state(self) -> dict[str, Any] | None:
+    def layout_state(self) -> dict[str, Any]:
         """The numeric columns and their cut points the first fit chose (see the template's
         method): model files store them, and models merge only when they are equal."""
         numeric = getattr(self, "_numeric_", ())
         cuts = getattr(self, "_cuts_", ())
         return {"numeric": list(numeric), "cuts": [c.tolist() for c in cuts]}
+
+    def layout_difference(self, other: Any) -> str:
+        """The first column whose cut points differ from ``other``'s (a network of this
+        class), and its two lists of cut points, shortened."""
+        mine, theirs = (
+            dict(zip(state["numeric"], state["cuts"], strict=True))
+            for state in (self.layout_state(), other.layout_state())
+        )
+        names = self._feature_names()
+        for j, name in enumerate(names):
+            a, b = mine.get(j), theirs.get(j)
+            if a != b:
+                return f"column {name!r} is cut at {_cuts(a)} in one, at {_cuts(b)} in the other"
+        return super().layout_difference(other)
 
     def set_layout_state(self, state: Any) -> None:
         """Take stored numeric columns and cut points; a file without them is refused."""
@@ -250,6 +269,15 @@ class NetworkClassifier(GenerativeClassifier):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _cuts(cuts: list[float] | None, most: int = 4) -> str:
+    """Cut points in a few words: ``[0.055, 0.165, 0.31, 0.69, … 12 cuts]``; ``no cut points
+    (a category)`` for a column not cut."""
+    if cuts is None:
+        return "no cut points (a category)"
+    shown = ", ".join(f"{c:.6g}" for c in cuts[:most])
+    return f"[{shown}, … {len(cuts)} cuts]" if len(cuts) > most else f"[{shown}]"
 
 
 class TreeClassifier(NetworkClassifier):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
+from ..contract import Contract
 from ._estimator import NetworkClassifier
 from ._family import AODE
 
@@ -49,6 +51,12 @@ class AODEClassifier(NetworkClassifier):
     >>> AODEClassifier().fit(X, y).predict([["hot", "wet", "yes"], ["cold", "dry", None]])
     array(['in', 'out'], dtype='<U3')
     """
+
+    #: an average of one-dependence models: its log-odds has no exact share per feature, and
+    #: the counts that estimate each model do not maximise the average's likelihood
+    contract: ClassVar[Contract] = dataclasses.replace(
+        NetworkClassifier.contract, feature_terms=False, em_maximizes=False
+    )
 
     def __init__(
         self,

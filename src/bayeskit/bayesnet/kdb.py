@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
+from ..contract import Contract
 from ._estimator import TreeClassifier
 from ._family import KDB
 
@@ -27,7 +29,8 @@ class KDBClassifier(TreeClassifier):
     Parameters
     ----------
     k : int, default=1
-        Parents per feature besides the class, 0 to 3.
+        Parents per feature besides the class, 0 to 3. It sets which feature subsets are
+        counted, so changing it on a fitted model leaves the model waiting for ``fit``.
     alpha, force_alpha, estimate, discretize, fit_prior, class_prior, prior_alpha,
     class_weight, loss
         As for :class:`~bayeskit.TANClassifier`.
@@ -52,6 +55,13 @@ class KDBClassifier(TreeClassifier):
     >>> model.predict([["cold", "dry", "no"]])
     array(['out'], dtype='<U3')
     """
+
+    #: ``k`` sets which feature subsets are counted (up to ``k + 1`` features each), so a
+    #: fitted model's counts cannot serve another ``k``; ``discretize`` as for every network.
+    #: Sahami's greedy structure need not maximise the likelihood: EM over it is a heuristic.
+    contract: ClassVar[Contract] = dataclasses.replace(
+        TreeClassifier.contract, refit_settings=("discretize", "k"), em_maximizes=False
+    )
 
     def __init__(
         self,

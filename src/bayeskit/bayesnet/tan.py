@@ -35,7 +35,10 @@ class TANClassifier(TreeClassifier):
     :class:`~bayeskit.DiscretizedNB` with ``method="mdl"``). The cut points are fixed by the
     first ``fit`` (or first ``partial_fit``) and kept by every later ``partial_fit``, merge and
     unlearning, whose data may then differ from what ``fit`` on all rows would have cut; two
-    models merge only with the same cut points.
+    models merge only with the same cut points. To learn from batches whose first is not
+    like the rest (sorted by class), fix the cut points from a sample spread over all of them
+    first: ``summarize(X_sample, y_sample)`` on the unfitted model (it counts nothing), then
+    ``fit_summary`` of the batches' summaries (``bayeskit train`` does so).
 
     Missing values (NaN, None, pandas NA, polars null) drop out of the factors they touch: a
     missing ``x_i`` drops its factor, a missing parent turns ``P(x_i | y, x_pa)`` into

@@ -26,6 +26,7 @@ from .options import (
     SchedulerOpt,
     SeedOpt,
     SeparatorOpt,
+    SetOpt,
     TargetOpt,
     TextOpt,
     WorkersOpt,
@@ -45,6 +46,7 @@ def evaluate(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
+    settings: SetOpt = None,
     folds: FoldsOpt = 10,
     test: Annotated[
         str | None,
@@ -74,15 +76,16 @@ def evaluate(
     from .cluster import cluster_client, fold_runner
     from .data import ReadOptions, load_labelled
     from .measure import cross_validate, holdout, metrics
-    from .models import build_model, check_model_options, describe
+    from .models import build_model, check_model_options, describe, parse_settings
 
     check_model_options(model, alpha, integers)  # before any data is read
+    chosen = parse_settings(settings, alpha, integers)
     options = ReadOptions.of(
         format, no_header, columns, missing, merge, separator, ids, keep,
         no_default_missing=no_default_missing,
     )  # fmt: skip
     train = load_labelled(data, target, text, options)
-    estimator = build_model(model, train, alpha, integers)
+    estimator = build_model(model, train, alpha, integers, settings=chosen)
     if test is None:
         with cluster_client(workers, scheduler) as client:  # the folds run in parallel there
             result = cross_validate(

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..contract import contract_of
 from ..errors import BayeskitError, ParameterError
 from ..io.readers import ReadError, list_names
 from .models import conform, is_email_model, is_text_model, training_columns
@@ -20,7 +21,11 @@ from .output import note
 
 @dataclass
 class Decision:
-    """The log-odds of ``label`` against ``versus`` for one input, feature by feature."""
+    """The log-odds of ``label`` against ``versus`` for one input, feature by feature.
+
+    ``exact``: ``log_odds == prior + sum of the contributions``. Otherwise (a model whose
+    features interact within a class) each contribution is the log-odds less the log-odds with
+    that one value missing, and ``interactions`` the part no single value accounts for."""
 
     label: Any
     versus: Any
@@ -28,6 +33,8 @@ class Decision:
     log_odds: float
     prior: float
     contributions: list[tuple[str, float]]  # (feature, share of the log-odds), largest first
+    exact: bool = True
+    interactions: float = 0.0
 
 
 def plain_value(value: Any) -> Any:
@@ -135,21 +142,58 @@ def decide(model: Any, x: Any, label: Any = None, versus: Any = None) -> Decisio
         e = model.explain(x, label=label, versus=versus)
         proba = model.predict_proba([x])[0]
         return _decision(model, e, proba, table=False)
+    model = _explained(model)
+    if hasattr(model, "feature_log_factors"):  # a network's exact split (TAN, KDB)
+        return _by_factors(model, x, label, versus)
+    from ..inspection import explain as explain_linear
+
     try:
-        model.linear_discriminant()
+        getattr(model, "linear_discriminant", _not_linear)()
     except BayeskitError:
+        exact = contract_of(model).feature_terms
         if not model.__sklearn_tags__().input_tags.allow_nan:
             raise ParameterError(
                 f"{type(model).__name__}'s log-odds is not a sum of one term per feature (its "
-                "covariances differ between classes, so features interact); explain splits "
-                "the decisions of linear models (--model lda) and naive Bayes models; "
-                "'bayeskit inspect' shows this model's class means"
+                "features interact within a class, and it takes no missing values to leave "
+                "one out); explain splits the decisions of linear models (--model lda), naive "
+                "Bayes models and TAN/KDB networks; 'bayeskit inspect' shows what it holds"
             ) from None
-        return _by_missing(model, x, label, versus)
-    from ..inspection import explain as explain_linear
-
+        return _by_missing(model, x, label, versus, exact=exact)
     e = explain_linear(model, x, label=label, versus=versus)
     return _decision(model, e, model.predict_proba(x)[0], table=True)
+
+
+def _not_linear() -> None:
+    raise ParameterError("the model has no linear form")
+
+
+def _explained(model: Any) -> Any:
+    """The model whose decision is split: a wrapper's (SemiSupervisedNB's) fitted model when
+    it has one component per class (the same decision), else the model itself."""
+    if contract_of(model).input != "wrapped":
+        return model
+    inner = model.fitted_estimator()
+    return inner if len(inner.classes_) == len(model.classes_) else model
+
+
+def _by_factors(model: Any, row: Any, label: Any, versus: Any) -> Decision:
+    """A network's exact split (:func:`bayeskit.inspection.explain`): feature ``i``'s term is
+    the difference of the two classes' ``ln P(x_i | y, x_pa(i))``, so it reads the values of
+    the parents it was given (named after ``|``; a missing parent is not one)."""
+    from ..inspection import explain
+
+    e = explain(model, row, label=label, versus=versus)
+    values = dict(zip(row.columns, row.row(0), strict=True))
+    parents = model.parents_
+
+    def named(feature: str) -> str:
+        given = [f"{p}={values[p]}" for p in parents.get(feature, ()) if values[p] is not None]
+        return f"{feature}={values[feature]}" + (f" | {', '.join(given)}" if given else "")
+
+    shares = [(named(c.feature), c.weight) for c in e.contributions if c.weight != 0.0]
+    k = class_index(model.classes_, e.label)
+    proba = float(model.predict_proba(row)[0][k])
+    return Decision(e.label, e.versus, proba, e.log_odds, e.prior, shares)
 
 
 def _decision(model: Any, e: Any, proba: np.ndarray, *, table: bool) -> Decision:
@@ -164,11 +208,13 @@ def _decision(model: Any, e: Any, proba: np.ndarray, *, table: bool) -> Decision
     return Decision(e.label, e.versus, float(proba[k]), e.log_odds, e.prior, shares)
 
 
-def _by_missing(model: Any, row: Any, label: Any, versus: Any) -> Decision:
-    """For a model that is not linear in its features: a Naive Bayes log-odds is the prior's
-    plus one term per feature, and a missing value contributes nothing, so each feature's term
-    is the log-odds minus the log-odds with that one value missing (exact, not a
-    sensitivity)."""
+def _by_missing(model: Any, row: Any, label: Any, versus: Any, *, exact: bool) -> Decision:
+    """For a model that is not linear in its features: each feature's term is the log-odds
+    minus the log-odds with that one value missing, and the prior's the log-odds with every
+    value missing. A Naive Bayes log-odds is the prior's plus one term per feature, and a
+    missing value contributes nothing, so there this split is exact, not a sensitivity. Where
+    the features interact within a class (``exact`` False: AODE, a mixture) each term is
+    only that value's own effect, and the rest of the log-odds is the interactions'."""
     import polars as pl
 
     columns = list(row.columns)
@@ -187,6 +233,7 @@ def _by_missing(model: Any, row: Any, label: Any, versus: Any) -> Decision:
     values = row.row(0)
     shares = [(f"{columns[j]}={values[j]}", float(terms[j])) for j in rank]
     proba = model.predict_proba(row)[0]
+    rest = float(odds[0] - odds[-1] - terms[present].sum()) if not exact else 0.0
     return Decision(
         plain_value(classes[a]),
         plain_value(classes[b]),
@@ -194,6 +241,8 @@ def _by_missing(model: Any, row: Any, label: Any, versus: Any) -> Decision:
         float(odds[0]),
         float(odds[-1]),
         shares,
+        exact=exact,
+        interactions=rest,
     )
 
 

@@ -26,7 +26,11 @@ def explain(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The contributions behind one decision: the log-odds of the predicted class against the
-    runner-up, split exactly into the prior and one term per feature."""
+    runner-up, split exactly into the prior and one term per feature (a TAN or KDB network's
+    term of a feature is read given its parents' values, shown after '|'). Where the features
+    interact within a class (AODE, a Gaussian mixture) no such split exists: each term is
+    then the log-odds less the log-odds with that one value missing, and '(interactions)'
+    the rest; the output says so."""
     from .explaining import (
         class_index,
         decide,
@@ -59,6 +63,9 @@ def explain(
             "log_odds": d.log_odds,
             "prior": d.prior,
             "contributions": [{"feature": f, "log_odds": w} for f, w in d.contributions],
+            # False: the terms are each value's own effect, and the interactions the rest
+            "exact": d.exact,
+            "interactions": d.interactions,
         }
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return
@@ -69,12 +76,21 @@ def explain(
     p_of = f"P = {d.probability:.4f}{', calibrated' if calibrated else ''}"
     odds = "the model's log-odds" if calibrated else "log-odds"
     console.print(f"{d.label!r} ({p_of}) vs {d.versus!r}: {odds} {d.log_odds:+.3f}")
+    if not d.exact:
+        console.print(
+            f"  {type(model).__name__}'s features interact within a class: its log-odds has no "
+            "exact share per feature. Each term is the log-odds less the log-odds with that "
+            "one value missing; (interactions) is the rest.",
+            markup=False,
+        )
     console.print(f"  {'(prior)':<28} {d.prior:+8.3f}")
     for feature, weight in d.contributions[:top]:
         console.print(f"  {feature:<28} {weight:+8.3f}", markup=False)
     rest = d.contributions[top:]
     if rest:
         console.print(f"  … {len(rest)} more features, together {sum(w for _, w in rest):+.3f}")
+    if not d.exact:
+        console.print(f"  {'(interactions)':<28} {d.interactions:+8.3f}")
 
 
 def inspect(

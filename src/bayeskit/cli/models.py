@@ -104,12 +104,72 @@ def build_model(
     integers: str | None = None,
     *,
     semi_supervised: bool = False,
+    settings: dict[str, Any] | None = None,
 ) -> Any:
-    """An unfitted model for ``data`` (``--model choice``; ``--integers``)."""
+    """An unfitted model for ``data`` (``--model choice``; ``--integers``; ``--set``:
+    ``settings``, from :func:`parse_settings`)."""
     check_model_options(choice, alpha, integers)
     if data.kind in ("text", "email"):
-        return _text_model(choice, data, alpha, semi_supervised)
-    return _table_model(choice, data, alpha, integers)
+        model = _text_model(choice, data, alpha, semi_supervised)
+    else:
+        model = _table_model(choice, data, alpha, integers)
+    return apply_settings(model, settings or {})
+
+
+def parse_settings(
+    specs: list[str] | None, alpha: float | None = None, integers: str | None = None
+) -> dict[str, Any]:
+    """``--set NAME=VALUE`` options as settings: VALUE read as JSON (a number, true, null,
+    a list…), else as text. Refused before any data is read: a spec that is not
+    NAME=VALUE, a name given twice, and a setting another option gives too."""
+    import json
+
+    settings: dict[str, Any] = {}
+    for spec in specs or ():
+        name, sep, raw = spec.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise typer.BadParameter(
+                f"{spec!r} is not NAME=VALUE; write e.g. --set k=2", param_hint="--set"
+            )
+        if name in settings:
+            raise typer.BadParameter(f"{name!r} is given twice", param_hint="--set")
+        try:
+            settings[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[name] = raw.strip()
+    for option, name, value in (("--alpha", "alpha", alpha), ("--integers", "integers", integers)):
+        if value is not None and name in settings:
+            raise typer.BadParameter(
+                f"{name} is given by {option} and by --set {name}=…; give it once",
+                param_hint="--set",
+            )
+    return settings
+
+
+def apply_settings(model: Any, settings: dict[str, Any]) -> Any:
+    """``model`` with ``settings`` (``--set``): a name it does not have, or a part of it
+    (which --set cannot build), is refused naming the settings it has; a value it does not
+    take is refused by the model when it is fitted, naming the setting and what it takes."""
+    if not settings:
+        return model
+    from ..errors import BayeskitError
+
+    own = model.get_params(deep=True)
+    # a part (a text model's vectorizer or count model) is set through its own settings
+    accepted = sorted(n for n, v in own.items() if not hasattr(v, "get_params"))
+    for name in settings:
+        if name not in accepted:
+            parts = " (set a part's settings as part__name)" if name in own else ""
+            raise typer.BadParameter(
+                f"{type(model).__name__} has no setting {name!r}{parts}; its settings are: "
+                f"{', '.join(accepted)}",
+                param_hint="--set",
+            )
+    try:
+        return model.set_params(**settings)
+    except (BayeskitError, ValueError, TypeError) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--set") from None
 
 
 def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervised: bool) -> Any:

@@ -95,6 +95,19 @@ AlphaOpt = typer.Option(
     help="Additive smoothing of the count models (default: the model's own: 1 for "
     "multinomial, bernoulli, complement; the text defaults' own; 0.1 with --unlabeled).",
 )
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="NAME=VALUE",
+        help="A setting of the model, by its Python name (repeatable): --set k=2 (--model "
+        "kdb), --set edge_weight=cmi (tan), --set m=5 (aode), --set discretize=numbers (tan, "
+        "aode, kdb: integer columns cut into intervals too), a text model's parts' with "
+        "model__ or vectorizer__ (--set vectorizer__min_df=2). VALUE is read as JSON (2, 0.5, "
+        "true, null, [0.3, 0.7]), else as text. A name the model does not have is refused "
+        "with the names it has; a value it does not take, when it is fitted.",
+    ),
+]
 IntegersOpt = typer.Option(
     "--integers",
     metavar="FAMILY",

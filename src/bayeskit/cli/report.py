@@ -28,6 +28,7 @@ from .options import (
     NoHeaderOpt,
     SeedOpt,
     SeparatorOpt,
+    SetOpt,
     TargetOpt,
     TextOpt,
     folds_of,
@@ -124,6 +125,7 @@ def report(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
+    settings: SetOpt = None,
     folds: FoldsOpt = 10,
     seed: SeedOpt = 0,
     title: Annotated[
@@ -149,7 +151,7 @@ def report(
     from ..report import build_report
     from .data import ReadOptions, load_labelled
     from .measure import cross_validate, metrics
-    from .models import build_model, check_model_options, describe, is_text_model
+    from .models import build_model, check_model_options, describe, is_text_model, parse_settings
     from .output import (
         check_output_path,
         err_console,
@@ -168,12 +170,13 @@ def report(
     elif output != "-" and not os.path.exists(output):
         raise ReadError(f"{output}: does not exist; give a file name, or - for standard output")
     check_model_options(model, alpha, integers)  # before any data is read
+    chosen = parse_settings(settings, alpha, integers)
     options = ReadOptions.of(
         format, no_header, columns, missing, merge, separator, ids, keep,
         no_default_missing=no_default_missing,
     )  # fmt: skip
     labelled = load_labelled(data, target, text, options)
-    estimator = build_model(model, labelled, alpha, integers)
+    estimator = build_model(model, labelled, alpha, integers, settings=chosen)
     start = time.perf_counter()
     result = cross_validate(lambda: clone(estimator), labelled, folds_of(folds, cv), seed)
     with progress("training on all the data", None):

@@ -3,7 +3,10 @@
 flat in the size of the input.
 
 The first batch fits the model (and fixes what a fit decides from the data: the columns'
-families, the vectorizer); every later batch is summarized under it — here, or on a Dask
+families, the vectorizer) — but a model that chooses part of its layout from the rows' values
+and classes (a Bayesian network's cut points; the contract's ``layout_from_rows``) takes it
+from a sample spread over all of DATA, read first (:func:`spread_rows`); every later batch is
+summarized under it — here, or on a Dask
 cluster (:mod:`bayeskit.cli.cluster`) — and the summaries are added in batch order, so a run
 on a cluster writes the same model file as a run on one machine.
 """
@@ -49,6 +52,11 @@ TEXT_CHUNK = 10_000
 #: The messages of a SpamFilter trained in batches whose held-out scores fit its probability
 #: scale: at most this many, evenly spaced over DATA (see calibrate).
 CALIBRATION_SAMPLE = 10_000
+#: The rows, spread over DATA, a layout chosen from the rows (a network's cut points) is
+#: chosen from when DATA comes in more than one batch: as many as a default batch, so a
+#: table of up to that many rows gets the layout a fit on all of it gets, whatever the batch
+#: size (see spread_rows).
+LAYOUT_SAMPLE = TABLE_BATCH
 
 
 @dataclass(frozen=True)
@@ -242,18 +250,21 @@ def train(
     *,
     runner: Runner = run_here,
     max_terms: int = MAX_TERMS,
+    reopen: Callable[[], TrainingData] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` batch by batch (see the module docstring). A text model's
-    statistics keep at most ``max_terms`` terms (:func:`cap_terms`, after every batch)."""
+    statistics keep at most ``max_terms`` terms (:func:`cap_terms`, after every batch).
+    ``reopen``: DATA opened again, for the sample a model's layout may be chosen from;
+    ``settings``: the model's (``--set``)."""
     unit = _unit(data.kind)
     with Meter("training", unit=unit, total_bytes=data.total_bytes or None) as meter:
         first, raw_labels = data.prepare(next(data.batches))
         labels = set(raw_labels)
         chosen_by = data.labels_for_choice(first.y) if data.kind != "table" else first.y
         try:
-            model = build_model(
-                choice, Labelled(data.source, data.kind, first.X, chosen_by), alpha, integers
-            )
+            labelled = Labelled(data.source, data.kind, first.X, chosen_by)
+            model = build_model(choice, labelled, alpha, integers, settings=settings)
         except ReadError as refusal:
             raise _located(refusal, data, choice, first) from None
         second = next(data.batches, None)
@@ -265,8 +276,18 @@ def train(
         # rest of the batch is summarized a chunk at a time, as later batches are.
         chunked = second is not None and isinstance(first.X, list)
         head = TEXT_CHUNK if chunked else len(first.y)
-        with rows_of(data.source):
-            model.partial_fit(first.X[:head], first.y[:head])
+        if second is not None and reopen is not None and _layout_from_rows(model, first.X):
+            # the layout from rows spread over DATA, not from the first batch (a file sorted
+            # by class would give a network no cut points); then the first batch is counted
+            # under it, as every later one is
+            X, y, at = spread_rows(reopen(), LAYOUT_SAMPLE)
+            with rows_of(data.source, at):
+                model.summarize(X, y)
+            with rows_of(data.source):
+                model.fit_summary(model.summarize(first.X[:head], first.y[:head]))
+        else:
+            with rows_of(data.source):
+                model.partial_fit(first.X[:head], first.y[:head])
         rows = first.rows
         rounds = rounds_for(model, partial=True)
         step = next(rounds)
@@ -301,6 +322,47 @@ def train(
     return Trained(settle_text_model(model), data, rows)
 
 
+def _layout_from_rows(model: Any, X: Any) -> bool:
+    """Whether ``model`` chooses part of its layout from the rows' values and classes (its
+    contract's ``layout_from_rows``) and the table has numbers for it to cut."""
+    import polars as pl
+
+    if not contract_of(model).layout_from_rows or not isinstance(X, pl.DataFrame):
+        return False
+    return any(t.is_numeric() for t in X.schema.values())
+
+
+def spread_rows(data: TrainingData, size: int) -> tuple[Any, np.ndarray, np.ndarray]:
+    """Rows of a table spread evenly over all of it, read in one pass without knowing its
+    length: rows 0, s, 2s, … (from 0, in reading order), ``s`` the least power of 2 that keeps
+    at most ``size`` of them, so a table of at most ``size`` rows gives every row. Memory
+    holds at most ``size`` rows and a batch. Returns (X, y, each row's place in the file)."""
+    import polars as pl
+
+    step = 1
+    frames: list[Any] = []
+    labels: list[np.ndarray] = []
+    places: list[np.ndarray] = []
+    seen = 0
+    with Meter("sampling", unit=_unit(data.kind), total_bytes=data.total_bytes or None) as meter:
+        for raw in data.batches:
+            batch, _ = data.prepare(raw)
+            at = np.arange(seen, seen + batch.rows)
+            take = np.flatnonzero(at % step == 0)
+            frames.append(batch.X[take])
+            labels.append(batch.y[take])
+            places.append(at[take])
+            seen += batch.rows
+            while sum(len(p) for p in places) > size:  # half as many, twice as far apart
+                step *= 2
+                keep = [np.flatnonzero(p % step == 0) for p in places]
+                frames = [f[k] for f, k in zip(frames, keep, strict=True)]
+                labels = [v[k] for v, k in zip(labels, keep, strict=True)]
+                places = [p[k] for p, k in zip(places, keep, strict=True)]
+            meter.advance(batch.rows, raw.nbytes)
+    return pl.concat(frames), np.concatenate(labels), np.concatenate(places)
+
+
 def _term_keyed(model: Any) -> bool:
     """Whether ``model`` keeps its statistics per term (a text model whose vocabulary grows
     with the data)."""
@@ -327,13 +389,15 @@ def train_rounds(
     *,
     runner: Runner = run_here,
     unlabelled: Callable[[], Iterator[Batch | FileBatch]] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Trained:
     """Fit the model ``choice`` by its own rounds (EM: one per iteration, see
     :mod:`bayeskit.reduction`), each a pass over the batches of DATA read again
     (``reopen``), summarized here or on the cluster and added in batch order, so memory stays
     flat and a run on a cluster writes the same model file as a run on one machine.
     ``unlabelled``: the batches of unlabelled documents, read after DATA's at every pass; the
-    model is then a SemiSupervisedNB over the text model, and ``rows`` counts DATA's alone."""
+    model is then a SemiSupervisedNB over the text model, and ``rows`` counts DATA's alone.
+    ``settings``: the model's (``--set``)."""
     from ..semi_supervised import SemiSupervisedNB
 
     more = (lambda: iter(())) if unlabelled is None else unlabelled
@@ -342,7 +406,8 @@ def train_rounds(
     head = next(data.batches)
     first, _ = data.prepare(head)
     labelled = Labelled(data.source, data.kind, first.X, first.y)
-    model = build_model(choice, labelled, alpha, integers, semi_supervised=unlabelled is not None)
+    semi = unlabelled is not None
+    model = build_model(choice, labelled, alpha, integers, semi_supervised=semi, settings=settings)
     if unlabelled is not None:
         model = SemiSupervisedNB(model)
     rounds = rounds_for(model, partial=False)

@@ -27,6 +27,7 @@ from .options import (
     NoHeaderOpt,
     SchedulerOpt,
     SeparatorOpt,
+    SetOpt,
     TargetOpt,
     TextOpt,
     WorkersOpt,
@@ -124,6 +125,7 @@ def train(
     model: Annotated[str, ModelOpt] = "auto",
     alpha: Annotated[float | None, AlphaOpt] = None,
     integers: Annotated[str | None, IntegersOpt] = None,
+    settings: SetOpt = None,
     ids: IdOpt = None,
     keep: KeepOpt = None,
     format: FormatOpt = None,
@@ -171,13 +173,16 @@ def train(
     a time, at every iteration; --unlabeled with a table's text column for DATA reads both
     whole. A spam filter learned in more than one batch fits its probability scale on
     held-out scores of at most 10,000 messages spread evenly over DATA (read a second time); a
-    text model keeps at most --max-terms terms."""
+    text model keeps at most --max-terms terms. A Bayesian network (tan, aode, kdb) on a table
+    of numbers learned in more than one batch chooses its cut points from at most 100,000 rows
+    spread evenly over DATA (read once more, first): from every row, as a fit on all of them
+    does, when DATA has no more."""
     from ..contract import contract_of
     from ..io.model_file import check_model_file_name
     from . import streaming
     from .cluster import batch_runner
     from .data import ReadOptions, _is_folder, load_labelled
-    from .models import build_model, check_model_options, describe
+    from .models import build_model, check_model_options, describe, parse_settings
     from .output import (
         check_output_path,
         human_size,
@@ -199,6 +204,13 @@ def train(
         what="a bayeskit model file",
     )
     check_model_options(model, alpha, integers)
+    chosen = parse_settings(settings, alpha, integers)
+    if chosen and unlabeled is not None:
+        raise typer.BadParameter(
+            "--unlabeled learns word counts + MultinomialNB by EM, whose settings --set does "
+            "not reach (its smoothing: --alpha)",
+            param_hint="--set",
+        )
     if unlabeled is not None:
         check_unlabelled(unlabeled, data)
     options = ReadOptions.of(
@@ -242,13 +254,15 @@ def train(
             if model in ROUND_MODELS:
                 trained = streaming.train_rounds(
                     lambda: open_data(data, target, text, options, batch_size),
-                    model, alpha, integers, options.merge, runner=runner,
+                    model, alpha, integers, options.merge, runner=runner, settings=chosen,
                 )  # fmt: skip
             else:
                 source = open_data(data, target, text, options, batch_size)
                 trained = streaming.train(
                     source, model, alpha, integers, options.merge, runner=runner,
                     max_terms=max_terms,
+                    reopen=lambda: open_data(data, target, text, options, batch_size),
+                    settings=chosen,
                 )  # fmt: skip
         estimator = trained.model
         if (

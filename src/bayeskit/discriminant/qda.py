@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..contract import Contract
 from ..families.mvnormal import MVNormal
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
 
@@ -87,6 +89,11 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
     ...
     bayeskit.errors.SingularCovarianceError: the covariance matrix of class 2 is singular: ...
     """
+
+    #: a covariance per class: the features interact in its log-odds (a quadratic form)
+    contract: ClassVar[Contract] = dataclasses.replace(
+        DiscriminantAnalysis.contract, feature_terms=False
+    )
 
     def __init__(
         self,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..contract import Contract
 from ..families.mvnormal import MVNormal
 from ._common import DiscriminantAnalysis
 
@@ -64,6 +66,11 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
     array([[0.59 , 0.27 ],
            [0.27 , 0.418]])
     """
+
+    #: each class's own (blended) covariance: the features interact in its log-odds
+    contract: ClassVar[Contract] = dataclasses.replace(
+        DiscriminantAnalysis.contract, feature_terms=False
+    )
 
     def __init__(
         self,

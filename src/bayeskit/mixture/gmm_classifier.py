@@ -223,6 +223,7 @@ class GaussianMixtureClassifier(NumericNB):
         unlearnable=False,
         rounds="EM",
         input="matrix",
+        feature_terms=False,  # a class is a mixture of components: its features interact
         # EM's components, their covariances and starts are learned from the rows; the
         # class prior and the decision rule follow from the statistics
         refit_settings=(

@@ -1,5 +1,5 @@
-"""Labels of a semi-supervised fit: which rows are labelled (``-1`` or ``None`` marks an
-unlabelled row) and the classes the labelled rows name. Below both the estimator
+"""Labels of a semi-supervised fit: which rows are labelled (``-1`` or a missing value marks
+an unlabelled row) and the classes the labelled rows name. Below both the estimator
 (:mod:`.nb`) and its rounds (:mod:`._rounds`), which read labels alike."""
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from ..errors import DataError, ShapeError
 
 
 def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(y as an array, which rows are labelled): ``-1`` or a missing value (``None``, NaN,
-    pandas ``NA``) marks an unlabelled row. The labelled rows' labels go through the checks
-    every model's ``fit`` makes of labels (no bytes, no values that are not class labels)."""
+    """(y as an array, which rows are labelled): ``-1`` (scikit-learn's marker) or a missing
+    value (``None``, NaN, pandas ``NA``, a polars null) marks an unlabelled row. NaN is no
+    class label (``fit`` refuses it in every model), so float labels may mark with it too;
+    ±inf is refused. The labelled rows' labels go through the checks every model's ``fit``
+    makes of labels (no bytes, no values that are not class labels)."""
     if y is None:
         raise DataError(
             "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
@@ -25,6 +27,7 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
         )
     from sklearn.utils.validation import column_or_1d  # its conversions and warnings
 
+    y = _nullable_as_objects(y)
     if type(y) in (list, tuple):
         # as given: numpy would turn the marker -1 beside text labels into the text "-1",
         # a class of its own
@@ -47,17 +50,35 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
             count=len(y),
         )
     elif y.dtype.kind in "iuf":
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            row = int(np.flatnonzero(~np.isfinite(y))[0])
+        if y.dtype.kind == "f" and np.isinf(y).any():
+            row = int(np.flatnonzero(np.isinf(y))[0])
             raise DataError(
                 f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
-                "marked with -1 (numeric labels) or None (object labels)"
+                "marked with -1 or a missing value (NaN, None)"
             )
-        marked = y == -1
+        marked = (y == -1) | np.isnan(y) if y.dtype.kind == "f" else y == -1
     else:
         marked = np.zeros(len(y), dtype=bool)
     check_y(y[~marked])
     return y, ~marked
+
+
+def _nullable_as_objects(y: Any) -> Any:
+    """The labels of a nullable column that holds a missing value — a pandas extension
+    array or Series (Int64, boolean, string, category) or a polars Series — as Python values,
+    the missing ones as they are (pandas ``NA``, None): numpy's conversion would make each
+    missing label NaN and booleans or integers floats (classes 0.0 and 1.0 for ``True`` and
+    ``False``). Any other ``y`` as it is."""
+    dtype = getattr(y, "dtype", None)
+    as_list = getattr(y, "to_list", None) or getattr(y, "tolist", None)  # (a pandas array's)
+    if dtype is None or isinstance(dtype, np.dtype) or as_list is None:
+        return y
+    values = list(as_list())
+    if not any(is_missing(v) for v in values):
+        return y
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _is_number(value: Any) -> bool:

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from .._base import GenerativeClassifier, PreparedRows
 from .._params import clone
 from .._values import find_sorted
+from ..contract import contract_of
 from ..stats import ColumnStatistic, Summary, TermKeyed
 
 
@@ -47,8 +48,17 @@ class EstimatorView:
         view.model, view.components = model, components
         return view
 
-    def prepare(self, X: Any) -> Rows:
-        prepared = self.model.prepare(X, reset=True)
+    def prepare(self, X: Any, labels: Any = None, weight: Any = None) -> Rows:
+        """``X`` read once, as a first fit reads it. A model that chooses part of its layout
+        from the rows' values and classes (its contract's ``layout_from_rows``: a network's
+        cut points) chooses it from the labelled rows, the only ones with a class:
+        ``labels`` gives each row's (any class for an unlabelled row), ``weight`` each row's
+        weight (0 for an unlabelled row, which then takes no part)."""
+        reset = True
+        if labels is not None and contract_of(self.model).layout_from_rows:
+            self.model.summarize(X, labels, sample_weight=weight)  # the layout; nothing kept
+            reset = False
+        prepared = self.model.prepare(X, reset=reset)
         return Rows(prepared, prepared.n_rows)
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:
@@ -99,6 +109,10 @@ class TextView:
         terms, counts = counter.count(docs)
         self.terms = terms
         self.vocabulary = stats_of(terms, counts)
+        if len(terms) == 0:
+            # documents of no term (empty ones): one column of zeros stands for the terms, as
+            # in the classifier's own summarize (documents() drops it; _select reads zeros)
+            return Rows(sp.csr_matrix((len(docs), 1)), len(docs))
         return Rows(sp.csr_matrix(counter.weigh(counts, terms=terms)), len(docs))
 
     def summarize(self, rows: Rows, R: np.ndarray) -> Summary:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,7 +22,7 @@ from .._params import (
 from .._validation import as_real, check_random_state
 from .._values import unique_sorted
 from ..contract import Contract, contract_of, declares
-from ..errors import DataError, NotFittedError, ParameterError
+from ..errors import DataError, NotFittedError, ParameterError, convergence_warning
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
 from ._labels import labelled_classes, marked_labels
@@ -35,16 +36,16 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
     """Naive Bayes trained on labelled and unlabelled rows together by EM (Nigam et al.,
     2000).
 
-    Rows whose label is ``-1`` (scikit-learn's convention; ``None`` for object labels) are
-    unlabelled. The model is first fitted to the labelled rows; then EM alternates the E-step
-    — each unlabelled row's class posterior under the current model — and the M-step — the
-    wrapped estimator refitted from the labelled rows' statistics plus the unlabelled rows'
-    statistics weighted by their posteriors times ``unlabeled_weight`` (Nigam's λ, which
-    keeps a large unlabelled set from swamping a few labels) — until the log-likelihood per
-    row changes by less than ``tol``. Both steps are the wrapped estimator's own
+    Rows whose label is ``-1`` (scikit-learn's convention) or missing (``None``, NaN, pandas
+    ``NA``, a polars null) are unlabelled. The model is first fitted to the labelled rows; then
+    EM alternates the E-step — each unlabelled row's class posterior under the current model —
+    and the M-step — the wrapped estimator refitted from the labelled rows' statistics plus the
+    unlabelled rows' statistics weighted by their posteriors times ``unlabeled_weight`` (Nigam's
+    λ, which keeps a large unlabelled set from swamping a few labels) — until the log-likelihood
+    per row changes by less than ``tol``. Both steps are the wrapped estimator's own
     (``summarize`` with soft class weights, ``finalize``), run by bayeskit's one EM engine
-    (:mod:`bayeskit.mixture`); its smoothing and class prior apply at every M-step (the
-    estimate is the MAP one Nigam et al. describe).
+    (:mod:`bayeskit.mixture`); its smoothing and class prior apply at every M-step (the estimate
+    is the MAP one Nigam et al. describe).
 
     ``n_components > 1`` gives every class several mixture components (Nigam et al.'s
     "multiple mixture components per class", for a class made of sub-topics): a labelled row
@@ -54,6 +55,18 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
     On a Dask cluster, :func:`bayeskit.dask.fit` runs the same EM as one reduction per
     iteration (a wrapped generative classifier or TextClassifier — over a dask.bag of
     documents — with ``n_components=1``), giving this model.
+
+    EM proper needs an M-step that maximises the expected complete-data log-likelihood
+    (Dempster, Laird & Rubin 1977): the naive Bayes models' smoothed counts do (with their
+    Dirichlet prior), and a TAN's tree maximises it over trees with ``edge_weight="cmi"``
+    (Chow & Liu's tree given the class; Friedman, Geiger & Goldszmidt 1997), or the expected
+    Bayesian-Dirichlet score with the default (Friedman's 1998 Bayesian structural EM).
+    AODE's counts estimate each one-dependence model but do not maximise the likelihood of
+    their average, and KDB chooses its structure greedily: over them (their contract's
+    ``em_maximizes``) EM is a heuristic, whose bound may fall — a ``ConvergenceWarning`` says
+    so when it does — and whose ``converged_`` means only that the iterations settled.
+    A network's cut points of numeric columns (Fayyad & Irani's rule, which needs classes)
+    are chosen from the labelled rows, before EM.
 
     Parameters
     ----------
@@ -85,8 +98,10 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
     label_distributions_ : ndarray of shape (n_samples, n_classes)
         Class probabilities of every training row (a labelled row: its label's indicator).
     n_iter_, converged_, lower_bound_, lower_bounds_
-        How EM ended: iterations, whether it converged, the final and every iteration's
-        log-likelihood per row.
+        How EM ended: iterations, whether the bound settled (changed by less than ``tol``),
+        the final and every iteration's bound: the weighted mean log-likelihood per row under
+        that iteration's starting parameters (without the smoothing's prior, whose share EM
+        also raises).
 
     Examples
     --------
@@ -112,6 +127,9 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         rounds="EM",
         input="wrapped",
         state="semi-supervised",
+        # with several components a class is a mixture, whose features interact; with one,
+        # its fitted estimator's declaration holds
+        feature_terms=False,
         # every setting shapes EM's rounds over the unlabelled rows
         refit_settings=(
             "estimator",
@@ -228,7 +246,8 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         ----------
         X : the wrapped estimator's input (a matrix, a table, or documents)
         y : array-like of shape (n_samples,)
-            Labels; ``-1`` (or ``None`` for object labels) marks an unlabelled row.
+            Labels; ``-1`` or a missing value (``None``, NaN, pandas ``NA``) marks an
+            unlabelled row.
         sample_weight : array-like of shape (n_samples,), optional
         classes : array-like, optional
             The classes; a label in ``y`` that is neither one of them nor the unlabelled
@@ -265,7 +284,10 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         view: EstimatorView | TextView = (
             TextView(estimator, components) if text else EstimatorView(estimator, components)
         )
-        rows = view.prepare(_documents(X) if text else X)
+        if isinstance(view, TextView):
+            rows = view.prepare(_documents(X))
+        else:  # (a layout chosen from classes — a network's cut points — from labelled rows)
+            rows = view.prepare(X, labels[np.maximum(codes, 0)], np.where(labelled, weight, 0.0))
         if rows.n_rows != n:
             raise DataError(f"X has {rows.n_rows} rows but y has {n} labels; give one per row")
         allowed = np.ones((n, len(owner)), dtype=bool)
@@ -299,6 +321,8 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         """The fitted attributes from EM's result (in memory, or from a cluster's rounds)."""
         if not result.converged and max_iter > 0:
             warn_not_converged("the unlabelled rows", result.n_iter, tol)
+        if not contract_of(view.fitted()).em_maximizes:
+            _warn_if_bound_fell(type(view.fitted()).__name__, result.lower_bounds)
         self._adopt_estimator(view.fitted(), labels)
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
@@ -419,6 +443,27 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         tags.input_tags = inner.input_tags
         tags.classifier_tags.poor_score = True
         return tags
+
+
+def _warn_if_bound_fell(name: str, bounds: Any) -> None:
+    """Warn when EM over a model whose estimate is no maximiser of its likelihood (its
+    contract's ``em_maximizes``) lowered its mean log-likelihood: EM proper never does
+    (Dempster, Laird & Rubin 1977), so the iterations are a heuristic and ``converged_``
+    says only that they settled."""
+    falls = -np.diff(np.asarray(bounds, dtype=np.float64))
+    if not len(falls) or not falls.max() > 1e-12 * max(1.0, float(np.abs(bounds).max())):
+        return
+    at = int(np.argmax(falls))
+    warnings.warn(
+        convergence_warning(
+            f"EM's mean log-likelihood per row fell at iteration {at + 2}, from "
+            f"{bounds[at]:.6g} to {bounds[at + 1]:.6g}: {name}'s estimate from weighted rows "
+            "is not the maximiser of its likelihood (it declares em_maximizes=False), so EM "
+            "over it is a heuristic, not a likelihood ascent; converged_ says only that the "
+            "iterations settled"
+        ),
+        stacklevel=5,  # (the caller of fit)
+    )
 
 
 def _documents(X: Any) -> list[Any]:
