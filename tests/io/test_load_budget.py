@@ -6,6 +6,7 @@ into structured weights."""
 
 from __future__ import annotations
 
+import io
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -76,7 +77,28 @@ def _fitted(model: bk.GenerativeClassifier, X: Any, n_classes: int = 20) -> Call
     return make
 
 
+def _values(n_rows: int, n_features: int, n_values: int) -> np.ndarray:
+    """Whole numbers 0 … n_values − 1 (the network classifiers' categories)."""
+    return RNG.integers(0, n_values, (n_rows, n_features))
+
+
+def _numbers(n_rows: int, n_features: int, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Numbers whose distribution follows the class (MDL cuts them)."""
+    y = RNG.integers(0, n_classes, n_rows)
+    return RNG.normal(size=(n_rows, n_features)) + y[:, None] * RNG.random(n_features), y
+
+
+def _fitted_xy(model: Any, X: Any, y: Any, **fit: Any) -> Callable[[Path], Path]:
+    def make(path: Path) -> Path:
+        bk.save(model.fit(X, y, **fit), path)
+        return path
+
+    return make
+
+
 DENSE = RNG.poisson(0.5, size=(200, 40_000)).astype(np.float64)
+NUMBERS = RNG.normal(size=(4000, 40))
+CATEGORIES = _values(4000, 60, 8)
 # two classes' counts of 2.5 million terms, most of them counted (kept as their cells)
 CELLS = _sparse_counts(300, 2_500_000, per_row=20_000)
 FILES: dict[str, Callable[[Path], Path]] = {
@@ -91,6 +113,24 @@ FILES: dict[str, Callable[[Path], Path]] = {
     "bernoulli-auto": _fitted(bk.BernoulliNB(alpha="auto"), DENSE),
     "poisson": _fitted(bk.PoissonNB(), DENSE),
     "binomial": _fitted(bk.BinomialNB(n_trials=10), np.minimum(DENSE, 10)),
+    # the MDL search over every distinct value, equal-width and equal-frequency intervals
+    "discretized-mdl": _fitted(bk.DiscretizedNB(), NUMBERS),
+    "discretized-cuts": _fitted_xy(bk.DiscretizedNB(), *_numbers(4000, 40, 5)),
+    "discretized-width": _fitted(bk.DiscretizedNB(method="width", n_bins=500), NUMBERS),
+    "discretized-frequency": _fitted(bk.DiscretizedNB(method="frequency", n_bins=500), NUMBERS),
+    # many classes' weights over few features (their compressed rows), cross-validation
+    "kernel-classes": _fitted(bk.KernelNB(), RNG.normal(size=(50_000, 2)), 50),
+    "kernel-cv": _fitted(bk.KernelNB(bandwidth="cv"), RNG.normal(size=(20_000, 4)), 10),
+    # the layout of pair cells made again (over 2^18 cells), the Bayesian gain of weighted
+    # rows (its lnΓ sorted), the informations, AODE's tables both ways, KDB's triples
+    "tan": _fitted(bk.TANClassifier(), CATEGORIES, 5),
+    "tan-weighted": _fitted_xy(
+        bk.TANClassifier(), CATEGORIES, RNG.integers(0, 5, 4000), sample_weight=RNG.random(4000)
+    ),
+    "tan-cmi": _fitted(bk.TANClassifier(edge_weight="cmi"), CATEGORIES, 5),
+    "tan-numbers": _fitted_xy(bk.TANClassifier(), *_numbers(4000, 60, 5)),
+    "aode": _fitted(bk.AODEClassifier(), CATEGORIES, 5),
+    "kdb": _fitted(bk.KDBClassifier(), CATEGORIES, 5),
 }
 
 
@@ -117,3 +157,60 @@ def test_a_load_allocates_no_more_than_its_budget_took(
     # (meta.json parsed and the archive's buffers: bounded apart, by the size of meta.json)
     assert peak <= sum(taken) + 2 * MB, (peak // MB, sum(taken) // MB)
     assert sum(taken) > 10 * MB  # large enough for the temporaries to tell
+
+
+def _ones(model: Any, X: Any, y: Any) -> Callable[[Path], Path]:
+    """A fitted network classifier's file whose counts are all ones (a few KB compressed)."""
+
+    def make(path: Path) -> Path:
+        bk.save(model.fit(X, y), path)
+        meta, entries = parts(path)
+        counts = meta["blocks"][0]["arrays"]["counts"]
+        shape = np.load(io.BytesIO(entries[counts])).shape
+        entries[counts] = npy(np.ones(shape))
+        seal(path, meta, entries)
+        return path
+
+    return make
+
+
+def _features_without_values(path: Path, n_features: int = 100) -> Path:
+    """A KDB(k=3) file of ``n_features`` features none of which has a value: no cells, and
+    C(100, 4) = 3.9 million empty subsets for the layout to list."""
+    X = np.repeat(np.arange(3)[:, None], 3, axis=1)
+    bk.save(bk.KDBClassifier(k=3).fit(np.r_[X, X], [0, 0, 0, 1, 1, 1]), path)
+    meta, entries = parts(path)
+    meta["blocks"][0]["meta"]["categories"] = [{"dtype": "int64", "values": []}] * n_features
+    meta["n_features_in"] = n_features
+    entries[meta["blocks"][0]["arrays"]["counts"]] = npy(np.zeros((2, 0)))
+    seal(path, meta, entries)
+    return path
+
+
+VALUES = _values(400, 200, 10)  # 200 features of 10 values: 2 million pair cells
+BEYOND: dict[str, Callable[[Path], Path]] = {
+    "tan": _ones(bk.TANClassifier(), VALUES, RNG.integers(0, 2, 400)),
+    "aode": _ones(bk.AODEClassifier(), VALUES, RNG.integers(0, 2, 400)),
+    "kdb": _ones(bk.KDBClassifier(), VALUES, RNG.integers(0, 2, 400)),
+    "kdb-no-values": _features_without_values,
+    "discretized": _fitted(bk.DiscretizedNB(), RNG.normal(size=(15_000, 20))),
+    "kernel": _fitted(bk.KernelNB(), RNG.normal(size=(20_000, 1)), 200),
+}
+
+
+def test_network_and_interval_files_beyond_the_budget_are_refused(tmp_path: Path) -> None:
+    # Under 200 MB, which their arrays and what was counted before fitted into, these loads
+    # grew the resident memory by 210 to 800 MB (the pair cells' layout, informations and
+    # gains, the MDL search, the kernel's compressed weights; the layout listed the 3.9
+    # million subsets of a file of 1 KB).
+    paths = [make(tmp_path / f"{name}.bkm") for name, make in BEYOND.items()]
+    for path in paths:
+        with pytest.raises(bk.errors.ModelFileError, match="parameters needs"):
+            bk.load(path, max_bytes=200 * MB)
+    valid = _fitted(bk.TANClassifier(), VALUES[:20, :3], 2)(tmp_path / "valid.bkm")
+    for name, (outcome, grown_kb, seconds) in zip(
+        BEYOND, measured_loads(valid, paths, max_bytes=200 * MB), strict=True
+    ):
+        assert outcome == "refused", name
+        assert grown_kb < 200 * 1024, (name, grown_kb // 1024)
+        assert seconds < 5, (name, seconds)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -76,6 +77,66 @@ def check_size(sizes: np.ndarray, order: int, n_classes: int, names: Any = None)
         "features, fewer values per feature (coarser intervals, rare values grouped), or a "
         "smaller k"
     )
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The sizes of a layout's parts, told from the value counts alone (nothing of the
+    cells' size allocated): what a model file's load charges its budget for the layout, its
+    pair cells and what the families compute over them, before any of it is made.
+
+    ``subsets`` the feature subsets of up to ``order`` (empty blocks too: features with no
+    value still have subsets), ``cells`` their cells, ``pairs`` the pairs of features,
+    ``pair_cells`` their cells, ``first`` and ``second`` the margin groups of the pairs'
+    first and second features (a pair of a feature with no value has none of its cells but
+    all of its margin's groups), ``singles`` the values of every feature (Σ V_i) and
+    ``widest`` the most values of a feature."""
+
+    order: int
+    subsets: int
+    cells: int
+    pairs: int
+    pair_cells: int
+    first: int
+    second: int
+    singles: int
+    widest: int
+
+    @classmethod
+    def of(cls, sizes: Any, order: int) -> Extent:
+        values = [int(v) for v in sizes]
+        d, total = len(values), sum(values)
+        # a feature is the first of the pairs with each later one, the second of each earlier
+        first = sum(v * (d - 1 - i) for i, v in enumerate(values))
+        second = sum(v * j for j, v in enumerate(values))
+        paired = order >= 2
+        return cls(
+            order,
+            sum(math.comb(d, t) for t in range(1, min(order, d) + 1)),
+            n_cells(np.asarray(values, dtype=np.int64), order),
+            math.comb(d, 2) if paired else 0,
+            (total * total - sum(v * v for v in values)) // 2 if paired else 0,
+            first if paired else 0,
+            second if paired else 0,
+            total,
+            max(values, default=0),
+        )
+
+    def layout_size(self) -> int:
+        """The float64 words (8 bytes) :func:`layout_of` and :meth:`Layout.pair_layout`
+        allocate at their peak: each subset's features and strides with their temporaries
+        (and, of three features or more, the Python tuples ``itertools.combinations`` lists:
+        measured at 15, 20 and 27 words a subset for orders 2, 3 and 4), each pair cell's
+        pair, features, margin groups and their temporaries (measured at 10 words), each
+        margin group's pair and each pair's offsets."""
+        per_subset = 8 + 5 * self.order + (12 + self.order if self.order >= 3 else 0)
+        return (
+            per_subset * self.subsets
+            + 11 * self.pair_cells
+            + 2 * (self.first + self.second)
+            + 8 * self.pairs
+            + 2 * self.singles
+        )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from ..families._codebook import _MAX_LUT, Codebook, Table, discover_codes
 from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
 from . import _kernels as kernels
 from . import _small as small_passes
-from ._counts import MAX_ORDER, SubsetCounts, check_size, class_sums, layout_of
+from ._counts import MAX_ORDER, Extent, SubsetCounts, check_size, class_sums, layout_of
 from ._structure import (
     PairCells,
     bayesian_gain,
@@ -212,9 +212,20 @@ class _Network(Family):
         return stats.without_empty(0.0)
 
     def parameter_size(self, stats: SubsetCounts) -> int:
-        """Conditional tables of every pair both ways, the singles and the structure's
-        informations: at most three times the counts and two (d, d) matrices."""
-        return 3 * int(stats.counts.size) + 2 * stats.n_features**2 + stats.n_features
+        """What :meth:`finalize` holds at its peak, temporaries included, told from the value
+        counts before any of it is allocated (a model file's load takes it from its budget
+        first; the counts of pairs took 2 to 25 times their size, uncounted): the layout and
+        its pair cells (made again for every large one), the singles' informations and
+        tables (a few (n_classes, Σ V_i) arrays), the (d, d) informations and weights, and
+        the family's own work over the cells (:meth:`_work_size`)."""
+        extent = Extent.of(stats.sizes, stats.order)
+        d = stats.n_features
+        shared = extent.layout_size() + 10 * stats.n_classes * extent.singles + 4 * d * d + 2 * d
+        return shared + self._work_size(stats.n_classes, extent)
+
+    def _work_size(self, n_classes: int, extent: Extent) -> int:
+        """The float64 words the family's finalize adds over the cells at its peak."""
+        raise NotImplementedError
 
     def _check_order(self, stats: SubsetCounts) -> None:
         if stats.order != self.order:
@@ -248,6 +259,19 @@ class _Tree(_Network):
 
     def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def _work_size(self, n_classes: int, extent: Extent) -> int:
+        k, margins = n_classes, extent.first + extent.second
+        # the conditional informations: the counts' non-negative copy, the pair cells'
+        # margins (and the keys and copies of the class sums making them), the ratios, their
+        # logarithms and the terms (measured at 4.8 (n_classes, pair cells) arrays)
+        information = k * extent.cells + 7 * k * extent.pair_cells + 3 * k * margins
+        # the conditional tables: each feature's block (at most V_i times the widest
+        # feature's values per parent, and at most every cell) gathered, its class sums,
+        # denominators, logarithms and per-cell indices
+        block = min(extent.cells, extent.singles * extent.widest ** (extent.order - 1))
+        tables = 9 * k * block + 8 * block + 2 * extent.subsets
+        return max(information, tables)
 
     def finalize(self, stats: SubsetCounts) -> NetworkParams:
         self._check_order(stats)
@@ -334,6 +358,17 @@ class TAN(_Tree):
                 "Bayesian score integrates over (use edge_weight='cmi' with alpha=0)"
             )
         return bayesian_gain(stats.counts, stats.layout, alpha.astype(np.float64))
+
+    def _work_size(self, n_classes: int, extent: Extent) -> int:
+        work = super()._work_size(n_classes, extent)
+        if check_edge_weight(self.edge_weight) == "cmi":
+            return work
+        # the Bayesian gain: lnΓ of the cells with counts of eight terms (the pair cells and
+        # their margins, twice each), gathered with their pseudo-counts' codes, and the sort
+        # finding their distinct values when the counts are weighted (measured at 18.3 of
+        # these per class: 20 counted)
+        terms = extent.pair_cells + extent.first + extent.second + extent.pairs
+        return max(work, 20 * n_classes * terms)
 
     def _parents(self, stats: SubsetCounts, ci: np.ndarray, weight: np.ndarray) -> np.ndarray:
         d = stats.n_features
@@ -424,6 +459,17 @@ class AODE(_Network):
 
     def config(self) -> dict[str, Any]:
         return {"m": self.m, **super().config()}
+
+    def _work_size(self, n_classes: int, extent: Extent) -> int:
+        # the pair cells' margins (and the keys and copies of the class sums making them),
+        # both conditional tables with log_ratio's temporaries and their transposed copies,
+        # and each pair cell's pseudo-counts and value counts
+        k = n_classes
+        return (
+            11 * k * extent.pair_cells
+            + 4 * extent.pair_cells
+            + 3 * k * (extent.first + extent.second)
+        )
 
     def finalize(self, stats: SubsetCounts) -> AODEParams:
         self._check_order(stats)

@@ -238,9 +238,17 @@ class Kernel(Family):
 
     def parameter_size(self, stats: Sample) -> int:
         """At most ``grid_size`` grid points per (class, feature), each tabulated and
-        convolved (twice that for the FFT's padding), and the sorted sample."""
+        convolved (twice that for the FFT's padding), and the sorted sample; the class
+        weights as compressed rows (their non-negative copy, the conversion's indices and
+        values and their int64 and float64 copies: six (n_classes, n_rows) arrays at most),
+        and for ``bandwidth="cv"`` each row's tail density with its temporaries (a model
+        file's load takes all of it from its budget first: the weights took up to 1.7
+        times what was counted before)."""
         cells = stats.n_classes * stats.n_features
-        return 4 * cells * bw.check_grid_size(self.grid_size) + 3 * stats.values.size
+        grid = 4 * cells * bw.check_grid_size(self.grid_size)
+        cross_validates = isinstance(self.bandwidth, str) and self.bandwidth == "cv"
+        cv = 4 * stats.values.size if cross_validates else 0
+        return grid + 3 * stats.values.size + 6 * stats.weight.size + cv
 
     def finalize(self, stats: Sample) -> KernelParams:
         shape = self._shape()
