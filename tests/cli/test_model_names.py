@@ -21,6 +21,14 @@ def test_class_names_are_read_in_any_case(name):
     assert canonical_model(name) == "kernel"
 
 
+@pytest.mark.parametrize(
+    ("name", "short"),
+    [("TANClassifier", "tan"), ("AODEClassifier", "aode"), ("KDBClassifier", "kdb")],
+)
+def test_the_network_classifiers_class_names_are_model_choices(name, short):
+    assert canonical_model(name) == short
+
+
 def test_an_unknown_name_is_left_for_the_command_to_refuse(cli, tmp_path):
     (tmp_path / "t.csv").write_text("x,y\n1,a\n2,b\n3,a\n4,b\n", encoding="utf-8")
     result = cli("evaluate", tmp_path / "t.csv", "--target", "y", "--model", "KernelNBX")

@@ -67,6 +67,9 @@ MODEL_ALIASES = {
     "regularizeddiscriminantanalysis": "rda",
     "gaussianmixtureclassifier": "gmm",
     "parzenwindowclassifier": "parzen",
+    "tanclassifier": "tan",
+    "aodeclassifier": "aode",
+    "kdbclassifier": "kdb",
 }
 
 
