@@ -74,6 +74,8 @@ def _filter(args: list[str], mail: bytes) -> tuple[int, bytes, bytes]:
     mail=st.sampled_from(sorted(MAILS)),
 )
 @example(model=None, rest=["spam", "--learn", "ham"], mail="mail").via("a bare word as model")
+@example(model="MODEL", rest=["--exit-zero"], mail="binary").via("no message, --exit-zero")
+@example(model="MISSING", rest=["--exit-zero"], mail="binary").via("no message, no model")
 def test_a_misused_filter_never_eats_mail(paths, model, rest, mail):
     with tempfile.TemporaryDirectory() as scratch:
         # every example learns into its own copy of the model
@@ -103,6 +105,15 @@ def test_a_misused_filter_never_eats_mail(paths, model, rest, mail):
         assert after == before, args  # a refused call leaves the model as it was
     if out == raw or (learning and out == b"" and "--from" in args):
         return  # passed through as it came (or learning from a folder: stdin untouched)
+    added = out[: len(out) - len(raw)]
+    if b"X-Bayeskit-Reason: " in added and out.endswith(raw):
+        # a message no filter can read, delivered as Unsure under --exit-zero: two headers
+        # (and the blank line that ends them where it has no header block), then every byte
+        assert status == 0, (args, status, said)
+        assert "--exit-zero" in args, args
+        lines = added.splitlines(keepends=True)
+        assert all(line.startswith(b"X-Bayeskit-") or not line.strip() for line in lines)
+        return
     # a verdict: the message with the two headers at the end of its header block
     assert status in (0, 1, 2), (args, status, said)
     assert not learning, (args, status, said)

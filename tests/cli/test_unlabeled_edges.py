@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import bayeskit as bk
@@ -23,10 +22,15 @@ def test_unlabelled_files_that_are_all_empty(cli, tmp_path, batch):
     for name in ("a.txt", "b.txt"):
         (empty / name).write_text("")
     out = tmp_path / "m.bkm"
+    # a folder of nothing but empty files: refused by name, nothing written
+    result = cli("train", labelled, "--unlabeled", empty, "-o", out, *batch)
+    assert result.exit_code == 2
+    assert "every file in the folder is empty" in result.stderr
+    assert "internal error" not in result.stderr
+    assert not out.exists()
+    # beside one document: batches of empty files alone are learnt from (evidence of nothing)
+    (empty / "c.txt").write_text("cash prize lunch")
     result = cli("train", labelled, "--unlabeled", empty, "-o", out, *batch)
     assert result.exit_code == 0, result.stderr
-    assert f"unlabelled: {empty} — 2 documents, learnt from by EM" in result.stdout
     model = bk.load(out)
     assert model.predict(["cash prize", "lunch meeting"]).tolist() == ["spam", "ham"]
-    # two more rows, each of the prior's classes (an empty document is evidence of nothing)
-    np.testing.assert_allclose(model.class_count_.sum(), 8.0)
