@@ -11,8 +11,9 @@ from typing import Any
 
 from ..errors import BayeskitError, MissingDependencyError, ParameterError
 
-#: Seconds to wait for a scheduler before saying it cannot be reached.
-CONNECT_SECONDS = 3.0
+#: Seconds to wait for a scheduler before saying it cannot be reached (an address where nothing
+#: listens is refused at once; a scheduler busy on a loaded machine took over 3 s to answer).
+CONNECT_SECONDS = 10.0
 
 
 class ClusterError(BayeskitError, ConnectionError):
