@@ -412,8 +412,9 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         # made of are reported by fit (or unlearn…), and the model keeps what it had.
         fitted = self._finalize(summary, parameters)
         self.stats_ = summary
-        self._cache = (summary, fitted, part_settings(self))
-        fitted_again(self)
+        parts = part_settings(self)
+        self._cache = (summary, fitted, parts)
+        fitted_again(self, parts)
         return self
 
     def set_params(self, **params: Any) -> GenerativeClassifier:

@@ -637,14 +637,15 @@ def same_settings(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
 
 
-def _parts_learned(model: Any) -> dict[str, Any]:
+def _parts_learned(model: Any, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """The learned settings of ``model``'s parts (declared by the model, ``vectorizer__…``,
-    or by the part's own contract), by nested name; parts left at None have none."""
+    or by the part's own contract), by nested name; parts left at None have none
+    (``settings``: its :func:`part_settings`, when read already)."""
     declared = getattr(type(model), "contract", None)
     if declared is None or not declared.refit_settings:
         return {}
     out: dict[str, Any] = {}
-    for key, value in part_settings(model).items():
+    for key, value in (part_settings(model) if settings is None else settings).items():
         head, _, name = key.partition("__")
         inner = getattr(type(getattr(model, head)), "contract", None)
         if declared.needs_refit(key) or (inner is not None and inner.needs_refit(name)):
@@ -666,11 +667,12 @@ def _changed_in_place(model: Any) -> tuple[str, Any, Any] | None:
     return None
 
 
-def fitted_again(model: Any) -> None:
+def fitted_again(model: Any, settings: dict[str, Any] | None = None) -> None:
     """Forget the settings a fitted model waited for: it was fitted with them now (and its
-    parts' learned settings are those it compares with later)."""
+    parts' learned settings are those it compares with later; ``settings``: its
+    :func:`part_settings`, when read already)."""
     model.__dict__.pop(_WAITING, None)
-    parts = _parts_learned(model)
+    parts = _parts_learned(model, settings)
     if parts:
         model.__dict__[_PARTS_AT_FIT] = parts
     else:
