@@ -141,6 +141,19 @@ FILES: dict[str, Callable[[Path], Path]] = {
     "gaussian-predictive": _fitted(
         bk.GaussianNB(estimate="predictive"), RNG.normal(size=(300, 10_000)), 100
     ),
+    # full covariances: the scatters regularized, the estimates, factors and inverses
+    "gmm-full": _fitted(
+        bk.GaussianMixtureClassifier(n_components=4, covariance_type="full", max_iter=3, tol=1e3),
+        RNG.normal(size=(3000, 150)),
+        3,
+    ),
+    "gmm-tied-prior": _fitted(
+        bk.GaussianMixtureClassifier(
+            n_components=4, covariance_type="tied", prior="conjugate", max_iter=3, tol=1e3
+        ),
+        RNG.normal(size=(3000, 150)),
+        3,
+    ),
 }
 
 
@@ -241,17 +254,45 @@ def _code_ranges(path: Path, n_features: int = 60) -> Path:
     return path
 
 
+def _components(path: Path, n_components: int = 24, n_features: int = 600) -> Path:
+    """A GaussianMixtureClassifier file of two classes with ``n_components`` full
+    covariances over ``n_features`` (identity scatters: a few hundred KB compressed),
+    each a (d, d) matrix that finalize regularizes, factors and inverts."""
+    X = RNG.normal(size=(40, 2))
+    model = bk.GaussianMixtureClassifier(n_components=1, covariance_type="full", random_state=0)
+    bk.save(model.fit(X, np.repeat([0, 1], 20)), path)
+    meta, entries = parts(path)
+    arrays = meta["blocks"][0]["arrays"]
+    m, d = n_components, n_features
+    weight = np.full(m, 10.0)
+    stored = {
+        "weight": weight,
+        "component_weight": weight,
+        "owner": np.repeat([0, 1], m // 2),
+        "component_mean": np.zeros((m, d)),
+        "component_scatter": np.broadcast_to(10.0 * np.eye(d), (m, d, d)).copy(),
+        "var_floor": np.zeros((2, d)),
+    }
+    for key, value in stored.items():
+        entries[arrays[key]] = npy(value)
+    meta["n_features_in"] = d
+    seal(path, meta, entries)
+    return path
+
+
 INFLATED: dict[str, Callable[[Path], Path]] = {
     "categorical-code-ranges": _code_ranges,
+    "gmm-components": _components,
 }
 
 
 def test_category_and_mixture_files_beyond_the_budget_are_refused(tmp_path: Path) -> None:
     # Under 200 MB, which their arrays and what was counted before fitted into, these small
-    # files grew the resident memory beyond it (the code ranges made columns, ...).
+    # files grew the resident memory beyond it (the code ranges made columns, the
+    # components' covariances regularized, factored and inverted).
     paths = [make(tmp_path / f"{name}.bkm") for name, make in INFLATED.items()]
     for path in paths:
-        assert path.stat().st_size < 100_000
+        assert path.stat().st_size < 1_000_000
         with pytest.raises(bk.errors.ModelFileError, match="parameters needs"):
             bk.load(path, max_bytes=200 * MB)
     valid = _fitted(bk.CategoricalNB(), _values(20, 3, 4), 2)(tmp_path / "valid.bkm")
