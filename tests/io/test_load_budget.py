@@ -131,6 +131,29 @@ FILES: dict[str, Callable[[Path], Path]] = {
     "tan-numbers": _fitted_xy(bk.TANClassifier(), *_numbers(4000, 60, 5)),
     "aode": _fitted(bk.AODEClassifier(), CATEGORIES, 5),
     "kdb": _fitted(bk.KDBClassifier(), CATEGORIES, 5),
+    # many categories: the log probabilities' numerators, denominators and logarithm; the
+    # choice of alpha="auto"; codes with gaps, their ranges made columns (materialized)
+    "categorical": _fitted(bk.CategoricalNB(), _values(20_000, 60, 1000), 20),
+    "categorical-auto": _fitted(bk.CategoricalNB(alpha="auto"), _values(20_000, 60, 1000), 20),
+    "categorical-codes": _fitted(bk.CategoricalNB(), 3 * _values(20_000, 60, 1000), 20),
+    # many classes' moments: the pooled spread, the floor; the Normal-Gamma posterior
+    "gaussian": _fitted(bk.GaussianNB(), RNG.normal(size=(300, 10_000)), 100),
+    "gaussian-predictive": _fitted(
+        bk.GaussianNB(estimate="predictive"), RNG.normal(size=(300, 10_000)), 100
+    ),
+    # full covariances: the scatters regularized, the estimates, factors and inverses
+    "gmm-full": _fitted(
+        bk.GaussianMixtureClassifier(n_components=4, covariance_type="full", max_iter=3, tol=1e3),
+        RNG.normal(size=(3000, 150)),
+        3,
+    ),
+    "gmm-tied-prior": _fitted(
+        bk.GaussianMixtureClassifier(
+            n_components=4, covariance_type="tied", prior="conjugate", max_iter=3, tol=1e3
+        ),
+        RNG.normal(size=(3000, 150)),
+        3,
+    ),
 }
 
 
@@ -210,6 +233,71 @@ def test_network_and_interval_files_beyond_the_budget_are_refused(tmp_path: Path
     valid = _fitted(bk.TANClassifier(), VALUES[:20, :3], 2)(tmp_path / "valid.bkm")
     for name, (outcome, grown_kb, seconds) in zip(
         BEYOND, measured_loads(valid, paths, max_bytes=200 * MB), strict=True
+    ):
+        assert outcome == "refused", name
+        assert grown_kb < 200 * 1024, (name, grown_kb // 1024)
+        assert seconds < 5, (name, seconds)
+
+
+def _code_ranges(path: Path, n_features: int = 60) -> Path:
+    """A CategoricalNB file of two classes whose ``n_features`` features each saw the codes 0
+    and 65,535 (a few KB): finalize makes every code in between a column, 7.9 million
+    cells in all."""
+    bk.save(bk.CategoricalNB().fit(np.array([[0], [1]]), [0, 1]), path)
+    meta, entries = parts(path)
+    meta["blocks"][0]["meta"]["categories"] = [
+        {"dtype": "int64", "values": [0, 65_535]}
+    ] * n_features
+    meta["n_features_in"] = n_features
+    entries[meta["blocks"][0]["arrays"]["counts"]] = npy(np.ones((2, 2 * n_features)))
+    seal(path, meta, entries)
+    return path
+
+
+def _components(path: Path, n_components: int = 24, n_features: int = 600) -> Path:
+    """A GaussianMixtureClassifier file of two classes with ``n_components`` full
+    covariances over ``n_features`` (identity scatters: a few hundred KB compressed),
+    each a (d, d) matrix that finalize regularizes, factors and inverts."""
+    X = RNG.normal(size=(40, 2))
+    model = bk.GaussianMixtureClassifier(n_components=1, covariance_type="full", random_state=0)
+    bk.save(model.fit(X, np.repeat([0, 1], 20)), path)
+    meta, entries = parts(path)
+    arrays = meta["blocks"][0]["arrays"]
+    m, d = n_components, n_features
+    weight = np.full(m, 10.0)
+    stored = {
+        "weight": weight,
+        "component_weight": weight,
+        "owner": np.repeat([0, 1], m // 2),
+        "component_mean": np.zeros((m, d)),
+        "component_scatter": np.broadcast_to(10.0 * np.eye(d), (m, d, d)).copy(),
+        "var_floor": np.zeros((2, d)),
+    }
+    for key, value in stored.items():
+        entries[arrays[key]] = npy(value)
+    meta["n_features_in"] = d
+    seal(path, meta, entries)
+    return path
+
+
+INFLATED: dict[str, Callable[[Path], Path]] = {
+    "categorical-code-ranges": _code_ranges,
+    "gmm-components": _components,
+}
+
+
+def test_category_and_mixture_files_beyond_the_budget_are_refused(tmp_path: Path) -> None:
+    # Under 200 MB, which their arrays and what was counted before fitted into, these small
+    # files grew the resident memory beyond it (the code ranges made columns, the
+    # components' covariances regularized, factored and inverted).
+    paths = [make(tmp_path / f"{name}.bkm") for name, make in INFLATED.items()]
+    for path in paths:
+        assert path.stat().st_size < 1_000_000
+        with pytest.raises(bk.errors.ModelFileError, match="parameters needs"):
+            bk.load(path, max_bytes=200 * MB)
+    valid = _fitted(bk.CategoricalNB(), _values(20, 3, 4), 2)(tmp_path / "valid.bkm")
+    for name, (outcome, grown_kb, seconds) in zip(
+        INFLATED, measured_loads(valid, paths, max_bytes=200 * MB), strict=True
     ):
         assert outcome == "refused", name
         assert grown_kb < 200 * 1024, (name, grown_kb // 1024)

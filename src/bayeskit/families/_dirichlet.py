@@ -180,7 +180,10 @@ def log_ratio(
     page faults of 190 MB)."""
     empty = den == 0
     if np.any(empty):
-        num = np.where(empty, 1.0, num)
+        if own and num.dtype == np.float64:
+            np.copyto(num, 1.0, where=empty)  # (no second array of num's size)
+        else:
+            num = np.where(empty, 1.0, num)
         den = np.where(empty, n_categories, den)
     with np.errstate(divide="ignore"):
         if not own or num.dtype != np.float64:

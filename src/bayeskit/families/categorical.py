@@ -17,6 +17,8 @@ codes), where ``K_j`` only enters the smoothing denominator. Whole numbers of 2^
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -208,11 +210,38 @@ class Categorical(Family):
         return np.maximum(observed, wanted.astype(np.int64))
 
     def parameter_size(self, stats: CategoryCounts) -> int:
-        """The counts with every materialized code range, three times (counts, log
-        probabilities, the scoring table)."""
+        """What :meth:`finalize` holds at its peak, temporaries included, over the columns
+        it makes (every materialized code range: a file of a few codes per feature can ask
+        for 2^16 columns each), told before any of them is allocated (a model file's load
+        takes it from its budget first; finalize took up to 1.7 times what was counted
+        before, and ``alpha="auto"`` 3.9 times): the counts with the code ranges, then the
+        larger of the choice of ``alpha="auto"`` (measured at 11.5 (n_classes, columns)
+        arrays: 12 counted) and the log probabilities' numerators, denominators and
+        logarithm (3, and a mask and the denominators' copy where one can be 0: when a
+        pseudo-count is not positive); per column, its feature and the pseudo-counts,
+        denominators and sizes gathered by it and the indicator summing them (8 words), and
+        per feature and class the sums and the unseen scores (8)."""
         ranges = _code_ranges(stats)[1]
         width = sum(max(len(c), int(n)) for c, n in zip(stats.categories, ranges, strict=True))
-        return 3 * stats.n_classes * (width + stats.n_features)
+        k, d = stats.n_classes, stats.n_features
+        tables = 3.0 if self._positive(d) else 4.125
+        work = max(12.0 if is_auto(self.alpha) else 0.0, tables)
+        materialized = 1.0 if ranges.any() else 0.0
+        return math.ceil((materialized + work) * k * width) + 8 * width + 8 * k * d
+
+    def _positive(self, d: int) -> bool:
+        """Whether every pseudo-count is positive (no denominator is then 0); the settings'
+        refusals are finalize's to make."""
+        if is_auto(self.alpha):
+            return True  # (the candidates are all positive, under the posterior mean)
+        try:
+            with warnings.catch_warnings():  # (finalize warns about a raised alpha itself)
+                warnings.simplefilter("ignore")
+                alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
+                a = pseudo_count(alpha, check_estimate(self.estimate))
+        except ParameterError:
+            return False
+        return bool(np.all(np.asarray(a) > 0))
 
     def finalize(self, stats: CategoryCounts) -> CategoricalParams:
         self._check_unseen()
@@ -225,13 +254,7 @@ class Categorical(Family):
             alpha = check_alpha(self.alpha, d, force_alpha=self.force_alpha)
         codes, materialize = _code_ranges(stats)
         if materialize.any():
-            ranges = tuple(
-                np.arange(n).astype(c.dtype) if n else c[:0]
-                for c, n in zip(stats.categories, materialize, strict=True)
-            )
-            stats = stats + CategoryCounts(
-                ranges, np.zeros((stats.n_classes, int(offsets_of(ranges)[-1])))
-            )
+            stats = _with_code_ranges(stats, materialize)
         offsets = stats.offsets
         sizes = np.diff(offsets)
         n_cat = self._n_categories(stats, codes)
@@ -246,7 +269,7 @@ class Categorical(Family):
             shape=(len(col_feature), d),
         )
         per_feature = np.asarray(stats.counts @ indicator) + a * n_cat
-        flp = log_ratio(num, per_feature[:, col_feature], n_cat[col_feature])
+        flp = log_ratio(num, per_feature[:, col_feature], n_cat[col_feature], own=True)
         with np.errstate(divide="ignore"):
             unseen = np.where(
                 a > 0,
@@ -351,6 +374,24 @@ def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
         if len(cats) < codes[j] <= max(_MAX_LUT, 4 * len(cats)):
             materialize[j] = codes[j]
     return codes, materialize
+
+
+def _with_code_ranges(stats: CategoryCounts, materialize: np.ndarray) -> CategoryCounts:
+    """``stats`` with the categories ``0 … n − 1`` of each feature whose ``materialize`` is
+    ``n > 0`` (its codes, all among them), those never seen counted 0: each feature's counts
+    placed by code in one new array (adding a statistic of the ranges took three arrays of
+    its size, and a model file's load counts what finalize holds)."""
+    categories = tuple(
+        np.arange(n).astype(c.dtype) if n else c
+        for c, n in zip(stats.categories, materialize, strict=True)
+    )
+    before, after = stats.offsets, offsets_of(categories)
+    counts = np.zeros((stats.n_classes, int(after[-1])))
+    for j, (c, n) in enumerate(zip(stats.categories, materialize, strict=True)):
+        # (the codes of a materialized feature are whole numbers >= 0: their own columns)
+        columns = after[j] + (c.astype(np.int64) if n else np.arange(len(c)))
+        counts[:, columns] = stats.counts[:, before[j] : before[j + 1]]
+    return CategoryCounts(categories, counts)
 
 
 def _preview(values: np.ndarray, limit: int = 10) -> str:

@@ -207,6 +207,18 @@ class Gaussian(Family):
         return Moments.of(X, R)
 
     # ------------------------------------------------------------------ finalize
+    def parameter_size(self, stats: Moments) -> int:
+        """What :meth:`finalize` holds at its peak in (n_classes, n_features) arrays, its
+        temporaries included (a model file's load takes it from its budget first; the three
+        arrays of the statistic were counted before, and finalize took up to eight): the
+        pooled spread's products and masks, each class's mean and variance where a class
+        is empty, the floor and its masks; where a product of a weight with a value
+        overflows, each class's share of the weight and the pooled terms again (measured at
+        6.0 arrays); ``estimate="predictive"``, the Normal-Gamma posterior's terms (8.0).
+        One more is counted for the checks of the result."""
+        arrays = 9 if self.estimate == "predictive" else 7
+        return arrays * stats.n_classes * stats.n_features + 8 * stats.n_features
+
     def finalize(self, stats: Moments) -> GaussianParams:
         var_smoothing = _non_negative(self.var_smoothing, "var_smoothing")
         if not isinstance(self.shared_variance, (bool, np.bool_)):

@@ -181,6 +181,21 @@ def component_family(covariance_type: str, reg_covar: float) -> Family:
     return MVNormal(ridge=reg_covar, tol=0.0)
 
 
+def finalize_size(covariance_type: str, n_components: int, n_features: int) -> int:
+    """The float64 words a mixture's finalize holds at its peak for ``n_components`` in all
+    and ``n_features``, temporaries included, known before any is allocated (a model file's
+    load takes it from its budget first; it counted the statistic's size, and full
+    covariances took five times that): for "full" and "tied", the scatters regularized
+    (shrunk, floored, pooled, the prior's posterior) and the multivariate normal family's
+    estimates, factors and inverses (measured at 5.0 (n_components, d, d) stacks, 6
+    counted); for "diag" and "spherical", the Gaussian family's arrays and the regularized
+    moments (measured at 8.1 (n_components, d) arrays with the prior, 10 counted)."""
+    m, d = n_components, n_features
+    if covariance_type in ("full", "tied"):
+        return 6 * m * d * d + 16 * m * d + 8 * d
+    return 10 * m * d + 8 * d
+
+
 def regularizer(
     covariance_type: str,
     reg_covar: float,

@@ -42,6 +42,7 @@ from ._components import (
     check_prior,
     check_reg_param,
     component_family,
+    finalize_size,
     least_support,
     n_parameters,
     regularizer,
@@ -580,6 +581,10 @@ class GaussianMixtureFamily(Family):
         return None
 
     # ------------------------------------------------------------------ parameters
+    def parameter_size(self, stats: MixtureStats) -> int:
+        cov = check_covariance_type(self.covariance_type)
+        return finalize_size(cov, len(stats.weight), stats.n_features)
+
     def finalize(self, stats: MixtureStats) -> MixtureParams:
         self.check()
         floors = stats.floors[stats.owner] if stats.var_floor.shape[1] else None
