@@ -102,6 +102,24 @@ LABEL_TYPES = (str, bool, int, float, np.bool_, np.integer, np.floating, np.str_
 _PLAIN_LABELS = (str, int, float, np.str_, np.integer, np.floating, np.bool_)
 
 
+def _unmasked(y: Any) -> Any:
+    """pandas' nullable integers, booleans and floats ("Int64", "boolean", "Float64") as the
+    numpy labels they hold: scikit-learn's check makes floats of all of them, so the classes of
+    a label column 1, 2 would be 1.0, 2.0 and of True/False 0.0, 1.0."""
+    numpy_dtype = getattr(getattr(y, "dtype", None), "numpy_dtype", None)
+    if not isinstance(numpy_dtype, np.dtype) or numpy_dtype.kind not in "biuf":
+        return y
+    if getattr(y, "ndim", 1) != 1 or not callable(getattr(y, "isna", None)):
+        return y
+    missing = np.flatnonzero(np.asarray(y.isna(), dtype=bool))
+    if len(missing):
+        raise DataError(
+            f"Input y contains a missing label (NA) at row {int(missing[0])}; every row needs a "
+            "class label"
+        )
+    return np.asarray(y.to_numpy(dtype=numpy_dtype))
+
+
 def check_y(y: Any) -> np.ndarray:
     # A contiguous 1-D array of numbers or strings is what scikit-learn's check returns it
     # as (it costs 25-145 µs a call)
@@ -121,6 +139,9 @@ def check_y(y: Any) -> np.ndarray:
             y, plain = as_array, True
         elif as_array is not None and as_array.ndim == 1:
             y = as_array
+    if not plain:
+        y = _unmasked(y)
+        plain = type(y) is np.ndarray and y.ndim == 1
     if not (plain and y.dtype.kind in "biufU"):
         from sklearn.utils.validation import column_or_1d
 
