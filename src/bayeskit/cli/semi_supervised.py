@@ -17,8 +17,12 @@ from __future__ import annotations
 import codecs
 import csv
 import mailbox
+import shutil
+import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,38 @@ ACCEPTED = (
     ".tsv, .jsonl, .parquet) with a column of text, an mbox or e-mail file, or a text file "
     "with one document per line"
 )
+
+#: Bytes copied from standard input at a time.
+_COPY_BLOCK = 1 << 20
+
+
+@contextmanager
+def unlabelled_input(source: str | None, data: str) -> Iterator[str | None]:
+    """``--unlabeled`` SOURCE as a path to read: standard input (``-``) copied first to a file
+    in a private temporary folder (removed after), since EM reads the documents again at
+    every iteration and a pipe is read once; its documents are read as a file's of the same
+    bytes (no name: an mbox, an e-mail, a CSV whose header names DATA's text column, else one
+    document a line)."""
+    if source != "-":
+        yield source
+        return
+    if data == "-":
+        raise ReadError(
+            "standard input (-) can be DATA or --unlabeled, not both: give one of them as a "
+            "file or folder",
+            path=source,
+        )
+    with tempfile.TemporaryDirectory(prefix="bayeskit-unlabeled-") as folder:
+        path = Path(folder) / "standard-input"
+        with open(path, "wb") as copy:
+            shutil.copyfileobj(sys.stdin.buffer, copy, _COPY_BLOCK)
+        if _blank(path):
+            what = "empty" if path.stat().st_size == 0 else "blank (nothing but white space)"
+            raise ReadError(
+                f"standard input (--unlabeled -) is {what}; it takes {ACCEPTED}", path=source
+            )
+        yield str(path)
+
 
 #: Files of --unlabeled looked at for binary content, and how much of each: enough to tell
 #: a folder of documents from a folder of images or archives without reading it all.

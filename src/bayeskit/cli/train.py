@@ -144,8 +144,9 @@ def train(
             "Bayes; text data only), read as DATA's are: a folder, one document per file (an "
             "mbox file: one per message); a table (.csv, .tsv, .jsonl, .parquet), one per row "
             "of its text column (named as DATA's, else its only or only free-text column); an "
-            "mbox or e-mail file; any other text file, one document per line. Blank documents "
-            "are skipped; an empty file is refused.",
+            "mbox or e-mail file; any other text file, one document per line; - for standard "
+            "input, read as such a file is. Blank documents are skipped; an empty file is "
+            "refused.",
         ),
     ] = None,
     force: ForceOpt = False,
@@ -191,7 +192,7 @@ def train(
         progress,
         save_model,
     )
-    from .semi_supervised import check_unlabelled
+    from .semi_supervised import check_unlabelled, unlabelled_input
     from .streaming import open_data
 
     # Every option that no data could make right is refused before DATA is read.
@@ -211,82 +212,85 @@ def train(
             "not reach (its smoothing: --alpha)",
             param_hint="--set",
         )
-    if unlabeled is not None:
-        check_unlabelled(unlabeled, data)
-    options = ReadOptions.of(
-        format, no_header, columns, missing, merge, separator, ids, keep,
-        no_default_missing=no_default_missing,
-    )  # fmt: skip
-    start = time.perf_counter()
-    # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)
-    semi_alpha = SEMI_SUPERVISED_ALPHA if alpha is None else alpha
-    if unlabeled is not None and _is_folder(data, options):
-        # Semi-supervised EM over folders of documents: by rounds, here or on a cluster.
-        from .semi_supervised import train_semi_supervised
-
-        with batch_runner(workers, scheduler) as runner:
-            estimator, described, extra = train_semi_supervised(
-                lambda: open_data(data, target, text, options, batch_size),
-                unlabeled, batch_size or DOCUMENT_BATCH,
-                model, semi_alpha, integers, options.merge, runner,
-            )  # fmt: skip
-    elif unlabeled is not None:
-        # Semi-supervised EM over a table's text column reads the documents whole, here.
-        if workers is not None or scheduler is not None:
-            raise typer.BadParameter(
-                "--workers/--scheduler run semi-supervised EM over a folder of class folders; "
-                "--unlabeled with a table's text column reads the documents whole on this "
-                "machine",
-                param_hint="--workers/--scheduler",
-            )
-        labelled = load_labelled(data, target, text, options)
-        source = unlabelled_for(unlabeled, labelled, target)
-        docs = source.read()
-        estimator = build_model(model, labelled, semi_alpha, integers, semi_supervised=True)
+    # (standard input is copied to a private file first: EM reads the documents again)
+    with unlabelled_input(unlabeled, data) as unlabelled_path:
+        if unlabelled_path is not None:
+            check_unlabelled(unlabelled_path, data)
+        options = ReadOptions.of(
+            format, no_header, columns, missing, merge, separator, ids, keep,
+            no_default_missing=no_default_missing,
+        )  # fmt: skip
         start = time.perf_counter()
-        with progress("training", None):
-            estimator = fit_semi_supervised(estimator, labelled, docs)
-        described = labelled.describe()
-        extra = source.describe(len(docs))
-    else:
-        extra = None
-        with batch_runner(workers, scheduler) as runner:
-            if model in ROUND_MODELS:
-                trained = streaming.train_rounds(
+        # --unlabeled learns text by EM: its own default smoothing (text only: a table is refused)
+        semi_alpha = SEMI_SUPERVISED_ALPHA if alpha is None else alpha
+        if unlabelled_path is not None and _is_folder(data, options):
+            # Semi-supervised EM over folders of documents: by rounds, here or on a cluster.
+            from .semi_supervised import train_semi_supervised
+
+            with batch_runner(workers, scheduler) as runner:
+                estimator, described, extra = train_semi_supervised(
                     lambda: open_data(data, target, text, options, batch_size),
-                    model, alpha, integers, options.merge, runner=runner, settings=chosen,
+                    unlabelled_path, batch_size or DOCUMENT_BATCH,
+                    model, semi_alpha, integers, options.merge, runner,
                 )  # fmt: skip
-            else:
-                source = open_data(data, target, text, options, batch_size)
-                trained = streaming.train(
-                    source, model, alpha, integers, options.merge, runner=runner,
-                    max_terms=max_terms,
-                    reopen=lambda: open_data(data, target, text, options, batch_size),
-                    settings=chosen,
-                )  # fmt: skip
-        estimator = trained.model
-        if (
-            model in DEFAULT_TEXT_MODELS
-            and contract_of(estimator).decision == "spam"
-            and estimator.calibration_folds is None  # more than one batch: not yet calibrated
-        ):
-            # SpamFilter()'s calibrated probabilities: held-out scores of a sample of DATA
-            estimator = streaming.calibrate(
-                estimator,
-                lambda: open_data(data, target, text, options, batch_size),
-                trained.rows,
-            )
-        described = trained.describe()
-    save_model(estimator, output, reading=options.reading(target))
-    seconds = time.perf_counter() - start
-    console = out_console()
-    console.print(f"data: {data} — {described}")
-    console.print(f"model: {describe(estimator)}")
-    families = families_line(estimator)
-    if families:
-        console.print(f"families: {families}")
-    if extra is not None:
-        console.print(f"unlabelled: {unlabeled} — {extra}, learnt from by EM")
-    size = human_size(os.path.getsize(output))
-    console.print(f"wrote {output} ({size}) in {seconds:.2f} s")
-    console.print(f"next: bayeskit inspect {output}; bayeskit predict {output} NEW_DATA")
+        elif unlabelled_path is not None:
+            # Semi-supervised EM over a table's text column reads the documents whole, here.
+            if workers is not None or scheduler is not None:
+                raise typer.BadParameter(
+                    "--workers/--scheduler run semi-supervised EM over a folder of class folders; "
+                    "--unlabeled with a table's text column reads the documents whole on this "
+                    "machine",
+                    param_hint="--workers/--scheduler",
+                )
+            labelled = load_labelled(data, target, text, options)
+            source = unlabelled_for(unlabelled_path, labelled, target)
+            docs = source.read()
+            estimator = build_model(model, labelled, semi_alpha, integers, semi_supervised=True)
+            start = time.perf_counter()
+            with progress("training", None):
+                estimator = fit_semi_supervised(estimator, labelled, docs)
+            described = labelled.describe()
+            extra = source.describe(len(docs))
+        else:
+            extra = None
+            with batch_runner(workers, scheduler) as runner:
+                if model in ROUND_MODELS:
+                    trained = streaming.train_rounds(
+                        lambda: open_data(data, target, text, options, batch_size),
+                        model, alpha, integers, options.merge, runner=runner, settings=chosen,
+                    )  # fmt: skip
+                else:
+                    source = open_data(data, target, text, options, batch_size)
+                    trained = streaming.train(
+                        source, model, alpha, integers, options.merge, runner=runner,
+                        max_terms=max_terms,
+                        reopen=lambda: open_data(data, target, text, options, batch_size),
+                        settings=chosen,
+                    )  # fmt: skip
+            estimator = trained.model
+            if (
+                model in DEFAULT_TEXT_MODELS
+                and contract_of(estimator).decision == "spam"
+                and estimator.calibration_folds is None  # more than one batch: not yet calibrated
+            ):
+                # SpamFilter()'s calibrated probabilities: held-out scores of a sample of DATA
+                estimator = streaming.calibrate(
+                    estimator,
+                    lambda: open_data(data, target, text, options, batch_size),
+                    trained.rows,
+                )
+            described = trained.describe()
+        save_model(estimator, output, reading=options.reading(target))
+        seconds = time.perf_counter() - start
+        console = out_console()
+        console.print(f"data: {data} — {described}")
+        console.print(f"model: {describe(estimator)}")
+        families = families_line(estimator)
+        if families:
+            console.print(f"families: {families}")
+        if extra is not None:
+            shown = "standard input" if unlabeled == "-" else unlabeled
+            console.print(f"unlabelled: {shown} — {extra}, learnt from by EM")
+        size = human_size(os.path.getsize(output))
+        console.print(f"wrote {output} ({size}) in {seconds:.2f} s")
+        console.print(f"next: bayeskit inspect {output}; bayeskit predict {output} NEW_DATA")
