@@ -21,6 +21,7 @@ from .mail_headers import (
     message_head,
     read_input,
     stamped,
+    unsure,
     unsure_of_content,
 )
 
@@ -51,12 +52,13 @@ def fast_args(args: "Sequence[str]") -> tuple[str | None, str | None, bool, bool
     return (plain[0] if plain else None), server, "--exit-zero" in flags, "--verbose" in flags
 
 
-def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]:
+def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float | None, str]:
     """``(P(spam|x), verdict)`` of one message from a running ``bayeskit serve``: its
     ``POST /verdict`` with the raw message as ``message/rfc822``, answered by one line of
-    text, ``"spam 0.987…"``. One HTTP/1.1 request on a plain socket, read without json (which
-    imports the regular expressions): this client's start-up is most of a message's time, and
-    ``http.client`` alone imports the e-mail parser, a third of it."""
+    text, ``"spam 0.987…"``; ``(None, reason)`` when its filter has learned one class only
+    (it answers ``"unsure - REASON"``). One HTTP/1.1 request on a plain socket, read without
+    json (which imports the regular expressions): this client's start-up is most of a
+    message's time, and ``http.client`` alone imports the e-mail parser, a third of it."""
     host, port, path = server_address(url)
     path = path.rstrip("/") + "/verdict"
     named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets (RFC 3986, 3.2.2)
@@ -85,7 +87,11 @@ def ask_server(url: str, raw: bytes, timeout: float = 30.0) -> tuple[float, str]
         body = _unchunked(body)
     if parts[1] != "200":
         raise ValueError(f"{url}: {parts[1]} {body[:200].decode('utf-8', 'replace')}")
-    answer = body.decode("latin-1").split()
+    answer = body.decode("utf-8", "replace").split(maxsplit=2)
+    if answer[:2] == ["unsure", "-"] and len(answer) == 3:
+        # a filter that has learned one class: no score; its reason goes into a header (one
+        # line of printable ASCII, as RFC 5322 holds it)
+        return None, "".join(c for c in answer[2].strip() if " " <= c <= "~")[:200]
     if len(answer) != 2 or answer[0] not in ("spam", "ham", "unsure"):
         raise ValueError(f"{url}: not a verdict ({body[:80]!r}); is it bayeskit serve?")
     return float(answer[1]), answer[0]
@@ -236,6 +242,9 @@ def _one(
                 raise RuntimeError(why) from None
             fail(f"{why}; scoring with {model_path}")
         else:
+            if p_spam is None:  # unsure of every message: the reason, no score, as MODEL's
+                fail(f"{server}: {verdict}, so it is unsure of every message")
+                return UNSURE, unsure(raw, head, verdict)
             if verbose:
                 fail(f"scored by {server}")
             return stamped(raw, head, p_spam, verdict)

@@ -45,12 +45,10 @@ def classify_message(
 
 def _one_class(model: Any) -> str | None:
     """``"spam"`` or ``"ham"`` when ``model`` has learned messages of that class only."""
-    if not hasattr(model, "learned_both_classes") or model.learned_both_classes():
+    only = model.learned_only() if hasattr(model, "learned_only") else None
+    if only is None:
         return None
-    counts = dict(
-        zip(model.classes_.tolist(), model.fitted_parts()[1].class_count_.tolist(), strict=True)
-    )
-    return "spam" if counts.get(model.spam_label, 0) > 0 else "ham"
+    return "spam" if only == model.spam_label else "ham"
 
 
 def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:

@@ -446,8 +446,9 @@ class Service:
 
     async def verdict(self, request: Request) -> Response:
         """A spam filter's verdict and ``P(spam|x)`` of one message as one line of text,
-        ``"spam 0.9871…"`` (the float's shortest repr): all a mail filter needs, without the
-        reasons and the JSON of /check (``bayeskit filter --server`` reads it with the
+        ``"spam 0.9871…"`` (the float's shortest repr), or ``"unsure - REASON"`` from a filter
+        that has learned one class only: all a mail filter needs, without the reasons and the
+        JSON of /check (``bayeskit filter --server`` reads it with the
         standard library's socket alone)."""
         snap = self.text_snapshot()
         scorer = snap.scorer
@@ -459,6 +460,12 @@ class Service:
             )
         body = await self.body(request)
         doc = message_input(body, request.headers.get("content-type", ""), snap.described)
+        if scorer.one_class is not None:
+            # unsure of every message, with no score: its P(spam) says only the class it knows
+            return Response(
+                f"unsure - the filter has learned {scorer.one_class} only\n",
+                media_type="text/plain",
+            )
         if len(body) > _BIG_BODY or not scorer.table_ready:  # the first builds the table
             p_spam, verdict = await asyncio.to_thread(scorer.verdict, doc)
         else:

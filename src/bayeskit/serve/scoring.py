@@ -49,6 +49,8 @@ class Scorer:
     scale: tuple[float, float] = (1.0, 0.0)  # a SpamFilter's calibration of its log-odds
     # a SpamFilter that scores by Fisher's method: its log-odds are not the linear form's
     fisher: bool = False
+    # a SpamFilter that has learned one class: "spam" or "ham" (unsure of every message)
+    one_class: str | None = None
 
     @classmethod
     def of(cls, model: TextClassifier, *, warm: bool = True) -> Scorer:
@@ -57,12 +59,14 @@ class Scorer:
         served one derives them from its parent's, and needs none)."""
         W, b = model.linear_form()
         classes = [plain(c) for c in model.classes_.tolist()]
-        spam, cutoffs = None, (0.0, 1.0, 0.5)
+        spam, cutoffs, one_class = None, (0.0, 1.0, 0.5), None
         spam_filter = contract_of(model).decision == "spam"
         if spam_filter:
             spam, cutoffs = model.spam_index(), model.decision_rule()
-            if not model.learned_both_classes():  # unsure of every message, as it says
+            only = model.learned_only()
+            if only is not None:  # unsure of every message, as it says
                 cutoffs = (-1.0, 2.0, cutoffs[2])
+                one_class = "spam" if only == model.classes_[spam] else "ham"
         vectorizer = model.fitted_parts()[0]
         # the vocabulary's own terms where they are the names (get_feature_names_out copies
         # them, 0.12 ms for a filter trained on SMS, at every learn)
@@ -71,7 +75,17 @@ class Scorer:
         scale = model.probability_scale() if spam_filter else (1.0, 0.0)
         fisher = spam_filter and model.check_scoring() != "naive_bayes"
         scorer = cls(
-            model, W, b, model.class_log_prior_, classes, names, spam, cutoffs, scale, fisher
+            model,
+            W,
+            b,
+            model.class_log_prior_,
+            classes,
+            names,
+            spam,
+            cutoffs,
+            scale,
+            fisher,
+            one_class,
         )
         if warm:
             scorer.check("warm up the vectorizer's lookup tables")

@@ -867,6 +867,15 @@ class SpamFilter(TextClassifier):
         verdict is "unsure")."""
         return bool(np.all(np.asarray(self.fitted_parts()[1].class_count_) > 0))
 
+    def learned_only(self) -> Any:
+        """The label of the one class the filter has learned messages of, None when it has
+        learned both (a filter built a class at a time: it is unsure of every message until
+        it learns the other)."""
+        counts = np.asarray(self.fitted_parts()[1].class_count_)
+        if np.all(counts > 0):
+            return None
+        return self.classes_[int(np.argmax(counts))]
+
     def predict(self, X: Any) -> np.ndarray:
         """The two-way decision of minimum expected cost."""
         return self.decisions(self.spam_probability(X))
