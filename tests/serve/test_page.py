@@ -533,11 +533,18 @@ def test_the_learn_buttons_teach_the_message_shown_once_checked(chrome, sms_file
         box.send_keys(edited)
         _wait(browser, lambda d: not learnable(), timeout=10)
         assert "changed since it was checked: press Check" in _text(browser, "learn-note")
+        # the earlier verdict is not shown as the edited message's: dimmed, and said so
+        assert browser.find_element(By.ID, "stale").is_displayed()
+        assert "stale" in browser.find_element(By.ID, "result").get_attribute("class")
+        dimmed = browser.find_element(By.ID, "verdict").find_element(By.XPATH, "..")
+        assert float(dimmed.value_of_css_property("opacity")) < 0.5
         browser.find_element(By.ID, "token").send_keys(TOKEN)
         _check(browser)
         _wait(browser, lambda d: _text(d, "verdict") == "SPAM")
         assert learnable()
         assert _text(browser, "learn-note") == ""
+        assert not browser.find_element(By.ID, "stale").is_displayed()
+        assert float(dimmed.value_of_css_property("opacity")) == 1.0
         browser.find_element(By.ID, "learn-spam").click()
         _wait(browser, lambda d: "Learned as spam" in _text(d, "status"))
         assert _api(server, "/check", edited.encode())["learned_as"] == "spam"
