@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import mailbox
 import shutil
 import sys
 import tempfile
@@ -29,7 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from ..io.documents import decode_text, is_email, is_mbox, list_files, read_documents
+from ..io.documents import (
+    decode_text,
+    is_email,
+    is_mbox,
+    list_files,
+    mbox_texts,
+    read_documents,
+)
 from ..io.formats import TABLE_EXTENSIONS
 from ..io.readers import ReadError, list_names, read_table, sniff_separator
 from ..io.stream import Batch, FileBatch
@@ -267,12 +273,7 @@ class Unlabelled:
                 if line.strip():
                     yield decode_text(line)
         elif self.form == "mbox":
-            box = mailbox.mbox(self.source, create=False)
-            try:
-                for key in box.iterkeys():
-                    yield decode_text(box.get_bytes(key))
-            finally:
-                box.close()
+            yield from mbox_texts(self.source)
         else:
             if self._texts is None:  # read once, then kept for every EM iteration
                 self._texts = self._table_texts()

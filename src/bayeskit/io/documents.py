@@ -3,7 +3,8 @@ text or e-mail), folders of ``.eml`` files and mbox files.
 
 Layout
     ``root/<class>/...``: every file under a class sub-folder (recursively) is one document of
-    that class, except an mbox file, whose messages each are one. Hidden files and folders
+    that class, except an mbox file, whose messages each are one (each message's text in a
+    collection of text). Hidden files and folders
     (``.name``) and SpamAssassin's ``cmds`` index files are skipped; files directly in
     ``root`` are ignored when it has class sub-folders.
 
@@ -49,6 +50,7 @@ __all__ = [
     "is_email",
     "is_mbox",
     "list_files",
+    "mbox_texts",
     "read_class_folders",
     "read_documents",
 ]
@@ -179,6 +181,19 @@ def decode_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+def mbox_texts(path: str | os.PathLike[str]) -> Iterator[str]:
+    """The text of each message of an mbox file, headers and all (:func:`decode_text`), in
+    order: an mbox read as text documents."""
+    import mailbox
+
+    box = mailbox.mbox(os.fspath(path), create=False)
+    try:
+        for key in box.iterkeys():
+            yield decode_text(box.get_bytes(key))
+    finally:
+        box.close()
+
+
 def _read_file(path: Path, kind: str, name: str) -> Iterator[tuple[str, Any]]:
     """(name, document) for each document in one file."""
     from ..text.email import iter_mbox, read_message
@@ -188,7 +203,11 @@ def _read_file(path: Path, kind: str, name: str) -> Iterator[tuple[str, Any]]:
     except OSError as exc:
         raise ReadError(f"{path}: cannot be read ({exc.strerror})", path=str(path)) from None
     if kind == "text":
-        yield name, decode_text(data)
+        if is_mbox(path, data):  # each message's text, as in an e-mail collection
+            for k, text in enumerate(mbox_texts(path), start=1):
+                yield f"{name}#{k}", text
+        else:
+            yield name, decode_text(data)
         return
     if is_mbox(path, data):
         for k, message in enumerate(iter_mbox(path), start=1):
