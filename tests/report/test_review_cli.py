@@ -94,10 +94,15 @@ def test_evaluate_says_which_scores_are_undefined_and_what_the_log_loss_clipped(
 
 
 def test_the_report_of_the_same_data_says_it_too(shifted, tmp_path):
-    root, _, _ = shifted
-    run("report", root / "train.csv", "--target", "label", "--model", "gaussian", "--folds", 5,
-        "-o", tmp_path / "r.html")  # fmt: skip
+    _, train, test = shifted
+    both = tmp_path / "both.csv"
+    # one row of 'never seen': the fold that tests it was trained without it
+    pl.concat([train, test.head(1)]).write_csv(both)
+    out = run("report", both, "--target", "label", "--model", "gaussian", "--folds", 5,
+              "-o", tmp_path / "r.html").stdout  # fmt: skip
     page = (tmp_path / "r.html").read_text("utf-8")
+    assert "log-loss: 1 row gave the true class a probability below 2.22e-16" in out
+    assert "1 row gave the true class a probability below" in page
     assert "<b>bold</b>" not in page
     assert "&lt;b&gt;bold&lt;/b&gt;" in page
     parse(page)  # well formed
