@@ -176,18 +176,32 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
     if found["roc_auc"] is not None:
         line += f"   ROC-AUC {fmt_num(found['roc_auc'])} (positive class {found['positive_class']})"
     console.print(line)
+    if found.get("log_loss_clipped_rows"):
+        from ..report.page import clipped_note
+
+        console.print(f"log-loss: {clipped_note(found['log_loss_clipped_rows'])}")
     per_class = Table(title=None, box=None, pad_edge=False)
     for name in ("class", "precision", "recall", "F1", "support"):
-        per_class.add_column(name, justify="left" if name == "class" else "right")
+        # a long name folds onto more lines rather than being cut to a prefix it may share
+        per_class.add_column(name, justify="left" if name == "class" else "right", overflow="fold")
+    undefined = 0
     for label, row in found["per_class"].items():
+        never, absent = row.get("predicted", 1) == 0, row["support"] == 0
+        undefined += never or absent
         per_class.add_row(
             label,
-            fmt_num(row["precision"]),
-            fmt_num(row["recall"]),
-            fmt_num(row["f1"]),
+            "–" if never else fmt_num(row["precision"]),
+            "–" if absent else fmt_num(row["recall"]),
+            "–" if never and absent else fmt_num(row["f1"]),
             str(row["support"]),
         )
     console.print(per_class)
+    if undefined:
+        console.print(
+            "–: undefined (0/0): precision of a class never predicted, recall of a class "
+            "with no rows; macro-F1 counts such an F1 as 0, as scikit-learn's "
+            "zero_division=0 does, and leaves out a class neither true nor predicted"
+        )
     classes = [str(c) for c in found["classes"]]
     if len(classes) <= _MAX_CONFUSION:
         matrix = Table(
@@ -196,9 +210,9 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
             box=None,
             pad_edge=False,
         )
-        matrix.add_column("")
+        matrix.add_column("", overflow="fold")
         for label in classes:
-            matrix.add_column(label, justify="right")
+            matrix.add_column(label, justify="right", overflow="fold")
         for label, row in zip(classes, found["confusion_matrix"], strict=True):
             matrix.add_row(label, *(str(v) for v in row))
         console.print(matrix)

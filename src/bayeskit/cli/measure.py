@@ -168,6 +168,7 @@ def metrics(result: Predictions) -> dict[str, Any]:
         "accuracy": ev.accuracy,
         "macro_f1": ev.macro_f1,
         "log_loss": ev.log_loss,
+        "log_loss_clipped_rows": ev.clipped,
         "roc_auc": ev.roc_auc if binary else None,
         "positive_class": labels[1] if binary else None,
         "per_class": {
@@ -176,6 +177,7 @@ def metrics(result: Predictions) -> dict[str, Any]:
                 "recall": r.recall,
                 "f1": r.f1,
                 "support": r.support,
+                "predicted": r.predicted,
             }
             for r in ev.per_class
         },

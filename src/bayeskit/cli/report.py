@@ -209,6 +209,10 @@ def report(
         f"accuracy {fmt_num(found['accuracy'])}   macro-F1 {fmt_num(found['macro_f1'])}   "
         f"log-loss {fmt_num(found['log_loss'])}"
     )
+    if found["log_loss_clipped_rows"]:
+        from ..report.page import clipped_note
+
+        console.print(f"log-loss: {clipped_note(found['log_loss_clipped_rows'])}")
     seconds = time.perf_counter() - start
     size = human_size(len(page.encode("utf-8")))
     where = "standard output" if output == "-" else output

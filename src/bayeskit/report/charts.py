@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .evaluation import Calibration, Evaluation
-from .svg import GREY, Frame, clip_text, colour, dash, esc, svg_element
+from .svg import GREY, Frame, clip_names, clip_text, colour, dash, esc, svg_element
 
 #: ColorBrewer "Blues": sequential, one hue, readable with every colour vision deficiency.
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c",
@@ -40,7 +40,7 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 
 def confusion_heatmap(ev: Evaluation) -> str:
     """Counts in cells, shaded by the share of the true class (row) that lands in each."""
-    cm, names = ev.confusion, [clip_text(c, 22) for c in ev.classes]
+    cm, names = ev.confusion, clip_names(ev.classes, 22)
     K = len(names)
     cell = float(np.clip(440 / K, 26, 110))
     longest = max(len(n) for n in names)
@@ -139,11 +139,12 @@ def curve_chart(ev: Evaluation, kind: str) -> str:
     if roc:
         f.chance([0, 1], [0, 1])
     styles = curve_styles(ev)
+    names = clip_names(ev.classes, 18)
     ordered = sorted(curves, key=lambda c: styles[c.k][2])  # grey first, coloured on top
     entries = []
     for c in ordered:
         stroke, dasharray, width = styles[c.k]
-        name = clip_text(ev.classes[c.k], 18)
+        name = names[c.k]
         area = f"{'AUC' if roc else 'AP'} {c.area:.3f}"
         x, y = c.x, c.y
         if not roc:  # draw precision as a step function, as average precision integrates it

@@ -19,6 +19,8 @@ from ..contract import contract_of
 from ..errors import DataError, ParameterError, ShapeError
 
 N_BINS = 10
+#: scikit-learn's ``log_loss`` clips probabilities to [eps, 1 − eps], eps of float64.
+LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 #: Fewest rows of a calibration bin (a quarter of the rows when there are fewer than 80).
 MIN_BIN_ROWS = 20
 
@@ -35,7 +37,11 @@ class Curve:
 
 @dataclass(frozen=True)
 class ClassRow:
-    """Per-class scores; ``auc``/``ap`` are one-vs-rest and None when a side is empty."""
+    """Per-class scores; ``auc``/``ap`` are one-vs-rest and None when a side is empty.
+
+    Precision is 0/0 for a class never decided (``predicted == 0``), recall for a class no
+    row has (``support == 0``), F1 for both: such a score is 0 here, as scikit-learn's
+    ``zero_division=0`` counts it, and :attr:`undefined` names it so a display can say so."""
 
     k: int
     support: int
@@ -45,6 +51,18 @@ class ClassRow:
     f1: float
     auc: float | None
     ap: float | None
+
+    @property
+    def undefined(self) -> frozenset[str]:
+        """The scores of this class that are 0/0 (``"precision"``, ``"recall"``, ``"f1"``)."""
+        out = set()
+        if self.predicted == 0:
+            out.add("precision")
+        if self.support == 0:
+            out.add("recall")
+        if self.predicted == 0 and self.support == 0:
+            out.add("f1")
+        return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -66,12 +84,20 @@ class Calibration:
 
 @dataclass(frozen=True)
 class Evaluation:
+    """The scores of one evaluation. ``macro_f1`` averages over the classes that occur among
+    the true labels or the decisions (scikit-learn's default ``labels``); a class in neither
+    has no F1. ``clipped`` counts the rows whose true class got a probability below
+    ``LOG_LOSS_EPS``: ``log_loss`` counts each as −ln ``LOG_LOSS_EPS`` (≈ 36.04), as
+    scikit-learn's ``log_loss`` clips, where the true loss of such a row is larger or
+    infinite."""
+
     classes: list[Any]
     n: int
     rule: str
     accuracy: float
     macro_f1: float
     log_loss: float
+    clipped: int
     roc_auc: float | None
     roc_auc_kind: str
     majority_accuracy: float
@@ -143,6 +169,7 @@ def evaluate(
         roc_auc = float(np.mean([auc[k] for k in range(K)])) if present else None
         kind = "ROC-AUC (macro, one-vs-rest)"
     share = np.bincount(t, minlength=K) / n
+    seen = np.union1d(t, pred)  # f1_score's default labels: a class in neither has no F1
     rows = [
         ClassRow(
             k,
@@ -161,8 +188,9 @@ def evaluate(
         n=n,
         rule=rule,
         accuracy=float(metrics.accuracy_score(t, pred)),
-        macro_f1=float(metrics.f1_score(t, pred, labels=every, average="macro", zero_division=0)),
+        macro_f1=float(metrics.f1_score(t, pred, labels=seen, average="macro", zero_division=0)),
         log_loss=float(metrics.log_loss(t, P, labels=every)),
+        clipped=int(np.sum(P[np.arange(n), t] < LOG_LOSS_EPS)),
         roc_auc=roc_auc,
         roc_auc_kind=kind,
         majority_accuracy=float(share.max()),

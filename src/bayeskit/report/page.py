@@ -23,7 +23,7 @@ from .charts import (
 from .components import components_section
 from .confusion import MAX_DRAWN_CLASSES, confusion_section
 from .densities import FeatureDensity, FeatureScore, feature_densities
-from .evaluation import Calibration, Evaluation, evaluate
+from .evaluation import LOG_LOSS_EPS, Calibration, Evaluation, evaluate
 from .network import network_section
 from .panels import density_panel, legend_strip, term_panel
 from .projection import discriminant_projection
@@ -164,10 +164,13 @@ def _glance(ev: Evaluation) -> str:
             "log_loss",
             "Log-loss",
             ev.log_loss,
-            f"lower is better; class frequencies alone: {ev.prior_log_loss:.4f}"
-            if ev.log_loss <= ev.prior_log_loss
-            else f"worse than the class frequencies alone ({ev.prior_log_loss:.4f}): "
-            "some probabilities are confidently wrong",
+            (
+                f"lower is better; class frequencies alone: {ev.prior_log_loss:.4f}"
+                if ev.log_loss <= ev.prior_log_loss
+                else f"worse than the class frequencies alone ({ev.prior_log_loss:.4f}): "
+                "some probabilities are confidently wrong"
+            )
+            + (f". {clipped_note(ev.clipped)}" if ev.clipped else ""),
         ),
     ]
     if ev.roc_auc is not None:
@@ -178,6 +181,16 @@ def _glance(ev: Evaluation) -> str:
         )
         cards.append(_card("roc_auc", ev.roc_auc_kind, ev.roc_auc, what))
     return f'<div class="metrics">{"".join(cards)}</div>'
+
+
+def clipped_note(rows: int) -> str:
+    """What the log-loss did with ``rows`` rows whose true class had probability 0."""
+    return (
+        f"{rows:,} row{'s' if rows != 1 else ''} gave the true class a probability below "
+        f"{LOG_LOSS_EPS:.3g} (0 once rounded): counted as −ln {LOG_LOSS_EPS:.3g} = "
+        f"{-np.log(LOG_LOSS_EPS):.2f} each, the probability clipped as scikit-learn's log_loss "
+        "does; the true loss is larger"
+    )
 
 
 def _card(key: str, label: str, value: float, context: str) -> str:
@@ -226,29 +239,68 @@ def _per_class(ev: Evaluation) -> str:
     body = []
     most = max(max(r.support, r.predicted) for r in ev.per_class)
     for r in ev.per_class:
+        scores = "".join(
+            f'<td data-col="{a}" data-undefined="0/0" title="{esc(_UNDEFINED[a])}">–</td>'
+            if a in r.undefined
+            else f'<td data-col="{a}">{getattr(r, a):.4f}</td>'
+            for a in ("precision", "recall", "f1")
+        )
         body.append(
             f'<tr data-class="{r.k}"><td><span class="swatch" '
             f'style="background:{class_colour(ev, r.k)}"></span>'
             f"{esc(clip_text(ev.classes[r.k], 60))}</td>"
             f'<td data-col="support"{_databar(r.support, most)}>{r.support}</td>'
             f'<td data-col="predicted"{_databar(r.predicted, most)}>{r.predicted}</td>'
-            f'<td data-col="precision">{r.precision:.4f}</td>'
-            f'<td data-col="recall">{r.recall:.4f}</td><td data-col="f1">{r.f1:.4f}</td>'
+            f"{scores}"
             f'<td data-col="auc">{fmt_score(r.auc)}</td><td data-col="ap">{fmt_score(r.ap)}</td>'
             "</tr>"
         )
-    mean = [np.mean([getattr(r, a) for r in ev.per_class]) for a in ("precision", "recall", "f1")]
+    # scikit-learn's macro averages: over the classes among the true labels or the decisions,
+    # a 0/0 score counted as 0 (zero_division=0)
+    seen = [r for r in ev.per_class if r.support or r.predicted]
+    mean = [np.mean([getattr(r, a) for r in seen]) for a in ("precision", "recall", "f1")]
     body.append(
         f'<tr class="total"><td>macro average</td><td>{ev.n}</td><td>{ev.n}</td>'
-        + "".join(f"<td>{m:.4f}</td>" for m in mean)
+        + "".join(f'<td data-col="{a}">{m:.4f}</td>' for a, m in zip(_SCORES, mean, strict=True))
         + "<td></td><td></td></tr>"
+    )
+    undefined = [r for r in ev.per_class if r.undefined]
+    never = sum(1 for r in undefined if r.predicted == 0 and r.support)
+    absent = sum(1 for r in undefined if r.support == 0)
+    said = []
+    if never:
+        said.append(
+            f"{never} class{'es were' if never > 1 else ' was'} never decided, so precision is 0/0"
+        )
+    if absent:
+        said.append(
+            f"{absent} class{'es have' if absent > 1 else ' has'} no rows here, so recall is "
+            "0/0 (and F1 too when never decided)"
+        )
+    note = (
+        f'<p class="how" data-undefined="{len(undefined)}">– : undefined. '
+        + "; ".join(said)
+        + ". The macro averages count such a score as 0, as scikit-learn's "
+        "<code>zero_division=0</code> does, and leave out a class neither true nor decided "
+        "for any row.</p>"
+        if undefined
+        else ""
     )
     return (
         '<p class="how">Precision: of the rows given this class, the share that had it. '
         "Recall: of the rows that had it, the share found. ROC-AUC and average precision "
         "(AP) score the class's probability against all others.</p>"
         f'<div class="scroll"><table class="perclass">{head}{"".join(body)}</table></div>'
+        f"{note}"
     )
+
+
+_SCORES = ("precision", "recall", "f1")
+_UNDEFINED = {
+    "precision": "undefined: no row was given this class (0/0)",
+    "recall": "undefined: no row has this class (0/0)",
+    "f1": "undefined: no row has this class and none was given it (0/0)",
+}
 
 
 def _databar(value: float, most: float) -> str:

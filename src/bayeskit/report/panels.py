@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .densities import DENSITIES, FeatureDensity
-from .svg import Frame, clip_text, colour, dash, esc, fmt_tick, nice_ticks, svg_element
+from .svg import Frame, clip_names, clip_text, colour, dash, esc, fmt_tick, nice_ticks, svg_element
 
 #: a histogram bar taller than this many times the highest model curve is cut, and labelled:
 #: a spike of zeros would otherwise flatten every curve into the axis.
@@ -92,8 +92,7 @@ def _log_ticks(top: float) -> list[float]:
 def legend_strip(classes: Sequence[Any]) -> str:
     """Colour key for a set of small multiples: line = model, shaded = data."""
     items, x = [], 6.0
-    for k, label in enumerate(classes):
-        text = clip_text(label, 24)
+    for k, text in enumerate(clip_names(classes, 24)):
         extra = f' stroke-dasharray="{dash(k)}"' if dash(k) else ""
         items.append(
             f'<rect class="hist" x="{x:.1f}" y="5" width="22" height="12" fill="{colour(k)}" '

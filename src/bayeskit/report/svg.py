@@ -9,6 +9,7 @@ and the browser draws it sharply at any zoom. Every string that reaches the SVG 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
@@ -47,6 +48,21 @@ def clip_text(value: object, limit: int) -> str:
     """``str(value)`` cut to ``limit`` characters with an ellipsis (not yet escaped)."""
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def clip_names(values: Sequence[object], limit: int) -> list[str]:
+    """Each of ``values`` cut like :func:`clip_text`, except that names whose cut would be
+    the same (``organisation_department_A`` and ``…_B`` share their first 22 characters)
+    keep their start and their end around the ellipsis, so a chart's labels stay apart."""
+    texts = [" ".join(str(v).split()) for v in values]
+    out = [clip_text(t, limit) for t in texts]
+    count = Counter(out)
+    head = max((limit - 1) // 2, 1)
+    tail = max(limit - 1 - head, 1)
+    return [
+        t[:head] + "…" + t[-tail:] if count[o] > 1 and len(t) > limit else o
+        for t, o in zip(texts, out, strict=True)
+    ]
 
 
 def colour(k: int) -> str:
