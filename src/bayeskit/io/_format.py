@@ -321,7 +321,18 @@ def build(
         stat_cls = STATISTIC_KINDS[block["kind"]]
         if budget is not None:  # the copies and masks its checks make of the arrays
             budget.take(stat_cls.read_size(block_arrays), f"reading the {block['kind']} arrays")
-        blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
+        stat = stat_cls.from_arrays(block_arrays, block["meta"])
+        # A part this version does not write (a newer bayeskit's, of the same format version)
+        # is refused, not ignored: the model would be rebuilt without it.
+        arrays_written, meta_written = stat.to_arrays()
+        unknown = sorted(set(block_arrays) - set(arrays_written))
+        unknown += [f"meta {k}" for k in _unknown_keys(block["meta"], meta_written)]
+        if unknown:
+            raise ModelFileError(
+                f"the {block['kind']} block holds {unknown[0]!r}, which this bayeskit does not "
+                "write (a file of a newer bayeskit? load it with the version that wrote it)"
+            )
+        blocks.append(stat)
     classes = values_from_json(meta["classes"])
     if not is_sorted_unique(classes):
         raise ModelFileError("the class labels 'classes' are not sorted and distinct")
@@ -388,6 +399,18 @@ SETTINGS_BEFORE: dict[str, dict[str, Any]] = {"TANClassifier": {"edge_weight": "
 #: and BinomialNB kept moments before their counts): such a file is refused as one of an
 #: earlier version (:class:`~bayeskit.errors.ModelFileVersionError`), to be fitted again.
 KINDS_BEFORE: dict[str, str] = {"PoissonNB": "moments", "BinomialNB": "moments"}
+
+
+def _unknown_keys(stored: Any, written: Any) -> list[str]:
+    """The keys of the dict ``stored`` (and of the dicts it nests) that ``written``, what this
+    version writes for the same statistic, does not have."""
+    if not isinstance(stored, dict) or not isinstance(written, dict):
+        return []
+    out = [str(k) for k in stored if k not in written]
+    for k in stored:
+        if k in written:
+            out += [f"{k}.{inner}" for inner in _unknown_keys(stored[k], written[k])]
+    return out
 
 
 def decode_params(

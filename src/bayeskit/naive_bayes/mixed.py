@@ -366,6 +366,20 @@ class MixedNB(GenerativeClassifier):
         }
 
     def _state_from_json(self, state: Any) -> None:
+        # what _state_to_json writes, and nothing else (a newer version's part is refused)
+        if isinstance(state, dict):
+            blocks = state.get("layout")
+            parts = [(state, {"layout", "feature_families", "category_alpha"})] + [
+                (b, {"family", "config", "columns"})
+                for b in (blocks if isinstance(blocks, list) else [])
+                if isinstance(b, dict)
+            ]
+            for part, allowed in parts:
+                if not set(part) <= allowed:
+                    raise ModelFileError(
+                        f"the stored MixedNB state holds {sorted(set(part) - allowed)}, which "
+                        "this bayeskit does not write (a file of a newer bayeskit?)"
+                    )
         try:
             layout = tuple(
                 _Block(
