@@ -31,6 +31,7 @@ __all__ = [
     "MissingCapabilityError",
     "MissingDependencyError",
     "ModelFileError",
+    "ModelFileVersionError",
     "NotFittedError",
     "ParameterError",
     "ReadError",
@@ -165,6 +166,13 @@ class MissingCapabilityError(CapabilityError, AttributeError):
 
 class ModelFileError(BayeskitError, ValueError):
     """A model file that is corrupt, truncated, of a newer format or not a bayeskit model."""
+
+
+class ModelFileVersionError(ModelFileError):
+    """A model file written by another version of bayeskit that this one cannot read as it
+    was saved: a newer format version, or an older file whose model this version would
+    rebuild differently. The message names the file's format version and the ones this
+    bayeskit reads; fit the model again from its data and save it to rebuild the file."""
 
 
 class SaveError(BayeskitError, OSError):

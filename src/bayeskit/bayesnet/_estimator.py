@@ -208,6 +208,12 @@ class NetworkClassifier(GenerativeClassifier):
         """Take stored numeric columns and cut points; a file without them is refused."""
         if state is None:
             raise ModelFileError(f"a {type(self).__name__} file needs its fitted state")
+        unknown = sorted(set(state) - {"numeric", "cuts"}) if isinstance(state, dict) else []
+        if unknown:  # a newer version's part is refused, not ignored
+            raise ModelFileError(
+                f"the stored {type(self).__name__} state holds {unknown}, which this bayeskit "
+                "does not write (a file of a newer bayeskit?)"
+            )
         try:
             numeric = tuple(int(j) for j in state["numeric"])
             cuts = tuple(np.asarray(c, dtype=np.float64).reshape(-1) for c in state["cuts"])

@@ -32,7 +32,7 @@ from .._values import is_sorted_unique, values_from_json, values_to_json
 from .._version import __version__
 from ..contract import contract_of
 from ..discriminant._common import covariance_estimators
-from ..errors import BayeskitError, ModelFileError
+from ..errors import BayeskitError, ModelFileError, ModelFileVersionError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
 from ..stats._base import check_arrays
@@ -321,7 +321,18 @@ def build(
         stat_cls = STATISTIC_KINDS[block["kind"]]
         if budget is not None:  # the copies and masks its checks make of the arrays
             budget.take(stat_cls.read_size(block_arrays), f"reading the {block['kind']} arrays")
-        blocks.append(stat_cls.from_arrays(block_arrays, block["meta"]))
+        stat = stat_cls.from_arrays(block_arrays, block["meta"])
+        # A part this version does not write (a newer bayeskit's, of the same format version)
+        # is refused, not ignored: the model would be rebuilt without it.
+        arrays_written, meta_written = stat.to_arrays()
+        unknown = sorted(set(block_arrays) - set(arrays_written))
+        unknown += [f"meta {k}" for k in _unknown_keys(block["meta"], meta_written)]
+        if unknown:
+            raise ModelFileError(
+                f"the {block['kind']} block holds {unknown[0]!r}, which this bayeskit does not "
+                "write (a file of a newer bayeskit? load it with the version that wrote it)"
+            )
+        blocks.append(stat)
     classes = values_from_json(meta["classes"])
     if not is_sorted_unique(classes):
         raise ModelFileError("the class labels 'classes' are not sorted and distinct")
@@ -350,6 +361,11 @@ def build(
         # file declaring covariance_type="full" over diagonal moments is refused here.
         for family, stat in zip(model.configured_families(), blocks, strict=True):
             wrong = family.check_statistic(stat)
+            if wrong is not None and stat.kind == KINDS_BEFORE.get(meta["estimator"]):
+                raise ModelFileVersionError(
+                    f"this {meta['estimator']} was written by an earlier bayeskit, which kept "
+                    f"its statistics as {stat.kind!r}: {wrong}"
+                )
             if wrong is not None:
                 raise ModelFileError(f"the settings do not fit the statistics stored: {wrong}")
         if budget is not None:
@@ -373,17 +389,43 @@ def build(
         raise ModelFileError(f"the stored model is invalid: {exc}") from None
 
 
+#: Hyperparameters added after files were written without them, whose default is not what
+#: those files were fitted with: the value such a file loads with (a file of a model that
+#: predates the setting meant the behaviour it had then). TANClassifier weighed its tree's
+#: edges by the conditional mutual information (Friedman, Geiger & Goldszmidt 1997) before
+#: edge_weight existed, whose default is now the Bayesian Dirichlet gain.
+SETTINGS_BEFORE: dict[str, dict[str, Any]] = {"TANClassifier": {"edge_weight": "cmi"}}
+#: The statistic kind earlier files of an estimator hold where it now keeps another (PoissonNB
+#: and BinomialNB kept moments before their counts): such a file is refused as one of an
+#: earlier version (:class:`~bayeskit.errors.ModelFileVersionError`), to be fitted again.
+KINDS_BEFORE: dict[str, str] = {"PoissonNB": "moments", "BinomialNB": "moments"}
+
+
+def _unknown_keys(stored: Any, written: Any) -> list[str]:
+    """The keys of the dict ``stored`` (and of the dicts it nests) that ``written``, what this
+    version writes for the same statistic, does not have."""
+    if not isinstance(stored, dict) or not isinstance(written, dict):
+        return []
+    out = [str(k) for k in stored if k not in written]
+    for k in stored:
+        if k in written:
+            out += [f"{k}.{inner}" for inner in _unknown_keys(stored[k], written[k])]
+    return out
+
+
 def decode_params(
     cls: type, raw: Any, more: Codec | None = None, depth: int = 0, prefix: str = ""
 ) -> dict[str, Any]:
-    """Decoded hyperparameters of ``cls``, refusing names its constructor does not take."""
+    """Decoded hyperparameters of ``cls``, refusing names its constructor does not take; a
+    setting the file predates takes the value of :data:`SETTINGS_BEFORE`, if it has one."""
     if type(raw) is not dict:
         raise ModelFileError(f"meta.json: the params of a {cls.__name__} must be a dict")
     params = {k: decode(v, f"{prefix}{k}", depth, more) for k, v in raw.items()}
     unknown = sorted(set(params) - set(cls().get_params(deep=False)))
     if unknown:
         raise ModelFileError(f"{cls.__name__} has no hyperparameter {unknown[0]!r}")
-    return params
+    before = SETTINGS_BEFORE.get(cls.__name__, {})
+    return {**{k: v for k, v in before.items() if k not in params}, **params}
 
 
 def decode(obj: Any, name: str, depth: int, more: Codec | None = None) -> Any:

@@ -49,7 +49,7 @@ import numpy as np
 from .._params import ClassifierMixin
 from .._values import values_from_json
 from ..contract import contract_of
-from ..errors import BayeskitError, ModelFileError
+from ..errors import BayeskitError, ModelFileError, ModelFileVersionError
 from ..stats import STATISTIC_KINDS, ColumnStatistic, Counts, Summary, TermKeyed
 from ..text import DocumentStats, SpamFilter, TextClassifier, TextVectorizer, VocabularyStats
 from ..text.calibration import BINS
@@ -185,6 +185,16 @@ def build_text(
         cls(**params).check_params()
         if not issubclass(cls, ClassifierMixin):  # the vectorizer itself
             obj: Any = _vectorizer(params, state, entries, "state")
+        elif unrecorded := [k for k in ("vectorizer", "model") if params.get(k) is None]:
+            # None meant the defaults of the bayeskit that wrote the file, which changed
+            # within format version 2 (a word vectorizer and MultinomialNB(alpha=1) at first;
+            # since, e-mail-aware 1-2-grams weighed by cross-validated settings): this
+            # version cannot tell which the counts were made with.
+            raise ModelFileVersionError(
+                f"this {cls.__name__} was saved with {unrecorded[0]}=None, the default of the "
+                "bayeskit that wrote it, which a file of format version 2 does not record; "
+                "the defaults changed since, and this version would read the counts with others"
+            )
         elif state.get("mode") == "additive":
             obj = _additive(cls, params, state, entries, budget)
         elif state.get("mode") == "fixed":

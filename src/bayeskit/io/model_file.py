@@ -14,8 +14,11 @@ Format version 2 added the text models (TextVectorizer, TextClassifier, SpamFilt
 classifier is written, their one block of kind "documents" (:mod:`bayeskit.io._documents_block`),
 which also keeps the classes ``partial_fit(classes=...)`` declared. Files of version 2 still
 load. Each file is written with the oldest version that holds it: models of
-:data:`ESTIMATORS` as version 1, byte for byte as before, so older bayeskit reads them; an
-older bayeskit refuses a newer version with "upgrade".
+:data:`ESTIMATORS` as version 1. A newer format version is refused with "upgrade"; an
+earlier file this bayeskit would rebuild otherwise than it was fitted (see the guide's "Files
+from other versions") is refused with a :class:`~bayeskit.errors.ModelFileVersionError` that
+says to fit the model again. An earlier bayeskit may not read a file of this one as it was
+written: load a file with the version that wrote it or a newer one.
 
 Examples
 --------
@@ -54,7 +57,13 @@ import numpy as np
 
 from .._estimators import documents_estimators, estimator_class
 from ..contract import contract_of, declares
-from ..errors import BayeskitError, InputTypeError, ModelFileError, SaveError
+from ..errors import (
+    BayeskitError,
+    InputTypeError,
+    ModelFileError,
+    ModelFileVersionError,
+    SaveError,
+)
 from ._format import (
     CELLS_VERSION,
     DEFAULT_MAX_BYTES,
@@ -349,14 +358,16 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     name = os.fspath(path)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
         raise InputTypeError(f"max_bytes must be a whole number of bytes >= 0; got {max_bytes!r}")
+    error: type[ModelFileError] = ModelFileError
     with open(name, "rb") as f:
         try:
             return _read_model(f, Budget(max_bytes))
         except ModelFileError as exc:
             problem = " ".join(str(exc).split())
+            error = type(exc)
         except _LOW_LEVEL as exc:
             problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
-    raise ModelFileError(f"cannot load model file {name!r}: {problem}")
+    raise error(f"cannot load model file {name!r}: {problem}")
 
 
 def load_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -439,7 +450,15 @@ def _read_model(f: IO[bytes], budget: Budget) -> Any:
         arrays = {
             name: _read_npy(zf, infos[name], digest, budget) for name, digest in manifest.items()
         }
-    return state.build(meta, arrays, budget)
+    try:
+        return state.build(meta, arrays, budget)
+    except ModelFileVersionError as exc:  # an older file this version would read otherwise
+        raise ModelFileVersionError(
+            f"{exc}. The file is format version {meta['format_version']} (written by bayeskit "
+            f"{meta.get('bayeskit_version')!r}); this bayeskit reads format versions 1 to "
+            f"{FORMAT_VERSION} but not this model as it was saved: fit the model again from "
+            "its data with this bayeskit and save it"
+        ) from None
 
 
 def _check_listing(zf: zipfile.ZipFile, size: int, budget: Budget) -> dict[str, zipfile.ZipInfo]:
@@ -506,7 +525,7 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
     if type(version) is not int or version < 1:
         raise ModelFileError(f"meta.json: format_version must be a positive int, not {version!r}")
     if version > FORMAT_VERSION:
-        raise ModelFileError(
+        raise ModelFileVersionError(
             f"format_version {version} needs a newer bayeskit (written by bayeskit "
             f"{meta.get('bayeskit_version')!r}; this one reads format versions up to "
             f"{FORMAT_VERSION}): upgrade bayeskit to load it"

@@ -12,7 +12,7 @@ import numpy as np
 from .._base import GenerativeClassifier
 from .._validation import BlockNames, FeatureNames, check_features, feature_names_of
 from ..contract import Contract
-from ..errors import DataError, ModelFileError, ParameterError, ShapeError
+from ..errors import DataError, ModelFileError, ModelFileVersionError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
 from ..families.auto import CANDIDATES, AutoParams, family_options
 from ..stats import CategoryCounts
@@ -366,6 +366,20 @@ class MixedNB(GenerativeClassifier):
         }
 
     def _state_from_json(self, state: Any) -> None:
+        # what _state_to_json writes, and nothing else (a newer version's part is refused)
+        if isinstance(state, dict):
+            blocks = state.get("layout")
+            parts = [(state, {"layout", "feature_families", "category_alpha"})] + [
+                (b, {"family", "config", "columns"})
+                for b in (blocks if isinstance(blocks, list) else [])
+                if isinstance(b, dict)
+            ]
+            for part, allowed in parts:
+                if not set(part) <= allowed:
+                    raise ModelFileError(
+                        f"the stored MixedNB state holds {sorted(set(part) - allowed)}, which "
+                        "this bayeskit does not write (a file of a newer bayeskit?)"
+                    )
         try:
             layout = tuple(
                 _Block(
@@ -382,7 +396,23 @@ class MixedNB(GenerativeClassifier):
         if columns != list(range(len(families))):
             raise ModelFileError("the stored MixedNB column layout does not cover every column")
         # Files written before categories were smoothed by Jeffreys' prior store no
-        # pseudo-count: they were fitted with Laplace's, and load as they were saved.
+        # pseudo-count: they were fitted with Laplace's, and load as they were saved. Their
+        # numeric columns cannot: a Gaussian column was floored by the largest variance
+        # (today: its own, 'column') and numeric='auto' chose families by another rule, so
+        # such a file would predict otherwise than it did; it is refused instead.
+        if "category_alpha" not in state:
+            changed = [
+                b.family
+                for b in layout
+                if b.family == "auto"
+                or (b.family == "gaussian" and "var_floor" not in (b.config or {}))
+            ]
+            if changed:
+                raise ModelFileVersionError(
+                    f"this MixedNB was written by an earlier bayeskit (its layout stores no "
+                    f"category_alpha), whose {changed[0]!r} columns this version would score "
+                    "with other variance floors or choose other families for"
+                )
         alpha = state.get("category_alpha", 1.0)
         if alpha != CATEGORY_ALPHA and (
             isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1e6
