@@ -324,7 +324,7 @@ def build(
         stat = stat_cls.from_arrays(block_arrays, block["meta"])
         # A part this version does not write (a newer bayeskit's, of the same format version)
         # is refused, not ignored: the model would be rebuilt without it.
-        arrays_written, meta_written = stat.to_arrays()
+        arrays_written, meta_written = stat.written_layout()
         unknown = sorted(set(block_arrays) - set(arrays_written))
         unknown += [f"meta {k}" for k in _unknown_keys(block["meta"], meta_written)]
         if unknown:

@@ -129,6 +129,13 @@ class Statistic(ABC):
     def from_arrays(cls: type[S], arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> S:
         """Inverse of :meth:`to_arrays`."""
 
+    def written_layout(self) -> tuple[set[str], dict[str, Any]]:
+        """The names of the arrays :meth:`to_arrays` writes and the keys of its metadata (a
+        dict's nested dicts kept, any other value None): what a model file of this version
+        holds for the statistic, which a load compares the file's with."""
+        arrays, meta = self.to_arrays()
+        return set(arrays), _keys_of(meta)
+
     @classmethod
     def read_size(cls, arrays: Mapping[str, Any]) -> int:
         """An upper bound of the bytes :meth:`from_arrays` allocates for ``arrays`` beyond
@@ -439,3 +446,7 @@ def check_arrays(
             )
         out[name] = array
     return out
+
+
+def _keys_of(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: _keys_of(v) if isinstance(v, dict) else None for k, v in meta.items()}
