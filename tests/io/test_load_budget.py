@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 import bayeskit as bk
 from bayeskit.io import _format
+from bayeskit.text import SpamFilter
 
 from ._refusal import measured_loads, npy, parts, refused, seal
 
@@ -126,6 +127,12 @@ def _unstored(make: Callable[[Path], Path]) -> Callable[[Path], Path]:
     return older
 
 
+def _messages(n_messages: int, n_words: int = 100, vocabulary: int = 50_000) -> list[str]:
+    """Messages of random words (and word pairs: a few hundred thousand terms)."""
+    words = np.array([f"w{i}" for i in range(vocabulary)])
+    return [" ".join(words[RNG.integers(0, vocabulary, n_words)]) for _ in range(n_messages)]
+
+
 DENSE = RNG.poisson(0.5, size=(200, 40_000)).astype(np.float64)
 NUMBERS = RNG.normal(size=(4000, 40))
 CATEGORIES = _values(4000, 60, 8)
@@ -191,6 +198,12 @@ FILES: dict[str, Callable[[Path], Path]] = {
     "mixed-auto": _fitted_xy(bk.MixedNB(options={"auto": {"folds": 3}}), *MIXED),
     "mixed-auto-unstored": _unstored(
         _fitted_xy(bk.MixedNB(options={"auto": {"folds": 3}}), *MIXED)
+    ),
+    # a vocabulary of word pairs: the terms decoded (a str object each), the parameters
+    "spam-filter": _fitted_xy(
+        SpamFilter(calibration_folds=None),
+        _messages(1500),
+        np.where(RNG.random(1500) < 0.4, "spam", "ham"),
     ),
 }
 
