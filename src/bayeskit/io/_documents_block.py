@@ -90,7 +90,8 @@ def decoded_size(blob: np.ndarray, offsets: np.ndarray) -> int:
         per_term, per_byte = 49 + 15 + 8, 1 + 1
     else:
         per_term, per_byte = 80 + 15 + 8, 4 + 1
-    return per_term * n + per_byte * len(blob) + 64 * min(n, _CHUNK)
+    # (a chunk's offsets as Python ints and its strings' list: 36 and 8 bytes a term)
+    return per_term * n + per_byte * len(blob) + 48 * min(n, _CHUNK)
 
 
 def decode_terms(
