@@ -50,6 +50,21 @@ def seal(path: Path, meta: dict[str, Any], entries: dict[str, bytes]) -> None:
         model_file._write_archive(f, meta, entries)
 
 
+def decoded_terms(path: Path) -> int:
+    """What a load takes from its budget to decode the term lists of a model file (each
+    ``<name>.utf8`` entry with its ``<name>.offsets``)."""
+    from bayeskit.io._documents_block import decoded_size
+
+    _, entries = parts(path)
+    total = 0
+    for name, data in entries.items():
+        if name.endswith(".utf8.npy"):
+            blob = np.load(io.BytesIO(data))
+            offsets = np.load(io.BytesIO(entries[name.replace(".utf8.npy", ".offsets.npy")]))
+            total += decoded_size(blob, offsets)
+    return total
+
+
 def npy(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)

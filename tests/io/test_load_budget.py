@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 import bayeskit as bk
 from bayeskit.io import _format
+from bayeskit.text import SpamFilter
 
 from ._refusal import measured_loads, npy, parts, refused, seal
 
@@ -96,11 +98,47 @@ def _fitted_xy(model: Any, X: Any, y: Any, **fit: Any) -> Callable[[Path], Path]
     return make
 
 
+def _mixed(n_rows: int, n_numeric: int, n_classes: int) -> tuple[Any, np.ndarray]:
+    """A table whose numeric columns follow the class in four shapes (normal, two modes,
+    counts, skewed: the held-out choice gives them different families), and a category."""
+    y = RNG.integers(0, n_classes, n_rows)
+    shapes = [
+        lambda: RNG.normal(size=n_rows) + 0.3 * y,
+        lambda: np.where(RNG.random(n_rows) < 0.5, -2.0, 2.0) * (y % 2) + RNG.normal(size=n_rows),
+        lambda: RNG.poisson(1.0 + y).astype(np.float64),
+        lambda: RNG.exponential(1.0 + y),
+    ]
+    columns = {f"x{j}": shapes[j % 4]() for j in range(n_numeric)}
+    columns["city"] = RNG.choice(np.array(["Lyon", "Oslo", "Rome"]), n_rows)
+    return pd.DataFrame(columns), y
+
+
+def _unstored(make: Callable[[Path], Path]) -> Callable[[Path], Path]:
+    """A MixedNB file as written before the held-out choice was stored (no fitted record):
+    its load makes the choice again."""
+
+    def older(path: Path) -> Path:
+        make(path)
+        meta, entries = parts(path)
+        meta.pop("fitted", None)  # (files of every version before it have none)
+        seal(path, meta, entries)
+        return path
+
+    return older
+
+
+def _messages(n_messages: int, n_words: int = 100, vocabulary: int = 50_000) -> list[str]:
+    """Messages of random words (and word pairs: a few hundred thousand terms)."""
+    words = np.array([f"w{i}" for i in range(vocabulary)])
+    return [" ".join(words[RNG.integers(0, vocabulary, n_words)]) for _ in range(n_messages)]
+
+
 DENSE = RNG.poisson(0.5, size=(200, 40_000)).astype(np.float64)
 NUMBERS = RNG.normal(size=(4000, 40))
 CATEGORIES = _values(4000, 60, 8)
 # two classes' counts of 2.5 million terms, most of them counted (kept as their cells)
 CELLS = _sparse_counts(300, 2_500_000, per_row=20_000)
+MIXED = _mixed(6000, 12, 3)
 FILES: dict[str, Callable[[Path], Path]] = {
     # a full count array large enough for structured weights (cells found in it)
     "multinomial-full-array": lambda p: counts_file(p, RNG.poisson(1.0, (2, 2_500_000)) * 1.0),
@@ -153,6 +191,19 @@ FILES: dict[str, Callable[[Path], Path]] = {
         ),
         RNG.normal(size=(3000, 150)),
         3,
+    ),
+    # the held-out choice of each numeric column's family, stored: the chosen families
+    # fitted on their columns; a file without it: the choice made again (every
+    # candidate's held-out contributions, the folds' training samples)
+    "mixed-auto": _fitted_xy(bk.MixedNB(options={"auto": {"folds": 3}}), *MIXED),
+    "mixed-auto-unstored": _unstored(
+        _fitted_xy(bk.MixedNB(options={"auto": {"folds": 3}}), *MIXED)
+    ),
+    # a vocabulary of word pairs: the terms decoded (a str object each), the parameters
+    "spam-filter": _fitted_xy(
+        SpamFilter(calibration_folds=None),
+        _messages(1500),
+        np.where(RNG.random(1500) < 0.4, "spam", "ham"),
     ),
 }
 

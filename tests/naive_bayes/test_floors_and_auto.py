@@ -3,6 +3,12 @@ log-likelihood (MixedNB's defaults)."""
 
 from __future__ import annotations
 
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,7 +20,8 @@ from sklearn.metrics import log_loss
 
 import bayeskit as bk
 from bayeskit.errors import DataError, ParameterError
-from bayeskit.families import Auto, Gaussian
+from bayeskit.families import Auto, Gaussian, auto
+from bayeskit.io import model_file
 
 
 def _collapse_table(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -223,3 +230,92 @@ def test_model_file_keeps_the_choice(tmp_path):
     loaded = bk.load(path)
     assert loaded.feature_families_ == model.feature_families_
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def _rewritten(path: Path, out: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """``path``'s model file with its meta.json changed by ``change``, sealed again."""
+    with zipfile.ZipFile(path) as zf:
+        entries = {n: zf.read(n) for n in zf.namelist()}
+    meta = json.loads(entries.pop("meta.json"))
+    del meta["checksum"]
+    change(meta)
+    with open(out, "w+b") as f:
+        model_file._write_archive(f, meta, entries)
+    return out
+
+
+def test_a_model_file_stores_the_choice_and_load_does_not_make_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The load cross-validated every candidate again (many times the sample's memory, and
+    # the time of the fit); the stored choice is taken for the statistics it was made from.
+    X, y = _table(5, 200)
+    model = bk.MixedNB().fit(X, y)
+    path = tmp_path / "mixed.bkm"
+    bk.save(model, path)
+    older = _rewritten(path, tmp_path / "older.bkm", lambda meta: meta.pop("fitted"))
+    choose = auto._cross_validated
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("the choice was made again")
+
+    monkeypatch.setattr(auto, "_cross_validated", refused)
+    loaded = bk.load(path)
+    assert loaded.feature_families_ == model.feature_families_
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded._fitted()[1][0].scores, model._fitted()[1][0].scores)
+    # other settings of the choice, or other statistics, choose again
+    with pytest.raises(AssertionError, match="made again"):
+        bk.load(older)
+    with pytest.raises(AssertionError, match="made again"):
+        loaded.set_params(options={"auto": {"folds": 3}})
+    monkeypatch.setattr(auto, "_cross_validated", choose)
+    loaded.set_params(options=None)  # (the refusal above left them set)
+    # a file written before the choice was stored makes it again, as then
+    np.testing.assert_array_equal(bk.load(older).predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(
+        loaded.partial_fit(X[:30], y[:30]).predict_proba(X),
+        model.partial_fit(X[:30], y[:30]).predict_proba(X),
+    )
+    three = bk.MixedNB(options={"auto": {"folds": 3}}).fit(X, y)
+    again = bk.load(path).set_params(options={"auto": {"folds": 3}})
+    np.testing.assert_array_equal(again.predict_proba(X), three.predict_proba(X))
+
+
+def _choice(meta: dict[str, Any]) -> dict[str, Any]:
+    """The stored choice of a MixedNB file's first "auto" block, as meta.json holds it
+    (its values encoded: the list of family names is ``{"type": "list", "items": …}``)."""
+    record = meta["fitted"]
+    assert record["keys"]["values"] == [["str", "auto_choice"]]
+    choice = record["items"][0]["items"][0]
+    keys = [key for _, key in choice["keys"]["values"]]
+    return dict(zip(keys, choice["items"], strict=True)) | {"_raw": choice}
+
+
+def _set(choice: dict[str, Any], key: str, value: Any) -> None:
+    raw = choice["_raw"]
+    keys = [k for _, k in raw["keys"]["values"]]
+    raw["items"][keys.index(key)] = value
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["chosen"]["items"].__setitem__(1, "gamma"), "names 'gamma', not one"),
+        (lambda c: c["chosen"]["items"].pop(), "one family for each of the 5 columns"),
+        # the Poisson family for a column of real numbers: the choice never gives it one
+        (lambda c: c["chosen"]["items"].__setitem__(0, "poisson"), "column 0 the Poisson"),
+        (lambda c: c["scores"].__setitem__("shape", [5, 4]), r"scores must be \(4, 5\) floats"),
+        (lambda c: _set(c, "block", 1), "names block 1, whose family is 'categorical'"),
+    ],
+)
+def test_a_stored_choice_the_fit_could_not_make_is_refused(
+    tmp_path: Path, change: Callable[[dict[str, Any]], Any], message: str
+) -> None:
+    X, y = _table(5, 200)
+    X["city"] = np.where(y == 0, "Lyon", "Oslo")
+    path = tmp_path / "mixed.bkm"
+    bk.save(bk.MixedNB().fit(X, y), path)
+    bad = _rewritten(path, tmp_path / "bad.bkm", lambda meta: change(_choice(meta)))
+    with pytest.raises(bk.errors.ModelFileError, match=message):
+        bk.load(bad)

@@ -150,6 +150,10 @@ class Auto(Family):
         self.candidates = candidates
         self.folds = folds
         self.options = options
+        #: ``(stats, chosen, scores)``: the choice a model file stored for the statistic
+        #: ``stats`` (the object itself: any other statistic is chosen for afresh), taken by
+        #: :meth:`finalize` without cross-validating again (see :meth:`Auto.check_choice`)
+        self.known_choice: tuple[Sample, tuple[str, ...], np.ndarray] | None = None
 
     def config(self) -> dict[str, Any]:
         return {
@@ -195,38 +199,95 @@ class Auto(Family):
         return Sample.of(X, R)
 
     def parameter_size(self, stats: Sample) -> int:
-        """The kernel candidate's bound (its grids dominate), and the folds' copies of the
-        sample."""
-        kernel = self._family("kernel").parameter_size(stats)
-        return int(kernel + (self._folds() + 2) * stats.values.size)
+        """What :meth:`finalize` holds at its peak, temporaries included (a model file's load
+        takes it from its budget first; the choice made again at load took up to 2.7 times
+        what was counted before): the sample in its canonical order and the masks finding
+        its columns of counts, then, with the choice known (:attr:`known_choice`), the
+        chosen families fitted on their columns; else the larger of the cross-validation
+        (each candidate's held-out contributions, (n_columns, n_rows, n_classes) each, and
+        those being made, the folds' training samples, a candidate fitted on one of them)
+        and every candidate's contributions with the chosen families fitted."""
+        n, d, k = stats.n_rows, stats.n_features, stats.n_classes
+        # without_empty's weights and mask, the order and its keys, the sorted values and
+        # weights, the columns of counts' masks
+        base = 3 * k * n + 3 * n + 3 * n * d
+        known = self._known(stats)
+        if known is not None:
+            chosen = np.asarray(known[0])
+            return base + sum(
+                self._fitted_size(name, stats, int(np.sum(chosen == name)))
+                for name in dict.fromkeys(known[0])
+            )
+        candidates = self._candidates()
+        folds = self._folds()
+        part = n * d * k
+        parts = len(candidates) * part
+        # the folds' training samples (the nonparametric candidates'), each candidate fitted
+        # on one of them (at most the whole sample), a fold's held-out rows and probe
+        trains = (folds - 1) * (n * d + n * k)
+        fitting = max(self._fitted_size(name, stats, d) for name in candidates)
+        search = parts + part + trains + fitting + 3 * n * d + n
+        # the choice (its running totals, trials and row scores) over every candidate's
+        # contributions; then the chosen families fitted (the contributions let go)
+        choice = parts + 8 * n * k
+        final = fitting + len(candidates) * 8 * n * k
+        return base + max(search, choice, final)
+
+    def _fitted_size(self, name: str, stats: Sample, n_columns: int) -> int:
+        """What fitting candidate ``name`` to ``n_columns`` of ``stats``'s columns holds: the
+        columns' copy and the family's statistic and parameters (its finalize at its
+        peak)."""
+        if not n_columns:
+            return 0
+        n, k = stats.n_rows, stats.n_classes
+        # (a view of the sample's shape: nothing is copied to tell the size)
+        shaped = Sample(stats.weight, stats.values[:, :n_columns])
+        copy = 2 * n * n_columns + n * k
+        if name in _ADDITIVE:  # moments or counts, their summaries' temporaries
+            return copy + 2 * n * n_columns + 8 * k * n_columns + 8 * n_columns
+        return copy + self._family(name).parameter_size(shaped)
+
+    def check_choice(self, n_columns: int, chosen: Any, scores: Any) -> str | None:
+        """Why ``chosen`` (a family name per column) and ``scores`` ((n_candidates,
+        n_columns) held-out log-likelihoods of the class, −inf where a family was no
+        candidate) cannot be a choice :meth:`finalize` made under these settings, or None
+        (what a model file stores for :attr:`known_choice`)."""
+        candidates = self._candidates()
+        if not isinstance(chosen, (list, tuple)) or len(chosen) != n_columns:
+            return f"it must name one family for each of the {n_columns} columns"
+        unknown = [c for c in chosen if not isinstance(c, str) or c not in candidates]
+        if unknown:
+            return f"it names {unknown[0]!r}, not one of the candidates {list(candidates)}"
+        scores = np.asarray(scores)
+        if scores.shape != (len(candidates), n_columns) or scores.dtype.kind != "f":
+            return f"its scores must be ({len(candidates)}, {n_columns}) floats"
+        if np.isnan(scores).any() or (scores == np.inf).any():
+            return "a score is NaN or +inf"
+        return None
+
+    def _known(self, stats: Sample) -> tuple[tuple[str, ...], np.ndarray] | None:
+        """The stored choice for ``stats`` (see :attr:`known_choice`), or None."""
+        known = self.known_choice
+        if known is None or known[0] is not stats:
+            return None
+        return known[1], known[2]
 
     def finalize(self, stats: Sample) -> AutoParams:
         candidates = self._candidates()
         k = self._folds()
         families = {name: self._family(name) for name in candidates}
+        known = self._known(stats)
         stats = stats.without_empty(0.0)  # removed rows cancelled against their originals
         # Rows in a canonical order (by class, values, weights): every sum below is then taken
         # in the same order however the rows arrived, so the choice is exactly repeatable.
         order = canonical_order(stats.values, stats.weight)
         values, weight = stats.values[order], stats.weight[:, order]
-        d = values.shape[1]
+        del order
         counts = _count_columns(values)
-        scores = np.full((len(candidates), d), -np.inf)
-        pick = np.zeros(d, dtype=np.int64)
-        if values.shape[0] and weight.shape[0] > 1:
-            fold = fold_of(values, weight, k)
-            parts: list[np.ndarray | None] = []
-            for name in candidates:
-                columns = np.flatnonzero(counts) if name == "poisson" else np.arange(d)
-                if not len(columns):
-                    parts.append(None)
-                    continue
-                part = np.full((d, *weight.T.shape), np.nan)
-                part[columns] = _contributions(
-                    families[name], name, values[:, columns], weight, fold, k
-                )
-                parts.append(part)
-            pick, scores = choose(held_out_prior(weight, fold, k), parts, weight)
+        if known is not None:
+            pick, scores = _known_pick(candidates, counts, *known)
+        else:
+            pick, scores = _cross_validated(families, candidates, values, weight, counts, k)
         chosen = tuple(candidates[i] for i in pick)
         blocks = []
         for i, name in enumerate(candidates):
@@ -235,6 +296,7 @@ class Auto(Family):
                 family = families[name]
                 fitted = family.summarize(values[:, columns], weight.T)
                 blocks.append((family, columns, family.finalize(fitted)))
+                del fitted
         return AutoParams(chosen, tuple(blocks), candidates, scores, int(weight.shape[0]))
 
     # ------------------------------------------------------------------ scoring
@@ -274,6 +336,49 @@ def _check_counts(X: np.ndarray, columns: np.ndarray) -> None:
             f"row {row} holds {X[row, j]:g} in a column given the Poisson family (every training "
             "value was a count, a whole number >= 0); counts cannot be negative"
         )
+
+
+def _cross_validated(
+    families: Mapping[str, Family],
+    candidates: tuple[str, ...],
+    values: np.ndarray,
+    weight: np.ndarray,
+    counts: np.ndarray,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(choice, scores) of the rows in canonical order (see the module docstring)."""
+    d = values.shape[1]
+    scores = np.full((len(candidates), d), -np.inf)
+    pick = np.zeros(d, dtype=np.int64)
+    if not values.shape[0] or weight.shape[0] <= 1:
+        return pick, scores
+    fold = fold_of(values, weight, k)
+    parts: list[np.ndarray | None] = []
+    for name in candidates:
+        columns = np.flatnonzero(counts) if name == "poisson" else np.arange(d)
+        if not len(columns):
+            parts.append(None)
+            continue
+        part = np.full((d, *weight.T.shape), np.nan)
+        part[columns] = _contributions(families[name], name, values[:, columns], weight, fold, k)
+        parts.append(part)
+    return choose(held_out_prior(weight, fold, k), parts, weight)
+
+
+def _known_pick(
+    candidates: tuple[str, ...], counts: np.ndarray, chosen: tuple[str, ...], scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(choice, scores) as stored (see :meth:`Auto.check_choice`), refusing the Poisson
+    family for a column that is not all counts (the choice never gives it one)."""
+    pick = np.array([candidates.index(c) for c in chosen], dtype=np.int64)
+    poisson = candidates.index("poisson") if "poisson" in candidates else -1
+    wrong = np.flatnonzero((pick == poisson) & ~counts)
+    if len(wrong):
+        raise DataError(
+            f"the stored choice gives column {int(wrong[0])} the Poisson family, but its values "
+            "are not all counts (whole numbers >= 0)"
+        )
+    return pick, np.array(scores, dtype=np.float64)
 
 
 def canonical_order(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -337,7 +442,7 @@ def _contributions(
     # e^-1e6 rather than -inf, so the sums and differences of contributions below stay
     # finite: such a column then tells the classes apart by nothing, as the template's
     # posterior falls back to the prior for a row every class rules out.
-    return np.clip(out, -_IMPOSSIBLE, _IMPOSSIBLE)
+    return np.clip(out, -_IMPOSSIBLE, _IMPOSSIBLE, out=out)
 
 
 def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:

@@ -30,6 +30,7 @@ come from :data:`~bayeskit.stats.STATISTIC_KINDS` only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -38,6 +39,10 @@ import numpy as np
 from .._params import clone
 from ..errors import ModelFileError
 from ..stats import STATISTIC_KINDS, ColumnStatistic, Statistic, TermKeyed
+
+#: Takes a number of bytes from a load's budget before they are allocated, naming what for
+#: (:meth:`bayeskit.io._format.Budget.take`), or refuses them.
+Take = Callable[[int, str], None]
 
 KIND = "documents"
 
@@ -66,8 +71,35 @@ def _encodable(term: str) -> bool:
     return True
 
 
-def decode_terms(blob: np.ndarray, offsets: np.ndarray, where: str = "terms") -> np.ndarray:
-    """Inverse of :func:`encode_terms`: an object array of str, sorted and distinct."""
+#: Terms decoded (and their order checked) this many at a time: the lists a chunk needs are
+#: let go before the next one.
+_CHUNK = 8192
+
+
+def decoded_size(blob: np.ndarray, offsets: np.ndarray) -> int:
+    """The bytes :func:`decode_terms` holds at its peak for the terms of ``blob`` and
+    ``offsets``, told before any is decoded (a load takes it from its budget first: a term
+    of a few bytes becomes a str object of 50 to 80 bytes, and a SpamFilter's load peaked at
+    1.45 times what was counted before): per term, CPython's str object (its header, 49
+    bytes with the terminator for ASCII, at most 80 otherwise, and up to 15 of alignment)
+    and the object array's pointer; the characters, one byte each if the blob is ASCII,
+    else at most 4 bytes a character (no more characters than bytes); the blob's copy; a
+    chunk's offsets and strings listed."""
+    n = max(len(offsets) - 1, 0)
+    if not len(blob) or int(blob.max()) < 128:
+        per_term, per_byte = 49 + 15 + 8, 1 + 1
+    else:
+        per_term, per_byte = 80 + 15 + 8, 4 + 1
+    # (a chunk's offsets as Python ints and its strings' list: 36 and 8 bytes a term)
+    return per_term * n + per_byte * len(blob) + 48 * min(n, _CHUNK)
+
+
+def decode_terms(
+    blob: np.ndarray, offsets: np.ndarray, where: str = "terms", take: Take | None = None
+) -> np.ndarray:
+    """Inverse of :func:`encode_terms`: an object array of str, sorted and distinct; what
+    the strings take (:func:`decoded_size`) is taken from a load's budget by ``take``
+    first."""
     if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(blob):
         raise ModelFileError(
             f"bad term list {where}: its offsets must run from 0 to the {len(blob)} bytes of "
@@ -75,15 +107,25 @@ def decode_terms(blob: np.ndarray, offsets: np.ndarray, where: str = "terms") ->
         )
     if np.any(offsets[1:] < offsets[:-1]):
         raise ModelFileError(f"bad term list {where}: its offsets decrease")
+    if take is not None:
+        take(decoded_size(blob, offsets), f"decoding the term list {where}")
     raw = blob.tobytes()
-    ends = offsets.tolist()
-    terms = np.empty(len(ends) - 1, dtype=object)
-    try:
-        terms[:] = [raw[a:b].decode("utf-8") for a, b in pairwise(ends)]
-    except UnicodeDecodeError as exc:
-        raise ModelFileError(f"bad term list {where}: a term is not valid UTF-8 ({exc})") from None
-    if len(terms) > 1 and not bool(np.all(terms[1:] > terms[:-1])):
-        raise ModelFileError(f"bad term list {where}: the terms are not sorted and distinct")
+    n = len(offsets) - 1
+    terms = np.empty(n, dtype=object)
+    for start in range(0, n, _CHUNK):
+        ends = offsets[start : start + _CHUNK + 1].tolist()
+        try:
+            terms[start : start + len(ends) - 1] = [
+                raw[a:b].decode("utf-8") for a, b in pairwise(ends)
+            ]
+        except UnicodeDecodeError as exc:
+            raise ModelFileError(
+                f"bad term list {where}: a term is not valid UTF-8 ({exc})"
+            ) from None
+    for start in range(0, n - 1, _CHUNK):
+        chunk = terms[start : start + _CHUNK + 1]
+        if not bool(np.all(chunk[1:] > chunk[:-1])):
+            raise ModelFileError(f"bad term list {where}: the terms are not sorted and distinct")
     return terms
 
 
@@ -145,17 +187,18 @@ def _statistic_arrays(
 
 # ---------------------------------------------------------------------------------- reading
 def documents_statistic(
-    model: Any, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+    model: Any, arrays: dict[str, np.ndarray], meta: dict[str, Any], take: Take | None = None
 ) -> Statistic:
     """The statistic of a documents block (``arrays`` by their names in the block): per
     term a DocumentStats; fixed, the count statistic, the vectorizer fitted on the stored
     vocabulary statistics being given to ``model`` as ``vectorizer_`` (the columns its first
     fit chose). ``model``'s settings are checked first: a file cannot carry one that explodes
-    later (an n-gram range of 10^5, a token pattern that backtracks exponentially)."""
+    later (an n-gram range of 10^5, a token pattern that backtracks exponentially). What
+    decoding the terms takes is taken from the load's budget by ``take`` first."""
     from ..text import DocumentStats
 
     model.check_params()
-    parts = _Parts(arrays)
+    parts = _Parts(arrays, take)
     mode = meta.get("mode")
     if mode == "per_term":
         if not model.keeps_term_statistics():
@@ -208,8 +251,9 @@ def documents_statistic(
 class _Parts:
     """The block's arrays, handed out by name; all must be used."""
 
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], take: Take | None = None) -> None:
         self._arrays = arrays
+        self._take = take
         self._used: set[str] = set()
 
     def get(self, name: str, dtype: type, ndim: int) -> np.ndarray:
@@ -227,7 +271,7 @@ class _Parts:
     def terms(self, name: str) -> np.ndarray:
         blob = self.get(f"{name}.utf8", np.uint8, 1)
         offsets = self.get(f"{name}.offsets", np.int64, 1)
-        return decode_terms(blob, offsets, name)
+        return decode_terms(blob, offsets, name, self._take)
 
     def prefixed(self, prefix: str) -> dict[str, np.ndarray]:
         found = {k[len(prefix) :]: v for k, v in self._arrays.items() if k.startswith(prefix)}

@@ -312,7 +312,8 @@ def build(
             from ._documents_block import documents_statistic
 
             try:
-                blocks.append(documents_statistic(model, block_arrays, block["meta"]))
+                take = None if budget is None else budget.take
+                blocks.append(documents_statistic(model, block_arrays, block["meta"], take))
             except BayeskitError as exc:
                 if isinstance(exc, ModelFileError):
                     raise

@@ -134,8 +134,9 @@ def check_text_meta(meta: dict[str, Any]) -> dict[str, str]:
 class _Entries:
     """The arrays of a file, handed out by the names meta.json gives; all must be used."""
 
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], budget: Budget | None = None) -> None:
         self._arrays = arrays
+        self._budget = budget  # (what decoding a term list takes is taken from it first)
         self._used: set[str] = set()
         self._terms: dict[tuple[str, str], np.ndarray] = {}
 
@@ -160,7 +161,8 @@ class _Entries:
         offsets = self.get(ref.get("offsets"), f"{where}.offsets", np.int64, 1)
         key = (ref["utf8"], ref["offsets"])  # a term list two parts share is decoded once
         if key not in self._terms:
-            self._terms[key] = decode_terms(blob, offsets, where)
+            take = None if self._budget is None else self._budget.take
+            self._terms[key] = decode_terms(blob, offsets, where, take)
         return self._terms[key]
 
     def check_all_used(self) -> None:
@@ -175,7 +177,7 @@ def build_text(
     allocates beyond the arrays is taken from the load ``budget`` first, as for a model of
     ESTIMATORS (:func:`~bayeskit.io._format.build`)."""
     cls = TEXT_ESTIMATORS[meta["estimator"]]
-    entries = _Entries(arrays)
+    entries = _Entries(arrays, budget)
     params = decode_params(cls, meta["params"], decode_more)
     state = meta["state"]
     try:

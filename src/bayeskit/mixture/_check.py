@@ -52,8 +52,8 @@ from ..errors import BayeskitError, ConvergenceWarning, ParameterError
 from ..families._base import weight_exponent
 from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
+from ._class_fit import FewRowsWarning
 from ._em import _bounded_int
-from ._family import FewRowsWarning
 
 #: Standard errors of the paired Brier difference by which the mixtures must be better.
 CHECK_Z = 2.0

@@ -71,9 +71,10 @@ from ._check import (
     row_keys,
     seed_of,
 )
+from ._class_fit import ClassFit
 from ._components import ComponentStats
 from ._em import EMRun, Part, check_em_settings, e_step, log_likelihoods
-from ._family import ClassFit, GaussianMixtureFamily
+from ._family import GaussianMixtureFamily
 
 #: Rows per class brought to the client to draw EM's start from (a class with at most this
 #: many rows starts exactly as in memory).

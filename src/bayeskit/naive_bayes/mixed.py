@@ -14,8 +14,8 @@ from .._validation import BlockNames, FeatureNames, check_features, feature_name
 from ..contract import Contract
 from ..errors import DataError, ModelFileError, ModelFileVersionError, ParameterError, ShapeError
 from ..families import FAMILIES, Family, family_from_config
-from ..families.auto import CANDIDATES, AutoParams, family_options
-from ..stats import CategoryCounts
+from ..families.auto import CANDIDATES, Auto, AutoParams, family_options
+from ..stats import CategoryCounts, Sample, Summary
 from ._columns import category_columns, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
 from ._table import refuse_dates, to_table
@@ -154,7 +154,20 @@ class MixedNB(GenerativeClassifier):
 
     # ------------------------------------------------------------------ template hooks
     def _families(self) -> list[Family]:
-        return [self._family(block) for block in self._layout()]
+        families = [self._family(block) for block in self._layout()]
+        # The choice a model file stored, for the statistics it was made from and the
+        # settings it was made under: a load does not cross-validate again. Once the model
+        # holds other statistics (a fit, partial_fit, unlearn), it is let go.
+        known = self.__dict__.get("_known_choice", {})
+        fitted = self.__dict__.get("stats_")
+        for i, (stats, chosen, scores, config) in list(known.items()):
+            if fitted is not None and not any(stats is block for block in fitted.blocks):
+                del known[i]
+                continue
+            family = families[i] if i < len(families) else None
+            if isinstance(family, Auto) and _same_config(family.config(), config):
+                family.known_choice = (stats, chosen, scores)
+        return families
 
     def _family(self, block: _Block) -> Family:
         if block.config is not None:
@@ -355,6 +368,60 @@ class MixedNB(GenerativeClassifier):
             raise ModelFileError("a MixedNB file needs its fitted state")
         self._state_from_json(state)
 
+    def fitted_record(self) -> dict[str, Any] | None:
+        """The family each column of an ``"auto"`` block was given by the held-out choice,
+        and the candidates' scores, one entry per such block (by its position): a model
+        file stores them, so that a load fits the chosen families without cross-validating
+        again (a pass over every candidate and fold, many times the sample's memory). None
+        without such a block."""
+        choices = []
+        fitted = self._fitted()
+        for i, params in enumerate(fitted.params):
+            if isinstance(params, AutoParams):
+                choices.append({"block": i, "chosen": list(params.chosen), "scores": params.scores})
+        return {"auto_choice": choices} if choices else None
+
+    def set_fitted_record(self, record: Any, summary: Summary) -> None:
+        """Take the choice :meth:`fitted_record` stored for ``summary``'s blocks, refusing
+        one that names a block that is not ``"auto"``, a family that is not a candidate, or
+        not one family per column. A file written before the choice was stored has none:
+        its load makes the choice again, as then (the budget counts that too)."""
+        self.__dict__.pop("_known_choice", None)
+        if record is None:
+            return
+        choices = record.get("auto_choice") if isinstance(record, dict) else None
+        if not isinstance(choices, list) or set(record) != {"auto_choice"}:
+            raise ModelFileError(
+                "a MixedNB's fitted record holds its auto_choice, a list of the choices of its "
+                f'"auto" blocks; got {str(record)[:120]}'
+            )
+        families = self._families()
+        known: dict[int, tuple[Sample, tuple[str, ...], np.ndarray, dict[str, Any]]] = {}
+        for choice in choices:
+            i = choice.get("block") if isinstance(choice, dict) else None
+            if (
+                type(i) is not int
+                or not 0 <= i < len(families)
+                or i in known
+                or set(choice) != {"block", "chosen", "scores"}
+            ):
+                raise ModelFileError(
+                    "each stored auto_choice of a MixedNB names the position of one of its "
+                    f"blocks once, with the chosen families and scores; got {str(choice)[:120]}"
+                )
+            family, stats = families[i], summary.blocks[i]
+            if not isinstance(family, Auto) or not isinstance(stats, Sample):
+                raise ModelFileError(
+                    f"the stored auto_choice names block {i}, whose family is "
+                    f'{family.name!r}, not "auto"'
+                )
+            problem = family.check_choice(stats.n_features, choice["chosen"], choice["scores"])
+            if problem is not None:
+                raise ModelFileError(f"the stored auto_choice of block {i} is invalid: {problem}")
+            chosen = tuple(choice["chosen"])
+            known[i] = (stats, chosen, np.asarray(choice["scores"]), family.config())
+        self._known_choice = known
+
     def _state_to_json(self) -> dict[str, Any]:
         return {
             "layout": [
@@ -452,6 +519,15 @@ def _settings(options: Mapping[str, Any], name: str, alpha: float | str) -> dict
     elif name in ("categorical", "bernoulli"):
         settings.setdefault("alpha", alpha)
     return settings
+
+
+def _same_config(a: Any, b: Any) -> bool:
+    """Whether two families' configs (JSON-ready dicts) are equal; values that do not
+    compare (arrays) count as different."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _names(candidates: Any) -> list[str]:
