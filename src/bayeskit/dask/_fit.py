@@ -181,8 +181,8 @@ def _run(rounds: Rounds, parts: Partitions, split_every: int) -> Any:
         step = next(rounds)
         while True:
             try:
-                graph, level = _reduction(step, parts, split_every)
-                total = _compute(graph, parts, level)
+                level = _summaries(step, parts)
+                total = _compute(_tree(level, add_parts, split_every), parts, level)
             except MisalignedError:
                 if not parts.realign():
                     raise
@@ -213,14 +213,19 @@ def _compute(total: Any, parts: Partitions, level: list[Any]) -> Any:
         raise failure from exc
 
 
-def _reduction(step: Round, parts: Partitions, split_every: int) -> tuple[Any, list[Any]]:
+def _reduction(step: Round, parts: Partitions, split_every: int) -> Any:
     """The dask graph of one round: its state broadcast once, each partition summarized, the
-    parts added ``split_every`` at a time; and the task of each partition."""
+    parts added ``split_every`` at a time."""
+    return _tree(_summaries(step, parts), add_parts, split_every)
+
+
+def _summaries(step: Round, parts: Partitions) -> list[Any]:
+    """The delayed summary of each partition in one round (its state sent once)."""
     import dask
 
     state = dask.delayed(step.state, name=f"bayeskit-state-{uuid.uuid4().hex}", traverse=False)
     task = dask.delayed(summarize_partition, pure=False)
-    level = [
+    return [
         task(
             step.summarize,
             state,
@@ -232,7 +237,6 @@ def _reduction(step: Round, parts: Partitions, split_every: int) -> tuple[Any, l
         )
         for index, X in enumerate(parts.X)
     ]
-    return _tree(level, add_parts, split_every), level
 
 
 def _tree(level: list[Any], add: Any, split_every: int) -> Any:
