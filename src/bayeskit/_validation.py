@@ -280,7 +280,8 @@ def _not_a_number(
         f"X[{row}, {position(names, col)}] = {shown} ({column_label(names, col)}) is not a "
         f"number ({reason}); {what} takes numbers only: encode that column as numbers (one "
         "0/1 column per category: pandas.get_dummies or sklearn.preprocessing.OneHotEncoder) "
-        "or use MixedNB, which takes text columns as categories"
+        "or use MixedNB, which takes text columns as categories",
+        row=row,
     )
 
 

@@ -110,7 +110,17 @@ class UnknownCategoryError(DataError):
 
 
 class InputTypeError(BayeskitError, TypeError):
-    """Input of a kind the model does not take (text where numbers are needed, …)."""
+    """Input of a kind the model does not take (text where numbers are needed, …).
+
+    Attributes
+    ----------
+    row : int or None
+        The row of X at fault, counting from 0, when the message names one.
+    """
+
+    def __init__(self, *args: Any, row: int | None = None):
+        super().__init__(*args)
+        self.row = row
 
 
 class ParameterError(BayeskitError, ValueError):

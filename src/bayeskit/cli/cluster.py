@@ -4,14 +4,16 @@
 ``train`` reads its batches here, as on one machine, and the workers summarize them (a folder's
 files are read by the workers themselves); the summaries come back and are added in batch
 order, so the model file is the one a single-machine run writes. ``evaluate`` fits and scores
-its folds in parallel, one task per fold.
+its folds in parallel, one task per fold. A cluster that fails (the workers that ran a batch
+died, none is left, the scheduler went away) ends the command with a ClusterError naming the
+batch or fold, before anything is written.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import typer
@@ -64,19 +66,50 @@ def _run_on(
 ) -> Iterator[tuple[Part, int, int, list[Any]]]:
     """Summarize the batches on the cluster, in order, with a few batches in flight per
     worker (so the client holds a bounded number of batches: flat memory here too)."""
-    [state] = client.scatter([step.state], broadcast=True, hash=False)
+    state = _scattered(client, step.state)
     in_flight = 2 * max(len(client.scheduler_info().get("workers", {})), 1)
     pending: deque[Any] = deque()
-    for index, raw in enumerate(batches, start=1):
-        pending.append(
-            client.submit(
+    batch: dict[Any, int] = {}
+    with _failures(lambda key: f"batch {batch[key]} of DATA" if key in batch else None):
+        for index, raw in enumerate(batches, start=1):
+            future = client.submit(
                 _summarize_on_worker, step.summarize, state, prepare, raw, index, pure=False
             )
-        )
-        while len(pending) >= in_flight:
+            batch[future.key] = index
+            pending.append(future)
+            while len(pending) >= in_flight:
+                yield pending.popleft().result()
+        while pending:
             yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
+
+
+def _scattered(client: Any, value: Any) -> Any:
+    """``value`` sent to every worker of ``client``'s cluster, as a future."""
+    from ..dask._cluster import ClusterError
+
+    with _failures(lambda key: None):
+        try:
+            [future] = client.scatter([value], broadcast=True, hash=False)
+        except TimeoutError as exc:  # the scheduler waited for a worker to take it
+            raise ClusterError(
+                f"no Dask worker was there to take the work ({exc}); start workers; nothing "
+                "was written"
+            ) from exc
+    return future
+
+
+@contextlib.contextmanager
+def _failures(where: Callable[[Any], str | None]) -> Iterator[None]:
+    """A failure of the cluster as a ClusterError naming the batch or fold (``where``)."""
+    from ..dask._cluster import cluster_failure
+
+    try:
+        yield
+    except Exception as exc:
+        failure = cluster_failure(exc, where, "nothing was written")
+        if failure is None:
+            raise
+        raise failure from exc
 
 
 def _summarize_on_worker(
@@ -94,12 +127,14 @@ def fold_runner(client: Any) -> Any:
     def run_folds(
         make: Any, data: Labelled, splits: list[Any], classes: Any
     ) -> Iterator[tuple[Any, Any]]:
-        [shared] = client.scatter([data], broadcast=True, hash=False)
+        shared = _scattered(client, data)
         futures = [
             client.submit(fold, make, shared, train, test, classes, pure=False)
             for train, test in splits
         ]
-        for future in futures:
-            yield future.result()
+        number = {future.key: k for k, future in enumerate(futures, start=1)}
+        with _failures(lambda key: f"fold {number[key]}" if key in number else None):
+            for future in futures:
+                yield future.result()
 
     return run_folds

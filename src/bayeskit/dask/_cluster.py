@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import BayeskitError, MissingDependencyError, ParameterError
@@ -14,6 +15,10 @@ from ..errors import BayeskitError, MissingDependencyError, ParameterError
 #: Seconds to wait for a scheduler before saying it cannot be reached (an address where nothing
 #: listens is refused at once; a scheduler busy on a loaded machine took over 3 s to answer).
 CONNECT_SECONDS = 10.0
+
+#: Seconds a local cluster started here lets a task wait when no worker is left (every worker
+#: died, and none came back) before failing it: dask's own default is to wait for ever.
+NO_WORKERS_SECONDS = 60.0
 
 
 class ClusterError(BayeskitError, ConnectionError):
@@ -50,6 +55,8 @@ def connect(
             raise _unreachable(scheduler, exc) from None
     try:
         import distributed
+
+        import dask
     except ImportError:  # pragma: no cover - the tests install dask[distributed]
         raise MissingDependencyError(
             'training on a cluster needs dask.distributed: pip install "bayeskit[dask]"'
@@ -58,6 +65,8 @@ def connect(
         if workers < 1:
             raise ParameterError(f"workers must be at least 1; got {workers}")
         with (
+            # a task that finds no worker left fails after a while instead of waiting for ever
+            dask.config.set({"distributed.scheduler.no-workers-timeout": NO_WORKERS_SECONDS}),
             distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
@@ -123,3 +132,51 @@ def _probe(address: str, timeout: float) -> None:
         raise TimeoutError(f"no answer within {timeout:g} s") from None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
         raise ValueError("what answers there is not a Dask scheduler")
+
+
+def cluster_failure(
+    exc: BaseException, where: Callable[[Any], str | None], then: str
+) -> ClusterError | None:
+    """``exc``, raised while waiting for a computation on a Dask cluster, as a
+    :class:`ClusterError` when the cluster failed (its workers died, none is left, the
+    scheduler went away); None when it is the task's own error. ``where(key)`` names the part
+    of the data the task ``key`` worked on (``"partition 7 of X"``), or None; ``then`` says
+    what the failure left (``"the estimator is as it was"``)."""
+    if "distributed" not in sys.modules:  # dask's local schedulers: no cluster to fail
+        return None
+    from concurrent.futures import CancelledError
+
+    from distributed.comm import CommClosedError
+    from distributed.scheduler import KilledWorker, NoValidWorkerError, NoWorkerError
+
+    def task(key: Any) -> str:
+        return where(key) or f"the task {key!r}"
+
+    if isinstance(exc, KilledWorker):
+        n = exc.allowed_failures + 1
+        reason = (
+            f"every Dask worker that ran {task(exc.task)} died while running it ({n} "
+            f"{'worker' if n == 1 else 'workers'}, the last at {exc.last_worker.address}): a "
+            "worker process ends when it runs out of memory or crashes (its log says which)"
+        )
+    elif isinstance(exc, (NoWorkerError, NoValidWorkerError)):
+        reason = (
+            f"no Dask worker was left to run {task(exc.task)} (it waited "
+            f"{exc.timeout:g} s): every worker died or left the cluster; start workers"
+        )
+    elif isinstance(exc, CancelledError):
+        text = " ".join(str(exc).split())
+        if "scheduler-connection-lost" in text:  # one future's reason, or a group's
+            reason = (
+                "the connection to the Dask scheduler was lost (it stopped, or the network failed)"
+            )
+        else:
+            key = getattr(exc, "key", None)
+            subject = "the computation" if key is None else task(key)
+            cause = getattr(exc, "reason", None) or text or "no reason given"
+            reason = f"the Dask cluster cancelled {subject} ({cause})"
+    elif isinstance(exc, CommClosedError):
+        reason = f"the Dask cluster closed a connection ({' '.join(str(exc).split())})"
+    else:
+        return None
+    return ClusterError(f"{reason}; {then}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
 import warnings
 from typing import Any
@@ -9,10 +10,12 @@ from typing import Any
 import numpy as np
 
 from .._params import is_classifier, refuse_while_waiting
-from ..contract import contract_of
-from ..errors import DataError
+from .._rounds import _commit
+from ..contract import contract_of, declares
+from ..errors import DataError, InputTypeError
 from ..reduction import Part, Round, Rounds, add_parts, rounds_for
-from ._partitions import Checks, Partitions, n_rows, split
+from ._cluster import cluster_failure
+from ._partitions import Checks, MisalignedError, Partitions, n_rows, split
 
 #: How many parts one task of the tree reduction adds (dask's own default for reductions).
 SPLIT_EVERY = 8
@@ -43,7 +46,9 @@ def fit(
         of documents), or dask.bag of documents — or of ``(document, label)`` pairs when y is
         None.
     y : labels partitioned like X (dask array, Series or bag), partitioned otherwise (re-split
-        by position), in memory (split like X), or the name of a column of a DataFrame X.
+        by position; with X's partition count but other lengths dask does not know, re-split
+        when a partition shows it), in memory (split like X), or the name of a column of a
+        DataFrame X.
     sample_weight : like y (a column of a DataFrame X too: left out of the features); optional.
     split_every : how many parts each task of the tree reduction adds.
     init_sample : EM estimators (GaussianMixtureClassifier) only: the most rows per class
@@ -54,6 +59,13 @@ def fit(
     Returns
     -------
     estimator
+
+    Raises
+    ------
+    ClusterError
+        The cluster failed (the workers that ran a partition's task died, none was left, the
+        scheduler went away); the message names the partition when it can. The estimator is
+        left as it was, as by any refused fit.
 
     Notes
     -----
@@ -73,16 +85,22 @@ def fit(
     weightings (close, under unit-length weighting); a filter whose vectorizer keeps no
     additive statistics (idf) keeps the model's own probabilities, with a warning.
     """
-    rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
-    parts = _split(estimator, X, y, sample_weight)
+    if not _is_spam_filter(estimator):
+        rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
+        return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+    # A filter is fitted, then calibrated by one more reduction: both on a copy, which the
+    # estimator takes when both are done (a calibration that fails leaves it as it was).
+    trial = copy.copy(estimator)
+    rounds = rounds_for(trial, partial=False, init_sample=init_sample)
+    parts = _split(trial, X, y, sample_weight)
     fitted = _run(rounds, parts, split_every)
     if _calibrated(fitted):
         _calibrate(fitted, parts, split_every)
-    elif _is_spam_filter(fitted):  # no held-out scores: the model's own probabilities
+    else:  # no held-out scores: the model's own probabilities
         from ..text import calibration
 
         fitted.set_score_counts(calibration.empty_counts())
-    return fitted
+    return _commit(estimator, fitted)
 
 
 def partial_fit(
@@ -101,8 +119,8 @@ def partial_fit(
     return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
 
 
-def _is_spam_filter(fitted: Any) -> bool:
-    return contract_of(fitted).decision == "spam"
+def _is_spam_filter(estimator: Any) -> bool:
+    return declares(estimator) and contract_of(estimator).decision == "spam"
 
 
 def _calibrated(fitted: Any) -> bool:
@@ -132,7 +150,7 @@ def _calibrate(spam_filter: Any, parts: Partitions, split_every: int) -> None:
         for index, X in enumerate(parts.X)
     ]
     total = _tree(level, _add_counts, split_every)
-    spam_filter.calibrate(dask.compute(total)[0])
+    spam_filter.calibrate(_compute(total, parts, level))
 
 
 def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
@@ -144,8 +162,8 @@ def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: 
         return calibration.empty_counts()
     try:
         return spam_filter.held_out_score_counts(X, np.asarray(y))
-    except DataError as refused:
-        raise checks.located(index, refused) from None
+    except (DataError, InputTypeError) as refused:
+        raise checks.located(index, refused, X) from None
 
 
 def _add_counts(*counts: Any) -> Any:
@@ -157,14 +175,18 @@ def _split(estimator: Any, X: Any, y: Any, sample_weight: Any) -> Partitions:
 
 
 def _run(rounds: Rounds, parts: Partitions, split_every: int) -> Any:
-    import dask
-
     if split_every < 2:
         raise DataError(f"split_every must be at least 2; got {split_every}")
     try:
         step = next(rounds)
         while True:
-            total = dask.compute(_reduction(step, parts, split_every))[0]
+            try:
+                level = _summaries(step, parts)
+                total = _compute(_tree(level, add_parts, split_every), parts, level)
+            except MisalignedError:
+                if not parts.realign():
+                    raise
+                continue  # the same round, y and the weights re-split like X
             if total is None:
                 raise DataError("X has no rows: every partition is empty")
             step = rounds.send(total)
@@ -172,14 +194,38 @@ def _run(rounds: Rounds, parts: Partitions, split_every: int) -> Any:
         return done.value
 
 
+def _compute(total: Any, parts: Partitions, level: list[Any]) -> Any:
+    """The value of the delayed ``total``; a failure of the cluster as a ClusterError naming
+    the partition whose task (``level``: one per partition) or data it lost."""
+    import dask
+
+    tasks = {task.key: index for index, task in enumerate(level)}
+
+    def where(key: Any) -> str | None:
+        return f"partition {tasks[key]} of X" if key in tasks else parts.where(key)
+
+    try:
+        return dask.compute(total)[0]
+    except Exception as exc:
+        failure = cluster_failure(exc, where, "the estimator is as it was")
+        if failure is None:
+            raise
+        raise failure from exc
+
+
 def _reduction(step: Round, parts: Partitions, split_every: int) -> Any:
     """The dask graph of one round: its state broadcast once, each partition summarized, the
     parts added ``split_every`` at a time."""
+    return _tree(_summaries(step, parts), add_parts, split_every)
+
+
+def _summaries(step: Round, parts: Partitions) -> list[Any]:
+    """The delayed summary of each partition in one round (its state sent once)."""
     import dask
 
     state = dask.delayed(step.state, name=f"bayeskit-state-{uuid.uuid4().hex}", traverse=False)
     task = dask.delayed(summarize_partition, pure=False)
-    level = [
+    return [
         task(
             step.summarize,
             state,
@@ -191,7 +237,6 @@ def _reduction(step: Round, parts: Partitions, split_every: int) -> Any:
         )
         for index, X in enumerate(parts.X)
     ]
-    return _tree(level, add_parts, split_every)
 
 
 def _tree(level: list[Any], add: Any, split_every: int) -> Any:
@@ -213,6 +258,6 @@ def summarize_partition(
         return None
     try:
         values, schema = summarize(state, X, y, weight)
-    except DataError as refused:
-        raise checks.located(index, refused) from None
+    except (DataError, InputTypeError) as refused:
+        raise checks.located(index, refused, X) from None
     return Part(index, tuple(values), schema)

@@ -6,18 +6,26 @@ or a dask.bag (documents, or ``(document, label)`` pairs when y is None). y and 
 are a dask collection partitioned like X, one with other partitions (re-split like X by
 position), an in-memory sequence (split like X), or — for a DataFrame X — the name of one of
 its columns. Sizes that dask does not know (a masked array's chunks, a DataFrame's partitions)
-are computed when the split needs them, at the cost of one extra pass over the data.
+are computed when the split needs them, at the cost of one extra pass over the data. A
+collection with as many partitions as X whose lengths are not known is paired with X's
+partitions as it is; if a pair turns out to differ in length, it is re-split like X by
+position (:meth:`Partitions.realign`) and the round runs again.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import DataError, InputTypeError, ShapeError
+
+
+class MisalignedError(ShapeError):
+    """A partition of y or sample_weight whose length is not that of X's partition it was
+    paired with (the lengths were not known when they were paired)."""
 
 
 def n_rows(part: Any) -> int:
@@ -38,10 +46,13 @@ class Checks:
     pairs: bool = False  # X's elements are (document, label) pairs
     offsets: tuple[int, ...] | None = None  # each partition's first row of X, when known
 
-    def located(self, index: int, error: DataError) -> DataError:
-        """``error``, raised by a model for partition ``index``, naming it (see
-        :func:`located`)."""
-        return located(error, index, None if self.offsets is None else self.offsets[index])
+    def located(
+        self, index: int, error: DataError | InputTypeError, X: Any = None
+    ) -> DataError | InputTypeError:
+        """``error``, raised by a model for partition ``index`` (its rows ``X``), naming it
+        (see :func:`located`)."""
+        offset = None if self.offsets is None else self.offsets[index]
+        return located(error, index, offset, getattr(X, "index", None))
 
     def apply(self, index: int, X: Any, y: Any, weight: Any) -> tuple[Any, Any, Any]:
         """(X, y, weight) of partition ``index``, checked against X's declared layout."""
@@ -58,7 +69,7 @@ class Checks:
         n = n_rows(X)
         for name, values in (("y", y), ("sample_weight", weight)):
             if values is not None and np.ndim(values) and n_rows(values) != n:
-                raise ShapeError(
+                raise MisalignedError(
                     f"{name} is not aligned with X: partition {index} of X has {n} rows but "
                     f"{name} has {n_rows(values)} there; give {name} one value per row of X, "
                     "partitioned like X"
@@ -114,6 +125,46 @@ class Partitions:
     weight: list[Any] | None
     checks: Checks
     kind: str  # "array", "frame", "series" or "bag"
+    rows: _Rows | None = field(default=None, repr=False)
+    given: dict[str, Any] = field(default_factory=dict, repr=False)  # y, weights as given
+    realigned: bool = False
+
+    def realign(self) -> bool:
+        """Re-split by position, like X, the y and weights given as dask collections (after a
+        partition of one turned out not to be as long as X's); False when done already."""
+        import dask
+
+        if self.realigned or self.rows is None:
+            return False
+        self.realigned = True
+        for name, values in self.given.items():
+            if dask.is_dask_collection(values):
+                pieces = _aligned(values, name, self.rows, paired=False)
+                if name == "y":
+                    self.y = pieces
+                else:
+                    self.weight = pieces
+        return True
+
+    def where(self, key: Any) -> str | None:
+        """The partition of X whose data (X's, y's or the weights') the task ``key``
+        computes, as ``"partition 7 of X"``; None when no partition's graph holds it."""
+        import dask.core
+
+        for pieces in (self.X, self.y, self.weight):
+            for index, piece in enumerate(pieces or ()):
+                if not hasattr(piece, "__dask_graph__"):
+                    continue
+                graph = piece.__dask_graph__()
+                todo, seen = [piece.key], set()
+                while todo:
+                    found = todo.pop()
+                    if found == key:
+                        return f"partition {index} of X"
+                    if found not in seen:
+                        seen.add(found)
+                        todo.extend(dask.core.get_dependencies(graph, found))
+        return None
 
 
 def _kind(X: Any) -> str:
@@ -142,18 +193,32 @@ def _kind(X: Any) -> str:
     )
 
 
-def located(error: DataError, index: int, offset: int | None) -> DataError:
-    """``error``, raised by a model for partition ``index`` of X, naming the partition (and
-    the row of X, when the model named its row in the partition and the partition's first row
-    ``offset`` is known): the model counts rows within the partition it was given."""
+def located(
+    error: DataError | InputTypeError, index: int, offset: int | None, labels: Any = None
+) -> DataError | InputTypeError:
+    """``error`` (a DataError or an InputTypeError), raised by a model for partition ``index``
+    of X, naming the partition, and the row when the model named its row in the partition:
+    as a row of X when the partition's first row ``offset`` is known, else by its index
+    label in ``labels`` (a DataFrame partition's index). The model counts rows within the
+    partition it was given."""
+    row = error.row
     where = f"partition {index} of X (its rows counted from 0)"
-    if error.row is not None and offset is not None:
-        where = f"partition {index} of X, whose row {error.row} is row {offset + error.row} of X"
+    if row is not None and offset is not None:
+        where = f"partition {index} of X, whose row {row} is row {offset + row} of X"
+    elif row is not None and labels is not None and 0 <= row < len(labels):
+        label = labels[row]
+        label = label.item() if isinstance(label, np.generic) else label
+        where = f"partition {index} of X, whose row {row} has the index {label!r}"
     message = f"{where}: {error}"
+    if not isinstance(error, DataError):
+        try:
+            return type(error)(message, row=row)
+        except TypeError:  # a subclass made otherwise: the message matters more than the type
+            return InputTypeError(message, row=row)
     try:
-        return type(error)(message, row=error.row, detail=error.detail)
-    except TypeError:  # a subclass made otherwise: the message matters more than the type
-        return DataError(message, row=error.row, detail=error.detail)
+        return type(error)(message, row=row, detail=error.detail)
+    except TypeError:
+        return DataError(message, row=row, detail=error.detail)
 
 
 def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = True) -> Partitions:
@@ -198,12 +263,15 @@ def split(X: Any, y: Any = None, sample_weight: Any = None, *, labelled: bool = 
         checks = dataclasses.replace(
             checks, offsets=tuple(int(n) for n in np.cumsum((0, *rows.known[:-1])))
         )
+    given = {name: v for name, v in (("y", y), ("sample_weight", sample_weight)) if v is not None}
     return Partitions(
         parts,
         _aligned(y, "y", rows),
         _aligned(sample_weight, "sample_weight", rows),
         checks,
         kind,
+        rows,
+        given,
     )
 
 
@@ -236,7 +304,9 @@ def _computed_lengths(parts: list[Any]) -> tuple[int, ...]:
     return tuple(int(n) for n in dask.compute(*(dask.delayed(n_rows)(p) for p in parts)))
 
 
-def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
+def _aligned(values: Any, name: str, rows: _Rows, *, paired: bool = True) -> list[Any] | None:
+    """``values`` split like X: partition by partition when they have as many partitions as X
+    of the same or unknown lengths (``paired``), else re-split by position."""
     if values is None:
         return None
     import dask
@@ -251,11 +321,12 @@ def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
             values = values[:, 0]
         if values.ndim != 1:
             raise ShapeError(f"{name} must be one-dimensional; got a dask array of {values.ndim}")
-        if values.numblocks[0] == rows.count and _same_known(values.chunks[0], rows.known):
+        paired = paired and values.numblocks[0] == rows.count
+        if paired and _same_known(values.chunks[0], rows.known):
             return list(values.to_delayed(optimize_graph=False).ravel())
         return _resplit(values, name, rows)
     if isinstance(values, db.Bag):
-        if values.npartitions == rows.count:
+        if paired and values.npartitions == rows.count:
             return list(values.to_delayed(optimize_graph=False))
         pieces = values.to_delayed(optimize_graph=False)
         lengths = _computed_lengths(pieces)
@@ -274,7 +345,7 @@ def _aligned(values: Any, name: str, rows: _Rows) -> list[Any] | None:
                     f"{list(values.columns)}"
                 )
             values = values[values.columns[0]]
-        if values.npartitions == rows.count:
+        if paired and values.npartitions == rows.count:
             return list(values.to_delayed(optimize_graph=False))
         return _resplit(values.to_dask_array(lengths=True), name, rows)
     raise InputTypeError(f"{name} is a {type(values).__name__}; give a dask collection or array")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, InputTypeError
 from ._partitions import _kind, located, n_rows
 
 
@@ -83,7 +83,7 @@ def _on_block(
 ) -> np.ndarray:
     try:
         return _output(estimator, block if block.ndim == 2 else block.tolist(), method, classes)
-    except DataError as refused:
+    except (DataError, InputTypeError) as refused:
         if not block_info:
             raise
         info = block_info[0]  # dask's: where the block lies in X
@@ -103,10 +103,10 @@ def _on_frame(
     X = part.tolist() if part.ndim == 1 else part
     try:
         out = _output(estimator, X, method, classes)
-    except DataError as refused:
+    except (DataError, InputTypeError) as refused:
         if not partition_info:
             raise
-        raise located(refused, partition_info["number"], None) from None
+        raise located(refused, partition_info["number"], None, part.index) from None
     if method == "predict":
         return pd.Series(out, index=part.index, name=method)
     return pd.DataFrame(out, index=part.index, columns=classes.tolist())
