@@ -278,6 +278,21 @@ def _train(data: Path, out: Path, address: str):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
+def _unplug(client, name: str) -> None:
+    """Unregister a worker plugin while the workers it ended are restarting: the scheduler
+    drops it first, then tells the workers, one of which may close its connection mid-way
+    (CommClosedError, an OSError); the new workers get the scheduler's list, without it."""
+    try:
+        client.unregister_worker_plugin(name)
+    except OSError:
+        # dropped by the scheduler already; off each worker that may still hold it
+        client.run(_drop_plugin, name)
+
+
+def _drop_plugin(name: str, dask_worker=None) -> None:
+    dask_worker.plugins.pop(name, None)
+
+
 def test_the_command_line_names_the_batch_that_killed_its_workers_and_writes_nothing(
     client, cluster, monkeypatch, tmp_path
 ):
@@ -287,7 +302,7 @@ def test_the_command_line_names_the_batch_that_killed_its_workers_and_writes_not
         out = tmp_path / "m.bk"
         result = _train(_table(tmp_path / "t.csv"), out, cluster.scheduler_address)
     finally:
-        client.unregister_worker_plugin(EndWhenSummarizing.name)
+        _unplug(client, EndWhenSummarizing.name)
     assert result.exit_code == 2, result.output
     *progress, line = result.stderr.strip().splitlines()  # (a progress line every 10 s)
     assert all(p.startswith("training: ") for p in progress)
