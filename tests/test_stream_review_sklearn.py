@@ -117,3 +117,17 @@ def test_gaussian_stream_as_scikit_learn_but_for_its_last_batch_floor(spambase, 
     assert a.epsilon_ == pytest.approx(sk.GaussianNB().fit(X, y).epsilon_, rel=1e-12)
     whole = sk.GaussianNB().fit(X, y)
     np.testing.assert_allclose(a.predict_proba(X), whole.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_gaussian_floor_is_of_the_weighted_rows(spambase):
+    """The floor of weighted rows is the floor of the rows repeated (scikit-learn's ignores
+    ``sample_weight``: the GaussianNB docstring's first difference)."""
+    X, y = spambase
+    weights = np.random.default_rng(3).integers(1, 4, len(y))
+    ours = bk.GaussianNB().fit(X, y, sample_weight=weights)
+    repeated = sk.GaussianNB().fit(np.repeat(X, weights, axis=0), np.repeat(y, weights))
+    assert ours.epsilon_ == pytest.approx(repeated.epsilon_, rel=1e-10)
+    np.testing.assert_allclose(ours.var_, repeated.var_, rtol=1e-9)
+    assert sk.GaussianNB().fit(X, y, sample_weight=weights).epsilon_ != pytest.approx(
+        ours.epsilon_, rel=1e-6
+    )
