@@ -14,7 +14,7 @@ import numpy as np
 from ._lazy import sparse as sp
 from ._validation import check_lengths, float_values, is_missing
 from ._values import union_sorted, unique_sorted
-from .errors import DataError, ParameterError, UnknownClassError
+from .errors import DataError, ParameterError, ShapeError, UnknownClassError
 
 
 def label_kinds(labels: np.ndarray) -> set[str]:
@@ -83,8 +83,13 @@ class OneHot:
 def _checked(
     y: Any, sample_weight: Any, n: int, classes: Any, part: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sorted class labels, each row's class code and its weight, checked."""
+    """The sorted class labels, each row's class code and its weight, checked (no rows: only
+    for a ``part`` of the data, which may be empty)."""
     check_lengths(n, y, "y")
+    if n == 0 and not part:
+        # (a table's reader refuses it first; documents reach this: their empty labels were
+        # refused as text beside numbers)
+        raise ShapeError("no rows to learn from: X and y are empty; give at least one row")
     labels, codes = encode_labels(check_y(y), classes)
     weight = check_sample_weight(sample_weight, n, part=part)
     return labels, codes, weight

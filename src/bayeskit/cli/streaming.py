@@ -407,7 +407,12 @@ def train_rounds(
     first, _ = data.prepare(head)
     labelled = Labelled(data.source, data.kind, first.X, first.y)
     semi = unlabelled is not None
-    model = build_model(choice, labelled, alpha, integers, semi_supervised=semi, settings=settings)
+    try:
+        model = build_model(
+            choice, labelled, alpha, integers, semi_supervised=semi, settings=settings
+        )
+    except ReadError as refusal:
+        raise _located(refusal, data, choice, first) from None
     if unlabelled is not None:
         model = SemiSupervisedNB(model)
     rounds = rounds_for(model, partial=False)

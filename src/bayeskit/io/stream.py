@@ -317,7 +317,9 @@ class TableStream:
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
         """(block of whole records, the file line it starts on) after any header."""
-        size = max(_BLOCK_BYTES, int(self.batch_size * self._bytes_per_row))
+        # (never more than the file holds: a batch size beyond its rows is one batch, not a
+        # buffer of batch_size rows allocated ahead of the read)
+        size = max(_BLOCK_BYTES, min(int(self.batch_size * self._bytes_per_row), self.size))
         quoted = self.format == "csv"
         with open(self.path, "rb") as f:
             skip = len(codecs.BOM_UTF8) if f.read(3) == codecs.BOM_UTF8 else 0

@@ -20,10 +20,12 @@ class GaussianNB(NumericNB):
     ``merge`` and ``unlearn`` give the same model. Differences from scikit-learn, all on purpose:
 
     * the variance floor ``epsilon_ = var_smoothing · max_j Var(x_j)`` is that of all the data
-      seen, not of the last ``partial_fit`` batch (scikit-learn issue #14054), and stays
-      positive when every feature is constant; ``var_floor="column"`` floors each feature by
-      its own variance instead (``epsilon_`` is then one floor per feature), as R's e1071 and
-      Weka do, so that one feature in large units does not flatten the others;
+      seen, not of the last ``partial_fit`` batch (scikit-learn issue #14054), and of the
+      weighted data (a row of weight 2 counts as two rows; scikit-learn's ignores
+      ``sample_weight``), and stays positive when every feature is constant;
+      ``var_floor="column"`` floors each feature by its own variance instead (``epsilon_`` is
+      then one floor per feature), as R's e1071 and Weka do, so that one feature in large units
+      does not flatten the others;
     * NaN is a missing value: it drops the feature's term, in fitting and in prediction, and a
       row with every feature missing gets the prior (Duda, Hart & Stork 2001, §2.10);
     * ``shared_variance=True`` gives one variance per feature for all classes, a linear rule

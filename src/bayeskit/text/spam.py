@@ -758,7 +758,8 @@ class SpamFilter(TextClassifier):
     ) -> SpamFilter:
         """Add messages; their scores by the model as it was (before it learns them) are
         added to ``score_counts_`` and the scale refitted. A first call fits the scale as
-        ``fit`` does."""
+        ``fit`` does. The statistics (and log-odds) are those ``fit`` gives on all the
+        messages; the scale is not ``fit``'s: its held-out scores are other ones."""
         refuse_while_waiting(self)  # not a first fit: its statistics are there
         self._check_folds()
         docs = document_list(X)
