@@ -364,6 +364,11 @@ def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
     d = stats.n_features
     codes, materialize = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
     for j, cats in enumerate(stats.categories):
+        if len(cats) and cats.dtype.kind == "O":
+            # whole numbers held as objects (a column with None beside them, a batch of an
+            # object frame) are codes as they are in an integer array: the model's
+            # categories do not change with how a batch holds its numbers
+            cats = _object_integers(cats)
         if not len(cats) or cats.dtype.kind not in "biuf" or cats[0] < 0:
             continue
         if not _integral(cats, np.zeros(len(cats), dtype=bool)):
@@ -374,6 +379,18 @@ def _code_ranges(stats: CategoryCounts) -> tuple[np.ndarray, np.ndarray]:
         if len(cats) < codes[j] <= max(_MAX_LUT, 4 * len(cats)):
             materialize[j] = codes[j]
     return codes, materialize
+
+
+def _object_integers(cats: np.ndarray) -> np.ndarray:
+    """``cats`` as int64 when every value is an integer (bools are not: they are labels),
+    else as it is."""
+    values = cats.tolist()
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return cats
+    try:
+        return np.asarray(values, dtype=np.int64)
+    except OverflowError:  # beyond int64: identifiers, not codes
+        return cats
 
 
 def _with_code_ranges(stats: CategoryCounts, materialize: np.ndarray) -> CategoryCounts:
