@@ -53,7 +53,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         return None
     if port_text is None:
         return name, None
-    if not port_text.isdigit() or not 0 < int(port_text) <= 65535:
+    # ASCII digits only: str.isdigit holds for "²" too, which int() refuses
+    if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) <= 65535:
         return None
     return name, int(port_text)
 
@@ -67,10 +68,23 @@ def _shown(name: str) -> str:
     return f"[{name}]" if ":" in name else name
 
 
+def _entry(entry: str) -> tuple[str, int | None] | None:
+    """An ``--allow-host`` entry as :func:`split_host` reads a Host header: an internationalized
+    name in its ASCII form (``bücher.example`` is ``xn--bcher-kva.example``, what a browser
+    sends: RFC 5890), None when it has none."""
+    parsed = split_host(entry)
+    if parsed is None or parsed[0].isascii():
+        return parsed
+    try:
+        return parsed[0].encode("idna").decode("ascii"), parsed[1]
+    except UnicodeError:
+        return None
+
+
 def allow_host_entry(entry: str) -> str:
     """An ``--allow-host`` entry, checked: a name or an address, either with ``:PORT``, or
     ``*``; raises ValueError saying what is expected."""
-    if entry.strip() == "*" or split_host(entry) is not None:
+    if entry.strip() == "*" or _entry(entry) is not None:
         return entry.strip()
     raise ValueError(
         f"{entry!r} is not a host name: give a name (mail.example.org), an address "
@@ -86,16 +100,24 @@ class HostCheck:
         self.app = app
         self.off = any(entry.strip() == "*" for entry in allowed)
         self.names = [*LOCAL_NAMES, *([_bare(bound)] if _bare(bound) not in LOCAL_NAMES else [])]
-        self.extra = [p for p in map(split_host, allowed) if p is not None]
+        self.extra = [p for p in map(_entry, allowed) if p is not None]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self.off:
-            host = next((value for key, value in scope["headers"] if key == b"host"), None)
-            if host is not None:
-                text = host.decode("latin-1")
-                if not self.answers(text, scope):
+            hosts = [value for key, value in scope["headers"] if key == b"host"]
+            if hosts:
+                # two Host headers are refused (RFC 9112, section 3.2), else the first
+                # might be checked and the second read by what is behind
+                text = ", ".join(host.decode("latin-1") for host in hosts)
+                if len(hosts) > 1 or not self.answers(text, scope):
+                    error = (
+                        self.refusal(text, scope)
+                        if len(hosts) == 1
+                        else f"the request has {len(hosts)} Host headers "
+                        f"({text[:_MAX_SHOWN]!r}); send one"
+                    )
                     body = json.dumps(
-                        {"error": self.refusal(text, scope)},
+                        {"error": error},
                         ensure_ascii=False,
                         separators=(",", ":"),
                     )
