@@ -117,3 +117,33 @@ def test_bound_to_an_address_of_the_network(sms_file, tmp_path):
             assert _raw(port, head, address)[0] == status, host
     finally:
         server.kill()
+
+
+def test_an_ipv4_client_of_a_dual_stack_server_is_answered_by_its_address():
+    """Listening on ``::`` (every address, IPv4 clients too), the server sees an IPv4 client's
+    request arrive at ``::ffff:192.0.2.7``; the browser's Host is ``192.0.2.7:PORT``."""
+    check = HostCheck(lambda *a: None, "::", [])
+    scope = {"server": ("::ffff:192.0.2.7", 8000), "scheme": "http"}
+    assert check.answers("192.0.2.7:8000", scope)
+    assert check.answers("192.0.2.7", scope)
+    assert not check.answers("192.0.2.8:8000", scope)
+    assert not check.answers("attacker.example:8000", scope)
+    assert "192.0.2.7 on port 8000" in check.refusal("attacker.example", scope)
+
+
+def test_bound_to_every_address_of_both_families(sms_file, tmp_path):
+    address = _an_address_of_this_machine()
+    if address is None or not socket.has_ipv6:
+        pytest.skip("this machine has no IPv4 address besides the loopback, or no IPv6")
+    model = served_copy(tmp_path, sms_file)
+    try:
+        server = ServerProcess(model, "--host", "::")
+    except Exception as exc:  # an IPv6 socket refused by this machine
+        pytest.skip(f"cannot listen on '::' here ({exc})")
+    try:
+        head = f"GET /metadata HTTP/1.1\r\nHost: {address}:{server.port}\r\n".encode()
+        assert _raw(server.port, head, address)[0] == 200
+        head = f"GET /metadata HTTP/1.1\r\nHost: attacker.example:{server.port}\r\n".encode()
+        assert _raw(server.port, head, address)[0] == 421
+    finally:
+        server.kill()

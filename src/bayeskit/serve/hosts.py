@@ -18,6 +18,7 @@ request without a Host header (HTTP/1.0; browsers always send one) is answered.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Sequence
 
@@ -62,6 +63,18 @@ def split_host(value: str) -> tuple[str, int | None] | None:
 def _bare(address: str) -> str:
     """An address as :func:`split_host` gives names: ``::1`` and ``[::1]`` alike."""
     return address.strip().lower().removeprefix("[").removesuffix("]").removesuffix(".")
+
+
+def _unmapped(address: str) -> str:
+    """An address as a client wrote it: ``192.0.2.7`` for the IPv4-mapped ``::ffff:192.0.2.7``
+    a dual-stack socket (``--host ::``) reports for an IPv4 client (RFC 4291, section
+    2.5.5.2)."""
+    try:
+        mapped = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    v4 = getattr(mapped, "ipv4_mapped", None)
+    return str(v4) if v4 is not None else address
 
 
 def _shown(name: str) -> str:
@@ -137,7 +150,7 @@ class HostCheck:
         for allowed_name, allowed_port in self.extra:
             if allowed_name == name and allowed_port in (None, port or default_port):
                 return True
-        arrived = _bare(server[0]) if server and server[0] else None
+        arrived = _unmapped(_bare(server[0])) if server and server[0] else None
         if name in self.names or name == arrived:
             # without a port (a client that leaves it out) or with this server's own
             return port is None or server is None or port == server[1]
@@ -147,8 +160,8 @@ class HostCheck:
         """The 421's message: the name refused, the names answered, and how to add one."""
         server = scope.get("server")
         names = [_shown(n) for n in self.names]
-        if server and server[0] and _bare(server[0]) not in self.names:
-            names.append(_shown(_bare(server[0])))
+        if server and server[0] and _unmapped(_bare(server[0])) not in self.names:
+            names.append(_shown(_unmapped(_bare(server[0]))))
         answered = ", ".join(names) + (f" on port {server[1]}" if server else "")
         if self.extra:
             extra = [_shown(n) + (f":{p}" if p else "") for n, p in self.extra]
