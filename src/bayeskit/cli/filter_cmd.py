@@ -337,8 +337,8 @@ def _save_with_store(model: Any, path: str, previous: Any, beside: Any = None) -
         return
     if token_store.broken(problem):
         token_store.discard(path)
-    if not saved:
-        save_model(model, path)
+    if not saved:  # the server's journal names this file too, as the first try would have
+        save_model(model, path, before_replace=None if beside is None else beside.before_replace)
     fail(
         f"{token_store.store_path(path)}: the token store was not updated "
         f"({problem or type(problem).__name__}); the model was saved, and the store is "

@@ -86,16 +86,53 @@ def check_swallowed_rows(
     for run in np.flatnonzero(2 * possible > looked):
         rows = _RowShape(frame, separator, missing) if rows is None else rows
         first, last = int(opening[run]), int(closing[run])
-        checked = range(first + 1, first + int(looked[run]) + 1)
-        shaped = [k for k in checked if rows.fits(_line(data, starts, ends, k))]
-        if shaped and 2 * len(shaped) > len(checked):
-            quote = int(quotes[np.searchsorted(quotes, newlines[first]) - 1])
+        quote = _opening_quote(data, quotes, int(starts[first]), int(ends[first]), separator)
+        # A field that holds line breaks splits its row between the line it opens on and the
+        # line it closes on, so at most one of the two is a whole row read alone; a stray
+        # quote leaves both whole (its own row and the last row taken, each read with the
+        # quote left out). The lines between then tell, if any: a value of a column of
+        # categories that the table lacks does not count against them (the rows taken may
+        # hold every row of a category).
+        opened = data[int(starts[first]) : quote] + data[quote + 1 : int(ends[first])]
+        if not rows.fits(opened.decode("utf-8", errors="replace").rstrip("\r"), whole=True):
+            continue
+        close = _closing_quote(quotes, int(starts[last]), int(ends[last]))
+        closed = data[int(starts[last]) : close] + data[close + 1 : int(ends[last])]
+        if not rows.fits(closed.decode("utf-8", errors="replace").rstrip("\r"), whole=True):
+            continue
+        checked = range(first + 1, min(first + int(looked[run]) + 1, last))
+        shaped = [k for k in checked if rows.fits(_line(data, starts, ends, k), loose=True)]
+        if not checked or 2 * len(shaped) > len(checked):
             before = data[int(starts[first]) : quote].decode("utf-8", errors="replace")
             column = len(before) + 1  # in characters, as an editor counts them
             text = data[quote + 1 : int(ends[first])].decode("utf-8", errors="replace")
-            row = (first_line + shaped[0], _line(data, starts, ends, shaped[0]))
+            shown = shaped[0] if shaped else last
+            row = (first_line + shown, _line(data, starts, ends, shown))
             line = first_line + first
             raise _swallowed(label, line, first_line + last, column, text.rstrip("\r"), row)
+
+
+def _closing_quote(quotes: np.ndarray, start: int, end: int) -> int:
+    """The position of the quote that closes the field a line starts inside: its first quote
+    that is not one of a doubled pair ("")."""
+    on_line = quotes[np.searchsorted(quotes, start) : np.searchsorted(quotes, end)]
+    k = 0
+    while k + 1 < len(on_line) and on_line[k + 1] == on_line[k] + 1:
+        k += 2
+    return int(on_line[min(k, len(on_line) - 1)])
+
+
+def _opening_quote(data: bytes, quotes: np.ndarray, start: int, end: int, separator: str) -> int:
+    """The position of the quote that opens the field a line leaves open: the last of the
+    line's quotes that opens a field (odd in the count from the line's start, which is outside
+    quotes, and at a field's start), so that a doubled quote ("") inside the field is not
+    taken for it."""
+    on_line = quotes[np.searchsorted(quotes, start) : np.searchsorted(quotes, end)]
+    sep = separator.encode("utf-8")
+    for position in (int(q) for q in on_line[::2][::-1]):
+        if position == start or data[position - len(sep) : position] == sep:
+            return position
+    return int(on_line[-1])
 
 
 def _line(data: bytes, starts: np.ndarray, ends: np.ndarray, k: int) -> str:
@@ -152,7 +189,11 @@ class _RowShape:
             else:
                 self.kinds.append(("any", frozenset()))
 
-    def fits(self, line: str) -> bool:
+    def fits(self, line: str, *, loose: bool = False, whole: bool = False) -> bool:
+        """Whether ``line`` is a row; ``loose``: a category the table lacks tells nothing,
+        rather than that the line is no row; ``whole``: with a value in every column of
+        numbers, booleans or categories (a line that ends or starts a text with a separator
+        reads as a row with a value missing)."""
         if '"' not in line:
             fields = line.split(self.separator)
         else:
@@ -165,7 +206,13 @@ class _RowShape:
         telling = 0
         for value, (kind, known) in zip(fields, self.kinds, strict=True):
             value = value.strip()
-            if kind == "any" or value in self.missing:
+            if kind == "any":
+                continue
+            if value in self.missing:
+                if whole:
+                    return False
+                continue
+            if loose and kind == "category" and value not in known:
                 continue
             if not _holds(kind, known, value):
                 return False

@@ -18,6 +18,7 @@ request without a Host header (HTTP/1.0; browsers always send one) is answered.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Sequence
 
@@ -53,7 +54,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         return None
     if port_text is None:
         return name, None
-    if not port_text.isdigit() or not 0 < int(port_text) <= 65535:
+    # ASCII digits only: str.isdigit holds for "²" too, which int() refuses
+    if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) <= 65535:
         return None
     return name, int(port_text)
 
@@ -63,14 +65,39 @@ def _bare(address: str) -> str:
     return address.strip().lower().removeprefix("[").removesuffix("]").removesuffix(".")
 
 
+def _unmapped(address: str) -> str:
+    """An address as a client wrote it: ``192.0.2.7`` for the IPv4-mapped ``::ffff:192.0.2.7``
+    a dual-stack socket (``--host ::``) reports for an IPv4 client (RFC 4291, section
+    2.5.5.2)."""
+    try:
+        mapped = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    v4 = getattr(mapped, "ipv4_mapped", None)
+    return str(v4) if v4 is not None else address
+
+
 def _shown(name: str) -> str:
     return f"[{name}]" if ":" in name else name
+
+
+def _entry(entry: str) -> tuple[str, int | None] | None:
+    """An ``--allow-host`` entry as :func:`split_host` reads a Host header: an internationalized
+    name in its ASCII form (``bücher.example`` is ``xn--bcher-kva.example``, what a browser
+    sends: RFC 5890), None when it has none."""
+    parsed = split_host(entry)
+    if parsed is None or parsed[0].isascii():
+        return parsed
+    try:
+        return parsed[0].encode("idna").decode("ascii"), parsed[1]
+    except UnicodeError:
+        return None
 
 
 def allow_host_entry(entry: str) -> str:
     """An ``--allow-host`` entry, checked: a name or an address, either with ``:PORT``, or
     ``*``; raises ValueError saying what is expected."""
-    if entry.strip() == "*" or split_host(entry) is not None:
+    if entry.strip() == "*" or _entry(entry) is not None:
         return entry.strip()
     raise ValueError(
         f"{entry!r} is not a host name: give a name (mail.example.org), an address "
@@ -86,16 +113,24 @@ class HostCheck:
         self.app = app
         self.off = any(entry.strip() == "*" for entry in allowed)
         self.names = [*LOCAL_NAMES, *([_bare(bound)] if _bare(bound) not in LOCAL_NAMES else [])]
-        self.extra = [p for p in map(split_host, allowed) if p is not None]
+        self.extra = [p for p in map(_entry, allowed) if p is not None]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self.off:
-            host = next((value for key, value in scope["headers"] if key == b"host"), None)
-            if host is not None:
-                text = host.decode("latin-1")
-                if not self.answers(text, scope):
+            hosts = [value for key, value in scope["headers"] if key == b"host"]
+            if hosts:
+                # two Host headers are refused (RFC 9112, section 3.2), else the first
+                # might be checked and the second read by what is behind
+                text = ", ".join(host.decode("latin-1") for host in hosts)
+                if len(hosts) > 1 or not self.answers(text, scope):
+                    error = (
+                        self.refusal(text, scope)
+                        if len(hosts) == 1
+                        else f"the request has {len(hosts)} Host headers "
+                        f"({text[:_MAX_SHOWN]!r}); send one"
+                    )
                     body = json.dumps(
-                        {"error": self.refusal(text, scope)},
+                        {"error": error},
                         ensure_ascii=False,
                         separators=(",", ":"),
                     )
@@ -115,7 +150,7 @@ class HostCheck:
         for allowed_name, allowed_port in self.extra:
             if allowed_name == name and allowed_port in (None, port or default_port):
                 return True
-        arrived = _bare(server[0]) if server and server[0] else None
+        arrived = _unmapped(_bare(server[0])) if server and server[0] else None
         if name in self.names or name == arrived:
             # without a port (a client that leaves it out) or with this server's own
             return port is None or server is None or port == server[1]
@@ -125,8 +160,8 @@ class HostCheck:
         """The 421's message: the name refused, the names answered, and how to add one."""
         server = scope.get("server")
         names = [_shown(n) for n in self.names]
-        if server and server[0] and _bare(server[0]) not in self.names:
-            names.append(_shown(_bare(server[0])))
+        if server and server[0] and _unmapped(_bare(server[0])) not in self.names:
+            names.append(_shown(_unmapped(_bare(server[0]))))
         answered = ", ".join(names) + (f" on port {server[1]}" if server else "")
         if self.extra:
             extra = [_shown(n) + (f":{p}" if p else "") for n, p in self.extra]

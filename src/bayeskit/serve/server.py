@@ -80,6 +80,14 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
         if head > self._max_header_bytes:
             self._too_large()
             return  # the app never sees this request
+        if not self.url.startswith(b"/") and b"://" in self.url[:16]:
+            # A request target in absolute form (http://NAME/path) names the host the
+            # request is for, and the Host header is ignored (RFC 9112, section 3.2.2):
+            # uvicorn keeps only the path, so the name is put where the Host check reads it.
+            authority = self.url.split(b"://", 1)[1].split(b"/", 1)[0].split(b"?", 1)[0]
+            authority = authority.rpartition(b"@")[2]
+            self.headers[:] = [(n, v) for n, v in self.headers if n != b"host"]
+            self.headers.append((b"host", authority))  # (the list the request's scope holds)
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:
