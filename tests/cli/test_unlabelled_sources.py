@@ -121,6 +121,11 @@ def test_sources_without_documents_are_refused(cli, sms, tmp_path):
     for i in range(3):
         (empties / f"{i}.txt").write_bytes(b"")
     (tmp_path / "blank.csv").write_text('text\n""\n"  "\n')
+    blanks = tmp_path / "blanks"
+    blanks.mkdir()
+    for i in range(3):
+        (blanks / f"{i}.txt").write_bytes(b" \n\t\n" if i else b"")
+    (tmp_path / "numbers.csv").write_text("a,b\n1,2\n3,4\n")
     (tmp_path / "two.csv").write_text(
         "subject,body\nlunch on friday at noon,see you there and bring the notes\n"
         "you won a prize today,call now to claim your free cash prize\n"
@@ -128,8 +133,12 @@ def test_sources_without_documents_are_refused(cli, sms, tmp_path):
     for source, says in (
         (empties, "every file in the folder is empty; --unlabeled takes"),
         (tmp_path / "blank.csv", "no document to learn from: its column 'text' holds no text"),
-        (tmp_path / "two.csv", "which column holds the unlabelled texts? name it 'text', as in "
-                               "DATA, or keep only that one (the columns are: subject, body)"),
+        (tmp_path / "two.csv", "which column holds the unlabelled texts? 2 columns hold free "
+                               "text (subject, body); name it 'text', as in DATA, or keep only "
+                               "that one (the columns are: subject, body)"),
+        (tmp_path / "numbers.csv", "which column holds the unlabelled texts? none of its "
+                                   "columns holds free text; name it 'text'"),
+        (blanks, "every file in the folder is empty or blank (nothing but white space)"),
     ):  # fmt: skip
         result = cli(
             "train", sms / "labelled.csv", "-t", "label", "--unlabeled", source,

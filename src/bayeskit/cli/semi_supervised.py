@@ -134,9 +134,11 @@ def check_unlabelled(source: str, data: str) -> None:
         raise ReadError(
             f"{source}: the folder holds no file; --unlabeled takes {ACCEPTED}", path=source
         )
-    if path.is_dir() and all(file.stat().st_size == 0 for file in files):
+    if path.is_dir() and all(_blank(file) for file in files):  # (stops at the first not)
+        empty = all(file.stat().st_size == 0 for file in files)
+        what = "empty" if empty else "empty or blank (nothing but white space)"
         raise ReadError(
-            f"{source}: every file in the folder is empty; --unlabeled takes {ACCEPTED}",
+            f"{source}: every file in the folder is {what}; --unlabeled takes {ACCEPTED}",
             path=source,
         )
     if not path.is_dir() and _blank(path):
@@ -301,9 +303,14 @@ class Unlabelled:
         if len(wordy) == 1:
             return str(wordy[0])
         named = "" if self.column is None else f"name it {self.column!r}, as in DATA, or "
+        found = (
+            f"{len(wordy)} columns hold free text ({list_names(wordy)})"
+            if wordy
+            else "none of its columns holds free text"
+        )
         raise ReadError(
-            f"{self.source}: which column holds the unlabelled texts? {named}keep only that "
-            f"one (the columns are: {list_names(frame.columns)})",
+            f"{self.source}: which column holds the unlabelled texts? {found}; {named}keep "
+            f"only that one (the columns are: {list_names(frame.columns)})",
             path=self.source,
         )
 
