@@ -287,6 +287,7 @@ class Categorical(Family):
         codes = codebook.encode(X)
         unseen = codes == UNSEEN
         if unseen.any():
+            _refuse_other_kind(codebook.categories, X, codes, unseen)
             if self.unseen == "error":
                 row, j = (int(v) for v in np.argwhere(unseen)[0])
                 value = X.columns[j][row]
@@ -409,6 +410,52 @@ def _with_code_ranges(stats: CategoryCounts, materialize: np.ndarray) -> Categor
         columns = after[j] + (c.astype(np.int64) if n else np.arange(len(c)))
         counts[:, columns] = stats.counts[:, before[j] : before[j + 1]]
     return CategoryCounts(categories, counts)
+
+
+def _as_learned(value: Any, cats: np.ndarray) -> Any:
+    """The learned category ``value`` spells in the other kind — ``3`` for the text ``"3"``,
+    ``"3"`` for the number 3 — or None."""
+    learned = cats.tolist()
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        found = [c for c in learned if not isinstance(c, str) and c == number]
+    else:
+        spelled = {str(value)}
+        if isinstance(value, float) and value.is_integer():
+            spelled.add(str(int(value)))
+        found = [c for c in learned if isinstance(c, str) and c in spelled]
+    return found[0] if found else None
+
+
+def _refuse_other_kind(
+    categories: Sequence[np.ndarray], X: Table, codes: np.ndarray, unseen: np.ndarray
+) -> None:
+    """Refuse a column none of whose values was seen in training whose first value spells a
+    learned category in the other kind (the text ``"3"`` where the model learned the number 3,
+    or the reverse): a column read as text would otherwise score every row as values never
+    seen, silently."""
+    for j in np.flatnonzero(unseen.any(axis=0)).tolist():
+        cats = categories[j]
+        if not len(cats) or (codes[:, j] >= 0).any():
+            continue
+        row = int(np.flatnonzero(unseen[:, j])[0])
+        value = X.columns[j][row]
+        value = value.item() if isinstance(value, np.generic) else value
+        if isinstance(value, bool):
+            continue
+        match = _as_learned(value, cats)
+        if match is None:
+            continue
+        held = "text" if isinstance(value, str) else "a number"
+        detail = (
+            f"{column_named(X.names, j)} holds {value!r}, {held}, where the model learned "
+            f"{match!r}; no value of the column is one it learned: pass the column as it was "
+            "in training (numbers or text)"
+        )
+        raise DataError(f"row {row}: {detail}", row=row, detail=detail)
 
 
 def _preview(values: np.ndarray, limit: int = 10) -> str:

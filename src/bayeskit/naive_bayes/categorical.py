@@ -27,7 +27,10 @@ class CategoricalNB(GenerativeClassifier):
     (``n_categories_ = max + 1``, raised to ``min_categories``), so a code missing from
     training is a category with zero count. Integers that are labels rather than codes (years,
     postcodes) are better passed as strings: as codes, every number below the largest is a
-    category and takes a share of the smoothing.
+    category and takes a share of the smoothing. A column to predict none of whose values was
+    learned, whose values spell learned ones in the other kind (the text ``"3"`` where the
+    model learned the number 3, or the reverse), is refused by name rather than scored as
+    values never seen.
 
     Parameters
     ----------
