@@ -96,7 +96,7 @@ from ._params import (
     same_settings,
     waits_for_fit,
 )
-from ._validation import FeatureNames, prepare_input
+from ._validation import FeatureNames, column_label, prepare_input
 from .contract import Contract, requires
 from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
 from .families import Family
@@ -457,6 +457,19 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         self._cache = (summary, fitted, parts)
         return fitted
 
+    def _named(self, exc: ParameterError, classes: np.ndarray, block: int) -> ParameterError:
+        """``exc`` of the finalize of feature block ``block`` with its class and feature
+        indices named by the class's label and the column's name."""
+        if exc.cell is None:
+            return exc
+        c, j = exc.cell
+        names = self._block_names(self._feature_names())[block]
+        label = classes[c]
+        label = label.item() if isinstance(label, np.generic) else label
+        message = str(exc).replace(f"class index {c}", f"class {label!r}", 1)
+        message = message.replace(f"feature {j}", column_label(names, j), 1)
+        return ParameterError(message)
+
     def _finalize(
         self, summary: Summary, parameters: Sequence[Any] | None = None
     ) -> FittedParameters:
@@ -482,7 +495,12 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             params = list(parameters)
         else:
             with np.errstate(over="ignore", invalid="ignore"):
-                params = [f.finalize(s) for f, s in zip(families, summary.blocks, strict=True)]
+                params = []
+                for block, (f, s) in enumerate(zip(families, summary.blocks, strict=True)):
+                    try:
+                        params.append(f.finalize(s))
+                    except ParameterError as exc:
+                        raise self._named(exc, summary.classes, block) from None
         check_parameters(
             families, params, summary.classes, self._block_names(self._feature_names())
         )

@@ -124,7 +124,19 @@ class InputTypeError(BayeskitError, TypeError):
 
 
 class ParameterError(BayeskitError, ValueError):
-    """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of wrong shape…)."""
+    """A hyperparameter outside its accepted range (alpha < 0, a loss matrix of wrong shape…).
+
+    Attributes
+    ----------
+    cell : (int, int) or None
+        ``(class index, feature index)`` within a family's block, when the message names them
+        as ``"class index C"`` and ``"feature J"``: the model that finalized the family names
+        them by label and column instead.
+    """
+
+    def __init__(self, *args: Any, cell: tuple[int, int] | None = None):
+        super().__init__(*args)
+        self.cell = cell
 
 
 class NotFittedError(BayeskitError, ValueError, AttributeError):

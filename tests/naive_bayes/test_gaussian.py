@@ -299,8 +299,23 @@ def test_constant_feature_in_one_class(spambase):
     assert model.var_[1, 3] == model.epsilon_ > 0
     for array in (model.var_, model.predict_joint_log_proba(X), model.predict_proba(X)):
         assert np.all(np.isfinite(array))
-    with pytest.raises(ParameterError, match="feature 3 has variance 0 in class index 1"):
+    with pytest.raises(ParameterError, match=r"column 3 \('x3'\) has variance 0 in class 1 "):
         GaussianNB(var_smoothing=0.0).fit(X, y)
+
+
+def test_a_constant_feature_is_named_by_column_and_class_label():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"height": rng.normal(size=40), "weight": rng.normal(size=40)})
+    y = np.array(["ham", "spam"] * 20)
+    frame.loc[y == "spam", "weight"] = 1.0
+    model = GaussianNB().fit(frame, y)
+    before = model.predict_proba(frame)
+    message = r"column 1 \('weight'\) has variance 0 in class 'spam' \(a constant feature\)"
+    with pytest.raises(ParameterError, match=message):
+        model.set_params(var_smoothing=0.0)
+    np.testing.assert_array_equal(model.predict_proba(frame), before)
+    with pytest.raises(ParameterError, match=message):
+        GaussianNB(var_smoothing=0.0).partial_fit(frame, y, classes=["ham", "spam"])
 
 
 def test_infinity_is_named():

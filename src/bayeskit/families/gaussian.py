@@ -272,7 +272,8 @@ class Gaussian(Family):
             c, j = (int(v) for v in np.argwhere(zero)[0])
             raise ParameterError(
                 f"feature {j} has variance 0 in class index {c} (a constant feature) and "
-                "var_smoothing=0 adds no floor; set var_smoothing > 0 (default 1e-9)"
+                "var_smoothing=0 adds no floor; set var_smoothing > 0 (default 1e-9)",
+                cell=(c, j),
             )
         return GaussianParams(
             theta, np.maximum(var, _SMALLEST_VAR), epsilon, None, pooled_mean, seen, shared
