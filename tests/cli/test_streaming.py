@@ -9,7 +9,8 @@ import pytest
 
 import bayeskit as bk
 from bayeskit.io.documents import read_class_folders
-from bayeskit.io.readers import read_table, split_target
+from bayeskit.io.readers import read_table
+from bayeskit.io.target import split_target
 from bayeskit.text import SpamFilter
 
 

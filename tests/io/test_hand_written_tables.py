@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bayeskit.datasets import load_sms_spam
-from bayeskit.io.readers import ReadError, read_table, split_target
+from bayeskit.io.readers import ReadError, read_table
 from bayeskit.io.stream import TableStream
+from bayeskit.io.target import split_target
 
 numbers = st.integers(-999, 999).map(lambda n: n / 8)
 spaces = st.sampled_from(["", " ", "  ", "\t"])

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from bayeskit.errors import ReadError
 from bayeskit.io import stream
-from bayeskit.io.readers import labels_of, read_table
+from bayeskit.io.readers import read_table
 from bayeskit.io.stream import TableStream
+from bayeskit.io.target import labels_of
 
 
 def _write(path, records):

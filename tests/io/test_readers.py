@@ -12,7 +12,8 @@ import pytest
 from bayeskit.datasets.shared import load_sms_collection, load_uci_table
 from bayeskit.errors import DataError
 from bayeskit.io.documents import is_email, read_class_folders, read_documents
-from bayeskit.io.readers import ReadError, list_names, read_table, split_target, table_format
+from bayeskit.io.readers import ReadError, list_names, read_table, table_format
+from bayeskit.io.target import split_target
 
 
 def _write(path: Path, text: str) -> Path:

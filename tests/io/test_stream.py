@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bayeskit.io import stream
-from bayeskit.io.readers import ReadError, labels_of, read_table
+from bayeskit.io.readers import ReadError, read_table
 from bayeskit.io.stream import DocumentStream, TableStream
+from bayeskit.io.target import labels_of
 
 
 @pytest.fixture

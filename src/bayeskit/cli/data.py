@@ -22,14 +22,13 @@ from ..io.readers import (
     TABLE_EXTENSIONS,
     TABLE_FORMATS,
     ReadError,
-    check_feature_columns,
     header_hint,
     list_names,
     read_bytes,
     read_table,
-    split_target,
     table_format,
 )
+from ..io.target import check_feature_columns, split_target
 from .options import FORMATS
 from .output import note, progress
 

@@ -16,7 +16,8 @@ default ``na_values``) and any ``missing`` markers given (such as ``?``) are mis
 Examples
 --------
 >>> import os, tempfile
->>> from bayeskit.io.readers import read_table, split_target
+>>> from bayeskit.io.target import split_target
+>>> from bayeskit.io.readers import read_table
 >>> folder = tempfile.mkdtemp()
 >>> path = os.path.join(folder, "weather.csv")
 >>> with open(path, "w") as f:
@@ -46,10 +47,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
+from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
@@ -58,14 +58,12 @@ __all__ = [
     "TABLE_EXTENSIONS",
     "TABLE_FORMATS",
     "ReadError",
-    "check_feature_columns",
     "check_rows",
     "first_record",
     "list_names",
     "read_bytes",
     "read_table",
     "sniff_separator",
-    "split_target",
     "table_format",
 ]
 
@@ -478,77 +476,6 @@ def _read_delimited(
     )
 
 
-_WHOLE = r"[+-]?\d+"
-# (and the spellings of infinity and NaN polars reads among numbers, unpadded)
-_DECIMAL_POINT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf|NaN"
-
-
-def padding_removed(
-    frame: Any,
-    missing: Sequence[str],
-    *,
-    decimal_comma: bool = False,
-    text_columns: Sequence[str] = (),
-    types: dict[str, Any] | None = None,
-) -> Any:
-    """``frame`` with its columns of numbers padded with spaces (``a, b`` files) read as
-    numbers, as R's ``read.csv`` reads `` 2`` as the number 2: a column whose fields, their
-    spaces removed, are all numbers or ``missing`` markers is numeric (whole numbers as
-    integers), as it would have been read unpadded. Text keeps its spaces, as R keeps them;
-    so do ``text_columns``. ``types`` (a later block of a file read in blocks) gives each
-    column's type instead of inferring it.
-    """
-    import polars as pl
-
-    number = _DECIMAL_POINT.replace("\\.", ",") if decimal_comma else _DECIMAL_POINT
-    changed = []
-    for name, dtype in frame.schema.items():
-        if dtype != pl.String or name in text_columns:
-            continue
-        values = frame.get_column(name)
-        typed = types is not None and types.get(name, pl.String) != pl.String
-        if not typed and (
-            types is not None
-            or not any(
-                (values.str.starts_with(pad) | values.str.ends_with(pad)).any() for pad in " \t"
-            )
-        ):
-            continue
-        stripped = values.str.strip_chars(" \t")
-        cleaned = (
-            pl.select(pl.when(stripped.is_in(list(missing))).then(None).otherwise(stripped))
-            .to_series()
-            .alias(name)
-        )
-        if typed:
-            changed.append(_as_numbers(cleaned, decimal_comma).cast(types[name]))  # type: ignore[index]
-            continue
-        present = cleaned.drop_nulls()
-        if present.is_empty():
-            changed.append(cleaned)  # nothing but missing markers: missing, as unpadded
-        elif present.str.contains(f"^(?:{number})$").all():
-            changed.append(_numbers_of(cleaned, present, decimal_comma))
-    return frame.with_columns(changed) if changed else frame
-
-
-def _numbers_of(values: Any, present: Any, decimal_comma: bool) -> Any:
-    import polars as pl
-
-    if present.str.contains(f"^(?:{_WHOLE})$").all():
-        whole = values.cast(pl.Int64, strict=False)
-        # beyond 64 bits: codes kept as the digits they were written with
-        return whole if whole.null_count() == values.null_count() else values
-    return _as_numbers(values, decimal_comma)
-
-
-def _as_numbers(values: Any, decimal_comma: bool) -> Any:
-    import polars as pl
-
-    if decimal_comma:
-        values = values.str.replace(",", ".", literal=True)
-    return values.cast(pl.Float64)
-
-
 def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:
     """The first non-blank record (the header, when there is one)."""
     head = data[: 1 << 20].decode("utf-8", errors="replace")
@@ -612,76 +539,3 @@ def _read_parquet(data: bytes, label: str) -> Any:
 def _first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__
-
-
-# ------------------------------------------------------------------------ target and columns
-def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarray]:
-    """Split a DataFrame into its feature columns and the target labels.
-
-    Raises :class:`ReadError` when ``target`` is not a column (listing the columns), when a
-    row has no label (naming the row), when the table has no other column, and when the
-    target has only one class.
-    """
-    if target not in frame.columns:
-        raise ReadError(
-            f"{source}: no column {target!r}; the target must be one of the columns: "
-            f"{list_names(frame.columns)}",
-            path=source,
-            column=target,
-        )
-    y = labels_of(frame, target, source=source)
-    classes = np.unique(y)
-    if len(classes) < 2:
-        raise ReadError(
-            f"{source}: the target column {target!r} has one class ({classes.tolist()[0]!r} in all "
-            f"{len(y)} rows); a classifier needs examples of at least two classes",
-            path=source,
-            column=target,
-        )
-    features = frame.drop(target)
-    if features.width == 0:
-        raise ReadError(
-            f"{source}: the table has no column besides the target {target!r}; add feature columns",
-            path=source,
-        )
-    return features, y
-
-
-def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np.ndarray:
-    """The labels in column ``target`` of ``frame`` (text stripped of surrounding spaces).
-
-    Raises :class:`ReadError` naming the first row without one (``first_row``: the number of
-    rows before ``frame`` in the file, when it is one batch of a larger table).
-    """
-    import polars as pl
-
-    labels = frame.get_column(target)
-    nulls = labels.is_null()
-    if labels.dtype in (pl.String, pl.Categorical) or isinstance(labels.dtype, pl.Enum):
-        labels = labels.cast(pl.String).str.strip_chars()
-        nulls = nulls | (labels == "").fill_null(True)
-    if isinstance(labels.dtype, (pl.Float32, pl.Float64)):
-        nulls = nulls | labels.is_nan()
-    if nulls.any():
-        row = first_row + int(nulls.arg_max() or 0)
-        raise ReadError(
-            f"{source}: row {row + 1} has no value in the target column {target!r} "
-            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
-            path=source,
-            column=target,
-        )
-    return np.asarray(labels.to_list())
-
-
-def check_feature_columns(frame: Any, source: str) -> None:
-    """Refuse columns no model can use (lists, structs, binary), naming them."""
-    import polars as pl
-
-    for column, dtype in frame.schema.items():
-        if dtype.is_nested() or dtype in (pl.Binary, pl.Object):
-            raise ReadError(
-                f"{source}: column {column!r} holds {dtype} values; bayeskit takes numbers, "
-                "booleans and text in columns (flatten or drop this one)",
-                path=source,
-                column=column,
-            )

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
+from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
@@ -41,19 +42,17 @@ from .readers import (
     _decimal_comma,
     _decode,
     _first_line,
-    check_feature_columns,
     check_rows,
     choose_separator,
     first_record,
     header_hint,
-    labels_of,
     list_names,
     missing_markers,
-    padding_removed,
     table_format,
     unix_lines,
     wide_integers_as_text,
 )
+from .target import check_feature_columns, labels_of
 
 __all__ = ["Batch", "DocumentStream", "FileBatch", "TableStream"]
 

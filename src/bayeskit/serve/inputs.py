@@ -173,7 +173,8 @@ def invocation_input(
     if kind == "text/csv":
         import polars as pl
 
-        from ..io.readers import DEFAULT_MISSING, padding_removed
+        from ..io._padding import padding_removed
+        from ..io.readers import DEFAULT_MISSING
 
         markers = list(DEFAULT_MISSING if missing is None else missing)
         # (a byte-order mark is no part of the first column's name)
