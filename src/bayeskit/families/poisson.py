@@ -155,7 +155,8 @@ class Poisson(Family):
                 f"{float(np.broadcast_to(num, rate.shape)[c, j]):.3g} / {float(den[c, j]):.3g}, "
                 "exceeds float64: the class's rows weigh almost nothing and "
                 f"beta={self.beta!r} adds no prior rows to the denominator; give beta > 0 (the "
-                "Gamma prior's rate, e.g. 1) or larger sample weights"
+                "Gamma prior's rate, e.g. 1) or larger sample weights",
+                cell=(c, j),
             )
         with np.errstate(divide="ignore"):
             log_rate = np.where(known, np.log(rate), 0.0)
