@@ -1,0 +1,46 @@
+"""The user guide's checkable claims, checked against the code (docs/guide/*.md)."""
+
+import numpy as np
+import pytest
+from sklearn import discriminant_analysis as sk
+from sklearn.datasets import load_wine
+
+import bayeskit as bk
+from bayeskit.errors import DataError
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_wine(return_X_y=True)
+
+
+def test_discriminant_default_lda_has_the_eigen_solvers_coef_and_transform(wine):
+    # discriminant.md: whatever the solver, coef_ and transform are those of scikit-learn's
+    # "lsqr"/"eigen" solvers (transform up to each axis's sign); its "svd" solver agrees on
+    # predict_proba only.
+    X, y = wine
+    ours = bk.LinearDiscriminantAnalysis().fit(X, y)
+    eigen = sk.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    svd = sk.LinearDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(ours.coef_, eigen.coef_, rtol=1e-8)
+    mine, theirs = ours.transform(X), eigen.transform(X)
+    signs = np.sign(np.sum(mine * theirs, axis=0))
+    np.testing.assert_allclose(mine * signs, theirs, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(ours.predict_proba(X), svd.predict_proba(X), atol=1e-12)
+    assert not np.allclose(ours.coef_, svd.coef_)
+
+
+def test_discriminant_oas_takes_values_to_1e75_and_refuses_larger_by_name(wine):
+    # discriminant.md: "oas" squares the covariance: values up to about 1e75, not 1e150.
+    X, y = wine
+    for scale, fits in ((1e75, True), (1e80, False)):
+        Z = X.copy()
+        Z[:, 2] = X[:, 2] / X[:, 2].max() * scale
+        model = bk.LinearDiscriminantAnalysis(shrinkage="oas")
+        if fits:
+            assert model.fit(Z, y).score(Z, y) > 0.3
+        else:
+            with pytest.raises(DataError, match="beyond float64's range"):
+                model.fit(Z, y)
+        # a number takes such values, as the guide says
+        bk.LinearDiscriminantAnalysis(shrinkage=0.3).fit(Z, y)
