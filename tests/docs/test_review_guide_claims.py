@@ -44,3 +44,35 @@ def test_discriminant_oas_takes_values_to_1e75_and_refuses_larger_by_name(wine):
                 model.fit(Z, y)
         # a number takes such values, as the guide says
         bk.LinearDiscriminantAnalysis(shrinkage=0.3).fit(Z, y)
+
+
+def test_event_models_gaussian_partial_fit_in_batches_is_fit_where_sklearn_differs():
+    # event-models.md: the variance floor comes from the merged statistics, so partial_fit in
+    # batches gives fit's model; scikit-learn's partial_fit floors by another amount.
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = load_breast_cancer(return_X_y=True)
+    order = np.argsort(X[:, 3])
+    ours, theirs = bk.GaussianNB(), GaussianNB()
+    for batch in np.array_split(order, 7):
+        ours.partial_fit(X[batch], y[batch], classes=[0, 1])
+        theirs.partial_fit(X[batch], y[batch], classes=[0, 1])
+    whole = bk.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.epsilon_, whole.epsilon_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, whole.var_, rtol=1e-9)
+    assert not np.isclose(theirs.epsilon_, GaussianNB().fit(X, y).epsilon_, rtol=1e-3)
+
+
+def test_estimation_a_given_vectorizer_changed_on_the_part_waits_for_fit():
+    # estimation.md: clf.vectorizer.set_params(lowercase=False) on a given vectorizer makes
+    # the fitted model wait for fit, naming the setting.
+    from bayeskit.errors import NotFittedError
+    from bayeskit.text import TextClassifier, TextVectorizer
+
+    texts = ["buy cheap pills now", "meeting at noon", "cheap pills cheap", "lunch at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = TextClassifier(vectorizer=TextVectorizer(), model=bk.MultinomialNB()).fit(texts, labels)
+    clf.vectorizer.set_params(lowercase=False)
+    with pytest.raises(NotFittedError, match="vectorizer__lowercase"):
+        clf.predict(["Cheap"])
