@@ -3,6 +3,14 @@ store), and a small filter trained on it."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +50,29 @@ def trained_filter(path: Path, n: int, **params: Any) -> Path:
     spam, ham = messages("spam", n), messages("easy_ham", n)
     bk.save(SpamFilter(**params).fit(spam + ham, ["spam"] * n + ["ham"] * n), path)
     return path
+
+
+@contextmanager
+def served(model: str | Path, cwd: Path | None = None) -> Iterator[str]:
+    """The URL of ``bayeskit serve MODEL`` run in a process on a free port of this machine,
+    once it answers ``/ping``; stopped on leaving."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [sys.executable, "-m", "bayeskit", "serve", str(model), "--port", str(port)]
+    server = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/ping", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.5)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=60)

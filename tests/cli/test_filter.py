@@ -6,12 +6,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from bayeskit.cli.filter_cmd import messages_in
 from bayeskit.cli.mail_headers import header_end, with_headers
 from bayeskit.text import SpamFilter, token_store
 
-from .._spam_corpus import SRC, needs_corpus, trained_filter
+from .._spam_corpus import SRC, needs_corpus, served, trained_filter
 from .._spam_corpus import messages as _messages
 
 pytestmark = needs_corpus
@@ -226,25 +224,8 @@ def test_procmail_delivers_through_the_filter_into_a_maildir(tmp_path, model):
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_a_running_server_scores_through_filter_server(tmp_path, model):
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "bayeskit", "serve", str(model), "--port", str(port)]
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/ping", timeout=5).read()
-                break
-            except OSError:
-                time.sleep(0.5)
+    with served(model) as url:
         spam, ham = _messages("spam_2", 1)[0], _messages("easy_ham_2", 1)[0]
         filt = bk.load(model)
         for message in (spam, ham):
@@ -258,9 +239,6 @@ def test_a_running_server_scores_through_filter_server(tmp_path, model):
         garbage = b"\x00garbage\xff"
         done = run("--server", url, data=garbage)
         assert (done.returncode, done.stdout) == (3, garbage)
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     # No server there: passed through with status 3, or scored by MODEL when given.
     message = _messages("spam_2", 1)[0]
     done = run("--server", url, data=message)

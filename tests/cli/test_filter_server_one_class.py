@@ -5,13 +5,11 @@ the one class it knows, not evidence about the message)."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
-from .._spam_corpus import SRC, needs_corpus
+from .._spam_corpus import SRC, needs_corpus, served
 from .._spam_corpus import messages as _messages
 
 pytestmark = needs_corpus
@@ -23,30 +21,11 @@ def _bayeskit(*args: object, data: bytes = b"", cwd=None) -> subprocess.Complete
     return subprocess.run(command, input=data, capture_output=True, env=env, timeout=300, cwd=cwd)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_a_served_one_class_filter_says_why_it_is_unsure(tmp_path):
     spam, ham = _messages("spam", 2), _messages("easy_ham_2", 1)
     learned = _bayeskit("filter", "m.bk", "--learn", "spam", data=spam[0], cwd=tmp_path)
     assert learned.returncode == 0, learned.stderr
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "bayeskit", "serve", "m.bk", "--port", str(port)]
-    server = subprocess.Popen(
-        command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/ping", timeout=5).read()
-                break
-            except OSError:
-                time.sleep(0.5)
+    with served(tmp_path / "m.bk", cwd=tmp_path) as url:
         request = urllib.request.Request(
             f"{url}/verdict", data=ham[0], headers={"Content-Type": "message/rfc822"}
         )
@@ -67,6 +46,3 @@ def test_a_served_one_class_filter_says_why_it_is_unsure(tmp_path):
             for line in ours:
                 passed = passed.replace(line, b"", 1)
             assert passed == message  # every byte passed on
-    finally:
-        server.terminate()
-        server.wait(timeout=60)

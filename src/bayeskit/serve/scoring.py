@@ -63,10 +63,11 @@ class Scorer:
         spam_filter = contract_of(model).decision == "spam"
         if spam_filter:
             spam, cutoffs = model.spam_index(), model.decision_rule()
-            only = model.learned_only()
-            if only is not None:  # unsure of every message, as it says
+            if not model.learned_both_classes():  # unsure of every message, as it says
                 cutoffs = (-1.0, 2.0, cutoffs[2])
-                one_class = "spam" if only == model.classes_[spam] else "ham"
+                only = model.learned_only()
+                if only is not None:
+                    one_class = "spam" if only == model.classes_[spam] else "ham"
         vectorizer = model.fitted_parts()[0]
         # the vocabulary's own terms where they are the names (get_feature_names_out copies
         # them, 0.12 ms for a filter trained on SMS, at every learn)

@@ -870,12 +870,10 @@ class SpamFilter(TextClassifier):
 
     def learned_only(self) -> Any:
         """The label of the one class the filter has learned messages of, None when it has
-        learned both (a filter built a class at a time: it is unsure of every message until
-        it learns the other)."""
-        counts = np.asarray(self.fitted_parts()[1].class_count_)
-        if np.all(counts > 0):
-            return None
-        return self.classes_[int(np.argmax(counts))]
+        learned both or none (a filter built a class at a time is unsure of every message
+        until it learns the other, as one that has learned nothing is)."""
+        learned = np.flatnonzero(np.asarray(self.fitted_parts()[1].class_count_) > 0)
+        return self.classes_[int(learned[0])] if len(learned) == 1 else None
 
     def predict(self, X: Any) -> np.ndarray:
         """The two-way decision of minimum expected cost."""
