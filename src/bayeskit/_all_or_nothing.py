@@ -65,6 +65,16 @@ def check_statistics(summary: Summary, names: Sequence[Sequence[str]]) -> None:
                 "sums of the training data overflow float64 (beyond 1.8e308); scale down "
                 "the sample weights or the values"
             )
+        twice = block.spelled_twice()
+        if twice is not None:
+            j, number, text = twice
+            column = f"column {block_names[j]!r}" if j < len(block_names) else f"feature {j}"
+            raise DataError(
+                f"{column} holds both the number {number!r} and the text {text!r}: one value "
+                "read two ways (a batch or a part whose column was read as text beside one "
+                "read as numbers) would be learned as two categories; pass the column as "
+                "numbers or as text throughout"
+            )
         invalid = block.invalid()
         if invalid is not None:
             array, c, why = invalid

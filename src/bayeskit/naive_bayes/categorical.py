@@ -30,7 +30,8 @@ class CategoricalNB(GenerativeClassifier):
     category and takes a share of the smoothing. A column to predict none of whose values was
     learned, whose values spell learned ones in the other kind (the text ``"3"`` where the
     model learned the number 3, or the reverse), is refused by name rather than scored as
-    values never seen.
+    values never seen; so is a column that would be learned holding both (a batch read as
+    text beside one read as numbers): one value read two ways, not two categories.
 
     Parameters
     ----------

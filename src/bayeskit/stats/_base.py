@@ -160,6 +160,13 @@ class Statistic(ABC):
         when numbers at float64's limits produce one: a model that is saved always loads."""
         return None
 
+    def spelled_twice(self) -> tuple[int, Any, Any] | None:
+        """(feature index, number, text) of a feature whose categories hold a number and the
+        text that spells it (the number 3 and the text ``"3"``), or None: one value read two
+        ways (a batch or a part read as text beside one read as numbers), which no model
+        should learn as two categories. Only statistics that keep categories have any."""
+        return None
+
     def __add__(self: S, other: object) -> S:
         if not isinstance(other, type(self)):
             return NotImplemented

@@ -93,6 +93,20 @@ class CategoryCounts(Statistic):
             counts[:, part.columns_in(merged)] += part.counts
         return CategoryCounts(merged, counts)
 
+    def spelled_twice(self) -> tuple[int, Any, Any] | None:
+        for j, cats in enumerate(self.categories):
+            # (numbers sort before text: a column of one kind has it at both ends)
+            if (
+                cats.dtype.kind == "O"
+                and len(cats) > 1
+                and not all_text(cats)
+                and (isinstance(cats[-1], str))
+            ):
+                found = _spelled_twice(cats.tolist())
+                if found is not None:
+                    return (j, *found)
+        return None
+
     def columns_in(self, merged: tuple[np.ndarray, ...]) -> np.ndarray:
         """Where each of this statistic's columns lands in the merged category space."""
         new_offsets = offsets_of(merged)
@@ -148,6 +162,26 @@ class CategoryCounts(Statistic):
         if counts.shape[1] != offsets_of(categories)[-1]:
             raise ModelFileError("category counts do not match their category lists")
         return cls(categories, counts)
+
+
+def _spelled_twice(values: list[Any]) -> tuple[Any, Any] | None:
+    """(number, text) of a number among ``values`` whose text is among them too (``3`` and
+    ``"3"``, ``3.0`` and ``"3"``; bools are labels, not numbers), or None."""
+    texts = {v for v in values if isinstance(v, str)}
+    if not texts:
+        return None
+    for value in values:
+        if isinstance(value, (bool, np.bool_, str)) or not isinstance(
+            value, (int, float, np.number)
+        ):
+            continue
+        spelled = [str(value)]
+        if float(value).is_integer():
+            spelled.append(str(int(value)))
+        found = next((t for t in spelled if t in texts), None)
+        if found is not None:
+            return (value.item() if isinstance(value, np.generic) else value), found
+    return None
 
 
 def _key(value: Any) -> tuple[str, Any]:
