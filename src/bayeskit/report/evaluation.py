@@ -160,7 +160,7 @@ def evaluate(
             roc.append(Curve(k, fpr, tpr, auc[k]))
             pr.append(Curve(k, recall, precision, ap[k]))
     if binary:
-        roc_auc = auc.get(1)
+        roc_auc = auc.get(positive)  # the area of the curve drawn (the two differ by ties)
         kind = "ROC-AUC"
     else:
         # roc_auc_score(multi_class="ovr", average="macro") is the mean of the classes'
