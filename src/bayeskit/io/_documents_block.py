@@ -217,6 +217,7 @@ def documents_statistic(
         vocabulary = _vocabulary(parts, "", vocab_terms, meta.get("n_docs"))
         if block.n_features != len(terms):
             raise ModelFileError("the documents block's count statistic does not match its terms")
+        _check_fields(meta, mode)
         parts.check_all_used()
         return DocumentStats(TermKeyed(terms, block), vocabulary)
     if mode != "fixed":
@@ -231,6 +232,7 @@ def documents_statistic(
     terms = parts.terms("vocabulary.terms")
     vocabulary = _vocabulary(parts, "vocabulary.", terms, meta.get("n_docs"))
     block = _statistic(parts, "count.", meta.get("count"))
+    _check_fields(meta, mode)
     parts.check_all_used()
     vectorizer = clone(model.prototypes()[0])
     if vectorizer.output == "hashed":  # nothing to select: the statistics as they were kept
@@ -246,6 +248,24 @@ def documents_statistic(
         )
     model.vectorizer_ = vectorizer  # the columns its first fit chose
     return block
+
+
+#: The fields of a documents block's meta in each mode (see the module docstring).
+_FIELDS = {
+    "per_term": {"mode", "keyed", "n_docs", "vocabulary_terms"},
+    "fixed": {"mode", "count", "n_docs"},
+}
+
+
+def _check_fields(meta: dict[str, Any], mode: str) -> None:
+    """Refuse a field this version does not write in ``mode`` (a newer bayeskit's), rather
+    than read the block without it."""
+    unknown = sorted(set(meta) - _FIELDS[mode])
+    if unknown:
+        raise ModelFileError(
+            f"the documents block holds the field {unknown[0]!r}, which this bayeskit does "
+            "not write (a file of a newer bayeskit? load it with the version that wrote it)"
+        )
 
 
 class _Parts:
@@ -292,12 +312,25 @@ def _statistic(parts: _Parts, prefix: str, meta: Any) -> ColumnStatistic:
         raise ModelFileError(f"a documents block's count statistic {kind!r} is not kept per column")
     assert isinstance(meta, dict)
     inner = {k: v for k, v in meta.items() if k != "kind"}
+    arrays = parts.prefixed(prefix)
     try:
-        return cls.from_arrays(parts.prefixed(prefix), inner)
+        statistic = cls.from_arrays(arrays, inner)
     except ModelFileError:
         raise
     except (ValueError, TypeError, KeyError) as error:
         raise ModelFileError(f"a documents block's count statistic: {error}") from None
+    # as every statistic block of a model file is checked (bayeskit.io._format)
+    from ._format import unknown_keys
+
+    arrays_written, meta_written = statistic.written_layout()
+    unknown = sorted(prefix + name for name in set(arrays) - set(arrays_written))
+    unknown += [f"meta {prefix}{k}" for k in unknown_keys(inner, meta_written)]
+    if unknown:
+        raise ModelFileError(
+            f"the documents block holds {unknown[0]!r}, which this bayeskit does not write "
+            "(a file of a newer bayeskit? load it with the version that wrote it)"
+        )
+    return statistic
 
 
 def _vocabulary(parts: _Parts, prefix: str, terms: np.ndarray, n_docs: Any) -> Any:

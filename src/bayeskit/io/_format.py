@@ -327,7 +327,7 @@ def build(
         # is refused, not ignored: the model would be rebuilt without it.
         arrays_written, meta_written = stat.written_layout()
         unknown = sorted(set(block_arrays) - set(arrays_written))
-        unknown += [f"meta {k}" for k in _unknown_keys(block["meta"], meta_written)]
+        unknown += [f"meta {k}" for k in unknown_keys(block["meta"], meta_written)]
         if unknown:
             raise ModelFileError(
                 f"the {block['kind']} block holds {unknown[0]!r}, which this bayeskit does not "
@@ -402,7 +402,7 @@ SETTINGS_BEFORE: dict[str, dict[str, Any]] = {"TANClassifier": {"edge_weight": "
 KINDS_BEFORE: dict[str, str] = {"PoissonNB": "moments", "BinomialNB": "moments"}
 
 
-def _unknown_keys(stored: Any, written: Any) -> list[str]:
+def unknown_keys(stored: Any, written: Any) -> list[str]:
     """The keys of the dict ``stored`` (and of the dicts it nests) that ``written``, what this
     version writes for the same statistic, does not have."""
     if not isinstance(stored, dict) or not isinstance(written, dict):
@@ -410,7 +410,7 @@ def _unknown_keys(stored: Any, written: Any) -> list[str]:
     out = [str(k) for k in stored if k not in written]
     for k in stored:
         if k in written:
-            out += [f"{k}.{inner}" for inner in _unknown_keys(stored[k], written[k])]
+            out += [f"{k}.{inner}" for inner in unknown_keys(stored[k], written[k])]
     return out
 
 
