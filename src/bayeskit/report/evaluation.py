@@ -160,6 +160,7 @@ def evaluate(
             roc.append(Curve(k, fpr, tpr, auc[k]))
             pr.append(Curve(k, recall, precision, ap[k]))
     if binary:
+        assert positive is not None  # (binary)
         roc_auc = auc.get(positive)  # the area of the curve drawn (the two differ by ties)
         kind = "ROC-AUC"
     else:
