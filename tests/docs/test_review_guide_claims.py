@@ -76,3 +76,19 @@ def test_estimation_a_given_vectorizer_changed_on_the_part_waits_for_fit():
     clf.vectorizer.set_params(lowercase=False)
     with pytest.raises(NotFittedError, match="vectorizer__lowercase"):
         clf.predict(["Cheap"])
+
+
+def test_incremental_a_batch_after_which_the_model_cannot_predict_is_refused():
+    # incremental.md: each call leaves a model that predicts; GaussianNB(var_smoothing=0)
+    # refuses the batch that leaves a class with one row, though fit on all rows accepts it
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 2.0], [5.0, 5.0]])
+    y = np.array([0, 0, 1, 1])
+    whole = bk.GaussianNB(var_smoothing=0).fit(X, y)
+    model = bk.GaussianNB(var_smoothing=0).partial_fit(X[:2], y[:2], classes=[0, 1])
+    before = dict(model.__dict__)
+    with pytest.raises(bk.errors.ParameterError, match="variance 0 in class 1"):
+        model.partial_fit(X[2:3], y[2:3])
+    assert model.__dict__.keys() == before.keys()
+    assert all(model.__dict__[k] is v for k, v in before.items())
+    model.partial_fit(X[2:], y[2:])  # both rows of class 1 together: as fit
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
