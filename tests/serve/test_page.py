@@ -688,3 +688,31 @@ def test_a_table_models_columns_are_shown_as_a_csv_header(chrome, tmp_path):
         _no_earlier_result(browser)
     finally:
         server.kill()
+
+
+def test_an_emails_preview_is_decoded_in_the_charset_it_declares(chrome, sms_file, tmp_path):
+    """A chosen .eml that is not UTF-8 is shown in the box in the charset its headers declare
+    (it was shown as Windows-1252 whatever it declared: KOI8-R Russian as Latin letters), as
+    the server reads it; one of a charset the browser does not know, as Windows-1252."""
+    from selenium.webdriver.common.by import By
+
+    russian = "Привет, это важное сообщение о встрече завтра"
+    koi8 = (
+        b"From: Ivan <ivan@example.ru>\nSubject: meeting\n"
+        b'Content-Type: text/plain; charset="koi8-r"\n\n' + russian.encode("koi8-r") + b"\n"
+    )
+    unknown = b"Subject: x\nContent-Type: text/plain; charset=x-no-such\n\nR\xe9ponse\n"
+    server = ThreadServer(ServeConfig(model=str(served_copy(tmp_path, sms_file))))
+    browser = chrome()
+    try:
+        _open(browser, server)
+        box = browser.find_element(By.ID, "message")
+        for name, data, shown in (("koi8.eml", koi8, russian), ("odd.eml", unknown, "Réponse")):
+            path = tmp_path / name
+            path.write_bytes(data)
+            browser.find_element(By.ID, "file").send_keys(str(path))
+            _wait(browser, lambda d, shown=shown: shown in box.get_attribute("value"))
+            expected = _api(server, "/check", data, "message/rfc822")
+            _wait(browser, lambda d, e=expected: _log_odds(d) == f"{e['log_odds']:.2f}")
+    finally:
+        server.kill()
