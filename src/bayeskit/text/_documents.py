@@ -38,6 +38,7 @@ from ..stats import ColumnStatistic, Statistic, TermKeyed
 from ._count_matrices import stats_of
 from ._document_input import one_column
 from ._document_stats import DocumentStats
+from .analyze import missing_as_none
 from .vectorize import TextVectorizer
 from .vocabulary import LazyTerms
 
@@ -80,12 +81,13 @@ def document_list(X: Any) -> list[Any]:
         )
     X = one_column(X)
     try:
-        return list(X)
+        docs = list(X)
     except TypeError:  # None, a number, a 0-d array: nothing to iterate over
         raise InputTypeError(
             "expected an iterable of documents (a list of str or bytes), got "
             f"{type(X).__name__} ({X!r:.60})"
         ) from None
+    return missing_as_none(docs)
 
 
 def as_documents(X: Any) -> np.ndarray:

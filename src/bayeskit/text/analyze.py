@@ -75,12 +75,25 @@ def decode(doc: Any, *, encoding: str = "utf-8", fallback: str = "latin-1") -> s
             return raw.decode(encoding)
         except UnicodeDecodeError:
             return raw.decode(fallback, errors="replace")
-    if doc is None:
+    if doc is None or _missing(doc):
         return ""
     raise InputTypeError(
         f"documents must be str or bytes, got {type(doc).__name__} ({doc!r:.60}); pass an "
         "iterable of texts, not a single string or a matrix"
     )
+
+
+def missing_as_none(docs: list[Any]) -> list[Any]:
+    """``docs`` with NaN and pandas' NA as None: missing documents, as None is (a text column
+    of a frame read with empty cells holds NaN); each scores by the prior alone."""
+    return [d if type(d) in _TEXT or not _missing(d) else None for d in docs]
+
+
+_TEXT = (str, bytes)
+
+
+def _missing(doc: Any) -> bool:
+    return (isinstance(doc, float) and doc != doc) or type(doc).__name__ in ("NAType", "NaTType")
 
 
 def stop_word_set(stop_words: Any) -> frozenset[str]:
@@ -294,6 +307,8 @@ def email_analyzer(doc: Any, subject_in_text: bool = False) -> list[str]:
     ``subject_in_text`` the subject line's words count as body words too."""
     from .email import tokens_of
 
+    if doc is None or _missing(doc):  # a missing message, as a missing text: no tokens
+        return []
     if not isinstance(doc, (str, bytes, bytearray, memoryview)):
         from .email import Message  # (a filter reading raw messages never imports it)
 

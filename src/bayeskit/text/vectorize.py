@@ -61,6 +61,7 @@ from .analyze import (
     check_ngram_range,
     decode,
     make_analyzer,
+    missing_as_none,
     stop_word_set,
 )
 from .auto_count import Read, count_auto, count_heads, count_token_lists, read_auto
@@ -651,7 +652,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 f"{type(raw_documents).__name__} ({raw_documents!r:.60})"
             )
         if callable(self.analyzer) or self.analyzer in ("email", "auto"):
-            return iter(raw_documents)  # the analyzer reads raw documents itself
+            # the analyzer reads raw documents itself (a missing one as None)
+            return iter(missing_as_none(list(raw_documents)))
         if isinstance(raw_documents, list) and set(map(type, raw_documents)) <= {str}:
             return raw_documents  # already text: decode() would return each as it is
         encoding = self.encoding
