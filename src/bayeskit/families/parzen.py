@@ -534,7 +534,14 @@ def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:
 
 def check_search(search: dict[str, Any]) -> str | None:
     """Why a stored width search cannot be one :meth:`Parzen._search` made, or None."""
-    if set(search) != {"factors", "log_likelihood", "accuracy"}:
+    written = {"factors", "log_likelihood", "accuracy"}
+    newer = sorted(set(search) - written, key=str)
+    if newer:
+        return (
+            f"it holds {newer[0]!r}, which this bayeskit does not write (a file of a newer "
+            "bayeskit? load it with the version that wrote it)"
+        )
+    if set(search) != written:
         return "it must hold factors, log_likelihood and accuracy"
     arrays = [np.asarray(search[k]) for k in ("factors", "log_likelihood", "accuracy")]
     if any(a.shape != SEARCH_FACTORS.shape or a.dtype.kind != "f" for a in arrays):
