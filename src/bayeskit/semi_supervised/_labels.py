@@ -87,11 +87,27 @@ def _is_number(value: Any) -> bool:
     )
 
 
-def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """The sorted distinct labels of the labelled rows, checked to be class labels."""
+def labelled_classes(y: np.ndarray, labelled: np.ndarray, declared: Any = None) -> np.ndarray:
+    """The sorted distinct labels of the labelled rows, checked to be class labels.
+
+    The text ``"-1"`` is refused as a label unless ``declared`` (the classes given to fit)
+    names it: it is the marker -1 turned into text (``np.array(["spam", -1])`` holds
+    ``"-1"``; so does a column of text labels read from a file), and taken as a class of its
+    own it would turn every unlabelled row into a labelled one."""
     given = y[labelled]
     found = unique_sorted(given.astype(object) if y.dtype.kind == "O" else given)
+    if "-1" in found.tolist() and "-1" not in _as_list(declared):
+        row = int(np.flatnonzero(labelled)[given.astype(object) == "-1"][0])
+        raise DataError(
+            f"y[{row}] is the text '-1', which reads as the unlabelled marker -1 turned into "
+            "text, not a class; mark unlabelled rows with None (or the number -1 in a list or "
+            "an object array), or declare '-1' a class with fit(..., classes=[...])"
+        )
     # the check every model's fit makes of its distinct labels (which, all unique, must not
     # be taken for a regression target)
     check_label_type(found, "class labels, -1 or None if unlabelled")
     return found
+
+
+def _as_list(classes: Any) -> list[Any]:
+    return [] if classes is None else np.asarray(classes, dtype=object).ravel().tolist()

@@ -196,6 +196,13 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         from ..naive_bayes import MultinomialNB
 
         estimator = MultinomialNB() if self.estimator is None else self.estimator
+        if isinstance(estimator, type):
+            # (its declaration reads as a model's, and scikit-learn's clone then fails with a
+            # TypeError of its own)
+            raise ParameterError(
+                f"estimator={estimator.__name__} is a class, not an estimator; pass an "
+                f"instance: estimator={estimator.__name__}()"
+            )
         declared = contract_of(estimator) if declares(estimator) else None
         if declared is None or declared.state != "generative" or not is_classifier(estimator):
             raise ParameterError(
@@ -480,7 +487,7 @@ def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
             f"all {len(y)} rows are unlabelled (-1 or None); semi-supervised learning needs at "
             "least one labelled row of every class it is to predict"
         )
-    found = labelled_classes(y, labelled)
+    found = labelled_classes(y, labelled, classes)
     if classes is None:
         labels = found
     else:
