@@ -124,3 +124,17 @@ def test_set_params_on_the_wrapped_estimator_after_fit_and_clone():
     model.set_params(estimator__bandwidth="scott")
     np.testing.assert_allclose(copy.predict_proba(X), model.predict_proba(X), rtol=1e-12)
     assert issubclass(NotFittedError, BayeskitError)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [np.array([1, -1, 1, -1] * 5), np.array([1, -1, None, None] * 5, dtype=object)],
+    ids=["all-labelled", "none-marks"],
+)
+def test_a_declared_class_minus_one_is_a_class_and_only_none_marks(y):
+    """Labels -1 and 1 (sentiment data): with classes=[-1, 1], -1 is a class, not the marker."""
+    X, _ = _data()
+    model = _fit(bk.SemiSupervisedNB(bk.GaussianNB()), X, y, classes=[-1, 1])
+    assert model.classes_.tolist() == [-1, 1]
+    labelled = np.array([v is not None for v in y.tolist()])
+    np.testing.assert_array_equal(model.transduction_[labelled], y[labelled].astype(int))
