@@ -155,6 +155,14 @@ default="scott"
         stored = record if isinstance(record, dict) else {}
         if record is not None and (not isinstance(record, dict) or not stored):
             raise ModelFileError("meta.json: the Parzen window's fitted record is malformed")
+        newer = sorted(set(stored) - {"search", "ratio"}, key=str)
+        if newer:
+            # a part this version does not write, refused as a statistic block's is
+            raise ModelFileError(
+                f"meta.json: the Parzen window's fitted record holds {newer[0]!r}, which this "
+                "bayeskit does not write (its parts: 'search', 'ratio'; a file of a newer "
+                "bayeskit? load it with the version that wrote it)"
+            )
         allowed = ({"search"} if searched else set()) | ({"ratio"} if adaptive else set())
         extra = set(stored) - allowed
         if extra:

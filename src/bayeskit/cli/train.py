@@ -71,14 +71,20 @@ def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
 
     import numpy as np
 
+    from .._values import unique_sorted
     from ..errors import ConvergenceWarning
     from ..semi_supervised import SemiSupervisedNB
     from .output import note
 
-    y = np.concatenate([np.asarray(labelled.y, dtype=object), np.full(len(extra), None)])
+    given = np.asarray(labelled.y, dtype=object)
+    y = np.concatenate([given, np.full(len(extra), None)])
+    # DATA's labels are all classes, -1 among them (labels -1 and 1): declared, so that only
+    # the unlabelled documents' None marks a row (-1 was taken for the marker, and its
+    # documents learnt from as unlabelled ones)
+    classes = unique_sorted(given)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        semi = SemiSupervisedNB(estimator).fit(list(labelled.X) + extra, y)
+        semi = SemiSupervisedNB(estimator).fit(list(labelled.X) + extra, y, classes=classes)
     for warning in caught:
         note(str(warning.message))
     return semi.estimator_

@@ -370,11 +370,14 @@ def _row(
                 top = max(top, t[j])
             if top == -math.inf:
                 continue
+            # (compared by the difference to the largest, not with ``top − _NEGLIGIBLE``: far
+            # from the data a term of −1e18 equals that floor, and the largest term itself
+            # was left out, every class got −inf and the prior decided for the nearest kernel)
             total = 0.0
-            floor = top - _NEGLIGIBLE
             for j in range(lo, hi):
-                if t[j] > floor:
-                    total += math.exp(t[j] - top)
+                gap = t[j] - top
+                if gap > -_NEGLIGIBLE:
+                    total += math.exp(gap)
             old = run_max[i, c, g]
             if top > old:
                 run_sum[i, c, g] = run_sum[i, c, g] * math.exp(old - top) + total

@@ -39,6 +39,7 @@ at prediction. A class with no observed value of a feature gets ``g_j`` alone th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,7 +81,8 @@ class KernelParams:
     log_density : ndarray of shape (n_grid_points,)
         ``log p(g | c)`` at every cell's grid points ``g`` (tail included), end to end.
     tail_loc, tail_scale : ndarray of shape (n_features,)
-        Location and scale of the Cauchy tail of each feature.
+        Location and scale of the Cauchy tail of each feature (of its scaled values where
+        ``column_scale`` is not 1, as the grid is).
     """
 
     bandwidth: np.ndarray
@@ -90,6 +92,9 @@ class KernelParams:
     log_density: np.ndarray
     tail_loc: np.ndarray
     tail_scale: np.ndarray
+    #: each feature's power of two its values are multiplied by before the grid is read (1
+    #: unless all its values are tiny; see :func:`_column_scale`); None: all 1
+    column_scale: np.ndarray | None = None
 
     @property
     def step(self) -> np.ndarray:
@@ -256,6 +261,14 @@ class Kernel(Family):
         size = bw.check_grid_size(self.grid_size)
         a = bw.check_positive("tail_weight", self.tail_weight)
         floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
+        column_scale = _column_scale(stats.values)
+        if column_scale is not None:
+            # The densities of the scaled values (exact: powers of two), read back in the
+            # features' units by log_prob; the bandwidths given in the features' units.
+            scaled = self.finalize(Sample(stats.weight, stats.values * column_scale))
+            return dataclasses.replace(
+                scaled, bandwidth=scaled.bandwidth / column_scale, column_scale=column_scale
+            )
         rows = _Rows.of(stats)
         order = np.argsort(rows.columns, axis=1)
         weight, mean, m2, var, q1, q3 = bw.cell_stats(
@@ -315,14 +328,26 @@ class Kernel(Family):
 
     def log_prob(self, params: KernelParams, X: Any) -> np.ndarray:
         X = np.ascontiguousarray(X, dtype=np.float64)
-        return score(
-            X,
+        scale = params.column_scale
+        if scale is None:
+            return score(
+                X,
+                params.grid,
+                params.log_density,
+                params.log_tail,
+                params.tail_loc,
+                params.tail_scale,
+            )
+        # p(x_j) = s_j p_s(s_j x_j): the scaled density plus ln s_j where x_j is observed
+        out = score(
+            np.ascontiguousarray(X * scale),
             params.grid,
             params.log_density,
             params.log_tail,
             params.tail_loc,
             params.tail_scale,
         )
+        return out + (~np.isnan(X)) @ np.log(scale)[:, None]
 
 
 def _log_density(
@@ -395,3 +420,21 @@ def _convolve(
         (k0 * scale).reshape(d, n_classes).T.copy(),
         (k1 * scale).reshape(d, n_classes).T.copy(),
     )
+
+
+#: a feature whose values are all below this in magnitude is scaled up (see _column_scale)
+_TINY = 2.0**-200
+
+
+def _column_scale(values: np.ndarray) -> np.ndarray | None:
+    """A power of two for each feature that brings its largest magnitude near 1 where all its
+    values are below 2^-200 (1 elsewhere), or None when no feature is: the variances of values
+    at 1e-170 underflow float64, and every bandwidth fell to the floor of a constant feature
+    (the prior then decided every row)."""
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(values), axis=0, initial=0.0) if values.size else np.zeros(0)
+    tiny = (top > 0) & (top < _TINY)
+    if not tiny.any():
+        return None
+    exponent = np.minimum(-np.frexp(np.where(tiny, top, 1.0))[1], 1000)
+    return np.where(tiny, np.ldexp(1.0, exponent), 1.0)

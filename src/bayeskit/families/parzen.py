@@ -61,6 +61,11 @@ BANDWIDTH_RULES = ("scott", "silverman", "loo-likelihood", "cv-accuracy")
 SEARCH_FACTORS = 2.0 ** (np.arange(-12, 9) / 4.0)
 #: largest magnitude accepted: squared distances of larger values overflow float64
 _LARGEST = 1e150
+#: centred values all below this in magnitude are scaled up (see Parzen._transform_of)
+_TINY = 2.0**-200
+#: the narrowest widths float64 can evaluate: the gaussian's 1 / (2h²), others' 1 / h
+_NARROWEST_GAUSSIAN = 2.0**-511
+_NARROWEST = 2.0**-1021
 #: a k-th neighbour distance of 0 (duplicate rows) counts as this fraction of the class's
 #: typical one, so no width is 0
 _ADAPTIVE_FLOOR = 1e-3
@@ -296,8 +301,11 @@ class Parzen(Family):
         d = T.shape[1]
         sigma = _pooled_spread(T, W, cls, rows, metric, p) / pk.kernel_spread(kernel, d)
         scott = _rule("scott", sigma, class_weight, d)
+        # (T is in units of ``moved.scale`` times ρ's for tiny data; mahalanobis and cosine
+        # distances have no units)
+        unit = moved.scale if metric not in ("mahalanobis", "cosine") else 1.0
         if isinstance(bandwidth, float):
-            h0 = bandwidth
+            h0 = bandwidth * unit
         elif bandwidth in ("scott", "silverman"):
             h0 = _rule(bandwidth, sigma, class_weight, d)
         else:
@@ -323,15 +331,35 @@ class Parzen(Family):
                 search = self._search(T, W, V, class_ptr, cls, rows, h0 * ratio, log_det)
             h0 *= best_factor(bandwidth, search)
         h = h0 * ratio
+        if isinstance(bandwidth, float) and len(h):  # (the rules' widths follow the data)
+            self._check_width(float(h.min()), unit, kernel)
         coef = log_weight - pk.log_kernel_norm(kernel, metric, d, h, p) - log_det
         return ParzenParams(
-            V, class_ptr, rows, h, coef, float(h0), moved, kernel, metric, p, search,
+            V, class_ptr, rows, h, coef, float(h0 / unit), moved, kernel, metric, p, search,
             None if adaptive is None else ratio,
         )  # fmt: skip
 
+    def _check_width(self, h: float, unit: float, kernel: str) -> None:
+        """Refuse a width (in T's units) whose kernel float64 cannot evaluate: the gaussian
+        takes ``ρ² / (2h²)``, whose ``1 / (2h²)`` is infinite below about 1e-154 (then every
+        term was NaN or −inf and the prior decided every row), the others ``ρ / h``."""
+        with np.errstate(over="ignore", divide="ignore"):
+            factor = 0.5 / (h * h) if kernel == "gaussian" else 1.0 / h
+        if h > 0 and math.isfinite(factor):
+            return
+        smallest = (_NARROWEST_GAUSSIAN if kernel == "gaussian" else _NARROWEST) / unit
+        raise ParameterError(
+            f"bandwidth={self.bandwidth!r} gives a width of {h / unit:g}, too narrow for the "
+            f"{kernel} kernel in float64 on this data; use a width of at least {smallest:g} "
+            "(in the units of the distance) or a rule such as 'scott'"
+        )
+
     def _transform_of(self, values: np.ndarray, W: np.ndarray, metric: str) -> Transform:
         """Where rows are moved for the distance: centred on the pooled mean (all rows count);
-        for mahalanobis, whitened by the pooled within-class covariance."""
+        for mahalanobis, whitened by the pooled within-class covariance. Rows whose centred
+        values are all tiny (below 2^-200) are first scaled up by a power of two (exact):
+        their squared differences, and their variances, would underflow float64, and every
+        class's density with them."""
         d = values.shape[1]
         total = W.sum(axis=0)
         if metric == "cosine" or total.sum() == 0:
@@ -340,9 +368,15 @@ class Parzen(Family):
         # values would overflow)
         scaled = np.ldexp(total, -weight_exponent(total))
         shift = (scaled @ values) / scaled.sum()
+        used = values[total > 0]
+        largest = float(np.abs(used - shift).max(initial=0.0))
+        scale = 1.0
+        if 0.0 < largest < _TINY:
+            # (at most 2^1000: subnormal values would ask for a power float64 cannot hold)
+            scale = math.ldexp(1.0, min(-math.frexp(largest)[1], 1000))
         if metric != "mahalanobis":
-            return Transform(metric, shift)
-        return mahalanobis_transform(values, W)
+            return Transform(metric, shift * scale, scale=scale)
+        return mahalanobis_transform(values * scale, W, scale)
 
     def _search(
         self,
@@ -440,21 +474,35 @@ class Transform:
     #: why the transform cannot be used (given the column names), or None
     singular: Callable[[Any], str] | None = None
 
+    #: a power of two the rows are multiplied by first (1 unless they are tiny)
+    scale: float = 1.0
+
     @property
     def log_det(self) -> float:
-        return 0.0 if self.whiten is None else float(np.log(np.diag(self.whiten)).sum())
+        """``ln`` of the Jacobian from T's space back to the rows' (``ln det L``, less
+        ``d ln scale`` when scaled)."""
+        if self.metric == "cosine":
+            return 0.0
+        d = len(self.shift)
+        out = -d * math.log(self.scale) if self.scale != 1.0 else 0.0
+        return out + (0.0 if self.whiten is None else float(np.log(np.diag(self.whiten)).sum()))
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         if self.metric == "cosine":
+            # each row divided by its largest magnitude first: the squares of a row of tiny
+            # values (1e-160) underflow to 0, which would make it the all-zero row
+            top = np.abs(X).max(axis=1, initial=0.0)[:, None]
+            X = np.divide(X, top, out=np.zeros_like(X), where=top > 0)
             norm = np.sqrt(np.einsum("ij,ij->i", X, X))
             return np.divide(X, norm[:, None], out=np.zeros_like(X), where=norm[:, None] > 0)
-        Z = (X if self.keep is None else X[:, self.keep]) - self.shift
+        X = X if self.keep is None else X[:, self.keep]
+        Z = (X * self.scale if self.scale != 1.0 else X) - self.shift
         if self.whiten is not None:
             Z = linalg.solve_triangular(self.whiten, Z.T, lower=True).T
         return np.ascontiguousarray(Z)
 
 
-def mahalanobis_transform(values: np.ndarray, W: np.ndarray) -> Transform:
+def mahalanobis_transform(values: np.ndarray, W: np.ndarray, scale: float = 1.0) -> Transform:
     """Whitening by the pooled within-class covariance, estimated by the multivariate normal
     family (``pooling=1``) from the sample's scatter statistic: its Cholesky factor, on the
     columns it keeps (a column constant in every row carries no distance and is left out).
@@ -472,7 +520,7 @@ def mahalanobis_transform(values: np.ndarray, W: np.ndarray) -> Transform:
             return describe_singular(first, None, names, params)
 
         return Transform("mahalanobis", np.zeros(0), singular=problem)
-    return Transform("mahalanobis", params.reference, params.factor[0], params.keep)
+    return Transform("mahalanobis", params.reference, params.factor[0], params.keep, scale=scale)
 
 
 def _pooled_spread(
@@ -534,7 +582,14 @@ def best_factor(rule: str, search: dict[str, np.ndarray]) -> float:
 
 def check_search(search: dict[str, Any]) -> str | None:
     """Why a stored width search cannot be one :meth:`Parzen._search` made, or None."""
-    if set(search) != {"factors", "log_likelihood", "accuracy"}:
+    written = {"factors", "log_likelihood", "accuracy"}
+    newer = sorted(set(search) - written, key=str)
+    if newer:
+        return (
+            f"it holds {newer[0]!r}, which this bayeskit does not write (a file of a newer "
+            "bayeskit? load it with the version that wrote it)"
+        )
+    if set(search) != written:
         return "it must hold factors, log_likelihood and accuracy"
     arrays = [np.asarray(search[k]) for k in ("factors", "log_likelihood", "accuracy")]
     if any(a.shape != SEARCH_FACTORS.shape or a.dtype.kind != "f" for a in arrays):

@@ -44,6 +44,8 @@ from ._format import section_contents as _section_contents
 _INNER = "inner."
 #: The newest format version the wrapper needs itself (its inner model may need its own).
 _VERSION = 2
+#: What semi_contents writes in ``state``.
+_STATE_FIELDS = frozenset({"inner", "classes", "n_iter", "converged", "lower_bounds"})
 
 
 def semi_contents(model: SemiSupervisedNB) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -103,6 +105,15 @@ def build_semi(
     except BayeskitError as exc:
         raise ModelFileError(f"the stored settings are invalid: {exc}") from None
     state = meta["state"]
+    # A part this version does not write (a newer bayeskit's, of the same format version) is
+    # refused, not ignored, as a statistic block's is: the model would be rebuilt without it.
+    unknown = sorted(set(state) - _STATE_FIELDS, key=str)
+    if unknown:
+        raise ModelFileError(
+            f"meta.json: state holds {unknown[0]!r}, which this bayeskit does not write for a "
+            f"SemiSupervisedNB (its parts: {', '.join(sorted(_STATE_FIELDS))}; a file of a "
+            "newer bayeskit? load it with the version that wrote it)"
+        )
     inner = state["inner"]
     estimator = inner.get("estimator")
     if inner.get("format") != FORMAT_NAME or type(inner.get("format_version")) is not int:

@@ -14,12 +14,15 @@ from .._values import unique_sorted
 from ..errors import DataError, ShapeError
 
 
-def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
+def marked_labels(y: Any, declared: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(y as an array, which rows are labelled): ``-1`` (scikit-learn's marker) or a missing
     value (``None``, NaN, pandas ``NA``, a polars null) marks an unlabelled row. NaN is no
     class label (``fit`` refuses it in every model), so float labels may mark with it too;
     ±inf is refused. The labelled rows' labels go through the checks every model's ``fit``
-    makes of labels (no bytes, no values that are not class labels)."""
+    makes of labels (no bytes, no values that are not class labels).
+
+    Classes ``declared`` to fit that hold the number -1 make it a class: then only a missing
+    value marks an unlabelled row (labels -1 and 1, as sentiment data often has them)."""
     if y is None:
         raise DataError(
             "SemiSupervisedNB requires y to be passed, but the target y is None (give one label "
@@ -43,9 +46,10 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
         ) from None
     if not len(y):
         raise ShapeError("y is empty; give one label per row of X (-1 or None if unlabelled)")
+    minus_one = not any(_is_number(v) and v == -1 for v in declared_list(declared))
     if y.dtype.kind == "O":
         marked = np.fromiter(
-            (is_missing(v) or (_is_number(v) and v == -1) for v in y.tolist()),
+            (is_missing(v) or (minus_one and _is_number(v) and v == -1) for v in y.tolist()),
             dtype=bool,
             count=len(y),
         )
@@ -56,7 +60,9 @@ def marked_labels(y: Any) -> tuple[np.ndarray, np.ndarray]:
                 f"y holds {y[row]} at row {row}; labels are finite, and an unlabelled row is "
                 "marked with -1 or a missing value (NaN, None)"
             )
-        marked = (y == -1) | np.isnan(y) if y.dtype.kind == "f" else y == -1
+        marked = (y == -1) & minus_one
+        if y.dtype.kind == "f":
+            marked |= np.isnan(y)
     else:
         marked = np.zeros(len(y), dtype=bool)
     check_y(y[~marked])
@@ -95,3 +101,30 @@ def labelled_classes(y: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     # be taken for a regression target)
     check_label_type(found, "class labels, -1 or None if unlabelled")
     return found
+
+
+def refuse_text_marker(y: np.ndarray, labelled: np.ndarray, declared: Any) -> None:
+    """Refuse the text ``"-1"`` as a label unless ``declared`` (the classes given to fit)
+    names it: it is the marker -1 turned into text (``np.array(["spam", -1])`` holds
+    ``"-1"``), and taken as a class of its own it would turn every row meant to be unlabelled
+    into a labelled one."""
+    if y.dtype.kind not in "OUS" or "-1" in declared_list(declared):
+        return
+    text = np.asarray(y[labelled], dtype=object) == "-1"
+    if text.any():
+        row = int(np.flatnonzero(labelled)[text][0])
+        raise DataError(
+            f"y[{row}] is the text '-1', which reads as the unlabelled marker -1 turned into "
+            "text, not a class; mark unlabelled rows with None (or the number -1 in a list or "
+            "an object array), or declare '-1' a class with fit(..., classes=[...])"
+        )
+
+
+def declared_list(classes: Any) -> list[Any]:
+    """The classes given to fit as a list of Python values ([] for None)."""
+    if classes is None:
+        return []
+    return [
+        v.item() if isinstance(v, np.generic) else v
+        for v in np.asarray(classes, dtype=object).ravel().tolist()
+    ]

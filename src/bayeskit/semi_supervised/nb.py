@@ -25,7 +25,7 @@ from ..contract import Contract, contract_of, declares
 from ..errors import DataError, NotFittedError, ParameterError, convergence_warning
 from ..mixture._em import Part, check_em_settings, run_em, warn_not_converged
 from ..mixture._family import class_log_sum
-from ._labels import labelled_classes, marked_labels
+from ._labels import labelled_classes, marked_labels, refuse_text_marker
 from ._views import EstimatorView, TextView
 
 #: Most mixture components a class may have.
@@ -196,6 +196,13 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         from ..naive_bayes import MultinomialNB
 
         estimator = MultinomialNB() if self.estimator is None else self.estimator
+        if isinstance(estimator, type):
+            # (its declaration reads as a model's, and scikit-learn's clone then fails with a
+            # TypeError of its own)
+            raise ParameterError(
+                f"estimator={estimator.__name__} is a class, not an estimator; pass an "
+                f"instance: estimator={estimator.__name__}()"
+            )
         declared = contract_of(estimator) if declares(estimator) else None
         if declared is None or declared.state != "generative" or not is_classifier(estimator):
             raise ParameterError(
@@ -251,7 +258,9 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         sample_weight : array-like of shape (n_samples,), optional
         classes : array-like, optional
             The classes; a label in ``y`` that is neither one of them nor the unlabelled
-            marker is refused (default: the labels in ``y``).
+            marker is refused (default: the labels in ``y``). A class -1 declared here (labels
+            -1 and 1) is a class: only a missing value then marks an unlabelled row; so is the
+            text ``"-1"``, which is otherwise refused as the marker turned into text.
 
         Returns
         -------
@@ -474,12 +483,13 @@ def _documents(X: Any) -> list[Any]:
 
 def _split_labels(y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sorted class labels, each row's class index (−1: unlabelled), labelled mask)."""
-    y, labelled = marked_labels(y)
+    y, labelled = marked_labels(y, classes)
     if not labelled.any():
         raise DataError(
             f"all {len(y)} rows are unlabelled (-1 or None); semi-supervised learning needs at "
             "least one labelled row of every class it is to predict"
         )
+    refuse_text_marker(y, labelled, classes)
     found = labelled_classes(y, labelled)
     if classes is None:
         labels = found
