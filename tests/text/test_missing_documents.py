@@ -26,8 +26,8 @@ def test_a_missing_document_scores_as_none_does(make):
 
 
 def test_fitting_with_missing_documents_is_fitting_with_none():
-    with_nan = TextClassifier().fit(pd.Series(TRAIN[:-1] + [np.nan]), LABELS)
-    with_none = TextClassifier().fit(TRAIN[:-1] + [None], LABELS)
+    with_nan = TextClassifier().fit(pd.Series([*TRAIN[:-1], np.nan]), LABELS)
+    with_none = TextClassifier().fit([*TRAIN[:-1], None], LABELS)
     np.testing.assert_array_equal(with_nan.class_count_, with_none.class_count_)
     np.testing.assert_array_equal(
         with_nan.predict_joint_log_proba(TRAIN), with_none.predict_joint_log_proba(TRAIN)
