@@ -39,6 +39,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import dataclasses
 import io
 import os
 import re
@@ -46,6 +47,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
@@ -330,8 +333,8 @@ def check_rows(
     separator: str = ",",
     line_offset: int = 0,
     quotes: bool = False,
-) -> tuple[list[str], int]:
-    """(header fields or the first row, blank lines seen); raises on a ragged row, naming its
+) -> tuple[list[str], BlankLines]:
+    """(header fields or the first row, the blank lines seen); raises on a ragged row, naming its
     line (``line_offset``: lines of the file before ``text``'s second line, when ``text`` is
     the first row followed by a block from further down the file), and with ``quotes`` on a
     double quote inside a field not quoted (``5'11"``), which polars cannot read."""
@@ -339,7 +342,8 @@ def check_rows(
     lines = io.StringIO(text, newline="").readlines() if quotes and fmt == "csv" else None
     first: list[str] | None = None
     first_line = 0
-    blank = 0
+    blank = BlankLines()
+    after = 0  # the records after the first one
     start = 0  # the lines before the record read
     try:
         for row in reader:
@@ -347,8 +351,13 @@ def check_rows(
                 line = start + 1 + (line_offset if start else 0)
                 _check_quotes(row, "".join(lines[start : reader.line_num]), line, label)
                 start = reader.line_num
+            if first is not None:
+                after += 1
             if not row:
-                blank += 1
+                if first is None:
+                    blank.leading += 1
+                else:
+                    blank.after.append(after - 1)
                 continue
             if first is None:
                 first, first_line = row, reader.line_num
@@ -372,7 +381,42 @@ def check_rows(
             line=line,
         ) from None
     assert first is not None  # the caller checked that the text is not blank
+    blank.records = after
     return first, blank
+
+
+@dataclasses.dataclass
+class BlankLines:
+    """The blank lines of a CSV/TSV text, which polars reads as rows of nulls (all but those
+    before a header): ``leading`` before its first record, ``after`` by their place among the
+    ``records`` after it (blank or not)."""
+
+    leading: int = 0
+    after: list[int] = dataclasses.field(default_factory=list)
+    records: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.leading or self.after)
+
+    def dropped(self, frame: Any, *, header: bool) -> Any:
+        """``frame`` (polars' reading of the text; without a header, its first record is the
+        first row) without the rows of the blank lines — and only those: a row whose every
+        field is a missing marker (``NA``) is a row of nulls too, and stays."""
+        import polars as pl
+
+        rows = list(self.after)
+        if not header:  # every record is a row: the blank ones before and the first one too
+            rows = list(range(self.leading)) + [r + self.leading + 1 for r in rows]
+        expected = self.records + (0 if header else self.leading + 1)
+        index = pl.Series(rows, dtype=pl.UInt32)
+        blank = frame.select(pl.all_horizontal(pl.all().is_null()).gather(index)).to_series()
+        # polars makes a row of nulls of every blank line it reads as a row: a reading of other
+        # rows would lose the wrong ones
+        assert frame.height == expected, "a blank line is a row"
+        assert bool(blank.all()), "a blank line is a row of nulls"
+        keep = np.ones(frame.height, dtype=bool)
+        keep[rows] = False
+        return frame.filter(pl.Series(keep))
 
 
 def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
@@ -469,7 +513,7 @@ def _read_delimited(
     if frame.width and frame.height and frame.get_column(frame.columns[-1]).null_count():
         _, blank = check_rows(_decode(data, label), label, fmt, header, separator)
         if blank:
-            frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+            frame = blank.dropped(frame, header=header)
     frame = frame.rename({c: c.strip() for c in frame.columns if c != c.strip()})
     return padding_removed(
         frame, missing, decimal_comma=_decimal_comma(data, separator), text_columns=text_columns

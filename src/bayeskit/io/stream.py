@@ -38,6 +38,7 @@ from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
+    BlankLines,
     _check_header,
     _decimal_comma,
     _decode,
@@ -374,15 +375,17 @@ class TableStream:
         # A short row reads as nulls at its end, and a blank line as a row of nulls (polars
         # pads them): when the last column has nulls the block's rows are checked one by one.
         last_nulls = frame.width and frame.get_column(frame.columns[-1]).null_count()
-        if last_nulls and self._check_block(block, line):
-            frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        if last_nulls:
+            blank = self._check_block(block, line)
+            if blank:  # (the block's rows are the records after the file's first one)
+                frame = blank.dropped(frame, header=True)
         return frame
 
-    def _check_block(self, block: bytes, line: int, quotes: bool = False) -> int:
+    def _check_block(self, block: bytes, line: int, quotes: bool = False) -> BlankLines:
         """Blank lines in a CSV/TSV block; raises at a ragged row, naming its line (and with
         ``quotes`` at a quote inside a field not quoted)."""
         if self.format not in ("csv", "tsv"):
-            return 0
+            return BlankLines()
         text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
         return check_rows(
             text,
