@@ -50,13 +50,15 @@ class DiscriminantAnalysis(NumericNB):
         super()._check_fit()
 
     def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Any:
-        # Training data only (predictions compute no fourth moments): values whose fourth
-        # powers float64 cannot sum are refused by name before they are summed.
+        # Training data only (predictions sum no squares of deviations): columns whose
+        # deviations' squares (or fourth powers) float64 cannot sum are refused by name
+        # before they are summed.
         names = self._block_names(self._feature_names())
         for family, block, block_names in zip(self._families(), blocks, names, strict=True):
-            check = getattr(family, "check_fourth_powers", None)
-            if check is not None:
-                check(block, block_names)
+            for check in ("check_spread", "check_fourth_powers"):
+                method = getattr(family, check, None)
+                if method is not None:
+                    method(block, block_names)
         return super()._summary_of(blocks, labels, R)
 
     def _check_usable(self) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._decision import class_log_prior
 from .._params import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
+from ..errors import BayeskitWarning, CollinearColumnsWarning, DataError, ParameterError
 from ..families.mvnormal import MVNormal
 from ..stats import Scatter
 from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
@@ -238,20 +238,35 @@ class LinearDiscriminantAnalysis(
 
     @property
     def scalings_(self) -> np.ndarray:
-        """Fisher's discriminant axes, columns ``v`` with ``vᵀ Σ v = 1``, (n_features, rank)."""
-        self._check_usable()
-        return self._params().projection[0]
+        """Fisher's discriminant axes, columns ``v`` with ``vᵀ Σ v = 1``, (n_features, rank):
+        on rank-deficient data (``solver="svd"``), the axes of the span of the data."""
+        return self._projection()[0]
 
     @property
     def explained_variance_ratio_(self) -> np.ndarray:
         """Share of the between-class variance along each kept axis."""
+        values = self._projection()[1]
+        return (values / values.sum())[: self._n_axes()]
+
+    def _projection(self) -> tuple[np.ndarray, np.ndarray]:
         self._check_usable()
-        values = self._params().projection[1]
-        return (values / values.sum())[: self._max_components()]
+        params = self._params()
+        if not params.keep.any():
+            raise DataError(
+                "every column had one value in all the training rows: the model has no "
+                "discriminant axis to project onto (it predicts the class priors); train it "
+                "on columns whose values vary"
+            )
+        return params.projection
+
+    def _n_axes(self) -> int:
+        """Axes :meth:`transform` gives: ``n_components`` (or ``min(n_classes − 1,
+        n_features)``), at most the rank of the within-class matrix."""
+        return min(self._max_components(), self._projection()[0].shape[1])
 
     @property
     def _n_features_out(self) -> int:
-        return self._max_components()
+        return self._n_axes()
 
     def transform(self, X: Any) -> np.ndarray:
         """Project rows onto the first ``n_components`` discriminant axes (scikit-learn's
@@ -260,8 +275,9 @@ class LinearDiscriminantAnalysis(
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            Fewer columns on rank-deficient data whose span has fewer dimensions.
         """
-        scalings = self.scalings_[:, : self._max_components()]
+        scalings = self.scalings_[:, : self._n_axes()]
         family = self._fitted()[2][0]
         rows = family.validate(self._check_X(X, reset=False), self._feature_names())
         return self._output(np.asarray(rows @ scalings), X)
