@@ -248,3 +248,33 @@ def test_every_posterior_is_mass(table, tmp_path):
         rtol=1e-9,
         atol=1e-13,
     )
+
+
+# ---------------------------------------------------------------- rows far from every class
+
+
+@pytest.mark.parametrize(
+    "cls", [bk.QuadraticDiscriminantAnalysis, bk.RegularizedDiscriminantAnalysis]
+)
+def test_a_row_whose_distance_to_every_class_overflows_goes_to_the_nearest_class(cls):
+    """Sepal length in units of 1e140 (spread ~1e-140) and a row holding 1e150 there: every
+    squared Mahalanobis distance overflowed float64, every class scored −inf and the posterior
+    fell back on the prior (1/3 each). Far along that column the distance is dominated by
+    ``x0² (Σ_k⁻¹)_00``, so the class with the smallest ``(Σ_k⁻¹)_00`` is the exact model's
+    answer (versicolor, class 1, for both models)."""
+    X, y = IRIS
+    narrow = X.copy()
+    narrow[:, 0] *= 1e-140
+    model = cls().fit(narrow, y)
+    nearest = int(np.argmin([np.linalg.inv(c)[0, 0] for c in cls().fit(X, y).covariance_]))
+    assert nearest == 1
+    far = np.random.default_rng(0).uniform(-10, 10, size=(6, 4))
+    far[:, 0] = [1e150, -1e150, 5e149, -3e149, 1e150, 2e149]
+    proba = model.predict_proba(far)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(proba.argmax(axis=1), nearest)
+    np.testing.assert_array_equal(model.predict(far), nearest)
+    np.testing.assert_array_equal(model.predict(sp.csr_matrix(far)), nearest)
+    # rows within reach are scored as before, beside the far ones
+    both = np.vstack([narrow[:5], far])
+    np.testing.assert_allclose(model.predict_proba(both)[:5], model.predict_proba(narrow[:5]))

@@ -548,7 +548,11 @@ class MVNormal(Family):
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
         if params.factor is not None and not params.shared:
             require_regular(params)
-            return _quadratic(params, X, int(params.keep.sum()), bool(params.keep.all()))
+            d = int(params.keep.sum())
+            out = _quadratic(params, X, d, bool(params.keep.all()))
+            if relative and len(out):
+                _rescue_far_rows(params, X, out, d)
+            return out
         with _thin(X.shape[1]):
             return self._scores_of(params, X, relative=relative)
 
@@ -763,6 +767,39 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
     with contextlib.nullcontext() if wide else one_blas_thread():
         in_parallel(len(starts), len(works), task)
     return out
+
+
+def _rescue_far_rows(params: MVNormalParams, X: Any, out: np.ndarray, d: int) -> None:
+    """Rows so far from every class that each squared distance overflowed float64 (−inf for
+    every class: a value of 1e150 on a column whose class spreads are 1e-140) get their
+    log-densities up to the row's shared term, in place: ``−½ (q_k − q_min) − c_k`` with
+    ``q_k = t_k² ‖L_k⁻¹ (x − μ_k) / t_k‖²`` compared in logarithms — the nearest class (in
+    Mahalanobis distance) takes the posterior, as the exact model says, where the template
+    would have fallen back on the prior."""
+    live = np.flatnonzero(~params.empty)
+    with np.errstate(invalid="ignore"):
+        dead = np.flatnonzero(np.isneginf(out[:, live]).all(axis=1))
+    if not len(dead) or params.inverse is None:
+        return
+    rows = X[dead]
+    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+    rows = rows[:, params.keep]
+    means = params.means[:, params.keep]
+    shift = 0.5 * (params.log_det + d * _LOG_2PI)
+    log_q = np.full((len(dead), len(params.empty)), np.inf)
+    for k in live:
+        offset = rows - means[k]
+        size = np.abs(offset).max(axis=1, keepdims=True)
+        size[size == 0] = 1.0
+        Z = _whiten(params.inverse[k], offset / size)
+        with np.errstate(divide="ignore"):
+            log_q[:, k] = 2.0 * np.log(size[:, 0]) + np.log(np.einsum("ij,ij->i", Z, Z))
+    nearest = log_q.min(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        gap = np.exp(nearest + np.log(np.expm1(log_q - nearest)))
+        rescued = -0.5 * np.where(log_q == nearest, 0.0, gap) - shift
+    rescued[:, params.empty] = -np.inf
+    out[dead] = rescued
 
 
 def _whiten(L_inv: np.ndarray, Y: np.ndarray) -> np.ndarray:
