@@ -278,3 +278,22 @@ def test_a_row_whose_distance_to_every_class_overflows_goes_to_the_nearest_class
     # rows within reach are scored as before, beside the far ones
     both = np.vstack([narrow[:5], far])
     np.testing.assert_allclose(model.predict_proba(both)[:5], model.predict_proba(narrow[:5]))
+
+
+# ---------------------------------------------------------------- priors not summing to 1
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("priors", [[0.3333, 0.3333, 0.3333], [2.0, 1.0, 1.0]])
+def test_priors_not_summing_to_one_are_renormalised_by_every_model(cls, priors):
+    """LDA renormalised them with a warning, QDA and RDA refused them ('priors must sum to
+    1': three priors of 1/3 written to four digits), where scikit-learn's QDA takes them."""
+    X, y = WINE
+    with pytest.warns(bk.errors.BayeskitWarning, match=r"not 1; renormalising them"):
+        ours = cls(priors=priors).fit(X, y)
+    np.testing.assert_allclose(ours.priors_, np.asarray(priors) / np.sum(priors))
+    expected = cls(priors=np.asarray(priors) / np.sum(priors)).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), expected.predict_proba(X), rtol=1e-12)
+    if cls is bk.QuadraticDiscriminantAnalysis:
+        theirs = sk.QuadraticDiscriminantAnalysis(priors=priors).fit(X, y)
+        np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)

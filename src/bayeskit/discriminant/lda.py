@@ -7,12 +7,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._decision import class_log_prior
 from .._params import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from ..errors import BayeskitWarning, CollinearColumnsWarning, DataError, ParameterError
+from ..errors import CollinearColumnsWarning, DataError, ParameterError
 from ..families.mvnormal import MVNormal
 from ..stats import Scatter
-from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
+from ._common import DiscriminantAnalysis, check_solver, renormalised, sklearn_shrinkage
 
 SOLVERS = ("svd", "lsqr", "eigen")
 
@@ -156,28 +155,19 @@ class LinearDiscriminantAnalysis(
             "shrinkage='auto' (or a number in (0, 1]), or drop the column"
         )
 
-    @property
-    def class_prior(self) -> Any:
-        """``priors``, renormalised with a warning when they do not sum to 1 (scikit-learn's
-        rule)."""
-        return _renormalised(self.priors, warn=True)
-
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 1.0,
                 shrinkage=sklearn_shrinkage(self.shrinkage, self.covariance_estimator),
-                pool_weights=_renormalised(self.priors, warn=False),
+                pool_weights=renormalised(self.priors, warn=False),
                 tol=self.tol,
                 span=self.solver == "svd",
             )
         ]
 
     def _finalize(self, summary: Any, parameters: Any = None) -> Any:
-        # priors of the wrong shape or count are refused as such, before renormalising
-        # them could warn about their sum
-        _check_shape(self.priors, summary.class_count)
         fitted = super()._finalize(summary, parameters)
         params = fitted[1][0]
         if params.collinear:
@@ -289,41 +279,3 @@ class LinearDiscriminantAnalysis(
         X = family.validate(self._check_X(X, reset=False), self._feature_names())
         scores = np.asarray(X @ W.T) + b
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-
-def _check_shape(priors: Any, class_count: np.ndarray) -> None:
-    """Refuse ``priors`` that are not one number per class, naming the shape or the count."""
-    if priors is None:
-        return
-    try:
-        values = np.asarray(priors, dtype=np.float64)
-    except (TypeError, ValueError):
-        values = None  # no numbers: the class prior's check names it
-    if values is None or values.shape != class_count.shape:
-        class_log_prior(
-            class_count, fit_prior=True, class_prior=priors, prior_alpha=0.0, name="priors"
-        )
-
-
-def _renormalised(priors: Any, *, warn: bool) -> Any:
-    """Non-negative finite ``priors`` divided by their sum when it is not 1 (with a
-    :class:`~bayeskit.errors.BayeskitWarning` when ``warn``); anything else as given, for the
-    class prior's own checks to name."""
-    if priors is None:
-        return None
-    try:
-        values = np.asarray(priors, dtype=np.float64)
-    except (TypeError, ValueError):
-        return priors
-    total = float(values.sum()) if values.ndim == 1 else np.nan
-    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
-        return priors
-    if np.isclose(total, 1.0, rtol=0, atol=1e-8):
-        return priors
-    if warn:
-        warnings.warn(
-            f"the priors {values.tolist()} sum to {total:.10g}, not 1; renormalising them",
-            BayeskitWarning,
-            stacklevel=3,
-        )
-    return values / total

@@ -41,7 +41,8 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
     Parameters
     ----------
     priors : array-like of shape (n_classes,), default=None
-        Class prior probabilities; None: the class frequencies.
+        Class prior probabilities; None: the class frequencies. Priors that do not sum to 1
+        are renormalised with a warning (as in :class:`LinearDiscriminantAnalysis`).
     reg_param : float in [0, 1], default=0.0
         ``Σ_y ← (1 − reg_param) Σ_y + reg_param · I`` (note: the identity, in the units of
         the features).

@@ -37,7 +37,8 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
         from 1e-4 to 4e5) it drowns the small ones, so standardise them first or choose γ by
         cross-validation.
     priors : array-like of shape (n_classes,), default=None
-        Class prior probabilities; None: the class frequencies.
+        Class prior probabilities; None: the class frequencies. Priors that do not sum to 1
+        are renormalised with a warning (as in :class:`LinearDiscriminantAnalysis`).
     tol : float, default=1e-4
         A covariance is singular when its correlation matrix has an eigenvalue at most
         ``tol²``.
