@@ -297,3 +297,43 @@ def test_priors_not_summing_to_one_are_renormalised_by_every_model(cls, priors):
     if cls is bk.QuadraticDiscriminantAnalysis:
         theirs = sk.QuadraticDiscriminantAnalysis(priors=priors).fit(X, y)
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+
+
+# ---------------------------------------------------------------- what a refusal tells to do
+
+
+@pytest.mark.parametrize(
+    ("model", "told", "not_told"),
+    [
+        (
+            bk.QuadraticDiscriminantAnalysis(shrinkage="auto"),
+            r"cannot help a class whose rows are all alike .* set reg_param > 0",
+            "shrinkage='auto'",
+        ),
+        (
+            bk.QuadraticDiscriminantAnalysis(shrinkage=0.5),
+            r"cannot help a class whose rows are all alike .* set reg_param > 0",
+            "shrinkage='auto'",
+        ),
+        (
+            bk.RegularizedDiscriminantAnalysis(lam=0.0, gamma=0.5),
+            r"cannot help a class whose rows are all alike .* set lam > 0",
+            "set gamma > 0",
+        ),
+    ],
+)
+def test_a_class_of_one_row_is_not_told_to_set_what_is_set(model, told, not_told):
+    """A class of one row has no variance in any column: shrinkage towards its average
+    variance (shrinkage, RDA's gamma) leaves it singular, and the refusal told the user to set
+    shrinkage='auto' or gamma > 0 — the settings that had just failed."""
+    X, y = IRIS
+    X1, y1 = np.vstack([X, X[:1] + 1.0]), np.append(y, 3)
+    with pytest.raises(bk.errors.SingularCovarianceError, match=told) as refused:
+        model.fit(X1, y1)
+    assert not_told not in str(refused.value)
+    # what it tells does fit
+    fix = {"reg_param": 0.1} if "reg_param" in told else {"lam": 0.5}
+    model.set_params(**fix).fit(X1, y1).predict_proba(X1)
+    # other singular matrices are told what they were before
+    with pytest.raises(bk.errors.SingularCovarianceError, match=r"set reg_param > 0 .*'auto'"):
+        bk.QuadraticDiscriminantAnalysis().fit(X1, y1)

@@ -81,6 +81,14 @@ class DiscriminantAnalysis(NumericNB):
         """What to change when a covariance matrix is singular."""
         return self._fix
 
+    def _rows_all_alike(self) -> bool:
+        """Whether every singular matrix has a column without variance although the matrix
+        was shrunk towards its average variance (shrinkage, γ): only a matrix whose average
+        variance is 0 — a class whose rows are all alike, such as a single row — stays so, and
+        more shrinkage cannot help it."""
+        singular = self._params().singular
+        return bool(singular) and all(s.column is not None for s in singular)
+
     def _params(self) -> MVNormalParams:
         params: MVNormalParams = self._fitted()[1][0]
         return params

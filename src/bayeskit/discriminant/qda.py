@@ -121,6 +121,18 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
 
     _fix = "set reg_param > 0 (e.g. 0.1) or shrinkage='auto', or drop the column"
 
+    def _singular_fix(self) -> str:
+        shrinkage = sklearn_shrinkage(self.shrinkage, self.covariance_estimator)
+        if shrinkage is None or (not isinstance(shrinkage, str) and shrinkage == 0):
+            return self._fix
+        if not self._rows_all_alike():
+            return self._fix
+        return (
+            "shrinkage towards the class's average variance cannot help a class whose rows "
+            "are all alike (a single row, or copies of one); set reg_param > 0 (e.g. 0.1), "
+            "or give the class more rows"
+        )
+
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)
         return [

@@ -92,6 +92,18 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
 
     _fix = "set gamma > 0 (e.g. 0.1), or lam closer to 1, or drop the column"
 
+    def _singular_fix(self) -> str:
+        gamma = self.gamma
+        real = isinstance(gamma, (int, float)) and not isinstance(gamma, bool)
+        if real and gamma > 0 and self._rows_all_alike():
+            return (
+                "gamma shrinks towards the matrix's average variance, which cannot help a "
+                "class whose rows are all alike (a single row, or copies of one); set "
+                "lam > 0 (e.g. 0.5: the class borrows the pooled covariance), or give the "
+                "class more rows"
+            )
+        return self._fix
+
     def _families(self) -> list[Any]:
         return [MVNormal(self.lam, gamma=self.gamma, tol=self.tol)]
 
