@@ -35,7 +35,11 @@ def test_a_singular_covariance_names_what_the_command_line_can_do(cli, tmp_path)
     result = cli("train", data, "-t", "y", "-m", "qda", "-o", tmp_path / "m.bkm")
     assert result.exit_code == 2
     assert "reg_param > 0" in result.stderr  # the library's own words
-    assert "the command line sets none of these: --model lda works" in result.stderr
+    assert "on the command line: --set NAME=VALUE, such as --set reg_param=0.1" in result.stderr
+    assert "--model lda, which works in the span of collinear columns" in result.stderr
+    # and --set does what the hint says
+    args = ("train", data, "-t", "y", "-m", "qda", "--set", "reg_param=0.1")
+    assert cli(*args, "-o", tmp_path / "m.bkm").exit_code == 0
 
 
 def test_top_takes_no_negative_count(cli, tmp_path):

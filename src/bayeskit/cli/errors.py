@@ -134,15 +134,16 @@ def _outcome(exc: Exception, prog: str, debug: bool) -> int:
 
 
 def _hint(exc: Exception) -> str:
-    """What the command line can do where the library's message names a setting it has no
-    option for (a singular covariance: ``reg_param``, ``gamma``, ``shrinkage``)."""
+    """How the command line sets what the library's message names (a singular covariance:
+    ``reg_param``, ``gamma``, ``lam``, ``shrinkage``, ``solver``: ``--set``), and what else
+    it can do."""
     from ..errors import SingularCovarianceError
 
     if isinstance(exc, SingularCovarianceError):
         return (
-            " (the command line sets none of these: --model lda works in the span of "
-            "collinear columns, a naive Bayes model needs no covariance, or drop the column "
-            "from the file)"
+            " (on the command line: --set NAME=VALUE, such as --set reg_param=0.1; or "
+            "--model lda, which works in the span of collinear columns, or a naive Bayes "
+            "model, which needs no covariance)"
         )
     return ""
 

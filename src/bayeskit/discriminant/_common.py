@@ -4,12 +4,14 @@ covariance matrix is singular."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .._decision import class_log_prior
 from .._values import one_of
-from ..errors import DataError, ParameterError, SingularCovarianceError
+from ..errors import BayeskitWarning, DataError, ParameterError, SingularCovarianceError
 from ..families.mvnormal import MVNormalParams
 from ..naive_bayes._numeric import NumericNB
 
@@ -36,8 +38,16 @@ class DiscriminantAnalysis(NumericNB):
 
     @property
     def class_prior(self) -> Any:
-        """The template's fixed class prior: scikit-learn calls it ``priors``."""
-        return self.priors
+        """The template's fixed class prior: ``priors`` (scikit-learn's name), renormalised
+        with a :class:`~bayeskit.errors.BayeskitWarning` when they do not sum to 1, as
+        scikit-learn's LDA does (its QDA takes them as they are: the same posteriors)."""
+        return renormalised(self.priors, warn=True)
+
+    def _finalize(self, summary: Any, parameters: Any = None) -> Any:
+        # priors of the wrong shape or count are refused as such, before renormalising
+        # them could warn about their sum
+        check_priors_shape(self.priors, summary.class_count)
+        return super()._finalize(summary, parameters)
 
     def _check_fit(self) -> None:
         live = self.class_count_ > 0
@@ -50,13 +60,15 @@ class DiscriminantAnalysis(NumericNB):
         super()._check_fit()
 
     def _summary_of(self, blocks: list[Any], labels: np.ndarray, R: Any) -> Any:
-        # Training data only (predictions compute no fourth moments): values whose fourth
-        # powers float64 cannot sum are refused by name before they are summed.
+        # Training data only (predictions sum no squares of deviations): columns whose
+        # deviations' squares (or fourth powers) float64 cannot sum are refused by name
+        # before they are summed.
         names = self._block_names(self._feature_names())
         for family, block, block_names in zip(self._families(), blocks, names, strict=True):
-            check = getattr(family, "check_fourth_powers", None)
-            if check is not None:
-                check(block, block_names)
+            for check in ("check_spread", "check_fourth_powers"):
+                method = getattr(family, check, None)
+                if method is not None:
+                    method(block, block_names)
         return super()._summary_of(blocks, labels, R)
 
     def _check_usable(self) -> None:
@@ -68,6 +80,14 @@ class DiscriminantAnalysis(NumericNB):
     def _singular_fix(self) -> str:
         """What to change when a covariance matrix is singular."""
         return self._fix
+
+    def _rows_all_alike(self) -> bool:
+        """Whether every singular matrix has a column without variance although the matrix
+        was shrunk towards its average variance (shrinkage, γ): only a matrix whose average
+        variance is 0 — a class whose rows are all alike, such as a single row — stays so, and
+        more shrinkage cannot help it."""
+        singular = self._params().singular
+        return bool(singular) and all(s.column is not None for s in singular)
 
     def _params(self) -> MVNormalParams:
         params: MVNormalParams = self._fitted()[1][0]
@@ -144,3 +164,41 @@ def sklearn_shrinkage(shrinkage: Any, covariance_estimator: Any) -> Any:
         "EmpiricalCovariance, ShrunkCovariance, LedoitWolf or OAS (or shrinkage=None, a "
         "number, 'auto', 'ledoit-wolf' or 'oas')"
     )
+
+
+def check_priors_shape(priors: Any, class_count: np.ndarray) -> None:
+    """Refuse ``priors`` that are not one number per class, naming the shape or the count."""
+    if priors is None:
+        return
+    try:
+        values = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None  # no numbers: the class prior's check names it
+    if values is None or values.shape != class_count.shape:
+        class_log_prior(
+            class_count, fit_prior=True, class_prior=priors, prior_alpha=0.0, name="priors"
+        )
+
+
+def renormalised(priors: Any, *, warn: bool) -> Any:
+    """Non-negative finite ``priors`` divided by their sum when it is not 1 (with a
+    :class:`~bayeskit.errors.BayeskitWarning` when ``warn``); anything else as given, for the
+    class prior's own checks to name."""
+    if priors is None:
+        return None
+    try:
+        values = np.asarray(priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        return priors
+    total = float(values.sum()) if values.ndim == 1 else np.nan
+    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
+        return priors
+    if np.isclose(total, 1.0, rtol=0, atol=1e-8):
+        return priors
+    if warn:
+        warnings.warn(
+            f"the priors {values.tolist()} sum to {total:.10g}, not 1; renormalising them",
+            BayeskitWarning,
+            stacklevel=3,
+        )
+    return values / total

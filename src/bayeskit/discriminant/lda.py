@@ -7,12 +7,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._decision import class_log_prior
 from .._params import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from ..errors import BayeskitWarning, CollinearColumnsWarning, ParameterError
+from ..errors import CollinearColumnsWarning, DataError, ParameterError
 from ..families.mvnormal import MVNormal
 from ..stats import Scatter
-from ._common import DiscriminantAnalysis, check_solver, sklearn_shrinkage
+from ._common import DiscriminantAnalysis, check_solver, renormalised, sklearn_shrinkage
 
 SOLVERS = ("svd", "lsqr", "eigen")
 
@@ -156,28 +155,19 @@ class LinearDiscriminantAnalysis(
             "shrinkage='auto' (or a number in (0, 1]), or drop the column"
         )
 
-    @property
-    def class_prior(self) -> Any:
-        """``priors``, renormalised with a warning when they do not sum to 1 (scikit-learn's
-        rule)."""
-        return _renormalised(self.priors, warn=True)
-
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)
         return [
             MVNormal(
                 1.0,
                 shrinkage=sklearn_shrinkage(self.shrinkage, self.covariance_estimator),
-                pool_weights=_renormalised(self.priors, warn=False),
+                pool_weights=renormalised(self.priors, warn=False),
                 tol=self.tol,
                 span=self.solver == "svd",
             )
         ]
 
     def _finalize(self, summary: Any, parameters: Any = None) -> Any:
-        # priors of the wrong shape or count are refused as such, before renormalising
-        # them could warn about their sum
-        _check_shape(self.priors, summary.class_count)
         fitted = super()._finalize(summary, parameters)
         params = fitted[1][0]
         if params.collinear:
@@ -238,20 +228,35 @@ class LinearDiscriminantAnalysis(
 
     @property
     def scalings_(self) -> np.ndarray:
-        """Fisher's discriminant axes, columns ``v`` with ``vᵀ Σ v = 1``, (n_features, rank)."""
-        self._check_usable()
-        return self._params().projection[0]
+        """Fisher's discriminant axes, columns ``v`` with ``vᵀ Σ v = 1``, (n_features, rank):
+        on rank-deficient data (``solver="svd"``), the axes of the span of the data."""
+        return self._projection()[0]
 
     @property
     def explained_variance_ratio_(self) -> np.ndarray:
         """Share of the between-class variance along each kept axis."""
+        values = self._projection()[1]
+        return (values / values.sum())[: self._n_axes()]
+
+    def _projection(self) -> tuple[np.ndarray, np.ndarray]:
         self._check_usable()
-        values = self._params().projection[1]
-        return (values / values.sum())[: self._max_components()]
+        params = self._params()
+        if not params.keep.any():
+            raise DataError(
+                "every column had one value in all the training rows: the model has no "
+                "discriminant axis to project onto (it predicts the class priors); train it "
+                "on columns whose values vary"
+            )
+        return params.projection
+
+    def _n_axes(self) -> int:
+        """Axes :meth:`transform` gives: ``n_components`` (or ``min(n_classes − 1,
+        n_features)``), at most the rank of the within-class matrix."""
+        return min(self._max_components(), self._projection()[0].shape[1])
 
     @property
     def _n_features_out(self) -> int:
-        return self._max_components()
+        return self._n_axes()
 
     def transform(self, X: Any) -> np.ndarray:
         """Project rows onto the first ``n_components`` discriminant axes (scikit-learn's
@@ -260,8 +265,9 @@ class LinearDiscriminantAnalysis(
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            Fewer columns on rank-deficient data whose span has fewer dimensions.
         """
-        scalings = self.scalings_[:, : self._max_components()]
+        scalings = self.scalings_[:, : self._n_axes()]
         family = self._fitted()[2][0]
         rows = family.validate(self._check_X(X, reset=False), self._feature_names())
         return self._output(np.asarray(rows @ scalings), X)
@@ -273,41 +279,3 @@ class LinearDiscriminantAnalysis(
         X = family.validate(self._check_X(X, reset=False), self._feature_names())
         scores = np.asarray(X @ W.T) + b
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-
-def _check_shape(priors: Any, class_count: np.ndarray) -> None:
-    """Refuse ``priors`` that are not one number per class, naming the shape or the count."""
-    if priors is None:
-        return
-    try:
-        values = np.asarray(priors, dtype=np.float64)
-    except (TypeError, ValueError):
-        values = None  # no numbers: the class prior's check names it
-    if values is None or values.shape != class_count.shape:
-        class_log_prior(
-            class_count, fit_prior=True, class_prior=priors, prior_alpha=0.0, name="priors"
-        )
-
-
-def _renormalised(priors: Any, *, warn: bool) -> Any:
-    """Non-negative finite ``priors`` divided by their sum when it is not 1 (with a
-    :class:`~bayeskit.errors.BayeskitWarning` when ``warn``); anything else as given, for the
-    class prior's own checks to name."""
-    if priors is None:
-        return None
-    try:
-        values = np.asarray(priors, dtype=np.float64)
-    except (TypeError, ValueError):
-        return priors
-    total = float(values.sum()) if values.ndim == 1 else np.nan
-    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
-        return priors
-    if np.isclose(total, 1.0, rtol=0, atol=1e-8):
-        return priors
-    if warn:
-        warnings.warn(
-            f"the priors {values.tolist()} sum to {total:.10g}, not 1; renormalising them",
-            BayeskitWarning,
-            stacklevel=3,
-        )
-    return values / total

@@ -41,7 +41,8 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
     Parameters
     ----------
     priors : array-like of shape (n_classes,), default=None
-        Class prior probabilities; None: the class frequencies.
+        Class prior probabilities; None: the class frequencies. Priors that do not sum to 1
+        are renormalised with a warning (as in :class:`LinearDiscriminantAnalysis`).
     reg_param : float in [0, 1], default=0.0
         ``Σ_y ← (1 − reg_param) Σ_y + reg_param · I`` (note: the identity, in the units of
         the features).
@@ -119,6 +120,18 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
         self.loss = loss
 
     _fix = "set reg_param > 0 (e.g. 0.1) or shrinkage='auto', or drop the column"
+
+    def _singular_fix(self) -> str:
+        shrinkage = sklearn_shrinkage(self.shrinkage, self.covariance_estimator)
+        if shrinkage is None or (not isinstance(shrinkage, str) and shrinkage == 0):
+            return self._fix
+        if not self._rows_all_alike():
+            return self._fix
+        return (
+            "shrinkage towards the class's average variance cannot help a class whose rows "
+            "are all alike (a single row, or copies of one); set reg_param > 0 (e.g. 0.1), "
+            "or give the class more rows"
+        )
 
     def _families(self) -> list[Any]:
         check_solver(self.solver, SOLVERS)

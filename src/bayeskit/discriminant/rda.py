@@ -37,7 +37,8 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
         from 1e-4 to 4e5) it drowns the small ones, so standardise them first or choose γ by
         cross-validation.
     priors : array-like of shape (n_classes,), default=None
-        Class prior probabilities; None: the class frequencies.
+        Class prior probabilities; None: the class frequencies. Priors that do not sum to 1
+        are renormalised with a warning (as in :class:`LinearDiscriminantAnalysis`).
     tol : float, default=1e-4
         A covariance is singular when its correlation matrix has an eigenvalue at most
         ``tol²``.
@@ -90,6 +91,18 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
         self.loss = loss
 
     _fix = "set gamma > 0 (e.g. 0.1), or lam closer to 1, or drop the column"
+
+    def _singular_fix(self) -> str:
+        gamma = self.gamma
+        real = isinstance(gamma, (int, float)) and not isinstance(gamma, bool)
+        if real and gamma > 0 and self._rows_all_alike():
+            return (
+                "gamma shrinks towards the matrix's average variance, which cannot help a "
+                "class whose rows are all alike (a single row, or copies of one); set "
+                "lam > 0 (e.g. 0.5: the class borrows the pooled covariance), or give the "
+                "class more rows"
+            )
+        return self._fix
 
     def _families(self) -> list[Any]:
         return [MVNormal(self.lam, gamma=self.gamma, tol=self.tol)]

@@ -94,6 +94,11 @@ from ._mvnormal_kernels import distances
 from .gaussian import Gaussian, GaussianParams
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
+#: The least spread of a training column's values (largest minus smallest) discriminant
+#: analysis takes, unless it is 0: squares of smaller deviations fall below float64's normal
+#: range (about 2e-308) and lose their digits (the mirror of LARGEST_VALUE, whose squares
+#: stay below float64's largest).
+SMALLEST_SPREAD = 1e-150
 #: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
 _BLOCK_CELLS = 1 << 19
 #: with a shared covariance factor, per block: the centred copy and its product stay in
@@ -143,6 +148,9 @@ class MVNormalParams:
     completed: np.ndarray | None = None
     collinear: tuple[int, ...] = ()
     n_null: int = 0
+    #: with ``span=True`` and collinear columns: ``D^½ N``, the null directions (columns, on
+    #: the kept columns) the completion added, ``completed = Σ + null @ null.T``
+    null: np.ndarray | None = None
 
     @cached_property
     def discriminant(self) -> tuple[np.ndarray, np.ndarray]:
@@ -185,23 +193,35 @@ class MVNormalParams:
         """Fisher's discriminant axes: the generalised eigenvectors of the between-class
         scatter ``Σ_total − Σ`` against the within-class ``Σ``, largest eigenvalue first,
         scaled so that ``Vᵀ Σ V = I`` (scikit-learn's eigen solver). Returns ``scalings``
-        (d, d_kept), zero on the columns left out, and the eigenvalues."""
+        (d, rank), zero on the columns left out (rank: the kept columns, less the null
+        directions of rank-deficient data), and the eigenvalues."""
         if not self.shared or self.total is None:
             raise ParameterError("Fisher's projection needs one shared covariance matrix")
         require_regular(self)
         keep = self.keep
-        within = (
-            self.covariance[0][np.ix_(keep, keep)] if self.completed is None else self.completed
-        )
+        within = self.covariance[0][np.ix_(keep, keep)]
         between = self.total[np.ix_(keep, keep)] - within
-        values, vectors = linalg.eigh(between, within)
+        if self.null is None:
+            values, vectors = linalg.eigh(between, within)
+        else:
+            # In the span of the data, as the model is: the axes are the generalised
+            # eigenvectors on the complement of the null directions (those ``v`` with
+            # ``nullᵀ v = 0``), where the within-class matrix is regular. The completed matrix
+            # would give each null direction an axis of its own, with a between-class
+            # "variance" of −1 (a truly collinear column) or whatever the column's between-class
+            # spread is, and a share of explained_variance_ratio_ it does not have (iris with
+            # a difference of two columns beside them: [1.023, 0.009] instead of scikit-learn's
+            # [0.991, 0.009]).
+            basis = linalg.null_space(self.null.T)
+            values, inner = linalg.eigh(basis.T @ between @ basis, basis.T @ within @ basis)
+            vectors = basis @ inner
         order = np.argsort(values)[::-1]
         vectors = vectors[:, order]
         # An axis is defined up to its sign: the one whose largest entry is positive, so that
         # two fits of (nearly) the same statistics give the same axes.
         top = np.argmax(np.abs(vectors), axis=0)
         vectors *= np.where(vectors[top, np.arange(vectors.shape[1])] < 0, -1.0, 1.0)
-        scalings = np.zeros((len(keep), int(keep.sum())))
+        scalings = np.zeros((len(keep), vectors.shape[1]))
         scalings[keep] = vectors
         return scalings, values[order]
 
@@ -329,6 +349,30 @@ class MVNormal(Family):
         check_not_infinite(X, names, "discriminant analysis", LARGEST_VALUE)
         return X
 
+    def check_spread(self, X: Any, names: Sequence[str]) -> None:
+        """Refuse training values (``validate``'s output) in a column whose values differ by
+        less than :data:`SMALLEST_SPREAD` (and are not all equal), naming the column: the
+        squares of their deviations from the class means fall below float64's normal range
+        (1e-308) and lose their digits to underflow, or become 0 — the column would then be
+        scored as constant (every class alike) or on a covariance rounded to a few digits:
+        silently another model (at a spread of 1e-165 every posterior was the prior)."""
+        spread = _spread(X)
+        if spread is None:
+            return
+        narrow = np.flatnonzero((spread > 0) & (spread < SMALLEST_SPREAD))
+        if len(narrow):
+            col = int(narrow[0])
+            fix = (
+                "discriminant analysis sums squares of the deviations from the class means, "
+                f"which float64 loses below 1e-300: it takes columns whose values spread over "
+                f"at least {SMALLEST_SPREAD:g} (or not at all); rescale that column "
+                "(sklearn.preprocessing.StandardScaler, or multiply it by a power of 10)"
+            )
+            raise DataError(
+                f"X's {column_label(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+                detail=f"{column_named(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+            )
+
     def check_fourth_powers(self, X: Any, names: Sequence[str]) -> None:
         """Refuse training values (``validate``'s output) whose fourth powers float64 cannot
         sum, when the shrinkage needs the fourth moments: a value beyond ``FOURTH_LARGEST``
@@ -353,12 +397,9 @@ class MVNormal(Family):
                 row=row,
                 detail=f"{column_named(names, col)} holds {value:g}; {fix}",
             )
-        if X.shape[0] < 2:
+        spread = _spread(X)
+        if spread is None:
             return
-        if sp.issparse(X):
-            spread = (X.max(axis=0).toarray() - X.min(axis=0).toarray()).ravel()
-        else:
-            spread = np.ptp(X, axis=0)
         narrow = np.flatnonzero((spread > 0) & (spread < FOURTH_SMALLEST))
         if len(narrow):
             col = int(narrow[0])
@@ -491,6 +532,7 @@ class MVNormal(Family):
             if spanned is None
             else tuple(int(j) for j in np.flatnonzero(keep)[spanned[2]]),
             n_null=0 if spanned is None else spanned[3],
+            null=None if spanned is None else spanned[4],
         )
 
     # ------------------------------------------------------------------ scoring
@@ -506,7 +548,11 @@ class MVNormal(Family):
     def _scores(self, params: MVNormalParams, X: Any, *, relative: bool) -> np.ndarray:
         if params.factor is not None and not params.shared:
             require_regular(params)
-            return _quadratic(params, X, int(params.keep.sum()), bool(params.keep.all()))
+            d = int(params.keep.sum())
+            out = _quadratic(params, X, d, bool(params.keep.all()))
+            if relative and len(out):
+                _rescue_far_rows(params, X, out, d)
+            return out
         with _thin(X.shape[1]):
             return self._scores_of(params, X, relative=relative)
 
@@ -567,13 +613,23 @@ def _thin(d: int) -> Any:
     return one_blas_thread() if d <= _THIN_COLUMNS else contextlib.nullcontext()
 
 
+def _spread(X: Any) -> np.ndarray | None:
+    """Largest minus smallest value of each column (implicit zeros of sparse input included),
+    or None for fewer than two rows."""
+    if X.shape[0] < 2:
+        return None
+    if sp.issparse(X):
+        return np.asarray(X.max(axis=0).toarray() - X.min(axis=0).toarray()).ravel()
+    return np.ptp(X, axis=0)
+
+
 def span_of(
     cov: np.ndarray, means: np.ndarray, centre: np.ndarray, tol: float, weight: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray] | None:
     """A singular shared covariance used in the span of the data (see the module docstring):
     ``(completed matrix, class means projected on the span, the columns the null directions
-    involve, the number of null directions)``, or None when it has no null direction to drop
-    (or nothing but null directions).
+    involve, the number of null directions, D^½ N)``, or None when it has no null direction
+    to drop (or nothing but null directions).
 
     On the correlation scale ``C = D^-½ Σ D^-½`` (a column without variance within the
     classes scaled by the size of its values instead), the eigenvectors ``N`` with eigenvalues
@@ -599,7 +655,7 @@ def span_of(
     projected = means - (offset @ N) @ scaled.T
     # a column takes part in a dropped direction when it carries a visible share of it
     involved = np.flatnonzero((np.abs(N) > 1e-3).any(axis=1))
-    return completed, projected, involved, int(null.sum())
+    return completed, projected, involved, int(null.sum()), scaled
 
 
 def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalParams) -> str:
@@ -711,6 +767,39 @@ def _quadratic(params: MVNormalParams, X: Any, d: int, whole: bool) -> np.ndarra
     with contextlib.nullcontext() if wide else one_blas_thread():
         in_parallel(len(starts), len(works), task)
     return out
+
+
+def _rescue_far_rows(params: MVNormalParams, X: Any, out: np.ndarray, d: int) -> None:
+    """Rows so far from every class that each squared distance overflowed float64 (−inf for
+    every class: a value of 1e150 on a column whose class spreads are 1e-140) get their
+    log-densities up to the row's shared term, in place: ``−½ (q_k − q_min) − c_k`` with
+    ``q_k = t_k² ‖L_k⁻¹ (x − μ_k) / t_k‖²`` compared in logarithms — the nearest class (in
+    Mahalanobis distance) takes the posterior, as the exact model says, where the template
+    would have fallen back on the prior."""
+    live = np.flatnonzero(~params.empty)
+    with np.errstate(invalid="ignore"):
+        dead = np.flatnonzero(np.isneginf(out[:, live]).all(axis=1))
+    if not len(dead) or params.inverse is None:
+        return
+    rows = X[dead]
+    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+    rows = rows[:, params.keep]
+    means = params.means[:, params.keep]
+    shift = 0.5 * (params.log_det + d * _LOG_2PI)
+    log_q = np.full((len(dead), len(params.empty)), np.inf)
+    for k in live:
+        offset = rows - means[k]
+        size = np.abs(offset).max(axis=1, keepdims=True)
+        size[size == 0] = 1.0
+        Z = _whiten(params.inverse[k], offset / size)
+        with np.errstate(divide="ignore"):
+            log_q[:, k] = 2.0 * np.log(size[:, 0]) + np.log(np.einsum("ij,ij->i", Z, Z))
+    nearest = log_q.min(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        gap = np.exp(nearest + np.log(np.expm1(log_q - nearest)))
+        rescued = -0.5 * np.where(log_q == nearest, 0.0, gap) - shift
+    rescued[:, params.empty] = -np.inf
+    out[dead] = rescued
 
 
 def _whiten(L_inv: np.ndarray, Y: np.ndarray) -> np.ndarray:
