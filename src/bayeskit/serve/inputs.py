@@ -43,6 +43,7 @@ _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 if TYPE_CHECKING:
+    from ..io.readers import BlankLines
     from ..text import TextClassifier
 
 
@@ -181,7 +182,7 @@ def invocation_input(
         text = decode_text(body, options.get("charset", "utf-8")).removeprefix("\ufeff")
         names = column_names(model)
         header = not _first_line_is_data(text, names)
-        first = _check_fields(text, header, names) if text.strip() else None
+        first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
@@ -197,6 +198,8 @@ def invocation_input(
         except Exception as exc:  # polars raises several kinds for a malformed CSV
             message = " ".join(str(exc).split())[:300]
             raise RequestError(f"the CSV body cannot be read: {message}") from None
+        if blank:  # read as rows of nulls: dropped as bayeskit predict drops them
+            frame = blank.dropped(frame, header=header)
         # fields and names padded with spaces ("age, flag"), as bayeskit predict reads them
         frame = padding_removed(
             frame.rename({c: c.strip() for c in frame.columns if c != c.strip()}), markers
@@ -264,7 +267,8 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
     """Whether a CSV body starts with a row of values rather than a header line (a row
     pasted without its header): none of its fields names one of the model's columns, and
     it has one field per column, or all its fields are numbers (no header is all numbers)."""
-    line = text.lstrip("\ufeff").partition("\n")[0].rstrip("\r")
+    # (blank lines before it are no part of the body, as bayeskit predict reads a file)
+    line = text.lstrip("\ufeff").lstrip("\r\n").partition("\n")[0].rstrip("\r")
     if not line.strip():
         return False
     try:
@@ -283,21 +287,21 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
     return True
 
 
-def _check_fields(text: str, header: bool, names: list[str]) -> list[str]:
+def _check_fields(text: str, header: bool, names: list[str]) -> tuple[list[str], BlankLines]:
     """The fields of a CSV body's first line (its header, when it has one); refuses a body
     whose rows do not all have as many fields as its first line (read as missing values
     otherwise), as ``bayeskit predict`` does, and a body without a header whose rows do not
     have one field per column of the model."""
     from ..io.readers import check_rows
 
-    first, _ = check_rows(text, SOURCE, "csv", header)
+    first, blank = check_rows(text, SOURCE, "csv", header)
     if not header and len(first) != len(names):
         raise RequestError(
             f"{SOURCE}, line 1: {len(first)} fields where the model reads {len(names)} columns "
             f"({_names(names)}); give every row one value per column, or start the body with "
             "a header line naming the columns"
         )
-    return first
+    return first, blank
 
 
 def _is_number(field: str) -> bool:
