@@ -81,3 +81,19 @@ def test_mixed_model_versus_the_predicted_class(cli, tmp_path):
     assert found["versus"] == "a"
     assert found["label"] != "a"
     assert found["log_odds"] != 0.0
+
+
+@pytest.mark.parametrize(("model", "family"), [("bernoulli", "bernoulli"), ("lda", "mvnormal")])
+def test_inspect_json_names_each_columns_family(cli, bernoulli_file, model, family):
+    """--json gave families null for every model but MixedNB, where the text says them."""
+    data, path = bernoulli_file
+    assert cli("train", data, "--target", "label", "--model", model, "-o", path).exit_code == 0
+    result = cli("inspect", path, "--json")
+    assert result.exit_code == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert found["families"] == {"won": family, "meeting": family, "free": family}
+    assert f"families: {family} (3): won, meeting, free" in cli("inspect", path).stdout
+    model_ = bk.load(path)
+    priors = [c["prior"] for c in found["classes"]]
+    assert priors == pytest.approx(np.exp(model_.class_log_prior_), rel=1e-12)
+    assert [c["count"] for c in found["classes"]] == model_.class_count_.tolist()

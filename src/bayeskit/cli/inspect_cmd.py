@@ -26,8 +26,8 @@ def explain(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The contributions behind one decision: the log-odds of the predicted class against the
-    runner-up, split exactly into the prior, one term per feature and, for a Bernoulli, Poisson or
-    LDA model, the (intercept): the rest of its bias (a TAN or KDB network's
+    runner-up, split exactly into the prior and one term per feature (and, for a Bernoulli,
+    Poisson or LDA model, the (intercept): the rest of its bias; a TAN or KDB network's
     term of a feature is read given its parents' values, shown after '|'). Where the features
     interact within a class (AODE, a Gaussian mixture) no such split exists: each term is
     then the log-odds less the log-odds with that one value missing, and '(interactions)'
@@ -110,7 +110,7 @@ def inspect(
     from .explaining import class_means, plain_value, top_features_of, vocabulary_size
     from .models import describe, is_text_model, load_model, training_columns
     from .output import out_console
-    from .train import families_line
+    from .train import column_families, families_line
 
     model = load_model(model_file)
     shown = _shown_model(model)
@@ -120,13 +120,13 @@ def inspect(
     tops = top_features_of(shown, top)
     means = class_means(shown, top)
     if as_json:
-        out = {
+        out: dict[str, Any] = {
             "model": describe(model),
             "classes": [
                 {"label": c, "prior": float(p), "count": float(n)}
                 for c, p, n in zip(classes, priors, counts, strict=True)
             ],
-            "families": getattr(model, "feature_families_", None),
+            "families": column_families(model),
             "columns": training_columns(model) if not is_text_model(model) else None,
             "vocabulary": vocabulary_size(model),
             "top_features": {
