@@ -97,3 +97,28 @@ def test_inspect_json_names_each_columns_family(cli, bernoulli_file, model, fami
     priors = [c["prior"] for c in found["classes"]]
     assert priors == pytest.approx(np.exp(model_.class_log_prior_), rel=1e-12)
     assert [c["count"] for c in found["classes"]] == model_.class_count_.tolist()
+
+
+def test_lda_row_without_every_column(cli, tmp_path):
+    """A column left out of an LDA row was reported as 'X contains nan at row 0'."""
+    rng = np.random.default_rng(4)
+    y = np.repeat(["neg", "pos"], 40)
+    frame = pl.DataFrame(
+        {"a": rng.normal(size=80) + (y == "pos"), "b": rng.normal(size=80), "y": y}
+    )
+    frame.write_csv(tmp_path / "n.csv")
+    path = tmp_path / "lda.bk"
+    assert cli("train", tmp_path / "n.csv", "--target", "y", "-m", "lda", "-o", path).exit_code == 0
+    result = cli("explain", path, "a=1")
+    assert result.exit_code != 0
+    assert "no value for 'b'" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    result = cli("explain", path, "a=1,b=0.5", "--json")
+    found = json.loads(result.stdout)
+    model = bk.load(path)
+    jll = model.predict_joint_log_proba(pl.DataFrame({"a": [1.0], "b": [0.5]}))[0]
+    k = {c: i for i, c in enumerate(model.classes_.tolist())}
+    assert found["log_odds"] == pytest.approx(jll[k[found["label"]]] - jll[k[found["versus"]]])
+    assert found["prior"] == 0.0  # equal priors; Fisher's constant is the intercept
+    terms = found["prior"] + found["intercept"] + sum(t["log_odds"] for t in found["contributions"])
+    assert terms == pytest.approx(found["log_odds"], rel=1e-10)

@@ -135,6 +135,16 @@ def row_frame(model: Any, row: dict[str, Any]) -> Any:
             f"columns are: {list_names(columns)}",
             column=unknown[0],
         )
+    absent = [c for c in columns if row.get(c) is None]
+    takes_missing = model.__sklearn_tags__().input_tags.allow_nan
+    # (a model explain refuses anyway, QDA, says why whatever the row)
+    if absent and not takes_missing and contract_of(model).feature_terms:
+        raise ReadError(
+            f"the row has no value for {list_names([repr(c) for c in absent], 10)}; "
+            f"{type(model).__name__} takes no missing values: give every column ("
+            f"{list_names(columns)})",
+            column=absent[0],
+        )
     values = {c: [row.get(c)] for c in columns}
     return conform(pl.DataFrame(values, strict=False), model, "the row")
 
