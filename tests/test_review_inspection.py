@@ -92,3 +92,21 @@ def test_same_class_twice_is_refused(which):
 def test_not_a_model_is_refused():
     with pytest.raises(BayeskitError, match="fitted bayeskit classifier"):
         explain("a model", [1, 2])
+
+
+@pytest.mark.parametrize("row", [[np.nan, 4, 1, 0], [2, np.nan, np.nan, 1], [3, 0, 1, 1]])
+def test_poisson_missing_value_is_no_evidence(row):
+    """A missing value's indicator column (``x0=<missing>``) was listed as a term of its own,
+    though it only cancels that column's share of the bias: a missing value is no evidence."""
+    model = bk.PoissonNB().fit(COUNTS, Y)
+    e, a, c = _check(model, row)
+    assert not [t for t in e.contributions if "<missing>" in t.feature and t.weight != 0]
+    observed = ~np.isnan(row)
+    rate = model.feature_rate_
+    assert e.intercept == pytest.approx(-(rate[a] - rate[c])[observed].sum(), abs=1e-10)
+    # each observed feature's term with the intercept's share is its own log-likelihood ratio
+    log_rate = model.feature_log_rate_
+    for t in e.contributions:
+        if t.feature.startswith("x") and "=" not in t.feature:
+            j = int(t.feature[1:])
+            assert t.weight == pytest.approx(row[j] * (log_rate[a, j] - log_rate[c, j]))

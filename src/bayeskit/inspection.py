@@ -57,7 +57,8 @@ class Explanation:
     the log-odds of the two classes' priors as the model scores them (0 for a model whose
     scores leave the prior out, ComplementNB), ``intercept`` the rest of the linear form's
     bias (0 but for a Bernoulli model, where it is the log-odds of every observed feature
-    absent, a Poisson model, ``−Σ_j (λ_aj − λ_bj)``, and a Gaussian with a shared
+    absent, a Poisson model, ``−Σ_j (λ_aj − λ_bj)`` over the observed features, and a
+    Gaussian with a shared
     covariance, ``−½ (μ_aᵀΣ⁻¹μ_a − μ_bᵀΣ⁻¹μ_b)``), and
     ``contributions`` lists every feature present in the row, largest effect first.
     """
@@ -144,7 +145,10 @@ def explain(
         jll = np.asarray(model.predict_joint_log_proba(_one_row(x)), dtype=np.float64)[0]
     a, c = _compared(classes, jll, label, versus)
     diff = W[a] - W[c]
-    present = np.flatnonzero(design)
+    # A count model's missing-value indicator (``column=<missing>``) takes that column's
+    # zero-count term out of the bias: it is the intercept's, not evidence of the value.
+    indicator = _missing_indicators(model, W.shape[1])
+    present = np.flatnonzero((design != 0) & ~indicator)
     terms = design[present] * diff[present]
     rank = np.argsort(-np.abs(terms), kind="stable")
     contributions = [
@@ -152,6 +156,8 @@ def explain(
     ]
     prior = _scored_prior(model)
     intercept = float((b[a] - prior[a]) - (b[c] - prior[c]))
+    if indicator.any():
+        intercept += float(design[indicator] @ diff[indicator])
     if missing.any():  # what the missing values take out of the bias
         intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
     return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
@@ -280,9 +286,20 @@ def top_features(
     return out
 
 
+def _missing_indicators(model: Any, n_columns: int) -> np.ndarray:
+    """Which linear columns are a missing-value indicator (a mask of ``n_columns``)."""
+    return _indicators(model, n_columns, every=True)
+
+
 def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
     """Which linear columns are the missing-value indicator of a column no training row left
     missing (a mask of ``n_columns``); none for a model without such indicators."""
+    return _indicators(model, n_columns, every=False)
+
+
+def _indicators(model: Any, n_columns: int, *, every: bool) -> np.ndarray:
+    """The missing-value indicator columns: all (``every``) or those of columns no training
+    row left missing."""
     from .families._counts_common import MISSING_MARK
 
     mask = np.zeros(n_columns, dtype=bool)
@@ -301,7 +318,7 @@ def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
         where = {f"{name}{MISSING_MARK}": j for j, name in enumerate(names)}
         for k, column in enumerate(columns):
             j = where.get(column)
-            if j is not None and not seen[j] and offset + k < n_columns:
+            if j is not None and (every or not seen[j]) and offset + k < n_columns:
                 mask[offset + k] = True
         offset += len(columns)
     return mask
