@@ -90,8 +90,13 @@ def test_same_class_twice_is_refused(which):
 
 
 def test_not_a_model_is_refused():
-    with pytest.raises(BayeskitError, match="fitted bayeskit classifier"):
+    with pytest.raises(BayeskitError, match="a str has neither a linear form"):
         explain("a model", [1, 2])
+    y = np.array(["ham", "spam", None] * 30, dtype=object)
+    semi = bk.SemiSupervisedNB(bk.MultinomialNB()).fit(COUNTS, y)
+    with pytest.raises(BayeskitError, match=r"explain model.fitted_estimator\(\)"):
+        explain(semi, COUNTS[0])
+    _check(semi.fitted_estimator(), COUNTS[0])
 
 
 @pytest.mark.parametrize("row", [[np.nan, 4, 1, 0], [2, np.nan, np.nan, 1], [3, 0, 1, 1]])

@@ -125,8 +125,11 @@ def explain(
     """
     _check_one_row(x)
     if not hasattr(model, "feature_log_factors") and not hasattr(model, "linear_discriminant"):
+        wrapper = hasattr(model, "fitted_estimator")
         raise ParameterError(
-            f"explain takes a fitted bayeskit classifier; got a {type(model).__name__}"
+            f"a {type(model).__name__} has neither a linear form nor per-feature factors for "
+            "explain to split (it takes a fitted naive Bayes, LDA or TAN/KDB model"
+            + ("; explain model.fitted_estimator(), the model it wraps)" if wrapper else ")")
         )
     if hasattr(model, "feature_log_factors"):
         return _explain_factors(model, x, feature_names, label, versus)
