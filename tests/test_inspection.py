@@ -28,7 +28,8 @@ def test_contributions_add_up_to_the_log_odds(model):
         jll = model.predict_joint_log_proba(dense)[0]
         a, b = (np.flatnonzero(model.classes_ == c)[0] for c in (e.label, e.versus))
         assert e.log_odds == pytest.approx(jll[a] - jll[b], rel=1e-10, abs=1e-10)
-        assert e.prior + sum(c.weight for c in e.contributions) == pytest.approx(e.log_odds)
+        terms = e.prior + e.intercept + sum(c.weight for c in e.contributions)
+        assert terms == pytest.approx(e.log_odds)
         assert e.label == model.predict(dense)[0]
         weights = [abs(c.weight) for c in e.contributions]
         assert weights == sorted(weights, reverse=True)

@@ -4,7 +4,10 @@ Every discrete Naive Bayes model is linear in its (one-hot) features (McCallum &
 ``joint log-likelihood = x @ W.T + b``; Fisher's linear discriminant (and a Gaussian with shared
 variances) is, up to a term the same for every class (:meth:`linear_discriminant`). The log-odds
 of class ``a`` against class ``b`` is then a sum of one term per feature, ``x_j (W_aj − W_bj)``,
-plus the prior term ``b_a − b_b`` — an exact account of a decision, not an approximation.
+plus the bias ``b_a − b_b`` — an exact account of a decision, not an approximation. The bias is
+shown in two parts: the prior's log-odds ``ln P(a) − ln P(b)`` and the rest, the intercept (a
+Bernoulli model's log-odds of every observed feature absent; Fisher's
+``−½ (μ_aᵀΣ⁻¹μ_a − μ_bᵀΣ⁻¹μ_b)``), so that the prior shown is the model's prior.
 """
 
 from __future__ import annotations
@@ -49,8 +52,15 @@ class Contribution:
 class Explanation:
     """The log-odds of ``label`` against ``versus`` for one row, term by term.
 
-    ``log_odds == prior + sum(c.weight for c in contributions)`` exactly (up to rounding),
-    where ``contributions`` lists every feature present in the row, largest effect first.
+    ``log_odds == prior + intercept + sum(c.weight for c in contributions)`` exactly (up to
+    rounding), where ``log_odds`` is the model's own (``predict_joint_log_proba``), ``prior``
+    the log-odds of the two classes' priors as the model scores them (0 for a model whose
+    scores leave the prior out, ComplementNB), ``intercept`` the rest of the linear form's
+    bias (0 but for a Bernoulli model, where it is the log-odds of every observed feature
+    absent, a Poisson model, ``−Σ_j (λ_aj − λ_bj)`` over the observed features, and a
+    Gaussian with a shared
+    covariance, ``−½ (μ_aᵀΣ⁻¹μ_a − μ_bᵀΣ⁻¹μ_b)``), and
+    ``contributions`` lists every feature present in the row, largest effect first.
     """
 
     label: Any
@@ -58,6 +68,7 @@ class Explanation:
     log_odds: float
     prior: float
     contributions: list[Contribution]
+    intercept: float = 0.0
 
     def top(self, n: int = 10) -> list[Contribution]:
         """The ``n`` features that moved the decision most, either way."""
@@ -68,6 +79,8 @@ class Explanation:
             f"{self.label!r} vs {self.versus!r}: log-odds {self.log_odds:+.3f}",
             f"  {'(prior)':<24} {self.prior:+.3f}",
         ]
+        if self.intercept != 0.0:
+            lines.append(f"  {'(intercept)':<24} {self.intercept:+.3f}")
         for c in self.top(15):
             lines.append(f"  {c.feature:<24} {c.weight:+.3f}   (x = {c.value:g})")
         return "\n".join(lines)
@@ -106,10 +119,18 @@ def explain(
     >>> e = explain(model, [0, 2, 1], feature_names=["meeting", "free", "the"])
     >>> e.label, e.versus, [c.feature for c in e.contributions]
     ('spam', 'ham', ['free', 'the'])
-    >>> round(e.log_odds, 6) == round(e.prior + sum(c.weight for c in e.contributions), 6)
+    >>> terms = e.prior + e.intercept + sum(c.weight for c in e.contributions)
+    >>> round(e.log_odds, 6) == round(terms, 6)
     True
     """
     _check_one_row(x)
+    if not hasattr(model, "feature_log_factors") and not hasattr(model, "linear_discriminant"):
+        wrapper = hasattr(model, "fitted_estimator")
+        raise ParameterError(
+            f"a {type(model).__name__} has neither a linear form nor per-feature factors for "
+            "explain to split (it takes a fitted naive Bayes, LDA or TAN/KDB model"
+            + ("; explain model.fitted_estimator(), the model it wraps)" if wrapper else ")")
+        )
     if hasattr(model, "feature_log_factors"):
         return _explain_factors(model, x, feature_names, label, versus)
     W, b = model.linear_discriminant()
@@ -117,16 +138,44 @@ def explain(
     classes = model.classes_
     if len(classes) < 2:
         raise ParameterError("explain compares two classes; the model knows only one")
-    jll = design @ W.T + b
+    # A missing value (NaN in the design: a Bernoulli feature neither present nor absent)
+    # contributes nothing; the model's own scores say what its absence changes in the bias.
+    missing = np.isnan(design)
+    design = np.where(missing, 0.0, design)
+    linear = design @ W.T + b
+    jll = linear
+    if missing.any():
+        jll = np.asarray(model.predict_joint_log_proba(_one_row(x)), dtype=np.float64)[0]
     a, c = _compared(classes, jll, label, versus)
     diff = W[a] - W[c]
-    present = np.flatnonzero(design)
+    # A count model's missing-value indicator (``column=<missing>``) takes that column's
+    # zero-count term out of the bias: it is the intercept's, not evidence of the value.
+    indicator = _missing_indicators(model, W.shape[1])
+    present = np.flatnonzero((design != 0) & ~indicator)
     terms = design[present] * diff[present]
     rank = np.argsort(-np.abs(terms), kind="stable")
     contributions = [
         Contribution(names[present[k]], float(design[present[k]]), float(terms[k])) for k in rank
     ]
-    return _explanation(classes, a, c, jll, b, contributions)
+    prior = _scored_prior(model)
+    intercept = float((b[a] - prior[a]) - (b[c] - prior[c]))
+    if indicator.any():
+        intercept += float(design[indicator] @ diff[indicator])
+    if missing.any():  # what the missing values take out of the bias
+        intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
+    return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
+
+
+def _scored_prior(model: Any) -> np.ndarray:
+    """The log prior in the model's scores: ``ln P(y)``, or zeros for a model whose scores
+    leave it out (ComplementNB)."""
+    prior = np.asarray(model.class_log_prior_, dtype=np.float64)
+    scored = getattr(model, "scores_include_prior", lambda: True)()
+    return prior if scored or len(prior) == 1 else np.zeros_like(prior)
+
+
+def _one_row(x: Any) -> Any:
+    return x if (sp.issparse(x) or np.ndim(x) == 2 or hasattr(x, "columns")) else [x]
 
 
 def _explain_factors(
@@ -158,14 +207,37 @@ def _explain_factors(
 
 def _compared(classes: np.ndarray, jll: np.ndarray, label: Any, versus: Any) -> tuple[int, int]:
     """The indices of the two classes :func:`explain` compares: ``label`` (default the
-    largest joint log-likelihood ``jll``) and ``versus`` (default the runner-up)."""
-    order = np.argsort(-jll)
-    a = int(order[0]) if label is None else _index(classes, label)
-    if versus is None:
-        c = int(order[1]) if a == int(order[0]) else int(order[0])
-    else:
-        c = _index(classes, versus)
+    largest joint log-likelihood ``jll`` other than ``versus``) and ``versus`` (default the
+    largest other than ``label``)."""
+    return compared_classes(
+        jll,
+        None if label is None else _index(classes, label),
+        None if versus is None else _index(classes, versus),
+        classes,
+    )
+
+
+def compared_classes(
+    jll: np.ndarray, a: int | None, c: int | None, classes: np.ndarray
+) -> tuple[int, int]:
+    """Class indices ``(a, c)`` for an explanation of ``a`` against ``c``: one left None is
+    the class of largest ``jll`` other than the other (``a`` first); the same class twice is
+    refused (its log-odds against itself is 0 whatever the row)."""
+    order = [int(k) for k in np.argsort(-jll, kind="stable")]
+    if a is None:
+        a = next(k for k in order if k != c)
+    if c is None:
+        c = next(k for k in order if k != a)
+    if a == c:
+        raise ParameterError(
+            f"label and versus are both {_plain(classes[a])!r}: explain compares two different "
+            f"classes of {classes.tolist()}"
+        )
     return a, c
+
+
+def _plain(label: Any) -> Any:
+    return label.item() if isinstance(label, np.generic) else label
 
 
 def _explanation(
@@ -175,19 +247,18 @@ def _explanation(
     jll: np.ndarray,
     prior: np.ndarray,
     contributions: list[Contribution],
+    *,
+    intercept: float = 0.0,
 ) -> Explanation:
     """The :class:`Explanation` of class index ``a`` against ``c`` (labels as plain Python
     values), with the prior term ``prior[a] - prior[c]``."""
-
-    def plain(label: Any) -> Any:
-        return label.item() if isinstance(label, np.generic) else label
-
     return Explanation(
-        plain(classes[a]),
-        plain(classes[c]),
+        _plain(classes[a]),
+        _plain(classes[c]),
         float(jll[a] - jll[c]),
         float(prior[a] - prior[c]),
         contributions,
+        intercept,
     )
 
 
@@ -218,9 +289,20 @@ def top_features(
     return out
 
 
+def _missing_indicators(model: Any, n_columns: int) -> np.ndarray:
+    """Which linear columns are a missing-value indicator (a mask of ``n_columns``)."""
+    return _indicators(model, n_columns, every=True)
+
+
 def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
     """Which linear columns are the missing-value indicator of a column no training row left
     missing (a mask of ``n_columns``); none for a model without such indicators."""
+    return _indicators(model, n_columns, every=False)
+
+
+def _indicators(model: Any, n_columns: int, *, every: bool) -> np.ndarray:
+    """The missing-value indicator columns: all (``every``) or those of columns no training
+    row left missing."""
     from .families._counts_common import MISSING_MARK
 
     mask = np.zeros(n_columns, dtype=bool)
@@ -239,7 +321,7 @@ def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
         where = {f"{name}{MISSING_MARK}": j for j, name in enumerate(names)}
         for k, column in enumerate(columns):
             j = where.get(column)
-            if j is not None and not seen[j] and offset + k < n_columns:
+            if j is not None and (every or not seen[j]) and offset + k < n_columns:
                 mask[offset + k] = True
         offset += len(columns)
     return mask
@@ -272,8 +354,7 @@ def _design_row(
     """One row of the model's linear design (validated like ``predict`` input) and the
     names of its columns."""
     names = _names(model, n_columns, feature_names)
-    one_row = x if (sp.issparse(x) or np.ndim(x) == 2 or hasattr(x, "columns")) else [x]
-    design = model.linear_design(one_row)
+    design = model.linear_design(_one_row(x))
     row = design[[0]].toarray() if sp.issparse(design) else np.asarray(design)[[0]]
     return np.asarray(row, dtype=np.float64).ravel(), names
 

@@ -94,7 +94,7 @@ def test_explain(cli, wine_csv, tmp_path):
     log_proba = model.predict_log_proba(X.head(1))[0]
     a, b = (list(model.classes_).index(out[k]) for k in ("label", "versus"))
     assert out["log_odds"] == pytest.approx(log_proba[a] - log_proba[b], rel=1e-9)
-    total = out["prior"] + sum(c["log_odds"] for c in out["contributions"])
+    total = out["prior"] + out["intercept"] + sum(c["log_odds"] for c in out["contributions"])
     assert total == pytest.approx(out["log_odds"], rel=1e-9)
     qda = tmp_path / "qda.bkm"
     cli("train", wine_csv, "--target", "target", "--model", "qda", "-o", qda)

@@ -156,7 +156,7 @@ def test_explain_splits_the_log_odds_exactly(cli, mushroom_model):
     k = {c: i for i, c in enumerate(model.classes_.tolist())}
     assert found["log_odds"] == pytest.approx(jll[k[found["label"]]] - jll[k[found["versus"]]])
     shares = [c["log_odds"] for c in found["contributions"]]
-    assert found["prior"] + sum(shares) == pytest.approx(found["log_odds"])
+    assert found["prior"] + found["intercept"] + sum(shares) == pytest.approx(found["log_odds"])
     assert sorted(c["feature"] for c in found["contributions"]) == [
         "cap-shape=x",
         "odor=n",
@@ -220,7 +220,7 @@ def test_a_numeric_table_gets_gaussian_families(cli, tmp_path):
     found = json.loads(explained.stdout)
     assert found["label"] == "a"
     shares = [c["log_odds"] for c in found["contributions"]]
-    assert found["prior"] + sum(shares) == pytest.approx(found["log_odds"])
+    assert found["prior"] + found["intercept"] + sum(shares) == pytest.approx(found["log_odds"])
 
 
 @pytest.mark.parametrize("choice", ["gaussian", "kernel", "poisson"])
@@ -249,7 +249,7 @@ def test_numeric_models_on_a_numeric_table(cli, tmp_path, choice):
     assert found["label"] == "low"
     assert found["log_odds"] == pytest.approx(jll[k["low"]] - jll[k["high"]])
     shares = [c["log_odds"] for c in found["contributions"]]
-    assert found["prior"] + sum(shares) == pytest.approx(found["log_odds"])
+    assert found["prior"] + found["intercept"] + sum(shares) == pytest.approx(found["log_odds"])
     assert sorted(c["feature"] for c in found["contributions"]) == ["a=1", "b=6"]
 
 

@@ -267,7 +267,8 @@ def test_lda_explains_decisions_exactly(wine):
     log_proba = model.predict_log_proba(X[7:8])[0]
     a, b = (int(np.flatnonzero(model.classes_ == c)[0]) for c in (e.label, e.versus))
     assert e.log_odds == pytest.approx(log_proba[a] - log_proba[b], rel=1e-10)
-    assert e.log_odds == pytest.approx(e.prior + sum(c.weight for c in e.contributions), rel=1e-10)
+    terms = e.prior + e.intercept + sum(c.weight for c in e.contributions)
+    assert e.log_odds == pytest.approx(terms, rel=1e-10)
     top = top_features(model, 3)
     assert set(top) == set(model.classes_)
     assert all(len(v) == 3 for v in top.values())

@@ -133,7 +133,8 @@ def test_linear_form_and_explanations(given_length):
     assert len(model.linear_feature_names()) == W.shape[1]
     e = explain(model, X[0])
     assert e.label == model.predict(X[:1])[0]
-    np.testing.assert_allclose(e.log_odds, e.prior + sum(c.weight for c in e.contributions))
+    terms = e.prior + e.intercept + sum(c.weight for c in e.contributions)
+    np.testing.assert_allclose(e.log_odds, terms)
 
 
 def test_model_file_round_trip(tmp_path, monkeypatch):

@@ -23,9 +23,12 @@ from .output import note
 class Decision:
     """The log-odds of ``label`` against ``versus`` for one input, feature by feature.
 
-    ``exact``: ``log_odds == prior + sum of the contributions``. Otherwise (a model whose
-    features interact within a class) each contribution is the log-odds less the log-odds with
-    that one value missing, and ``interactions`` the part no single value accounts for."""
+    ``exact``: ``log_odds == prior + intercept + sum of the contributions``, ``prior`` the
+    log-odds of the classes' priors and ``intercept`` the rest of a linear model's bias (a
+    Bernoulli model's every observed feature absent, LDA's class means; see
+    :class:`bayeskit.inspection.Explanation`). Otherwise (a model whose features interact
+    within a class) each contribution is the log-odds less the log-odds with that one value
+    missing, and ``interactions`` the part no single value accounts for."""
 
     label: Any
     versus: Any
@@ -35,6 +38,7 @@ class Decision:
     contributions: list[tuple[str, float]]  # (feature, share of the log-odds), largest first
     exact: bool = True
     interactions: float = 0.0
+    intercept: float = 0.0
 
 
 def plain_value(value: Any) -> Any:
@@ -131,6 +135,16 @@ def row_frame(model: Any, row: dict[str, Any]) -> Any:
             f"columns are: {list_names(columns)}",
             column=unknown[0],
         )
+    absent = [c for c in columns if row.get(c) is None]
+    takes_missing = model.__sklearn_tags__().input_tags.allow_nan
+    # (a model explain refuses anyway, QDA, says why whatever the row)
+    if absent and not takes_missing and contract_of(model).feature_terms:
+        raise ReadError(
+            f"the row has no value for {list_names([repr(c) for c in absent], 10)}; "
+            f"{type(model).__name__} takes no missing values: give every column ("
+            f"{list_names(columns)})",
+            column=absent[0],
+        )
     values = {c: [row.get(c)] for c in columns}
     return conform(pl.DataFrame(values, strict=False), model, "the row")
 
@@ -205,7 +219,9 @@ def _decision(model: Any, e: Any, proba: np.ndarray, *, table: bool) -> Decision
         for c in e.contributions
         if c.weight != 0.0
     ]
-    return Decision(e.label, e.versus, float(proba[k]), e.log_odds, e.prior, shares)
+    return Decision(
+        e.label, e.versus, float(proba[k]), e.log_odds, e.prior, shares, intercept=e.intercept
+    )
 
 
 def _by_missing(model: Any, row: Any, label: Any, versus: Any, *, exact: bool) -> Decision:
@@ -217,15 +233,19 @@ def _by_missing(model: Any, row: Any, label: Any, versus: Any, *, exact: bool) -
     only that value's own effect, and the rest of the log-odds is the interactions'."""
     import polars as pl
 
+    from ..inspection import compared_classes
+
     columns = list(row.columns)
     blanked = [row] + [row.with_columns(pl.lit(None).cast(row.schema[c]).alias(c)) for c in columns]
     blanked.append(row.select(pl.lit(None).cast(row.schema[c]).alias(c) for c in columns))
     jll = model.predict_joint_log_proba(pl.concat(blanked))
     classes = model.classes_
-    order = np.argsort(-jll[0])
-    a = int(order[0]) if label is None else class_index(classes, label)
-    b = (int(order[1]) if a == int(order[0]) else int(order[0])) if versus is None else None
-    b = class_index(classes, versus) if b is None else b
+    a, b = compared_classes(
+        jll[0],
+        None if label is None else class_index(classes, label),
+        None if versus is None else class_index(classes, versus),
+        classes,
+    )
     odds = jll[:, a] - jll[:, b]
     terms = odds[0] - odds[1 : len(columns) + 1]
     present = [j for j, c in enumerate(columns) if row.get_column(c).null_count() == 0]

@@ -26,7 +26,8 @@ def explain(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The contributions behind one decision: the log-odds of the predicted class against the
-    runner-up, split exactly into the prior and one term per feature (a TAN or KDB network's
+    runner-up, split exactly into the prior and one term per feature (and, for a Bernoulli,
+    Poisson or LDA model, the (intercept): the rest of its bias; a TAN or KDB network's
     term of a feature is read given its parents' values, shown after '|'). Where the features
     interact within a class (AODE, a Gaussian mixture) no such split exists: each term is
     then the log-odds less the log-odds with that one value missing, and '(interactions)'
@@ -62,6 +63,8 @@ def explain(
             "probability": d.probability,
             "log_odds": d.log_odds,
             "prior": d.prior,
+            # the rest of a linear model's bias: log_odds == prior + intercept + contributions
+            "intercept": d.intercept,
             "contributions": [{"feature": f, "log_odds": w} for f, w in d.contributions],
             # False: the terms are each value's own effect, and the interactions the rest
             "exact": d.exact,
@@ -84,6 +87,8 @@ def explain(
             markup=False,
         )
     console.print(f"  {'(prior)':<28} {d.prior:+8.3f}")
+    if d.intercept != 0.0:
+        console.print(f"  {'(intercept)':<28} {d.intercept:+8.3f}")
     for feature, weight in d.contributions[:top]:
         console.print(f"  {feature:<28} {weight:+8.3f}", markup=False)
     rest = d.contributions[top:]
@@ -105,7 +110,7 @@ def inspect(
     from .explaining import class_means, plain_value, top_features_of, vocabulary_size
     from .models import describe, is_text_model, load_model, training_columns
     from .output import out_console
-    from .train import families_line
+    from .train import column_families, families_line
 
     model = load_model(model_file)
     shown = _shown_model(model)
@@ -115,13 +120,13 @@ def inspect(
     tops = top_features_of(shown, top)
     means = class_means(shown, top)
     if as_json:
-        out = {
+        out: dict[str, Any] = {
             "model": describe(model),
             "classes": [
                 {"label": c, "prior": float(p), "count": float(n)}
                 for c, p, n in zip(classes, priors, counts, strict=True)
             ],
-            "families": getattr(model, "feature_families_", None),
+            "families": column_families(model),
             "columns": training_columns(model) if not is_text_model(model) else None,
             "vocabulary": vocabulary_size(model),
             "top_features": {

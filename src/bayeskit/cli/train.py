@@ -90,9 +90,9 @@ def fit_semi_supervised(estimator: Any, labelled: Any, extra: list[Any]) -> Any:
     return semi.estimator_
 
 
-def families_line(model: Any) -> str | None:
-    """``categorical: a, b; gaussian: c`` — each family and its columns."""
-    from ..io.readers import list_names
+def column_families(model: Any) -> dict[str, str] | None:
+    """The family of each column by name (None for a text model or one without column
+    names): what ``families_line`` shows and ``bayeskit inspect --json`` gives."""
     from .models import is_text_model
 
     families = getattr(model, "feature_families_", None)
@@ -101,6 +101,16 @@ def families_line(model: Any) -> str | None:
         if names is None or is_text_model(model):
             return None
         families = {str(n): _family_name(model) for n in names}
+    return {str(c): str(f) for c, f in families.items()}
+
+
+def families_line(model: Any) -> str | None:
+    """``categorical: a, b; gaussian: c`` — each family and its columns."""
+    from ..io.readers import list_names
+
+    families = column_families(model)
+    if families is None:
+        return None
     by_family: dict[str, list[str]] = {}
     for column, family in families.items():
         by_family.setdefault(str(family), []).append(str(column))
