@@ -356,22 +356,15 @@ class MVNormal(Family):
         (1e-308) and lose their digits to underflow, or become 0 — the column would then be
         scored as constant (every class alike) or on a covariance rounded to a few digits:
         silently another model (at a spread of 1e-165 every posterior was the prior)."""
-        spread = _spread(X)
-        if spread is None:
-            return
-        narrow = np.flatnonzero((spread > 0) & (spread < SMALLEST_SPREAD))
-        if len(narrow):
-            col = int(narrow[0])
-            fix = (
-                "discriminant analysis sums squares of the deviations from the class means, "
-                f"which float64 loses below 1e-300: it takes columns whose values spread over "
-                f"at least {SMALLEST_SPREAD:g} (or not at all); rescale that column "
-                "(sklearn.preprocessing.StandardScaler, or multiply it by a power of 10)"
-            )
-            raise DataError(
-                f"X's {column_label(names, col)} spreads over only {spread[col]:.3g}; {fix}",
-                detail=f"{column_named(names, col)} spreads over only {spread[col]:.3g}; {fix}",
-            )
+        _refuse_narrow(
+            X,
+            names,
+            SMALLEST_SPREAD,
+            "discriminant analysis sums squares of the deviations from the class means, "
+            f"which float64 loses below 1e-300: it takes columns whose values spread over "
+            f"at least {SMALLEST_SPREAD:g} (or not at all); rescale that column "
+            "(sklearn.preprocessing.StandardScaler, or multiply it by a power of 10)",
+        )
 
     def check_fourth_powers(self, X: Any, names: Sequence[str]) -> None:
         """Refuse training values (``validate``'s output) whose fourth powers float64 cannot
@@ -397,16 +390,7 @@ class MVNormal(Family):
                 row=row,
                 detail=f"{column_named(names, col)} holds {value:g}; {fix}",
             )
-        spread = _spread(X)
-        if spread is None:
-            return
-        narrow = np.flatnonzero((spread > 0) & (spread < FOURTH_SMALLEST))
-        if len(narrow):
-            col = int(narrow[0])
-            raise DataError(
-                f"X's {column_label(names, col)} spreads over only {spread[col]:.3g}; {fix}",
-                detail=f"{column_named(names, col)} spreads over only {spread[col]:.3g}; {fix}",
-            )
+        _refuse_narrow(X, names, FOURTH_SMALLEST, fix)
 
     def summarize(self, X: Any, R: np.ndarray | sp.spmatrix) -> Scatter:
         # (scipy's rank-k update holds the GIL: classes on several threads gain nothing)
@@ -611,6 +595,21 @@ _THIN_COLUMNS = 128
 def _thin(d: int) -> Any:
     """One BLAS thread while matrices of ``d`` columns are worked on, if they are thin."""
     return one_blas_thread() if d <= _THIN_COLUMNS else contextlib.nullcontext()
+
+
+def _refuse_narrow(X: Any, names: Sequence[str], smallest: float, fix: str) -> None:
+    """Refuse the first column whose values differ, but by less than ``smallest``, naming it
+    and saying ``fix``."""
+    spread = _spread(X)
+    if spread is None:
+        return
+    narrow = np.flatnonzero((spread > 0) & (spread < smallest))
+    if len(narrow):
+        col = int(narrow[0])
+        raise DataError(
+            f"X's {column_label(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+            detail=f"{column_named(names, col)} spreads over only {spread[col]:.3g}; {fix}",
+        )
 
 
 def _spread(X: Any) -> np.ndarray | None:
