@@ -44,7 +44,7 @@ class Contribution:
     """One feature's share of a decision."""
 
     feature: str
-    value: float
+    value: Any  # the row's value (a number, or a category of a mixed table)
     weight: float  # x_j (W_aj − W_bj): positive pushes toward ``Explanation.label``
 
 
@@ -82,7 +82,8 @@ class Explanation:
         if self.intercept != 0.0:
             lines.append(f"  {'(intercept)':<24} {self.intercept:+.3f}")
         for c in self.top(15):
-            lines.append(f"  {c.feature:<24} {c.weight:+.3f}   (x = {c.value:g})")
+            shown = f"{c.value:g}" if isinstance(c.value, (int, float)) else repr(c.value)
+            lines.append(f"  {c.feature:<24} {c.weight:+.3f}   (x = {shown})")
         return "\n".join(lines)
 
 
@@ -99,11 +100,15 @@ def explain(
     Parameters
     ----------
     model : a fitted model with a linear decision (MultinomialNB, ComplementNB, BernoulliNB,
-        CategoricalNB, LinearDiscriminantAnalysis, GaussianNB with shared_variance=True)
+        CategoricalNB, LinearDiscriminantAnalysis, GaussianNB with shared_variance=True), a
+        Bayesian network (TAN, KDB), or another naive Bayes model (GaussianNB, KernelNB,
+        MixedNB…), whose terms are each value's own effect: the log-odds less the log-odds
+        with that value missing (:func:`split_by_leaving_out`)
     x : one row, shape (n_features,) or (1, n_features), dense or sparse
-        For CategoricalNB, the row of values as given to ``predict``. An explanation is of
-        one decision: more than one row raises :class:`~bayeskit.errors.ShapeError` (call
-        ``explain`` once per row).
+        For CategoricalNB and the naive Bayes models split by leaving values out, the row of
+        values as given to ``predict`` (an array or a one-row pandas or polars frame). An
+        explanation is of one decision: more than one row raises
+        :class:`~bayeskit.errors.ShapeError` (call ``explain`` once per row).
     feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
         one-hot ``column=value`` names of a CategoricalNB)
     label, versus : the two classes compared; default the predicted class against the
@@ -133,7 +138,12 @@ def explain(
         )
     if hasattr(model, "feature_log_factors"):
         return _explain_factors(model, x, feature_names, label, versus)
-    W, b = model.linear_discriminant()
+    try:
+        W, b = model.linear_discriminant()
+    except ParameterError:
+        if not _splits_by_leaving_out(model):
+            raise
+        return split_by_leaving_out(model, x, feature_names, label, versus)[0]
     design, names = _design_row(model, x, W.shape[1], feature_names)
     classes = model.classes_
     if len(classes) < 2:
@@ -164,6 +174,105 @@ def explain(
     if missing.any():  # what the missing values take out of the bias
         intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
     return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
+
+
+def _splits_by_leaving_out(model: Any) -> bool:
+    """Whether a model's log-odds is the prior's plus one term per feature that a missing
+    value leaves out: a naive Bayes model (its contract's ``feature_terms``) that takes
+    missing values."""
+    from .contract import contract_of
+
+    return bool(model.__sklearn_tags__().input_tags.allow_nan and contract_of(model).feature_terms)
+
+
+def split_by_leaving_out(
+    model: Any,
+    x: Any,
+    feature_names: Sequence[str] | None = None,
+    label: Any = None,
+    versus: Any = None,
+) -> tuple[Explanation, float]:
+    """:func:`explain` of a model that is not linear in its features (a Gaussian with
+    per-class variances, kernel densities, a mixed table) but takes missing values: feature
+    ``j``'s term is the log-odds minus the log-odds with that one value missing, and the
+    prior's the log-odds with every value missing. A naive Bayes log-odds is the prior's plus
+    one term per feature, and a missing value contributes nothing, so this split is exact;
+    where the features interact within a class (AODE, a mixture) each term is only that
+    value's own effect, and the second value returned is the rest, the interactions' part
+    (0 for naive Bayes, to rounding). ``x``: one row (a sequence, an array, a one-row pandas
+    or polars frame); a value missing in it contributes nothing and is not listed."""
+    rows, names, values, present = _left_out_rows(x)
+    if feature_names is not None:
+        names = [str(n) for n in feature_names]
+    elif not hasattr(x, "columns"):  # an array: the model's own names of its columns
+        names = [str(n) for n in model.feature_names()]
+    if len(names) != len(values):
+        raise ParameterError(
+            f"feature_names has {len(names)} names; the row has {len(values)} values"
+        )
+    jll = np.asarray(model.predict_joint_log_proba(rows), dtype=np.float64)
+    classes = model.classes_
+    if len(classes) < 2:
+        raise ParameterError("explain compares two classes; the model knows only one")
+    a, c = _compared(classes, jll[0], label, versus)
+    odds = jll[:, a] - jll[:, c]
+    d = len(values)
+    terms = odds[0] - odds[1 : d + 1]
+    shown = [j for j in range(d) if present[j]]
+    shown.sort(key=lambda j: -abs(terms[j]))
+    contributions = [Contribution(names[j], values[j], float(terms[j])) for j in shown]
+    e = Explanation(
+        _plain(classes[a]), _plain(classes[c]), float(odds[0]), float(odds[-1]), contributions
+    )
+    rest = float(odds[0] - odds[-1] - sum(terms[j] for j in shown))
+    return e, rest
+
+
+def _left_out_rows(x: Any) -> tuple[Any, list[str], list[Any], list[bool]]:
+    """(the row, then the row with each value missing in turn, then every value missing;
+    the column names; the row's values; which are present) of one row."""
+    if hasattr(x, "with_columns"):  # a polars frame
+        import polars as pl
+
+        _check_one_row(x)
+        columns = list(x.columns)
+        blank = {c: pl.lit(None).cast(x.schema[c]).alias(c) for c in columns}
+        rows = [x] + [x.with_columns(blank[c]) for c in columns]
+        rows.append(x.select(blank[c] for c in columns))
+        values = [_plain(v) for v in x.row(0)]
+        return pl.concat(rows), columns, values, [v is not None for v in values]
+    if hasattr(x, "iloc"):  # a pandas frame
+        import pandas as pd
+
+        _check_one_row(x)
+        columns = [str(c) for c in x.columns]
+        gap = {
+            c: np.nan
+            if pd.api.types.is_numeric_dtype(x[c]) and not pd.api.types.is_bool_dtype(x[c])
+            else None
+            for c in x.columns
+        }
+        rows = [x] + [x.assign(**{str(c): gap[c]}) for c in x.columns]
+        rows.append(x.assign(**{str(c): gap[c] for c in x.columns}))
+        values = [_plain(v) for v in x.iloc[0].tolist()]
+        return (
+            pd.concat(rows, ignore_index=True),
+            columns,
+            values,
+            [not bool(pd.isna(v)) for v in values],
+        )
+    row = np.asarray(x)
+    row = row.reshape(-1) if row.ndim == 2 else row
+    number = row.dtype.kind in "iuf"
+    row = row.astype(np.float64 if number else object)
+    d = len(row)
+    table = np.tile(row, (d + 2, 1))
+    hole = np.nan if number else None
+    table[np.arange(1, d + 1), np.arange(d)] = hole
+    table[-1] = hole
+    values = [_plain(v) for v in row.tolist()]
+    present = [not (v is None or (isinstance(v, float) and v != v)) for v in values]
+    return table, [f"x{j}" for j in range(d)], values, present
 
 
 def _scored_prior(model: Any) -> np.ndarray:

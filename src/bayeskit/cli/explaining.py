@@ -225,44 +225,24 @@ def _decision(model: Any, e: Any, proba: np.ndarray, *, table: bool) -> Decision
 
 
 def _by_missing(model: Any, row: Any, label: Any, versus: Any, *, exact: bool) -> Decision:
-    """For a model that is not linear in its features: each feature's term is the log-odds
-    minus the log-odds with that one value missing, and the prior's the log-odds with every
-    value missing. A Naive Bayes log-odds is the prior's plus one term per feature, and a
-    missing value contributes nothing, so there this split is exact, not a sensitivity. Where
-    the features interact within a class (``exact`` False: AODE, a mixture) each term is
-    only that value's own effect, and the rest of the log-odds is the interactions'."""
-    import polars as pl
+    """For a model that is not linear in its features: each value's own effect, the log-odds
+    less the log-odds with that value missing (:func:`bayeskit.inspection.split_by_leaving_out`:
+    exact for naive Bayes; where the features interact within a class, ``exact`` False, the
+    rest of the log-odds is the interactions')."""
+    from ..inspection import split_by_leaving_out
 
-    from ..inspection import compared_classes
-
-    columns = list(row.columns)
-    blanked = [row] + [row.with_columns(pl.lit(None).cast(row.schema[c]).alias(c)) for c in columns]
-    blanked.append(row.select(pl.lit(None).cast(row.schema[c]).alias(c) for c in columns))
-    jll = model.predict_joint_log_proba(pl.concat(blanked))
-    classes = model.classes_
-    a, b = compared_classes(
-        jll[0],
-        None if label is None else class_index(classes, label),
-        None if versus is None else class_index(classes, versus),
-        classes,
-    )
-    odds = jll[:, a] - jll[:, b]
-    terms = odds[0] - odds[1 : len(columns) + 1]
-    present = [j for j, c in enumerate(columns) if row.get_column(c).null_count() == 0]
-    rank = sorted(present, key=lambda j: -abs(terms[j]))
-    values = row.row(0)
-    shares = [(f"{columns[j]}={values[j]}", float(terms[j])) for j in rank]
-    proba = model.predict_proba(row)[0]
-    rest = float(odds[0] - odds[-1] - terms[present].sum()) if not exact else 0.0
+    e, rest = split_by_leaving_out(model, row, label=label, versus=versus)
+    shares = [(f"{c.feature}={c.value}", c.weight) for c in e.contributions]
+    proba = model.predict_proba(row)[0][class_index(model.classes_, e.label)]
     return Decision(
-        plain_value(classes[a]),
-        plain_value(classes[b]),
-        float(proba[a]),
-        float(odds[0]),
-        float(odds[-1]),
+        e.label,
+        e.versus,
+        float(proba),
+        e.log_odds,
+        e.prior,
         shares,
         exact=exact,
-        interactions=rest,
+        interactions=rest if not exact else 0.0,
     )
 
 
