@@ -192,15 +192,44 @@ def split_by_leaving_out(
     label: Any = None,
     versus: Any = None,
 ) -> tuple[Explanation, float]:
-    """:func:`explain` of a model that is not linear in its features (a Gaussian with
-    per-class variances, kernel densities, a mixed table) but takes missing values: feature
-    ``j``'s term is the log-odds minus the log-odds with that one value missing, and the
-    prior's the log-odds with every value missing. A naive Bayes log-odds is the prior's plus
-    one term per feature, and a missing value contributes nothing, so this split is exact;
-    where the features interact within a class (AODE, a mixture) each term is only that
-    value's own effect, and the second value returned is the rest, the interactions' part
-    (0 for naive Bayes, to rounding). ``x``: one row (a sequence, an array, a one-row pandas
-    or polars frame); a value missing in it contributes nothing and is not listed."""
+    """Each value's effect on the log-odds of one decision, by leaving it out.
+
+    For a model that is not linear in its features (a Gaussian with per-class variances,
+    kernel densities, a mixed table) but takes missing values: feature ``j``'s term is the
+    log-odds less the log-odds with that one value missing, and the prior's the log-odds
+    with every value missing. A naive Bayes log-odds is the prior's plus one term per
+    feature, ``ln p(x_j | a) − ln p(x_j | b)``, and a missing value contributes nothing, so
+    this split is exact (:func:`explain` gives it for naive Bayes models). Where the features
+    interact within a class (AODE, a mixture) each term is only that value's own effect, and
+    the rest of the log-odds is the interactions' part.
+
+    Parameters
+    ----------
+    model : a fitted model that takes missing values
+    x : one row: a sequence, an array, or a one-row pandas or polars frame; a value missing
+        in it contributes nothing and is not listed
+    feature_names : names of the row's columns (default: the frame's, else the model's)
+    label, versus : the two classes compared; default the predicted class against the
+        runner-up
+
+    Returns
+    -------
+    explanation : Explanation
+        The terms, largest effect first; ``intercept`` is 0.
+    interactions : float
+        ``log_odds − prior − Σ terms``: 0 for naive Bayes (to rounding).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bayeskit import GaussianNB
+    >>> X, y = load_iris(return_X_y=True)
+    >>> e, rest = split_by_leaving_out(GaussianNB().fit(X, y), X[70])
+    >>> e.label, e.versus, [c.feature for c in e.contributions]
+    (2, 1, ['x3', 'x0', 'x1', 'x2'])
+    >>> abs(rest) < 1e-9
+    True
+    """
     rows, names, values, present = _left_out_rows(x)
     if feature_names is not None:
         names = [str(n) for n in feature_names]
