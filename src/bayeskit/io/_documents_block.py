@@ -39,6 +39,7 @@ import numpy as np
 from .._params import clone
 from ..errors import ModelFileError
 from ..stats import STATISTIC_KINDS, ColumnStatistic, Statistic, TermKeyed
+from ._unwritten import unwritten_parts
 
 #: Takes a number of bytes from a load's budget before they are allocated, naming what for
 #: (:meth:`bayeskit.io._format.Budget.take`), or refuses them.
@@ -320,11 +321,7 @@ def _statistic(parts: _Parts, prefix: str, meta: Any) -> ColumnStatistic:
     except (ValueError, TypeError, KeyError) as error:
         raise ModelFileError(f"a documents block's count statistic: {error}") from None
     # as every statistic block of a model file is checked (bayeskit.io._format)
-    from ._format import unknown_keys
-
-    arrays_written, meta_written = statistic.written_layout()
-    unknown = sorted(prefix + name for name in set(arrays) - set(arrays_written))
-    unknown += [f"meta {prefix}{k}" for k in unknown_keys(inner, meta_written)]
+    unknown = unwritten_parts(statistic, arrays, inner, prefix)
     if unknown:
         raise ModelFileError(
             f"the documents block holds {unknown[0]!r}, which this bayeskit does not write "

@@ -36,6 +36,7 @@ from ..errors import BayeskitError, ModelFileError, ModelFileVersionError
 from ..families import Family, family_from_config
 from ..stats import STATISTIC_KINDS, Summary
 from ..stats._base import check_arrays
+from ._unwritten import unwritten_parts
 
 FORMAT_NAME = "bayeskit-model"
 #: The format version of a model of ESTIMATORS (text models and wrappers need newer ones).
@@ -325,9 +326,7 @@ def build(
         stat = stat_cls.from_arrays(block_arrays, block["meta"])
         # A part this version does not write (a newer bayeskit's, of the same format version)
         # is refused, not ignored: the model would be rebuilt without it.
-        arrays_written, meta_written = stat.written_layout()
-        unknown = sorted(set(block_arrays) - set(arrays_written))
-        unknown += [f"meta {k}" for k in unknown_keys(block["meta"], meta_written)]
+        unknown = unwritten_parts(stat, block_arrays, block["meta"])
         if unknown:
             raise ModelFileError(
                 f"the {block['kind']} block holds {unknown[0]!r}, which this bayeskit does not "
@@ -400,18 +399,6 @@ SETTINGS_BEFORE: dict[str, dict[str, Any]] = {"TANClassifier": {"edge_weight": "
 #: and BinomialNB kept moments before their counts): such a file is refused as one of an
 #: earlier version (:class:`~bayeskit.errors.ModelFileVersionError`), to be fitted again.
 KINDS_BEFORE: dict[str, str] = {"PoissonNB": "moments", "BinomialNB": "moments"}
-
-
-def unknown_keys(stored: Any, written: Any) -> list[str]:
-    """The keys of the dict ``stored`` (and of the dicts it nests) that ``written``, what this
-    version writes for the same statistic, does not have."""
-    if not isinstance(stored, dict) or not isinstance(written, dict):
-        return []
-    out = [str(k) for k in stored if k not in written]
-    for k in stored:
-        if k in written:
-            out += [f"{k}.{inner}" for inner in unknown_keys(stored[k], written[k])]
-    return out
 
 
 def decode_params(
