@@ -13,7 +13,7 @@ Unsure`` and an ``X-Bayeskit-Reason`` before it and status 0, since an error wou
 maildrop defer it for ever.
 
 ``--learn spam|ham`` adds the message (or, with ``--from PATH``, every message of a Maildir,
-a Maildir folder such as ``.Junk``, an mbox file or a folder of message files) to the model,
+a Maildir folder such as ``.Junk``, an mbox file or a folder of message or mbox files) to the model,
 ``--unlearn`` removes it, ``--train-on-error`` learns only what the filter gets wrong or is
 unsure about (messages from ``--from`` in the order of their ``Date:`` headers). Learning
 holds an exclusive lock on ``MODEL.lock`` while it reads, changes and atomically replaces the
@@ -481,16 +481,28 @@ def named_messages(path: Path, *, by_date: bool = False) -> list[tuple[str, byte
     elif (path / "cur").is_dir() or (path / "new").is_dir():
         found = _maildir_messages(path)
     elif path.is_dir():
-        found = [
-            (str(f), f.read_bytes())
-            for f in sorted(path.iterdir())
-            if f.is_file() and not f.name.startswith(".")
-        ]
+        found = []
+        for f in sorted(path.iterdir()):
+            if f.is_file() and not f.name.startswith("."):
+                found += _folder_file(f)
     else:
         raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
     if by_date:
         found.sort(key=lambda item: _date_key(item[1]))  # (stable: ties in listing order)
     return found
+
+
+def _folder_file(path: Path) -> list[tuple[str, bytes]]:
+    """The messages of one file of a folder: each message of an mbox file (``FILE#N``), as
+    ``bayeskit train`` reads a folder (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``,
+    or more than one mbox ``From`` line), else the file as one message."""
+    from ..io.documents import is_mbox
+
+    data = path.read_bytes()
+    if not is_mbox(path, data):
+        return [(str(path), data)]
+    box = mailbox.mbox(path, create=False)
+    return [(f"{path}#{i + 1}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
 
 
 def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
