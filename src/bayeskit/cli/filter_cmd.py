@@ -46,6 +46,7 @@ from .mail_headers import (
     fail,
     failed,
     header_end,
+    model_file,
     pass_on_input,
     read_input,
 )
@@ -151,6 +152,7 @@ def _learning(
 ) -> int:
     """Learn or unlearn messages under the model's lock; 0 when done, 3 on error, 143 when
     SIGTERM stopped it (standard input is passed through unchanged, even then)."""
+    model_path = model_file(model_path)
     progress = _Progress()
     try:
         with _terminated_as_exit():

@@ -19,6 +19,7 @@ from .mail_headers import (
     fail,
     failed,
     message_head,
+    model_file,
     read_input,
     stamped,
     unsure,
@@ -165,6 +166,7 @@ def classify(model_path: str, raw: bytes, verbose: bool = False) -> tuple[int, b
     head = message_head(raw)
     if head is None:
         return ERROR, raw
+    model_path = model_file(model_path)
     try:
         p_spam, verdict = token_store.score_message(model_path, raw[:SCORED_BYTES])
     except token_store.DeclinedError as why:

@@ -25,6 +25,7 @@ __all__ = [
     "failed",
     "header_end",
     "message_head",
+    "model_file",
     "pass_on_input",
     "read_input",
     "said_when_terminated",
@@ -96,6 +97,16 @@ def message_head(raw: bytes) -> int | None:
         fail(f"<stdin>: {problem}; passed through unchanged")
         return None
     return header_end(raw)
+
+
+def model_file(path: str) -> str:
+    """The model file ``path`` names: the file a symbolic link points to (a model kept
+    elsewhere and linked as ``~/.bayeskit/spam.bk``). Its lock, its token store and the
+    file a learner renames over it are beside that file, so a learn reaches the model every
+    path to it reads, where renaming over the link would replace the link with a copy."""
+    import os
+
+    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def unsure(raw: bytes, head: int, reason: str) -> bytes:
