@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import bayeskit as bk
 from bayeskit.cli import filter_cmd
 
@@ -49,3 +51,81 @@ def test_learning_a_folder_of_mbox_files_counts_every_message(tmp_path):
     assert filter_cmd._change(str(model), messages, "ham", True, False) == 5
     after = bk.load(model).class_count_.tolist()
     assert sum(after) - sum(before) == 5
+
+
+def _maildir_with_a_locked_file(tmp_path: Path) -> Path:
+    box = tmp_path / "Junk"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).mkdir(parents=True)
+    (box / "cur" / "1.host:2,S").write_bytes(ONE)
+    (box / "cur" / "2.host:2,S").write_bytes(TWO)  # another user's file, mode 000 (below)
+    (box / "new" / "3.host").write_bytes(THREE)
+    return box
+
+
+def _unreadable(monkeypatch, name: str) -> None:
+    """``Path.read_bytes`` of files called ``name`` fails as a file of mode 000 does for
+    anyone but root (the tests may run as root, who reads it anyway)."""
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+
+
+def test_a_file_that_cannot_be_read_is_named_and_the_rest_is_read(tmp_path, monkeypatch):
+    # One unreadable file of a Maildir (or a folder) ended the whole learn with status 3:
+    # a cron job learning ~/Maildir/.Junk learned nothing from then on.
+    box = _maildir_with_a_locked_file(tmp_path)
+    _unreadable(monkeypatch, "2.host:2,S")
+    unreadable: list[str] = []
+    got = filter_cmd.named_messages(box, unreadable=unreadable)
+    assert [raw for _, raw in got] == [ONE, THREE]
+    assert unreadable == [f"{box / 'cur' / '2.host:2,S'} (Permission denied)"]
+    with pytest.raises(PermissionError):  # asked for without a list: the error, as before
+        filter_cmd.named_messages(box)
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for name, raw in (("a", ONE), ("b", TWO), ("c", THREE)):
+        (flat / name).write_bytes(raw)
+    _unreadable(monkeypatch, "b")
+    unreadable = []
+    assert [raw for _, raw in filter_cmd.named_messages(flat, unreadable=unreadable)] == [
+        ONE,
+        THREE,
+    ]
+    assert unreadable == [f"{flat / 'b'} (Permission denied)"]
+
+
+@needs_corpus
+def test_learning_a_maildir_with_a_file_that_cannot_be_read(tmp_path, monkeypatch, capsys):
+    model = trained_filter(tmp_path / "m.bk", 10)
+    before = int(bk.load(model).class_count_.sum())
+    box = _maildir_with_a_locked_file(tmp_path)
+    _unreadable(monkeypatch, "2.host:2,S")
+    progress = filter_cmd._Progress()
+    status = filter_cmd._learn(str(model), "spam", None, False, str(box), progress)
+    assert status == 0
+    err = capsys.readouterr().err
+    assert "2 of 3 messages learned; 1 refused, files that cannot be read: " in err
+    assert "2.host:2,S (Permission denied)" in err
+    assert int(bk.load(model).class_count_.sum()) == before + 2
+
+
+def test_a_file_gone_since_the_folder_was_listed_is_left_out(tmp_path, monkeypatch):
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for name, raw in (("a", ONE), ("b", TWO)):
+        (flat / name).write_bytes(raw)
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "a":  # moved away by the mail client after the listing
+            raise FileNotFoundError(2, "No such file or directory", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert filter_cmd.messages_in(flat) == [TWO]

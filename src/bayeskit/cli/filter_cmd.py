@@ -23,7 +23,6 @@ learner killed half way leaves the model as it was).
 
 from __future__ import annotations
 
-import contextlib
 import mailbox
 import os
 import re
@@ -206,6 +205,7 @@ def _learn(
         failed(exc)
         return ERROR
     progress.raw = raw
+    unreadable: list[str] = []  # files of --from that could not be read: named, not learned
     try:
         if learn is not None and unlearn is not None:
             raise ValueError("give --learn or --unlearn, not both")
@@ -220,7 +220,7 @@ def _learn(
                 raise ValueError(f"<stdin>: {problem}; nothing learned")
             named = [("<stdin>", raw)]
         else:
-            named = named_messages(Path(source), by_date=on_error)
+            named = named_messages(Path(source), by_date=on_error, unreadable=unreadable)
         # Files that are no message (empty, binary, no header lines) are not learned, as
         # the scorer would not score them: counted and named as refused.
         refused = [name for name, message in named if content_problem(message) is not None]
@@ -230,8 +230,10 @@ def _learn(
             _remove_leftovers(model_path)
             changed = _change(model_path, messages, label, learn is not None, on_error)
         print(
-            f"{changed} of {len(named)} messages {'learned' if learn else 'unlearned'}"
-            + _refusals(refused),
+            f"{changed} of {len(named) + len(unreadable)} messages "
+            f"{'learned' if learn else 'unlearned'}"
+            + _refusals(refused)
+            + _refusals(unreadable, why="files that cannot be read"),
             file=sys.stderr,
         )
         status = 0
@@ -244,16 +246,17 @@ def _learn(
     return status
 
 
-def _refusals(names: list[str], shown: int = 10) -> str:
-    """What :func:`_learn`'s count line says of the files refused as no messages."""
+def _refusals(
+    names: list[str],
+    shown: int = 10,
+    why: str = "no messages (empty, or no header lines)",
+) -> str:
+    """What :func:`_learn`'s count line says of the files refused (as no messages, or as
+    ``why``)."""
     if not names:
         return ""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return (
-        f"; {len(names)} refused, no messages (empty, or no header lines): "
-        + ", ".join(names[:shown])
-        + more
-    )
+    return f"; {len(names)} refused, {why}: " + ", ".join(names[:shown]) + more
 
 
 def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
@@ -462,9 +465,14 @@ def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
     return [raw for _, raw in named_messages(path, by_date=by_date)]
 
 
-def named_messages(path: Path, *, by_date: bool = False) -> list[tuple[str, bytes]]:
+def named_messages(
+    path: Path, *, by_date: bool = False, unreadable: list[str] | None = None
+) -> list[tuple[str, bytes]]:
     """:func:`messages_in` with each message's name: its file's path (a message of an mbox
-    file: ``FILE#N``, counted from 1)."""
+    file: ``FILE#N``, counted from 1). ``unreadable``: a list that collects each file of a
+    folder or Maildir that cannot be read (``NAME (Permission denied)``), left out, where
+    without it the first such file is an error; a file gone since it was listed (moved or
+    deleted by the mail client) is left out either way."""
     if path.is_file():
         with path.open("rb") as file:
             head = file.read(4096).lstrip()
@@ -481,17 +489,35 @@ def named_messages(path: Path, *, by_date: bool = False) -> list[tuple[str, byte
                 "message (header lines first); a compressed mailbox must be uncompressed first"
             )
     elif (path / "cur").is_dir() or (path / "new").is_dir():
-        found = _maildir_messages(path)
+        found = _maildir_messages(path, unreadable)
     elif path.is_dir():
         found = []
         for f in sorted(path.iterdir()):
             if f.is_file() and not f.name.startswith("."):
-                found += _folder_file(f)
+                with _unless_unreadable(f, unreadable):
+                    found += _folder_file(f)
     else:
         raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
     if by_date:
         found.sort(key=lambda item: _date_key(item[1]))  # (stable: ties in listing order)
     return found
+
+
+@contextmanager
+def _unless_unreadable(
+    path: Path, unreadable: list[str] | None, *, gone: bool = True
+) -> Iterator[None]:
+    """Read ``path`` in this block: gone meanwhile, it is skipped (``gone``; else raised);
+    not readable, it is named in ``unreadable`` (raised when that is None)."""
+    try:
+        yield
+    except FileNotFoundError:
+        if not gone:
+            raise
+    except OSError as exc:
+        if unreadable is None:
+            raise
+        unreadable.append(f"{path} ({exc.strerror or exc})")
 
 
 def _folder_file(path: Path) -> list[tuple[str, bytes]]:
@@ -507,7 +533,7 @@ def _folder_file(path: Path) -> list[tuple[str, bytes]]:
     return [(f"{path}#{i + 1}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
 
 
-def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
+def _maildir_messages(path: Path, unreadable: list[str] | None) -> list[tuple[str, bytes]]:
     """(name, bytes) of a Maildir's messages, each once, while a mail server may be moving
     them from ``new/`` to ``cur/`` (renamed ``UNIQUE`` → ``UNIQUE:2,FLAGS``): ``new/`` is
     listed before ``cur/``, so a message moved in between is listed twice, not missed, and
@@ -528,11 +554,12 @@ def _maildir_messages(path: Path) -> list[tuple[str, bytes]]:
     found = []
     for unique, file in sorted(files.items(), key=lambda item: item[1].name):
         try:
-            found.append((str(file), file.read_bytes()))
+            with _unless_unreadable(file, unreadable, gone=False):
+                found.append((str(file), file.read_bytes()))
         except FileNotFoundError:  # renamed since: flags changed, or moved to cur/
             again = listed("cur").get(unique)
             if again is not None:
-                with contextlib.suppress(FileNotFoundError):  # gone (deleted): not learned
+                with _unless_unreadable(again, unreadable):  # gone (deleted): not learned
                     found.append((str(again), again.read_bytes()))
     return found
 
