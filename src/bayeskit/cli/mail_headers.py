@@ -122,7 +122,8 @@ def unsure_of_content(raw: bytes, problem: str) -> bytes:
     Unsure and the problem put before it as a header block of their own: every byte of
     ``raw`` follows, as the body (a blank line ends the new header block, unless ``raw``
     starts with one), so that the mail system's header rules see a verdict."""
-    newline = b"\r\n" if raw.startswith(b"\r\n") else b"\n"
+    first = raw.find(b"\n")  # the message's own line ending: that of its first line
+    newline = b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
     blank = b"" if raw.startswith((b"\n", b"\r\n")) else newline
     reason = problem.split(" (")[0]  # the header says what, standard error the details
     added = b"".join(
