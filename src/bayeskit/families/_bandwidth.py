@@ -354,3 +354,19 @@ def leave_one_out(
         for c in range(n_classes):
             out[c, j] = acc[c]
     return out
+
+
+#: magnitudes below this are scaled up before densities are estimated (see :func:`tiny_scale`)
+TINY = 2.0**-200
+
+
+def tiny_scale(largest: np.ndarray) -> np.ndarray:
+    """A power of two for each largest magnitude that brings it near 1 where it is below
+    :data:`TINY` (and above 0), else 1: exact scaling for data so small that its squared
+    deviations and variances underflow float64 (from about 1e-155), where a kernel density
+    would score every class alike. At most 2^1000 (subnormal values would ask for a power
+    float64 cannot hold)."""
+    largest = np.asarray(largest, dtype=np.float64)
+    tiny = (largest > 0) & (largest < TINY)
+    exponent = np.minimum(-np.frexp(np.where(tiny, largest, 1.0))[1], 1000)
+    return np.where(tiny, np.ldexp(1.0, exponent), 1.0)

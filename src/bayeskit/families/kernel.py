@@ -422,19 +422,12 @@ def _convolve(
     )
 
 
-#: a feature whose values are all below this in magnitude is scaled up (see _column_scale)
-_TINY = 2.0**-200
-
-
 def _column_scale(values: np.ndarray) -> np.ndarray | None:
-    """A power of two for each feature that brings its largest magnitude near 1 where all its
-    values are below 2^-200 (1 elsewhere), or None when no feature is: the variances of values
-    at 1e-170 underflow float64, and every bandwidth fell to the floor of a constant feature
+    """Each feature's :func:`~._bandwidth.tiny_scale` (its values all below 2^-200 in
+    magnitude are scaled up), or None when no feature needs one: the variances of values at
+    1e-170 underflow float64, and every bandwidth fell to the floor of a constant feature
     (the prior then decided every row)."""
     with np.errstate(invalid="ignore"):
         top = np.nanmax(np.abs(values), axis=0, initial=0.0) if values.size else np.zeros(0)
-    tiny = (top > 0) & (top < _TINY)
-    if not tiny.any():
-        return None
-    exponent = np.minimum(-np.frexp(np.where(tiny, top, 1.0))[1], 1000)
-    return np.where(tiny, np.ldexp(1.0, exponent), 1.0)
+    scale = bw.tiny_scale(top)
+    return scale if bool((scale != 1.0).any()) else None

@@ -53,6 +53,7 @@ from .._validation import as_real, column_label, column_named, within
 from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Moments, Sample
+from . import _bandwidth as bw
 from . import _parzen_kernels as pk
 from ._base import Family, weight_exponent
 
@@ -61,8 +62,6 @@ BANDWIDTH_RULES = ("scott", "silverman", "loo-likelihood", "cv-accuracy")
 SEARCH_FACTORS = 2.0 ** (np.arange(-12, 9) / 4.0)
 #: largest magnitude accepted: squared distances of larger values overflow float64
 _LARGEST = 1e150
-#: centred values all below this in magnitude are scaled up (see Parzen._transform_of)
-_TINY = 2.0**-200
 #: the narrowest widths float64 can evaluate: the gaussian's 1 / (2h²), others' 1 / h
 _NARROWEST_GAUSSIAN = 2.0**-511
 _NARROWEST = 2.0**-1021
@@ -370,10 +369,7 @@ class Parzen(Family):
         shift = (scaled @ values) / scaled.sum()
         used = values[total > 0]
         largest = float(np.abs(used - shift).max(initial=0.0))
-        scale = 1.0
-        if 0.0 < largest < _TINY:
-            # (at most 2^1000: subnormal values would ask for a power float64 cannot hold)
-            scale = math.ldexp(1.0, min(-math.frexp(largest)[1], 1000))
+        scale = float(bw.tiny_scale(np.array(largest)))
         if metric != "mahalanobis":
             return Transform(metric, shift * scale, scale=scale)
         return mahalanobis_transform(values * scale, W, scale)
