@@ -323,8 +323,7 @@ def _explain_factors(
     (``feature_log_factors``: a Bayesian network's ``ln P(x_i | y, x_pa(i))``): the share of
     feature ``i`` is the difference of its two classes' factors; ``value`` is 1 (the feature is
     present, as a one-hot column of a categorical model)."""
-    one_row = x if (np.ndim(x) == 2 or hasattr(x, "columns")) else [x]
-    factors = np.asarray(model.feature_log_factors(one_row))[0]  # (n_features, n_classes)
+    factors = np.asarray(model.feature_log_factors(_one_row(x)))[0]  # (n_features, n_classes)
     classes = model.classes_
     if len(classes) < 2:
         raise ParameterError("explain compares two classes; the model knows only one")
@@ -344,23 +343,12 @@ def _explain_factors(
 
 
 def _compared(classes: np.ndarray, jll: np.ndarray, label: Any, versus: Any) -> tuple[int, int]:
-    """The indices of the two classes :func:`explain` compares: ``label`` (default the
-    largest joint log-likelihood ``jll`` other than ``versus``) and ``versus`` (default the
-    largest other than ``label``)."""
-    return compared_classes(
-        jll,
-        None if label is None else _index(classes, label),
-        None if versus is None else _index(classes, versus),
-        classes,
-    )
-
-
-def compared_classes(
-    jll: np.ndarray, a: int | None, c: int | None, classes: np.ndarray
-) -> tuple[int, int]:
-    """Class indices ``(a, c)`` for an explanation of ``a`` against ``c``: one left None is
-    the class of largest ``jll`` other than the other (``a`` first); the same class twice is
-    refused (its log-odds against itself is 0 whatever the row)."""
+    """The indices of the two classes :func:`explain` compares: ``label`` (default the class
+    of largest joint log-likelihood ``jll`` other than ``versus``) and ``versus`` (default the
+    largest other than ``label``); the same class twice is refused (its log-odds against
+    itself is 0 whatever the row)."""
+    a = None if label is None else _index(classes, label)
+    c = None if versus is None else _index(classes, versus)
     order = [int(k) for k in np.argsort(-jll, kind="stable")]
     if a is None:
         a = next(k for k in order if k != c)
