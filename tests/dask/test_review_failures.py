@@ -287,8 +287,9 @@ def _unplug(client, name: str) -> None:
     try:
         client.unregister_worker_plugin(name)
     except OSError:
-        # dropped by the scheduler already; off each worker that may still hold it
-        client.run(_drop_plugin, name)
+        # dropped by the scheduler already; off each worker that may still hold it. A worker
+        # the scheduler removed meanwhile ("Address removed") is dead and holds nothing.
+        client.run(_drop_plugin, name, on_error="ignore")
 
 
 def _drop_plugin(name: str, dask_worker=None) -> None:
