@@ -164,8 +164,9 @@ def explain(
     present = np.flatnonzero((design != 0) & ~indicator)
     terms = design[present] * diff[present]
     rank = np.argsort(-np.abs(terms), kind="stable")
+    shown = _given_values(x, design)
     contributions = [
-        Contribution(names[present[k]], float(design[present[k]]), float(terms[k])) for k in rank
+        Contribution(names[present[k]], float(shown[present[k]]), float(terms[k])) for k in rank
     ]
     prior = _scored_prior(model)
     intercept = float((b[a] - prior[a]) - (b[c] - prior[c]))
@@ -174,6 +175,21 @@ def explain(
     if missing.any():  # what the missing values take out of the bias
         intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
     return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
+
+
+def _given_values(x: Any, design: np.ndarray) -> np.ndarray:
+    """The row's values as given, where the linear design has one column per input column
+    (a Bernoulli model's design is its 0/1 after ``binarize``: 2.5 is shown as 2.5, not 1);
+    the design itself otherwise (the one-hot columns of a categorical model)."""
+    row = x.toarray() if sp.issparse(x) else getattr(x, "to_numpy", lambda: x)()
+    try:
+        given = np.asarray(row, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        return design
+    if given.shape != design.shape:
+        return design
+    # a missing value contributes nothing and is not listed; its design cell is 0
+    return np.where(np.isnan(given), design, given)
 
 
 def _splits_by_leaving_out(model: Any) -> bool:
@@ -401,13 +417,17 @@ def top_features(
     A count model (Poisson, binomial) has a missing-value indicator per column
     (``column=<missing>``), whose weight is the class's expected count: large, and telling
     nothing about the data when no training row left the column missing. Such indicators are
-    left out; those of columns the model saw missing are ranked with the rest.
+    left out; those of columns the model saw missing are ranked with the rest. So is a column
+    whose weight is the same in every class (a Poisson model's ``<−Σ ln x!>``): it favours
+    none, and the lists can then be shorter than ``n``.
     """
     _check_n(n)
     W, _ = model.linear_discriminant()
     names = _names(model, W.shape[1], feature_names)
     lift = W - W.mean(axis=0, keepdims=True)
-    shown = np.flatnonzero(~_indicators_never_missing(model, W.shape[1]))
+    # A column weighted alike in every class (a Poisson model's −Σ ln x!) tells nothing.
+    alike = np.all(W[:1] == W, axis=0)
+    shown = np.flatnonzero(~_indicators_never_missing(model, W.shape[1]) & ~alike)
     out: dict[Any, list[tuple[str, float]]] = {}
     for k, label in enumerate(model.classes_.tolist()):
         best = shown[np.argsort(-lift[k, shown], kind="stable")[:n]]
