@@ -20,6 +20,7 @@ import hashlib
 import io
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -382,7 +383,11 @@ def build(
                 raise ModelFileError(
                     f"the {stat.kind} statistic's array {name!r} of class index {c} {why}"
                 )
-        return model.fit_summary(summary)
+        # What fit warned about (collinear columns, priors renormalised, a class_weight
+        # naming no class) was said when the model was trained, not at every reading.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return model.fit_summary(summary)
     except BayeskitError as exc:
         if isinstance(exc, ModelFileError):
             raise
