@@ -103,6 +103,8 @@ def test_headline_and_per_class_numbers_are_sklearns(sms):
         "macro_f1": metrics.f1_score(labels, pred, average="macro"),
         "log_loss": metrics.log_loss(labels, P, labels=model.classes_),
         "roc_auc": metrics.roc_auc_score(labels == "spam", P[:, 1]),
+        "balanced_accuracy": metrics.balanced_accuracy_score(labels, pred),
+        "brier": metrics.brier_score_loss(labels == "spam", P[:, 1]),
     }
     for key, value in expected.items():
         assert metric_value(dom, key) == pytest.approx(value, abs=5e-5), key

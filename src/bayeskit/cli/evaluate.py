@@ -176,6 +176,13 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
     if found["roc_auc"] is not None:
         line += f"   ROC-AUC {fmt_num(found['roc_auc'])} (positive class {found['positive_class']})"
     console.print(line)
+    console.print(
+        f"balanced accuracy {fmt_num(found['balanced_accuracy'])}   Brier {fmt_num(found['brier'])}"
+    )
+    if found.get("by_fold"):
+        from .measure import spread_line
+
+        console.print(spread_line(found["by_fold"]))
     if found.get("log_loss_clipped_rows"):
         from ..report.page import clipped_note
 

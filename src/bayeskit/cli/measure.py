@@ -29,6 +29,7 @@ class Predictions:
     predicted: np.ndarray  # the model's decisions
     seconds: float
     method: str  # "10-fold stratified cross-validation (seed 0)", …
+    fold_of: np.ndarray | None = None  # each row's test fold (cross-validation only)
 
     @property
     def proba(self) -> np.ndarray:
@@ -81,6 +82,7 @@ def cross_validate(
     classes = np.unique(data.y)
     log_proba = np.zeros((data.n_rows, len(classes)))
     predicted = np.empty(data.n_rows, dtype=data.y.dtype)
+    fold_of = np.empty(data.n_rows, dtype=np.int64)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -93,6 +95,7 @@ def cross_validate(
         ):
             log_proba[test] = fold_log_proba
             predicted[test] = fold_predicted
+            fold_of[test] = k - 1
             update(k)
     return Predictions(
         data.y,
@@ -101,6 +104,7 @@ def cross_validate(
         predicted,
         time.perf_counter() - start,
         f"{folds}-fold stratified cross-validation (seed {seed})",
+        fold_of,
     )
 
 
@@ -169,6 +173,8 @@ def metrics(result: Predictions) -> dict[str, Any]:
         "macro_f1": ev.macro_f1,
         "log_loss": ev.log_loss,
         "log_loss_clipped_rows": ev.clipped,
+        "balanced_accuracy": ev.balanced_accuracy,
+        "brier": ev.brier,
         "roc_auc": ev.roc_auc if binary else None,
         "positive_class": labels[1] if binary else None,
         "per_class": {
@@ -182,5 +188,38 @@ def metrics(result: Predictions) -> dict[str, Any]:
             for r in ev.per_class
         },
         "confusion_matrix": ev.confusion.tolist(),
+        "by_fold": by_fold(result),
         "seconds": round(result.seconds, 3),
     }
+
+
+def by_fold(result: Predictions) -> dict[str, list[float]] | None:
+    """Each cross-validation fold's accuracy and log-loss, in fold order (None for a test
+    set): how much the pooled figures move with the rows a model is trained on."""
+    if result.fold_of is None:
+        return None
+    from sklearn.metrics import accuracy_score, log_loss
+
+    every = np.arange(len(result.classes))
+    truth = np.searchsorted(result.classes, result.y_true)
+    accuracy, loss = [], []
+    for k in range(int(result.fold_of.max()) + 1):
+        rows = result.fold_of == k
+        accuracy.append(float(accuracy_score(result.y_true[rows], result.predicted[rows])))
+        loss.append(float(log_loss(truth[rows], result.proba[rows], labels=every)))
+    return {"accuracy": accuracy, "log_loss": loss}
+
+
+def spread_line(folds: dict[str, list[float]]) -> str:
+    """The folds' accuracy and log-loss as mean ± standard deviation (min–max)."""
+
+    def spread(values: list[float]) -> str:
+        a = np.asarray(values)
+        sd = float(a.std(ddof=1)) if len(a) > 1 else 0.0
+        return f"{a.mean():.4f} ± {sd:.4f} ({a.min():.4f}–{a.max():.4f})"
+
+    n = len(folds["accuracy"])
+    return (
+        f"by fold ({n}): accuracy {spread(folds['accuracy'])}   "
+        f"log-loss {spread(folds['log_loss'])}"
+    )

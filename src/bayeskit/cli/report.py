@@ -150,7 +150,7 @@ def report(
     from ..errors import ReadError
     from ..report import build_report
     from .data import ReadOptions, load_labelled
-    from .measure import cross_validate, metrics
+    from .measure import cross_validate, metrics, spread_line
     from .models import build_model, check_model_options, describe, is_text_model, parse_settings
     from .output import (
         check_output_path,
@@ -183,6 +183,8 @@ def report(
         fitted = clone(estimator).fit(labelled.X, labelled.y)
     found = metrics(result)
     notes = {"data": f"{data} — {labelled.describe()}", "evaluation": result.method}
+    if found["by_fold"]:
+        notes["spread"] = spread_line(found["by_fold"])
     if is_text_model(estimator):
         notes["pipeline"] = describe(estimator)
     with progress("drawing the report", None):
@@ -209,6 +211,8 @@ def report(
         f"accuracy {fmt_num(found['accuracy'])}   macro-F1 {fmt_num(found['macro_f1'])}   "
         f"log-loss {fmt_num(found['log_loss'])}"
     )
+    if found["by_fold"]:
+        console.print(notes["spread"])
     if found["log_loss_clipped_rows"]:
         from ..report.page import clipped_note
 

@@ -7,6 +7,7 @@ a spam filter's costs), as ``model.predict`` would, not a bare argmax.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +90,11 @@ class Evaluation:
     has no F1. ``clipped`` counts the rows whose true class got a probability below
     ``LOG_LOSS_EPS``: ``log_loss`` counts each as −ln ``LOG_LOSS_EPS`` (≈ 36.04), as
     scikit-learn's ``log_loss`` clips, where the true loss of such a row is larger or
-    infinite."""
+    infinite. ``balanced_accuracy`` is the mean recall over the classes among the true
+    labels (scikit-learn's ``balanced_accuracy_score``; Brodersen et al. 2010), ``brier`` the
+    Brier score (Brier 1950): with two classes the mean squared error of P(positive), else the
+    mean over rows of the squared errors summed over the classes (scikit-learn's
+    ``brier_score_loss``)."""
 
     classes: list[Any]
     n: int
@@ -97,6 +102,8 @@ class Evaluation:
     accuracy: float
     macro_f1: float
     log_loss: float
+    balanced_accuracy: float
+    brier: float
     clipped: int
     roc_auc: float | None
     roc_auc_kind: str
@@ -191,6 +198,8 @@ def evaluate(
         accuracy=float(metrics.accuracy_score(t, pred)),
         macro_f1=float(metrics.f1_score(t, pred, labels=seen, average="macro", zero_division=0)),
         log_loss=float(metrics.log_loss(t, P, labels=every)),
+        balanced_accuracy=_balanced_accuracy(t, pred),
+        brier=_brier(t, P, positive),
         clipped=int(np.sum(P[np.arange(n), t] < LOG_LOSS_EPS)),
         roc_auc=roc_auc,
         roc_auc_kind=kind,
@@ -203,6 +212,18 @@ def evaluate(
         pr=pr,
         calibration=calibration(P, t, pred, positive, labels),
     )
+
+
+def _balanced_accuracy(t: np.ndarray, pred: np.ndarray) -> float:
+    with warnings.catch_warnings():  # decisions of a class no row has: their recall is not
+        warnings.simplefilter("ignore", UserWarning)  # averaged, as scikit-learn says
+        return float(metrics.balanced_accuracy_score(t, pred))
+
+
+def _brier(t: np.ndarray, P: np.ndarray, positive: int | None) -> float:
+    if positive is not None:
+        return float(metrics.brier_score_loss(t == positive, P[:, positive]))
+    return float(metrics.brier_score_loss(t, P, labels=np.arange(P.shape[1])))
 
 
 def calibration(

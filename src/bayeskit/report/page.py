@@ -161,6 +161,12 @@ def _glance(ev: Evaluation) -> str:
         ),
         _card("macro_f1", "Macro-F1", ev.macro_f1, "F1 averaged over classes, each counts alike"),
         _card(
+            "balanced_accuracy",
+            "Balanced accuracy",
+            ev.balanced_accuracy,
+            "recall averaged over classes, each counts alike",
+        ),
+        _card(
             "log_loss",
             "Log-loss",
             ev.log_loss,
@@ -173,6 +179,20 @@ def _glance(ev: Evaluation) -> str:
             + (f". {clipped_note(ev.clipped)}" if ev.clipped else ""),
         ),
     ]
+    cards.append(
+        _card(
+            "brier",
+            "Brier score",
+            ev.brier,
+            "mean squared error of "
+            + (
+                f"P({ev.classes[ev.positive]})"
+                if ev.positive is not None
+                else "the probabilities, summed over the classes"
+            )
+            + "; lower is better",
+        )
+    )
     if ev.roc_auc is not None:
         what = (
             f"P({ev.classes[ev.positive]}) ranks a random one above a random other"
