@@ -34,7 +34,7 @@ import numpy as np
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from .journal import SERVER_MARK, Journal, Op, file_sha256, read_journal
+from .journal import SERVER_MARK, Journal, Op, file_sha256, named, read_journal
 from .scoring import Scorer, plain
 
 __all__ = [
@@ -513,6 +513,12 @@ def _lock(path: str) -> IO[bytes]:
         handle.flush()
     except ImportError:  # not POSIX: no advisory locks
         pass
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # it would try to write the mark again
+            handle.close()
+        if exc.filename is None:  # the mark could not be written (a full disk)
+            raise named(exc, path) from None
+        raise
     except BaseException:
         handle.close()
         raise
