@@ -12,14 +12,20 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import bayeskit as bk
 import bayeskit.serve.journal as journal_module
 import bayeskit.serve.state as state_module
+from bayeskit.serve.journal import file_sha256
+from bayeskit.serve.state import ModelState, digest_of
 
 from .conftest import SPAMMY, TOKEN
+from .test_journal import _abandon
 
 MESSAGES = [
     (f"review {i}: {SPAMMY if i % 2 else 'lunch at noon'}", "spam" if i % 2 else "ham")
@@ -89,3 +95,74 @@ def test_a_full_disk_for_the_lock_mark_names_the_lock_file(model, monkeypatch, c
     assert code == 2, err
     assert f"{model}.lock: No space left on device" in err
     assert "bug" not in err
+
+
+def _journaled(model: Path, messages) -> None:
+    """``messages`` learned and journaled, then a crash: the model file lacks them."""
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    for text, label in messages:
+        assert state.submit(text, label, unlearn=False).result(30)["learned"]
+    _abandon(state)
+
+
+#: ``bayeskit serve`` in a child process that sends itself SIGTERM at one moment of its start:
+#: while it loads the model (``load``: before the server runs), or once it is loaded and
+#: announced, just before uvicorn runs (``run``)
+SIGTERM_CHILD = """
+import os, signal, sys
+import uvicorn
+import bayeskit.serve.state as state
+from bayeskit.cli import main
+
+when, model, token = sys.argv[1:4]
+
+def term():
+    os.kill(os.getpid(), signal.SIGTERM)
+
+if when == "load":
+    real_load = state.load
+    def load(path):
+        term()
+        return real_load(path)
+    state.load = load
+else:
+    real_run = uvicorn.Server.run
+    def run(self, *args, **kwargs):
+        term()
+        return real_run(self, *args, **kwargs)
+    uvicorn.Server.run = run
+sys.exit(main(["serve", model, "--token-file", token, "--port", "0"]))
+"""
+
+
+@pytest.mark.parametrize("when", ["load", "run"])
+def test_sigterm_while_starting_says_so_and_loses_nothing(model, sms_file, when):
+    """SIGTERM while the server starts ended it silently: while loading the model, killed
+    by the signal (status -15, not a word); once announced, before uvicorn ran, with a
+    "coroutine ... was never awaited" warning and its state never closed. Now it says it
+    stopped before it answered a request, ends with status 0 (as a stop once it serves
+    does), and every journaled learn is still there; stopped after loading, the server
+    stops as a running one does, saving the replayed learns into the model file."""
+    _journaled(model, MESSAGES)
+    before = file_sha256(model)
+    child = subprocess.run(
+        [sys.executable, "-c", SIGTERM_CHILD, when, str(model), str(_token(model.parent))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert "stopped by SIGTERM while starting, before it answered a request" in child.stderr
+    assert "never awaited" not in child.stderr
+    again = ModelState(str(model), learning=False)
+    learned = again.snapshot.learned
+    assert [learned.get(digest_of(t)) for t, _ in MESSAGES] == [y for _, y in MESSAGES]
+    if when == "run":  # stopped as a running server stops: the learns saved, none to replay
+        assert again.replayed == 0
+        assert file_sha256(model) != before
+        assert (model.parent / "sms.bk.lock").read_bytes() == b""  # no server holds it
+    else:
+        assert again.replayed == len(MESSAGES)
+    expected = bk.load(sms_file).partial_fit([t for t, _ in MESSAGES], [y for _, y in MESSAGES])
+    assert again.snapshot.model.class_count_.tolist() == expected.class_count_.tolist()
