@@ -166,3 +166,37 @@ def test_sigterm_while_starting_says_so_and_loses_nothing(model, sms_file, when)
         assert again.replayed == len(MESSAGES)
     expected = bk.load(sms_file).partial_fit([t for t, _ in MESSAGES], [y for _, y in MESSAGES])
     assert again.snapshot.model.class_count_.tolist() == expected.class_count_.tolist()
+
+
+@pytest.mark.parametrize("compacted", [True, False], ids=["compacted", "checkpointed"])
+def test_a_reader_started_while_the_learning_server_saves(model, sms_file, monkeypatch, compacted):
+    """A server without a token beside a learning one (user guide: several workers) read
+    the model file's sha256, then the file, then the journal. When the learning server's
+    save replaced the file between those reads, the reader refused to start (the journal,
+    compacted for the new file, "belongs to another version of the model file") or, before
+    the compaction, replayed onto the new file the learns it already holds: each counted
+    twice. Now it reads again until the model file is the one it hashed."""
+    learner = ModelState(str(model), learning=True, save_interval=3600)
+    for text, label in MESSAGES:
+        assert learner.submit(text, label, unlearn=False).result(30)["learned"]
+    real_load = state_module.load
+    saved: list[bool] = []
+
+    def load(path):
+        if not saved:  # the learning server's save, between the reader's hash and its load
+            assert learner.journal is not None
+            with monkeypatch.context() as patch:
+                if not compacted:  # saved and named by its checkpoint, not compacted yet
+                    patch.setattr(learner.journal, "compact", lambda *args: None)
+                saved.append(learner.save_now())
+        return real_load(path)
+
+    monkeypatch.setattr(state_module, "load", load)
+    reader = ModelState(str(model), learning=False)
+    assert saved == [True]
+    expected = bk.load(sms_file).partial_fit([t for t, _ in MESSAGES], [y for _, y in MESSAGES])
+    served = reader.snapshot.model
+    assert served.class_count_.tolist() == expected.class_count_.tolist()
+    assert reader.snapshot.learned == {digest_of(t): y for t, y in MESSAGES}
+    assert reader.replayed == 0  # the file it serves holds them all
+    learner.close()

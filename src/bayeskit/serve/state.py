@@ -34,7 +34,16 @@ import numpy as np
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from .journal import SERVER_MARK, Journal, Op, file_sha256, named, read_journal
+from .journal import (
+    SERVER_MARK,
+    Journal,
+    JournalError,
+    Op,
+    Replay,
+    file_sha256,
+    named,
+    read_journal,
+)
 from .scoring import Scorer, plain
 
 __all__ = [
@@ -48,6 +57,8 @@ __all__ = [
 
 log = logging.getLogger("bayeskit.serve")
 _MAX_BATCH = 256
+#: how often a reader reads the model file and its journal while the file keeps changing
+_READS = 5
 
 
 class LearnError(BayeskitError, ValueError):
@@ -247,7 +258,7 @@ class ModelState:
             for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
-        replay = read_journal(self.journal_path, model_sha, label_names(model))
+        model_sha, model, replay = self._model_and_journal(model_sha, model, learning)
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
             if replay.ops:
@@ -269,6 +280,35 @@ class ModelState:
                 thread = threading.Thread(target=target, name=f"bayeskit-{name}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
+
+    def _model_and_journal(
+        self, sha: str, model: Any, learning: bool
+    ) -> tuple[str, Any, Replay | None]:
+        """The model file (of sha256 ``sha``, read as ``model``) and what the journal holds
+        that it lacks, read as one version. A learning server holds the lock, so neither
+        changes meanwhile. A reader (a server without a token, beside the learning one) may
+        start while the learning server saves: the file replaced between its hash and its
+        load, or between its load and the journal's read, would give a journal compacted for
+        the new file ("another version") or operations replayed onto a file that holds them
+        (counted twice). So a reader reads again until the file is the one it hashed."""
+        for attempt in range(1, _READS + 1):
+            try:
+                replay = read_journal(self.journal_path, sha, label_names(model))
+            except JournalError:
+                if learning or attempt == _READS or file_sha256(self.path) == sha:
+                    raise
+            else:
+                if learning or file_sha256(self.path) == sha:
+                    return sha, model, replay
+                if attempt == _READS:
+                    raise JournalError(
+                        f"{self.path} was replaced {_READS} times while this server read it "
+                        "and its journal (the server learning into it saves faster than it "
+                        "can be read); start this server again"
+                    )
+            sha = file_sha256(self.path)
+            model = load(self.path)
+        raise AssertionError("unreachable")  # every attempt returns or raises
 
     @staticmethod
     def _snapshot(model: Any, seq: int, learned: dict[str, str], *, warm: bool = True) -> Snapshot:
