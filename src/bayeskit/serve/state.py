@@ -142,13 +142,6 @@ def digest_of(doc: str | bytes) -> str:
     return hashlib.sha256(doc.encode("utf-8") if isinstance(doc, str) else doc).hexdigest()
 
 
-def _label_of(model: Any, name: str) -> Any:
-    for label in model.classes_.tolist():
-        if str(label) == name:
-            return label
-    raise AssertionError(name)  # labels are checked before they reach the journal
-
-
 def apply_ops(model: Any, ops: list[tuple[str | bytes, str | None, str | None]]) -> Any:
     """A new model: ``model`` with the (doc, learn, unlearn) operations applied; ``model``
     itself is not changed. Learns go first, then unlearns, so an unlearn of a message learned
@@ -156,8 +149,11 @@ def apply_ops(model: Any, ops: list[tuple[str | bytes, str | None, str | None]])
     # Additive text models replace their statistics on update (a shallow copy suffices); the
     # others update fitted parts in place and are copied whole.
     new = copy.copy(model) if hasattr(model, "stats_") else copy.deepcopy(model)
-    learn = [(doc, _label_of(model, lab)) for doc, lab, _ in ops if lab is not None]
-    unlearn = [(doc, _label_of(model, lab)) for doc, _, lab in ops if lab is not None]
+    # (labels are checked before they reach the journal; classes_ is read once: each read
+    # checks the fitted model, and a replay at start applies every journaled operation)
+    label_of = {str(label): label for label in reversed(model.classes_.tolist())}
+    learn = [(doc, label_of[lab]) for doc, lab, _ in ops if lab is not None]
+    unlearn = [(doc, label_of[lab]) for doc, _, lab in ops if lab is not None]
     if learn:
         new.partial_fit([d for d, _ in learn], [y for _, y in learn])
     if unlearn:
