@@ -275,6 +275,11 @@ def _banner(config: ServeConfig, url: str, app: Any) -> str:
     lines = [f"bayeskit serve: {os.path.basename(config.model)} on {url}"]
     if app is not None and app.service.state.replayed:
         lines.append(f"  replayed {app.service.state.replayed} learned message(s) from the journal")
+    if app is not None and app.service.state.dropped_tail:
+        lines.append(
+            "  dropped the journal's last line: a crash cut it short while it was written, "
+            "before its learn was acknowledged"
+        )
     if config.workers > 1:
         lines.append(f"  {config.workers} worker processes")
     # one process: the app's reason, which knows the model; workers: the settings' reason

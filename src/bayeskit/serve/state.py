@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import copy
 import fnmatch
+import glob
 import hashlib
 import logging
 import os
@@ -251,7 +252,8 @@ class ModelState:
                 model = load(self.path)
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
-            for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
+            temporary = f".{glob.escape(name)}.*.tmp"  # the name as it is, [ab] included
+            for leftover in [name, *fnmatch.filter(os.listdir(folder), temporary)]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
         model_sha, model, replay = self._model_and_journal(model_sha, model, learning)
@@ -261,11 +263,15 @@ class ModelState:
                 model = apply_ops(model, [(op.doc, op.learn, op.unlearn) for op in replay.ops])
             seq, learned, replayed = replay.seq, replay.learned, len(replay.ops)
         self.replayed = replayed
+        #: the journal's last line was cut short (a crash in the middle of an append: never
+        #: acknowledged), and is not replayed: said when the server starts
+        self.dropped_tail = replay is not None and replay.dropped_tail
         self.snapshot = self._snapshot(model, seq, learned)
         self.saved_seq = seq - replayed
         self.journal: Journal | None = None
         self._head = self.snapshot  # the newest model computed (see _learn_batch)
         self._computing = threading.Lock()  # one model update at a time
+        self._saving = threading.Lock()  # one save of the model file at a time
         self._closed = False
         self._queue: queue.Queue[_Computed | None] = queue.Queue()
         self._stop = threading.Event()
@@ -462,17 +468,22 @@ class ModelState:
                 log.exception("saving the model file failed; the journal keeps every change")
 
     def save_now(self) -> bool:
-        """Write the current snapshot over the model file if it holds unsaved changes."""
-        snap = self.snapshot
-        if snap.seq == self.saved_seq or self.journal is None:
-            return False
-        save(snap.model, self._saving_path)
-        sha = file_sha256(self._saving_path)
-        self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
-        os.replace(self._saving_path, self.path)
-        self.journal.compact(sha, snap.seq, snap.learned)
-        self.saved_seq = snap.seq
-        return True
+        """Write the current snapshot over the model file if it holds unsaved changes.
+
+        One save at a time (close() saves after waiting a while for the saver thread, which
+        may still be saving): two would write the same temporary file, and one could name
+        the other's file, in its checkpoint, as holding fewer operations than it does."""
+        with self._saving:
+            snap = self.snapshot
+            if snap.seq == self.saved_seq or self.journal is None:
+                return False
+            save(snap.model, self._saving_path)
+            sha = file_sha256(self._saving_path)
+            self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
+            os.replace(self._saving_path, self.path)
+            self.journal.compact(sha, snap.seq, snap.learned)
+            self.saved_seq = snap.seq
+            return True
 
     def close(self, *, timeout: float = 30.0) -> None:
         """Stop learning, save what is unsaved, and release the journal."""
