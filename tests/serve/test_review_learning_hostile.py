@@ -314,3 +314,19 @@ def test_the_leftovers_of_a_save_are_found_by_the_model_files_own_name(model, tm
     ModelState(str(odd), learning=True, save_interval=3600).close()
     assert not own.exists()
     assert other.exists()
+
+
+def test_a_save_that_fails_as_the_server_stops_is_said(model, sms_file, monkeypatch, caplog):
+    """The last save, as the server stops, failed without a word (a full disk): the learns
+    are safe in the journal, and the server now says so."""
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    for text, label in MESSAGES:
+        assert state.submit(text, label, unlearn=False).result(30)["learned"]
+    monkeypatch.setattr(state_module, "save", _no_space)
+    with caplog.at_level("WARNING", logger="bayeskit.serve"):
+        state.close()
+    said = " ".join(record.getMessage() for record in caplog.records)
+    assert f"saving {model} as the server stops failed (No space left on device)" in said
+    assert "the next start replays them" in said
+    again = ModelState(str(model), learning=False)
+    assert again.replayed == len(MESSAGES)

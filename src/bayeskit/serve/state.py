@@ -496,8 +496,16 @@ class ModelState:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(deadline - time.monotonic(), 0.1))
-        with contextlib.suppress(Exception):
+        try:
             self.save_now()
+        except Exception as exc:  # e.g. a full disk: said, and nothing is lost
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            log.warning(
+                "saving %s as the server stops failed (%s): the journal keeps every learned "
+                "message, and the next start replays them",
+                self.path,
+                reason,
+            )
         self.journal.close()
         self.journal = None
         if self._lock_file is not None:
