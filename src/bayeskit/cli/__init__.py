@@ -28,6 +28,10 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         from .mail_headers import said_when_terminated
 
         put_back = said_when_terminated(args)  # a learner: its start takes seconds
+    elif args[:1] == ["serve"]:  # loading the model and replaying its journal take seconds
+        from .serve import said_when_stopped_while_starting
+
+        put_back = said_when_stopped_while_starting()
     try:
         return _run(args)
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -13,6 +15,27 @@ import typer
 MAX_TIMEOUT = 3600.0
 MAX_SAVE_INTERVAL = 7 * 24 * 3600.0
 MAX_WORKERS = 256
+
+
+def said_when_stopped_while_starting() -> Callable[[], object] | None:
+    """SIGTERM while the server starts (importing, loading the model, replaying its
+    journal), before :func:`bayeskit.serve.server.run` stops it gracefully instead: said on
+    standard error, and the command ends with exit status 0, as a stop once it serves does
+    (a service manager stopping it is no failure). Nothing was acknowledged yet, so nothing
+    is lost. Returns what puts the replaced handler back (None when it installed none)."""
+    import signal
+
+    from ..serve import STOPPED_WHILE_STARTING
+
+    def stop(signum: int, frame: object) -> None:
+        print(STOPPED_WHILE_STARTING, file=sys.stderr, flush=True)
+        raise SystemExit(0)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        return None
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def serve(

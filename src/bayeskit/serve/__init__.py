@@ -29,6 +29,13 @@ from typing import Any
 
 __all__ = ["ServeConfig", "create_app"]
 
+#: what a server stopped by SIGTERM before it answered a request says (the command line's
+#: handler while it starts, then :func:`.server.run`'s)
+STOPPED_WHILE_STARTING = (
+    "bayeskit serve: stopped by SIGTERM while starting, before it answered a request: "
+    "nothing was learned, and what the journal holds is replayed at the next start"
+)
+
 
 def __getattr__(name: str) -> Any:
     if name in __all__:

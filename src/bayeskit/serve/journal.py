@@ -46,6 +46,7 @@ __all__ = [
     "Op",
     "Replay",
     "file_sha256",
+    "named",
     "open_beside",
     "read_journal",
 ]
@@ -354,6 +355,12 @@ def _cut_torn_tail(path: str) -> None:
         os.fsync(f.fileno())
 
 
+def named(exc: OSError, path: str) -> OSError:
+    """``exc`` naming ``path``: a write or a sync that fails (``No space left on device``)
+    names no file, and the command line would call such an error a bug of bayeskit's."""
+    return OSError(exc.errno, exc.strerror or type(exc).__name__, path)
+
+
 def _replace(path: str, body: bytes) -> None:
     """``path``'s content replaced by ``body`` at once (a temporary file renamed over it)."""
     tmp = f"{path}.tmp"
@@ -362,9 +369,11 @@ def _replace(path: str, body: bytes) -> None:
             f.write(body)
             f.flush()
             os.fsync(f.fileno())
-    except OSError:
+    except OSError as exc:
         with contextlib.suppress(OSError):  # a part of a journal only takes up room
             os.unlink(tmp)
+        if exc.filename is None:  # a write or sync that failed (a full disk) names no file
+            raise named(exc, path) from None
         raise
     os.replace(tmp, path)
     fsync_directory(os.path.dirname(os.path.abspath(path)))

@@ -23,6 +23,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from . import STOPPED_WHILE_STARTING
 from .app import CONFIG_ENV, ServeConfig, create_app, learning_off
 
 __all__ = ["HeaderTimeoutProtocol", "bind", "run"]
@@ -211,11 +212,13 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
     if config.workers <= 1:
         app = create_app(config)  # loads the model and replays its journal before listening
         server = uvicorn.Server(_config(app, config))
+        early = _stop_gracefully(server)
         announce(_banner(config, f"http://{shown}:{port}", app))
-        _stop_quietly()
         # uvicorn re-raises the Ctrl+C it stopped for, after a clean shutdown
         with contextlib.suppress(KeyboardInterrupt):
             server.run(sockets=[sock])
+        if early:
+            announce(STOPPED_WHILE_STARTING)
         if not server.started:
             sys.exit(1)
         return
@@ -241,6 +244,26 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
         Multiprocess(uv, sockets=[sock]).run()
 
 
+def _stop_gracefully(server: uvicorn.Server) -> list[bool]:
+    """SIGTERM from now on stops ``server`` as uvicorn's own handler does once it runs: it
+    finishes the requests under way and saves what was learned (the app's shutdown). Before
+    uvicorn runs (the command line's handler ends the command then, which left the state's
+    threads running and the model unsaved, and printed a coroutine "never awaited"),
+    uvicorn starts, answers nothing, and stops at once. The list returned holds True when
+    SIGTERM came before it served (said by :func:`run`); uvicorn re-raises the SIGTERM it
+    stopped for after its shutdown, which ends here too, and the command with status 0."""
+    early: list[bool] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if not server.started and not early:
+            early.append(True)
+        server.should_exit = True
+
+    with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+        signal.signal(signal.SIGTERM, stop)
+    return early
+
+
 def _stop_quietly() -> None:
     """After a clean shutdown uvicorn re-raises the signal that stopped it; SIGTERM (how
     service managers stop a daemon) then ends the process with exit status 0, like Ctrl+C."""
@@ -252,6 +275,11 @@ def _banner(config: ServeConfig, url: str, app: Any) -> str:
     lines = [f"bayeskit serve: {os.path.basename(config.model)} on {url}"]
     if app is not None and app.service.state.replayed:
         lines.append(f"  replayed {app.service.state.replayed} learned message(s) from the journal")
+    if app is not None and app.service.state.dropped_tail:
+        lines.append(
+            "  dropped the journal's last line: a crash cut it short while it was written, "
+            "before its learn was acknowledged"
+        )
     if config.workers > 1:
         lines.append(f"  {config.workers} worker processes")
     # one process: the app's reason, which knows the model; workers: the settings' reason

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import copy
 import fnmatch
+import glob
 import hashlib
 import logging
 import os
@@ -34,7 +35,16 @@ import numpy as np
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import load, save
-from .journal import SERVER_MARK, Journal, Op, file_sha256, read_journal
+from .journal import (
+    SERVER_MARK,
+    Journal,
+    JournalError,
+    Op,
+    Replay,
+    file_sha256,
+    named,
+    read_journal,
+)
 from .scoring import Scorer, plain
 
 __all__ = [
@@ -48,6 +58,8 @@ __all__ = [
 
 log = logging.getLogger("bayeskit.serve")
 _MAX_BATCH = 256
+#: how often a reader reads the model file and its journal while the file keeps changing
+_READS = 5
 
 
 class LearnError(BayeskitError, ValueError):
@@ -131,13 +143,6 @@ def digest_of(doc: str | bytes) -> str:
     return hashlib.sha256(doc.encode("utf-8") if isinstance(doc, str) else doc).hexdigest()
 
 
-def _label_of(model: Any, name: str) -> Any:
-    for label in model.classes_.tolist():
-        if str(label) == name:
-            return label
-    raise AssertionError(name)  # labels are checked before they reach the journal
-
-
 def apply_ops(model: Any, ops: list[tuple[str | bytes, str | None, str | None]]) -> Any:
     """A new model: ``model`` with the (doc, learn, unlearn) operations applied; ``model``
     itself is not changed. Learns go first, then unlearns, so an unlearn of a message learned
@@ -145,8 +150,11 @@ def apply_ops(model: Any, ops: list[tuple[str | bytes, str | None, str | None]])
     # Additive text models replace their statistics on update (a shallow copy suffices); the
     # others update fitted parts in place and are copied whole.
     new = copy.copy(model) if hasattr(model, "stats_") else copy.deepcopy(model)
-    learn = [(doc, _label_of(model, lab)) for doc, lab, _ in ops if lab is not None]
-    unlearn = [(doc, _label_of(model, lab)) for doc, _, lab in ops if lab is not None]
+    # (labels are checked before they reach the journal; classes_ is read once: each read
+    # checks the fitted model, and a replay at start applies every journaled operation)
+    label_of = {str(label): label for label in reversed(model.classes_.tolist())}
+    learn = [(doc, label_of[lab]) for doc, lab, _ in ops if lab is not None]
+    unlearn = [(doc, label_of[lab]) for doc, _, lab in ops if lab is not None]
     if learn:
         new.partial_fit([d for d, _ in learn], [y for _, y in learn])
     if unlearn:
@@ -244,21 +252,26 @@ class ModelState:
                 model = load(self.path)
         if learning:  # what a crash in the middle of a save left behind
             folder, name = os.path.split(self._saving_path)
-            for leftover in [name, *fnmatch.filter(os.listdir(folder), f".{name}.*.tmp")]:
+            temporary = f".{glob.escape(name)}.*.tmp"  # the name as it is, [ab] included
+            for leftover in [name, *fnmatch.filter(os.listdir(folder), temporary)]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
-        replay = read_journal(self.journal_path, model_sha, label_names(model))
+        model_sha, model, replay = self._model_and_journal(model_sha, model, learning)
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
             if replay.ops:
                 model = apply_ops(model, [(op.doc, op.learn, op.unlearn) for op in replay.ops])
             seq, learned, replayed = replay.seq, replay.learned, len(replay.ops)
         self.replayed = replayed
+        #: the journal's last line was cut short (a crash in the middle of an append: never
+        #: acknowledged), and is not replayed: said when the server starts
+        self.dropped_tail = replay is not None and replay.dropped_tail
         self.snapshot = self._snapshot(model, seq, learned)
         self.saved_seq = seq - replayed
         self.journal: Journal | None = None
         self._head = self.snapshot  # the newest model computed (see _learn_batch)
         self._computing = threading.Lock()  # one model update at a time
+        self._saving = threading.Lock()  # one save of the model file at a time
         self._closed = False
         self._queue: queue.Queue[_Computed | None] = queue.Queue()
         self._stop = threading.Event()
@@ -269,6 +282,35 @@ class ModelState:
                 thread = threading.Thread(target=target, name=f"bayeskit-{name}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
+
+    def _model_and_journal(
+        self, sha: str, model: Any, learning: bool
+    ) -> tuple[str, Any, Replay | None]:
+        """The model file (of sha256 ``sha``, read as ``model``) and what the journal holds
+        that it lacks, read as one version. A learning server holds the lock, so neither
+        changes meanwhile. A reader (a server without a token, beside the learning one) may
+        start while the learning server saves: the file replaced between its hash and its
+        load, or between its load and the journal's read, would give a journal compacted for
+        the new file ("another version") or operations replayed onto a file that holds them
+        (counted twice). So a reader reads again until the file is the one it hashed."""
+        for attempt in range(1, _READS + 1):
+            try:
+                replay = read_journal(self.journal_path, sha, label_names(model))
+            except JournalError:
+                if learning or attempt == _READS or file_sha256(self.path) == sha:
+                    raise
+            else:
+                if learning or file_sha256(self.path) == sha:
+                    return sha, model, replay
+                if attempt == _READS:
+                    raise JournalError(
+                        f"{self.path} was replaced {_READS} times while this server read it "
+                        "and its journal (the server learning into it saves faster than it "
+                        "can be read); start this server again"
+                    )
+            sha = file_sha256(self.path)
+            model = load(self.path)
+        raise AssertionError("unreachable")  # every attempt returns or raises
 
     @staticmethod
     def _snapshot(model: Any, seq: int, learned: dict[str, str], *, warm: bool = True) -> Snapshot:
@@ -426,17 +468,22 @@ class ModelState:
                 log.exception("saving the model file failed; the journal keeps every change")
 
     def save_now(self) -> bool:
-        """Write the current snapshot over the model file if it holds unsaved changes."""
-        snap = self.snapshot
-        if snap.seq == self.saved_seq or self.journal is None:
-            return False
-        save(snap.model, self._saving_path)
-        sha = file_sha256(self._saving_path)
-        self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
-        os.replace(self._saving_path, self.path)
-        self.journal.compact(sha, snap.seq, snap.learned)
-        self.saved_seq = snap.seq
-        return True
+        """Write the current snapshot over the model file if it holds unsaved changes.
+
+        One save at a time (close() saves after waiting a while for the saver thread, which
+        may still be saving): two would write the same temporary file, and one could name
+        the other's file, in its checkpoint, as holding fewer operations than it does."""
+        with self._saving:
+            snap = self.snapshot
+            if snap.seq == self.saved_seq or self.journal is None:
+                return False
+            save(snap.model, self._saving_path)
+            sha = file_sha256(self._saving_path)
+            self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
+            os.replace(self._saving_path, self.path)
+            self.journal.compact(sha, snap.seq, snap.learned)
+            self.saved_seq = snap.seq
+            return True
 
     def close(self, *, timeout: float = 30.0) -> None:
         """Stop learning, save what is unsaved, and release the journal."""
@@ -449,8 +496,16 @@ class ModelState:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(max(deadline - time.monotonic(), 0.1))
-        with contextlib.suppress(Exception):
+        try:
             self.save_now()
+        except Exception as exc:  # e.g. a full disk: said, and nothing is lost
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            log.warning(
+                "saving %s as the server stops failed (%s): the journal keeps every learned "
+                "message, and the next start replays them",
+                self.path,
+                reason,
+            )
         self.journal.close()
         self.journal = None
         if self._lock_file is not None:
@@ -513,6 +568,12 @@ def _lock(path: str) -> IO[bytes]:
         handle.flush()
     except ImportError:  # not POSIX: no advisory locks
         pass
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # it would try to write the mark again
+            handle.close()
+        if exc.filename is None:  # the mark could not be written (a full disk)
+            raise named(exc, path) from None
+        raise
     except BaseException:
         handle.close()
         raise
