@@ -9,6 +9,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import BinaryIO
 
 __all__ = [
     "ERROR",
@@ -210,36 +211,61 @@ def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, by
     )
 
 
-def read_input() -> bytes:
+#: The pieces in which :func:`deliver` copies the rest of standard input to standard output.
+_PIECE = 1 << 16
+
+
+def read_input(limit: int = -1) -> bytes:
     """Standard input's bytes, the message (an ``OSError`` naming it when there is none to
-    read: closed, or not readable)."""
+    read: closed, or not readable); with ``limit`` >= 0, its first ``limit`` bytes only, the
+    rest left to be read (a learner reads what the scorer reads, :data:`SCORED_BYTES`, and
+    passes the rest on with ``deliver(..., more_input=True)``)."""
     try:
-        return sys.stdin.buffer.read()
+        return sys.stdin.buffer.read(limit)
     except (AttributeError, OSError, ValueError) as exc:  # (a closed stdin is None)
         raise OSError(f"<stdin>: no message to read ({exc or type(exc).__name__})") from None
 
 
-def deliver(message: bytes) -> bool:
+def deliver(message: bytes, *, more_input: bool = False) -> bool:
     """Write ``message`` to standard output, the filter's one output, and flush it; False
     (said on standard error) when it cannot be written — the caller's status is then an
-    error (3), never a verdict, since the mail did not go on."""
+    error (3), never a verdict, since the mail did not go on. ``more_input``: ``message`` is
+    the start of standard input, whose rest follows it, copied in pieces of 64 KiB (never
+    held whole)."""
     try:
         out = sys.stdout.buffer
-        # A write may take part of the bytes and return their count (a pipe whose reader
-        # went away takes what fits before the error shows): write the rest until all of
-        # it is out or the error is raised, so a cut-off message is never a verdict.
-        left = memoryview(message)
-        while left:
-            written = out.write(left)
-            if not written:  # (None: a non-blocking output that takes nothing now)
-                raise OSError("the output took no more bytes")
-            left = left[written:]
+        _write_all(out, message)
+        while more_input:
+            try:
+                piece = sys.stdin.buffer.read(_PIECE)
+            except (AttributeError, OSError, ValueError) as exc:
+                fail(
+                    "<stdin>: the rest of the message could not be read "
+                    f"({exc or type(exc).__name__}); what went out of it is cut short"
+                )
+                return False
+            if not piece:
+                break
+            _write_all(out, piece)
         out.flush()
     except (AttributeError, OSError, ValueError) as exc:  # (a closed stdout is None)
         fail(f"<stdout>: the message could not be written ({exc or type(exc).__name__})")
         _drop_output()
         return False
     return True
+
+
+def _write_all(out: "BinaryIO", data: bytes) -> None:
+    """Write all of ``data`` to ``out``. A write may take part of the bytes and return their
+    count (a pipe whose reader went away takes what fits before the error shows): the rest
+    is written until all of it is out or the error is raised, so a cut-off message is never
+    a verdict."""
+    left = memoryview(data)
+    while left:
+        written = out.write(left)
+        if not written:  # (None: a non-blocking output that takes nothing now)
+            raise OSError("the output took no more bytes")
+        left = left[written:]
 
 
 def _drop_output() -> None:
@@ -260,7 +286,7 @@ def pass_on_input() -> None:
     the mail (a terminal has no message to pass on, and is not read)."""
     if sys.stdin is not None and not sys.stdin.isatty():
         try:
-            deliver(read_input())
+            deliver(read_input(_PIECE), more_input=True)  # in pieces, never held whole
         except OSError as exc:
             failed(exc)
 
