@@ -137,6 +137,11 @@ def _stats(model: Any) -> tuple[list[float], dict[str, tuple[float, ...]]]:
     return model.class_count_.tolist(), terms
 
 
+def _calibration(model: Any) -> tuple[list[list[float]], tuple[float, float]]:
+    """The held-out score counts the filter's probability scale is fitted on, and the scale."""
+    return model.score_counts().tolist(), tuple(model.calibration_)
+
+
 def _learned_as(path: Path, messages: list[bytes], label: str) -> Any:
     """The model file ``path`` with ``messages`` learned all at once by the library."""
     model = bk.load(path)
@@ -271,7 +276,8 @@ def test_a_folder_is_learned_in_batches_as_it_would_be_all_at_once(
     messages = _corpus_like(40)
     box = _maildir(tmp_path / "Archive", [*messages[:20], b"", *messages[20:]])
     original = _stats(bk.load(model))
-    expected = _stats(_learned_as(model, messages, "ham"))
+    at_once = _learned_as(model, messages, "ham")
+    expected = _stats(at_once)
     sizes: list[int] = []
     learn = SpamFilter.partial_fit
 
@@ -284,7 +290,9 @@ def test_a_folder_is_learned_in_batches_as_it_would_be_all_at_once(
     assert filter_cmd._learning(str(model), "ham", None, False, str(box)) == 0
     assert sum(sizes) == 40
     assert max(sizes) < 40  # in batches
-    assert _stats(bk.load(model)) == expected  # the same counts
+    learned = bk.load(model)
+    assert _stats(learned) == expected  # the same counts
+    assert _calibration(learned) == _calibration(at_once)  # and the same probability scale
     said = capsys.readouterr().err.strip().splitlines()[-1]
     assert said == (
         "40 of 41 messages learned; 1 refused, no messages (empty, or no header lines): "

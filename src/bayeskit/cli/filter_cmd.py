@@ -23,6 +23,7 @@ learner killed half way leaves the model as it was).
 
 from __future__ import annotations
 
+import copy
 import itertools
 import mailbox
 import os
@@ -312,8 +313,9 @@ def _refusals(
 
 def _change(path: str, messages: Iterable[bytes], label: str, learn: bool, on_error: bool) -> int:
     """Learn (or unlearn) ``messages`` into the model file ``path`` in batches
-    (:func:`_batches`), saved once at the end: the statistics of learning them all at once,
-    and the model file as it was when any batch is refused."""
+    (:func:`_batches`), saved once at the end: the model of learning them all at once (its
+    statistics and its calibration's counts), and the model file as it was when any batch
+    is refused."""
     from ..serve.journal import open_beside
     from ..text import SpamFilter
 
@@ -335,17 +337,33 @@ def _change(path: str, messages: Iterable[bytes], label: str, learn: bool, on_er
     # and "Ham" spells them so).
     label = model.spam_label if label == "spam" else model.ham_label
     kind = "spam" if label == model.spam_label else "ham"
+    second = next(batches, None)
+    # Each message learned adds its score by the model before it to the calibration's counts
+    # (SpamFilter.partial_fit): by the model before the first batch, as at once, not before
+    # its own batch. One batch (a message from standard input) needs no copy.
+    before = (
+        copy.deepcopy(model)
+        if learn and not on_error and second is not None and previous is not None
+        else None
+    )
+    added = None
     changed = 0
-    for batch in itertools.chain([first], batches):
+    rest = itertools.chain([] if second is None else [second], batches)
+    for batch in itertools.chain([first], rest):
         labels = [label] * len(batch)
         if not learn:
-            _unlearn(model, batch, labels, kind, changed, batches)
+            _unlearn(model, batch, labels, kind, changed, rest)
             changed += len(batch)
         elif on_error:
             changed += sum(model.train_on_error([m], [label]) for m in batch)  # in order
         else:
+            if before is not None:
+                scores = before.new_score_counts(batch, labels)
+                added = scores if added is None else added + scores
             model.partial_fit(batch, labels)
             changed += len(batch)
+    if before is not None and added is not None:
+        model.set_score_counts(before.score_counts() + added)
     _save_with_store(model, path, previous, beside)
     if beside is not None:
         beside.done()
