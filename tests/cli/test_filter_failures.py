@@ -294,15 +294,18 @@ def test_a_maildir_a_mail_server_is_moving_messages_in(tmp_path, monkeypatch):
     # listed in both (moved between the two listings): read once, under its new name
     (box / "new" / "1003.c").write_bytes(HAM.replace(b"lunch", b"tea"))
     (box / "cur" / "1003.c:2,").write_bytes(HAM.replace(b"lunch", b"tea"))
-    real = Path.read_bytes
+    real = Path.open
+    moved = []
 
-    def moved_first(self):  # the server moves 1001.a to cur/ just before it is read
+    def moved_first(self, *args, **kwargs):  # the server moves 1001.a to cur/ before it is read
         if self.name == "1001.a" and self.exists():
             self.rename(box / "cur" / "1001.a:2,S")
-        return real(self)
+            moved.append(self)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", moved_first)
+    monkeypatch.setattr(Path, "open", moved_first)
     got = filter_cmd.messages_in(box)
     assert sorted(got) == sorted(
         [HAM, HAM.replace(b"lunch", b"dinner"), HAM.replace(b"lunch", b"tea")]
     )
+    assert moved  # (the move happened as the learner read the folder)

@@ -157,16 +157,37 @@ def test_a_service_address_that_is_not_one_is_refused(url):
 
 # The header block's grammar, which mail_headers reads with bytes methods (re would be a third
 # of the --server client's start-up): a field name is printable ASCII but the colon, blanks
-# may come before the colon (RFC 5322's obsolete syntax); the block ends at an empty line.
+# may come before the colon (RFC 5322's obsolete syntax); a continuation line starts with a
+# blank; the block ends at the first line that is neither (an empty line, or a body line of a
+# message without one before its body). Lines end in LF or CRLF; in a message whose lines end
+# in a bare CR (its first one does, after an mbox envelope line), in a bare CR too.
 _FIELD = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
 _OURS = re.compile(rb"(?i)x-bayeskit-(spam|score)[ \t]*:")
+
+
+def _lines_by_grammar(raw: bytes) -> list[tuple[int, bytes, int]]:
+    """(start, text, next start) of each line of ``raw``, its line ending left out."""
+    envelope = re.match(rb"From [^\n]*\n", raw)
+    after = envelope.end() if envelope else 0
+    bare_cr = re.match(rb"[^\r\n]*\r(?!\n)", raw[after:]) is not None
+    ending = rb"\r\n|\r|\n" if bare_cr else rb"\r?\n"
+    pattern = re.compile(rb"(.*?)(?:" + ending + rb"|\Z)", re.S)
+    out, pos = [], 0
+    while pos < len(raw):
+        line = pattern.match(raw, pos)
+        assert line is not None
+        out.append((pos, line.group(1), line.end()))
+        pos = line.end()
+    return out
 
 
 def _header_end_by_grammar(raw: bytes) -> int | None:
     if not (raw.startswith(b"From ") or _FIELD.match(raw)):
         return None
-    found = re.search(rb"\r?\n\r?\n", raw)
-    return len(raw) if found is None else found.start() + (2 if raw[found.start()] == 13 else 1)
+    for start, text, _ in _lines_by_grammar(raw):
+        if start and not (text[:1] in (b" ", b"\t") or _FIELD.match(text)):
+            return start
+    return len(raw)
 
 
 _NAMES = [b"Subject", b"x-bayeskit-spam", b"X-BAYESKIT-Score", b"X-Bayeskit-Spamx", b"From",
@@ -190,7 +211,10 @@ def test_the_header_block_is_read_as_its_grammar_says(raw):
     out = with_headers(raw, head, [(b"X-Bayeskit-Spam", b"Yes")])
     assert out.endswith(raw[head:])  # the body untouched
     kept, dropping = [], False  # every field of ours dropped, with its continuation lines
-    for line in raw[:head].splitlines(keepends=True):
+    for start, _, end in _lines_by_grammar(raw):
+        line = raw[start:end]
+        if end > head:
+            break
         if not (line[:1] in (b" ", b"\t") and dropping):
             dropping = _OURS.match(line) is not None
             kept += [] if dropping else [line]

@@ -63,17 +63,28 @@ def _maildir_with_a_locked_file(tmp_path: Path) -> Path:
     return box
 
 
-def _unreadable(monkeypatch, name: str) -> None:
-    """``Path.read_bytes`` of files called ``name`` fails as a file of mode 000 does for
-    anyone but root (the tests may run as root, who reads it anyway)."""
-    real = Path.read_bytes
+def _failing(monkeypatch, name: str, error: OSError) -> None:
+    """Reading files called ``name`` (``Path.read_bytes``, ``Path.open``) raises ``error``."""
+    real_bytes, real_open = Path.read_bytes, Path.open
 
     def read_bytes(self: Path) -> bytes:
         if self.name == name:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+            raise error
+        return real_bytes(self)
+
+    def open_(self: Path, *args, **kwargs):
+        if self.name == name:
+            raise error
+        return real_open(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(Path, "open", open_)
+
+
+def _unreadable(monkeypatch, name: str) -> None:
+    """Reading files called ``name`` fails as a file of mode 000 does for anyone but root
+    (the tests may run as root, who reads it anyway)."""
+    _failing(monkeypatch, name, PermissionError(13, "Permission denied", name))
 
 
 def test_a_file_that_cannot_be_read_is_named_and_the_rest_is_read(tmp_path, monkeypatch):
@@ -120,12 +131,6 @@ def test_a_file_gone_since_the_folder_was_listed_is_left_out(tmp_path, monkeypat
     flat.mkdir()
     for name, raw in (("a", ONE), ("b", TWO)):
         (flat / name).write_bytes(raw)
-    real = Path.read_bytes
-
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "a":  # moved away by the mail client after the listing
-            raise FileNotFoundError(2, "No such file or directory", str(self))
-        return real(self)
-
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    # "a" moved away by the mail client after the listing
+    _failing(monkeypatch, "a", FileNotFoundError(2, "No such file or directory", "a"))
     assert filter_cmd.messages_in(flat) == [TWO]

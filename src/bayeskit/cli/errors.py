@@ -171,6 +171,8 @@ def _bug(exc: BaseException, prog: str, debug: bool) -> int:
 def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
+    except AttributeError:  # a closed standard output (``>&-``) is None: nothing to flush
+        pass
     except (OSError, ValueError):
         _silence_stdout()
 

@@ -23,12 +23,14 @@ learner killed half way leaves the model as it was).
 
 from __future__ import annotations
 
+import copy
+import itertools
 import mailbox
 import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -40,6 +42,7 @@ from ..text import token_store
 from .filter_full import load_filter
 from .mail_headers import (
     ERROR,
+    SCORED_BYTES,
     content_problem,
     deliver,
     fail,
@@ -50,7 +53,7 @@ from .mail_headers import (
     read_input,
 )
 
-__all__ = ["filter_mail", "messages_in", "named_messages"]
+__all__ = ["filter_mail", "iter_named_messages", "messages_in", "named_messages"]
 
 
 def filter_mail(
@@ -137,6 +140,7 @@ class _Progress:
         self.locked = False  # the model's lock held: only this learner changes the file
         self.stamp: str | None = None  # the model file's when the lock was taken
         self.delivering = False
+        self.delivered = False  # the message is all out: learning comes after
 
 
 def _stamp_of(path: str) -> str | None:
@@ -171,11 +175,17 @@ def _stopped(model_path: str, source: str | None, progress: _Progress, signum: i
         if changed
         else f"before {model_path} was changed: nothing was learned, the model is unchanged"
     )
-    passing = source is None and progress.raw is not None and not progress.delivering
+    passing = (
+        source is None
+        and progress.raw is not None
+        and not (progress.delivering or progress.delivered)
+    )
     if source is None:
         done += (
             "; the message is passed through"
             if passing
+            else "; the message was passed on"
+            if progress.delivered
             else "; writing the message out was cut short"
             if progress.delivering
             else "; the message was not read, so it is not passed through"
@@ -185,10 +195,16 @@ def _stopped(model_path: str, source: str | None, progress: _Progress, signum: i
         assert progress.raw is not None
         previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends it
         try:
-            deliver(progress.raw)
+            deliver(progress.raw, more_input=True)
         finally:
             signal.signal(signal.SIGTERM, previous)
     return 128 + signum
+
+
+#: A learner reads and learns the messages of ``--from`` in batches of about this many bytes
+#: (each message at most :data:`SCORED_BYTES`), or this many messages, never all at once.
+LEARN_BATCH_BYTES = 2 * SCORED_BYTES
+LEARN_BATCH_MESSAGES = 1000
 
 
 def _learn(
@@ -199,13 +215,24 @@ def _learn(
     source: str | None,
     progress: _Progress,
 ) -> int:
+    """Learn or unlearn, then say how many on standard error. A message from standard input
+    is read as far as the scorer reads it (:data:`SCORED_BYTES`), and passed on whole before
+    it is learned: a run that could not write it out (status 3: the mail system keeps it and
+    tries again) has learned nothing, so the retry does not learn it twice."""
     try:
-        raw = read_input() if source is None else b""
+        raw = read_input(SCORED_BYTES) if source is None else b""
     except OSError as exc:
         failed(exc)
         return ERROR
     progress.raw = raw
+    if source is None:
+        progress.delivering = True
+        if not deliver(raw, more_input=True):
+            fail(f"nothing was learned, {model_path} is unchanged")
+            return ERROR
+        progress.delivered, progress.delivering = True, False
     unreadable: list[str] = []  # files of --from that could not be read: named, not learned
+    refused: list[str] = []  # files of --from that are no message: named, not learned
     try:
         if learn is not None and unlearn is not None:
             raise ValueError("give --learn or --unlearn, not both")
@@ -218,32 +245,57 @@ def _learn(
             problem = content_problem(raw)
             if problem is not None:  # the scorer refuses it too
                 raise ValueError(f"<stdin>: {problem}; nothing learned")
-            named = [("<stdin>", raw)]
+            named: Iterator[tuple[str, bytes]] = iter([("<stdin>", raw)])
         else:
-            named = named_messages(Path(source), by_date=on_error, unreadable=unreadable)
-        # Files that are no message (empty, binary, no header lines) are not learned, as
-        # the scorer would not score them: counted and named as refused.
-        refused = [name for name, message in named if content_problem(message) is not None]
-        messages = [message for _, message in named if content_problem(message) is None]
+            named = iter_named_messages(Path(source), by_date=on_error, unreadable=unreadable)
+        counted = _Counted(named, refused)
         with locked(model_path):
             progress.stamp, progress.locked = _stamp_of(model_path), True
             _remove_leftovers(model_path)
-            changed = _change(model_path, messages, label, learn is not None, on_error)
+            changed = _change(model_path, counted, label, learn is not None, on_error)
         print(
-            f"{changed} of {len(named) + len(unreadable)} messages "
+            f"{changed} of {counted.seen + len(unreadable)} messages "
             f"{'learned' if learn else 'unlearned'}"
             + _refusals(refused)
             + _refusals(unreadable, why="files that cannot be read"),
             file=sys.stderr,
         )
-        status = 0
-    except Exception as exc:  # reported; the mail is passed on
+        return 0
+    except Exception as exc:  # reported; the mail was passed on
         failed(exc)
-        status = ERROR
-    progress.delivering = True
-    if source is None and not deliver(raw):
-        status = ERROR
-    return status
+        return ERROR
+
+
+class _Counted:
+    """The messages of ``named`` that are messages, counting every one seen (``seen``) and
+    naming in ``refused`` those that are not (empty, binary, no header lines: what the scorer
+    would not score)."""
+
+    def __init__(self, named: Iterator[tuple[str, bytes]], refused: list[str]) -> None:
+        self.named, self.refused, self.seen = named, refused, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for name, message in self.named:
+            self.seen += 1
+            if content_problem(message) is None:
+                yield message
+            else:
+                self.refused.append(name)
+
+
+def _batches(messages: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """``messages`` in lists of about :data:`LEARN_BATCH_BYTES` (or
+    :data:`LEARN_BATCH_MESSAGES`), read as they are learned."""
+    batch: list[bytes] = []
+    size = 0
+    for message in messages:
+        batch.append(message)
+        size += len(message)
+        if size >= LEARN_BATCH_BYTES or len(batch) >= LEARN_BATCH_MESSAGES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def _refusals(
@@ -259,11 +311,17 @@ def _refusals(
     return f"; {len(names)} refused, {why}: " + ", ".join(names[:shown]) + more
 
 
-def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error: bool) -> int:
+def _change(path: str, messages: Iterable[bytes], label: str, learn: bool, on_error: bool) -> int:
+    """Learn (or unlearn) ``messages`` into the model file ``path`` in batches
+    (:func:`_batches`), saved once at the end: the model of learning them all at once (its
+    statistics and its calibration's counts), and the model file as it was when any batch
+    is refused."""
     from ..serve.journal import open_beside
     from ..text import SpamFilter
 
-    if not messages:
+    batches = _batches(messages)
+    first = next(batches, None)
+    if first is None:
         return 0
     previous = None
     beside = None
@@ -278,35 +336,59 @@ def _change(path: str, messages: list[bytes], label: str, learn: bool, on_error:
     # --learn spam means the model's own spam label (a model trained from folders "Spam"
     # and "Ham" spells them so).
     label = model.spam_label if label == "spam" else model.ham_label
-    labels = [label] * len(messages)
-    if not learn:
-        _unlearn(model, messages, labels, "spam" if label == model.spam_label else "ham")
-        changed = len(messages)
-    elif on_error:
-        changed = sum(model.train_on_error([m], [label]) for m in messages)  # in order
-    else:
-        model.partial_fit(messages, labels)
-        changed = len(messages)
+    kind = "spam" if label == model.spam_label else "ham"
+    second = next(batches, None)
+    # Each message learned adds its score by the model before it to the calibration's counts
+    # (SpamFilter.partial_fit): by the model before the first batch, as at once, not before
+    # its own batch. One batch (a message from standard input) needs no copy.
+    before = (
+        copy.deepcopy(model)
+        if learn and not on_error and second is not None and previous is not None
+        else None
+    )
+    added = None
+    changed = 0
+    rest = itertools.chain([] if second is None else [second], batches)
+    for batch in itertools.chain([first], rest):
+        labels = [label] * len(batch)
+        if not learn:
+            _unlearn(model, batch, labels, kind, changed, rest)
+            changed += len(batch)
+        elif on_error:
+            changed += sum(model.train_on_error([m], [label]) for m in batch)  # in order
+        else:
+            if before is not None:
+                scores = before.new_score_counts(batch, labels)
+                added = scores if added is None else added + scores
+            model.partial_fit(batch, labels)
+            changed += len(batch)
+    if before is not None and added is not None:
+        model.set_score_counts(before.score_counts() + added)
     _save_with_store(model, path, previous, beside)
     if beside is not None:
         beside.done()
     return changed
 
 
-def _unlearn(model: Any, messages: list[bytes], labels: list[Any], kind: str) -> None:
+def _unlearn(
+    model: Any,
+    messages: list[bytes],
+    labels: list[Any],
+    kind: str,
+    before: int = 0,
+    after: Iterator[list[bytes]] | None = None,
+) -> None:
     """``model.unlearn``, its refusal said in the mail user's words: the library names the
     count that would turn negative, where the cause is that the message was never learned so
-    (or unlearned already); nothing is changed then."""
+    (or unlearned already); nothing is changed then. ``before``: the messages of the batches
+    unlearned before these; ``after``: the batches still to come (counted for the refusal)."""
     from ..errors import MergeError
 
     try:
         model.unlearn(messages, labels)
     except MergeError:
-        which = (
-            "this message was"
-            if len(messages) == 1
-            else f"not every one of these {len(messages)} messages was"
-        )
+        total = before + len(messages) + sum(len(batch) for batch in after or ())
+        which = "this message was" if total == 1 else f"not every one of these {total} messages was"
         raise ValueError(
             f"{which} not learned as {kind}: some of its words are in no {kind} message the "
             "model learned (never learned, or unlearned already); nothing was unlearned, the "
@@ -461,7 +543,8 @@ def locked(model_path: str) -> Iterator[None]:
 def messages_in(path: Path, *, by_date: bool = False) -> list[bytes]:
     """The raw messages of a Maildir (``cur/`` and ``new/``), a Maildir folder, an mbox file,
     a file holding one message, or a folder of message files (hidden files left out;
-    ``by_date``: in the order of their Date headers, undated ones last, ties in name order)."""
+    ``by_date``: in the order of their Date headers, undated ones last, ties in name order),
+    each as far as the filter reads a message (:data:`SCORED_BYTES`)."""
     return [raw for _, raw in named_messages(path, by_date=by_date)]
 
 
@@ -473,71 +556,148 @@ def named_messages(
     folder or Maildir that cannot be read (``NAME (Permission denied)``), left out, where
     without it the first such file is an error; a file gone since it was listed (moved or
     deleted by the mail client) is left out either way."""
+    return list(iter_named_messages(path, by_date=by_date, unreadable=unreadable))
+
+
+#: What reads one message (its first :data:`SCORED_BYTES`) when called: ``(name, bytes)``.
+_Reader = Callable[[], tuple[str, bytes]]
+
+
+def iter_named_messages(
+    path: Path, *, by_date: bool = False, unreadable: list[str] | None = None
+) -> Iterator[tuple[str, bytes]]:
+    """:func:`named_messages` one message at a time, each read as it is wanted and only as
+    far as the scorer reads a message (its first :data:`SCORED_BYTES`: a learner learns what
+    the filter scores), so that a learner holds a batch of them, never a whole mailbox.
+    ``by_date``: each message is read once for its Date header, then again in date order."""
+    readers = _readers(path, unreadable)
+    if by_date:
+        dated = []
+        for reader in readers:
+            found = _read(reader, unreadable)
+            if found is not None:
+                dated.append((_date_key(found[1]), reader))
+        dated.sort(key=lambda item: item[0])  # (stable: ties in listing order)
+        readers = iter([reader for _, reader in dated])
+    for reader in readers:
+        found = _read(reader, unreadable)
+        if found is not None:
+            yield found
+
+
+def _read(reader: _Reader, unreadable: list[str] | None) -> tuple[str, bytes] | None:
+    """``reader()``, or None for a file gone meanwhile or one that cannot be read (named in
+    ``unreadable``; raised when that is None)."""
+    try:
+        return reader()
+    except FileNotFoundError:
+        return None
+    except _UnreadableError as exc:
+        if unreadable is None:
+            raise exc.__cause__ or exc from None
+        unreadable.append(str(exc))
+        return None
+
+
+class _UnreadableError(Exception):
+    """A file of a folder or Maildir that cannot be read (its cause the OSError): named."""
+
+
+def _prefix(path: Path) -> bytes:
+    """The first :data:`SCORED_BYTES` of the file ``path``."""
+    with path.open("rb") as file:
+        return file.read(SCORED_BYTES)
+
+
+def _readers(path: Path, unreadable: list[str] | None) -> Iterator[_Reader]:
+    """What reads each message of ``path`` (see :func:`iter_named_messages`), in order."""
     if path.is_file():
         with path.open("rb") as file:
             head = file.read(4096).lstrip()
         if not head:  # an empty mbox (a folder emptied): no messages
-            found = []
+            return
         elif head.startswith(b"From "):
-            box = mailbox.mbox(path, create=False)
-            found = [(f"{path}#{i + 1}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+            yield from _mbox_readers(path)
         elif header_end(head) is not None:
-            found = [(str(path), path.read_bytes())]  # one message (a saved .eml)
+            yield lambda: (str(path), _prefix(path))  # one message (a saved .eml)
         else:
             raise ValueError(
                 f"{path}: neither an mbox file (its first line a 'From ' line) nor an RFC 822 "
                 "message (header lines first); a compressed mailbox must be uncompressed first"
             )
     elif (path / "cur").is_dir() or (path / "new").is_dir():
-        found = _maildir_messages(path, unreadable)
+        yield from _maildir_readers(path)
     elif path.is_dir():
-        found = []
         for f in sorted(path.iterdir()):
             if f.is_file() and not f.name.startswith("."):
-                with _unless_unreadable(f, unreadable):
-                    found += _folder_file(f)
+                try:
+                    found = _folder_file(f)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    if unreadable is None:
+                        raise
+                    unreadable.append(f"{f} ({exc.strerror or exc})")
+                    continue
+                yield from found
     else:
         raise ValueError(f"{path}: no such mailbox (a Maildir, an mbox file or a folder)")
-    if by_date:
-        found.sort(key=lambda item: _date_key(item[1]))  # (stable: ties in listing order)
-    return found
 
 
-@contextmanager
-def _unless_unreadable(
-    path: Path, unreadable: list[str] | None, *, gone: bool = True
-) -> Iterator[None]:
-    """Read ``path`` in this block: gone meanwhile, it is skipped (``gone``; else raised);
-    not readable, it is named in ``unreadable`` (raised when that is None)."""
+def _unreadable(path: Path, read: Callable[[], bytes]) -> bytes:
+    """``read()``, an error other than the file's being gone raised as
+    :class:`_UnreadableError` naming ``path`` (``NAME (Permission denied)``)."""
     try:
-        yield
+        return read()
     except FileNotFoundError:
-        if not gone:
-            raise
+        raise
     except OSError as exc:
-        if unreadable is None:
-            raise
-        unreadable.append(f"{path} ({exc.strerror or exc})")
+        raise _UnreadableError(f"{path} ({exc.strerror or exc})") from exc
 
 
-def _folder_file(path: Path) -> list[tuple[str, bytes]]:
-    """The messages of one file of a folder: each message of an mbox file (``FILE#N``), as
-    ``bayeskit train`` reads a folder (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``,
-    or more than one mbox ``From`` line), else the file as one message."""
-    from ..io.documents import is_mbox
-
-    data = path.read_bytes()
-    if not is_mbox(path, data):
-        return [(str(path), data)]
+def _mbox_readers(path: Path) -> list[_Reader]:
+    """What reads each message of the mbox file ``path`` (``FILE#N``, from 1): its first
+    :data:`SCORED_BYTES`, never the whole message."""
     box = mailbox.mbox(path, create=False)
-    return [(f"{path}#{i + 1}", box.get_bytes(key)) for i, key in enumerate(box.keys())]
+
+    def reader(i: int, key: str) -> _Reader:
+        def read() -> tuple[str, bytes]:
+            with box.get_file(key) as file:
+                return f"{path}#{i + 1}", file.read(SCORED_BYTES)
+
+        return read
+
+    return [reader(i, key) for i, key in enumerate(box.keys())]
 
 
-def _maildir_messages(path: Path, unreadable: list[str] | None) -> list[tuple[str, bytes]]:
-    """(name, bytes) of a Maildir's messages, each once, while a mail server may be moving
-    them from ``new/`` to ``cur/`` (renamed ``UNIQUE`` → ``UNIQUE:2,FLAGS``): ``new/`` is
-    listed before ``cur/``, so a message moved in between is listed twice, not missed, and
-    kept once by its unique part; one renamed before it is read is looked for by that part."""
+def _folder_file(path: Path) -> list[_Reader]:
+    """What reads the messages of one file of a folder: each message of an mbox file
+    (``FILE#N``), as ``bayeskit train`` reads a folder
+    (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``, or more than one mbox ``From``
+    line in its first :data:`~bayeskit.io.documents.MBOX_HEAD` bytes, all it looks at), else
+    the file as one message. The file's start, read here to tell, is kept for its first
+    reading (then dropped: a second reading reads the file again)."""
+    from ..io.documents import MBOX_HEAD, is_mbox
+
+    with path.open("rb") as file:
+        head = file.read(MBOX_HEAD)
+    if is_mbox(path, head):
+        return _mbox_readers(path)
+    kept = [head[:SCORED_BYTES]]
+    del head
+
+    def read() -> tuple[str, bytes]:
+        return str(path), (kept.pop() if kept else _unreadable(path, lambda: _prefix(path)))
+
+    return [read]
+
+
+def _maildir_readers(path: Path) -> Iterator[_Reader]:
+    """What reads each message of a Maildir once, while a mail server may be moving them
+    from ``new/`` to ``cur/`` (renamed ``UNIQUE`` → ``UNIQUE:2,FLAGS``): ``new/`` is listed
+    before ``cur/``, so a message moved in between is listed twice, not missed, and kept once
+    by its unique part; one renamed before it is read is looked for by that part (a reader
+    raises FileNotFoundError for one deleted meanwhile: left out)."""
 
     def listed(sub: str) -> dict[str, Path]:
         folder = path / sub
@@ -549,19 +709,22 @@ def _maildir_messages(path: Path, unreadable: list[str] | None) -> list[tuple[st
             if not f.name.startswith(".") and f.is_file()
         }
 
+    def reader(unique: str, file: Path) -> _Reader:
+        def read() -> tuple[str, bytes]:
+            try:
+                return str(file), _unreadable(file, lambda: _prefix(file))
+            except FileNotFoundError:  # renamed since: flags changed, or moved to cur/
+                again = listed("cur").get(unique)
+                if again is None:
+                    raise
+                return str(again), _unreadable(again, lambda: _prefix(again))
+
+        return read
+
     files = listed("new")
     files.update(listed("cur"))  # a message in both (moved meanwhile): its newer name
-    found = []
     for unique, file in sorted(files.items(), key=lambda item: item[1].name):
-        try:
-            with _unless_unreadable(file, unreadable, gone=False):
-                found.append((str(file), file.read_bytes()))
-        except FileNotFoundError:  # renamed since: flags changed, or moved to cur/
-            again = listed("cur").get(unique)
-            if again is not None:
-                with _unless_unreadable(again, unreadable):  # gone (deleted): not learned
-                    found.append((str(again), again.read_bytes()))
-    return found
+        yield reader(unique, file)
 
 
 def _date_key(raw: bytes) -> tuple[int, float]:

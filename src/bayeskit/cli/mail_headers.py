@@ -9,6 +9,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import BinaryIO
 
 __all__ = [
     "ERROR",
@@ -50,17 +51,60 @@ _STATUS = {"spam": (b"Yes", SPAM), "ham": (b"No", HAM)}
 
 
 def header_end(raw: bytes) -> int | None:
-    """Where the header block of ``raw`` ends (the index of the blank line, or the end of
-    the message when it is all headers); None when its first line is no header line (an mbox
-    ``From `` envelope line is taken as one)."""
-    if not (raw.startswith(b"From ") or _field_name(raw) is not None):
+    """Where the header block of ``raw`` ends: the start of its first line that is neither a
+    header field nor a continuation line (RFC 5322: the empty line after the headers, or a
+    body line of a message that has none before its body, which procmail's formail takes as
+    the body's start too), or the end of the message when it is all headers; None when its
+    first line is no header line (an mbox ``From `` envelope line is taken as one). Lines end
+    in LF or CRLF; in a message whose lines end in a bare CR (old Macintosh mail; after the
+    mbox envelope line an MDA may add) a bare CR ends a line too, as the e-mail reader that
+    scores the message reads it."""
+    bare_cr = _bare_cr(raw)
+    end, start = _line_at(raw, 0, bare_cr)
+    if not (raw.startswith(b"From ") or _field_name(raw[:end]) is not None):
         return None
-    # the first line break followed by an empty line (LF or CRLF ends either): a CRLF one
-    # before the first LF one starts before it (and may end one byte after it)
-    blank = raw.find(b"\n\n")
-    crlf = raw.find(b"\n\r\n", 0, len(raw) if blank < 0 else blank + 2)
-    found = crlf if crlf >= 0 else blank
-    return len(raw) if found < 0 else found + 1
+    size = len(raw)
+    while start < size:
+        end, after = _line_at(raw, start, bare_cr)
+        line = raw[start:end]
+        if not (line[:1] in (b" ", b"\t") or _field_name(line) is not None):
+            return start  # an empty line, or a body line
+        start = after
+    return size
+
+
+def _bare_cr(raw: bytes) -> bool:
+    """Whether the lines of ``raw`` end in a bare CR (a CR not before an LF): its first line
+    does, or, after an mbox envelope line (which the MDA adds, ended by LF), its second."""
+    start = raw.find(b"\n") + 1 if raw.startswith(b"From ") else 0
+    lf = raw.find(b"\n", start)
+    cr = raw.find(b"\r", start, len(raw) if lf < 0 else lf)
+    return cr >= 0 and cr + 1 != lf
+
+
+def _line_at(raw: bytes, start: int, bare_cr: bool) -> tuple[int, int]:
+    """``(end, after)`` of the line of ``raw`` that starts at ``start``: where its text ends
+    (before its line ending) and where the next line starts. Lines end in LF or CRLF; with
+    ``bare_cr``, in a bare CR too."""
+    lf = raw.find(b"\n", start)
+    if bare_cr:
+        cr = raw.find(b"\r", start, len(raw) if lf < 0 else lf)
+        if cr >= 0:
+            return cr, cr + (2 if cr + 1 == lf else 1)
+    if lf < 0:
+        return len(raw), len(raw)
+    return (lf - 1 if lf > start and raw[lf - 1] == 13 else lf), lf + 1
+
+
+def _lines(block: bytes, bare_cr: bool) -> list[bytes]:
+    """The lines of ``block``, each with its line ending (as :func:`_line_at` ends them)."""
+    out = []
+    start = 0
+    while start < len(block):
+        after = _line_at(block, start, bare_cr)[1]
+        out.append(block[start:after])
+        start = after
+    return out
 
 
 def _field_name(line: bytes) -> bytes | None:
@@ -136,19 +180,24 @@ def unsure_of_content(raw: bytes, problem: str) -> bytes:
 def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
     """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
     dropped and ``headers`` added at its end, in the message's own line ending."""
+    block = raw[:head]
+    bare_cr = _bare_cr(raw)
     newline = (
-        b"\r\n" if raw[:head].rstrip(b"\n").endswith(b"\r") or b"\r\n" in raw[:head] else b"\n"
+        b"\r"
+        if bare_cr
+        else b"\r\n"
+        if block.rstrip(b"\n").endswith(b"\r") or b"\r\n" in block
+        else b"\n"
     )
-    lines = raw[:head].splitlines(keepends=True)
     kept: list[bytes] = []
     dropping = False
-    for line in lines:
+    for line in _lines(block, bare_cr):
         if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
             continue
         dropping = (_field_name(line) or b"").lower() in _OURS
         if not dropping:
             kept.append(line)
-    if kept and not kept[-1].endswith(b"\n"):
+    if kept and not kept[-1].endswith((b"\n", b"\r") if bare_cr else b"\n"):
         kept[-1] += newline
     added = [name + b": " + value + newline for name, value in headers]
     return b"".join(kept) + b"".join(added) + raw[head:]
@@ -162,36 +211,61 @@ def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, by
     )
 
 
-def read_input() -> bytes:
+#: The pieces in which :func:`deliver` copies the rest of standard input to standard output.
+_PIECE = 1 << 16
+
+
+def read_input(limit: int = -1) -> bytes:
     """Standard input's bytes, the message (an ``OSError`` naming it when there is none to
-    read: closed, or not readable)."""
+    read: closed, or not readable); with ``limit`` >= 0, its first ``limit`` bytes only, the
+    rest left to be read (a learner reads what the scorer reads, :data:`SCORED_BYTES`, and
+    passes the rest on with ``deliver(..., more_input=True)``)."""
     try:
-        return sys.stdin.buffer.read()
+        return sys.stdin.buffer.read(limit)
     except (AttributeError, OSError, ValueError) as exc:  # (a closed stdin is None)
         raise OSError(f"<stdin>: no message to read ({exc or type(exc).__name__})") from None
 
 
-def deliver(message: bytes) -> bool:
+def deliver(message: bytes, *, more_input: bool = False) -> bool:
     """Write ``message`` to standard output, the filter's one output, and flush it; False
     (said on standard error) when it cannot be written — the caller's status is then an
-    error (3), never a verdict, since the mail did not go on."""
+    error (3), never a verdict, since the mail did not go on. ``more_input``: ``message`` is
+    the start of standard input, whose rest follows it, copied in pieces of 64 KiB (never
+    held whole)."""
     try:
         out = sys.stdout.buffer
-        # A write may take part of the bytes and return their count (a pipe whose reader
-        # went away takes what fits before the error shows): write the rest until all of
-        # it is out or the error is raised, so a cut-off message is never a verdict.
-        left = memoryview(message)
-        while left:
-            written = out.write(left)
-            if not written:  # (None: a non-blocking output that takes nothing now)
-                raise OSError("the output took no more bytes")
-            left = left[written:]
+        _write_all(out, message)
+        while more_input:
+            try:
+                piece = sys.stdin.buffer.read(_PIECE)
+            except (AttributeError, OSError, ValueError) as exc:
+                fail(
+                    "<stdin>: the rest of the message could not be read "
+                    f"({exc or type(exc).__name__}); what went out of it is cut short"
+                )
+                return False
+            if not piece:
+                break
+            _write_all(out, piece)
         out.flush()
     except (AttributeError, OSError, ValueError) as exc:  # (a closed stdout is None)
         fail(f"<stdout>: the message could not be written ({exc or type(exc).__name__})")
         _drop_output()
         return False
     return True
+
+
+def _write_all(out: "BinaryIO", data: bytes) -> None:
+    """Write all of ``data`` to ``out``. A write may take part of the bytes and return their
+    count (a pipe whose reader went away takes what fits before the error shows): the rest
+    is written until all of it is out or the error is raised, so a cut-off message is never
+    a verdict."""
+    left = memoryview(data)
+    while left:
+        written = out.write(left)
+        if not written:  # (None: a non-blocking output that takes nothing now)
+            raise OSError("the output took no more bytes")
+        left = left[written:]
 
 
 def _drop_output() -> None:
@@ -212,7 +286,7 @@ def pass_on_input() -> None:
     the mail (a terminal has no message to pass on, and is not read)."""
     if sys.stdin is not None and not sys.stdin.isatty():
         try:
-            deliver(read_input())
+            deliver(read_input(_PIECE), more_input=True)  # in pieces, never held whole
         except OSError as exc:
             failed(exc)
 

@@ -44,6 +44,7 @@ import numpy as np
 from .readers import ReadError
 
 __all__ = [
+    "MBOX_HEAD",
     "Documents",
     "class_folders",
     "decode_text",
@@ -67,7 +68,8 @@ _HEADER_LINE = re.compile(rb"^([!-9;-~]+:|[ \t])")
 #: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
 _FROM_LINE = re.compile(rb"^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ", re.MULTILINE)
 _SAMPLE_FILES = 24
-_MBOX_HEAD = 1 << 24
+#: The bytes of a file :func:`is_mbox` looks at (its first 16 MiB).
+MBOX_HEAD = 1 << 24
 
 
 @dataclass
@@ -113,7 +115,7 @@ def is_mbox(path: Path, data: bytes) -> bool:
     """Whether a file (its name and its bytes, of which the first 16 MiB are looked at) is an
     mbox of messages, each a document: named ``.mbox``, or holding more than one mbox
     ``From`` line (a lone message with one reads as that message)."""
-    return path.suffix.lower() == ".mbox" or len(_FROM_LINE.findall(data, 0, _MBOX_HEAD)) > 1
+    return path.suffix.lower() == ".mbox" or len(_FROM_LINE.findall(data, 0, MBOX_HEAD)) > 1
 
 
 #: The folders of a Maildir that hold delivered messages.

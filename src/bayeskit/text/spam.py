@@ -785,6 +785,42 @@ class SpamFilter(TextClassifier):
             self._calibrate(self._counts() + added)
         return self
 
+    def new_score_counts(self, X: Any, y: Any) -> np.ndarray:
+        """Score counts (see ``score_counts_``) of messages the filter has not learned, each
+        scored by the filter as it is: what :meth:`partial_fit` adds to ``score_counts_``
+        when it learns them (empty counts without calibration, ``calibration_folds=None``,
+        or while the filter knows one class). A collection learned in batches keeps the
+        calibration of learning it at once when each batch's counts come from the filter as
+        it was before the first: :meth:`set_score_counts` of its counts then plus their sum.
+
+        Examples
+        --------
+        >>> import copy
+        >>> from bayeskit.text import SpamFilter
+        >>> texts = ["win cash now", "free prize", "lunch at noon", "see you at lunch"] * 3
+        >>> labels = ["spam", "spam", "ham", "ham"] * 3
+        >>> f = SpamFilter().fit(texts, labels)
+        >>> new = ["cash prize now", "lunch at one", "a free lunch"]
+        >>> new_labels = ["spam", "ham", "spam"]
+        >>> at_once = copy.deepcopy(f).partial_fit(new, new_labels)
+        >>> added = f.new_score_counts(new[:2], new_labels[:2]) + f.new_score_counts(
+        ...     new[2:], new_labels[2:])
+        >>> batches = copy.deepcopy(f).partial_fit(new[:2], new_labels[:2])
+        >>> batches = batches.partial_fit(new[2:], new_labels[2:])
+        >>> batches = batches.set_score_counts(f.score_counts() + added)
+        >>> bool((batches.score_counts() == at_once.score_counts()).all())
+        True
+        >>> batches.calibration_ == at_once.calibration_
+        True
+        """
+        self.check_fitted()
+        docs = document_list(X)
+        labels = self._filter_labels(y, len(docs))
+        if not self.keeps_term_statistics():
+            return self._new_scores(docs, labels)
+        counted = clone(self.prototypes()[0]).count(docs)
+        return self._new_scores(docs, labels, counted=counted)
+
     def _counts(self) -> np.ndarray:
         return self.__dict__.get("score_counts_", calibration.empty_counts())
 
