@@ -8,6 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import bayeskit as bk
 from bayeskit.errors import BayeskitError
@@ -76,13 +79,13 @@ def test_explain_names_only_the_parent_values_the_model_reads(make, tmp_path):
     bk.save(model, path)
     values = {"wind": "calm", "sky": "clear"}
     runner = CliRunner()
-    for given, shown in ((values[parent], True), ("breeze", False), (None, False)):
-        row = {**values, parent: given}
+    for value, shown in ((values[parent], True), ("breeze", False), (None, False)):
+        row = {**values, parent: value}
         result = runner.invoke(app, ["explain", str(path), json.dumps(row), "--json"])
         assert result.exit_code == 0, result.stderr
         terms = {c["feature"] for c in json.loads(result.stdout)["contributions"]}
         own = f"{child}={values[child]}"
-        assert (f"{own} | {parent}={given}" if shown else own) in terms
+        assert (f"{own} | {parent}={value}" if shown else own) in terms
     # what explain reads the row by: the model's own view of which values it reads
     import polars as pl
 
@@ -90,3 +93,106 @@ def test_explain_names_only_the_parent_values_the_model_reads(make, tmp_path):
     np.testing.assert_array_equal(
         model.observed_values(rows), [[True, True], [False, True], [False, False]]
     )
+
+
+@st.composite
+def dependent_tables(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Categorical tables of 2 to 5 features (3 values and None) with some columns noisy
+    copies of others, two or three classes; a permutation of the columns and of the rows."""
+    n = draw(st.integers(6, 40))
+    d = draw(st.integers(2, 5))
+    codes = draw(arrays(np.int64, (n, d), elements=st.integers(-1, 2)))
+    for j in range(1, d):
+        if draw(st.booleans()):  # a noisy copy of an earlier column: a dependency to find
+            src = draw(st.integers(0, j - 1))
+            keep = draw(arrays(np.bool_, n))
+            codes[:, j] = np.where(keep, codes[:, src], codes[:, j])
+    X = np.where(codes >= 0, np.array(["a", "b", "c"])[np.maximum(codes, 0)], None)
+    y = np.array(["p", "q", "r"])[
+        draw(arrays(np.int64, n, elements=st.integers(0, draw(st.integers(1, 2)))))
+    ]
+    columns = np.array(draw(st.permutations(range(d))))
+    rows = np.array(draw(st.permutations(range(n))))
+    return X.astype(object), y, columns, rows
+
+
+def _structure(model: Any, names: list[str]) -> dict[str, tuple[str, ...]]:
+    """The parents by the original column names (``names[j]`` of the fitted column j)."""
+    return {
+        names[int(k[1:])]: tuple(sorted(names[int(p[1:])] for p in v))
+        for k, v in model.parents_.items()
+    }
+
+
+def _near_ties(values: np.ndarray) -> bool:
+    """Whether two of ``values`` (finite) are within 1e-6 of the largest: a tie the index
+    rule breaks, which a permutation of the columns may break the other way."""
+    v = np.sort(values[np.isfinite(values)].ravel())
+    scale = max(1.0, float(np.abs(v).max(initial=0.0)))
+    return bool(np.any(np.diff(v) <= 1e-6 * scale))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dependent_tables())
+@pytest.mark.parametrize("make", NETWORKS)
+def test_permuting_columns_permutes_the_model_and_row_order_changes_nothing(make, data):
+    X, y, columns, rows = data
+    model = make().fit(X, y)
+    proba = model.predict_proba(X)
+    # rows in another order: the same counts, the same structure and probabilities
+    shuffled = make().fit(X[rows], y[rows])
+    assert shuffled.parents_ == model.parents_
+    np.testing.assert_allclose(shuffled.predict_proba(X), proba, rtol=1e-12, atol=1e-15)
+    # columns in another order: the same network over the same columns, unless the index
+    # rule broke a tie (Sahami's order and TAN's root and edges depend on column indices
+    # only among equal weights); AODE has no structure, so always the same probabilities
+    moved = make().fit(X[:, columns], y)
+    same = list(range(X.shape[1]))
+    names = [f"c{j}" for j in same]
+    tied = hasattr(model, "conditional_information_") and (
+        _near_ties(model.class_information_)
+        or _near_ties(getattr(model, "edge_weights_", model.conditional_information_))
+    )
+    if not tied:
+        assert _structure(moved, [names[j] for j in columns]) == _structure(model, names)
+        np.testing.assert_allclose(moved.predict_proba(X[:, columns]), proba, rtol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(dependent_tables(), st.integers(1, 5))
+@pytest.mark.parametrize("make", NETWORKS)
+def test_batches_and_merged_parts_are_the_model_of_all_rows(make, data, cut):
+    X, y, _, _ = data
+    cut = min(cut, len(y) - 1)
+    whole = make().fit(X, y)
+    classes = np.unique(y)
+    batched = make().partial_fit(X[:cut], y[:cut], classes=classes).partial_fit(X[cut:], y[cut:])
+    merged = make().partial_fit(X[:cut], y[:cut], classes=classes) + make().partial_fit(
+        X[cut:], y[cut:], classes=classes
+    )
+    for other in (batched, merged):
+        assert other.parents_ == whole.parents_
+        np.testing.assert_allclose(other.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1e160, 1e200])
+def test_the_informations_do_not_depend_on_the_scale_of_the_weights(scale):
+    # I(X_i; Y) and I(X_i; X_j | Y) are those of the empirical distribution: rows of equal
+    # weight c give those of c = 1 whatever c. A product of two counts overflowed beyond
+    # c ≈ 1e154 (and underflowed below 1e-154), and the fit was refused as if the weights
+    # were near float64's limits.
+    X, y = _weather(80)
+    X = X.to_numpy()
+    X = np.column_stack([X, np.where(X[:, 0] == "calm", "lo", "hi")])
+    weights = np.full(len(y), scale)
+    for make in (lambda: bk.TANClassifier(edge_weight="cmi"), lambda: bk.KDBClassifier(k=2)):
+        plain, scaled = make().fit(X, y), make().fit(X, y, sample_weight=weights)
+        assert scaled.parents_ == plain.parents_
+        np.testing.assert_allclose(scaled.class_information_, plain.class_information_, rtol=1e-12)
+        np.testing.assert_allclose(
+            scaled.conditional_information_, plain.conditional_information_, rtol=1e-12
+        )
+    # with maximum-likelihood tables the probabilities do not depend on it either
+    plain = bk.KDBClassifier(k=2, alpha=0).fit(X, y)
+    scaled = bk.KDBClassifier(k=2, alpha=0).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(scaled.predict_proba(X), plain.predict_proba(X), rtol=1e-9)
