@@ -196,3 +196,28 @@ def test_the_informations_do_not_depend_on_the_scale_of_the_weights(scale):
     plain = bk.KDBClassifier(k=2, alpha=0).fit(X, y)
     scaled = bk.KDBClassifier(k=2, alpha=0).fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(scaled.predict_proba(X), plain.predict_proba(X), rtol=1e-9)
+
+
+@pytest.mark.parametrize("make", NETWORKS)
+def test_inspect_shows_the_networks_structure(make, tmp_path):
+    # Weka prints a BayesNet's structure ("nodes followed by parents"); `bayeskit inspect`
+    # showed a network's classes and families only, and "not linear" for its features.
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+
+    X, y = _weather()
+    model = make().fit(X, y)
+    path = tmp_path / "model.bkm"
+    bk.save(model, path)
+    runner = CliRunner()
+    found = runner.invoke(app, ["inspect", str(path), "--json"])
+    assert found.exit_code == 0, found.stderr
+    assert json.loads(found.stdout)["parents"] == {f: list(p) for f, p in model.parents_.items()}
+    text = runner.invoke(app, ["inspect", str(path)])
+    assert text.exit_code == 0, text.stderr
+    if isinstance(model, bk.AODEClassifier):
+        assert "each of the 2 features in turn the parent of all the others" in text.stdout
+    else:
+        for feature, parents in model.parents_.items():
+            assert f"  {feature} <- {', '.join(parents) or '(the class only)'}\n" in text.stdout
