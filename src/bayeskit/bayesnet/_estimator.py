@@ -21,6 +21,7 @@ from ..naive_bayes._numeric import wrap_sklearn_errors
 from ..naive_bayes._table import refuse_dates, to_table
 from ..stats import Sample, Summary
 from ._counts import SubsetCounts
+from ._family import encode
 
 #: ``discretize``: which columns are cut into intervals.
 DISCRETIZE = ("floats", "numbers", "none")
@@ -176,6 +177,16 @@ class NetworkClassifier(GenerativeClassifier):
     def categories_(self) -> list[np.ndarray]:
         """The values seen of each feature (interval indices for numeric columns)."""
         return list(self._fitted()[1][0].categories)
+
+    def observed_values(self, X: Any) -> np.ndarray:
+        """Where the model reads a value of ``X``: (n, n_features) bool, True where the value
+        is observed and one the model learned (a value never seen in training counts as
+        missing, and so does its interval once unlearning emptied it). A parent whose value
+        is not read leaves its child's factor ``P(x_i | y)``."""
+        _, params, _ = self._fitted()
+        table = self._input(X, reset=False)
+        (block,) = self._blocks_of(table)
+        return encode(params[0].codebook, block) >= 0
 
     @property
     def class_information_(self) -> np.ndarray:

@@ -29,8 +29,9 @@ from .._validation import as_real
 from ..errors import DataError, ParameterError
 from ..families._base import Family, hard_labels
 from ..families._categorical_kernels import column_range, value_range
-from ..families._codebook import _MAX_LUT, Codebook, Table, discover_codes
+from ..families._codebook import _MAX_LUT, UNSEEN, Codebook, Table, discover_codes
 from ..families._dirichlet import check_alpha, check_estimate, log_ratio, pseudo_count
+from ..families.categorical import _refuse_other_kind
 from . import _kernels as kernels
 from . import _small as small_passes
 from ._counts import MAX_ORDER, Extent, SubsetCounts, check_size, class_sums, layout_of
@@ -87,8 +88,14 @@ def _dense(R: np.ndarray | sp.spmatrix) -> np.ndarray:
 
 def encode(codebook: Codebook, table: Table) -> np.ndarray:
     """Each value's index among its feature's training categories; −1 where missing or never
-    seen."""
+    seen. A column none of whose values was seen that spells learned categories in the other
+    kind (the number 3 where the model learned the text ``"3"``, or the reverse) is refused,
+    as :class:`~bayeskit.CategoricalNB` refuses it: read as values never seen, every row would
+    silently lose the column."""
     codes = codebook.encode(table)
+    unseen = codes == UNSEEN
+    if unseen.any():
+        _refuse_other_kind(codebook.categories, table, codes, unseen)
     local = codes - codebook.offsets[:-1]
     return np.ascontiguousarray(np.where(codes >= 0, local, -1))
 

@@ -116,7 +116,9 @@ def class_information(singles: np.ndarray, cat_offsets: np.ndarray) -> np.ndarra
     n_y = class_sums(n_ya, feature, d)
     n = n_y.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = n_ya * n[feature] / (n_y[:, feature] * n_a)
+        # P(y, a) / (P(y) P(a)) as two ratios of counts, neither of which overflows or
+        # underflows: the product of two counts does beyond 1e154 (or below 1e-154) a row
+        ratio = (n_ya / n_a) * (n[feature] / n_y[:, feature])
         terms = np.where(n_ya > 0, n_ya * np.log(ratio), 0.0)
     out = np.bincount(feature, weights=terms.sum(axis=0), minlength=d)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,7 +162,8 @@ def conditional_information(counts: np.ndarray, layout: Layout) -> np.ndarray:
     n_y = class_sums(N, pair, n_pairs)
     total = n_y.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = N * n_y[:, pair] / (cells.n_ya * cells.n_yb)
+        # as two ratios of counts, not a product of two (see class_information)
+        ratio = (N / cells.n_ya) * (n_y[:, pair] / cells.n_yb)
         terms = np.where(N > 0, N * np.log(ratio), 0.0).sum(axis=0)
     info = np.bincount(pair, weights=terms, minlength=n_pairs)
     info = np.where(total > 0, info / np.where(total > 0, total, 1.0), 0.0)

@@ -193,15 +193,17 @@ def _explained(model: Any) -> Any:
 def _by_factors(model: Any, row: Any, label: Any, versus: Any) -> Decision:
     """A network's exact split (:func:`bayeskit.inspection.explain`): feature ``i``'s term is
     the difference of the two classes' ``ln P(x_i | y, x_pa(i))``, so it reads the values of
-    the parents it was given (named after ``|``; a missing parent is not one)."""
+    the parents it was given (named after ``|``; a missing parent is not one, nor is a value
+    the model never saw, which it reads as missing)."""
     from ..inspection import explain
 
     e = explain(model, row, label=label, versus=versus)
     values = dict(zip(row.columns, row.row(0), strict=True))
+    read = dict(zip(row.columns, model.observed_values(row)[0].tolist(), strict=True))
     parents = model.parents_
 
     def named(feature: str) -> str:
-        given = [f"{p}={values[p]}" for p in parents.get(feature, ()) if values[p] is not None]
+        given = [f"{p}={values[p]}" for p in parents.get(feature, ()) if read[p]]
         return f"{feature}={values[feature]}" + (f" | {', '.join(given)}" if given else "")
 
     shares = [(named(c.feature), c.weight) for c in e.contributions if c.weight != 0.0]

@@ -103,8 +103,9 @@ def inspect(
     top: Annotated[int, typer.Option("--top", min=0, help="Features per class.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """What a model file holds: the model, its classes and priors, the family of each column
-    and the features that most favour each class."""
+    """What a model file holds: the model, its classes and priors, the family of each column,
+    a Bayesian network's structure (each feature's parents) and the features that most
+    favour each class."""
     import numpy as np
 
     from .explaining import class_means, plain_value, top_features_of, vocabulary_size
@@ -119,6 +120,7 @@ def inspect(
     counts = shown.class_count_
     tops = top_features_of(shown, top)
     means = class_means(shown, top)
+    parents = _structure(shown)
     if as_json:
         out: dict[str, Any] = {
             "model": describe(model),
@@ -133,6 +135,8 @@ def inspect(
                 str(c): [{"feature": f, "weight": w} for f, w in v] for c, v in (tops or {}).items()
             },
         }
+        if parents is not None:  # a network's structure: each feature's parents by name
+            out["parents"] = {f: list(p) for f, p in parents.items()}
         if means is not None:
             out["class_means"] = {
                 str(c): dict(zip(means[0], row, strict=True))
@@ -152,6 +156,8 @@ def inspect(
         console.print(f"families: {families}", markup=False)
     if is_text_model(model):
         console.print(f"vocabulary: {vocabulary_size(model)} terms")
+    if parents is not None:
+        _print_structure(console, parents)
     if means is not None:
         columns, table = means
         console.print(f"class means (the {len(columns)} columns whose means differ most):")
@@ -173,6 +179,29 @@ def inspect(
     for c, features in tops.items():
         shown = ", ".join(f"{f} {w:+.2f}" for f, w in features)
         console.print(f"  {c}: {shown}", markup=False)
+
+
+def _structure(model: Any) -> dict[str, tuple[str, ...]] | None:
+    """A Bayesian network's declared structure, ``parents_`` (each feature's parents besides
+    the class, by name), or None for a model without one."""
+    parents = getattr(model, "parents_", None)
+    return parents if isinstance(parents, dict) and parents else None
+
+
+def _print_structure(console: Any, parents: dict[str, tuple[str, ...]]) -> None:
+    """Each feature with its parents besides the class (Weka's "nodes followed by parents");
+    an averaged model, every feature the parent of every other (AODE), in one line."""
+    d = len(parents)
+    if d > 1 and all(len(p) == d - 1 for p in parents.values()):
+        console.print(
+            f"structure: each of the {d} features in turn the parent of all the others "
+            "(averaged one-dependence estimators)",
+            markup=False,
+        )
+        return
+    console.print("structure (each feature <- its parents besides the class):")
+    for feature, ps in parents.items():
+        console.print(f"  {feature} <- {', '.join(ps) or '(the class only)'}", markup=False)
 
 
 def _shown_model(model: Any) -> Any:
