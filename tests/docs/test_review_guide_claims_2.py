@@ -1,0 +1,228 @@
+"""The user guide's checkable claims, checked against the code: the pages on the command line,
+text, the service, Dask, mixtures and model files (docs/guide/*.md). Each test names the page
+and the claim it checks."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bayeskit.cli.app import app
+
+
+def _cli(*args: object, input: str | None = None):
+    return CliRunner().invoke(app, [str(a) for a in args], input=input)
+
+
+def _two_classes(rows: int = 40) -> list[tuple[float, float, str]]:
+    rng = np.random.default_rng(0)
+    return [
+        (round(float(rng.normal(2.0 * (i % 2), 1)), 2), round(float(rng.normal()), 2), "ab"[i % 2])
+        for i in range(rows)
+    ]
+
+
+@pytest.fixture
+def iris_csv(tmp_path: Path) -> Path:
+    from sklearn.datasets import load_iris
+
+    data = load_iris()
+    names = ["setosa", "versicolor", "virginica"]
+    lines = ["a,b,c,d,species"] + [
+        ",".join(map(str, row)) + f",{names[k]}"
+        for row, k in zip(data.data, data.target, strict=True)
+    ]
+    path = tmp_path / "iris.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------------ cli.md
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["train", "-", "--target", "species", "-o", "m.bk"],
+        ["train", "-", "--format", "csv", "--target", "species", "-o", "m.bk"],
+        ["evaluate", "-", "--target", "species"],
+        ["report", "-", "--target", "species", "-o", "r.html"],
+    ],
+)
+def test_cli_data_is_a_file_or_folder_and_standard_input_is_refused_saying_so(
+    iris_csv, tmp_path, monkeypatch, command
+):
+    # cli.md, "Unlabelled documents": `-` is standard input for --unlabeled, and DATA cannot
+    # be `-`. Training and testing read DATA more than once: a `-` is refused by name, not
+    # taken for a file name without an extension ("rename the file"), nor for a missing file.
+    monkeypatch.chdir(tmp_path)
+    result = _cli(*command, input=iris_csv.read_text())
+    assert result.exit_code == 2
+    assert "-: DATA is read from a file or folder, not from standard input" in result.stderr
+    assert "rename the file" not in result.stderr
+    assert "no such file" not in result.stderr
+    assert not list(tmp_path.glob("m.bk*"))
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_cli_evaluate_test_set_from_standard_input_is_refused_naming_the_option(iris_csv):
+    # cli.md: `--test FILE` evaluates on a second file.
+    result = _cli("evaluate", iris_csv, "--target", "species", "--test", "-", input="x\n")
+    assert result.exit_code == 2
+    assert "-: --test DATA is read from a file or folder" in result.stderr
+
+
+def test_cli_a_row_id_column_is_left_out_from_20_rows_on(tmp_path):
+    # cli.md, "A tour": a column holding a different word, or increasing whole numbers, in
+    # every row is left out as a row ID, from 20 rows on (in fewer rows that proves nothing).
+    def table(rows: int) -> Path:
+        path = tmp_path / f"t{rows}.csv"
+        lines = ["code,seq,x,label"] + [
+            f"w{i},{i + 5},{x},{c}" for i, (x, _, c) in enumerate(_two_classes(rows))
+        ]
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    many = _cli("train", table(20), "--target", "label", "-o", tmp_path / "m.bk")
+    assert many.exit_code == 0, many.stderr
+    assert "column 'code' looks like a row ID (a different value in every row)" in many.stderr
+    assert "column 'seq' looks like a row ID (whole numbers increasing" in many.stderr
+    assert "20 rows × 1 columns" in many.stdout
+    few = _cli("train", table(19), "--target", "label", "-o", tmp_path / "f.bk")
+    assert few.exit_code == 0, few.stderr
+    assert "row ID" not in few.stderr
+    assert "19 rows × 3 columns" in few.stdout
+
+
+def test_cli_model_takes_the_python_class_name_in_any_case(iris_csv, tmp_path):
+    # cli.md: `--model KernelNB` is `--model kernel`, in any case.
+    for name in ("kernel", "KernelNB", "KERNELNB", "kernelnb"):
+        result = _cli("evaluate", iris_csv, "--target", "species", "-m", name, "--folds", "2")
+        assert result.exit_code == 0, result.stderr
+        assert "model: KernelNB()" in result.stdout
+
+
+def test_cli_a_class_never_learnt_clips_the_log_loss_and_says_how_many_rows(iris_csv, tmp_path):
+    # cli.md: a row whose true class got probability 0 adds -ln 2.22e-16 = 36.04 to the
+    # log-loss and the command says how many rows did (log_loss_clipped_rows in the JSON,
+    # beside each class's `predicted` count); a 0/0 score prints as `–` with a line saying so.
+    train = tmp_path / "train.csv"
+    train.write_text(
+        "".join(line for line in iris_csv.read_text().splitlines(True) if "virginica" not in line)
+    )
+    text = _cli("evaluate", train, "--target", "species", "--test", iris_csv, "-m", "gaussian")
+    assert text.exit_code == 0, text.stderr
+    assert "50 rows gave the true class a probability below 2.22e-16" in text.stdout
+    assert "36.04" in text.stdout
+    virginica = next(line for line in text.stdout.splitlines() if line.startswith("virginica"))
+    assert virginica.split()[1] == "–"
+    assert "–: undefined (0/0)" in text.stdout
+    out = _cli(
+        "evaluate", train, "--target", "species", "--test", iris_csv, "-m", "gaussian", "--json"
+    )
+    found = json.loads(out.stdout)
+    assert found["log_loss_clipped_rows"] == 50
+    assert found["per_class"]["virginica"]["predicted"] == 0
+    assert found["per_class"]["versicolor"]["predicted"] == 100
+    assert found["log_loss"] >= 50 * -math.log(2.220446049250313e-16) / 150 - 1e-9
+
+
+def test_cli_separators_padding_and_lone_carriage_returns_are_read(tmp_path):
+    # cli.md: `;` (with decimal commas), tabs and `|` are recognised from the first lines;
+    # fields padded with spaces read as R's read.csv reads them (` NA` missing); lines ended
+    # by a lone carriage return too. Every file gives the same model.
+    rows = _two_classes()
+    files = {
+        "semi.csv": "x;y;label\n" + "".join(f"{a};{b};{c}\n".replace(".", ",") for a, b, c in rows),
+        "pipe.csv": "x|y|label\n" + "".join(f"{a}|{b}|{c}\n" for a, b, c in rows),
+        "tab.csv": "x\ty\tlabel\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows),
+        "cr.csv": "x,y,label\r" + "".join(f"{a},{b},{c}\r" for a, b, c in rows),
+        "pad.csv": "x, y, label\n" + "".join(f"{a}, {b}, {c}\n" for a, b, c in rows),
+    }
+    import bayeskit as bk
+
+    means = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, newline="")
+        out = tmp_path / f"{name}.bk"
+        result = _cli("train", tmp_path / name, "--target", "label", "-m", "gaussian", "-o", out)
+        assert result.exit_code == 0, (name, result.stderr)
+        assert "40 rows × 2 columns" in result.stdout
+        means.append(bk.load(out).theta_)
+    for theta in means[1:]:
+        np.testing.assert_allclose(theta, means[0])
+    padded = "x, y, label\n" + "".join(
+        f"{a}, {' NA' if i == 3 else b}, {c}\n" for i, (a, b, c) in enumerate(rows)
+    )
+    (tmp_path / "na.csv").write_text(padded)
+    result = _cli(
+        "train", tmp_path / "na.csv", "--target", "label", "-m", "gaussian", "-o", tmp_path / "n.bk"
+    )
+    assert result.exit_code == 0, result.stderr
+
+
+def test_cli_a_refused_value_is_named_by_file_row_and_column(tmp_path):
+    # cli.md: `data.csv, row 25: column 'b' holds -2.0; a multinomial model takes non-negative
+    # counts or frequencies`, for train and evaluate alike.
+    lines = ["a,b,label"] + [f"{abs(a)},{abs(b)},{c}" for a, b, c in _two_classes()]
+    lines[25] = "1,-2.0,a"
+    data = tmp_path / "data.csv"
+    data.write_text("\n".join(lines) + "\n")
+    message = (
+        "data.csv, row 25: column 'b' holds -2.0; a multinomial model takes non-negative counts "
+        "or frequencies"
+    )
+    for command in (["train", "-o", tmp_path / "m.bk"], ["evaluate"]):
+        result = _cli(command[0], data, "--target", "label", "-m", "multinomial", *command[1:])
+        assert result.exit_code == 2
+        assert message in result.stderr
+    assert not (tmp_path / "m.bk").exists()
+
+
+def test_cli_an_existing_file_of_another_kind_is_replaced_only_with_force(iris_csv, tmp_path):
+    # cli.md: a command replaces an existing file only if it wrote that kind of file or
+    # --force says so, and never writes over its input.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    refused = _cli("train", iris_csv, "--target", "species", "-o", notes)
+    assert refused.exit_code == 2
+    assert "is not a bayeskit model file" in refused.stderr
+    assert notes.read_text() == "hello\n"
+    forced = _cli("train", iris_csv, "--target", "species", "-o", notes, "--force")
+    assert forced.exit_code == 0, forced.stderr
+    again = _cli("train", iris_csv, "--target", "species", "-o", notes)
+    assert again.exit_code == 0, again.stderr
+    over = _cli("train", iris_csv, "--target", "species", "-o", iris_csv, "--force")
+    assert over.exit_code == 2
+    assert "is the input file" in over.stderr
+
+
+def test_cli_integers_and_text_options_choose_the_families_and_the_column(tmp_path):
+    # cli.md: `--integers poisson` or `categorical` gives integer columns that family under
+    # --model auto; `--text COLUMN` classifies by that column, its other columns not used.
+    rng = np.random.default_rng(1)
+    ints = tmp_path / "ints.csv"
+    ints.write_text(
+        "n,k,label\n"
+        + "".join(f"{rng.integers(6)},{rng.integers(10)},{'ab'[i % 2]}\n" for i in range(40))
+    )
+    for family in ("poisson", "categorical"):
+        out = tmp_path / f"{family}.bk"
+        result = _cli("train", ints, "--target", "label", "--integers", family, "-o", out)
+        assert result.exit_code == 0, result.stderr
+        assert f"families: {family} (2): n, k" in result.stdout
+    texts = tmp_path / "texts.csv"
+    texts.write_text(
+        "subject,body,label\n"
+        + "".join(
+            f"hi {i},win cash prize now {i},spam\nmeet {i},lunch at noon {i},ham\n"
+            for i in range(10)
+        )
+    )
+    result = _cli("train", texts, "--target", "label", "--text", "body", "-o", tmp_path / "t.bk")
+    assert result.exit_code == 0, result.stderr
+    assert "20 texts (column 'body')" in result.stdout
+    assert "note: --text body: the other columns are not used (subject)" in result.stderr
