@@ -226,3 +226,105 @@ def test_cli_integers_and_text_options_choose_the_families_and_the_column(tmp_pa
     assert result.exit_code == 0, result.stderr
     assert "20 texts (column 'body')" in result.stdout
     assert "note: --text body: the other columns are not used (subject)" in result.stderr
+
+
+# ----------------------------------------------------------------------------- text.md
+@pytest.fixture(scope="module")
+def sms_texts() -> list[str]:
+    from bayeskit.datasets import load_sms_spam
+
+    texts, _ = load_sms_spam()
+    return list(texts[:800])
+
+
+@pytest.mark.parametrize(
+    ("settings", "tfidf"),
+    [
+        ({}, False),
+        ({"ngram_range": (1, 2), "min_df": 2, "max_df": 0.5}, False),
+        ({"analyzer": "char_wb", "ngram_range": (2, 3)}, False),
+        ({"max_features": 300}, False),
+        ({"stop_words": ["you", "the", "to"]}, False),
+        ({"sublinear_tf": True, "norm": "l1"}, True),
+        ({"smooth_idf": False, "norm": None}, True),
+    ],
+)
+def test_text_vectorizer_gives_scikit_learns_vocabulary_and_numbers(sms_texts, settings, tfidf):
+    # text.md: TextVectorizer gives the same vocabulary and numbers as CountVectorizer and
+    # TfidfVectorizer (counts, tf-idf options, n-grams, a list of stop words, min_df/max_df/
+    # max_features).
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+    from bayeskit.text import TextVectorizer
+
+    theirs = (TfidfVectorizer if tfidf else CountVectorizer)(**settings)
+    ours = TextVectorizer(output="tfidf" if tfidf else "counts", **settings)
+    expected, got = theirs.fit_transform(sms_texts), ours.fit_transform(sms_texts)
+    assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+    np.testing.assert_allclose(got.toarray(), expected.toarray(), atol=1e-12)
+
+
+def test_text_english_stop_words_and_a_given_vocabulary_are_the_two_differences(sms_texts):
+    # text.md: stop_words="english" is a compact list of 126 function words, not
+    # scikit-learn's 318 (also and already stay, just goes); a ready-made vocabulary gives
+    # the same numbers with its columns in alphabetical order.
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+
+    from bayeskit.text import TextVectorizer
+    from bayeskit.text.analyze import ENGLISH_STOP_WORDS as OURS
+
+    assert (len(OURS), len(ENGLISH_STOP_WORDS)) == (126, 318)
+    terms = set(TextVectorizer(stop_words="english").fit(sms_texts).get_feature_names_out())
+    assert {"also", "already"} <= terms
+    assert "just" not in terms
+    given = ["free", "call", "now", "lunch"]
+    ours = TextVectorizer(vocabulary=given)
+    got = ours.fit_transform(sms_texts).toarray()
+    assert list(ours.get_feature_names_out()) == sorted(given)
+    expected = CountVectorizer(vocabulary=given).fit_transform(sms_texts).toarray()
+    np.testing.assert_array_equal(got, expected[:, [given.index(t) for t in sorted(given)]])
+
+
+def test_text_a_spam_filter_refuses_a_third_label_before_learning_anything():
+    # text.md: fit, partial_fit, train_on_error and fit_counted refuse any label other than
+    # the two before they learn anything.
+    from bayeskit.errors import DataError
+    from bayeskit.text import SpamFilter, TextVectorizer
+
+    texts = ["buy cheap pills now", "meeting at noon", "win cash", "lunch at noon", "x y"] * 3
+    labels = ["spam", "ham", "spam", "ham", "other"] * 3
+    terms, counts = TextVectorizer().count(texts)
+    for learn in ("fit", "partial_fit", "train_on_error", "fit_counted"):
+        spam_filter = SpamFilter()
+        args = (terms, counts, labels) if learn == "fit_counted" else (texts, labels)
+        with pytest.raises(DataError, match="not 'other'"):
+            getattr(spam_filter, learn)(*args)
+        assert not hasattr(spam_filter, "classes_")
+    fitted = SpamFilter().fit(texts[:4] * 3, labels[:4] * 3)
+    before = fitted.predict_proba(texts[:4])
+    with pytest.raises(DataError, match="not 'eggs'"):
+        fitted.partial_fit(["x"], ["eggs"])
+    np.testing.assert_array_equal(fitted.predict_proba(texts[:4]), before)
+
+
+def test_text_a_table_of_more_columns_is_refused_naming_them():
+    # text.md: documents as a table of one column (pandas, polars, 2-D array); a table of
+    # more columns is refused naming them.
+    import pandas as pd
+    import polars as pl
+
+    from bayeskit.errors import InputTypeError
+    from bayeskit.text import TextClassifier
+
+    texts = ["cash prize now", "cash cash now", "lunch at noon", "noon meeting"]
+    model = TextClassifier().fit(texts, ["spam", "spam", "ham", "ham"])
+    expected = model.predict(texts)
+    for table in (
+        pd.DataFrame({"t": texts}),
+        pl.DataFrame({"t": texts}),
+        np.array(texts, dtype=object).reshape(-1, 1),
+    ):
+        np.testing.assert_array_equal(model.predict(table), expected)
+    for table in (pd.DataFrame({"t": texts, "u": texts}), pl.DataFrame({"t": texts, "u": texts})):
+        with pytest.raises(InputTypeError, match=r"2 columns \('t', 'u'\)"):
+            model.predict(table)
