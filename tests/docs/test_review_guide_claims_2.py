@@ -328,3 +328,102 @@ def test_text_a_table_of_more_columns_is_refused_naming_them():
     for table in (pd.DataFrame({"t": texts, "u": texts}), pl.DataFrame({"t": texts, "u": texts})):
         with pytest.raises(InputTypeError, match=r"2 columns \('t', 'u'\)"):
             model.predict(table)
+
+
+# ------------------------------------------------------------------------- mixtures.md
+@pytest.mark.parametrize(
+    ("cov", "init"),
+    [
+        *[
+            (cov, init)
+            for cov in ("full", "diag", "spherical", "tied")
+            for init in ("kmeans", "random")
+        ],
+        ("full", "k-means++"),
+        ("full", "random_from_data"),
+    ],
+)
+def test_mixtures_each_class_is_sklearn_gaussian_mixture_to_1e10(cov, init):
+    # mixtures.md: with the same start and var_floor=None, each class's mixture is
+    # scikit-learn's GaussianMixture on that class: weights, means and covariances to 1e-10
+    # for the starts that weigh every row, and for full covariances from any start.
+    from sklearn.datasets import load_wine
+    from sklearn.mixture import GaussianMixture
+
+    import bayeskit as bk
+
+    X, y = load_wine(return_X_y=True)
+    settings = dict(covariance_type=cov, init_params=init, random_state=3, tol=1e-6, max_iter=500)
+    ours = bk.GaussianMixtureClassifier(n_components=2, var_floor=None, **settings).fit(X, y)
+    for c in ours.classes_:
+        theirs = GaussianMixture(2, **settings).fit(X[y == c])
+        np.testing.assert_allclose(ours.weights_[c], theirs.weights_, rtol=1e-10)
+        np.testing.assert_allclose(ours.means_[c], theirs.means_, rtol=1e-10)
+        scale = np.abs(theirs.covariances_).max()
+        np.testing.assert_allclose(
+            ours.covariances_[c], theirs.covariances_, rtol=1e-10, atol=1e-14 * scale
+        )
+
+
+def test_mixtures_the_default_variance_floor_is_why_the_default_fit_may_differ():
+    # mixtures.md: the agreement with scikit-learn is with var_floor=None; the default floor
+    # (the resolution of coarsely recorded columns such as wine's) gives other mixtures.
+    from sklearn.datasets import load_wine
+    from sklearn.mixture import GaussianMixture
+
+    import bayeskit as bk
+
+    X, y = load_wine(return_X_y=True)
+    settings = dict(covariance_type="diag", random_state=0)
+    floored = bk.GaussianMixtureClassifier(n_components=2, **settings).fit(X, y)
+    theirs = [GaussianMixture(2, **settings).fit(X[y == c]) for c in floored.classes_]
+    assert not all(
+        np.allclose(floored.means_[c], t.means_, rtol=1e-3)
+        for c, t in zip(floored.classes_, theirs, strict=True)
+    )
+
+
+# ----------------------------------------------------------------------------- dask.md
+_POST = (
+    b"From: drice@ponder.example (D. Rice)\nSubject: Re: Drive compatibility\nLines: 12\n\n"
+    b"Here are the answers I got by mail:\n\n"
+    b"From ravalent@mailbox.example Sat Apr  3 16:45:03 1993\nthe controller is fine\n\n"
+    b"From chpp@unitrix.example Mon Apr  5 06:33:46 1993\nset the jumper to master\n"
+)
+
+
+@pytest.mark.parametrize("batch", [[], ["--batch-size", "1"]])
+def test_dask_a_news_post_quoting_mbox_from_lines_is_one_document(tmp_path, batch):
+    # dask.md: 20 Newsgroups' training folder is read as its 11314 posts, one document per
+    # file; a post (From: header first) that quotes mail with mbox "From " lines is one
+    # document, not an mbox of several. An mbox file (starting with a From_ line) still
+    # gives one document per message (cli.md).
+    for label, other in (("hw", b"disk drive controller jumper\n"), ("space", b"orbit moon\n")):
+        (tmp_path / "data" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "data" / label / f"{i}").write_bytes(b"From: a@b.example\n\n" + other)
+    (tmp_path / "data" / "hw" / "58862").write_bytes(_POST)
+    out = tmp_path / "m.bk"
+    result = _cli("train", tmp_path / "data", "-m", "multinomial", "-o", out, *batch)
+    assert result.exit_code == 0, result.stderr
+    assert "7 documents" in result.stdout
+    box = tmp_path / "data" / "space" / "box"
+    box.write_bytes(
+        b"From a@example.org  Mon Jan  1 00:00:00 2024\nSubject: one\n\norbit\n\n"
+        b"From b@example.org  Tue Jan  2 00:00:00 2024\nSubject: two\n\nmoon\n"
+    )
+    result = _cli("train", tmp_path / "data", "-m", "multinomial", "-o", out, *batch)
+    assert result.exit_code == 0, result.stderr
+    assert "9 documents" in result.stdout
+
+
+@pytest.mark.slow
+def test_dask_twenty_newsgroups_training_posts_are_11314_documents(shared_data):
+    # dask.md: `bayeskit train $BAYESKIT_DATA/20newsgroups-bydate/20news-bydate-train` reads
+    # 11314 documents, 377 to 600 a class.
+    from bayeskit.io.documents import read_class_folders
+
+    docs = read_class_folders(shared_data / "20newsgroups-bydate" / "20news-bydate-train")
+    assert len(docs.docs) == 11314
+    _, counts = np.unique(docs.labels, return_counts=True)
+    assert (counts.min(), counts.max()) == (377, 600)

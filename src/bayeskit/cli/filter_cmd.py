@@ -523,7 +523,7 @@ def _unless_unreadable(
 def _folder_file(path: Path) -> list[tuple[str, bytes]]:
     """The messages of one file of a folder: each message of an mbox file (``FILE#N``), as
     ``bayeskit train`` reads a folder (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``,
-    or more than one mbox ``From`` line), else the file as one message."""
+    or starting with one of its several mbox ``From`` lines), else the file as one message."""
     from ..io.documents import is_mbox
 
     data = path.read_bytes()
