@@ -427,3 +427,21 @@ def test_dask_twenty_newsgroups_training_posts_are_11314_documents(shared_data):
     assert len(docs.docs) == 11314
     _, counts = np.unique(docs.labels, return_counts=True)
     assert (counts.min(), counts.max()) == (377, 600)
+
+
+def test_mixtures_one_component_without_floors_is_gaussian_nb_or_qda():
+    # mixtures.md: one component with reg_covar=0 and var_floor=None is
+    # GaussianNB(var_smoothing=0) (diagonal) or QDA (full).
+    from sklearn.datasets import load_wine
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+
+    import bayeskit as bk
+
+    X, y = load_wine(return_X_y=True)
+    bare = dict(n_components=1, reg_covar=0, var_floor=None)
+    diag = bk.GaussianMixtureClassifier(covariance_type="diag", **bare).fit(X, y)
+    naive = bk.GaussianNB(var_smoothing=0).fit(X, y)
+    np.testing.assert_allclose(diag.predict_proba(X), naive.predict_proba(X), atol=1e-12)
+    full = bk.GaussianMixtureClassifier(covariance_type="full", **bare).fit(X, y)
+    qda = QuadraticDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(full.predict_proba(X), qda.predict_proba(X), atol=1e-12)
