@@ -445,3 +445,31 @@ def test_mixtures_one_component_without_floors_is_gaussian_nb_or_qda():
     full = bk.GaussianMixtureClassifier(covariance_type="full", **bare).fit(X, y)
     qda = QuadraticDiscriminantAnalysis().fit(X, y)
     np.testing.assert_allclose(full.predict_proba(X), qda.predict_proba(X), atol=1e-12)
+
+
+# -------------------------------------------------------------------------- model-files.md
+def test_model_files_a_python_file_of_an_unnamed_array_predicts_from_the_command_line(tmp_path):
+    # model-files.md: a model file written in Python is read by the command line (the
+    # page's CategoricalNB fitted on a list of rows, whose columns have no names): predict
+    # reads the table's columns by position, and a table of another width is refused.
+    import bayeskit as bk
+
+    model = bk.CategoricalNB().fit([["red"], ["blue"], ["red"]], ["a", "b", "a"])
+    path = tmp_path / "colours.bk"
+    bk.save(model, path)
+    table = tmp_path / "c.csv"
+    table.write_text("colour\nred\nblue\n")
+    result = _cli("predict", path, table)
+    assert result.exit_code == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert rows[0] == "label,p_a,p_b"
+    assert [r.split(",")[0] for r in rows[1:]] == ["a", "b"]
+    expected = model.predict_proba([["red"], ["blue"]])
+    np.testing.assert_allclose(
+        [[float(v) for v in r.split(",")[1:]] for r in rows[1:]], expected, rtol=1e-15
+    )
+    wide = tmp_path / "w.csv"
+    wide.write_text("colour,shade\nred,1\n")
+    refused = _cli("predict", path, wide)
+    assert refused.exit_code == 2
+    assert "internal error" not in refused.stderr
