@@ -473,3 +473,16 @@ def test_model_files_a_python_file_of_an_unnamed_array_predicts_from_the_command
     refused = _cli("predict", path, wide)
     assert refused.exit_code == 2
     assert "internal error" not in refused.stderr
+
+
+def test_model_files_any_name_works_the_extension_is_not_checked(iris_csv, tmp_path):
+    # model-files.md: a model file is by convention named *.bk; any name works.
+    import bayeskit as bk
+
+    for name in ("model.txt", "model", "colours.csv"):
+        out = tmp_path / name
+        result = _cli("train", iris_csv, "--target", "species", "-m", "gaussian", "-o", out)
+        assert result.exit_code == 0, result.stderr
+        assert type(bk.load(out)).__name__ == "GaussianNB"
+        shown = _cli("inspect", out)
+        assert shown.exit_code == 0, shown.stderr
