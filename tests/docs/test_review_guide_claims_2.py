@@ -486,3 +486,22 @@ def test_model_files_any_name_works_the_extension_is_not_checked(iris_csv, tmp_p
         assert type(bk.load(out)).__name__ == "GaussianNB"
         shown = _cli("inspect", out)
         assert shown.exit_code == 0, shown.stderr
+
+
+def test_cli_evaluate_and_report_help_name_unlabeled_as_trains_option():
+    # cli.md: `bayeskit COMMAND --help` lists a command's options; --unlabeled is train's
+    # (evaluate and report have none), so their help says "train --unlabeled".
+    import re
+    import subprocess
+    import sys
+
+    for command in ("evaluate", "report"):
+        shown = subprocess.run(
+            [sys.executable, "-m", "bayeskit", command, "--help"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        text = " ".join(shown.split())
+        assert "--unlabeled" in text
+        assert not re.search(r"(?<!train )--unlabeled", text), command
