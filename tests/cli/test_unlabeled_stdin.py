@@ -106,7 +106,8 @@ def test_standard_input_cannot_be_both_inputs(cli, tmp_path):
     out = tmp_path / "m.bkm"
     result = cli("train", "-", "--unlabeled", "-", "-o", out, input="label,text\nham,hi\n")
     assert result.exit_code == 2
-    assert "can be DATA or --unlabeled, not both" in result.stderr
+    # DATA is never standard input (training reads it more than once): said before --unlabeled
+    assert "-: DATA is read from a file or folder, not from standard input" in result.stderr
     assert not out.exists()
 
 

@@ -263,9 +263,21 @@ def parse_merge(spec: str) -> tuple[str, list[str]]:
     return new.strip(), names
 
 
+def refuse_standard_input(data: str, option: str = "DATA") -> None:
+    """``-`` names standard input for ``predict``, ``explain`` and ``--unlabeled``; the data a
+    model is trained or tested on is a file or folder (it is read more than once)."""
+    if data == "-":
+        raise ReadError(
+            f"-: {option} is read from a file or folder, not from standard input (it is read "
+            "more than once); save it to a file first (… > data.csv) and name that file",
+            path=data,
+        )
+
+
 def _load_labelled(
     data: str, target: str | None, text: str | None, options: ReadOptions
 ) -> Labelled:
+    refuse_standard_input(data)
     if _is_folder(data, options):
         if target is not None:
             note(f"{data} is a folder: the classes are its sub-folders; --target is not used")

@@ -74,11 +74,14 @@ def evaluate(
     --test gives a test set."""
     from .._params import clone
     from .cluster import cluster_client, fold_runner
-    from .data import ReadOptions, load_labelled
+    from .data import ReadOptions, load_labelled, refuse_standard_input
     from .measure import cross_validate, holdout, metrics
     from .models import build_model, check_model_options, describe, parse_settings
 
     check_model_options(model, alpha, integers)  # before any data is read
+    refuse_standard_input(data)
+    if test is not None:
+        refuse_standard_input(test, "--test DATA")
     chosen = parse_settings(settings, alpha, integers)
     options = ReadOptions.of(
         format, no_header, columns, missing, merge, separator, ids, keep,

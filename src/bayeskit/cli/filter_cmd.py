@@ -673,10 +673,10 @@ def _mbox_readers(path: Path) -> list[_Reader]:
 def _folder_file(path: Path) -> list[_Reader]:
     """What reads the messages of one file of a folder: each message of an mbox file
     (``FILE#N``), as ``bayeskit train`` reads a folder
-    (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``, or more than one mbox ``From``
-    line in its first :data:`~bayeskit.io.documents.MBOX_HEAD` bytes, all it looks at), else
-    the file as one message. The file's start, read here to tell, is kept for its first
-    reading (then dropped: a second reading reads the file again)."""
+    (:func:`bayeskit.io.documents.is_mbox`: named ``.mbox``, or starting with one of several
+    mbox ``From`` lines in its first :data:`~bayeskit.io.documents.MBOX_HEAD` bytes, all it
+    looks at), else the file as one message. The file's start, read here to tell, is kept
+    for its first reading (then dropped: a second reading reads the file again)."""
     from ..io.documents import MBOX_HEAD, is_mbox
 
     with path.open("rb") as file:

@@ -86,7 +86,7 @@ ModelOpt = typer.Option(
     help="auto: MixedNB with a family per column for tables; for text (auto or text) the "
     "library's defaults, TextClassifier()'s, or SpamFilter()'s (calibrated) when the classes "
     "are ham and spam (word 1-2-grams, e-mails parsed; bayeskit inspect MODEL shows the "
-    "weighting and the model); with --unlabeled "
+    "weighting and the model); with train --unlabeled "
     "word counts + MultinomialNB (EM needs a generative model). multinomial, bernoulli, "
     "complement: scikit-learn's bag of words, for parity. Or one of: "
     + ", ".join(MODELS[1:])
@@ -96,7 +96,7 @@ AlphaOpt = typer.Option(
     "--alpha",
     metavar="A",
     help="Additive smoothing of the count models (default: the model's own: 1 for "
-    "multinomial, bernoulli, complement; the text defaults' own; 0.1 with --unlabeled).",
+    "multinomial, bernoulli, complement; the text defaults' own; 0.1 with train --unlabeled).",
 )
 SetOpt = Annotated[
     list[str] | None,

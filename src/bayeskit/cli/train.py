@@ -198,7 +198,7 @@ def train(
     from ..io.model_file import check_model_file_name
     from . import streaming
     from .cluster import batch_runner
-    from .data import ReadOptions, _is_folder, load_labelled
+    from .data import ReadOptions, _is_folder, load_labelled, refuse_standard_input
     from .models import build_model, check_model_options, describe, parse_settings
     from .output import (
         check_output_path,
@@ -220,6 +220,7 @@ def train(
         replaceable=is_model_file,
         what="a bayeskit model file",
     )
+    refuse_standard_input(data)
     check_model_options(model, alpha, integers)
     chosen = parse_settings(settings, alpha, integers)
     if chosen and unlabeled is not None:

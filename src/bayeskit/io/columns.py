@@ -78,7 +78,8 @@ def column_kinds(model: Any) -> dict[str, str]:
             kinds[column] = "text" if values.dtype.kind in "OUS" else ""
         return kinds
     categories = getattr(model, "categories_", None)
-    if categories is not None:  # CategoricalNB: one array of values per column
+    if categories is not None and columns:  # CategoricalNB: one array of values per column
+        # (a model fitted on an unnamed array reads its columns by position: no kinds by name)
         return {
             c: "text" if np.asarray(v).dtype.kind in "OUS" else ""
             for c, v in zip(columns, categories, strict=True)

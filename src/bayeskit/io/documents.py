@@ -67,6 +67,8 @@ _TRANSPORT = re.compile(
 _HEADER_LINE = re.compile(rb"^([!-9;-~]+:|[ \t])")
 #: An mbox "From_" line: sender then a ctime date ("From a@b  Thu Aug 22 12:36:23 2002").
 _FROM_LINE = re.compile(rb"^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ", re.MULTILINE)
+#: An mbox's start: its first line (after any blank ones) is a "From_" line.
+_MBOX_START = re.compile(rb"[\r\n]*From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ")
 _SAMPLE_FILES = 24
 #: The bytes of a file :func:`is_mbox` looks at (its first 16 MiB).
 MBOX_HEAD = 1 << 24
@@ -113,9 +115,13 @@ def is_email(path: Path, head: bytes) -> bool:
 
 def is_mbox(path: Path, data: bytes) -> bool:
     """Whether a file (its name and its bytes, of which the first 16 MiB are looked at) is an
-    mbox of messages, each a document: named ``.mbox``, or holding more than one mbox
-    ``From`` line (a lone message with one reads as that message)."""
-    return path.suffix.lower() == ".mbox" or len(_FROM_LINE.findall(data, 0, MBOX_HEAD)) > 1
+    mbox of messages, each a document: named ``.mbox``, or starting with an mbox ``From``
+    line, as every mbox does (RFC 4155), and holding more than one (a lone message with one
+    reads as that message). A news post or a message that quotes ``From`` lines of other
+    messages in its text, after its own header, is one document."""
+    if path.suffix.lower() == ".mbox":
+        return True
+    return _MBOX_START.match(data) is not None and len(_FROM_LINE.findall(data, 0, MBOX_HEAD)) > 1
 
 
 #: The folders of a Maildir that hold delivered messages.
