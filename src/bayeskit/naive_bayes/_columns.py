@@ -147,6 +147,28 @@ def real_columns(
     return out
 
 
+def check_booleans(block: np.ndarray, index: Sequence[int], names: Sequence[str]) -> None:
+    """Refuse a value other than 0/1 (True/False) or missing in a block of boolean columns
+    (``index`` their positions in the table), naming the column, the row and the value: a
+    Bernoulli column thresholded at 0 would read 2, 0.5 and -1 as True, True and False."""
+    bad = (block != 0) & (block != 1) & ~np.isnan(block)
+    if not bad.any():
+        return
+    row, k = (int(v) for v in np.argwhere(bad)[0])
+    j = int(index[k])
+    value = float(block[row, k])
+    accepted = (
+        "a boolean column (the Bernoulli family) takes True/False or 1/0, and None or NaN as "
+        "missing; to count a number as True above a threshold, pass "
+        "options={'bernoulli': {'binarize': threshold}}"
+    )
+    raise DataError(
+        f"{column_label(names, j)} holds {value:g} at row {row}; {accepted}",
+        row=row,
+        detail=f"{column_named(names, j)} holds {value:g}; {accepted}",
+    )
+
+
 def category_columns(table: Table, index: Sequence[int]) -> Table:
     """Columns ``index`` of ``table`` as a table of their own."""
     return Table([table.columns[j] for j in index], [table.names[j] for j in index])

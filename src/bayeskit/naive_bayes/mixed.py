@@ -16,7 +16,7 @@ from ..errors import DataError, ModelFileError, ModelFileVersionError, Parameter
 from ..families import FAMILIES, Family, family_from_config
 from ..families.auto import CANDIDATES, Auto, AutoParams, family_options
 from ..stats import CategoryCounts, Sample, Summary
-from ._columns import category_columns, column_types, real_columns
+from ._columns import category_columns, check_booleans, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
 from ._table import refuse_dates, to_table
 
@@ -77,7 +77,10 @@ class MixedNB(GenerativeClassifier):
         the counts; shown by ``category_alpha_``), unless ``options`` say otherwise:
         Laplace's ``alpha=1`` is Weka's, Jeffreys' ``alpha=0.5`` the Krichevsky-Trofimov
         estimator (Krichevsky & Trofimov 1981), and R's e1071 adds nothing (α → 0): which
-        is best depends on how many rows each category has, which the choice reads.
+        is best depends on how many rows each category has, which the choice reads. A
+        boolean column takes True/False (or 1/0) and refuses another number, naming it,
+        unless ``{"bernoulli": {"binarize": threshold}}`` asks for values above a threshold
+        to count as True.
     fit_prior, class_prior, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -221,7 +224,10 @@ class MixedNB(GenerativeClassifier):
             if FAMILIES[block.family].column_kind == "category":
                 parts.append(category_columns(table, block.columns))
             else:
-                parts.append(real_columns(table, block.columns, block.family, names))
+                part = real_columns(table, block.columns, block.family, names)
+                if block.family == "bernoulli" and self._family(block).config()["binarize"] is None:
+                    check_booleans(part, block.columns, names)
+                parts.append(part)
         return parts
 
     def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
@@ -518,6 +524,10 @@ def _settings(options: Mapping[str, Any], name: str, alpha: float | str) -> dict
         settings.setdefault("var_floor", "column")
     elif name in ("categorical", "bernoulli"):
         settings.setdefault("alpha", alpha)
+    if name == "bernoulli":
+        # a boolean column takes True/False (1/0): another number is refused, not read as
+        # True above 0 (scikit-learn's BernoulliNB threshold, for counts and frequencies)
+        settings.setdefault("binarize", None)
     return settings
 
 
