@@ -53,3 +53,40 @@ def test_a_threshold_given_in_options_still_binarizes():
     probe = pd.DataFrame({"x": [0.0, 0.0], "member": [2.0, 1.0]})
     proba = model.predict_proba(probe)
     np.testing.assert_allclose(proba[0], proba[1])
+
+
+def _visits() -> pd.DataFrame:
+    """Counts (visits per month) that separate the classes, beside a real column."""
+    visits = rng.poisson(np.where(Y == "a", 0.4, 4.0))
+    return pd.DataFrame({"x": rng.normal(0.0, 1.0, N), "visits": visits})
+
+
+VISITS = _visits()
+
+
+@pytest.mark.parametrize(("value", "why"), [(-1, "cannot be negative"), (2.5, "whole numbers")])
+def test_a_column_chosen_poisson_refuses_a_value_no_count_is_by_name(value, why):
+    """The held-out choice gives a column of counts the Poisson family only when every
+    training value is a whole number >= 0. A -1 or a 2.5 at predict was scored anyway (2.5
+    by the Gamma function's interpolation of the factorial), or refused without the
+    column's name; it is refused naming the column, the row and the value."""
+    model = bk.MixedNB(options={"auto": {"candidates": ["poisson", "gaussian"]}})
+    model.fit(VISITS, Y)
+    assert model.feature_families_["visits"] == "poisson"
+    bad = pd.DataFrame({"x": [0.0, 0.0], "visits": [3.0, value]})
+    named = rf"column 1 \('visits'\) holds {value:g} at row 1; .*{why}"
+    with pytest.raises(DataError, match=named):
+        model.predict_proba(bad)
+
+
+def test_a_later_batch_that_is_no_count_changes_the_choice_not_the_rule():
+    """partial_fit keeps the rows, so a batch holding -1 makes the column no Poisson
+    candidate any more: the choice is made again, exactly as fit on every row makes it."""
+    options = {"auto": {"candidates": ["poisson", "gaussian"]}}
+    online = bk.MixedNB(options=options).partial_fit(VISITS, Y)
+    later = pd.DataFrame({"x": [0.0, 0.3], "visits": [-1, 2]})
+    online.partial_fit(later, ["a", "b"])
+    whole = bk.MixedNB(options=options).fit(pd.concat([VISITS, later]), [*Y, "a", "b"])
+    assert online.feature_families_ == whole.feature_families_
+    assert online.feature_families_["visits"] != "poisson"
+    np.testing.assert_allclose(online.predict_proba(VISITS), whole.predict_proba(VISITS))
