@@ -90,3 +90,30 @@ def test_a_later_batch_that_is_no_count_changes_the_choice_not_the_rule():
     assert online.feature_families_ == whole.feature_families_
     assert online.feature_families_["visits"] != "poisson"
     np.testing.assert_allclose(online.predict_proba(VISITS), whole.predict_proba(VISITS))
+
+
+@pytest.mark.parametrize("numeric", ["kernel", "gaussian", "discretized", "auto"])
+def test_a_column_one_class_never_observed_is_no_evidence_for_that_class(numeric):
+    """A measurement taken in one class only (missing in every row of the other): neither
+    class has data that tells them apart by it. The kernel family gave the class that never
+    observed it its Cauchy tail alone, wider than the other's density, so a value 3 or 10
+    standard deviations out of the observed class's data made the unobserved class 99%
+    likely; every numeric family now gives that class the population's density, and the
+    column decides nothing between the two classes."""
+    measured = np.where(Y == "b", rng.normal(0.0, 1.0, N), np.nan)
+    X = pd.DataFrame({"measured": measured})
+    model = bk.MixedNB(numeric=numeric).fit(X, Y)
+    probe = pd.DataFrame({"measured": [0.0, 1.0, 3.0, 10.0, -40.0, np.nan]})
+    np.testing.assert_allclose(model.predict_proba(probe), 0.5, atol=1e-9)
+
+
+def test_with_three_classes_the_unobserved_class_sits_between_the_others():
+    """The density of the class that never observed the column is a mixture of the others':
+    at every value it lies between them, so it never wins on that column alone."""
+    y = np.repeat(np.array(["a", "b", "c"]), 60)
+    measured = np.where(y == "a", np.nan, rng.normal(np.where(y == "b", -2.0, 2.0), 1.0))
+    model = bk.MixedNB(numeric="kernel").fit(pd.DataFrame({"measured": measured}), y)
+    probe = pd.DataFrame({"measured": np.linspace(-30.0, 30.0, 61)})
+    joint = model.predict_joint_log_proba(probe) - model.class_log_prior_
+    assert (joint[:, 0] <= joint[:, 1:].max(axis=1) + 1e-9).all()
+    assert (joint[:, 0] >= joint[:, 1:].min(axis=1) - 1e-9).all()
