@@ -3,6 +3,8 @@ hold where the chosen family does not fit, refused by name; and the choice itsel
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -117,3 +119,43 @@ def test_with_three_classes_the_unobserved_class_sits_between_the_others():
     joint = model.predict_joint_log_proba(probe) - model.class_log_prior_
     assert (joint[:, 0] <= joint[:, 1:].max(axis=1) + 1e-9).all()
     assert (joint[:, 0] >= joint[:, 1:].min(axis=1) - 1e-9).all()
+
+
+def test_each_columns_reason_for_its_family_is_given():
+    """feature_family_reasons_ says why each column has its family: its type, the setting
+    that gave it, or the held-out choice with every candidate's score on that column."""
+    X = VISITS.assign(member=FLAGS["member"], city=np.where(Y == "a", "Oslo", "Lyon"))
+    model = bk.MixedNB(families={"x": "gaussian"}).fit(X, Y)
+    reasons = model.feature_family_reasons_
+    assert list(reasons) == ["x", "visits", "member", "city"]
+    assert reasons["x"] == "given by families="
+    assert reasons["member"] == "a boolean column"
+    assert reasons["city"] == "text or categories"
+    assert reasons["visits"].startswith("numeric, held-out choice")
+    for name in ("gaussian", "poisson", "discretized", "kernel"):
+        assert f"{name} -" in reasons["visits"]
+    fixed = bk.MixedNB(numeric="gaussian", integers="poisson").fit(X, Y)
+    assert fixed.feature_family_reasons_["visits"] == "whole numbers (integers='poisson')"
+    assert fixed.feature_family_reasons_["x"] == "numeric (numeric='gaussian')"
+
+
+def test_inspect_prints_each_columns_family_and_why(tmp_path):
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+
+    table = VISITS.assign(member=FLAGS["member"], label=Y)
+    data = tmp_path / "visits.csv"
+    table.to_csv(data, index=False)
+    runner = CliRunner()
+    model = tmp_path / "visits.bkm"
+    trained = runner.invoke(app, ["train", str(data), "-t", "label", "-o", str(model)])
+    assert trained.exit_code == 0, trained.stderr
+    shown = runner.invoke(app, ["inspect", str(model)])
+    assert shown.exit_code == 0, shown.stderr
+    assert "why each column has its family:" in shown.stdout
+    assert "  member: bernoulli — a boolean column" in shown.stdout
+    assert "  visits: " in shown.stdout
+    assert "held-out choice" in shown.stdout
+    as_json = runner.invoke(app, ["inspect", str(model), "--json"])
+    assert json.loads(as_json.stdout)["family_reasons"] == bk.load(model).feature_family_reasons_

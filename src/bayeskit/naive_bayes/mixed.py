@@ -248,6 +248,27 @@ class MixedNB(GenerativeClassifier):
         return recorded
 
     @property
+    def feature_family_reasons_(self) -> dict[str, str]:
+        """Why each column has its family, by column name: its type (a boolean column, text
+        or categories), the setting that gave it (``families``, ``numeric``, ``integers``) or,
+        for a numeric column under ``numeric="auto"``, the held-out choice with each
+        candidate's held-out log-likelihood of the class given that column alone (what
+        ``bayeskit inspect`` prints)."""
+        families = self.feature_families_
+        names = list(families)
+        explicit = set(self._explicit_map(names))
+        scores: dict[int, tuple[tuple[str, ...], np.ndarray]] = {}
+        if "stats_" in self.__dict__:
+            for block, params in zip(self._layout(), self._fitted()[1], strict=True):
+                if isinstance(params, AutoParams):
+                    for k, position in enumerate(block.columns):
+                        scores[position] = (params.candidates, params.scores[:, k])
+        out: dict[str, str] = {}
+        for j, (name, family) in enumerate(families.items()):
+            out[name] = _reason(self, family, j in explicit, scores.get(j))
+        return out
+
+    @property
     def category_alpha_(self) -> dict[str, float]:
         """The pseudo-count each categorical and boolean column was smoothed with, by column
         name (with ``alpha="auto"``, the default, the one chosen from the counts)."""
@@ -529,6 +550,39 @@ def _settings(options: Mapping[str, Any], name: str, alpha: float | str) -> dict
         # True above 0 (scikit-learn's BernoulliNB threshold, for counts and frequencies)
         settings.setdefault("binarize", None)
     return settings
+
+
+def _reason(
+    model: MixedNB,
+    family: str,
+    explicit: bool,
+    scores: tuple[tuple[str, ...], np.ndarray] | None,
+) -> str:
+    """Why a column has ``family`` (see :attr:`MixedNB.feature_family_reasons_`)."""
+    if explicit:
+        return "given by families="
+    if scores is not None:
+        candidates, score = scores
+        alone = ", ".join(
+            f"{c} {v:.1f}" if np.isfinite(v) else f"{c} n/a"
+            for c, v in zip(candidates, score, strict=True)
+        )
+        if not np.isfinite(score).any():
+            return "numeric, numeric='auto': too few rows or classes to compare families"
+        return (
+            "numeric, held-out choice made for the numeric columns together "
+            "(numeric='auto'); each family's held-out log-likelihood of the class with this "
+            f"column alone: {alone}"
+        )
+    if family == "bernoulli":
+        return "a boolean column"
+    if family == "categorical":
+        if model.integers == "categorical":
+            return "text or categories, or whole numbers (integers='categorical')"
+        return "text or categories"
+    if model.integers is not None and family == model.integers != model.numeric:
+        return f"whole numbers (integers={model.integers!r})"
+    return f"numeric (numeric={model.numeric!r})"
 
 
 def _same_config(a: Any, b: Any) -> bool:
