@@ -159,3 +159,19 @@ def test_inspect_prints_each_columns_family_and_why(tmp_path):
     assert "held-out choice" in shown.stdout
     as_json = runner.invoke(app, ["inspect", str(model), "--json"])
     assert json.loads(as_json.stdout)["family_reasons"] == bk.load(model).feature_family_reasons_
+
+
+@pytest.mark.parametrize("value", ["oops", "3.5", "1,234", "12%"])
+def test_text_in_a_numeric_column_is_refused_in_the_users_words(value):
+    """Text in a column that held numbers (a number written with a thousands separator or a
+    percent sign, read as text) is refused naming the column, the row and the value; the
+    message spoke of 'the auto family', a name the user never gave."""
+    model = bk.MixedNB().fit(VISITS, Y)
+    before = model.predict_joint_log_proba(VISITS)
+    bad = pd.DataFrame({"x": pd.Series([0.5, value], dtype=object), "visits": [1, 2]})
+    for call in (model.predict, lambda X: model.partial_fit(X, ["a", "b"])):
+        with pytest.raises(DataError, match=r"column 0 \('x'\) holds .* at row 1") as refused:
+            call(bad)
+        assert "auto" not in str(refused.value)
+        assert "held numbers in training" in str(refused.value)
+    np.testing.assert_array_equal(model.predict_joint_log_proba(VISITS), before)

@@ -136,7 +136,12 @@ def real_columns(
         numeric = np.asarray(_is_number(col), dtype=bool) | missing
         if not numeric.all():
             row = int(np.flatnonzero(~numeric)[0])
-            accepted = f"the {family} family takes numbers"
+            # "auto" is no family a user named: the column was numbers in training
+            accepted = (
+                "the column held numbers in training and takes numbers"
+                if family == "auto"
+                else f"the {family} family takes numbers"
+            )
             raise DataError(
                 f"{column_label(names, j)} holds {col[row]!r} at row {row}; {accepted} (an "
                 "empty cell, None or NaN is a missing value)",
