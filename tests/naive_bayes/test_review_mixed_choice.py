@@ -175,3 +175,38 @@ def test_text_in_a_numeric_column_is_refused_in_the_users_words(value):
         assert "auto" not in str(refused.value)
         assert "held numbers in training" in str(refused.value)
     np.testing.assert_array_equal(model.predict_joint_log_proba(VISITS), before)
+
+
+def test_train_says_when_numbers_written_for_people_become_categories(tmp_path):
+    """A CSV's '1,234' (quoted) and '12%' are text to every CSV reader, so MixedNB makes each
+    value a category: train said nothing, and the families line only showed 'categorical'.
+    It now notes each such column with an example; plain numbers and words get no note."""
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+
+    amount = rng.integers(500, 5000, N)
+    table = pd.DataFrame(
+        {
+            "income": [f"{v:,}" for v in amount],
+            "share": [f"{v % 100}%" for v in amount],
+            "plain": amount,
+            "city": np.where(Y == "a", "Oslo", "Lyon"),
+            "label": Y,
+        }
+    )
+    data = tmp_path / "written.csv"
+    table.to_csv(data, index=False)
+    out = tmp_path / "written.bkm"
+    result = CliRunner().invoke(app, ["train", str(data), "-t", "label", "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    first = next(v for v in table["income"] if "," in v)
+    assert (
+        f"column 'income' holds numbers with thousands separators written as text ({first})"
+    ) in result.stderr
+    assert f"column 'share' holds percentages written as text ({table['share'][0]})" in (
+        result.stderr
+    )
+    assert "'plain'" not in result.stderr
+    assert "'city'" not in result.stderr
+    assert bk.load(out).feature_families_["income"] == "categorical"
