@@ -134,6 +134,7 @@ def test_each_columns_reason_for_its_family_is_given():
     assert reasons["visits"].startswith("numeric, held-out choice")
     for name in ("gaussian", "poisson", "discretized", "kernel"):
         assert f"{name} -" in reasons["visits"]
+    assert bk.MixedNB(families={"x": "gaussian"}).feature_family_reasons_ == {}  # unfitted
     fixed = bk.MixedNB(numeric="gaussian", integers="poisson").fit(X, Y)
     assert fixed.feature_family_reasons_["visits"] == "whole numbers (integers='poisson')"
     assert fixed.feature_family_reasons_["x"] == "numeric (numeric='gaussian')"

@@ -255,6 +255,8 @@ class MixedNB(GenerativeClassifier):
         candidate's held-out log-likelihood of the class given that column alone (what
         ``bayeskit inspect`` prints)."""
         families = self.feature_families_
+        if not families:  # not fitted: no column has a family yet
+            return {}
         names = list(families)
         explicit = set(self._explicit_map(names))
         scores: dict[int, tuple[tuple[str, ...], np.ndarray]] = {}
