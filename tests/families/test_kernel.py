@@ -313,14 +313,21 @@ def test_missing_values_are_left_out_of_the_density():
     np.testing.assert_array_equal(family.log_prob(params, np.full((1, 2), np.nan)), 0.0)
 
 
-def test_a_class_without_values_of_a_feature_gets_the_tail():
-    X = np.array([[0.0], [1.0], [np.nan], [np.nan]])
+def test_a_class_without_values_of_a_feature_gets_the_populations_density():
+    """Class 2 never observes feature 0: its density there is the other classes' mixed in
+    proportion to W + a (its own cell, the tail alone, is still tabulated as such)."""
+    X = np.array([[0.0], [1.0], [4.0], [5.0], [6.0], [np.nan], [np.nan]])
     family = Kernel()
-    params = fitted(family, X, one_hot(np.array([0, 0, 1, 1])))
+    params = fitted(family, X, one_hot(np.array([0, 0, 1, 1, 1, 2, 2])))
     at = np.array([-2.0, 0.5, 30.0, -1e140])
-    expected = log_cauchy(at, params.tail_loc[0], params.tail_scale[0])
-    assert params.points(1, 0).size == 0  # no grid: the compiled tail alone
-    np.testing.assert_allclose(family.log_prob(params, at[:, None])[:, 1], expected, rtol=1e-12)
+    assert params.points(2, 0).size == 0  # no grid: the compiled tail alone
+    scored = family.log_prob(params, at[:, None])
+    share = np.array([3.0, 4.0])  # W + a of the two classes that observed it
+    expected = np.log(np.exp(scored[:, :2]) @ share / share.sum())
+    np.testing.assert_allclose(scored[:, 2], expected, rtol=1e-12)
+    tail = log_cauchy(at, params.tail_loc[0], params.tail_scale[0])
+    # far out it is no longer the tail, wider than every class's: log(2a / Σ(W + a)) below
+    np.testing.assert_allclose(scored[2:, 2] - tail[2:], np.log(2.0 / 7.0), rtol=1e-6)
 
 
 def test_soft_labels_are_weights():

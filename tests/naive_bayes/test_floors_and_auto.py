@@ -209,7 +209,7 @@ def test_auto_settings_and_bad_input_are_named():
     assert counts.feature_families_["counts"] == "poisson"
     bad = X.iloc[:3].copy()
     bad.loc[bad.index[1], "counts"] = -2
-    with pytest.raises(DataError, match=r"row 1 holds -2 in a column given the Poisson family"):
+    with pytest.raises(DataError, match=r"'counts'\) holds -2 at row 1; the Poisson family"):
         counts.predict(bad)
 
 

@@ -357,7 +357,35 @@ def choose_columns(
             f"column {wordy[0]!r} looks like free text but is used as a category; pass "
             f"--text {wordy[0]} to classify on its words"
         )
+    for name in features.columns:
+        written = written_numbers(features.get_column(name))
+        if written is not None:
+            note(
+                f"column {name!r} holds {written[0]} written as text ({written[1]}): each value "
+                "is a category, not a number; write them as plain numbers to use them as such"
+            )
     return features, ids, None
+
+
+def written_numbers(column: Any) -> tuple[str, str] | None:
+    """(what, an example) when every value of a text column is a number written for people
+    to read — a percentage (12%) or a number with thousands separators (1,234) — which is
+    read as text, so each value becomes a category; else None."""
+    import polars as pl
+
+    if column.dtype != pl.String:
+        return None
+    values = column.drop_nulls()
+    if len(values) == 0:
+        return None
+    example = str(values[0])
+    if bool(values.str.contains(r"^\s*[-+]?\d+(?:\.\d+)?\s*%\s*$").all()):
+        return "percentages", example
+    separated = values.str.contains(r"^\s*[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$")
+    plain = values.str.contains(r"^\s*[-+]?\d+(?:\.\d+)?\s*$")
+    if bool((separated | plain).all()) and bool(separated.any()):
+        return "numbers with thousands separators", str(values.filter(separated)[0])
+    return None
 
 
 # ------------------------------------------------------------------ row IDs

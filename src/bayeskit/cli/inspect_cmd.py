@@ -129,6 +129,7 @@ def inspect(
                 for c, p, n in zip(classes, priors, counts, strict=True)
             ],
             "families": column_families(model),
+            "family_reasons": _family_reasons(model),
             "columns": training_columns(model) if not is_text_model(model) else None,
             "vocabulary": vocabulary_size(model),
             "top_features": {
@@ -154,6 +155,14 @@ def inspect(
     families = families_line(model)
     if families:
         console.print(f"families: {families}", markup=False)
+    reasons = _family_reasons(model)
+    if reasons:
+        chosen = column_families(model) or {}
+        console.print("why each column has its family:")
+        for column, reason in list(reasons.items())[:_REASONS_SHOWN]:
+            console.print(f"  {column}: {chosen.get(column)} — {reason}", markup=False)
+        if len(reasons) > _REASONS_SHOWN:
+            console.print(f"  … {len(reasons) - _REASONS_SHOWN} more columns (--json lists all)")
     if is_text_model(model):
         console.print(f"vocabulary: {vocabulary_size(model)} terms")
     if parents is not None:
@@ -202,6 +211,17 @@ def _print_structure(console: Any, parents: dict[str, tuple[str, ...]]) -> None:
     console.print("structure (each feature <- its parents besides the class):")
     for feature, ps in parents.items():
         console.print(f"  {feature} <- {', '.join(ps) or '(the class only)'}", markup=False)
+
+
+#: columns whose family's reason ``inspect`` prints (``--json`` gives every one)
+_REASONS_SHOWN = 40
+
+
+def _family_reasons(model: Any) -> dict[str, str] | None:
+    """Why each column has its family (a model that chooses them per column says so in
+    ``feature_family_reasons_``), or None."""
+    reasons = getattr(model, "feature_family_reasons_", None)
+    return {str(c): str(r) for c, r in reasons.items()} if reasons is not None else None
 
 
 def _shown_model(model: Any) -> Any:

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import sparse as sp
+from .._validation import column_label, column_named
 from ..errors import DataError, ParameterError
 from ..stats import Sample
 from ._base import Family, family_from_config, real_block
@@ -193,10 +194,12 @@ class Auto(Family):
 
     # ------------------------------------------------------------------ fitting
     def validate(self, X: Any, names: Sequence[str]) -> np.ndarray:
-        return real_block(X, names, "a numeric column")
+        block = real_block(X, names, "a numeric column").view(_NamedColumns)
+        block.names = names  # for log_prob's refusal of a value a chosen family cannot take
+        return block
 
     def summarize(self, X: np.ndarray, R: np.ndarray | sp.spmatrix) -> Sample:
-        return Sample.of(X, R)
+        return Sample.of(np.asarray(X), R)
 
     def parameter_size(self, stats: Sample) -> int:
         """What :meth:`finalize` holds at its peak, temporaries included (a model file's load
@@ -301,12 +304,13 @@ class Auto(Family):
 
     # ------------------------------------------------------------------ scoring
     def log_prob(self, params: AutoParams, X: Any) -> np.ndarray:
+        names = getattr(X, "names", None)
         X = np.asarray(X, dtype=np.float64)
         out = np.zeros((X.shape[0], params.n_classes))
         for family, columns, p in params.blocks:
             part = np.ascontiguousarray(X[:, columns])
             if family.name == "poisson":
-                _check_counts(part, columns)
+                _check_counts(part, columns, names)
             out += family.log_prob(p, part)
         return out
 
@@ -328,13 +332,33 @@ def _count_columns(values: np.ndarray) -> np.ndarray:
     return whole.all(axis=0) & observed.any(axis=0)
 
 
-def _check_counts(X: np.ndarray, columns: np.ndarray) -> None:
-    bad = X < 0  # NaN compares False: missing values pass
+class _NamedColumns(np.ndarray):
+    """A validated block that remembers its columns' names (``None`` once sliced or
+    pickled), so that :meth:`Auto.log_prob` names a column whose value the family chosen for
+    it cannot take."""
+
+    names: Sequence[str] | None = None
+
+
+def _check_counts(X: np.ndarray, columns: np.ndarray, names: Sequence[str] | None) -> None:
+    """Refuse a value that is not a count (a whole number >= 0) in the columns ``columns`` of
+    a block (``X`` those columns) given the Poisson family because every training value was
+    one, naming the column, the row and the value."""
+    bad = (X < 0) | ((np.floor(X) != X) & ~np.isnan(X))  # missing values pass
     if bad.any():
-        row, j = (int(v) for v in np.argwhere(bad)[0])
+        row, k = (int(v) for v in np.argwhere(bad)[0])
+        j = int(columns[k])
+        value = X[row, k]
+        why = "counts cannot be negative" if value < 0 else "counts are whole numbers"
+        accepted = (
+            f"the Poisson family was chosen for it because every training value was a count (a "
+            f"whole number >= 0); {why}. To score such values, fit with the column's family "
+            "given: families={column: 'gaussian'} (or 'poisson', which takes frequencies)"
+        )
         raise DataError(
-            f"row {row} holds {X[row, j]:g} in a column given the Poisson family (every training "
-            "value was a count, a whole number >= 0); counts cannot be negative"
+            f"{column_label(names, j)} holds {value:g} at row {row}; {accepted}",
+            row=row,
+            detail=f"{column_named(names, j)} holds {value:g}; {accepted}",
         )
 
 

@@ -34,7 +34,11 @@ bandwidth is not much wider than the grid step. Everything is computed in ``fina
 the merged :class:`~bayeskit.stats.Sample`, so fitting equals any sequence of partial fits.
 
 Missing values: a NaN is left out of its feature's density (and of ``W_cj``) and contributes 0
-at prediction. A class with no observed value of a feature gets ``g_j`` alone there.
+at prediction. A class with no observed value of a feature (observed in other classes) takes
+the population's density there, what the whole population says, as the Gaussian family takes
+the pooled mean and variance: the other classes' densities mixed in proportion to their
+weights ``W_c'j + a``. ``g_j`` alone, wider than every class's density, would hand that class
+the evidence of every value in the far tail of the others' data.
 """
 
 from __future__ import annotations
@@ -328,6 +332,29 @@ class Kernel(Family):
 
     def log_prob(self, params: KernelParams, X: Any) -> np.ndarray:
         X = np.ascontiguousarray(X, dtype=np.float64)
+        out = self._cells_log_prob(params, X)
+        # A class without an observed value of a feature (observed in other classes) takes
+        # the population's density there: the other classes' densities mixed in proportion
+        # to their weights W + a. Its own estimate would be the tail g alone, wider than any
+        # class's: a value in the far tail of the observed classes' data then gave the class
+        # that never observed the feature the whole log((W + a) / a) of evidence.
+        empty = params.weight == 0
+        for j in np.flatnonzero(empty.any(axis=0) & ~empty.all(axis=0)):
+            if np.isnan(X[:, j]).all():
+                continue
+            probe = np.full_like(X, np.nan)
+            probe[:, j] = X[:, j]
+            alone = self._cells_log_prob(params, probe)
+            seen = ~empty[:, j]
+            share = -params.log_tail[seen, j]  # log((W + a) / a)
+            pooled = _logsumexp(alone[:, seen] + share) - _logsumexp(share)
+            pooled = np.where(np.isnan(X[:, j]), 0.0, pooled)
+            out[:, empty[:, j]] += pooled[:, None] - alone[:, empty[:, j]]
+        return out
+
+    def _cells_log_prob(self, params: KernelParams, X: np.ndarray) -> np.ndarray:
+        """``log p(x_j | c)`` summed over the observed features, each (class, feature) cell
+        read from its own tabulated density (an empty cell: the tail alone)."""
         scale = params.column_scale
         if scale is None:
             return score(
@@ -348,6 +375,13 @@ class Kernel(Family):
             params.tail_scale,
         )
         return out + (~np.isnan(X)) @ np.log(scale)[:, None]
+
+
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    """``log Σ exp`` over the last axis (a 1-D array: a float), without overflow."""
+    top = np.max(a, axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    return np.squeeze(top, axis=-1) + np.log(np.sum(np.exp(a - top), axis=-1))
 
 
 def _log_density(

@@ -136,7 +136,12 @@ def real_columns(
         numeric = np.asarray(_is_number(col), dtype=bool) | missing
         if not numeric.all():
             row = int(np.flatnonzero(~numeric)[0])
-            accepted = f"the {family} family takes numbers"
+            # "auto" is no family a user named: the column was numbers in training
+            accepted = (
+                "the column held numbers in training and takes numbers"
+                if family == "auto"
+                else f"the {family} family takes numbers"
+            )
             raise DataError(
                 f"{column_label(names, j)} holds {col[row]!r} at row {row}; {accepted} (an "
                 "empty cell, None or NaN is a missing value)",
@@ -145,6 +150,28 @@ def real_columns(
             )
         out[:, k] = np.where(missing, np.nan, col).astype(np.float64)
     return out
+
+
+def check_booleans(block: np.ndarray, index: Sequence[int], names: Sequence[str]) -> None:
+    """Refuse a value other than 0/1 (True/False) or missing in a block of boolean columns
+    (``index`` their positions in the table), naming the column, the row and the value: a
+    Bernoulli column thresholded at 0 would read 2, 0.5 and -1 as True, True and False."""
+    bad = (block != 0) & (block != 1) & ~np.isnan(block)
+    if not bad.any():
+        return
+    row, k = (int(v) for v in np.argwhere(bad)[0])
+    j = int(index[k])
+    value = float(block[row, k])
+    accepted = (
+        "a boolean column (the Bernoulli family) takes True/False or 1/0, and None or NaN as "
+        "missing; to count a number as True above a threshold, pass "
+        "options={'bernoulli': {'binarize': threshold}}"
+    )
+    raise DataError(
+        f"{column_label(names, j)} holds {value:g} at row {row}; {accepted}",
+        row=row,
+        detail=f"{column_named(names, j)} holds {value:g}; {accepted}",
+    )
 
 
 def category_columns(table: Table, index: Sequence[int]) -> Table:

@@ -16,7 +16,7 @@ from ..errors import DataError, ModelFileError, ModelFileVersionError, Parameter
 from ..families import FAMILIES, Family, family_from_config
 from ..families.auto import CANDIDATES, Auto, AutoParams, family_options
 from ..stats import CategoryCounts, Sample, Summary
-from ._columns import category_columns, column_types, real_columns
+from ._columns import category_columns, check_booleans, column_types, real_columns
 from ._numeric import wrap_sklearn_errors
 from ._table import refuse_dates, to_table
 
@@ -77,7 +77,10 @@ class MixedNB(GenerativeClassifier):
         the counts; shown by ``category_alpha_``), unless ``options`` say otherwise:
         Laplace's ``alpha=1`` is Weka's, Jeffreys' ``alpha=0.5`` the Krichevsky-Trofimov
         estimator (Krichevsky & Trofimov 1981), and R's e1071 adds nothing (α → 0): which
-        is best depends on how many rows each category has, which the choice reads.
+        is best depends on how many rows each category has, which the choice reads. A
+        boolean column takes True/False (or 1/0) and refuses another number, naming it,
+        unless ``{"bernoulli": {"binarize": threshold}}`` asks for values above a threshold
+        to count as True.
     fit_prior, class_prior, prior_alpha, class_weight, loss
         As for :class:`~bayeskit.MultinomialNB`.
 
@@ -221,7 +224,10 @@ class MixedNB(GenerativeClassifier):
             if FAMILIES[block.family].column_kind == "category":
                 parts.append(category_columns(table, block.columns))
             else:
-                parts.append(real_columns(table, block.columns, block.family, names))
+                part = real_columns(table, block.columns, block.family, names)
+                if block.family == "bernoulli" and self._family(block).config()["binarize"] is None:
+                    check_booleans(part, block.columns, names)
+                parts.append(part)
         return parts
 
     def _block_names(self, names: FeatureNames) -> list[Sequence[str]]:
@@ -240,6 +246,29 @@ class MixedNB(GenerativeClassifier):
                 for position, family in zip(block.columns, params.chosen, strict=True):
                     recorded[names[position]] = family
         return recorded
+
+    @property
+    def feature_family_reasons_(self) -> dict[str, str]:
+        """Why each column has its family, by column name: its type (a boolean column, text
+        or categories), the setting that gave it (``families``, ``numeric``, ``integers``) or,
+        for a numeric column under ``numeric="auto"``, the held-out choice with each
+        candidate's held-out log-likelihood of the class given that column alone (what
+        ``bayeskit inspect`` prints)."""
+        families = self.feature_families_
+        if not families:  # not fitted: no column has a family yet
+            return {}
+        names = list(families)
+        explicit = set(self._explicit_map(names))
+        scores: dict[int, tuple[tuple[str, ...], np.ndarray]] = {}
+        if "stats_" in self.__dict__:
+            for block, params in zip(self._layout(), self._fitted()[1], strict=True):
+                if isinstance(params, AutoParams):
+                    for k, position in enumerate(block.columns):
+                        scores[position] = (params.candidates, params.scores[:, k])
+        out: dict[str, str] = {}
+        for j, (name, family) in enumerate(families.items()):
+            out[name] = _reason(self, family, j in explicit, scores.get(j))
+        return out
 
     @property
     def category_alpha_(self) -> dict[str, float]:
@@ -518,7 +547,44 @@ def _settings(options: Mapping[str, Any], name: str, alpha: float | str) -> dict
         settings.setdefault("var_floor", "column")
     elif name in ("categorical", "bernoulli"):
         settings.setdefault("alpha", alpha)
+    if name == "bernoulli":
+        # a boolean column takes True/False (1/0): another number is refused, not read as
+        # True above 0 (scikit-learn's BernoulliNB threshold, for counts and frequencies)
+        settings.setdefault("binarize", None)
     return settings
+
+
+def _reason(
+    model: MixedNB,
+    family: str,
+    explicit: bool,
+    scores: tuple[tuple[str, ...], np.ndarray] | None,
+) -> str:
+    """Why a column has ``family`` (see :attr:`MixedNB.feature_family_reasons_`)."""
+    if explicit:
+        return "given by families="
+    if scores is not None:
+        candidates, score = scores
+        alone = ", ".join(
+            f"{c} {v:.1f}" if np.isfinite(v) else f"{c} n/a"
+            for c, v in zip(candidates, score, strict=True)
+        )
+        if not np.isfinite(score).any():
+            return "numeric, numeric='auto': too few rows or classes to compare families"
+        return (
+            "numeric, held-out choice made for the numeric columns together "
+            "(numeric='auto'); each family's held-out log-likelihood of the class with this "
+            f"column alone: {alone}"
+        )
+    if family == "bernoulli":
+        return "a boolean column"
+    if family == "categorical":
+        if model.integers == "categorical":
+            return "text or categories, or whole numbers (integers='categorical')"
+        return "text or categories"
+    if model.integers is not None and family == model.integers != model.numeric:
+        return f"whole numbers (integers={model.integers!r})"
+    return f"numeric (numeric={model.numeric!r})"
 
 
 def _same_config(a: Any, b: Any) -> bool:
