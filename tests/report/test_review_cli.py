@@ -74,6 +74,11 @@ def test_evaluate_on_a_test_set_with_other_classes_prints_sklearns_numbers(shift
         )
         assert row["support"] == support[k]
         assert row["predicted"] == int(np.sum(pred == label))
+        # a 0/0 score is 0 as scikit-learn's zero_division=0 gives it, and named undefined
+        want = {"precision"} if row["predicted"] == 0 else set()
+        want |= {"recall"} if row["support"] == 0 else set()
+        want |= {"f1"} if row["predicted"] == row["support"] == 0 else set()
+        assert row["undefined"] == sorted(want)
     assert found["confusion_matrix"] == metrics.confusion_matrix(y, pred, labels=classes).tolist()
     # the 5 rows of a class the model never learnt had probability 0 for their class
     assert found["log_loss_clipped_rows"] == 5

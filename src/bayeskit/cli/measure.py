@@ -184,6 +184,8 @@ def metrics(result: Predictions) -> dict[str, Any]:
                 "f1": r.f1,
                 "support": r.support,
                 "predicted": r.predicted,
+                # 0/0 scores, given as 0 above as scikit-learn's zero_division=0 counts them
+                "undefined": sorted(r.undefined),
             }
             for r in ev.per_class
         },
