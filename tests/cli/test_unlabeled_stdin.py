@@ -36,10 +36,25 @@ def _leftovers() -> set[str]:
 
 
 @pytest.mark.parametrize("batch", [[], ["--batch-size", "2"]])
-def test_standard_input_is_read_as_the_same_file(cli, labelled, tmp_path, batch):
+def test_standard_input_is_read_as_the_same_file(cli, labelled, tmp_path, batch, monkeypatch):
+    # a temporary folder of this test's own: another process's copy in the shared /tmp
+    # would come and go during the test
+    own = tmp_path / "tmp"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    made = []
+    real = tempfile.TemporaryDirectory
+
+    def recorded(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        made.append(folder.name)
+        return folder
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", recorded)
     file = tmp_path / "unlabelled.txt"
     file.write_text(UNLABELLED)
     before = _leftovers()
+    assert before == set()
     from_file = cli("train", labelled, "--unlabeled", file, "-o", tmp_path / "f.bkm", *batch)
     assert from_file.exit_code == 0, from_file.stderr
     piped = cli(
@@ -51,6 +66,10 @@ def test_standard_input_is_read_as_the_same_file(cli, labelled, tmp_path, batch)
     expected = bk.load(tmp_path / "f.bkm").predict_proba(PROBES)
     np.testing.assert_allclose(bk.load(tmp_path / "p.bkm").predict_proba(PROBES), expected)
     assert _leftovers() == before  # the copy is removed
+    assert not any(own.iterdir())
+    copies = [m for m in made if os.path.basename(m).startswith("bayeskit-unlabeled-")]
+    assert copies, "the piped documents were not copied where this test looks"
+    assert all(m.startswith(str(own)) for m in copies)
 
 
 def test_a_table_of_text_takes_standard_input(cli, tmp_path):
