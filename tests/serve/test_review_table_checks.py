@@ -133,3 +133,30 @@ def test_a_number_of_thousands_of_digits_is_refused_in_the_servers_words(serve, 
     r = _post(client, body, "application/json")
     _says(r, 400, ["10000 digits", "4300"])
     assert "sys." not in r.json()["error"]
+
+
+WIDE = 20_000
+
+
+@pytest.mark.parametrize("shape", ["records", "csv"])
+def test_a_request_of_thousands_of_unknown_columns_is_refused_by_their_names(
+    serve, categories_file, monkeypatch, shape
+):
+    """Refused from the names alone: a frame of 200,000 columns, built only to name them in
+    the error, cost seconds of the server's time for a body of 3 MB."""
+    client = serve(categories_file, token=False)
+    names = [f"c{j}" for j in range(WIDE)]
+    if shape == "records":
+        body = json.dumps({"dataframe_records": [dict.fromkeys(names, 1)]})
+        content_type = "application/json"
+    else:
+        body = ",".join(names) + "\n" + ",".join("1" * WIDE) + "\n"
+        content_type = "text/csv"
+
+    def built(*args, **kwargs):
+        raise AssertionError("a frame was built for a request refused by its column names")
+
+    monkeypatch.setattr(pl, "DataFrame", built)
+    monkeypatch.setattr(pl, "read_csv", built)
+    r = _post(client, body, content_type)
+    _says(r, 400, ["missing 'a', 'b'", "not in training 'c0'", f"({WIDE - 10} more)"])

@@ -5,6 +5,7 @@ by the command line (``bayeskit predict``, ``evaluate``, …) and the model serv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,19 @@ def align_columns(
         frame = frame.drop([c for c in ignore if c in frame.columns])
     if expected is None:
         return frame
-    missing = [c for c in expected if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in set(expected)]
+    check_column_names(frame.columns, expected, source, ignore_option=ignore_option)
+    return frame.select(expected)
+
+
+def check_column_names(
+    names: Sequence[str], expected: list[str], source: str, *, ignore_option: str | None = None
+) -> None:
+    """Refuses ``names`` (a table's columns) unless they are the columns ``expected``, in any
+    order, naming each one missing or unexpected (see :func:`align_columns`). Reads names
+    alone: a request of 200,000 columns is refused without a frame of them."""
+    present, wanted = set(names), set(expected)
+    missing = [c for c in expected if c not in present]
+    extra = [c for c in names if c not in wanted]
     if missing or extra:
         parts = []
         if missing:
@@ -53,7 +65,6 @@ def align_columns(
             path=source,
             column=(missing or extra)[0],
         )
-    return frame.select(expected)
 
 
 def missing_drops_out(model: Any) -> bool:

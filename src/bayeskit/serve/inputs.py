@@ -212,6 +212,12 @@ def invocation_input(
         names = column_names(model)
         header = not _first_line_is_data(text, names)
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
+        if header and first is not None and names != ["text"]:
+            from ..io.columns import check_column_names
+
+            # refused by the header's names before polars reads a column of the body (a
+            # header of 200,000 names took it seconds)
+            check_column_names([f.strip() for f in first], names, SOURCE)
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
@@ -436,7 +442,7 @@ def _rows(columns: Columns, model: Any) -> Any:
     /metadata names them), each value checked as the model reads its column."""
     import polars as pl
 
-    from ..io.columns import align_columns, conform, training_columns
+    from ..io.columns import check_column_names, conform, training_columns
     from .values import column_series, value_kinds
 
     if not columns or not len(next(iter(columns.values()))):
@@ -445,7 +451,7 @@ def _rows(columns: Columns, model: Any) -> Any:
         return _texts(columns)
     names = column_names(model)
     # names every column missing or unknown (no values are read for that)
-    align_columns(pl.DataFrame(schema=dict.fromkeys(columns, pl.Null)), names, SOURCE)
+    check_column_names(list(columns), names, SOURCE)
     kinds = value_kinds(model, names)
     frame = pl.DataFrame([column_series(c, columns[c], kinds[c]) for c in names])
     if training_columns(model) is None:
