@@ -160,3 +160,28 @@ def test_a_request_of_thousands_of_unknown_columns_is_refused_by_their_names(
     monkeypatch.setattr(pl, "read_csv", built)
     r = _post(client, body, content_type)
     _says(r, 400, ["missing 'a', 'b'", "not in training 'c0'", f"({WIDE - 10} more)"])
+
+
+@pytest.fixture(scope="module")
+def numbers_file(tmp_path_factory) -> Path:
+    """A GaussianNB fitted on two named columns of numbers."""
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"age": rng.normal(40, 10, 120), "score": rng.normal(size=120)})
+    model = bk.GaussianNB().fit(frame, rng.choice(["no", "yes"], 120))
+    path = tmp_path_factory.mktemp("models") / "numbers.bk"
+    bk.save(model, path)
+    return path
+
+
+@pytest.mark.parametrize("value", ["1_000", "\u0661\u0662", "\uff13\uff10"])
+def test_a_number_written_other_than_in_ascii_digits_is_refused(serve, numbers_file, value):
+    """Python's float() reads "1_000" as 1000 and Arabic-Indic or full-width digits as
+    numbers; bayeskit predict refuses such a field, and so does the service, in JSON and
+    CSV alike (it answered for age 1000)."""
+    client = serve(numbers_file, token=False)
+    r = client.post("/invocations", json={"dataframe_records": [{"age": value, "score": 0.5}]})
+    _says(r, 400, [f"column 'age' holds {value!r} in row 1", "numbers"])
+    if value.isascii():  # (polars itself refuses the others, in its own words)
+        _says(_post(client, f"age,score\n{value},0.5\n", "text/csv"), 400, ["'1_000'"])
+    r = client.post("/invocations", json={"dataframe_records": [{"age": " 30", "score": "1e1"}]})
+    assert r.status_code == 200, r.text
