@@ -185,3 +185,20 @@ def test_a_number_written_other_than_in_ascii_digits_is_refused(serve, numbers_f
         _says(_post(client, f"age,score\n{value},0.5\n", "text/csv"), 400, ["'1_000'"])
     r = client.post("/invocations", json={"dataframe_records": [{"age": " 30", "score": "1e1"}]})
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("sent", ["gro\u0308\u00dfe", "\u200fgr\u00f6\u00dfe"])
+def test_a_column_name_in_another_unicode_form_is_named_so(serve, tmp_path, sent):
+    """'größe' in NFD (o and a combining diaeresis) or behind a right-to-left mark is
+    refused, as before, but the error said "missing 'größe'; not in training 'größe'", two
+    names that look the same; it now shows their code points and says why they differ."""
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"gr\u00f6\u00dfe": rng.normal(size=50), "b": rng.normal(size=50)})
+    path = tmp_path / "u.bk"
+    bk.save(bk.GaussianNB().fit(frame, rng.choice(["x", "y"], 50)), path)
+    client = serve(path, token=False)
+    for r in (
+        client.post("/invocations", json={"dataframe_records": [{sent: 1.0, "b": 2.0}]}),
+        _post(client, f"{sent},b\n1,2\n", "text/csv"),
+    ):
+        _says(r, 400, ["Unicode normalization form", "U+00F6", "send the model's spelling"])

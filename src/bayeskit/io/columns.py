@@ -60,11 +60,41 @@ def check_column_names(
             fix = "leave them out"
             if ignore_option is not None:
                 fix += f" (pass {ignore_option} {','.join(extra)})"
+        fix += _unicode_forms(missing, extra)
         raise ReadError(
             f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
             path=source,
             column=(missing or extra)[0],
         )
+
+
+def _unicode_forms(missing: list[str], extra: list[str]) -> str:
+    """A hint for names that look alike and differ in their code points: the same text in
+    another Unicode normalization form (UAX #15: "ü" as one code point, NFC, or as "u" and a
+    combining diaeresis, NFD), or with invisible format characters (a right-to-left mark)."""
+    if not missing or not extra:
+        return ""
+    import unicodedata
+
+    def key(name: str) -> str:
+        visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+        return unicodedata.normalize("NFC", visible)
+
+    wanted = {key(c): c for c in missing[:1000]}
+    for name in extra[:1000]:
+        if key(name) in wanted:
+            return (
+                f" ({name!r}, code points {_code_points(name)}, is written otherwise than the "
+                f"model's {wanted[key(name)]!r}, {_code_points(wanted[key(name)])}: another "
+                "Unicode normalization form (NFC/NFD, UAX #15) or an invisible format "
+                "character; send the model's spelling)"
+            )
+    return ""
+
+
+def _code_points(name: str) -> str:
+    shown = " ".join(f"U+{ord(ch):04X}" for ch in name[:40])
+    return shown + (" …" if len(name) > 40 else "")
 
 
 def missing_drops_out(model: Any) -> bool:
