@@ -202,3 +202,14 @@ def test_a_column_name_in_another_unicode_form_is_named_so(serve, tmp_path, sent
         _post(client, f"{sent},b\n1,2\n", "text/csv"),
     ):
         _says(r, 400, ["Unicode normalization form", "U+00F6", "send the model's spelling"])
+
+
+def test_two_content_type_headers_are_refused(serve, categories_file):
+    """The first was read as the body's type, whatever the second said."""
+    client = serve(categories_file, token=False)
+    r = client.post(
+        "/invocations",
+        content=b"a,b\nx,p\n",
+        headers=[("Content-Type", "text/csv"), ("Content-Type", "application/json")],
+    )
+    _says(r, 400, ["2 Content-Type headers", "'text/csv'", "'application/json'", "send one"])

@@ -224,6 +224,14 @@ class Service:
     async def body(self, request: Request) -> bytes:
         """The request body, refused past the size limit (413) or the time limit (408)."""
         limit = self.config.max_body_bytes
+        types = request.headers.getlist("content-type")
+        if len(types) > 1:
+            # RFC 9110, section 5.3: Content-Type is one value; of two, which is meant is not
+            # known (the first was used, whatever the second said)
+            raise RequestError(
+                f"the request has {len(types)} Content-Type headers "
+                f"({', '.join(map(repr, types))}); send one"
+            )
         coding = request.headers.get("content-encoding", "identity").strip().lower()
         if coding not in ("identity", ""):
             # RFC 9110, section 8.4: a content coding the server does not decode is a 415
