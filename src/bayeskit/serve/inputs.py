@@ -216,7 +216,9 @@ def invocation_input(
             from ..io.columns import check_column_names
 
             # refused by the header's names before polars reads a column of the body (a
-            # header of 200,000 names took it seconds)
+            # header of 200,000 names took it seconds); a header alone has no rows first
+            if not any(line.strip() for line in text.strip().splitlines()[1:]):
+                raise RequestError("no rows to predict")
             check_column_names([f.strip() for f in first], names, SOURCE)
         try:
             frame = pl.read_csv(
