@@ -5,6 +5,7 @@ by the command line (``bayeskit predict``, ``evaluate``, …) and the model serv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,19 @@ def align_columns(
         frame = frame.drop([c for c in ignore if c in frame.columns])
     if expected is None:
         return frame
-    missing = [c for c in expected if c not in frame.columns]
-    extra = [c for c in frame.columns if c not in set(expected)]
+    check_column_names(frame.columns, expected, source, ignore_option=ignore_option)
+    return frame.select(expected)
+
+
+def check_column_names(
+    names: Sequence[str], expected: list[str], source: str, *, ignore_option: str | None = None
+) -> None:
+    """Refuses ``names`` (a table's columns) unless they are the columns ``expected``, in any
+    order, naming each one missing or unexpected (see :func:`align_columns`). Reads names
+    alone: a request of 200,000 columns is refused without a frame of them."""
+    present, wanted = set(names), set(expected)
+    missing = [c for c in expected if c not in present]
+    extra = [c for c in names if c not in wanted]
     if missing or extra:
         parts = []
         if missing:
@@ -48,12 +60,41 @@ def align_columns(
             fix = "leave them out"
             if ignore_option is not None:
                 fix += f" (pass {ignore_option} {','.join(extra)})"
+        fix += _unicode_forms(missing, extra)
         raise ReadError(
             f"{source}: the columns differ from the model's: {'; '.join(parts)}; {fix}",
             path=source,
             column=(missing or extra)[0],
         )
-    return frame.select(expected)
+
+
+def _unicode_forms(missing: list[str], extra: list[str]) -> str:
+    """A hint for names that look alike and differ in their code points: the same text in
+    another Unicode normalization form (UAX #15: "ü" as one code point, NFC, or as "u" and a
+    combining diaeresis, NFD), or with invisible format characters (a right-to-left mark)."""
+    if not missing or not extra:
+        return ""
+    import unicodedata
+
+    def key(name: str) -> str:
+        visible = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+        return unicodedata.normalize("NFC", visible)
+
+    wanted = {key(c): c for c in missing[:1000]}
+    for name in extra[:1000]:
+        if key(name) in wanted:
+            return (
+                f" ({name!r}, code points {_code_points(name)}, is written otherwise than the "
+                f"model's {wanted[key(name)]!r}, {_code_points(wanted[key(name)])}: another "
+                "Unicode normalization form (NFC/NFD, UAX #15) or an invisible format "
+                "character; send the model's spelling)"
+            )
+    return ""
+
+
+def _code_points(name: str) -> str:
+    shown = " ".join(f"U+{ord(ch):04X}" for ch in name[:40])
+    return shown + (" …" if len(name) > 40 else "")
 
 
 def missing_drops_out(model: Any) -> bool:

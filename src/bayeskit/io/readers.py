@@ -61,6 +61,7 @@ __all__ = [
     "TABLE_EXTENSIONS",
     "TABLE_FORMATS",
     "ReadError",
+    "check_header",
     "check_rows",
     "first_record",
     "list_names",
@@ -474,7 +475,7 @@ def _read_delimited(
     separator = choose_separator(data, label, fmt, separator)
     first = first_record(data, label, fmt, separator)
     if header:
-        _check_header(first, label)
+        check_header(first, label)
     elif columns is None:
         columns = [f"column_{j + 1}" for j in range(len(first))]
     else:
@@ -484,7 +485,7 @@ def _read_delimited(
                 f"(line 1 has {len(first)} fields); name every column",
                 path=label,
             )
-        _check_header(columns, label)
+        check_header(columns, label)
     raw = list(first if header else columns or ())
     text = {name for name in raw if name.strip() in text_columns}
     try:
@@ -530,7 +531,8 @@ def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> lis
     return check_rows(_decode(data, label), label, fmt, False, separator)[0]
 
 
-def _check_header(names: Sequence[str], label: str) -> None:
+def check_header(names: Sequence[str], label: str) -> None:
+    """Refuses a header line naming a column twice, or leaving one without a name."""
     seen: set[str] = set()
     for j, column in enumerate(names):
         if not column.strip():

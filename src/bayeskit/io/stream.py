@@ -39,10 +39,10 @@ from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     BlankLines,
-    _check_header,
     _decimal_comma,
     _decode,
     _first_line,
+    check_header,
     check_rows,
     choose_separator,
     first_record,
@@ -180,7 +180,7 @@ class TableStream:
         end = _record_end(head, self.format == "csv", first_only=True)
         self._first = head[:end] if end else head
         if self.header:
-            _check_header(first, self.label)
+            check_header(first, self.label)
             return [name.strip() for name in first]
         if columns is None:
             return [f"column_{j + 1}" for j in range(len(first))]
@@ -190,7 +190,7 @@ class TableStream:
                 f"(line 1 has {len(first)} fields); name every column",
                 path=self.label,
             )
-        _check_header(columns, self.label)
+        check_header(columns, self.label)
         return list(columns)
 
     def _parquet_schema(self) -> dict[str, Any]:

@@ -224,6 +224,24 @@ class Service:
     async def body(self, request: Request) -> bytes:
         """The request body, refused past the size limit (413) or the time limit (408)."""
         limit = self.config.max_body_bytes
+        types = request.headers.getlist("content-type")
+        if len(types) > 1:
+            # RFC 9110, section 5.3: Content-Type is one value; of two, which is meant is not
+            # known (the first was used, whatever the second said)
+            raise RequestError(
+                f"the request has {len(types)} Content-Type headers "
+                f"({', '.join(map(repr, types))}); send one"
+            )
+        coding = request.headers.get("content-encoding", "identity").strip().lower()
+        if coding not in ("identity", ""):
+            # RFC 9110, section 8.4: a content coding the server does not decode is a 415
+            # (read as it is, a gzipped body was "not valid UTF-8", a plain one labelled
+            # gzip was answered)
+            raise RequestError(
+                f"Content-Encoding {coding!r} is not accepted; this server reads bodies as "
+                "they are: send the body uncompressed (Content-Encoding: identity, or none)",
+                status=415,
+            )
         declared = request.headers.get("content-length")
         if declared is not None:
             if not declared.isdigit():
@@ -403,7 +421,7 @@ class Service:
     async def _invocations(self, request: Request, body: bytes) -> Response:
         snap = self.state.snapshot
         model = snap.model
-        asked = request.query_params.get("probabilities", "").lower() in ("1", "true", "yes")
+        asked = _query_flag(request, "probabilities")
         # the columns and their kinds are the described model's (a wrapper's estimator)
         args = (body, request.headers.get("content-type", ""), snap.described, asked)
         if len(body) > _BIG_BODY:
@@ -552,6 +570,25 @@ def page_title(model: Any) -> str:
             else "bayeskit text classifier"
         )
     return "bayeskit classifier"
+
+
+_YES, _NO = ("1", "true", "yes"), ("", "0", "false", "no")
+
+
+def _query_flag(request: Request, name: str) -> bool:
+    """A query parameter that is true or false (``?probabilities=true``); another value is
+    refused, naming it (a misspelled ``ture`` would otherwise answer labels alone)."""
+    if not request.scope.get("query_string"):
+        return False
+    value = request.query_params.get(name, "")
+    if value.lower() in _YES:
+        return True
+    if value.lower() in _NO:
+        return False
+    raise RequestError(
+        f"the query's {name}={value!r} is neither true nor false; accepted: "
+        f"{', '.join(_YES[1:] + _NO[1:])}, 1 or 0"
+    )
 
 
 def _predictions(model: Any, X: Any, proba: bool) -> list[Any]:

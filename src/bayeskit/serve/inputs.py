@@ -10,6 +10,8 @@ import csv
 import io
 import json
 import re
+import sys
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -111,15 +113,42 @@ def read_json(body: bytes, charset: str = "utf-8") -> Any:
             f"at most {MAX_JSON_DEPTH} (MLflow's scoring shapes need 4)"
         )
     try:
-        payload = json.loads(text)
+        payload = json.loads(text, object_pairs_hook=_unique_keys)
+    except RequestError:
+        raise
     except ValueError as exc:
-        raise RequestError(f"malformed JSON: {exc}") from None
+        raise RequestError(_json_error(exc)) from None
     if "\\u" in text:  # only an escape can make a lone surrogate
         try:
             json.dumps(payload, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:
             raise _surrogate_error(exc, "a string of the JSON body") from None
     return payload
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are unique (RFC 8259, section 4: a parser's choice among
+    repeated names, Python's being the last, would answer for a value that was not meant)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for twice, _ in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
+        raise RequestError(f"a JSON object of the body names {twice!r} twice; give each key once")
+    return out
+
+
+def _json_error(exc: ValueError) -> str:
+    """What is wrong with a body Python's JSON parser refused, in the client's terms."""
+    digits = re.search(r"value has (\d+) digits", str(exc))
+    if digits:  # Python's words advise its programmer: "use sys.set_int_max_str_digits()"
+        return (
+            f"malformed JSON: a number of {digits.group(1)} digits; this server reads whole "
+            f"numbers of at most {sys.get_int_max_str_digits()} digits"
+        )
+    return f"malformed JSON: {exc}"
 
 
 def reads_text(model: Any) -> bool:
@@ -183,6 +212,14 @@ def invocation_input(
         names = column_names(model)
         header = not _first_line_is_data(text, names)
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
+        if header and first is not None and names != ["text"]:
+            from ..io.columns import check_column_names
+
+            # refused by the header's names before polars reads a column of the body (a
+            # header of 200,000 names took it seconds); a header alone has no rows first
+            if not any(line.strip() for line in text.strip().splitlines()[1:]):
+                raise RequestError("no rows to predict")
+            check_column_names([f.strip() for f in first], names, SOURCE)
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
@@ -277,6 +314,12 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
         return False
     if any(f.strip() in names for f in fields):
         return False
+    # nor a header naming the columns in another case or Unicode form ("Age", "A,B"): as a
+    # row it would be answered as one more row of unseen values; as a header it is refused
+    # naming the columns, as bayeskit predict refuses it
+    folded = {_folded(n) for n in names}
+    if any(_folded(f) in folded for f in fields):
+        return False
     numbers = all(_is_number(f) for f in fields)
     if len(fields) != len(names):
         return numbers and names != ["text"]
@@ -287,14 +330,20 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
     return True
 
 
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFC", name.strip()).casefold()
+
+
 def _check_fields(text: str, header: bool, names: list[str]) -> tuple[list[str], BlankLines]:
     """The fields of a CSV body's first line (its header, when it has one); refuses a body
     whose rows do not all have as many fields as its first line (read as missing values
     otherwise), as ``bayeskit predict`` does, and a body without a header whose rows do not
     have one field per column of the model."""
-    from ..io.readers import check_rows
+    from ..io.readers import check_header, check_rows
 
     first, blank = check_rows(text, SOURCE, "csv", header)
+    if header:  # a name given twice, or none, refused by line as bayeskit predict does
+        check_header(first, SOURCE)
     if not header and len(first) != len(names):
         raise RequestError(
             f"{SOURCE}, line 1: {len(first)} fields where the model reads {len(names)} columns "
@@ -395,7 +444,7 @@ def _rows(columns: Columns, model: Any) -> Any:
     /metadata names them), each value checked as the model reads its column."""
     import polars as pl
 
-    from ..io.columns import align_columns, conform, training_columns
+    from ..io.columns import check_column_names, conform, training_columns
     from .values import column_series, value_kinds
 
     if not columns or not len(next(iter(columns.values()))):
@@ -404,7 +453,7 @@ def _rows(columns: Columns, model: Any) -> Any:
         return _texts(columns)
     names = column_names(model)
     # names every column missing or unknown (no values are read for that)
-    align_columns(pl.DataFrame(schema=dict.fromkeys(columns, pl.Null)), names, SOURCE)
+    check_column_names(list(columns), names, SOURCE)
     kinds = value_kinds(model, names)
     frame = pl.DataFrame([column_series(c, columns[c], kinds[c]) for c in names])
     if training_columns(model) is None:

@@ -120,6 +120,10 @@ def _number(value: Any) -> Any:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):  # as a CSV's field: a number written as text
+        # in ASCII digits, as bayeskit predict reads a field: Python's float() also reads
+        # "1_000" (1000.0) and other scripts' digits ("١٢", "３０"), which the CLI refuses
+        if not value.isascii() or "_" in value:
+            return _REFUSED
         try:
             return float(value)
         except ValueError:
