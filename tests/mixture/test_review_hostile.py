@@ -159,3 +159,14 @@ def test_em_never_lowers_the_likelihood(seed, cov, floor, rounded):
     for run in bounds:
         steps = np.diff(run)
         assert (steps >= -1e-9 * np.maximum(1.0, np.abs(run[1:]))).all(), run
+
+
+def test_with_the_check_each_part_keeps_its_own_decision():
+    # the docstring's caveat: the check (and its GaussianNB) decides for a fit's classes together
+    X, y = load_wine(return_X_y=True)
+    whole = bk.GaussianMixtureClassifier().fit(X, y)
+    low = bk.GaussianMixtureClassifier().fit(X[y < 2], y[y < 2])
+    high = bk.GaussianMixtureClassifier().fit(X[y == 2], y[y == 2])
+    merged = low + high
+    assert not np.allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
+    assert "check_folds=None" in bk.GaussianMixtureClassifier.__doc__.split("merge")[2]
