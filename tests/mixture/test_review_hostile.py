@@ -170,3 +170,13 @@ def test_with_the_check_each_part_keeps_its_own_decision():
     merged = low + high
     assert not np.allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=1e-9)
     assert "check_folds=None" in bk.GaussianMixtureClassifier.__doc__.split("merge")[2]
+
+
+def test_the_fit_by_rounds_refuses_the_key_too(iris):
+    da = pytest.importorskip("dask.array")
+    from bayeskit import dask as bkd
+
+    X, y = iris
+    model = bk.GaussianMixtureClassifier(means_init={"0": X[:2]})
+    with pytest.raises(ParameterError, match="'0', which names no class"):
+        bkd.fit(model, da.from_array(X, chunks=50), da.from_array(y, chunks=50))
