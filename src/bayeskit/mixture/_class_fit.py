@@ -29,6 +29,16 @@ from ._components import (
 from ._em import EMResult, check_em_settings, warn_not_converged
 from ._init import initial_responsibilities
 
+#: The words of the component family's singular-covariance message (which counts
+#: components as classes) and those of a mixture's.
+_COMPONENT_WORDS = (
+    ("covariance matrix of class", "covariance matrix of component"),
+    ("covariance matrix shared by the classes", "covariance matrix shared by the components"),
+    ("within the class", "within the component"),
+    ("within every class", "within every component"),
+    ("between classes", "between components"),
+)
+
 
 class FewRowsWarning(UserWarning):
     """A class has fewer distinct rows than the components asked for: it gets fewer."""
@@ -99,6 +109,29 @@ class ClassFitting(ABC):
         floor: np.ndarray | None = None,
     ) -> Components:
         """The EM model of the components (see the family)."""
+
+    def check_keys(self, labels: list[Any]) -> None:
+        """Refuse a key of the dict settings (``n_components``, ``means_init``) that can name
+        no class of this fit: text where the labels are numbers, or a number where they are
+        text (``{"0": ...}`` for the label ``0``, as a dict read from JSON has). Such an entry
+        would be ignored without a word. A key of the labels' kind that is no class here is
+        kept: models of other classes, fitted with the same settings, merge with this one."""
+        if not labels:
+            return
+        text = isinstance(labels[0], str)
+        for name in ("n_components", "means_init"):
+            table = getattr(self, name)
+            if not isinstance(table, Mapping):
+                continue
+            for key in table:
+                if isinstance(key, str) != text:
+                    kind = "text" if text else "numbers"
+                    raise ParameterError(
+                        f"{name} has the key {key!r}, which names no class: the class labels "
+                        f"are {kind} ({', '.join(map(repr, labels[:10]))}"
+                        f"{', ...' if len(labels) > 10 else ''}); key the dict by the labels "
+                        "themselves"
+                    )
 
     def plan_class(
         self, label: Any, X: np.ndarray, n_rows: int, weight: float | None = None
@@ -194,9 +227,13 @@ class ClassFitting(ABC):
         try:
             yield
         except SingularCovarianceError as exc:
+            # the component family counts the mixture's components as its "classes"
+            inner = str(exc)
+            for theirs, ours in _COMPONENT_WORDS:
+                inner = inner.replace(theirs, ours)
             raise SingularCovarianceError(
                 f"EM for class {label!r} ({k} component{'s' if k > 1 else ''}) reached a "
-                f"singular component covariance ({exc}); set reg_covar > 0 (default 1e-6) or "
+                f"singular component covariance ({inner}); set reg_covar > 0 (default 1e-6) or "
                 "reg_param > 0, or use fewer components"
             ) from None
 

@@ -230,6 +230,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
         if hard is None:
             dense = np.asarray(R.toarray() if sp.issparse(R) else R, dtype=np.float64)  # type: ignore[union-attr]
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
+        self.check_keys(labels)
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
         # rows of zero weight are not data (sample_weight=0 is removing the row)
         floor = self.floor_of(X, lambda: np.asarray(R.sum(axis=1)).ravel() > 0)

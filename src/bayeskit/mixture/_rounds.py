@@ -311,6 +311,7 @@ def mixture_rounds(
         )
     labels = counts.classes
     names = labels.tolist()  # plain Python values, for dicts and messages
+    family.check_keys(names)
     template = copy.copy(trial)
 
     # The starts, drawn as in memory: class by class, candidate by candidate, start by start.

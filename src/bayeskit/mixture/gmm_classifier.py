@@ -186,9 +186,13 @@ class GaussianMixtureClassifier(NumericNB):
     :func:`bayeskit.contract.contract_of`): it is fitted by rounds, there is no
     ``partial_fit`` and no ``unlearn`` (reading either raises
     :class:`~bayeskit.errors.MissingCapabilityError`, quoting the declaration), and ``merge``
-    (``m1 + m2``) accepts models of different classes only (classes fitted apart merge
-    exactly; models sharing a class are refused with a
-    :class:`~bayeskit.errors.CapabilityError`). Every EM iteration is
+    (``m1 + m2``) accepts models of different classes only (models sharing a class are
+    refused with a :class:`~bayeskit.errors.CapabilityError`). Classes fitted apart merge
+    into the model fitted on all of them where each class's mixture is BIC's choice alone
+    (``check_folds=None``, or settings the check does not apply to); the check against
+    GaussianNB decides for all the classes of one fit together (and the GaussianNB it falls
+    back to smooths by the largest variance of that fit's rows), so with it the merged
+    model holds each part's own decision. Every EM iteration is
     itself a sum over parts of the data (:func:`bayeskit.mixture.iterate`), which is how a
     class too large for one machine is fitted: :func:`bayeskit.dask.fit` runs one reduction
     per EM iteration on a Dask cluster (and ``bayeskit train --model gmm`` one pass over the
