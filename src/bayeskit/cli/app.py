@@ -114,7 +114,8 @@ command(
     "inspect",
     "inspect_cmd:inspect",
     "What a model file holds: the model, its classes and priors, the family of each column "
-    "and the features that most favour each class.",
+    "and why it has it, a Bayesian network's structure (each feature's parents) and the "
+    "features that most favour each class.",
 )
 command(
     "serve",

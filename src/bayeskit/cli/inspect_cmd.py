@@ -103,9 +103,9 @@ def inspect(
     top: Annotated[int, typer.Option("--top", min=0, help="Features per class.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """What a model file holds: the model, its classes and priors, the family of each column,
-    a Bayesian network's structure (each feature's parents) and the features that most
-    favour each class."""
+    """What a model file holds: the model, its classes and priors, the family of each column
+    and why it has it, a Bayesian network's structure (each feature's parents) and the
+    features that most favour each class."""
     import numpy as np
 
     from .explaining import class_means, plain_value, top_features_of, vocabulary_size
