@@ -101,26 +101,21 @@ def test_a_query_probabilities_value_not_understood_is_refused(serve, categories
     """?probabilities=ture answered labels alone, as params' misspelled key would have."""
     client = serve(categories_file, token=False)
     body = json.dumps({"instances": [["x", "p"]]}).encode()
-    r = client.post(
-        f"/invocations?probabilities={value}",
-        content=body,
-        headers={"Content-Type": "application/json"},
-    )
-    _says(r, 400, ["probabilities", repr(value), "true"])
-    for yes in ("true", "1", "yes", "TRUE"):
-        r = client.post(
-            f"/invocations?probabilities={yes}",
+
+    def ask(flag):
+        return client.post(
+            f"/invocations?probabilities={flag}",
             content=body,
             headers={"Content-Type": "application/json"},
         )
+
+    _says(ask(value), 400, ["probabilities", repr(value), "true"])
+    for yes in ("true", "1", "yes", "TRUE"):
+        r = ask(yes)
         assert r.status_code == 200, r.text
         assert "p_no" in r.json()["predictions"][0]
     for no in ("false", "0", "no", ""):
-        r = client.post(
-            f"/invocations?probabilities={no}",
-            content=body,
-            headers={"Content-Type": "application/json"},
-        )
+        r = ask(no)
         assert r.status_code == 200, r.text
         assert isinstance(r.json()["predictions"][0], str)
 
