@@ -204,11 +204,12 @@ def by_fold(result: Predictions) -> dict[str, list[float]] | None:
 
     every = np.arange(len(result.classes))
     truth = np.searchsorted(result.classes, result.y_true)
+    proba = result.proba  # (exp of every row's log-probabilities: once, not once a fold)
     accuracy, loss = [], []
     for k in range(int(result.fold_of.max()) + 1):
         rows = result.fold_of == k
         accuracy.append(float(accuracy_score(result.y_true[rows], result.predicted[rows])))
-        loss.append(float(log_loss(truth[rows], result.proba[rows], labels=every)))
+        loss.append(float(log_loss(truth[rows], proba[rows], labels=every)))
     return {"accuracy": accuracy, "log_loss": loss}
 
 
