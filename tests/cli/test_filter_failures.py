@@ -309,3 +309,30 @@ def test_a_maildir_a_mail_server_is_moving_messages_in(tmp_path, monkeypatch):
         [HAM, HAM.replace(b"lunch", b"dinner"), HAM.replace(b"lunch", b"tea")]
     )
     assert moved  # (the move happened as the learner read the folder)
+
+
+def test_a_learner_stopped_by_sigterm_after_the_save_reports_success(
+    model, tmp_path, monkeypatch, cli
+):
+    """SIGTERM after the new model file is in place: the learn is done, so the learner exits
+    0 and says so. A status of 143 would make a mail system that retries failed commands
+    learn the message a second time."""
+    import signal
+
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    before = bk.load(path).class_count_.copy()
+    counted = filter_cmd._refusals
+
+    def terminated(*args, **kwargs):  # what the count line reads, once the model is saved
+        os.kill(os.getpid(), signal.SIGTERM)
+        return counted(*args, **kwargs)
+
+    monkeypatch.setattr(filter_cmd, "_refusals", terminated)
+    result = cli("filter", path, "--learn", "ham", input=HAM)
+    assert result.exit_code == 0
+    assert "stopped by SIGTERM after" in result.stderr
+    assert "the message(s) were learned; the message was passed on" in result.stderr
+    assert result.stdout_bytes == HAM
+    assert bk.load(path).class_count_.sum() == before.sum() + 1
+    assert not list(tmp_path.glob(".m.bk.*.tmp"))

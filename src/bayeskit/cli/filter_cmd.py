@@ -154,7 +154,8 @@ def _learning(
     model_path: str, learn: str | None, unlearn: str | None, on_error: bool, source: str | None
 ) -> int:
     """Learn or unlearn messages under the model's lock; 0 when done, 3 on error, 143 when
-    SIGTERM stopped it (standard input is passed through unchanged, even then)."""
+    SIGTERM stopped it before the model was saved (standard input is passed through
+    unchanged, even then)."""
     model_path = model_file(model_path)
     progress = _Progress()
     try:
@@ -166,7 +167,9 @@ def _learning(
 
 def _stopped(model_path: str, source: str | None, progress: _Progress, signum: int) -> int:
     """Say what a learner stopped by SIGTERM had done, pass the message on when it had read
-    it and not begun to, and return 128 + the signal's number, as a shell reports it."""
+    it and not begun to, and return 128 + the signal's number, as a shell reports it; 0 when
+    the model was saved already. The learn is done then, and a mail system that retries
+    a failed command would learn the message(s) twice."""
     import signal
 
     changed = progress.locked and _stamp_of(model_path) != progress.stamp
@@ -198,7 +201,7 @@ def _stopped(model_path: str, source: str | None, progress: _Progress, signum: i
             deliver(progress.raw, more_input=True)
         finally:
             signal.signal(signal.SIGTERM, previous)
-    return 128 + signum
+    return 0 if changed else 128 + signum
 
 
 #: A learner reads and learns the messages of ``--from`` in batches of about this many bytes
