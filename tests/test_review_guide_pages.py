@@ -53,3 +53,40 @@ def test_too_few_rows_names_no_columns():
         bk.QuadraticDiscriminantAnalysis().fit(X[["other", "low", "high"]].iloc[rows], y[rows])
     assert "are collinear there" not in str(caught.value)
     assert "too few rows" in str(caught.value)
+
+
+def _weather() -> tuple[pd.DataFrame, list[int]]:
+    X = pd.DataFrame(
+        {"a": ["x", "y", "x", "y", "x", "z", "x"], "b": ["p", "p", "q", "q", "p", "q", "q"]}
+    )
+    return X, [0, 0, 1, 1, 0, 1, 1]  # unequal classes: a zero count weighs differently
+
+
+def test_a_category_never_seen_is_a_zero_count_or_missing_as_the_missing_values_guide_says():
+    X, y = _weather()
+    new = pd.DataFrame({"a": ["NEW"], "b": ["p"]})
+    missing = pd.DataFrame({"a": [None], "b": ["p"]})
+
+    def same(model: object) -> bool:
+        return bool(np.allclose(model.predict_proba(new), model.predict_proba(missing)))
+
+    assert not same(bk.CategoricalNB().fit(X, y))  # unseen="smooth": a zero count
+    assert not same(bk.MixedNB().fit(X, y))
+    assert same(bk.CategoricalNB(unseen="ignore").fit(X, y))
+    assert same(bk.MixedNB(options={"categorical": {"unseen": "ignore"}}).fit(X, y))
+    for network in (bk.TANClassifier(), bk.AODEClassifier(), bk.KDBClassifier()):
+        assert same(network.fit(X, y))
+    with pytest.raises(bk.errors.UnknownCategoryError, match="'NEW' at row 0, column 0"):
+        bk.CategoricalNB(unseen="error").fit(X, y).predict(new)
+
+
+def test_at_fit_a_missing_value_leaves_out_only_the_statistics_it_touches():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[5] = np.nan  # a row of missing values only: it still counts towards its class
+    y = np.repeat([0, 1], 20)
+    model = bk.GaussianNB().fit(X, y)
+    for k in (0, 1):
+        np.testing.assert_allclose(model.theta_[k], np.nanmean(X[y == k], axis=0))
+    np.testing.assert_array_equal(model.class_count_, [20, 20])
