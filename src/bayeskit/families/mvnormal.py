@@ -675,11 +675,38 @@ def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalPar
         )
     with np.errstate(over="ignore"):  # tol up to the largest float: tol² is then inf
         bound = float(np.square(params.tol))
+    involved = _collinear_columns(params, s)
+    named = ""
+    if 0 < len(involved) < d:  # (every column, when there are too few rows)
+        shown = ", ".join(
+            repr(str(names[j])) if names is not None and j < len(names) else f"column {j}"
+            for j in involved[:10]
+        )
+        more = f" and {len(involved) - 10} more" if len(involved) > 10 else ""
+        named = f"; the columns {shown}{more} are collinear there"
     return (
         f"{what} is singular: the smallest eigenvalue of its correlation matrix is "
         f"{s.smallest:.3g} <= tol² = {bound:.3g} (collinear columns, or too few rows: "
         f"weight {s.weight:g} for {d} features, and a covariance needs more rows than features)"
+        f"{named}"
     )
+
+
+def _collinear_columns(params: MVNormalParams, s: Singular) -> list[int]:
+    """The columns (indices of the training data) that take a visible part in the null
+    directions of a singular matrix: its correlation matrix's eigenvectors whose eigenvalues
+    are at most ``tol²`` (the smallest one, if rounding put it above), the rule the ``"svd"``
+    solver drops them by (:func:`span_of`)."""
+    kept = np.flatnonzero(params.keep)
+    cov = params.covariance[0 if s.klass is None else s.klass][np.ix_(kept, kept)]
+    root = np.sqrt(np.diagonal(cov))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        correlation = cov / root[:, None] / root[None, :]
+    if not np.isfinite(correlation).all():
+        return []
+    values, vectors = np.linalg.eigh(correlation)
+    null = values <= max(float(np.square(params.tol)), float(values[0]))
+    return [int(kept[j]) for j in np.flatnonzero((np.abs(vectors[:, null]) > 1e-3).any(axis=1))]
 
 
 def _score(params: MVNormalParams, X: np.ndarray, d: int) -> np.ndarray:

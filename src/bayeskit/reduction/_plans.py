@@ -36,6 +36,7 @@ from .._rounds import (
     Part,
     Round,
     Rounds,
+    Schema,
     _commit,
     _fresh,
     _set_schema,
@@ -113,7 +114,31 @@ def summarize_new(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -
     """A partition's statistics, with the columns read as a first fit reads them."""
     model = copy.copy(template)  # (no columns read yet: it reads them as a first fit)
     summary = model.summarize(X, y, weight, part=True)
-    return (summary,), schema_of(model)
+    schema = schema_of(model)
+    _refuse_layout_from_rows(model, schema)
+    return (summary,), schema
+
+
+def _refuse_layout_from_rows(model: Any, schema: Schema) -> None:
+    """A model whose first fit chooses cut points of numeric columns from the rows (its
+    contract's ``layout_from_rows``) cannot be fitted by partitions: each would choose its
+    own, and partitions that happen to agree would still not choose what ``fit`` of all the
+    rows chooses."""
+    if not (declares(model) and contract_of(model).layout_from_rows):
+        return
+    state = schema.state if isinstance(schema.state, dict) else {}
+    numeric = [int(j) for j in state.get("numeric", ())]
+    if not numeric:
+        return
+    names = schema.names
+    shown = ", ".join(repr(names[j]) if names is not None else f"column {j}" for j in numeric[:5])
+    more = f" and {len(numeric) - 5} more" if len(numeric) > 5 else ""
+    raise DataError(
+        f"{type(model).__name__} chooses the cut points of its numeric columns ({shown}{more}) "
+        "from the rows of its first fit, which a fit by partitions cannot see together: fit a "
+        "first batch in memory (or summarize a sample spread over all the rows on the unfitted "
+        "model, then fit_summary), then add the rest with bayeskit.dask.partial_fit"
+    )
 
 
 def summarize_more(template: GenerativeClassifier, X: Any, y: Any, weight: Any) -> Any:
