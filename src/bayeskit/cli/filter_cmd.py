@@ -87,7 +87,7 @@ def filter_mail(
         typer.Option(
             "--server",
             metavar="URL",
-            help="Ask a running 'bayeskit serve' (POST /check) instead; MODEL answers when "
+            help="Ask a running 'bayeskit serve' (POST /verdict) instead; MODEL answers when "
             "it cannot.",
         ),
     ] = None,
