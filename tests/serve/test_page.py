@@ -304,7 +304,7 @@ def _keyboard_alone(browser, server) -> None:
     token.clear()
     token.send_keys("wrong-token-123")
     browser.find_element(By.ID, "learn-ham").click()
-    _wait(browser, lambda d: "needs the server's token" in _text(d, "status"))
+    _wait(browser, lambda d: _text(d, "status").startswith("The server refused the token"))
 
 
 def _files_and_ham_on_a_phone(browser, server, tmp_path) -> None:

@@ -46,6 +46,7 @@ from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
 from .colouring import shown_units
+from .headers import AnswerHeaders
 from .hosts import HostCheck
 from .inputs import (
     MAX_JSON_DEPTH,
@@ -688,7 +689,7 @@ def create_app(config: ServeConfig) -> ASGIApp:
     )
     app.state.service = service
     limited = _InFlightLimit(app, config.max_in_flight)
-    checked = HostCheck(limited, config.host, config.allow_hosts)
+    checked = AnswerHeaders(HostCheck(limited, config.host, config.allow_hosts))
     checked.service = service  # type: ignore[attr-defined]
     return checked
 
