@@ -168,8 +168,6 @@ def test_hostile_column_and_file_names_show_as_text(browser, tmp_path):
         server.kill()
 
 
-# inf - inf in the server's arithmetic (answered as null, as documented) warns
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_an_infinite_log_odds_is_shown_not_a_script_error(browser, tmp_path):
     """An unsmoothed model gives some words no probability in a class: its log-odds are
     infinite, null in JSON. The page showed "Cannot read properties of null (reading

@@ -126,24 +126,28 @@ class Scorer:
         x = self.model.transform([doc])
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
         columns = x.indices
-        jll = (self.b + self.W[:, columns] @ x.data).reshape(1, -1)
-        log_odds = None
-        if self.spam is not None:
-            a, c = self.spam, 1 - self.spam
-            log_odds = float(jll[0, a] - jll[0, c])
-            if self.fisher:  # the filter's own score (Fisher's), not the count model's
-                log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
-            if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
-                z = calibration.calibrated_logit_of(log_odds, self.scale)
-                proba = np.empty(2)
-                proba[a], proba[c] = calibration.expit_of(z), calibration.expit_of(-z)
+        # An unsmoothed model can hold -inf in both classes: their difference is NaN,
+        # answered as null (the user guide), not a warning in the server's log.
+        with np.errstate(invalid="ignore"):
+            jll = (self.b + self.W[:, columns] @ x.data).reshape(1, -1)
+            log_odds = None
+            if self.spam is not None:
+                a, c = self.spam, 1 - self.spam
+                log_odds = float(jll[0, a] - jll[0, c])
+                if self.fisher:  # the filter's own score (Fisher's), not the count model's
+                    log_odds = float(self.model.log_odds_of_rows(x, joint=jll)[0])
+                if self.fisher or self.scale != (1.0, 0.0):  # SpamFilter.predict_proba
+                    z = calibration.calibrated_logit_of(log_odds, self.scale)
+                    proba = np.empty(2)
+                    proba[a], proba[c] = calibration.expit_of(z), calibration.expit_of(-z)
+                else:
+                    proba = np.exp(_log_posterior(jll, self.log_prior))
             else:
                 proba = np.exp(_log_posterior(jll, self.log_prior))
-        else:
-            proba = np.exp(_log_posterior(jll, self.log_prior))
-            order = np.argsort(-jll[0], kind="stable")
-            a, c = int(order[0]), int(order[1])
-        weights = x.data * (self.W[a, columns] - self.W[c, columns])
+                order = np.argsort(-jll[0], kind="stable")
+                a, c = int(order[0]), int(order[1])
+            difference = jll[0, a] - jll[0, c]
+            weights = x.data * (self.W[a, columns] - self.W[c, columns])
         out: dict[str, Any] = {}
         if self.spam is not None:
             # SpamFilter.verdicts and .decisions for one message, with the cutoffs and the
@@ -161,7 +165,7 @@ class Scorer:
         else:
             label = plain(self.model.predict([doc])[0])
             out.update(verdict=label, label=label)
-        out["log_odds"] = float(jll[0, a] - jll[0, c]) if log_odds is None else log_odds
+        out["log_odds"] = float(difference) if log_odds is None else log_odds
         out["log_odds_of"] = [self.classes[a], self.classes[c]]
         out["probabilities"] = {str(k): float(p) for k, p in zip(self.classes, proba, strict=True)}
         rank = np.argsort(-np.abs(weights), kind="stable")[:REASONS].tolist()
