@@ -448,15 +448,29 @@ class ModelState:
                     request.future.set_result(answer)
 
     def _roll_back(self, group: list[_Computed], exc: BaseException) -> None:
-        """The group's lines are not in the journal: fail its requests and every request
-        computed on top of them since (queued after them), and compute from the durable
-        model again."""
+        """The group's lines are not in the journal: fail its requests that change the
+        model, and every such request computed on top of them since (queued after them),
+        and compute from the durable model again.
+
+        A request that changes nothing (a duplicate learn, an unlearn of a message not
+        learned so) keeps its own answer, decided again on the durable model's index: it
+        needed no journal line, so a full disk is not its answer; it was decided on learns
+        that are now refused, and the durable index may answer it otherwise (a duplicate of
+        a refused learn is now a learn, refused with the rest)."""
         with self._computing:
             self._head = self.snapshot
             self._take_queued(group, None)
+        durable = self.snapshot.learned
         for computed in group:
             for request, _ in computed.answers:
-                if not request.future.done():
+                if request.future.done():
+                    continue
+                was = durable.get(request.digest)
+                if request.unlearn and was != request.label:
+                    request.future.set_exception(_never_learned(request, was))
+                elif not request.unlearn and was == request.label:
+                    request.future.set_result(_duplicate(request, was))
+                else:
                     request.future.set_exception(exc)
 
     # ------------------------------------------------------------------ saving
