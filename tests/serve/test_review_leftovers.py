@@ -10,6 +10,8 @@ the HTTP layer does not change, through the app.
 from __future__ import annotations
 
 import errno
+import http.client
+import json
 import os
 import threading
 import time
@@ -131,5 +133,37 @@ def test_a_full_disk_leaves_the_other_answers_of_its_group_as_they_are(
         # nothing of the refused learns was kept, and learning goes on
         assert call(server.port, "GET", "/health")[1]["learned_messages"] == 1
         assert _learn(server.port, "/learn/ham", HAMMY)[0] == 200
+    finally:
+        server.kill()
+
+
+# ------------------------------------------------------------------ 2. a trailing slash
+@pytest.mark.parametrize(
+    ("method", "path", "meant"),
+    [("GET", "/metadata/", "/metadata"), ("POST", "/invocations/", "/invocations"),
+     ("GET", "/health//", "/health"), ("GET", "/nothing/", None)],
+)  # fmt: skip
+def test_a_trailing_slash_is_no_redirect_to_the_host_header(
+    topics_file, model_copy, method, path, meant
+):
+    """``GET /metadata/`` was a 307 with an empty body whose Location was built from the
+    request's Host header; now a 404 as other unknown paths get, naming the path meant."""
+    server = ThreadServer(ServeConfig(model=str(model_copy(topics_file)), allow_hosts=("*",)))
+    try:
+        headers = {"Host": "elsewhere.example", "Content-Type": "application/json"}
+        conn = http.client.HTTPConnection("127.0.0.1", server.port)
+        conn.request(method, path, body=b'{"inputs": ["hi"]}', headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        assert response.status == 404, body
+        assert response.getheader("location") is None
+        message = json.loads(body)["error"]
+        assert message.startswith(f"no such resource: {method} {path}")
+        if meant:
+            assert f"the resource is {meant}, without the trailing slash" in message
+        else:
+            assert "trailing slash" not in message
+        assert "elsewhere.example" not in message
     finally:
         server.kill()

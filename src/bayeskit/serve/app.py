@@ -38,7 +38,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
@@ -648,7 +648,11 @@ def create_app(config: ServeConfig) -> ASGIApp:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            message = f"no such resource: {request.method} {request.url.path}"
+            path = request.url.path
+            message = f"no such resource: {request.method} {path}"
+            meant = path.rstrip("/")
+            if meant and meant != path and _routed(app, request.scope, meant):
+                message += f"; the resource is {meant}, without the trailing slash"
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}"
             allow = (exc.headers or {}).get("Allow")
@@ -686,11 +690,21 @@ def create_app(config: ServeConfig) -> ASGIApp:
         },
         lifespan=lifespan,
     )
+    # Starlette answers /metadata/ with a redirect to a URL built from the Host header (an
+    # empty 307, which a client following it sends its body again for): answered as any
+    # other unknown path instead, naming the one meant
+    app.router.redirect_slashes = False
     app.state.service = service
     limited = _InFlightLimit(app, config.max_in_flight)
     checked = HostCheck(limited, config.host, config.allow_hosts)
     checked.service = service  # type: ignore[attr-defined]
     return checked
+
+
+def _routed(app: Starlette, scope: Scope, path: str) -> bool:
+    """Whether one of ``app``'s routes serves ``path`` (by any method)."""
+    probe = {**scope, "path": path}
+    return any(route.matches(probe)[0] != Match.NONE for route in app.routes)
 
 
 def app_from_environment() -> ASGIApp:
