@@ -167,3 +167,148 @@ def test_a_trailing_slash_is_no_redirect_to_the_host_header(
         assert "elsewhere.example" not in message
     finally:
         server.kill()
+
+
+# ------------------------------------------------------------------ 3. table checks
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory, categories_file, measures_file, codes_file):
+    """One real server per table model (read-only: no token)."""
+    started = {
+        name: ThreadServer(ServeConfig(model=str(path)))
+        for name, path in (("cat", categories_file), ("gauss", measures_file),
+                           ("codes", codes_file))
+    }  # fmt: skip
+    yield started
+    for server in started.values():
+        server.kill()
+
+
+class _Answer:
+    def __init__(self, status: int, body) -> None:
+        self.status_code, self._body = status, body
+        self.text = json.dumps(body) if not isinstance(body, bytes) else body.decode()
+
+    def json(self):
+        return self._body
+
+
+def _post(server, body: str, content_type: str) -> _Answer:
+    headers = {"Content-Type": content_type}
+    return _Answer(*call(server.port, "POST", "/invocations", body.encode(), headers))
+
+
+@pytest.mark.parametrize("body", ["foo,bar\nx,p\n", "w,r\nx,p\n"])
+def test_a_wrong_csv_header_over_text_categories_is_named(servers, body):
+    """``foo,bar`` above a row was read as one more row of unseen categories (two answers
+    for one row); a first line none of whose fields is a category of its column is a
+    header, refused naming the columns, and the answer says how to send it as a row."""
+    r = _post(servers["cat"], body, "text/csv")
+    _says(r, 400, ["missing 'a', 'b'", "not in training", "header=absent"])
+
+
+@pytest.mark.parametrize(
+    ("body", "rows"),
+    [("x,p\ny,q\n", 2), ("NA,p\n", 1), ("w,p\n", 1)],  # a known value, a missing one
+)
+def test_a_csv_row_without_a_header_is_still_read(servers, categories_file, body, rows):
+    r = _post(servers["cat"], body, "text/csv")
+    assert r.status_code == 200, r.text
+    assert len(r.json()["predictions"]) == rows
+
+
+def test_a_csv_header_of_numbers_columns_is_told_from_a_row(servers):
+    assert _post(servers["gauss"], "0.5,1.5\n", "text/csv").status_code == 200
+    _says(_post(servers["gauss"], "x,y\n0.5,1.5\n", "text/csv"), 400, ["missing 'u', 'v'"])
+
+
+def test_rfc_4180_header_parameter_is_honoured(servers, categories_file):
+    """``text/csv; header=absent|present`` (RFC 4180, section 3) was ignored: a first line
+    naming the columns was taken as a header though the client said it is a row, and a row
+    as data though the client said it is a header."""
+    model = bk.load(categories_file)
+    expected = model.predict(pl.DataFrame({"a": ["y", "x"], "b": ["q", "p"]})).tolist()
+    server = servers["cat"]
+    r = _post(server, "y,q\nx,p\n", "text/csv; header=absent")
+    assert r.status_code == 200, r.text
+    assert r.json()["predictions"] == expected
+    # the client says the first line is a row: read as one (unseen categories), not a header
+    r = _post(server, "a,b\nx,p\n", 'text/csv; charset=utf-8; Header="Absent"')
+    assert r.status_code == 200, r.text
+    assert len(r.json()["predictions"]) == 2
+    # the client says it is a header: refused naming the columns, though it looks like a row
+    _says(_post(server, "y,q\nx,p\n", "text/csv; header=present"), 400, ["missing 'a', 'b'"])
+    r = _post(server, "b,a\nq,y\np,x\n", "text/csv; header=present")
+    assert r.json()["predictions"] == expected
+    _says(
+        _post(server, "a,b\nx,p\n", "text/csv; header=yes"),
+        400,
+        ["header parameter is 'yes'", "header=present", "header=absent", "RFC 4180"],
+    )
+
+
+@pytest.mark.parametrize("value", ['"NaN"', '"nan"', '"inf"', '"-Infinity"', "1e999"])
+def test_nan_text_is_no_missing_value_in_json(servers, value):
+    """The string "NaN" was read as a missing value where "NA" is refused; in JSON a
+    missing value is null. Each is refused naming the column, and null is still read."""
+    body = '{"dataframe_records": [{"u": ' + value + ', "v": 1}]}'
+    _says(_post(servers["gauss"], body, "application/json"), 400, ["column 'u'", "null"])
+
+
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+def test_nan_literals_are_not_json(servers, word):
+    """Python's parser reads NaN and Infinity (JavaScript's words), which JSON does not have
+    (RFC 8259, section 6): NaN was a missing value, Infinity a model's refusal."""
+    body = '{"dataframe_records": [{"u": ' + word + ', "v": 1}]}'
+    _says(_post(servers["gauss"], body, "application/json"), 400, [word, "RFC 8259", "null"])
+
+
+def test_null_and_NA_in_json_are_as_documented(servers):
+    ok = _post(servers["gauss"], '{"dataframe_records": [{"u": null, "v": 1}]}', "application/json")
+    assert ok.status_code == 200, ok.text
+    body = '{"dataframe_records": [{"u": "NA", "v": 1}]}'
+    _says(_post(servers["gauss"], body, "application/json"), 400, ["column 'u'", "'NA'"])
+
+
+@pytest.mark.parametrize("key", ["colums", "dtypes", "Data"])
+def test_an_unknown_dataframe_split_key_is_named(servers, key):
+    """MLflow's dataframe_split has columns, index and data; another key was ignored (a
+    misspelled "colums" read the rows by position)."""
+    body = json.dumps({"dataframe_split": {key: ["b", "a"], "data": [["x", "p"]]}})
+    _says(
+        _post(servers["cat"], body, "application/json"),
+        400,
+        [f"'{key}'", "accepted: 'columns', 'index', 'data'"],
+    )
+    body = '{"dataframe_split": {"columns": ["a", "b"], "index": [7], "data": [["x", "p"]]}}'
+    assert _post(servers["cat"], body, "application/json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ('{"inputs": {"a": ["x", "y"], "b": ["p"]}}', "('a' has 2, 'b' has 1)"),
+        ('{"inputs": [null]}', "it is null"),
+        ('{"inputs": [{"a": "x", "b": "p"}, true]}', 'it is {"a": "x", "b": "p"}'),
+        ('{"inputs": [["x", "p"]], "params": {"probabilities": null}}', "not null"),
+    ],
+)
+def test_answers_show_the_request_not_python(servers, body, says):
+    """The answers showed Python's reprs of the request's values ([2, 1], None, True,
+    {'a': 'x'}); they show what was sent, in JSON's words, or say it in words."""
+    r = _post(servers["cat"], body, "application/json")
+    _says(r, 400, [says])
+    assert not any(word in r.json()["error"] for word in ("None", "True", "[2, 1]", "np."))
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ('{"dataframe_records": [{"a": 1e200, "b": 1}]}', "application/json"),
+        ('{"dataframe_records": [{"a": -1e300, "b": 1}]}', "application/json"),
+        ("a,b\n" + "1" * 30 + ",1\n", "text/csv"),
+    ],
+)
+def test_a_code_beyond_int64_is_refused_by_its_column(servers, body, content_type):
+    """Integer categories: 1e200 (a whole number in JSON) and a CSV code of 30 digits were a
+    500 (polars' overflow); refused naming the column, as 10**30 in JSON was."""
+    _says(_post(servers["codes"], body, content_type), 400, ["column 'a'", "row 1"])
