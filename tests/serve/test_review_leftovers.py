@@ -24,6 +24,7 @@ import pytest
 import bayeskit as bk
 import bayeskit.serve.journal as journal_module
 from bayeskit.serve import ServeConfig
+from bayeskit.serve.state import ModelState
 
 from .conftest import AUTH, HAMMY, SPAMMY, ThreadServer
 from .test_server import call
@@ -312,3 +313,57 @@ def test_a_code_beyond_int64_is_refused_by_its_column(servers, body, content_typ
     """Integer categories: 1e200 (a whole number in JSON) and a CSV code of 30 digits were a
     500 (polars' overflow); refused naming the column, as 10**30 in JSON was."""
     _says(_post(servers["codes"], body, content_type), 400, ["column 'a'", "row 1"])
+
+
+# ------------------------------------------------------------------ 4. a long replay at start
+def test_a_long_replay_at_start_says_how_far_it_is(
+    topics_file, model_copy, token_file, monkeypatch, capfd
+):
+    """200,000 journaled learns replayed for about half a minute at start with nothing
+    printed; a replay past REPLAY_SAID_OPS now says so, on standard error with the other
+    start-up lines, and how far it is every REPLAY_PROGRESS_SECONDS (here: at every part),
+    and replays the same model as in one part."""
+    import bayeskit.serve.state as state_module
+
+    from .test_journal import _abandon
+
+    model = model_copy(topics_file)
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    texts = [(f"goal number {i}", "sport") for i in range(25)]
+    texts += [(f"goal number {i}", "law") for i in range(5)]  # relabelled: unlearn, learn
+    for text, label in texts:
+        assert state.submit(text, label, unlearn=False).result(30)["seq"]
+    expected = state.snapshot.model.class_count_.tolist()
+    _abandon(state)  # a crash: the model file lacks all 30
+    for name, value in (("REPLAY_SAID_OPS", 10), ("REPLAY_PART", 7),
+                        ("REPLAY_PROGRESS_SECONDS", 0.0), ("REPLAY_SAID_BYTES", 1)):  # fmt: skip
+        monkeypatch.setattr(state_module, name, value)
+    capfd.readouterr()
+    server = ThreadServer(ServeConfig(model=str(model), token_file=str(token_file)))
+    try:
+        health = call(server.port, "GET", "/health")[1]
+        assert health["replayed_at_start"] == 30
+        replayed = server._server.config.app.service.state.snapshot.model
+        assert replayed.class_count_.tolist() == expected
+    finally:
+        server.kill()
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("bayeskit serve: ")]
+    assert lines[0].startswith("bayeskit serve: reading topics.bk.journal (")
+    assert lines[1] == "bayeskit serve: replaying 30 learned messages from topics.bk.journal…"
+    counts = [line.split("replayed ")[1].split(" (")[0] for line in lines[2:]]
+    assert counts == ["7 of 30", "14 of 30", "21 of 30", "28 of 30"]
+
+
+def test_a_short_replay_says_nothing_before_the_banner(topics_file, model_copy, capfd):
+    from .test_journal import _abandon
+
+    model = model_copy(topics_file)
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    assert state.submit("a late goal", "sport", unlearn=False).result(30)["seq"] == 1
+    _abandon(state)
+    capfd.readouterr()
+    said: list[str] = []
+    replayed = ModelState(str(model), learning=False, say=said.append)
+    assert replayed.replayed == 1
+    assert said == []

@@ -28,7 +28,8 @@ import logging
 import math
 import os
 import re
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
@@ -201,13 +202,16 @@ class _InFlightLimit:
 class Service:
     """The endpoints, over one :class:`ModelState`."""
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, say: Callable[[str], object] | None = None) -> None:
         self.config = config
         self.token = read_token(config.token_file) if config.token_file else None
         self.token_digest = hashlib.sha256((self.token or "").encode("utf-8")).digest()
         self.learning_off = learning_off(config, self.token is not None)
         self.state = ModelState(
-            config.model, learning=not self.learning_off, save_interval=config.save_interval
+            config.model,
+            learning=not self.learning_off,
+            save_interval=config.save_interval,
+            say=say or _on_stderr,
         )
         if self.state.cannot_learn and not self.learning_off:
             self.learning_off = f"learning is off: {self.state.cannot_learn}"
@@ -619,9 +623,14 @@ def csv_missing_markers(path: str) -> list[str]:
     return missing_markers(reading.get("missing") or (), reading.get("default_missing", True))
 
 
-def create_app(config: ServeConfig) -> ASGIApp:
-    """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now)."""
-    service = Service(config)
+def _on_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def create_app(config: ServeConfig, say: Callable[[str], object] | None = None) -> ASGIApp:
+    """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now; a long
+    replay says how far it is through ``say``, by default on standard error)."""
+    service = Service(config, say)
 
     async def refused(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
