@@ -367,3 +367,37 @@ def test_a_short_replay_says_nothing_before_the_banner(topics_file, model_copy, 
     replayed = ModelState(str(model), learning=False, say=said.append)
     assert replayed.replayed == 1
     assert said == []
+
+
+# ------------------------------------------------------------------ beside the list
+@pytest.fixture(scope="module")
+def truths_server(tmp_path_factory):
+    """A MixedNB with a column of true/false (the Bernoulli family) and one of numbers."""
+    rng = np.random.default_rng(3)
+    frame = pl.DataFrame({"f": rng.choice([True, False], 90), "g": rng.normal(size=90)})
+    path = tmp_path_factory.mktemp("models") / "truths.bk"
+    bk.save(bk.MixedNB().fit(frame, rng.choice(["no", "yes"], 90)), path)
+    server = ThreadServer(ServeConfig(model=str(path)))
+    yield server
+    server.kill()
+
+
+def test_a_csv_truth_beside_a_value_that_is_not_one_is_named_by_its_own_row(truths_server):
+    """A CSV column of true/false holding one other value was refused at its first row,
+    naming a value the column does hold ("holds 'true' in row 1"); now the row at fault is
+    named, and true/false in any case are read, as polars reads such a column."""
+    r = _post(truths_server, "f,g\ntrue,1\nmaybe,2\n", "text/csv")
+    _says(r, 400, ["column 'f' holds 'maybe' in row 2"])
+    r = _post(truths_server, "f,g\nTrue,1\nFALSE,2\n", "text/csv")
+    assert r.status_code == 200, r.text
+    assert len(r.json()["predictions"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("content_type", "says"),
+    [("text/csv", "the CSV body is empty"), ("application/json", "the JSON body is empty")],
+)
+def test_an_empty_body_is_said_in_the_servers_words(servers, content_type, says):
+    """Empty bodies were answered in the parsers' words ("the CSV body cannot be read: empty
+    CSV", "malformed JSON: Expecting value: line 1 column 1 (char 0)")."""
+    _says(_post(servers["cat"], "", content_type), 400, [says])

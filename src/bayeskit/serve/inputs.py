@@ -222,6 +222,11 @@ def invocation_input(
         markers = list(DEFAULT_MISSING if missing is None else missing)
         # (a byte-order mark is no part of the first column's name)
         text = decode_text(body, options.get("charset", "utf-8")).removeprefix("\ufeff")
+        if not text.strip():  # (polars' words: "empty CSV")
+            raise RequestError(
+                "the CSV body is empty: send a header line naming the columns, then one row "
+                "per line"
+            )
         names = column_names(model)
         declared = _declared_header(options)
         if declared is None:
@@ -274,6 +279,10 @@ def invocation_input(
             f"Content-Type {kind!r} is not accepted by /invocations; send application/json "
             f"(one of {', '.join(SHAPES)}) or text/csv",
             status=415,
+        )
+    if not body.strip():  # (Python's words: "Expecting value: line 1 column 1 (char 0)")
+        raise RequestError(
+            f"the JSON body is empty: send an object with one of the keys {', '.join(SHAPES)}"
         )
     payload = read_json(body, options.get("charset", "utf-8"))
     if not isinstance(payload, dict):

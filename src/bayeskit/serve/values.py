@@ -118,6 +118,8 @@ def column_series(name: str, values: Any, kind: str) -> Any:
         values = values.to_list()
         if text and kind == "integer":  # a CSV column of codes beside a value that is not one
             values = [_parsed_integer(v) for v in values]
+        elif text and kind in ("boolean", "binary"):  # true/false beside one that is not
+            values = [_parsed_truth(v, kind) for v in values]
     convert = _CONVERT[kind]
     out: list[Any] = []
     for row, value in enumerate(values, start=1):
@@ -195,6 +197,21 @@ def _parsed_integer(field: str | None) -> Any:
         return int(field) if field is not None else None
     except ValueError:
         return field
+
+
+def _parsed_truth(field: str | None, kind: str) -> Any:
+    """A CSV field of a column of truth values as polars reads a column of them (true and
+    false in any case; a binary column's numbers too), else the field itself (refused by
+    its row)."""
+    if field is None:
+        return None
+    if field.strip().lower() in ("true", "false"):
+        return field.strip().lower() == "true"
+    if kind == "binary":
+        number = _number(field.strip())
+        if number is not _REFUSED:
+            return number
+    return field
 
 
 def _boolean(value: Any) -> Any:
