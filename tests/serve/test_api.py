@@ -380,7 +380,7 @@ BAD_INVOCATIONS = [
     (b'{"inputs": [], "instances": []}', "application/json", 400, "exactly one of"),
     (b'{"dataframe_split": {"columns": ["a"]}}', "application/json", 400, "dataframe_split must"),
     (b'{"dataframe_records": [1, 2]}', "application/json", 400, "list of objects"),
-    (b'{"inputs": {"a": [1], "b": [1, 2]}}', "application/json", 400, "different lengths"),
+    (b'{"inputs": {"a": [1], "b": [1, 2]}}', "application/json", 400, "numbers of values"),
     (b'{"inputs": [1]}', "application/json", 400, "row 1"),
     (b'{"inputs": [[1]], "params": {"probabilities": 1}}', "application/json", 400, "true or"),
     (b"\xff\xfe{}", "application/json", 400, "not valid utf-8"),

@@ -28,7 +28,8 @@ import logging
 import math
 import os
 import re
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
@@ -38,7 +39,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
@@ -202,13 +203,16 @@ class _InFlightLimit:
 class Service:
     """The endpoints, over one :class:`ModelState`."""
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, say: Callable[[str], object] | None = None) -> None:
         self.config = config
         self.token = read_token(config.token_file) if config.token_file else None
         self.token_digest = hashlib.sha256((self.token or "").encode("utf-8")).digest()
         self.learning_off = learning_off(config, self.token is not None)
         self.state = ModelState(
-            config.model, learning=not self.learning_off, save_interval=config.save_interval
+            config.model,
+            learning=not self.learning_off,
+            save_interval=config.save_interval,
+            say=say or _on_stderr,
         )
         if self.state.cannot_learn and not self.learning_off:
             self.learning_off = f"learning is off: {self.state.cannot_learn}"
@@ -620,9 +624,14 @@ def csv_missing_markers(path: str) -> list[str]:
     return missing_markers(reading.get("missing") or (), reading.get("default_missing", True))
 
 
-def create_app(config: ServeConfig) -> ASGIApp:
-    """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now)."""
-    service = Service(config)
+def _on_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def create_app(config: ServeConfig, say: Callable[[str], object] | None = None) -> ASGIApp:
+    """The ASGI app serving ``config.model`` (loaded, and its journal replayed, now; a long
+    replay says how far it is through ``say``, by default on standard error)."""
+    service = Service(config, say)
 
     async def refused(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
@@ -649,7 +658,11 @@ def create_app(config: ServeConfig) -> ASGIApp:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404:
-            message = f"no such resource: {request.method} {request.url.path}"
+            path = request.url.path
+            message = f"no such resource: {request.method} {path}"
+            meant = path.rstrip("/")
+            if meant and meant != path and _routed(app, request.scope, meant):
+                message += f"; the resource is {meant}, without the trailing slash"
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}"
             allow = (exc.headers or {}).get("Allow")
@@ -687,11 +700,21 @@ def create_app(config: ServeConfig) -> ASGIApp:
         },
         lifespan=lifespan,
     )
+    # Starlette answers /metadata/ with a redirect to a URL built from the Host header (an
+    # empty 307, which a client following it sends its body again for): answered as any
+    # other unknown path instead, naming the one meant
+    app.router.redirect_slashes = False
     app.state.service = service
     limited = _InFlightLimit(app, config.max_in_flight)
     checked = AnswerHeaders(HostCheck(limited, config.host, config.allow_hosts))
     checked.service = service  # type: ignore[attr-defined]
     return checked
+
+
+def _routed(app: Starlette, scope: Scope, path: str) -> bool:
+    """Whether one of ``app``'s routes serves ``path`` (by any method)."""
+    probe = {**scope, "path": path}
+    return any(route.matches(probe)[0] != Match.NONE for route in app.routes)
 
 
 def app_from_environment() -> ASGIApp:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import BayeskitError
 from .refusal import RequestError
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
 #: The four JSON shapes of MLflow's scoring protocol.
 SHAPES = ("dataframe_split", "dataframe_records", "instances", "inputs")
 SOURCE = "the request"
+#: The keys of ``dataframe_split`` (pandas' ``orient="split"``, as MLflow sends it); the
+#: index is read and ignored (the answer is in the rows' order)
+SPLIT_KEYS = ("columns", "index", "data")
 #: The keys /invocations reads in ``params``: two names of one setting, whether to answer
 #: each row's probabilities.
 PARAMS = ("probabilities", "predict_proba")
@@ -113,7 +117,7 @@ def read_json(body: bytes, charset: str = "utf-8") -> Any:
             f"at most {MAX_JSON_DEPTH} (MLflow's scoring shapes need 4)"
         )
     try:
-        payload = json.loads(text, object_pairs_hook=_unique_keys)
+        payload = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json)
     except RequestError:
         raise
     except ValueError as exc:
@@ -138,6 +142,15 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             seen.add(twice)
         raise RequestError(f"a JSON object of the body names {twice!r} twice; give each key once")
     return out
+
+
+def _not_json(word: str) -> Any:
+    """Refuses ``NaN``, ``Infinity`` and ``-Infinity``, which Python's parser reads (as
+    JavaScript writes them) but JSON does not have (RFC 8259, section 6)."""
+    raise RequestError(
+        f"the JSON body holds {word}, which is not a JSON value (RFC 8259, section 6: numbers "
+        "are finite); send null for a missing value"
+    )
 
 
 def _json_error(exc: ValueError) -> str:
@@ -209,8 +222,17 @@ def invocation_input(
         markers = list(DEFAULT_MISSING if missing is None else missing)
         # (a byte-order mark is no part of the first column's name)
         text = decode_text(body, options.get("charset", "utf-8")).removeprefix("\ufeff")
+        if not text.strip():  # (polars' words: "empty CSV")
+            raise RequestError(
+                "the CSV body is empty: send a header line naming the columns, then one row "
+                "per line"
+            )
         names = column_names(model)
-        header = not _first_line_is_data(text, names)
+        declared = _declared_header(options)
+        if declared is None:
+            header = not _first_line_is_data(text, names, model, markers)
+        else:
+            header = declared
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
         if header and first is not None and names != ["text"]:
             from ..io.columns import check_column_names
@@ -219,7 +241,16 @@ def invocation_input(
             # header of 200,000 names took it seconds); a header alone has no rows first
             if not any(line.strip() for line in text.strip().splitlines()[1:]):
                 raise RequestError("no rows to predict")
-            check_column_names([f.strip() for f in first], names, SOURCE)
+            try:
+                check_column_names([f.strip() for f in first], names, SOURCE)
+            except BayeskitError as exc:
+                if declared is not None or _folded_overlap(first, names):
+                    raise
+                # a guess: said, with how to send a first line that is a row
+                raise RequestError(
+                    f"{exc} (the first line was read as a header; if it is a row, send "
+                    "Content-Type: text/csv; header=absent, RFC 4180's header parameter)"
+                ) from None
         try:
             frame = pl.read_csv(
                 io.StringIO(text),
@@ -249,6 +280,10 @@ def invocation_input(
             f"(one of {', '.join(SHAPES)}) or text/csv",
             status=415,
         )
+    if not body.strip():  # (Python's words: "Expecting value: line 1 column 1 (char 0)")
+        raise RequestError(
+            f"the JSON body is empty: send an object with one of the keys {', '.join(SHAPES)}"
+        )
     payload = read_json(body, options.get("charset", "utf-8"))
     if not isinstance(payload, dict):
         raise RequestError(
@@ -277,7 +312,7 @@ def invocation_input(
         )
     proba = params.get("probabilities", params.get("predict_proba", query_proba))
     if not isinstance(proba, bool):
-        raise RequestError(f"params.probabilities must be true or false, not {proba!r}")
+        raise RequestError(f"params.probabilities must be true or false, not {_json_shown(proba)}")
     return _rows(_columns(shapes[0], payload[shapes[0]], model), model), proba
 
 
@@ -300,10 +335,41 @@ def n_features(model: Any) -> int:
     return int(n)
 
 
-def _first_line_is_data(text: str, names: list[str]) -> bool:
+#: RFC 4180 (section 3), the ``header`` parameter of ``text/csv``: whether the first line
+#: is a header
+HEADER_PARAMETER = {"present": True, "absent": False}
+
+
+def _declared_header(options: dict[str, str]) -> bool | None:
+    """Whether the Content-Type says the first line is a header (``header=present``) or a
+    row (``header=absent``); None when it does not say."""
+    value = options.get("header")
+    if value is None:
+        return None
+    declared = HEADER_PARAMETER.get(value.lower())
+    if declared is None:
+        raise RequestError(
+            f"the Content-Type's header parameter is {value!r}; RFC 4180 (section 3) defines "
+            "header=present (the first line names the columns) and header=absent (it is a "
+            "row), or leave it out"
+        )
+    return declared
+
+
+def _folded_overlap(fields: list[str], names: list[str]) -> bool:
+    folded = {_folded(n) for n in names}
+    return any(_folded(f) in folded for f in fields)
+
+
+def _first_line_is_data(
+    text: str, names: list[str], model: Any = None, markers: Sequence[str] = ()
+) -> bool:
     """Whether a CSV body starts with a row of values rather than a header line (a row
     pasted without its header): none of its fields names one of the model's columns, and
-    it has one field per column, or all its fields are numbers (no header is all numbers)."""
+    it has one field per column, or all its fields are numbers (no header is all numbers),
+    and, where the model's columns say which values they hold (numbers, known categories),
+    at least one field is such a value (``foo,bar`` over text categories is a header whose
+    names are wrong, not a row of unseen categories)."""
     # (blank lines before it are no part of the body, as bayeskit predict reads a file)
     line = text.lstrip("\ufeff").lstrip("\r\n").partition("\n")[0].rstrip("\r")
     if not line.strip():
@@ -327,7 +393,13 @@ def _first_line_is_data(text: str, names: list[str]) -> bool:
         return "\n" not in text.strip()
     if names[0] == "x0" and names == [f"x{j}" for j in range(len(names))]:
         return numbers
-    return True
+    if model is None or numbers:
+        return True
+    from .values import values_of_columns
+
+    judged = values_of_columns(model, names, [f.strip() for f in fields], markers)
+    # a row when one field is a value of its column, or when no column can tell
+    return any(judged) or all(j is None for j in judged)
 
 
 def _folded(name: str) -> str:
@@ -375,6 +447,15 @@ def _columns(shape: str, value: Any, model: Any) -> Columns:
                 'dataframe_split must be {"columns": [...], "data": [[...], ...]} '
                 '(pandas\' orient="split")'
             )
+        unknown = [key for key in value if key not in SPLIT_KEYS]
+        if unknown:
+            # refused rather than ignored: a misspelled "colums" would read the rows by
+            # position, and a "dtypes" would not be applied
+            raise RequestError(
+                f"dataframe_split holds {_names(unknown)}, which /invocations does not read; "
+                f'accepted: {_names(list(SPLIT_KEYS))} (pandas\' orient="split"; index is '
+                "ignored)"
+            )
         columns = value.get("columns")
         rows = value["data"]
         if columns is None:
@@ -390,7 +471,11 @@ def _columns(shape: str, value: Any, model: Any) -> Columns:
             raise RequestError(f"{shape} as an object must map each column to a list of values")
         lengths = {len(v) for v in value.values()}
         if len(lengths) > 1:
-            raise RequestError(f"the columns of {shape} have different lengths: {sorted(lengths)}")
+            counts = ", ".join(f"{c!r} has {len(v)}" for c, v in list(value.items())[:10])
+            raise RequestError(
+                f"the columns of {shape} have different numbers of values ({counts}); give "
+                "every column one value per row"
+            )
         return dict(value)
     if not isinstance(value, list) or not value:
         raise RequestError(f"{shape} must be a non-empty list of rows (or an object of columns)")
@@ -417,7 +502,10 @@ def _positional(rows: Any, model: Any) -> Columns:
         if not isinstance(row, list):
             row = [row] if len(columns) == 1 else row
             if not isinstance(row, list):
-                raise RequestError(f"row {i} is not a list of values: {row!r:.80}")
+                raise RequestError(
+                    f"row {i} is not a list of values: it is {_json_shown(row)}; give each row "
+                    f"as a list of {len(columns)} values"
+                )
         if len(row) != len(columns):
             raise RequestError(
                 f"row {i} has {len(row)} values; the model reads {len(columns)} columns "
@@ -485,6 +573,12 @@ def _texts(columns: Columns) -> list[str]:
                 f"column {column!r} must hold text (strings) in every row; row {row} holds {shown}"
             )
     return list(values)
+
+
+def _json_shown(value: Any) -> str:
+    """A value of the request as its JSON (null, true, {"a": 1}), cut at 80 characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def _names(columns: list[str]) -> str:

@@ -210,7 +210,8 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     if config.workers <= 1:
-        app = create_app(config)  # loads the model and replays its journal before listening
+        # loads the model and replays its journal (saying how far, when long) before listening
+        app = create_app(config, announce)
         server = uvicorn.Server(_config(app, config))
         early = _stop_gracefully(server)
         announce(_banner(config, f"http://{shown}:{port}", app))

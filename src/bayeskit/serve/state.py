@@ -25,6 +25,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -58,6 +59,13 @@ __all__ = [
 
 log = logging.getLogger("bayeskit.serve")
 _MAX_BATCH = 256
+#: A replay at start of at least this many operations, or of a journal of at least this
+#: many bytes, is said as it runs, with a count every REPLAY_PROGRESS_SECONDS
+REPLAY_SAID_OPS = 1000
+REPLAY_SAID_BYTES = 2**20
+REPLAY_PROGRESS_SECONDS = 5.0
+#: how many operations a replay applies at once (in order: an unlearn comes after its learn)
+REPLAY_PART = 2000
 #: how often a reader reads the model file and its journal while the file keeps changing
 _READS = 5
 
@@ -218,8 +226,12 @@ class ModelState:
         *,
         learning: bool,
         save_interval: float = 10.0,
+        say: Callable[[str], object] | None = None,
     ) -> None:
         self.path = os.path.abspath(path)
+        #: where a long replay at start says how far it is (the start's other lines go
+        #: there too: standard error); None: said nowhere
+        self._say = say
         self.journal_path = self.path + ".journal"
         self.learning = learning
         self.save_interval = save_interval
@@ -256,11 +268,16 @@ class ModelState:
             for leftover in [name, *fnmatch.filter(os.listdir(folder), temporary)]:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(folder, leftover))
+        with contextlib.suppress(OSError):
+            size = os.path.getsize(self.journal_path)
+            if size >= REPLAY_SAID_BYTES and self._say is not None:
+                name = os.path.basename(self.journal_path)
+                self._say(f"bayeskit serve: reading {name} ({size / 2**20:,.1f} MB)…")
         model_sha, model, replay = self._model_and_journal(model_sha, model, learning)
         seq, learned, replayed = 0, {}, 0
         if replay is not None:
             if replay.ops:
-                model = apply_ops(model, [(op.doc, op.learn, op.unlearn) for op in replay.ops])
+                model = self._replayed(model, replay.ops)
             seq, learned, replayed = replay.seq, replay.learned, len(replay.ops)
         self.replayed = replayed
         #: the journal's last line was cut short (a crash in the middle of an append: never
@@ -282,6 +299,25 @@ class ModelState:
                 thread = threading.Thread(target=target, name=f"bayeskit-{name}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
+
+    def _replayed(self, model: Any, ops: list[Op]) -> Any:
+        """``model`` with the journal's ``ops`` applied, in order, a part at a time: a long
+        replay (200,000 learns take about half a minute) says how far it is, every
+        :data:`REPLAY_PROGRESS_SECONDS`, where the start's other lines go."""
+        say = self._say if len(ops) >= REPLAY_SAID_OPS else None
+        name = os.path.basename(self.journal_path)
+        if say is not None:
+            say(f"bayeskit serve: replaying {len(ops):,} learned messages from {name}…")
+        started = last = time.monotonic()
+        for start in range(0, len(ops), REPLAY_PART):
+            part = ops[start : start + REPLAY_PART]
+            model = apply_ops(model, [(op.doc, op.learn, op.unlearn) for op in part])
+            now = time.monotonic()
+            done = start + len(part)
+            if say is not None and done < len(ops) and now - last >= REPLAY_PROGRESS_SECONDS:
+                last = now
+                say(f"bayeskit serve: replayed {done:,} of {len(ops):,} ({now - started:.0f} s)")
+        return model
 
     def _model_and_journal(
         self, sha: str, model: Any, learning: bool
@@ -448,15 +484,29 @@ class ModelState:
                     request.future.set_result(answer)
 
     def _roll_back(self, group: list[_Computed], exc: BaseException) -> None:
-        """The group's lines are not in the journal: fail its requests and every request
-        computed on top of them since (queued after them), and compute from the durable
-        model again."""
+        """The group's lines are not in the journal: fail its requests that change the
+        model, and every such request computed on top of them since (queued after them),
+        and compute from the durable model again.
+
+        A request that changes nothing (a duplicate learn, an unlearn of a message not
+        learned so) keeps its own answer, decided again on the durable model's index: it
+        needed no journal line, so a full disk is not its answer; it was decided on learns
+        that are now refused, and the durable index may answer it otherwise (a duplicate of
+        a refused learn is now a learn, refused with the rest)."""
         with self._computing:
             self._head = self.snapshot
             self._take_queued(group, None)
+        durable = self.snapshot.learned
         for computed in group:
             for request, _ in computed.answers:
-                if not request.future.done():
+                if request.future.done():
+                    continue
+                was = durable.get(request.digest)
+                if request.unlearn and was != request.label:
+                    request.future.set_exception(_never_learned(request, was))
+                elif not request.unlearn and was == request.label:
+                    request.future.set_result(_duplicate(request, was))
+                else:
                     request.future.set_exception(exc)
 
     # ------------------------------------------------------------------ saving

@@ -8,6 +8,9 @@ holding ``0`` and ``"0"`` as text, which would change the answer for every row o
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +22,7 @@ __all__ = ["column_series", "value_kinds"]
 
 #: What each kind accepts, as the error says it.
 _ACCEPTED = {
-    "number": "numbers (or null)",
+    "number": "finite numbers (or null)",
     "integer": "whole numbers, the model's categories (or null)",
     "boolean": "true or false (or null)",
     "binary": "true, false or numbers (or null)",
@@ -28,18 +31,49 @@ _ACCEPTED = {
 }
 
 
+def _categories(model: Any, names: list[str]) -> dict[str, Any]:
+    """The categories the model knows, by column (its categorical columns only)."""
+    categories = getattr(model, "categories_", None)
+    if isinstance(categories, dict):  # MixedNB: its categorical columns only
+        return {str(c): v for c, v in categories.items()}
+    if categories is not None:  # CategoricalNB: one array per column, in order
+        return dict(zip(names, categories, strict=True))
+    return {}
+
+
+def values_of_columns(
+    model: Any, names: list[str], fields: list[str], markers: Sequence[str]
+) -> list[bool | None]:
+    """Whether each CSV field (``fields[j]`` under ``names[j]``) is a value its column
+    holds: a number in a column of numbers, a category the model knows, a missing-value
+    marker (True), or not (False); None where the column cannot tell (text of any kind)."""
+    kinds = value_kinds(model, names)
+    known = _categories(model, names)
+    missing = set(markers)
+    out: list[bool | None] = []
+    for name, field in zip(names, fields, strict=True):
+        kind = kinds[name]
+        if field in missing:
+            out.append(True)
+        elif name in known and kind in ("text", "integer"):
+            shown = {str(v) for v in np.asarray(known[name]).tolist()}
+            out.append(field in shown)
+        elif kind in ("number", "integer"):
+            out.append(_number(field) is not _REFUSED)
+        elif kind in ("binary", "boolean"):
+            truth = field.lower() in ("true", "false")
+            out.append(truth or (kind == "binary" and _number(field) is not _REFUSED))
+        else:
+            out.append(None)
+    return out
+
+
 def value_kinds(model: Any, names: list[str]) -> dict[str, str]:
     """What each of the model's columns (``names``, in order) accepts: a key of
     :data:`_ACCEPTED`."""
     kinds = {c: k or "scalar" for c, k in _named_kinds(model, names).items()}
     families = getattr(model, "feature_families_", None)
-    categories = getattr(model, "categories_", None)
-    if isinstance(categories, dict):  # MixedNB: its categorical columns only
-        by_name = categories
-    elif categories is not None:  # CategoricalNB: one array per column, in order
-        by_name = dict(zip(names, categories, strict=True))
-    else:
-        by_name = {}
+    by_name = _categories(model, names)
     for column, values in by_name.items():
         dtype = np.asarray(values).dtype
         if dtype.kind in "iu":
@@ -77,11 +111,15 @@ def column_series(name: str, values: Any, kind: str) -> Any:
         if kind == "number" and (values.dtype.is_numeric() or values.dtype == pl.Null):
             return values.cast(pl.Float64).alias(name)
         if kind == "integer" and (values.dtype.is_integer() or values.dtype == pl.Null):
-            return values.cast(pl.Int64).alias(name)
+            with contextlib.suppress(pl.exceptions.InvalidOperationError):
+                return values.cast(pl.Int64).alias(name)
+            # a code beyond int64 (polars read the column as Int128): refused by its row below
         text = values.dtype == pl.String
         values = values.to_list()
         if text and kind == "integer":  # a CSV column of codes beside a value that is not one
             values = [_parsed_integer(v) for v in values]
+        elif text and kind in ("boolean", "binary"):  # true/false beside one that is not
+            values = [_parsed_truth(v, kind) for v in values]
     convert = _CONVERT[kind]
     out: list[Any] = []
     for row, value in enumerate(values, start=1):
@@ -118,17 +156,26 @@ def _number(value: Any) -> Any:
     if isinstance(value, bool):
         return _REFUSED
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return _finite(float(value))
+        except OverflowError:  # a whole number of hundreds of digits
+            return _REFUSED
     if isinstance(value, str):  # as a CSV's field: a number written as text
         # in ASCII digits, as bayeskit predict reads a field: Python's float() also reads
         # "1_000" (1000.0) and other scripts' digits ("١٢", "３０"), which the CLI refuses
         if not value.isascii() or "_" in value:
             return _REFUSED
         try:
-            return float(value)
+            # and finite: "NaN" would be read as a missing value where "NA" is refused; in
+            # JSON a missing value is null (a CSV's markers are read as missing before this)
+            return _finite(float(value))
         except ValueError:
             return _REFUSED
     return _REFUSED
+
+
+def _finite(number: float) -> Any:
+    return number if math.isfinite(number) else _REFUSED
 
 
 #: the integer categories a model holds (numpy's int64)
@@ -141,7 +188,7 @@ def _integer(value: Any) -> Any:
     if isinstance(value, int):
         return value if _INT64[0] <= value <= _INT64[1] else _REFUSED
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return _integer(int(value))  # 1e200 is a whole number, beyond int64 as 10**200 is
     return _REFUSED
 
 
@@ -150,6 +197,21 @@ def _parsed_integer(field: str | None) -> Any:
         return int(field) if field is not None else None
     except ValueError:
         return field
+
+
+def _parsed_truth(field: str | None, kind: str) -> Any:
+    """A CSV field of a column of truth values as polars reads a column of them (true and
+    false in any case; a binary column's numbers too), else the field itself (refused by
+    its row)."""
+    if field is None:
+        return None
+    if field.strip().lower() in ("true", "false"):
+        return field.strip().lower() == "true"
+    if kind == "binary":
+        number = _number(field.strip())
+        if number is not _REFUSED:
+            return number
+    return field
 
 
 def _boolean(value: Any) -> Any:
