@@ -487,9 +487,9 @@ def first_record_width(raw: RawInput, label: str, options: ReadOptions) -> int |
 
     from ..io.readers import choose_separator, first_record, unix_lines
 
-    if raw.format not in ("csv", "tsv") or not raw.data.strip():
-        return None
     head = unix_lines(raw.data).removeprefix(codecs.BOM_UTF8)
+    if raw.format not in ("csv", "tsv") or not head.strip():
+        return None
     separator = choose_separator(head, label, raw.format, options.table_kwargs()["separator"])
     return len(first_record(head, label, raw.format, separator))
 

@@ -183,7 +183,7 @@ def read_table(
         label = name or os.fspath(source)
         fmt = table_format(label if format is None else os.fspath(source), format)
         data = read_bytes(Path(source), label)
-    if not data.strip():
+    if not data.removeprefix(codecs.BOM_UTF8).strip():  # (a byte-order mark alone: empty)
         raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
     if columns is not None:
         header = False
