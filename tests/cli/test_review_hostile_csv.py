@@ -168,3 +168,25 @@ def test_ctrl_c_ends_python_m_bayeskit_with_status_130(tmp_path, module):
     )
     assert run.returncode == 130, run.stderr
     assert run.stderr.strip().endswith("bayeskit: interrupted; nothing written")
+
+
+def test_a_number_column_with_wekas_question_mark_is_named_not_dropped_as_an_id(cli, tmp_path):
+    """Weka writes a missing value '?'. Read as text, a column of distinct decimals with one
+    '?' was taken for a row ID ('a different value in every row') and left out of the model."""
+    rng = np.random.default_rng(0)
+    rows = [(f"{rng.normal(3 * (i % 2)):.4f}", "ab"[i % 2]) for i in range(40)]
+    rows[6] = ("?", rows[6][1])
+    path = tmp_path / "weka.csv"
+    path.write_text("x,label\n" + "".join(f"{x},{y}\n" for x, y in rows))
+    result = cli("train", path, "-t", "label", "-o", tmp_path / "m.bk")
+    assert result.exit_code == 0, result.output
+    assert "looks like a row ID" not in result.output
+    assert (
+        "note: column 'x' holds numbers and '?' (1 row, the first data row 7): read as text, "
+        "each value a category, not a number; if '?' marks a missing value, pass --missing '?'"
+    ) in result.output
+    assert bk.load(tmp_path / "m.bk").n_features_in_ == 1
+    named = cli("train", path, "-t", "label", "--missing", "?", "-o", tmp_path / "n.bk")
+    assert named.exit_code == 0, named.output
+    assert "holds numbers and" not in named.output
+    assert "families: gaussian (1): x" in named.output
