@@ -190,3 +190,26 @@ def test_a_number_column_with_wekas_question_mark_is_named_not_dropped_as_an_id(
     assert named.exit_code == 0, named.output
     assert "holds numbers and" not in named.output
     assert "families: gaussian (1): x" in named.output
+
+
+def test_a_latin1_byte_in_the_header_is_named_by_its_line(cli, tmp_path):
+    """The header was decoded with replacement characters: a column named 'caf\ufffd' (and
+    two Latin-1 names differing only in their accents, 'the header names a column twice')."""
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("x,café,label\n1,2,a\n3,4,b\n1,3,a\n".encode("latin-1"))
+    (tmp_path / "base.csv").write_text(_TABLE)
+    model = tmp_path / "m.bk"
+    assert cli("train", tmp_path / "base.csv", "-t", "label", "-o", model).exit_code == 0
+    message = "line 1: byte 0xe9 at column 6 is not UTF-8 text; save the file as UTF-8"
+    runs = {
+        "train": cli("train", path, "-t", "label", "-o", tmp_path / "l.bk"),
+        "train in batches": cli(
+            "train", path, "-t", "label", "-o", tmp_path / "l.bk", "--batch-size", "1"
+        ),
+        "predict": cli("predict", model, path),
+        "predict standard input": cli("predict", model, "-", input=path.read_bytes()),
+    }
+    for what, result in runs.items():
+        assert result.exit_code == 2, (what, result.output)
+        assert message in result.output, (what, result.output)
+    assert not (tmp_path / "l.bk").exists()
