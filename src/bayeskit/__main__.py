@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from .cli import main as cli_main
+from .cli.errors import leave
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
@@ -34,4 +35,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    leave(main())

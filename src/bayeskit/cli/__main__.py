@@ -1,7 +1,6 @@
 """``python -m bayeskit.cli``: the ``bayeskit`` command."""
 
-import sys
-
 from . import main
+from .errors import leave
 
-sys.exit(main())
+leave(main())

@@ -364,7 +364,45 @@ def choose_columns(
                 f"column {name!r} holds {written[0]} written as text ({written[1]}): each value "
                 "is a category, not a number; write them as plain numbers to use them as such"
             )
+        stray = stray_markers(features.get_column(name))
+        if stray is not None:
+            markers, rows, first = stray
+            said = list_names([repr(m) for m in markers])
+            option = " ".join(f"--missing {_shell_word(m)}" for m in markers)
+            note(
+                f"column {name!r} holds numbers and {said} ({rows} row{'s' * (rows > 1)}, the "
+                f"first data row {first}): read as text, each value a category, not a number; "
+                f"if {said} marks a missing value, pass {option}"
+            )
     return features, ids, None
+
+
+_NUMBER = r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$"
+#: At most this many distinct words among the numbers of a column to name them as markers.
+_MARKERS = 3
+
+
+def stray_markers(column: Any) -> tuple[list[str], int, int] | None:
+    """(the few words, their rows, the first one's data row counted from 1) when a text
+    column holds numbers but for a few distinct words in fewer rows — a missing-value marker
+    not named, such as Weka's ``?`` — which make every value a category; else None."""
+    import polars as pl
+
+    if column.dtype != pl.String:
+        return None
+    numeric = column.str.contains(_NUMBER)
+    words = column.filter(numeric.not_() & column.is_not_null())
+    distinct = words.unique(maintain_order=True).to_list()
+    if not len(words) or len(distinct) > _MARKERS or len(words) >= int(numeric.sum() or 0):
+        return None
+    first = int(numeric.fill_null(True).not_().arg_true()[0]) + 1
+    return [str(w) for w in distinct], len(words), first
+
+
+def _shell_word(word: str) -> str:
+    import shlex
+
+    return shlex.quote(word)
 
 
 def written_numbers(column: Any) -> tuple[str, str] | None:
@@ -406,7 +444,10 @@ def id_reason(name: str, column: Any) -> str | None:
     if n < _MIN_ROWS_FOR_UNIQUE_ID or column.null_count() or column.n_unique() != n:
         return None
     if column.dtype == pl.String and not looks_like_text(column):
-        return "a different value in every row"
+        # numbers but for a marker (a '?' not named missing) are a measurement, not an ID
+        if stray_markers(column) is None:
+            return "a different value in every row"
+        return None
     if column.dtype.is_integer() and bool((column.diff().drop_nulls() > 0).all()):
         return "whole numbers increasing down the file"
     return None
@@ -487,9 +528,9 @@ def first_record_width(raw: RawInput, label: str, options: ReadOptions) -> int |
 
     from ..io.readers import choose_separator, first_record, unix_lines
 
-    if raw.format not in ("csv", "tsv") or not raw.data.strip():
-        return None
     head = unix_lines(raw.data).removeprefix(codecs.BOM_UTF8)
+    if raw.format not in ("csv", "tsv") or not head.strip():
+        return None
     separator = choose_separator(head, label, raw.format, options.table_kwargs()["separator"])
     return len(first_record(head, label, raw.format, separator))
 

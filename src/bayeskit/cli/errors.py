@@ -15,11 +15,12 @@ typer is loaded (nothing else raises them).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 
 def _base(name: str) -> type[Exception]:
@@ -60,6 +61,21 @@ def interrupted(prog: str = "bayeskit") -> int:
     _flush_stdout()
     print(f"{prog}: interrupted; {done}", file=sys.stderr)
     return INTERRUPTED
+
+
+def leave(code: int) -> NoReturn:
+    """End the process with exit code ``code`` (``sys.exit``), 130 too when run as ``python -m
+    bayeskit``. There CPython ends the process by SIGINT after it finalizes when a
+    KeyboardInterrupt ever ended a string ``exec`` or ``eval`` — dataclasses and named tuples
+    build their methods so, while a command imports its libraries — even one the command
+    caught: 130 is then the status of a process left before that check, its output flushed
+    (what the command opened was closed as the interrupt unwound it)."""
+    if code != INTERRUPTED:
+        sys.exit(code)
+    with contextlib.suppress(BaseException):  # (a second Ctrl-C, a closed output)
+        _flush_stdout()
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def _is_bayeskit_error(exc: BaseException) -> bool:

@@ -183,7 +183,7 @@ def read_table(
         label = name or os.fspath(source)
         fmt = table_format(label if format is None else os.fspath(source), format)
         data = read_bytes(Path(source), label)
-    if not data.strip():
+    if not data.removeprefix(codecs.BOM_UTF8).strip():  # (a byte-order mark alone: empty)
         raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
     if columns is not None:
         header = False
@@ -527,6 +527,9 @@ def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> lis
     with contextlib.suppress(csv.Error):  # a record cut at 1 MiB: read it all below
         for row in _csv_reader(head, fmt, separator):
             if row:
+                if any("\ufffd" in name for name in row):  # a byte that is not UTF-8?
+                    whole = data[: data.rfind(b"\n", 0, 1 << 20) + 1] or data[: 1 << 20]
+                    _decode(whole, label)  # raises naming its line (Latin-1 "café": 1)
                 return row
     return check_rows(_decode(data, label), label, fmt, False, separator)[0]
 

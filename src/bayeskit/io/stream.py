@@ -134,6 +134,7 @@ class TableStream:
         self.size = self.path.stat().st_size
         self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
         self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
+        self._blank_head = 0  # the bytes of the blank lines before it
         self._padded: set[str] = (
             set()
         )  # columns read as text, then typed: padded fields, JSON markers
@@ -160,12 +161,12 @@ class TableStream:
             )
         with open(self.path, "rb") as f:
             head = f.read(_HEAD_BYTES)
-            while head and not head.strip():  # all blank so far: look further
+            while head and _blank(head):  # all blank so far: look further
                 more = f.read(_HEAD_BYTES)
                 if not more:
                     break
                 head = more
-        if not head.strip():
+        if _blank(head):
             raise ReadError(
                 f"{self.label}: the file is empty; it needs a header and rows", path=self.label
             )
@@ -177,8 +178,11 @@ class TableStream:
             return None
         head = head.removeprefix(codecs.BOM_UTF8)
         first = first_record(head, self.label, self.format, self.separator)
-        end = _record_end(head, self.format == "csv", first_only=True)
-        self._first = head[:end] if end else head
+        # the blank lines before the first record go with it: the rows start after it
+        blank = len(head) - len(head.lstrip(b"\r\n"))
+        self._blank_head = blank = head.rfind(b"\n", 0, blank) + 1
+        end = _record_end(head[blank:], self.format == "csv", first_only=True)
+        self._first = head[: blank + end] if end else head
         if self.header:
             check_header(first, self.label)
             return [name.strip() for name in first]
@@ -316,6 +320,16 @@ class TableStream:
         return frame.with_columns(pl.col(c).cast(self._full_schema[c]) for c in self._padded)
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
+        """(block of whole records, the file line it starts on) after any header, without the
+        blank lines it starts with (polars takes a first line that is blank for a row of one
+        column, and refuses the block: a blank line after the header refused the file)."""
+        for block, line in self._raw_blocks():
+            blank = len(block) - len(block.lstrip(b"\r\n"))
+            blank = block.rfind(b"\n", 0, blank) + 1
+            if block[blank:]:
+                yield block[blank:], line + block.count(b"\n", 0, blank)
+
+    def _raw_blocks(self) -> Iterator[tuple[bytes, int]]:
         """(block of whole records, the file line it starts on) after any header."""
         # (never more than the file holds: a batch size beyond its rows is one batch, not a
         # buffer of batch_size rows allocated ahead of the read)
@@ -325,9 +339,10 @@ class TableStream:
             skip = len(codecs.BOM_UTF8) if f.read(3) == codecs.BOM_UTF8 else 0
             f.seek(skip)
             line = 1
-            if self.header:
-                first = f.read(len(self._first))
-                line += first.count(b"\r" if self._mac else b"\n")
+            # the header, or without one the blank lines before the first row (which polars
+            # would take for a row of one column)
+            first = f.read(len(self._first) if self.header else self._blank_head)
+            line += first.count(b"\r" if self._mac else b"\n")
             rest = b""
             while True:
                 chunk = f.read(size)
@@ -393,7 +408,7 @@ class TableStream:
             self.format,
             self.header,
             self.separator,
-            line_offset=line - 2,
+            line_offset=line - 1 - self._first.count(b"\n"),  # (a header's line is 1 + blanks)
             quotes=quotes,
         )[1]
 
@@ -414,6 +429,12 @@ class TableStream:
             f"{self.label}: cannot be read as {self.format.upper()} ({_first_line(exc)})",
             path=self.label,
         )
+
+
+def _blank(data: bytes) -> bool:
+    """Nothing but white space (after a UTF-8 byte-order mark: a spreadsheet's empty sheet
+    saved as "CSV UTF-8" is that mark alone)."""
+    return not data.removeprefix(codecs.BOM_UTF8).strip()
 
 
 def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
