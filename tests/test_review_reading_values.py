@@ -107,3 +107,121 @@ def test_pandas_integers_with_a_missing_value_follow_mixednb_integers():
     model = bk.MixedNB(integers="categorical").fit(X, ["a", "b"] * 10)
     assert model.feature_families_["a"] == "categorical"
     assert model.feature_families_["x"] != "categorical"  # real floats stay numbers
+
+
+# ------------------------------------------------------------------ the command line's reading
+# MASS::Cars93 as R's write.csv writes it: AirBags is "None", "Driver only" or "Driver &
+# Passenger" (34 of its 93 rows "None"); these rows keep its proportions.
+CARS = (
+    '"Type","AirBags","Origin","Price"\n'
+    + '"Small","None","non-USA",15.9\n' * 6
+    + '"Small","Driver only","USA",12.1\n' * 2
+    + '"Midsize","Driver only","USA",33.9\n' * 5
+    + '"Midsize","Driver & Passenger","non-USA",NA\n' * 2
+    + '"Large","Driver & Passenger","USA",29.5\n' * 3
+    + '"Large","None","USA",20.8\n' * 2
+)
+
+
+def test_none_is_a_category_not_a_missing_marker():
+    """pandas' na_values read "None" as missing, and the command line took them: Cars93's
+    AirBags lost its category "None" (34 of 93 rows) without a word, and as the target it
+    refused the file ("row 1 has no value in the target column")."""
+    from bayeskit.io.readers import DEFAULT_MISSING, read_table
+
+    assert "None" not in DEFAULT_MISSING
+    frame = read_table(CARS.encode(), format="csv")
+    assert frame.get_column("AirBags").null_count() == 0
+    assert frame.get_column("AirBags").value_counts().height == 3
+    assert frame.get_column("Price").null_count() == 2  # R's NA still is missing
+
+
+def test_training_on_none_as_a_class_and_as_a_feature(tmp_path):
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+
+    path = tmp_path / "cars.csv"
+    path.write_text(CARS)
+    runner = CliRunner()
+    result = runner.invoke(app, ["train", str(path), "-t", "AirBags", "-o", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.stderr
+    assert "classes: Driver & Passenger 5, Driver only 7, None 8" in result.stdout
+    result = runner.invoke(app, ["train", str(path), "-t", "Type", "-o", str(tmp_path / "t.bkm")])
+    assert result.exit_code == 0, result.stderr
+    assert "read as missing" not in result.stderr
+    assert bk.load(tmp_path / "t.bkm").categories_["AirBags"].tolist() == [
+        "Driver & Passenger",
+        "Driver only",
+        "None",
+    ]
+
+
+@pytest.mark.parametrize("batch_size", [None, "4"])
+def test_a_marker_read_as_missing_among_categories_is_noted(tmp_path, batch_size):
+    """Where a word marker (R's NA) stands in a column of categories, it may be a category
+    (the ``NA`` of a table that spells "none" so): training says so, naming the column and
+    the marker, and how to read it as a value."""
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+
+    path = tmp_path / "cars.csv"
+    path.write_text(CARS.replace('"None"', "NA"))
+    args = ["train", str(path), "-t", "Type", "-o", str(tmp_path / "t.bkm")]
+    args += ["--batch-size", batch_size] if batch_size else []
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "read as missing" in line]
+    assert lines == [
+        "note: column 'AirBags' holds categories, and fields written 'NA' in it were read as "
+        "missing (a usual missing marker); if that is one of the categories, pass "
+        "--no-default-missing (only empty fields and --missing values are then missing)"
+    ]  # (Price, a column of numbers with NA, is not named)
+    result = CliRunner().invoke(app, [*args, "--no-default-missing"])
+    assert result.exit_code == 0, result.stderr
+    assert "read as missing" not in result.stderr
+    assert "NA" in bk.load(tmp_path / "t.bkm").categories_["AirBags"].tolist()
+
+
+ZIPS = "zip,level,y\n" + "".join(
+    f"{z},{lv},{c}\n"
+    for z, lv, c in [("02134", "01", "a"), ("10001", "1", "b"), ("02139", "02", "a")] * 4
+    + [("90210", "2", "b")] * 4
+)
+
+
+def test_leading_zeros_are_kept_as_codes():
+    """ "02134" read as the integer 2134, and the levels "01" and "1" as one category."""
+    from bayeskit.io.readers import read_table
+
+    frame = read_table(ZIPS.encode(), format="csv")
+    assert frame.get_column("zip").to_list()[:3] == ["02134", "10001", "02139"]
+    assert frame.get_column("level").n_unique() == 4
+    plain = read_table(b"n,y\n1,a\n10,b\n0,a\n-3,b\n0.5,a\n", format="csv")
+    assert plain.get_column("n").dtype.is_float()  # 0 and 0.5 are no leading zeros
+
+
+def test_leading_zeros_are_kept_in_batches_and_at_predict(tmp_path):
+    from typer.testing import CliRunner
+
+    from bayeskit.cli.app import app
+    from bayeskit.io.stream import TableStream
+
+    path = tmp_path / "zips.csv"
+    path.write_text(ZIPS)
+    batches = list(TableStream(path, target="y", batch_size=3))
+    assert batches[0].X.get_column("level").to_list() == ["01", "1", "02"]
+    runner = CliRunner()
+    model = tmp_path / "zips.bkm"
+    result = runner.invoke(app, ["train", str(path), "-t", "y", "-o", str(model)])
+    assert result.exit_code == 0, result.stderr
+    assert "column 'zip' holds whole numbers with leading zeros written as text (02134)" in (
+        result.stderr
+    )
+    assert sorted(bk.load(model).categories_["level"].tolist()) == ["01", "02", "1", "2"]
+    new = tmp_path / "new.csv"
+    new.write_text("zip,level\n02134,01\n10001,1\n")
+    result = runner.invoke(app, ["predict", str(model), str(new)])
+    assert result.exit_code == 0, result.stderr
+    assert [line.split(",")[0] for line in result.stdout.splitlines()[1:]] == ["a", "b"]
