@@ -160,7 +160,7 @@ def test_evaluate_prints_each_columns_family(cli, wine_na):
     assert "categorical (1): tint" in families[0]
 
 
-@pytest.mark.parametrize("marker", ["NA", "N/A", "NaN", "null", "None", "", "nan", "NULL"])
+@pytest.mark.parametrize("marker", ["NA", "N/A", "NaN", "null", "", "nan", "NULL"])
 def test_every_usual_marker_is_missing_in_read_table(marker):
     frame = read_table(f"x,y\n1,a\n{marker},b\n".encode(), format="csv")
     assert frame.get_column("x").to_list() == [1, None]

@@ -308,7 +308,7 @@ def test_real_mixed_table_of_email_metadata(shared_data):
         "subject_words": "poisson",
         "subject_caps": "gaussian",
         "exclamations": "poisson",
-        "hour": "gaussian",  # hour has missing values, so pandas holds it as floats
+        "hour": "poisson",  # whole numbers and missing values (float64 in pandas): integers
     }
 
 

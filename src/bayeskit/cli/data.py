@@ -19,6 +19,7 @@ import typer
 
 from ..io.documents import Documents, read_class_folders, read_documents
 from ..io.readers import (
+    DEFAULT_MISSING,
     TABLE_EXTENSIONS,
     TABLE_FORMATS,
     ReadError,
@@ -301,6 +302,14 @@ def _load_labelled(
         labelled = Labelled(data, "text", text_of(features.get_column(column)), y, column)
     else:
         labelled = Labelled(data, "table", features, y)
+        kwargs = options.table_kwargs() | {"default_missing": False}
+        delimited = table_format(data, kwargs["format"]) in ("csv", "tsv")
+        note_missing_words(
+            delimited,
+            features,
+            options,
+            lambda cols: read_table(data, **kwargs | {"text_columns": cols}),
+        )
     labelled.id_columns = ids
     return labelled
 
@@ -405,10 +414,43 @@ def _shell_word(word: str) -> str:
     return shlex.quote(word)
 
 
+def note_missing_words(delimited: bool, features: Any, options: ReadOptions, read_raw: Any) -> None:
+    """A note for each column of text categories of a CSV/TSV file (``delimited``) in which a
+    usual missing marker written as a word (``NA``, ``null``, ``N/A``…) was read as missing:
+    it may be one of the categories (R's ``read.csv`` reads only ``NA`` as missing).
+    ``read_raw(columns)`` reads the same rows again with the usual markers as values; it is
+    called only when such a column has missing values. (JSON lines and Parquet have typed
+    nulls.)"""
+    import polars as pl
+
+    if not (delimited and options.default_missing):
+        return
+    columns = [
+        str(c) for c, t in features.schema.items() if t == pl.String and features[c].null_count()
+    ]
+    if not columns:
+        return
+    raw = read_raw(columns)
+    words = [m for m in DEFAULT_MISSING if m.strip()]
+    for name in columns:
+        if name not in raw.columns or raw.schema[name] != pl.String:
+            continue
+        found = raw.get_column(name).filter(raw.get_column(name).is_in(words)).unique().sort()
+        if len(found):
+            spelled = list_names([repr(w) for w in found.to_list()])
+            note(
+                f"column {name!r} holds categories, and fields written {spelled} in it were "
+                "read as missing (a usual missing marker); if that is one of the categories, "
+                "pass --no-default-missing (only empty fields and --missing values are then "
+                "missing)"
+            )
+
+
 def written_numbers(column: Any) -> tuple[str, str] | None:
     """(what, an example) when every value of a text column is a number written for people
     to read — a percentage (12%) or a number with thousands separators (1,234) — which is
-    read as text, so each value becomes a category; else None."""
+    read as text, so each value becomes a category, or a whole number with leading zeros
+    (02134, a code the reader keeps as text); else None."""
     import polars as pl
 
     if column.dtype != pl.String:
@@ -419,6 +461,9 @@ def written_numbers(column: Any) -> tuple[str, str] | None:
     example = str(values[0])
     if bool(values.str.contains(r"^\s*[-+]?\d+(?:\.\d+)?\s*%\s*$").all()):
         return "percentages", example
+    zeros = values.str.contains(r"^\s*[-+]?0\d")
+    if bool(values.str.contains(r"^\s*[-+]?\d+\s*$").all()) and bool(zeros.any()):
+        return "whole numbers with leading zeros", str(values.filter(zeros)[0])
     separated = values.str.contains(r"^\s*[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$")
     plain = values.str.contains(r"^\s*[-+]?\d+(?:\.\d+)?\s*$")
     if bool((separated | plain).all()) and bool(separated.any()):

@@ -35,6 +35,7 @@ from .data import (
     describe_data,
     merge_classes,
     missing_target,
+    note_missing_words,
     parse_merge,
     text_of,
 )
@@ -143,6 +144,16 @@ def open_data(
 
     sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
     features, ids, column = choose_columns(sample, text, options, data)
+    if column is None:
+        raw_kwargs = kwargs | {"default_missing": False}
+        note_missing_words(
+            table.format in ("csv", "tsv"),
+            features,
+            options,
+            lambda _: (
+                next(iter(TableStream(data, target=target, batch_size=TABLE_BATCH, **raw_kwargs))).X
+            ),
+        )
     prepare = Prepare(column, merges, tuple(ids), source=data)
     head_labels = np.concatenate([b.y for b in head])[:TABLE_BATCH]
     classes = tuple(dict.fromkeys(prepare.relabel(head_labels.tolist())))

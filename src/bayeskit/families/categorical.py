@@ -287,7 +287,9 @@ class Categorical(Family):
         codes = codebook.encode(X)
         unseen = codes == UNSEEN
         if unseen.any():
-            _refuse_other_kind(codebook.categories, X, codes, unseen)
+            _refuse_other_kind(
+                codebook.categories, X, codes, unseen, fractions=self.unseen != "error"
+            )
             if self.unseen == "error":
                 row, j = (int(v) for v in np.argwhere(unseen)[0])
                 value = X.columns[j][row]
@@ -310,6 +312,8 @@ class Categorical(Family):
     def log_prob(self, params: CategoricalParams, X: Table) -> np.ndarray:
         matrix = X.matrix
         if matrix is not None and matrix.dtype.kind in "biuf" and params.codebook.all_lut:
+            if matrix.dtype.kind == "f" and self.unseen != "error":  # (error names any)
+                refuse_fractions(params.codebook.categories, X)
             return self._score_codes(params, matrix, X)
         return safe_dot(self.encode(params, X), params.table)
 
@@ -430,13 +434,79 @@ def _as_learned(value: Any, cats: np.ndarray) -> Any:
     return found[0] if found else None
 
 
+def _whole_categories(cats: np.ndarray) -> bool:
+    """Whether every learned category of a column is a whole number (bools are labels)."""
+    if not len(cats) or cats.dtype.kind == "b":
+        return False
+    if cats.dtype.kind in "iu":
+        return True
+    if cats.dtype.kind == "f":
+        return bool(np.all(np.isfinite(cats)) and np.all(cats == np.round(cats)))
+    if cats.dtype.kind != "O":
+        return False
+    return all(
+        (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)))
+        or (isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer())
+        for v in cats.tolist()
+    )
+
+
+def _fraction(value: Any) -> bool:
+    return (
+        isinstance(value, (float, np.floating))
+        and math.isfinite(value)
+        and not float(value).is_integer()
+    )
+
+
+def refuse_fractions(
+    categories: Sequence[np.ndarray], X: Table, unseen: np.ndarray | None = None
+) -> None:
+    """Refuse a number with a fractional part (2.5) in a column whose learned categories are
+    all whole numbers (codes, counts read as categories): it can be no category of the
+    column, and counting it as a value never seen would drop the column from the row
+    silently. ``unseen`` (where the codes found no learned value) limits the search."""
+    for j, cats in enumerate(categories):
+        if unseen is not None and not unseen[:, j].any():
+            continue
+        col = X.columns[j]
+        if col.dtype.kind not in "fO" or not _whole_categories(cats):
+            continue
+        if col.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                bad = np.isfinite(col) & (col != np.round(col))
+        else:
+            rows = np.flatnonzero(unseen[:, j]) if unseen is not None else range(len(col))
+            bad = np.zeros(len(col), dtype=bool)
+            for row in rows:
+                bad[row] = _fraction(col[row])
+        if not bad.any():
+            continue
+        row = int(np.flatnonzero(bad)[0])
+        value = float(col[row])
+        detail = (
+            f"{column_named(X.names, j)} holds {value!r}, a number between whole-number "
+            f"categories; the model learned the column as the categories {_preview(cats)} "
+            "(a missing value is None or NaN)"
+        )
+        raise UnknownCategoryError(f"row {row}: {detail}", row=row, detail=detail)
+
+
 def _refuse_other_kind(
-    categories: Sequence[np.ndarray], X: Table, codes: np.ndarray, unseen: np.ndarray
+    categories: Sequence[np.ndarray],
+    X: Table,
+    codes: np.ndarray,
+    unseen: np.ndarray,
+    *,
+    fractions: bool = True,
 ) -> None:
     """Refuse a column none of whose values was seen in training whose first value spells a
     learned category in the other kind (the text ``"3"`` where the model learned the number 3,
     or the reverse): a column read as text would otherwise score every row as values never
-    seen, silently."""
+    seen, silently. A fraction among whole-number categories is refused too, unless
+    ``fractions`` is False (:func:`refuse_fractions`)."""
+    if fractions:
+        refuse_fractions(categories, X, unseen)
     for j in np.flatnonzero(unseen.any(axis=0)).tolist():
         cats = categories[j]
         if not len(cats) or (codes[:, j] >= 0).any():

@@ -9,9 +9,10 @@ text with quotes reads as written. A CSV's field separator is sniffed from its f
 commas, ``2,5``) unless given. Text files must be UTF-8 (a leading byte-order mark is
 dropped). Every row must have as many fields as the header: a ragged row is an error naming
 its line, never silently padded. Blank lines are skipped. Empty fields, the usual missing
-markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``, ``null``, ``None``…, pandas'
-default ``na_values``) and any ``missing`` markers given (such as ``?``) are missing values
-(null); ``default_missing=False`` reads the usual markers as values.
+markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``, ``null``…, pandas' default
+``na_values`` but ``None``, a category in many tables) and any ``missing`` markers given
+(such as ``?``) are missing values (null); ``default_missing=False`` reads the usual markers
+as values.
 
 Examples
 --------
@@ -52,6 +53,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
+from ._leading_zeros import leading_zero_columns
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
@@ -107,10 +109,13 @@ def table_format(path: str | os.PathLike[str], format: str | None = None) -> str
 
 
 #: Field values read as missing by default: pandas' default ``na_values`` (``read_csv``), so
-#: a CSV written by R (``NA``) or pandas (empty, ``NaN``) reads as it does there.
+#: a CSV written by R (``NA``) or pandas (empty, ``NaN``) reads as it does there — except
+#: ``None``, which pandas reads as missing but R's ``read.csv`` does not: it is a category in
+#: many tables (MASS's ``Cars93``, airbags "None", "Driver only", "Driver & Passenger"), and
+#: no common writer spells a missing value so (pandas and Python's csv write an empty field).
 DEFAULT_MISSING = (
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null",
 )  # fmt: skip
 
 
@@ -155,7 +160,7 @@ def read_table(
         CSV: the one character between fields. Default: :func:`sniff_separator`.
     default_missing : bool, default True
         Read the usual missing markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``,
-        ``null``, ``None``…, as pandas' ``read_csv`` does) as missing; False: as values
+        ``null``…, as pandas' ``read_csv`` does, but not ``None``) as missing; False: as values
         (only the empty field and ``missing`` are missing).
     text_columns : list of str
         CSV/TSV: columns read as text whatever their values look like (a model's string
@@ -198,6 +203,14 @@ def read_table(
         frame = _read_delimited(
             data, label, fmt, header, columns, markers, separator, tuple(text_columns)
         )
+        zeros, text = leading_zero_columns(
+            frame,
+            data,
+            lambda cols: _read_delimited(
+                data, label, fmt, header, columns, markers, separator, (*text_columns, *cols)
+            ),
+        )
+        frame = frame.with_columns(text.select(zeros)) if zeros else frame
     frame = wide_integers_as_text(frame)
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
+from ._leading_zeros import leading_zero_columns
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
@@ -222,9 +223,14 @@ class TableStream:
         self.n_rows = None
         found: dict[str, Any] = {}
         kinds: Kinds = {}  # JSON lines: each key's first number and text, across blocks
+        zeros: set[str] = set()  # integer columns written with leading zeros: codes, as text
         for block, line in self._blocks():
             raw = self._parse(block, line, schema=None)
             frame = self._typed(raw, block, line, kinds=kinds)
+            if self.format != "jsonl":
+                zeros |= set(
+                    leading_zero_columns(frame, block, self._as_text(block, line, raw.columns))[0]
+                )
             self._padded |= {
                 c
                 for c in frame.columns
@@ -240,7 +246,7 @@ class TableStream:
                 found[column] = _widen(found.get(column), values.dtype if seen else None)
         if not found and self.columns is not None:
             found = dict.fromkeys(self.columns)
-        return {c: pl.String if t is None else t for c, t in found.items()}
+        return {c: pl.String if t is None or c in zeros else t for c, t in found.items()}
 
     def _check_target(self, schema: dict[str, Any]) -> None:
         names = list(schema)
@@ -299,6 +305,17 @@ class TableStream:
             # padded missing markers (" NA") in a column of nothing else: missing
             empty = self._padded & (self._empty or set())
             yield frame.with_columns(pl.lit(None, pl.String).alias(c) for c in empty)
+
+    def _as_text(
+        self, block: bytes, line: int, names: Sequence[str]
+    ) -> Callable[[Sequence[str]], Any]:
+        """Parses ``block`` (from file line ``line``) with every column (``names``) as text."""
+        import polars as pl
+
+        def parse(columns: Sequence[str]) -> Any:
+            return self._parse(block, line, schema=dict.fromkeys(names, pl.String))
+
+        return parse
 
     def _typed(
         self, raw: Any, block: bytes, line: int, typed: bool = False, kinds: Kinds | None = None

@@ -5,7 +5,9 @@ dtypes where the table has them, the values themselves for a numpy object array 
 rows. The types are
 
 ``"float"``     real numbers (NaN / null = missing);
-``"integer"``   whole numbers (an integer dtype, nullable or not);
+``"integer"``   whole numbers (an integer dtype, nullable or not; also a pandas float64 column
+                holding whole numbers and missing values: pandas turns an integer column
+                with a missing value into float64, NaN for the missing ones);
 ``"bool"``      True/False (nullable or not);
 ``"category"``  strings, pandas categoricals, polars Categorical/Enum, or a mix of values.
 
@@ -93,10 +95,28 @@ def _type_of_values(col: np.ndarray) -> str:
     return "category"
 
 
+def _integers_with_nan(col: np.ndarray) -> bool:
+    """Whether a float column holds whole numbers and some missing values (NaN): an integer
+    column pandas turned into float64 to hold NaN, read as the integers it was."""
+    if col.dtype.kind != "f":
+        return False
+    missing = np.isnan(col)
+    if not missing.any() or missing.all():
+        return False
+    values = col[~missing]
+    return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
+
+
 def column_types(X: Any, table: Table) -> list[str]:
     """The type of each column of ``X`` (already converted to ``table``)."""
     if hasattr(X, "iloc"):
         found = [_pandas_type(X.iloc[:, j]) for j in range(X.shape[1])]
+        found = [
+            ("integer", dtype)
+            if dtype == "float64" and _integers_with_nan(table.columns[j])
+            else (kind, dtype)
+            for j, (kind, dtype) in enumerate(found)
+        ]
     elif hasattr(X, "schema") and hasattr(X, "get_column"):
         found = [_polars_type(dtype) for dtype in X.schema.values()]
     else:

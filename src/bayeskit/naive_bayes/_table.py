@@ -18,21 +18,40 @@ _SCALARS = (str, bool, int, float, np.generic)
 _NOT_CATEGORIES = (np.datetime64, np.timedelta64, np.complexfloating, np.void, bytes)
 
 
+#: Integers of larger magnitude have no exact float64 (2**53 + 1 reads as 2**53).
+_EXACT_IN_FLOAT = 2**53
+
+
 def _pandas_column(col: Any) -> np.ndarray:
     dtype = col.dtype
     if isinstance(dtype, np.dtype):
         return col.to_numpy()
     kind = getattr(dtype, "kind", "O")
+    if kind in "iu" and col.notna().any() and not _exact_in_float(col.min(), col.max()):
+        return col.astype(object).to_numpy(dtype=object, na_value=None)
     if kind in "iuf":
         return col.to_numpy(dtype="float64", na_value=np.nan)
     return col.astype(object).to_numpy(dtype=object, na_value=None)
 
 
+def _polars_column(col: Any) -> np.ndarray:
+    # nulls become None (strings) or NaN (numbers)
+    if col.dtype.is_integer() and col.null_count() and not _exact_in_float(col.min(), col.max()):
+        return np.asarray(col.to_list(), dtype=object)
+    return np.asarray(col.to_numpy())
+
+
+def _exact_in_float(low: Any, high: Any) -> bool:
+    """Whether integers from ``low`` to ``high`` all have an exact float64: a nullable integer
+    column becomes float64 (NaN = missing) only then; otherwise its values stay Python ints
+    (an identifier 2**53 + 1 would merge with 2**53)."""
+    return low is None or (int(low) >= -_EXACT_IN_FLOAT and int(high) <= _EXACT_IN_FLOAT)
+
+
 def _columns_of_frame(X: Any) -> list[np.ndarray]:
     if hasattr(X, "iloc"):  # pandas
         return [_pandas_column(X.iloc[:, j]) for j in range(X.shape[1])]
-    # polars: nulls become None (strings) or NaN (numbers).
-    return [np.asarray(X.get_column(name).to_numpy()) for name in X.columns]
+    return [_polars_column(X.get_column(name)) for name in X.columns]
 
 
 def to_table(X: Any, what: str) -> tuple[Table, Any]:
