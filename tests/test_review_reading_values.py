@@ -174,8 +174,8 @@ def test_a_marker_read_as_missing_among_categories_is_noted(tmp_path, batch_size
     assert result.exit_code == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if "read as missing" in line]
     assert lines == [
-        "note: column 'AirBags' holds categories, and fields written 'NA' in it were read as "
-        "missing (a usual missing marker); if that is one of the categories, pass "
+        "note: fields written 'NA' were read as missing in column 'AirBags', which holds "
+        "categories (a usual missing marker); if that is one of the categories, pass "
         "--no-default-missing (only empty fields and --missing values are then missing)"
     ]  # (Price, a column of numbers with NA, is not named)
     result = CliRunner().invoke(app, [*args, "--no-default-missing"])

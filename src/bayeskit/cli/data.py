@@ -415,7 +415,7 @@ def _shell_word(word: str) -> str:
 
 
 def note_missing_words(delimited: bool, features: Any, options: ReadOptions, read_raw: Any) -> None:
-    """A note for each column of text categories of a CSV/TSV file (``delimited``) in which a
+    """A note naming the columns of text categories of a CSV/TSV file (``delimited``) in which a
     usual missing marker written as a word (``NA``, ``null``, ``N/A``…) was read as missing:
     it may be one of the categories (R's ``read.csv`` reads only ``NA`` as missing).
     ``read_raw(columns)`` reads the same rows again with the usual markers as values; it is
@@ -432,18 +432,25 @@ def note_missing_words(delimited: bool, features: Any, options: ReadOptions, rea
         return
     raw = read_raw(columns)
     words = [m for m in DEFAULT_MISSING if m.strip()]
+    # one note per spelling: an R file's NA in six columns is one fact, not six
+    named: dict[str, list[str]] = {}
     for name in columns:
         if name not in raw.columns or raw.schema[name] != pl.String:
             continue
         found = raw.get_column(name).filter(raw.get_column(name).is_in(words)).unique().sort()
         if len(found):
-            spelled = list_names([repr(w) for w in found.to_list()])
-            note(
-                f"column {name!r} holds categories, and fields written {spelled} in it were "
-                "read as missing (a usual missing marker); if that is one of the categories, "
-                "pass --no-default-missing (only empty fields and --missing values are then "
-                "missing)"
-            )
+            named.setdefault(list_names([repr(w) for w in found.to_list()]), []).append(name)
+    for spelled, names in named.items():
+        where = (
+            f"column {names[0]!r}, which holds categories"
+            if len(names) == 1
+            else f"{len(names)} columns of categories ({list_names([repr(n) for n in names])})"
+        )
+        note(
+            f"fields written {spelled} were read as missing in {where} (a usual missing "
+            "marker); if that is one of the categories, pass --no-default-missing (only empty "
+            "fields and --missing values are then missing)"
+        )
 
 
 def written_numbers(column: Any) -> tuple[str, str] | None:
