@@ -175,3 +175,12 @@ def test_callable_analyzer_returning_no_list_is_refused(returned):
     with pytest.raises(ParameterError, match="callable analyzer returns a list"):
         vec.fit(["free money"])
     assert not hasattr(vec, "stats_")
+
+
+def test_vocabulary_given_as_an_iterator_is_refused():
+    """An iterator was read by the first fit; the vocabulary chosen again after a
+    partial_fit found it empty ("vocabulary is empty; give at least one term")."""
+    with pytest.raises(ParameterError, match="iterator"):
+        TextVectorizer(vocabulary=iter(["free", "money"])).fit(["free money"])
+    vec = TextVectorizer(vocabulary=("free", "money")).fit(["free money"]).partial_fit(["free"])
+    np.testing.assert_array_equal(vec.transform(["free free"]).toarray(), [[2, 0]])

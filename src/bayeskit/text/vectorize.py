@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import math
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
@@ -452,6 +452,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         if vocabulary is not None and not isinstance(vocabulary, Iterable):
             raise ParameterError(
                 f"vocabulary must be a list of terms (str) or None; got {vocabulary!r:.60}"
+            )
+        if isinstance(vocabulary, Iterator):  # read at every selection: once would be empty
+            raise ParameterError(
+                f"vocabulary is an iterator ({type(vocabulary).__name__}), which can be read "
+                "only once; give a list of terms, e.g. list(...)"
             )
         if self.oov_token is not None and not isinstance(self.oov_token, str):
             raise ParameterError(f"oov_token must be a str or None; got {self.oov_token!r}")
