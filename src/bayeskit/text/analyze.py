@@ -63,10 +63,29 @@ ENGLISH_STOP_WORDS = frozenset(
 )
 
 
+#: Byte-order marks of the encodings that :func:`decode` recognises by their first bytes
+#: (UTF-32's first, as UTF-32-LE's mark starts with UTF-16-LE's).
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def decode(doc: Any, *, encoding: str = "utf-8", fallback: str = "latin-1") -> str:
-    """A document as text: ``str`` as is; ``bytes`` decoded with ``encoding``, and bytes that
-    are not valid in it decoded with ``fallback`` (latin-1 maps every byte, so this never
-    fails)."""
+    """A document as text: ``str`` as is; ``bytes`` decoded with ``encoding``; bytes that are
+    not valid in it and start with a UTF-16 or UTF-32 byte-order mark (a text saved as
+    "Unicode" on Windows) decoded by that mark; other bytes not valid in ``encoding`` decoded
+    with ``fallback`` (latin-1 maps every byte, so this never fails).
+
+    Examples
+    --------
+    >>> decode("café".encode("utf-16"))
+    'café'
+    >>> decode(b"caf\xe9")
+    'café'
+    """
     if isinstance(doc, str):
         return doc
     if isinstance(doc, (bytes, bytearray, memoryview)):
@@ -74,6 +93,12 @@ def decode(doc: Any, *, encoding: str = "utf-8", fallback: str = "latin-1") -> s
         try:
             return raw.decode(encoding)
         except UnicodeDecodeError:
+            for mark, marked in _BYTE_ORDER_MARKS:
+                if raw.startswith(mark):
+                    try:
+                        return raw.decode(marked)
+                    except UnicodeDecodeError:
+                        break
             return raw.decode(fallback, errors="replace")
     if doc is None or _missing(doc):
         return ""
@@ -240,21 +265,34 @@ def make_analyzer(
     ngram_range: tuple[int, int] = (1, 1),
     stop_words: frozenset[str] = frozenset(),
     subject_in_text: bool = False,
+    encoding: str = "utf-8",
 ) -> Callable[[str], list[str]]:
-    """A function from decoded text to its list of terms (``subject_in_text``: analyzer="auto"
-    reads an e-mail's subject line as the first line of its text too)."""
+    """A function from a document to its list of terms (``subject_in_text``: analyzer="auto"
+    reads an e-mail's subject line as the first line of its text too). A document given as
+    bytes is decoded by :func:`decode` with ``encoding`` first, as the vectorizer decodes the
+    documents it counts (a callable analyzer receives each document as given)."""
     low, high = check_ngram_range(ngram_range)
     if callable(analyzer):
         user = analyzer
 
         def custom(text: str) -> list[str]:
-            return [str(t) for t in user(text)]
+            terms = user(text)
+            if isinstance(terms, (str, bytes)) or not isinstance(terms, Iterable):
+                # a str would be read as its characters, None not at all
+                raise ParameterError(
+                    f"the analyzer {getattr(user, '__name__', user)!r:.60} returned "
+                    f"{terms!r:.60} for the document {text!r:.40}; a callable analyzer "
+                    "returns a list (or any iterable) of terms"
+                )
+            return [str(t) for t in terms]
 
         return custom
     if analyzer == "word":
         find = check_token_pattern(token_pattern).findall
 
         def words(text: str) -> list[str]:
+            if type(text) is not str:  # bytes (or a missing document): decoded as counted
+                text = decode(text, encoding=encoding)
             tokens = find(text.lower() if lowercase else text)
             if stop_words:
                 tokens = [t for t in tokens if t not in stop_words]
@@ -278,7 +316,7 @@ def make_analyzer(
 
         def auto(doc: Any) -> list[str]:
             if not is_raw_email(doc):
-                return words_of(decode(doc))
+                return words_of(decode(doc, encoding=encoding))
 
             from .email import tokens_of
 
@@ -290,6 +328,8 @@ def make_analyzer(
         wb = analyzer == "char_wb"
 
         def chars(text: str) -> list[str]:
+            if type(text) is not str:  # bytes (or a missing document): decoded as counted
+                text = decode(text, encoding=encoding)
             text = _WHITE_SPACES.sub(" ", text.lower() if lowercase else text)
             if wb:
                 return _char_wb_ngrams(text, low, high)

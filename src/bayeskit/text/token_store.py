@@ -92,6 +92,7 @@ def _analyzer(settings: dict[str, Any]) -> Callable[[Any], list[str]]:
         ngram_range=tuple(settings["ngram_range"]),
         stop_words=frozenset(settings["stop_words"]),
         subject_in_text=settings["subject_in_text"],
+        encoding=settings.get("encoding", "utf-8"),
     )
 
 

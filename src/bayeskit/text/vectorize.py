@@ -18,12 +18,13 @@ from __future__ import annotations
 import copy
 import math
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._all_or_nothing import unchanged_on_error
 from .._params import ParamNamesOnce, TransformerMixin, clone
 from .._validation import as_real
 from .._values import find_sorted, one_of
@@ -159,8 +160,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     n_features : int, default=2**20
         Columns of the "hashed" output.
     encoding : str, default="utf-8"
-        Encoding of ``bytes`` documents; bytes invalid in it are decoded as latin-1 instead
-        (every byte maps to a character, so decoding never fails).
+        Encoding of ``bytes`` documents; bytes invalid in it are decoded by their byte-order
+        mark when they start with a UTF-16 or UTF-32 one, else as latin-1 (every byte maps to
+        a character, so decoding never fails).
 
     Attributes
     ----------
@@ -257,18 +259,22 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return self
 
     def fit_transform(self, raw_documents: Iterable[Any], y: Any = None) -> sp.csr_matrix:  # type: ignore[override]
-        """Learn the vocabulary and return the documents' matrix (tokenizing them once)."""
+        """Learn the vocabulary and return the documents' matrix (tokenizing them once). A
+        refused fit (a document that is not text, a vocabulary pruned to nothing) leaves the
+        vectorizer as it was."""
         self._check_params()
-        self.__dict__.pop("stats_", None)
-        if self.output == "hashed":
-            self.stats_ = VocabularyStats.zero()
-            return self.transform(raw_documents)
-        terms, counts = self._count(raw_documents, lazy=True)
-        self.stats_ = stats_of(terms, counts)
-        self._set_vocabulary()
-        # The vocabulary is chosen among ``terms``: where its terms are, no search among them.
-        selected = None if self.vocabulary is not None else self._selected
-        return self._weigh(self._reindex(terms, counts, selected=selected), own=True)
+        with unchanged_on_error(self):
+            self.__dict__.pop("stats_", None)
+            if self.output == "hashed":
+                self.stats_ = VocabularyStats.zero()
+                return self.transform(raw_documents)
+            terms, counts = self._count(raw_documents, lazy=True)
+            self.stats_ = stats_of(terms, counts)
+            self._set_vocabulary()
+            # The vocabulary is chosen among ``terms``: where its terms are, no search among
+            # them.
+            selected = None if self.vocabulary is not None else self._selected
+            return self._weigh(self._reindex(terms, counts, selected=selected), own=True)
 
     def partial_fit(self, raw_documents: Iterable[Any], y: Any = None) -> TextVectorizer:
         """Add documents to the vocabulary statistics; the vocabulary is re-selected."""
@@ -292,8 +298,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     def fit_stats(self, stats: VocabularyStats) -> TextVectorizer:
         """Set the vectorizer from vocabulary statistics (e.g. summed over many machines)."""
         self._check_params()
-        self.stats_ = stats
-        self._set_vocabulary()
+        with unchanged_on_error(self):  # statistics that select no vocabulary: refused whole
+            self.stats_ = stats
+            self._set_vocabulary()
         return self
 
     # ------------------------------------------------------------------ transforming
@@ -430,6 +437,27 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             raise ParameterError(f"max_features must be a positive int; got {self.max_features!r}")
         for name in ("min_df", "max_df"):
             check_frequency(getattr(self, name), name)
+        for name in ("lowercase", "sublinear_tf", "use_idf", "smooth_idf"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                # a str such as "false" would be true
+                raise ParameterError(
+                    f"{name} must be True or False; got {getattr(self, name)!r:.60}"
+                )
+        vocabulary = self.vocabulary
+        if isinstance(vocabulary, (str, bytes)):
+            raise ParameterError(
+                f"vocabulary={vocabulary!r:.60} is a single {type(vocabulary).__name__}, which "
+                "would be read as its characters; give a list of terms"
+            )
+        if vocabulary is not None and not isinstance(vocabulary, Iterable):
+            raise ParameterError(
+                f"vocabulary must be a list of terms (str) or None; got {vocabulary!r:.60}"
+            )
+        if isinstance(vocabulary, Iterator):  # read at every selection: once would be empty
+            raise ParameterError(
+                f"vocabulary is an iterator ({type(vocabulary).__name__}), which can be read "
+                "only once; give a list of terms, e.g. list(...)"
+            )
         if self.oov_token is not None and not isinstance(self.oov_token, str):
             raise ParameterError(f"oov_token must be a str or None; got {self.oov_token!r}")
         check_encoding(self.encoding)
@@ -445,6 +473,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             ngram_range=self.ngram_range,
             stop_words=stop_word_set(self.stop_words),
             subject_in_text=self._check_term_weights(),
+            encoding=self.encoding,
         )
         return self
 
@@ -640,6 +669,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return self
 
     def _documents(self, raw_documents: Iterable[Any]) -> Iterable[str]:
+        if isinstance(raw_documents, np.ndarray) and raw_documents.ndim == 0:
+            raise InputTypeError(
+                "expected an iterable of documents, got a 0-d array "
+                f"({raw_documents!r:.60}); wrap its one document in a list"
+            )
         if isinstance(raw_documents, (str, bytes)):
             raise InputTypeError(
                 "expected an iterable of documents, got a single "
@@ -810,7 +844,12 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
     def _set_vocabulary(self) -> None:
         if self.vocabulary is not None:
-            fixed = [str(t) for t in self.vocabulary]
+            fixed = list(self.vocabulary)
+            for odd in (t for t in fixed if not isinstance(t, str)):
+                raise ParameterError(
+                    f"vocabulary must hold terms as str; got {odd!r:.60} ({type(odd).__name__})"
+                )
+            fixed = [str(t) for t in fixed]  # (np.str_ as str)
             if not fixed:
                 raise ParameterError("vocabulary is empty; give at least one term")
             if len(set(fixed)) != len(fixed):
