@@ -69,6 +69,10 @@ The declaration
     all of them: ``summarize`` of the sample on the unfitted model fixes it (and counts
     nothing); ``fit_summary`` of the batches' summaries then counts every row under it.
     ``bayeskit train`` of more than one batch reads such a sample first.
+``class_table``
+    the name of a fitted attribute ``{label: {name: value}}`` describing each class's part of
+    the model beyond its prior — a mixture's number of components, covariance type and BIC —
+    which ``bayeskit inspect`` shows one row per class; None for a model without one.
 ``refit_settings``
     the settings its statistics are learned under — a threshold applied to each row, EM's
     components and starts, a text model's tokens — which a fitted model's parameters cannot
@@ -157,6 +161,7 @@ class Contract:
     feature_terms: bool = True
     em_maximizes: bool = True
     layout_from_rows: bool = False
+    class_table: str | None = None
     refit_settings: tuple[str, ...] = ()
     why: str = ""
 

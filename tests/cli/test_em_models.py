@@ -167,3 +167,30 @@ def test_explain_says_which_decisions_it_splits_exactly(cli, tmp_path):
         terms = found["prior"] + sum(c["log_odds"] for c in found["contributions"])
         assert terms + found["interactions"] == pytest.approx(found["log_odds"])
         assert (terms == pytest.approx(found["log_odds"])) is exact
+
+
+def test_inspect_shows_each_classes_components_covariance_and_bic(cli, tmp_path):
+    """A mclust user reads per class the number of components, the covariance type and the
+    BIC (Fraley & Raftery 2002). The model declares them (its contract's ``class_table``),
+    and inspect names BIC's sign: scikit-learn's −2 ln L + p ln n, lower is better."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    model = bk.GaussianMixtureClassifier(
+        covariance_type="spherical", check_folds=None, random_state=0
+    ).fit(X, np.array(["setosa", "versicolor", "virginica"])[y])
+    path = tmp_path / "iris-gmm.bk"
+    bk.save(model, path)
+    table = model.components_table_
+    shown = cli("inspect", path)
+    assert shown.exit_code == 0, shown.stderr
+    assert "BIC = −2 ln L + p ln n, lower is better" in shown.stdout
+    for label, row in table.items():
+        k = row["n_components"]
+        assert row["bic"] == model.bic_[label][k] == min(model.bic_[label].values())
+        line = next(s for s in shown.stdout.splitlines() if s.startswith(f"  {label}: "))
+        assert f"{k} spherical component" in line
+        assert f"BIC {row['bic']:.6g}" in line
+    as_json = json.loads(cli("inspect", path, "--json").stdout)["per_class"]
+    assert as_json["setosa"]["n_components"] == table["setosa"]["n_components"]
+    assert as_json["virginica"]["bic"] == pytest.approx(table["virginica"]["bic"], rel=1e-12)

@@ -121,6 +121,7 @@ def inspect(
     tops = top_features_of(shown, top)
     means = class_means(shown, top)
     parents = _structure(shown)
+    per_class = _class_table(shown)
     if as_json:
         out: dict[str, Any] = {
             "model": describe(model),
@@ -136,6 +137,8 @@ def inspect(
                 str(c): [{"feature": f, "weight": w} for f, w in v] for c, v in (tops or {}).items()
             },
         }
+        if per_class is not None:  # what the model declares of each class (a mixture's)
+            out["per_class"] = {str(c): row for c, row in per_class.items()}
         if parents is not None:  # a network's structure: each feature's parents by name
             out["parents"] = {f: list(p) for f, p in parents.items()}
         if means is not None:
@@ -163,6 +166,8 @@ def inspect(
             console.print(f"  {column}: {chosen.get(column)} — {reason}", markup=False)
         if len(reasons) > _REASONS_SHOWN:
             console.print(f"  … {len(reasons) - _REASONS_SHOWN} more columns (--json lists all)")
+    if per_class is not None:
+        _print_class_table(console, per_class)
     if is_text_model(model):
         console.print(f"vocabulary: {vocabulary_size(model)} terms")
     if parents is not None:
@@ -195,6 +200,35 @@ def _structure(model: Any) -> dict[str, tuple[str, ...]] | None:
     the class, by name), or None for a model without one."""
     parents = getattr(model, "parents_", None)
     return parents if isinstance(parents, dict) and parents else None
+
+
+def _class_table(model: Any) -> dict[Any, dict[str, Any]] | None:
+    """What the model declares of each class (its contract's ``class_table``: a mixture's
+    components, covariance type and BIC), or None."""
+    from ..contract import contract_of
+
+    name = contract_of(model).class_table
+    return None if name is None else dict(getattr(model, name))
+
+
+def _print_class_table(console: Any, table: dict[Any, dict[str, Any]]) -> None:
+    """One line per class of a mixture: its components, covariance type and BIC (scikit-learn's
+    sign, −2 ln L + p ln n: lower is better; mclust's BIC is its negative)."""
+    console.print(
+        "mixture per class (BIC = −2 ln L + p ln n, lower is better; mclust's is its negative):",
+        markup=False,
+    )
+    for label, row in table.items():
+        k, bic, choice = row["n_components"], row["bic"], row["bic_choice"]
+        line = f"  {label}: {k} {row['covariance_type']} component{'s' if k != 1 else ''}"
+        if choice is not None and choice != k:
+            line += f" (GaussianNB, which the check kept over BIC's {choice})"
+        if bic is not None:
+            line += f", BIC {bic:.6g}"
+        tried = row["bic_by_k"]
+        if len(tried) > 1:
+            line += "; BIC by k: " + ", ".join(f"{j}: {v:.6g}" for j, v in tried.items())
+        console.print(line, markup=False)
 
 
 def _print_structure(console: Any, parents: dict[str, tuple[str, ...]]) -> None:

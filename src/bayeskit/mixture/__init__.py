@@ -4,7 +4,7 @@ The engine (:func:`run_em`, :func:`iterate`, :func:`e_step`) is public so that E
 where the data lives: an iteration is ``finalize(Σ_parts e_step(part).stats)``, one reduce.
 """
 
-from ._class_fit import FewRowsWarning
+from ._class_fit import FewRowsWarning, SwampedColumnWarning
 from ._em import EMModel, EMResult, Part, Step, e_step, iterate, run_em
 from ._family import GaussianMixtureFamily
 from ._resolution import resolution_floor
@@ -18,6 +18,7 @@ __all__ = [
     "GaussianMixtureFamily",
     "Part",
     "Step",
+    "SwampedColumnWarning",
     "e_step",
     "iterate",
     "resolution_floor",

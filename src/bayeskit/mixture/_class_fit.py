@@ -10,13 +10,13 @@ import contextlib
 import math
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
 
-from ..errors import DataError, ParameterError, SingularCovarianceError
+from ..errors import BayeskitWarning, DataError, ParameterError, SingularCovarianceError
 from ..stats import MixtureStats, Statistic
 from ._components import (
     Components,
@@ -42,6 +42,45 @@ _COMPONENT_WORDS = (
 
 class FewRowsWarning(UserWarning):
     """A class has fewer distinct rows than the components asked for: it gets fewer."""
+
+
+class SwampedColumnWarning(BayeskitWarning):
+    """``reg_covar`` exceeds a column's variance within a class: added to every variance, it
+    swamps that column, which then hardly counts (``reg_covar`` is absolute, as in
+    scikit-learn's GaussianMixture)."""
+
+
+def warn_swamped(
+    variance: np.ndarray, reg_covar: float, names: Sequence[str], labels: Sequence[Any]
+) -> None:
+    """Warn (:class:`SwampedColumnWarning`) naming the columns and classes whose within-class
+    ``variance`` (n_classes, n_features) is positive but below ``reg_covar``: the added
+    ``reg_covar`` more than doubles it, and the column's evidence is lost (on iris with its
+    petal columns in units 1e10 times larger, 5-fold accuracy fell from 0.967 to 0.793). A
+    column constant in a class (variance 0) is what ``reg_covar`` is for: not warned of."""
+    variance = np.asarray(variance, dtype=np.float64)
+    if reg_covar <= 0 or variance.size == 0:
+        return
+    hit = (variance > 0) & (variance < reg_covar)
+    columns = np.flatnonzero(hit.any(axis=0))
+    if not len(columns):
+        return
+    j = int(columns[0])
+    c = int(np.flatnonzero(hit[:, j])[0])
+    more = (
+        f" and {len(columns) - 1} more column{'s' if len(columns) > 2 else ''}"
+        if (len(columns) > 1)
+        else ""
+    )
+    warnings.warn(
+        f"reg_covar={reg_covar:g} is larger than the variance of column {names[j]!r} within "
+        f"class {labels[c]!r} ({variance[c, j]:.3g}){more}: added to every variance, it swamps "
+        "the column, which then hardly counts (reg_covar is absolute, as in scikit-learn's "
+        "GaussianMixture; mclust's prior scales with the data, Fraley & Raftery 2007); "
+        "rescale the column (e.g. to unit variance) or set reg_covar below its variance",
+        SwampedColumnWarning,
+        stacklevel=5,
+    )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ statistics stay the data's own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -66,9 +67,17 @@ class Components:
     covariance structure and ``reg_covar``; see :func:`regularizer`).
     """
 
-    def __init__(self, family: Family, regularize: Callable[[Statistic], Statistic]):
+    def __init__(
+        self,
+        family: Family,
+        regularize: Callable[[Statistic], Statistic],
+        log_prior: Callable[[ComponentParams], float] | None = None,
+    ):
         self.family = family
         self.regularize = regularize
+        #: the log density of the parameters' prior (None: none), whose sum with the
+        #: log-likelihood MAP-EM raises at every iteration (:func:`conjugate_log_prior`)
+        self.log_prior = log_prior
 
     def summarize(self, X: Any, R: np.ndarray) -> ComponentStats:
         return ComponentStats(R.sum(axis=0), self.family.summarize(X, R))
@@ -411,6 +420,77 @@ def conjugate_prior(
         return replace(stats, mean=mean, scatter=cov * n[:, None, None])
 
     return diag if covariance_type in ("diag", "spherical") else full
+
+
+def conjugate_log_prior(
+    covariance_type: str, class_data: Any
+) -> Callable[[ComponentParams], float]:
+    """The log density (up to a constant) of the prior whose mode :func:`conjugate_prior`
+    computes, at a class's mixture parameters: what MAP-EM raises at every iteration together
+    with the log-likelihood (Dempster, Laird & Rubin 1977, §3; Fraley & Raftery 2007), while
+    the log-likelihood alone may fall.
+
+    With the class mean ``μ_p``, ``Λ`` as in :func:`conjugate_prior` (G: the mixture's
+    components), ν = d + 2, κ = 0.01 and ``δ_k = μ_k − μ_p``:
+
+    * diag: ``Σ_kj [−(ν + 3)/2 ln σ²_kj − (Λ_jj + κ δ²_kj) / (2 σ²_kj)]``;
+    * spherical: ``Σ_k [−d (ν + 3)/2 ln σ²_k − (tr Λ + κ |δ_k|²) / (2 σ²_k)]``;
+    * full: ``Σ_k [−(ν + d + 2)/2 ln |Σ_k| − ½ tr(Λ Σ_k⁻¹) − κ/2 δ_kᵀ Σ_k⁻¹ δ_k]``;
+    * tied: the shared matrix's terms once, ``−κ/2 Σ_k δ_kᵀ Σ⁻¹ δ_k``.
+
+    Each is the normal prior on the means times the inverse-gamma / inverse-Wishart on the
+    (co)variances whose joint mode, given a component's statistics, is the one of
+    :func:`conjugate_prior` (the exponents of ``ln |Σ|`` match its denominators).
+    """
+    kappa = PRIOR_SHRINKAGE
+
+    def log_prior(params: ComponentParams) -> float:
+        g = params.params
+        if covariance_type in ("diag", "spherical"):
+            mean, var = np.asarray(g.theta), np.asarray(g.var)
+            k, d = mean.shape
+            mu = np.asarray(class_data.mean, dtype=np.float64).reshape(-1)
+            spread = np.asarray(class_data.m2, dtype=np.float64).reshape(-1)
+            total = np.asarray(class_data.weight, dtype=np.float64).reshape(-1)
+            scale = safe_ratio(spread, total) / k ** (2.0 / d)
+            delta2 = (mean - mu) ** 2
+            nu = d + PRIOR_EXTRA_DOF
+            with np.errstate(divide="ignore"):
+                if covariance_type == "spherical":
+                    s2 = var[:, 0]
+                    return float(
+                        np.sum(
+                            -0.5 * d * (nu + 3) * np.log(s2)
+                            - (scale.sum() + kappa * delta2.sum(axis=1)) / (2.0 * s2)
+                        )
+                    )
+                return float(
+                    np.sum(-0.5 * (nu + 3) * np.log(var) - (scale + kappa * delta2) / (2.0 * var))
+                )
+        mean, cov = np.asarray(g.means), np.asarray(g.covariance)
+        k, d = mean.shape
+        mu = np.asarray(class_data.mean, dtype=np.float64).reshape(-1)
+        rows = float(np.sum(class_data.weight))
+        scatter = np.asarray(class_data.scatter, dtype=np.float64).reshape(d, d)
+        scale_full = scatter / rows / k ** (2.0 / d)
+        if covariance_type == "tied":
+            cov = cov[:1]
+        try:
+            L = np.linalg.cholesky(cov)
+        except np.linalg.LinAlgError:
+            return -math.inf
+        log_det = 2.0 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
+        # tr(Λ Σ⁻¹) = tr(L⁻¹ Λ L⁻ᵀ) and δᵀ Σ⁻¹ δ = |L⁻¹ δ|², by triangular solves (L: Σ's
+        # Cholesky factor), never an inverse
+        half = np.linalg.solve(L, np.broadcast_to(scale_full, L.shape))
+        trace = np.trace(np.linalg.solve(L, np.swapaxes(half, 1, 2)), axis1=1, axis2=2)
+        delta = mean - mu
+        factors = np.broadcast_to(L, (k, d, d)) if covariance_type == "tied" else L
+        quad = np.sum(np.linalg.solve(factors, delta[:, :, None])[:, :, 0] ** 2)
+        nu = d + PRIOR_EXTRA_DOF
+        return float(np.sum(-0.5 * (nu + d + 2) * log_det - 0.5 * trace) - 0.5 * kappa * quad)
+
+    return log_prior
 
 
 def n_parameters(covariance_type: str, k: int, d: int) -> int:

@@ -253,10 +253,16 @@ class EMRun:
                 "are too large; scale them down"
             )
         self.n_iter += 1
+        # MAP-EM (a model with a prior on its parameters, ``log_prior``) raises the log
+        # posterior, not the log-likelihood (Dempster, Laird & Rubin 1977, §3): the bound is
+        # then the log-likelihood plus the prior's log density of the same parameters
+        log_prior = getattr(self.model, "log_prior", None)
+        penalty = 0.0 if log_prior is None else float(log_prior(self.params))
         self.stats = total.stats
         self.params = self.model.finalize(total.stats)
         previous = self.lower
-        self.lower = total.log_likelihood / total.weight if total.weight > 0 else 0.0
+        objective = total.log_likelihood + penalty
+        self.lower = objective / total.weight if total.weight > 0 else 0.0
         self.bounds.append(self.lower)
         self.converged = abs(self.lower - previous) < self.tol
 

@@ -41,6 +41,7 @@ from ._components import (
     check_prior,
     check_reg_param,
     component_family,
+    conjugate_log_prior,
     finalize_size,
     regularizer,
 )
@@ -198,9 +199,16 @@ class GaussianMixtureFamily(ClassFitting, Family):
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
         prior = check_prior(self.prior)
         shrink = check_reg_param(self.reg_param)
+        # MAP-EM raises the log posterior: the objective it reports adds the prior's log density
+        log_prior = (
+            conjugate_log_prior(cov, class_data)
+            if prior == "conjugate" and class_data is not None
+            else None
+        )
         return kind(
             component_family(cov, reg),
             regularizer(cov, reg, owner, prior, class_data, reg_param=shrink, floor=floor),
+            log_prior,
         )
 
     # ------------------------------------------------------------------ fitting
