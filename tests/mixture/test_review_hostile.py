@@ -2,7 +2,6 @@
 gets wrong, EM's monotone likelihood, and probabilities far from the data."""
 
 import warnings
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_iris, load_wine
 
 import bayeskit as bk
-from bayeskit.errors import BayeskitError, ParameterError, SingularCovarianceError
-from bayeskit.mixture import _em
+from bayeskit.errors import ParameterError, SingularCovarianceError
+
+from ._bounds import assert_never_falls, bounds_of_runs, random_table
 
 COVARIANCES = ("diag", "spherical", "full", "tied")
 
@@ -125,40 +125,17 @@ def test_classes_fitted_apart_merge_exactly_without_the_check():
 def test_em_never_lowers_the_likelihood(seed, cov, floor, rounded):
     """Dempster, Laird & Rubin (1977): each maximum-likelihood EM iteration raises the
     likelihood (the variance floor bounds the M-step's maximisation, which keeps it so)."""
-    rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(12, 60)), int(rng.integers(1, 4))
-    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d) + rng.normal(0, 5, size=d)
-    if rounded:
-        X = np.round(X)
-    bounds: list[list[float]] = []
-    advance = _em.EMRun.advance
-
-    def recording(self, total):
-        advance(self, total)
-        if self.n_iter == 1:
-            bounds.append([])
-        bounds[-1].append(self.lower)
-
-    with mock.patch.object(_em.EMRun, "advance", recording):
-        model = bk.GaussianMixtureClassifier(
-            n_components=3,
-            covariance_type=cov,
-            var_floor=floor,
-            tol=0.0,
-            max_iter=40,
-            random_state=seed % 1000,
-            check_folds=None,
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                model.fit(X, np.zeros(n, dtype=int))
-            except BayeskitError:
-                return  # too few distinct rows for the start: refused by name
-    assert bounds
-    for run in bounds:
-        steps = np.diff(run)
-        assert (steps >= -1e-9 * np.maximum(1.0, np.abs(run[1:]))).all(), run
+    X = random_table(seed, (12, 60), (1, 4), rounded)
+    model = bk.GaussianMixtureClassifier(
+        n_components=3,
+        covariance_type=cov,
+        var_floor=floor,
+        tol=0.0,
+        max_iter=40,
+        random_state=seed % 1000,
+        check_folds=None,
+    )
+    assert_never_falls(bounds_of_runs(model, X))
 
 
 def test_with_the_check_each_part_keeps_its_own_decision():

@@ -244,3 +244,14 @@ def serve(model_copy, token_file) -> Iterator[Callable[..., TestClient]]:
     yield start
     for client in clients:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def categories_file(tmp_path_factory) -> Path:
+    """A CategoricalNB fitted on two named columns of text categories."""
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["p", "q"], 120)})
+    model = bk.CategoricalNB().fit(frame, rng.choice(["no", "yes"], 120))
+    path = tmp_path_factory.mktemp("models") / "cat.bk"
+    bk.save(model, path)
+    return path

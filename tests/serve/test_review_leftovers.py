@@ -31,17 +31,6 @@ from .test_server import call
 
 
 @pytest.fixture(scope="module")
-def categories_file(tmp_path_factory) -> Path:
-    """A CategoricalNB fitted on two named columns of text categories."""
-    rng = np.random.default_rng(0)
-    frame = pl.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["p", "q"], 120)})
-    model = bk.CategoricalNB().fit(frame, rng.choice(["no", "yes"], 120))
-    path = tmp_path_factory.mktemp("models") / "cat.bk"
-    bk.save(model, path)
-    return path
-
-
-@pytest.fixture(scope="module")
 def measures_file(tmp_path_factory) -> Path:
     """A GaussianNB fitted on two named columns of numbers."""
     rng = np.random.default_rng(1)

@@ -15,17 +15,6 @@ import pytest
 import bayeskit as bk
 
 
-@pytest.fixture(scope="module")
-def categories_file(tmp_path_factory) -> Path:
-    """A CategoricalNB fitted on two named columns of text categories."""
-    rng = np.random.default_rng(0)
-    frame = pl.DataFrame({"a": rng.choice(["x", "y", "z"], 120), "b": rng.choice(["p", "q"], 120)})
-    model = bk.CategoricalNB().fit(frame, rng.choice(["no", "yes"], 120))
-    path = tmp_path_factory.mktemp("models") / "cat.bk"
-    bk.save(model, path)
-    return path
-
-
 def _post(client, body: bytes | str, content_type: str, **headers: str):
     content = body.encode() if isinstance(body, str) else body
     return client.post(
