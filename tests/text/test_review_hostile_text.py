@@ -184,3 +184,16 @@ def test_vocabulary_given_as_an_iterator_is_refused():
         TextVectorizer(vocabulary=iter(["free", "money"])).fit(["free money"])
     vec = TextVectorizer(vocabulary=("free", "money")).fit(["free money"]).partial_fit(["free"])
     np.testing.assert_array_equal(vec.transform(["free free"]).toarray(), [[2, 0]])
+
+
+@pytest.mark.parametrize("maker", ["sklearn_defaults", "twcnb"])
+def test_a_setting_of_the_words_given_to_a_pipeline_maker_is_named(maker):
+    """``TextClassifier.sklearn_defaults(min_df=2)`` passed min_df to the class, and Python
+    said only "unexpected keyword argument"; the refusal says where the setting goes."""
+    from bayeskit.text import SpamFilter
+
+    with pytest.raises(ParameterError, match=r"TextVectorizer\(stop_words='english'\)"):
+        getattr(TextClassifier, maker)(stop_words="english")
+    with pytest.raises(ParameterError, match=r"not one of its settings.*spam_cutoff"):
+        getattr(SpamFilter, maker)(spam_cuttof=0.9)
+    assert getattr(SpamFilter, maker)(spam_cutoff=0.9).spam_cutoff == 0.9

@@ -198,6 +198,7 @@ class TextClassifier(GenerativeClassifier):
         >>> TextClassifier.sklearn_defaults()
         TextClassifier(model=MultinomialNB(), vectorizer=TextVectorizer())
         """
+        _check_class_settings(cls, "sklearn_defaults", kwargs)
         return cls(vectorizer=TextVectorizer(), model=MultinomialNB(), **kwargs)
 
     @classmethod
@@ -217,6 +218,7 @@ class TextClassifier(GenerativeClassifier):
         On 20 Newsgroups the project's best setting is ``ngram_range=(1, 2), min_df=2`` with
         a token pattern that keeps addresses and host names whole (the user guide's text page).
         """
+        _check_class_settings(cls, "twcnb", kwargs)
         vectorizer = TextVectorizer(
             output="tfidf",
             sublinear_tf=True,
@@ -592,3 +594,24 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
         return value
 
     return {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
+
+
+def _check_class_settings(cls: Any, maker: str, kwargs: dict[str, Any]) -> None:
+    """Refuse a keyword of ``cls.maker(**kwargs)`` that is no setting of ``cls``: a setting of
+    the words (``min_df=2``) went to the class, which said only "unexpected keyword"."""
+    accepted = [n for n in cls._get_param_names() if n not in ("model", "vectorizer")]
+    unknown = [name for name in kwargs if name not in accepted]
+    if not unknown:
+        return
+    words = set(TextVectorizer._get_param_names())
+    hint = (
+        f"; {unknown[0]} is a setting of the vectorizer: "
+        f"{cls.__name__}(vectorizer=TextVectorizer({unknown[0]}={kwargs[unknown[0]]!r}), "
+        "model=...)"
+        if unknown[0] in words
+        else ""
+    )
+    raise ParameterError(
+        f"{cls.__name__}.{maker}() got {unknown[0]}=, which is not one of its settings "
+        f"({', '.join(accepted)}){hint}"
+    )
