@@ -197,3 +197,14 @@ def test_a_setting_of_the_words_given_to_a_pipeline_maker_is_named(maker):
     with pytest.raises(ParameterError, match=r"not one of its settings.*spam_cutoff"):
         getattr(SpamFilter, maker)(spam_cuttof=0.9)
     assert getattr(SpamFilter, maker)(spam_cutoff=0.9).spam_cutoff == 0.9
+
+
+@pytest.mark.parametrize("given", [["free lunch"], ("free lunch",), np.array(["free lunch"])])
+def test_explain_given_a_list_asks_for_one_document(given):
+    """explain([text]) was answered "pass an iterable of texts, not a single string", the
+    opposite of what it takes."""
+    model = TextClassifier().fit(["free cash now", "lunch at noon", "cash prize", "notes"],
+                                 ["s", "h", "s", "h"])  # fmt: skip
+    with pytest.raises(InputTypeError, match=r"explain takes one document .* of 1; call it once"):
+        model.explain(given)
+    assert model.explain("free lunch").top(1)

@@ -24,7 +24,7 @@ from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
 from .._params import clone, fitted_again
 from ..contract import Contract, contract_of, declares
-from ..errors import ParameterError
+from ..errors import InputTypeError, ParameterError
 from ..families import Family
 from ..inspection import (
     Explanation,
@@ -519,6 +519,12 @@ class TextClassifier(GenerativeClassifier):
     def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Explanation:
         """Each term's contribution to the log-odds of the decision on one document."""
         vec, model = self.fitted_parts()
+        if not isinstance(text, (str, bytes)) and hasattr(text, "__len__"):
+            # (transform's refusal of a document that is not text asks for many of them)
+            raise InputTypeError(
+                f"explain takes one document (str or bytes), not a {type(text).__name__} of "
+                f"{len(text)}; call it once per document, e.g. model.explain(texts[0])"
+            )
         row = vec.transform([text])
         names: Sequence[str]
         if vec.output == "hashed":  # a column is named by the document's terms counted there
