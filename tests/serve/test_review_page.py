@@ -328,9 +328,9 @@ class _Other(http.server.SimpleHTTPRequestHandler):
 
 def test_a_page_on_another_origin_can_neither_learn_nor_read(browser, tmp_path, sms_file):
     """A page of another origin (another port) posts to the server as a form or fetch can:
-    a simple text/plain POST to /learn is refused (no token: 401) and the model is unchanged;
-    a learn with the token needs a preflight, which the server does not grant; a check's
-    answer cannot be read (no Access-Control-Allow-Origin)."""
+    a simple text/plain POST to /learn is refused (another site's Origin: 403) and the model
+    is unchanged; a learn with the token needs a preflight, which the server does not grant
+    (403 too); a check's answer cannot be read (no Access-Control-Allow-Origin)."""
     from .conftest import served_copy
     from .test_page import _api
 
@@ -375,7 +375,7 @@ def test_a_page_on_another_origin_can_neither_learn_nor_read(browser, tmp_path, 
         request.add_header("Access-Control-Request-Method", "POST")
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=30)
-        assert refused.value.code == 405
+        assert refused.value.code == 403  # another site's Origin (405 before: no OPTIONS)
         assert refused.value.headers.get("Access-Control-Allow-Origin") is None
     finally:
         other.shutdown()

@@ -14,6 +14,13 @@ rebinding page cannot send: its Host is the attacker's name), each without a por
 the server's own; ``--allow-host NAME`` adds a name (any port) or ``NAME:PORT`` (that port),
 and ``--allow-host '*'`` turns the check off (behind a proxy that checks the name itself). A
 request without a Host header (HTTP/1.0; browsers always send one) is answered.
+
+A page of another site can also send requests to this server under its own name without
+reading the answers (a form's POST, a ``fetch`` in ``no-cors`` mode): each would make the
+server check a message or read a table for nobody. A request whose ``Origin`` header (which
+browsers send with every such request, RFC 6454) names another site than the one it was
+sent to is answered 403, unless the Host check is off (``--allow-host '*'``: a proxy in front
+may rewrite the Host header). Programs send no ``Origin`` and are answered as before.
 """
 
 from __future__ import annotations
@@ -137,6 +144,16 @@ class HostCheck:
                     response = Response(body, 421, media_type="application/json")
                     await response(scope, receive, send)
                     return
+            origins = [value for key, value in scope["headers"] if key == b"origin"]
+            if origins and hosts and not same_origin(origins[0].decode("latin-1"), scope):
+                body = json.dumps(
+                    {"error": cross_site(origins[0].decode("latin-1"))},
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
+                response = Response(body, 403, media_type="application/json")
+                await response(scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
     def answers(self, host: str, scope: Scope) -> bool:
@@ -180,3 +197,37 @@ class HostCheck:
             f"a server on this machine under a name of its own (DNS rebinding), so other "
             f"names are refused; {remedy}"
         )
+
+
+def same_origin(origin: str, scope: Scope) -> bool:
+    """Whether a browser's ``Origin`` header names the site the request was sent to (its Host
+    header, already answered): the scheme, the name and the port alike (RFC 6454)."""
+    from urllib.parse import urlsplit
+
+    hosts = [value for key, value in scope["headers"] if key == b"host"]
+    host = split_host(hosts[0].decode("latin-1")) if hosts else None
+    if host is None or origin.strip() == "null":
+        return False
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return False
+    scheme = scope.get("scheme", "http")
+    defaults = {"http": 80, "https": 443}
+    if parts.scheme != scheme or not parts.hostname:
+        return False
+    return (_bare(parts.hostname), port or defaults.get(parts.scheme)) == (
+        host[0],
+        host[1] or defaults.get(scheme),
+    )
+
+
+def cross_site(origin: str) -> str:
+    """The 403's message for a request a page of another site sent."""
+    quoted = repr(origin[:_MAX_SHOWN]) + ("…" if len(origin) > _MAX_SHOWN else "")
+    return (
+        f"the request comes from a page of another site (its Origin header names {quoted}), "
+        "and pages of other sites may not use this server: it answers its own page and "
+        "programs (which send no Origin header)"
+    )
