@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 
 from .cli import main as cli_main
-from .cli.errors import leave
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
 if TYPE_CHECKING:
@@ -35,4 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    leave(main())
+    code = main()
+    if code == 130:  # interrupted: see cli.errors.leave (which imports typing, which the
+        # mail filter's start-up does not pay for)
+        from .cli.errors import leave
+
+        leave(code)
+    sys.exit(code)

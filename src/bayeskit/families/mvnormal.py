@@ -705,7 +705,8 @@ def _collinear_columns(params: MVNormalParams, s: Singular) -> list[int]:
     if not np.isfinite(correlation).all():
         return []
     values, vectors = np.linalg.eigh(correlation)
-    null = values <= max(float(np.square(params.tol)), float(values[0]))
+    with np.errstate(over="ignore"):  # (a tol beyond 1e154 squares to inf: every direction)
+        null = values <= max(float(np.square(params.tol)), float(values[0]))
     return [int(kept[j]) for j in np.flatnonzero((np.abs(vectors[:, null]) > 1e-3).any(axis=1))]
 
 

@@ -358,8 +358,12 @@ class GaussianMixtureClassifier(NumericNB):
         folds = check_folds(self.check_folds)
         stats = family.summarize_classes(blocks[0], R, labels)
         # the classes' own variances, beside reg_covar (absolute): a column it swamps is named
+        # (weights near 1e308 overflow these sums, which the family's own scale, not this
+        # check's, keeps finite: such a class's variance is NaN here and not compared)
+        with np.errstate(over="ignore", invalid="ignore"):
+            variance = Moments.of(blocks[0], R).variance
         warn_swamped(
-            Moments.of(blocks[0], R).variance,
+            variance,
             float(self.reg_covar),
             self.feature_names(),
             np.asarray(labels).tolist(),

@@ -83,7 +83,7 @@ def decode(doc: Any, *, encoding: str = "utf-8", fallback: str = "latin-1") -> s
     --------
     >>> decode("café".encode("utf-16"))
     'café'
-    >>> decode(b"caf\xe9")
+    >>> decode(b"caf\\xe9")  # not UTF-8: latin-1
     'café'
     """
     if isinstance(doc, str):
