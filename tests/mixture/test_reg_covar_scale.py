@@ -32,9 +32,14 @@ def test_a_column_reg_covar_swamps_is_named(iris):
 def test_columns_of_ordinary_scale_and_constant_ones_are_not_warned_of(iris):
     X, y = iris
     X = X.assign(constant=1.0)  # no variance in any class: what reg_covar is for
+    # constant but for the rounding of weighted sums (scikit-learn's estimator checks warned:
+    # a variance of 1.2e-32 beside reg_covar=1e-6)
+    X = X.assign(rounded=0.1)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
     with warnings.catch_warnings():
         warnings.simplefilter("error", SwampedColumnWarning)
         bk.GaussianMixtureClassifier(check_folds=None).fit(X, y)
+        bk.GaussianMixtureClassifier(check_folds=None).fit(X, y, sample_weight=weights)
 
 
 def test_an_explicit_smaller_reg_covar_keeps_the_column(iris):

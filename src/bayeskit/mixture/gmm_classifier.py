@@ -361,12 +361,13 @@ class GaussianMixtureClassifier(NumericNB):
         # (weights near 1e308 overflow these sums, which the family's own scale, not this
         # check's, keeps finite: such a class's variance is NaN here and not compared)
         with np.errstate(over="ignore", invalid="ignore"):
-            variance = Moments.of(blocks[0], R).variance
+            moments = Moments.of(blocks[0], R)
         warn_swamped(
-            variance,
+            moments.variance,
             float(self.reg_covar),
             self.feature_names(),
             np.asarray(labels).tolist(),
+            moments.mean,
         )
         hard = hard_labels(R)
         if applies(family, folds) and hard is not None:
