@@ -208,3 +208,15 @@ def test_explain_given_a_list_asks_for_one_document(given):
     with pytest.raises(InputTypeError, match=r"explain takes one document .* of 1; call it once"):
         model.explain(given)
     assert model.explain("free lunch").top(1)
+
+
+@pytest.mark.parametrize(("low", "high"), [(3, 2), (0.9, 0.5)])
+def test_min_df_above_max_df_is_named_as_the_contradiction(low, high):
+    """min_df above max_df was "the vocabulary is empty after ..." (as if the data were at
+    fault); scikit-learn names the contradiction, and so does this refusal."""
+    docs = ["aa bb", "aa cc", "bb cc", "aa", "bb dd", "cc dd"]
+    vectorizer = TextVectorizer().fit(docs)
+    before = vectorizer.get_feature_names_out().tolist()
+    with pytest.raises(ParameterError, match=f"max_df={high}.* fewer than min_df={low}"):
+        vectorizer.set_params(min_df=low, max_df=high).fit(docs)
+    assert vectorizer.set_params(min_df=1, max_df=1.0).get_feature_names_out().tolist() == before

@@ -276,6 +276,15 @@ class VocabularyStats:
         """Where the terms :meth:`select` keeps are in ``terms`` (increasing int64)."""
         low = _as_count(min_df, self.n_docs, "min_df")
         high = _as_count(max_df, self.n_docs, "max_df")
+        fractions = [isinstance(v, (float, np.floating)) for v in (min_df, max_df)]
+        if high < low and fractions[0] == fractions[1]:
+            # the settings contradict each other, whatever the documents (min_df=5 above
+            # max_df=1.0 of 2 documents is the corpus's size, said below)
+            raise ParameterError(
+                f"max_df={max_df!r} keeps terms in at most {high:g} of the {self.n_docs} "
+                f"documents, fewer than min_df={min_df!r} asks for ({low:g}): no term can be "
+                "kept; lower min_df or raise max_df"
+            )
         keep = (self.doc_freq >= low) & (self.doc_freq <= high)
         if stop_words:
             keep &= np.fromiter((t not in stop_words for t in self.terms), bool, len(self))
