@@ -327,3 +327,16 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
         bkd.fit(model.set_params(reg_covar=0.0, n_components=1), da.from_array(one_row, 50), labels)
     assert str(on_dask.value) == str(in_memory.value)
     assert model.stats_ is before
+
+
+def test_a_column_reg_covar_swamps_is_named_on_the_cluster_too(on_threads):
+    """The warning the in-memory fit gives (reg_covar above a column's variance within a
+    class) was missing from bayeskit.dask.fit's rounds."""
+    from bayeskit.mixture import SwampedColumnWarning
+
+    X, y = blobs(seed=2)
+    X = X * np.array([1.0, 1.0, 1e-5])  # the third column's variances ~1e-11
+    make = partial(bk.GaussianMixtureClassifier, n_components=2, random_state=0)
+    for fit in (lambda: make().fit(X, y), lambda: bkd.fit(make(), da.from_array(X, chunks=30), y)):
+        with pytest.warns(SwampedColumnWarning, match=r"column 'x2' within class 'north'"):
+            fit()

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_iris, load_wine
 
@@ -116,6 +116,7 @@ def test_classes_fitted_apart_merge_exactly_without_the_check():
 
 
 @settings(max_examples=25, deadline=None)
+@example(seed=549, cov="tied", floor=None, rounded=False)  # a dip of 4.8e-9 per row
 @given(
     seed=st.integers(0, 2**31 - 1),
     cov=st.sampled_from(COVARIANCES),
@@ -124,7 +125,9 @@ def test_classes_fitted_apart_merge_exactly_without_the_check():
 )
 def test_em_never_lowers_the_likelihood(seed, cov, floor, rounded):
     """Dempster, Laird & Rubin (1977): each maximum-likelihood EM iteration raises the
-    likelihood (the variance floor bounds the M-step's maximisation, which keeps it so)."""
+    likelihood (the variance floor bounds the M-step's maximisation, which keeps it so).
+    ``reg_covar`` (1e-6, added to every variance after the M-step, as scikit-learn's) moves
+    the estimate off the maximum, so the bound may dip by up to about its size per row."""
     X = random_table(seed, (12, 60), (1, 4), rounded)
     model = bk.GaussianMixtureClassifier(
         n_components=3,
@@ -135,7 +138,7 @@ def test_em_never_lowers_the_likelihood(seed, cov, floor, rounded):
         random_state=seed % 1000,
         check_folds=None,
     )
-    assert_never_falls(bounds_of_runs(model, X))
+    assert_never_falls(bounds_of_runs(model, X), slack=model.reg_covar)
 
 
 def test_with_the_check_each_part_keeps_its_own_decision():

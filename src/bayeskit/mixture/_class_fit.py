@@ -52,10 +52,10 @@ class SwampedColumnWarning(BayeskitWarning):
 
 def warn_swamped(
     variance: np.ndarray,
+    mean: np.ndarray | None,
     reg_covar: float,
     names: Sequence[str],
     labels: Sequence[Any],
-    mean: np.ndarray | None = None,
 ) -> None:
     """Warn (:class:`SwampedColumnWarning`) naming the columns and classes whose within-class
     ``variance`` (n_classes, n_features) is positive but below ``reg_covar``: the added

@@ -71,7 +71,7 @@ from ._check import (
     row_keys,
     seed_of,
 )
-from ._class_fit import ClassFit
+from ._class_fit import ClassFit, warn_swamped
 from ._components import ComponentStats
 from ._em import EMRun, Part, check_em_settings, e_step, log_likelihoods
 from ._family import GaussianMixtureFamily
@@ -323,6 +323,14 @@ def mixture_rounds(
     # most ``init_sample`` rows: then the in-memory floor)
     kept = [r.X for r in sample.rows.values() if r is not None and r.one is not None]
     floor = family.floor_of(np.vstack(kept)) if kept else None
+    if drop is None:  # (the check's fits have the same columns: said once)
+        # a column reg_covar swamps is named as in memory (from the classes' samples of rows)
+        warn_swamped(
+            *_sample_moments(sample, names, int(trial.n_features_in_)),
+            float(family.reg_covar),  # (checked by family.check() above)
+            list(trial.feature_names()),
+            names,
+        )
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
@@ -390,6 +398,20 @@ def mixture_rounds(
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
     trial.check_fit()
     return _commit(estimator, trial)
+
+
+def _sample_moments(sample: Any, names: list[Any], d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's (variance, mean) of every column over its sample of rows (all of them
+    while it has at most ``init_sample``; NaN for a class with no row of positive weight)."""
+    variance, mean = np.full((len(names), d), np.nan), np.full((len(names), d), np.nan)
+    for c, label in enumerate(names):
+        rows = sample.rows.get(label)
+        if rows is None or rows.one is None or not np.sum(rows.weight) > 0:
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):  # (weights near 1e308)
+            mean[c] = np.average(rows.X, axis=0, weights=rows.weight)
+            variance[c] = np.average(np.square(rows.X - mean[c]), axis=0, weights=rows.weight)
+    return variance, mean
 
 
 def _checked(

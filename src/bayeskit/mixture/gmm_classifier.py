@@ -364,10 +364,10 @@ class GaussianMixtureClassifier(NumericNB):
             moments = Moments.of(blocks[0], R)
         warn_swamped(
             moments.variance,
+            moments.mean,
             float(self.reg_covar),
             self.feature_names(),
             np.asarray(labels).tolist(),
-            moments.mean,
         )
         hard = hard_labels(R)
         if applies(family, folds) and hard is not None:

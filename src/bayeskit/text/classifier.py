@@ -605,11 +605,11 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
 def _check_class_settings(cls: Any, maker: str, kwargs: dict[str, Any]) -> None:
     """Refuse a keyword of ``cls.maker(**kwargs)`` that is no setting of ``cls``: a setting of
     the words (``min_df=2``) went to the class, which said only "unexpected keyword"."""
-    accepted = [n for n in cls._get_param_names() if n not in ("model", "vectorizer")]
+    accepted = [n for n in cls().get_params(deep=False) if n not in ("model", "vectorizer")]
     unknown = [name for name in kwargs if name not in accepted]
     if not unknown:
         return
-    words = set(TextVectorizer._get_param_names())
+    words = set(TextVectorizer().get_params(deep=False))
     hint = (
         f"; {unknown[0]} is a setting of the vectorizer: "
         f"{cls.__name__}(vectorizer=TextVectorizer({unknown[0]}={kwargs[unknown[0]]!r}), "
