@@ -196,6 +196,15 @@ def test_a_wrong_csv_header_over_text_categories_is_named(servers, body):
     _says(r, 400, ["missing 'a', 'b'", "not in training", "header=absent"])
 
 
+def test_a_lone_row_of_unseen_categories_is_told_how_to_send_it(servers):
+    """A single line of unseen categories (``w,r``) reads as a header, as ``foo,bar`` does:
+    the answer was "no rows to predict", which said nothing of why or of header=absent."""
+    _says(_post(servers["cat"], "w,r\n", "text/csv"), 400, ["only line (w,r)", "header=absent"])
+    r = _post(servers["cat"], "w,r\n", "text/csv; header=absent")
+    assert r.status_code == 200, r.text
+    _says(_post(servers["cat"], "a,b\n", "text/csv"), 400, ["no rows to predict"])
+
+
 @pytest.mark.parametrize(
     ("body", "rows"),
     [("x,p\ny,q\n", 2), ("NA,p\n", 1), ("w,p\n", 1)],  # a known value, a missing one

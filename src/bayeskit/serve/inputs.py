@@ -240,6 +240,16 @@ def invocation_input(
             # refused by the header's names before polars reads a column of the body (a
             # header of 200,000 names took it seconds); a header alone has no rows first
             if not any(line.strip() for line in text.strip().splitlines()[1:]):
+                fields = [f.strip() for f in first]
+                if declared is None and fields != names:  # a guess: said, as below
+                    shown = ",".join(fields)
+                    shown = shown if len(shown) <= 80 else shown[:80] + "…"
+                    raise RequestError(
+                        f"no rows to predict: the only line ({shown}) was read as a header, "
+                        "since none of its fields is a value its column holds; if it is a "
+                        "row, send Content-Type: text/csv; header=absent, RFC 4180's header "
+                        "parameter"
+                    )
                 raise RequestError("no rows to predict")
             try:
                 check_column_names([f.strip() for f in first], names, SOURCE)
