@@ -202,7 +202,12 @@ def _compute(total: Any, parts: Partitions, level: list[Any]) -> Any:
     tasks = {task.key: index for index, task in enumerate(level)}
 
     def where(key: Any) -> str | None:
-        return f"partition {tasks[key]} of X" if key in tasks else parts.where(key)
+        if key in tasks:
+            return f"partition {tasks[key]} of X"
+        if isinstance(key, str) and key.startswith(f"{add_parts.__name__}-"):
+            # (a task of _tree's: lost with a worker that held it beside a partition's)
+            return "the task adding up the partitions' summaries"
+        return parts.where(key)
 
     try:
         return dask.compute(total)[0]

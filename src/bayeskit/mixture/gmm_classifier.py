@@ -362,9 +362,10 @@ class GaussianMixtureClassifier(NumericNB):
         # check's, keeps finite: such a class's variance is NaN here and not compared)
         with np.errstate(over="ignore", invalid="ignore"):
             moments = Moments.of(blocks[0], R)
+            variance, mean = moments.variance, moments.mean
         warn_swamped(
-            moments.variance,
-            moments.mean,
+            variance,
+            mean,
             float(self.reg_covar),
             self.feature_names(),
             np.asarray(labels).tolist(),
