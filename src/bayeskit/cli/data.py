@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -377,7 +378,7 @@ def choose_columns(
         if stray is not None:
             markers, rows, first = stray
             said = list_names([repr(m) for m in markers])
-            option = " ".join(f"--missing {_shell_word(m)}" for m in markers)
+            option = " ".join(f"--missing {shlex.quote(m)}" for m in markers)
             note(
                 f"column {name!r} holds numbers and {said} ({rows} row{'s' * (rows > 1)}, the "
                 f"first data row {first}): read as text, each value a category, not a number; "
@@ -406,12 +407,6 @@ def stray_markers(column: Any) -> tuple[list[str], int, int] | None:
         return None
     first = int(numeric.fill_null(True).not_().arg_true()[0]) + 1
     return [str(w) for w in distinct], len(words), first
-
-
-def _shell_word(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def note_missing_words(delimited: bool, features: Any, options: ReadOptions, read_raw: Any) -> None:

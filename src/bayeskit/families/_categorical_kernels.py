@@ -136,13 +136,11 @@ def _score_row(
             if k >= 0 and k < span[j] and k + lo[j] == v:
                 g = lut[base[j] + k]
         if g < 0:
+            if bad[i] == 0:
+                bad[i] = j + 1
             if unseen == SMOOTH:
                 g = first_unseen + j
-            elif unseen == IGNORE:
-                continue
-            else:
-                if bad[i] == 0:
-                    bad[i] = j + 1
+            else:  # IGNORE, ERROR
                 continue
         for c in range(n_classes):
             out[i, c] += table[g, c]
@@ -163,8 +161,9 @@ def score_parallel(
     """``out[i] += table[code of X[i, j]]`` over the features of each row, rows in parallel.
 
     ``lut`` maps a key to its row of ``table`` (−1: never seen); rows ``T + j`` after the
-    ``T`` category rows hold feature j's score of an unseen value. Under ``ERROR`` the first
-    unseen feature of row i is recorded as ``bad[i] = j + 1``.
+    ``T`` category rows hold feature j's score of an unseen value. The first unseen feature
+    of row i is recorded as ``bad[i] = j + 1`` (under every policy: what the caller checks
+    further is looked for only where a value was unseen).
     """
     for i in prange(X.shape[0]):
         _score_row(X, i, lo, span, base, lut, table, unseen, out, bad)
@@ -226,12 +225,11 @@ def score_small(
     group = np.full((n, d), -1, dtype=np.int64)
     group[known] = lut[(base + k)[known]]
     absent = valid & (group < 0)
+    first = np.argmax(absent, axis=1) + 1
+    flag = absent.any(axis=1) & (bad == 0)
+    bad[flag] = first[flag]
     if unseen == SMOOTH:
         group = np.where(absent, table.shape[0] - d + np.arange(d), group)
-    elif unseen == ERROR:
-        first = np.argmax(absent, axis=1) + 1
-        flag = absent.any(axis=1) & (bad == 0)
-        bad[flag] = first[flag]
     used = valid & (group >= 0)
     terms = np.where(used[:, :, None], table[np.maximum(group, 0)], 0.0)
     out[:] = sum_in_order(terms, axis=1, start=out)

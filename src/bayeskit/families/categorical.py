@@ -312,8 +312,6 @@ class Categorical(Family):
     def log_prob(self, params: CategoricalParams, X: Table) -> np.ndarray:
         matrix = X.matrix
         if matrix is not None and matrix.dtype.kind in "biuf" and params.codebook.all_lut:
-            if matrix.dtype.kind == "f" and self.unseen != "error":  # (error names any)
-                refuse_fractions(params.codebook.categories, X)
             return self._score_codes(params, matrix, X)
         return safe_dot(self.encode(params, X), params.table)
 
@@ -335,8 +333,11 @@ class Categorical(Family):
             out,
             bad,
         )
-        if mode == kernels.ERROR and bad.any():
-            self.encode(params, X)  # raises UnknownCategoryError naming the first one
+        if bad.any():  # a value never seen: a fraction among whole numbers is refused
+            if mode == kernels.ERROR:
+                self.encode(params, X)  # raises UnknownCategoryError naming the first one
+            if matrix.dtype.kind == "f":
+                refuse_fractions(book.categories, X)
         return out
 
     def design(self, params: CategoricalParams, X: Table) -> sp.csr_matrix:

@@ -675,7 +675,7 @@ def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalPar
         )
     with np.errstate(over="ignore"):  # tol up to the largest float: tol² is then inf
         bound = float(np.square(params.tol))
-    involved = _collinear_columns(params, s)
+    involved = _collinear_columns(params, s, bound)
     named = ""
     if 0 < len(involved) < d:  # (every column, when there are too few rows)
         shown = ", ".join(
@@ -692,11 +692,11 @@ def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalPar
     )
 
 
-def _collinear_columns(params: MVNormalParams, s: Singular) -> list[int]:
+def _collinear_columns(params: MVNormalParams, s: Singular, bound: float) -> list[int]:
     """The columns (indices of the training data) that take a visible part in the null
     directions of a singular matrix: its correlation matrix's eigenvectors whose eigenvalues
-    are at most ``tol²`` (the smallest one, if rounding put it above), the rule the ``"svd"``
-    solver drops them by (:func:`span_of`)."""
+    are at most ``bound`` (``tol²``; the smallest one, if rounding put it above), the rule the
+    ``"svd"`` solver drops them by (:func:`span_of`)."""
     kept = np.flatnonzero(params.keep)
     cov = params.covariance[0 if s.klass is None else s.klass][np.ix_(kept, kept)]
     root = np.sqrt(np.diagonal(cov))
@@ -705,8 +705,7 @@ def _collinear_columns(params: MVNormalParams, s: Singular) -> list[int]:
     if not np.isfinite(correlation).all():
         return []
     values, vectors = np.linalg.eigh(correlation)
-    with np.errstate(over="ignore"):  # (a tol beyond 1e154 squares to inf: every direction)
-        null = values <= max(float(np.square(params.tol)), float(values[0]))
+    null = values <= max(bound, float(values[0]))
     return [int(kept[j]) for j in np.flatnonzero((np.abs(vectors[:, null]) > 1e-3).any(axis=1))]
 
 

@@ -108,6 +108,12 @@ def table_format(path: str | os.PathLike[str], format: str | None = None) -> str
     )
 
 
+def is_blank(data: bytes) -> bool:
+    """Nothing but white space (after a UTF-8 byte-order mark: a spreadsheet's empty sheet
+    saved as "CSV UTF-8" is that mark alone)."""
+    return not data.removeprefix(codecs.BOM_UTF8).strip()
+
+
 #: Field values read as missing by default: pandas' default ``na_values`` (``read_csv``), so
 #: a CSV written by R (``NA``) or pandas (empty, ``NaN``) reads as it does there — except
 #: ``None``, which pandas reads as missing but R's ``read.csv`` does not: it is a category in
@@ -188,7 +194,7 @@ def read_table(
         label = name or os.fspath(source)
         fmt = table_format(label if format is None else os.fspath(source), format)
         data = read_bytes(Path(source), label)
-    if not data.removeprefix(codecs.BOM_UTF8).strip():  # (a byte-order mark alone: empty)
+    if is_blank(data):
         raise ReadError(f"{label}: the file is empty; it needs a header and rows", path=label)
     if columns is not None:
         header = False

@@ -48,6 +48,7 @@ from .readers import (
     choose_separator,
     first_record,
     header_hint,
+    is_blank,
     list_names,
     missing_markers,
     table_format,
@@ -162,12 +163,12 @@ class TableStream:
             )
         with open(self.path, "rb") as f:
             head = f.read(_HEAD_BYTES)
-            while head and _blank(head):  # all blank so far: look further
+            while head and is_blank(head):  # all blank so far: look further
                 more = f.read(_HEAD_BYTES)
                 if not more:
                     break
                 head = more
-        if _blank(head):
+        if is_blank(head):
             raise ReadError(
                 f"{self.label}: the file is empty; it needs a header and rows", path=self.label
             )
@@ -180,8 +181,7 @@ class TableStream:
         head = head.removeprefix(codecs.BOM_UTF8)
         first = first_record(head, self.label, self.format, self.separator)
         # the blank lines before the first record go with it: the rows start after it
-        blank = len(head) - len(head.lstrip(b"\r\n"))
-        self._blank_head = blank = head.rfind(b"\n", 0, blank) + 1
+        self._blank_head = blank = _blank_lines_end(head)
         end = _record_end(head[blank:], self.format == "csv", first_only=True)
         self._first = head[: blank + end] if end else head
         if self.header:
@@ -341,8 +341,7 @@ class TableStream:
         blank lines it starts with (polars takes a first line that is blank for a row of one
         column, and refuses the block: a blank line after the header refused the file)."""
         for block, line in self._raw_blocks():
-            blank = len(block) - len(block.lstrip(b"\r\n"))
-            blank = block.rfind(b"\n", 0, blank) + 1
+            blank = _blank_lines_end(block)
             if block[blank:]:
                 yield block[blank:], line + block.count(b"\n", 0, blank)
 
@@ -448,10 +447,11 @@ class TableStream:
         )
 
 
-def _blank(data: bytes) -> bool:
-    """Nothing but white space (after a UTF-8 byte-order mark: a spreadsheet's empty sheet
-    saved as "CSV UTF-8" is that mark alone)."""
-    return not data.removeprefix(codecs.BOM_UTF8).strip()
+def _blank_lines_end(data: bytes) -> int:
+    """Where the blank lines ``data`` starts with end (0: none): after the last newline
+    among its first line ends."""
+    ends = len(data) - len(data.lstrip(b"\r\n"))
+    return data.rfind(b"\n", 0, ends) + 1
 
 
 def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:

@@ -52,7 +52,7 @@ from ..errors import BayeskitError, ConvergenceWarning, ParameterError
 from ..families._base import weight_exponent
 from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
-from ._class_fit import FewRowsWarning
+from ._class_fit import FewRowsWarning, SwampedColumnWarning
 from ._em import _bounded_int
 
 #: Standard errors of the paired Brier difference by which the mixtures must be better.
@@ -267,6 +267,7 @@ def ignore_fold_warnings() -> None:
     already did, so their warnings are dropped."""
     warnings.simplefilter("ignore", ConvergenceWarning)
     warnings.simplefilter("ignore", FewRowsWarning)
+    warnings.simplefilter("ignore", SwampedColumnWarning)
 
 
 # ------------------------------------------------------------------------ in memory

@@ -70,7 +70,11 @@ N_INIT_LIMIT = 1_000
 
 
 class EMModel(Protocol):
-    """What EM needs from a model (see the module docstring)."""
+    """What EM needs from a model (see the module docstring). ``log_prior``: the log density
+    of a prior on the parameters (None: maximum likelihood), which MAP-EM's bound adds."""
+
+    @property
+    def log_prior(self) -> Callable[[Any], float] | None: ...
 
     def log_joint(self, params: Any, X: Any) -> np.ndarray: ...
 
@@ -256,7 +260,7 @@ class EMRun:
         # MAP-EM (a model with a prior on its parameters, ``log_prior``) raises the log
         # posterior, not the log-likelihood (Dempster, Laird & Rubin 1977, §3): the bound is
         # then the log-likelihood plus the prior's log density of the same parameters
-        log_prior = getattr(self.model, "log_prior", None)
+        log_prior = self.model.log_prior
         penalty = 0.0 if log_prior is None else float(log_prior(self.params))
         self.stats = total.stats
         self.params = self.model.finalize(total.stats)

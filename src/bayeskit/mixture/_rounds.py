@@ -323,14 +323,13 @@ def mixture_rounds(
     # most ``init_sample`` rows: then the in-memory floor)
     kept = [r.X for r in sample.rows.values() if r is not None and r.one is not None]
     floor = family.floor_of(np.vstack(kept)) if kept else None
-    if drop is None:  # (the check's fits have the same columns: said once)
-        # a column reg_covar swamps is named as in memory (from the classes' samples of rows)
-        warn_swamped(
-            *_sample_moments(sample, names, int(trial.n_features_in_)),
-            float(family.reg_covar),  # (checked by family.check() above)
-            list(trial.feature_names()),
-            names,
-        )
+    # a column reg_covar swamps is named as in memory (from the classes' samples of rows)
+    warn_swamped(
+        *_sample_moments(sample, names, int(trial.n_features_in_)),
+        float(family.reg_covar),  # (checked by family.check() above)
+        list(trial.feature_names()),
+        names,
+    )
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
@@ -406,11 +405,11 @@ def _sample_moments(sample: Any, names: list[Any], d: int) -> tuple[np.ndarray, 
     variance, mean = np.full((len(names), d), np.nan), np.full((len(names), d), np.nan)
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
-        if rows is None or rows.one is None or not np.sum(rows.weight) > 0:
+        if rows is None or rows.one is None:
             continue
         with np.errstate(over="ignore", invalid="ignore"):  # (weights near 1e308)
-            mean[c] = np.average(rows.X, axis=0, weights=rows.weight)
-            variance[c] = np.average(np.square(rows.X - mean[c]), axis=0, weights=rows.weight)
+            moments = Moments.of(rows.X, rows.weight[:, None])
+            variance[c], mean[c] = moments.variance[0], moments.mean[0]
     return variance, mean
 
 

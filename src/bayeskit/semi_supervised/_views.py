@@ -36,6 +36,8 @@ class EstimatorView:
     """EM over a bayeskit generative classifier whose classes are the mixture components
     (labelled ``components``)."""
 
+    log_prior = None  # maximum likelihood (EMModel)
+
     def __init__(self, estimator: GenerativeClassifier, components: np.ndarray):
         self.model = clone(estimator)
         self.components = components
@@ -87,6 +89,8 @@ class TextView:
     vectorizer is fitted once on every document and EM runs on the count model over its
     output.
     """
+
+    log_prior = None  # maximum likelihood (EMModel)
 
     def __init__(self, classifier: Any, components: np.ndarray):
         self.classifier = clone(classifier)
