@@ -88,7 +88,9 @@ class ServerProcess:
 
     def _close(self) -> None:
         self._drain.join(10)  # it ends at the end of the dead process's output
-        if self.process.stderr is not None:
+        # a process still holding the pipe (a worker outliving its supervisor) keeps the
+        # drain reading it: closing the pipe under a blocked reader would wait forever
+        if self.process.stderr is not None and not self._drain.is_alive():
             self.process.stderr.close()
 
 

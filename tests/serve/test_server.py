@@ -249,6 +249,30 @@ def test_several_workers_serve_and_refuse_learning(sms_file, model_copy, token_f
     assert not list(model.parent.glob("*.journal")) + list(model.parent.glob("*.lock"))
 
 
+def _refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+def test_workers_stop_when_their_supervisor_is_killed(sms_file, model_copy):
+    """SIGKILL of the supervisor (a crash, the out-of-memory killer) leaves no worker serving
+    on its own: the port is free again, and the server's stderr pipe closes."""
+    server = ServerProcess(model_copy(sms_file), "--workers", "2")
+    try:
+        assert call(server.port, "GET", "/ping", timeout=300)[0] == 200
+    finally:
+        server.kill()
+    deadline = time.monotonic() + 30
+    while not _refused(server.port) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _refused(server.port), "a worker went on serving after its supervisor was killed"
+    server._drain.join(30)  # every holder of the pipe is gone
+    assert not server._drain.is_alive()
+
+
 def _cli(capsys, *args: str) -> tuple[int, str]:
     """``bayeskit serve ARGS`` in this process (each mistake is refused before serving)."""
     from bayeskit.cli import main

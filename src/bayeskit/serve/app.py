@@ -59,6 +59,7 @@ from .inputs import (
 )
 from .scoring import Scorer, plain
 from .state import LearnError, ModelState, Snapshot, digest_of, label_names, outcome
+from .supervised import stop_with_supervisor
 from .turns import Turns
 
 __all__ = ["CONFIG_ENV", "ServeConfig", "app_from_environment", "create_app", "learning_off"]
@@ -719,4 +720,5 @@ def _routed(app: Starlette, scope: Scope, path: str) -> bool:
 
 def app_from_environment() -> ASGIApp:
     """The app of a worker process started by ``bayeskit serve --workers N``."""
+    stop_with_supervisor()
     return create_app(ServeConfig.from_json(os.environ[CONFIG_ENV]))

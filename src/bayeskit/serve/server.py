@@ -25,6 +25,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from . import STOPPED_WHILE_STARTING
 from .app import CONFIG_ENV, ServeConfig, create_app, learning_off
+from .supervised import SUPERVISOR_ENV
 
 __all__ = ["HeaderTimeoutProtocol", "bind", "run"]
 
@@ -226,6 +227,7 @@ def run(config: ServeConfig, sock: socket.socket, *, announce: Any = print) -> N
     from uvicorn.supervisors import Multiprocess
 
     os.environ[CONFIG_ENV] = config.to_json()
+    os.environ[SUPERVISOR_ENV] = str(os.getpid())
     extra: dict[str, Any] = {}
     if "timeout_worker_healthcheck" in inspect.signature(uvicorn.Config).parameters:
         # A worker imports bayeskit and loads the model before it answers the supervisor's
