@@ -250,3 +250,31 @@ def test_warnings_and_errors_are_sklearns_when_it_is_imported():
     assert isinstance(error, TheirError)
     assert type(error).__name__ == "NotFittedError"
     assert type(pickle.loads(pickle.dumps(error))) is type(error)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_a_keyword_no_estimator_takes_is_refused_naming_its_settings(estimator):
+    """``MultinomialNB(alfa=1)`` was Python's bare "unexpected keyword argument 'alfa'": the
+    refusal names the class's settings and the closest one, and is still a TypeError."""
+    cls = type(estimator)
+    names = sorted(estimator.get_params(deep=False))
+    with pytest.raises(TypeError, match=r"\(" + r", ".join(names) + r"\)") as caught:
+        cls(**estimator.get_params(deep=False), zz_not_a_setting=1)
+    assert isinstance(caught.value, bk.errors.UnknownSettingError)
+    assert caught.value.args[0].startswith(f"{cls.__name__}() got zz_not_a_setting=")
+    if names:
+        misspelt = names[0] + "x"
+        with pytest.raises(TypeError, match=rf"did you mean {names[0]}=\?|vectorizer"):
+            cls(**{misspelt: 1})
+    sklearn_clone(estimator)  # the settings it has still pass
+
+
+def test_a_setting_of_the_words_given_to_a_text_model_says_where_it_goes():
+    """``TextClassifier(min_df=2)``: min_df is the vectorizer's."""
+    for cls in (TextClassifier, SpamFilter):
+        with pytest.raises(
+            bk.errors.UnknownSettingError,
+            match=rf"min_df is a setting of the vectorizer: {cls.__name__}\(vectorizer="
+            r"TextVectorizer\(min_df=2\), model=\.\.\.\)",
+        ):
+            cls(min_df=2)

@@ -25,12 +25,15 @@ time. A signature does not change once the class exists.
 from __future__ import annotations
 
 import copy
+import difflib
 import inspect
 import math
 import sys
 import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
+
+from .errors import UnknownSettingError
 
 __all__ = [
     "ClassNamePrefixFeaturesOutMixin",
@@ -42,6 +45,7 @@ __all__ = [
 ]
 
 _NAMES: dict[type, tuple[str, ...]] = {}
+_ANY_KEYWORD: dict[type, bool] = {}
 _VIEWS: dict[type, type] = {}
 _LOCK = threading.Lock()
 
@@ -72,6 +76,23 @@ class ParamNamesOnce(_Root):
     """An estimator (scikit-learn's API) whose ``_get_param_names`` is computed once per
     class, and which imports scikit-learn only for scikit-learn's own features (see the
     module docstring)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # Python's "unexpected keyword argument 'alfa'" names neither the settings there
+        # are nor where a setting of a part goes (min_df of a text model's vectorizer).
+        if kwargs and not _takes_any_keyword(cls):
+            names = cls._get_param_names()
+            unknown = [name for name in kwargs if name not in names]
+            if unknown:
+                raise UnknownSettingError(_unknown_setting(cls, unknown[0], kwargs, names))
+        return super().__new__(cls)
+
+    @classmethod
+    def setting_hint(cls, name: str, value: Any) -> str:
+        """Where a keyword ``name=value`` that is none of this class's settings belongs, for
+        the refusal of ``cls(name=value)`` ("" when there is nothing to add to the names
+        of the settings)."""
+        return ""
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -372,6 +393,30 @@ def copy_sklearn_state(source: Any, target: Any, names: tuple[str, ...]) -> None
     for name in names:
         if name in state:
             setattr(target, name, copy.deepcopy(state[name]))
+
+
+def _takes_any_keyword(cls: type) -> bool:
+    """Whether ``cls.__init__`` takes ``**kwargs`` (then no keyword is refused up front)."""
+    takes = _ANY_KEYWORD.get(cls)
+    if takes is None:
+        init = cls.__init__  # type: ignore[misc]
+        takes = init is not object.__init__ and any(
+            p.kind == p.VAR_KEYWORD for p in inspect.signature(init).parameters.values()
+        )
+        with _LOCK:
+            _ANY_KEYWORD[cls] = takes
+    return takes
+
+
+def _unknown_setting(cls: Any, name: str, kwargs: dict[str, Any], names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = cls.setting_hint(name, kwargs[name]) or (
+        f"; did you mean {close[0]}=?" if close else ""
+    )
+    return (
+        f"{cls.__name__}() got {name}=, which is not one of its settings "
+        f"({', '.join(names) or 'it has none'}){hint}"
+    )
 
 
 def _init_param_names(cls: type) -> tuple[str, ...]:

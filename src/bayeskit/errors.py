@@ -139,6 +139,11 @@ class ParameterError(BayeskitError, ValueError):
         self.cell = cell
 
 
+class UnknownSettingError(ParameterError, TypeError):
+    """A keyword an estimator does not take (``MultinomialNB(alfa=1)``): a TypeError too, as
+    Python's own "unexpected keyword argument", with the settings there are named."""
+
+
 class NotFittedError(BayeskitError, ValueError, AttributeError):
     """A fitted model was needed: call ``fit`` or ``partial_fit`` first.
 

@@ -220,3 +220,23 @@ def test_min_df_above_max_df_is_named_as_the_contradiction(low, high):
     with pytest.raises(ParameterError, match=f"max_df={high}.* fewer than min_df={low}"):
         vectorizer.set_params(min_df=low, max_df=high).fit(docs)
     assert vectorizer.set_params(min_df=1, max_df=1.0).get_feature_names_out().tolist() == before
+
+
+def test_a_callable_analyzer_receives_text_as_scikit_learns_does():
+    """A callable analyzer was given bytes documents undecoded (``str.split`` then raised
+    Python's TypeError, a lambda using ``.lower()`` split bytes); scikit-learn's vectorizers
+    decode first, so the same callable gives the same vocabulary on both sides."""
+    docs = ["Café au lait", "caf\xe9 x".encode("latin-1"), "naïve bytes".encode()]
+    seen: list[type] = []
+
+    def analyzer(doc):
+        seen.append(type(doc))
+        return doc.lower().split()
+
+    ours = TextVectorizer(analyzer=analyzer, encoding="latin-1").fit(docs[:2])
+    theirs = CountVectorizer(analyzer=analyzer, encoding="latin-1").fit(docs[:2])
+    assert set(seen) == {str}
+    np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
+    utf8 = TextVectorizer(analyzer=str.split).fit(docs[2:])
+    assert list(utf8.get_feature_names_out()) == ["bytes", "naïve"]
+    assert TextVectorizer(analyzer=str.split).build_analyzer()(b"a b") == ["a", "b"]

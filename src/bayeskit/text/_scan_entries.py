@@ -149,8 +149,8 @@ def finish_hash(
     h: np.uint64, acc: np.uint64, nb: int, key: np.uint64
 ) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
     """``(hash, key)`` of a string of ``nb`` bytes from its hash state."""
-    if nb < 8:
-        key = acc << np.uint64(8 * (8 - nb))
+    if nb < 8:  # the mask keeps nb == 0 (acc == 0) off a 64-bit shift, undefined in LLVM
+        key = acc << np.uint64((8 * (8 - nb)) & 63)
     x = ((h ^ acc) * _M1) ^ np.uint64(nb)
     x ^= x >> np.uint64(29)
     x *= _M2

@@ -270,12 +270,15 @@ def make_analyzer(
     """A function from a document to its list of terms (``subject_in_text``: analyzer="auto"
     reads an e-mail's subject line as the first line of its text too). A document given as
     bytes is decoded by :func:`decode` with ``encoding`` first, as the vectorizer decodes the
-    documents it counts (a callable analyzer receives each document as given)."""
+    documents it counts (before a callable analyzer too, as scikit-learn's vectorizers do;
+    a missing document reaches it as None)."""
     low, high = check_ngram_range(ngram_range)
     if callable(analyzer):
         user = analyzer
 
         def custom(text: str) -> list[str]:
+            if isinstance(text, (bytes, bytearray, memoryview)):
+                text = decode(bytes(text), encoding=encoding)
             terms = user(text)
             if isinstance(terms, (str, bytes)) or not isinstance(terms, Iterable):
                 # a str would be read as its characters, None not at all

@@ -24,7 +24,7 @@ from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
 from .._params import clone, fitted_again
 from ..contract import Contract, contract_of, declares
-from ..errors import InputTypeError, ParameterError
+from ..errors import InputTypeError, ParameterError, UnknownSettingError
 from ..families import Family
 from ..inspection import (
     Explanation,
@@ -173,6 +173,17 @@ class TextClassifier(GenerativeClassifier):
         self.vectorizer = vectorizer
         self.model = model
         self.useful_terms = useful_terms
+
+    @classmethod
+    def setting_hint(cls, name: str, value: Any) -> str:
+        """A setting of the words given to the classifier (``min_df=2``) goes to its
+        vectorizer: the refusal says how."""
+        if name not in TextVectorizer().get_params(deep=False):
+            return ""
+        return (
+            f"; {name} is a setting of the vectorizer: "
+            f"{cls.__name__}(vectorizer=TextVectorizer({name}={value!r}), model=...)"
+        )
 
     @classmethod
     def default_vectorizer(cls) -> TextVectorizer:
@@ -603,21 +614,13 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
 
 
 def _check_class_settings(cls: Any, maker: str, kwargs: dict[str, Any]) -> None:
-    """Refuse a keyword of ``cls.maker(**kwargs)`` that is no setting of ``cls``: a setting of
-    the words (``min_df=2``) went to the class, which said only "unexpected keyword"."""
+    """Refuse a keyword of ``cls.maker(**kwargs)`` that is no setting of ``cls``, saying where
+    a setting of the words goes (:meth:`TextClassifier.setting_hint`)."""
     accepted = [n for n in cls().get_params(deep=False) if n not in ("model", "vectorizer")]
     unknown = [name for name in kwargs if name not in accepted]
     if not unknown:
         return
-    words = set(TextVectorizer().get_params(deep=False))
-    hint = (
-        f"; {unknown[0]} is a setting of the vectorizer: "
-        f"{cls.__name__}(vectorizer=TextVectorizer({unknown[0]}={kwargs[unknown[0]]!r}), "
-        "model=...)"
-        if unknown[0] in words
-        else ""
-    )
-    raise ParameterError(
+    raise UnknownSettingError(
         f"{cls.__name__}.{maker}() got {unknown[0]}=, which is not one of its settings "
-        f"({', '.join(accepted)}){hint}"
+        f"({', '.join(accepted)}){cls.setting_hint(unknown[0], kwargs[unknown[0]])}"
     )

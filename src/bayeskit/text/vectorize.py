@@ -131,7 +131,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         by :func:`~bayeskit.text.analyze.is_raw_email`, gives the e-mail header and URL tokens
         and its decoded body's word n-grams; any other document its word n-grams, as "word";
         bytes decoded as UTF-8, else latin-1) or a callable, which receives each document as
-        given (not decoded).
+        text (bytes decoded with ``encoding`` first, as scikit-learn's vectorizers decode
+        them; a missing document as None).
     max_features : int, optional
         Keep the ``max_features`` most frequent terms (McCallum & Nigam's vocabulary cut).
     min_df, max_df : int or float, default=1 and 1.0
