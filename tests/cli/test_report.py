@@ -142,3 +142,21 @@ def test_is_report_never_opens_a_fifo(tmp_path):
     assert is_stream("-")
     assert is_stream("/dev/null")
     assert not is_stream(str(tmp_path / "new.html"))
+
+
+def test_a_folder_as_output_is_refused_before_the_cross_validation(cli, tmp_path, monkeypatch):
+    # A folder is neither a stream nor a file to replace: the refusal comes before any fold
+    # is fitted, and names the folder.
+    import bayeskit.cli.measure as measure
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("cross-validated although the output was refused")
+
+    monkeypatch.setattr(measure, "cross_validate", must_not_run)
+    data = _small_table(tmp_path)
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    result = cli("report", data, "-t", "label", "--folds", 2, "-o", folder)
+    assert result.exit_code != 0
+    assert f"{folder}: is a folder; give a file name" in result.stderr
+    assert list(folder.iterdir()) == []

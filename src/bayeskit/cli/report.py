@@ -58,11 +58,13 @@ def is_stream(output: str) -> bool:
     """``output`` is written as a stream, in place, not replaced by a finished file: ``-``
     (standard output), anything under /dev or /proc (``/dev/stdout``, ``/dev/null``: a
     temporary file beside them would replace the device's name), and an existing file that
-    is not a regular file (a FIFO, a terminal, a socket)."""
+    is not a regular file or a folder (a FIFO, a terminal, a socket). A folder is not a
+    stream: ``check_output_path`` refuses it before the cross-validation runs."""
     if output == "-" or output.startswith(("/dev/", "/proc/")):
         return True
     try:
-        return not stat.S_ISREG(os.stat(output).st_mode)
+        mode = os.stat(output).st_mode
+        return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
     except OSError:  # absent (a new file), or a dangling link: check_output_path says
         return False
 
