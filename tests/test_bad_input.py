@@ -86,7 +86,10 @@ def test_bad_sample_weight(cls):
 def test_missing_or_continuous_labels(cls):
     with pytest.raises(DataError, match="requires y"):
         cls().fit(X, None)
-    with pytest.raises(DataError, match="Unknown label type"):
+    fractional = (
+        r"y is continuous, numbers with a fractional part \(0.5, 1.5, 2.5, …; 4 distinct values\)"
+    )
+    with pytest.raises(DataError, match=fractional):
         cls().fit(X, [0.5, 1.5, 2.5, 3.1])
     with pytest.raises(DataError, match=r"missing label .* at row 2"):
         cls().fit(X, np.array(["a", "b", None, "a"], dtype=object))

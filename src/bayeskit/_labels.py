@@ -313,6 +313,11 @@ def check_label_type(labels: np.ndarray, hint: str = "one class label per row") 
         finite = np.isfinite(labels).all() and np.abs(labels).max() < 2.0**63
         if finite and (labels == np.trunc(labels)).all():
             return
+        if finite:
+            raise DataError(
+                f"y {fractional_labels(labels)}; numbers that name classes can be given as "
+                f"text, y.astype(str) (y must hold {hint})"
+            )
     from sklearn.utils.multiclass import check_classification_targets
 
     try:
@@ -326,6 +331,17 @@ def check_label_type(labels: np.ndarray, hint: str = "one class label per row") 
             check_classification_targets(labels)
     except (ValueError, TypeError) as exc:
         raise DataError(f"{exc} (y must hold {hint})") from None
+
+
+def fractional_labels(labels: np.ndarray) -> str:
+    """What is wrong with distinct float labels some of which have a fractional part."""
+    odd = labels[labels != np.trunc(labels)]
+    shown = ", ".join(f"{v:g}" for v in odd[:3].tolist()) + (", …" if len(odd) > 3 else "")
+    return (
+        f"is continuous, numbers with a fractional part ({shown}; {len(labels)} distinct "
+        "values): a classifier needs class labels (strings, booleans or whole numbers), and "
+        "a measured quantity is a regression target"
+    )
 
 
 def label_positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -410,9 +410,7 @@ def _takes_any_keyword(cls: type) -> bool:
 
 def _unknown_setting(cls: Any, name: str, kwargs: dict[str, Any], names: list[str]) -> str:
     close = difflib.get_close_matches(name, names, n=1)
-    hint = cls.setting_hint(name, kwargs[name]) or (
-        f"; did you mean {close[0]}=?" if close else ""
-    )
+    hint = cls.setting_hint(name, kwargs[name]) or (f"; did you mean {close[0]}=?" if close else "")
     return (
         f"{cls.__name__}() got {name}=, which is not one of its settings "
         f"({', '.join(names) or 'it has none'}){hint}"

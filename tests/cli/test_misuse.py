@@ -331,3 +331,23 @@ def test_the_local_cluster_listens_on_this_machine_only():
     # the dashboard is one of those sockets: its page is served from 127.0.0.1
     port = int(dashboard.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
     assert ("127.0.0.1", port) in opened, (dashboard, opened)
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate", "report"])
+def test_a_target_of_fractional_numbers_is_named_as_not_classes(cli, tmp_path, command):
+    # A measured quantity given as the target: the column and its values are named, where
+    # scikit-learn's check said "Unknown label type: continuous".
+    rows = ["a,b,price"] + [f"{i},{i % 3},{i * 0.5 + 0.25}" for i in range(20)]
+    data = tmp_path / "prices.csv"
+    data.write_text("\n".join(rows) + "\n")
+    out = {"train": ["-o", tmp_path / "m.bkm"], "report": ["-o", tmp_path / "r.html"]}
+    result = cli(command, data, "-t", "price", *out.get(command, []))
+    assert result.exit_code == 2, result.stderr
+    assert (
+        "the target column 'price' is continuous, numbers with a fractional part "
+        "(0.25, 0.75, 1.25, …; "
+        "20 distinct values)" in result.stderr
+    )
+    assert "Unknown label type" not in result.stderr
+    assert "--target" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prices.csv"]

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._labels import fractional_labels
 from ..errors import ReadError
 from .readers import list_names
 
@@ -68,7 +69,17 @@ def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np
             path=source,
             column=target,
         )
-    return np.asarray(labels.to_list())
+    y = np.asarray(labels.to_list())
+    if y.dtype.kind == "f":
+        distinct = np.unique(y)
+        if (distinct != np.trunc(distinct)).any():
+            raise ReadError(
+                f"{source}: the target column {target!r} {fractional_labels(distinct)}; "
+                "name another column with --target, or bin these numbers into classes first",
+                path=source,
+                column=target,
+            )
+    return y
 
 
 def check_feature_columns(frame: Any, source: str) -> None:
