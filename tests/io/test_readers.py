@@ -228,3 +228,24 @@ def test_list_names_hides_two_or_more_and_never_just_one():
     assert list_names(names[:9], 8) == ", ".join(names[:9])  # one more: shown, not "1 more"
     assert list_names(names, 8) == ", ".join(names[:8]) + ", … (2 more)"
     assert list_names([], 8) == ""
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_lines_of_spaces_or_tabs_are_blank_lines_as_pandas_reads_them(tmp_path, ending):
+    # polars read a line of spaces as a row whose first field is the spaces: the numeric
+    # first column became text, and the row was refused as ragged ("1 field where the
+    # header has 3"). pandas and R's read.csv skip it; a quoted field keeps its own.
+    import pandas as pd
+
+    lines = ["a,b,note", "1,2.5,x", "   ", "2,3.5,y", "\t", '3,4.5,"p', "  ", 'q"', " \t ", ""]
+    path = tmp_path / "white.csv"
+    path.write_bytes(ending.join(lines).encode())
+    frame = read_table(path)
+    assert frame.schema == {"a": pl.Int64, "b": pl.Float64, "note": pl.String}
+    expected = pd.read_csv(path)
+    assert frame.get_column("a").to_list() == expected["a"].tolist() == [1, 2, 3]
+    assert frame.get_column("b").to_list() == expected["b"].tolist()
+    assert frame.get_column("note").to_list() == ["x", "y", f"p{ending}  {ending}q"]
+    tsv = tmp_path / "white.tsv"  # a tab-separated line of tabs is a row of empty fields
+    tsv.write_text("a\tb\tlabel\n1\t2\tx\n\t\t\n3\t4\ty\n")
+    assert read_table(tsv).rows() == [(1, 2, "x"), (None, None, None), (3, 4, "y")]

@@ -45,6 +45,8 @@ GOOD = {
     "widen.csv": "v,label\n1,x\n2,y\n3,x\n4.5,y\n",  # Int64 in early blocks, Float64 later
     "late.csv": "v,w,label\n,,x\n,,y\n,a,x\n7,b,y\n",  # all missing in the first blocks
     "blank.csv": "\ufeffa,b,label\nx,?,p\n\n,y,q\n\nz,w,p\n",
+    # lines of spaces or tabs are blank lines; one inside a quoted field is its text
+    "white.csv": 'n,t,label\n1,a,x\n   \n2,"b\n \t\nc",y\n\t\n3,,x\n  \n',
     "plain.tsv": 'a\tlabel\n"quoted"\tx\nit\'s\ty\n',
     # numbers padded with spaces, one column of them text only in the last rows
     "padded.csv": "a, b , c, label\n 1, 2.5 , NA, x\n2 ,  ,u , y\n 3, 4, 5, x\n4, 1e3, v, y\n",

@@ -56,6 +56,7 @@ from ._json_lines import check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
+from ._white_lines import white_lines_blanked
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -386,7 +387,7 @@ def check_rows(
                 what = "the header has" if header else f"line {first_line} has"
                 line = reader.line_num + line_offset
                 raise ReadError(
-                    f"{label}, line {line}: {len(row)} fields where {what} "
+                    f"{label}, line {line}: {len(row)} field{'s' * (len(row) != 1)} where {what} "
                     f"{len(first)}; give every row one value per column (an empty field is "
                     f"a missing value){_quote_hint(fmt, row, len(first), separator)}",
                     path=label,
@@ -492,6 +493,7 @@ def _read_delimited(
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     separator = choose_separator(data, label, fmt, separator)
+    data = white_lines_blanked(data, fmt, separator)
     first = first_record(data, label, fmt, separator)
     if header:
         check_header(first, label)

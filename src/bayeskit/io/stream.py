@@ -37,6 +37,7 @@ from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
+from ._white_lines import white_lines_blanked
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     BlankLines,
@@ -341,6 +342,8 @@ class TableStream:
         blank lines it starts with (polars takes a first line that is blank for a row of one
         column, and refuses the block: a blank line after the header refused the file)."""
         for block, line in self._raw_blocks():
+            if self.format != "jsonl":  # (a block is whole records: no quote open at its start)
+                block = white_lines_blanked(block, self.format, self.separator)
             blank = _blank_lines_end(block)
             if block[blank:]:
                 yield block[blank:], line + block.count(b"\n", 0, blank)
