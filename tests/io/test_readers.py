@@ -249,3 +249,18 @@ def test_lines_of_spaces_or_tabs_are_blank_lines_as_pandas_reads_them(tmp_path, 
     tsv = tmp_path / "white.tsv"  # a tab-separated line of tabs is a row of empty fields
     tsv.write_text("a\tb\tlabel\n1\t2\tx\n\t\t\n3\t4\ty\n")
     assert read_table(tsv).rows() == [(1, 2, "x"), (None, None, None), (3, 4, "y")]
+
+
+def test_a_lone_carriage_return_ends_a_line_as_pandas_reads_it(tmp_path):
+    # A line pasted from a classic Mac OS file into one ended by "\n": polars refused the
+    # file with its own message ("found more fields than defined in 'Schema'").
+    import pandas as pd
+
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(b'a,b,note\r\n1,2.5,x\r2,3.5,"y\rz"\n3,4.5,w\r\n4,5.5,v\r')
+    frame = read_table(path)
+    expected = pd.read_csv(path)
+    assert frame.get_column("a").to_list() == expected["a"].tolist() == [1, 2, 3, 4]
+    assert frame.get_column("b").to_list() == expected["b"].tolist()
+    assert frame.get_column("note").to_list() == expected["note"].tolist()
+    assert frame.get_column("note").to_list() == ["x", "y\rz", "w", "v"]

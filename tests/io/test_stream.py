@@ -46,6 +46,8 @@ GOOD = {
     "late.csv": "v,w,label\n,,x\n,,y\n,a,x\n7,b,y\n",  # all missing in the first blocks
     "blank.csv": "\ufeffa,b,label\nx,?,p\n\n,y,q\n\nz,w,p\n",
     # lines of spaces or tabs are blank lines; one inside a quoted field is its text
+    # a lone carriage return ends a line, but not inside a quoted field
+    "returns.csv": 'n,t,label\r\n1,a,x\r2,"b\rc",y\n3,,x\r\n4,d,y\r',
     "white.csv": 'n,t,label\n1,a,x\n   \n2,"b\n \t\nc",y\n\t\n3,,x\n  \n',
     "plain.tsv": 'a\tlabel\n"quoted"\tx\nit\'s\ty\n',
     # numbers padded with spaces, one column of them text only in the last rows

@@ -54,9 +54,9 @@ import numpy as np
 from ..errors import ReadError
 from ._json_lines import check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
+from ._lines import lone_returns_ended, white_lines_blanked
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
-from ._white_lines import white_lines_blanked
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -200,7 +200,7 @@ def read_table(
     if columns is not None:
         header = False
     if fmt in ("csv", "tsv"):
-        data = unix_lines(data)
+        data = lone_returns_ended(unix_lines(data), fmt)
     markers = missing_markers(missing, default_missing)
     if fmt == "parquet":
         frame = _read_parquet(data, label)

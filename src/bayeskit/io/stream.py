@@ -35,9 +35,9 @@ import numpy as np
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
+from ._lines import lone_returns_ended, white_lines_blanked
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
-from ._white_lines import white_lines_blanked
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     BlankLines,
@@ -369,7 +369,7 @@ class TableStream:
                     chunk = chunk.replace(b"\r", b"\n")
                 if not chunk:
                     if rest.strip():
-                        yield rest, line
+                        yield self._lines_ended(rest), line
                     return
                 buffer = rest + chunk
                 end = _record_end(buffer, quoted)
@@ -377,8 +377,15 @@ class TableStream:
                     rest = buffer
                     continue
                 block, rest = buffer[:end], buffer[end:]
+                block = self._lines_ended(block)  # (it ends after a "\n": no CRLF split)
                 yield block, line
                 line += block.count(b"\n")
+
+    def _lines_ended(self, block: bytes) -> bytes:
+        """A CSV/TSV block with its lone carriage returns ending lines, as read whole."""
+        if self._mac or self.format == "jsonl":
+            return block
+        return lone_returns_ended(block, self.format)
 
     def _parse(self, block: bytes, line: int, schema: dict[str, Any] | None) -> Any:
         """A block as a DataFrame, checked as read_table checks a whole file."""
