@@ -350,3 +350,16 @@ def test_title_must_be_text(sms):
     model, labels, P, _ = sms
     with pytest.raises(ParameterError, match="title must be a str"):
         build_report(title=None, classes=model.classes_, y_true=labels, proba=P, model=model)
+
+
+@pytest.mark.parametrize("which", ["sms", "car"])
+def test_every_table_header_cell_says_it_heads_its_column(request, which):
+    # A screen reader reads a data cell with the header of its column: each <th> of the
+    # page's tables heads a column, and says so.
+    dom = parse(request.getfixturevalue(which)[3])
+    headers = dom.find_all("th")
+    assert headers
+    assert all(th.attrs.get("scope") == "col" for th in headers)
+    for table in dom.find_all("table"):
+        first = table.find("tr")
+        assert first is not None and first.find_all("th"), "a table without a header row"

@@ -15,7 +15,7 @@ import numpy as np
 
 from .charts import confusion_heatmap
 from .evaluation import Evaluation
-from .svg import clip_text, esc
+from .svg import clip_text, esc, header_row
 
 #: the most classes whose confusion matrix is drawn in full (40² = 1,600 cells, about 0.5 MB
 #: of SVG; cells stay at least 26 units wide, readable when the page is zoomed).
@@ -63,8 +63,8 @@ def _top_confusions(ev: Evaluation) -> str:
     more = flat.size - len(order)
     return (
         '<h3>Most common mistakes</h3><div class="scroll"><table class="confusions">'
-        "<tr><th>true class</th><th>decided</th><th>rows</th><th>share of the true class</th>"
-        f"</tr>{body}</table></div>"
+        + header_row("true class", "decided", "rows", "share of the true class")
+        + f"{body}</table></div>"
         + (f'<p class="how">… and {more:,} other pairs of classes.</p>' if more > 0 else "")
     )
 
@@ -87,7 +87,7 @@ def _per_class_mistakes(ev: Evaluation) -> str:
             f'<td>{r.support:,}</td><td data-col="recall">{r.recall:.4f}</td>{mistaken}</tr>'
         )
     return (
-        '<h3>Each class</h3><div class="scroll"><table class="mistakes"><tr><th>class</th>'
-        "<th>rows</th><th>recall</th><th>most often decided instead</th><th>rows</th></tr>"
-        f"{''.join(body)}</table></div>"
+        '<h3>Each class</h3><div class="scroll"><table class="mistakes">'
+        + header_row("class", "rows", "recall", "most often decided instead", "rows")
+        + f"{''.join(body)}</table></div>"
     )

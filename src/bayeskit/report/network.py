@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .svg import clip_text, esc, svg_element
+from .svg import clip_text, esc, header_row, svg_element
 
 #: Features drawn at most (a wider tree is listed as a table instead).
 MAX_DRAWN = 40
@@ -33,7 +33,7 @@ def network_section(model: Any) -> str | None:
         f"<tr><td>{esc(n)}</td><td>{esc(', '.join(p) or '(the class only)')}</td></tr>"
         for n, p in parents.items()
     )
-    table = f"<table><tr><th>feature</th><th>parents</th></tr>{rows}</table>"
+    table = f"<table>{header_row('feature', 'parents')}{rows}</table>"
     how = (
         '<p class="how">Each feature depends on the class and on its parents. Edges carry the '
         "conditional mutual information I(X; parent | class) in nats (Sahami's k-dependence "

@@ -28,7 +28,7 @@ from .network import network_section
 from .panels import density_panel, legend_strip, term_panel
 from .projection import discriminant_projection
 from .style import CSS
-from .svg import ACCENT, GREY, clip_text, colour, esc
+from .svg import ACCENT, GREY, clip_text, colour, esc, header_row
 
 #: terms shown per class.
 TOP_TERMS = 12
@@ -252,10 +252,7 @@ def class_colour(ev: Evaluation, k: int) -> str:
 
 
 def _per_class(ev: Evaluation) -> str:
-    head = (
-        "<tr><th>class</th><th>rows</th><th>predicted</th><th>precision</th><th>recall</th>"
-        "<th>F1</th><th>ROC-AUC</th><th>AP</th></tr>"
-    )
+    head = header_row("class", "rows", "predicted", "precision", "recall", "F1", "ROC-AUC", "AP")
     body = []
     most = max(max(r.support, r.predicted) for r in ev.per_class)
     for r in ev.per_class:
@@ -387,8 +384,9 @@ def _bins(cal: Calibration) -> str:
         for b in range(len(cal.count))
     )
     return (
-        '<table class="bins"><tr><th>bin</th><th>rows</th><th>mean predicted</th>'
-        f"<th>observed</th><th>95% interval</th></tr>{rows}</table>"
+        '<table class="bins">'
+        + header_row("bin", "rows", "mean predicted", "observed", "95% interval")
+        + f"{rows}</table>"
     )
 
 
@@ -396,9 +394,8 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
     classes = list(np.asarray(model.classes_).tolist())
     panels = "".join(f"<figure>{density_panel(fd, classes)}</figure>" for fd in densities)
     show_means = len(classes) <= 4
-    head = "<tr><th>feature</th><th>family</th><th>AUC alone</th><th>bits</th>" + (
-        "".join(f"<th>mean, {esc(clip_text(c, 16))}</th>" for c in classes) if show_means else ""
-    )
+    means = [f"mean, {esc(clip_text(c, 16))}" for c in classes] if show_means else []
+    head = header_row("feature", "family", "AUC alone", "bits", *means)
     rows = "".join(
         f'<tr data-feature="{s.j}"><td>{esc(clip_text(s.name, 60))}</td><td>{esc(s.family)}</td>'
         f'<td data-col="auc">{s.auc:.3f}</td><td data-col="bits">{s.bits:.3f}</td>'
@@ -426,17 +423,20 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         '<p class="how">Bits: the drop in log-loss (base 2) from the class frequencies to this '
         "feature's densities alone. Below zero, the density gives some rows a very wrong "
         "answer: a sign that its family fits the feature badly.</p>"
-        f'<div class="scroll"><table class="features">{head}</tr>{rows}</table></div>'
+        f'<div class="scroll"><table class="features">{head}{rows}</table></div>'
         + (f'<p class="how">… and {more} more.</p>' if more > 0 else "")
     )
 
 
 def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
     """Each categorical or boolean column as a table of each class's share of each value."""
-    head = "".join(
-        f'<th><span class="swatch" style="background:{class_colour(ev, k)}"></span>'
-        f"{esc(clip_text(c, 16))}</th>"
-        for k, c in enumerate(ev.classes)
+    head = header_row(
+        "value",
+        *(
+            f'<span class="swatch" style="background:{class_colour(ev, k)}"></span>'
+            f"{esc(clip_text(c, 16))}"
+            for k, c in enumerate(ev.classes)
+        ),
     )
     tables = []
     for col in columns:
@@ -460,7 +460,7 @@ def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
             f'<div class="scroll" data-feature="{col.j}"><h3>{esc(clip_text(col.name, 60))} '
             f'<small>({esc(col.family)}; Cramér\'s V <span data-col="cramers-v">'
             f"{col.cramers_v:.3f}</span>)</small></h3>"
-            f'<table class="categories"><tr><th>value</th>{head}</tr>{rows}'
+            f'<table class="categories">{head}{rows}'
             f'<tr class="total"><td>observed</td>{counted}</tr></table></div>'
         )
     return (

@@ -44,6 +44,12 @@ def esc(value: object) -> str:
     return escape(visible(str(value)), quote=True)
 
 
+def header_row(*cells: str) -> str:
+    """A table's header row of the HTML fragments ``cells``, each cell saying it heads its
+    column (``scope="col"``: a screen reader reads a data cell with its column's header)."""
+    return "<tr>" + "".join(f'<th scope="col">{cell}</th>' for cell in cells) + "</tr>"
+
+
 def clip_text(value: object, limit: int) -> str:
     """``str(value)`` cut to ``limit`` characters with an ellipsis (not yet escaped)."""
     text = " ".join(str(value).split())
