@@ -362,4 +362,5 @@ def test_every_table_header_cell_says_it_heads_its_column(request, which):
     assert all(th.attrs.get("scope") == "col" for th in headers)
     for table in dom.find_all("table"):
         first = table.find("tr")
-        assert first is not None and first.find_all("th"), "a table without a header row"
+        assert first is not None
+        assert first.find_all("th"), "a table without a header row"

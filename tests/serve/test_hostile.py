@@ -385,3 +385,24 @@ def test_bytes_that_are_not_http_get_a_json_answer(sms_file, model_copy):
         assert call(server.port, "GET", "/ping")[0] == 200
     finally:
         server.kill()
+
+
+@given(json_values.filter(lambda v: not isinstance(v, dict)))
+@settings(max_examples=100, deadline=None)
+def test_a_json_body_that_is_not_an_object_is_named_in_jsons_words(value):
+    # It said "got a bool", "got a NoneType": Python's names for what the client wrote as
+    # JSON. It names the JSON value (true, null, the number 1, an array of 2 values).
+    from bayeskit import GaussianNB
+    from bayeskit.serve.inputs import invocation_input, json_kind
+    from bayeskit.serve.refusal import RequestError
+
+    model = GaussianNB().fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(RequestError) as refused:
+        invocation_input(json.dumps(value).encode(), "application/json", model, False)
+    said = str(refused.value)
+    hint = ' (rows go in {"instances": [...]})' if isinstance(value, list) else ""
+    assert said.endswith(f"; got {json_kind(value)}{hint}")
+    if not isinstance(value, str):
+        assert not any(word in said for word in ("NoneType", "bool", " int", " list"))
+    if value is None or isinstance(value, bool):
+        assert said.endswith(f"got {json.dumps(value)}")

@@ -30,8 +30,11 @@ def white_lines_blanked(data: bytes, fmt: str, separator: str) -> bytes:
     if _WHITE_LINE.search(data) is None:  # the common case: one scan, no copy
         return data
     text = data.decode("utf-8", errors="replace")  # a bad byte is named by the reader later
-    quoting = csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, quoting=quoting)
+    stream = io.StringIO(text, newline="")
+    if fmt == "tsv":
+        reader = csv.reader(stream, delimiter=separator, quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(stream, delimiter=separator)
     white: list[int] = []
     before = 0  # the lines before the record read
     try:

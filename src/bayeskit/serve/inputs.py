@@ -105,6 +105,21 @@ def json_depth(text: str) -> int:
     return int(np.cumsum(steps).max())
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words: ``true``, ``null``, ``the number 1``, ``an
+    array of 3 values`` (a user sent JSON, not Python: not ``bool`` or ``NoneType``)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return f"the number {json.dumps(value)}"
+    if isinstance(value, str):
+        shown = value[:40] + ("…" if len(value) > 40 else "")
+        return f"the string {json.dumps(shown, ensure_ascii=False)}"
+    if isinstance(value, list):
+        return f"an array of {len(value)} value{'s' * (len(value) != 1)}"
+    return "an object"
+
+
 def read_json(body: bytes, charset: str = "utf-8") -> Any:
     """A JSON body, read within bounds: at most :data:`MAX_JSON_DEPTH` levels of nesting,
     strings of valid Unicode (an escaped lone surrogate, ``"\\ud800"``, is refused). Every
@@ -296,9 +311,10 @@ def invocation_input(
         )
     payload = read_json(body, options.get("charset", "utf-8"))
     if not isinstance(payload, dict):
+        hint = ' (rows go in {"instances": [...]})' if isinstance(payload, list) else ""
         raise RequestError(
             f"the JSON body must be an object with one of the keys {', '.join(SHAPES)}; got "
-            f"a {type(payload).__name__}"
+            f"{json_kind(payload)}{hint}"
         )
     shapes = [key for key in SHAPES if key in payload]
     unknown = sorted(set(payload) - {*SHAPES, "params"})
