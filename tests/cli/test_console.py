@@ -59,7 +59,7 @@ def test_console_script_user_mistake_is_one_line(tmp_path):
     assert run.returncode == 2
     assert run.stdout == ""
     assert (
-        run.stderr == f"bayeskit: error: {tmp_path / 'bad.csv'}, line 3: 1 fields where the "
+        run.stderr == f"bayeskit: error: {tmp_path / 'bad.csv'}, line 3: 1 field where the "
         "header has 2; give every row one value per column (an empty field is a missing value)\n"
     )
     assert not (tmp_path / "m.bk").exists()

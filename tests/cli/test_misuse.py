@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -351,3 +352,29 @@ def test_a_target_of_fractional_numbers_is_named_as_not_classes(cli, tmp_path, c
     assert "Unknown label type" not in result.stderr
     assert "--target" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prices.csv"]
+
+
+def test_a_target_of_distinct_whole_numbers_gets_a_note_that_it_looks_like_a_quantity(
+    cli, tmp_path
+):
+    # 300 prices, each a class of one row: trained as asked, with a note saying so.
+    rng = np.random.default_rng(0)
+    rows = ["a,b,price"] + [
+        f"{x:.3f},{z:.3f},{p}"
+        for x, z, p in zip(
+            rng.normal(size=300), rng.normal(size=300), rng.permutation(300) * 7, strict=True
+        )
+    ]
+    data = tmp_path / "prices.csv"
+    data.write_text("\n".join(rows) + "\n")
+    result = cli("train", data, "-t", "price", "-o", tmp_path / "m.bkm")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "the target column 'price' holds 300 different values (numbers) for 300 rows; each is "
+        "a class, learned from 1.0 rows on average" in result.stderr
+    )
+    labels = ["a,label"] + [f"{v:.3f},{'xyz'[i % 3]}" for i, v in enumerate(rng.normal(size=300))]
+    data.write_text("\n".join(labels) + "\n")
+    result = cli("train", data, "-t", "label", "-o", tmp_path / "m2.bkm")
+    assert result.exit_code == 0, result.stderr
+    assert "different values" not in result.stderr

@@ -159,7 +159,7 @@ def test_a_short_csv_row_is_refused_as_the_command_line_refuses_it(serve, mixed_
 def test_a_headerless_csv_row_with_the_wrong_count_is_named(serve, matrix_file):
     client = serve(matrix_file, token=False)
     _refused(client, "0.5,1.5,2.5\n", ["line 1: 3 fields where the model reads 2"], "text/csv")
-    _refused(client, "0.5\n", ["line 1: 1 fields where the model reads 2"], "text/csv")
+    _refused(client, "0.5\n", ["line 1: 1 field where the model reads 2"], "text/csv")
 
 
 def test_params_must_be_an_object(serve, mixed_file):

@@ -225,7 +225,26 @@ def load_labelled(
     labelled = _load_labelled(data, target, text, options)
     if options.merge:
         labelled.y = merge_classes(labelled.y, options.merge, data)
+    if target is not None:
+        classes = np.unique(labelled.y)
+        note_quantity_as_target(classes, labelled.n_rows, target, data)
     return labelled
+
+
+def note_quantity_as_target(classes: np.ndarray, n_rows: int, target: str, source: str) -> None:
+    """A note when most rows have a class of their own: a target of distinct numbers (a
+    price, an ID) taken for class labels, which a classifier learns nothing from."""
+    n_classes = len(classes)
+    if n_rows < 20 or n_classes < max(n_rows // 2, 3):
+        return
+    numbers = " (numbers)" if classes.dtype.kind in "iuf" else ""
+    note(
+        f"{source}: the target column {target!r} holds {n_classes:,} different values"
+        f"{numbers} for {n_rows:,} rows; each is a class, learned from "
+        f"{n_rows / n_classes:.1f} rows on average. If it "
+        "is a quantity to predict, that is regression, which bayeskit does not do; if its "
+        "values group into classes, merge them with --merge or bin them first"
+    )
 
 
 def merge_classes(y: np.ndarray, merges: list[str], source: str) -> np.ndarray:

@@ -198,7 +198,13 @@ def train(
     from ..io.model_file import check_model_file_name
     from . import streaming
     from .cluster import batch_runner
-    from .data import ReadOptions, _is_folder, load_labelled, refuse_standard_input
+    from .data import (
+        ReadOptions,
+        _is_folder,
+        load_labelled,
+        note_quantity_as_target,
+        refuse_standard_input,
+    )
     from .models import build_model, check_model_options, describe, parse_settings
     from .output import (
         check_output_path,
@@ -297,6 +303,8 @@ def train(
                     trained.rows,
                 )
             described = trained.describe()
+            if target is not None and not _is_folder(data, options):
+                note_quantity_as_target(estimator.classes_, trained.rows, target, data)
         save_model(estimator, output, reading=options.reading(target))
         seconds = time.perf_counter() - start
         console = out_console()

@@ -444,7 +444,8 @@ def _check_fields(text: str, header: bool, names: list[str]) -> tuple[list[str],
         check_header(first, SOURCE)
     if not header and len(first) != len(names):
         raise RequestError(
-            f"{SOURCE}, line 1: {len(first)} fields where the model reads {len(names)} columns "
+            f"{SOURCE}, line 1: {len(first)} field{'s' * (len(first) != 1)} where the model "
+            f"reads {len(names)} columns "
             f"({_names(names)}); give every row one value per column, or start the body with "
             "a header line naming the columns"
         )
