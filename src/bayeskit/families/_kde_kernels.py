@@ -441,6 +441,71 @@ def _score_serial(
         )
 
 
+@njit(parallel=True)
+def locate_cells(
+    columns: np.ndarray,
+    seg_ptr: np.ndarray,
+    seg_start: np.ndarray,
+    seg_first: np.ndarray,
+    seg_count: np.ndarray,
+    step: np.ndarray,
+    cell_ptr: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`locate` of every value of ``columns`` (n_features, n_rows) in each class's
+    cell: (index, fraction), each (n_features, n_rows, n_classes); index −1 where the value
+    lies in no segment or is missing."""
+    d, n = columns.shape
+    n_classes = step.shape[0]
+    index = np.full((d, n, n_classes), -1, dtype=np.int64)
+    frac = np.zeros((d, n, n_classes))
+    for j in prange(d):
+        for i in range(n):
+            x = columns[j, i]
+            if x != x:
+                continue
+            for c in range(n_classes):
+                cell = j * n_classes + c
+                index[j, i, c], frac[j, i, c] = locate(
+                    x, seg_ptr[cell], seg_ptr[cell + 1], seg_start, seg_first, seg_count, step[c, j]
+                )
+    return index, frac
+
+
+@njit(parallel=True)
+def score_cells(
+    columns: np.ndarray,
+    index: np.ndarray,
+    frac: np.ndarray,
+    log_density: np.ndarray,
+    log_tail: np.ndarray,
+    tail_loc: np.ndarray,
+    tail_scale: np.ndarray,
+) -> np.ndarray:  # pragma: no cover
+    """``log p_cj(x_ij)`` of every cell apart, (n_features, n_rows, n_classes), from
+    :func:`locate_cells`' output: each term :func:`score` adds for it (the same operations,
+    so a row holding one column's value alone scores exactly this); 0 where missing.
+    ``log_density`` need only hold the grid points beside the values."""
+    d, n = columns.shape
+    n_classes = log_tail.shape[0]
+    out = np.zeros((d, n, n_classes))
+    for j in prange(d):
+        for i in range(n):
+            x = columns[j, i]
+            if x != x:
+                continue
+            tail = np.nan
+            for c in range(n_classes):
+                k = index[j, i, c]
+                if k >= 0:
+                    a = log_density[k]
+                    out[j, i, c] = a + frac[j, i, c] * (log_density[k + 1] - a)
+                else:
+                    if tail != tail:
+                        tail = _log_cauchy(x, tail_loc[j], tail_scale[j])
+                    out[j, i, c] = log_tail[c, j] + tail
+    return out
+
+
 #: Below this many (row × feature × class) evaluations one thread beats waking the pool.
 PARALLEL_WORK = 1 << 18
 

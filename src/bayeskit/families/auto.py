@@ -16,7 +16,11 @@ choice) and makes the choice in :meth:`Auto.finalize`:
    held-out rows. Where the statistics add (Gaussian moments, Poisson counts) each fold is
    summarised once and the training part is the total minus the fold (Chan's formula with a
    negative weight), not a refit; the nonparametric families (kernel, discretized) are fitted
-   from the training rows of each fold;
+   from the training rows of each fold. Each column's terms are taken apart (the numbers
+   a held-out row holding that column's value alone scores): the kernel tabulates many
+   columns' grids at once and forms its log density only beside the held-out values
+   (``Kernel.held_out_log_prob``), the Poisson family gives its terms directly
+   (``log_prob_cells``), the others score stacked probes;
 3. the score of a choice is the held-out log-likelihood of the class, ``Σ_i log P(y_i | x_i)``,
    under the naive Bayes model of the numeric columns with their chosen families (class prior
    from the training part, add-one smoothed) — cross-validated likelihood (Smyth 2000) of
@@ -58,13 +62,29 @@ from .._validation import column_label, column_named
 from ..errors import DataError, ParameterError
 from ..stats import Sample
 from ._base import Family, family_from_config, real_block
+from ._choice import (  # the choice from the held-out contributions (re-exported)
+    choose,
+    held_out_prior,
+    log_likelihood,
+    row_log_likelihoods,
+    standard_error,
+)
+
+__all__ = [
+    "CANDIDATES",
+    "Auto",
+    "AutoParams",
+    "choose",
+    "held_out_prior",
+    "log_likelihood",
+    "row_log_likelihoods",
+    "standard_error",
+]
 
 #: the families a real column may be given, in the order ties are broken.
 CANDIDATES = ("gaussian", "poisson", "discretized", "kernel")
 #: candidates whose statistics add and subtract exactly (a fold's part is total − fold).
 _ADDITIVE = frozenset({"gaussian", "poisson"})
-#: passes over the columns of the joint choice (each pass that changes nothing ends it).
-_MAX_PASSES = 5
 #: The bound on one column's log-density contribution in the held-out choice.
 _IMPOSSIBLE = 1e6
 
@@ -446,26 +466,49 @@ def _contributions(
     """``log p(x_ij | c)`` of every row ``i`` and column ``j`` of ``X`` under ``family``
     fitted without the row's fold, shape (n_columns, n_rows, n_classes); 0 where missing.
 
-    A family scores a row over all its columns, so column ``j``'s terms are the scores of
-    probes holding the rows' values in column ``j`` alone (missing elsewhere, which drops out).
-    Over all of a wide table's columns each probe would cost its width, the whole choice the
-    square of the width (60 rows × 5,000 columns: 59 s, 25 s in blocks); the columns are taken
-    in blocks of :data:`PROBE_WIDTH` (each family treats its columns apart), scored by one
-    stacked probe per fold. (A Gaussian floor set to a portion of the largest variance is
-    then the block's largest, as the fitted model's is the largest among the columns its
-    family is given.)"""
+    A family that scores each column of held-out rows apart (``held_out_log_prob``: the
+    kernel density, whose per-fold grids are most of the choice's work) is given many
+    columns at once (``columns_at_once``), each fold's training rows once for all of them.
+    Another family scores a row over all its columns, so column ``j``'s terms are the scores
+    of probes holding the rows' values in column ``j`` alone (missing elsewhere, which drops
+    out). Over all of a wide table's columns each probe would cost its width, the whole
+    choice the square of the width (60 rows × 5,000 columns: 59 s, 25 s in blocks); the
+    columns are taken in blocks of :data:`PROBE_WIDTH` (each family treats its columns
+    apart), scored by one stacked probe per fold. (A Gaussian floor set to a portion of the
+    largest variance is then the block's largest, as the fitted model's is the largest among
+    the columns its family is given.)"""
     n, d = X.shape
     out = np.zeros((d, n, weight.shape[0]))
     held = max(int(np.bincount(fold, minlength=k).max()), 1)
-    width = int(min(d, PROBE_WIDTH, max(1, np.sqrt(PROBE_CELLS / held))))
-    for lo in range(0, d, width):
+    if hasattr(family, "held_out_log_prob"):
+        width = int(min(d, family.columns_at_once(weight.shape[0])))
+        score = _held_out_contributions
+    else:
+        width = int(min(d, PROBE_WIDTH, max(1, np.sqrt(PROBE_CELLS / held))))
+        score = _block_contributions
+    for lo in range(0, d, width):  # blocks of many columns (a wide table: a few dozen)
         block = slice(lo, min(lo + width, d))
-        out[block] = _block_contributions(family, name, X[:, block], weight, fold, k)
+        out[block] = score(family, name, X[:, block], weight, fold, k)
     # A value no class can have (a density underflowing to 0 for every class) counts as
     # e^-1e6 rather than -inf, so the sums and differences of contributions below stay
     # finite: such a column then tells the classes apart by nothing, as the template's
     # posterior falls back to the prior for a row every class rules out.
     return np.clip(out, -_IMPOSSIBLE, _IMPOSSIBLE, out=out)
+
+
+def _held_out_contributions(
+    family: Any, name: str, X: np.ndarray, weight: np.ndarray, fold: np.ndarray, k: int
+) -> np.ndarray:
+    """:func:`_contributions` of the columns of ``X`` by the family's own
+    ``held_out_log_prob``: the numbers of the stacked probes, without them."""
+    out = np.zeros((X.shape[1], X.shape[0], weight.shape[0]))
+    for f in range(k):
+        test = np.flatnonzero(fold == f)
+        if not len(test) or len(test) == len(fold):
+            continue
+        train = family.summarize(X[fold != f], weight[:, fold != f].T)
+        out[:, test] = family.held_out_log_prob(train, X[test])
+    return out
 
 
 def _block_contributions(
@@ -489,6 +532,11 @@ def _block_contributions(
             continue
         params = family.finalize(trains[f])
         held = X[test]
+        cells = getattr(family, "log_prob_cells", None)
+        apart = cells(params, held) if cells is not None else None
+        if apart is not None:  # the family's terms of each column apart: no probes
+            out[:, test] = apart
+            continue
         seen = np.flatnonzero(~np.isnan(held).all(axis=0))
         if not len(seen):
             continue
@@ -498,104 +546,3 @@ def _block_contributions(
         scored = family.log_prob(params, probe.reshape(-1, X.shape[1]))
         out[np.ix_(seen, test)] = scored.reshape(len(seen), len(test), K)
     return out
-
-
-def held_out_prior(weight: np.ndarray, fold: np.ndarray, k: int) -> np.ndarray:
-    """Each row's log class prior from the other folds (add-one smoothed), (n_rows, K)."""
-    K = weight.shape[0]
-    out = np.zeros((weight.shape[1], K))
-    for f in range(k):
-        test = fold == f
-        count = weight[:, ~test].sum(axis=1)
-        out[test] = np.log(count + 1.0) - np.log(count.sum() + K)
-    return out
-
-
-def row_log_likelihoods(joint: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``Σ_c r_ic log P(c | x_i)`` of each row from joint log-likelihoods (n, K) and weights
-    (K, n), shape (n,)."""
-    top = joint.max(axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
-    r = weight.T
-    return np.sum(np.where(r > 0, r * posterior, 0.0), axis=1)
-
-
-def log_likelihood(joint: np.ndarray, weight: np.ndarray) -> float:
-    """``Σ_i Σ_c r_ic log P(c | x_i)`` from joint log-likelihoods (n, K) and weights (K, n)."""
-    return float(np.sum(row_log_likelihoods(joint, weight)))
-
-
-def standard_error(gain: np.ndarray, size: np.ndarray) -> float:
-    """The standard error of ``gain.sum()``, a sum over rows of a paired difference: the rows
-    are a sample of the data, each counted ``size`` times (a row of weight 2 is two copies of
-    it, as everywhere in the model)."""
-    total = float(size.sum())
-    if total <= 0.0:
-        return np.inf
-    per_unit = np.divide(gain, size, out=np.zeros_like(gain), where=size > 0)
-    mean = float(np.sum(gain)) / total
-    variance = float(np.sum(size * (per_unit - mean) ** 2)) / total
-    return float(np.sqrt(total * variance))
-
-
-def choose(
-    prior: np.ndarray, parts: list[np.ndarray | None], weight: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(choice, scores): the candidate of each column and each candidate's score alone.
-
-    ``parts[i]`` holds candidate ``i``'s held-out contributions (n_columns, n_rows, K), or
-    None where it is no candidate (−inf there, columns it cannot take filled with NaN). The
-    score of a choice is the held-out log-likelihood of the class given every column.
-
-    1. Every column starts with the same family: the candidate that can take every column
-       and scores best with all of them (ties keep the earlier candidate) — the one-family
-       model R's e1071 and Weka users choose by hand, chosen here by cross-validation.
-    2. Then, column by column, the column takes another candidate when the change raises
-       the held-out log-likelihood by more than one standard error of its paired row-by-row
-       difference (the one-standard-error rule: Breiman, Friedman, Olshen & Stone 1984,
-       §3.4.3; Hastie, Tibshirani & Friedman 2009, §7.10), the largest such change first,
-       until a pass over the columns changes nothing.
-
-    A free search over the ``n_candidates ** n_columns`` combinations, or each column's best
-    family alone, fits the noise of the held-out folds on small tables (50 rows, 8 columns:
-    held-out log-loss 0.39-0.53 inside the training data, 1.6 on new rows) and gives columns
-    that repeat each other's information each its sharpest family; a change that must beat
-    its own standard error is one the data support."""
-    d = next(p.shape[0] for p in parts if p is not None)
-    scores = np.full((len(parts), d), -np.inf)
-    for i, part in enumerate(parts):
-        if part is None:
-            continue
-        for j in range(d):
-            if not np.isnan(part[j, 0, 0]):
-                scores[i, j] = log_likelihood(prior + part[j], weight)
-    start = np.full(len(parts), -np.inf)
-    for i, part in enumerate(parts):
-        if part is not None and not np.isnan(part[:, 0, 0]).any():
-            start[i] = log_likelihood(prior + part.sum(axis=0), weight)
-    choice = np.full(d, int(np.argmax(start)), dtype=np.int64)
-    total = prior + sum(parts[int(choice[j])][j] for j in range(d))  # type: ignore[index]
-    rows = row_log_likelihoods(total, weight)
-    size = weight.sum(axis=0)
-    for _ in range(_MAX_PASSES):
-        changed = False
-        for j in range(d):
-            current = parts[int(choice[j])]
-            assert current is not None
-            best: tuple[float, int, np.ndarray, np.ndarray] | None = None
-            for i, part in enumerate(parts):
-                if i == choice[j] or not np.isfinite(scores[i, j]):
-                    continue
-                assert part is not None
-                trial = total - current[j] + part[j]
-                trial_rows = row_log_likelihoods(trial, weight)
-                gain = trial_rows - rows
-                value = float(np.sum(gain))
-                if value > standard_error(gain, size) and (best is None or value > best[0]):
-                    best = (value, i, trial, trial_rows)
-            if best is not None:
-                choice[j], total, rows, changed = best[1], best[2], best[3], True
-        if not changed:
-            break
-    return choice, scores

@@ -57,10 +57,22 @@ from ..stats import Sample
 from ..stats.moments import pooled_spread
 from . import _bandwidth as bw
 from ._base import Family, real_block
-from ._kde_kernels import KERNELS, KernelShape, bin_cells, grid_values, layout, log_cauchy, score
+from ._kde_kernels import (
+    KERNELS,
+    KernelShape,
+    bin_cells,
+    grid_values,
+    layout,
+    locate_cells,
+    log_cauchy,
+    score,
+    score_cells,
+)
 
 #: FFT work is done this many grid values at a time, to bound memory for many cells.
 _CHUNK_VALUES = 1 << 22
+#: Grid values of the columns :meth:`Kernel.held_out_log_prob` is given at once (8 MiB values).
+_HELD_OUT_VALUES = 1 << 23
 #: Class weights within 2^±this are used as they are; beyond, scaled by a power of two.
 _FREE_EXPONENT = 400
 #: The narrowest bandwidth: the density of a narrower kernel, about 1 / h, would overflow
@@ -113,6 +125,23 @@ class KernelParams:
         return np.concatenate(
             [seg_start[s] + step[c, j] * np.arange(seg_count[s]) for s in parts] or [np.empty(0)]
         )
+
+
+@dataclass(frozen=True)
+class _Tabulated:
+    """What :meth:`Kernel.finalize` computes before the log density: the bandwidths, weights,
+    grid and binned sums, the tail's weight ``a`` and terms, the classes' weight scales."""
+
+    h: np.ndarray
+    weight: np.ndarray
+    grid: tuple[np.ndarray, ...]
+    conv: np.ndarray
+    a: float
+    log_total: np.ndarray
+    log_tail: np.ndarray
+    tail_loc: np.ndarray
+    tail_scale: np.ndarray
+    scale: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -260,11 +289,6 @@ class Kernel(Family):
         return grid + 3 * stats.values.size + 6 * stats.weight.size + cv
 
     def finalize(self, stats: Sample) -> KernelParams:
-        shape = self._shape()
-        rule = bw.check_bandwidth(self.bandwidth)
-        size = bw.check_grid_size(self.grid_size)
-        a = bw.check_positive("tail_weight", self.tail_weight)
-        floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
         column_scale = _column_scale(stats.values)
         if column_scale is not None:
             # The densities of the scaled values (exact: powers of two), read back in the
@@ -273,6 +297,69 @@ class Kernel(Family):
             return dataclasses.replace(
                 scaled, bandwidth=scaled.bandwidth / column_scale, column_scale=column_scale
             )
+        t = self._tabulate(stats)
+        return KernelParams(
+            bandwidth=t.h,
+            weight=t.weight,
+            grid=t.grid,
+            log_tail=t.log_tail,
+            log_density=_log_density(
+                t.grid, t.conv, t.log_total, t.a, t.tail_loc, t.tail_scale, t.scale
+            ),
+            tail_loc=t.tail_loc,
+            tail_scale=t.tail_scale,
+        )
+
+    def held_out_log_prob(self, stats: Sample, X: np.ndarray) -> np.ndarray:
+        """``log p(x_ij | c)`` of every column ``j`` and row ``i`` of ``X`` under the model
+        fitted on ``stats``, shape (n_features, n_rows, n_classes); 0 where missing.
+
+        The very numbers :meth:`log_prob` gives a row holding column ``j``'s value alone
+        (the held-out choice of :class:`~bayeskit.families.Auto` asks for these), without
+        its probes: the log density is formed only at the grid points beside the rows'
+        values, not at every point of every cell's grid (most of them no row reads)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        column_scale = _column_scale(stats.values)
+        if column_scale is not None:
+            stats = Sample(stats.weight, stats.values * column_scale)
+            X = np.ascontiguousarray(X * column_scale)
+        t = self._tabulate(stats)
+        columns = np.ascontiguousarray(X.T)
+        index, frac = locate_cells(columns, *t.grid)
+        # the grid points beside the values (a mark per point: cheaper than sorting them)
+        mark = np.zeros(len(t.conv) + 1, dtype=bool)
+        found = index[index >= 0]
+        mark[found] = True
+        mark[found + 1] = True
+        near = np.flatnonzero(mark[:-1])
+        density = np.zeros(len(t.conv))
+        density[near] = _log_density(
+            t.grid, t.conv, t.log_total, t.a, t.tail_loc, t.tail_scale, t.scale, near
+        )
+        out = score_cells(columns, index, frac, density, t.log_tail, t.tail_loc, t.tail_scale)
+        if column_scale is not None:  # as _cells_log_prob: ln s_j where x_j is observed
+            out += np.where(np.isnan(columns), 0.0, np.log(column_scale)[:, None])[:, :, None]
+        empty = t.weight == 0
+        pooled = np.flatnonzero(empty.any(axis=0) & ~empty.all(axis=0))
+        if len(pooled):
+            out[pooled] = _pooled_cells(
+                out[pooled], columns[pooled], empty[:, pooled], t.log_tail[:, pooled]
+            )
+        return out
+
+    def columns_at_once(self, n_classes: int) -> int:
+        """How many columns :meth:`held_out_log_prob` takes at a time: their grids (at most
+        ``grid_size`` points a cell, a few arrays of them) within about 64 MB each."""
+        return max(1, _HELD_OUT_VALUES // (n_classes * bw.check_grid_size(self.grid_size)))
+
+    def _tabulate(self, stats: Sample) -> _Tabulated:
+        """The bandwidths and each cell's binned sums on its grid: all of :meth:`finalize`
+        but the log density (``stats``' values not tiny: see :func:`_column_scale`)."""
+        shape = self._shape()
+        rule = bw.check_bandwidth(self.bandwidth)
+        size = bw.check_grid_size(self.grid_size)
+        a = bw.check_positive("tail_weight", self.tail_weight)
+        floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
         rows = _Rows.of(stats)
         order = np.argsort(rows.columns, axis=1)
         weight, mean, m2, var, q1, q3 = bw.cell_stats(
@@ -318,16 +405,17 @@ class Kernel(Family):
             h = np.maximum(base, floor)
         *grid, conv, _, _ = smooth(h)
         log_total = np.log(weight + a)
-        return KernelParams(
-            bandwidth=h,
-            weight=weight,
-            grid=tuple(grid),
-            log_tail=np.log(a) - log_total,
-            log_density=_log_density(
-                tuple(grid), conv, log_total, a, tail_loc, tail_scale, rows.scale
-            ),
-            tail_loc=tail_loc,
-            tail_scale=tail_scale,
+        return _Tabulated(
+            h,
+            weight,
+            tuple(grid),
+            conv,
+            a,
+            log_total,
+            np.log(a) - log_total,
+            tail_loc,
+            tail_scale,
+            rows.scale,
         )
 
     def log_prob(self, params: KernelParams, X: Any) -> np.ndarray:
@@ -384,6 +472,29 @@ def _logsumexp(a: np.ndarray) -> np.ndarray:
     return np.squeeze(top, axis=-1) + np.log(np.sum(np.exp(a - top), axis=-1))
 
 
+def _pooled_cells(
+    alone: np.ndarray, columns: np.ndarray, empty: np.ndarray, log_tail: np.ndarray
+) -> np.ndarray:
+    """:meth:`Kernel.log_prob`'s pooled density of the classes without an observed value of a
+    column, for columns given as ``alone`` (n_columns, n_rows, n_classes) cell by cell, their
+    values ``columns`` (n_columns, n_rows), ``empty`` (n_classes, n_columns) and the whole
+    ``log_tail``: the same operations, the columns that leave the same classes empty taken
+    together (one pass for each such set of classes, not one for each column)."""
+    out = alone.copy()
+    patterns, which = np.unique(empty.T, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        cols = np.flatnonzero(which.ravel() == p)
+        seen = ~pattern
+        share = -log_tail[seen][:, cols].T  # (columns, seen classes): log((W + a) / a)
+        part = alone[cols]
+        pooled = _logsumexp(part[:, :, seen] + share[:, None, :]) - _logsumexp(share)[:, None]
+        pooled = np.where(np.isnan(columns[cols]), 0.0, pooled)
+        out[np.ix_(cols, np.arange(out.shape[1]), np.flatnonzero(pattern))] += (
+            pooled[:, :, None] - part[:, :, pattern]
+        )
+    return out
+
+
 def _log_density(
     grid: tuple[np.ndarray, ...],
     conv: np.ndarray,
@@ -392,13 +503,20 @@ def _log_density(
     tail_loc: np.ndarray,
     tail_scale: np.ndarray,
     scale: np.ndarray,
+    at: np.ndarray | None = None,
 ) -> np.ndarray:
     """``log((Σ r K_h + a g) / (W + a))`` at every grid point (flat, like ``conv``), from
-    ``conv`` computed on weights multiplied by their class's ``scale`` (a power of two)."""
+    ``conv`` computed on weights multiplied by their class's ``scale`` (a power of two); at
+    the grid points ``at`` alone (flat indices) when given, each by the same operations."""
     cell_ptr = grid[5]
-    cells = np.repeat(np.arange(len(cell_ptr) - 1), np.diff(cell_ptr))
+    if at is None:
+        cells = np.repeat(np.arange(len(cell_ptr) - 1), np.diff(cell_ptr))
+        points, conv = grid_values(*grid), conv
+    else:
+        cells = np.searchsorted(cell_ptr, at, side="right") - 1
+        points, conv = grid_values(*grid)[at], conv[at]
     feature = cells // len(log_total)
-    log_g = log_cauchy(grid_values(*grid), tail_loc[feature], tail_scale[feature])
+    log_g = log_cauchy(points, tail_loc[feature], tail_scale[feature])
     with np.errstate(divide="ignore"):
         out = np.log(np.maximum(conv, 0.0))
     if (scale != 1.0).any():  # Σ r K_h itself may be beyond float64: only its log is formed

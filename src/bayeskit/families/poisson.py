@@ -186,6 +186,27 @@ class Poisson(Family):
             jll = np.where(np.isneginf(dot), -np.inf, dot - term)
         return jll + (special.gammaln(length + 1.0) - log_fact)[:, None]
 
+    def log_prob_cells(self, params: PoissonParams, X: np.ndarray) -> np.ndarray | None:
+        """:meth:`log_prob`'s term of each column apart, (n_features, n_rows, n_classes), 0
+        where missing: the very numbers of a row holding that column's value alone (the
+        held-out choice of :class:`~bayeskit.families.Auto` asks for these), by the same
+        operations without the row. None given the length (its terms are not apart)."""
+        if self.given_length:
+            return None
+        x = np.asarray(X, dtype=np.float64).T[:, :, None]  # (d, n, 1)
+        missing = np.isnan(x)
+        x = np.where(missing, 0.0, x)
+        theta = params.log_rate.T[:, None, :]  # (d, 1, K)
+        # x θ, where θ = −inf (a rate of 0) is −inf for a count above 0 and 0 for a 0
+        with np.errstate(invalid="ignore"):
+            dot = np.where(np.isneginf(theta), np.where(x > 0, -np.inf, 0.0), x * theta)
+        log_fact = log_factorial(x)
+        if not params.known.all():
+            log_fact = log_fact * params.known.astype(np.float64)[:, None, None]
+        out = dot - np.where(missing, 0.0, params.rate.T[:, None, :])
+        out += -log_fact
+        return out
+
     def linear_form(self, params: PoissonParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over :meth:`design`'s columns.
 
