@@ -160,6 +160,24 @@ class Family(ABC):
         themselves for count families."""
         return X
 
+    # The held-out choice of a column's family (:class:`~bayeskit.families.Auto`) scores each
+    # column of held-out rows apart; a family that can do it without probes says so here.
+    def columns_at_once(self, n_classes: int) -> int | None:
+        """How many columns :meth:`held_out_log_prob` takes at a time; None (the default):
+        the family has no such method, and is scored from its fitted parameters."""
+        return None
+
+    def held_out_log_prob(self, stats: Any, X: np.ndarray) -> np.ndarray:
+        """``log p(x_ij | c)`` of every column and row of ``X`` under the model fitted on
+        ``stats``, shape (n_features, n_rows, n_classes), 0 where missing (a family whose
+        :meth:`columns_at_once` is not None)."""
+        raise NotImplementedError(f"{type(self).__name__} scores held-out rows by log_prob")
+
+    def log_prob_cells(self, params: Any, X: np.ndarray) -> np.ndarray | None:
+        """:meth:`log_prob`'s term of each column apart, (n_features, n_rows, n_classes), 0
+        where missing; None (the default): its terms are scored by probes of one column."""
+        return None
+
     def column_names(self, params: Any, names: Sequence[str]) -> list[str]:
         """Names of the columns of :meth:`design`, given the block's feature names."""
         return list(names)

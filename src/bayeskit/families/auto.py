@@ -480,8 +480,9 @@ def _contributions(
     n, d = X.shape
     out = np.zeros((d, n, weight.shape[0]))
     held = max(int(np.bincount(fold, minlength=k).max()), 1)
-    if hasattr(family, "held_out_log_prob"):
-        width = int(min(d, family.columns_at_once(weight.shape[0])))
+    at_once = family.columns_at_once(weight.shape[0])
+    if at_once is not None:
+        width = int(min(d, at_once))
         score = _held_out_contributions
     else:
         width = int(min(d, PROBE_WIDTH, max(1, np.sqrt(PROBE_CELLS / held))))
@@ -532,8 +533,7 @@ def _block_contributions(
             continue
         params = family.finalize(trains[f])
         held = X[test]
-        cells = getattr(family, "log_prob_cells", None)
-        apart = cells(params, held) if cells is not None else None
+        apart = family.log_prob_cells(params, held)
         if apart is not None:  # the family's terms of each column apart: no probes
             out[:, test] = apart
             continue
