@@ -429,9 +429,9 @@ def note_missing_words(delimited: bool, features: Any, options: ReadOptions, wor
     # one note per spelling: an R file's NA in six columns is one fact, not six
     named: dict[str, list[str]] = {}
     for name in columns:
-        spelled = sorted(found.get(name, ()))
-        if spelled:
-            named.setdefault(list_names([repr(w) for w in spelled]), []).append(name)
+        written = sorted(found.get(name, ()))
+        if written:
+            named.setdefault(list_names([repr(w) for w in written]), []).append(name)
     for spelled, names in named.items():
         where = (
             f"column {names[0]!r}, which holds categories"
