@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import typer
 
+from ..io._missing_words import words_in_file
 from ..io.documents import Documents, read_class_folders, read_documents
 from ..io.readers import (
-    DEFAULT_MISSING,
     TABLE_EXTENSIONS,
     TABLE_FORMATS,
     ReadError,
@@ -306,7 +306,12 @@ def _load_labelled(
             docs = read_class_folders(data, progress=update)
         assert docs.labels is not None
         return Labelled(data, docs.kind, docs.docs, docs.labels, names=docs.names)
-    frame = read_table(data, **options.table_kwargs())
+    kwargs = options.table_kwargs()
+    fmt = table_format(data, kwargs["format"])
+    delimited = fmt in ("csv", "tsv")
+    # a CSV/TSV's bytes are kept for the note on markers read as missing (note_missing_words)
+    raw = read_bytes(Path(data), data) if delimited else None
+    frame = read_table(data if raw is None else raw, name=data, **kwargs | {"format": fmt})
     if target is None:
         raise missing_target(data, list(frame.columns))
     if target not in frame.columns and not options.no_header and options.columns is None:
@@ -322,14 +327,8 @@ def _load_labelled(
         labelled = Labelled(data, "text", text_of(features.get_column(column)), y, column)
     else:
         labelled = Labelled(data, "table", features, y)
-        kwargs = options.table_kwargs() | {"default_missing": False}
-        delimited = table_format(data, kwargs["format"]) in ("csv", "tsv")
-        note_missing_words(
-            delimited,
-            features,
-            options,
-            lambda cols: read_table(data, **kwargs | {"text_columns": cols}),
-        )
+        found = lambda names: words_in_file(raw, data, frame, names, **kwargs)  # noqa: E731
+        note_missing_words(delimited, features, options, found)
     labelled.id_columns = ids
     return labelled
 
@@ -428,13 +427,14 @@ def stray_markers(column: Any) -> tuple[list[str], int, int] | None:
     return [str(w) for w in distinct], len(words), first
 
 
-def note_missing_words(delimited: bool, features: Any, options: ReadOptions, read_raw: Any) -> None:
+def note_missing_words(delimited: bool, features: Any, options: ReadOptions, words: Any) -> None:
     """A note naming the columns of text categories of a CSV/TSV file (``delimited``) in which a
     usual missing marker written as a word (``NA``, ``null``, ``N/A``…) was read as missing:
     it may be one of the categories (R's ``read.csv`` reads only ``NA`` as missing).
-    ``read_raw(columns)`` reads the same rows again with the usual markers as values; it is
-    called only when such a column has missing values. (JSON lines and Parquet have typed
-    nulls.)"""
+    ``words``: the markers written as words that the reading took for missing values, by
+    column (a mapping), or a function of the columns asked about that finds them (called only
+    when a column of text has missing values); either comes from the reading itself, which
+    does not read the file again. (JSON lines and Parquet have typed nulls.)"""
     import polars as pl
 
     if not (delimited and options.default_missing):
@@ -444,16 +444,13 @@ def note_missing_words(delimited: bool, features: Any, options: ReadOptions, rea
     ]
     if not columns:
         return
-    raw = read_raw(columns)
-    words = [m for m in DEFAULT_MISSING if m.strip()]
+    found = words(columns) if callable(words) else words
     # one note per spelling: an R file's NA in six columns is one fact, not six
     named: dict[str, list[str]] = {}
     for name in columns:
-        if name not in raw.columns or raw.schema[name] != pl.String:
-            continue
-        found = raw.get_column(name).filter(raw.get_column(name).is_in(words)).unique().sort()
-        if len(found):
-            named.setdefault(list_names([repr(w) for w in found.to_list()]), []).append(name)
+        written = sorted(found.get(name, ()))
+        if written:
+            named.setdefault(list_names([repr(w) for w in written]), []).append(name)
     for spelled, names in named.items():
         where = (
             f"column {names[0]!r}, which holds categories"

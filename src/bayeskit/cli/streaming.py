@@ -130,7 +130,12 @@ def open_data(
         )
     kwargs = options.table_kwargs()
     del kwargs["text_columns"]  # (training: every column's type comes from its values)
-    table = TableStream(data, target=target, batch_size=batch_size or TABLE_BATCH, **kwargs)
+    # the first rows' markers written as words are kept as they are read, for the note on
+    # a column of categories (note_missing_words), rather than read again
+    table = TableStream(
+        data, target=target, batch_size=batch_size or TABLE_BATCH, words_rows=TABLE_BATCH,
+        **kwargs,
+    )  # fmt: skip
     if target is None:
         raise missing_target(data, list(table.schema))
     batches = iter(table)
@@ -145,15 +150,7 @@ def open_data(
     sample = pl.concat([b.X for b in head]).head(TABLE_BATCH)
     features, ids, column = choose_columns(sample, text, options, data)
     if column is None:
-        raw_kwargs = kwargs | {"default_missing": False}
-        note_missing_words(
-            table.format in ("csv", "tsv"),
-            features,
-            options,
-            lambda _: (
-                next(iter(TableStream(data, target=target, batch_size=TABLE_BATCH, **raw_kwargs))).X
-            ),
-        )
+        note_missing_words(table.format in ("csv", "tsv"), features, options, table.missing_words)
     prepare = Prepare(column, merges, tuple(ids), source=data)
     head_labels = np.concatenate([b.y for b in head])[:TABLE_BATCH]
     classes = tuple(dict.fromkeys(prepare.relabel(head_labels.tolist())))

@@ -403,9 +403,12 @@ def _cross_validated(
         if not len(columns):
             parts.append(None)
             continue
-        part = np.full((d, *weight.T.shape), np.nan)
-        part[columns] = _contributions(families[name], name, values[:, columns], weight, fold, k)
-        parts.append(part)
+        part = _contributions(families[name], name, values[:, columns], weight, fold, k)
+        if len(columns) < d:  # NaN in the columns it is no candidate for
+            every = np.full((d, *weight.T.shape), np.nan)
+            every[columns] = part
+            part = every
+        parts.append(part)  # (all columns: as computed, without a second copy)
     return choose(held_out_prior(weight, fold, k), parts, weight)
 
 

@@ -2,7 +2,9 @@
 of nothing but spaces or tabs is a blank line (R's ``read.csv`` skips it too; polars read a row
 whose first field is the spaces, so a numeric first column became text, and the row was
 ragged), and a carriage return alone ends a line in a file whose lines end in ``\n`` (polars
-read it inside a field, and refused the file with its own message)."""
+read it inside a field, and refused the file with its own message). Also where the records
+of a block of lines end (a newline inside a quoted CSV field ends none), for the reading in
+blocks."""
 
 from __future__ import annotations
 
@@ -76,3 +78,28 @@ def lone_returns_ended(data: bytes, fmt: str) -> bytes:
     ended = raw.copy()
     ended[lone] = 10
     return ended.tobytes()
+
+
+def _blank_lines_end(data: bytes) -> int:
+    """Where the blank lines ``data`` starts with end (0: none): after the last newline
+    among its first line ends."""
+    ends = len(data) - len(data.lstrip(b"\r\n"))
+    return data.rfind(b"\n", 0, ends) + 1
+
+
+def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
+    """The index just past the last (``first_only``: the first) newline of ``buffer`` that
+    ends a record; 0 when none does. In CSV a newline inside quotes does not: a newline ends
+    a record when the number of quotes before it is even (RFC 4180 doubles a quote inside a
+    quoted field, so quotes pair up)."""
+    if not quoted:
+        end = buffer.find(b"\n") if first_only else buffer.rfind(b"\n")
+        return end + 1
+    data = np.frombuffer(buffer, dtype=np.uint8)
+    newlines = np.flatnonzero(data == ord("\n"))
+    quotes = np.flatnonzero(data == ord('"'))
+    if len(quotes):
+        newlines = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
+    if not len(newlines):
+        return 0
+    return int(newlines[0 if first_only else -1]) + 1

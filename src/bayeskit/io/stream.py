@@ -35,7 +35,8 @@ import numpy as np
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
-from ._lines import lone_returns_ended, white_lines_blanked
+from ._lines import _blank_lines_end, _record_end, lone_returns_ended, white_lines_blanked
+from ._missing_words import marker_text, words_found
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from .documents import _detect_kind, _read_file, class_folders, list_files
@@ -96,12 +97,15 @@ class TableStream:
         :func:`~bayeskit.io.readers.read_table` (a CSV's separator is sniffed from its first
         lines unless given; a ``;`` file may write decimal commas)
     batch_size : rows per batch
+    words_rows : rows at the start whose :attr:`missing_words` are kept (0: none)
 
     Attributes
     ----------
     schema : dict of column name to polars dtype, the target excluded
     size : the file's size in bytes
     n_rows : the number of rows when the format records it (Parquet), else None
+    missing_words : dict of column name to the usual markers written as words (``NA``…) read
+        as missing in that text column of the first ``words_rows`` rows, once read (CSV/TSV)
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class TableStream:
         separator: str | None = None,
         batch_size: int = 100_000,
         default_missing: bool = True,
+        words_rows: int = 0,
     ):
         self.label = os.fspath(path)
         self.path = Path(path)
@@ -124,6 +129,11 @@ class TableStream:
         self.batch_size = _check_batch_size(batch_size)
         self.header = header and columns is None
         self.missing = tuple(missing_markers(missing, default_missing))
+        #: the usual markers written as words read as missing in each text column of the first
+        #: ``words_rows`` rows (CSV/TSV), filled in as they are read (see _missing_words)
+        self.missing_words: dict[str, set[str]] = {}
+        self._words_left = words_rows if default_missing else 0
+        self._given_missing = tuple(missing_markers(missing, default_missing=False))
         head = self._head()
         # lines ended by a lone "\r" (classic Mac OS): read with "\n", byte for byte
         self._mac = self.format in ("csv", "tsv") and unix_lines(head) is not head
@@ -303,9 +313,32 @@ class TableStream:
         schema = {c: pl.String if c in self._padded else t for c, t in self._full_schema.items()}
         for block, line in self._blocks():
             frame = self._typed(self._parse(block, line, schema=schema), block, line, typed=True)
+            if self._words_left > 0 and self.format != "jsonl":
+                self._note_words(block, line, frame)
             # padded missing markers (" NA") in a column of nothing else: missing
             empty = self._padded & (self._empty or set())
             yield frame.with_columns(pl.lit(None, pl.String).alias(c) for c in empty)
+
+    def _note_words(self, block: bytes, line: int, frame: Any) -> None:
+        """:attr:`missing_words` of the rows of ``frame`` (``block`` parsed) among the first
+        ``words_rows``: its text columns with missing values read again from ``block``."""
+        import polars as pl
+
+        rows = min(self._words_left, frame.height)
+        self._words_left -= rows
+        types = list(self._full_schema.items())
+        at = [j for j, (c, t) in enumerate(types) if t == pl.String and frame[c][:rows].has_nulls()]
+        if not at:
+            return
+        names = [types[j][0] for j in at]
+        text = marker_text(
+            block, fmt=self.format, separator=self.separator, header=False, positions=at,
+            names=names, missing=self._given_missing,
+        )  # fmt: skip
+        if text.height != frame.height:  # the block's blank lines, dropped from frame
+            text = self._check_block(block, line).dropped(text, header=True)
+        for name, words in words_found(text.head(rows)).items():
+            self.missing_words.setdefault(name, set()).update(words)
 
     def _as_text(
         self, block: bytes, line: int, names: Sequence[str]
@@ -455,31 +488,6 @@ class TableStream:
             f"{self.label}: cannot be read as {self.format.upper()} ({_first_line(exc)})",
             path=self.label,
         )
-
-
-def _blank_lines_end(data: bytes) -> int:
-    """Where the blank lines ``data`` starts with end (0: none): after the last newline
-    among its first line ends."""
-    ends = len(data) - len(data.lstrip(b"\r\n"))
-    return data.rfind(b"\n", 0, ends) + 1
-
-
-def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
-    """The index just past the last (``first_only``: the first) newline of ``buffer`` that
-    ends a record; 0 when none does. In CSV a newline inside quotes does not: a newline ends
-    a record when the number of quotes before it is even (RFC 4180 doubles a quote inside a
-    quoted field, so quotes pair up)."""
-    if not quoted:
-        end = buffer.find(b"\n") if first_only else buffer.rfind(b"\n")
-        return end + 1
-    data = np.frombuffer(buffer, dtype=np.uint8)
-    newlines = np.flatnonzero(data == ord("\n"))
-    quotes = np.flatnonzero(data == ord('"'))
-    if len(quotes):
-        newlines = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
-    if not len(newlines):
-        return 0
-    return int(newlines[0 if first_only else -1]) + 1
 
 
 def _widen(known: Any, found: Any) -> Any:
