@@ -16,16 +16,13 @@ from bayeskit.families._choice import _MAX_PASSES, log_likelihood, row_log_likel
 from bayeskit.families.kernel import Kernel
 from bayeskit.families.poisson import Poisson
 
+from .test_auto_blocks import _table as _mixed_table
+
 
 def _table(seed: int, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 3, d) + y[:, None] * rng.normal(0, 1, d)
-    X[:, ::3] = rng.poisson(2 + y[:, None], size=(n, X[:, ::3].shape[1]))  # count columns
-    X[:, 1::4] = np.exp(X[:, 1::4] / 3)  # skewed ones
+    X, y = _mixed_table(seed, n, d)  # count, skewed and normal columns, 5% missing
     X[:, 2] *= 1e-210  # values so small the kernel scales them (powers of two)
     X[y == 1, 5 % d] = np.nan  # a class without a value of a column
-    X[rng.random((n, d)) < 0.05] = np.nan
     return X, y
 
 
