@@ -292,3 +292,29 @@ def test_unknown_command_suggests_the_close_one(cli):
     result = cli("evalute")
     assert result.exit_code == 2
     assert "No such command 'evalute'. Did you mean 'evaluate'?" in result.stderr
+
+
+def test_evaluate_on_a_test_file_fits_the_model_once(cli, tmp_path, monkeypatch):
+    # The families line is the model fitted on DATA, which the held-out evaluation fitted
+    # already: a second fit on a wide table doubled the command's time.
+    from bayeskit._base import GenerativeClassifier
+
+    fits = []
+    fit = GenerativeClassifier.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(type(self).__name__)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(GenerativeClassifier, "fit", counted)
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "a,b,label\n" + "".join(f"{i % 7},{i % 5}.5,{'xy'[i % 2]}\n" for i in range(40))
+    )
+    evaluated = _ok(cli("evaluate", path, "-t", "label", "--test", path))
+    assert fits == ["MixedNB"]
+    assert "families: " in evaluated.stdout
+    alone = _ok(cli("train", path, "-t", "label", "-o", tmp_path / "m.bk"))
+    families = [line for line in alone.stdout.splitlines() if line.startswith("families: ")]
+    assert families
+    assert families[0] in evaluated.stdout.splitlines()  # the same line as train's

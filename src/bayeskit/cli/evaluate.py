@@ -110,7 +110,7 @@ def evaluate(
     found = metrics(result)
     found["data"] = data
     found["model"] = describe(estimator)
-    found["families"] = _families(estimator, train)
+    found["families"] = _families(estimator, train, result.fitted)
     if as_json:
         print(json.dumps(found, indent=2, ensure_ascii=False))
     else:
@@ -126,9 +126,10 @@ def _string_columns(train: Labelled) -> tuple[str, ...]:
     return tuple(c for c, t in train.X.schema.items() if t == pl.String)
 
 
-def _families(estimator: Any, train: Labelled) -> str | None:
+def _families(estimator: Any, train: Labelled, fitted: Any = None) -> str | None:
     """The family each column gets (``families_line`` of the model ``train`` would write: the
-    estimator fitted on all of DATA), for a table; None for documents."""
+    estimator fitted on all of DATA, ``fitted`` when the evaluation fitted it already), for a
+    table; None for documents."""
     import warnings
 
     from .._params import clone
@@ -136,6 +137,8 @@ def _families(estimator: Any, train: Labelled) -> str | None:
 
     if train.kind != "table":
         return None
+    if fitted is not None:  # (a test file: a second fit on DATA would be the same model)
+        return families_line(fitted)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the folds' fits said what there was to say
         fitted = clone(estimator).fit(train.X, train.y)

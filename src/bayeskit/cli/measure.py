@@ -30,6 +30,7 @@ class Predictions:
     seconds: float
     method: str  # "10-fold stratified cross-validation (seed 0)", …
     fold_of: np.ndarray | None = None  # each row's test fold (cross-validation only)
+    fitted: Any = None  # the model fitted on all the training rows (a test file only)
 
     @property
     def proba(self) -> np.ndarray:
@@ -143,6 +144,7 @@ def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predict
         predicted,
         time.perf_counter() - start,
         f"trained on {train.source}, tested on {test.source}",
+        fitted=fitted,
     )
 
 
