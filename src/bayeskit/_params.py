@@ -31,6 +31,7 @@ import math
 import sys
 import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import UnknownSettingError
@@ -84,7 +85,8 @@ class ParamNamesOnce(_Root):
             names = cls._get_param_names()
             unknown = [name for name in kwargs if name not in names]
             if unknown:
-                raise UnknownSettingError(_unknown_setting(cls, unknown[0], kwargs, names))
+                name = unknown[0]
+                raise UnknownSettingError(unknown_setting(cls, name, kwargs[name], names))
         return super().__new__(cls)
 
     @classmethod
@@ -408,12 +410,16 @@ def _takes_any_keyword(cls: type) -> bool:
     return takes
 
 
-def _unknown_setting(cls: Any, name: str, kwargs: dict[str, Any], names: list[str]) -> str:
+def unknown_setting(
+    cls: Any, name: str, value: Any, names: Sequence[str], *, called: str = ""
+) -> str:
+    """The refusal of ``cls(name=value)`` (``called``: the maker called, ``cls.twcnb``),
+    naming the settings ``names`` there are and where ``name`` belongs, or the nearest."""
     close = difflib.get_close_matches(name, names, n=1)
-    hint = cls.setting_hint(name, kwargs[name]) or (f"; did you mean {close[0]}=?" if close else "")
+    hint = cls.setting_hint(name, value) or (f"; did you mean {close[0]}=?" if close else "")
     return (
-        f"{cls.__name__}() got {name}=, which is not one of its settings "
-        f"({', '.join(names) or 'it has none'}){hint}"
+        f"{cls.__name__}{'.' + called if called else ''}() got {name}=, which is not one of "
+        f"its settings ({', '.join(names) or 'it has none'}){hint}"
     )
 
 

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-__all__ = ["lone_returns_ended", "white_lines_blanked"]
+__all__ = ["blank_lines_end", "lone_returns_ended", "record_end", "white_lines_blanked"]
 
 _WHITE_LINE = re.compile(rb"^[ \t\f\v]+\r?$", re.MULTILINE)
 
@@ -80,14 +80,14 @@ def lone_returns_ended(data: bytes, fmt: str) -> bytes:
     return ended.tobytes()
 
 
-def _blank_lines_end(data: bytes) -> int:
+def blank_lines_end(data: bytes) -> int:
     """Where the blank lines ``data`` starts with end (0: none): after the last newline
     among its first line ends."""
     ends = len(data) - len(data.lstrip(b"\r\n"))
     return data.rfind(b"\n", 0, ends) + 1
 
 
-def _record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
+def record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
     """The index just past the last (``first_only``: the first) newline of ``buffer`` that
     ends a record; 0 when none does. In CSV a newline inside quotes does not: a newline ends
     a record when the number of quotes before it is even (RFC 4180 doubles a quote inside a

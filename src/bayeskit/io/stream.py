@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import ReadError
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
-from ._lines import _blank_lines_end, _record_end, lone_returns_ended, white_lines_blanked
+from ._lines import blank_lines_end, lone_returns_ended, record_end, white_lines_blanked
 from ._missing_words import marker_text, words_found
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
@@ -192,8 +192,8 @@ class TableStream:
         head = head.removeprefix(codecs.BOM_UTF8)
         first = first_record(head, self.label, self.format, self.separator)
         # the blank lines before the first record go with it: the rows start after it
-        self._blank_head = blank = _blank_lines_end(head)
-        end = _record_end(head[blank:], self.format == "csv", first_only=True)
+        self._blank_head = blank = blank_lines_end(head)
+        end = record_end(head[blank:], self.format == "csv", first_only=True)
         self._first = head[: blank + end] if end else head
         if self.header:
             check_header(first, self.label)
@@ -377,7 +377,7 @@ class TableStream:
         for block, line in self._raw_blocks():
             if self.format != "jsonl":  # (a block is whole records: no quote open at its start)
                 block = white_lines_blanked(block, self.format, self.separator)
-            blank = _blank_lines_end(block)
+            blank = blank_lines_end(block)
             if block[blank:]:
                 yield block[blank:], line + block.count(b"\n", 0, blank)
 
@@ -405,7 +405,7 @@ class TableStream:
                         yield self._lines_ended(rest), line
                     return
                 buffer = rest + chunk
-                end = _record_end(buffer, quoted)
+                end = record_end(buffer, quoted)
                 if end == 0:  # one record longer than a block: read on
                     rest = buffer
                     continue

@@ -51,9 +51,6 @@ class Scorer:
     fisher: bool = False
     # a SpamFilter that has learned one class: "spam" or "ham" (unsure of every message)
     one_class: str | None = None
-    # the model's fitted vectorizer: its transform, without the model's per-call lookup of
-    # its fitted parts (a tenth of a check's CPU)
-    vectorizer: TextVectorizer | None = None
 
     @classmethod
     def of(cls, model: TextClassifier, *, warm: bool = True) -> Scorer:
@@ -90,7 +87,6 @@ class Scorer:
             scale,
             fisher,
             one_class,
-            vectorizer,
         )
         if warm:
             scorer.check("warm up the vectorizer's lookup tables")
@@ -127,7 +123,7 @@ class Scorer:
 
     def check(self, doc: str | bytes, *, words: bool = False) -> dict[str, Any]:
         """The answer of ``POST /check`` for one message (the user guide, "The service")."""
-        x = (self.model if self.vectorizer is None else self.vectorizer).transform([doc])
+        x = self.model.transform([doc])
         # x has a handful of non-zeros: gather those columns rather than a sparse product.
         columns = x.indices
         # An unsmoothed model can hold -inf in both classes: their difference is NaN,

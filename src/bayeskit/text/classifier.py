@@ -22,7 +22,7 @@ from .._all_or_nothing import unchanged_on_error
 from .._base import GenerativeClassifier, class_totals
 from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
-from .._params import clone, fitted_again
+from .._params import clone, fitted_again, unknown_setting
 from ..contract import Contract, contract_of, declares
 from ..errors import InputTypeError, ParameterError, UnknownSettingError
 from ..families import Family
@@ -620,7 +620,5 @@ def _check_class_settings(cls: Any, maker: str, kwargs: dict[str, Any]) -> None:
     unknown = [name for name in kwargs if name not in accepted]
     if not unknown:
         return
-    raise UnknownSettingError(
-        f"{cls.__name__}.{maker}() got {unknown[0]}=, which is not one of its settings "
-        f"({', '.join(accepted)}){cls.setting_hint(unknown[0], kwargs[unknown[0]])}"
-    )
+    name = unknown[0]
+    raise UnknownSettingError(unknown_setting(cls, name, kwargs[name], accepted, called=maker))
