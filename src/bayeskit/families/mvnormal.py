@@ -76,6 +76,7 @@ from .._validation import (
 from .._values import one_of
 from ..errors import DataError, ParameterError, SingularCovarianceError
 from ..stats import Scatter
+from ..stats.scatter import SMALLEST_SPREAD
 from ._base import Family
 from ._covariance import (
     FOURTH_LARGEST,
@@ -94,11 +95,6 @@ from ._mvnormal_kernels import distances
 from .gaussian import Gaussian, GaussianParams
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
-#: The least spread of a training column's values (largest minus smallest) discriminant
-#: analysis takes, unless it is 0: squares of smaller deviations fall below float64's normal
-#: range (about 2e-308) and lose their digits (the mirror of LARGEST_VALUE, whose squares
-#: stay below float64's largest).
-SMALLEST_SPREAD = 1e-150
 #: rows scored at once (about this many values per block: 4 MB; few BLAS calls per class)
 _BLOCK_CELLS = 1 << 19
 #: with a shared covariance factor, per block: the centred copy and its product stay in

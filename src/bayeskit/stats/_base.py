@@ -109,6 +109,12 @@ class Statistic(ABC):
 
         return self.map_weights(clean).without_empty(kept_tolerance(tolerance, keep))
 
+    def cleaned_after(self: S, before: Statistic, keep: np.ndarray, tolerance: Tolerance) -> S:
+        """:meth:`cleaned` of what removing data from ``before`` (this statistic's classes and
+        columns, in its order) left: a statistic whose sums are not of rows' weights tells
+        their rounding residue by the entries they were (by default, :meth:`cleaned`)."""
+        return self.cleaned(keep, tolerance)
+
     def embed_classes(self: S, index: np.ndarray, n_classes: int) -> S:
         """Place this statistic's classes at rows ``index`` of a zero statistic with
         ``n_classes`` classes (used to align two statistics on the union of their classes)."""

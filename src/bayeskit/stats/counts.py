@@ -9,7 +9,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import MergeError, ModelFileError
-from ._base import ColumnStatistic, Tolerance, check_arrays
+from ._base import ColumnStatistic, Statistic, Tolerance, check_arrays, kept_tolerance, per_class
+
+#: the rounding residue of removing data, relative to the entry it was removed from (as the
+#: class weights' residue is relative to the class's weight: ``Summary.__sub__``)
+_RESIDUE = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +83,28 @@ class Counts(ColumnStatistic):
         if self.missing is not None and not self.missing.any():
             return Counts(self.weight, self.total)
         return self
+
+    def cleaned_after(self, before: Statistic, keep: np.ndarray, tolerance: Tolerance) -> Counts:
+        # ``total`` sums the rows' values, not their weights: its rounding residue is relative
+        # to each entry before the removal, whatever the values' scale. Measured against the
+        # class's weight (``tolerance``), every count of values below 1e-9 a row was made 0 by
+        # any unlearn, the other rows' counts too (counts of values of 1e-12).
+        if not isinstance(before, Counts) or before.total.shape != self.total.shape:
+            return self.cleaned(keep, tolerance)
+        of_class = per_class(tolerance, self.total)
+        t = self.total
+        # a negative entry within the class's tolerance is residue as before (an entry of
+        # data never learned shows only beyond it)
+        residue = (np.abs(t) <= _RESIDUE * np.abs(before.total)) | ((t < 0) & (-t <= of_class))
+        total = np.where(residue, 0.0, t)[keep]
+        weight = np.where(
+            np.abs(self.weight) <= per_class(tolerance, self.weight), 0.0, self.weight
+        )
+        missing = None
+        if self.missing is not None:
+            missing = np.where(np.abs(self.missing) <= of_class, 0.0, self.missing)[keep]
+        cleaned = Counts(weight[keep], total, missing)
+        return cleaned.without_empty(kept_tolerance(tolerance, keep))
 
     def observed_weight(self) -> np.ndarray:
         """Weight of the rows of each class in which each feature is observed, (K, D)."""

@@ -33,11 +33,17 @@ from .._blas import function, letters
 from .._jit import njit
 from .._lazy import linalg
 from .._lazy import sparse as sp
-from ..errors import MergeError, ModelFileError
+from ..errors import DataError, MergeError, ModelFileError
 from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, safe_ratio
 
 #: Relative size of rounding residue when terms cancel (removing data), as for Moments.
 _CANCELLATION = 1e-11
+#: The least spread of a training column's values (largest minus smallest) discriminant
+#: analysis takes, unless it is 0: squares of smaller deviations fall below float64's normal
+#: range (about 2e-308) and lose their digits (the mirror of LARGEST_VALUE, whose squares
+#: stay below float64's largest). ``fit`` refuses such a column by its values; adding
+#: statistics refuses what their means show of it (:func:`_refuse_underflow`).
+SMALLEST_SPREAD = 1e-150
 #: Sparse blocks are summed about 0 (``Σ w x xᵀ − W μ μᵀ``, which keeps the zeros sparse) when
 #: ``W μ_j² <= _SPARSE_SHIFT · S_jj`` for every column: about three digits at most are lost.
 #: A column whose mean is larger against its spread is summed centred, by densified chunks.
@@ -220,6 +226,7 @@ class Scatter(Statistic):
         )
         total = a.scatter + b.scatter
         scatter = np.where(live[:, None, None] & (np.abs(total) > noise), total, 0.0)
+        _refuse_underflow(self, other, delta, weight, mean, scatter)
         if a.m3 is None or a.m4 is None or b.m3 is None or b.m4 is None:
             return Scatter(weight, mean, scatter)
         j = np.arange(self.n_features)
@@ -646,3 +653,35 @@ def _sparse_block(X: sp.csr_matrix, w: np.ndarray, fourth: bool) -> Scatter:
         for i in range(0, X.shape[0], rows)
     ]
     return sum(parts[1:], parts[0])
+
+
+def _refuse_underflow(
+    a: Scatter, b: Scatter, delta: np.ndarray, weight: np.ndarray, mean: np.ndarray, scatter: Any
+) -> None:
+    """Refuse (:class:`~bayeskit.errors.DataError`) to add statistics whose class means differ
+    by less than :data:`SMALLEST_SPREAD` (but not 0) in a column spread over less than that in
+    all: the square of that difference underflows and the sum loses the column's scatter, as
+    ``fit`` would have refused its values (fitted a row at a time, each batch has no spread
+    of its own to refuse). A difference beside a wider spread loses nothing float64 holds."""
+    both = (a.weight != 0) & (b.weight != 0)
+    tiny = both[:, None] & (delta != 0) & (np.abs(delta) < SMALLEST_SPREAD)
+    if not tiny.any():
+        return
+    columns = np.flatnonzero(tiny.any(axis=0))
+    live = weight != 0
+    w = np.where(live, weight, 0.0)[:, None]
+    centre = (w * mean[:, columns]).sum(axis=0) / max(float(w.sum()), np.finfo(float).tiny)
+    within = np.abs(scatter[:, columns, columns]).sum(axis=0)
+    with np.errstate(under="ignore"):
+        between = (np.abs(w) * (mean[:, columns] - centre) ** 2).sum(axis=0)
+    lost = columns[within + between < SMALLEST_SPREAD**2]
+    if len(lost):
+        j = int(lost[0])
+        spread = float(np.max(np.abs(delta[:, j])))
+        raise DataError(
+            f"X's column {j} spreads over only {spread:.3g} (its class means in the parts "
+            "added differ by that); discriminant analysis sums squares of the deviations from "
+            "the class means, which float64 loses below 1e-300: it takes columns whose values "
+            f"spread over at least {SMALLEST_SPREAD:g} (or not at all); rescale that column "
+            "(sklearn.preprocessing.StandardScaler, or multiply it by a power of 10)"
+        )

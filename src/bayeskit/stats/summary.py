@@ -139,7 +139,10 @@ class Summary:
                 "cannot remove every row the model was trained on: no data would be left to "
                 "predict from (fit a new model instead)"
             )
-        blocks = tuple(b.cleaned(keep, tolerance) for b in out.blocks)
+        blocks = tuple(
+            left.cleaned_after(mine, keep, tolerance)
+            for mine, left in zip(self.blocks, out.blocks, strict=True)
+        )
         count = np.where(np.abs(out.class_count) <= tolerance, 0.0, out.class_count)[keep]
         return Summary(out.classes[keep], count, blocks)
 
