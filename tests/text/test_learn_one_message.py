@@ -178,3 +178,22 @@ def test_a_stream_of_learns_builds_the_lookup_once_its_searches_would_pay():
     built = next(i for i, lookup in enumerate(vocabularies) if lookup is not None)
     assert 0 < built < 150
     assert all(lookup is not None for lookup in vocabularies[built:])
+
+
+def test_a_lookup_derived_past_a_sibling_s_terms_finds_none_of_them():
+    """Two learns from one model (a refused batch retried from an older one) give ids to
+    different new terms; a vocabulary learned from the second, then learned from again, holds
+    none of the first's: its lookup says so (-1) for them and finds its own as a search does."""
+    parent = SpamFilter().fit(TEXTS[:FIRST], LABELS[:FIRST])
+    term_lookup.build(parent.fitted_parts()[0].terms_)
+    sibling = copy.copy(parent).partial_fit(["zyqvax plover " + TEXTS[FIRST]], [LABELS[FIRST]])
+    branch = copy.copy(parent).partial_fit(["xyzzy quuxly " + TEXTS[FIRST + 1]], ["ham"])
+    child = copy.copy(branch).partial_fit(["xyzzy fnord " + TEXTS[FIRST + 2]], ["spam"])
+    terms = child.fitted_parts()[0].terms_
+    lookup = term_lookup.registered(terms)
+    assert lookup is not None
+    theirs = sorted(set(sibling.fitted_parts()[0].terms_.tolist()) - set(terms.tolist()))
+    assert "zyqvax" in theirs
+    np.testing.assert_array_equal(lookup.columns_of(theirs), np.full(len(theirs), -1))
+    asked = ["xyzzy", "fnord", "quuxly", "xyzzy fnord", "a", *theirs]
+    np.testing.assert_array_equal(lookup.columns_of(asked), _columns_by_search(terms, asked))

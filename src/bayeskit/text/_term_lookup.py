@@ -26,7 +26,15 @@ import weakref
 
 import numpy as np
 
-__all__ = ["TermLookup", "build", "inherit", "registered", "search_instead", "tracked"]
+__all__ = [
+    "TermLookup",
+    "build",
+    "carry_count",
+    "inherit",
+    "registered",
+    "search_instead",
+    "tracked",
+]
 
 _LOCK = threading.Lock()
 #: id(terms array) -> its lookup, or the number of terms searched in it (and its parents)
@@ -51,12 +59,17 @@ class TermLookup:
         np.minimum(found, beyond, out=found)
         return self.column[found]
 
-    def derived(self, moved: np.ndarray, child: np.ndarray) -> TermLookup:
+    def derived(
+        self, moved: np.ndarray, child: np.ndarray, fresh: np.ndarray | None = None
+    ) -> TermLookup:
         """The lookup of ``child``, a vocabulary holding all of this one's terms: ``moved``
-        gives the column in ``child`` of each of this vocabulary's columns."""
-        fresh = np.ones(len(child), dtype=bool)
-        fresh[moved] = False
-        new_columns = np.flatnonzero(fresh)
+        gives the column in ``child`` of each of this vocabulary's columns, ``fresh`` (when
+        the caller knows them) the columns of ``child``'s other terms, sorted."""
+        if fresh is None:
+            unmoved = np.ones(len(child), dtype=bool)
+            unmoved[moved] = False
+            fresh = np.flatnonzero(unmoved)
+        new_columns = fresh
         new_terms = child[new_columns].tolist()
         with _LOCK:  # ids are given one at a time, whichever thread asks
             ids = self.ids
@@ -66,7 +79,12 @@ class TermLookup:
             size = len(ids)
         old = self.column[:-1]
         column = np.full(size + 1, -1, np.int64)
-        column[: len(old)] = np.where(old >= 0, moved[old], -1)
+        # (an id of a term this vocabulary lacks reads moved[-1], then marked -1 again: one
+        # gather and one masked write, where np.where made two more temporaries)
+        if len(moved):  # (else every id is a term this vocabulary lacks: -1 already)
+            kept = column[: len(old)]
+            np.take(moved, old, out=kept)
+            np.putmask(kept, old < 0, -1)
         column[new_ids] = new_columns
         return TermLookup(ids, column)
 
@@ -105,14 +123,27 @@ def tracked(terms: np.ndarray) -> bool:
     return id(terms) in _REGISTRY
 
 
-def inherit(parent: np.ndarray, child: np.ndarray, moved: np.ndarray) -> None:
+def inherit(
+    parent: np.ndarray, child: np.ndarray, moved: np.ndarray, fresh: np.ndarray | None = None
+) -> None:
     """Record that ``child`` holds every term of ``parent``, column ``c`` of ``parent`` at
-    column ``moved[c]`` of ``child``: ``child`` derives its lookup from ``parent``'s, or
-    carries on its count of searches."""
+    column ``moved[c]`` of ``child`` (``fresh``: the columns of its other terms, when
+    known): ``child`` derives its lookup from ``parent``'s, or carries on its count of
+    searches."""
     entry = _REGISTRY.get(id(parent))
     if entry is None or child is parent:
         return
-    _register(child, entry.derived(moved, child) if isinstance(entry, TermLookup) else entry)
+    lookup = entry.derived(moved, child, fresh) if isinstance(entry, TermLookup) else entry
+    _register(child, lookup)
+
+
+def carry_count(parent: np.ndarray, child: np.ndarray) -> None:
+    """:func:`inherit` where ``parent`` has no lookup (at most a count of searches, passed
+    on): no column moves to compute. A lookup built meanwhile by another thread is not
+    passed on (``child`` then counts its searches afresh: slower, never wrong)."""
+    entry = _REGISTRY.get(id(parent))
+    if isinstance(entry, int) and child is not parent:
+        _register(child, entry)
 
 
 def _register(terms: np.ndarray, entry: TermLookup | int) -> None:

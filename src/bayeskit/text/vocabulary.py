@@ -285,10 +285,16 @@ class VocabularyStats:
                 f"documents, fewer than min_df={min_df!r} asks for ({low:g}): no term can be "
                 "kept; lower min_df or raise max_df"
             )
-        keep = (self.doc_freq >= low) & (self.doc_freq <= high)
-        if stop_words:
-            keep &= np.fromiter((t not in stop_words for t in self.terms), bool, len(self))
-        index = np.flatnonzero(keep)
+        freq = self.doc_freq
+        if not stop_words and len(freq) and freq.min() >= low and freq.max() <= high:
+            # every term kept (the default rules; a served model selects at every learn):
+            # two reductions instead of the comparisons, their mask and the search of it
+            index = np.arange(len(freq))
+        else:
+            keep = (freq >= low) & (freq <= high)
+            if stop_words:
+                keep &= np.fromiter((t not in stop_words for t in self.terms), bool, len(self))
+            index = np.flatnonzero(keep)
         if max_features is not None:
             if not isinstance(max_features, (int, np.integer)) or max_features < 1:
                 raise ParameterError(f"max_features must be a positive int; got {max_features!r}")
