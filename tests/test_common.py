@@ -291,6 +291,19 @@ def test_merge_refuses_different_models():
         bk.MultinomialNB().fit(X, y) + bk.MultinomialNB()
 
 
+def test_merge_refusal_names_the_column_whose_name_differs():
+    pd = pytest.importorskip("pandas")
+    X, y = np.array([[1, 0, 2], [0, 1, 1]]), np.array([0, 1])
+    a = bk.MultinomialNB().fit(pd.DataFrame(X, columns=["x", "y", "z"]), y)
+    b = bk.MultinomialNB().fit(pd.DataFrame(X, columns=["x", "w", "z"]), y)
+    with pytest.raises(MergeError, match=r"column 1 is 'y' in the first and 'w' in the second"):
+        a + b
+    with pytest.raises(MergeError, match=r"the first was fitted on named columns"):
+        a + bk.MultinomialNB().fit(X, y)
+    with pytest.raises(MergeError, match=r"the second was fitted on named columns"):
+        bk.MultinomialNB().fit(X, y) + a
+
+
 def test_merge_leaves_inputs_alone():
     X, y = np.array([[1, 0], [0, 1]]), np.array([0, 1])
     a, b = bk.MultinomialNB().fit(X, y), bk.MultinomialNB().fit(X[:1], y[:1])

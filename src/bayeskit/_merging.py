@@ -77,8 +77,20 @@ def check_mergeable(a: Any, b: Any) -> None:
             f"{a.layout_difference(b)}"
         )
     na, nb = getattr(a, "feature_names_in_", None), getattr(b, "feature_names_in_", None)
-    if (na is None) != (nb is None) or (na is not None and nb is not None and list(na) != list(nb)):
-        raise MergeError("cannot merge models fitted on differently named features")
+    if (na is None) != (nb is None):
+        named, kind = ("the first", "the second") if na is not None else ("the second", "the first")
+        raise MergeError(
+            f"cannot merge models fitted on differently named features: {named} was fitted "
+            f"on named columns (a DataFrame), {kind} on unnamed ones (an array)"
+        )
+    if na is not None and nb is not None and list(na) != list(nb):
+        # (the counts of features agree: compared above)
+        j = next((i for i, (x, y) in enumerate(zip(na, nb, strict=False)) if x != y), 0)
+        raise MergeError(
+            f"cannot merge models fitted on differently named features: column {j} is "
+            f"{str(na[j])!r} in the first and {str(nb[j])!r} in the second (merge models "
+            "fitted on the same columns, in the same order)"
+        )
 
 
 def layout_difference(a: Any, b: Any) -> str:
