@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import typer
 
+from ..io._header_names import ROW_NAMES
 from ..io._missing_words import words_in_file
 from ..io.documents import Documents, read_class_folders, read_documents
 from ..io.readers import (
@@ -388,9 +389,12 @@ def choose_columns(
     for name in features.columns:
         written = written_numbers(features.get_column(name))
         if written is not None:
+            fix = "write them as plain numbers to use them as such"
+            if written[0] == "numbers with decimal commas":
+                fix = "write decimal points, or separate the fields with ';' (as R's write.csv2)"
             note(
                 f"column {name!r} holds {written[0]} written as text ({written[1]}): each value "
-                "is a category, not a number; write them as plain numbers to use them as such"
+                f"is a category, not a number; {fix}"
             )
         stray = stray_markers(features.get_column(name))
         if stray is not None:
@@ -466,9 +470,9 @@ def note_missing_words(delimited: bool, features: Any, options: ReadOptions, wor
 
 def written_numbers(column: Any) -> tuple[str, str] | None:
     """(what, an example) when every value of a text column is a number written for people
-    to read — a percentage (12%) or a number with thousands separators (1,234) — which is
-    read as text, so each value becomes a category, or a whole number with leading zeros
-    (02134, a code the reader keeps as text); else None."""
+    to read — a percentage (12%), a number with thousands separators (1,234) or a decimal
+    comma (5,1) — which is read as text, so each value becomes a category, or a whole number
+    with leading zeros (02134, a code the reader keeps as text); else None."""
     import polars as pl
 
     if column.dtype != pl.String:
@@ -486,6 +490,12 @@ def written_numbers(column: Any) -> tuple[str, str] | None:
     plain = values.str.contains(r"^\s*[-+]?\d+(?:\.\d+)?\s*$")
     if bool((separated | plain).all()) and bool(separated.any()):
         return "numbers with thousands separators", str(values.filter(separated)[0])
+    # a spreadsheet's decimal commas in a comma-separated file ("5,1" quoted): read as a ';'
+    # file's only (there the separator leaves no doubt which comma is the decimal one)
+    decimal = values.str.contains(r"^\s*[-+]?\d*,\d+\s*$")
+    whole = values.str.contains(r"^\s*[-+]?\d+\s*$")
+    if bool((decimal | whole).all()) and bool(decimal.any()):
+        return "numbers with decimal commas", str(values.filter(decimal)[0])
     return None
 
 
@@ -501,14 +511,17 @@ def id_reason(name: str, column: Any) -> str | None:
     whole numbers increasing down the file."""
     import polars as pl
 
+    if name == ROW_NAMES:
+        return "the header's unnamed first column: row names, as R and pandas write them"
     if name.strip().lower() in _ID_NAMES or _ID_SUFFIX.search(name.strip()):
         return "named like an ID"
     n = len(column)
     if n < _MIN_ROWS_FOR_UNIQUE_ID or column.null_count() or column.n_unique() != n:
         return None
     if column.dtype == pl.String and not looks_like_text(column):
-        # numbers but for a marker (a '?' not named missing) are a measurement, not an ID
-        if stray_markers(column) is None:
+        # numbers but for a marker (a '?' not named missing), or written for people (5,1;
+        # 12%), are a measurement, not an ID
+        if stray_markers(column) is None and written_numbers(column) is None:
             return "a different value in every row"
         return None
     if column.dtype.is_integer() and bool((column.diff().drop_nulls() > 0).all()):

@@ -4,15 +4,16 @@ file, the line and the fix.
 The format comes from the file name's extension (``.csv``; ``.tsv``/``.tab``; ``.jsonl``/
 ``.ndjson``; ``.parquet``/``.pq``) unless given. CSV follows RFC 4180 (``"`` quotes fields);
 TSV has no quoting at all (a ``"`` is an ordinary character), as in the IANA definition, so
-text with quotes reads as written. A CSV's field separator is sniffed from its first lines
-(``,`` unless every line splits alike on ``;``, a tab or ``|`` — a ``;`` file may write decimal
-commas, ``2,5``) unless given. Text files must be UTF-8 (a leading byte-order mark is
-dropped). Every row must have as many fields as the header: a ragged row is an error naming
-its line, never silently padded. Blank lines are skipped. Empty fields, the usual missing
-markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``, ``null``…, pandas' default
-``na_values`` but ``None``, a category in many tables) and any ``missing`` markers given
-(such as ``?``) are missing values (null); ``default_missing=False`` reads the usual markers
-as values.
+text with quotes reads as written, unless every name of its header is quoted, as R's
+``write.table`` writes it (then it is read with CSV's quoting). A CSV's field separator is
+sniffed from its first lines (``,`` unless every line splits alike on ``;``, a tab or ``|`` —
+a ``;`` file may write decimal commas, ``2,5``) unless given. Text files must be UTF-8 (a
+leading byte-order mark is dropped). Every row must have as many fields as the header: a
+ragged row is an error naming its line, never silently padded. Blank lines are skipped.
+Empty fields, the usual missing markers (:data:`DEFAULT_MISSING`: ``NA``, ``N/A``, ``NaN``,
+``null``…, pandas' default ``na_values`` but ``None``, a category in many tables) and any
+``missing`` markers given (such as ``?``) are missing values (null); ``default_missing=False``
+reads the usual markers as values.
 
 Examples
 --------
@@ -52,11 +53,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
+from ._empty_columns import empty_as_numbers
+from ._header_names import check_header as check_header
+from ._header_names import has_trailing, named_header, quoted_tsv, trailing_dropped
 from ._json_lines import check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._lines import lone_returns_ended, white_lines_blanked
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
+from ._repeated_header import check_repeated_header, header_record
 from .formats import TABLE_EXTENSIONS as TABLE_EXTENSIONS
 from .formats import TABLE_FORMATS as TABLE_FORMATS
 
@@ -175,14 +180,18 @@ def read_table(
 
     Returns
     -------
-    polars.DataFrame with at least one row and one column.
+    polars.DataFrame with at least one row and one column. A header's unnamed first column
+    (R's row names, pandas' index) is named ``row_names``; an unnamed last column with no
+    value (a separator ending every line) is dropped; a CSV/TSV column with no value in any
+    row is Float64, as pandas reads it.
 
     Raises
     ------
     ReadError
-        Missing file, unknown format, empty file, ragged row (with its line), a line that is
-        not JSON, a JSON key holding numbers and text (``1`` and ``"1"``), text that is not
-        UTF-8, a file that is not Parquet.
+        Missing file, unknown format, empty file, ragged row (with its line), the header
+        repeated among the rows (files joined with ``cat``), a line that is not JSON, a JSON
+        key holding numbers and text (``1`` and ``"1"``), text that is not UTF-8, a file that
+        is not Parquet.
     """
 
     if isinstance(source, (bytes, bytearray)):
@@ -201,11 +210,13 @@ def read_table(
         header = False
     if fmt in ("csv", "tsv"):
         data = lone_returns_ended(unix_lines(data), fmt)
+    if fmt == "tsv" and quoted_tsv(data):  # R's write.table(sep="\t"): CSV's quoting
+        fmt, separator = "csv", "\t"
     markers = missing_markers(missing, default_missing)
     if fmt == "parquet":
         frame = _read_parquet(data, label)
     elif fmt == "jsonl":
-        frame = _read_jsonl(data, label, markers)
+        frame = empty_as_numbers(_read_jsonl(data, label, markers), text_columns)
     else:
         frame = _read_delimited(
             data, label, fmt, header, columns, markers, separator, tuple(text_columns)
@@ -218,6 +229,7 @@ def read_table(
             ),
         )
         frame = frame.with_columns(text.select(zeros)) if zeros else frame
+        frame = empty_as_numbers(frame, text_columns)
     frame = wide_integers_as_text(frame)
     if frame.height == 0:
         raise ReadError(f"{label}: the file has a header but no rows", path=label)
@@ -389,7 +401,8 @@ def check_rows(
                 raise ReadError(
                     f"{label}, line {line}: {len(row)} field{'s' * (len(row) != 1)} where {what} "
                     f"{len(first)}; give every row one value per column (an empty field is "
-                    f"a missing value){_quote_hint(fmt, row, len(first), separator)}",
+                    f"a missing value)"
+                    f"{_quote_hint(fmt, row, len(first), separator, header and after == 1)}",
                     path=label,
                     line=line,
                 )
@@ -462,7 +475,12 @@ def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
             )
 
 
-def _quote_hint(fmt: str, row: list[str], expected: int, separator: str) -> str:
+def _quote_hint(fmt: str, row: list[str], expected: int, separator: str, first: bool) -> str:
+    if first and len(row) == expected + 1:  # R's write.table(x) and read.table(header=TRUE)
+        return (
+            "; a header with one name fewer than the rows is how R's write.table writes row "
+            "names: write the file with row.names = FALSE, or add a name for the first column"
+        )
     if fmt == "csv" and len(row) > expected and separator == ",":
         return '; put a field that contains commas in double quotes ("a, b")'
     return ""
@@ -496,7 +514,9 @@ def _read_delimited(
     data = white_lines_blanked(data, fmt, separator)
     first = first_record(data, label, fmt, separator)
     if header:
+        first = named_header(first)
         check_header(first, label)
+        check_repeated_header(data, header_record(data), label, 1, separator, skip_first=True)
     elif columns is None:
         columns = [f"column_{j + 1}" for j in range(len(first))]
     else:
@@ -536,6 +556,7 @@ def _read_delimited(
         _, blank = check_rows(_decode(data, label), label, fmt, header, separator)
         if blank:
             frame = blank.dropped(frame, header=header)
+    frame = trailing_dropped(frame, label) if header and has_trailing(first) else frame
     frame = frame.rename({c: c.strip() for c in frame.columns if c != c.strip()})
     return padding_removed(
         frame, missing, decimal_comma=_decimal_comma(data, separator), text_columns=text_columns
@@ -553,28 +574,6 @@ def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> lis
                     _decode(whole, label)  # raises naming its line (Latin-1 "café": 1)
                 return row
     return check_rows(_decode(data, label), label, fmt, False, separator)[0]
-
-
-def check_header(names: Sequence[str], label: str) -> None:
-    """Refuses a header line naming a column twice, or leaving one without a name."""
-    seen: set[str] = set()
-    for j, column in enumerate(names):
-        if not column.strip():
-            raise ReadError(
-                f"{label}, line 1: column {j + 1} has no name in the header; name every column",
-                path=label,
-                line=1,
-            )
-        column = column.strip()  # the spaces around a name are not part of it ("a, b")
-        if column in seen:
-            raise ReadError(
-                f"{label}, line 1: the header names column {column!r} twice; give each column "
-                "its own name",
-                path=label,
-                line=1,
-                column=column,
-            )
-        seen.add(column)
 
 
 def _read_jsonl(data: bytes, label: str, missing: Sequence[str]) -> Any:

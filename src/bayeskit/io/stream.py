@@ -33,12 +33,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
+from ._header_names import has_trailing, named_header, quoted_tsv, trailing_dropped
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._lines import blank_lines_end, lone_returns_ended, record_end, white_lines_blanked
 from ._missing_words import marker_text, words_found
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
+from ._repeated_header import check_repeated_header, header_record
 from .documents import _detect_kind, _read_file, class_folders, list_files
 from .readers import (
     BlankLines,
@@ -138,6 +140,8 @@ class TableStream:
         # lines ended by a lone "\r" (classic Mac OS): read with "\n", byte for byte
         self._mac = self.format in ("csv", "tsv") and unix_lines(head) is not head
         head = unix_lines(head) if self._mac else head
+        if self.format == "tsv" and quoted_tsv(head):  # R's write.table(sep="\t")
+            self.format, separator = "csv", "\t"
         self.separator = ","
         self._decimal_comma = False
         if self.format in ("csv", "tsv"):
@@ -154,6 +158,13 @@ class TableStream:
         self._empty: set[str] | None = None  # columns of nothing but missing values
         self.columns = self._column_names(head, columns)
         full = self._parquet_schema() if self.format == "parquet" else self._inferred_schema()
+        self._file_schema = full  # the columns polars parses: a nameless last one too
+        self._trailing = self.header and has_trailing(self.columns or [])
+        if self._trailing:  # a separator at the end of every line: dropped when it is empty
+            last = list(full)[-1]
+            if last not in (self._empty or set()):
+                trailing_dropped(self, self.label, empty=False)  # refused, naming it
+            full = {c: t for c, t in full.items() if c != last}
         self._full_schema = full
         self._check_target(full)
         self.schema = {c: t for c, t in full.items() if c != target}
@@ -196,6 +207,7 @@ class TableStream:
         end = record_end(head[blank:], self.format == "csv", first_only=True)
         self._first = head[: blank + end] if end else head
         if self.header:
+            first = named_header(first)
             check_header(first, self.label)
             return [name.strip() for name in first]
         if columns is None:
@@ -257,7 +269,10 @@ class TableStream:
                 found[column] = _widen(found.get(column), values.dtype if seen else None)
         if not found and self.columns is not None:
             found = dict.fromkeys(self.columns)
-        return {c: pl.String if t is None or c in zeros else t for c, t in found.items()}
+        # a column of no value in any row: numbers, as pandas reads it (see _empty_columns)
+        return {
+            c: pl.String if c in zeros else pl.Float64 if t is None else t for c, t in found.items()
+        }
 
     def _check_target(self, schema: dict[str, Any]) -> None:
         names = list(schema)
@@ -310,14 +325,16 @@ class TableStream:
                 yield lazy.slice(start, self.batch_size).collect()
             return
         # a column of padded numbers (" 2") reads as text, its spaces removed, then its type
-        schema = {c: pl.String if c in self._padded else t for c, t in self._full_schema.items()}
+        schema = {c: pl.String if c in self._padded else t for c, t in self._file_schema.items()}
         for block, line in self._blocks():
-            frame = self._typed(self._parse(block, line, schema=schema), block, line, typed=True)
+            frame = self._parse(block, line, schema=schema)
+            frame = frame.drop(frame.columns[-1]) if self._trailing else frame
+            frame = self._typed(frame, block, line, typed=True)
             if self._words_left > 0 and self.format != "jsonl":
                 self._note_words(block, line, frame)
             # padded missing markers (" NA") in a column of nothing else: missing
-            empty = self._padded & (self._empty or set())
-            yield frame.with_columns(pl.lit(None, pl.String).alias(c) for c in empty)
+            empty = self._padded & (self._empty or set()) & set(self._full_schema)
+            yield frame.with_columns(pl.lit(None, self._full_schema[c]).alias(c) for c in empty)
 
     def _note_words(self, block: bytes, line: int, frame: Any) -> None:
         """:attr:`missing_words` of the rows of ``frame`` (``block`` parsed) among the first
@@ -379,7 +396,11 @@ class TableStream:
                 block = white_lines_blanked(block, self.format, self.separator)
             blank = blank_lines_end(block)
             if block[blank:]:
-                yield block[blank:], line + block.count(b"\n", 0, blank)
+                start = line + block.count(b"\n", 0, blank)
+                if self.header and self.format != "jsonl":
+                    header = header_record(self._first)
+                    check_repeated_header(block[blank:], header, self.label, start, self.separator)
+                yield block[blank:], start
 
     def _raw_blocks(self) -> Iterator[tuple[bytes, int]]:
         """(block of whole records, the file line it starts on) after any header."""

@@ -63,9 +63,11 @@ def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np
         nulls = nulls | labels.is_nan()
     if nulls.any():
         row = first_row + int(nulls.arg_max() or 0)
+        count = int(nulls.sum())
         raise ReadError(
             f"{source}: row {row + 1} has no value in the target column {target!r} "
-            f"({int(nulls.sum())} rows have none); label every row or remove the unlabelled ones",
+            f"({count} {'row has' if count == 1 else 'rows have'} none); label every row or "
+            "remove the unlabelled ones",
             path=source,
             column=target,
         )

@@ -1,0 +1,102 @@
+"""Columns a CSV/TSV header leaves without a name, as common writers leave them.
+
+* The first one: the row names R's ``write.csv`` writes by default (``row.names = TRUE``:
+  ``"","mpg",…`` over ``"Mazda RX4",21,…``) and the index pandas' ``to_csv`` writes
+  (``,a,b`` over ``0,…``). R's ``read.csv`` names it ``X``, pandas ``Unnamed: 0``; the
+  readers name it :data:`ROW_NAMES`, and the command line leaves it out of a model as a row
+  ID (predict copies it into its output).
+* The last one, when no row holds a value there: the empty column a separator at the end
+  of every line makes (spreadsheet exports, ``paste -d,``). It is dropped; pandas would read
+  an all-missing ``Unnamed: N`` column, R an all-``NA`` ``X.N``. If some row holds a value,
+  the column is refused, naming it.
+
+Any other column without a name is refused by :func:`check_header`.
+
+A TSV has no quoting (IANA's definition), but R's ``write.table(x, sep = "\t")`` quotes
+every name and every text value (``"Species"``, ``"setosa"``): a TSV whose header names are
+all quoted so is read with CSV's quoting (:func:`quoted_tsv`), as R's ``read.delim`` and
+pandas read it, rather than with the quotes in the names and the classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ReadError
+
+#: the name the readers give the unnamed first column of a header (R's and pandas' row names)
+ROW_NAMES = "row_names"
+#: the name a nameless last column is read under until it is found empty and dropped
+_TRAILING = "(the unnamed last column)"
+
+
+def named_header(first: Sequence[str]) -> list[str]:
+    """``first`` (a header's fields) with a nameless first column named :data:`ROW_NAMES`
+    (unless a column has that name) and a nameless last one named for the reading."""
+    names = list(first)
+    if len(names) < 2:
+        return names
+    if not names[0].strip() and ROW_NAMES not in (n.strip() for n in names):
+        names[0] = ROW_NAMES
+    if not names[-1].strip():
+        names[-1] = _TRAILING
+    return names
+
+
+def has_trailing(names: Sequence[str]) -> bool:
+    """Whether ``names`` (from :func:`named_header`) end with a nameless column."""
+    return bool(names) and names[-1] == _TRAILING
+
+
+def trailing_dropped(frame: Any, label: str, empty: bool | None = None) -> Any:
+    """``frame`` without its nameless last column, which must hold no value (``empty``: known
+    to, or not, from a reading in blocks, and ``frame`` anything with its ``columns``);
+    refused naming a row that holds one otherwise."""
+    if _TRAILING not in frame.columns:
+        return frame
+    where = ""
+    if empty is None and (column := frame.get_column(_TRAILING)).null_count() < len(column):
+        row = int(column.is_not_null().arg_max() or 0)
+        where = f" (data row {row + 1} holds {column[row]!r})"
+        empty = False
+    if empty is False:
+        raise ReadError(
+            f"{label}, line 1: the last column ({len(frame.columns)}) has no name in the "
+            f"header but holds values{where}; name every column (a column without a name "
+            "is taken only when it is empty in every row, as a separator at the end of each "
+            "line leaves it)",
+            path=label,
+            line=1,
+        )
+    return frame.drop(_TRAILING)
+
+
+def check_header(names: Sequence[str], label: str) -> None:
+    """Refuses a header line naming a column twice, or leaving one without a name."""
+    seen: set[str] = set()
+    for j, column in enumerate(names):
+        if not column.strip():
+            raise ReadError(
+                f"{label}, line 1: column {j + 1} has no name in the header; name every column",
+                path=label,
+                line=1,
+            )
+        column = column.strip()  # the spaces around a name are not part of it ("a, b")
+        if column in seen:
+            raise ReadError(
+                f"{label}, line 1: the header names column {column!r} twice; give each column "
+                "its own name",
+                path=label,
+                line=1,
+                column=column,
+            )
+        seen.add(column)
+
+
+def quoted_tsv(data: bytes) -> bool:
+    """Whether the first line of the TSV ``data`` names every column in double quotes."""
+    from ._repeated_header import header_record
+
+    names = header_record(data[: 1 << 16]).split(b"\t")
+    return all(len(n) >= 2 and n.startswith(b'"') and n.endswith(b'"') for n in names)
