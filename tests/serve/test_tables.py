@@ -206,3 +206,37 @@ def test_an_unknown_param_is_named(serve, mixed_file):
     r = client.post("/invocations", json={"inputs": [row], "params": {"predict_proba": True}})
     assert r.status_code == 200, r.text
     assert "label" in r.json()["predictions"][0]
+
+
+def test_a_csv_body_as_r_and_pandas_write_it_is_read_as_bayeskit_predict_reads_it(
+    serve, mixed_file
+):
+    """R's write.csv and pandas' to_csv write row names as an unnamed first column, and a
+    spreadsheet export may end every line with a separator: set aside, as the command line
+    sets them aside, not refused as a column without a name."""
+    model = bk.load(mixed_file)
+    client = serve(mixed_file, token=False)
+    expected = model.predict(
+        pl.DataFrame({"age": [30, 41], "color": ["red", "blue"], "score": [0.5, -1.25]})
+    ).tolist()
+    for body in (
+        '"","age","color","score"\n"1",30,"red",0.5\n"2",41,"blue",-1.25\n',  # write.csv
+        ",age,color,score\n0,30,red,0.5\n1,41,blue,-1.25\n",  # to_csv
+        "age,color,score,\n30,red,0.5,\n41,blue,-1.25,\n",  # a separator ending each line
+    ):
+        r = client.post("/invocations", content=body, headers={"Content-Type": "text/csv"})
+        assert r.status_code == 200, r.text
+        assert r.json()["predictions"] == expected
+    body = "age,color,score,\n30,red,0.5,\n41,blue,-1.25,7\n"
+    _refused(client, body, ["last column (4) has no name", "data row 2 holds"], "text/csv")
+
+
+def test_a_csv_body_separated_otherwise_is_refused_saying_text_csv_takes_commas(serve, mixed_file):
+    client = serve(mixed_file, token=False)
+    for body, name in (
+        ("age;color;score\n30;red;0.5\n", "semicolons"),
+        ('"age";"color";"score"\n30;"red";0.5\n', "semicolons"),
+        ("age\tcolor\tscore\n30\tred\t0.5\n", "tabs"),
+    ):
+        says = [f"first line holds {name} and no comma", "separated by commas (RFC 4180)"]
+        _refused(client, body, says, "text/csv")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import BayeskitError
+from ._csv_body import refuse_other_separator, set_aside, without_aside
 from .refusal import RequestError
 
 __all__ = [
@@ -243,19 +244,21 @@ def invocation_input(
                 "per line"
             )
         names = column_names(model)
+        refuse_other_separator(text, names)
         declared = _declared_header(options)
         if declared is None:
             header = not _first_line_is_data(text, names, model, markers)
         else:
             header = declared
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
+        aside = set_aside(first, names) if header and first is not None else []
         if header and first is not None and names != ["text"]:
             from ..io.columns import check_column_names
 
             # refused by the header's names before polars reads a column of the body (a
             # header of 200,000 names took it seconds); a header alone has no rows first
             if not any(line.strip() for line in text.strip().splitlines()[1:]):
-                fields = [f.strip() for f in first]
+                fields = [f.strip() for f in first if f not in aside]
                 if declared is None and fields != names:  # a guess: said, as below
                     shown = ",".join(fields)
                     shown = shown if len(shown) <= 80 else shown[:80] + "…"
@@ -267,7 +270,7 @@ def invocation_input(
                     )
                 raise RequestError("no rows to predict")
             try:
-                check_column_names([f.strip() for f in first], names, SOURCE)
+                check_column_names([f.strip() for f in first if f not in aside], names, SOURCE)
             except BayeskitError as exc:
                 if declared is not None or _folded_overlap(first, names):
                     raise
@@ -293,6 +296,7 @@ def invocation_input(
             raise RequestError(f"the CSV body cannot be read: {message}") from None
         if blank:  # read as rows of nulls: dropped as bayeskit predict drops them
             frame = blank.dropped(frame, header=header)
+        frame = without_aside(frame, aside)
         # fields and names padded with spaces ("age, flag"), as bayeskit predict reads them
         frame = padding_removed(
             frame.rename({c: c.strip() for c in frame.columns if c != c.strip()}), markers
@@ -437,10 +441,12 @@ def _check_fields(text: str, header: bool, names: list[str]) -> tuple[list[str],
     whose rows do not all have as many fields as its first line (read as missing values
     otherwise), as ``bayeskit predict`` does, and a body without a header whose rows do not
     have one field per column of the model."""
+    from ..io._header_names import named_header
     from ..io.readers import check_header, check_rows
 
     first, blank = check_rows(text, SOURCE, "csv", header)
     if header:  # a name given twice, or none, refused by line as bayeskit predict does
+        first = named_header(first)  # (row names, a separator ending every line: set aside)
         check_header(first, SOURCE)
     if not header and len(first) != len(names):
         raise RequestError(
