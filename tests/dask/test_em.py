@@ -172,7 +172,9 @@ def test_the_log_likelihood_never_decreases_from_round_to_round(on_cluster):
     for c, values in bounds.items():
         assert len(values) >= 3
         steps = np.diff(values)
-        assert (steps >= -1e-12 * np.abs(values[1:])).all(), (c, values)
+        # the ridge (reg_covar times each column's variance, added after the M-step) lies
+        # outside the likelihood EM ascends: at convergence it may cost ~1e-11 of the bound
+        assert (steps >= -1e-10 * np.abs(values[1:])).all(), (c, values)
     np.testing.assert_allclose([v[-1] for v in bounds.values()], model.lower_bound_, rtol=1e-15)
 
 
@@ -330,13 +332,13 @@ def test_what_the_cluster_cannot_run_is_refused_by_name(on_threads):
 
 
 def test_a_column_reg_covar_swamps_is_named_on_the_cluster_too(on_threads):
-    """The warning the in-memory fit gives (reg_covar above a column's variance within a
-    class) was missing from bayeskit.dask.fit's rounds."""
+    """The warning the in-memory fit gives (an absolute reg_covar, var_floor=None, above a
+    column's variance within a class) was missing from bayeskit.dask.fit's rounds."""
     from bayeskit.mixture import SwampedColumnWarning
 
     X, y = blobs(seed=2)
     X = X * np.array([1.0, 1.0, 1e-5])  # the third column's variances ~1e-11
-    make = partial(bk.GaussianMixtureClassifier, n_components=2, random_state=0)
+    make = partial(bk.GaussianMixtureClassifier, n_components=2, random_state=0, var_floor=None)
     for fit in (lambda: make().fit(X, y), lambda: bkd.fit(make(), da.from_array(X, chunks=30), y)):
         with pytest.warns(SwampedColumnWarning, match=r"column 'x2' within class 'north'"):
             fit()

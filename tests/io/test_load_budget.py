@@ -328,6 +328,7 @@ def _components(path: Path, n_components: int = 24, n_features: int = 600) -> Pa
         "component_mean": np.zeros((m, d)),
         "component_scatter": np.broadcast_to(10.0 * np.eye(d), (m, d, d)).copy(),
         "var_floor": np.zeros((2, d)),
+        "ridge_scale": np.ones((2, d)),
     }
     for key, value in stored.items():
         entries[arrays[key]] = npy(value)

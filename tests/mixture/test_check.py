@@ -65,15 +65,24 @@ def test_mixtures_that_classify_no_better_give_way_to_gaussian_nb_exactly():
         np.testing.assert_allclose(model.lower_bound_[c], log_density.mean(), rtol=1e-10)
 
 
-def test_where_gaussian_nb_floors_less_than_reg_covar_the_fallback_keeps_reg_covar():
+def test_where_gaussian_nb_floors_less_than_the_ridge_the_fallback_keeps_the_ridge():
+    """The fallback's variance is max(σ² + ridge, GaussianNB's): by default no ridge where
+    the class has spread in the column and reg_covar times the column's variance over every
+    row where it has none; reg_covar itself with var_floor=None."""
     X, y = infert_like(1, income=False)
-    model = bk.GaussianMixtureClassifier().fit(X, y)
     naive = bk.GaussianNB().fit(X, y)
-    assert model.n_components_.tolist() == [1, 1]
-    assert naive.epsilon_ < model.reg_covar
+    assert naive.epsilon_ < 1e-6
+    model = bk.GaussianMixtureClassifier().fit(X, y)
+    absolute = bk.GaussianMixtureClassifier(var_floor=None).fit(X, y)
+    for fitted in (model, absolute):
+        assert fitted.n_components_.tolist() == [1, 1]
+    overall = X.var(axis=0)
     for c, label in enumerate(model.classes_):
         within = naive.var_[c] - naive.epsilon_
-        np.testing.assert_allclose(model.covariances_[label][0], within + 1e-6, rtol=1e-12)
+        scale = np.where(within > 0, 0.0, overall)
+        expected = np.maximum(within + 1e-6 * scale, naive.var_[c])
+        np.testing.assert_allclose(model.covariances_[label][0], expected, rtol=1e-12)
+        np.testing.assert_allclose(absolute.covariances_[label][0], within + 1e-6, rtol=1e-12)
 
 
 def test_mixtures_that_classify_better_are_kept():

@@ -58,7 +58,9 @@ def test_a_class_of_few_rows_gets_one_component():
     def held_out(m: bk.GaussianMixtureClassifier) -> float:
         return float(m.predict_joint_log_proba(new)[:, 0].mean())
 
-    assert held_out(model) > held_out(forced) + 10
+    # (reg_covar relative to each column's variance keeps the forced components' variances
+    # from shrinking quite as far: 5.5 nats a row, 100 with the absolute 1e-6)
+    assert held_out(model) > held_out(forced) + 5
 
 
 def test_a_bimodal_class_with_enough_rows_still_gets_two():

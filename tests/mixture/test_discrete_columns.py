@@ -255,8 +255,12 @@ def test_classes_fitted_apart_keep_their_floors():
     a = bk.GaussianMixtureClassifier(**settings).fit(X[y == 0], y[y == 0])
     b = bk.GaussianMixtureClassifier(**settings).fit(X[y == 1], y[y == 1])
     merged = (a + b).stats_.blocks[0]
-    np.testing.assert_array_equal(merged.floors[0], _kept(resolution_floor(X[y == 0])))
-    np.testing.assert_array_equal(merged.floors[1], _kept(resolution_floor(X[y == 1])))
+    for c, part in enumerate((a, b)):
+        # the floors above each class's ridge, reg_covar times its own columns' variances
+        own = part.stats_.blocks[0].ridge_scale[0]
+        np.testing.assert_array_equal(merged.ridge_scale[c], own)
+        floor = _kept(resolution_floor(X[y == c]), 1e-6 * own)
+        np.testing.assert_array_equal(merged.floors[c], floor)
 
 
 @pytest.mark.parametrize("bad", ["sheppard", True, 0.1])

@@ -23,7 +23,8 @@ def wine():
 
 @pytest.mark.parametrize("cov", ["full", "tied"])
 def test_one_full_component_is_the_class_covariance_shrunk_by_the_prior(wine, cov):
-    """k = 1: δ = 0 and Λ = C, so Σ = (C + n C) / (ν + n + d + 2) with ν = d + 2."""
+    """k = 1: δ = 0 and Λ = C, so Σ = (C + n C) / (ν + n + d + 2) with ν = d + 2; then the
+    ridge, reg_covar times each column's variance in the class."""
     X, y = wine
     reg = 1e-6
     model = bk.GaussianMixtureClassifier(
@@ -34,7 +35,7 @@ def test_one_full_component_is_the_class_covariance_shrunk_by_the_prior(wine, co
         rows = X[y == label]
         n = len(rows)
         C = np.cov(rows.T, bias=True)
-        expected = C * (n + 1) / (n + 2 * d + 4) + reg * np.eye(d)
+        expected = C * (n + 1) / (n + 2 * d + 4) + reg * np.diag(np.diag(C))
         got = model.covariances_[label]
         np.testing.assert_allclose(got[0] if cov == "full" else got, expected, rtol=1e-9)
         np.testing.assert_allclose(model.means_[label][0], rows.mean(axis=0), rtol=1e-12)

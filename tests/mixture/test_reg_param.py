@@ -38,17 +38,19 @@ def test_one_full_component_is_qda_with_the_same_reg_param(load, r):
 
 @pytest.mark.parametrize("cov", ["diag", "spherical"])
 def test_diagonal_variances_are_shrunk_towards_one(wine, cov):
-    """k = 1: σ²_j ← (1 − ρ) σ²_j + ρ, then + reg_covar; spherical: their mean."""
+    """k = 1: σ²_j ← (1 − ρ) σ²_j + ρ, then + reg_covar · v_j (v_j: the column's variance in
+    the class); spherical: their mean."""
     X, y = wine
     r, reg = 0.2, 1e-3
     model = bk.GaussianMixtureClassifier(
         n_components=1, covariance_type=cov, reg_param=r, reg_covar=reg
     ).fit(X, y)
     for label in np.unique(y):
-        expected = (1 - r) * X[y == label].var(axis=0) + r
+        v = X[y == label].var(axis=0)
+        expected = (1 - r) * v + r + reg * v
         if cov == "spherical":
             expected = np.array([expected.mean()])
-        np.testing.assert_allclose(model.covariances_[label].ravel(), expected + reg, rtol=1e-12)
+        np.testing.assert_allclose(model.covariances_[label].ravel(), expected, rtol=1e-12)
 
 
 def test_one_tied_component_is_the_full_one(wine):
@@ -73,14 +75,15 @@ def test_every_component_is_shrunk_in_the_m_step(wine, cov):
     n, S = stats.weight, stats.scatter
     pooled = np.broadcast_to(S.sum(axis=0) / n.sum(), S.shape)
     S = pooled if cov == "tied" else S / n[:, None, None]
-    expected = (1 - r) * S + (r + reg) * np.eye(X.shape[1])
+    ridge = reg * np.diag(rows.var(axis=0))  # reg_covar times each column's class variance
+    expected = (1 - r) * S + r * np.eye(X.shape[1]) + ridge
     want = expected if cov == "full" else expected[0]  # tied: one (d, d) matrix
     np.testing.assert_allclose(model.covariances_[0], want, rtol=1e-10, atol=1e-12)
     assert len(np.unique(model.predict_components(rows)[1])) == 2  # both components hold rows
 
 
 def test_reg_param_shrinks_the_conjugate_posterior_mode(wine):
-    """k = 1 under the prior: Σ = (1 − ρ) C (n + 1)/(n + 2d + 4) + ρ I + reg_covar I."""
+    """k = 1 under the prior: Σ = (1 − ρ) C (n + 1)/(n + 2d + 4) + ρ I + reg_covar diag(C)."""
     X, y = wine
     r, reg = 0.1, 1e-6
     model = bk.GaussianMixtureClassifier(
@@ -90,8 +93,9 @@ def test_reg_param_shrinks_the_conjugate_posterior_mode(wine):
     for label in np.unique(y):
         rows = X[y == label]
         n = len(rows)
-        mode = np.cov(rows.T, bias=True) * (n + 1) / (n + 2 * d + 4)
-        expected = (1 - r) * mode + (r + reg) * np.eye(d)
+        C = np.cov(rows.T, bias=True)
+        mode = C * (n + 1) / (n + 2 * d + 4)
+        expected = (1 - r) * mode + r * np.eye(d) + reg * np.diag(np.diag(C))
         np.testing.assert_allclose(model.covariances_[label][0], expected, rtol=1e-9)
 
 

@@ -28,6 +28,7 @@ from ._components import (
 )
 from ._em import EMResult, check_em_settings, warn_not_converged
 from ._init import initial_responsibilities
+from ._ridge import rounding_variance
 
 #: The words of the component family's singular-covariance message (which counts
 #: components as classes) and those of a mixture's.
@@ -40,14 +41,19 @@ _COMPONENT_WORDS = (
 )
 
 
+#: The relative margin by which a component's rows must exceed :func:`least_support`.
+SUPPORT_ROUNDING = 1e-6
+
+
 class FewRowsWarning(UserWarning):
     """A class has fewer distinct rows than the components asked for: it gets fewer."""
 
 
 class SwampedColumnWarning(BayeskitWarning):
     """``reg_covar`` exceeds a column's variance within a class: added to every variance, it
-    swamps that column, which then hardly counts (``reg_covar`` is absolute, as in
-    scikit-learn's GaussianMixture)."""
+    swamps that column, which then hardly counts (with ``var_floor=None`` ``reg_covar`` is
+    absolute, as in scikit-learn's GaussianMixture; the default is relative to each column's
+    variance and cannot swamp it)."""
 
 
 def warn_swamped(
@@ -63,11 +69,12 @@ def warn_swamped(
     petal columns in units 1e10 times larger, 5-fold accuracy fell from 0.967 to 0.793). A
     column constant in a class (variance 0) is what ``reg_covar`` is for: not warned of, nor
     one whose variance is only the rounding of its ``mean`` (a constant column's centred
-    values are then about ``eps · |mean|``: sklearn's estimator checks' 1.2e-32)."""
+    values are then about ``eps · |mean|``: sklearn's estimator checks' 1.2e-32). Only an
+    absolute ``reg_covar`` (``var_floor=None``) is checked: the caller asks for it."""
     variance = np.asarray(variance, dtype=np.float64)
     if reg_covar <= 0 or variance.size == 0:
         return
-    rounding = 0.0 if mean is None else np.square(1e3 * np.finfo(np.float64).eps * np.abs(mean))
+    rounding = 0.0 if mean is None else rounding_variance(mean)
     hit = (variance > rounding) & (variance < reg_covar)
     columns = np.flatnonzero(hit.any(axis=0))
     if not len(columns):
@@ -82,9 +89,11 @@ def warn_swamped(
     warnings.warn(
         f"reg_covar={reg_covar:g} is larger than the variance of column {names[j]!r} within "
         f"class {labels[c]!r} ({variance[c, j]:.3g}){more}: added to every variance, it swamps "
-        "the column, which then hardly counts (reg_covar is absolute, as in scikit-learn's "
-        "GaussianMixture; mclust's prior scales with the data, Fraley & Raftery 2007); "
-        "rescale the column (e.g. to unit variance) or set reg_covar below its variance",
+        "the column, which then hardly counts (with var_floor=None reg_covar is absolute, as in "
+        "scikit-learn's GaussianMixture; mclust's prior scales with the data, Fraley & Raftery "
+        "2007); keep the default var_floor='resolution' (reg_covar relative to each column's "
+        "variance), rescale the column (e.g. to unit variance) or set reg_covar below its "
+        "variance",
         SwampedColumnWarning,
         stacklevel=5,
     )
@@ -99,6 +108,7 @@ class ClassFit:
     result: EMResult
     bic: np.ndarray
     floor: np.ndarray | None = None
+    scale: np.ndarray | None = None
 
     def scaled(self, exponent: int) -> ClassFit:
         """The fit with its statistics' weights times ``2**exponent``."""
@@ -111,7 +121,7 @@ class ClassFit:
             stats = ComponentStats(
                 np.ldexp(self.stats.weight, exponent), inner.with_weights(arrays)
             )
-        return ClassFit(stats, self.result, self.bic, self.floor)
+        return ClassFit(stats, self.result, self.bic, self.floor, self.scale)
 
     def statistic(self, c: int, n_classes: int) -> MixtureStats:
         """The mixture statistic of class index ``c`` among ``n_classes``."""
@@ -123,6 +133,7 @@ class ClassFit:
             lower_bound=self.result.lower_bound,
             bic=self.bic,
             var_floor=self.floor,
+            ridge_scale=self.scale,
         )
         return one.embed_classes(np.array([c]), n_classes)
 
@@ -153,6 +164,7 @@ class ClassFitting(ABC):
         owner: np.ndarray | None = None,
         class_data: Statistic | None = None,
         floor: np.ndarray | None = None,
+        scale: np.ndarray | None = None,
     ) -> Components:
         """The EM model of the components (see the family)."""
 
@@ -284,15 +296,19 @@ class ClassFitting(ABC):
             ) from None
 
     def class_model(
-        self, whole: ComponentStats | None, floor: np.ndarray | None = None
+        self,
+        whole: ComponentStats | None,
+        floor: np.ndarray | None = None,
+        scale: np.ndarray | None = None,
     ) -> Components:
         """The EM model of one class; with a prior, the prior is set from the class's own rows
         (``whole``: their one-component statistics, needed only then); ``floor``: the class's
-        variance floor (:meth:`floor_of`)."""
+        variance floor (:meth:`floor_of`); ``scale``: what its ``reg_covar`` is relative to
+        (:meth:`scales_of`; None: absolute)."""
         if self.prior is None:
-            return self._components(floor=floor)
+            return self._components(floor=floor, scale=scale)
         assert whole is not None
-        return self._components(class_data=whole.stats, floor=floor)
+        return self._components(class_data=whole.stats, floor=floor, scale=scale)
 
     def best_start(self, runs: list[EMResult], label: Any, model: Components) -> EMResult:
         """The run with the largest lower bound (the first of equals; the last where none has
@@ -319,6 +335,7 @@ class ClassFitting(ABC):
         fits: dict[int, EMResult],
         bic: dict[int, float],
         floor: np.ndarray | None = None,
+        scale: np.ndarray | None = None,
     ) -> ClassFit:
         """The class's mixture: its one candidate, or the one of smallest BIC among those
         ``bic`` holds (the :meth:`supported` fits; one component always is)."""
@@ -330,7 +347,7 @@ class ClassFitting(ABC):
         # max_iter=0 asks for the start itself (scikit-learn's reading too): nothing to warn of
         if not result.converged and result.n_iter > 0:
             warn_not_converged(f"class {label!r} ({best} components)", result.n_iter, self.tol)
-        return ClassFit(result.stats, result, table, floor)
+        return ClassFit(result.stats, result, table, floor, scale)
 
     def _finalize_checked(self, model: Components, stats: ComponentStats, label: Any) -> Any:
         self._check_spread(stats.stats, label, model)
@@ -369,7 +386,9 @@ class ClassFitting(ABC):
         if len(share) <= 1 or total <= 0:
             return True
         least = least_support(str(self.covariance_type), d)
-        return bool(np.min(share) / total * weight > least)
+        # "more than" by more than rounding: a component on one row, whose other rows'
+        # responsibilities are ~1e-10, holds one row, not more
+        return bool(np.min(share) / total * weight > least * (1.0 + SUPPORT_ROUNDING))
 
     def bic(self, log_likelihood: float, weight: float, k: int, d: int) -> float:
         """``−2 ln L + p ln n`` of a ``k``-component mixture over ``d`` features (``n``: the

@@ -178,7 +178,8 @@ def check_covariance_type(value: Any) -> str:
 def component_family(covariance_type: str, reg_covar: float) -> Family:
     """The family that scores the components of a covariance structure: the Gaussian
     (diagonal) family on centred moments for "diag" and "spherical", the multivariate normal
-    family on scatter matrices, with ``reg_covar`` as its ridge, for "full" and "tied"."""
+    family on scatter matrices, with ``reg_covar`` as its ridge, for "full" and "tied" (0
+    where :func:`regularizer` adds a relative ridge itself)."""
     if covariance_type in ("diag", "spherical"):
         from ..families.gaussian import Gaussian
 
@@ -213,6 +214,7 @@ def regularizer(
     class_data: Statistic | None = None,
     reg_param: float = 0.0,
     floor: np.ndarray | None = None,
+    scale: np.ndarray | None = None,
 ) -> Callable[[Statistic], Statistic]:
     """The statistics → statistics map that gives the component family's maximum-likelihood
     ``finalize`` the covariance structure (and, for the Gaussian family, which has no ridge,
@@ -233,40 +235,53 @@ def regularizer(
     ``floor`` (``(n_features,)`` for one class's components, or ``(n_components,
     n_features)``): each component's variance of feature j becomes at least ``floor_j`` — the
     variance ``σ²_kj + reg_covar`` of diag, each ``σ²_kj`` before spherical's mean, the
-    diagonal of full and of tied's pooled matrix (with the family's ridge ``reg_covar``). A
-    floor below ``reg_covar`` never binds, so it changes nothing on finely recorded data.
+    diagonal of full and of tied's pooled matrix (with the ridge). A floor below the ridge
+    never binds, so it changes nothing on finely recorded data.
+
+    ``scale`` (shaped as ``floor``): the ridge is ``reg_covar · scale`` per feature, relative to
+    the column's spread (:mod:`._ridge`), added here for every covariance type (the
+    multivariate normal family then has none: :func:`component_family` with ``scale``); a
+    spherical component gets the mean of its features' ridges. None: ``reg_covar`` itself.
     """
     shrink = qda_shrink(reg_param)
-    low = None if floor is None or not np.any(floor > reg_covar) else np.asarray(floor)
-    # the floor of a scatter's diagonal, to which the family adds reg_covar afterwards (once
+    ridge: float | np.ndarray = reg_covar if scale is None else reg_covar * np.asarray(scale)
+    low = None if floor is None or not np.any(floor > ridge) else np.asarray(floor)
+    # added to a scatter's diagonal here (a relative ridge), or by the family afterwards (the
+    # absolute reg_covar, as scikit-learn adds it), whose floor is then lowered by it (once
     # per fit, not per EM iteration)
-    low_scatter = None if low is None else np.maximum(low - reg_covar, 0.0)
+    added = None if scale is None else ridge
+    low_scatter = low
+    if low is not None and scale is None:
+        low_scatter = np.maximum(low - reg_covar, 0.0)
 
-    def floored_m2(stats: Moments, add: float) -> np.ndarray:
+    def floored_m2(stats: Moments, add: float | np.ndarray) -> np.ndarray:
         # W (σ² + add) raised to W max(σ² + add, floor): a component's own spread where the
         # data resolve it, the floor where they cannot.
         m2 = stats.m2 + add * stats.weight
         return m2 if low is None else np.maximum(m2, low * stats.weight)
 
     def floored_scatter(stats: Any) -> Any:
-        if low_scatter is None:
+        if low_scatter is None and added is None:
             return stats
         scatter = np.array(stats.scatter)
         j = np.arange(scatter.shape[-1])
         W = np.asarray(stats.weight, dtype=np.float64)[:, None]
-        target = low_scatter * W
-        scatter[:, j, j] = np.maximum(scatter[:, j, j], target)
+        diagonal = scatter[:, j, j] if added is None else scatter[:, j, j] + added * W
+        if low_scatter is not None:
+            diagonal = np.maximum(diagonal, low_scatter * W)
+        scatter[:, j, j] = diagonal
         return replace(stats, scatter=scatter)
 
     def diag(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
-        return replace(stats, m2=floored_m2(stats, reg_covar))
+        return replace(stats, m2=floored_m2(stats, ridge))
 
     def spherical(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
         variance = stats.variance if low is None else np.maximum(stats.variance, low)
         variance = variance.mean(axis=1, keepdims=True)
-        return replace(stats, m2=(variance + reg_covar) * stats.weight)
+        spherical_ridge = np.mean(ridge, axis=-1, keepdims=True) if scale is not None else ridge
+        return replace(stats, m2=(variance + spherical_ridge) * stats.weight)
 
     def full(stats: Statistic) -> Statistic:
         return floored_scatter(stats)

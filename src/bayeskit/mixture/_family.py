@@ -54,6 +54,7 @@ from ._em import (
 )
 from ._init import check_init_params
 from ._resolution import binding_floor, check_var_floor
+from ._ridge import ridge_scales
 
 #: Most components one class may have (the bound a model file cannot lift).
 MAX_COMPONENTS = 10_000
@@ -189,11 +190,13 @@ class GaussianMixtureFamily(ClassFitting, Family):
         owner: np.ndarray | None = None,
         class_data: Statistic | None = None,
         floor: np.ndarray | None = None,
+        scale: np.ndarray | None = None,
     ) -> Components:
         """The EM model of the components (grouped into classes by ``owner``); the prior, if
         any, is set from ``class_data`` (the class's own statistic while EM runs on it) or
         else from each class's components merged; ``floor``: the variance floor of each
-        feature (one class's) or of each component and feature."""
+        feature (one class's) or of each component and feature; ``scale``, shaped as
+        ``floor``: what ``reg_covar`` is relative to (None: absolute, :mod:`._ridge`)."""
         cov = check_covariance_type(self.covariance_type)
         reg = self._reg_covar()
         kind = DiagonalComponents if cov in ("diag", "spherical") else Components
@@ -206,8 +209,11 @@ class GaussianMixtureFamily(ClassFitting, Family):
             else None
         )
         return kind(
-            component_family(cov, reg),
-            regularizer(cov, reg, owner, prior, class_data, reg_param=shrink, floor=floor),
+            # a relative ridge is the regularizer's, for every covariance type
+            component_family(cov, reg if scale is None else 0.0),
+            regularizer(
+                cov, reg, owner, prior, class_data, reg_param=shrink, floor=floor, scale=scale
+            ),
             log_prior,
         )
 
@@ -240,8 +246,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
         labels = np.asarray(classes).tolist()  # plain Python values, for dicts and messages
         self.check_keys(labels)
         parts = [MixtureStats.empty(n_classes, self._zero_components(X.shape[1]))]
-        # rows of zero weight are not data (sample_weight=0 is removing the row)
-        floor = self.floor_of(X, lambda: np.asarray(R.sum(axis=1)).ravel() > 0)
+        members = []
         for c in range(n_classes):
             if hard is not None:
                 rows = np.flatnonzero((hard[0] == c) & (hard[1] > 0))
@@ -250,10 +255,22 @@ class GaussianMixtureFamily(ClassFitting, Family):
                 assert dense is not None
                 rows = np.flatnonzero(dense[:, c] > 0)
                 w = dense[rows, c]
+            members.append((rows, w))
+        scales = self.scales_of([self.class_statistic(X[rows], w) for rows, w in members])
+        # rows of zero weight are not data (sample_weight=0 is removing the row)
+        floors = self.floor_of(X, scales, lambda: np.asarray(R.sum(axis=1)).ravel() > 0)
+        for c, (rows, w) in enumerate(members):
             if len(rows) == 0:
                 continue
             with self._threads():
-                fit = self._fit_class(X[rows], w, labels[c], self._random_state(), floor)
+                fit = self._fit_class(
+                    X[rows],
+                    w,
+                    labels[c],
+                    self._random_state(),
+                    None if floors is None else floors[c],
+                    None if scales is None else scales[c],
+                )
             parts.append(fit.statistic(c, n_classes))
         return sum(parts[1:], parts[0])
 
@@ -282,6 +299,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
         label: Any,
         random_state: np.random.RandomState,
         floor: np.ndarray | None = None,
+        scale: np.ndarray | None = None,
     ) -> ClassFit:
         with np.errstate(over="ignore"):  # a total beyond float64 is refused by name later
             weight = float(w.sum())
@@ -296,7 +314,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
         exponent = 0 if self.prior is not None else weight_exponent(w)
         w = np.ldexp(w, -exponent)
         whole = functools.cache(lambda: self._components().summarize(X, w[:, None].copy()))
-        model = self.class_model(whole() if self.prior is not None else None, floor)
+        model = self.class_model(whole() if self.prior is not None else None, floor, scale)
         parts = [Part(model.prepare(X, w), w)]
         fits: dict[int, EMResult] = {}
         for k in candidates:
@@ -315,21 +333,56 @@ class GaussianMixtureFamily(ClassFitting, Family):
                     total = float(np.ldexp(w.sum(), exponent))
                 if self.supported(result, total, X.shape[1]):
                     bic[k] = self.bic(log_likelihood, total, k, X.shape[1])
-        return self.choose(label, candidates, fits, bic, floor).scaled(exponent)
+        return self.choose(label, candidates, fits, bic, floor, scale).scaled(exponent)
+
+    def class_statistic(self, X: np.ndarray, w: np.ndarray) -> Statistic | None:
+        """The one-component statistic of a class's rows ``X`` (weights ``w``, brought near 1
+        by a power of two: the variances are the same), None without rows: what
+        :meth:`scales_of` reads (a fit by rounds gathers it in its first round)."""
+        if not len(w):
+            return None
+        w = np.ldexp(w, -weight_exponent(w))
+        return self._components().summarize(X, w[:, None].copy()).stats
+
+    def relative_ridge(self) -> bool:
+        """Whether ``reg_covar`` is relative to each column's variance (the default
+        ``var_floor="resolution"``, :mod:`._ridge`), not absolute (``var_floor=None``)."""
+        return check_var_floor(self.var_floor) is not None
+
+    def scales_of(self, classes: Sequence[Statistic | None]) -> np.ndarray | None:
+        """What ``reg_covar`` is relative to in each class and feature (:mod:`._ridge`), from
+        each class's one-component statistic (None: a class without rows); None where it is
+        absolute (``var_floor=None``, scikit-learn's GaussianMixture)."""
+        if not self.relative_ridge():
+            return None
+        d = next((s.n_features for s in classes if s is not None), 0)
+        return ridge_scales(classes, d)
 
     def floor_of(
-        self, X: np.ndarray, data: Callable[[], np.ndarray] | None = None
+        self,
+        X: np.ndarray,
+        scales: np.ndarray | None,
+        data: Callable[[], np.ndarray] | None = None,
     ) -> np.ndarray | None:
-        """The variance floor of each feature given the training rows ``X`` (of every class:
-        a column constant in one class is still as coarse there as elsewhere; ``data()``:
-        which of them are data, asked only for a floor), or None (``var_floor=None``)."""
-        if check_var_floor(self.var_floor) is None:
+        """The variance floor of each class and feature given the training rows ``X`` (of
+        every class: a column constant in one class is still as coarse there as elsewhere;
+        ``data()``: which of them are data, asked only for a floor) and the classes'
+        :meth:`scales_of`: the resolution floor where it exceeds the class's ridge
+        ``reg_covar · scale`` (below it, it never binds), else 0; None for
+        ``var_floor=None``."""
+        if check_var_floor(self.var_floor) is None or scales is None:
             return None
         if data is not None:
             keep = data()
             if not keep.all():  # else every row, without a copy of X
                 X = X[keep]
-        return binding_floor(X, float(self.reg_covar))
+        ridge = float(self.reg_covar) * scales
+        present = np.isfinite(ridge).all(axis=1)
+        if not present.any():
+            return np.zeros_like(ridge)
+        floor = binding_floor(X, ridge[present].min(axis=0))
+        with np.errstate(invalid="ignore"):
+            return np.where(floor > ridge, floor, 0.0)
 
     def check_statistic(self, stats: Statistic) -> str | None:
         """Mixture statistics whose components are of the kind ``covariance_type`` keeps
@@ -354,7 +407,11 @@ class GaussianMixtureFamily(ClassFitting, Family):
     def finalize(self, stats: MixtureStats) -> MixtureParams:
         self.check()
         floors = stats.floors[stats.owner] if stats.var_floor.shape[1] else None
-        model = self._components(stats.owner, floor=floors)
+        # the stored scale (absent: reg_covar absolute, as files written before it)
+        scales = stats.ridge_scales
+        model = self._components(
+            stats.owner, floor=floors, scale=None if scales is None else scales[stats.owner]
+        )
         total = np.bincount(stats.owner, weights=stats.weight, minlength=stats.n_classes)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_weight = np.log(stats.weight) - np.log(total[stats.owner])

@@ -73,10 +73,10 @@ def resolution_floor(X: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(h), h * h / ROUNDING_VARIANCE_DIVISOR, 0.0)
 
 
-def binding_floor(X: np.ndarray, reg_covar: float) -> np.ndarray:
-    """:func:`resolution_floor` where it exceeds ``reg_covar``, 0 elsewhere: the floor a
-    mixture keeps (each variance already includes ``reg_covar``, so a lower floor never
-    binds).
+def binding_floor(X: np.ndarray, reg_covar: float | np.ndarray) -> np.ndarray:
+    """:func:`resolution_floor` where it exceeds ``reg_covar`` (one number, or one per
+    column: the smallest ridge of any class, :mod:`._ridge`), 0 elsewhere: the floor a
+    mixture keeps (each variance already includes the ridge, so a lower floor never binds).
 
     Which columns are that fine is seen on a sample of the rows first: a subset's smallest
     gap is never smaller than the whole column's, so a sample gap ``g`` with ``g²/12 ≤
@@ -90,14 +90,15 @@ def binding_floor(X: np.ndarray, reg_covar: float) -> np.ndarray:
     array([1., 0.])
     """
     X = np.asarray(X, dtype=np.float64)
+    ridge = np.broadcast_to(np.asarray(reg_covar, dtype=np.float64), (X.shape[1],))
     floor = np.zeros(X.shape[1])
     coarse = np.arange(X.shape[1])
     if X.shape[0] > 2 * _SAMPLE_ROWS:
         g = _smallest_gaps_of(X[:: X.shape[0] // _SAMPLE_ROWS])
-        coarse = coarse[~(np.isfinite(g) & (g * g / ROUNDING_VARIANCE_DIVISOR <= reg_covar))]
+        coarse = coarse[~(np.isfinite(g) & (g * g / ROUNDING_VARIANCE_DIVISOR <= ridge))]
     if coarse.size:
         exact = resolution_floor(X[:, coarse])
-        floor[coarse] = np.where(exact > reg_covar, exact, 0.0)
+        floor[coarse] = np.where(exact > ridge[coarse], exact, 0.0)
     return floor
 
 

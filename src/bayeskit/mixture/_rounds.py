@@ -68,6 +68,7 @@ from ._check import (
     naive_model,
     naive_statistic,
     one_hot,
+    relative_ridge,
     row_keys,
     seed_of,
 )
@@ -321,15 +322,21 @@ def mixture_rounds(
     models: dict[int, Any] = {}  # each class's EM model (its prior, if any, from its rows)
     # the variance floor from the classes' samples of rows (all of them while a class has at
     # most ``init_sample`` rows: then the in-memory floor)
+    # and what reg_covar is relative to, from each class's one-component statistic of all
+    # its rows (as in memory)
     kept = [r.X for r in sample.rows.values() if r is not None and r.one is not None]
-    floor = family.floor_of(np.vstack(kept)) if kept else None
-    # a column reg_covar swamps is named as in memory (from the classes' samples of rows)
-    warn_swamped(
-        *_sample_moments(sample, names, int(trial.n_features_in_)),
-        float(family.reg_covar),  # (checked by family.check() above)
-        list(trial.feature_names()),
-        names,
-    )
+    ones = [sample.rows.get(label) for label in names]
+    scales = family.scales_of([None if r is None or r.one is None else r.one.stats for r in ones])
+    floors = family.floor_of(np.vstack(kept), scales) if kept else None
+    if scales is None:
+        # a column an absolute reg_covar swamps is named as in memory (from the classes'
+        # samples of rows)
+        warn_swamped(
+            *_sample_moments(sample, names, int(trial.n_features_in_)),
+            float(family.reg_covar),  # (checked by family.check() above)
+            list(trial.feature_names()),
+            names,
+        )
     for c, label in enumerate(names):
         rows = sample.rows.get(label)
         if rows is None or rows.one is None:
@@ -341,7 +348,7 @@ def mixture_rounds(
         if family.chooses(candidates, means):
             chosen_by_bic.add(c)
         random_state = family._random_state()
-        model = models[c] = family.class_model(rows.one, floor)
+        model = models[c] = family.class_model(rows.one, *_of_class(floors, scales, c))
         for k in candidates:
             one = rows.one
             for stats, params in family.starts(
@@ -379,7 +386,9 @@ def mixture_rounds(
 
     parts = [MixtureStats.empty(len(labels), family._zero_components(trial.n_features_in_))]
     for c, candidates in plans.items():
-        fit: ClassFit = family.choose(names[c], candidates, fits[c], bic[c], floor)
+        fit: ClassFit = family.choose(
+            names[c], candidates, fits[c], bic[c], *_of_class(floors, scales, c)
+        )
         parts.append(fit.statistic(c, len(labels)))
     mixture = sum(parts[1:], parts[0])
     if drop is None and applies(family, folds) and len(labels) > 1:
@@ -397,6 +406,13 @@ def mixture_rounds(
     trial.fit_summary(Summary(labels, counts.class_count, (mixture,)))
     trial.check_fit()
     return _commit(estimator, trial)
+
+
+def _of_class(
+    floors: np.ndarray | None, scales: np.ndarray | None, c: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Class index ``c``'s variance floor and ridge scale (None where there are none)."""
+    return (None if floors is None else floors[c], None if scales is None else scales[c])
 
 
 def _sample_moments(sample: Any, names: list[Any], d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -448,4 +464,6 @@ def _checked(
     total = yield Round(state, fold_briers)
     if total.values[0].keeps_mixtures():
         return mixture
-    return naive_statistic(moments[k], totals[k], float(estimator.reg_covar), mixture.bic)
+    return naive_statistic(
+        moments[k], totals[k], float(estimator.reg_covar), mixture.bic, relative_ridge(estimator)
+    )

@@ -77,12 +77,18 @@ class GaussianMixtureClassifier(NumericNB):
     max_components : int, default=5
         Largest number of components "bic" tries.
     reg_covar : float, default=1e-6
-        Added to the diagonal of every covariance (as scikit-learn's GaussianMixture): an
-        absolute amount, in the units of the features. A column whose variance within a class
-        is below it (values of scale 1e-5 or less) is swamped — its variances become about
+        Added to the diagonal of every covariance. With the default ``var_floor="resolution"``
+        it is relative: column j of class y gets ``reg_covar · s_yj``, ``s_yj`` the column's
+        variance over the class's rows (over every row where the column is constant in the
+        class; 1 where it is constant in every row), so the classifier does not depend on the
+        units of the columns (mclust's default prior is likewise set from each class's data,
+        Fraley & Raftery 2007). The scales are stored with the model (``ridge_scale`` of
+        :class:`~bayeskit.stats.MixtureStats`; files written before them keep the absolute
+        ``reg_covar``). With ``var_floor=None`` it is absolute, in the units of the features,
+        as in scikit-learn's GaussianMixture: a column whose variance within a class is below
+        it (values of scale 1e-5 or less) is swamped — its variances become about
         ``reg_covar`` and it hardly counts — and the fit warns naming it
-        (:class:`~bayeskit.mixture.SwampedColumnWarning`): rescale such columns, or set
-        ``reg_covar`` below their variance.
+        (:class:`~bayeskit.mixture.SwampedColumnWarning`).
     reg_param : float in [0, 1], default=0.0
         Each component's covariance shrunk as scikit-learn's QDA shrinks a class's:
         ``Σ_k ← (1 − reg_param) Σ_k + reg_param · I`` (the identity, in the units of the
@@ -110,17 +116,19 @@ class GaussianMixtureClassifier(NumericNB):
         variance — the collapse that makes the likelihood and BIC grow without bound while
         the class gives almost zero probability to any row with another value; with the
         floor the mixture is at least as accurate as GaussianNB on such tables. On finely
-        recorded continuous data the floor lies below ``reg_covar`` and changes nothing
-        (every variance already includes ``reg_covar``): such floors are stored as 0.
-        None: ``reg_covar`` only (scikit-learn's GaussianMixture). The floors above
-        ``reg_covar`` are stored with the model (:func:`bayeskit.mixture.resolution_floor`).
+        recorded continuous data the floor lies below the ridge and changes nothing (every
+        variance already includes it): such floors are stored as 0. "resolution" also makes
+        ``reg_covar`` relative to each column's variance (see ``reg_covar``). None:
+        ``reg_covar`` only, absolute (scikit-learn's GaussianMixture). The floors above the
+        ridge are stored with the model (:func:`bayeskit.mixture.resolution_floor`).
     check_folds : int or None, default=5
         After BIC's choice, a ``check_folds``-fold cross-validation on the training rows
         compares the classifier with those mixtures and GaussianNB (one Gaussian per class,
         scikit-learn's ``var_smoothing=1e-9``): the mixtures are kept when their held-out
         Brier score is lower by two standard errors of the paired row-by-row difference;
         otherwise the model is that GaussianNB (``n_components_`` all 1, ``n_iter_`` 1;
-        ``bic_`` still shows what BIC chose among). A better density of each class is not
+        ``bic_`` still shows what BIC chose among; a column constant in a class keeps the
+        ridge where it exceeds GaussianNB's floor). A better density of each class is not
         always a better classifier: on a one-hot table (R's ``infert``) the components sit
         on the categories' 0/1 columns and classify 13 rows of 248 worse than GaussianNB,
         and the check falls back to it; on tables whose classes the mixtures do separate
@@ -357,19 +365,20 @@ class GaussianMixtureClassifier(NumericNB):
         family = cast(GaussianMixtureFamily, self._families()[0])
         folds = check_folds(self.check_folds)
         stats = family.summarize_classes(blocks[0], R, labels)
-        # the classes' own variances, beside reg_covar (absolute): a column it swamps is named
-        # (weights near 1e308 overflow these sums, which the family's own scale, not this
-        # check's, keeps finite: such a class's variance is NaN here and not compared)
-        with np.errstate(over="ignore", invalid="ignore"):
-            moments = Moments.of(blocks[0], R)
-            variance, mean = moments.variance, moments.mean
-        warn_swamped(
-            variance,
-            mean,
-            float(self.reg_covar),
-            self.feature_names(),
-            np.asarray(labels).tolist(),
-        )
+        if not family.relative_ridge():
+            # the classes' own variances, beside an absolute reg_covar: a column it swamps is
+            # named (weights near 1e308 overflow these sums, which the family's own scale, not
+            # this check's, keeps finite: such a class's variance is NaN and not compared)
+            with np.errstate(over="ignore", invalid="ignore"):
+                moments = Moments.of(blocks[0], R)
+                variance, mean = moments.variance, moments.mean
+            warn_swamped(
+                variance,
+                mean,
+                float(self.reg_covar),
+                self.feature_names(),
+                np.asarray(labels).tolist(),
+            )
         hard = hard_labels(R)
         if applies(family, folds) and hard is not None:
             from ._rounds import INIT_SAMPLE

@@ -45,8 +45,15 @@ class MixtureStats(Statistic):
     var_floor : ndarray of shape (n_classes, n_features) or (n_classes, 0)
         The smallest variance each class's components may have in each feature (the
         resolution of the class's values, :func:`bayeskit.mixture.resolution_floor`, where it
-        exceeds ``reg_covar``, 0 where it cannot bind); width 0: no floor (models fitted
-        with ``var_floor=None``, and files written before it existed).
+        exceeds the class's ``reg_covar`` ridge, 0 where it cannot bind); width 0: no floor
+        (models fitted with ``var_floor=None``, and files written before it existed).
+    ridge_scale : ndarray of shape (n_classes, n_features) or (n_classes, 0)
+        The variance ``reg_covar`` is relative to in each class and feature: the ridge added
+        to every variance of a class's components is ``reg_covar · ridge_scale`` (the
+        column's variance over the class's rows, :mod:`bayeskit.mixture._ridge`);
+        width 0: ``reg_covar`` itself, absolute (models fitted with ``var_floor=None``, as
+        scikit-learn's GaussianMixture, and files written before the scale existed, which
+        so predict as they were fitted).
 
     Examples
     --------
@@ -72,6 +79,7 @@ class MixtureStats(Statistic):
     lower_bound: np.ndarray
     bic: np.ndarray
     var_floor: np.ndarray
+    ridge_scale: np.ndarray
 
     kind = "mixture"
     #: log-likelihoods; a BIC of NaN marks a number of components that was not tried
@@ -89,6 +97,7 @@ class MixtureStats(Statistic):
         lower_bound: float,
         bic: np.ndarray | None = None,
         var_floor: np.ndarray | None = None,
+        ridge_scale: np.ndarray | None = None,
     ) -> MixtureStats:
         """The statistic of one class's mixture (a class axis of length 1)."""
         return cls(
@@ -99,9 +108,8 @@ class MixtureStats(Statistic):
             np.array([int(n_iter)], dtype=np.int64),
             np.array([float(lower_bound)]),
             np.zeros((1, 0)) if bic is None else np.asarray(bic, dtype=np.float64)[None, :],
-            np.zeros((1, 0))
-            if var_floor is None
-            else np.asarray(var_floor, dtype=np.float64)[None, :],
+            _row(var_floor),
+            _row(ridge_scale),
         )
 
     @classmethod
@@ -115,6 +123,7 @@ class MixtureStats(Statistic):
             np.zeros(n_classes, dtype=bool),
             np.zeros(n_classes, dtype=np.int64),
             np.full(n_classes, -np.inf),
+            np.zeros((n_classes, 0)),
             np.zeros((n_classes, 0)),
             np.zeros((n_classes, 0)),
         )
@@ -145,6 +154,14 @@ class MixtureStats(Statistic):
             return self.var_floor
         return np.zeros((self.n_classes, self.n_features))
 
+    @property
+    def ridge_scales(self) -> np.ndarray | None:
+        """The variance ``reg_covar`` is relative to in each class and feature, (n_classes,
+        n_features); None: ``reg_covar`` is absolute for every class."""
+        if self.ridge_scale.shape[1]:
+            return self.ridge_scale
+        return None
+
     def class_components(self, c: int) -> slice:
         """The components of class index ``c``."""
         starts = self.starts
@@ -165,6 +182,7 @@ class MixtureStats(Statistic):
             self.lower_bound,
             self.bic,
             self.var_floor,
+            self.ridge_scale,
         )
 
     def _add(self, other: MixtureStats) -> MixtureStats:
@@ -194,6 +212,12 @@ class MixtureStats(Statistic):
             floor = np.where(mine[:, None], self.floors, other.floors)
         else:
             floor = np.zeros((self.n_classes, 0))
+        if self.ridge_scale.shape[1] or other.ridge_scale.shape[1]:
+            # a class without a scale (a file written before it existed) keeps its absolute
+            # reg_covar: a scale of 1
+            scale = np.where(mine[:, None], _scales(self), _scales(other))
+        else:
+            scale = np.zeros((self.n_classes, 0))
         return MixtureStats(
             np.concatenate([self.weight, other.weight])[order],
             owner[order],
@@ -203,6 +227,7 @@ class MixtureStats(Statistic):
             np.where(mine, self.lower_bound, other.lower_bound),
             bic,
             floor,
+            scale,
         )
 
     def __neg__(self) -> MixtureStats:
@@ -215,6 +240,7 @@ class MixtureStats(Statistic):
             self.lower_bound,
             self.bic,
             self.var_floor,
+            self.ridge_scale,
         )
 
     def min_weight(self) -> float:
@@ -235,6 +261,7 @@ class MixtureStats(Statistic):
             spread(self.lower_bound, -np.inf),
             spread(self.bic, np.nan),
             spread(self.var_floor, 0.0),
+            spread(self.ridge_scale, 1.0),
         )
 
     def cleaned(self, keep: np.ndarray, tolerance: Tolerance) -> MixtureStats:
@@ -251,6 +278,7 @@ class MixtureStats(Statistic):
             self.lower_bound[keep],
             self.bic[keep],
             self.var_floor[keep],
+            self.ridge_scale[keep],
         )
 
     # ------------------------------------------------------------------ checks
@@ -286,6 +314,7 @@ class MixtureStats(Statistic):
             "lower_bound": self.lower_bound,
             "bic": self.bic,
             "var_floor": self.var_floor,
+            "ridge_scale": self.ridge_scale,
             **{f"component_{key}": value for key, value in inner.items()},
         }
         return arrays, {"component_kind": self.components.kind, "component_meta": inner_meta}
@@ -311,6 +340,8 @@ class MixtureStats(Statistic):
         bic = np.asarray(arrays["bic"], dtype=np.float64)
         # Absent from files written before the floor existed: no floor, as they were fitted.
         floor = np.asarray(arrays.get("var_floor", np.zeros((len(lower), 0))), dtype=np.float64)
+        # Absent from files written before it existed: reg_covar absolute, as they were fitted.
+        scale = np.asarray(arrays.get("ridge_scale", np.zeros((len(lower), 0))), dtype=np.float64)
         if owner.dtype.kind not in "iu" or n_iter.dtype.kind not in "iu":
             raise ModelFileError("mixture arrays 'owner' and 'n_iter' must hold integers")
         k = converged.shape[0] if converged.ndim == 1 else -1
@@ -326,6 +357,8 @@ class MixtureStats(Statistic):
             or bic.shape[1] > MAX_COMPONENTS
             or floor.ndim != 2
             or floor.shape[0] != k
+            or scale.ndim != 2
+            or scale.shape[0] != k
         ):
             raise ModelFileError("mixture arrays have inconsistent shapes")
         if len(owner) and (owner.min() < 0 or owner.max() >= k or (np.diff(owner) < 0).any()):
@@ -348,6 +381,12 @@ class MixtureStats(Statistic):
             raise ModelFileError(
                 "mixture 'var_floor' must hold a finite variance >= 0 per class and feature"
             )
+        if scale.shape[1] not in (0, inner.n_features) or not (
+            np.isfinite(scale).all() and (scale >= 0).all()
+        ):
+            raise ModelFileError(
+                "mixture 'ridge_scale' must hold a finite variance >= 0 per class and feature"
+            )
         return cls(
             weight,
             owner.astype(np.int64),
@@ -357,7 +396,22 @@ class MixtureStats(Statistic):
             lower,
             bic,
             floor,
+            scale,
         )
+
+
+def _row(values: np.ndarray | None) -> np.ndarray:
+    """One class's per-feature array as a class axis of length 1 (width 0 for None)."""
+    if values is None:
+        return np.zeros((1, 0))
+    return np.asarray(values, dtype=np.float64)[None, :]
+
+
+def _scales(stats: MixtureStats) -> np.ndarray:
+    """Each class's ridge scale, (n_classes, n_features): 1 (``reg_covar`` absolute) where
+    the statistic has none."""
+    scales = stats.ridge_scales
+    return np.ones((stats.n_classes, stats.n_features)) if scales is None else scales
 
 
 def _widen(bic: np.ndarray, width: int) -> np.ndarray:
