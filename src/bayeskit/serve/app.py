@@ -25,7 +25,6 @@ import hmac
 import html
 import json
 import logging
-import math
 import os
 import re
 import sys
@@ -40,12 +39,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Scope
 
 from .._version import __version__
 from ..contract import contract_of
 from ..errors import BayeskitError
 from ..io.model_file import FORMAT_VERSION
+from .answers import CheckRoute, InFlightLimit, error, json_answer
 from .colouring import shown_units
 from .headers import AnswerHeaders
 from .hosts import HostCheck
@@ -151,54 +151,6 @@ def learning_off(config: ServeConfig, has_token: bool) -> str:
         f"learning is off: {'; and '.join(reasons)}. Checks and predictions work as usual; to "
         f"learn, restart it with {' and '.join(remedies)}"
     )
-
-
-def _json(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    try:
-        body = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError:  # an infinite log-odds (an unsmoothed model): null, never NaN text
-        body = json.dumps(_finite(content), ensure_ascii=False, separators=(",", ":"))
-    return Response(body, status, headers, media_type="application/json")
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
-def error(message: str, status: int, headers: dict[str, str] | None = None) -> Response:
-    return _json({"error": message}, status, headers)
-
-
-class _InFlightLimit:
-    """Back-pressure: beyond ``limit`` requests being served at once, answer 503 at once
-    (with Retry-After) instead of queueing without bound."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit, self.active = app, limit, 0
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if self.active >= self.limit:
-            response = error(
-                f"the server is busy ({self.active} requests in progress); retry shortly",
-                503,
-                {"Retry-After": "1"},
-            )
-            await response(scope, receive, send)
-            return
-        self.active += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.active -= 1
 
 
 class Service:
@@ -336,13 +288,15 @@ class Service:
         return Response("\n", media_type="text/plain")
 
     async def health(self, request: Request) -> Response:
-        return _json({"status": "ok", "pid": os.getpid(), **self.state.status()})
+        return json_answer({"status": "ok", "pid": os.getpid(), **self.state.status()})
 
     async def version(self, request: Request) -> Response:
-        return _json({"bayeskit": __version__, "api": API_VERSION, "model_format": FORMAT_VERSION})
+        return json_answer(
+            {"bayeskit": __version__, "api": API_VERSION, "model_format": FORMAT_VERSION}
+        )
 
     async def metadata(self, request: Request) -> Response:
-        return _json(self._metadata())
+        return json_answer(self._metadata())
 
     def _metadata(self) -> dict[str, Any]:
         from ..io.describe import describe
@@ -438,7 +392,7 @@ class Service:
         else:
             X, proba = invocation_input(*args, missing=self.missing)
             predictions = _predictions(model, X, proba)
-        return _json({"predictions": predictions})
+        return json_answer({"predictions": predictions})
 
     async def check(self, request: Request) -> Response:
         self.text_snapshot()  # a model that cannot check: refused before the body is read
@@ -459,8 +413,9 @@ class Service:
                 result = scorer.check(doc, words=words)
             finally:
                 self.turns.give_back()
-        result["learned_as"] = snap.learned.get(digest_of(doc))
-        return _json(result)
+        # (a server that has learned nothing, as every one with --workers N: no digest)
+        result["learned_as"] = snap.learned.get(digest_of(doc)) if snap.learned else None
+        return json_answer(result)
 
     @staticmethod
     def _message(request: Request, body: bytes, snap: Snapshot) -> tuple[str | bytes, Scorer]:
@@ -537,7 +492,7 @@ class Service:
             str(plain(c)): float(n)
             for c, n in zip(described.classes_, described.class_count_, strict=True)
         }
-        return _json(result)
+        return json_answer(result)
 
 
 _PAGE = resources.files("bayeskit.serve").joinpath("assets/index.html").read_text("utf-8")
@@ -679,6 +634,13 @@ def create_app(config: ServeConfig, say: Callable[[str], object] | None = None) 
         finally:  # save what was learned and release the journal
             await asyncio.to_thread(service.state.close)
 
+    handlers = {
+        HTTPException: http_error,
+        RequestError: refused,
+        LearnError: refused,
+        BayeskitError: refused,
+        Exception: failed,
+    }
     app = Starlette(
         routes=[
             Route("/", service.index, methods=["GET"]),
@@ -692,13 +654,7 @@ def create_app(config: ServeConfig, say: Callable[[str], object] | None = None) 
             Route("/learn/{label:path}", service.learn, methods=["POST"]),
             Route("/unlearn/{label:path}", service.unlearn, methods=["POST"]),
         ],
-        exception_handlers={
-            HTTPException: http_error,
-            RequestError: refused,
-            LearnError: refused,
-            BayeskitError: refused,
-            Exception: failed,
-        },
+        exception_handlers=handlers,
         lifespan=lifespan,
     )
     # Starlette answers /metadata/ with a redirect to a URL built from the Host header (an
@@ -706,7 +662,9 @@ def create_app(config: ServeConfig, say: Callable[[str], object] | None = None) 
     # other unknown path instead, naming the one meant
     app.router.redirect_slashes = False
     app.state.service = service
-    limited = _InFlightLimit(app, config.max_in_flight)
+    # POST /check, the request sent for every message, without Starlette's layers
+    routed = CheckRoute(app, service.check, handlers)
+    limited = InFlightLimit(routed, config.max_in_flight)
     checked = AnswerHeaders(HostCheck(limited, config.host, config.allow_hosts))
     checked.service = service  # type: ignore[attr-defined]
     return checked

@@ -2,14 +2,16 @@
 
 A :class:`Scorer` is built once per model snapshot from the model's own linear form
 (``joint log-likelihood = transform(x) @ W.T + b``, McCallum & Nigam): scoring a message is then
-the model's :meth:`~bayeskit.text.TextClassifier.transform` and one sparse product, without
-per-call input validation, and the same product, split by term, gives the reasons and (see
-:mod:`.colouring`) the colour of every word or character. The numbers are the model's: tests
-compare them with ``predict_proba`` and ``explain``.
+the model's :meth:`~bayeskit.text.TextClassifier.transform` (for a short message its row as
+two lists, :meth:`~bayeskit.text.TextVectorizer.one_row`) and one product over the message's
+columns, without per-call input validation, and the same product, split by term, gives the
+reasons and (see :mod:`.colouring`) the colour of every word or character. The numbers are
+the model's: tests compare them with ``predict_proba`` and ``explain``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -51,6 +53,9 @@ class Scorer:
     fisher: bool = False
     # a SpamFilter that has learned one class: "spam" or "ham" (unsure of every message)
     one_class: str | None = None
+    # the model's fitted vectorizer, whose columns W's are (model.transform finds it anew
+    # at every call, checking the model's settings: a hundredth of a check)
+    vectorizer: TextVectorizer | None = None
 
     @classmethod
     def of(cls, model: TextClassifier, *, warm: bool = True) -> Scorer:
@@ -87,6 +92,7 @@ class Scorer:
             scale,
             fisher,
             one_class,
+            vectorizer,
         )
         if warm:
             scorer.check("warm up the vectorizer's lookup tables")
@@ -123,13 +129,21 @@ class Scorer:
 
     def check(self, doc: str | bytes, *, words: bool = False) -> dict[str, Any]:
         """The answer of ``POST /check`` for one message (the user guide, "The service")."""
-        x = self.model.transform([doc])
-        # x has a handful of non-zeros: gather those columns rather than a sparse product.
-        columns = x.indices
+        vec = self.vectorizer
+        row = None if self.fisher or vec is None else vec.one_row(doc)
+        if row is None:  # (Fisher's scores read the row as a matrix)
+            x = self.model.transform([doc])
+            columns, data = x.indices, x.data
+            values = data.tolist()
+        else:  # a short message's columns and values, without a matrix of one row
+            values = row[1]
+            columns, data = np.array(row[0], dtype=np.intp), np.array(values)
+        # a handful of non-zeros: those columns gathered rather than a sparse product
         # An unsmoothed model can hold -inf in both classes: their difference is NaN,
         # answered as null (the user guide), not a warning in the server's log.
         with np.errstate(invalid="ignore"):
-            jll = (self.b + self.W[:, columns] @ x.data).reshape(1, -1)
+            gathered = self.W[:, columns]  # (read once: for the sums and the reasons)
+            jll = (self.b + gathered @ data).reshape(1, -1)
             log_odds = None
             if self.spam is not None:
                 a, c = self.spam, 1 - self.spam
@@ -147,7 +161,10 @@ class Scorer:
                 order = np.argsort(-jll[0], kind="stable")
                 a, c = int(order[0]), int(order[1])
             difference = jll[0, a] - jll[0, c]
-            weights = x.data * (self.W[a, columns] - self.W[c, columns])
+            # a few dozen terms: Python floats, the same operations (so the same numbers),
+            # cost less than a numpy call each
+            high, low = gathered[a].tolist(), gathered[c].tolist()
+            weights = [n * (x - y) for n, x, y in zip(values, high, low, strict=True)]
         out: dict[str, Any] = {}
         if self.spam is not None:
             # SpamFilter.verdicts and .decisions for one message, with the cutoffs and the
@@ -168,19 +185,27 @@ class Scorer:
         out["log_odds"] = float(difference) if log_odds is None else log_odds
         out["log_odds_of"] = [self.classes[a], self.classes[c]]
         out["probabilities"] = {str(k): float(p) for k, p in zip(self.classes, proba, strict=True)}
-        rank = np.argsort(-np.abs(weights), kind="stable")[:REASONS].tolist()
+        rank = _strongest(weights)[:REASONS]
         names = self.names[columns[rank]].tolist()
-        listed, counts = weights[rank].tolist(), x.data[rank].tolist()
         out["reasons"] = [
-            {"token": str(name), "weight": w, "count": n}
-            for name, w, n in zip(names, listed, counts, strict=True)
+            {"token": str(name), "weight": weights[i], "count": values[i]}
+            for name, i in zip(names, rank, strict=True)
         ]
         if words:
             by_term = {
-                str(self.names[j]): float(w) for j, w in zip(x.indices, weights, strict=True)
+                str(self.names[j]): float(w) for j, w in zip(columns.tolist(), weights, strict=True)
             }
             out["words"] = segments(self.model.vectorizer or TextVectorizer(), doc, by_term)
         return out
+
+
+def _strongest(weights: list[float]) -> list[int]:
+    """The positions of ``weights`` by decreasing absolute value, ties in order (NaN last,
+    as numpy's stable argsort orders them)."""
+    strength = [-abs(w) for w in weights]
+    if any(map(math.isnan, strength)):  # (Python's sort leaves NaN where it finds it)
+        return np.argsort(strength, kind="stable").tolist()
+    return sorted(range(len(strength)), key=strength.__getitem__)
 
 
 def _log_posterior(jll: np.ndarray, log_prior: np.ndarray) -> np.ndarray:

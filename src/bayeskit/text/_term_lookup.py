@@ -21,6 +21,7 @@ vectorizers over one terms array share its lookup, and nothing is kept in a mode
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 
@@ -54,8 +55,9 @@ class TermLookup:
     def columns_of(self, terms: list[str]) -> np.ndarray:
         """The column of each of ``terms`` (int64, -1 outside the vocabulary)."""
         beyond = len(self.column) - 1  # the -1 entry: unknown terms and younger ids
-        get = self.ids.get
-        found = np.fromiter((get(t, beyond) for t in terms), np.int64, len(terms))
+        # (map calls dict.get from C: a generator's frame per term cost a fifth more)
+        n = len(terms)
+        found = np.fromiter(map(self.ids.get, terms, itertools.repeat(beyond, n)), np.int64, n)
         np.minimum(found, beyond, out=found)
         return self.column[found]
 

@@ -43,6 +43,7 @@ from ._count_matrices import (
     wide_mask,
 )
 from ._document_input import one_column
+from ._one_row import csr_of_rows, row_counts
 from ._scan import (
     Analysis,
     Lookup,
@@ -61,6 +62,7 @@ from .analyze import (
     check_encoding,
     check_ngram_range,
     decode,
+    is_raw_email,
     make_analyzer,
     missing_as_none,
     stop_word_set,
@@ -89,7 +91,6 @@ SEARCH_BUDGET = 0.25
 #: is searched term by term (:func:`~._scan.find_lazily`), not made: a binary search spells
 #: ~20 terms, ~30 µs, where making a term costs ~0.1 µs.
 LAZY_SEARCH_TERMS = 300
-_INT32_MAX = int(np.iinfo(np.int32).max)
 #: parameter types kept as copies by the word vectorizer's cache (see _as_words)
 _CONTAINERS = (list, dict, set)
 
@@ -336,6 +337,32 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             raw_documents = texts
         return self._weigh(self._count_into_vocabulary(raw_documents), own=True)
 
+    def one_row(self, doc: str | bytes) -> tuple[list[int], list[float]] | None:
+        """``transform([doc])``'s one row as its columns (increasing) and values, without a
+        matrix (a service's check: see :mod:`._one_row`); None where ``transform`` must be
+        called: an output that is not plain counts or presence, an e-mail, a text the
+        compiled scanner would count, an analyzer that reads raw documents."""
+        settings = self._settings()  # (read once for the two checks of them)
+        self._ensure_vocabulary(settings)
+        if self.output not in ("counts", "binary") or not isinstance(doc, (str, bytes)):
+            return None
+        if self.analyzer == "auto":
+            if is_raw_email(doc):
+                return None
+            analyze = self._words(settings)[1]
+        elif isinstance(self.analyzer, str) and self.analyzer != "email":
+            analyze = self._analyze
+        else:
+            return None
+        text = decode(doc, encoding=self.encoding)
+        if len(text) >= FAST_MIN_CHARS:
+            return None
+        oov = len(self.terms_) if self.oov_token is not None else -1
+        columns, counts = row_counts(analyze(text), self._columns_of, oov)
+        if self.output == "binary":
+            return columns, [1.0] * len(columns)
+        return columns, [float(n) for n in counts]
+
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Column names: the vocabulary terms (then ``oov_token`` if set). Hashed output has
         no vocabulary: its columns are named ``hash_0``, ``hash_1``, ... (column ``j`` counts
@@ -402,12 +429,12 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return vocab
 
     # ------------------------------------------------------------------ internals
-    def _ensure_vocabulary(self) -> None:
+    def _ensure_vocabulary(self, settings: tuple[Any, ...] | None = None) -> None:
         if not hasattr(self, "stats_"):
             raise NotFittedError(
                 "This TextVectorizer instance is not fitted yet. Call 'fit' or 'partial_fit' first."
             )
-        self._check_params()
+        self._check_params(settings)
         if self.output != "hashed" and "_vocab" not in self.__dict__:
             self._set_vocabulary()
 
@@ -558,11 +585,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             weights[apart[subject]] = float(self.subject_weight)
         return weights
 
-    def _check_params(self) -> TextVectorizer:
+    def _check_params(self, settings: tuple[Any, ...] | None = None) -> TextVectorizer:
         """:meth:`check_params`, once while the settings stay those it found good (every
         transform checks them; for one short message, as a service scores them, that was a
-        twentieth of the work)."""
-        settings = self._settings()
+        twentieth of the work). ``settings``: :meth:`_settings`, when the caller has them."""
+        settings = self._settings() if settings is None else settings
         good = self.__dict__.get("_good_settings")
         if good is not None and all(map(_same_setting, good, settings)):
             return self
@@ -766,8 +793,10 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         """:meth:`_as_words`' analyzer, made (and its parameters checked) once with it."""
         return self._words()[1]
 
-    def _words(self) -> tuple[TextVectorizer, Callable[[Any], list[str]]]:
-        settings = self._settings()
+    def _words(
+        self, settings: tuple[Any, ...] | None = None
+    ) -> tuple[TextVectorizer, Callable[[Any], list[str]]]:
+        settings = self._settings() if settings is None else settings
         cached = self.__dict__.get("_words_cache")
         if cached is not None and all(map(_same_setting, cached[0], settings)):
             return cached[1]
@@ -814,34 +843,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         data: list[int] = []
         indptr = [0]
         for text in self._documents(raw_documents):
-            tally: dict[str, int] = {}
-            for term in analyze(text):
-                tally[term] = tally.get(term, 0) + 1
-            row: dict[int, int] = {}
-            found = self._columns_of(list(tally)).tolist()
-            for column, n in zip(found, tally.values(), strict=True):
-                column = column if column >= 0 else oov
-                if column >= 0:
-                    row[column] = row.get(column, 0) + n
-            columns = sorted(row)
+            columns, counts = row_counts(analyze(text), self._columns_of, oov)
             indices += columns
-            data += [row[c] for c in columns]
+            data += counts
             indptr.append(len(indices))
-        # 32-bit indices where they fit, as scikit-learn's vectorizers give: scipy then
-        # takes them as they are, where 64-bit ones are scanned for their range first
-        # (half of building a one-row matrix)
-        width = n_vocab + (oov >= 0)
-        index = np.int32 if max(width, len(indices)) < _INT32_MAX else np.int64
-        out = sp.csr_matrix(
-            (
-                np.asarray(data, dtype=np.float64),
-                np.asarray(indices, dtype=index),
-                np.asarray(indptr, dtype=index),
-            ),
-            shape=(len(indptr) - 1, width),
-        )
-        out.has_canonical_format = True
-        return out
+        return csr_of_rows(data, indices, indptr, n_vocab + (oov >= 0))
 
     def _set_vocabulary(self) -> None:
         if self.vocabulary is not None:
