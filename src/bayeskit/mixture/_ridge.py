@@ -28,6 +28,7 @@ same value and variance in every class and weighs on none).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,12 +48,13 @@ def spread_of(stats: Statistic) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if isinstance(stats, Moments):
             return stats.variance, np.asarray(stats.mean, dtype=np.float64)
-        diagonal = np.einsum("kjj->kj", np.asarray(stats.scatter, dtype=np.float64))  # type: ignore[attr-defined]
-        weight = np.asarray(stats.weight, dtype=np.float64)[:, None]  # type: ignore[attr-defined]
+        scatter: Any = stats  # a Scatter: weight, mean and scatter matrices
+        diagonal = np.einsum("kjj->kj", np.asarray(scatter.scatter, dtype=np.float64))
+        weight = np.asarray(scatter.weight, dtype=np.float64)[:, None]
         variance = np.divide(
             np.maximum(diagonal, 0.0), weight, out=np.zeros_like(diagonal), where=weight > 0
         )
-        return variance, np.asarray(stats.mean, dtype=np.float64)  # type: ignore[attr-defined]
+        return variance, np.asarray(scatter.mean, dtype=np.float64)
 
 
 def ridge_scales(classes: Sequence[Statistic | None], n_features: int) -> np.ndarray:
@@ -65,7 +67,7 @@ def ridge_scales(classes: Sequence[Statistic | None], n_features: int) -> np.nda
     present = [c for c, stats in enumerate(classes) if stats is not None]
     if not present:
         return out
-    own = [classes[c] for c in present]
+    own = [stats for stats in classes if stats is not None]
     variance, mean = (np.vstack(a) for a in zip(*(spread_of(s) for s in own), strict=True))
     everything = own[0]
     for stats in own[1:]:
