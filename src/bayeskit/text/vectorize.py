@@ -339,7 +339,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
     def one_row(self, doc: str | bytes) -> tuple[list[int], list[float]] | None:
         """``transform([doc])``'s one row as its columns (increasing) and values, without a
-        matrix (a service's check: see :mod:`._one_row`); None where ``transform`` must be
+        matrix (a service's check: see the module ``_one_row``); None where ``transform`` must be
         called: an output that is not plain counts or presence, an e-mail, a text the
         compiled scanner would count, an analyzer that reads raw documents."""
         settings = self._settings()  # (read once for the two checks of them)
