@@ -49,27 +49,27 @@ def has_trailing(names: Sequence[str]) -> bool:
     return bool(names) and names[-1] == _TRAILING
 
 
-def trailing_dropped(frame: Any, label: str, empty: bool | None = None) -> Any:
-    """``frame`` without its nameless last column, which must hold no value (``empty``: known
-    to, or not, from a reading in blocks, and ``frame`` anything with its ``columns``);
-    refused naming a row that holds one otherwise."""
+def trailing_dropped(frame: Any, label: str) -> Any:
+    """``frame`` without its nameless last column, which must hold no value; refused naming
+    a row that holds one otherwise."""
     if _TRAILING not in frame.columns:
         return frame
-    where = ""
-    if empty is None and (column := frame.get_column(_TRAILING)).null_count() < len(column):
+    if (column := frame.get_column(_TRAILING)).null_count() < len(column):
         row = int(column.is_not_null().arg_max() or 0)
-        where = f" (data row {row + 1} holds {column[row]!r})"
-        empty = False
-    if empty is False:
-        raise ReadError(
-            f"{label}, line 1: the last column ({len(frame.columns)}) has no name in the "
-            f"header but holds values{where}; name every column (a column without a name "
-            "is taken only when it is empty in every row, as a separator at the end of each "
-            "line leaves it)",
-            path=label,
-            line=1,
-        )
+        refuse_trailing(label, len(frame.columns), f" (data row {row + 1} holds {column[row]!r})")
     return frame.drop(_TRAILING)
+
+
+def refuse_trailing(label: str, n_columns: int, where: str = "") -> None:
+    """Refuses a nameless last column (of ``n_columns``) that holds values (``where``: a row
+    that does, when known)."""
+    raise ReadError(
+        f"{label}, line 1: the last column ({n_columns}) has no name in the header but holds "
+        f"values{where}; name every column (a column without a name is taken only when it is "
+        "empty in every row, as a separator at the end of each line leaves it)",
+        path=label,
+        line=1,
+    )
 
 
 def check_header(names: Sequence[str], label: str) -> None:

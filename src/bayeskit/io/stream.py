@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ._header_names import has_trailing, named_header, quoted_tsv, trailing_dropped
+from ._header_names import has_trailing, named_header, quoted_tsv, refuse_trailing
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._lines import blank_lines_end, lone_returns_ended, record_end, white_lines_blanked
@@ -163,7 +163,7 @@ class TableStream:
         if self._trailing:  # a separator at the end of every line: dropped when it is empty
             last = list(full)[-1]
             if last not in (self._empty or set()):
-                trailing_dropped(self, self.label, empty=False)  # refused, naming it
+                refuse_trailing(self.label, len(full))
             full = {c: t for c, t in full.items() if c != last}
         self._full_schema = full
         self._check_target(full)
@@ -391,14 +391,15 @@ class TableStream:
         """(block of whole records, the file line it starts on) after any header, without the
         blank lines it starts with (polars takes a first line that is blank for a row of one
         column, and refuses the block: a blank line after the header refused the file)."""
+        # a header line repeated among the rows (files joined with cat) is refused, naming it
+        header = header_record(self._first) if self.header and self.format != "jsonl" else b""
         for block, line in self._raw_blocks():
             if self.format != "jsonl":  # (a block is whole records: no quote open at its start)
                 block = white_lines_blanked(block, self.format, self.separator)
             blank = blank_lines_end(block)
             if block[blank:]:
                 start = line + block.count(b"\n", 0, blank)
-                if self.header and self.format != "jsonl":
-                    header = header_record(self._first)
+                if header:
                     check_repeated_header(block[blank:], header, self.label, start, self.separator)
                 yield block[blank:], start
 

@@ -61,8 +61,7 @@ from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
 from ._class_fit import FewRowsWarning, SwampedColumnWarning
 from ._em import _bounded_int
-from ._resolution import check_var_floor
-from ._ridge import ridge_scales, rounding_variance
+from ._ridge import relative_ridge, ridge_scales, rounding_variance
 
 #: Standard errors of the paired Brier difference by which the mixtures must be better.
 CHECK_Z = 2.0
@@ -136,12 +135,6 @@ def applies(family: Any, folds: int | None) -> bool:
         and family.prior is None
         and not float(family.reg_param)
     )
-
-
-def relative_ridge(estimator: Any) -> bool:
-    """Whether the estimator's (or family's) ``reg_covar`` is relative to the columns'
-    variances (:mod:`._ridge`)."""
-    return check_var_floor(estimator.var_floor) is not None
 
 
 def seed_of(family: Any) -> int:

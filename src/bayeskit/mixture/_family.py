@@ -54,7 +54,7 @@ from ._em import (
 )
 from ._init import check_init_params
 from ._resolution import binding_floor, check_var_floor
-from ._ridge import ridge_scales
+from ._ridge import relative_ridge, ridge_scales
 
 #: Most components one class may have (the bound a model file cannot lift).
 MAX_COMPONENTS = 10_000
@@ -344,16 +344,11 @@ class GaussianMixtureFamily(ClassFitting, Family):
         w = np.ldexp(w, -weight_exponent(w))
         return self._components().summarize(X, w[:, None].copy()).stats
 
-    def relative_ridge(self) -> bool:
-        """Whether ``reg_covar`` is relative to each column's variance (the default
-        ``var_floor="resolution"``, :mod:`._ridge`), not absolute (``var_floor=None``)."""
-        return check_var_floor(self.var_floor) is not None
-
     def scales_of(self, classes: Sequence[Statistic | None]) -> np.ndarray | None:
         """What ``reg_covar`` is relative to in each class and feature (:mod:`._ridge`), from
         each class's one-component statistic (None: a class without rows); None where it is
         absolute (``var_floor=None``, scikit-learn's GaussianMixture)."""
-        if not self.relative_ridge():
+        if not relative_ridge(self):
             return None
         d = next((s.n_features for s in classes if s is not None), 0)
         return ridge_scales(classes, d)
@@ -370,7 +365,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
         :meth:`scales_of`: the resolution floor where it exceeds the class's ridge
         ``reg_covar · scale`` (below it, it never binds), else 0; None for
         ``var_floor=None``."""
-        if check_var_floor(self.var_floor) is None or scales is None:
+        if not relative_ridge(self) or scales is None:
             return None
         if data is not None:
             keep = data()

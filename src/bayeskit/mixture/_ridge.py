@@ -33,6 +33,14 @@ from typing import Any
 import numpy as np
 
 from ..stats import Moments, Statistic
+from ._resolution import check_var_floor
+
+
+def relative_ridge(holder: Any) -> bool:
+    """Whether the ``reg_covar`` of ``holder`` (the estimator, or its mixture family) is
+    relative to the columns' variances (``var_floor="resolution"``), not absolute
+    (``var_floor=None``, scikit-learn's GaussianMixture)."""
+    return check_var_floor(holder.var_floor) is not None
 
 
 def rounding_variance(mean: np.ndarray) -> np.ndarray:

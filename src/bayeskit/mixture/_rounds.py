@@ -68,7 +68,6 @@ from ._check import (
     naive_model,
     naive_statistic,
     one_hot,
-    relative_ridge,
     row_keys,
     seed_of,
 )
@@ -76,6 +75,7 @@ from ._class_fit import ClassFit, warn_swamped
 from ._components import ComponentStats
 from ._em import EMRun, Part, check_em_settings, e_step, log_likelihoods
 from ._family import GaussianMixtureFamily
+from ._ridge import relative_ridge
 
 #: Rows per class brought to the client to draw EM's start from (a class with at most this
 #: many rows starts exactly as in memory).

@@ -14,6 +14,7 @@ from ..stats._base import hard_labels
 from ._check import applies, check_folds, checked
 from ._class_fit import warn_swamped
 from ._family import GaussianMixtureFamily, MixtureParams
+from ._ridge import relative_ridge
 
 
 class GaussianMixtureClassifier(NumericNB):
@@ -365,7 +366,7 @@ class GaussianMixtureClassifier(NumericNB):
         family = cast(GaussianMixtureFamily, self._families()[0])
         folds = check_folds(self.check_folds)
         stats = family.summarize_classes(blocks[0], R, labels)
-        if not family.relative_ridge():
+        if not relative_ridge(self):
             # the classes' own variances, beside an absolute reg_covar: a column it swamps is
             # named (weights near 1e308 overflow these sums, which the family's own scale, not
             # this check's, keeps finite: such a class's variance is NaN and not compared)

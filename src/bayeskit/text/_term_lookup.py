@@ -34,7 +34,6 @@ __all__ = [
     "inherit",
     "registered",
     "search_instead",
-    "tracked",
 ]
 
 _LOCK = threading.Lock()
@@ -71,8 +70,7 @@ class TermLookup:
             unmoved = np.ones(len(child), dtype=bool)
             unmoved[moved] = False
             fresh = np.flatnonzero(unmoved)
-        new_columns = fresh
-        new_terms = child[new_columns].tolist()
+        new_terms = child[fresh].tolist()
         with _LOCK:  # ids are given one at a time, whichever thread asks
             ids = self.ids
             for term in new_terms:
@@ -87,7 +85,7 @@ class TermLookup:
             kept = column[: len(old)]
             np.take(moved, old, out=kept)
             np.putmask(kept, old < 0, -1)
-        column[new_ids] = new_columns
+        column[new_ids] = fresh
         return TermLookup(ids, column)
 
 
@@ -117,12 +115,6 @@ def search_instead(terms: np.ndarray, n: int, budget: float) -> bool:
         return False
     _register(terms, total)
     return True
-
-
-def tracked(terms: np.ndarray) -> bool:
-    """Whether ``terms`` has a lookup or a count of searches (what :func:`inherit` passes
-    on)."""
-    return id(terms) in _REGISTRY
 
 
 def inherit(
