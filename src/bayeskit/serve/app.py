@@ -170,7 +170,7 @@ class Service:
         if self.state.cannot_learn and not self.learning_off:
             self.learning_off = f"learning is off: {self.state.cannot_learn}"
         self.missing = csv_missing_markers(config.model)
-        # /check, /verdict and /invocations take turns in rounds of about a millisecond,
+        # /check, /verdict and /invocations take turns in rounds of about half a millisecond,
         # so that a learn begins within a round of its arrival (see .turns)
         self.turns = Turns()
         title = html.escape(page_title(self.state.snapshot.described))
