@@ -107,6 +107,7 @@ def serve(
     web page at /. Learned messages go to MODEL.journal (fsync) before they are acknowledged;
     MODEL is rewritten atomically in the background."""
     try:
+        import orjson  # noqa: F401
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as exc:

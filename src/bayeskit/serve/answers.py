@@ -19,23 +19,35 @@ import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["CheckRoute", "InFlightLimit", "error", "json_answer"]
 
-# One encoder for every answer (json.dumps makes one per call when given settings).
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-_ENCODE_NULLS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# The standard library's encoders, for what orjson declines (made once: json.dumps makes
+# one per call when given settings). Text escaped to ASCII: a lone surrogate, which orjson
+# refuses, has no UTF-8 bytes.
+_ENCODE = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+_ENCODE_NULLS = json.JSONEncoder(separators=(",", ":")).encode
+#: orjson writes a check's answer (two dozen floats) in ~2 µs where the standard library's
+#: encoder took ~23, a twentieth of what the server spent on a check. It writes NaN and
+#: infinities as null, as :func:`_finite` does; numpy's scalars as their values; keys that
+#: are not text as their text, as the standard library does.
+_ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
 
 def json_answer(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """``content`` as a compact JSON answer (UTF-8, not escaped to ASCII)."""
+    """``content`` as a compact JSON answer (UTF-8, not escaped to ASCII; NaN and infinities,
+    as an unsmoothed model's log-odds can be, as null)."""
     try:
-        body = _ENCODE(content)
-    except ValueError:  # an infinite log-odds (an unsmoothed model): null, never NaN text
-        body = _ENCODE_NULLS(_finite(content))
+        body: bytes | str = orjson.dumps(content, option=_ORJSON_OPTIONS)
+    except TypeError:  # what orjson declines (an integer beyond 64 bits, a lone surrogate)
+        try:
+            body = _ENCODE(content)
+        except ValueError:  # an infinite log-odds (an unsmoothed model): null, never NaN text
+            body = _ENCODE_NULLS(_finite(content))
     return Response(body, status, headers, media_type="application/json")
 
 

@@ -25,6 +25,7 @@ may rewrite the Host header). Programs send no ``Origin`` and are answered as be
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 from collections.abc import Sequence
@@ -40,6 +41,9 @@ _MAX_SHOWN = 100  # characters of a refused Host header quoted back
 _NOT_IN_A_NAME = frozenset(" /\\@?#[]\"'")
 
 
+# (a pure function of the header, which a client repeats on every request: remembered for the
+# last few hundred values, so a request costs a lookup, and a flood of odd ones no memory)
+@functools.lru_cache(maxsize=256)
 def split_host(value: str) -> tuple[str, int | None] | None:
     """``(name, port)`` of a Host header or an ``--allow-host`` entry: the name in lower case,
     without an IPv6 address's brackets or a trailing dot (``localhost.`` is ``localhost``);
@@ -72,6 +76,7 @@ def _bare(address: str) -> str:
     return address.strip().lower().removeprefix("[").removesuffix("]").removesuffix(".")
 
 
+@functools.lru_cache(maxsize=64)  # (the addresses this server listens on: parsed once)
 def _unmapped(address: str) -> str:
     """An address as a client wrote it: ``192.0.2.7`` for the IPv4-mapped ``::ffff:192.0.2.7``
     a dual-stack socket (``--host ::``) reports for an IPv4 client (RFC 4291, section

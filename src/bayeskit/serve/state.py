@@ -46,6 +46,7 @@ from .journal import (
     named,
     read_journal,
 )
+from .learned import LearnedIndex
 from .scoring import Scorer, plain
 
 __all__ = [
@@ -85,7 +86,7 @@ class Snapshot:
     model: Any  # the model file's model: it predicts, learns and is saved
     scorer: Scorer | None  # text models only
     seq: int  # the last journal operation this model holds
-    learned: dict[str, str]  # digest -> label of the messages learned through the service
+    learned: LearnedIndex  # digest -> label of the messages learned through the service
     described: Any = None  # what /metadata and /check read: see described_model
 
     def __post_init__(self) -> None:
@@ -283,7 +284,7 @@ class ModelState:
         #: the journal's last line was cut short (a crash in the middle of an append: never
         #: acknowledged), and is not replayed: said when the server starts
         self.dropped_tail = replay is not None and replay.dropped_tail
-        self.snapshot = self._snapshot(model, seq, learned)
+        self.snapshot = self._snapshot(model, seq, LearnedIndex(learned))
         self.saved_seq = seq - replayed
         self.journal: Journal | None = None
         self._head = self.snapshot  # the newest model computed (see _learn_batch)
@@ -349,7 +350,7 @@ class ModelState:
         raise AssertionError("unreachable")  # every attempt returns or raises
 
     @staticmethod
-    def _snapshot(model: Any, seq: int, learned: dict[str, str], *, warm: bool = True) -> Snapshot:
+    def _snapshot(model: Any, seq: int, learned: LearnedIndex, *, warm: bool = True) -> Snapshot:
         described = described_model(model)
         documents = contract_of(described).input == "documents"
         scorer = Scorer.of(described, warm=warm) if documents else None
@@ -386,25 +387,29 @@ class ModelState:
         return self._computing.locked()
 
     def _compute(self, head: Snapshot, batch: list[_Request]) -> _Computed | None:
-        learned = dict(head.learned)
+        learned, changes = head.learned, dict[str, str | None]()
         answers: list[tuple[_Request, dict[str, Any] | BaseException]] = []
         accepted: list[tuple[_Request, Op]] = []
         seq = head.seq
         for request in batch:
-            was = learned.get(request.digest)
+            was = (
+                changes[request.digest]
+                if request.digest in changes
+                else learned.get(request.digest)
+            )
             if request.unlearn:
                 if was != request.label:
                     answers.append((request, _never_learned(request, was)))
                     continue
                 op_learn: str | None = None
                 op_unlearn: str | None = request.label
-                learned.pop(request.digest)
+                changes[request.digest] = None
             else:
                 if was == request.label:
                     answers.append((request, _duplicate(request, was)))
                     continue
                 op_learn, op_unlearn = request.label, was
-                learned[request.digest] = request.label
+                changes[request.digest] = request.label
             seq += 1
             accepted.append((request, Op(seq, request.digest, op_learn, op_unlearn, request.doc)))
         if not accepted:
@@ -432,7 +437,7 @@ class ModelState:
             return computed
         answers.extend((request, _learned(request, op)) for request, op in accepted)
         # a learned model's lookups follow from its parent's: no warm-up check to pay here
-        snapshot = self._snapshot(model, seq, learned, warm=False)
+        snapshot = self._snapshot(model, seq, learned.updated(changes), warm=False)
         return _Computed(answers, [op for _, op in accepted], snapshot)
 
     def _writer(self) -> None:

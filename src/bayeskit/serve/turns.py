@@ -16,7 +16,8 @@ round runs in its own loop iteration, and the loop reads its sockets between two
 A learn takes no turn: it begins in the iteration after its bytes arrive, behind at most
 one round. The default round is half a millisecond: under the load test a learn waited
 about 2 ms less at the median than with rounds of one millisecond, and the checks were
-served as fast (the loop's extra iterations cost less than the noise of a shared machine). A check that must wait costs one wake-up (a future resolved in the next
+served as fast (the loop's extra iterations cost less than the noise of a shared machine).
+A check that must wait costs one wake-up (a future resolved in the next
 iteration, a few microseconds), and it waits no longer than before, since the checks
 still run one after the other, in order. A request that arrives while no check waits and
 the round has room begins at once, as before.
