@@ -14,6 +14,7 @@ _batch = st.dictionaries(_digests, st.sampled_from(["spam", "ham", None]), max_s
 
 def _same(index: LearnedIndex, expected: dict[str, str]) -> None:
     assert dict(index) == expected
+    assert index.to_dict() == expected
     assert len(index) == len(expected)
     assert sorted(index) == sorted(expected)
     for digest in [f"d{i}" for i in range(150)]:

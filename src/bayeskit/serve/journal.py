@@ -31,7 +31,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -160,10 +160,8 @@ def _line(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def _base_line(model_sha256: str, seq: int, learned: Mapping[str, str]) -> bytes:
-    return _line(
-        {"type": "base", "model_sha256": model_sha256, "seq": seq, "learned": dict(learned)}
-    )
+def _base_line(model_sha256: str, seq: int, learned: dict[str, str]) -> bytes:
+    return _line({"type": "base", "model_sha256": model_sha256, "seq": seq, "learned": learned})
 
 
 def read_journal(path: str, model_sha256: str, labels: list[str] | None = None) -> Replay | None:
@@ -321,7 +319,7 @@ class Journal:
                 os.fsync(fd)
             raise
 
-    def compact(self, model_sha256: str, seq: int, learned: Mapping[str, str]) -> None:
+    def compact(self, model_sha256: str, seq: int, learned: dict[str, str]) -> None:
         """Rewrite the journal for the model file now in place (holding ops up to ``seq``)."""
         with self._lock:
             self._since_base = [(s, line) for s, line in self._since_base if s > seq]

@@ -67,6 +67,14 @@ class LearnedIndex(Mapping[str, str]):
         yield from (d for d in self._base if d not in changes)
         yield from (d for d, label in changes.items() if label is not None)
 
+    def to_dict(self) -> dict[str, str]:
+        """A ``dict`` of this version (for the journal's base line): the shared map and the
+        changes merged by ``dict``'s own code, not one lookup per message."""
+        merged = self._base | self._changes
+        for digest in [d for d, label in self._changes.items() if label is None]:
+            del merged[digest]
+        return merged  # type: ignore[return-value]  # (the Nones are gone)
+
     def updated(self, changes: Mapping[str, str | None]) -> LearnedIndex:
         """The next version: each digest of ``changes`` learned as its label, or unlearned
         (None); this one is unchanged."""

@@ -536,7 +536,7 @@ class ModelState:
             sha = file_sha256(self._saving_path)
             self.journal.checkpoint(sha, snap.seq)  # the new file's place, before it takes over
             os.replace(self._saving_path, self.path)
-            self.journal.compact(sha, snap.seq, snap.learned)
+            self.journal.compact(sha, snap.seq, snap.learned.to_dict())
             self.saved_seq = snap.seq
             return True
 
