@@ -111,13 +111,22 @@ def test_r_quoted_tsv_reads_without_the_quotes(cli, tmp_path):
     assert predicted.stdout.splitlines()[1].startswith("setosa,")
 
 
-def test_r_write_table_row_names_are_refused_with_the_fix(cli, tmp_path):
+def test_r_write_table_row_names_are_a_row_id_that_predict_copies(cli, tmp_path):
+    # R's write.table(iris, sep = "\t"): row names, and no name over them in the header
     data = tmp_path / "rt.tsv"
     lines = IRIS_TSV.splitlines()
     data.write_text(lines[0] + "\n" + "".join(f'"{i}"\t{r}\n' for i, r in enumerate(lines[1:])))
     result = cli("train", data, "-t", "Species", "-o", tmp_path / "m.bk")
-    assert result.exit_code == 2
-    assert "rt.tsv, line 2: 6 fields where the header has 5" in result.stderr
-    assert "how R's write.table writes row names: write the file with row.names = FALSE" in (
-        result.stderr
-    )
+    assert result.exit_code == 0, result.stderr
+    assert "column 'row_names' looks like a row ID" in result.stderr
+    plain = tmp_path / "plain.tsv"
+    plain.write_text(IRIS_TSV)
+    assert cli("train", plain, "-t", "Species", "-o", tmp_path / "p.bk").exit_code == 0
+    predicted = cli("predict", tmp_path / "m.bk", data)
+    assert predicted.exit_code == 0, predicted.stderr
+    rows = predicted.stdout.splitlines()
+    assert rows[0].startswith("row_names,")
+    assert rows[1].startswith("0,setosa,")
+    # the same model as from the file without row names
+    without = cli("predict", tmp_path / "p.bk", plain).stdout.splitlines()
+    assert [r.split(",", 1)[1] for r in rows[1:]] == without[1:]

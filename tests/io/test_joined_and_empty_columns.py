@@ -133,6 +133,35 @@ def test_the_unnamed_first_column_is_read_as_row_names(tmp_path):
     assert read_table(index).columns == ["row_names", "a", "y"]
 
 
+@pytest.mark.parametrize(("separator", "suffix"), [(",", "csv"), ("\t", "tsv"), (";", "csv")])
+@pytest.mark.parametrize("prefix", ["", "\ufeff", "\n\n"], ids=["plain", "BOM", "blank lines"])
+def test_r_write_table_row_names_read_as_write_csv_writes_them(tmp_path, separator, suffix, prefix):
+    # R's write.table(mtcars, sep=...): the header has no name over the row names (R's
+    # read.table(header = TRUE) takes the first column for them then)
+    r_table = [MTCARS[0].removeprefix('"",'), *MTCARS[1:]]
+    path = tmp_path / f"table.{suffix}"
+    path.write_text(prefix + "\n".join(r.replace(",", separator) for r in r_table) + "\n")
+    write_csv = tmp_path / "write_csv.csv"
+    write_csv.write_text("\n".join(MTCARS) + "\n")
+    expected = read_table(write_csv)
+    assert expected.columns == ["row_names", "mpg", "cyl", "am"]
+    # (a header of fewer ";" than its rows is not sniffed as ";"-separated: named)
+    given = {"separator": separator} if separator == ";" else {}
+    assert read_table(path, **given).equals(expected)
+    stream = TableStream(path, target="am", batch_size=2, **given)
+    assert pl.concat([b.X for b in stream]).equals(expected.drop("am"))
+
+
+def test_a_header_one_short_of_the_first_row_only_is_still_a_ragged_row(tmp_path):
+    # one row with a field too many (an unquoted comma) is no row-names layout
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b,y\n1,2,3,p\n4,5,q\n6,7,p\n")
+    with pytest.raises(ReadError, match="line 2"):
+        read_table(path)
+    with pytest.raises(ReadError, match="line 2"):
+        list(TableStream(path, target="y", batch_size=2))
+
+
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
 def test_a_separator_at_the_end_of_every_line_adds_no_column(tmp_path, line_end):
     path = tmp_path / "trailing.csv"

@@ -58,7 +58,7 @@ from ._header_names import check_header as check_header
 from ._header_names import has_trailing, named_header, quoted_tsv, trailing_dropped
 from ._json_lines import check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
-from ._lines import lone_returns_ended, white_lines_blanked
+from ._lines import blank_lines_end, lone_returns_ended, white_lines_blanked
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from ._repeated_header import check_repeated_header, header_record
@@ -476,10 +476,10 @@ def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
 
 
 def _quote_hint(fmt: str, row: list[str], expected: int, separator: str, first: bool) -> str:
-    if first and len(row) == expected + 1:  # R's write.table(x) and read.table(header=TRUE)
+    if first and len(row) == expected + 1:  # the first row only: not R's write.table layout
         return (
-            "; a header with one name fewer than the rows is how R's write.table writes row "
-            "names: write the file with row.names = FALSE, or add a name for the first column"
+            "; a header one name short of every row is read as R's write.table writes row "
+            "names, but only some rows have the extra field: give every row the same fields"
         )
     if fmt == "csv" and len(row) > expected and separator == ",":
         return '; put a field that contains commas in double quotes ("a, b")'
@@ -512,6 +512,8 @@ def _read_delimited(
         data = data[len(codecs.BOM_UTF8) :]
     separator = choose_separator(data, label, fmt, separator)
     data = white_lines_blanked(data, fmt, separator)
+    if header and r_row_names_layout(data, fmt, separator):
+        data = with_row_names_named(data, separator)
     first = first_record(data, label, fmt, separator)
     if header:
         first = named_header(first)
@@ -561,6 +563,39 @@ def _read_delimited(
     return padding_removed(
         frame, missing, decimal_comma=_decimal_comma(data, separator), text_columns=text_columns
     )
+
+
+#: The records R's read.table looks at to tell a header of row names (its first five lines).
+_R_LAYOUT_RECORDS = 5
+
+
+def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
+    """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
+    of one field fewer than each of the records after it (among the first five, at least
+    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column for row names
+    then (R Core Team, ``?read.table``, argument ``header``); the readers do the same, by
+    giving the header the unnamed first column R's ``write.csv`` and pandas' ``to_csv``
+    write (:func:`._header_names.named_header`)."""
+    head = data[: 1 << 16].decode("utf-8", errors="replace")
+    rows: list[list[str]] = []
+    with contextlib.suppress(csv.Error):
+        for row in _csv_reader(head, fmt, separator):
+            if row:
+                rows.append(row)
+            if len(rows) > _R_LAYOUT_RECORDS + 1:
+                break
+    if len(rows) <= _R_LAYOUT_RECORDS + 1 and len(data) > len(head.encode()):
+        rows = rows[:-1]  # the last record read may be cut where the head was
+    if len(rows) < 3 or not rows[0][0].strip():
+        return False  # (one row with a field too many is more likely a mistake than R's)
+    return all(len(row) == len(rows[0]) + 1 for row in rows[1 : _R_LAYOUT_RECORDS + 1])
+
+
+def with_row_names_named(data: bytes, separator: str) -> bytes:
+    """``data`` (R's ``write.table`` layout, :func:`r_row_names_layout`) with an empty name
+    before the header's first, as R's ``write.csv`` writes it."""
+    start = blank_lines_end(data)
+    return data[:start] + separator.encode() + data[start:]
 
 
 def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:

@@ -55,6 +55,7 @@ from .readers import (
     is_blank,
     list_names,
     missing_markers,
+    r_row_names_layout,
     table_format,
     unix_lines,
     wide_integers_as_text,
@@ -207,6 +208,8 @@ class TableStream:
         end = record_end(head[blank:], self.format == "csv", first_only=True)
         self._first = head[: blank + end] if end else head
         if self.header:
+            if r_row_names_layout(head, self.format, self.separator):  # R's write.table
+                first = ["", *first]  # (the rows' first field: their names)
             first = named_header(first)
             check_header(first, self.label)
             return [name.strip() for name in first]
