@@ -572,10 +572,10 @@ _R_LAYOUT_RECORDS = 5
 def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
     """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
     of one field fewer than each of the records after it (among the first five, at least
-    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column for row names
-    then (R Core Team, ``?read.table``, argument ``header``); the readers do the same, by
-    giving the header the unnamed first column R's ``write.csv`` and pandas' ``to_csv``
-    write (:func:`._header_names.named_header`)."""
+    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column
+    for row names then (R Core Team, ``?read.table``, argument ``header``); the readers do
+    the same, by giving the header the unnamed first column R's ``write.csv`` and pandas'
+    ``to_csv`` write (:func:`._header_names.named_header`)."""
     head = data[: 1 << 16].decode("utf-8", errors="replace")
     rows: list[list[str]] = []
     with contextlib.suppress(csv.Error):
