@@ -20,10 +20,13 @@ pandas read it, rather than with the quotes in the names and the classes.
 
 from __future__ import annotations
 
+import contextlib
+import csv
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ReadError
+from ._lines import blank_lines_end, csv_reader
 
 #: the name the readers give the unnamed first column of a header (R's and pandas' row names)
 ROW_NAMES = "row_names"
@@ -100,3 +103,36 @@ def quoted_tsv(data: bytes) -> bool:
 
     names = header_record(data[: 1 << 16]).split(b"\t")
     return all(len(n) >= 2 and n.startswith(b'"') and n.endswith(b'"') for n in names)
+
+
+#: The records R's read.table looks at to tell a header of row names (its first five lines).
+_R_LAYOUT_RECORDS = 5
+
+
+def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
+    """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
+    of one field fewer than each of the records after it (among the first five, at least
+    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column
+    for row names then (R Core Team, ``?read.table``, argument ``header``); the readers do
+    the same, by giving the header the unnamed first column R's ``write.csv`` and pandas'
+    ``to_csv`` write (:func:`named_header`)."""
+    head = data[: 1 << 16].decode("utf-8", errors="replace")
+    rows: list[list[str]] = []
+    with contextlib.suppress(csv.Error):
+        for row in csv_reader(head, fmt, separator):
+            if row:
+                rows.append(row)
+            if len(rows) > _R_LAYOUT_RECORDS + 1:
+                break
+    if len(rows) <= _R_LAYOUT_RECORDS + 1 and len(data) > len(head.encode()):
+        rows = rows[:-1]  # the last record read may be cut where the head was
+    if len(rows) < 3 or not rows[0][0].strip():
+        return False  # (one row with a field too many is more likely a mistake than R's)
+    return all(len(row) == len(rows[0]) + 1 for row in rows[1 : _R_LAYOUT_RECORDS + 1])
+
+
+def with_row_names_named(data: bytes, separator: str) -> bytes:
+    """``data`` (R's ``write.table`` layout, :func:`r_row_names_layout`) with an empty name
+    before the header's first, as R's ``write.csv`` writes it."""
+    start = blank_lines_end(data)
+    return data[:start] + separator.encode() + data[start:]

@@ -11,10 +11,18 @@ from __future__ import annotations
 import csv
 import io
 import re
+import sys
+from typing import Any
 
 import numpy as np
 
-__all__ = ["blank_lines_end", "lone_returns_ended", "record_end", "white_lines_blanked"]
+__all__ = [
+    "blank_lines_end",
+    "csv_reader",
+    "lone_returns_ended",
+    "record_end",
+    "white_lines_blanked",
+]
 
 _WHITE_LINE = re.compile(rb"^[ \t\f\v]+\r?$", re.MULTILINE)
 
@@ -103,3 +111,13 @@ def record_end(buffer: bytes, quoted: bool, *, first_only: bool = False) -> int:
     if not len(newlines):
         return 0
     return int(newlines[0 if first_only else -1]) + 1
+
+
+def csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
+    """Python's CSV reader of ``text`` as the readers read a CSV (``separator``) or a TSV (no
+    quoting)."""
+    if csv.field_size_limit() < 2**31 - 1:
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long text fields (whole emails)
+    if fmt == "tsv":
+        return csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)

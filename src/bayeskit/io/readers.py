@@ -45,7 +45,6 @@ import dataclasses
 import io
 import os
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -55,10 +54,18 @@ import numpy as np
 from ..errors import ReadError
 from ._empty_columns import empty_as_numbers
 from ._header_names import check_header as check_header
-from ._header_names import has_trailing, named_header, quoted_tsv, trailing_dropped
+from ._header_names import (
+    has_trailing,
+    named_header,
+    quoted_tsv,
+    r_row_names_layout,
+    trailing_dropped,
+    with_row_names_named,
+)
 from ._json_lines import check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
-from ._lines import blank_lines_end, lone_returns_ended, white_lines_blanked
+from ._lines import csv_reader as _csv_reader
+from ._lines import lone_returns_ended, white_lines_blanked
 from ._padding import padding_removed
 from ._quotes import check_swallowed_rows
 from ._repeated_header import check_repeated_header, header_record
@@ -350,14 +357,6 @@ def _decimal_comma(data: bytes, separator: str) -> bool:
     return re.search(field, data, re.MULTILINE) is not None
 
 
-def _csv_reader(text: str, fmt: str, separator: str = ",") -> Any:
-    if csv.field_size_limit() < 2**31 - 1:
-        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long text fields (whole emails)
-    if fmt == "tsv":
-        return csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    return csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
-
-
 def check_rows(
     text: str,
     label: str,
@@ -563,39 +562,6 @@ def _read_delimited(
     return padding_removed(
         frame, missing, decimal_comma=_decimal_comma(data, separator), text_columns=text_columns
     )
-
-
-#: The records R's read.table looks at to tell a header of row names (its first five lines).
-_R_LAYOUT_RECORDS = 5
-
-
-def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
-    """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
-    of one field fewer than each of the records after it (among the first five, at least
-    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column
-    for row names then (R Core Team, ``?read.table``, argument ``header``); the readers do
-    the same, by giving the header the unnamed first column R's ``write.csv`` and pandas'
-    ``to_csv`` write (:func:`._header_names.named_header`)."""
-    head = data[: 1 << 16].decode("utf-8", errors="replace")
-    rows: list[list[str]] = []
-    with contextlib.suppress(csv.Error):
-        for row in _csv_reader(head, fmt, separator):
-            if row:
-                rows.append(row)
-            if len(rows) > _R_LAYOUT_RECORDS + 1:
-                break
-    if len(rows) <= _R_LAYOUT_RECORDS + 1 and len(data) > len(head.encode()):
-        rows = rows[:-1]  # the last record read may be cut where the head was
-    if len(rows) < 3 or not rows[0][0].strip():
-        return False  # (one row with a field too many is more likely a mistake than R's)
-    return all(len(row) == len(rows[0]) + 1 for row in rows[1 : _R_LAYOUT_RECORDS + 1])
-
-
-def with_row_names_named(data: bytes, separator: str) -> bytes:
-    """``data`` (R's ``write.table`` layout, :func:`r_row_names_layout`) with an empty name
-    before the header's first, as R's ``write.csv`` writes it."""
-    start = blank_lines_end(data)
-    return data[:start] + separator.encode() + data[start:]
 
 
 def first_record(data: bytes, label: str, fmt: str, separator: str = ",") -> list[str]:

@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ._header_names import has_trailing, named_header, quoted_tsv, refuse_trailing
+from ._header_names import (
+    has_trailing,
+    named_header,
+    quoted_tsv,
+    r_row_names_layout,
+    refuse_trailing,
+)
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
 from ._lines import blank_lines_end, lone_returns_ended, record_end, white_lines_blanked
@@ -55,7 +61,6 @@ from .readers import (
     is_blank,
     list_names,
     missing_markers,
-    r_row_names_layout,
     table_format,
     unix_lines,
     wide_integers_as_text,
