@@ -221,6 +221,7 @@ def test_a_csv_body_as_r_and_pandas_write_it_is_read_as_bayeskit_predict_reads_i
     ).tolist()
     for body in (
         '"","age","color","score"\n"1",30,"red",0.5\n"2",41,"blue",-1.25\n',  # write.csv
+        '"age","color","score"\n"1",30,"red",0.5\n"2",41,"blue",-1.25\n',  # write.table
         ",age,color,score\n0,30,red,0.5\n1,41,blue,-1.25\n",  # to_csv
         "age,color,score,\n30,red,0.5,\n41,blue,-1.25,\n",  # a separator ending each line
     ):

@@ -3,10 +3,11 @@ it, and a body separated by something other than commas.
 
 A CSV body is read as the command line reads a CSV file (:mod:`bayeskit.io._header_names`):
 an unnamed first column is the row names R's ``write.csv`` and pandas' ``to_csv`` write, and
-is left out; an unnamed last column that holds nothing (a separator ending every line) is
-dropped. The media type ``text/csv`` is comma-separated (RFC 4180, section 2): a body whose
-first line holds no comma but semicolons or tabs is refused saying so, rather than with the
-columns its one field does not name.
+is left out (so are those of R's ``write.table``, under no name at all); an unnamed last
+column that holds nothing (a separator ending every line) is dropped. The media type
+``text/csv`` is comma-separated (RFC 4180, section 2): a body whose first line holds no comma
+but semicolons or tabs is refused saying so, rather than with the columns its one field does
+not name.
 """
 
 from __future__ import annotations

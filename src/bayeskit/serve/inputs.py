@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import BayeskitError
+from ..io._header_names import r_row_names_layout, with_row_names_named
 from ._csv_body import refuse_other_separator, set_aside, without_aside
 from .refusal import RequestError
 
@@ -250,6 +251,9 @@ def invocation_input(
             header = not _first_line_is_data(text, names, model, markers)
         else:
             header = declared
+        if header and r_row_names_layout(text.encode("utf-8"), "csv"):
+            # R's write.table: row names under no name (as the command line reads them)
+            text = with_row_names_named(text.encode("utf-8"), ",").decode("utf-8")
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)
         aside = set_aside(first, names) if header and first is not None else []
         if header and first is not None and names != ["text"]:
