@@ -152,6 +152,52 @@ def test_r_write_table_row_names_read_as_write_csv_writes_them(tmp_path, separat
     assert pl.concat([b.X for b in stream]).equals(expected.drop("am"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"label","x","note"\n"r1","spam",1,"a"\n"r2","ham",2,NA\n"r3","spam",3,"b"\n',
+        '"label","x"\n   \n"r1","spam",1\n"r2","ham",2\n"r3","spam",3\n',
+        '"label","text"\n'
+        + "".join(f'"{i}","{"spam" if i % 2 else "ham"}","{"word " * 9000}"\n' for i in range(4)),
+    ],
+    ids=["NA in the last column", "a line of spaces first", "rows of 45 KB"],
+)
+def test_r_write_table_files_read_alike_through_both_readers(tmp_path, text):
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    whole = read_table(path)
+    assert whole.columns[:2] == ["row_names", "label"]
+    streamed = pl.concat([b.X for b in TableStream(path, target="label", batch_size=2)])
+    assert streamed.equals(whole.drop("label"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x,y,label\n1.0,2.5,a,\n2.0,3.2,b,\n1.1,2.4,a,\n",  # a separator ending the rows only
+        "id,x,label\n1,2,3,a\n1,5,6,b\n1,8,9,a\n",  # first fields alike: no row names
+    ],
+    ids=["trailing separator on the rows", "first fields alike"],
+)
+def test_a_row_field_more_than_the_header_that_is_no_row_names_is_refused(tmp_path, text):
+    path = tmp_path / "ragged.csv"
+    path.write_text(text)
+    with pytest.raises(ReadError, match="line 2: 4 fields where the header has 3"):
+        read_table(path)
+    with pytest.raises(ReadError, match="line 2: 4 fields where the header has 3"):
+        list(TableStream(path, target="label", batch_size=2))
+
+
+def test_a_ragged_row_after_r_row_names_is_named_alike_by_both_readers(tmp_path):
+    path = tmp_path / "ragged.csv"
+    rows = "".join(f"r{i},{i},x\n" for i in range(1, 6))
+    path.write_text("a,b\n" + rows + "6,y\n")
+    with pytest.raises(ReadError, match="line 7: 2 fields where the header has 3"):
+        read_table(path)
+    with pytest.raises(ReadError, match="line 7: 2 fields where the header has 3"):
+        list(TableStream(path, target="b", batch_size=2))
+
+
 def test_a_header_one_short_of_the_first_row_only_is_still_a_ragged_row(tmp_path):
     # one row with a field too many (an unquoted comma) is no row-names layout
     path = tmp_path / "ragged.csv"

@@ -20,7 +20,6 @@ pandas read it, rather than with the quotes in the names and the classes.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 from collections.abc import Sequence
 from typing import Any
@@ -107,28 +106,43 @@ def quoted_tsv(data: bytes) -> bool:
 
 #: The records R's read.table looks at to tell a header of row names (its first five lines).
 _R_LAYOUT_RECORDS = 5
+#: How much of a file is parsed for them (long quoted fields, e-mails, fit in it).
+_R_LAYOUT_BYTES = 1 << 20
 
 
 def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
     """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
     of one field fewer than each of the records after it (among the first five, at least
-    two), its first name not empty. R's ``read.table(header = TRUE)`` takes the first column
-    for row names then (R Core Team, ``?read.table``, argument ``header``); the readers do
-    the same, by giving the header the unnamed first column R's ``write.csv`` and pandas'
-    ``to_csv`` write (:func:`named_header`)."""
-    head = data[: 1 << 16].decode("utf-8", errors="replace")
+    two), its first name not empty, and in those records a first field (the row names: not
+    empty, no two alike, as R's are) and a last field that is not empty in all of them (a
+    separator ending every row is a trailing column, not row names). R's
+    ``read.table(header = TRUE)`` takes the first column for row names then (R Core Team,
+    ``?read.table``, argument ``header``); the readers do the same, by giving the header the
+    unnamed first column R's ``write.csv`` and pandas' ``to_csv`` write
+    (:func:`named_header`)."""
+    cut = len(data) > _R_LAYOUT_BYTES
+    head = data[:_R_LAYOUT_BYTES].decode("utf-8", errors="replace")
     rows: list[list[str]] = []
-    with contextlib.suppress(csv.Error):
+    whole = True  # every record read ends before the head does
+    try:
         for row in csv_reader(head, fmt, separator):
             if row:
                 rows.append(row)
             if len(rows) > _R_LAYOUT_RECORDS + 1:
                 break
-    if len(rows) <= _R_LAYOUT_RECORDS + 1 and len(data) > len(head.encode()):
+        else:
+            whole = not cut
+    except csv.Error:  # a record that does not parse (a quote cut at the head's end): left out
+        pass
+    if not whole:
         rows = rows[:-1]  # the last record read may be cut where the head was
-    if len(rows) < 3 or not rows[0][0].strip():
+    header, records = (rows[0], rows[1 : _R_LAYOUT_RECORDS + 1]) if rows else ([], [])
+    if len(records) < 2 or not header[0].strip():
         return False  # (one row with a field too many is more likely a mistake than R's)
-    return all(len(row) == len(rows[0]) + 1 for row in rows[1 : _R_LAYOUT_RECORDS + 1])
+    if any(len(record) != len(header) + 1 for record in records):
+        return False
+    names = [record[0].strip() for record in records]
+    return all(names) and len(set(names)) == len(names) and any(r[-1].strip() for r in records)
 
 
 def with_row_names_named(data: bytes, separator: str) -> bytes:

@@ -475,10 +475,11 @@ def _check_quotes(row: list[str], record: str, line: int, label: str) -> None:
 
 
 def _quote_hint(fmt: str, row: list[str], expected: int, separator: str, first: bool) -> str:
-    if first and len(row) == expected + 1:  # the first row only: not R's write.table layout
+    if first and len(row) == expected + 1:  # not R's write.table layout (r_row_names_layout)
         return (
-            "; a header one name short of every row is read as R's write.table writes row "
-            "names, but only some rows have the extra field: give every row the same fields"
+            "; a header one name short of the rows is read as R's write.table writes row "
+            "names only when each of the first rows (two at least) has the extra field, and "
+            "a name in it: give every row the same fields, or name the first column"
         )
     if fmt == "csv" and len(row) > expected and separator == ",":
         return '; put a field that contains commas in double quotes ("a, b")'

@@ -39,6 +39,7 @@ from ._header_names import (
     quoted_tsv,
     r_row_names_layout,
     refuse_trailing,
+    with_row_names_named,
 )
 from ._json_lines import Kinds, check_json_lines, typed_as_written
 from ._leading_zeros import leading_zero_columns
@@ -157,6 +158,7 @@ class TableStream:
         self.size = self.path.stat().st_size
         self._bytes_per_row = len(head) / max(head.count(b"\n"), 1)
         self._first = b""  # the first record of a CSV/TSV (header or first row), as bytes
+        self._checked_first = b""  # the header the rows are checked against, when not _first
         self._blank_head = 0  # the bytes of the blank lines before it
         self._padded: set[str] = (
             set()
@@ -213,8 +215,11 @@ class TableStream:
         end = record_end(head[blank:], self.format == "csv", first_only=True)
         self._first = head[: blank + end] if end else head
         if self.header:
-            if r_row_names_layout(head, self.format, self.separator):  # R's write.table
+            blanked = white_lines_blanked(head, self.format, self.separator)  # (as read_table)
+            if r_row_names_layout(blanked, self.format, self.separator):  # R's write.table
                 first = ["", *first]  # (the rows' first field: their names)
+                # the rows are checked against the header as write.csv writes it
+                self._checked_first = with_row_names_named(self._first, self.separator)
             first = named_header(first)
             check_header(first, self.label)
             return [name.strip() for name in first]
@@ -490,14 +495,15 @@ class TableStream:
         ``quotes`` at a quote inside a field not quoted)."""
         if self.format not in ("csv", "tsv"):
             return BlankLines()
-        text = _decode(self._first, self.label) + _decode(block, self.label, line - 1)
+        first = self._checked_first or self._first
+        text = _decode(first, self.label) + _decode(block, self.label, line - 1)
         return check_rows(
             text,
             self.label,
             self.format,
             self.header,
             self.separator,
-            line_offset=line - 1 - self._first.count(b"\n"),  # (a header's line is 1 + blanks)
+            line_offset=line - 1 - first.count(b"\n"),  # (a header's line is 1 + blanks)
             quotes=quotes,
         )[1]
 
