@@ -102,12 +102,15 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn's answer to bytes that are not an HTTP request (a TLS hello, a negative
-        # Content-Length) is text; every answer of the service is JSON
+        # Content-Length) is text; every answer of the service is JSON. The client may
+        # still be sending (the parser stops at the first bad byte): a lingering close, so
+        # that the rest does not reset the connection before the answer is read.
         self._refuse(
             b"400 Bad Request",
             b'{"error":"the bytes sent are not a valid HTTP/1.1 request (uvicorn: '
             + msg.rstrip(".").encode("ascii", "replace")
             + b'); send a well-formed request"}',
+            linger=True,
         )
 
     def _too_large(self) -> None:
