@@ -171,41 +171,34 @@ def test_r_write_table_files_read_alike_through_both_readers(tmp_path, text):
     assert streamed.equals(whole.drop("label"))
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "x,y,label\n1.0,2.5,a,\n2.0,3.2,b,\n1.1,2.4,a,\n",  # a separator ending the rows only
-        "id,x,label\n1,2,3,a\n1,5,6,b\n1,8,9,a\n",  # first fields alike: no row names
-    ],
-    ids=["trailing separator on the rows", "first fields alike"],
-)
-def test_a_row_field_more_than_the_header_that_is_no_row_names_is_refused(tmp_path, text):
+def _refused_alike(tmp_path, text: str, target: str, message: str) -> None:
+    """Both readers refuse ``text`` with ``message``."""
     path = tmp_path / "ragged.csv"
     path.write_text(text)
-    with pytest.raises(ReadError, match="line 2: 4 fields where the header has 3"):
+    with pytest.raises(ReadError, match=message):
         read_table(path)
-    with pytest.raises(ReadError, match="line 2: 4 fields where the header has 3"):
-        list(TableStream(path, target="label", batch_size=2))
+    with pytest.raises(ReadError, match=message):
+        list(TableStream(path, target=target, batch_size=2))
 
 
-def test_a_ragged_row_after_r_row_names_is_named_alike_by_both_readers(tmp_path):
-    path = tmp_path / "ragged.csv"
-    rows = "".join(f"r{i},{i},x\n" for i in range(1, 6))
-    path.write_text("a,b\n" + rows + "6,y\n")
-    with pytest.raises(ReadError, match="line 7: 2 fields where the header has 3"):
-        read_table(path)
-    with pytest.raises(ReadError, match="line 7: 2 fields where the header has 3"):
-        list(TableStream(path, target="b", batch_size=2))
-
-
-def test_a_header_one_short_of_the_first_row_only_is_still_a_ragged_row(tmp_path):
-    # one row with a field too many (an unquoted comma) is no row-names layout
-    path = tmp_path / "ragged.csv"
-    path.write_text("a,b,y\n1,2,3,p\n4,5,q\n6,7,p\n")
-    with pytest.raises(ReadError, match="line 2"):
-        read_table(path)
-    with pytest.raises(ReadError, match="line 2"):
-        list(TableStream(path, target="y", batch_size=2))
+@pytest.mark.parametrize(
+    ("text", "target", "message"),
+    [
+        # a separator ending the rows only
+        ("x,y,label\n1.0,2.5,a,\n2.0,3.2,b,\n1.1,2.4,a,\n", "label", "line 2: 4 fields"),
+        # first fields alike: no row names
+        ("id,x,label\n1,2,3,a\n1,5,6,b\n1,8,9,a\n", "label", "line 2: 4 fields"),
+        # one row with a field too many (an unquoted comma) is no row-names layout
+        ("a,b,y\n1,2,3,p\n4,5,q\n6,7,p\n", "y", "line 2: 4 fields"),
+        # a ragged row after R's row names: its line, by both
+        ("a,b\n" + "".join(f"r{i},{i},x\n" for i in range(1, 6)) + "6,y\n", "b", "line 7: 2"),
+    ],
+    ids=["trailing separator on the rows", "first fields alike", "one row", "ragged after five"],
+)
+def test_a_field_more_than_the_header_that_is_no_row_names_is_refused_alike(
+    tmp_path, text, target, message
+):
+    _refused_alike(tmp_path, text, target, message)
 
 
 @pytest.mark.parametrize("line_end", ["\n", "\r\n"])
