@@ -110,7 +110,7 @@ _R_LAYOUT_RECORDS = 5
 _R_LAYOUT_BYTES = 1 << 20
 
 
-def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
+def r_row_names_layout(data: bytes | str, fmt: str, separator: str = ",") -> bool:
     """Whether CSV/TSV ``data`` is laid out as R's ``write.table`` writes row names: a header
     of one field fewer than each of the records after it (among the first five, at least
     two), its first name not empty, and in those records a first field (the row names: not
@@ -119,9 +119,13 @@ def r_row_names_layout(data: bytes, fmt: str, separator: str = ",") -> bool:
     ``read.table(header = TRUE)`` takes the first column for row names then (R Core Team,
     ``?read.table``, argument ``header``); the readers do the same, by giving the header the
     unnamed first column R's ``write.csv`` and pandas' ``to_csv`` write
-    (:func:`named_header`)."""
-    cut = len(data) > _R_LAYOUT_BYTES
-    head = data[:_R_LAYOUT_BYTES].decode("utf-8", errors="replace")
+    (:func:`named_header`). ``data``: the file's bytes, or a request body's text (its head
+    read as it is, not the whole body encoded to look at its first rows)."""
+    # (a head of exactly that size may end inside a record: a reader's head, a file's start)
+    cut = len(data) >= _R_LAYOUT_BYTES
+    head = data[:_R_LAYOUT_BYTES]
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", errors="replace")
     rows: list[list[str]] = []
     whole = True  # every record read ends before the head does
     try:

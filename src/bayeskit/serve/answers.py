@@ -26,10 +26,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["CheckRoute", "InFlightLimit", "error", "json_answer"]
 
-# The standard library's encoders, for what orjson declines (made once: json.dumps makes
-# one per call when given settings). Text escaped to ASCII: a lone surrogate, which orjson
+# The standard library's encoder, for what orjson declines (made once: json.dumps makes one
+# per call when given settings). Text escaped to ASCII: a lone surrogate, which orjson
 # refuses, has no UTF-8 bytes.
-_ENCODE = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 _ENCODE_NULLS = json.JSONEncoder(separators=(",", ":")).encode
 #: orjson writes a check's answer (two dozen floats) in ~2 µs where the standard library's
 #: encoder took ~23, a twentieth of what the server spent on a check. It writes NaN and
@@ -44,10 +43,7 @@ def json_answer(content: Any, status: int = 200, headers: dict[str, str] | None 
     try:
         body: bytes | str = orjson.dumps(content, option=_ORJSON_OPTIONS)
     except TypeError:  # what orjson declines (an integer beyond 64 bits, a lone surrogate)
-        try:
-            body = _ENCODE(content)
-        except ValueError:  # an infinite log-odds (an unsmoothed model): null, never NaN text
-            body = _ENCODE_NULLS(_finite(content))
+        body = _ENCODE_NULLS(_finite(content))  # (null for NaN and infinities, as orjson)
     return Response(body, status, headers, media_type="application/json")
 
 

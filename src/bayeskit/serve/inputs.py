@@ -251,7 +251,7 @@ def invocation_input(
             header = not _first_line_is_data(text, names, model, markers)
         else:
             header = declared
-        if header and r_row_names_layout(text.encode("utf-8"), "csv"):
+        if header and r_row_names_layout(text, "csv"):
             # R's write.table: row names under no name (as the command line reads them)
             text = with_row_names_named(text.encode("utf-8"), ",").decode("utf-8")
         first, blank = _check_fields(text, header, names) if text.strip() else (None, None)

@@ -387,29 +387,25 @@ class ModelState:
         return self._computing.locked()
 
     def _compute(self, head: Snapshot, batch: list[_Request]) -> _Computed | None:
-        learned, changes = head.learned, dict[str, str | None]()
+        learned = head.learned  # (each version O(√n) to make: see LearnedIndex)
         answers: list[tuple[_Request, dict[str, Any] | BaseException]] = []
         accepted: list[tuple[_Request, Op]] = []
         seq = head.seq
         for request in batch:
-            was = (
-                changes[request.digest]
-                if request.digest in changes
-                else learned.get(request.digest)
-            )
+            was = learned.get(request.digest)
             if request.unlearn:
                 if was != request.label:
                     answers.append((request, _never_learned(request, was)))
                     continue
                 op_learn: str | None = None
                 op_unlearn: str | None = request.label
-                changes[request.digest] = None
+                learned = learned.updated({request.digest: None})
             else:
                 if was == request.label:
                     answers.append((request, _duplicate(request, was)))
                     continue
                 op_learn, op_unlearn = request.label, was
-                changes[request.digest] = request.label
+                learned = learned.updated({request.digest: request.label})
             seq += 1
             accepted.append((request, Op(seq, request.digest, op_learn, op_unlearn, request.doc)))
         if not accepted:
@@ -437,7 +433,7 @@ class ModelState:
             return computed
         answers.extend((request, _learned(request, op)) for request, op in accepted)
         # a learned model's lookups follow from its parent's: no warm-up check to pay here
-        snapshot = self._snapshot(model, seq, learned.updated(changes), warm=False)
+        snapshot = self._snapshot(model, seq, learned, warm=False)
         return _Computed(answers, [op for _, op in accepted], snapshot)
 
     def _writer(self) -> None:
