@@ -35,7 +35,10 @@ default="gaussian"
         The window K (profiles as scikit-learn's KernelDensity).
     metric : {"euclidean", "manhattan", "chebyshev", "minkowski", "cosine", "mahalanobis"}, \
 default="euclidean"
-        The distance ρ; "mahalanobis" uses the pooled within-class covariance.
+        The distance ρ; "mahalanobis" uses the pooled within-class covariance. The others
+        add the columns as they are, so on a table whose columns are in different units the
+        widest decides: scale the columns first, or use "mahalanobis" (which refuses
+        collinear columns by name).
     p : float, default=2
         Minkowski exponent (``metric="minkowski"``).
     bandwidth : float or {"scott", "silverman", "loo-likelihood", "cv-accuracy"}, \
