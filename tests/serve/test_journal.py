@@ -297,3 +297,36 @@ def test_a_hand_damaged_journal_stops_the_command_with_status_2(model, capsys):
     error = capsys.readouterr().err
     assert "sms.bk.journal: line 2" in error
     assert "this is a bug" not in error
+
+
+def test_a_long_journal_is_read_in_about_twice_its_size(tmp_path):
+    """Read a line at a time: what stays is the operations and their lines (about twice the
+    file); the whole file, its lines and every parsed line held at once peaked at five times
+    it. The lines kept are the ones read, for the next compaction to write again."""
+    import hashlib
+    import random
+    import tracemalloc
+
+    from bayeskit.serve.journal import Op, _base_line, read_journal
+
+    rnd = random.Random(0)
+    words = [f"w{i}" for i in range(500)]
+    path = tmp_path / "m.bk.journal"
+    ops = []
+    for seq in range(1, 3001):
+        doc = " ".join(rnd.choices(words, k=150))
+        digest = hashlib.sha256(doc.encode()).hexdigest()
+        ops.append(Op(seq, digest, "spam" if seq % 3 else "ham", None, doc))
+    path.write_bytes(_base_line("f" * 64, 0, {}) + b"".join(op.to_line() for op in ops))
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        replay = read_journal(str(path), "f" * 64, ["ham", "spam"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert replay is not None
+    assert replay.ops == ops
+    assert replay.pending == [op.to_line() for op in ops]
+    assert len(replay.learned) == len({op.digest for op in ops})
+    assert peak < 3 * size, (peak, size)
