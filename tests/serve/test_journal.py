@@ -330,3 +330,24 @@ def test_a_long_journal_is_read_in_about_twice_its_size(tmp_path):
     assert replay.pending == [op.to_line() for op in ops]
     assert len(replay.learned) == len({op.digest for op in ops})
     assert peak < 3 * size, (peak, size)
+
+
+def test_a_reader_keeps_the_operations_not_their_lines(model):
+    """Only a learning server compacts the journal: a reader replays the operations and
+    keeps no copy of their lines."""
+    from bayeskit.serve.journal import read_journal
+
+    state = ModelState(str(model), learning=True, save_interval=3600)
+    _learn(state, MESSAGES[:3])
+    _abandon(state)
+    path = str(model.parent / "sms.bk.journal")
+    sha = file_sha256(model)
+    kept = read_journal(path, sha)
+    bare = read_journal(path, sha, lines=False)
+    assert kept is not None
+    assert bare is not None
+    assert [op.digest for op in bare.ops] == [op.digest for op in kept.ops]
+    assert len(kept.pending) == 3
+    assert bare.pending == []
+    reader = ModelState(str(model), learning=False)
+    np.testing.assert_allclose(_proba(reader), _expected(model, MESSAGES[:3]), rtol=1e-12)

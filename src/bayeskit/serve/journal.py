@@ -164,21 +164,24 @@ def _base_line(model_sha256: str, seq: int, learned: dict[str, str]) -> bytes:
     return _line({"type": "base", "model_sha256": model_sha256, "seq": seq, "learned": learned})
 
 
-def read_journal(path: str, model_sha256: str, labels: list[str] | None = None) -> Replay | None:
+def read_journal(
+    path: str, model_sha256: str, labels: list[str] | None = None, *, lines: bool = True
+) -> Replay | None:
     """The operations of the journal at ``path`` that the model file (of sha256
     ``model_sha256``, whose labels are ``labels``) does not hold; ``None`` when there is no
     journal. Every line is checked: a damaged one is a :class:`JournalError` naming it.
 
     The journal is read a line at a time, each line parsed and checked as it comes: what is
-    kept is the operations and their lines (the next compaction writes them again), about
-    twice the file, where the whole file, its lines and every parsed line held at once took
-    five times it (a journal of 50,000 learned messages: 65 MB, read at a peak of 314 MB)."""
+    kept is the operations and, with ``lines``, their lines (``Replay.pending``: a learning
+    server's next compaction writes them again), about twice the file, where the whole file,
+    its lines and every parsed line held at once took five times it (a journal of 50,000
+    learned messages: 65 MB, read at a peak of 314 MB)."""
     try:
         file = open(path, "rb")  # noqa: SIM115 - closed below, after the first read
     except FileNotFoundError:
         return None
     with file:
-        return _read_lines(path, file, model_sha256, labels)
+        return _read_lines(path, file, model_sha256, labels, lines)
 
 
 def _record(path: str, number: int, raw: bytes) -> dict[str, Any]:
@@ -192,7 +195,9 @@ def _record(path: str, number: int, raw: bytes) -> dict[str, Any]:
     return record
 
 
-def _read_lines(path: str, file: IO[bytes], model_sha256: str, labels: list[str] | None) -> Replay:
+def _read_lines(
+    path: str, file: IO[bytes], model_sha256: str, labels: list[str] | None, keep: bool
+) -> Replay:
     """:func:`read_journal` of the open journal ``file``."""
     lines = iter(file)
     first = next(lines, b"")
@@ -243,7 +248,8 @@ def _read_lines(path: str, file: IO[bytes], model_sha256: str, labels: list[str]
                 raise JournalError(f"{where} has seq {op.seq}, expected {seq + 1}")
             seq = op.seq
             ops.append(op)
-            pending.append(raw)  # (every operation follows the base line)
+            if keep:
+                pending.append(raw)  # (every operation follows the base line)
             if op.unlearn is not None:
                 learned.pop(op.digest, None)
             if op.learn is not None:
@@ -438,7 +444,7 @@ def open_beside(model_path: str) -> BesideTheService | None:
     path = f"{model_path}.journal"
     if not os.path.exists(path):
         return None
-    replay = read_journal(path, file_sha256(model_path))
+    replay = read_journal(path, file_sha256(model_path), lines=False)
     if replay is None:
         return None
     if replay.ops:

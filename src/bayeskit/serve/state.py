@@ -332,7 +332,8 @@ class ModelState:
         (counted twice). So a reader reads again until the file is the one it hashed."""
         for attempt in range(1, _READS + 1):
             try:
-                replay = read_journal(self.journal_path, sha, label_names(model))
+                # (a reader never compacts: it needs the operations, not their lines)
+                replay = read_journal(self.journal_path, sha, label_names(model), lines=learning)
             except JournalError:
                 if learning or attempt == _READS or file_sha256(self.path) == sha:
                     raise
