@@ -172,10 +172,10 @@ def read_journal(
     journal. Every line is checked: a damaged one is a :class:`JournalError` naming it.
 
     The journal is read a line at a time, each line parsed and checked as it comes: what is
-    kept is the operations and, with ``lines``, their lines (``Replay.pending``: a learning
-    server's next compaction writes them again), about twice the file, where the whole file,
-    its lines and every parsed line held at once took five times it (a journal of 50,000
-    learned messages: 65 MB, read at a peak of 314 MB)."""
+    kept is the operations (about the file's size) and, with ``lines``, their lines as read
+    (``Replay.pending``: a learning server's next compaction writes them again; a reader
+    never compacts), where the whole file, its lines and every parsed line held at once took
+    five times it (a journal of 50,000 learned messages: 65 MB, read at a peak of 314 MB)."""
     try:
         file = open(path, "rb")  # noqa: SIM115 - closed below, after the first read
     except FileNotFoundError:
@@ -221,7 +221,7 @@ def _read_lines(
     start_line = 1
     if base.get("model_sha256") == model_sha256:
         start = base_seq
-    del base, first  # (the learned index is kept once, as it is updated below)
+    del base, first  # (the base line's text: megabytes for a long learned index)
     ops: list[Op] = []
     pending: list[bytes] = []
     seq = base_seq
