@@ -111,6 +111,19 @@ def _soft_m2(X: np.ndarray, R: np.ndarray, mean: np.ndarray) -> np.ndarray:  # p
     return m2
 
 
+def _soft_means(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(weight, mean) of each class and feature under soft class weights ``R`` (n, k) over
+    the observed entries of ``X``."""
+    if np.isfinite(X.sum()):
+        # Complete data (the common case, and every EM iteration on it): the class sums are
+        # one small matrix product, without the masks missing values need.
+        weight = np.repeat(R.sum(axis=0)[:, None], X.shape[1], axis=1)
+        return weight, safe_ratio(R.T @ X, weight)
+    observed = ~np.isnan(X)
+    weight = R.T @ observed.astype(np.float64)
+    return weight, safe_ratio(R.T @ np.where(observed, X, 0.0), weight)
+
+
 def pooled_spread(
     weight: np.ndarray, mean: np.ndarray, m2: np.ndarray, variance: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -198,16 +211,16 @@ class Moments(Statistic):
         # Soft labels (EM responsibilities): every row belongs to every class in part.
         dense = R.toarray() if isinstance(R, (sp.spmatrix, sp.sparray)) else R
         Rs = np.ascontiguousarray(dense, dtype=np.float64)
-        if np.isfinite(X.sum()):
-            # Complete data (the common case, and every EM iteration on it): the class sums
-            # are one small matrix product, without the masks missing values need.
-            weight = np.repeat(Rs.sum(axis=0)[:, None], X.shape[1], axis=1)
-            mean = safe_ratio(Rs.T @ X, weight)
-        else:
-            observed = ~np.isnan(X)
-            present = observed.astype(np.float64)
-            weight = Rs.T @ present
-            mean = safe_ratio(Rs.T @ np.where(observed, X, 0.0), weight)
+        with np.errstate(over="ignore", invalid="ignore"):
+            weight, mean = _soft_means(X, Rs)
+        if not np.isfinite(mean).all():
+            # A weight times a value past float64 (weights near 1e300): the means again with
+            # each class's weights divided by a power of two near their largest, which leaves
+            # every ratio as it was and cannot overflow where the mean itself fits.
+            peak = Rs.max(axis=0, initial=0.0)
+            scale = np.exp2(np.floor(np.log2(np.where(peak > 0, peak, 1.0))))
+            scaled, mean = _soft_means(X, Rs / scale)
+            weight = scaled * scale[:, None]
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
