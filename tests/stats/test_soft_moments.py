@@ -11,11 +11,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import bayeskit as bk
+from bayeskit.stats import moments
 from bayeskit.stats.moments import Moments
 
-values = st.one_of(st.floats(-1e10, 1e10, allow_nan=False), st.just(np.nan))
-# (a class's weights within 1e300 of each other: both paths divide them by the largest)
-weights = st.one_of(st.floats(1, 1e300), st.sampled_from([0.0, 1.0, 1e300]))
+# (no products below 1e-200: subnormal arithmetic loses digits on either path)
+values = st.one_of(
+    st.floats(-1e10, -1e-100), st.floats(1e-100, 1e10), st.sampled_from([0.0, np.nan])
+)
+weights = st.one_of(st.floats(1e-100, 1e300), st.sampled_from([0.0, 1.0, 1e300, 1e-100]))
 
 
 @settings(max_examples=100, deadline=None)
@@ -40,6 +43,23 @@ def test_a_weight_of_1e300_on_a_value_of_1e10_keeps_its_mean():
     np.testing.assert_array_equal(moments.weight, [[1e300], [0.0]])
     np.testing.assert_array_equal(moments.mean, [[1.82001237e10], [0.0]])
     np.testing.assert_array_equal(moments.m2, [[0.0], [0.0]])
+
+
+def test_a_light_observed_row_beside_a_heavy_missing_one_keeps_its_value():
+    """The one-hot path divided a class's weights by a power of two above the largest of the
+    whole class, a row whose value is missing included: a row of weight 1e-120 beside one
+    of 5.4e213 was divided to nothing, and the class's mean read 0 where its only value is
+    1 (found by the property test above)."""
+    X = np.array([[1.0], [np.nan]])
+    w = np.array([1e-120, 5.38637916e213])
+    one_hot = sp.csr_matrix((w, [0, 0], [0, 1, 2]), shape=(2, 1))
+    compiled = moments._labelled_moments(X, np.zeros(2, np.int64), w, 1)
+    small = moments._labelled_moments_small(X, np.zeros(2, np.int64), w, 1)
+    for found in (Moments.of(X, one_hot), Moments.of(X, one_hot.toarray())):
+        np.testing.assert_array_equal(found.mean, [[1.0]])
+        np.testing.assert_array_equal(found.weight, [[w[0]]])
+    for found in (compiled, small):
+        np.testing.assert_array_equal(found[1], [[1.0]])
 
 
 def test_mixed_nb_chooses_and_scores_rows_weighted_1e300():

@@ -18,6 +18,9 @@ from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, s
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
 _CANCELLATION = 1e-11
+#: A class whose weights are all below this has its soft means taken scaled
+#: (:func:`_soft_means_scaled`): its weights times small values would lose digits.
+_TINY_WEIGHT = 2.0**-100
 
 
 @njit(nogil=True)
@@ -27,26 +30,32 @@ def _labelled_moments(
     """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
     weights ``w``; NaN entries skipped.
 
-    The mean is taken with each class's weights divided by a power of two at least as large
-    as the largest of them (exact: the same mean), so ``Σ w x`` cannot overflow for weights
-    up to 1e308."""
+    The mean of each class and feature is taken with its weights divided by the power of two
+    at or above the largest of them where the feature is observed (exact: the same mean), so
+    ``Σ w x`` cannot overflow for weights up to 1e308 nor vanish for weights near 1e-300 (and
+    a row weighing 1e-120 beside a missing value weighing 1e213 is not divided to nothing);
+    at most 2^1000 up, so that the scale of a subnormal weight is finite."""
     n, d = X.shape
-    top = np.zeros(n_classes)
+    top = np.zeros((n_classes, d))
     for i in range(n):
-        top[codes[i]] = max(top[codes[i]], w[i])
-    scale = np.ones(n_classes)
+        c = codes[i]
+        for j in range(d):
+            if X[i, j] == X[i, j]:
+                top[c, j] = max(top[c, j], w[i])
+    scale = np.ones((n_classes, d))
     for c in range(n_classes):
-        if top[c] > 1.0:
-            scale[c] = math.ldexp(1.0, -math.ceil(math.log2(top[c])))
+        for j in range(d):
+            if top[c, j] > 0.0:
+                scale[c, j] = math.ldexp(1.0, min(-math.ceil(math.log2(top[c, j])), 1000))
     weight = np.zeros((n_classes, d))
     scaled = np.zeros((n_classes, d))
     total = np.zeros((n_classes, d))
     for i in range(n):
         c, wi = codes[i], w[i]
-        ws = wi * scale[c]
         for j in range(d):
             x = X[i, j]
             if x == x:
+                ws = wi * scale[c, j]
                 weight[c, j] += wi
                 scaled[c, j] += ws
                 total[c, j] += ws * x
@@ -75,19 +84,24 @@ def _labelled_moments_small(
     its compiler (half a second) for microseconds of work."""
     n_features = X.shape[1]
     observed = X == X
-    top = np.zeros(n_classes)
-    np.maximum.at(top, codes, w)
-    scale = np.array(
-        [math.ldexp(1.0, -math.ceil(math.log2(t))) if t > 1.0 else 1.0 for t in top.tolist()]
-    )
-    ws = w * scale[codes]
     keys = (codes[:, None] * n_features + np.arange(n_features)).ravel()
+    top = np.zeros(n_classes * n_features)
+    np.maximum.at(top, keys, np.where(observed, w[:, None], 0.0).ravel())
+    scale = np.array(
+        [
+            math.ldexp(1.0, min(-math.ceil(math.log2(t)), 1000)) if t > 0 else 1.0
+            for t in top.tolist()
+        ]
+    ).reshape(n_classes, n_features)
+    with np.errstate(over="ignore", invalid="ignore"):  # (only where a value is missing)
+        ws = w[:, None] * scale[codes]
+        weighted = ws * X
 
     def sums(terms: np.ndarray) -> np.ndarray:
         flat = np.where(observed, terms, 0.0).ravel()
         return np.bincount(keys, flat, n_classes * n_features).reshape(n_classes, n_features)
 
-    weight, scaled, total = sums(w[:, None]), sums(ws[:, None]), sums(ws[:, None] * X)
+    weight, scaled, total = sums(w[:, None]), sums(ws), sums(weighted)
     mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
     z = X - mean[codes]
     return weight, mean, sums(w[:, None] * z * z)
@@ -122,6 +136,26 @@ def _soft_means(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     observed = ~np.isnan(X)
     weight = R.T @ observed.astype(np.float64)
     return weight, safe_ratio(R.T @ np.where(observed, X, 0.0), weight)
+
+
+def _soft_means_scaled(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_soft_means` where a weight times a value passes float64 (weights near 1e300),
+    or a class's weights are all tiny (near 1e-300):
+    each class's weights of each feature divided by a power of two near the largest of
+    them where the feature is observed, which leaves every ratio as it was and cannot
+    overflow where the mean itself fits (as :func:`_labelled_moments` takes its means). One
+    class at a time: a fall-back, whose (rows, features) arrays stay one class's."""
+    observed = ~np.isnan(X)
+    values = np.where(observed, X, 0.0)
+    weight = np.zeros((R.shape[1], X.shape[1]))
+    mean = np.zeros_like(weight)
+    for c in range(R.shape[1]):
+        r = R[:, c, None] * observed
+        peak = r.max(axis=0, initial=0.0)
+        scaled = r / np.exp2(np.floor(np.log2(np.where(peak > 0, peak, 1.0))))
+        weight[c] = r.sum(axis=0)
+        mean[c] = safe_ratio((scaled * values).sum(axis=0), scaled.sum(axis=0))
+    return weight, mean
 
 
 def pooled_spread(
@@ -213,14 +247,9 @@ class Moments(Statistic):
         Rs = np.ascontiguousarray(dense, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             weight, mean = _soft_means(X, Rs)
-        if not np.isfinite(mean).all():
-            # A weight times a value past float64 (weights near 1e300): the means again with
-            # each class's weights divided by a power of two near their largest, which leaves
-            # every ratio as it was and cannot overflow where the mean itself fits.
-            peak = Rs.max(axis=0, initial=0.0)
-            scale = np.exp2(np.floor(np.log2(np.where(peak > 0, peak, 1.0))))
-            scaled, mean = _soft_means(X, Rs / scale)
-            weight = scaled * scale[:, None]
+        peak = Rs.max(axis=0, initial=0.0)
+        if not np.isfinite(mean).all() or ((peak > 0) & (peak < _TINY_WEIGHT)).any():
+            weight, mean = _soft_means_scaled(X, Rs)
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
