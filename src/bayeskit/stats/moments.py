@@ -21,35 +21,29 @@ _CANCELLATION = 1e-11
 #: A class whose weights are all below this has its soft means taken scaled
 #: (:func:`_soft_means_scaled`): its weights times small values would lose digits.
 _TINY_WEIGHT = 2.0**-100
+#: Scaled weights of a feature's observed values summing below this may lose digits in
+#: their products with small values, scaled down by a much heavier row of the class whose
+#: value is missing (see _labelled_moments): they are scaled again by their own largest.
+_LOST = 2.0**-40
 
 
 @njit(nogil=True)
-def _labelled_moments(
-    X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
-    weights ``w``; NaN entries skipped.
+def _power_scale(top: float) -> float:  # pragma: no cover
+    """The power of two that brings ``top`` (> 0) to (1/2, 1]; at most 2^1000 up, so that the
+    scale of a subnormal weight is finite."""
+    return math.ldexp(1.0, min(-math.ceil(math.log2(top)), 1000))
 
-    The mean of each class and feature is taken with its weights divided by the power of two
-    at or above the largest of them where the feature is observed (exact: the same mean), so
-    ``Σ w x`` cannot overflow for weights up to 1e308 nor vanish for weights near 1e-300 (and
-    a row weighing 1e-120 beside a missing value weighing 1e213 is not divided to nothing);
-    at most 2^1000 up, so that the scale of a subnormal weight is finite."""
+
+@njit(nogil=True)
+def _scaled_sums(
+    X: np.ndarray, codes: np.ndarray, w: np.ndarray, scale: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """Per class and feature, over the observed entries: the weights, the weights times
+    ``scale`` and the scaled weights times the values."""
     n, d = X.shape
-    top = np.zeros((n_classes, d))
-    for i in range(n):
-        c = codes[i]
-        for j in range(d):
-            if X[i, j] == X[i, j]:
-                top[c, j] = max(top[c, j], w[i])
-    scale = np.ones((n_classes, d))
-    for c in range(n_classes):
-        for j in range(d):
-            if top[c, j] > 0.0:
-                scale[c, j] = math.ldexp(1.0, min(-math.ceil(math.log2(top[c, j])), 1000))
-    weight = np.zeros((n_classes, d))
-    scaled = np.zeros((n_classes, d))
-    total = np.zeros((n_classes, d))
+    weight = np.zeros(scale.shape)
+    scaled = np.zeros(scale.shape)
+    total = np.zeros(scale.shape)
     for i in range(n):
         c, wi = codes[i], w[i]
         for j in range(d):
@@ -59,6 +53,44 @@ def _labelled_moments(
                 weight[c, j] += wi
                 scaled[c, j] += ws
                 total[c, j] += ws * x
+    return weight, scaled, total
+
+
+@njit(nogil=True)
+def _labelled_moments(
+    X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
+    weights ``w``; NaN entries skipped.
+
+    The mean is taken with each class's weights scaled by the power of two that brings the
+    largest of them to (1/2, 1] (exact: the same mean), so ``Σ w x`` can neither overflow
+    for weights up to 1e308 nor vanish for weights near 1e-300. Where that leaves the weights
+    of a feature's observed values summing below 2^-40 (a row whose value is missing weighs
+    1e12 times more), that class is scaled again by the largest weight among its observed
+    values of each feature: a row of weight 1e-120 beside a missing value of weight 1e213
+    keeps its value, not 0."""
+    n, d = X.shape
+    top = np.zeros(n_classes)
+    for i in range(n):
+        top[codes[i]] = max(top[codes[i]], w[i])
+    scale = np.ones((n_classes, d))
+    for c in range(n_classes):
+        if top[c] > 0.0:
+            scale[c, :] = _power_scale(top[c])
+    weight, scaled, total = _scaled_sums(X, codes, w, scale)
+    if np.any((weight > 0) & (scaled < _LOST)):
+        observed_top = np.zeros((n_classes, d))
+        for i in range(n):
+            c = codes[i]
+            for j in range(d):
+                if X[i, j] == X[i, j]:
+                    observed_top[c, j] = max(observed_top[c, j], w[i])
+        for c in range(n_classes):
+            for j in range(d):
+                if observed_top[c, j] > 0.0:
+                    scale[c, j] = _power_scale(observed_top[c, j])
+        weight, scaled, total = _scaled_sums(X, codes, w, scale)
     mean = np.zeros((n_classes, d))
     for c in range(n_classes):
         for j in range(d):
@@ -75,6 +107,16 @@ def _labelled_moments(
     return weight, mean, m2
 
 
+def _power_scales(top: np.ndarray) -> np.ndarray:
+    """:func:`_power_scale` of each of ``top`` (1 where it is 0), by numpy."""
+    return np.array(
+        [
+            math.ldexp(1.0, min(-math.ceil(math.log2(t)), 1000)) if t > 0 else 1.0
+            for t in top.tolist()
+        ]
+    )
+
+
 def _labelled_moments_small(
     X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -85,23 +127,29 @@ def _labelled_moments_small(
     n_features = X.shape[1]
     observed = X == X
     keys = (codes[:, None] * n_features + np.arange(n_features)).ravel()
-    top = np.zeros(n_classes * n_features)
-    np.maximum.at(top, keys, np.where(observed, w[:, None], 0.0).ravel())
-    scale = np.array(
-        [
-            math.ldexp(1.0, min(-math.ceil(math.log2(t)), 1000)) if t > 0 else 1.0
-            for t in top.tolist()
-        ]
-    ).reshape(n_classes, n_features)
-    with np.errstate(over="ignore", invalid="ignore"):  # (only where a value is missing)
-        ws = w[:, None] * scale[codes]
-        weighted = ws * X
+    top = np.zeros(n_classes)
+    np.maximum.at(top, codes, w)
+    scale = np.repeat(_power_scales(top)[:, None], n_features, axis=1)
 
     def sums(terms: np.ndarray) -> np.ndarray:
         flat = np.where(observed, terms, 0.0).ravel()
         return np.bincount(keys, flat, n_classes * n_features).reshape(n_classes, n_features)
 
-    weight, scaled, total = sums(w[:, None]), sums(ws), sums(weighted)
+    def scaled_sums(scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        with np.errstate(over="ignore", invalid="ignore"):  # (only where a value is missing)
+            ws = w[:, None] * scale[codes]
+            weighted = ws * X
+        return sums(w[:, None]), sums(ws), sums(weighted)
+
+    weight, scaled, total = scaled_sums(scale)
+    if np.any((weight > 0) & (scaled < _LOST)):
+        observed_top = np.zeros(n_classes * n_features)
+        np.maximum.at(observed_top, keys, np.where(observed, w[:, None], 0.0).ravel())
+        observed_top = observed_top.reshape(n_classes, n_features)
+        scale = np.where(
+            observed_top > 0, _power_scales(observed_top.ravel()).reshape(scale.shape), scale
+        )
+        weight, scaled, total = scaled_sums(scale)
     mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
     z = X - mean[codes]
     return weight, mean, sums(w[:, None] * z * z)
