@@ -21,18 +21,22 @@ from hypothesis import HealthCheck, is_hypothesis_test, settings
 FACTOR, LEAST = 10, 60
 
 
-def swept(own: int | None, examples: int) -> int:
-    """The examples a test gets in a sweep of ``examples``: ``examples`` for a test that takes
-    the profile's count (``own`` None), else ``FACTOR`` times its own count, at least
-    ``LEAST``, at most ``examples``, never fewer than its own."""
-    if own is None:
-        return examples
+def swept(own: int, examples: int) -> int:
+    """The examples a test with its own count ``own`` gets in a sweep of ``examples``:
+    ``FACTOR`` times its own count, at least ``LEAST``, at most ``examples``, never fewer
+    than its own (a test on the profile's count gets ``examples`` from the profile)."""
     return max(own, min(max(own * FACTOR, LEAST), examples))
 
 
 def _examples() -> int | None:
     given = os.environ.get("BAYESKIT_SWEEP")
-    return int(given) if given else None
+    if not given:
+        return None
+    if not given.isdigit() or int(given) < 1:
+        raise ValueError(
+            f"BAYESKIT_SWEEP={given!r}: a sweep takes a whole number of examples, 1 or more"
+        )
+    return int(given)
 
 
 def pytest_configure(config: Any) -> None:

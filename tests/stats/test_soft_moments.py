@@ -76,3 +76,72 @@ def test_mixed_nb_chooses_and_scores_rows_weighted_1e300():
     expected = bk.MixedNB(numeric="gaussian").fit(X[2:], y[2:], sample_weight=w[2:])
     np.testing.assert_array_equal(alone.predict_proba(X), expected.predict_proba(X))
     np.testing.assert_array_equal(model.predict_proba(X), alone.predict_proba(X))
+
+
+def _both_paths(X, w, codes, k):
+    """The moments of one table by the compiled loop, by numpy, and by the soft path."""
+    codes = np.asarray(codes, np.int64)
+    one_hot = sp.csr_matrix((w, codes, np.arange(len(w) + 1)), shape=(len(w), k))
+    return {
+        "compiled": moments._labelled_moments(X, codes, w, k)[1],
+        "numpy": moments._labelled_moments_small(X, codes, w, k)[1],
+        "soft": Moments.of(X, one_hot.toarray()).mean,
+    }
+
+
+def test_the_mean_of_values_near_the_largest_float_is_finite_at_any_weight():
+    """Weights scaled so that only their largest sat in (1/2, 1] summed past float64 for two
+    rows of 1e308 (mean inf); weights of 1/2 were scaled up to 1 for it, so the same rows
+    that once gave 1e308 gave inf. The scaled weights now sum to at most 1."""
+    X = np.array([[1e308], [1e308], [-1.7e308]])
+    for w in ([0.5, 0.5, 1.0], [1.0, 1.0, 1.0], [1e300, 1e300, 1.0], [1e-300, 1e-300, 1.0]):
+        for path, mean in _both_paths(X, np.array(w), [0, 0, 1], 2).items():
+            np.testing.assert_allclose(mean, [[1e308], [-1.7e308]], rtol=1e-15, err_msg=path)
+
+
+def test_one_row_near_the_largest_float_keeps_its_value_under_a_soft_weight_of_3():
+    """The soft path's scale brought a class's largest weight to [1, 2): a weight of 3 on
+    1.5e308 overflowed where the one-hot path gave the value back."""
+    X = np.array([[1.5e308]])
+    for path, mean in _both_paths(X, np.array([3.0]), [0], 1).items():
+        np.testing.assert_array_equal(mean, [[1.5e308]], err_msg=path)
+
+
+def test_only_a_class_of_tiny_responsibilities_is_summed_again():
+    """An EM component whose responsibilities are all below 2^-100 takes the scaled passes;
+    the other classes keep the matrix product's means to the bit (every class was summed
+    again before, and moved in its last digits)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3)) * 1e3 + 7.0
+    R = rng.dirichlet(np.ones(3), size=50)
+    plain = Moments.of(X, R)
+    tiny = R.copy()
+    tiny[:, 2] = 1e-40 * rng.random(50)
+    found = Moments.of(X, tiny)
+    np.testing.assert_array_equal(found.mean[:2], moments._soft_means(X, tiny)[1][:2])
+    np.testing.assert_array_equal(found.mean[:2], plain.mean[:2])
+    expected = (tiny[:, 2] @ X) / tiny[:, 2].sum()
+    np.testing.assert_allclose(found.mean[2], expected, rtol=1e-13)
+    called = []
+    original = moments._soft_means_scaled
+
+    def spy(X, R):
+        called.append(R.shape[1])
+        return original(X, R)
+
+    moments._soft_means_scaled = spy
+    try:
+        Moments.of(X, tiny)
+    finally:
+        moments._soft_means_scaled = original
+    assert called == [1]
+
+
+def test_power_scales_bring_every_weight_to_a_half_up_to_one():
+    top = np.array([1.0, 0.5, 1 + 2**-52, 3.0, 1e300, 1e-300, 5e-324, 0.0])
+    scales = moments._power_scales(top)
+    for t, s in zip(top[:-2], scales[:-2], strict=True):
+        assert 0.5 <= t * s < 1.0
+        assert s == moments._power_scale(t)
+    assert scales[-2] == 2.0**1000
+    assert scales[-1] == 1.0

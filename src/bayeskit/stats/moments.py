@@ -29,9 +29,15 @@ _LOST = 2.0**-40
 
 @njit(nogil=True)
 def _power_scale(top: float) -> float:  # pragma: no cover
-    """The power of two that brings ``top`` (> 0) to (1/2, 1]; at most 2^1000 up, so that the
-    scale of a subnormal weight is finite."""
-    return math.ldexp(1.0, min(-math.ceil(math.log2(top)), 1000))
+    """The power of two that brings ``top`` (> 0) to [1/2, 1) (``frexp``'s exponent, exact);
+    at most 2^1000 up, so that the scale of a subnormal weight is finite."""
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1000))
+
+
+def _power_scales(top: np.ndarray) -> np.ndarray:
+    """:func:`_power_scale` of each of ``top`` (1 where it is 0), by numpy."""
+    exponent = np.frexp(top)[1]
+    return np.where(top > 0, np.ldexp(1.0, np.minimum(-exponent, 1000)), 1.0)
 
 
 @njit(nogil=True)
@@ -57,27 +63,49 @@ def _scaled_sums(
 
 
 @njit(nogil=True)
+def _class_scales(
+    codes: np.ndarray, w: np.ndarray, n_classes: int
+) -> np.ndarray:  # pragma: no cover
+    """Each class's scale of its weights: a power of two that brings the largest of them to
+    [1/2, 1), then one that brings their sum so scaled to [1/2, 1) where it is above (never
+    up again). Scaled weights summing to at most 1 make ``Σ w x`` at most the largest
+    ``|x|``: it overflows only where the mean would."""
+    top = np.zeros(n_classes)
+    for i in range(codes.shape[0]):
+        top[codes[i]] = max(top[codes[i]], w[i])
+    first = np.ones(n_classes)
+    for c in range(n_classes):
+        if top[c] > 0.0:
+            first[c] = _power_scale(top[c])
+    mass = np.zeros(n_classes)
+    for i in range(codes.shape[0]):
+        mass[codes[i]] += w[i] * first[codes[i]]
+    for c in range(n_classes):
+        if mass[c] > 0.0:
+            first[c] *= min(_power_scale(mass[c]), 1.0)
+    return first
+
+
+@njit(nogil=True)
 def _labelled_moments(
     X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """(weight, mean, M2) per class and feature of rows with one class each (``codes``) and
     weights ``w``; NaN entries skipped.
 
-    The mean is taken with each class's weights scaled by the power of two that brings the
-    largest of them to (1/2, 1] (exact: the same mean), so ``Σ w x`` can neither overflow
-    for weights up to 1e308 nor vanish for weights near 1e-300. Where that leaves the weights
-    of a feature's observed values summing below 2^-40 (a row whose value is missing weighs
-    1e12 times more), that class is scaled again by the largest weight among its observed
-    values of each feature: a row of weight 1e-120 beside a missing value of weight 1e213
-    keeps its value, not 0."""
+    The mean is taken with each class's weights scaled by powers of two (exact: the same
+    mean; :func:`_class_scales`), so ``Σ w x`` neither overflows for weights up to 1e308 or
+    values up to 1.8e308 nor vanishes for weights near 1e-300. Where that leaves the weights
+    of a (class, feature)'s observed values summing below 2^-40 (a row whose value is missing
+    weighs 1e12 times more), every (class, feature) is scaled again by the largest and the
+    sum of its own observed weights: a row of weight 1e-120 beside a missing value of weight
+    1e213 keeps its value, not 0. So the mean keeps every digit for values of magnitude above
+    about 2^-980 times the rows of the class; below, the products are subnormal."""
     n, d = X.shape
-    top = np.zeros(n_classes)
-    for i in range(n):
-        top[codes[i]] = max(top[codes[i]], w[i])
     scale = np.ones((n_classes, d))
+    first = _class_scales(codes, w, n_classes)
     for c in range(n_classes):
-        if top[c] > 0.0:
-            scale[c, :] = _power_scale(top[c])
+        scale[c, :] = first[c]
     weight, scaled, total = _scaled_sums(X, codes, w, scale)
     if np.any((weight > 0) & (scaled < _LOST)):
         observed_top = np.zeros((n_classes, d))
@@ -91,6 +119,12 @@ def _labelled_moments(
                 if observed_top[c, j] > 0.0:
                     scale[c, j] = _power_scale(observed_top[c, j])
         weight, scaled, total = _scaled_sums(X, codes, w, scale)
+        if np.any(scaled >= 1.0):
+            for c in range(n_classes):
+                for j in range(d):
+                    if scaled[c, j] > 0.0:
+                        scale[c, j] *= min(_power_scale(scaled[c, j]), 1.0)
+            weight, scaled, total = _scaled_sums(X, codes, w, scale)
     mean = np.zeros((n_classes, d))
     for c in range(n_classes):
         for j in range(d):
@@ -107,16 +141,6 @@ def _labelled_moments(
     return weight, mean, m2
 
 
-def _power_scales(top: np.ndarray) -> np.ndarray:
-    """:func:`_power_scale` of each of ``top`` (1 where it is 0), by numpy."""
-    return np.array(
-        [
-            math.ldexp(1.0, min(-math.ceil(math.log2(t)), 1000)) if t > 0 else 1.0
-            for t in top.tolist()
-        ]
-    )
-
-
 def _labelled_moments_small(
     X: np.ndarray, codes: np.ndarray, w: np.ndarray, n_classes: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,7 +153,10 @@ def _labelled_moments_small(
     keys = (codes[:, None] * n_features + np.arange(n_features)).ravel()
     top = np.zeros(n_classes)
     np.maximum.at(top, codes, w)
-    scale = np.repeat(_power_scales(top)[:, None], n_features, axis=1)
+    first = _power_scales(top)
+    mass = np.bincount(codes, w * first[codes], n_classes)
+    first = first * np.minimum(_power_scales(mass), 1.0)
+    scale = np.repeat(first[:, None], n_features, axis=1)
 
     def sums(terms: np.ndarray) -> np.ndarray:
         flat = np.where(observed, terms, 0.0).ravel()
@@ -146,10 +173,11 @@ def _labelled_moments_small(
         observed_top = np.zeros(n_classes * n_features)
         np.maximum.at(observed_top, keys, np.where(observed, w[:, None], 0.0).ravel())
         observed_top = observed_top.reshape(n_classes, n_features)
-        scale = np.where(
-            observed_top > 0, _power_scales(observed_top.ravel()).reshape(scale.shape), scale
-        )
+        scale = np.where(observed_top > 0, _power_scales(observed_top), scale)
         weight, scaled, total = scaled_sums(scale)
+        if np.any(scaled >= 1.0):
+            scale = np.where(scaled > 0, scale * np.minimum(_power_scales(scaled), 1.0), scale)
+            weight, scaled, total = scaled_sums(scale)
     mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
     z = X - mean[codes]
     return weight, mean, sums(w[:, None] * z * z)
@@ -187,20 +215,20 @@ def _soft_means(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _soft_means_scaled(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_soft_means` where a weight times a value passes float64 (weights near 1e300),
-    or a class's weights are all tiny (near 1e-300):
-    each class's weights of each feature divided by a power of two near the largest of
-    them where the feature is observed, which leaves every ratio as it was and cannot
-    overflow where the mean itself fits (as :func:`_labelled_moments` takes its means). One
-    class at a time: a fall-back, whose (rows, features) arrays stay one class's."""
+    """:func:`_soft_means` for classes whose plain sums pass float64 (weights near 1e300,
+    values near 1e308) or whose weights are all tiny (near 1e-300): each (class, feature)'s
+    weights of its observed values scaled by a power of two that brings the largest of them
+    to [1/2, 1), then one that brings their sum to [1/2, 1) where it is above, which leaves
+    every ratio as it was and overflows only where the mean itself would. One class at a
+    time: a fall-back, whose (rows, features) arrays stay one class's."""
     observed = ~np.isnan(X)
     values = np.where(observed, X, 0.0)
     weight = np.zeros((R.shape[1], X.shape[1]))
     mean = np.zeros_like(weight)
     for c in range(R.shape[1]):
         r = R[:, c, None] * observed
-        peak = r.max(axis=0, initial=0.0)
-        scaled = r / np.exp2(np.floor(np.log2(np.where(peak > 0, peak, 1.0))))
+        scaled = r * _power_scales(r.max(axis=0, initial=0.0))
+        scaled *= np.minimum(_power_scales(scaled.sum(axis=0)), 1.0)
         weight[c] = r.sum(axis=0)
         mean[c] = safe_ratio((scaled * values).sum(axis=0), scaled.sum(axis=0))
     return weight, mean
@@ -296,8 +324,12 @@ class Moments(Statistic):
         with np.errstate(over="ignore", invalid="ignore"):
             weight, mean = _soft_means(X, Rs)
         peak = Rs.max(axis=0, initial=0.0)
-        if not np.isfinite(mean).all() or ((peak > 0) & (peak < _TINY_WEIGHT)).any():
-            weight, mean = _soft_means_scaled(X, Rs)
+        # Only the classes whose plain sums overflowed or whose weights are all tiny (an EM
+        # component with vanishing responsibilities) pay the scaled passes.
+        redo = ~(np.isfinite(mean).all(axis=1) & np.isfinite(weight).all(axis=1))
+        redo |= (peak > 0) & (peak < _TINY_WEIGHT)
+        if redo.any():
+            weight[redo], mean[redo] = _soft_means_scaled(X, Rs[:, redo])
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
