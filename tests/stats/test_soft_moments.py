@@ -108,7 +108,7 @@ def test_one_row_near_the_largest_float_keeps_its_value_under_a_soft_weight_of_3
 
 
 def test_only_a_class_of_tiny_responsibilities_is_summed_again():
-    """An EM component whose responsibilities are all below 2^-100 takes the scaled passes;
+    """An EM component whose responsibilities sum below 2^-40 takes the scaled passes;
     the other classes keep the matrix product's means to the bit (every class was summed
     again before, and moved in its last digits)."""
     rng = np.random.default_rng(0)
@@ -145,3 +145,23 @@ def test_power_scales_bring_every_weight_to_a_half_up_to_one():
         assert s == moments._power_scale(t)
     assert scales[-2] == 2.0**1000
     assert scales[-1] == 1.0
+
+
+def test_a_feature_observed_only_in_a_class_s_lightest_rows_keeps_its_value_on_the_soft_path():
+    """The soft path summed a class scaled only when its largest weight was tiny, whichever
+    rows observe the feature: a class's heavy row missing the value beside a subnormal one
+    observing it gave 1.0 for 0.7 (the product 0.7 x 5e-324 is 5e-324), 0 for 1e-200;
+    weights of 1e-20 on values of 1e-300 lost digits to subnormal products. Now any
+    (class, feature) whose observed weights sum below 2^-40 has its class summed scaled,
+    as the one-hot path rescales it."""
+    cases = [
+        (np.array([[np.nan], [0.7]]), np.array([[1.0], [5e-324]]), 0.7),
+        (np.array([[np.nan], [1e-200]]), np.array([[1.0], [1e-200]]), 1e-200),
+        (np.array([[np.nan], [0.3]]), np.array([[1.0], [1e-310]]), 0.3),
+        (np.array([[1e-300], [3e-300]]), np.array([[1e-20], [1e-20]]), 2e-300),
+    ]
+    for X, R, expected in cases:
+        soft = Moments.of(X, R)
+        hard = Moments.of(X, sp.csr_matrix(R))
+        np.testing.assert_allclose(soft.mean, [[expected]], rtol=1e-15)
+        np.testing.assert_allclose(hard.mean, [[expected]], rtol=1e-15)

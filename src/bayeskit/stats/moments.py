@@ -18,12 +18,11 @@ from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, s
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
 _CANCELLATION = 1e-11
-#: A class whose weights are all below this has its soft means taken scaled
-#: (:func:`_soft_means_scaled`): its weights times small values would lose digits.
-_TINY_WEIGHT = 2.0**-100
-#: Scaled weights of a feature's observed values summing below this may lose digits in
-#: their products with small values, scaled down by a much heavier row of the class whose
-#: value is missing (see _labelled_moments): they are scaled again by their own largest.
+#: Weights of a (class, feature)'s observed values summing below this may lose digits in
+#: their products with small values: on the one-hot path, scaled weights (scaled down by a
+#: much heavier row of the class whose value is missing, see _labelled_moments), which are
+#: scaled again by their own largest; on the soft path, the plain weights (an EM component
+#: with vanishing responsibilities), whose class is summed scaled (:func:`_soft_means_scaled`).
 _LOST = 2.0**-40
 
 
@@ -69,7 +68,8 @@ def _class_scales(
     """Each class's scale of its weights: a power of two that brings the largest of them to
     [1/2, 1), then one that brings their sum so scaled to [1/2, 1) where it is above (never
     up again). Scaled weights summing to at most 1 make ``Σ w x`` at most the largest
-    ``|x|``: it overflows only where the mean would."""
+    ``|x|``: it overflows only where the mean rounds past the largest float (values within
+    a few ulps of it)."""
     top = np.zeros(n_classes)
     for i in range(codes.shape[0]):
         top[codes[i]] = max(top[codes[i]], w[i])
@@ -95,12 +95,13 @@ def _labelled_moments(
 
     The mean is taken with each class's weights scaled by powers of two (exact: the same
     mean; :func:`_class_scales`), so ``Σ w x`` neither overflows for weights up to 1e308 or
-    values up to 1.8e308 nor vanishes for weights near 1e-300. Where that leaves the weights
+    values up to 1.79e308 nor vanishes for weights near 1e-300. Where that leaves the weights
     of a (class, feature)'s observed values summing below 2^-40 (a row whose value is missing
     weighs 1e12 times more), every (class, feature) is scaled again by the largest and the
     sum of its own observed weights: a row of weight 1e-120 beside a missing value of weight
     1e213 keeps its value, not 0. So the mean keeps every digit for values of magnitude above
-    about 2^-980 times the rows of the class; below, the products are subnormal."""
+    about 2^-980 times the rows of the class, from rows whose weights lie within a factor of
+    about 2^980 of the class's largest; below, the products are subnormal."""
     n, d = X.shape
     scale = np.ones((n_classes, d))
     first = _class_scales(codes, w, n_classes)
@@ -178,7 +179,9 @@ def _labelled_moments_small(
         if np.any(scaled >= 1.0):
             scale = np.where(scaled > 0, scale * np.minimum(_power_scales(scaled), 1.0), scale)
             weight, scaled, total = scaled_sums(scale)
-    mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
+    # (silent past the largest float, as the compiled loop is: a mean within ulps of it)
+    with np.errstate(over="ignore"):
+        mean = np.divide(total, scaled, out=np.zeros_like(total), where=scaled != 0)
     z = X - mean[codes]
     return weight, mean, sums(w[:, None] * z * z)
 
@@ -216,11 +219,12 @@ def _soft_means(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _soft_means_scaled(X: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_soft_means` for classes whose plain sums pass float64 (weights near 1e300,
-    values near 1e308) or whose weights are all tiny (near 1e-300): each (class, feature)'s
-    weights of its observed values scaled by a power of two that brings the largest of them
-    to [1/2, 1), then one that brings their sum to [1/2, 1) where it is above, which leaves
-    every ratio as it was and overflows only where the mean itself would. One class at a
-    time: a fall-back, whose (rows, features) arrays stay one class's."""
+    values near 1e308) or whose observed weights of a feature sum below 2^-40 (``_LOST``):
+    each (class, feature)'s weights of its observed values scaled by a power of two that
+    brings the largest of them to [1/2, 1), then one that brings their sum to [1/2, 1) where
+    it is above, which leaves every ratio as it was and overflows only where the mean rounds
+    past the largest float. One class at a time: a fall-back, whose (rows, features) arrays
+    stay one class's."""
     observed = ~np.isnan(X)
     values = np.where(observed, X, 0.0)
     weight = np.zeros((R.shape[1], X.shape[1]))
@@ -323,13 +327,14 @@ class Moments(Statistic):
         Rs = np.ascontiguousarray(dense, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             weight, mean = _soft_means(X, Rs)
-        peak = Rs.max(axis=0, initial=0.0)
-        # Only the classes whose plain sums overflowed or whose weights are all tiny (an EM
-        # component with vanishing responsibilities) pay the scaled passes.
+        # Only the classes whose plain sums overflowed or whose observed weights of some
+        # feature sum below _LOST (an EM component with vanishing responsibilities; a
+        # feature observed only in a class's lightest rows) pay the scaled passes.
         redo = ~(np.isfinite(mean).all(axis=1) & np.isfinite(weight).all(axis=1))
-        redo |= (peak > 0) & (peak < _TINY_WEIGHT)
+        redo |= ((weight > 0) & (weight < _LOST)).any(axis=1)
         if redo.any():
-            weight[redo], mean[redo] = _soft_means_scaled(X, Rs[:, redo])
+            with np.errstate(over="ignore"):  # (a mean within ulps of the largest float)
+                weight[redo], mean[redo] = _soft_means_scaled(X, Rs[:, redo])
         m2 = _soft_m2(X, Rs, mean)
         return cls(weight, mean, m2)
 
