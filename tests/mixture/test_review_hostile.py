@@ -121,6 +121,9 @@ def test_classes_fitted_apart_merge_exactly_without_the_check():
 
 @settings(max_examples=25, deadline=None)
 @example(seed=549, cov="tied", floor=None, rounded=False)  # a dip of 4.8e-9 per row
+# spherical's variance floored feature by feature before the mean (no constrained maximum):
+# a drift down of 1.7e-6 per row an iteration, whatever reg_covar (found at random in CI's draw)
+@example(seed=15832, cov="spherical", floor="resolution", rounded=True)
 @given(
     seed=st.integers(0, 2**31 - 1),
     cov=st.sampled_from(COVARIANCES),

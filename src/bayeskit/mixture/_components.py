@@ -234,8 +234,10 @@ def regularizer(
 
     ``floor`` (``(n_features,)`` for one class's components, or ``(n_components,
     n_features)``): each component's variance of feature j becomes at least ``floor_j`` — the
-    variance ``σ²_kj + reg_covar`` of diag, each ``σ²_kj`` before spherical's mean, the
-    diagonal of full and of tied's pooled matrix (with the ridge). A floor below the ridge
+    variance ``σ²_kj + reg_covar`` of diag, spherical's one variance (the mean of the
+    ``σ²_kj``) at least the mean of the floors, the diagonal of full and of tied's pooled
+    matrix (with the ridge): each the maximum of the likelihood under its bound, so that EM
+    never lowers the likelihood. A floor below the ridge
     never binds, so it changes nothing on finely recorded data.
 
     ``scale`` (shaped as ``floor``): the ridge is ``reg_covar · scale`` per feature, relative to
@@ -278,8 +280,13 @@ def regularizer(
 
     def spherical(stats: Statistic) -> Statistic:
         assert isinstance(stats, Moments)
-        variance = stats.variance if low is None else np.maximum(stats.variance, low)
-        variance = variance.mean(axis=1, keepdims=True)
+        # The floor of the one variance is the mean of the features' floors: the maximum of
+        # the likelihood under that bound (the mean of the variances, raised to it), so EM
+        # still never lowers the likelihood, where flooring each variance before the mean
+        # (no maximum of anything) let it drift down by 1e-6 per row an iteration.
+        variance = stats.variance.mean(axis=1, keepdims=True)
+        if low is not None:
+            variance = np.maximum(variance, np.mean(low, axis=-1, keepdims=True))
         spherical_ridge = np.mean(ridge, axis=-1, keepdims=True) if scale is not None else ridge
         return replace(stats, m2=(variance + spherical_ridge) * stats.weight)
 
