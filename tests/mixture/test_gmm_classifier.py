@@ -371,9 +371,23 @@ def test_singular_full_covariance_without_reg_covar_is_named():
     X[:, 3] = X[:, 0] + X[:, 1]  # collinear
     y = np.repeat([0, 1], 30)
     model = bk.GaussianMixtureClassifier(
-        n_components=2, covariance_type="full", reg_covar=0.0, init_params="kmeans", random_state=0
+        n_components=2,
+        covariance_type="full",
+        reg_covar=0.0,
+        init_params="kmeans",
+        random_state=0,
+        var_floor=None,
     )
     with pytest.raises(SingularCovarianceError, match=r"EM for class 0 \(2 components\) reached"):
         model.fit(X, y)
     fine = model.set_params(reg_covar=1e-6).fit(X, y)  # a ridge makes every matrix regular
     assert np.isfinite(fine.predict_log_proba(X)).all()
+    # so does the resolution floor: the plane of the collinear columns keeps the variance the
+    # recorded resolution allows in every direction (the diagonal floor alone did not bind)
+    floored = model.set_params(reg_covar=0.0, var_floor="resolution").fit(X, y)
+    root = np.sqrt(bk.mixture.resolution_floor(X))
+    for covariances in floored.covariances_.values():
+        whitened = covariances / (root[:, None] * root[None, :])
+        eigenvalues = np.linalg.eigvalsh(whitened)  # Σ ⪰ F, to eigh's rounding
+        assert (eigenvalues.min(axis=1) >= 1 - 1e-14 * eigenvalues.max(axis=1)).all()
+    assert np.isfinite(floored.predict_log_proba(X)).all()

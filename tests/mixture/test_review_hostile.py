@@ -124,6 +124,10 @@ def test_classes_fitted_apart_merge_exactly_without_the_check():
 # spherical's variance floored feature by feature before the mean (no constrained maximum):
 # a drift down of 1.7e-6 per row an iteration, whatever reg_covar (found at random in CI's draw)
 @example(seed=15832, cov="spherical", floor="resolution", rounded=True)
+# full's and tied's diagonal raised to the floor (no constrained maximum either): drops of
+# 0.28 and 0.06 nats per row in one iteration (found by a sweep of 7,000 seeds a setting)
+@example(seed=2514, cov="full", floor="resolution", rounded=True)
+@example(seed=4946, cov="tied", floor="resolution", rounded=True)
 @given(
     seed=st.integers(0, 2**31 - 1),
     cov=st.sampled_from(COVARIANCES),

@@ -28,6 +28,7 @@ from ..families.gaussian import _gemm as gemm_into
 from ..stats import Moments, Statistic
 from ..stats._base import safe_ratio
 from ..stats.moments import _soft_m2 as soft_m2
+from ._floor import floored_covariances
 
 #: covariance structures, as scikit-learn's GaussianMixture names them.
 COVARIANCE_TYPES = ("diag", "full", "tied", "spherical")
@@ -235,9 +236,10 @@ def regularizer(
     ``floor`` (``(n_features,)`` for one class's components, or ``(n_components,
     n_features)``): each component's variance of feature j becomes at least ``floor_j`` — the
     variance ``σ²_kj + reg_covar`` of diag, spherical's one variance (the mean of the
-    ``σ²_kj``) at least the mean of the floors, the diagonal of full and of tied's pooled
-    matrix (with the ridge): each the maximum of the likelihood under its bound, so that EM
-    never lowers the likelihood. A floor below the ridge
+    ``σ²_kj``) at least the mean of the floors, full's and tied's pooled matrix (with the
+    ridge) at least ``diag(floor)`` in the order of positive semidefinite matrices
+    (:mod:`._floor`): each the maximum of the likelihood under its bound, so that EM never
+    lowers the likelihood. A floor below the ridge
     never binds, so it changes nothing on finely recorded data.
 
     ``scale`` (shaped as ``floor``): the ridge is ``reg_covar · scale`` per feature, relative to
@@ -268,10 +270,12 @@ def regularizer(
         scatter = np.array(stats.scatter)
         j = np.arange(scatter.shape[-1])
         W = np.asarray(stats.weight, dtype=np.float64)[:, None]
-        diagonal = scatter[:, j, j] if added is None else scatter[:, j, j] + added * W
+        if added is not None:
+            scatter[:, j, j] += added * W
         if low_scatter is not None:
-            diagonal = np.maximum(diagonal, low_scatter * W)
-        scatter[:, j, j] = diagonal
+            # the maximum under the floor (Σ ⪰ diag(floor), see ._floor), not the diagonal
+            # raised to it, so that EM never lowers the likelihood
+            scatter = floored_covariances(scatter, low_scatter * W)
         return replace(stats, scatter=scatter)
 
     def diag(stats: Statistic) -> Statistic:

@@ -116,9 +116,13 @@ class GaussianMixtureClassifier(NumericNB):
         integer codes) a component can then no longer sit on one value with a vanishing
         variance — the collapse that makes the likelihood and BIC grow without bound while
         the class gives almost zero probability to any row with another value; with the
-        floor the mixture is at least as accurate as GaussianNB on such tables. On finely
-        recorded continuous data the floor lies below the ridge and changes nothing (every
-        variance already includes it): such floors are stored as 0. "resolution" also makes
+        floor the mixture is at least as accurate as GaussianNB on such tables. A full or
+        tied covariance is held above ``diag(h² / 12)`` in every direction, not only along
+        the features (the most likely matrix under that bound, so EM never lowers the
+        likelihood): a column that is the sum of two others keeps the resolution's
+        variance across their plane. On finely recorded continuous data the floor lies
+        below the ridge and changes nothing (every variance already includes it): such
+        floors are stored as 0. "resolution" also makes
         ``reg_covar`` relative to each column's variance (see ``reg_covar``). None:
         ``reg_covar`` only, absolute (scikit-learn's GaussianMixture). The floors above the
         ridge are stored with the model (:func:`bayeskit.mixture.resolution_floor`).
