@@ -89,8 +89,13 @@ def bayesian_gain(X: np.ndarray, y: np.ndarray, i: int, j: int, alpha: float) ->
 TIE_RTOL = 1e-9
 
 
+#: weights within 1e-9 nats are ties however small every weight is (rounding of sums of
+#: terms of a nat or so, where every information is truly 0)
+TIE_FLOOR = 1.0
+
+
 def tie_tolerance(W: np.ndarray) -> float:
-    return TIE_RTOL * max((abs(float(w)) for w in np.ravel(W)), default=0.0)
+    return TIE_RTOL * max(max((abs(float(w)) for w in np.ravel(W)), default=0.0), TIE_FLOOR)
 
 
 def first_tied(values: list[float], tol: float) -> int:

@@ -36,6 +36,7 @@ from . import _kernels as kernels
 from . import _small as small_passes
 from ._counts import MAX_ORDER, Extent, SubsetCounts, check_size, class_sums, layout_of
 from ._structure import (
+    TIE_RTOL,
     PairCells,
     bayesian_gain,
     chow_liu,
@@ -497,7 +498,9 @@ class AODE(_Network):
         return AODEParams(
             stats.categories, cat, self._singles(stats, a), layout.pair_index(d), offsets,
             np.ascontiguousarray(given_hi.T), np.ascontiguousarray(given_lo.T),
-            value_count >= m, value_count, class_information(singles, cat),
+            # (a weighted count summed in another order, or after an unlearn, is m to rounding)
+            value_count >= m - TIE_RTOL * max(m, 1.0), value_count,
+            class_information(singles, cat),
         )  # fmt: skip
 
     def log_prob(self, params: AODEParams, X: Table) -> np.ndarray:

@@ -44,14 +44,22 @@ from ._counts import Layout, class_sums
 #: gains within it are log marginal likelihoods whose Bayes factor is 1 to within
 #: ``1e-9 N ln N`` (1e-5 at 10⁴ rows, 0.014 at 10⁶): a choice the data do not make.
 TIE_RTOL = 1e-9
+#: The least size the weights' rounding is taken relative to, in nats: informations and gains
+#: are sums of terms of a nat or so (``ln`` of count ratios, ``lnΓ`` near the pseudo-counts)
+#: even where they sum to 0, so when every information is truly 0 (features independent of
+#: the class) the values compared are rounding residue of ±1e-17, and 1e-9 of the largest
+#: of them let the summation order (the rows' order, an unlearn) choose the root and the
+#: tree. Below 1e-9 nats, no amount of data tells two weights apart (``2N·I`` below 0.2 at
+#: 10⁸ rows).
+TIE_FLOOR = 1.0
 
 
 def tie_tolerance(weights: np.ndarray, scale: float = 0.0) -> float:
-    """The absolute tolerance within which two of ``weights`` are ties: :data:`TIE_RTOL` of the
-    largest ``|weight|`` or of ``scale`` (the size of the sums the weights are differences
-    of), whichever is larger; 0 when both are 0 (then only equal weights tie)."""
+    """The absolute tolerance within which two of ``weights`` (nats) are ties: :data:`TIE_RTOL`
+    of the largest ``|weight|``, of ``scale`` (the size of the sums the weights are
+    differences of) or of :data:`TIE_FLOOR`, whichever is largest."""
     finite = np.abs(weights[np.isfinite(weights)])
-    return TIE_RTOL * max(float(finite.max(initial=0.0)), scale)
+    return TIE_RTOL * max(float(finite.max(initial=0.0)), scale, TIE_FLOOR)
 
 
 def gain_scale(counts: np.ndarray, layout: Layout) -> float:
@@ -122,7 +130,8 @@ def class_information(singles: np.ndarray, cat_offsets: np.ndarray) -> np.ndarra
         terms = np.where(n_ya > 0, n_ya * np.log(ratio), 0.0)
     out = np.bincount(feature, weights=terms.sum(axis=0), minlength=d)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n > 0, out / np.where(n > 0, n, 1.0), 0.0)
+        info = np.where(n > 0, out / np.where(n > 0, n, 1.0), 0.0)
+    return np.maximum(info, 0.0)  # rounding can leave -1e-16 for a feature the class ignores
 
 
 @dataclass(frozen=True)

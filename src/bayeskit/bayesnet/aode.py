@@ -31,7 +31,8 @@ class AODEClassifier(NetworkClassifier):
     ----------
     m : float, default=1
         Frequency limit: the least (weighted) number of training rows holding a value for it
-        to act as a super-parent.
+        to act as a super-parent (to within 1e-9 of ``m``: weights summed in another order,
+        or after an ``unlearn``, reach it to rounding).
     alpha, force_alpha, estimate, discretize, fit_prior, class_prior, prior_alpha,
     class_weight, loss
         As for :class:`~bayeskit.TANClassifier`.

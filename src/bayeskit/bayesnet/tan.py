@@ -17,8 +17,9 @@ class TANClassifier(TreeClassifier):
     maximum-weight spanning tree over the features (Chow & Liu 1968, given the class;
     Friedman, Geiger & Goldszmidt 1997), grown by Prim's algorithm from the root, the feature
     of largest ``I(X_i; Y)``, and directed away from it (ties: the lowest-numbered feature;
-    weights or informations within 1e-9 of the largest compared are ties, so rounding does
-    not choose between mathematically equal edges).
+    weights or informations within 1e-9 of the largest compared, and within 1e-9 nats, are
+    ties, so rounding does not choose between mathematically equal edges, nor between
+    features the class is independent of).
     An edge ``(i, j)`` weighs, with ``edge_weight="bayes"`` (the default), the larger Bayesian
     Dirichlet gain of making one of the two the other's parent: the log marginal likelihood
     of the child's family with the parent less without it, under the Dirichlet prior
