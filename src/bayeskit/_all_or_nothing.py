@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataError
+from .errors import DataError, MergeError
 from .families import Family
 from .stats import Summary
 from .stats._base import first_true
@@ -75,15 +75,36 @@ def check_statistics(summary: Summary, names: Sequence[Sequence[str]]) -> None:
                 "read as numbers) would be learned as two categories; pass the column as "
                 "numbers or as text throughout"
             )
-        invalid = block.invalid()
+        invalid = _invalid(block, summary.classes, block_names)
         if invalid is not None:
-            array, c, why = invalid
-            where = _entry((c,), (len(summary.classes),), summary.classes, block_names)
             raise DataError(
-                f"the {block.kind} statistic {array!r} of {where} {why}: the training "
-                "numbers are beyond what float64 resolves (sample weights near 1e-308 or "
-                "below, or values near its limits); rescale them"
+                f"{invalid}: the training numbers are beyond what float64 resolves (sample "
+                "weights near 1e-308 or below, or values near its limits); rescale them"
             )
+
+
+def check_removal(summary: Summary, names: Sequence[Sequence[str]]) -> None:
+    """Refuse statistics left invalid by removing rows (``unlearn``): what a subtraction of
+    rows never learned (or learned with another label or weight) leaves, a scatter matrix
+    that is no scatter matrix of any rows, is named as that, not as float64's limits."""
+    for block, block_names in zip(summary.blocks, names, strict=True):
+        invalid = _invalid(block, summary.classes, block_names)
+        if invalid is not None:
+            raise MergeError(
+                f"cannot unlearn these rows: {invalid} once they are removed, which no rows "
+                "give; were they learned, with these labels and weights? Only rows the model "
+                "was trained on can be unlearned"
+            )
+
+
+def _invalid(block: Any, classes: np.ndarray, block_names: Sequence[str]) -> str | None:
+    """The block's statistic no data can give, in words (``None`` when it is valid)."""
+    invalid = block.invalid()
+    if invalid is None:
+        return None
+    array, c, why = invalid
+    where = _entry((c,), (len(classes),), classes, block_names)
+    return f"the {block.kind} statistic {array!r} of {where} {why}"
 
 
 def check_parameters(

@@ -76,7 +76,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from ._all_or_nothing import check_parameters, check_statistics, unchanged_on_error
+from ._all_or_nothing import (
+    check_parameters,
+    check_removal,
+    check_statistics,
+    unchanged_on_error,
+)
 from ._decision import (
     check_loss,
     class_log_prior,
@@ -305,6 +310,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             summary = self._summarize(X, y, sample_weight, classes=None, reset=False)
             with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
                 remaining = self._fitted_summary() - summary
+            check_removal(remaining, self._block_names(self._feature_names()))
             try:
                 return self._adopt(remaining)
             except (DataError, ParameterError) as exc:

@@ -190,8 +190,11 @@ def renormalised(priors: Any, *, warn: bool) -> Any:
         values = np.asarray(priors, dtype=np.float64)
     except (TypeError, ValueError):
         return priors
-    total = float(values.sum()) if values.ndim == 1 else np.nan
-    if not (np.isfinite(values).all() and (values >= 0).all() and total > 0):
+    if values.ndim != 1 or not (np.isfinite(values).all() and (values >= 0).all()):
+        return priors
+    with np.errstate(over="ignore"):
+        total = float(values.sum())
+    if not total > 0:
         return priors
     if np.isclose(total, 1.0, rtol=0, atol=1e-8):
         return priors
@@ -201,4 +204,7 @@ def renormalised(priors: Any, *, warn: bool) -> Any:
             BayeskitWarning,
             stacklevel=3,
         )
-    return values / total
+    if not np.isfinite(total):  # finite priors near 1e308 sum past float64
+        values = values / values.max()
+        total = float(values.sum())
+    return values / total  # (scikit-learn's division, where the sum is finite)

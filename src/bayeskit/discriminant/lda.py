@@ -234,9 +234,11 @@ class LinearDiscriminantAnalysis(
 
     @property
     def explained_variance_ratio_(self) -> np.ndarray:
-        """Share of the between-class variance along each kept axis."""
+        """Share of the between-class variance along each kept axis (the shares sorted, as
+        scikit-learn sorts them: where ``priors`` far from the class weights make the
+        between-class matrix's eigenvalues negative, their shares' order is not theirs)."""
         values = self._projection()[1]
-        return (values / values.sum())[: self._n_axes()]
+        return np.sort(values / values.sum())[::-1][: self._n_axes()]
 
     def _projection(self) -> tuple[np.ndarray, np.ndarray]:
         self._check_usable()

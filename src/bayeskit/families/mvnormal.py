@@ -672,19 +672,26 @@ def describe_singular(s: Singular, classes: Any, names: Any, params: MVNormalPar
     with np.errstate(over="ignore"):  # tol up to the largest float: tol² is then inf
         bound = float(np.square(params.tol))
     involved = _collinear_columns(params, s, bound)
+    # Too few rows make every column take part; with more rows than features, every column
+    # taking part is a relation among all of them (a difference stored beside both prices).
+    few = not s.weight > d
     named = ""
-    if 0 < len(involved) < d:  # (every column, when there are too few rows)
+    if involved and (len(involved) < d or not few):
         shown = ", ".join(
             repr(str(names[j])) if names is not None and j < len(names) else f"column {j}"
             for j in involved[:10]
         )
         more = f" and {len(involved) - 10} more" if len(involved) > 10 else ""
         named = f"; the columns {shown}{more} are collinear there"
+    reason = (
+        f"collinear columns, or too few rows: weight {s.weight:g} for {d} features, and a "
+        "covariance needs more rows than features"
+        if few
+        else "collinear columns"
+    )
     return (
         f"{what} is singular: the smallest eigenvalue of its correlation matrix is "
-        f"{s.smallest:.3g} <= tol² = {bound:.3g} (collinear columns, or too few rows: "
-        f"weight {s.weight:g} for {d} features, and a covariance needs more rows than features)"
-        f"{named}"
+        f"{s.smallest:.3g} <= tol² = {bound:.3g} ({reason}){named}"
     )
 
 
