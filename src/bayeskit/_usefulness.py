@@ -59,17 +59,29 @@ def usefulness_of(
     return np.asarray(share.max(axis=0), dtype=np.float64)
 
 
+#: Usefulnesses (shares in [1/K, 1]) within this of each other are ties: they are ratios of
+#: weighted counts, and weights summed in another order (0.1 + 0.2 + 0.7 is 1, 0.7 + 0.2 +
+#: 0.1 is not), in batches or after an unlearn leave residue of 1e-16 that must not choose
+#: which of mathematically equal features are kept.
+TIE = 1e-9
+
+
 def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) -> np.ndarray:
-    """Boolean mask of the ``k`` most useful features at or above ``threshold``."""
+    """Boolean mask of the ``k`` most useful features at or above ``threshold`` (both to
+    within :data:`TIE`; of features tied at the cut, the first ones)."""
     keep = np.ones(len(useful), dtype=bool)
     if threshold is not None:
-        keep &= useful >= threshold
+        keep &= useful >= threshold - TIE
     if k is not None:
         if not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"k must be a positive int; got {k!r}")
         candidates = np.flatnonzero(keep)
         if len(candidates) > k:
-            best = candidates[np.argsort(-useful[candidates], kind="stable")[:k]]
+            values = useful[candidates]
+            cut = float(np.sort(values)[-k])  # the k-th largest
+            above = values > cut + TIE
+            tied = np.flatnonzero(~above & (values >= cut - TIE))
+            best = np.r_[candidates[above], candidates[tied[: k - int(above.sum())]]]
             keep[:] = False
             keep[best] = True
     return keep

@@ -785,6 +785,20 @@ class SpamFilter(TextClassifier):
             self._calibrate(self._counts() + added)
         return self
 
+    def unlearn(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
+        """Remove messages the filter learned, as the template's ``unlearn`` does (the
+        statistics of what is left; the probability scale as it was). The filter keeps its
+        two classes: unlearning every message of one leaves the filter that ``fit`` gives on
+        the other's alone, which says "unsure" of every message, not a one-class model that
+        refuses to classify."""
+        with unchanged_on_error(self):
+            super().unlearn(X, y, sample_weight=sample_weight)
+            summary = self._fitted_summary()
+            both = self._both_classes(summary.classes)
+            if len(summary.classes) < len(both):
+                self._adopt(summary.embed_classes(both))
+        return self
+
     def new_score_counts(self, X: Any, y: Any) -> np.ndarray:
         """Score counts (see ``score_counts_``) of messages the filter has not learned, each
         scored by the filter as it is: what :meth:`partial_fit` adds to ``score_counts_``
