@@ -81,20 +81,28 @@ class Sample(Statistic):
         return Sample(weight, self.values)
 
     def _net(self) -> Sample:
-        """Identical rows merged (their weights summed), in first-seen order."""
+        """Identical rows of one class merged (their weights summed), in first-seen order:
+        each row stays in one class. (Merged across classes, a value two classes share
+        became one row weighing in both, which the family choice's folds, by each row's
+        class, put in one class's fold: a fit, a learn and its unlearn chose other families
+        than the fit.)"""
         if not (self.weight < 0).any():
             return self
-        keys = np.ascontiguousarray(self.values).view(
-            np.dtype((np.void, self.values.dtype.itemsize * max(self.n_features, 1)))
-        )
-        _, first, inverse = np.unique(keys.ravel(), return_index=True, return_inverse=True)
+        row, klass = np.nonzero(self.weight.T)  # (row-major: the rows' own order)
+        values = np.ascontiguousarray(self.values[row])
+        width = values.dtype.itemsize * self.n_features
+        keyed = np.empty((len(row), width + 8), dtype=np.uint8)
+        keyed[:, :8] = klass.astype(np.int64)[:, None].view(np.uint8)
+        keyed[:, 8:] = values.reshape(len(row), -1).view(np.uint8)[:, :width]
+        keys = keyed.view(np.dtype((np.void, width + 8))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         group = rank[inverse.ravel()]
         weight = np.zeros((self.weight.shape[0], len(first)))
-        np.add.at(weight.T, group, self.weight.T)
-        return Sample(weight, self.values[first[order]])
+        np.add.at(weight, (klass[first[order]][group], group), self.weight[klass, row])
+        return Sample(weight, values[first[order]])
 
     def min_weights(self) -> np.ndarray:
         return self._net().weight.min(axis=1, initial=0.0)

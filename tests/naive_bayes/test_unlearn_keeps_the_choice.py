@@ -1,0 +1,50 @@
+"""A learn and its unlearn leave ``MixedNB()``'s held-out family choice as the fit made it: the
+rows cancelled against their originals stay rows of one class each."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bayeskit as bk
+from bayeskit.stats import Sample
+
+
+def test_a_value_two_classes_share_stays_a_row_of_each_after_an_unlearn():
+    """The cancelled rows were merged by value across classes (one row weighing in both),
+    and the folds, by each row's class, then differed from the fit's: Gaussian instead of
+    discretized, probabilities [0, 1] instead of [1/3, 2/3]."""
+    X, y = np.array([[5.0], [0.0], [0.0]]), np.array([1, 0, 1])
+    fitted = bk.MixedNB().fit(X, y)
+    back = bk.MixedNB().fit(X, y).partial_fit([[9.5]], [0]).unlearn([[9.5]], [0])
+    assert back.feature_families_ == fitted.feature_families_ == {"x0": "discretized"}
+    np.testing.assert_allclose(back.predict_proba(X), fitted.predict_proba(X), rtol=1e-12)
+
+
+def test_netting_merges_equal_rows_of_one_class_only():
+    weight = np.array([[1.0, 0.0, 2.0, -1.0], [0.0, 3.0, 0.0, 0.0]])
+    values = np.array([[0.0], [0.0], [0.0], [7.0]])
+    net = Sample(weight, values).without_empty(0.0)
+    np.testing.assert_array_equal(net.weight, [[3.0, 0.0, -1.0], [0.0, 3.0, 0.0]])
+    np.testing.assert_array_equal(net.values, [[0.0], [0.0], [7.0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_learn_and_its_unlearn_leave_the_fit(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 25))
+    X = np.column_stack(
+        [rng.integers(0, 4, size=n).astype(float), np.round(rng.normal(size=n) * 3, 1)]
+    )
+    y = rng.integers(0, 2, size=n)
+    y[:2] = [0, 1]
+    extra = np.array([[float(rng.integers(0, 6)), float(np.round(rng.normal() * 3, 1))]])
+    label = [int(rng.integers(0, 2))]
+    fitted = bk.MixedNB().fit(X, y)
+    back = bk.MixedNB().fit(X, y).partial_fit(extra, label).unlearn(extra, label)
+    assert back.feature_families_ == fitted.feature_families_
+    np.testing.assert_allclose(
+        back.predict_proba(X), fitted.predict_proba(X), rtol=1e-9, atol=1e-12
+    )
