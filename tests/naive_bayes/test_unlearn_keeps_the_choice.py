@@ -48,3 +48,34 @@ def test_a_learn_and_its_unlearn_leave_the_fit(seed):
     np.testing.assert_allclose(
         back.predict_proba(X), fitted.predict_proba(X), rtol=1e-9, atol=1e-12
     )
+
+
+def test_the_kernel_bandwidth_does_not_depend_on_the_order_of_fractional_weights():
+    """Tied values weighing 0.3 + 0.2 + 0.4 + 0.1 reach the quartile's copy position 1.0 or
+    1.0000000000000002 by the order they come in: the position fell on one side or the other
+    (bandwidth 0.581 or 0.682, P(0 | 2) 0.908 or 0.925)."""
+    X = np.array([[1.0], [1.0], [1.0], [1.0], [3.0], [10.0], [12.0]])
+    y = np.array([0, 0, 0, 0, 0, 1, 1])
+    w = np.array([0.3, 0.2, 0.4, 0.1, 1, 1, 1])
+    whole = bk.MixedNB(numeric="kernel").fit(X, y, sample_weight=w)
+    rows = bk.MixedNB(numeric="kernel")
+    for i in [2, 1, 0, 3, 4, 5, 6]:
+        rows.partial_fit(X[[i]], y[[i]], classes=[0, 1], sample_weight=w[[i]])
+    np.testing.assert_allclose(rows.predict_proba([[2.0]]), whole.predict_proba([[2.0]]), rtol=1e-9)
+
+
+def test_an_unlearn_of_fractional_weights_leaves_the_kernel_fit():
+    X = np.array(
+        [[0, 4.5], [1, 5.5], [4, 2.5], [6, 2.5], [1, 1.5], [1, 1.5], [6, 0.5], [3, 5.5], [3, 1.5]]
+    )
+    y = np.array([0, 1, 0, 0, 1, 1, 0, 1, 1])
+    w = np.array([0.2, 0.3, 0.7, 0.7, 0.2, 0.1, 0.1, 0.1, 0.3])
+    fitted = bk.MixedNB().fit(X, y, sample_weight=w)
+    back = bk.MixedNB().fit(X, y, sample_weight=w)
+    back.partial_fit(X[[6]], y[[6]], sample_weight=[0.2]).unlearn(
+        X[[6]], y[[6]], sample_weight=[0.2]
+    )
+    assert back.feature_families_ == fitted.feature_families_
+    np.testing.assert_allclose(
+        back.predict_proba(X), fitted.predict_proba(X), rtol=1e-9, atol=1e-12
+    )

@@ -114,9 +114,15 @@ def rule_of_thumb(
     return 0.9 * robust_spread(sigma, iqr) * shrink
 
 
+#: Relative rounding of a running sum of weights: a copy position within this of it is
+#: reached, in whichever order the weights came (see :func:`cell_stats`).
+_POSITION_TOL = 1e-12
+
+
 def robust_spread(sigma: np.ndarray, iqr: np.ndarray) -> np.ndarray:
-    """``min(σ, IQR / 1.349)``, or σ where the quartiles coincide."""
-    return np.where(iqr > 0, np.minimum(sigma, iqr / 1.349), sigma)
+    """``min(σ, IQR / 1.349)``, or σ where the quartiles coincide (to within 1e-9 of σ: an
+    interquartile range of rounding residue is no spread)."""
+    return np.where(iqr > 1e-9 * sigma, np.minimum(sigma, iqr / 1.349), sigma)
 
 
 def floor_scale(
@@ -253,8 +259,11 @@ def cell_stats(
                     continue
                 c = indices[e]
                 before, after = seen[c], seen[c] + w
+                # (a copy position the weights reach only to rounding, 0.1 + 0.2 + 0.7 against
+                # 0.7 + 0.2 + 0.1, is the next value's in any order: within 1e-12 of a sum)
+                tol = _POSITION_TOL * max(1.0, after)
                 for m in range(4):
-                    if val[c, m] != val[c, m] and pos[c, m] < after and pos[c, m] >= before:
+                    if val[c, m] != val[c, m] and before - tol <= pos[c, m] < after - tol:
                         val[c, m] = x
                 seen[c] = after
         for c in range(n_classes):
