@@ -79,3 +79,28 @@ def test_an_unlearn_of_fractional_weights_leaves_the_kernel_fit():
     np.testing.assert_allclose(
         back.predict_proba(X), fitted.predict_proba(X), rtol=1e-9, atol=1e-12
     )
+
+
+def test_weights_of_1e300_choose_as_weights_of_1():
+    """A column missing in every row of a class left 2e-316 of observed weight after a fold's
+    rows were subtracted (1.0000000000000002e-300 - 1e-300): the Poisson candidate's rate
+    divided by it and the whole fit was refused (naming the wrong column of two)."""
+    X = np.array(
+        [
+            [4.2, np.nan],
+            [2.2, 1],
+            [4.2, 1],
+            [2.2, 1],
+            [0.2, 1],
+            [2.2, np.nan],
+            [4.2, 1],
+            [2.2, 1],
+            [2.2, 1],
+            [2.2, 1],
+        ]
+    )
+    y = [2, 1, 2, 1, 0, 1, 2, 1, 1, 1]
+    tiny = bk.MixedNB().fit(X, y, sample_weight=np.full(10, 1e-300))
+    ones = bk.MixedNB().fit(X, y)
+    assert tiny.feature_families_ == ones.feature_families_
+    np.testing.assert_allclose(tiny.predict_proba(X), ones.predict_proba(X), rtol=1e-9)

@@ -109,7 +109,13 @@ class Counts(ColumnStatistic):
     def observed_weight(self) -> np.ndarray:
         """Weight of the rows of each class in which each feature is observed, (K, D)."""
         seen = np.broadcast_to(self.weight[:, None], self.total.shape)
-        return seen if self.missing is None else np.maximum(seen - self.missing, 0.0)
+        if self.missing is None:
+            return seen
+        # A feature missing in every row leaves the rounding of two sums of the same weights
+        # (1.0000000000000002e-300 against 1e-300, after a fold's rows were subtracted): no
+        # rows, not a weight of 2e-316 that a rate's denominator would divide by.
+        observed = seen - self.missing
+        return np.where(observed > 1e-12 * seen, observed, 0.0)
 
     def column_weight(self) -> np.ndarray:
         return self.total if self.missing is None else np.abs(self.total) + self.missing
