@@ -54,7 +54,7 @@ from .._values import one_of
 from ..errors import ParameterError
 from ..stats import Moments
 from ..stats._base import safe_ratio
-from ..stats.moments import pooled_spread
+from ..stats.moments import pooled_spread, rounding_variance
 from ._base import Family, observed_mask, real_block
 from ._gaussian_refine import refine
 from ._student_t import normal_gamma_predictive, student_t_log_prob, student_t_terms
@@ -244,7 +244,7 @@ class Gaussian(Family):
         # of 1e-41 where the fit in row order had 4.9e-10 (probabilities 0.75 apart). A
         # spread of 16 ulps of the mean or less is no spread (noise of 1e-6 on values of 1e8,
         # 67 ulps, still is).
-        pooled_var = np.where(pooled_var > _rounding_variance(pooled_mean), pooled_var, 0.0)
+        pooled_var = np.where(pooled_var > rounding_variance(pooled_mean, 16), pooled_var, 0.0)
         scale: float | np.ndarray
         if self.var_floor == "column":
             # Each feature by its own spread; a constant one by the size of its value.
@@ -424,10 +424,3 @@ def _per_feature(value: Any, n_features: int, what: str) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise ParameterError(f"{what} must be finite; got {value!r}")
     return arr
-
-
-def _rounding_variance(mean: np.ndarray) -> np.ndarray:
-    """The variance a constant feature shows from rounding alone: its centred values are
-    a few ``eps · |mean|``; 16 of them allowed."""
-    with np.errstate(over="ignore"):
-        return np.square(16 * np.finfo(np.float64).eps * np.abs(mean))

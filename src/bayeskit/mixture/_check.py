@@ -59,9 +59,10 @@ from ..errors import BayeskitError, ConvergenceWarning, ParameterError
 from ..families._base import weight_exponent
 from ..families.gaussian import Gaussian
 from ..stats import MixtureStats, Moments, Summary
+from ..stats.moments import rounding_variance
 from ._class_fit import FewRowsWarning, SwampedColumnWarning
 from ._em import _bounded_int
-from ._ridge import relative_ridge, ridge_scales, rounding_variance
+from ._ridge import relative_ridge, ridge_scales
 
 #: Standard errors of the paired Brier difference by which the mixtures must be better.
 CHECK_Z = 2.0

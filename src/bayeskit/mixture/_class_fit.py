@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import BayeskitWarning, DataError, ParameterError, SingularCovarianceError
 from ..stats import MixtureStats, Statistic
+from ..stats.moments import rounding_variance
 from ._components import (
     Components,
     ComponentStats,
@@ -28,7 +29,6 @@ from ._components import (
 )
 from ._em import EMResult, check_em_settings, warn_not_converged
 from ._init import initial_responsibilities
-from ._ridge import rounding_variance
 
 #: The words of the component family's singular-covariance message (which counts
 #: components as classes) and those of a mixture's.

@@ -25,7 +25,8 @@ import numpy as np
 def floored_covariances(cov: np.ndarray, floor: np.ndarray) -> np.ndarray:
     """The maximum-likelihood covariances under ``Σ_k ⪰ diag(floor_k)`` given the sample
     covariances ``cov`` (K, d, d) and floors ``floor`` (d,) or (K, d), 0 where a feature has
-    none; each one already above its floor (most of them) is returned unchanged.
+    none; each one already above its floor is returned unchanged (found by one Cholesky
+    factorisation; an eigendecomposition only where a floor binds).
 
     Examples
     --------
@@ -69,6 +70,11 @@ def _floored(
         C = S_PP
     root = np.sqrt(floors[:, P])
     A = C / (root[:, :, None] * root[:, None, :])
+    try:  # every one above its floor (the usual case, each EM step): one Cholesky, no eigh
+        np.linalg.cholesky(A - np.eye(len(P)))
+        return np.zeros(len(S), dtype=bool), S[:0]
+    except np.linalg.LinAlgError:
+        pass
     lam, V = np.linalg.eigh(A)
     changed = lam[:, 0] < 1.0
     if not changed.any():

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..stats import Moments, Statistic
+from ..stats.moments import rounding_variance
 from ._resolution import check_var_floor
 
 
@@ -41,13 +42,6 @@ def relative_ridge(holder: Any) -> bool:
     relative to the columns' variances (``var_floor="resolution"``), not absolute
     (``var_floor=None``, scikit-learn's GaussianMixture)."""
     return check_var_floor(holder.var_floor) is not None
-
-
-def rounding_variance(mean: np.ndarray) -> np.ndarray:
-    """The variance a constant column shows from rounding alone: its centred values are then
-    about ``eps · |mean|`` (scikit-learn's estimator checks gave 1.2e-32 for 0.1); 1e3 of
-    them allowed."""
-    return np.square(1e3 * np.finfo(np.float64).eps * np.abs(mean))
 
 
 def spread_of(stats: Statistic) -> tuple[np.ndarray, np.ndarray]:
