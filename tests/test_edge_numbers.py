@@ -618,3 +618,17 @@ def test_extreme_weights_the_thorough_run_found(name, X, y, w, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         check_contract(case, np.array(X), np.array(y), np.array(w), tmp_path)
+
+
+def test_a_held_out_density_of_zero_for_every_class_is_no_warning(tmp_path):
+    """A column holding a subnormal beside values near 1: the kernel candidate's held-out
+    density of a row was 0 for every class, and log 0 warned (an error under the test
+    settings) instead of giving -inf (found by a sweep of the test above)."""
+    X = np.array(
+        [
+            [-3.21302881e010, -9.88131292e-324, 3.27367106e000],
+            [-9.88131292e-324, -1.66649137e000, 2.32081602e000],
+            [-1.37390685e000, -1.95115088e000, -1.01996003e-001],
+        ]
+    )
+    check_contract(MIXED_CASE, X, np.array(["a", "a", "b"]), None, tmp_path)

@@ -469,7 +469,8 @@ def _logsumexp(a: np.ndarray) -> np.ndarray:
     """``log Σ exp`` over the last axis (a 1-D array: a float), without overflow."""
     top = np.max(a, axis=-1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
-    return np.squeeze(top, axis=-1) + np.log(np.sum(np.exp(a - top), axis=-1))
+    with np.errstate(divide="ignore"):  # every term -inf: a density of 0, log 0 = -inf
+        return np.squeeze(top, axis=-1) + np.log(np.sum(np.exp(a - top), axis=-1))
 
 
 def _pooled_cells(
