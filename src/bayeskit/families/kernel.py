@@ -162,10 +162,10 @@ class _Rows:
 
     @classmethod
     def of(cls, sample: Sample) -> _Rows:
+        # Removed rows cancelled, and rows repeated under fractional weights merged: the
+        # leave-one-out rule leaves min(w, 1) of each row out (see Sample.netted).
+        sample = sample.netted().without_empty(0.0)
         weight = sample.weight
-        if (weight < 0).any():  # a statistic with removed rows not yet cancelled
-            sample = sample.without_empty(0.0)
-            weight = sample.weight
         rows = sp.csr_matrix(np.maximum(weight, 0.0).T)
         top = np.max(weight, axis=1, initial=0.0)
         exponent = np.frexp(np.where(top > 0, top, 1.0))[1]

@@ -23,7 +23,10 @@ is computed in :meth:`Parzen.finalize` from the merged sample:
   "loo-likelihood" and "cv-accuracy": the factor of Scott's width, among 21 from 1/8 to 4
   (spaced by 2^(1/4)), that maximises the leave-one-out log-likelihood of the training rows
   under their own class, or their leave-one-out classification accuracy (n-fold
-  cross-validation; ties to the larger likelihood). Each costs one pass over all pairs of
+  cross-validation; ties to the larger likelihood). A row of weight w stands for w rows, of
+  which ``min(w, 1)`` is left out at a time; where a weight is fractional, a class's identical
+  rows count as one row of their summed weight, so the rule does not depend on how a weight
+  was split (a learn and its unlearn give back the fit). Each costs one pass over all pairs of
   training rows, scoring every candidate at once: O(n²) time, for samples up to a few 10⁴
   rows;
 * optionally adaptive widths (``adaptive=k``): row i's width is ``h · d_k(x_i) / g_y``, with
@@ -277,7 +280,9 @@ class Parzen(Family):
     # ------------------------------------------------------------------ finalize
     def finalize(self, stats: Sample) -> ParzenParams:
         kernel, metric, p, bandwidth, adaptive = self.check()
-        sample = stats.without_empty(0.0)
+        # Removed rows cancelled, and rows repeated under fractional weights merged: the
+        # leave-one-out rules leave min(w, 1) of each row out (see Sample.netted).
+        sample = stats.netted().without_empty(0.0)
         W = np.maximum(sample.weight, 0.0)  # (n_classes, n_rows)
         values = sample.values
         n_classes, d = W.shape[0], sample.n_features

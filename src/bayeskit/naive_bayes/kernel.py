@@ -67,10 +67,12 @@ class KernelNB(NumericNB):
     -----
     NaN is a missing value: it is left out of that feature's density when fitting and adds
     nothing when predicting; a row with every feature missing gets the prior. Sample weights and
-    soft labels are weights of the rows in the density. The model keeps its training rows, so
-    ``partial_fit`` recomputes the densities from all rows seen (the result equals ``fit`` on
-    their union) and model files grow with the data. Values beyond ±1e150 are refused (their
-    spreads would overflow float64).
+    soft labels are weights of the rows in the density; "cv" leaves ``min(w, 1)`` of a row of
+    weight w out, and where a weight is fractional a class's identical rows count as one row of
+    their summed weight (so a learn and its unlearn give back the fit). The model keeps its
+    training rows, so ``partial_fit`` recomputes the densities from all rows seen (the result
+    equals ``fit`` on their union) and model files grow with the data. Values beyond ±1e150
+    are refused (their spreads would overflow float64).
 
     Training on a cluster (:func:`bayeskit.dask.fit`) is exact but does not lighten the load:
     the partitions' samples add by concatenation, so every training value comes back to the

@@ -80,13 +80,28 @@ class Sample(Statistic):
         (weight,) = arrays
         return Sample(weight, self.values)
 
-    def _net(self) -> Sample:
+    def netted(self) -> Sample:
+        """Identical rows of one class as one row of their summed weight, wherever that can
+        change an estimate: when a weight is negative (removed rows) or fractional.
+
+        A leave-one-out rule leaves ``min(w, 1)`` of a row out, so two rows of weight 0.3
+        and 0.4 and one row of 0.7 at the same point would give two models; an unlearn nets
+        the rows it leaves, so without this a fit, a learn and its unlearn chose other
+        bandwidths than the fit. Whole weights give the same numbers either way (a row of
+        weight 2 leaves out 1 and keeps the other copy), so they are left as they are.
+        """
+        weight = self.weight
+        if (weight < 0).any() or (weight != np.floor(weight)).any():
+            return self._net(always=True)
+        return self
+
+    def _net(self, always: bool = False) -> Sample:
         """Identical rows of one class merged (their weights summed), in first-seen order:
         each row stays in one class. (Merged across classes, a value two classes share
         became one row weighing in both, which the family choice's folds, by each row's
         class, put in one class's fold: a fit, a learn and its unlearn chose other families
         than the fit.)"""
-        if not (self.weight < 0).any():
+        if not always and not (self.weight < 0).any():
             return self
         row, klass = np.nonzero(self.weight.T)  # (row-major: the rows' own order)
         values = np.ascontiguousarray(self.values[row])
