@@ -26,6 +26,7 @@ __all__ = [
     "ConvergenceWarning",
     "CountTableTooLargeError",
     "DataError",
+    "EmptyVocabularyWarning",
     "InputTypeError",
     "MergeError",
     "MissingCapabilityError",
@@ -234,6 +235,13 @@ def convergence_warning(message: str) -> ConvergenceWarning:
     if _SKLEARN in sys.modules:
         return also_sklearns(ConvergenceWarning)(message)
     return ConvergenceWarning(message)
+
+
+class EmptyVocabularyWarning(BayeskitWarning):
+    """Documents learned by ``partial_fit`` (or left by an unlearn) in which no term meets the
+    vocabulary's rules yet (``min_df``, ``max_df``): every document is a row of zeros and a
+    classifier predicts its class priors until more documents are learned. ``fit`` refuses
+    such a vocabulary instead."""
 
 
 class CollinearColumnsWarning(BayeskitWarning):

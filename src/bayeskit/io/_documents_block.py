@@ -240,7 +240,7 @@ def documents_statistic(
         vectorizer.stats_ = vocabulary
         width = int(vectorizer.n_features)
     else:
-        vectorizer.fit_stats(vocabulary)
+        vectorizer.fit_stats(vocabulary, allow_empty=True)  # as it was saved (a stream's)
         width = len(vectorizer.terms_) + (vectorizer.oov_token is not None)
     if block.n_features != width:
         raise ModelFileError(

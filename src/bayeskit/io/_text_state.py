@@ -251,7 +251,7 @@ def _vectorizer(
         vec.check_params()
         vec.stats_ = stats
         return vec
-    return vec.fit_stats(stats)
+    return vec.fit_stats(stats, allow_empty=True)  # as it was saved (a stream's)
 
 
 def _additive(

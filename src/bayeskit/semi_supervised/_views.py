@@ -11,6 +11,7 @@ iteration is matrix products, not parsing.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from .._base import GenerativeClassifier, PreparedRows
 from .._params import clone
 from .._values import find_sorted
 from ..contract import contract_of
+from ..errors import EmptyVocabularyWarning
 from ..stats import ColumnStatistic, Summary, TermKeyed
 
 
@@ -160,7 +162,12 @@ class TextView:
     def finalize(self, stats: Summary) -> Any:
         if self.inner is not None:
             return self.inner.finalize(stats)
-        return self.classifier.fit_summary(stats)
+        # no term in the vocabulary: nothing to learn the unlabelled documents' classes from,
+        # refused (not the warning a stream gets)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyVocabularyWarning)
+            fitted = self.classifier.fit_summary(stats)
+        return fitted.check_vocabulary()
 
     def log_joint(self, fitted: Any, rows: Rows) -> np.ndarray:
         if self.inner is not None:

@@ -21,6 +21,7 @@ family, so EM's M-step on documents is the same call as a fit.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -39,7 +40,7 @@ from ._count_matrices import stats_of
 from ._document_input import one_column
 from ._document_stats import DocumentStats
 from .analyze import missing_as_none
-from .vectorize import TextVectorizer
+from .vectorize import TextVectorizer, empty_vocabulary_warning
 from .vocabulary import LazyTerms
 
 __all__ = ["DocumentsFamily", "DocumentsParams", "as_documents", "keeps_term_statistics"]
@@ -224,7 +225,11 @@ class DocumentsFamily(Family):
         ``class_count``: the weight of each class that ``useful_terms`` weighs the terms by
         (default: the count statistic's own class weights)."""
         vocab = stats.vocabulary
-        vec = clone(self.vectorizer).fit_stats(vocab)
+        # Statistics a stream grows may select no term yet (a classifier's fit refuses that;
+        # partial_fit warns and predicts the priors until a term qualifies).
+        vec = clone(self.vectorizer).fit_stats(vocab, allow_empty=True)
+        if not vec.n_terms_ and self.vectorizer.vocabulary is None:
+            warnings.warn(empty_vocabulary_warning(vec), stacklevel=2)
         block, n_terms = stats.keyed.block, stats.keyed.n_features
         # The terms as strings only where a search among them needs them: a vocabulary
         # selected from lazy terms (the compiled scanner's) stays lazy.
@@ -238,7 +243,7 @@ class DocumentsFamily(Family):
         else:
             index, found = find_sorted(stats.keyed.terms, vec.terms_)
             selected = block.take_columns(index, found)
-        if self.useful_terms is not None:
+        if self.useful_terms is not None and vec.n_terms_:
             columns = vec.terms_
             # Vorontsov's usefulness: keep the terms whose class they point to is surest.
             if class_count is None:

@@ -12,6 +12,7 @@ and the decision are the count model's settings (``fit_prior``, ``class_prior``,
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -24,7 +25,12 @@ from .._labels import class_weights
 from .._params import ParamNamesOnce as BaseEstimator
 from .._params import clone, fitted_again, unknown_setting
 from ..contract import Contract, contract_of, declares
-from ..errors import InputTypeError, ParameterError, UnknownSettingError
+from ..errors import (
+    EmptyVocabularyWarning,
+    InputTypeError,
+    ParameterError,
+    UnknownSettingError,
+)
 from ..families import Family
 from ..inspection import (
     Explanation,
@@ -421,7 +427,36 @@ class TextClassifier(GenerativeClassifier):
             for attr in ("stats_", "vectorizer_", "_cache", "_declared_classes"):
                 self.__dict__.pop(attr, None)
             fitted_again(self)  # a first fit: no statistics wait for a setting
-            return self.partial_fit(X, y, sample_weight=sample_weight)
+            with warnings.catch_warnings():  # an empty vocabulary is refused below
+                warnings.simplefilter("ignore", EmptyVocabularyWarning)
+                self.partial_fit(X, y, sample_weight=sample_weight)
+            self.check_vocabulary()
+            return self
+
+    def _check_fit(self) -> None:
+        super()._check_fit()
+        self.check_vocabulary()
+
+    def check_vocabulary(self) -> TextClassifier:
+        """Refuse a model whose documents meet the vocabulary's rules in no term, as ``fit``
+        refuses it (and scikit-learn's vectorizers do); ``partial_fit`` warns instead
+        (:class:`~bayeskit.errors.EmptyVocabularyWarning`): a stream goes on.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        DataError
+            Naming the rules (``min_df``, ``max_df``, ``max_features``) and the documents.
+        """
+        vec = self._vectorizer_of_fit()
+        if vec.output != "hashed" and vec.vocabulary is None and not vec.n_terms_:
+            vec.stats_.select_index(  # raises the DataError naming the rules
+                min_df=vec.min_df, max_df=vec.max_df, max_features=vec.max_features
+            )
+        return self
 
     def summarize(
         self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None, part: bool = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar, Literal, overload
@@ -29,7 +30,7 @@ from .._params import ParamNamesOnce, TransformerMixin, clone
 from .._validation import as_real
 from .._values import find_sorted, one_of
 from ..contract import Contract
-from ..errors import InputTypeError, NotFittedError, ParameterError
+from ..errors import EmptyVocabularyWarning, InputTypeError, NotFittedError, ParameterError
 from . import _row_kernels as kernels
 from . import _term_lookup as term_lookup
 from . import _term_weights as term_weights
@@ -297,12 +298,16 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         terms, counts = self._count(raw_documents, lazy=True)
         return stats_of(terms, counts)
 
-    def fit_stats(self, stats: VocabularyStats) -> TextVectorizer:
-        """Set the vectorizer from vocabulary statistics (e.g. summed over many machines)."""
+    def fit_stats(self, stats: VocabularyStats, *, allow_empty: bool = False) -> TextVectorizer:
+        """Set the vectorizer from vocabulary statistics (e.g. summed over many machines).
+
+        Statistics in which no term meets the rules are refused as ``fit`` refuses them,
+        unless ``allow_empty`` (statistics a stream is still growing: every document is then
+        a row of zeros)."""
         self._check_params()
         with unchanged_on_error(self):  # statistics that select no vocabulary: refused whole
             self.stats_ = stats
-            self._set_vocabulary()
+            self._set_vocabulary(allow_empty=allow_empty)
         return self
 
     # ------------------------------------------------------------------ transforming
@@ -419,6 +424,12 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
     def terms_(self, terms: np.ndarray) -> None:
         self.__dict__["_vocab"] = terms
 
+    @property
+    def n_terms_(self) -> int:
+        """How many terms the vocabulary holds (0 while a stream's documents meet its rules
+        in none), without making their ``str`` objects."""
+        return len(self._given_vocabulary())
+
     def _given_vocabulary(self) -> np.ndarray | LazyTerms:
         """:attr:`terms_` as the vocabulary holds them: lazy terms not made."""
         if "_vocab" not in self.__dict__ and "stats_" in self.__dict__:
@@ -436,7 +447,11 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             )
         self._check_params(settings)
         if self.output != "hashed" and "_vocab" not in self.__dict__:
-            self._set_vocabulary()
+            # the statistics of partial_fit, selected at their first use: a stream whose
+            # documents no term meets the rules in yet gives rows of zeros, with a warning
+            self._set_vocabulary(allow_empty=True)
+            if not len(self._vocab) and self.vocabulary is None:
+                warnings.warn(empty_vocabulary_warning(self), stacklevel=3)
 
     def check_params(self) -> TextVectorizer:
         """Check every hyperparameter; raises :class:`~bayeskit.errors.ParameterError` naming
@@ -849,7 +864,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             indptr.append(len(indices))
         return csr_of_rows(data, indices, indptr, n_vocab + (oov >= 0))
 
-    def _set_vocabulary(self) -> None:
+    def _set_vocabulary(self, *, allow_empty: bool = False) -> None:
         if self.vocabulary is not None:
             fixed = list(self.vocabulary)
             for odd in (t for t in fixed if not isinstance(t, str)):
@@ -874,6 +889,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 min_df=self.min_df,
                 max_df=self.max_df,
                 max_features=self.max_features,
+                allow_empty=allow_empty,
             )
             terms = self.stats_.given_terms
             # Every term kept (no frequency rule cut any): the same terms, not a copy of them.
@@ -1235,3 +1251,15 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
 class _NoTable(Exception):  # noqa: N818 - a signal, not an error
     """No lookup table of an "auto" vocabulary for this text's encoding: count in Python."""
+
+
+def empty_vocabulary_warning(vectorizer: TextVectorizer) -> EmptyVocabularyWarning:
+    """The warning of a vocabulary that statistics grown by ``partial_fit`` select no term of
+    yet (:class:`~bayeskit.errors.EmptyVocabularyWarning`)."""
+    rules = vectorizer.stats_.rules(vectorizer.min_df, vectorizer.max_df, vectorizer.max_features)
+    return EmptyVocabularyWarning(
+        f"no term meets the vocabulary's rules yet, {rules}: until more documents are "
+        "learned, every term of a document is out of the vocabulary and a classifier predicts "
+        "from its class priors (and the out-of-vocabulary column, if any); or lower min_df / "
+        "raise max_df"
+    )

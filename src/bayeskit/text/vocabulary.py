@@ -272,8 +272,11 @@ class VocabularyStats:
         max_df: float = 1.0,
         max_features: int | None = None,
         stop_words: frozenset[str] = frozenset(),
+        allow_empty: bool = False,
     ) -> np.ndarray:
-        """Where the terms :meth:`select` keeps are in ``terms`` (increasing int64)."""
+        """Where the terms :meth:`select` keeps are in ``terms`` (increasing int64).
+        ``allow_empty``: no term kept is an empty index, not an error (statistics grown by
+        ``partial_fit`` that no term meets the rules in yet)."""
         low = _as_count(min_df, self.n_docs, "min_df")
         high = _as_count(max_df, self.n_docs, "max_df")
         fractions = [isinstance(v, (float, np.floating)) for v in (min_df, max_df)]
@@ -303,15 +306,28 @@ class VocabularyStats:
                 # ties at the cut fall the same way.
                 order = np.argsort(-self.term_freq[index])[:max_features]
                 index = np.sort(index[order])
-        if len(index) == 0:
+        if len(index) == 0 and not allow_empty:
             raise DataError(
-                f"the vocabulary is empty after min_df={min_df!r}, max_df={max_df!r}"
-                f"{', stop words' if stop_words else ''}"
-                f"{f', max_features={max_features}' if max_features else ''} "
-                f"({len(self)} distinct terms in {self.n_docs} documents); lower min_df or "
-                "raise max_df"
+                f"the vocabulary is empty after "
+                f"{self.rules(min_df, max_df, max_features, stop_words)}; "
+                "lower min_df or raise max_df"
             )
         return index
+
+    def rules(
+        self,
+        min_df: float,
+        max_df: float,
+        max_features: int | None = None,
+        stop_words: frozenset[str] = frozenset(),
+    ) -> str:
+        """The selection rules and what they were applied to, for a message."""
+        return (
+            f"min_df={min_df!r}, max_df={max_df!r}"
+            f"{', stop words' if stop_words else ''}"
+            f"{f', max_features={max_features}' if max_features else ''} "
+            f"({len(self)} distinct terms in {self.n_docs} documents)"
+        )
 
 
 def check_frequency(value: Any, name: str) -> None:
