@@ -121,3 +121,57 @@ def test_tiny_searched_windows_load_back_identical(tmp_path):
     loaded = bk.load(tmp_path / "m.bk")
     np.testing.assert_array_equal(loaded.predict_proba(X * 1e-200), model.predict_proba(X * 1e-200))
     assert loaded.bandwidth_ == model.bandwidth_
+
+
+def _adaptive_cosine_class0(X, y, Q):
+    """Class 0's log-density at ``Q`` under a fixed width (its own rows decide it alone)."""
+    m = bk.ParzenWindowClassifier(metric="cosine", bandwidth=0.3, adaptive=3).fit(X, y)
+    return m.predict_joint_log_proba(Q)[:, 0] - np.log(m.class_prior_[0])
+
+
+def test_adaptive_cosine_densities_do_not_depend_on_the_other_classes():
+    """Over 64 distinct widths the cosine normaliser was interpolated linearly on a grid
+    spanning every class's widths: off by up to 1e-4 here (3e-3 in the normaliser), and by
+    an amount that moved when another class gained rows."""
+    from scipy import integrate
+
+    rng = np.random.default_rng(0)
+    X0 = rng.normal(size=(30, 3)) + np.array([3, 0, 0])
+    X1 = rng.normal(size=(50, 3)) + np.array([0, 3, 0])
+    Q = rng.normal(size=(4, 3)) + np.array([2, 1, 0])
+    many = _adaptive_cosine_class0(np.r_[X0, X1], np.repeat([0, 1], [30, 50]), Q)
+    few = _adaptive_cosine_class0(np.r_[X0, X1[:2]], np.repeat([0, 1], [30, 2]), Q)
+    # the adaptive cosine density on the sphere S², each width's normaliser by quadrature
+    U = X0 / np.linalg.norm(X0, axis=1, keepdims=True)
+    D = np.maximum(1 - U @ U.T, 0)
+    np.fill_diagonal(D, np.inf)
+    dk = np.sort(D, axis=1)[:, 2]
+    widths = 0.3 * dk / np.exp(np.log(dk).mean())
+    volume = np.array([
+        2 * np.pi * integrate.quad(
+            lambda t, w=w: np.exp(-0.5 * (t / w) ** 2), 0, 2, epsabs=0, epsrel=1e-12
+        )[0]
+        for w in widths
+    ])  # fmt: skip
+    Uq = Q / np.linalg.norm(Q, axis=1, keepdims=True)
+    exact = logsumexp(-0.5 * ((1 - Uq @ U.T) / widths) ** 2 - np.log(volume), axis=1) - np.log(
+        len(U)
+    )
+    np.testing.assert_allclose(many, exact, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(few, exact, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov", "exponential", "tophat"])
+@pytest.mark.parametrize("d", [2, 3, 6])
+def test_many_cosine_normalisers_agree_with_their_quadrature(kernel, d):
+    """Widths on both sides of 2, where a compact kernel's support passes the far end of the
+    sphere (the normaliser bends there)."""
+    from bayeskit.families import _parzen_kernels as pk
+
+    widths = np.geomspace(0.02, 3.0, 400)
+    many = pk.log_kernel_norm(kernel, "cosine", d, widths)
+    probe = widths[::13]
+    one_by_one = np.array(
+        [pk.log_kernel_norm(kernel, "cosine", d, np.array([w]))[0] for w in probe]
+    )
+    np.testing.assert_allclose(many[::13], one_by_one, rtol=0, atol=1e-9)
