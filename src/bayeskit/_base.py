@@ -103,7 +103,14 @@ from ._params import (
 )
 from ._validation import FeatureNames, column_label, prepare_input
 from .contract import Contract, requires
-from .errors import BayeskitError, DataError, MergeError, NotFittedError, ParameterError
+from .errors import (
+    BayeskitError,
+    DataError,
+    MergeError,
+    ModelFileError,
+    NotFittedError,
+    ParameterError,
+)
 from .families import Family
 from .stats import Summary
 
@@ -832,7 +839,13 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
 
     def set_layout_state(self, state: Any) -> None:
         """Take a column layout :meth:`layout_state` gave (read back from a model file); a
-        model without one ignores it."""
+        model without one refuses any but None (:class:`~bayeskit.errors.ModelFileError`:
+        a file holding what ``save`` never writes for it)."""
+        if state is not None:
+            raise ModelFileError(
+                f"a {type(self).__name__} keeps no column layout, but the file holds one "
+                "('state'): not a file save wrote"
+            )
 
     def layout_difference(self, other: Any) -> str:
         """What differs between this model's :meth:`layout_state` and ``other``'s (a model of
@@ -859,7 +872,12 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
     def set_fitted_record(self, record: Any, summary: Summary) -> None:
         """Take what :meth:`fitted_record` gave for the statistics ``summary`` (read back
         from a model file), refusing a record that does not fit them; a model without one
-        ignores it."""
+        refuses any but None."""
+        if record is not None:
+            raise ModelFileError(
+                f"a {type(self).__name__} keeps no fitted record, but the file holds one "
+                "('fitted'): not a file save wrote"
+            )
 
     # ------------------------------------------------------------------ merging
     def __add__(self, other: object) -> GenerativeClassifier:

@@ -63,6 +63,11 @@ def values_from_json(obj: Any) -> np.ndarray:
     """Decode what :func:`values_to_json` wrote; refuse anything else."""
     if not isinstance(obj, dict) or "dtype" not in obj or not isinstance(obj.get("values"), list):
         raise ModelFileError("malformed value list in model metadata")
+    if len(obj) != 2:  # what save writes and nothing else
+        other = sorted(str(k) for k in obj if k not in ("dtype", "values"))
+        raise ModelFileError(
+            f"a value list in model metadata holds {other[0]!r}: not written by save"
+        )
     dtype, raw = obj["dtype"], obj["values"]
     if dtype == "object":
         out = np.empty(len(raw), dtype=object)

@@ -128,6 +128,38 @@ def test_hostile_json_is_refused_by_name(sms_file, model_copy, token_file):
         server.kill()
 
 
+@pytest.mark.parametrize("charset", ["undefined", "idna", "punycode"])
+def test_codecs_that_are_no_charset_are_refused_as_unknown(
+    charset, sms_file, model_copy, token_file
+):
+    """``undefined`` raised a plain UnicodeError on every body (a 500 and a traceback in the
+    log); ``idna`` and ``punycode`` (domain names) decoded some bodies as if a charset."""
+    config = ServeConfig(model=str(model_copy(sms_file)), token_file=str(token_file))
+    server = ThreadServer(config)
+    try:
+        before = call(server.port, "GET", "/metadata")[1]["learning"]["seq"]
+        text = {"Content-Type": f"text/plain; charset={charset}"}
+        for path, headers, body in (
+            ("/check", text, b"hello"),
+            ("/verdict", text, b"hello"),
+            ("/learn/spam", {**text, **AUTH}, b"hello"),
+            ("/invocations", {"Content-Type": f"application/json; charset={charset}"},
+             b'{"inputs": ["a"]}'),
+            ("/invocations", {"Content-Type": f"text/csv; charset={charset}"}, b"text\na\n"),
+        ):  # fmt: skip
+            status, got = call(server.port, "POST", path, body, headers)
+            assert status == 415, (path, status, got)
+            assert got == {"error": f"unknown charset {charset!r}; send UTF-8"}
+        assert call(server.port, "GET", "/metadata")[1]["learning"]["seq"] == before
+        status, got = call(
+            server.port, "POST", "/invocations?probabilities=maybe", b'{"inputs": ["a"]}'
+        )
+        assert status == 400
+        assert got["error"].endswith("accepted: true, yes, 1, false, no or 0")
+    finally:
+        server.kill()
+
+
 # ------------------------------------------------------------------ request heads
 LIMIT = 16 * 2**10
 

@@ -193,6 +193,8 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
         from ..report.page import clipped_note
 
         console.print(f"log-loss: {clipped_note(found['log_loss_clipped_rows'])}")
+    from .._visible import visible  # labels from the data: no character hides itself here
+
     per_class = Table(title=None, box=None, pad_edge=False)
     for name in ("class", "precision", "recall", "F1", "support"):
         # a long name folds onto more lines rather than being cut to a prefix it may share
@@ -202,7 +204,7 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
         never, absent = row.get("predicted", 1) == 0, row["support"] == 0
         undefined += never or absent
         per_class.add_row(
-            label,
+            visible(str(label)),
             "–" if never else fmt_num(row["precision"]),
             "–" if absent else fmt_num(row["recall"]),
             "–" if never and absent else fmt_num(row["f1"]),
@@ -215,7 +217,8 @@ def print_metrics(found: dict[str, Any], data: Labelled | None = None) -> None:
             "with no rows; macro-F1 counts such an F1 as 0, as scikit-learn's "
             "zero_division=0 does, and leaves out a class neither true nor predicted"
         )
-    classes = [str(c) for c in found["classes"]]
+    # (a table's cells are not the console's str arguments: shown escaped here)
+    classes = [visible(str(c)) for c in found["classes"]]
     if len(classes) <= _MAX_CONFUSION:
         matrix = Table(
             title="confusion matrix (rows: true class, columns: predicted)",

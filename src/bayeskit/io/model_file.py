@@ -113,9 +113,20 @@ PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib", ".pck", ".pcl", ".p")
 
 
 def check_model_file_name(path: str | os.PathLike[str]) -> None:
-    """Refuse a model file name ending like a pickle (:data:`PICKLE_SUFFIXES`) with a
+    """Refuse a path that names no file (empty, or ending in a folder separator), and a model
+    file name ending like a pickle (:data:`PICKLE_SUFFIXES`) with a
     :class:`~bayeskit.errors.SaveError` that suggests ``.bkm``."""
     target = os.fspath(path)
+    if not os.path.basename(target):
+        # ("" named the folder above the working one: the write failed on a folder said
+        # not to exist)
+        raise SaveError(
+            errno.EINVAL,
+            "the path names no file"
+            + (" (it is empty)" if not target else " (it ends in a folder separator)")
+            + "; give a file name such as model.bkm",
+            target,
+        )
     stem, suffix = os.path.splitext(target)
     if suffix.lower() in PICKLE_SUFFIXES:
         raise SaveError(

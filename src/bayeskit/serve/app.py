@@ -358,7 +358,7 @@ class Service:
         out["learning"] = {
             "enabled": not self.learning_off,
             "reason": self.learning_off or None,
-            **self.state.status(),
+            **self.state.status(snap),  # the snapshot of the counts above
         }
         out["limits"] = {
             "max_body_bytes": self.config.max_body_bytes,
@@ -548,7 +548,7 @@ def _query_flag(request: Request, name: str) -> bool:
         return False
     raise RequestError(
         f"the query's {name}={value!r} is neither true nor false; accepted: "
-        f"{', '.join(_YES[1:] + _NO[1:])}, 1 or 0"
+        "true, yes, 1, false, no or 0"
     )
 
 

@@ -6,6 +6,7 @@ naming the problem (the key, column or byte at fault) and what is accepted.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -65,6 +66,11 @@ def media_type(content_type: str) -> tuple[str, dict[str, str]]:
     return kind.strip().lower(), options
 
 
+#: codecs Python decodes text with that name no character set (domain names; one that
+#: refuses everything): refused as unknown charsets
+NOT_CHARSETS = frozenset({"idna", "punycode", "undefined"})
+
+
 def decode_text(body: bytes, charset: str = "utf-8") -> str:
     """The body as text in ``charset``; a body not valid in it is refused, naming the byte.
 
@@ -72,6 +78,8 @@ def decode_text(body: bytes, charset: str = "utf-8") -> str:
     surrogates, which no model, journal or answer could encode again, so they are refused
     here, as a UTF-8 body holding one is."""
     try:
+        if codecs.lookup(charset).name in NOT_CHARSETS:
+            raise LookupError(charset)
         text = body.decode(charset)
     except LookupError:
         raise RequestError(f"unknown charset {charset!r}; send UTF-8", status=415) from None
@@ -79,6 +87,10 @@ def decode_text(body: bytes, charset: str = "utf-8") -> str:
         raise RequestError(
             f"the body is not valid {charset} text (byte 0x{body[exc.start]:02x} at offset "
             f"{exc.start}); send UTF-8 text, or a raw e-mail as Content-Type: message/rfc822"
+        ) from None
+    except UnicodeError as exc:  # a codec's own refusal of these bytes
+        raise RequestError(
+            f"the body is not valid {charset} text ({exc}); send UTF-8 text"
         ) from None
     if charset.lower().replace("_", "-") not in ("utf-8", "utf8"):
         try:

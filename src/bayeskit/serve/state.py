@@ -565,8 +565,10 @@ class ModelState:
                 self._lock_file.truncate(0)  # the mark says a server holds it: no longer
             self._lock_file.close()  # releases the lock
 
-    def status(self) -> dict[str, Any]:
-        snap = self.snapshot
+    def status(self, snap: Any = None) -> dict[str, Any]:
+        """The learning's state; ``snap``: the snapshot an answer already read (its counts
+        and its sequence number then belong to one model), else the current one."""
+        snap = self.snapshot if snap is None else snap
         return {
             "seq": snap.seq,
             "saved_seq": self.saved_seq,

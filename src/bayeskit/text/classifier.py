@@ -28,6 +28,7 @@ from ..contract import Contract, contract_of, declares
 from ..errors import (
     EmptyVocabularyWarning,
     InputTypeError,
+    ModelFileError,
     ParameterError,
     UnknownSettingError,
 )
@@ -392,6 +393,21 @@ class TextClassifier(GenerativeClassifier):
                 fixed = clone(vec)
                 self.vectorizer_ = fixed.fit([]) if fixed.output == "hashed" else fixed.fit(docs)
         return docs
+
+    def set_layout_state(self, state: Any) -> None:
+        """The layout is the fitted vectorizer's (:meth:`layout_state`), not a state of its
+        own: one read back from a model file must be the vectorizer's, or None where the
+        settings fix the columns."""
+        if state is None:
+            return
+        if "vectorizer_" in self.__dict__ and state != self.layout_state():
+            raise ModelFileError(
+                "the file's column layout ('state') is not its vectorizer's: not a file save wrote"
+            )
+        if not (isinstance(state, dict) and set(state) == {"n_columns", "sha256"}):
+            raise ModelFileError(
+                "a TextClassifier's column layout ('state') holds n_columns and sha256 only"
+            )
 
     def layout_state(self) -> dict[str, Any] | None:
         """The columns the first fit chose, when the settings do not fix them (idf weights,
