@@ -175,3 +175,17 @@ def test_many_cosine_normalisers_agree_with_their_quadrature(kernel, d):
         [pk.log_kernel_norm(kernel, "cosine", d, np.array([w]))[0] for w in probe]
     )
     np.testing.assert_allclose(many[::13], one_by_one, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "exponential", "tophat", "epanechnikov"])
+def test_the_circles_normaliser_holds_from_tiny_to_huge_widths(kernel):
+    """On the circle (d = 2) the normaliser grows as √h for small widths (the cosine distance
+    is θ²/2 near a row) and reaches the circle's length 2π for large ones. (A substitution
+    that left a spike of width h^½ to the quadrature gave 0, and a math domain error, for
+    widths of 1e-12.)"""
+    from bayeskit.families import _parzen_kernels as pk
+
+    tiny = np.array([pk._log_cosine_norm(kernel, 2, h) for h in (1e-14, 1e-10)])
+    assert np.isfinite(tiny).all()
+    assert tiny[1] - tiny[0] == pytest.approx(0.5 * np.log(1e4), abs=1e-9)
+    assert pk._log_cosine_norm(kernel, 2, 1e8) == pytest.approx(np.log(2 * np.pi), abs=1e-6)

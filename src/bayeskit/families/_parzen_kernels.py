@@ -207,6 +207,17 @@ def _chebyshev_or_exact(
     return exact(x)
 
 
+def _underflow_reach(kernel: str) -> float:
+    """Where a kernel's profile has fallen below float64's smallest number (inf for none:
+    a compact kernel ends first)."""
+    if kernel in COMPACT:
+        return math.inf
+    reach = 1.0
+    while float(_log_profiles(kernel, reach)) > -750.0:
+        reach *= 2.0
+    return reach
+
+
 def _log_cosine_norm(kernel: str, d: int, h: float) -> float:
     from scipy import integrate  # (with SciPy's optimizers, 0.3 s: only when needed)
 
@@ -220,20 +231,33 @@ def _log_cosine_norm(kernel: str, d: int, h: float) -> float:
     power = 0.5 * (d - 3.0)
     end = 2.0 / h if kernel not in COMPACT else min(1.0, 2.0 / h)
     if d == 2:
-        # ∫_0^end K(s) (s (c − s))^(−1/2) ds with c = 2/h, singular at the ends; in
-        # s = c sin²θ it is 2 ∫_0^θe K(c sin²θ) dθ, smooth (quadrature with the singular
-        # weight warned of "extremely bad integrand behavior" for a compact kernel whose end
-        # came near c, h just below 2). No power of h is left over.
+        # ∫_0^end K(s) (s (c − s))^(−1/2) ds with c = 2/h, singular at both ends of [0, c].
+        # Up to s = c/2 (or where K underflows) with the weight s^(−1/2); beyond, in
+        # s = c sin²θ, 2 ∫ K(c sin²θ) dθ, smooth (the singular weight at both ends warned of
+        # "extremely bad integrand behavior" for a compact kernel whose end came near c, h
+        # just below 2). No power of h is left over.
         c = 2.0 / h
-        top = math.asin(math.sqrt(min(end / c, 1.0)))
+        near = min(end, 0.5 * c, _underflow_reach(kernel))
         value, _ = integrate.quad(
-            lambda theta: 2.0 * math.exp(float(_log_profiles(kernel, c * math.sin(theta) ** 2))),
+            lambda x: math.exp(float(_log_profiles(kernel, x))) / math.sqrt(c - x),
             0.0,
-            top,
+            near,
+            weight="alg",
+            wvar=(-0.5, 0.0),
             limit=400,
             epsabs=0.0,
             epsrel=1e-10,
         )
+        if end > near and near == 0.5 * c:
+            far, _ = integrate.quad(
+                lambda t: 2.0 * math.exp(float(_log_profiles(kernel, c * math.sin(t) ** 2))),
+                0.25 * math.pi,
+                math.asin(math.sqrt(min(end / c, 1.0))),
+                limit=400,
+                epsabs=0.0,
+                epsrel=1e-10,
+            )
+            value += far
         return log_sphere + math.log(value)
 
     def log_integrand(x: np.ndarray) -> np.ndarray:
