@@ -57,33 +57,30 @@ def test_a_learn_and_its_unlearn_leave_the_fitted_model(name, seed):
     _close(moved, fitted)
 
 
-@pytest.mark.parametrize("seed", [3, 12])
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_two_repeated_rows_are_one_row_of_their_summed_weight(name, seed):
+def _split_is_merged(name, seed, parts):
+    """Rows 0 and 1 (one point) under weights ``parts`` against one row of their sum."""
     X, y, w = _repeated_table(seed)
-    w[0], w[1] = 0.25, 0.5  # exact in binary: their sum is 0.75 to the last bit
+    w[0], w[1] = parts
     merged = np.delete(np.arange(len(y)), 1)
     w_merged = w[merged].copy()
-    w_merged[0] = 0.75
+    w_merged[0] = sum(parts)
     two = MODELS[name]().fit(X, y, sample_weight=w)
     one = MODELS[name]().fit(X[merged], y[merged], sample_weight=w_merged)
     np.testing.assert_allclose(two.bandwidth_, one.bandwidth_, rtol=1e-12)
     _close(two, one)
+
+
+@pytest.mark.parametrize("seed", [3, 12])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_two_repeated_rows_are_one_row_of_their_summed_weight(name, seed):
+    _split_is_merged(name, seed, (0.25, 0.5))  # exact in binary: their sum is 0.75 exactly
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_whole_weights_still_count_as_repetitions(name):
     """A row of weight 2 is two rows of weight 1 (as before: the rule leaves one copy out and
     keeps the other), fractional weights elsewhere or not."""
-    X, y, w = _repeated_table(2)
-    w[0] = w[1] = 1.0
-    merged = np.delete(np.arange(len(y)), 1)
-    w_merged = w[merged].copy()
-    w_merged[0] = 2.0
-    two = MODELS[name]().fit(X, y, sample_weight=w)
-    one = MODELS[name]().fit(X[merged], y[merged], sample_weight=w_merged)
-    np.testing.assert_allclose(two.bandwidth_, one.bandwidth_, rtol=1e-12)
-    _close(two, one)
+    _split_is_merged(name, 2, (1.0, 1.0))
 
 
 @settings(max_examples=25, deadline=None)
