@@ -41,8 +41,13 @@ def feature_usefulness(
         )
     if not one_of(prior, ("uniform", "empirical")):
         raise ParameterError(f"prior={prior!r}; accepted: 'uniform' or 'empirical'")
-    if alpha < 0:
-        raise ParameterError(f"alpha must be >= 0; got {alpha!r}")
+    if (
+        isinstance(alpha, (bool, np.bool_))
+        or not isinstance(alpha, (int, float, np.integer, np.floating))
+        or not alpha >= 0  # (NaN too)
+        or alpha == np.inf
+    ):
+        raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
     return usefulness_of(stats.total, summary.class_count, alpha=alpha, prior=prior)
 
 

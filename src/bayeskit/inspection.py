@@ -71,7 +71,9 @@ class Explanation:
     intercept: float = 0.0
 
     def top(self, n: int = 10) -> list[Contribution]:
-        """The ``n`` features that moved the decision most, either way."""
+        """The ``n`` features that moved the decision most, either way (``n`` a whole number
+        >= 0, as :func:`top_features` takes it)."""
+        _check_n(n)
         return self.contributions[:n]
 
     def __str__(self) -> str:
@@ -169,12 +171,22 @@ def explain(
         Contribution(names[present[k]], float(shown[present[k]]), float(terms[k])) for k in rank
     ]
     prior = _scored_prior(model)
-    intercept = float((b[a] - prior[a]) - (b[c] - prior[c]))
+    intercept = _bias_beyond_prior(b, prior, a, c)
     if indicator.any():
         intercept += float(design[indicator] @ diff[indicator])
     if missing.any():  # what the missing values take out of the bias
         intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
     return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
+
+
+def _bias_beyond_prior(b: np.ndarray, prior: np.ndarray, a: int, c: int) -> float:
+    """``(b_a − prior_a) − (b_c − prior_c)``: the bias that is not the prior. A class of no
+    weight has ``b = prior = −inf``; nothing of its bias is beyond its prior (−inf − −inf
+    made the intercept NaN, and the explanation's sum NaN where the model said −inf)."""
+    with np.errstate(invalid="ignore"):
+        rest = np.array([b[a] - prior[a], b[c] - prior[c]])
+    rest[np.isnan(rest) & np.isneginf([prior[a], prior[c]])] = 0.0
+    return float(rest[0] - rest[1])
 
 
 def _given_values(x: Any, design: np.ndarray) -> np.ndarray:
@@ -246,7 +258,7 @@ def split_by_leaving_out(
     >>> abs(rest) < 1e-9
     True
     """
-    rows, names, values, present = _left_out_rows(x)
+    rows, names, values, present = _left_out_rows(x, model)
     if feature_names is not None:
         names = [str(n) for n in feature_names]
     elif not hasattr(x, "columns"):  # an array: the model's own names of its columns
@@ -273,7 +285,7 @@ def split_by_leaving_out(
     return e, rest
 
 
-def _left_out_rows(x: Any) -> tuple[Any, list[str], list[Any], list[bool]]:
+def _left_out_rows(x: Any, model: Any) -> tuple[Any, list[str], list[Any], list[bool]]:
     """(the row, then the row with each value missing in turn, then every value missing;
     the column names; the row's values; which are present) of one row."""
     if hasattr(x, "with_columns"):  # a polars frame
@@ -308,6 +320,13 @@ def _left_out_rows(x: Any) -> tuple[Any, list[str], list[Any], list[bool]]:
         )
     row = np.asarray(x)
     row = row.reshape(-1) if row.ndim == 2 else row
+    width = getattr(model, "n_features_in_", None)
+    if row.ndim != 1 or (width is not None and len(row) != width):
+        raise ShapeError(
+            "explain takes one row of the model's "
+            f"{width if width is not None else ''} features; got a {type(x).__name__} of "
+            f"shape {np.shape(x)}"
+        )
     number = row.dtype.kind in "iuf"
     row = row.astype(np.float64 if number else object)
     d = len(row)
@@ -519,6 +538,8 @@ def _names(
 
 
 def _index(classes: np.ndarray, label: Any) -> int:
+    if np.ndim(label) != 0:  # (an array would be compared element by element)
+        raise ParameterError(f"a label is one class; got {label!r}")
     hits = np.flatnonzero(classes == label)
     if len(hits) == 0:
         raise ParameterError(f"{label!r} is not one of the classes {classes.tolist()}")

@@ -592,19 +592,23 @@ class TextClassifier(GenerativeClassifier):
         if vec.output == "hashed":  # a column is named by the document's terms counted there
             names = _HashedNames(int(vec.n_features), vec.column_terms(text))
         else:
-            names = vec.get_feature_names_out().tolist()
+            names = _linear_names(model, vec.get_feature_names_out().tolist())
         return explain(model, row, feature_names=names, label=label, versus=versus)
 
     def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
         """The count model as a linear classifier over :meth:`transform`'s columns:
-        ``predict_joint_log_proba(X) == transform(X) @ W.T + b`` (McCallum & Nigam 1998). ``W`` has
-        shape (n_classes, n_terms), ``b`` (n_classes,)."""
+        ``predict_joint_log_proba(X) == design @ W.T + b`` (McCallum & Nigam 1998), the design
+        being the count model's ``linear_design(transform(X))``. ``W`` has shape (n_classes,
+        n_terms) — for a count family with more linear columns than terms (PoissonNB: a
+        missing-value indicator per term and ``−Σ ln x!``), (n_classes, that many) — and
+        ``b`` (n_classes,)."""
         return self.fitted_parts()[1].linear_form()
 
     def top_terms(self, n: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``n`` terms that most favour each class."""
         vec, model = self.fitted_parts()
-        return top_features(model, n, feature_names=vec.get_feature_names_out().tolist())
+        names = _linear_names(model, vec.get_feature_names_out().tolist())
+        return top_features(model, n, feature_names=names)
 
     def term_usefulness(self, *, alpha: float = 1.0, prior: str = "uniform") -> dict[str, float]:
         """``max_y p(y|term)`` of every vocabulary term (Vorontsov), most useful first."""
@@ -662,6 +666,17 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
         return value
 
     return {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
+
+
+def _linear_names(model: GenerativeClassifier, terms: list[str]) -> Sequence[str]:
+    """The count model's linear columns named by the vocabulary's terms: the terms
+    themselves, or for a family with more linear columns than terms (PoissonNB's
+    missing-value indicators and ``−Σ ln x!``), the family's names of them."""
+    W, _ = model.linear_discriminant()
+    if W.shape[1] == len(terms):
+        return terms
+    ((family, params, _, _),) = model.fitted_blocks()
+    return family.column_names(params, terms)
 
 
 def _check_class_settings(cls: Any, maker: str, kwargs: dict[str, Any]) -> None:
