@@ -331,6 +331,18 @@ def test_learn_needs_the_token(serve, sms_file):
     assert client.get("/health").json()["seq"] == 0
 
 
+def test_two_authorization_headers_are_refused(serve, sms_file):
+    """The first was read and any other ignored; the field is sent once (RFC 9110)."""
+    client = serve(sms_file)
+    token = AUTH["Authorization"]
+    for pair in ((token, "Bearer wrong"), ("Bearer wrong", token), (token, token)):
+        r = client.post("/learn/spam", content=SPAMMY, headers=[("Authorization", v) for v in pair])
+        assert r.status_code == 400
+        assert r.json() == {"error": "the request has 2 Authorization headers; send one"}
+    assert client.get("/health").json()["seq"] == 0
+    assert client.post("/learn/spam", content=SPAMMY, headers=AUTH).status_code == 200
+
+
 def test_without_a_token_learning_is_off_and_says_so(serve, sms_file):
     client = serve(sms_file, token=False)
     r = client.post("/learn/spam", content=SPAMMY, headers=AUTH)

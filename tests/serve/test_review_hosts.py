@@ -147,3 +147,18 @@ def test_bound_to_every_address_of_both_families(sms_file, tmp_path):
         assert _raw(server.port, head, address)[0] == 421
     finally:
         server.kill()
+
+
+def test_two_origin_headers_are_refused(server):
+    """Only the first was checked: a second, cross-site one went through to the app."""
+    for origins in ((b"http://localhost", b"http://attacker.example"),
+                    (b"http://localhost", b"http://localhost")):  # fmt: skip
+        head = b"GET /metadata HTTP/1.1\r\nHost: localhost\r\n" + b"".join(
+            b"Origin: " + origin + b"\r\n" for origin in origins
+        )
+        status, answer = _raw(server.port, head)
+        assert status == 403
+        assert isinstance(answer, dict)
+        assert answer["error"].startswith("the request has 2 Origin headers")
+    one = b"GET /metadata HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\n"
+    assert _raw(server.port, one)[0] == 200

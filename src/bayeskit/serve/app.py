@@ -268,6 +268,9 @@ class Service:
     def authorize(self, request: Request) -> None:
         if self.learning_off:
             raise RequestError(self.learning_off, status=403)
+        given_all = request.headers.getlist("authorization")
+        if len(given_all) > 1:  # a field sent once (RFC 9110, section 11.6.2)
+            raise RequestError(f"the request has {len(given_all)} Authorization headers; send one")
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         # Digests of equal length: the comparison's time tells neither the token nor its length.
         ok = scheme.lower() == "bearer" and hmac.compare_digest(

@@ -150,9 +150,19 @@ class HostCheck:
                     await response(scope, receive, send)
                     return
             origins = [value for key, value in scope["headers"] if key == b"origin"]
-            if origins and hosts and not same_origin(origins[0].decode("latin-1"), scope):
+            # (two Origin headers are refused as two Host headers are: the first would be
+            # checked and the other left to whatever reads it)
+            if len(origins) > 1 or (
+                origins and hosts and not same_origin(origins[0].decode("latin-1"), scope)
+            ):
+                shown = ", ".join(origin.decode("latin-1") for origin in origins)
                 body = json.dumps(
-                    {"error": cross_site(origins[0].decode("latin-1"))},
+                    {
+                        "error": cross_site(origins[0].decode("latin-1"))
+                        if len(origins) == 1
+                        else f"the request has {len(origins)} Origin headers "
+                        f"({shown[:_MAX_SHOWN]!r}); a browser sends one"
+                    },
                     ensure_ascii=False,
                     separators=(",", ":"),
                 )
