@@ -89,3 +89,15 @@ def test_term_usefulness_refuses_an_alpha_that_is_no_number(alpha):
     model = TextClassifier().fit(DOCS, LABELS)
     with pytest.raises(ParameterError, match="alpha must be a finite number >= 0"):
         model.term_usefulness(alpha=alpha)
+
+
+def test_leaving_values_out_explains_a_class_of_no_weight_without_nan():
+    """GaussianNB is explained by leaving each value out: against a class of no weight the
+    log-odds is +inf with any value left out, and every contribution was inf − inf = NaN."""
+    from bayeskit.inspection import split_by_leaving_out
+
+    model = bk.GaussianNB().fit(X, Y, sample_weight=np.where(Y == "c", 0.0, 1.0))
+    e, rest = split_by_leaving_out(model, [2.0, 1.0], versus="c")
+    assert e.log_odds == np.inf
+    assert [t.weight for t in e.contributions] == [0.0, 0.0]
+    assert rest == 0.0

@@ -274,15 +274,22 @@ def split_by_leaving_out(
     a, c = _compared(classes, jll[0], label, versus)
     odds = jll[:, a] - jll[:, c]
     d = len(values)
-    terms = odds[0] - odds[1 : d + 1]
+    terms = _change(odds[0], odds[1 : d + 1])
     shown = [j for j in range(d) if present[j]]
     shown.sort(key=lambda j: -abs(terms[j]))
     contributions = [Contribution(names[j], values[j], float(terms[j])) for j in shown]
     e = Explanation(
         _plain(classes[a]), _plain(classes[c]), float(odds[0]), float(odds[-1]), contributions
     )
-    rest = float(odds[0] - odds[-1] - sum(terms[j] for j in shown))
+    rest = float(_change(odds[0], odds[-1]) - sum(terms[j] for j in shown))
     return e, rest
+
+
+def _change(before: Any, after: Any) -> np.ndarray:
+    """``before − after``, 0 where they are equal: a class of no weight has log-odds ±inf
+    with any value left out, and leaving one out changes nothing (inf − inf was NaN)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(before == after, 0.0, np.subtract(before, after))
 
 
 def _left_out_rows(x: Any, model: Any) -> tuple[Any, list[str], list[Any], list[bool]]:
