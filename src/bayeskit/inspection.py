@@ -171,22 +171,13 @@ def explain(
         Contribution(names[present[k]], float(shown[present[k]]), float(terms[k])) for k in rank
     ]
     prior = _scored_prior(model)
-    intercept = _bias_beyond_prior(b, prior, a, c)
+    # (a class of no weight has b = prior = −inf: none of its bias is beyond its prior)
+    intercept = float(_change(b[a], prior[a]) - _change(b[c], prior[c]))
     if indicator.any():
         intercept += float(design[indicator] @ diff[indicator])
     if missing.any():  # what the missing values take out of the bias
         intercept += float((jll[a] - jll[c]) - (linear[a] - linear[c]))
     return _explanation(classes, a, c, jll, prior, contributions, intercept=intercept)
-
-
-def _bias_beyond_prior(b: np.ndarray, prior: np.ndarray, a: int, c: int) -> float:
-    """``(b_a − prior_a) − (b_c − prior_c)``: the bias that is not the prior. A class of no
-    weight has ``b = prior = −inf``; nothing of its bias is beyond its prior (−inf − −inf
-    made the intercept NaN, and the explanation's sum NaN where the model said −inf)."""
-    with np.errstate(invalid="ignore"):
-        rest = np.array([b[a] - prior[a], b[c] - prior[c]])
-    rest[np.isnan(rest) & np.isneginf([prior[a], prior[c]])] = 0.0
-    return float(rest[0] - rest[1])
 
 
 def _given_values(x: Any, design: np.ndarray) -> np.ndarray:
@@ -287,7 +278,8 @@ def split_by_leaving_out(
 
 def _change(before: Any, after: Any) -> np.ndarray:
     """``before − after``, 0 where they are equal: a class of no weight has log-odds ±inf
-    with any value left out, and leaving one out changes nothing (inf − inf was NaN)."""
+    with any value left out, and a bias and prior of −inf; leaving a value out changes
+    nothing, and nothing of the bias is beyond the prior (inf − inf was NaN)."""
     with np.errstate(invalid="ignore"):
         return np.where(before == after, 0.0, np.subtract(before, after))
 

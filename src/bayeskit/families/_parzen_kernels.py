@@ -21,6 +21,7 @@ Kernels (profiles ``K(u)`` of ``u = ρ / h``, as scikit-learn's KernelDensity): 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -186,27 +187,9 @@ def _chebyshev_or_exact(
         out[~low] = _chebyshev_or_exact(exact, middle, b, x[~low], depth + 1)
         return out
     return exact(x)
-    cheb = np.polynomial.chebyshev
-    n = 17
-    nodes = cheb.chebpts2(n)
-    values = exact(0.5 * (a + b) + 0.5 * (b - a) * nodes)
-    fitted = cheb.Chebyshev.fit(0.5 * (a + b) + 0.5 * (b - a) * nodes, values, n - 1, [a, b])
-    while 2 * n - 1 < len(x):
-        n = 2 * n - 1
-        finer = cheb.chebpts2(n)
-        new = finer[1::2]  # the nodes the last step did not have
-        at = 0.5 * (a + b) + 0.5 * (b - a) * new
-        new_values = exact(at)
-        error = float(np.abs(fitted(at) - new_values).max())
-        merged = np.empty(n)
-        merged[0::2], merged[1::2] = values, new_values
-        nodes, values = finer, merged
-        fitted = cheb.Chebyshev.fit(0.5 * (a + b) + 0.5 * (b - a) * nodes, values, n - 1, [a, b])
-        if error <= _COSINE_NORM_TOLERANCE:
-            return np.asarray(fitted(x))
-    return exact(x)
 
 
+@functools.cache
 def _underflow_reach(kernel: str) -> float:
     """Where a kernel's profile has fallen below float64's smallest number (inf for none:
     a compact kernel ends first)."""

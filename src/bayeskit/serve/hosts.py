@@ -149,20 +149,23 @@ class HostCheck:
                     response = Response(body, 421, media_type="application/json")
                     await response(scope, receive, send)
                     return
-            origins = [value for key, value in scope["headers"] if key == b"origin"]
-            # (two Origin headers are refused as two Host headers are: the first would be
-            # checked and the other left to whatever reads it)
-            if len(origins) > 1 or (
-                origins and hosts and not same_origin(origins[0].decode("latin-1"), scope)
-            ):
-                shown = ", ".join(origin.decode("latin-1") for origin in origins)
+            origins = [
+                value.decode("latin-1") for key, value in scope["headers"] if key == b"origin"
+            ]
+            refusal = None
+            if len(origins) > 1:
+                # refused as two Host headers are: the first would be checked and the other
+                # left to whatever reads it
+                shown = ", ".join(origins)[:_MAX_SHOWN]
+                refusal = (
+                    f"the request has {len(origins)} Origin headers ({shown!r}); a browser "
+                    "sends one"
+                )
+            elif origins and hosts and not same_origin(origins[0], scope):
+                refusal = cross_site(origins[0])
+            if refusal is not None:
                 body = json.dumps(
-                    {
-                        "error": cross_site(origins[0].decode("latin-1"))
-                        if len(origins) == 1
-                        else f"the request has {len(origins)} Origin headers "
-                        f"({shown[:_MAX_SHOWN]!r}); a browser sends one"
-                    },
+                    {"error": refusal},
                     ensure_ascii=False,
                     separators=(",", ":"),
                 )

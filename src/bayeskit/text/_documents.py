@@ -21,7 +21,6 @@ family, so EM's M-step on documents is the same call as a fit.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -40,7 +39,7 @@ from ._count_matrices import stats_of
 from ._document_input import one_column
 from ._document_stats import DocumentStats
 from .analyze import missing_as_none
-from .vectorize import TextVectorizer, empty_vocabulary_warning
+from .vectorize import TextVectorizer
 from .vocabulary import LazyTerms
 
 __all__ = ["DocumentsFamily", "DocumentsParams", "as_documents", "keeps_term_statistics"]
@@ -228,8 +227,6 @@ class DocumentsFamily(Family):
         # Statistics a stream grows may select no term yet (a classifier's fit refuses that;
         # partial_fit warns and predicts the priors until a term qualifies).
         vec = clone(self.vectorizer).fit_stats(vocab, allow_empty=True)
-        if not vec.n_terms_ and self.vectorizer.vocabulary is None:
-            warnings.warn(empty_vocabulary_warning(vec), stacklevel=2)
         block, n_terms = stats.keyed.block, stats.keyed.n_features
         # The terms as strings only where a search among them needs them: a vocabulary
         # selected from lazy terms (the compiled scanner's) stays lazy.

@@ -669,12 +669,9 @@ def _settings(estimator: BaseEstimator) -> dict[str, Any]:
 
 
 def _linear_names(model: GenerativeClassifier, terms: list[str]) -> Sequence[str]:
-    """The count model's linear columns named by the vocabulary's terms: the terms
-    themselves, or for a family with more linear columns than terms (PoissonNB's
-    missing-value indicators and ``−Σ ln x!``), the family's names of them."""
-    W, _ = model.linear_discriminant()
-    if W.shape[1] == len(terms):
-        return terms
+    """The count model's linear columns named by the vocabulary's terms, as its family names
+    them: the terms themselves, with PoissonNB's missing-value indicators and ``−Σ ln x!``
+    beside them."""
     ((family, params, _, _),) = model.fitted_blocks()
     return family.column_names(params, terms)
 

@@ -303,7 +303,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
 
         Statistics in which no term meets the rules are refused as ``fit`` refuses them,
         unless ``allow_empty`` (statistics a stream is still growing: every document is then
-        a row of zeros)."""
+        a row of zeros, and an :class:`~bayeskit.errors.EmptyVocabularyWarning` says so)."""
         self._check_params()
         with unchanged_on_error(self):  # statistics that select no vocabulary: refused whole
             self.stats_ = stats
@@ -450,8 +450,6 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             # the statistics of partial_fit, selected at their first use: a stream whose
             # documents no term meets the rules in yet gives rows of zeros, with a warning
             self._set_vocabulary(allow_empty=True)
-            if not len(self._vocab) and self.vocabulary is None:
-                warnings.warn(empty_vocabulary_warning(self), stacklevel=3)
 
     def check_params(self) -> TextVectorizer:
         """Check every hyperparameter; raises :class:`~bayeskit.errors.ParameterError` naming
@@ -891,6 +889,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 max_features=self.max_features,
                 allow_empty=allow_empty,
             )
+            if not len(self._selected):  # (allowed: a stream's statistics)
+                warnings.warn(empty_vocabulary_warning(self), stacklevel=4)
             terms = self.stats_.given_terms
             # Every term kept (no frequency rule cut any): the same terms, not a copy of them.
             if len(self._selected) == len(terms):
