@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from bayeskit.datasets.shared import data_dir
+from bayeskit.errors import DatasetNotFoundError
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -26,3 +27,21 @@ def shared_data() -> Path:
     if root is None:
         pytest.skip("shared data folder not found (set BAYESKIT_DATA)")
     return root
+
+
+# A data folder that does not hold a dataset (BAYESKIT_DATA pointing at the wrong folder, or a
+# machine with some datasets only) skips the test that reads it, as no folder at all does.
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    try:
+        return (yield)
+    except DatasetNotFoundError as exc:
+        pytest.skip(f"a dataset is not here: {exc}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    try:
+        return (yield)
+    except DatasetNotFoundError as exc:
+        pytest.skip(f"a dataset is not here: {exc}")

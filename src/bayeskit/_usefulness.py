@@ -39,28 +39,68 @@ def feature_usefulness(
         raise ParameterError(
             "feature_usefulness needs a count model (MultinomialNB, ComplementNB, BernoulliNB)"
         )
+    check_settings(alpha=alpha, prior=prior)
+    return usefulness_of(
+        stats.total, summary.class_count, alpha=alpha, prior=prior, missing=stats.missing
+    )
+
+
+def check_settings(*, alpha: float, prior: str) -> None:
+    """Refuse an ``alpha`` or ``prior`` :func:`feature_usefulness` does not take."""
     if not one_of(prior, ("uniform", "empirical")):
         raise ParameterError(f"prior={prior!r}; accepted: 'uniform' or 'empirical'")
-    if (
-        isinstance(alpha, (bool, np.bool_))
-        or not isinstance(alpha, (int, float, np.integer, np.floating))
-        or not alpha >= 0  # (NaN too)
-        or alpha == np.inf
-    ):
+    if not _real(alpha) or not alpha >= 0 or alpha == np.inf:  # (NaN too)
         raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    return usefulness_of(stats.total, summary.class_count, alpha=alpha, prior=prior)
+
+
+def _real(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def check_selection(*, k: int | None, threshold: float | None) -> None:
+    """Refuse a ``k`` or ``threshold`` :func:`top_useful` does not take."""
+    if k is not None and (
+        not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)) or k < 1
+    ):
+        raise ParameterError(f"k must be a positive int or None; got {k!r}")
+    if threshold is not None and (not _real(threshold) or not np.isfinite(threshold)):
+        raise ParameterError(
+            f"threshold must be a finite number (a usefulness, in [1/K, 1]) or None; "
+            f"got {threshold!r}"
+        )
 
 
 def usefulness_of(
-    total: np.ndarray, class_count: np.ndarray, *, alpha: float = 1.0, prior: str = "uniform"
+    total: np.ndarray,
+    class_count: np.ndarray,
+    *,
+    alpha: float = 1.0,
+    prior: str = "uniform",
+    missing: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``max_y p(y|j)`` from per-class feature totals (K, D) and class weights (K,)."""
-    counts = total + alpha
+    """``max_y p(y|j)`` from per-class feature totals (K, D) and class weights (K,).
+
+    A class of no weight (declared, never seen) takes no part: it has no mean count to
+    compare, and its smoothed ``alpha / 0`` would otherwise make it win every feature. With
+    ``missing`` (K, D), the weight of each class's rows in which a feature is missing, the
+    mean count of a feature is taken over the rows that saw it (a missing value drops out),
+    and a class that never saw the feature takes no part for it.
+    """
+    seen = np.asarray(class_count) > 0
+    counts = total[seen] + alpha
     if prior == "uniform":
-        counts = counts / np.maximum(class_count, 1e-300)[:, None]
+        weight = np.asarray(class_count, dtype=np.float64)[seen][:, None]
+        if missing is not None:
+            weight = weight - missing[seen]
+        observed = weight > 0
+        counts = np.where(observed, counts / np.where(observed, weight, 1.0), 0.0)
     totals = counts.sum(axis=0)
     share = counts / np.where(totals > 0, totals, 1.0)
-    share[:, totals == 0] = 1.0 / counts.shape[0]  # never seen and alpha = 0: no information
+    share[:, totals == 0] = 1.0 / max(counts.shape[0], 1)  # nothing seen: no information
+    if not counts.shape[0]:  # (no class of any weight: every feature alike)
+        return np.ones(total.shape[1], dtype=np.float64)
     return np.asarray(share.max(axis=0), dtype=np.float64)
 
 
@@ -73,13 +113,13 @@ TIE = 1e-9
 
 def top_useful(useful: np.ndarray, *, k: int | None, threshold: float | None) -> np.ndarray:
     """Boolean mask of the ``k`` most useful features at or above ``threshold`` (both to
-    within :data:`TIE`; of features tied at the cut, the first ones)."""
+    within :data:`TIE`; of features tied at the cut, the first ones). A ``k`` at or above
+    the number of features (at or above the threshold) keeps them all."""
+    check_selection(k=k, threshold=threshold)
     keep = np.ones(len(useful), dtype=bool)
     if threshold is not None:
         keep &= useful >= threshold - TIE
     if k is not None:
-        if not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a positive int; got {k!r}")
         candidates = np.flatnonzero(keep)
         if len(candidates) > k:
             values = useful[candidates]

@@ -26,6 +26,7 @@ __all__ = [
     "ConvergenceWarning",
     "CountTableTooLargeError",
     "DataError",
+    "DatasetNotFoundError",
     "EmptyVocabularyWarning",
     "InputTypeError",
     "MergeError",
@@ -64,6 +65,11 @@ class DataError(BayeskitError, ValueError):
         super().__init__(*args)
         self.row = row
         self.detail = detail
+
+
+class DatasetNotFoundError(BayeskitError, FileNotFoundError):
+    """A public dataset not found where the shared data folder (``BAYESKIT_DATA``) should
+    hold it: the message names the path looked for. Tests and benchmarks skip on it."""
 
 
 class ReadError(DataError):

@@ -18,7 +18,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 import bayeskit as bk
 from bayeskit.datasets.shared import load_uci_table
-from bayeskit.errors import DataError, ParameterError
+from bayeskit.errors import DataError, NotFittedError, ParameterError
 from bayeskit.io import model_file
 from bayeskit.naive_bayes.binomial import BinomialNB
 
@@ -155,12 +155,38 @@ def test_n_trials_is_required_and_checked_at_fit():
         BinomialNB(n_trials=[9] * 5).fit(X, y).feature_prob_,
         rtol=1e-12,
     )
-    model.set_params(n_trials=18)  # more trials: p halves, without refitting
+    # Each count was checked against n_trials as it was learned, and the statistics keep only
+    # sums: a changed n_trials (up or down: a count of 5 out of 5 is no count out of 2) waits
+    # for a fit, and leaves the fitted numbers as they were
+    before = model.feature_prob_.copy()
+    for k in (18, 2):
+        model.set_params(n_trials=k)
+        with pytest.raises(NotFittedError, match="fitted with n_trials=9"):
+            model.predict(X)
+        # (a learn is refused too: for these counts out of 9 by the data check first)
+        with pytest.raises((NotFittedError, DataError), match="n_trials"):
+            model.partial_fit(X, y)
+    model.set_params(n_trials=9)  # set back: the fitted model again, unchanged
+    np.testing.assert_array_equal(model.feature_prob_, before)
     np.testing.assert_allclose(
-        model.feature_prob_, BinomialNB(n_trials=18).fit(X, y).feature_prob_, rtol=1e-12
+        model.set_params(n_trials=18).fit(X, y).feature_prob_,
+        BinomialNB(n_trials=18).fit(X, y).feature_prob_,
+        rtol=1e-12,
     )
-    with pytest.raises(ParameterError, match="below the mean count"):
-        model.set_params(n_trials=1).predict(X)
+
+
+def test_counts_learned_above_a_lowered_n_trials_are_not_taken():
+    """A count of 5 learned out of 5 trials, the class's mean count 1.25: lowering n_trials
+    to 2 on the fitted model is refused (the mean alone would not show the count of 5), as a
+    fit on the same rows with n_trials=2 is."""
+    X = np.array([[5.0], [0.0], [0.0], [0.0], [1.0], [1.0]])
+    y = [0, 0, 0, 0, 1, 1]
+    model = BinomialNB(n_trials=5).fit(X, y)
+    model.set_params(n_trials=2)
+    with pytest.raises(NotFittedError, match="n_trials"):
+        model.predict(X)
+    with pytest.raises(DataError, match="above n_trials = 2"):
+        model.fit(X, y)
 
 
 def test_linear_form_is_exact_with_missing_values():

@@ -187,8 +187,8 @@ class Binomial(Family):
             c, j = first_true(above)
             raise ParameterError(
                 f"n_trials = {k[j]:g} for feature {j} is below the mean count "
-                f"{mean[c, j]:g} the model was trained on; n_trials cannot shrink below "
-                "the counts already learned"
+                f"{mean[c, j]:g} of class {c} in these statistics: they were not learned "
+                "as counts out of this n_trials"
             )
         # (S + a) / (w k + 2a) and (w k − S + a) / (w k + 2a), with numerator and denominator
         # divided by w where w >= 1: the mean count and a / w instead of products of the

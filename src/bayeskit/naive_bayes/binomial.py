@@ -29,7 +29,9 @@ class BinomialNB(NumericNB):
     n_trials : int or array-like of shape (n_features,)
         ``k``: the number of trials each count is out of, for every feature or per feature
         (e.g. 16 for scikit-learn's 8×8 digits, whose pixels are counts 0..16). Required (the
-        default None raises :class:`~bayeskit.errors.ParameterError` at fit).
+        default None raises :class:`~bayeskit.errors.ParameterError` at fit). The counts are
+        learned as counts out of ``n_trials``: a fitted model whose ``n_trials`` changes
+        (``set_params``) predicts and learns again only after ``fit``.
     alpha : float or array-like of shape (n_features,), default=1.0
         Beta(α, α) prior on each ``p_cj`` (α = 1: Laplace smoothing).
     estimate : {"mean", "map", "mle"}, default="mean"
@@ -62,8 +64,13 @@ class BinomialNB(NumericNB):
     array(['pass', 'fail'], dtype='<U4')
     """
 
-    #: counts of events per row (:mod:`bayeskit.contract`)
-    contract: ClassVar[Contract] = Contract(input="counts", sums_columns=True)
+    #: counts of events per row (:mod:`bayeskit.contract`); each count was checked against
+    #: ``n_trials`` as it was learned, and the statistics keep only sums, so a fitted model
+    #: whose ``n_trials`` changes waits for a fit (as :class:`~bayeskit.BernoulliNB`'s
+    #: ``binarize`` does)
+    contract: ClassVar[Contract] = Contract(
+        input="counts", sums_columns=True, refit_settings=("n_trials",)
+    )
 
     def __init__(
         self,
