@@ -435,7 +435,9 @@ def top_features(
     A count model (Poisson, binomial) has a missing-value indicator per column
     (``column=<missing>``), whose weight is the class's expected count: large, and telling
     nothing about the data when no training row left the column missing. Such indicators are
-    left out; those of columns the model saw missing are ranked with the rest. So is a column
+    left out; those of columns the model saw missing are ranked with the rest. A categorical
+    model's ``column=<unseen>`` (the smoothed weight of a value no training row had, largest
+    for the smallest classes) is never 1 in the data and is left out too. So is a column
     whose weight is the same in every class (a Poisson model's ``<−Σ ln x!>``): it favours
     none, and the lists can then be shorter than ``n``.
     """
@@ -466,8 +468,9 @@ def _indicators_never_missing(model: Any, n_columns: int) -> np.ndarray:
 
 def _indicators(model: Any, n_columns: int, *, every: bool) -> np.ndarray:
     """The missing-value indicator columns: all (``every``) or those of columns no training
-    row left missing."""
+    row left missing, with the columns of values no training row had."""
     from .families._counts_common import MISSING_MARK
+    from .families.categorical import UNSEEN_MARK
 
     mask = np.zeros(n_columns, dtype=bool)
     fitted_blocks = getattr(model, "fitted_blocks", None)
@@ -485,7 +488,8 @@ def _indicators(model: Any, n_columns: int, *, every: bool) -> np.ndarray:
         where = {f"{name}{MISSING_MARK}": j for j, name in enumerate(names)}
         for k, column in enumerate(columns):
             j = where.get(column)
-            if j is not None and (every or not seen[j]) and offset + k < n_columns:
+            never = not every and column.endswith(UNSEEN_MARK)  # (no training row's value)
+            if (never or (j is not None and (every or not seen[j]))) and offset + k < n_columns:
                 mask[offset + k] = True
         offset += len(columns)
     return mask

@@ -117,8 +117,12 @@ def _log_odds(driver) -> str:
 
 
 def _percent(p: float) -> str:
-    """A probability as the page writes it."""
-    return f"{100 * p:.1f}%" if 0.001 < p < 0.999 else f"{100 * p:.3f}%"
+    """A probability as the page writes it: never rounded onto 0% or 100% when not there."""
+    for d in range(1 if 0.001 < p < 0.999 else 3, 7):
+        text = f"{100 * p:.{d}f}"
+        if not ((p > 0 and float(text) == 0) or (p < 1 and float(text) == 100)):
+            return text + "%"
+    return "< 0.000001%" if p < 0.5 else "> 99.999999%"
 
 
 def _drop(driver, path: Path, target_id: str) -> bool:
@@ -255,6 +259,9 @@ def _keyboard_alone(browser, server) -> None:
     summary = _text(browser, "summary")
     assert summary.startswith("P(spam) = ")
     p_before = float(summary.split("= ")[1].split("%")[0])
+    # the filter's probability is calibrated; the log-odds beside it are its model's, before
+    # that (they may point the other way), and say so
+    assert "(the model's, before calibration)" in summary
     # the words, coloured by their contribution: the message is all there, in spans
     words = browser.find_element(By.ID, "words")
     assert words.text == MESSAGE

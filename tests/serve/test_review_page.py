@@ -408,3 +408,23 @@ def test_the_page_keeps_the_token_out_of_urls_and_storage(browser, tmp_path, sms
         assert browser.execute_script("return document.referrer") == ""
     finally:
         server.kill()
+
+
+def test_a_probability_is_never_shown_as_a_certainty_it_is_not(browser, tmp_path):
+    """P(spam) = 0.9999999895 was shown as "100.000%" (603 messages of the SMS collection
+    have 0.9999995 <= p < 1): the page takes more decimals, up to six, then says "> …"."""
+    model = TextClassifier().fit(["free cash prize", "lunch notes"], ["spam", "ham"])
+    path = tmp_path / "tiny.bk"
+    bk.save(model, path)
+    server = ThreadServer(ServeConfig(model=str(path)))
+    try:
+        _open(browser, server)
+        shown = browser.execute_script(
+            "return [0.9999999895, 0.99999999999, 0.9999987, 1, 0, 1e-12, 0.5, 0.0004].map(fmt)"
+        )
+        assert shown == [
+            "99.999999%", "> 99.999999%", "99.9999%", "100.000%", "0.000%", "< 0.000001%",
+            "50.0%", "0.040%",
+        ]  # fmt: skip
+    finally:
+        server.kill()

@@ -54,7 +54,7 @@ def check_folds(folds: int, y: np.ndarray) -> None:
     if counts.max() < 2:
         raise ReadError(
             "cross-validation needs a class of at least 2 rows; every class here has one "
-            "(evaluate on a test file with --test instead)"
+            "(measure on a test file instead: bayeskit evaluate DATA --test TEST)"
         )
     if folds > counts.max():
         raise ReadError(

@@ -200,6 +200,7 @@ def report(
             y=labelled.y,
             notes=notes,
             log_proba=result.log_proba,
+            predicted=result.predicted,
         )
     if stream:
         _write_stream(output, page)

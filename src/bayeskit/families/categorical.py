@@ -55,6 +55,9 @@ from ._dirichlet import (
 
 UNSEEN_POLICIES = ("smooth", "ignore", "error")
 
+#: The suffix of a feature's linear column for a value no training row had.
+UNSEEN_MARK = "=<unseen>"
+
 
 @dataclass(frozen=True)
 class CategoricalParams:
@@ -348,7 +351,7 @@ class Categorical(Family):
         """``feature=value`` for every category, then ``feature=<unseen>`` per feature."""
         cats = params.codebook.categories
         known = [f"{names[j]}={v}" for j, values in enumerate(cats) for v in values.tolist()]
-        return known + [f"{names[j]}=<unseen>" for j in range(len(cats))]
+        return known + [f"{names[j]}{UNSEEN_MARK}" for j in range(len(cats))]
 
     def linear_form(self, params: CategoricalParams) -> tuple[np.ndarray, np.ndarray]:
         """Weights over the one-hot (feature = value) columns, then one "unseen" column per

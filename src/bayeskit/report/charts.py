@@ -8,7 +8,18 @@ from typing import Any
 import numpy as np
 
 from .evaluation import Calibration, Evaluation
-from .svg import GREY, Frame, clip_names, clip_text, colour, dash, esc, svg_element
+from .svg import (
+    GREY,
+    Frame,
+    bounded,
+    clip_names,
+    clip_text,
+    colour,
+    dash,
+    esc,
+    percent,
+    svg_element,
+)
 
 #: ColorBrewer "Blues": sequential, one hue, readable with every colour vision deficiency.
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c",
@@ -58,7 +69,7 @@ def confusion_heatmap(ev: Evaluation) -> str:
             x, y, c, f = left + j * cell, top + i * cell, int(cm[i, j]), float(share[i, j])
             tip = (
                 f"true {ev.classes[i]}, predicted {ev.classes[j]}: {c} "
-                f"({100 * f:.1f}% of {ev.classes[i]})"
+                f"({percent(f)} of {ev.classes[i]})"
             )
             out.append(
                 f'<rect class="cell" x="{x:.1f}" y="{y:.1f}" width="{cell:.1f}" '
@@ -75,7 +86,7 @@ def confusion_heatmap(ev: Evaluation) -> str:
             if big:
                 out.append(
                     f'<text class="cellshare" x="{x + cell / 2:.1f}" y="{cy + 14:.1f}" '
-                    f'fill="{ink}" text-anchor="middle">{100 * f:.1f}%</text>'
+                    f'fill="{ink}" text-anchor="middle">{percent(f)}</text>'
                 )
     for k, name in enumerate(names):
         y = top + (k + 0.5) * cell
@@ -145,7 +156,7 @@ def curve_chart(ev: Evaluation, kind: str) -> str:
     for c in ordered:
         stroke, dasharray, width = styles[c.k]
         name = names[c.k]
-        area = f"{'AUC' if roc else 'AP'} {c.area:.3f}"
+        area = f"{'AUC' if roc else 'AP'} {bounded(c.area)}"
         x, y = c.x, c.y
         if not roc:  # draw precision as a step function, as average precision integrates it
             x, y = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
@@ -183,16 +194,16 @@ def roc_log_chart(ev: Evaluation) -> str | None:
     f.line(chance, 10.0**chance, stroke=GREY, width=1.2, dasharray="3 4", title="chance")
     x = np.log10(np.maximum(c.x, 10.0**low))
     name = clip_text(ev.classes[c.k], 18)
-    f.line(x, c.y, stroke=colour(c.k), width=2.2, title=f"{name}: AUC {c.area:.3f}")
+    f.line(x, c.y, stroke=colour(c.k), width=2.2, title=f"{name}: AUC {bounded(c.area)}")
     if negatives >= 100:  # mark what the positive class gets at 1% false alarms
         found = float(c.y[c.x <= 0.01].max())
         px, py = float(f.px(-2.0)), float(f.py(found))
         f.add(
             f'<circle cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{colour(c.k)}"/>'
             f'<text class="legend" x="{px + 8:.1f}" y="{py + 16:.1f}" data-found="{found:.6f}">'
-            f"1% false alarms: {100 * found:.1f}% found</text>"
+            f"1% false alarms: {percent(found)} found</text>"
         )
-    f.legend([(colour(c.k), "", f"{name}  AUC {c.area:.3f}")], corner="bottom-right")
+    f.legend([(colour(c.k), "", f"{name}  AUC {bounded(c.area)}")], corner="bottom-right")
     return f.render("ROC curve, log scale")
 
 
@@ -214,7 +225,7 @@ def calibration_chart(cal: Calibration) -> str:
         out.append(f'<line class="errorbar" x1="{a:.1f}" y1="{c:.1f}" x2="{a:.1f}" y2="{d:.1f}"/>')
         out.append(
             f'<circle class="dot" cx="{a:.1f}" cy="{b:.1f}" r="4"><title>{n} rows: mean '
-            f"predicted {mean:.3f}, observed {seen:.3f}</title></circle>"
+            f"predicted {bounded(mean)}, observed {bounded(seen)}</title></circle>"
         )
     f.line(cal.predicted[filled], cal.observed[filled], stroke="#0072B2", width=2)
     f.add(*out)
@@ -249,7 +260,7 @@ def class_balance(ev: Evaluation) -> str:
     out = []
     for k, n in enumerate(counts):
         w = width * n / total
-        label = f"{ev.classes[k]}: {int(n)} ({100 * n / total:.1f}%)"
+        label = f"{ev.classes[k]}: {int(n)} ({percent(n / total)})"
         out.append(
             f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="{height}" fill="{colour(k)}">'
             f"<title>{esc(label)}</title></rect>"
@@ -259,12 +270,13 @@ def class_balance(ev: Evaluation) -> str:
                 f'<text class="balancelabel" x="{x + 6:.1f}" y="{height / 2 + 4:.1f}" '
                 f'fill="{ink_on(colour(k))}">'
                 f"{esc(clip_text(ev.classes[k], max(int(w / 7) - 6, 3)))} "
-                f"{100 * n / total:.0f}%</text>"
+                f"{percent(n / total, 0)}</text>"
             )
         x += w
     return svg_element(width, height, "Class balance", "".join(out))
 
 
 def fmt_score(value: Any, digits: int = 4) -> str:
-    """A score for display, or an en dash when undefined."""
-    return "–" if value is None else f"{value:.{digits}f}"
+    """A score in [0, 1] for display (see :func:`~.svg.bounded`), or an en dash when
+    undefined."""
+    return "–" if value is None else bounded(value, digits)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .charts import confusion_heatmap
 from .evaluation import Evaluation
-from .svg import clip_text, esc, header_row
+from .svg import clip_text, esc, header_row, percent
 
 #: the most classes whose confusion matrix is drawn in full (40² = 1,600 cells, about 0.5 MB
 #: of SVG; cells stay at least 26 units wide, readable when the page is zoomed).
@@ -57,7 +57,7 @@ def _top_confusions(ev: Evaluation) -> str:
         f'<tr data-true="{i}" data-pred="{j}"><td>{esc(clip_text(ev.classes[i], 40))}</td>'
         f"<td>{esc(clip_text(ev.classes[j], 40))}</td>"
         f'<td data-col="count">{int(cm[i, j]):,}</td>'
-        f"<td>{100 * cm[i, j] / max(int(rows[i]), 1):.1f}%</td></tr>"
+        f"<td>{percent(cm[i, j] / max(int(rows[i]), 1))}</td></tr>"
         for i, j in (divmod(int(k), cm.shape[1]) for k in order)
     )
     more = flat.size - len(order)

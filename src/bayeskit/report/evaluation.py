@@ -15,7 +15,7 @@ import numpy as np
 from sklearn import metrics
 
 from .._decision import check_loss, class_loss_weights
-from ..contract import contract_of
+from ..contract import contract_of, declares
 from ..errors import DataError, ParameterError, ShapeError
 
 N_BINS = 10
@@ -140,7 +140,10 @@ def evaluate(
     if predicted is None:
         pred, rule = decide(model, P, labels)
     else:
-        pred, rule = _encode(labels, predicted, "predicted", n), "the model's own predictions"
+        pred = _encode(labels, predicted, "predicted", n)
+        rule = "the model's own predictions" + (
+            f": {decide(model, P, labels)[1]}" if declares(model) else ""
+        )
     rank = P if K != 2 or log_proba is None else _log_odds(log_proba, n)
     every = np.arange(K)
     prec, rec, f1, support = metrics.precision_recall_fscore_support(
@@ -211,7 +214,7 @@ def evaluate(
         positive=positive,
         roc=roc,
         pr=pr,
-        calibration=calibration(P, t, pred, positive, labels),
+        calibration=calibration(P, t, positive, labels),
     )
 
 
@@ -222,13 +225,17 @@ def _brier(t: np.ndarray, P: np.ndarray, positive: int | None) -> float:
 
 
 def calibration(
-    P: np.ndarray, t: np.ndarray, pred: np.ndarray, positive: int | None, labels: list[Any]
+    P: np.ndarray, t: np.ndarray, positive: int | None, labels: list[Any]
 ) -> Calibration:
     if positive is not None:
         score, hit = P[:, positive], t == positive
         what = f"P({labels[positive]})"
     else:
-        score, hit = P.max(axis=1), pred == t
+        # the top class's probability against whether the top class is the true one (a loss
+        # matrix or class weights may decide another class: that decision's correctness is
+        # no frequency of this probability)
+        top = P.argmax(axis=1)
+        score, hit = P[np.arange(len(t)), top], top == t
         what = "top-class probability"
     fine = np.minimum((score * N_BINS).astype(np.int64), N_BINS - 1)
     least = max(1, min(MIN_BIN_ROWS, len(score) // 4))

@@ -28,7 +28,7 @@ from .network import network_section
 from .panels import density_panel, legend_strip, term_panel
 from .projection import discriminant_projection
 from .style import CSS
-from .svg import ACCENT, GREY, clip_text, colour, esc, header_row
+from .svg import ACCENT, GREY, bounded, clip_text, colour, esc, header_row, percent
 
 #: terms shown per class.
 TOP_TERMS = 12
@@ -49,6 +49,7 @@ def build_report(
     y: Any = None,
     notes: Mapping[str, str] | None = None,
     log_proba: Any = None,
+    predicted: Any = None,
 ) -> str:
     """A complete, self-contained HTML page describing a classifier's measured quality.
 
@@ -73,6 +74,11 @@ def build_report(
     log_proba : array-like of shape (n_samples, K), optional
         The log-probabilities ``proba`` came from: with two classes the curves rank rows by
         log-odds, so rows whose probability rounds to exactly 0 or 1 stay apart.
+    predicted : array-like of shape (n_samples,), optional
+        The decisions already made for those rows (each fold's own ``predict`` in a
+        cross-validation): the scores are of them. By default ``model``'s rule decides from
+        ``proba``, which under class weights fitted on all the data can differ from each
+        fold's model near the boundary.
 
     Returns
     -------
@@ -95,7 +101,7 @@ def build_report(
     """
     if not isinstance(title, str):
         raise ParameterError(f"title must be a str; got {type(title).__name__}")
-    ev = evaluate(classes, y_true, proba, model, log_proba=log_proba)
+    ev = evaluate(classes, y_true, proba, model, predicted=predicted, log_proba=log_proba)
     sections = [
         ("glance", "At a glance", _glance(ev)),
         ("setup", "Set-up", _setup(ev, model, notes)),
@@ -213,10 +219,15 @@ def clipped_note(rows: int) -> str:
     )
 
 
+#: The headline scores that are shares (in [0, 1]); the others (log-loss, Brier) only ≥ 0.
+_SHARES = ("accuracy", "macro_f1", "balanced_accuracy", "roc_auc")
+
+
 def _card(key: str, label: str, value: float, context: str) -> str:
+    shown = bounded(value, 4, 1.0 if key in _SHARES else np.inf)
     return (
         f'<div class="metric" data-metric="{key}"><div class="label">{esc(label)}</div>'
-        f'<div class="value">{value:.4f}</div><div class="context">{esc(context)}</div></div>'
+        f'<div class="value">{shown}</div><div class="context">{esc(context)}</div></div>'
     )
 
 
@@ -375,8 +386,8 @@ def _bins(cal: Calibration) -> str:
         f'<tr data-bin="{b}"><td>{cal.edges[b]:.1f}–{cal.edges[b + 1]:.1f}</td>'
         f'<td data-col="count">{cal.count[b]:,}</td>'
         + (
-            f"<td>{cal.predicted[b]:.3f}</td><td>{cal.observed[b]:.3f}</td>"
-            f"<td>{cal.low[b]:.3f}–{cal.high[b]:.3f}</td>"
+            f"<td>{bounded(cal.predicted[b])}</td><td>{bounded(cal.observed[b])}</td>"
+            f"<td>{bounded(cal.low[b])}–{bounded(cal.high[b])}</td>"
             if cal.count[b]
             else "<td>–</td><td>–</td><td></td>"
         )
@@ -390,6 +401,16 @@ def _bins(cal: Calibration) -> str:
     )
 
 
+_NO_VALUE = "the class has no observed value of this feature in the training data"
+
+
+def _mean_cell(mean: float) -> str:
+    """A class's mean of a feature, or – where the class observed no value of it."""
+    if np.isnan(mean):
+        return f'<td data-undefined="no value" title="{_NO_VALUE}">–</td>'
+    return f"<td>{mean:.4g}</td>"
+
+
 def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], model: Any) -> str:
     classes = list(np.asarray(model.classes_).tolist())
     panels = "".join(f"<figure>{density_panel(fd, classes)}</figure>" for fd in densities)
@@ -398,8 +419,8 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
     head = header_row("feature", "family", "AUC alone", "bits", *means)
     rows = "".join(
         f'<tr data-feature="{s.j}"><td>{esc(clip_text(s.name, 60))}</td><td>{esc(s.family)}</td>'
-        f'<td data-col="auc">{s.auc:.3f}</td><td data-col="bits">{s.bits:.3f}</td>'
-        + ("".join(f"<td>{m:.4g}</td>" for m in s.means) if show_means else "")
+        f'<td data-col="auc">{bounded(s.auc)}</td><td data-col="bits">{s.bits:.3f}</td>'
+        + ("".join(_mean_cell(m) for m in s.means) if show_means else "")
         + "</tr>"
         for s in scores[:TOP_FEATURES]
     )
@@ -422,7 +443,13 @@ def _densities(scores: list[FeatureScore], densities: list[FeatureDensity], mode
         pictures + '<h3 style="margin-top:14px">Numeric features ranked</h3>'
         '<p class="how">Bits: the drop in log-loss (base 2) from the class frequencies to this '
         "feature's densities alone. Below zero, the density gives some rows a very wrong "
-        "answer: a sign that its family fits the feature badly.</p>"
+        "answer: a sign that its family fits the feature badly."
+        + (
+            " – : the class has no observed value of the feature."
+            if show_means and any(np.isnan(s.means).any() for s in scores[:TOP_FEATURES])
+            else ""
+        )
+        + "</p>"
         f'<div class="scroll"><table class="features">{head}{rows}</table></div>'
         + (f'<p class="how">… and {more} more.</p>' if more > 0 else "")
     )
@@ -449,7 +476,7 @@ def _categories(columns: list[CategoryColumn], ev: Evaluation) -> str:
                 else f'<tr data-value="{esc(value)}"><td>{esc(clip_text(value, 40))}</td>'
             )
             + "".join(
-                f"<td{_databar(float(share), 1.0)}>{100 * share:.1f}%</td>"
+                f"<td{_databar(float(share), 1.0)}>{percent(float(share))}</td>"
                 for share in col.shares[:, i]
             )
             + "</tr>"

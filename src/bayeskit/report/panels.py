@@ -8,7 +8,18 @@ from typing import Any
 import numpy as np
 
 from .densities import DENSITIES, FeatureDensity
-from .svg import Frame, clip_names, clip_text, colour, dash, esc, fmt_tick, nice_ticks, svg_element
+from .svg import (
+    Frame,
+    bounded,
+    clip_names,
+    clip_text,
+    colour,
+    dash,
+    esc,
+    fmt_tick,
+    nice_ticks,
+    svg_element,
+)
 
 #: a histogram bar taller than this many times the highest model curve is cut, and labelled:
 #: a spike of zeros would otherwise flatten every curve into the axis.
@@ -71,7 +82,7 @@ def density_panel(fd: FeatureDensity, classes: Sequence[Any]) -> str:
             )
     f.add(
         f'<text class="charttitle" x="{f.x0}" y="18">{esc(clip_text(fd.score.name, 30))}'
-        f'<tspan class="muted" dx="8">AUC {fd.score.auc:.3f}</tspan></text>'
+        f'<tspan class="muted" dx="8">AUC {bounded(fd.score.auc)}</tspan></text>'
     )
     return f.render(f"Class-conditional densities of {fd.score.name}")
 

@@ -105,6 +105,29 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [float(f"{i * step:.12g}") + 0.0 for i in range(first, last + 1)]
 
 
+#: Decimals a bounded score may take beyond those asked before it is written "> …"/"< …".
+_MORE_DECIMALS = 3
+
+
+def bounded(value: float, digits: int = 3, top: float = 1.0) -> str:
+    """``value`` (in [0, ``top``]: a probability, a share, an AUC) with ``digits`` decimals,
+    never rounded onto 0 or ``top`` when it is not there: more decimals where rounding would
+    (0.99971 as ``0.9997``, not ``1.000``), up to three more, then ``> 0.999999`` (escaped:
+    markup). A score shown as 1 would claim a certainty the data do not."""
+    for d in range(digits, digits + _MORE_DECIMALS + 1):
+        text = f"{value:.{d}f}"
+        shown = float(text)
+        if not ((value > 0 and shown == 0) or (value < top and shown == top)):
+            return text
+    step = 10.0**-d
+    return f"&lt; {step:.{d}f}" if value < top / 2 else f"&gt; {top - step:.{d}f}"
+
+
+def percent(share: float, digits: int = 1) -> str:
+    """A share in [0, 1] as a percentage (see :func:`bounded`): ``99.97%``, not ``100.0%``."""
+    return bounded(100 * share, digits, 100.0) + "%"
+
+
 def fmt_tick(value: float) -> str:
     """Short tick label: ``0.25``, ``3``, ``1.2k``, ``3e-05``."""
     if value == 0:
