@@ -25,6 +25,7 @@ __all__ = [
     "fail",
     "failed",
     "header_end",
+    "mda_header_end",
     "message_head",
     "model_file",
     "pass_on_input",
@@ -178,10 +179,12 @@ def unsure_of_content(raw: bytes, problem: str) -> bytes:
 
 
 def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> bytes:
-    """``raw`` with any X-Bayeskit-Spam/Score headers of its header block (``raw[:head]``)
-    dropped and ``headers`` added at its end, in the message's own line ending."""
-    block = raw[:head]
+    """``raw`` with ``headers`` added at the end of its header block (``raw[:head]``, as
+    :func:`header_end` ends it), in the message's own line ending, and every X-Bayeskit-Spam,
+    -Score or -Reason header it came with dropped wherever a mail delivery agent or a mail
+    reader takes it for a header (:func:`_forged`). Every other byte is kept, in order."""
     bare_cr = _bare_cr(raw)
+    block = raw[:head]
     newline = (
         b"\r"
         if bare_cr
@@ -189,18 +192,63 @@ def with_headers(raw: bytes, head: int, headers: list[tuple[bytes, bytes]]) -> b
         if block.rstrip(b"\n").endswith(b"\r") or b"\r\n" in block
         else b"\n"
     )
-    kept: list[bytes] = []
-    dropping = False
-    for line in _lines(block, bare_cr):
-        if line[:1] in (b" ", b"\t") and dropping:  # a continuation of a dropped header
-            continue
-        dropping = (_field_name(line) or b"").lower() in _OURS
-        if not dropping:
-            kept.append(line)
-    if kept and not kept[-1].endswith((b"\n", b"\r") if bare_cr else b"\n"):
-        kept[-1] += newline
+    before: list[bytes] = []  # the header block's lines kept, then the rest of the message
+    after: list[bytes] = []
+    at = 0
+    for start, end in [*_forged(raw, head, bare_cr), (len(raw), len(raw))]:
+        if at < head <= start:  # the added headers go at ``head``: no dropped line spans it
+            before.append(raw[at:head])
+            at = head
+        (before if start <= head else after).append(raw[at:start])
+        at = end
+    kept = b"".join(before)
+    if kept and not kept.endswith((b"\n", b"\r") if bare_cr else b"\n"):
+        kept += newline  # a message of header lines only, its last line unended
     added = [name + b": " + value + newline for name, value in headers]
-    return b"".join(kept) + b"".join(added) + raw[head:]
+    return kept + b"".join(added) + b"".join(after)
+
+
+def mda_header_end(raw: bytes) -> int:
+    """Where a mail delivery agent ends the header block of ``raw``: the start of its first
+    empty line, the lines ended by LF (a CR before it is part of the ending, as maildrop and
+    mail readers take it), or the end of the message when it has none. Procmail and maildrop
+    read every line before it as header, a line that is no header field (``Received-Via
+    relay 1``, ``Foo Bar: x``) and a message's body without an empty line before it included,
+    so a recipe's ``^X-Bayeskit-Spam:`` matches a line anywhere in there."""
+    if raw.startswith((b"\n", b"\r\n")):
+        return 0
+    ends = [found + 1 for found in (raw.find(b"\n\n"), raw.find(b"\n\r\n")) if found >= 0]
+    return min(ends, default=len(raw))
+
+
+def _forged(raw: bytes, head: int, bare_cr: bool) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each line of ``raw`` (with its line ending) to drop: a header
+    field named X-Bayeskit-Spam, -Score or -Reason (any case, blanks before the colon), and
+    the continuation lines that follow it, wherever one is read as a header — in the header
+    block as mail delivery agents end it (:func:`mda_header_end`), past ``head`` too. In a
+    message whose lines end in a bare CR, the e-mail reader splits lines at CRs and ends its
+    header block at the first empty one, while mail delivery agents read lines by LF only:
+    a line is a header to one or the other when it starts before the reader's empty line or
+    right after an LF (a body line of such a message is neither, and is kept)."""
+    end = mda_header_end(raw)
+    if b"x-bayeskit-" not in raw[:end].lower():  # (no line to drop: the usual message)
+        return []
+    spans: list[tuple[int, int]] = []
+    reader_end = end if not bare_cr else None
+    dropping = False
+    start = 0
+    while start < end:
+        line_end, after = _line_at(raw, start, bare_cr)
+        line = raw[start:line_end]
+        if reader_end is None and start >= head and not line:
+            reader_end = start  # the e-mail reader's empty line (of a bare-CR message)
+        if line[:1] not in (b" ", b"\t"):  # (a continuation line goes with its header)
+            seen = reader_end is None or start < reader_end or raw[start - 1 : start] == b"\n"
+            dropping = seen and (_field_name(line) or b"").lower() in _OURS
+        if dropping:
+            spans.append((start, min(after, end)))
+        start = after
+    return spans
 
 
 def stamped(raw: bytes, head: int, p_spam: float, verdict: str) -> tuple[int, bytes]:
