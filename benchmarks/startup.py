@@ -106,6 +106,13 @@ def _prints(pattern: str) -> Callable[[Run], str]:
     return check
 
 
+def _help_on_stderr(result: Run) -> str:
+    """``bayeskit filter --help`` with standard input not a terminal (a filter recipe's)."""
+    if result.code != 3 or not re.search(r"^Usage: bayeskit filter ", result.err, re.M):
+        return f"UNEXPECTED (exit {result.code}): {result.err[:80]!r}"
+    return "ok"
+
+
 def _imports_nothing_heavy(result: Run) -> str:
     if result.code != 0:
         return f"FAILED: {result.err.strip()[-120:]}"
@@ -134,7 +141,11 @@ def warm_rows(work: Path) -> list[Row]:
         Row("bayeskit --help", [SCRIPT, "--help"], 0.3, _prints("quickstart")),
         *(Row(f"bayeskit {name} --help", [SCRIPT, name, "--help"], 0.3,
               _prints(rf"^Usage: bayeskit {name} "))
-          for name in COMMANDS),
+          for name in COMMANDS if name != "filter"),
+        # standard input not a terminal: the help on standard error, the (empty) message
+        # passed through, status 3, as in a filter recipe
+        Row("bayeskit filter --help", [SCRIPT, "filter", "--help"], 0.3,
+            _help_on_stderr, stdin=""),
         Row("one-line bayeskit predict model.bk -", [SCRIPT, "predict", "sms.bk", "-"], 1.5,
             _prints(r"^1,spam,spam,"), stdin=line),
         Row("bayeskit train a 569-row numeric CSV (-m gaussian)",

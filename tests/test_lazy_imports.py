@@ -68,7 +68,10 @@ def test_a_commands_help_imports_no_model(command):
     budget). The page is the command's: its usage line and its own options."""
     code = f"""
         import contextlib, io
-        from bayeskit.cli import main
+        from bayeskit.cli import main, mail_headers
+        # at a terminal (the filter's help goes to standard error, and the message through,
+        # when standard input is not one)
+        mail_headers.at_a_terminal = lambda: True
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             try:

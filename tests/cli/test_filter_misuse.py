@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -130,6 +131,7 @@ def test_a_misused_filter_never_eats_mail(paths, model, rest, mail):
     ("args", "says"),
     [
         (["MODEL", "--bogus"], "No such option: --bogus"),
+        (["MODEL", "--version"], "No such option: --version"),
         ([], "Missing argument 'MODEL'"),
         (["MODEL", "--learn"], "Option '--learn' requires an argument"),
         (["MODEL", "--server"], "Option '--server' requires an argument"),
@@ -149,13 +151,59 @@ def test_a_usage_mistake_passes_the_mail_through_with_the_error_status(paths, ar
     assert "(see 'bayeskit filter --help')" in lines[0]
 
 
+@pytest.mark.parametrize("option", ["--bogus", "--exit-zer", "-x"])
+def test_an_unknown_option_is_named_with_the_options_the_filter_takes(paths, option):
+    status, out, err = _filter([str(paths["MODEL"]), option], HAM)
+    assert (status, out) == (3, HAM)
+    assert err.decode().splitlines() == [
+        f"bayeskit filter: error: No such option: {option}; it takes --learn spam|ham, "
+        "--unlearn spam|ham, --train-on-error, --exit-zero, --server URL, --verbose, "
+        "--from PATH, -h/--help (see 'bayeskit filter --help')"
+    ]
+
+
 def test_an_unreadable_model_is_named_with_the_reason(paths):
     status, out, err = _filter([str(paths["MISSING"])], HAM)
     assert (status, out) == (3, HAM)
     assert err.decode().strip() == f"bayeskit filter: {paths['MISSING']}: No such file or directory"
 
 
-def test_help_is_still_help(paths):
+def test_help_is_still_help_at_a_terminal(paths, monkeypatch):
+    from bayeskit.cli import mail_headers
+
+    monkeypatch.setattr(mail_headers, "at_a_terminal", lambda: True)
     status, out, _ = _filter(["--help"], b"")
     assert status == 0
     assert b"X-Bayeskit-Spam" in out
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize("before", [[], ["MODEL", "--exit-zero"], ["MODEL", "--learn", "spam"]])
+def test_help_in_a_recipe_passes_the_mail_through(paths, flag, before):
+    # A filter recipe's standard output replaces the message: the help went there, status 0,
+    # and procmail delivered the help page as the mail.
+    args = [str(paths[a]) if a in paths else a for a in before] + [flag]
+    model = paths["MODEL"].read_bytes()
+    status, out, err = _filter(args, HAM)
+    assert (status, out) == (3, HAM)
+    assert paths["MODEL"].read_bytes() == model  # nothing learned
+    said = err.decode()
+    assert "Usage: bayeskit filter" in said
+    assert said.splitlines()[-1] == (
+        "bayeskit filter: -h/--help with standard input not a terminal (a filter recipe): "
+        "the help is on standard error, the message passed through unchanged"
+    )
+
+
+def test_help_in_a_procmail_recipe_leaves_the_mail(paths):
+    """``bayeskit filter MODEL --exit-zero -h`` run as procmail's ``fw`` recipe runs it: a
+    pipe in, a pipe out. The help page was the output, status 0: the mail replaced by it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bayeskit", "filter", str(paths["MODEL"]), "--exit-zero", "-h"],
+        input=HAM,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(Path(bk.__file__).parents[1])},
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout) == (3, HAM)
+    assert b"Usage: bayeskit filter" in done.stderr

@@ -251,7 +251,12 @@ def test_explain_reads_a_row_from_a_file(cli, tmp_path):
 
 # ------------------------------------------------------------------ help
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_help_reads_well(cli, command):
+def test_help_reads_well(cli, command, monkeypatch):
+    from bayeskit.cli import mail_headers
+
+    # at a terminal (the filter's help goes to standard error, and the message through,
+    # when standard input is not one)
+    monkeypatch.setattr(mail_headers, "at_a_terminal", lambda: True)
     text = _ok(cli(command, "--help")).stdout
     usage = next(line for line in text.splitlines() if "Usage:" in line)
     assert "{" not in usage, usage

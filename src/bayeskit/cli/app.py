@@ -231,8 +231,50 @@ class MailFilterCommand(BayeskitCommand):
 
             pass_on_input()
             where = f"{parent.command_path if parent is not None else 'bayeskit'} {info_name}"
+            if getattr(exc, "option_name", None) is not None:  # (click's NoSuchOption)
+                # the options it takes, not click's guess of one or two close to the mistake
+                mistake: Any = exc
+                mistake.possibilities = None
+                mistake.message = f"{mistake.message}; it takes {self._accepted(mistake.ctx)}"
             print(usage_line(exc, where), file=sys.stderr)
             raise typer.Exit(ERROR) from None
+
+    def _accepted(self, ctx: Any) -> str:
+        """The options the command takes, as its help names them: ``--learn spam|ham, ...``."""
+        names = []
+        for param in self.get_params(ctx) if ctx is not None else self.params:
+            if param.param_type_name == "option" and not getattr(param, "hidden", False):
+                metavar = param.metavar or (param.name or "value").upper()
+                value = "" if getattr(param, "is_flag", False) else f" {metavar}"
+                names.append("/".join(sorted(param.opts, key=len)) + value)
+        return ", ".join(names)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None and option.callback is not _help_or_pass_on:
+            option.callback = _help_or_pass_on
+        return option
+
+
+def _help_or_pass_on(ctx: Any, param: Any, value: bool) -> None:
+    """``-h``/``--help`` of a mail filter. At a terminal, the help on standard output, status
+    0. With standard input not a terminal — a filter recipe's command line, where standard
+    output replaces the message — the help goes to standard error and the message through
+    unchanged, with the status of any mistake in the command line, 3."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .mail_headers import ERROR, at_a_terminal, fail, pass_on_input
+
+    if at_a_terminal():
+        typer.echo(ctx.get_help(), color=ctx.color)
+        raise typer.Exit(0)
+    print(ctx.get_help(), file=sys.stderr)
+    pass_on_input()
+    fail(
+        "-h/--help with standard input not a terminal (a filter recipe): the help is on "
+        "standard error, the message passed through unchanged"
+    )
+    raise typer.Exit(ERROR)
 
 
 class BayeskitGroup(TyperGroup):

@@ -20,6 +20,7 @@ __all__ = [
     "SPAM",
     "UNSURE",
     "VERDICT_HEADER",
+    "at_a_terminal",
     "content_problem",
     "deliver",
     "fail",
@@ -329,10 +330,18 @@ def _drop_output() -> None:
         pass
 
 
+def at_a_terminal() -> bool:
+    """Whether standard input is a terminal: a person at the keyboard, not a message."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, OSError, ValueError):  # (a closed stdin)
+        return False
+
+
 def pass_on_input() -> None:
     """Deliver standard input unchanged: a filter that cannot do what it was asked never eats
     the mail (a terminal has no message to pass on, and is not read)."""
-    if sys.stdin is not None and not sys.stdin.isatty():
+    if sys.stdin is not None and not at_a_terminal():
         try:
             deliver(read_input(_PIECE), more_input=True)  # in pieces, never held whole
         except OSError as exc:
