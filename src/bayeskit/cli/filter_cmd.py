@@ -28,6 +28,7 @@ import itertools
 import mailbox
 import os
 import re
+import shlex
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -251,6 +252,7 @@ def _learn(
             named: Iterator[tuple[str, bytes]] = iter([("<stdin>", raw)])
         else:
             named = iter_named_messages(Path(source), by_date=on_error, unreadable=unreadable)
+        _check_folder(model_path, learn is not None)
         counted = _Counted(named, refused)
         with locked(model_path):
             progress.stamp, progress.locked = _stamp_of(model_path), True
@@ -267,6 +269,22 @@ def _learn(
     except Exception as exc:  # reported; the mail was passed on
         failed(exc)
         return ERROR
+
+
+def _check_folder(model_path: str, learn: bool) -> None:
+    """Refuse, before its lock is opened, a model whose folder does not exist (a new user's
+    ``~/.bayeskit``): named, not its lock file."""
+    folder = os.path.dirname(model_path) or "."
+    if not os.path.isdir(folder):
+        if not learn:
+            raise ValueError(
+                f"{model_path}: no such model file (the folder {folder!r} does not exist); "
+                "nothing to unlearn from"
+            )
+        raise ValueError(
+            f"{model_path}: the folder {folder!r} does not exist; create it first "
+            f"(mkdir -p {shlex.quote(folder)}); nothing was learned"
+        )
 
 
 class _Counted:
