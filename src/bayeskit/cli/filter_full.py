@@ -48,7 +48,7 @@ def _one_class(model: Any) -> str | None:
     only = model.learned_only() if hasattr(model, "learned_only") else None
     if only is None:
         return None
-    return "spam" if only == model.spam_label else "ham"
+    return "spam" if str(only) == str(model.spam_label) else "ham"  # (labels by their text)
 
 
 def _rebuild_store(model: Any, model_path: str, stamp: str) -> None:

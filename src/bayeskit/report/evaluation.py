@@ -292,10 +292,9 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
         return argmax
     declared = contract_of(model)
     if declared.decision == "spam" and len(labels) == 2:
-        ham, spam = float(model.lost_ham_cost), float(model.passed_spam_cost)
+        cut = model.decision_rule()[2]  # (the filter's own, checked: its costs' threshold)
         k = _positive(model, labels)
         assert k is not None
-        cut = ham / (ham + spam)
         pred = np.where(P[:, k] > cut, k, 1 - k)
         return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
     inner = model.model if declared.input == "documents" else model
@@ -319,7 +318,8 @@ def _positive(model: Any, labels: list[Any]) -> int | None:
     if len(labels) != 2:
         return None
     spam = getattr(model, "spam_label", None)
-    return labels.index(spam) if spam is not None and spam in labels else 1
+    texts = [str(label) for label in labels]  # (a filter tells its labels apart by text)
+    return texts.index(str(spam)) if spam is not None and str(spam) in texts else 1
 
 
 def _check(labels: list[Any], y_true: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -43,8 +43,11 @@ def empty_counts() -> np.ndarray:
     return np.zeros((2, BINS))
 
 
-def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
-    """The counts of some scores (log-odds of spam) by class."""
+def score_counts(
+    scores: np.ndarray, is_spam: np.ndarray, weight: np.ndarray | None = None
+) -> np.ndarray:
+    """The counts of some scores (log-odds of spam) by class; ``weight``: each score's
+    (its message's sample weight), 1 when None."""
     scores = np.asarray(scores, dtype=np.float64)
     # A model that has seen one class only scores ±inf (a log prior of -inf): such a score
     # belongs in the end bin on its side. Scores are clipped before they are scaled (far past
@@ -53,7 +56,8 @@ def score_counts(scores: np.ndarray, is_spam: np.ndarray) -> np.ndarray:
     grid = (np.arcsinh(scores / SCORE_UNIT) + GRID_LIMIT) / _WIDTH
     where = np.clip(grid, 0, BINS - 1).astype(np.int64)
     out = empty_counts()
-    np.add.at(out, (np.asarray(is_spam, dtype=np.int64), where), 1.0)
+    added = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    np.add.at(out, (np.asarray(is_spam, dtype=np.int64), where), added)
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._all_or_nothing import unchanged_on_error
-from .._labels import check_y
+from .._labels import check_y, hard_class_weights
 from .._merging import hold_declared_classes
 from .._params import clone, refuse_while_waiting, waits_for_fit
 from .._threads import in_parallel, usable_cpus
@@ -115,14 +115,16 @@ class SpamFilter(TextClassifier):
     """A two-class text filter with the three-way decision spam filters use (Robinson 2003).
 
     ``classify`` says ``"ham"`` when ``P(spam|x) <= ham_cutoff``, ``"spam"`` when
-    ``P(spam|x) >= spam_cutoff`` and ``"unsure"`` in between (SpamBayes' 0.20 / 0.90 by
-    default), so a person looks at the doubtful ones; a filter that has learned messages of
-    one class only (trained on error from nothing, or with ``--learn spam`` alone) says
-    ``"unsure"`` of every message, since it cannot tell the classes apart yet. ``predict``
-    makes the two-way decision of minimum expected cost: a lost ham (a good message flagged
-    as spam) costs ``lost_ham_cost``, a passed spam ``passed_spam_cost``, so a message is spam
-    when ``P(spam|x) > lost_ham_cost / (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001,
-    ch. 2).
+    ``P(spam|x) >= spam_cutoff`` (so spam where the two cutoffs are equal) and ``"unsure"``
+    in between (SpamBayes' 0.20 / 0.90 by default), so a person looks at the doubtful ones; a
+    filter that has learned messages of one class only (trained on error from nothing, or
+    with ``--learn spam`` alone) says ``"unsure"`` of every message, since it cannot tell the
+    classes apart yet. ``predict`` makes the two-way decision of minimum expected cost: a lost
+    ham (a good message flagged as spam) costs ``lost_ham_cost``, a passed spam
+    ``passed_spam_cost``, so a message is spam when ``P(spam|x) > lost_ham_cost /
+    (lost_ham_cost + passed_spam_cost)`` (Duda et al. 2001, ch. 2); it always names one of
+    the two classes, so a filter that has learned one class predicts that one (``classify``
+    is the decision that can say it does not know).
 
     Parameters
     ----------
@@ -156,8 +158,16 @@ class SpamFilter(TextClassifier):
         (:mod:`bayeskit.text.calibration`). The scores are kept as counts (``score_counts_``),
         which add: ``partial_fit`` and ``train_on_error`` score new messages with the model
         *before* learning them and add those scores; ``a + b`` adds both filters' counts;
-        ``(a, b)`` is refitted from the counts each time. ``unlearn`` leaves the scale as it
-        was. None: the count model's own probabilities (scikit-learn's).
+        ``(a, b)`` is refitted from the counts each time. A message's ``sample_weight``
+        weighs its score as it weighs its counts (a weight of 0 does not calibrate). The folds
+        are cut by the messages' positions (seeded), so the order of the messages moves the
+        scale a little, as any cross-validation's folds do. ``unlearn`` leaves the scale as it
+        was: the score a message added when it was learned is not kept, so correcting a
+        mislabelled message (unlearn, then learn under the other label) keeps its first score
+        under the wrong class until the filter is fitted again, or ``calibrate`` is given
+        counts of its messages (:meth:`held_out_score_counts`). Setting it on a fitted filter
+        refits the scale from the counts kept at once (as a model file read back does). None:
+        the count model's own probabilities (scikit-learn's).
 
     scoring : {"naive_bayes", "fisher"}, default="naive_bayes"
         The score ``s(x)`` calibrated above. "naive_bayes": the count model's log-odds.
@@ -288,7 +298,9 @@ class SpamFilter(TextClassifier):
                 f"a SpamFilter learns two classes, {self.ham_label!r} and {self.spam_label!r}; "
                 f"it was trained on {classes}. Set ham_label/spam_label to your labels"
             )
-        return classes.index(self.spam_label) if self.spam_label in classes else 1
+        # (told apart by text, as every label of a filter is: spam_label="0" names the class
+        # 0; a comparison by value would miss it, and fall on the other class)
+        return [str(c) for c in classes].index(str(self.spam_label))
 
     def decision_rule(self) -> tuple[float, float, float]:
         """``(ham_cutoff, spam_cutoff, threshold)``, checked: :meth:`classify` calls a
@@ -310,7 +322,9 @@ class SpamFilter(TextClassifier):
                 f"lost_ham_cost and passed_spam_cost must be >= 0 and not both 0; got "
                 f"{self.lost_ham_cost!r} and {self.passed_spam_cost!r}"
             )
-        return lo, hi, ham / (ham + spam)
+        # (as 1 / (1 + spam/ham): two equal costs of 1e308 would sum past float64, to a
+        # threshold of 0 that files every message as spam)
+        return lo, hi, 1.0 / (1.0 + spam / ham) if ham > 0 else 0.0
 
     # ------------------------------------------------------------------ the decision, public
     # What the model service, the fast filter's token store, model files and the Dask
@@ -421,6 +435,10 @@ class SpamFilter(TextClassifier):
         except (ParameterError, DataError):
             super().set_params(**{k: before[k] for k in params if k in before})
             raise
+        if "calibration_folds" in params and not waits_for_fit(self):
+            # at once, as a model file read back would have it: the scale fitted on the
+            # counts kept (None: the model's own probabilities)
+            self._calibrate(self._counts())
         return self
 
     def check_scoring(self) -> str:
@@ -530,10 +548,13 @@ class SpamFilter(TextClassifier):
             )
         return score
 
-    def _held_out_counts(self, X: Any, labels: np.ndarray) -> np.ndarray:
+    def _held_out_counts(
+        self, X: Any, labels: np.ndarray, weight: np.ndarray | None = None
+    ) -> np.ndarray:
         """Counts of out-of-fold log-odds of the training messages, whose weighted counts
         over the vocabulary are ``X`` (see the class docstring), each by a model of the
-        other folds' terms and counts."""
+        other folds' terms and counts; ``weight``: the messages' sample weights, which weigh
+        them in the models and in the counts."""
         folds = self._check_folds()
         is_spam = self._is_spam(labels)
         if folds is None or is_spam is None:
@@ -544,7 +565,7 @@ class SpamFilter(TextClassifier):
         # Each fold's model is the whole fit's statistics minus the fold's (exact, as
         # unlearn): X is summarized once, each fold once more.
         probe = clone(model)
-        whole = probe.summarize(X, labels)
+        whole = probe.summarize(X, labels, weight)
         in_docs = X.getnnz(axis=0)
         scores = np.empty(X.shape[0])
         tests = _fold_tests(is_spam, folds)
@@ -552,7 +573,10 @@ class SpamFilter(TextClassifier):
         def score_fold(worker: int, i: int) -> None:
             test = tests[i]
             part = X[test]
-            fold = probe.summarize(part, labels[test], classes=whole.classes)
+            fold = probe.summarize(
+                part, labels[test], None if weight is None else weight[test],
+                classes=whole.classes, part=True,
+            )  # fmt: skip
             rest = whole - fold
             (block,) = rest.blocks
             assert isinstance(block, ColumnStatistic)  # what a count model's summarize gives
@@ -571,7 +595,7 @@ class SpamFilter(TextClassifier):
         # fold writes its own rows of the scores, so the result does not depend on it).
         large = X.nnz >= PARALLEL_FOLD_ENTRIES
         in_parallel(len(tests), min(usable_cpus(), len(tests)) if large else 1, score_fold)
-        return calibration.score_counts(scores, is_spam)
+        return calibration.score_counts(scores, is_spam, weight)
 
     def held_out_score_counts(self, X: Any, y: Any, *, kept_only: bool = False) -> np.ndarray:
         """Held-out log-odds of messages the filter has learned, as score counts (see
@@ -642,10 +666,14 @@ class SpamFilter(TextClassifier):
                 "set calibration_folds (e.g. set_params(calibration_folds=5)) to calibrate"
             )
         counts = np.asarray(score_counts, dtype=np.float64)
-        if counts.shape != calibration.empty_counts().shape or not np.all(counts >= 0):
+        with np.errstate(over="ignore", invalid="ignore"):  # (what is checked here)
+            total = counts.sum() if counts.dtype.kind == "f" else np.nan
+        if counts.shape != calibration.empty_counts().shape or not (
+            np.all(counts >= 0) and np.isfinite(total)
+        ):
             raise DataError(
                 f"score counts must be an array of shape {calibration.empty_counts().shape} "
-                "of counts >= 0 (held_out_score_counts gives them)"
+                "of finite counts >= 0 whose sum is finite (held_out_score_counts gives them)"
             )
         self.check_fitted()
         self._calibrate(counts)
@@ -672,7 +700,7 @@ class SpamFilter(TextClassifier):
         if X is None or self._check_folds() is None:
             self._calibrate(calibration.empty_counts())
         else:
-            self._calibrate(self._held_out_counts(X, labels))
+            self._calibrate(self._held_out_counts(X, labels, _weights(labels, sample_weight)))
 
     def _fit_counted(
         self,
@@ -700,7 +728,7 @@ class SpamFilter(TextClassifier):
         columns = self._vocabulary_columns(terms)
         X = batch_vec.weigh(counts, terms=terms)
         X = X if columns is None else X[:, columns]
-        self._calibrate(self._held_out_counts(X, labels))
+        self._calibrate(self._held_out_counts(X, labels, _weights(labels, sample_weight)))
         return self
 
     def spam_probability_counted(self, terms: np.ndarray, counts: Any) -> np.ndarray:
@@ -768,15 +796,16 @@ class SpamFilter(TextClassifier):
             with unchanged_on_error(self):
                 self._first_fit(docs, labels, classes, sample_weight)
             return self
+        weight = _weights(labels, sample_weight)
         if not self.keeps_term_statistics():
-            added = self._new_scores(docs, labels)
+            added = self._new_scores(docs, labels, weight=weight)
             with unchanged_on_error(self):
                 super().partial_fit(docs, labels, classes=classes, sample_weight=sample_weight)
                 self._calibrate(self._counts() + added)
             return self
         # Each message is counted once: scored by the model as it is, then learned.
         terms, counts = clone(self.prototypes()[0]).count(docs)
-        added = self._new_scores(docs, labels, counted=(terms, counts))
+        added = self._new_scores(docs, labels, counted=(terms, counts), weight=weight)
         with unchanged_on_error(self):
             batch = self.summarize_counted(terms, counts, labels, sample_weight, classes=classes)
             hold_declared_classes(self, batch.classes, classes, first=False)
@@ -839,10 +868,14 @@ class SpamFilter(TextClassifier):
         return self.__dict__.get("score_counts_", calibration.empty_counts())
 
     def _new_scores(
-        self, docs: list[Any], labels: np.ndarray, counted: tuple[np.ndarray, Any] | None = None
+        self,
+        docs: list[Any],
+        labels: np.ndarray,
+        counted: tuple[np.ndarray, Any] | None = None,
+        weight: np.ndarray | None = None,
     ) -> np.ndarray:
         """Counts of the current model's scores of messages it has not learned (``counted``:
-        their terms and counts, when already counted)."""
+        their terms and counts, when already counted; ``weight``: their sample weights)."""
         is_spam = self._is_spam(labels)
         if self._check_folds() is None or is_spam is None or len(docs) == 0:
             return calibration.empty_counts()
@@ -854,7 +887,9 @@ class SpamFilter(TextClassifier):
         # map to probabilities (kept, they made the scale fitted once the other class came
         # "all ham at +inf, one spam" — a falling slope that turned the filter upside down).
         finite = np.isfinite(scores)
-        return calibration.score_counts(scores[finite], is_spam[finite])
+        return calibration.score_counts(
+            scores[finite], is_spam[finite], None if weight is None else weight[finite]
+        )
 
     def __add__(self, other: object) -> SpamFilter:
         out = super().__add__(other)
@@ -925,6 +960,24 @@ class SpamFilter(TextClassifier):
         learned = np.flatnonzero(np.asarray(self.fitted_parts()[1].class_count_) > 0)
         return self.classes_[int(learned[0])] if len(learned) == 1 else None
 
+    def explain(self, text: Any, *, label: Any = None, versus: Any = None) -> Any:
+        """Each term's contribution to the count model's log-odds of ``label`` against
+        ``versus`` on one message (see :meth:`TextClassifier.explain`), ``label`` by default
+        the filter's own decision (:meth:`predict`, its costs and calibration included).
+        Under ``scoring="fisher"`` the filter's score combines the terms' probabilities by
+        Fisher's method, which no sum of terms gives: refused
+        (:class:`~bayeskit.errors.ParameterError`)."""
+        if self.check_scoring() != "naive_bayes":
+            raise ParameterError(
+                "explain splits the count model's log-odds into one term per token; under "
+                "scoring='fisher' the filter's score combines the tokens' probabilities by "
+                "Fisher's method, which no sum of terms gives (set scoring='naive_bayes' to "
+                "explain by terms)"
+            )
+        if label is None and isinstance(text, (str, bytes)):
+            label = self.predict([text])[0]
+        return super().explain(text, label=label, versus=versus)
+
     def predict(self, X: Any) -> np.ndarray:
         """The two-way decision of minimum expected cost."""
         return self.decisions(self.spam_probability(X))
@@ -950,7 +1003,8 @@ class SpamFilter(TextClassifier):
             self.fit(docs, labels)
             return len(docs)
         verdict = self.classify(docs)
-        truth = np.where(labels == self.spam_label, "spam", "ham")
+        is_spam = self._is_spam(labels)  # (by text, as the labels were checked)
+        truth = np.where(is_spam if is_spam is not None else False, "spam", "ham")
         wrong = np.flatnonzero(verdict != truth)
         # Every message was scored before any was learned: all their scores calibrate.
         added = self._new_scores(docs, labels)
@@ -959,6 +1013,14 @@ class SpamFilter(TextClassifier):
                 TextClassifier.partial_fit(self, [docs[i] for i in wrong], labels[wrong])
             self._calibrate(self._counts() + added)
         return len(wrong)
+
+
+def _weights(labels: np.ndarray, sample_weight: Any) -> np.ndarray | None:
+    """Each message's sample weight, checked (None for none given: each weighs 1): a
+    message weighs in the held-out scores the scale is fitted on as in the statistics."""
+    if sample_weight is None:
+        return None
+    return hard_class_weights(labels, sample_weight, len(labels), part=True)[1].weight
 
 
 def _setting(name: str, value: Any) -> float:
