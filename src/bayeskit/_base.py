@@ -86,6 +86,7 @@ from ._decision import (
     check_loss,
     class_log_prior,
     class_loss_weights,
+    decision_indices,
     normalize_log,
     unknown_weighted_labels,
 )
@@ -495,6 +496,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             class_prior=self.class_prior,
             prior_alpha=self.prior_alpha,
             name=self._prior_name,
+            classes=summary.classes,
         )
         families = self._families()
         # Overflow and NaN are looked for in the result below and refused by name, so numpy's
@@ -519,7 +521,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         )
         # the decision's settings too: fit refuses them, not every later predict
         if self.loss is not None:
-            check_loss(self.loss, len(summary.classes))
+            check_loss(self.loss, len(summary.classes), summary.classes)
         if self.class_weight is not None:
             class_loss_weights(self.class_weight, summary.classes, summary.class_count)
             unknown = unknown_weighted_labels(self.class_weight, summary.classes)
@@ -704,25 +706,32 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         return np.exp(self.predict_log_proba(X))
 
     def predict_risk(self, X: Any) -> np.ndarray:
-        """Conditional risk ``R(c_i|x) = Σ_j loss[i, j] P(c_j|x)`` of each decision.
+        """Conditional risk ``R(c_i|x) = Σ_j loss[i, j] λ_j P(c_j|x)`` of each decision,
+        ``λ_j`` the class weights (``class_weight``; 1 without them).
 
         Needs the ``loss`` parameter. Shape (n_samples, n_classes).
         """
         if self.loss is None:
             raise ParameterError("predict_risk needs a loss matrix: set loss=[[...], ...]")
-        loss = check_loss(self.loss, len(self.classes_))
-        return self.predict_proba(X) @ loss.T
+        classes = self.classes_
+        loss = check_loss(self.loss, len(classes), classes)
+        P = self.predict_proba(X)
+        if self.class_weight is not None:
+            P = P * class_loss_weights(self.class_weight, classes, self.class_count_)
+        return P @ loss.T
 
     def predict(self, X: Any) -> np.ndarray:
         """Bayes decision for each row (see the class docstring for the rule)."""
         classes = self.classes_
-        if self.loss is not None:
-            return classes[np.argmin(self.predict_risk(X), axis=1)]
-        if self.class_weight is not None:
-            lam = class_loss_weights(self.class_weight, classes, self.class_count_)
-            with np.errstate(divide="ignore"):
-                score = self.predict_log_proba(X) + np.log(lam)
-            return classes[np.argmax(score, axis=1)]
+        if self.loss is not None or self.class_weight is not None:
+            loss = None if self.loss is None else check_loss(self.loss, len(classes), classes)
+            weights = (
+                None
+                if self.class_weight is None
+                else class_loss_weights(self.class_weight, classes, self.class_count_)
+            )
+            log_proba = self.predict_log_proba(X)
+            return classes[decision_indices(log_proba, loss=loss, weights=weights)]
         jll = self._joint_log_likelihood(X, relative=True)
         # (a pass over the whole array first: a reduction along rows of a few classes is
         # several times slower)

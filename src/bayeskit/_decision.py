@@ -24,15 +24,30 @@ def class_log_prior(
     class_prior: Any,
     prior_alpha: float,
     name: str = "class_prior",
+    classes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Log prior: fixed by the user, MLE ``N_k/N`` or Dirichlet-smoothed ``(N_k+α)/(N+αK)``
     (Duda, Hart & Stork 2001), or uniform when ``fit_prior=False`` (the maximum likelihood rule).
     ``name``: the setting the user gave the fixed prior as (``priors`` in scikit-learn's
-    discriminant analysis and GaussianNB), which its refusals name."""
+    discriminant analysis and GaussianNB), which its refusals name; ``classes``: the labels,
+    by which a pandas Series of priors is read (:func:`by_label`)."""
     k = len(class_count)
     if not isinstance(fit_prior, (bool, np.bool_)):
         raise ParameterError(f"fit_prior must be True or False; got {fit_prior!r}")
+    # (checked whether it is used or not: a setting is refused at fit, not when another
+    # setting later brings it into use)
+    if (
+        isinstance(prior_alpha, (bool, np.bool_))
+        or not isinstance(prior_alpha, (int, float, np.number))
+        or not math.isfinite(as_real(prior_alpha))
+        or prior_alpha < 0
+    ):
+        raise ParameterError(
+            f"prior_alpha must be >= 0 (a number of pseudo-rows); got {prior_alpha!r}"
+        )
     if class_prior is not None:
+        if classes is not None:
+            class_prior = by_label(class_prior, classes, name)
         prior = float_values(
             class_prior,
             ParameterError,
@@ -60,15 +75,6 @@ def class_log_prior(
             return np.log(prior)
     if not fit_prior:
         return np.full(k, -np.log(k))
-    if (
-        isinstance(prior_alpha, (bool, np.bool_))
-        or not isinstance(prior_alpha, (int, float, np.number))
-        or not math.isfinite(as_real(prior_alpha))
-        or prior_alpha < 0
-    ):
-        raise ParameterError(
-            f"prior_alpha must be >= 0 (a number of pseudo-rows); got {prior_alpha!r}"
-        )
     smoothed = class_count + prior_alpha
     with np.errstate(divide="ignore", over="ignore"):
         total = smoothed.sum()
@@ -138,6 +144,8 @@ def class_loss_weights(
     dict names that is none of the classes weighs nothing yet: ``partial_fit`` may learn it
     later, and :func:`unknown_weighted_labels` says which they are)."""
     k = len(classes)
+    if _labelled(class_weight) and np.ndim(class_weight) == 1:  # a pandas Series: by label
+        class_weight = dict(zip(class_weight.index.tolist(), class_weight.tolist(), strict=True))
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ParameterError(
@@ -188,8 +196,13 @@ def unknown_weighted_labels(class_weight: Any, classes: np.ndarray) -> list[Any]
     ]
 
 
-def check_loss(loss: Any, n_classes: int) -> np.ndarray:
-    """A (n_classes, n_classes) matrix of finite, non-negative losses."""
+def check_loss(loss: Any, n_classes: int, classes: np.ndarray | None = None) -> np.ndarray:
+    """A (n_classes, n_classes) matrix of finite, non-negative losses, not all 0 (a pandas
+    DataFrame is read by its labels when ``classes`` are given, see :func:`by_label`)."""
+    if classes is not None:
+        loss = by_label(loss, classes, "loss")
+    if np.iscomplexobj(loss):
+        raise ParameterError(f"loss must be a square matrix of real numbers; got {loss!r}")
     try:
         matrix = np.asarray(loss, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -204,4 +217,61 @@ def check_loss(loss: Any, n_classes: int) -> np.ndarray:
         raise ParameterError(
             f"loss[{bad[0]}, {bad[1]}] = {matrix[bad[0], bad[1]]}; losses must be finite and >= 0"
         )
+    if n_classes > 1 and not np.any(matrix > 0):
+        raise ParameterError(
+            "loss is 0 everywhere: every decision costs nothing, so none is better than "
+            "another; give the cost of each wrong decision (e.g. 1 off the diagonal)"
+        )
     return matrix
+
+
+def _labelled(value: Any) -> bool:
+    """A pandas Series or DataFrame: values with labels (an index), not positions."""
+    return hasattr(value, "index") and hasattr(value, "to_numpy") and hasattr(value, "ndim")
+
+
+def by_label(value: Any, classes: np.ndarray, name: str) -> Any:
+    """``value`` in ``classes`` order when it is a pandas Series (or DataFrame: its index and
+    columns) labelled by the classes, in any order; as it is when it is not labelled, or
+    labelled by positions 0 … K − 1 (a default index). Labels that are not the classes are
+    refused by name: read by position, a Series naming the classes in another order would
+    give each class another's value without a word."""
+    if not _labelled(value):
+        return value
+    known = classes.tolist()
+    axes = [value.index] if value.ndim == 1 else [value.index, value.columns]
+    order = []
+    for axis in axes:
+        labels = [v.item() if isinstance(v, np.generic) else v for v in axis.tolist()]
+        if labels == known:
+            order.append(None)
+        elif sorted(map(repr, labels)) == sorted(map(repr, known)):
+            order.append([labels.index(c) for c in known])
+        elif labels == list(range(len(labels))):
+            order.append(None)  # (positions: a default index)
+        else:
+            raise ParameterError(
+                f"{name} is labelled {labels!r}; label it by the classes {known!r} (any "
+                "order), or give plain values in the order of classes_"
+            )
+    values = value.to_numpy()
+    if value.ndim == 1:
+        return values if order[0] is None else values[order[0]]
+    rows = values if order[0] is None else values[order[0]]
+    return rows if order[1] is None else rows[:, order[1]]
+
+
+def decision_indices(
+    log_proba: np.ndarray, *, loss: np.ndarray | None = None, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Each row's Bayes decision (an index into the classes) from its log posteriors: the
+    minimum of the risk ``Σ_j loss[i, j] λ_j P(c_j|x)`` with a loss matrix, each class's
+    probability weighed by its class weight ``λ_j`` (1 without ``weights``); the maximum of
+    ``λ_j P(c_j|x)`` without one (the risk of the 0-1 loss); ties to the first class."""
+    if loss is None:
+        with np.errstate(divide="ignore"):
+            return np.argmax(log_proba + np.log(weights), axis=1)
+    P = np.exp(log_proba)
+    if weights is not None:
+        P = P * weights
+    return np.argmin(P @ loss.T, axis=1)

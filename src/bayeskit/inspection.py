@@ -113,8 +113,8 @@ def explain(
         :class:`~bayeskit.errors.ShapeError` (call ``explain`` once per row).
     feature_names : names of the model's linear columns (default: ``x0``, ``x1``, … or the
         one-hot ``column=value`` names of a CategoricalNB)
-    label, versus : the two classes compared; default the predicted class against the
-        runner-up.
+    label, versus : the two classes compared; default the predicted class (``predict``'s,
+        a loss matrix or class weights included) against the most probable other class.
 
     Examples
     --------
@@ -131,6 +131,7 @@ def explain(
     True
     """
     _check_one_row(x)
+    label = _decided(model, x, label, versus)
     if not hasattr(model, "feature_log_factors") and not hasattr(model, "linear_discriminant"):
         wrapper = hasattr(model, "fitted_estimator")
         raise ParameterError(
@@ -374,6 +375,20 @@ def _explain_factors(
     rank = present[np.argsort(-np.abs(terms[present]), kind="stable")]
     contributions = [Contribution(str(names[j]), 1.0, float(terms[j])) for j in rank]
     return _explanation(classes, a, c, jll, prior_log, contributions)
+
+
+def _decided(model: Any, x: Any, label: Any, versus: Any) -> Any:
+    """``label``, or by default the model's own decision on the row where a loss matrix or
+    class weights make it another than the most probable class (which :func:`_compared`
+    takes otherwise); None to leave it to :func:`_compared` (also when the decision is
+    ``versus`` itself)."""
+    if label is not None or not hasattr(model, "get_params"):
+        return label
+    settings = model.get_params(deep=False)
+    if settings.get("loss") is None and settings.get("class_weight") is None:
+        return None
+    decided = _plain(np.asarray(model.predict(_one_row(x)))[0])
+    return None if versus is not None and decided == versus else decided
 
 
 def _compared(classes: np.ndarray, jll: np.ndarray, label: Any, versus: Any) -> tuple[int, int]:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from sklearn import metrics
 
-from .._decision import check_loss, class_loss_weights
+from .._decision import check_loss, class_loss_weights, decision_indices
 from ..contract import contract_of, declares
 from ..errors import DataError, ParameterError, ShapeError
 
@@ -299,17 +299,22 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
         return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
     inner = model.model if declared.input == "documents" else model
     params = inner.get_params(deep=False) if hasattr(inner, "get_params") else {}
-    if params.get("loss") is not None:
-        loss = check_loss(params["loss"], len(labels))
-        return np.argmin(P @ loss.T, axis=1), "minimum expected loss (the model's loss matrix)"
-    if params.get("class_weight") is not None:
-        counts = getattr(inner, "class_count_", None)
-        if counts is None or len(counts) != len(labels):
-            return argmax
-        lam = class_loss_weights(params["class_weight"], np.asarray(labels), counts)
-        with np.errstate(divide="ignore"):
-            score = np.log(P) + np.log(lam)
-        return np.argmax(score, axis=1), "the largest λ·P(class) (the model's class weights)"
+    loss, weights = params.get("loss"), params.get("class_weight")
+    if loss is None and weights is None:
+        return argmax
+    counts = getattr(inner, "class_count_", None)
+    if weights is not None and (counts is None or len(counts) != len(labels)):
+        return argmax
+    classes = np.asarray(labels)
+    matrix = None if loss is None else check_loss(loss, len(labels), classes)
+    lam = None if weights is None else class_loss_weights(weights, classes, counts)
+    with np.errstate(divide="ignore"):
+        pred = decision_indices(np.log(P), loss=matrix, weights=lam)
+    if matrix is None:
+        return pred, "the largest λ·P(class) (the model's class weights)"
+    return pred, "minimum expected loss (the model's loss matrix" + (
+        ", each class's probability weighed by its class weight)" if lam is not None else ")"
+    )
     return argmax
 
 
