@@ -240,7 +240,7 @@ def by_label(value: Any, classes: np.ndarray, name: str) -> Any:
         return value
     known = classes.tolist()
     axes = [value.index] if value.ndim == 1 else [value.index, value.columns]
-    order = []
+    order: list[list[int] | None] = []
     for axis in axes:
         labels = [v.item() if isinstance(v, np.generic) else v for v in axis.tolist()]
         if labels == known:
@@ -269,6 +269,8 @@ def decision_indices(
     probability weighed by its class weight ``λ_j`` (1 without ``weights``); the maximum of
     ``λ_j P(c_j|x)`` without one (the risk of the 0-1 loss); ties to the first class."""
     if loss is None:
+        if weights is None:
+            return np.argmax(log_proba, axis=1)
         with np.errstate(divide="ignore"):
             return np.argmax(log_proba + np.log(weights), axis=1)
     P = np.exp(log_proba)

@@ -307,7 +307,9 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
         return argmax
     classes = np.asarray(labels)
     matrix = None if loss is None else check_loss(loss, len(labels), classes)
-    lam = None if weights is None else class_loss_weights(weights, classes, counts)
+    lam = (
+        None if weights is None or counts is None else class_loss_weights(weights, classes, counts)
+    )
     with np.errstate(divide="ignore"):
         pred = decision_indices(np.log(P), loss=matrix, weights=lam)
     if matrix is None:
