@@ -20,6 +20,7 @@ _LAZY: dict[str, str] = {
     "merge": "._merging",
     "load": ".io.model_file",
     "save": ".io.model_file",
+    "register_estimator": "._estimators",
     "BernoulliNB": ".naive_bayes",
     "BinomialNB": ".naive_bayes",
     "CategoricalNB": ".naive_bayes",
@@ -43,6 +44,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # what type checkers and IDEs see (``X as X``: a re-export)
     from ._base import GenerativeClassifier as GenerativeClassifier
+    from ._estimators import register_estimator as register_estimator
     from ._merging import merge as merge
     from .bayesnet import AODEClassifier as AODEClassifier
     from .bayesnet import KDBClassifier as KDBClassifier

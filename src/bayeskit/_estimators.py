@@ -1,13 +1,15 @@
 """The estimators a model file may name, listed in one place: every public estimator of the
 model packages (each package's ``__all__``) and the single estimators of the mixture and Parzen
 modules (whose packages also export engine pieces), and the text classifiers (``DOCUMENTS``,
-imported when needed). A package of new models joins ``PACKAGES``."""
+imported when needed). A package of new models in bayeskit joins ``PACKAGES``; a model of
+another package joins by :func:`register_estimator`."""
 
 from __future__ import annotations
 
 from . import bayesnet, discriminant, naive_bayes
 from ._base import GenerativeClassifier
-from .contract import declares
+from .contract import contract_of, declares
+from .errors import InputTypeError, ParameterError
 from .mixture import GaussianMixtureClassifier
 from .parzen import ParzenWindowClassifier
 
@@ -49,3 +51,65 @@ def estimator_class(name: object) -> type[GenerativeClassifier] | None:
     if found is None and name in DOCUMENTS:
         found = documents_estimators()[name]
     return found
+
+
+def register_estimator(cls: type) -> type:
+    """Let model files hold ``cls``, an estimator defined outside bayeskit (a generative
+    classifier on the template, declaring its contract); returns ``cls``, so it serves as a
+    class decorator.
+
+    A model file names its estimator by class name, and loading one finds the class among
+    bayeskit's estimators and those registered here, never by importing anything: the
+    package that defines ``cls`` must be imported (which registers it) before its files are
+    loaded. Its families and statistics are found the same way, by the names they declare.
+
+    Raises
+    ------
+    InputTypeError
+        ``cls`` is no subclass of :class:`~bayeskit.GenerativeClassifier` declaring a
+        contract whose model files hold statistics (``state="generative"``).
+    ParameterError
+        Its name is one of bayeskit's estimators', or another registered class's.
+
+    Examples
+    --------
+    In the package that defines it (``mypackage/presence.py``)::
+
+        import bayeskit as bk
+
+        @bk.register_estimator
+        class PresenceNB(bk.MultinomialNB):
+            "Multinomial naive Bayes over presences (a count above 0 counts once)."
+
+    A name bayeskit's estimators hold is refused:
+
+    >>> import bayeskit as bk
+    >>> class GaussianNB(bk.MultinomialNB):
+    ...     "Not bayeskit's GaussianNB."
+    >>> bk.register_estimator(GaussianNB)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bayeskit.errors.ParameterError: a model file names its estimator by class name, and ...
+    """
+    if not (
+        isinstance(cls, type)
+        and issubclass(cls, GenerativeClassifier)
+        and declares(cls)
+        and contract_of(cls).state == "generative"
+    ):
+        raise InputTypeError(
+            "register_estimator takes a subclass of bayeskit.GenerativeClassifier that "
+            f"declares a contract (state='generative'); got {cls!r}"
+        )
+    name = cls.__name__
+    held = ESTIMATORS.get(name)
+    if held is cls:
+        return cls
+    if held is not None or name in DOCUMENTS:
+        owner = f"{held.__module__}.{held.__qualname__}" if held is not None else "bayeskit.text"
+        raise ParameterError(
+            f"a model file names its estimator by class name, and {name!r} is taken by "
+            f"{owner}; give the class another name"
+        )
+    ESTIMATORS[name] = cls
+    return cls

@@ -78,6 +78,22 @@ def family_from_config(name: str, config: dict[str, Any]) -> Family:
         raise ParameterError(f"bad settings for the {name} family: {exc}") from None
 
 
+def registered(held: type | None, cls: type, what: str) -> type:
+    """``cls``, refused when another class already holds ``what`` (a family's name, a
+    statistic's kind): model files name them, and a second class of that name would take the
+    first's place for every file loaded after (a module imported again is the same class)."""
+    same = held is not None and (held.__module__, held.__qualname__) == (
+        cls.__module__,
+        cls.__qualname__,
+    )
+    if held is not None and not same:
+        raise TypeError(
+            f"{what} is taken by {held.__module__}.{held.__qualname__}; {cls.__qualname__} "
+            "needs another (model files name it)"
+        )
+    return cls
+
+
 class Family(ABC):
     """Base class of distribution families."""
 
@@ -91,7 +107,7 @@ class Family(ABC):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("name")
         if name is not None:
-            FAMILIES[name] = cls
+            FAMILIES[name] = registered(FAMILIES.get(name), cls, f"the family name {name!r}")
 
     #: True when ``log_prob`` is ``X @ W.T + b`` (multinomial, Bernoulli, complement…).
     linear: ClassVar[bool] = False

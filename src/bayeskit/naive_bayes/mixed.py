@@ -607,7 +607,8 @@ def _known_family(name: Any, what: str, *, kind: str | None = None) -> str:
     if not isinstance(name, str) or name not in FAMILIES:
         raise ParameterError(
             f"{what} is {name!r}, which is not a family; known families: "
-            f"{', '.join(sorted(FAMILIES))}"
+            f"{', '.join(sorted(FAMILIES))} (a family another package defines is known once "
+            "that package is imported)"
         )
     if kind is not None and FAMILIES[name].column_kind != kind:
         raise ParameterError(f"{what}={name!r} is not a family of real-valued columns")

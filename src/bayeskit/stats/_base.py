@@ -21,8 +21,9 @@ S = TypeVar("S", bound="Statistic")
 #: a tolerance for rounding residue: one number, or one per class (an (n_classes,) array).
 Tolerance = float | np.ndarray
 
-#: kind name -> class, filled by ``__init_subclass__``; model files look kinds up here and
-#: nowhere else, so a file can only ever name a statistic this package defines.
+#: kind name -> class, filled by ``__init_subclass__`` (a kind taken is refused); model files
+#: look kinds up here and nowhere else, so a file can only ever name a statistic of a package
+#: imported before it is loaded.
 STATISTIC_KINDS: dict[str, type[Statistic]] = {}
 
 
@@ -46,6 +47,16 @@ class Statistic(ABC):
         super().__init_subclass__(**kwargs)
         kind = cls.__dict__.get("kind")
         if kind is not None:
+            held = STATISTIC_KINDS.get(kind)
+            if held is not None and (held.__module__, held.__qualname__) != (
+                cls.__module__,
+                cls.__qualname__,
+            ):  # (a module imported again is the same class)
+                raise TypeError(
+                    f"the statistic kind {kind!r} is taken by {held.__module__}."
+                    f"{held.__qualname__}; {cls.__qualname__} needs another (model files "
+                    "name it)"
+                )
             STATISTIC_KINDS[kind] = cls
 
     @property
