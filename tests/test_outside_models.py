@@ -90,3 +90,27 @@ def test_every_registered_estimator_meets_scikit_learn_s_checks():
         if cls not in checked and name != "SemiSupervisedNB"
     )
     assert not missing, f"add {missing} to ESTIMATORS or CHECKED in tests/_grid.py"
+
+
+def test_the_report_draws_a_family_by_what_it_declares():
+    """The report drew only the families of a list of names: a new family with a density of
+    its own was left out without a word."""
+    from bayeskit.families import Gaussian
+    from bayeskit.report import build_report
+
+    class WideGaussian(Gaussian):
+        name = "wide_gaussian_for_a_test"
+
+    try:
+        rng = np.random.default_rng(0)
+        data = rng.normal(size=(80, 2)) + np.repeat([[0.0, 0.0], [2.0, 1.0]], 40, axis=0)
+        y = np.repeat(["a", "b"], 40)
+        model = bk.MixedNB(families={0: WideGaussian.name, 1: "gaussian"}).fit(data, y)
+        page = build_report(
+            title="t", classes=model.classes_, y_true=y, proba=model.predict_proba(data),
+            model=model, X=data, y=y,
+        )  # fmt: skip
+        assert page.count('<tr data-feature="') == 2
+        assert WideGaussian.name in page
+    finally:
+        FAMILIES.pop(WideGaussian.name, None)

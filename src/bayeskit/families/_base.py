@@ -102,6 +102,11 @@ class Family(ABC):
     #: the kind of column ``MixedNB(families="auto")`` may give this family: "real" (floats,
     #: NaN = missing), "binary" (0/1 floats, NaN = missing) or "category" (any values, a Table).
     column_kind: ClassVar[str] = "real"
+    #: what the family's log-probability of one column is: "density" (a density of the
+    #: column's values), "pmf" (a pmf on the integers) or None (no distribution of one column
+    #: of its own: a count vector's count, an interval's probability); the report draws a
+    #: column's densities by it.
+    one_column: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

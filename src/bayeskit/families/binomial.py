@@ -110,6 +110,7 @@ class Binomial(Family):
     """
 
     name = "binomial"
+    one_column = "pmf"
     linear = True
 
     def __init__(self, n_trials: Any = None, *, alpha: Any = 1.0, estimate: str = "mean"):

@@ -165,6 +165,7 @@ class Gaussian(Family):
     """
 
     name = "gaussian"
+    one_column = "density"
     column_kind = "real"
 
     def __init__(

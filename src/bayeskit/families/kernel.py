@@ -227,6 +227,7 @@ class Kernel(Family):
     """
 
     name = "kernel"
+    one_column = "density"
     column_kind = "real"
 
     def __init__(

@@ -85,6 +85,7 @@ class Poisson(Family):
     """
 
     name = "poisson"
+    one_column = "pmf"
     linear = True
 
     def __init__(

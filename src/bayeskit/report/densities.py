@@ -31,12 +31,15 @@ from sklearn.feature_selection import f_classif
 
 from .._decision import normalize_log
 from ..errors import BayeskitError, ShapeError
+from ..families import FAMILIES
 
-#: Families whose one-column log-probability is a density of that column (False) or a pmf on
-#: the integers (True). Not the count-vector families (multinomial, complement: one count has
-#: no distribution of its own), nor discretized (a probability per interval, not per unit of
-#: x); an unknown family is left out rather than drawn wrong.
-DENSITIES = {"gaussian": False, "kernel": False, "poisson": True, "binomial": True}
+def one_column(family: str | None) -> str | None:
+    """What a family's one-column log-probability is, as the family declares it
+    (``Family.one_column``): "density", "pmf" (on the integers) or None — a count vector's
+    family (one count has no distribution of its own), discretized (a probability per
+    interval, not per unit of x), or a family not known, left out rather than drawn wrong."""
+    found = FAMILIES.get(family) if isinstance(family, str) else None
+    return None if found is None else found.one_column
 #: at most this many numeric features are scored (the rest screened out by an F-test).
 MAX_RANKED = 60
 #: rows used to score a feature (a random subset: ranking needs no more), fewer for a wide
@@ -79,14 +82,14 @@ class FeatureDensity:
 
 def numeric_columns(model: Any, X: Any) -> list[int]:
     """Columns whose family gives the column a density (or a pmf on the integers) of its own:
-    see :data:`DENSITIES`."""
+    see :func:`one_column`."""
     n = getattr(model, "n_features_in_", None)
     if getattr(model, "families_", None) is None or n is None or _n_columns(X) != n:
         return []
     return [
         j
         for j, family in enumerate(column_families(model, int(n)))
-        if family in DENSITIES and _column(X, j) is not None
+        if one_column(family) is not None and _column(X, j) is not None
     ]
 
 
@@ -295,7 +298,7 @@ def _picture(model: Any, probe: Probe, score: FeatureScore, code: np.ndarray) ->
     lo, hi = (float(q) for q in np.quantile(v, [0.005, 0.995]))
     if hi <= lo:
         lo, hi = float(v.min()), float(v.max())
-    if not DENSITIES[score.family] and v.min() >= 0 and hi > SKEW * np.quantile(v, 0.75):
+    if one_column(score.family) == "density" and v.min() >= 0 and hi > SKEW * np.quantile(v, 0.75):
         # a long right tail (word frequencies, run lengths) would squeeze the bulk of the data
         # into the first pixels: draw on log(1 + x), densities per unit of it (Jacobian 1 + x)
         u = np.linspace(0.0, np.log1p(hi) * 1.04, GRID)
@@ -306,7 +309,7 @@ def _picture(model: Any, probe: Probe, score: FeatureScore, code: np.ndarray) ->
     pad = 0.04 * (hi - lo)
     # the grid stays where values can be: a count or a frequency is never negative
     lo, hi = (lo - pad if v.min() < 0 else max(lo - pad, 0.0)), hi + pad
-    if DENSITIES[score.family] and _is_integral(v):  # a pmf: scored at the integers only
+    if one_column(score.family) == "pmf" and _is_integral(v):  # a pmf: scored at the integers only
         lo, hi = max(np.ceil(lo), v.min()), min(np.floor(hi), v.max())
         step = max(1.0, np.ceil((hi - lo) / GRID))
         grid = np.arange(lo, hi + step / 2, step)

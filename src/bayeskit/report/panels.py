@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .densities import DENSITIES, FeatureDensity
+from .densities import FeatureDensity, one_column
 from .svg import (
     Frame,
     bounded,
@@ -62,7 +62,7 @@ def density_panel(fd: FeatureDensity, classes: Sequence[Any]) -> str:
             f'<text class="cliplabel" x="{right + 3:.1f}" y="{f.y1 + 8 + 11 * i:.1f}" '
             f'fill="{colour(k)}">↑ {fd.hist[k, b]:.3g}</text>'
         )
-    pmf = DENSITIES.get(fd.score.family, False) and len(fd.grid) <= 40
+    pmf = one_column(fd.score.family) == "pmf" and len(fd.grid) <= 40
     for k in range(len(classes)):
         y = np.minimum(fd.density[k], top)
         f.line(
