@@ -352,15 +352,31 @@ def label_positions(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.fromiter((where[v] for v in y.tolist()), dtype=np.int64, count=len(y))
 
 
+def scalar_weight(weight: Any) -> float:
+    """One ``sample_weight`` given for every row, refused (:class:`DataError` naming it)
+    unless it is a finite number >= 0: as a weight of one row would be."""
+    w = float_values(
+        weight, DataError, "sample_weight must hold numbers, one non-negative weight per row"
+    )
+    if w.ndim != 0:
+        raise DataError(f"sample_weight has shape {w.shape}; one weight for every row is a number")
+    if not (np.isfinite(w) and w >= 0):
+        raise DataError(
+            f"sample_weight = {float(w)}; a weight must be a finite number >= 0 (one for every "
+            "row, or one per row)"
+        )
+    return float(w)
+
+
 def check_sample_weight(sample_weight: Any, n: int, *, part: bool = False) -> np.ndarray:
     if sample_weight is None:
         return np.ones(n)
     w = float_values(
         sample_weight, DataError, "sample_weight must hold numbers, one non-negative weight per row"
     )
-    if w.ndim == 0:
-        return np.full(n, float(w))
-    if w.ndim != 1 or w.shape[0] != n:
+    if w.ndim == 0:  # one weight for every row
+        w = np.full(n, scalar_weight(w))
+    elif w.ndim != 1 or w.shape[0] != n:
         raise DataError(
             f"sample_weight has shape {w.shape}; expected ({n},), one non-negative weight per row"
         )
