@@ -174,11 +174,15 @@ def together(fits: list[Rounds]) -> Generator[Round, Part, list[Any]]:
 
 
 def add_parts(*parts: Part | None) -> Part | None:
-    """The sum of some partitions' parts, in partition order (empty partitions are None)."""
+    """The sum of some partitions' parts, in partition order (empty partitions are None).
+    A sum that overflows float64 is not warned of here: the fit that finalizes the total
+    refuses it by name (``fit_summary``'s check of the statistics, EM's of its totals), as
+    the in-memory fit does."""
     total: Part | None = None
-    for part in parts:
-        if part is not None:
-            total = part if total is None else total + part
+    with np.errstate(over="ignore", invalid="ignore"):
+        for part in parts:
+            if part is not None:
+                total = part if total is None else total + part
     return total
 
 

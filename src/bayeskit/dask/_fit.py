@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from .._all_or_nothing import unchanged_on_error
 from .._params import is_classifier, refuse_while_waiting
 from .._rounds import _commit
 from ..contract import contract_of, declares
-from ..errors import DataError, InputTypeError
+from ..errors import DataError, InputTypeError, ParameterError
 from ..reduction import Part, Round, Rounds, add_parts, rounds_for
 from ._cluster import cluster_failure
 from ._partitions import Checks, MisalignedError, Partitions, n_rows, split
@@ -85,22 +86,20 @@ def fit(
     weightings (close, under unit-length weighting); a filter whose vectorizer keeps no
     additive statistics (idf) keeps the model's own probabilities, with a warning.
     """
-    if not _is_spam_filter(estimator):
-        rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
-        return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
-    # A filter is fitted, then calibrated by one more reduction: both on a copy, which the
-    # estimator takes when both are done (a calibration that fails leaves it as it was).
-    trial = copy.copy(estimator)
-    rounds = rounds_for(trial, partial=False, init_sample=init_sample)
-    parts = _split(trial, X, y, sample_weight)
-    fitted = _run(rounds, parts, split_every)
-    if _calibrated(fitted):
-        _calibrate(fitted, parts, split_every)
-    else:  # no held-out scores: the model's own probabilities
-        from ..text import calibration
-
-        fitted.set_score_counts(calibration.empty_counts())
-    return _commit(estimator, fitted)
+    _check_split_every(split_every)
+    with unchanged_on_error(estimator):  # (memos made while reading its settings included)
+        if not _is_spam_filter(estimator):
+            rounds = rounds_for(estimator, partial=False, init_sample=init_sample)
+            return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+        # A filter is fitted, then calibrated by one more reduction: both on a copy, which
+        # the estimator takes when both are done (a calibration that fails leaves it as it
+        # was).
+        trial = copy.copy(estimator)
+        rounds = rounds_for(trial, partial=False, init_sample=init_sample)
+        parts = _split(trial, X, y, sample_weight)
+        return _commit(
+            estimator, _first_filter(_run(rounds, parts, split_every), parts, split_every)
+        )
 
 
 def partial_fit(
@@ -113,10 +112,47 @@ def partial_fit(
     split_every: int = SPLIT_EVERY,
 ) -> Any:
     """Add the rows of dask collections to ``estimator`` (fitted or not): the model its own
-    ``partial_fit`` gives. ``classes`` declares classes up front, as in ``partial_fit``."""
+    ``partial_fit`` gives. ``classes`` declares classes up front, as in ``partial_fit``: a
+    label outside the declared classes is refused (:class:`~bayeskit.errors.UnknownClassError`)
+    and the estimator is left as it was.
+
+    A calibrated SpamFilter refits its probability scale, as its ``partial_fit`` does: one
+    more reduction, before the filter learns the rows, sends the filter to the workers and
+    each partition returns the counts of its messages' scores by the filter as it was
+    (:meth:`~bayeskit.text.SpamFilter.new_score_counts`); the scale is refitted here on the
+    filter's counts plus their sum. A first call (an unfitted filter) calibrates as
+    :func:`fit` does.
+    """
+    _check_split_every(split_every)
     refuse_while_waiting(estimator)  # before any partition is read, as partial_fit refuses
-    rounds = rounds_for(estimator, partial=True, classes=classes)
-    return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+    with unchanged_on_error(estimator):  # (memos made while reading its settings included)
+        if not _is_spam_filter(estimator):
+            rounds = rounds_for(estimator, partial=True, classes=classes)
+            return _run(rounds, _split(estimator, X, y, sample_weight), split_every)
+        trial = copy.copy(estimator)
+        parts = _split(trial, X, y, sample_weight)
+        if not estimator.__sklearn_is_fitted__():  # a first partial_fit calibrates as fit
+            rounds = rounds_for(trial, partial=True, classes=classes)
+            return _commit(
+                estimator, _first_filter(_run(rounds, parts, split_every), parts, split_every)
+            )
+        # the messages' scores by the filter as it is, before it learns them
+        added = _new_score_counts(estimator, parts, split_every)
+        fitted = _run(rounds_for(trial, partial=True, classes=classes), parts, split_every)
+        fitted.set_score_counts(estimator.score_counts() + added)
+        return _commit(estimator, fitted)
+
+
+def _check_split_every(split_every: Any) -> None:
+    if (
+        isinstance(split_every, bool)
+        or not isinstance(split_every, (int, np.integer))
+        or split_every < 2
+    ):
+        raise ParameterError(
+            f"split_every must be an int >= 2 (how many parts one task of the tree reduction "
+            f"adds); got {split_every!r}"
+        )
 
 
 def _is_spam_filter(estimator: Any) -> bool:
@@ -139,29 +175,61 @@ def _calibrated(fitted: Any) -> bool:
     return True
 
 
-def _calibrate(spam_filter: Any, parts: Partitions, split_every: int) -> None:
-    """Fit ``spam_filter``'s scale on the held-out score counts of every partition."""
+def _first_filter(fitted: Any, parts: Partitions, split_every: int) -> Any:
+    """A filter fitted by its first rounds, with its scale: fitted on the held-out score
+    counts of every partition, or the model's own probabilities."""
+    if _calibrated(fitted):
+        fitted.calibrate(_score_counts(fitted, parts, split_every, held_out_partition))
+    else:  # no held-out scores: the model's own probabilities
+        from ..text import calibration
+
+        fitted.set_score_counts(calibration.empty_counts())
+    return fitted
+
+
+def _new_score_counts(spam_filter: Any, parts: Partitions, split_every: int) -> Any:
+    """The counts of the partitions' scores by the fitted ``spam_filter`` as it is (none
+    without calibration: its ``partial_fit`` keeps none then)."""
+    if spam_filter.check_params().calibration_folds is None:
+        from ..text import calibration
+
+        return calibration.empty_counts()
+    return _score_counts(spam_filter, parts, split_every, new_scores_partition)
+
+
+def _score_counts(spam_filter: Any, parts: Partitions, split_every: int, count: Any) -> Any:
+    """The sum over the partitions of ``count(spam_filter, ...)``'s score counts (the
+    filter sent to the workers once)."""
     import dask
 
     model = dask.delayed(spam_filter, name=f"bayeskit-filter-{uuid.uuid4().hex}", traverse=False)
-    task = dask.delayed(held_out_partition, pure=False)
+    task = dask.delayed(count, pure=False)
     level = [
         task(model, parts.checks, index, X, None if parts.y is None else parts.y[index])
         for index, X in enumerate(parts.X)
     ]
-    total = _tree(level, _add_counts, split_every)
-    spam_filter.calibrate(_compute(total, parts, level))
+    return _compute(_tree(level, _add_counts, split_every), parts, level)
 
 
 def held_out_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
     """One partition's held-out score counts (none for an empty partition)."""
+    return _partition_counts(spam_filter.held_out_score_counts, checks, index, X, y)
+
+
+def new_scores_partition(spam_filter: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
+    """The counts of one partition's scores by the filter, which has not learned them
+    (what its ``partial_fit`` adds to its score counts; none for an empty partition)."""
+    return _partition_counts(spam_filter.new_score_counts, checks, index, X, y)
+
+
+def _partition_counts(counts: Any, checks: Checks, index: int, X: Any, y: Any) -> Any:
     from ..text import calibration
 
     X, y, _ = checks.apply(index, X, y, None)
     if n_rows(X) == 0:
         return calibration.empty_counts()
     try:
-        return spam_filter.held_out_score_counts(X, np.asarray(y))
+        return counts(X, np.asarray(y))
     except (DataError, InputTypeError) as refused:
         raise checks.located(index, refused, X) from None
 
@@ -175,8 +243,6 @@ def _split(estimator: Any, X: Any, y: Any, sample_weight: Any) -> Partitions:
 
 
 def _run(rounds: Rounds, parts: Partitions, split_every: int) -> Any:
-    if split_every < 2:
-        raise DataError(f"split_every must be at least 2; got {split_every}")
     try:
         step = next(rounds)
         while True:

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .._labels import scalar_weight
+from .._merging import shortened
 from ..errors import DataError, InputTypeError, ShapeError
 
 
@@ -351,6 +353,18 @@ def _aligned(values: Any, name: str, rows: _Rows, *, paired: bool = True) -> lis
     raise InputTypeError(f"{name} is a {type(values).__name__}; give a dask collection or array")
 
 
+def _scalar_weight(values: Any, array: np.ndarray) -> float:
+    """A ``sample_weight`` given as one value: a number >= 0 (:func:`scalar_weight`), or
+    refused naming what it is and what is accepted."""
+    if array.dtype.kind not in "biuf":
+        raise InputTypeError(
+            f"sample_weight is a {type(values).__name__} ({shortened(values)}); give one "
+            "number >= 0 for every row, or one weight per row of X: an array, a dask array or "
+            "Series partitioned like X, or the name of a column of a DataFrame X"
+        )
+    return scalar_weight(array)
+
+
 def _same_known(chunks: tuple[float, ...], lengths: tuple[int, ...] | None) -> bool:
     """Whether y's blocks can be paired with X's as they are: the same sizes, or sizes
     unknown on either side (each task then checks its lengths)."""
@@ -372,8 +386,8 @@ def _split_local(values: Any, name: str, rows: _Rows) -> list[Any]:
     to_numpy = getattr(values, "to_numpy", None)
     array = np.asarray(to_numpy() if to_numpy is not None else values)
     if array.ndim == 0:
-        if name == "sample_weight":
-            return [float(array)] * rows.count
+        if name == "sample_weight":  # one weight for every row: checked here, once
+            return [_scalar_weight(values, array)] * rows.count
         raise ShapeError(f"{name} must hold one value per row of X, not a scalar")
     lengths = rows.lengths()
     _check_total(array.shape[0], sum(lengths), name)

@@ -87,13 +87,20 @@ def _declare(summary: Summary, classes: Any) -> Summary:
     return summary.embed_classes(union_sorted(summary.classes, unique_sorted(np.asarray(classes))))
 
 
+def _more(fitted: Summary, batch: Summary) -> Summary:
+    """A fitted model's statistics plus a batch's, as ``partial_fit`` adds them: a sum that
+    overflows float64 is refused by ``fit_summary`` (naming the weights), not warned of."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return fitted + batch
+
+
 # ---------------------------------------------------------------------------- generative
 def _generative(model: GenerativeClassifier, partial: bool, classes: Any) -> Rounds:
     if partial and "stats_" in model.__dict__:
         total = yield Round(_fresh(model, ("stats_", "_cache")), summarize_more)
         trial = copy.copy(model)
         hold_declared_classes(trial, total.values[0].classes, classes, first=False)
-        trial.fit_summary(model.statistics() + _declare(total.values[0], classes))
+        trial.fit_summary(_more(model.statistics(), _declare(total.values[0], classes)))
         return _commit(model, trial)
     total = yield Round(clone(model), summarize_new)
     if not total.values[0].class_count.any():  # as fit refuses it
@@ -164,12 +171,16 @@ _TEXT_FITTED = (
 
 def _text_additive(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
     total = yield Round(clone(clf), text_statistics)
+    labels = total.values[0].classes
     summary = _declare(total.values[0], classes)
     if partial and "stats_" in clf.__dict__:
         trial = copy.copy(clf)
-        summary = clf.statistics() + summary
+        hold_declared_classes(trial, labels, classes, first=False)
+        summary = _more(clf.statistics(), summary)
     else:
         trial = _fresh(clf, _TEXT_FITTED)
+        if partial:
+            hold_declared_classes(trial, labels, classes, first=True)
     trial.fit_summary(summary)
     return _commit(clf, trial)
 
@@ -185,7 +196,8 @@ def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
         # the count statistics of the partitions over the columns the model has
         total = yield Round(_fresh(clf, ("stats_", "_cache", "_parts_cache")), text_counts)
         trial = copy.copy(clf)
-        trial.fit_summary(clf.statistics() + _declare(total.values[0], classes))
+        hold_declared_classes(trial, total.values[0].classes, classes, first=False)
+        trial.fit_summary(_more(clf.statistics(), _declare(total.values[0], classes)))
         return _commit(clf, trial)
     vec, _ = clf.prototypes()
     vectorizer = clone(vec)
@@ -197,6 +209,8 @@ def _text_fixed(clf: TextClassifier, partial: bool, classes: Any) -> Rounds:
     trial = _fresh(clf, _TEXT_FITTED)
     trial.vectorizer_ = vectorizer  # the columns every partition is counted over
     total = yield Round(copy.copy(trial), text_counts)
+    if partial:
+        hold_declared_classes(trial, total.values[0].classes, classes, first=True)
     trial.fit_summary(_declare(total.values[0], classes))
     return _commit(clf, trial)
 
