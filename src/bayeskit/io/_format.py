@@ -179,6 +179,10 @@ def npy_bytes(array: np.ndarray, name: str) -> bytes:
     array = np.asarray(array)
     if array.dtype.hasobject or array.dtype.kind not in "biuf" or not SAFE_NAME.fullmatch(name):
         raise ModelFileError(f"refusing to store the {array.dtype} array {name!r}")
+    if not array.flags.c_contiguous:
+        # stored in C order whatever the memory layout (a Fortran-ordered array would be
+        # stored so, and the same model written as other bytes)
+        array = np.array(array, order="C")
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()

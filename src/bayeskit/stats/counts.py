@@ -47,6 +47,13 @@ class Counts(ColumnStatistic):
 
     kind = "counts"
 
+    def __post_init__(self) -> None:
+        # Class-fastest in memory, as a fit lays a total out, whatever sums made it (a batch
+        # added to the statistics, a total read back from a model file, which stores C
+        # order): the same counts then score the same to the last bit.
+        if not self.total.flags.f_contiguous:
+            object.__setattr__(self, "total", np.asfortranarray(self.total))
+
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> Counts:
         """The additive identity for ``n_classes`` classes and ``n_features`` features."""
@@ -145,7 +152,14 @@ class Counts(ColumnStatistic):
     def read_size(cls, arrays: Mapping[str, Any]) -> int:
         # and the mask comparing 'missing' with its class's weight
         missing = arrays.get("missing")
-        return super().read_size(arrays) + (missing.size if isinstance(missing, np.ndarray) else 0)
+        # and the class-fastest copy of the total, which a file stores in C order
+        total = arrays.get("total")
+        copy = 8 * total.size if isinstance(total, np.ndarray) else 0
+        return (
+            super().read_size(arrays)
+            + (missing.size if isinstance(missing, np.ndarray) else 0)
+            + copy
+        )
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Counts:
