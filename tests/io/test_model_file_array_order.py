@@ -16,7 +16,7 @@ import pytest
 
 import bayeskit as bk
 from bayeskit.io._format import npy_bytes
-from bayeskit.stats import Summary
+from bayeskit.stats import Counts, Summary
 
 RNG = np.random.default_rng(1)
 N = 80
@@ -84,11 +84,16 @@ def test_an_array_is_stored_in_c_order_whatever_its_layout() -> None:
     assert npy_bytes(values[:, ::2], "x.npy") == npy_bytes(values[:, ::2].copy(), "x.npy")
 
 
-def test_counts_are_class_fastest_however_made() -> None:
+def test_counts_are_in_c_order_however_made() -> None:
     """The same counts score the same to the last bit fitted, learned in batches, or loaded
-    from a file (which stores C order): a total is held class-fastest whatever made it."""
+    from a file (which stores C order): a total is held in C order whatever made it (a fit's
+    product is class-fastest), and its pooled counts are the same in either layout."""
     model = bk.MultinomialNB().fit(FRAME[["b"]].to_numpy() * [[1, 2]], LABELS)
     (block,) = model.statistics().blocks
-    held = dataclasses.replace(block, total=np.ascontiguousarray(block.total))
-    assert held.total.flags.f_contiguous
+    held = dataclasses.replace(block, total=np.asfortranarray(block.total))
+    assert held.total.flags.c_contiguous
+    assert block.total.flags.c_contiguous
+    wide = np.random.default_rng(0).random((12, 40)) * 1e3
+    many = Counts(np.ones(12), np.asfortranarray(wide))
+    np.testing.assert_array_equal(many.feature_totals(), np.asfortranarray(wide).sum(axis=0))
     np.testing.assert_array_equal(held.total, block.total)

@@ -63,7 +63,8 @@ def test_arithmetic_is_the_full_arrays(two):
     np.testing.assert_array_equal(sa.max_weights(), a.max_weights())
     np.testing.assert_array_equal((sa + -sb).min_weights(), (a + -b).min_weights())
     # a term's pooled count, as numpy's pairwise sum adds the full array's column
-    np.testing.assert_array_equal(sa.feature_totals(), a.total.sum(axis=0))
+    np.testing.assert_array_equal(sa.feature_totals(), np.asfortranarray(a.total).sum(axis=0))
+    np.testing.assert_array_equal(sa.feature_totals(), a.feature_totals())
     keep = np.flatnonzero(rng.random(k) < 0.7)
     for tolerance in (0.5, rng.random(k) * 3):
         _same(sa.cleaned(keep, tolerance), a.cleaned(keep, tolerance))

@@ -33,6 +33,7 @@ from .._decision import normalize_log
 from ..errors import BayeskitError, ShapeError
 from ..families import FAMILIES
 
+
 def one_column(family: str | None) -> str | None:
     """What a family's one-column log-probability is, as the family declares it
     (``Family.one_column``): "density", "pmf" (on the integers) or None — a count vector's
@@ -40,6 +41,8 @@ def one_column(family: str | None) -> str | None:
     interval, not per unit of x), or a family not known, left out rather than drawn wrong."""
     found = FAMILIES.get(family) if isinstance(family, str) else None
     return None if found is None else found.one_column
+
+
 #: at most this many numeric features are scored (the rest screened out by an F-test).
 MAX_RANKED = 60
 #: rows used to score a feature (a random subset: ranking needs no more), fewer for a wide

@@ -48,11 +48,11 @@ class Counts(ColumnStatistic):
     kind = "counts"
 
     def __post_init__(self) -> None:
-        # Class-fastest in memory, as a fit lays a total out, whatever sums made it (a batch
-        # added to the statistics, a total read back from a model file, which stores C
-        # order): the same counts then score the same to the last bit.
-        if not self.total.flags.f_contiguous:
-            object.__setattr__(self, "total", np.asfortranarray(self.total))
+        # In C order in memory, as a model file stores it, whatever made it (a fit's product
+        # lays it out class-fastest): the same counts then score the same to the last bit,
+        # loaded or not, and a row's sums (a class's total, at every learn) run along memory.
+        if not self.total.flags.c_contiguous:
+            object.__setattr__(self, "total", np.ascontiguousarray(self.total))
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> Counts:
@@ -76,7 +76,11 @@ class Counts(ColumnStatistic):
 
     def feature_totals(self) -> np.ndarray:
         """Each feature's total over the classes, ``total.sum(axis=0)``: (n_features,)."""
-        return self.total.sum(axis=0)
+        if self.n_classes < 8:  # (numpy adds fewer than 8 values one after another anyway)
+            return self.total.sum(axis=0)
+        # numpy's pairwise sum of each column, as a class-fastest array (a fit's product) and
+        # SparseCounts' cells sum it: the same pooled counts to the last bit in any layout
+        return np.asfortranarray(self.total).sum(axis=0)
 
     def missing_weight(self) -> np.ndarray:
         """``missing`` as an array (zeros when nothing is missing)."""
@@ -152,7 +156,8 @@ class Counts(ColumnStatistic):
     def read_size(cls, arrays: Mapping[str, Any]) -> int:
         # and the mask comparing 'missing' with its class's weight
         missing = arrays.get("missing")
-        # and the class-fastest copy of the total, which a file stores in C order
+        # and a C-ordered copy of the total (a file stores C order: none where it is read
+        # as it is, but the budget is the larger)
         total = arrays.get("total")
         copy = 8 * total.size if isinstance(total, np.ndarray) else 0
         return (
