@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -83,11 +84,13 @@ class ReadOptions:
             default_missing=not no_default_missing,
         )
 
-    def reading(self, target: str | None = None) -> dict[str, Any]:
+    def reading(self, target: str | None = None, ids: Sequence[str] = ()) -> dict[str, Any]:
         """How the training data was read, for the model file: what ``predict`` needs to
-        read new data of the same layout alike (and the target column, which it ignores)."""
+        read new data of the same layout alike (the target column, which it ignores, and the
+        row-ID columns left out of the model, ``ids``, which it copies)."""
         return {
             "target": target,
+            "ids": [str(c) for c in ids],
             "missing": list(self.missing),
             "default_missing": self.default_missing,
             "separator": self.separator,
@@ -315,6 +318,8 @@ def _load_labelled(
     frame = read_table(data if raw is None else raw, name=data, **kwargs | {"format": fmt})
     if target is None:
         raise missing_target(data, list(frame.columns))
+    if raw is not None and target in frame.columns:
+        frame = _labels_as_written(frame, target, raw, data, kwargs | {"format": fmt})
     if target not in frame.columns and not options.no_header and options.columns is None:
         raise ReadError(
             f"{data}: no column {target!r}; the columns are: {list_names(frame.columns)} "
@@ -332,6 +337,23 @@ def _load_labelled(
         note_missing_words(delimited, features, options, found)
     labelled.id_columns = ids
     return labelled
+
+
+def _labels_as_written(frame: Any, target: str, raw: bytes, data: str, kwargs: Any) -> Any:
+    """``frame`` with its target of booleans or numbers read as the text of its fields when
+    reading them as values would merge or rewrite labels (:mod:`bayeskit.io._label_text`)."""
+    import polars as pl
+
+    from ..io._label_text import label_texts, labels_kept_as_text
+
+    dtype = frame.schema[target]
+    if not (dtype == pl.Boolean or dtype.is_numeric()):
+        return frame
+    texts = kwargs | {"text_columns": (*kwargs["text_columns"], target)}
+    written = read_table(raw, name=data, **texts).get_column(target)
+    if not labels_kept_as_text(dtype, label_texts(written)):
+        return frame
+    return frame.with_columns(written)
 
 
 #: Column names that usually hold the class labels (compared in lower case).
@@ -618,10 +640,13 @@ def read_text_inputs(
     email: bool,
     text: str | None,
     id_columns: list[str] | None = None,
+    ignore: list[str] | None = None,
+    trained_ids: list[str] | None = None,
 ) -> Inputs:
     """Documents for a text model: a table's text column, a folder or file of documents, or
     standard input (one document per line, or the whole input for an e-mail model). From a
-    table, the ``id_columns`` (default: the columns that look like row IDs) name the rows."""
+    table, the ``id_columns`` (default: the row IDs training left out, ``trained_ids``, and
+    the other columns that look like row IDs) name the rows; ``ignore`` must name columns."""
     kind = "email" if email else "text"
     if data == "-" and options.format is None:
         raw = _stdin_bytes()
@@ -640,12 +665,14 @@ def read_text_inputs(
     is_table = data == "-" or (options.format in TABLE_FORMATS) or _has_table_suffix(data)
     if is_table:
         frame = read_inputs_table(data, options)
-        for column in id_columns or []:
-            require_column(frame, column, data, "--id")
+        for option, names in (("--id", id_columns), ("--ignore", ignore)):
+            for name in names or []:
+                require_column(frame, name, data, option)
         column = pick_text_column(frame, text, data)
         if not id_columns:
-            others = [c for c in frame.columns if c != column]
-            id_columns = [c for c in others if id_reason(c, frame.get_column(c))]
+            kept = [c for c in trained_ids or [] if c in frame.columns and c != column]
+            others = [c for c in frame.columns if c not in (column, *kept, *(ignore or []))]
+            id_columns = kept + [c for c in others if id_reason(c, frame.get_column(c))]
         ids = {c: frame.get_column(c).to_list() for c in id_columns}
         return Inputs(data, text_of(frame.get_column(column)), ids)
     with progress("reading files", None, "files") as update:

@@ -40,6 +40,7 @@ _MAX_CONFUSION = 12
 
 
 def evaluate(
+    ctx: typer.Context,
     data: Annotated[str, typer.Argument(metavar="DATA", help="Table or folder of class folders.")],
     target: TargetOpt = None,
     text: TextOpt = None,
@@ -81,6 +82,7 @@ def evaluate(
     check_model_options(model, alpha, integers)  # before any data is read
     refuse_standard_input(data)
     if test is not None:
+        _refuse_fold_options(ctx, cv)
         refuse_standard_input(test, "--test DATA")
     chosen = parse_settings(settings, alpha, integers)
     options = ReadOptions.of(
@@ -115,6 +117,25 @@ def evaluate(
         print(json.dumps(found, indent=2, ensure_ascii=False))
     else:
         print_metrics(found, train)
+
+
+def _refuse_fold_options(ctx: typer.Context, cv: int | None) -> None:
+    """``--folds`` and ``--seed`` set the cross-validation that ``--test`` replaces: given
+    with it, they would change nothing, so they are refused (their defaults are not)."""
+    given = [
+        option
+        for option, name in (("--folds", "folds"), ("--seed", "seed"))
+        if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+    ]
+    if cv is not None:
+        given.insert(0, "--cv")
+    if given:
+        raise typer.BadParameter(
+            "not used with --test (the model is trained on DATA and tested on the --test "
+            f"file once, without folds); leave out {' and '.join(given)}, or leave out --test "
+            "to cross-validate",
+            param_hint="/".join(given),
+        )
 
 
 def _string_columns(train: Labelled) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import numpy as np
 from ..contract import contract_of
 from ..errors import BayeskitError, ParameterError
 from ..io.readers import ReadError, list_names
-from .models import conform, is_email_model, is_text_model, training_columns
+from .models import column_kinds, conform, is_email_model, is_text_model, training_columns
 from .output import note
 
 
@@ -145,8 +145,28 @@ def row_frame(model: Any, row: dict[str, Any]) -> Any:
             f"{list_names(columns)})",
             column=absent[0],
         )
-    values = {c: [row.get(c)] for c in columns}
+    kinds = column_kinds(model)
+    families = getattr(model, "feature_families_", None) or {}
+    values = {c: [_as_read(c, row.get(c), kinds.get(c), families.get(c))] for c in columns}
     return conform(pl.DataFrame(values, strict=False), model, "the row")
+
+
+def _as_read(column: str, value: Any, kind: str | None, family: str | None) -> Any:
+    """A row's value as a table file's reader reads its field: ``true``/``false`` in any case
+    (``True``, ``FALSE``) a boolean outside a column of text categories. A boolean column
+    (the Bernoulli family's) refuses any other text, naming what it takes."""
+    if not isinstance(value, str) or kind == "text":
+        return value
+    word = value.strip().lower()
+    if word in ("true", "false"):
+        return word == "true"
+    if family == "bernoulli":
+        raise ReadError(
+            f"the row's column {column!r} holds {value!r}; it takes true or false (in any "
+            "case), 1 or 0, or null for a missing value",
+            column=column,
+        )
+    return value
 
 
 # ------------------------------------------------------------------ computing the decision
@@ -249,7 +269,11 @@ def _by_missing(model: Any, row: Any, label: Any, versus: Any, *, exact: bool) -
 
 
 def class_index(classes: np.ndarray, label: Any) -> int:
+    """The index of the class ``label`` names, as written (booleans of a model file written
+    before labels were kept as text: true/false in any case)."""
     hits = np.flatnonzero(classes.astype(str) == str(label))
+    if len(hits) == 0 and classes.dtype == bool:
+        hits = np.flatnonzero(np.char.lower(classes.astype(str)) == str(label).strip().lower())
     if len(hits) == 0:
         raise ReadError(
             f"{label!r} is not a class; the classes are: {list_names(classes.tolist())}"

@@ -138,6 +138,7 @@ def parse_settings(
             settings[name] = json.loads(raw)
         except json.JSONDecodeError:
             settings[name] = raw.strip()
+    _check_family_names(settings)
     for option, name, value in (("--alpha", "alpha", alpha), ("--integers", "integers", integers)):
         if value is not None and name in settings:
             raise typer.BadParameter(
@@ -170,6 +171,36 @@ def apply_settings(model: Any, settings: dict[str, Any]) -> Any:
         return model.set_params(**settings)
     except (BayeskitError, ValueError, TypeError) as exc:
         raise typer.BadParameter(str(exc), param_hint="--set") from None
+
+
+#: Settings that name the family of a kind of column (MixedNB's), and the kind of column
+#: their family must take (None: any; ``integers`` may also be null, "as numeric").
+_FAMILY_SETTINGS = {"numeric": "real", "integers": None}
+
+
+def _check_family_names(settings: dict[str, Any]) -> None:
+    """Refuse, before any data is read, ``--set numeric=…`` or ``--set integers=…`` (MixedNB's
+    settings) naming what is not a family those columns can take, listing the ones they
+    can."""
+    if not any(name in settings for name in _FAMILY_SETTINGS):
+        return
+    from .. import mixture  # noqa: F401  (registers the gaussian_mixture family)
+    from ..families import named_families
+
+    for name, kind in _FAMILY_SETTINGS.items():
+        if name not in settings:
+            continue
+        value = settings[name]
+        accepted = named_families(kind)
+        if value in accepted or (value is None and name == "integers"):
+            continue
+        columns = "numeric columns" if kind == "real" else "columns of whole numbers"
+        also = " (or null: as numeric)" if name == "integers" else ""
+        raise typer.BadParameter(
+            f"{name}={value!r} is not a family of {columns}; --set {name}= takes one of: "
+            f"{', '.join(accepted)}{also}",
+            param_hint="--set",
+        )
 
 
 def _text_model(choice: str, data: Labelled, alpha: float | None, semi_supervised: bool) -> Any:

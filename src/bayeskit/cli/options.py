@@ -240,7 +240,8 @@ IdOpt = Annotated[
     typer.Option(
         "--id",
         metavar="COLUMN",
-        help="A column naming the rows (repeatable): left out of the model. Default: a "
+        help="A column naming the rows (repeatable): left out of the model; the model file "
+        "keeps its name and predict copies it into its output. Default: a "
         "column named like an ID (id, customer_id, PassengerId…), or of 20+ rows holding a "
         "different word, or increasing whole numbers, in every row.",
     ),

@@ -66,9 +66,11 @@ def predict(
         typer.Option(
             "--id",
             metavar="COLUMN",
-            help="A column of DATA to copy into the output to name the rows (repeatable). "
-            "Default: the columns the model was not trained on that look like row IDs (see "
-            "train --id).",
+            help="A column of DATA to copy into the output to name the rows (repeatable; a "
+            "column the model uses is copied and still used). Default: the row-ID columns "
+            "training left out (train --id, or found), and the columns the model was not "
+            "trained on that look like row IDs. A copied column named as an output column "
+            "(label, verdict, p_CLASS) is copied as data_NAME.",
         ),
     ] = None,
     ignore: Annotated[
@@ -76,7 +78,8 @@ def predict(
         typer.Option(
             "--ignore",
             metavar="COLUMN",
-            help="Columns of DATA the model does not use (repeatable).",
+            help="A column of DATA to leave out (repeatable): one the model was not trained "
+            "on; a column DATA lacks is refused.",
         ),
     ] = None,
     format: FormatOpt = None,
@@ -120,9 +123,9 @@ def predict(
     ignored = [*(ignore or [])]
     if not isinstance(target, str) or target in ignored:
         target = None  # none stored, or --ignore'd already: nothing to say
-    else:
-        ignored.append(target)
-    inputs = _inputs(estimator, data, options, text, id_columns or [], ignored, target)
+    stored = (reading or {}).get("ids")
+    trained_ids = [c for c in stored if isinstance(c, str)] if isinstance(stored, list) else []
+    inputs = _inputs(estimator, data, options, text, id_columns or [], ignored, target, trained_ids)
     with rows_of("<stdin>" if data == "-" else data):
         proba = estimator.predict_proba(inputs.X)
         rendered = _render(_prediction_columns(estimator, inputs, proba), fmt)
@@ -134,28 +137,74 @@ def predict(
 
 
 def is_predictions(path: Path) -> bool:
-    """A file ``bayeskit predict`` wrote: its first line names a label column and the
-    probability (``p_…``) columns."""
+    """A file ``bayeskit predict`` wrote, as it writes them: a header (CSV) or first object
+    (JSON lines) of the copied columns, then ``label``, ``verdict`` for a spam filter, and
+    one ``p_CLASS`` column per class, nothing after them; and, in its first row, a label that
+    is one of those classes and probabilities between 0 and 1 that add up to 1. A file that
+    merely has such names (``gene,p_value,label``) is not one."""
     try:
         with open(path, encoding="utf-8") as f:
             first = f.readline(1 << 16)
+            second = f.readline(1 << 16)
     except (OSError, UnicodeDecodeError):
         return False
     try:
-        names = list(json.loads(first)) if first.startswith("{") else next(csv.reader([first]))
+        if first.startswith("{"):
+            row = json.loads(first)
+            if not isinstance(row, dict):
+                return False
+            names = [str(n) for n in row]
+            values = [_cell(v) for v in row.values()]
+        else:
+            names = next(csv.reader([first]))
+            values = next(csv.reader([second])) if second.strip() else []
     except (ValueError, StopIteration, csv.Error):
         return False
-    return "label" in names and any(str(n).startswith("p_") for n in names)
+    return _written_by_predict(names, values)
+
+
+def _written_by_predict(names: list[str], values: list[str]) -> bool:
+    """``names`` (and ``values``, the first row as text; none: a header alone) laid out as
+    :func:`_prediction_columns` lays them out."""
+    if "label" not in names:
+        return False
+    at = len(names) - 1 - names[::-1].index("label")
+    after = names[at + 1 :]
+    if after[:1] == ["verdict"]:
+        after = after[1:]
+    if not after or not all(n.startswith("p_") for n in after) or len(set(after)) < len(after):
+        return False
+    if not values:
+        return True
+    if len(values) != len(names):
+        return False
+    if values[at] not in {n[2:] for n in after}:
+        return False
+    try:
+        proba = [float(v) for v in values[len(values) - len(after) :]]
+    except ValueError:
+        return False
+    if not all(0.0 <= p <= 1.0 for p in proba):
+        return False
+    return len(proba) == 1 or abs(sum(proba) - 1.0) < 1e-6
 
 
 def _output_format(output: str | None, out_format: str | None) -> str:
+    suffix = None if output is None else Path(output).suffix.lower()
     if out_format is not None:
         if out_format not in ("csv", "jsonl"):
             raise typer.BadParameter(f"{out_format!r}; choose csv or jsonl", param_hint="--to")
+        if suffix in OUT_FORMATS and OUT_FORMATS[suffix] != out_format:
+            named = "CSV" if OUT_FORMATS[suffix] == "csv" else "JSON lines"
+            raise typer.BadParameter(
+                f"{out_format!r} contradicts -o {output} (a {named} file name); give one of "
+                f"them, or name the file .{out_format}",
+                param_hint="--to",
+            )
         return out_format
     if output is None:
         return "csv"
-    suffix = Path(output).suffix.lower()
+    assert suffix is not None
     if suffix not in OUT_FORMATS:
         raise typer.BadParameter(
             f"{output}: name the file .csv or .jsonl, or give --to", param_hint="--output"
@@ -171,7 +220,12 @@ def _inputs(
     id_columns: list[str],
     ignore: list[str],
     target: str | None = None,
+    trained_ids: list[str] | None = None,
 ) -> Inputs:
+    """DATA as the model reads it, with the columns copied into the output: ``id_columns``
+    (``--id``), else the row IDs training left out (``trained_ids``) and the untrained
+    columns that look like row IDs. ``ignore`` (``--ignore``) must name columns of DATA;
+    ``target``, the training target, is left out when DATA has it."""
     from .data import Inputs, id_reason, read_inputs_table, read_text_inputs, require_column
     from .models import (
         align_columns,
@@ -184,9 +238,13 @@ def _inputs(
     )
     from .output import note
 
+    trained_ids = trained_ids or []
     if is_text_model(estimator):
         email = is_email_model(estimator)
-        return read_text_inputs(data, options, email=email, text=text, id_columns=id_columns)
+        return read_text_inputs(
+            data, options, email=email, text=text, id_columns=id_columns, ignore=ignore,
+            trained_ids=trained_ids,
+        )  # fmt: skip
     expected = training_columns(estimator)
     # The model's string categories are read as text whatever they look like (0123 is not
     # the number 123), as the training file's were.
@@ -199,19 +257,31 @@ def _inputs(
     source = "<stdin>" if data == "-" else data
     for column in id_columns:
         require_column(frame, column, source, "--id")
-    if not id_columns and expected is not None:  # untrained columns that look like row IDs
-        id_columns = [
-            c
-            for c in frame.columns
-            if c not in expected and c not in ignore and id_reason(c, frame.get_column(c))
-        ]
+    for column in ignore:
+        require_column(frame, column, source, "--ignore")
+    used = set(expected or [])
+    # the row IDs training left out: never features here, copied unless --id says otherwise
+    left_out = [c for c in trained_ids if c in frame.columns and c not in used]
+    if not id_columns:
+        id_columns = [*left_out]
+        if expected is not None:  # untrained columns that look like row IDs
+            id_columns += [
+                c
+                for c in frame.columns
+                if c not in used
+                and c not in ignore
+                and c not in left_out
+                and c != target
+                and id_reason(c, frame.get_column(c))
+            ]
     ids = {column: frame.get_column(column).to_list() for column in id_columns}
-    if target is not None and target in frame.columns and target not in (expected or []):
+    if target is not None and target in frame.columns and target not in {*used, *ids}:
         note(f"{source}: column {target!r} is the training target: ignored")
-    frame = fill_absent(frame, estimator, expected, source, [*ignore, *id_columns])
-    aligned = align_columns(
-        frame, expected, source, [*ignore, *id_columns], ignore_option="--ignore"
-    )
+    dropped = [*ignore, *(c for c in [*id_columns, *left_out] if c not in used)]
+    if target is not None:
+        dropped.append(target)
+    frame = fill_absent(frame, estimator, expected, source, dropped)
+    aligned = align_columns(frame, expected, source, dropped, ignore_option="--ignore")
     return Inputs(source, conform(aligned, estimator, source), ids)
 
 
@@ -251,13 +321,29 @@ def _headerless(
 
 
 def _prediction_columns(estimator: Any, inputs: Inputs, proba: np.ndarray) -> dict[str, list[Any]]:
+    """The output: the copied columns, then ``label``, a spam filter's ``verdict`` and
+    ``p_CLASS`` for each class (the class written as the ``label`` column writes it). A
+    copied column named as one of those is copied as ``data_NAME``, with a note."""
+    from .output import note
+
     classes = estimator.classes_.tolist()
-    columns: dict[str, list[Any]] = dict(inputs.ids)
-    columns["label"] = estimator.predict(inputs.X).tolist()
+    predicted: dict[str, list[Any]] = {"label": estimator.predict(inputs.X).tolist()}
     if hasattr(estimator, "classify"):  # a SpamFilter's three-way verdict
-        columns["verdict"] = estimator.classify(inputs.X).tolist()
+        predicted["verdict"] = estimator.classify(inputs.X).tolist()
     for k, label in enumerate(classes):
-        columns[f"p_{label}"] = proba[:, k].tolist()
+        predicted[f"p_{_cell(label)}"] = proba[:, k].tolist()
+    columns: dict[str, list[Any]] = {}
+    for name, values in inputs.ids.items():
+        copied = name
+        while copied in predicted or copied in columns or (copied in inputs.ids and copied != name):
+            copied = f"data_{copied}"
+        if copied != name:
+            note(
+                f"{inputs.source}: column {name!r} is copied as {copied!r} (the output's "
+                f"{name!r} column is the prediction's)"
+            )
+        columns[copied] = values
+    columns.update(predicted)
     return columns
 
 

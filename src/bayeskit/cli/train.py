@@ -250,6 +250,7 @@ def train(
             # Semi-supervised EM over folders of documents: by rounds, here or on a cluster.
             from .semi_supervised import train_semi_supervised
 
+            left_out: list[str] = []
             with batch_runner(workers, scheduler) as runner:
                 estimator, described, extra = train_semi_supervised(
                     lambda: open_data(data, target, text, options, batch_size),
@@ -274,6 +275,7 @@ def train(
                 estimator = fit_semi_supervised(estimator, labelled, docs)
             described = labelled.describe()
             extra = source.describe(len(docs))
+            left_out = labelled.id_columns
         else:
             extra = None
             with batch_runner(workers, scheduler) as runner:
@@ -291,6 +293,7 @@ def train(
                         settings=chosen,
                     )  # fmt: skip
             estimator = trained.model
+            left_out = list(trained.data.id_columns)
             if (
                 model in DEFAULT_TEXT_MODELS
                 and contract_of(estimator).decision == "spam"
@@ -305,7 +308,7 @@ def train(
             described = trained.describe()
             if target is not None and not _is_folder(data, options):
                 note_quantity_as_target(estimator.classes_, trained.rows, target, data)
-        save_model(estimator, output, reading=options.reading(target))
+        save_model(estimator, output, reading=options.reading(target, left_out))
         seconds = time.perf_counter() - start
         console = out_console()
         console.print(f"data: {data} — {described}")

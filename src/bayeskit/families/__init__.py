@@ -1,6 +1,6 @@
 """Distribution families, one per file: summarize / finalize / log_prob (and linear_form)."""
 
-from ._base import FAMILIES, Family, family_from_config
+from ._base import FAMILIES, Family, family_from_config, named_families
 from .auto import Auto
 from .bernoulli import Bernoulli
 from .binomial import Binomial
@@ -30,4 +30,5 @@ __all__ = [
     "Parzen",
     "Poisson",
     "family_from_config",
+    "named_families",
 ]

@@ -54,6 +54,7 @@ __all__ = [
     "class_weight_totals",
     "family_from_config",
     "hard_labels",
+    "named_families",
     "observed_mask",
     "real_block",
     "safe_dot",
@@ -63,6 +64,17 @@ __all__ = [
 
 #: family name -> class, filled as family modules are imported.
 FAMILIES: dict[str, type[Family]] = {}
+
+
+def named_families(kind: str | None = None) -> list[str]:
+    """The families a setting can name by their name alone (:attr:`Family.by_name`), sorted;
+    those of :attr:`Family.column_kind` ``kind`` when given (``"real"``: the families of
+    numeric columns)."""
+    return sorted(
+        name
+        for name, cls in FAMILIES.items()
+        if cls.by_name and (kind is None or cls.column_kind == kind)
+    )
 
 
 def family_from_config(name: str, config: dict[str, Any]) -> Family:
@@ -107,6 +119,10 @@ class Family(ABC):
     #: of its own: a count vector's count, an interval's probability); the report draws a
     #: column's densities by it.
     one_column: ClassVar[str | None] = None
+    #: False for a family its name alone does not make (settings it has no default for: a
+    #: binomial's numbers of trials, the documents family's vectorizer): a model setting that
+    #: names a family by its name (``MixedNB(numeric=...)``) cannot take it.
+    by_name: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -111,6 +111,7 @@ class Binomial(Family):
 
     name = "binomial"
     one_column = "pmf"
+    by_name = False  # its numbers of trials have no default
     linear = True
 
     def __init__(self, n_trials: Any = None, *, alpha: Any = 1.0, estimate: str = "mean"):

@@ -154,7 +154,7 @@ def conform(frame: Any, model: Any, source: str, kinds: dict[str, str] | None = 
         kind = kinds.get(column, "")
         if kind == "text" and dtype != pl.String:
             casts.append(pl.col(column).cast(pl.String))
-        elif kind == "number" and dtype == pl.Null:
+        elif kind == "number" and dtype in (pl.Null, pl.Boolean):  # (true/false: 1 and 0)
             casts.append(pl.col(column).cast(pl.Float64))
         elif kind == "number" and not dtype.is_numeric():
             values = frame.get_column(column).cast(pl.String)

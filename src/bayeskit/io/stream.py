@@ -42,6 +42,7 @@ from ._header_names import (
     with_row_names_named,
 )
 from ._json_lines import Kinds, check_json_lines, typed_as_written
+from ._label_text import label_texts, labels_kept_as_text
 from ._leading_zeros import leading_zero_columns
 from ._lines import blank_lines_end, lone_returns_ended, record_end, white_lines_blanked
 from ._missing_words import marker_text, words_found
@@ -260,9 +261,16 @@ class TableStream:
         found: dict[str, Any] = {}
         kinds: Kinds = {}  # JSON lines: each key's first number and text, across blocks
         zeros: set[str] = set()  # integer columns written with leading zeros: codes, as text
+        labels: set[str] = set()  # the target's fields as written (CSV/TSV; see _label_text)
         for block, line in self._blocks():
             raw = self._parse(block, line, schema=None)
             frame = self._typed(raw, block, line, kinds=kinds)
+            target = self.target if self.target in frame.columns else None
+            if target is not None and self.format != "jsonl":
+                dtype = frame.schema[target]
+                if dtype == pl.Boolean or dtype.is_numeric():
+                    text = self._as_text(block, line, raw.columns)(())
+                    labels |= label_texts(text.get_column(target))
             if self.format != "jsonl":
                 zeros |= set(
                     leading_zero_columns(frame, block, self._as_text(block, line, raw.columns))[0]
@@ -282,6 +290,9 @@ class TableStream:
                 found[column] = _widen(found.get(column), values.dtype if seen else None)
         if not found and self.columns is not None:
             found = dict.fromkeys(self.columns)
+        typed = found.get(self.target) if self.target is not None else None
+        if typed is not None and labels and labels_kept_as_text(typed, labels):
+            zeros.add(str(self.target))  # (read as text, as such codes are)
         # a column of no value in any row: numbers, as pandas reads it (see _empty_columns)
         return {
             c: pl.String if c in zeros else pl.Float64 if t is None else t for c, t in found.items()

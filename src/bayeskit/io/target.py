@@ -47,7 +47,8 @@ def split_target(frame: Any, target: str, *, source: str) -> tuple[Any, np.ndarr
 
 
 def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np.ndarray:
-    """The labels in column ``target`` of ``frame`` (text stripped of surrounding spaces).
+    """The labels in column ``target`` of ``frame`` (text stripped of surrounding spaces;
+    booleans as the text ``true`` and ``false``).
 
     Raises :class:`ReadError` naming the first row without one (``first_row``: the number of
     rows before ``frame`` in the file, when it is one batch of a larger table).
@@ -71,6 +72,8 @@ def labels_of(frame: Any, target: str, *, source: str, first_row: int = 0) -> np
             path=source,
             column=target,
         )
+    if labels.dtype == pl.Boolean:  # JSON's true and false, as the file writes them
+        labels = labels.cast(pl.String)
     y = np.asarray(labels.to_list())
     if y.dtype.kind == "f":
         distinct = np.unique(y)

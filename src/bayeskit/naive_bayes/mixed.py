@@ -13,7 +13,7 @@ from .._base import GenerativeClassifier
 from .._validation import BlockNames, FeatureNames, check_features, feature_names_of
 from ..contract import Contract
 from ..errors import DataError, ModelFileError, ModelFileVersionError, ParameterError, ShapeError
-from ..families import FAMILIES, Family, family_from_config
+from ..families import FAMILIES, Family, family_from_config, named_families
 from ..families.auto import CANDIDATES, Auto, AutoParams, family_options
 from ..stats import CategoryCounts, Sample, Summary
 from ._columns import category_columns, check_booleans, column_types, real_columns
@@ -479,7 +479,7 @@ class MixedNB(GenerativeClassifier):
         try:
             layout = tuple(
                 _Block(
-                    _known_family(str(b["family"]), "a stored block"),
+                    _known_family(str(b["family"]), "a stored block", stored=True),
                     None if b["config"] is None else dict(b["config"]),
                     tuple(int(c) for c in b["columns"]),
                 )
@@ -603,13 +603,20 @@ def _names(candidates: Any) -> list[str]:
     return [c for c in candidates if isinstance(c, str) and c in FAMILIES]
 
 
-def _known_family(name: Any, what: str, *, kind: str | None = None) -> str:
-    if not isinstance(name, str) or name not in FAMILIES:
-        raise ParameterError(
-            f"{what} is {name!r}, which is not a family; known families: "
-            f"{', '.join(sorted(FAMILIES))} (a family another package defines is known once "
-            "that package is imported)"
+def _known_family(name: Any, what: str, *, kind: str | None = None, stored: bool = False) -> str:
+    """``name`` if it is a family ``what`` may name (one of :func:`named_families`, of kind
+    ``kind``; ``stored``: any family, as a model file names its blocks)."""
+    accepted = sorted(FAMILIES) if stored else named_families(kind)
+    if isinstance(name, str) and name in accepted:
+        return name
+    of = " of real-valued columns" if kind == "real" else ""
+    if isinstance(name, str) and name in FAMILIES:
+        problem = f"{name!r}, a family it cannot take by its name alone"
+        if kind is not None and FAMILIES[name].column_kind != kind:
+            problem = f"{name!r}, which is not a family{of}"
+    else:
+        problem = (
+            f"{name!r}, which is not a family (a family another package defines is known "
+            "once that package is imported)"
         )
-    if kind is not None and FAMILIES[name].column_kind != kind:
-        raise ParameterError(f"{what}={name!r} is not a family of real-valued columns")
-    return name
+    raise ParameterError(f"{what} is {problem}; it takes: {', '.join(accepted)}")

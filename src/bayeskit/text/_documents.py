@@ -115,6 +115,7 @@ class DocumentsFamily(Family):
     """
 
     name = "documents"
+    by_name = False  # a vectorizer and a count family, which a text model makes
 
     def __init__(
         self,
