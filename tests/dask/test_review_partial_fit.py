@@ -214,3 +214,21 @@ def test_an_overflowing_weight_is_refused_without_numpy_warnings(on_threads):
                 da.from_array(np.full(40, 1e307), chunks=13),
             )
     _same_state(model, before)
+
+
+@pytest.mark.parametrize("folds", [None, 5])
+def test_a_spam_filter_on_dask_learns_its_two_labels_only(folds, sms, light_cluster):
+    """Without calibration a third label became a third class on dask (the in-memory fit
+    refuses it), and a collection of one class gave a one-class filter (in memory: both)."""
+    texts, labels = sms
+    docs, eggs = texts[:40], np.array(labels[:40], dtype=object)
+    eggs[3] = "eggs"
+    model = SpamFilter(calibration_folds=folds)
+    with pytest.raises(DataError, match="'eggs'"):
+        bkd.fit(model, _bag(docs), list(eggs))
+    with pytest.raises(DataError, match="'eggs'"):
+        model.fit(docs, eggs)
+    hams = [t for t, label in zip(texts, labels, strict=True) if label == "ham"][:30]
+    on_dask = bkd.fit(SpamFilter(calibration_folds=folds), _bag(hams), ["ham"] * 30)
+    in_memory = SpamFilter(calibration_folds=folds).fit(hams, ["ham"] * 30)
+    assert on_dask.classes_.tolist() == in_memory.classes_.tolist() == ["ham", "spam"]

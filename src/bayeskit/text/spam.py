@@ -771,6 +771,17 @@ class SpamFilter(TextClassifier):
             else calibration.IDENTITY
         )
 
+    def summarize(
+        self, X: Any, y: Any, sample_weight: Any = None, *, classes: Any = None, part: bool = False
+    ) -> Summary:
+        """As :meth:`TextClassifier.summarize`, of the filter's two labels only (any other
+        refused, as ``fit`` refuses it), over both its classes whatever ``y`` holds: the
+        statistics a cluster's partitions add are those ``fit`` gives."""
+        n = len(X) if hasattr(X, "__len__") else len(document_list(X))
+        labels = self._filter_labels(y, n, classes)
+        both = self._both_classes(labels) if classes is None else classes
+        return super().summarize(X, labels, sample_weight, classes=both, part=part)
+
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
         """Fit on raw messages ``X`` and labels ``y``, then the probability scale on
         out-of-fold scores (see ``calibration_folds``)."""
