@@ -22,7 +22,7 @@ class UsefulnessSelector(SelectorMixin, BaseEstimator):
     words every class uses alike. Keeps the ``k`` most useful features, or those at least
     ``threshold`` useful (both: the ``k`` best among those); a ``k`` at or above the number
     of features keeps them all. Missing values (NaN) count as no events, as
-    :class:`~bayeskit.naive_bayes.MultinomialNB` counts them.
+    :class:`~bayeskit.MultinomialNB` counts them.
 
     Examples
     --------
@@ -55,7 +55,7 @@ class UsefulnessSelector(SelectorMixin, BaseEstimator):
             ``k``, ``threshold``, ``alpha`` or ``prior`` of a kind not accepted.
         DataError
             Fewer than two classes in ``y`` (no feature tells one class from another), or
-            what :class:`~bayeskit.naive_bayes.MultinomialNB` refuses (negative counts, …).
+            what :class:`~bayeskit.MultinomialNB` refuses (negative counts, …).
             A refused fit leaves the selector as it was.
         """
         from .naive_bayes import MultinomialNB
