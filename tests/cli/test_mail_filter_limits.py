@@ -21,7 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import bayeskit as bk
-from bayeskit.cli import filter_cmd
+from bayeskit.cli import filter_cmd, mail_sources
 from bayeskit.cli import mail_headers as mh
 from bayeskit.text import SpamFilter
 
@@ -247,6 +247,7 @@ def _maildir(path: Path, messages: list[bytes]) -> Path:
 def test_a_mailbox_is_learned_as_far_as_each_message_is_scored(model, tmp_path, monkeypatch):
     limit = 4096
     monkeypatch.setattr(filter_cmd, "SCORED_BYTES", limit)
+    monkeypatch.setattr(mail_sources, "SCORED_BYTES", limit)  # (the mailboxes' reader)
     big = _big(limit, 1 << 16)
     box = _maildir(tmp_path / "Junk", [big, SPAM[0]])
     mbox = tmp_path / "junk.mbox"
