@@ -713,23 +713,24 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         """
         if self.loss is None:
             raise ParameterError("predict_risk needs a loss matrix: set loss=[[...], ...]")
-        classes = self.classes_
-        loss = check_loss(self.loss, len(classes), classes)
+        loss, weights = self._decision_settings()
+        assert loss is not None  # (set, checked above)
         P = self.predict_proba(X)
-        if self.class_weight is not None:
-            P = P * class_loss_weights(self.class_weight, classes, self.class_count_)
-        return P @ loss.T
+        return (P if weights is None else P * weights) @ loss.T
+
+    def _decision_settings(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The loss matrix and class weights the decision takes, checked (None where unset)."""
+        classes = self.classes_
+        loss = None if self.loss is None else check_loss(self.loss, len(classes), classes)
+        if self.class_weight is None:
+            return loss, None
+        return loss, class_loss_weights(self.class_weight, classes, self.class_count_)
 
     def predict(self, X: Any) -> np.ndarray:
         """Bayes decision for each row (see the class docstring for the rule)."""
         classes = self.classes_
         if self.loss is not None or self.class_weight is not None:
-            loss = None if self.loss is None else check_loss(self.loss, len(classes), classes)
-            weights = (
-                None
-                if self.class_weight is None
-                else class_loss_weights(self.class_weight, classes, self.class_count_)
-            )
+            loss, weights = self._decision_settings()
             log_proba = self.predict_log_proba(X)
             return classes[decision_indices(log_proba, loss=loss, weights=weights)]
         jll = self._joint_log_likelihood(X, relative=True)

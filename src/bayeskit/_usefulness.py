@@ -89,6 +89,8 @@ def usefulness_of(
     and a class that never saw the feature takes no part for it.
     """
     seen = np.asarray(class_count) > 0
+    if not seen.any():  # (no class of any weight: every feature alike)
+        return np.ones(total.shape[1], dtype=np.float64)
     counts = total[seen] + alpha
     if prior == "uniform":
         weight = np.asarray(class_count, dtype=np.float64)[seen][:, None]
@@ -98,9 +100,7 @@ def usefulness_of(
         counts = np.where(observed, counts / np.where(observed, weight, 1.0), 0.0)
     totals = counts.sum(axis=0)
     share = counts / np.where(totals > 0, totals, 1.0)
-    share[:, totals == 0] = 1.0 / max(counts.shape[0], 1)  # nothing seen: no information
-    if not counts.shape[0]:  # (no class of any weight: every feature alike)
-        return np.ones(total.shape[1], dtype=np.float64)
+    share[:, totals == 0] = 1.0 / counts.shape[0]  # nothing seen: no information
     return np.asarray(share.max(axis=0), dtype=np.float64)
 
 

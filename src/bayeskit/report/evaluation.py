@@ -7,7 +7,7 @@ a spam filter's costs), as ``model.predict`` would, not a bare argmax.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,7 +142,7 @@ def evaluate(
     else:
         pred = _encode(labels, predicted, "predicted", n)
         rule = "the model's own predictions" + (
-            f": {decide(model, P, labels)[1]}" if declares(model) else ""
+            f": {decision_rule(model, labels)[1]}" if declares(model) else ""
         )
     rank = P if K != 2 or log_proba is None else _log_odds(log_proba, n)
     every = np.arange(K)
@@ -284,7 +284,14 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
     A bayeskit model decides by ``argmax`` unless it has a loss matrix, class weights or (a
     spam filter) costs; the report's confusion matrix must show those decisions.
     """
-    argmax = (np.argmax(P, axis=1), "the most probable class")
+    how, words = decision_rule(model, labels)
+    return how(P), words
+
+
+def decision_rule(model: Any, labels: list[Any]) -> tuple[Callable[[np.ndarray], np.ndarray], str]:
+    """How ``model`` decides from probabilities ``P`` (class indices of each row), and the
+    rule in words; :func:`decide` applies it."""
+    argmax = (lambda P: np.argmax(P, axis=1)), "the most probable class"
     if model is None:
         return argmax
     known = getattr(model, "classes_", None)
@@ -295,29 +302,33 @@ def decide(model: Any, P: np.ndarray, labels: list[Any]) -> tuple[np.ndarray, st
         cut = model.decision_rule()[2]  # (the filter's own, checked: its costs' threshold)
         k = _positive(model, labels)
         assert k is not None
-        pred = np.where(P[:, k] > cut, k, 1 - k)
-        return pred, f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)"
+        return (
+            lambda P: np.where(P[:, k] > cut, k, 1 - k),
+            f"{labels[k]} when P({labels[k]}) > {cut:.3g} (the filter's costs)",
+        )
     inner = model.model if declared.input == "documents" else model
     params = inner.get_params(deep=False) if hasattr(inner, "get_params") else {}
     loss, weights = params.get("loss"), params.get("class_weight")
-    if loss is None and weights is None:
-        return argmax
     counts = getattr(inner, "class_count_", None)
-    if weights is not None and (counts is None or len(counts) != len(labels)):
+    if (loss is None and weights is None) or (
+        weights is not None and (counts is None or len(counts) != len(labels))
+    ):
         return argmax
     classes = np.asarray(labels)
     matrix = None if loss is None else check_loss(loss, len(labels), classes)
     lam = (
         None if weights is None or counts is None else class_loss_weights(weights, classes, counts)
     )
-    with np.errstate(divide="ignore"):
-        pred = decision_indices(np.log(P), loss=matrix, weights=lam)
+
+    def how(P: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return decision_indices(np.log(P), loss=matrix, weights=lam)
+
     if matrix is None:
-        return pred, "the largest λ·P(class) (the model's class weights)"
-    return pred, "minimum expected loss (the model's loss matrix" + (
+        return how, "the largest λ·P(class) (the model's class weights)"
+    return how, "minimum expected loss (the model's loss matrix" + (
         ", each class's probability weighed by its class weight)" if lam is not None else ")"
     )
-    return argmax
 
 
 def _positive(model: Any, labels: list[Any]) -> int | None:
