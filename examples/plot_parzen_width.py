@@ -7,7 +7,8 @@ A Parzen window estimates each class density by a kernel on every training point
 The width :math:`h` trades bias for variance: too narrow and the density is a comb of spikes,
 too wide and the classes blur together. :class:`~bayeskit.ParzenWindowClassifier` chooses it by
 Scott's or Silverman's rule, or by leave-one-out likelihood or accuracy; the plot shows the
-class densities for three widths and the one chosen by leave-one-out likelihood.
+class densities for two fixed widths (0.05 and 2) and the one chosen by leave-one-out
+likelihood.
 """
 
 import matplotlib.pyplot as plt

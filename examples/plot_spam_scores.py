@@ -3,8 +3,8 @@ The spam filter's scores and its unsure band
 ============================================
 
 :class:`~bayeskit.text.SpamFilter` calibrates the model's log-odds into :math:`P(\\text{spam}
-\\mid x)` (Platt scaling on out-of-fold scores) and files a message as ham below
-``ham_cutoff`` (0.20), spam above ``spam_cutoff`` (0.90), and *unsure* between them, as
+\\mid x)` (Platt scaling on out-of-fold scores) and files a message as ham at or
+below ``ham_cutoff`` (0.20), spam at or above ``spam_cutoff`` (0.90), and *unsure* between them, as
 SpamBayes does after Robinson (2003). The histogram shows the held-out SMS messages' scores by
 true class: nearly all of them are far from the band, and the few inside it are the doubtful
 ones, where the two-way decision errs most.

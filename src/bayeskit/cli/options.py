@@ -114,8 +114,9 @@ SetOpt = Annotated[
 IntegersOpt = typer.Option(
     "--integers",
     metavar="FAMILY",
-    help="Family of integer columns under --model auto: gaussian (the default), poisson "
-    "(counts) or categorical (codes).",
+    help="Family of integer columns under --model auto: gaussian, poisson (counts) or "
+    "categorical (codes); by default the one chosen for each numeric column on held-out "
+    "folds of the training rows.",
 )
 
 
