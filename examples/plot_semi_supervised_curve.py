@@ -32,9 +32,7 @@ for i, k in enumerate(per_class):
             marked[rng.choice(np.flatnonzero(y == c), k, replace=False)] = c
         labelled = marked != -1
         supervised[i, d] = bk.GaussianNB().fit(X[labelled], y[labelled]).score(X, y)
-        semi[i, d] = (
-            bk.SemiSupervisedNB(bk.GaussianNB(), max_iter=100).fit(X, marked).score(X, y)
-        )
+        semi[i, d] = bk.SemiSupervisedNB(bk.GaussianNB(), max_iter=100).fit(X, marked).score(X, y)
 
 fig, ax = plt.subplots(figsize=(7, 4))
 ax.errorbar(

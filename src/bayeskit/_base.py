@@ -102,7 +102,7 @@ from ._params import (
     same_settings,
     waits_for_fit,
 )
-from ._validation import FeatureNames, column_label, prepare_input
+from ._validation import FeatureNames, column_index, column_label, prepare_input
 from .contract import Contract, requires
 from .errors import (
     BayeskitError,
@@ -752,22 +752,37 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         return mean_accuracy(self, X, y, sample_weight)
 
     # ------------------------------------------------------------------ linear view
-    def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+    def linear_form(self, *, columns: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """The model as a linear classifier: ``joint log-likelihood = X @ W.T + b``.
 
         Only for models whose families are all linear (multinomial, Bernoulli, complement,
         categorical over one-hot columns). ``b`` includes the log prior (Duda et al. 2001: ``b_y =
         ln λ_y P(y) + …``; λ is not included).
 
+        Parameters
+        ----------
+        columns : array of int, optional
+            Only these columns of ``W`` (``W[:, columns]``): a text model over a large
+            vocabulary keeps its weights as one a term, one a class and those of the cells
+            with counts, and gives a few columns without making the whole ``W``.
+
         Returns
         -------
-        W : ndarray of shape (n_classes, n_columns)
+        W : ndarray of shape (n_classes, n_columns), or (n_classes, len(columns))
         b : ndarray of shape (n_classes,)
         """
-        for family in self._fitted().families:
+        fitted = self._fitted()
+        for family in fitted.families:
             if not family.linear:
                 raise ParameterError(f"the {family.name} family is not linear in its features")
-        return self._stacked(lambda family, p: family.linear_form(p))
+        if columns is None:
+            return self._stacked(lambda family, p: family.linear_form(p))
+        if len(fitted.families) > 1:  # (columns across blocks: taken from the whole W)
+            W, b = self._stacked(lambda family, p: family.linear_form(p))
+            return W[:, column_index(columns, W.shape[1])], b
+        (family,), (params,) = fitted.families, fitted.params
+        index = column_index(columns, family.linear_width(params))
+        return self._stacked(lambda family, p: family.linear_columns(p, index))
 
     def linear_discriminant(self) -> tuple[np.ndarray, np.ndarray]:
         """The decision rule as a linear classifier: ``(W, b)`` with ``predict_log_proba(X) =

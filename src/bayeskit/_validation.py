@@ -187,6 +187,26 @@ def check_binary(X: Any, names: Sequence[str] | None, what: str) -> None:
     )
 
 
+def column_index(columns: Any, width: int) -> np.ndarray:
+    """``columns``, an array of column numbers in ``0 … width − 1``, as an index array;
+    anything else refused by name."""
+    index = np.asarray(columns)
+    if index.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if index.ndim != 1 or index.dtype.kind not in "iu":
+        raise InputTypeError(
+            "columns must be a one-dimensional list or array of column numbers (integers); "
+            f"got {type(columns).__name__} of {index.dtype} with shape {index.shape}"
+        )
+    low, high = int(index.min()), int(index.max())
+    if low < 0 or high >= width:
+        bad = low if low < 0 else high
+        raise ParameterError(
+            f"columns must lie in 0 to {width - 1} (the model's {width} columns); got {bad}"
+        )
+    return index.astype(np.intp, copy=False)
+
+
 def check_lengths(n_rows: int, other: Any, what: str) -> None:
     n_other = _length(other)
     if n_other is not None and n_other != n_rows:

@@ -171,3 +171,55 @@ def test_a_message_into_many_terms_is_inserted_with_the_sums_of_the_merge(seed, 
         assert u.dtype == v.dtype
         np.testing.assert_array_equal(u, v)
     assert set(fresh) <= set(x.terms.tolist())
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), new=st.integers(0, 70), sparse_message=st.booleans())
+@example(seed=1, new=64, sparse_message=False)
+def test_a_message_into_cells_with_counts_is_inserted_with_the_sums_of_the_merge(
+    seed, new, sparse_message
+):
+    """A large model's counts kept as their cells (SparseCounts): a learned message's terms
+    are inserted by moving no cell, and the sum is the merge's, cell for cell."""
+    from bayeskit.stats import SparseCounts, TermKeyed
+
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"w{i:04d}" for i in range(3000)]
+    many = [" ".join(rng.choice(vocabulary, size=50)) for _ in range(100)]
+    known = rng.choice(vocabulary, size=5)
+    fresh = sorted({f"{w}a" for w in rng.choice(vocabulary, size=new)})[:new]
+    clf = TextClassifier.sklearn_defaults()
+    labels = np.array(["ham", "news", "spam"])
+    (a,) = clf.summarize(many, rng.choice(labels, size=len(many))).blocks
+    (b,) = clf.summarize([" ".join([*known, *fresh])], ["news"]).blocks
+    b = b.embed_classes(np.array([1]), 3)
+
+    def as_cells(s, cells):
+        block = SparseCounts.of(s.keyed.block) if cells else s.keyed.block
+        return DocumentStats(TermKeyed(s.keyed.given_terms, block), s.vocabulary)
+
+    a, b = as_cells(a, True), as_cells(b, sparse_message)
+    assert a.shares_terms()
+    assert b.shares_terms()
+    before = a.keyed.block.cells.copy()
+    inserted = a._insert(b)
+    assert (inserted is None) == (len(set(b.terms.tolist()) - set(a.terms.tolist())) > 64)
+    if inserted is None:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(document_stats, "_INSERT_RATIO", 10**9)  # always the merge
+        merged = a + b
+    np.testing.assert_array_equal(inserted.terms, merged.terms)
+    x, y = inserted.keyed.block, merged.keyed.block
+    assert isinstance(x, SparseCounts)
+    assert isinstance(y, SparseCounts)
+    np.testing.assert_array_equal(x.weight, y.weight)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(x.cells, name), getattr(y.cells, name))
+    for name in ("doc_freq", "term_freq"):
+        np.testing.assert_array_equal(
+            getattr(inserted.vocabulary, name), getattr(merged.vocabulary, name)
+        )
+    # the model's own cells are what they were (a served model's snapshot keeps them)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(a.keyed.block.cells, name), getattr(before, name))

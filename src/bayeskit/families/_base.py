@@ -181,6 +181,16 @@ class Family(ABC):
         """Weights ``W`` (n_classes, n_columns) and bias ``b`` (n_classes,)."""
         raise NotImplementedError(f"the {self.name} family is not linear in its features")
 
+    def linear_width(self, params: Any) -> int:
+        """The number of columns of :meth:`linear_form`'s ``W``."""
+        return int(self.linear_form(params)[0].shape[1])
+
+    def linear_columns(self, params: Any, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`linear_form`'s ``W[:, index]`` and ``b`` (a family whose parameters can
+        give a few columns without the whole ``W`` says so here)."""
+        W, b = self.linear_form(params)
+        return W[:, index], b
+
     def discriminant(self, params: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(W, b)`` such that ``log_prob(X) − (X @ W.T + b)`` is the same for every class:
         the posterior is ``softmax(X @ W.T + b + log prior)``. A linear family's own form."""

@@ -44,6 +44,14 @@ class StructuredWeights:
         out += np.asarray(X.sum(axis=1), dtype=np.float64).reshape(-1, 1) * self.shift
         return out
 
+    def columns(self, index: np.ndarray) -> np.ndarray:
+        """The weights of terms ``index``, (n_classes, len(index)): a few columns of the
+        full array, without it."""
+        out = np.asarray(self.correction[index].toarray(), dtype=np.float64).T
+        out += self.base[index]
+        out += self.shift[:, None]
+        return out
+
     def dot(self, X: Any) -> np.ndarray:
         """``X @ w.T``, (n_rows, n_classes)."""
         out = self.dot_relative(X)

@@ -224,3 +224,17 @@ class Multinomial(Family):
     def linear_form(self, params: MultinomialParams) -> tuple[np.ndarray, np.ndarray]:
         flp = params.feature_log_prob
         return flp, np.zeros(flp.shape[0])
+
+    def linear_width(self, params: MultinomialParams) -> int:
+        return int(
+            (params.feature_log_prob if params.weights is None else params.weights.base).shape[-1]
+        )
+
+    def linear_columns(
+        self, params: MultinomialParams, index: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if params.weights is None or "feature_log_prob" in params.__dict__:
+            return super().linear_columns(params, index)
+        # (a large model's few columns from its structured weights: the full array would
+        # be made, and kept, for them)
+        return params.weights.columns(index), np.zeros(params.weights.shift.shape[0])

@@ -29,6 +29,10 @@ __all__ = ["ACTIONS", "Scorer", "plain"]
 #: minimum expected cost (SpamFilter.decisions): "junk" (spam) or "deliver" (ham).
 ACTIONS = ("deliver", "review", "junk")
 REASONS = 12
+#: A model with more class × term cells than this is scored from a few columns of its
+#: weights at each check (``linear_form(columns=…)``) instead of holding them whole: 20
+#: classes × a million terms would make 160 MB at every learn's snapshot.
+WHOLE_CELLS = 1 << 22
 
 
 def plain(value: Any) -> Any:
@@ -41,7 +45,7 @@ class Scorer:
     """The pieces of one fitted text model that every check needs, computed once."""
 
     model: TextClassifier
-    W: np.ndarray
+    W: np.ndarray | None  # None: a large model's columns are taken at each check
     b: np.ndarray
     log_prior: np.ndarray
     classes: list[Any]
@@ -62,7 +66,6 @@ class Scorer:
         """The scorer of ``model``; ``warm``: check a message first, so that the first
         request does not pay for the vectorizer's lookup tables (a model learned from a
         served one derives them from its parent's, and needs none)."""
-        W, b = model.linear_form()
         classes = [plain(c) for c in model.classes_.tolist()]
         spam, cutoffs, one_class = None, (0.0, 1.0, 0.5), None
         spam_filter = contract_of(model).decision == "spam"
@@ -78,6 +81,11 @@ class Scorer:
         # them, 0.12 ms for a filter trained on SMS, at every learn)
         plain_terms = vectorizer.output != "hashed" and vectorizer.oov_token is None
         names = vectorizer.terms_ if plain_terms else model.get_feature_names_out()
+        W: np.ndarray | None
+        if len(classes) * len(names) <= WHOLE_CELLS:
+            W, b = model.linear_form()
+        else:
+            W, b = None, model.linear_form(columns=[])[1]
         scale = model.probability_scale() if spam_filter else (1.0, 0.0)
         fisher = spam_filter and model.check_scoring() != "naive_bayes"
         scorer = cls(
@@ -142,7 +150,11 @@ class Scorer:
         # An unsmoothed model can hold -inf in both classes: their difference is NaN,
         # answered as null (the user guide), not a warning in the server's log.
         with np.errstate(invalid="ignore"):
-            gathered = self.W[:, columns]  # (read once: for the sums and the reasons)
+            gathered = (  # (read once: for the sums and the reasons)
+                self.W[:, columns]
+                if self.W is not None
+                else self.model.linear_form(columns=columns)[0]
+            )
             jll = (self.b + gathered @ data).reshape(1, -1)
             log_odds = None
             if self.spam is not None:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import sparse as sp
+from .._values import spread
 from ..errors import MergeError, ModelFileError
 from ._base import Tolerance, check_arrays, per_class
 from .counts import Counts
@@ -198,6 +199,41 @@ class SparseCounts(Counts):
     ) -> SparseCounts:
         theirs = SparseCounts.of(other).place_columns(at_other, n)
         return self._sum(self.place_columns(at, n), theirs)
+
+    def inserts(self, other: object) -> bool:
+        """Whether :meth:`insert_columns` takes ``other``: counts of as many classes,
+        without missing values."""
+        return (
+            isinstance(other, Counts)
+            and other.n_classes == self.n_classes
+            and (isinstance(other, SparseCounts) or other.missing is None)
+        )
+
+    def insert_columns(self, where: np.ndarray, other: Any, at: np.ndarray) -> SparseCounts:
+        """``merge_columns`` for a few columns ``other`` (a learned message's) added to many:
+        empty columns inserted before columns ``where`` of these (sorted), then ``other``'s
+        columns added at places ``at`` of the result (sorted, distinct); ``other`` is a
+        :class:`Counts` that :meth:`inserts` takes.
+
+        The same sum as placing both by position and adding them, but this statistic's cells
+        are not moved: an inserted column is one more entry of the pointer, where placing
+        every column by position gathers every cell (most of a one-message learn of a
+        20 Newsgroups model)."""
+        c = self.cells
+        pointer = np.asarray(c.indptr, dtype=np.int64)
+        if len(where):
+            pointer = spread(pointer, np.asarray(where), axis=0, fill=pointer[where])
+        n = self.n_features + len(where)
+        mine = sp.csr_matrix((c.data, c.indices, pointer), shape=(n, self.n_classes))
+        mine.has_sorted_indices = True
+        theirs = SparseCounts.of(other).cells
+        lengths = np.zeros(n, dtype=np.int64)
+        lengths[np.asarray(at)] = np.diff(theirs.indptr)
+        placed = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=placed[1:])
+        moved = sp.csr_matrix((theirs.data, theirs.indices, placed), shape=(n, self.n_classes))
+        moved.has_sorted_indices = True
+        return self._sum(SparseCounts(self.weight, mine), SparseCounts(other.weight, moved))
 
     def join_columns(self, other: Counts) -> SparseCounts:
         cells = sp.vstack([self.cells, SparseCounts.of(other).cells], "csr")

@@ -151,14 +151,20 @@ class DocumentStats(Statistic):
         """``self + other`` for a few documents ``other`` (a learned message) added to many:
         the arrays copied once each with the few new terms inserted and ``other``'s counts
         added at their places (the same sums as the merge's, where placing every column
-        of both by position is most of a one-message learn); ``None`` when ``other``
+        of both by position is most of a one-message learn; counts kept as their cells,
+        :meth:`~bayeskit.stats.SparseCounts.insert_columns`); ``None`` when ``other``
         brings too many new terms for that to pay."""
         va, vb = self.vocabulary, other.vocabulary
-        if isinstance(self.keyed.block, SparseCounts):
-            return None  # its cells merged (spreading them would make the full array)
-        mine, theirs = self.keyed.block.weights(), other.keyed.block.weights()
-        if len(mine) != len(theirs):
-            return None
+        block, added = self.keyed.block, other.keyed.block
+        # a large model's cells with counts: moved, not spread (that makes the full array)
+        cells = block if isinstance(block, SparseCounts) else None
+        if cells is not None:
+            if not cells.inserts(added):
+                return None
+        else:
+            mine, theirs = block.weights(), added.weights()
+            if len(mine) != len(theirs):
+                return None
         found = insert_sorted_text(va.terms, vb.terms, _INSERTED_AT_MOST)
         if found is None:
             return None
@@ -181,17 +187,20 @@ class DocumentStats(Statistic):
             out = spread(a, where, axis=0)
             out[at] += b
             freqs.append(out)
-        arrays = []
-        for w, v in zip(mine, theirs, strict=True):
-            if w.ndim == 1:  # the class weights
-                arrays.append(w + v)
-                continue
-            out = spread(np.asarray(w, dtype=np.float64), where, axis=1)
-            out[:, at] += v  # the places of distinct terms: distinct
-            arrays.append(out)
-        block = self.keyed.block.with_weights(tuple(arrays))
+        if cells is not None:
+            summed: Any = cells.insert_columns(where, added, at)
+        else:
+            arrays = []
+            for w, v in zip(mine, theirs, strict=True):
+                if w.ndim == 1:  # the class weights
+                    arrays.append(w + v)
+                    continue
+                out = spread(np.asarray(w, dtype=np.float64), where, axis=1)
+                out[:, at] += v  # the places of distinct terms: distinct
+                arrays.append(out)
+            summed = block.with_weights(tuple(arrays))
         return DocumentStats(
-            TermKeyed(terms, block),
+            TermKeyed(terms, summed),
             VocabularyStats(terms, freqs[0], freqs[1], va.n_docs + vb.n_docs),
         )
 

@@ -595,14 +595,16 @@ class TextClassifier(GenerativeClassifier):
             names = _linear_names(model, vec.get_feature_names_out().tolist())
         return explain(model, row, feature_names=names, label=label, versus=versus)
 
-    def linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+    def linear_form(self, *, columns: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """The count model as a linear classifier over :meth:`transform`'s columns:
         ``predict_joint_log_proba(X) == design @ W.T + b`` (McCallum & Nigam 1998), the design
         being the count model's ``linear_design(transform(X))``. ``W`` has shape (n_classes,
         n_terms) — for a count family with more linear columns than terms (PoissonNB: a
         missing-value indicator per term and ``−Σ ln x!``), (n_classes, that many) — and
-        ``b`` (n_classes,)."""
-        return self.fitted_parts()[1].linear_form()
+        ``b`` (n_classes,). ``columns`` (column numbers): only ``W[:, columns]``, which a model
+        over a large vocabulary gives without making the whole ``W`` (20 classes × a million
+        terms: 160 MB)."""
+        return self.fitted_parts()[1].linear_form(columns=columns)
 
     def top_terms(self, n: int = 10) -> dict[Any, list[tuple[str, float]]]:
         """The ``n`` terms that most favour each class."""
