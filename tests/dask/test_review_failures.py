@@ -201,6 +201,24 @@ def test_a_local_cluster_of_connect_gives_up_when_no_worker_is_left():
     assert timeout == NO_WORKERS_SECONDS
 
 
+def test_a_fit_inside_the_clients_as_current_runs_on_the_cluster():
+    """connect's documented use: the client is no default, as_current sends a fit to it."""
+    X = da.from_array(np.random.default_rng(0).normal(size=(80, 3)), chunks=20)
+    y = da.from_array(np.repeat([0, 1], 40), chunks=20)
+
+    def tasks(client):
+        return client.run_on_scheduler(lambda dask_scheduler: set(dask_scheduler.task_prefixes))
+
+    with bkd.connect(workers=1) as client:
+        bkd.fit(bk.GaussianNB(), X, y)
+        assert "summarize_partition" not in tasks(client)  # (dask's local threads ran it)
+        with client.as_current():
+            model = bkd.fit(bk.GaussianNB(), X, y)
+        assert "summarize_partition" in tasks(client)
+    expected = bk.GaussianNB().fit(X.compute(), y.compute())
+    np.testing.assert_allclose(model.theta_, expected.theta_, rtol=1e-12)
+
+
 SCHEDULER = """
 import logging, time, distributed
 cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,

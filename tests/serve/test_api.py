@@ -34,6 +34,17 @@ def test_ping_health_version_metadata(serve, sms_file, sms_filter):
     assert meta["model_file"] == "sms.bk"  # its name, never the server's folders
 
 
+def test_metadata_reports_the_servers_limits(serve, sms_file):
+    meta = serve(sms_file, max_in_flight=7, max_body_bytes=5000, timeout=3.5).get("/metadata")
+    assert meta.json()["limits"] == {
+        "max_body_bytes": 5000,
+        "max_header_bytes": 65536,
+        "max_json_depth": 32,
+        "max_in_flight": 7,
+        "timeout": 3.5,
+    }
+
+
 def test_metadata_of_a_table_model(serve, wine_file):
     meta = serve(wine_file).get("/metadata").json()
     frame, _ = wine_frame()

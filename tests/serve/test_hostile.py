@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bayeskit.serve import ServeConfig
+from bayeskit.serve.headers import ANSWER_HEADERS
 from bayeskit.serve.inputs import MAX_JSON_DEPTH, json_depth
 from bayeskit.serve.state import ModelState, digest_of
 
@@ -41,6 +42,13 @@ def _depth(value: object) -> int:
     if isinstance(value, dict):
         return 1 + max(map(_depth, value.values()), default=0)
     return 0
+
+
+def _has_answer_headers(answer: bytes) -> None:
+    """The protocol's own refusals carry the headers every answer carries."""
+    head = answer.partition(b"\r\n\r\n")[0].lower()
+    for name, value in ANSWER_HEADERS:
+        assert name + b": " + value.lower() in head, (name, head)
 
 
 @given(json_values)
@@ -206,6 +214,7 @@ def test_request_heads_are_bounded(sms_file, model_copy):
                 assert answer.startswith(b"HTTP/1.1 431 "), (total, answer[:80])
                 assert closed
                 assert answer.endswith(b'bytes; send fewer or smaller headers"}')
+                _has_answer_headers(answer)
                 assert b"exceed 16384 bytes" in answer
         # a long target counts as well
         target = b"GET /ping?" + b"q" * (2 * LIMIT) + b" HTTP/1.1\r\n\r\n"
@@ -413,6 +422,7 @@ def test_bytes_that_are_not_http_get_a_json_answer(sms_file, model_copy):
             assert answer.startswith(b"HTTP/1.1 400 "), answer[:80]
             head, _, body = answer.partition(b"\r\n\r\n")
             assert b"content-type: application/json" in head.lower()
+            _has_answer_headers(answer)
             assert json.loads(body)["error"].startswith("the bytes sent are not a valid HTTP/1.1")
         assert call(server.port, "GET", "/ping")[0] == 200
     finally:

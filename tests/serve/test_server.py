@@ -161,6 +161,7 @@ def _slow_clients_time_out(server) -> None:
     for answer, closed in answers:
         assert answer.startswith(b"HTTP/1.1 408 "), answer[:100]
         assert b'{"error":' in answer
+        assert b"x-frame-options: DENY" in answer  # (the headers every answer carries)
         assert closed
     assert b"connection: close" in answers[2][0].lower()
     assert f"did not arrive within {TIMEOUT} s".encode() in answers[2][0]

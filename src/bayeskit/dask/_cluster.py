@@ -33,6 +33,10 @@ def connect(
     ``workers`` processes (one thread each), or on the scheduler at ``scheduler``
     (``tcp://host:8786``). The local cluster is shut down at the end.
 
+    The client is not made dask's default (a program that connects to a cluster for one
+    task does not send every later computation there): run :func:`fit` and the other
+    functions of :mod:`bayeskit.dask` on it inside ``client.as_current()``, as below.
+
     Raises
     ------
     ClusterError
@@ -43,7 +47,7 @@ def connect(
     Examples
     --------
     >>> from bayeskit.dask import connect
-    >>> with connect(workers=1) as client:  # doctest: +SKIP
+    >>> with connect(workers=1) as client, client.as_current():  # doctest: +SKIP
     ...     fit(model, X, y)  # runs on the cluster
     """
     if (workers is None) == (scheduler is None):

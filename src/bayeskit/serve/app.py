@@ -367,6 +367,7 @@ class Service:
             "max_body_bytes": self.config.max_body_bytes,
             "max_header_bytes": self.config.max_header_bytes,
             "max_json_depth": MAX_JSON_DEPTH,
+            "max_in_flight": self.config.max_in_flight,
             "timeout": self.config.timeout,
         }
         return out

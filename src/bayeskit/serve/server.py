@@ -25,6 +25,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from . import STOPPED_WHILE_STARTING
 from .app import CONFIG_ENV, ServeConfig, create_app, learning_off
+from .headers import ANSWER_HEADERS
 from .supervised import SUPERVISOR_ENV
 
 __all__ = ["HeaderTimeoutProtocol", "bind", "run"]
@@ -159,7 +160,9 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
                 b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
                 b"connection: close\r\ncontent-length: "
                 + str(len(body)).encode()
-                + b"\r\n\r\n"
+                + b"\r\n"
+                + _ANSWER_HEAD
+                + b"\r\n"
                 + body
             )
             if linger and self.transport.can_write_eof():
@@ -167,6 +170,10 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
                 self.loop.call_later(LINGER_SECONDS, self.transport.close)
                 return
         self.transport.close()
+
+
+#: The headers every answer carries (:mod:`.headers`), as the protocol's own answers write them
+_ANSWER_HEAD = b"".join(name + b": " + value + b"\r\n" for name, value in ANSWER_HEADERS)
 
 
 def bind(host: str, port: int) -> socket.socket:
