@@ -87,30 +87,81 @@ def test_a_filter_that_learned_one_class_is_unsure_of_everything(tmp_path):
     assert _shell("filter new.bk < ham", tmp_path).returncode in (1, 2)
 
 
+#: Stores of this layout whose meta table's settings are not a JSON object (damaged, or
+#: written by another program), each an UPDATE of a store written from the model
+_BAD_SETTINGS = {"settings-null": "null", "settings-truncated": '{"supported": true, "anal'}
+
+
 @pytest.mark.parametrize(
     "store",
-    [b"", b"garbage " * 512, "foreign"],
-    ids=["empty", "garbage", "another-programs-database"],
+    [b"", b"garbage " * 512, "foreign", "without-keys", *_BAD_SETTINGS],
+    ids=[
+        "empty",
+        "garbage",
+        "another-programs-database",
+        # tables named meta and tokens of another layout (another program's, an older one):
+        # a write into them would add a second row for a term, which the store would count
+        "tables-without-keys",
+        *_BAD_SETTINGS,
+    ],
 )
 def test_a_store_that_is_no_store_costs_no_learn_and_is_written_again(model, tmp_path, store):
     path = tmp_path / "m.bk"
     shutil.copy(model, path)
     where = Path(token_store.store_path(path))
-    if store == "foreign":
+    if store in _BAD_SETTINGS:
+        token_store.rebuild(bk.load(path), path, token_store.model_stamp(path))
+        with sqlite3.connect(where) as db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (_BAD_SETTINGS[store],))
+        db.close()
+    elif isinstance(store, str):
         db = sqlite3.connect(where)
-        db.execute("CREATE TABLE meta (name, val)")
+        if store == "foreign":
+            db.execute("CREATE TABLE meta (name, val)")
+        else:
+            db.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+            db.execute("CREATE TABLE tokens (term TEXT, ham REAL, spam REAL)")
         db.commit()
         db.close()
     else:
         where.write_bytes(store)
     before = bk.load(path).class_count_.tolist()
-    (tmp_path / "spam").write_bytes(_messages("spam_2", 1)[0])
+    spam = _messages("spam_2", 1)[0]
+    (tmp_path / "spam").write_bytes(spam)
     for _ in range(2):
-        assert _shell("filter m.bk --learn spam < spam", tmp_path).returncode == 0
+        got = _shell("filter m.bk --learn spam < spam", tmp_path)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout == spam  # passed on intact
+        assert b"Traceback" not in got.stderr
     assert bk.load(path).class_count_.tolist() == [before[0], before[1] + 2]
     (tmp_path / "ham").write_bytes(HAM)
     _shell("filter m.bk < ham", tmp_path)  # (writes the store, if the learns did not)
     got = _shell("filter m.bk --verbose < ham", tmp_path)
+    assert b"scored from the token store" in got.stderr
+    # ... and it is a store of this layout, one row a term, scoring as the model does
+    with sqlite3.connect(where) as db:
+        assert db.execute("SELECT count(*) - count(DISTINCT term) FROM tokens").fetchone() == (0,)
+        assert db.execute("SELECT count(*) - count(DISTINCT key) FROM meta").fetchone() == (0,)
+    db.close()
+    for message in (spam, HAM):
+        p_spam = bk.load(path).spam_probability([message])[0]
+        assert token_store.score_message(path, message)[0] == pytest.approx(p_spam, rel=1e-9)
+
+
+@pytest.mark.parametrize("settings", list(_BAD_SETTINGS.values()), ids=list(_BAD_SETTINGS))
+def test_a_store_whose_settings_cannot_be_read_is_declined_and_rebuilt(model, tmp_path, settings):
+    path = tmp_path / "m.bk"
+    shutil.copy(model, path)
+    token_store.rebuild(bk.load(path), path, token_store.model_stamp(path))
+    with sqlite3.connect(token_store.store_path(path)) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (settings,))
+    db.close()
+    (tmp_path / "ham").write_bytes(HAM)
+    got = _shell("filter m.bk --verbose < ham", tmp_path)
+    assert got.returncode in (1, 2)
+    assert b"scored by the full model: the token store's settings are" in got.stderr
+    assert b"not rebuilt" not in got.stderr
+    got = _shell("filter m.bk --verbose < ham", tmp_path)  # rebuilt by the run before
     assert b"scored from the token store" in got.stderr
 
 

@@ -125,6 +125,46 @@ def test_a_stale_or_missing_store_is_never_used(tmp_path):
         token_store.score_message(path, raw)
 
 
+def test_a_store_of_another_layout_is_declined_and_replaced(tmp_path):
+    """Tables named meta and tokens without their keys (another program's, an older layout)
+    are no store: declined, and thrown away by the rebuild, never written into (a second row
+    of a term would be counted twice)."""
+    path = _fitted(tmp_path, "m.bk")
+    raw = _files("spam_2")[0].read_bytes()
+    rows, meta = _rows(path)
+    os.unlink(token_store.store_path(path))
+    with sqlite3.connect(token_store.store_path(path)) as db:
+        db.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+        db.execute("CREATE TABLE tokens (term TEXT, ham REAL, spam REAL)")
+        db.executemany("INSERT INTO tokens VALUES (?, ?, ?)", rows + rows)  # each term twice
+        db.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [(k, json.dumps(v) if k == "settings" else v) for k, v in meta.items()],
+        )
+    db.close()
+    with pytest.raises(token_store.DeclinedError, match="another layout") as declined:
+        token_store.score_message(path, raw)
+    assert declined.type is token_store.BrokenStoreError  # (thrown away by a rebuild)
+    token_store.rebuild(bk.load(path), path, token_store.model_stamp(path))
+    assert _rows(path)[0] == rows
+    assert _check_same(path, _files("spam_2")[:10]) == 0
+
+
+@pytest.mark.parametrize("bad", ["'12x'", "-1.0", "9e999", "X'00'"])
+def test_a_looked_up_row_that_holds_no_counts_is_declined(tmp_path, bad):
+    path = _fitted(tmp_path, "m.bk")
+    raw = _files("spam_2")[0].read_bytes()
+    term = token_store.read_terms(path, raw)["rows"][0][0]
+    with sqlite3.connect(token_store.store_path(path)) as db:
+        db.execute(f"UPDATE tokens SET ham = {bad} WHERE term = ?", (term,))
+    db.close()
+    with pytest.raises(token_store.DeclinedError, match="holds no counts") as declined:
+        token_store.score_message(path, raw)
+    assert declined.type is token_store.BrokenStoreError  # (thrown away by a rebuild)
+    token_store.rebuild(bk.load(path), path, token_store.model_stamp(path))  # as the CLI does
+    assert _check_same(path, _files("spam_2")[:5]) == 0
+
+
 def test_a_filter_it_cannot_score_exactly_is_declined(tmp_path):
     path = _fitted(tmp_path, "c.bk", model=ComplementNB())
     with pytest.raises(token_store.DeclinedError, match="ComplementNB"):

@@ -421,7 +421,9 @@ def _save_with_store(model: Any, path: str, previous: Any, beside: Any = None) -
     for quick lookups, so it never costs a learn: a store that cannot be opened or written
     (another program's file, a corrupt one: thrown away) leaves the model saved alone, and one
     whose commit fails after the model was saved (a full disk) stays stale; either way the
-    full model scores the next message and writes the store again."""
+    full model scores the next message and writes the store again. A store that cannot be
+    read (another layout, settings that are no JSON object: :class:`BrokenStoreError`) fails
+    on opening, before the model is saved: it is thrown away, and the model saved alone."""
     from .output import save_model
 
     saved = False
@@ -436,18 +438,20 @@ def _save_with_store(model: Any, path: str, previous: Any, beside: Any = None) -
             saved = True
     except _StoreFailedError as failure:  # (the model was not replaced)
         problem = failure.__cause__ or failure
-    except sqlite3.Error as exc:  # the store could not be opened, or its commit failed
+    except (sqlite3.Error, token_store.BrokenStoreError) as exc:  # not opened, or not committed
         problem = exc
     if problem is None:
         return
-    if token_store.broken(problem):
+    thrown = token_store.broken(problem)
+    if thrown:
         token_store.discard(path)
     if not saved:  # the server's journal names this file too, as the first try would have
         save_model(model, path, before_replace=None if beside is None else beside.before_replace)
     fail(
         f"{token_store.store_path(path)}: the token store was not updated "
-        f"({problem or type(problem).__name__}); the model was saved, and the store is "
-        "written again from it when the next message is scored"
+        f"({problem or type(problem).__name__}){'; it was thrown away' if thrown else ''}; "
+        "the model was saved, and the store is written again from it when the next message "
+        "is scored"
     )
 
 

@@ -26,10 +26,15 @@ the SpamAssassin corpus, to 1e-9).
 A store is used only when its stamp is the model file's: a model file written any other way
 (``bayeskit train``, a copy) makes it stale, and a stale, missing or unreadable store, or a
 filter whose settings it cannot score exactly (another count model, tf-idf weights…) raises
-:class:`DeclinedError`: the caller scores with the full model. Written whenever ``bayeskit filter``
-writes the model (:func:`updating`), in one SQLite transaction committed after the new model
-file is in place: a process killed before the commit leaves the old stamp, so the store is
-stale (and rebuilt), never silently wrong.
+:class:`DeclinedError`: the caller scores with the full model. A file of another layout (its
+schema is checked against :data:`_TABLES`), settings that are no JSON object, or a looked-up
+row without two finite non-negative counts raise :class:`BrokenStoreError`, and a write throws
+such a store away (:func:`broken`). A row altered in place into other plausible values is not
+detected: SQLite keeps no checksums, and checking every row would cost the lookup.
+
+Written whenever ``bayeskit filter`` writes the model (:func:`updating`), in one SQLite
+transaction committed after the new model file is in place: a process killed before the
+commit leaves the old stamp, so the store is stale (and rebuilt), never silently wrong.
 
 This module imports neither numpy nor scikit-learn until a store is written.
 """
@@ -43,6 +48,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
+from ..errors import ModelFileError
 from . import fisher
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
@@ -67,6 +73,13 @@ _WRITE_TIMEOUT = 5.0
 class DeclinedError(Exception):
     """The store cannot score this message exactly (missing, stale, another kind of filter):
     score it with the full model."""
+
+
+class BrokenStoreError(DeclinedError, ModelFileError):
+    """The store's file is no token store of this layout: tables of another layout (another
+    program's file, an older store), a ``meta`` table whose settings are not a JSON object,
+    a looked-up row that holds no counts. Declined, and thrown away by the next write
+    (:func:`broken`): it is only a copy of what the model file holds."""
 
 
 def store_path(model_path: str | os.PathLike[str]) -> str:
@@ -96,19 +109,70 @@ def _analyzer(settings: dict[str, Any]) -> Callable[[Any], list[str]]:
     )
 
 
+#: The store's tables, as SQLite keeps their definitions (``sqlite_master.sql``): a file whose
+#: tables are defined any other way is another layout (:func:`_has_tables`).
+_TABLES = {
+    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "tokens": "CREATE TABLE tokens "
+    "(term TEXT PRIMARY KEY, ham REAL NOT NULL, spam REAL NOT NULL) WITHOUT ROWID",
+}
+
+
+def _has_tables(db: sqlite3.Connection) -> bool:
+    """Whether the store's file holds the store's tables (False: it holds none, a new file);
+    raises :class:`BrokenStoreError` for a file with anything else in it (tables named so but
+    of another layout, such as one without the keys, whose rows a write would duplicate;
+    other tables, indexes, views or triggers): SQLite's own objects aside, its schema must be
+    :data:`_TABLES` exactly."""
+    found = db.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!'"
+    ).fetchall()
+    if not found:
+        return False
+    if sorted(found) != sorted(("table", name, sql) for name, sql in _TABLES.items()):
+        names = ", ".join(sorted(f"{kind} {name}" for kind, name, _ in found))
+        raise BrokenStoreError(f"the token store's file is of another layout ({names:.200})")
+    return True
+
+
+def _meta_of(db: sqlite3.Connection) -> dict[str, str]:
+    """The ``meta`` table's keys and values (text, each); raises :class:`BrokenStoreError`."""
+    rows = db.execute("SELECT key, value FROM meta").fetchall()
+    if not all(isinstance(key, str) and isinstance(value, str) for key, value in rows):
+        raise BrokenStoreError("the token store's meta table holds values that are not text")
+    return dict(rows)
+
+
+def _settings_of(meta: dict[str, str]) -> dict[str, Any]:
+    """The store's settings (a JSON object in ``meta``); raises :class:`BrokenStoreError` for
+    none, or for text that is not a JSON object (damaged, written by another program)."""
+    try:
+        settings = json.loads(meta["settings"])
+    except (KeyError, ValueError, RecursionError):
+        settings = None
+    if not isinstance(settings, dict):
+        raise BrokenStoreError("the token store's settings are missing or not a JSON object")
+    return settings
+
+
 def _read_meta(db: sqlite3.Connection, model_path: str) -> dict[str, Any]:
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if not _has_tables(db):
+        raise DeclinedError("the token store is empty (being written for the first time?)")
+    meta = _meta_of(db)
     if meta.get("format") != str(FORMAT):
         raise DeclinedError("the token store has another format")
     if meta.get("stamp") != model_stamp(model_path):
         raise DeclinedError("the token store is stale (the model file was written without it)")
-    settings: dict[str, Any] = json.loads(meta["settings"])
+    settings = _settings_of(meta)
     if not settings.get("supported"):
         raise DeclinedError(f"the token store cannot score this filter ({settings.get('why')})")
     return settings
 
 
 def _lookup(db: sqlite3.Connection, terms: list[str]) -> list[tuple[str, float, float]]:
+    """The rows of ``terms``; raises :class:`BrokenStoreError` for a row whose counts are not
+    finite non-negative numbers (what a row can be checked for without a checksum: the rows
+    a message looks up, no others)."""
     rows: list[tuple[str, float, float]] = []
     for start in range(0, len(terms), _CHUNK):
         chunk = terms[start : start + _CHUNK]
@@ -117,6 +181,10 @@ def _lookup(db: sqlite3.Connection, terms: list[str]) -> list[tuple[str, float, 
             f"SELECT term, ham, spam FROM tokens WHERE term IN ({marks})",
             chunk,
         ).fetchall()
+    for term, ham, spam in rows:
+        counts = type(ham) is float and type(spam) is float
+        if not (counts and 0.0 <= ham < math.inf and 0.0 <= spam < math.inf):
+            raise BrokenStoreError(f"the token store's row of {term!r:.40} holds no counts")
     return rows
 
 
@@ -361,24 +429,20 @@ def snapshot(model: Any) -> Snapshot:
     return settings, terms, counts
 
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS tokens "
-    "(term TEXT PRIMARY KEY, ham REAL NOT NULL, spam REAL NOT NULL) WITHOUT ROWID",
-)
-
-
 class _Update:
     """The token store's write transaction (see :func:`updating`)."""
 
     def __init__(self, db: sqlite3.Connection, model_path: str):
+        """Raises :class:`BrokenStoreError` for a store whose meta table cannot be read (its
+        settings not a JSON object): the caller throws it away."""
         self.db, self.model_path = db, model_path
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        meta = _meta_of(db)
+        settings = _settings_of(meta) if meta else {}  # (none in a new store)
         fresh = (
             os.path.exists(model_path)
             and meta.get("format") == str(FORMAT)
             and meta.get("stamp") == model_stamp(model_path)
-            and json.loads(meta.get("settings", "{}")).get("supported", False)
+            and settings.get("supported", False)
         )
         self.fresh = bool(fresh)
 
@@ -427,14 +491,17 @@ def updating(model_path: str | os.PathLike[str]) -> Iterator[_Update]:
     """The token store of ``model_path`` in one write transaction (``BEGIN IMMEDIATE``):
     committed when the block ends (after the caller has put the new model file in place),
     rolled back if it raises. A process killed inside the block leaves the store as it was,
-    stamped for the model file before: stale if that file was replaced, never wrong."""
+    stamped for the model file before: stale if that file was replaced, never wrong. Raises
+    :class:`BrokenStoreError` (before the block) for a file of another layout or whose meta
+    table cannot be read, and :class:`sqlite3.Error` for one SQLite cannot read."""
     _as_private_as_the_model(model_path)
     db = sqlite3.connect(store_path(model_path), timeout=_WRITE_TIMEOUT, isolation_level=None)
     try:
-        for statement in _SCHEMA:
-            db.execute(statement)
         db.execute("BEGIN IMMEDIATE")
         try:
+            if not _has_tables(db):  # a new file: the tables are made in this transaction
+                for statement in _TABLES.values():
+                    db.execute(statement)
             yield _Update(db, os.fspath(model_path))
         except BaseException:
             db.execute("ROLLBACK")
@@ -476,7 +543,7 @@ def rebuild(model: Any, model_path: str | os.PathLike[str], stamp: str) -> None:
     try:
         with updating(model_path) as update:
             update.write(model, stamp)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, BrokenStoreError) as exc:
         if not broken(exc):
             raise
         discard(model_path)
@@ -492,7 +559,10 @@ _BROKEN_WORDS = ("not a database", "malformed", "no such column", "no such table
 
 def broken(exc: BaseException) -> bool:
     """Whether ``exc`` says the store's file is not a store (corrupt, another program's
-    database, another layout) rather than that it cannot be written now."""
+    database, another layout, content that cannot be read: :class:`BrokenStoreError`) rather
+    than that it cannot be written now."""
+    if isinstance(exc, BrokenStoreError):
+        return True
     if not isinstance(exc, sqlite3.Error):
         return False
     name = getattr(exc, "sqlite_errorname", None)  # (Python 3.11+)
