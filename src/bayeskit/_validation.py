@@ -451,6 +451,16 @@ def as_real(value: Any) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+def check_positive_int(value: Any, name: str, what: str = "") -> int:
+    """``value`` as an int if it is a positive integer (an ``int`` or numpy integer, not a
+    bool), else :class:`~bayeskit.errors.ParameterError` naming ``name`` and what is accepted
+    (``what``: what the number counts, for the message)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        counts = f" ({what})" if what else ""
+        raise ParameterError(f"{name} must be a positive int{counts}; got {value!r:.60}")
+    return int(value)
+
+
 def float_values(value: Any, error: type[Exception], message: str) -> np.ndarray:
     """``value`` as a float64 array, or ``error(message)`` when it holds something that is no
     number (text, None, nested lists of different lengths)."""

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bayeskit.errors import MergeError
+from bayeskit.errors import MergeError, ParameterError
 from bayeskit.text import SpamFilter, TextClassifier
 from bayeskit.text.capped import cap_terms, kept_part
 
@@ -22,6 +22,16 @@ def _messages(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
         " ".join(rng.choice(SPAM if s else HAM, size=2)) + f" w{rng.integers(40)}" for s in spam
     ]
     return texts, np.where(spam, "spam", "ham")
+
+
+@pytest.mark.parametrize("max_terms", [0, -1, 2.5, float("nan"), None, True, "3"], ids=repr)
+def test_a_max_terms_that_is_not_a_positive_int_is_refused(max_terms):
+    """0 or -1 raised numpy's "kth out of bounds", 2.5 or None a TypeError, True was taken
+    as 1."""
+    clf = TextClassifier().fit(["cash now", "cash prize", "lunch now"], ["spam", "spam", "ham"])
+    with pytest.raises(ParameterError, match=r"max_terms must be a positive int .*got "):
+        cap_terms(clf.stats_, max_terms)
+    assert cap_terms(clf.stats_, np.int64(1)).blocks[0].vocabulary.terms.tolist() == ["cash"]
 
 
 @settings(max_examples=25, deadline=None)

@@ -169,6 +169,26 @@ def test_bad_input():
     np.testing.assert_allclose(clf.stats_.class_count, [1, 3])
 
 
+def test_an_oov_token_that_is_a_term_is_refused_by_the_classifier():
+    """oov_token="free" with "free" learned as a term: explain printed two rows 'free'.
+    Refused at fit, and by the partial_fit that makes it a term, the model unchanged."""
+    docs, y = ["free money now", "lunch at noon", "free lunch", "money"], ["s", "h", "s", "h"]
+    refusal = r"oov_token='free' is also the term 'free'"
+    with pytest.raises(ParameterError, match=refusal):
+        TextClassifier(vectorizer=TextVectorizer(oov_token="free"), model=bk.MultinomialNB()).fit(
+            docs, y
+        )
+    clf = TextClassifier(
+        vectorizer=TextVectorizer(oov_token="free", min_df=2), model=bk.MultinomialNB()
+    )
+    clf.partial_fit(docs[:2] + docs[3:], ["s", "h", "h"])
+    P, names = clf.predict_proba(docs), clf.get_feature_names_out().tolist()
+    with pytest.raises(ParameterError, match=refusal):
+        clf.partial_fit(["free cash"], ["s"])
+    np.testing.assert_array_equal(clf.predict_proba(docs), P)
+    assert clf.get_feature_names_out().tolist() == names == ["money", "free"]
+
+
 def test_merge_compares_settings_by_value():
     words = ["the", "to", "a", "you", "and"]
     a = TextClassifier(vectorizer=TextVectorizer(stop_words=set(words))).fit(

@@ -92,6 +92,63 @@ def test_out_of_vocabulary_token_counts_every_other_word():
     np.testing.assert_array_equal(vec.transform(["brand new words"]).toarray(), [[0, 0, 3]])
 
 
+def _state(vec: TextVectorizer) -> tuple:
+    return (
+        vec.get_feature_names_out().tolist(),
+        vec.transform(["free lunch at noon", "brand new words"]).toarray().tolist(),
+        vec.stats_,
+    )
+
+
+@pytest.mark.parametrize("text", ["short", "long"])
+def test_an_oov_token_that_is_a_term_is_refused_and_changes_nothing(text):
+    """oov_token="free" with "free" in the vocabulary gave two columns named 'free' (the
+    vocabulary_ entry pointing at the term's, explain printing two rows 'free'): refused at
+    fit, fit_stats, partial_fit and, set after fitting, at the next transform, naming the
+    token; each refusal leaves a fitted vectorizer as it was. ``long``: enough text for the
+    compiled scanner, whose terms are searched without being made."""
+    docs = ["free money now", "lunch at noon", "free lunch", "money money"]
+    if text == "long":
+        docs = [f"{d} filler{i % 50} " * 30 for i, d in enumerate(docs * 10)]
+    refusal = r"oov_token='free' is also the term 'free' of the .*vocabulary.* '<oov>'"
+    with pytest.raises(ParameterError, match=refusal):
+        TextVectorizer(oov_token="free").fit(docs)
+    with pytest.raises(ParameterError, match=refusal):
+        TextVectorizer(oov_token="free").fit_stats(TextVectorizer().fit(docs).stats_)
+    vec = TextVectorizer(oov_token="<oov>").fit(docs)
+    before = _state(vec)
+    with pytest.raises(ParameterError, match=refusal):
+        vec.set_params(oov_token="free").fit(docs)
+    with pytest.raises(ParameterError, match=refusal):
+        vec.transform(docs)  # a fitted vocabulary holding the token set after fitting
+    with pytest.raises(ParameterError, match=refusal):
+        vec.get_feature_names_out()
+    assert _state(vec.set_params(oov_token="<oov>")) == before
+    # a stream: refused by the batch that makes the token a term of the vocabulary
+    stream = TextVectorizer(oov_token="free", min_df=2).partial_fit(["free money", "money"])
+    assert stream.get_feature_names_out().tolist() == ["money", "free"]
+    before = _state(stream)
+    with pytest.raises(ParameterError, match=refusal):
+        stream.partial_fit(["free lunch"])
+    assert _state(stream) == before
+    # a token outside the vocabulary is the OOV column's name, as before
+    vec = TextVectorizer(oov_token="free", vocabulary=["lunch", "money"]).fit(docs)
+    assert vec.get_feature_names_out().tolist() == ["lunch", "money", "free"]
+
+
+def test_min_df_above_max_df_is_refused_before_a_stream_learns():
+    """min_df=3, max_df=2 passed check_params and partial_fit; only every later transform
+    raised. Two ints (or two floats) contradicting each other are refused at once."""
+    vec = TextVectorizer().partial_fit(["free money", "lunch"])
+    before = _state(vec)
+    vec.set_params(min_df=3, max_df=2)
+    with pytest.raises(ParameterError, match=r"max_df=2 keeps terms .*fewer than min_df=3"):
+        vec.partial_fit(["free lunch"])
+    assert _state(vec.set_params(min_df=1, max_df=1.0)) == before
+    # an int and a float compare only against the number of documents: accepted until then
+    TextVectorizer(min_df=3, max_df=0.5).check_params()
+
+
 doc_lists = st.lists(
     st.lists(st.sampled_from(["free", "win", "cash", "lunch", "ok", "été", "Ünï"]), max_size=8).map(
         " ".join
@@ -238,6 +295,12 @@ def test_empty_vocabulary_names_the_setting():
         ({"n_features": 0}, "n_features must be an int"),
         ({"analyzer": "words"}, "analyzer='words'"),
         ({"oov_token": 3}, "oov_token must be a str"),
+        ({"min_df": 3, "max_df": 2}, r"max_df=2 keeps terms .*fewer than min_df=3 .*lower min_df"),
+        ({"min_df": 0.9, "max_df": 0.5}, r"max_df=0\.5 keeps terms .*fewer than min_df=0\.9"),
+        (
+            {"oov_token": "ok", "vocabulary": ["fine", "ok"]},
+            r"oov_token='ok' is also the term 'ok' of the given vocabulary.*choose an oov_token",
+        ),
     ],
     ids=str,
 )

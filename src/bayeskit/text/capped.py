@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_positive_int
 from .._values import find_sorted
 from ..errors import ParameterError
 from ..stats import Summary, TermKeyed
@@ -42,7 +43,8 @@ def cap_terms(stats: Summary, max_terms: int) -> Summary:
     terms found in as many documents as the last one kept, the first in alphabetical order
     (the terms are sorted), so the choice depends on the statistics alone. The class counts,
     ``n_docs`` and each kept term's counts are unchanged; with at most ``max_terms`` terms
-    nothing changes at all.
+    nothing changes at all. ``max_terms`` is a positive int (else
+    :class:`~bayeskit.errors.ParameterError`).
 
     Examples
     --------
@@ -53,6 +55,7 @@ def cap_terms(stats: Summary, max_terms: int) -> Summary:
     >>> vocab.terms.tolist(), vocab.doc_freq.tolist()  # 'prize' and 'lunch' tie: 'lunch'
     (['cash', 'lunch', 'now'], [2, 1, 2])
     """
+    max_terms = check_positive_int(max_terms, "max_terms", "the most terms to keep")
     block = documents_block(stats)
     vocab = block.vocabulary
     if len(vocab) <= max_terms:

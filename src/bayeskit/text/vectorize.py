@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from .._all_or_nothing import unchanged_on_error
 from .._params import ParamNamesOnce, TransformerMixin, clone
-from .._validation import as_real
+from .._validation import as_real, check_positive_int
 from .._values import find_sorted, one_of
 from ..contract import Contract
 from ..errors import EmptyVocabularyWarning, InputTypeError, NotFittedError, ParameterError
@@ -69,7 +69,7 @@ from .analyze import (
     stop_word_set,
 )
 from .auto_count import Read, count_auto, count_heads, count_token_lists, read_auto
-from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequency, strings_at
+from .vocabulary import LazyTerms, VocabularyStats, as_terms, check_frequencies, strings_at
 
 OUTPUTS = ("counts", "binary", "tfidf", "hashed")
 #: Columns of hashed output: CSR column indices are int32.
@@ -131,20 +131,28 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         "char" (character n-grams, for text without spaces), "char_wb", "email" (raw RFC-822
         messages: header, URL and body tokens), "auto" (each document that is a raw e-mail,
         by :func:`~bayeskit.text.analyze.is_raw_email`, gives the e-mail header and URL tokens
-        and its decoded body's word n-grams; any other document its word n-grams, as "word";
-        bytes decoded as UTF-8, else latin-1) or a callable, which receives each document as
-        text (bytes decoded with ``encoding`` first, as scikit-learn's vectorizers decode
-        them; a missing document as None).
+        and its decoded body's word n-grams, its parts decoded by their declared charsets
+        as :mod:`bayeskit.text.email` reads them; any other document its word n-grams, as
+        "word" gives them: bytes decoded with ``encoding``, as "word" decodes them) or a
+        callable, which receives each document as text (bytes decoded with ``encoding``
+        first, as scikit-learn's vectorizers decode them; a missing document as None).
     max_features : int, optional
         Keep the ``max_features`` most frequent terms (McCallum & Nigam's vocabulary cut).
     min_df, max_df : int or float, default=1 and 1.0
         Keep terms in at least ``min_df`` and at most ``max_df`` documents (a float is a
-        fraction of the documents).
+        fraction of the documents). Two ints, or two floats, with ``min_df`` above ``max_df``
+        keep no term whatever the documents: ``check_params`` refuses them.
     vocabulary : iterable of str, optional
         A ready-made vocabulary; fitting then only counts document frequencies.
     oov_token : str, optional
         If given, one extra last column named ``oov_token`` counts every term outside the
-        vocabulary (one out-of-vocabulary column). Under tf-idf its idf is 1.
+        vocabulary (one out-of-vocabulary column). Under tf-idf its idf is 1. It must not be
+        a term of the vocabulary (column names are unique): fitting, ``partial_fit`` and
+        ``fit_stats`` refuse one the vocabulary they select would hold, ``check_params`` one
+        in a given ``vocabulary``, and a transform one set on a fitted vectorizer whose
+        vocabulary holds it, with a :class:`~bayeskit.errors.ParameterError` that changes
+        nothing. Choose a token the analyzer cannot produce, such as ``"<oov>"`` (the default
+        ``token_pattern`` never keeps ``<``).
     sublinear_tf, use_idf, smooth_idf, norm
         tf-idf options as in scikit-learn's ``TfidfVectorizer`` (``norm`` in "l2", "l1",
         None; used by "tfidf" only).
@@ -286,7 +294,14 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             self.stats_ = getattr(self, "stats_", VocabularyStats.zero())
             return self
         batch = self.summarize(raw_documents)
-        self.stats_ = self.stats_ + batch if hasattr(self, "stats_") else batch
+        total = self.stats_ + batch if hasattr(self, "stats_") else batch
+        # An oov_token the total selects as a term is refused now, nothing changed (the
+        # vocabulary itself is chosen at its next use).
+        if self.vocabulary is None and self._oov_selected(total) is not None:
+            raise _oov_is_a_term(
+                self.oov_token, "the vocabulary the documents learned so far select"
+            )
+        self.stats_ = total
         # The vocabulary is chosen from the total when it is next used: a first small batch
         # need not satisfy min_df on its own.
         self.__dict__.pop("_vocab", None)
@@ -450,6 +465,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             # the statistics of partial_fit, selected at their first use: a stream whose
             # documents no term meets the rules in yet gives rows of zeros, with a warning
             self._set_vocabulary(allow_empty=True)
+        self._check_oov_token()
 
     def check_params(self) -> TextVectorizer:
         """Check every hyperparameter; raises :class:`~bayeskit.errors.ParameterError` naming
@@ -470,14 +486,9 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                 f"n_features must be an int from 1 to {MAX_HASHED_FEATURES}; got "
                 f"{self.n_features!r}"
             )
-        if self.max_features is not None and (
-            isinstance(self.max_features, bool)
-            or not isinstance(self.max_features, (int, np.integer))
-            or self.max_features < 1
-        ):
-            raise ParameterError(f"max_features must be a positive int; got {self.max_features!r}")
-        for name in ("min_df", "max_df"):
-            check_frequency(getattr(self, name), name)
+        if self.max_features is not None:
+            check_positive_int(self.max_features, "max_features")
+        check_frequencies(self.min_df, self.max_df)  # each, and min_df above max_df
         for name in ("lowercase", "sublinear_tf", "use_idf", "smooth_idf"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 # a str such as "false" would be true
@@ -501,6 +512,13 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             )
         if self.oov_token is not None and not isinstance(self.oov_token, str):
             raise ParameterError(f"oov_token must be a str or None; got {self.oov_token!r}")
+        if (
+            self.oov_token is not None
+            and vocabulary is not None
+            and self.output != "hashed"
+            and any(isinstance(t, str) and t == self.oov_token for t in vocabulary)
+        ):
+            raise _oov_is_a_term(self.oov_token, "the given vocabulary")
         check_encoding(self.encoding)
         if not (callable(self.analyzer) or self.analyzer in ANALYZERS):
             raise ParameterError(
@@ -872,6 +890,8 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             fixed = [str(t) for t in fixed]  # (np.str_ as str)
             if not fixed:
                 raise ParameterError("vocabulary is empty; give at least one term")
+            if self.oov_token is not None and self.output != "hashed" and self.oov_token in fixed:
+                raise _oov_is_a_term(self.oov_token, "the given vocabulary")
             if len(set(fixed)) != len(fixed):
                 seen: set[str] = set()
                 twice = next(t for t in fixed if t in seen or seen.add(t))  # type: ignore[func-returns-value]
@@ -883,12 +903,15 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             self.__dict__.pop("_selected", None)
         else:
             # Where the vocabulary's terms are in the statistics: no search among strings.
-            self._selected = self.stats_.select_index(
+            selected = self.stats_.select_index(
                 min_df=self.min_df,
                 max_df=self.max_df,
                 max_features=self.max_features,
                 allow_empty=allow_empty,
             )
+            if self._oov_selected(self.stats_, selected) is not None:
+                raise _oov_is_a_term(self.oov_token, "the vocabulary learned from the documents")
+            self._selected = selected
             if not len(self._selected):  # (allowed: a stream's statistics)
                 warnings.warn(empty_vocabulary_warning(self), stacklevel=4)
             terms = self.stats_.given_terms
@@ -903,6 +926,47 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             self.idf_ = self._idf()
         else:
             self.__dict__.pop("idf_", None)
+        self.__dict__["_oov_checked"] = (self._vocab, self.oov_token)
+
+    def _oov_selected(
+        self, stats: VocabularyStats, selected: np.ndarray | None = None
+    ) -> int | None:
+        """Where ``oov_token`` is among the terms of ``stats`` when the vocabulary selected
+        from them (``selected``, else selected now by the rules) holds it, else None. Only a
+        token that is a counted term costs a selection; lazy terms stay so."""
+        token = self.oov_token
+        if token is None or self.output == "hashed":
+            return None
+        at = _position(stats.given_terms, token)
+        if at < 0:
+            return None
+        if selected is None:
+            selected = stats.select_index(
+                min_df=self.min_df,
+                max_df=self.max_df,
+                max_features=self.max_features,
+                allow_empty=True,
+            )
+        return at if _position(selected, at) >= 0 else None
+
+    def _check_oov_token(self) -> None:
+        """Refuse an ``oov_token`` that is a term of the fitted vocabulary (one set after
+        fitting, by ``set_params``); checked once per vocabulary and token."""
+        token = self.oov_token
+        vocab = self.__dict__.get("_vocab")
+        if token is None or vocab is None or self.output == "hashed":
+            return
+        checked = self.__dict__.get("_oov_checked")
+        if checked is not None and checked[0] is vocab and checked[1] == token:
+            return
+        selected = self.__dict__.get("_selected")
+        if selected is not None and len(selected) == len(vocab):
+            collides = self._oov_selected(self.stats_, selected) is not None
+        else:
+            collides = _position(vocab, token) >= 0
+        if collides:
+            raise _oov_is_a_term(token, "the fitted vocabulary")
+        self.__dict__["_oov_checked"] = (vocab, token)
 
     def _idf(self) -> np.ndarray:
         stats = self.stats_
@@ -1155,6 +1219,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         state.pop("_colon_cache", None)
         state.pop("_words_cache", None)
         state.pop("_good_settings", None)  # checked again by the next process that uses it
+        state.pop("_oov_checked", None)  # (the same)
         state.pop("_analyze", None)  # a closure: rebuilt from the parameters when next used
         if "_vocab" in state:  # lazy terms are made: what makes them stays in this process
             state["_vocab"] = self.terms_
@@ -1247,6 +1312,31 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+def _position(terms: np.ndarray | LazyTerms, term: Any) -> int:
+    """Where ``term`` is among ``terms`` (sorted, distinct), -1 when it is not there; lazy
+    terms the compiled scanner counted are searched without being made."""
+    if isinstance(terms, LazyTerms) and not terms.made:
+        found = find_lazily(terms, [term])
+        if found is not None:
+            return int(found[0])
+    needle = np.empty(1, dtype=object if isinstance(term, str) else np.int64)
+    needle[0] = term
+    pos, there = find_sorted(as_terms(terms), needle)
+    return int(pos[0]) if there[0] else -1
+
+
+def _oov_is_a_term(token: Any, vocabulary: str) -> ParameterError:
+    """The refusal of an ``oov_token`` that is also a term of the vocabulary."""
+    example = (
+        "" if token == "<oov>" else ", e.g. '<oov>' (the default token_pattern never keeps '<')"
+    )
+    return ParameterError(
+        f"oov_token={token!r} is also the term {token!r} of {vocabulary}: the term's column "
+        "and the out-of-vocabulary column would both be named so (feature names must be "
+        f"unique); choose an oov_token that cannot be a term{example}"
+    )
 
 
 class _NoTable(Exception):  # noqa: N818 - a signal, not an error

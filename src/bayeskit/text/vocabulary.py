@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real
+from .._validation import as_real, check_positive_int
 from .._values import all_text, find_sorted, merge_sorted_text
 from ..errors import DataError, ParameterError
 
@@ -284,9 +284,7 @@ class VocabularyStats:
             # the settings contradict each other, whatever the documents (min_df=5 above
             # max_df=1.0 of 2 documents is the corpus's size, said below)
             raise ParameterError(
-                f"max_df={max_df!r} keeps terms in at most {high:g} of the {self.n_docs} "
-                f"documents, fewer than min_df={min_df!r} asks for ({low:g}): no term can be "
-                "kept; lower min_df or raise max_df"
+                _contradiction(min_df, max_df, f"{high:g} of the {self.n_docs}", f"{low:g}")
             )
         freq = self.doc_freq
         if not stop_words and len(freq) and freq.min() >= low and freq.max() <= high:
@@ -299,8 +297,7 @@ class VocabularyStats:
                 keep &= np.fromiter((t not in stop_words for t in self.terms), bool, len(self))
             index = np.flatnonzero(keep)
         if max_features is not None:
-            if not isinstance(max_features, (int, np.integer)) or max_features < 1:
-                raise ParameterError(f"max_features must be a positive int; got {max_features!r}")
+            check_positive_int(max_features, "max_features")
             if len(index) > max_features:
                 # numpy's default sort on the alphabetical order, as scikit-learn does, so
                 # ties at the cut fall the same way.
@@ -341,6 +338,34 @@ def check_frequency(value: Any, name: str) -> None:
             raise ParameterError(f"{name}={value!r}: a float {name} is a fraction in [0, 1]")
     elif value < 0:
         raise ParameterError(f"{name} must be >= 0; got {value!r}")
+
+
+def check_frequencies(min_df: Any, max_df: Any) -> None:
+    """``min_df`` and ``max_df`` each (:func:`check_frequency`) and together: both counts of
+    documents, or both fractions, with ``min_df`` above ``max_df`` keep no term whatever the
+    documents, and are refused as :meth:`VocabularyStats.select_index` refuses them (an int
+    and a float are compared only once the number of documents is known)."""
+    check_frequency(min_df, "min_df")
+    check_frequency(max_df, "max_df")
+    fraction = isinstance(min_df, (float, np.floating))
+    if fraction != isinstance(max_df, (float, np.floating)):
+        return
+    if max_df < min_df:  # (ints compared exactly, however large)
+        if fraction:
+            raise ParameterError(
+                _contradiction(min_df, max_df, f"{max_df:.4g} of the", f"{min_df:.4g} of them")
+            )
+        raise ParameterError(_contradiction(min_df, max_df, str(max_df), str(min_df)))
+
+
+def _contradiction(min_df: Any, max_df: Any, at_most: str, asked: str) -> str:
+    """The refusal of ``min_df`` above ``max_df``: ``max_df`` keeps terms in at most
+    ``at_most`` documents, fewer than ``min_df`` asks for (``asked``)."""
+    return (
+        f"max_df={max_df!r} keeps terms in at most {at_most} documents, fewer than "
+        f"min_df={min_df!r} asks for ({asked}): no term can be kept; lower min_df or raise "
+        "max_df"
+    )
 
 
 def _as_count(value: float, n_docs: int, name: str) -> float:
