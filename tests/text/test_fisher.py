@@ -115,3 +115,56 @@ def test_calibrated_fisher_filter_ranks_by_its_score():
 def test_bad_scoring_parameters_are_named(params, named):
     with pytest.raises(ParameterError, match=named):
         SpamFilter(**params).fit(TEXTS[:50], LABELS[:50])
+
+
+@pytest.mark.parametrize(
+    ("probabilities", "expected"),
+    [
+        ([1.0], math.inf),  # S = Q(1, inf) = 0, H = Q(1, 0) = 1: I = 1
+        ([0.0], -math.inf),  # H = 0, S = 1: I = 0
+        ([1.0, 0.0], 0.0),  # H = S = 0: I = 1/2
+    ],
+)
+def test_a_token_probability_of_0_or_1_puts_its_tail_at_its_limit(probabilities, expected):
+    assert fisher.combine(probabilities, 0.375) == expected
+
+
+def test_one_saturated_token_beside_others_gives_a_finite_score():
+    score = fisher.combine([1.0, 0.02], 0.375)
+    assert math.isfinite(score)
+    assert score > 0  # the saturated spam token outweighs the ham one
+
+
+def test_a_filter_whose_token_probabilities_saturate_scores_without_error():
+    texts, labels = load_sms_spam()
+    texts, labels = texts[:400], labels[:400]
+    for strength in (1e-17, 1e-300):
+        model = SpamFilter(scoring="fisher", token_strength=strength).fit(texts, labels)
+        scores = model.log_odds(texts[:50])
+        assert not np.isnan(scores).any()
+        p = model.predict_proba(texts[:50])
+        assert np.isfinite(p).all()
+        np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    # a message weighed as 10^15 messages: its tokens' f rounds to 0 or 1
+    weights = np.ones(len(texts))
+    weights[0] = 1e15
+    model = SpamFilter(scoring="fisher", calibration_folds=None).fit(
+        texts, labels, sample_weight=weights
+    )
+    assert not np.isnan(model.log_odds(texts[:50])).any()
+
+
+def test_a_token_at_min_dev_is_left_out_as_bogofilter_leaves_it_out():
+    # "offer" in 3 of 4 spam and 1 of 4 ham, s = 1, x = 1/2: f = 0.7 exactly (0.2 from 1/2,
+    # 0.19999999999999996 in float64); at min_dev = 0.2 it is at the bound: not telling,
+    # in the library and in the pure-Python combining the token store uses alike
+    texts = ["offer aaa", "offer bbb", "offer ccc", "ddd", "offer eee", "fff", "ggg", "hhh"]
+    labels = ["spam"] * 4 + ["ham"] * 4
+    settings = {"token_strength": 1, "token_prior": 0.5, "calibration_folds": None}
+    at_bound = SpamFilter(scoring="fisher", min_dev=0.2, **settings).fit(texts, labels)
+    assert at_bound.log_odds(["offer"])[0] == 0.0
+    assert fisher.combine([0.7], 0.2) == 0.0
+    assert fisher.combine([0.3], 0.2) == 0.0
+    inside = SpamFilter(scoring="fisher", min_dev=0.19, **settings).fit(texts, labels)
+    assert inside.log_odds(["offer"])[0] == pytest.approx(fisher.combine([0.7], 0.19))
+    assert inside.log_odds(["offer"])[0] > 0

@@ -7,11 +7,19 @@ towards a prior ``x`` with strength ``s`` by the number of messages ``n(w)`` tha
 
 .. math:: f(w) = \\frac{s x + n(w) p(w)}{s + n(w)}.
 
-A message's telling tokens (those with ``|f(w) - 1/2| >= min_dev``) are combined by Fisher's
-method twice: ``H = C⁻¹(-2 Σ ln f(w), 2n)`` (how unlike ham the message is) and
+A message's telling tokens (those farther than ``min_dev`` from 1/2, by at least
+:data:`TIE` — a token at the bound, whichever way its rounding falls, is left out, as
+bogofilter leaves it out) are combined by Fisher's method twice:
+``H = C⁻¹(-2 Σ ln f(w), 2n)`` (how unlike ham the message is) and
 ``S = C⁻¹(-2 Σ ln(1 - f(w)), 2n)`` (how unlike spam), ``C⁻¹`` the χ² survival function with
-``2n`` degrees of freedom, and the indicator is ``I = (1 + H - S) / 2``. A message with no
-telling token has ``I = 1/2``.
+``2n`` degrees of freedom, and the indicator is ``I = (1 + H - S) / 2``. A token whose ``f(w)``
+is 0 or 1 in float64 (a tiny strength ``s``, or a token weighed beyond 10^13 messages) makes
+its tail 0 or 1 exactly, its limit.
+
+Two differences from bogofilter: a message with no telling token has ``I = 1/2`` (bogofilter
+gives it ``x``), and a token the filter has never seen is not scored (bogofilter scores it at
+``f = x``, telling when ``|x - 1/2|`` exceeds ``min_dev``; under the defaults it never is, so
+only the first difference shows).
 
 The scores here are the log-odds ``log(I / (1 - I))`` computed from the tails in log space,
 so that messages beyond double precision's 1e-308 keep their order (bogofilter rounds them to
@@ -33,6 +41,14 @@ from collections.abc import Iterable
 STRENGTH, PRIOR, MIN_DEV = 0.0178, 0.52, 0.375
 #: Terms of a Poisson sum more than this many nats below its largest are left out (e^-40).
 _NEGLIGIBLE = 40.0
+#: A token is telling when ``|f - 1/2| - min_dev`` is at least this (bogofilter's margin of
+#: 100 float64 epsilons): a token at the bound is left out however ``f`` rounds.
+TIE = 100 * 2.220446049250313e-16
+
+
+def telling(f: float, min_dev: float) -> bool:
+    """Whether a token of probability ``f`` is telling: farther than ``min_dev`` from 1/2."""
+    return abs(f - 0.5) - min_dev >= TIE
 
 
 def token_probability(
@@ -60,6 +76,8 @@ def _log_poisson_sum(m: float, lo: int, hi: int | None) -> float:
         return 0.0 if lo == 0 and (hi is None or hi > 0) else -math.inf
     if hi is not None and hi <= lo:
         return -math.inf
+    if m == math.inf:  # (a token of f = 0 or 1) the whole mass lies beyond any finite hi
+        return 0.0 if hi is None else -math.inf
     log_m = math.log(m)
     top = max(lo, int(m)) if hi is None else min(max(lo, int(m)), hi - 1)
     peak = _log_term(top, log_m, m)
@@ -111,7 +129,7 @@ def combine_sums(log_f: float, log_1mf: float, n: int) -> float:
 
 def combine(probabilities: Iterable[float], min_dev: float) -> float:
     """The log-odds of the message whose tokens have Robinson probabilities
-    ``probabilities`` (each token once), over the telling ones (``|f - 1/2| >= min_dev``).
+    ``probabilities`` (each token once), over the telling ones (:func:`telling`).
 
     Examples
     --------
@@ -124,8 +142,9 @@ def combine(probabilities: Iterable[float], min_dev: float) -> float:
     log_f = log_1mf = 0.0
     n = 0
     for f in probabilities:
-        if abs(f - 0.5) >= min_dev:
-            log_f += math.log(f)
-            log_1mf += math.log1p(-f)
+        if telling(f, min_dev):
+            # (f of 0 or 1: its logarithm -inf, as numpy's, not math's error)
+            log_f += math.log(f) if f > 0.0 else -math.inf
+            log_1mf += math.log1p(-f) if f < 1.0 else -math.inf
             n += 1
     return combine_sums(log_f, log_1mf, n)

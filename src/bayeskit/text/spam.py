@@ -46,12 +46,13 @@ def fisher_log_odds(
     either = b + g
     p = np.divide(b, either, out=np.full_like(b, prior), where=either > 0)
     f = (strength * prior + (ham + spam) * p) / (strength + ham + spam)  # Robinson's f(w)
-    telling = np.abs(f - 0.5) >= min_dev
+    telling = np.abs(f - 0.5) - min_dev >= fisher.TIE  # (fisher.telling, term by term)
     present = sp.csr_matrix(X, copy=True)
     present.data = (present.data > 0).astype(np.float64)
     count = present @ telling.astype(np.float64)
-    log_f = present @ np.where(telling, np.log(f), 0.0)
-    log_1mf = present @ np.where(telling, np.log1p(-f), 0.0)
+    with np.errstate(divide="ignore"):  # f of 0 or 1: -inf, a tail at its limit
+        log_f = present @ np.where(telling, np.log(f), 0.0)
+        log_1mf = present @ np.where(telling, np.log1p(-f), 0.0)
     return np.fromiter(
         map(
             fisher.combine_sums,
@@ -173,9 +174,11 @@ class SpamFilter(TextClassifier):
         The score ``s(x)`` calibrated above. "naive_bayes": the count model's log-odds.
         "fisher": Robinson's per-term probability ``f(w) = (s x + n p(w)) / (s + n)`` from the
         messages of each class holding the term, combined over the telling terms
-        (``|f(w) - 1/2| >= min_dev``) by Fisher's χ² method, ``I = (1 + H - S) / 2``, scored
-        as ``log(I / (1 - I))`` (Robinson, 2003; bogofilter's and SpamBayes' combining;
-        :mod:`bayeskit.text.fisher`), plus ``nb_weight`` times the count model's log-odds.
+        (farther than ``min_dev`` from 1/2) by Fisher's χ² method, ``I = (1 + H - S) / 2``,
+        scored as ``log(I / (1 - I))`` (Robinson, 2003; bogofilter's and SpamBayes' combining;
+        :mod:`bayeskit.text.fisher`, which says where it differs from bogofilter: a message
+        without a telling term has ``I = 1/2``, terms never seen are not scored), plus
+        ``nb_weight`` times the count model's log-odds.
         It ranks the low false-positive end better (spam caught while almost no good mail is
         lost) and needs ``output="binary"``; it is a function of the same additive counts, so
         ``partial_fit``, merging and ``unlearn`` stay exact. Cross-validated on the
