@@ -177,7 +177,12 @@ class DocumentsFamily(Family):
         """:meth:`summarize` of documents already counted (``vectorizer.count``): what a
         cross-validation reuses for every fold. ``own``: ``counts`` is given up to become
         the weighed rows (no one else holds it)."""
-        vocabulary = stats_of(terms, counts)  # before the counts may be weighed in place
+        # A document of weight 0 is as if left out (scikit-learn's bootstraps give the rows
+        # they leave out weight 0): its terms are not counted as seen, nor the document.
+        unweighed = np.asarray(abs(R).sum(axis=1)).ravel() == 0 if counts.shape[0] else None
+        kept = None if unweighed is None or not unweighed.any() else np.flatnonzero(~unweighed)
+        # (before the counts may be weighed in place)
+        vocabulary = stats_of(terms, counts if kept is None else counts[kept])
         if len(terms):
             weighed = vectorizer.weigh(counts, terms=terms, own=own)
         else:  # no terms: one column of zeros stands for them, dropped below
@@ -192,7 +197,8 @@ class DocumentsFamily(Family):
             )
         if len(terms) == 0:
             block = block.take_columns(np.zeros(0, dtype=np.int64))
-        return DocumentStats(TermKeyed(terms, block), vocabulary)  # one terms array
+        stats = DocumentStats(TermKeyed(terms, block), vocabulary)  # one terms array
+        return stats if kept is None else stats.without_empty(0.0)
 
     def check_statistic(self, stats: Statistic) -> str | None:
         if self.fitted:

@@ -438,7 +438,9 @@ class TextClassifier(GenerativeClassifier):
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextClassifier:
         """Fit on raw documents ``X`` (str or bytes) and labels ``y``: a first
-        :meth:`partial_fit`."""
+        :meth:`partial_fit`. ``sample_weight`` weighs each document's counts; a document of
+        weight 0 is as if left out (its terms not seen, the document not counted), as
+        scikit-learn's bootstraps leave out the rows they give weight 0."""
         with unchanged_on_error(self):  # a refused fit keeps the model fitted before
             for attr in ("stats_", "vectorizer_", "_cache", "_declared_classes"):
                 self.__dict__.pop(attr, None)

@@ -508,9 +508,19 @@ class SpamFilter(TextClassifier):
         other = list(dict.fromkeys(v for v in values if str(v) not in names))
         shown = ", ".join(repr(v) for v in other[:5])
         more = f", … ({len(other) - 5} more)" if len(other) > 5 else ""
+        # (scikit-learn's ensembles and one-vs-rest wrappers fit their members on 0 and 1)
+        coded = {str(v) for v in other} <= {"0", "1"} and names != {"0", "1"}
+        wrapped = (
+            "; a wrapper that codes the labels as 0 and 1 (scikit-learn's VotingClassifier, "
+            "StackingClassifier, BaggingClassifier, OneVsRestClassifier) needs "
+            "SpamFilter(ham_label=0, spam_label=1), 0 the class it sorts first"
+            if coded
+            else ""
+        )
         return DataError(
             f"{lead}, {self.ham_label!r} and {self.spam_label!r}, not {shown}{more}. Set "
-            "ham_label/spam_label to your labels (or use TextClassifier for other classes)"
+            f"ham_label/spam_label to your labels (or use TextClassifier for other classes)"
+            f"{wrapped}"
         )
 
     def _both_classes(self, labels: np.ndarray) -> Any:

@@ -158,9 +158,10 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         None; used by "tfidf" only).
     ngram_weights : sequence of float, optional
         ``output="tfidf"`` with analyzer "word", "auto" or "email": the weight of a word
-        n-gram by its length, one per n from 1 to ``ngram_range[1]`` (``(1.0, 0.6)``: a
-        2-gram weighs 0.6 of what its tf would), applied before the rows are normalised. A
-        per-document weight: the statistics still add.
+        n-gram by its length, one per n from 1 to at least ``ngram_range[1]`` (``(1.0, 0.6)``:
+        a 2-gram weighs 0.6 of what its tf would; the weights of longer n-grams than the range
+        makes go unused, so a search over ``ngram_range`` up to 2 keeps them), applied before
+        the rows are normalised. A per-document weight: the statistics still add.
     subject_weight : float, default=1.0
         ``output="tfidf"`` with analyzer "auto" or "email": the weight of an e-mail's ``subject:``
         tokens, applied as ``ngram_weights`` are.
@@ -573,10 +574,15 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             weights = np.asarray(self.ngram_weights, dtype=np.float64)
         except (TypeError, ValueError, OverflowError):  # not numbers, or an int past floats
             weights = np.zeros(0)
-        if weights.shape != (high,) or not (np.isfinite(weights).all() and (weights > 0).all()):
+        if (
+            weights.ndim != 1
+            or weights.size < high
+            or not (np.isfinite(weights).all() and (weights > 0).all())
+        ):
             raise ParameterError(
-                f"ngram_weights must be {high} positive numbers, one per n-gram length from 1 "
-                f"to ngram_range[1]={high}; got {self.ngram_weights!r:.80}"
+                f"ngram_weights must be positive numbers, one per n-gram length from 1 to at "
+                f"least ngram_range[1]={high} (those of longer n-grams go unused); got "
+                f"{self.ngram_weights!r:.80}"
             )
         return bool(self.subject_in_text)
 
