@@ -103,3 +103,34 @@ def test_labels_that_mix_text_and_numbers_are_refused_by_every_door():
         bk.MultinomialNB().partial_fit(X, [0, 0, 0, 0, 0, 0], classes=[0, "1"])
     # one type throughout is fine, whichever
     assert bk.MultinomialNB().fit(X, [str(v) for v in y]).classes_.tolist() == ["0", "1", "2"]
+
+
+def test_a_summary_without_classes_adds_to_text_or_number_labels():
+    """An empty part (a partition or check fold with no rows) has no classes: it adds to a
+    summary of either kind, as zero does (the mixture's held-out rounds on small
+    partitions made such parts)."""
+    for labels in (["a", "b", "a", "b", "a", "b"], [0, 1, 0, 1, 0, 1]):
+        model = bk.MultinomialNB()
+        full = model.summarize(X, labels)
+        none = np.zeros(0, dtype=np.int64)
+        empty = bk.stats.Summary(
+            full.classes[:0], full.class_count[:0], tuple(b.cleaned(none, 0.0) for b in full.blocks)
+        )
+        for total in (full + empty, empty + full):
+            np.testing.assert_array_equal(total.classes, full.classes)
+            np.testing.assert_array_equal(total.class_count, full.class_count)
+
+
+def test_the_default_mixture_fits_on_partitions_of_two_rows():
+    da = pytest.importorskip("dask.array")
+    import bayeskit.dask as bkd
+    import dask
+
+    rng = np.random.default_rng(0)
+    Xg, yg = rng.normal(size=(60, 2)), np.array(["a", "b"] * 30)
+    expected = bk.GaussianMixtureClassifier().fit(Xg, yg).predict_proba(Xg)
+    with dask.config.set(scheduler="synchronous"):
+        model = bkd.fit(
+            bk.GaussianMixtureClassifier(), da.from_array(Xg, chunks=(2, 2)), da.from_array(yg, 2)
+        )
+    np.testing.assert_allclose(model.predict_proba(Xg), expected, atol=1e-12)

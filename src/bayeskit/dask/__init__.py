@@ -5,7 +5,10 @@ A bayeskit model is fitted from sufficient statistics that add (``summarize`` on
 memory, split up: :func:`fit` maps the estimator's own ``summarize`` over the partitions of a
 dask collection, adds the results in a tree reduction and finalizes once on the client. The
 fitted model is the one ``estimator.fit`` gives on the same rows (up to floating-point
-rounding of the sums, ~1e-15); text vocabularies and counts are identical.
+rounding of the sums, ~1e-15); text vocabularies and counts are identical. Two exceptions,
+said below: a ``SpamFilter``'s probability scale, fitted on held-out scores whose folds are
+the partitions (its counts and log-odds are ``fit``'s), and the EM start of a mixture's class
+of more rows than ``init_sample``.
 
 Install with ``pip install "bayeskit[dask]"``. Everything runs on the current dask scheduler:
 a ``distributed.Client`` when one is active (a ``LocalCluster`` or a real cluster), else

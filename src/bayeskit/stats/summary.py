@@ -80,7 +80,8 @@ class Summary:
                 "cannot add summaries of differently structured models: "
                 f"{[b.kind for b in self.blocks]} vs {[b.kind for b in other.blocks]}"
             )
-        if _text_labels(self.classes) != _text_labels(other.classes):
+        kinds = {_text_labels(self.classes), _text_labels(other.classes)} - {None}
+        if len(kinds) > 1:  # (a part without classes adds to either)
             both = sorted(map(repr, [*self.classes.tolist()[:3], *other.classes.tolist()[:3]]))
             raise DataError(
                 f"the class labels mix text and numbers ({', '.join(both)}…): a model's "

@@ -795,6 +795,21 @@ class SpamFilter(TextClassifier):
         both = self._both_classes(labels) if classes is None else classes
         return super().summarize(X, labels, sample_weight, classes=both, part=part)
 
+    def fit_summary(self, summary: Summary, *, parameters: Any = None) -> SpamFilter:
+        """Set the filter from statistics (a sum of :meth:`summarize` results), as
+        :meth:`TextClassifier.fit_summary`; the counts and log-odds are those ``fit`` gives.
+
+        The probability scale is not a statistic: it is fitted on held-out scores of the
+        messages themselves, which a summary does not hold. The filter keeps the scale it had
+        (none for a new filter, whose ``P(spam|x)`` is the count model's own) until
+        :meth:`calibrate` fits one from the parts' :meth:`held_out_score_counts`::
+
+            f = SpamFilter().fit_summary(sum(SpamFilter().summarize(X, y) for X, y in parts))
+            f.calibrate(sum(f.held_out_score_counts(X, y) for X, y in parts))
+        """
+        super().fit_summary(summary, parameters=parameters)
+        return self
+
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
         """Fit on raw messages ``X`` and labels ``y``, then the probability scale on
         out-of-fold scores (see ``calibration_folds``)."""
