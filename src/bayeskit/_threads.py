@@ -13,10 +13,11 @@ calls BLAS itself) do not. threadpoolctl finds the BLAS libraries by scanning th
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported by the first model that limits BLAS's threads, not at start-up
@@ -25,9 +26,32 @@ if TYPE_CHECKING:  # imported by the first model that limits BLAS's threads, not
 _controller: ThreadpoolController | None = None
 
 
-def one_blas_thread() -> Any:
-    """A context manager limiting BLAS to one thread while it is open."""
-    return _get_controller().limit(limits=1, user_api="blas")
+_limit_lock = threading.Lock()
+_limit_users = 0
+_limiter: Any = None
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """A context manager limiting BLAS to one thread while it is open.
+
+    BLAS's thread count belongs to the process, not to a thread: the limit is set by the
+    first of overlapping users (threads fitting models at once) and the user's own setting
+    restored when the last one leaves (each restoring what it found would leave the process
+    on one thread whenever two overlapped)."""
+    global _limit_users, _limiter
+    with _limit_lock:
+        if _limit_users == 0:
+            _limiter = _get_controller().limit(limits=1, user_api="blas")
+        _limit_users += 1
+    try:
+        yield
+    finally:
+        with _limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def _get_controller() -> ThreadpoolController:

@@ -233,8 +233,9 @@ class Multinomial(Family):
     def linear_columns(
         self, params: MultinomialParams, index: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        if params.weights is None or "feature_log_prob" in params.__dict__:
+        if params.weights is None:
             return super().linear_columns(params, index)
-        # (a large model's few columns from its structured weights: the full array would
-        # be made, and kept, for them)
+        # A large model's few columns from its structured weights (the full array would be
+        # made, and kept, for them), whether or not the full array was made already: the
+        # same numbers whatever was asked before (they round apart in the last bits).
         return params.weights.columns(index), np.zeros(params.weights.shift.shape[0])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -464,8 +465,12 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         self._check_params(settings)
         if self.output != "hashed" and "_vocab" not in self.__dict__:
             # the statistics of partial_fit, selected at their first use: a stream whose
-            # documents no term meets the rules in yet gives rows of zeros, with a warning
-            self._set_vocabulary(allow_empty=True)
+            # documents no term meets the rules in yet gives rows of zeros, with a warning.
+            # One thread chooses (threads transforming at once with a fitted vectorizer, a
+            # web application's, would otherwise see a vocabulary without its idf)
+            with _CHOOSING:
+                if "_vocab" not in self.__dict__:
+                    self._set_vocabulary(allow_empty=True)
         self._check_oov_token()
 
     def check_params(self) -> TextVectorizer:
@@ -887,6 +892,10 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
         return csr_of_rows(data, indices, indptr, n_vocab + (oov >= 0))
 
     def _set_vocabulary(self, *, allow_empty: bool = False) -> None:
+        """Choose the vocabulary (given, or selected from the statistics by the frequency
+        rules) and its idf, and publish them together, the vocabulary last: a thread that
+        finds it finds the rest."""
+        selected: np.ndarray | None = None
         if self.vocabulary is not None:
             fixed = list(self.vocabulary)
             for odd in (t for t in fixed if not isinstance(t, str)):
@@ -905,8 +914,7 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
                     f"vocabulary has repeated terms: {twice!r} appears "
                     f"{fixed.count(twice)} times; each term must appear once"
                 )
-            self.terms_ = np.asarray(sorted(fixed), dtype=object)
-            self.__dict__.pop("_selected", None)
+            vocab: np.ndarray | LazyTerms = np.asarray(sorted(fixed), dtype=object)
         else:
             # Where the vocabulary's terms are in the statistics: no search among strings.
             selected = self.stats_.select_index(
@@ -917,22 +925,25 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             )
             if self._oov_selected(self.stats_, selected) is not None:
                 raise _oov_is_a_term(self.oov_token, "the vocabulary learned from the documents")
-            self._selected = selected
-            if not len(self._selected):  # (allowed: a stream's statistics)
+            if not len(selected):  # (allowed: a stream's statistics)
                 warnings.warn(empty_vocabulary_warning(self), stacklevel=4)
             terms = self.stats_.given_terms
             # Every term kept (no frequency rule cut any): the same terms, not a copy of them.
-            if len(self._selected) == len(terms):
-                self._vocab = terms
+            if len(selected) == len(terms):
+                vocab = terms
             elif isinstance(terms, LazyTerms):
-                self._vocab = terms.take(self._selected)
+                vocab = terms.take(selected)
             else:
-                self._vocab = terms[self._selected]
-        if self.output == "tfidf" and self.use_idf:
-            self.idf_ = self._idf()
-        else:
-            self.__dict__.pop("idf_", None)
-        self.__dict__["_oov_checked"] = (self._vocab, self.oov_token)
+                vocab = terms[selected]
+        idf = self._idf(selected, vocab) if self.output == "tfidf" and self.use_idf else None
+        state = self.__dict__
+        for name, value in (("_selected", selected), ("idf_", idf)):
+            if value is None:
+                state.pop(name, None)
+            else:
+                state[name] = value
+        state["_oov_checked"] = (vocab, self.oov_token)
+        state["_vocab"] = vocab
 
     def _oov_selected(
         self, stats: VocabularyStats, selected: np.ndarray | None = None
@@ -974,12 +985,14 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             raise _oov_is_a_term(token, "the fitted vocabulary")
         self.__dict__["_oov_checked"] = (vocab, token)
 
-    def _idf(self) -> np.ndarray:
+    def _idf(self, selected: np.ndarray | None, vocab: np.ndarray | LazyTerms) -> np.ndarray:
+        """The idf of the vocabulary ``vocab``: selected from the statistics at ``selected``,
+        or given (None)."""
         stats = self.stats_
-        if "_selected" in self.__dict__:
-            df = stats.doc_freq[self._selected].astype(np.float64)
+        if selected is not None:
+            df = stats.doc_freq[selected].astype(np.float64)
         else:  # a given vocabulary: its terms looked up among those counted
-            pos, known = find_sorted(stats.terms, self.terms_)
+            pos, known = find_sorted(stats.terms, as_terms(vocab))
             df = np.where(known, stats.doc_freq[pos] if len(stats) else 0, 0).astype(np.float64)
         n = float(stats.n_docs)
         if self.smooth_idf:
@@ -1343,6 +1356,10 @@ def _oov_is_a_term(token: Any, vocabulary: str) -> ParameterError:
         "and the out-of-vocabulary column would both be named so (feature names must be "
         f"unique); choose an oov_token that cannot be a term{example}"
     )
+
+
+#: Held while a vectorizer chooses its vocabulary at first use (see ``_ensure_vocabulary``).
+_CHOOSING = threading.RLock()
 
 
 class _NoTable(Exception):  # noqa: N818 - a signal, not an error
