@@ -688,6 +688,17 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
                 "too extreme for this model (far beyond the training data's range); rescale "
                 "them or check the row"
             )
+        if jll.size and all(f.never_zero for f in families) and np.min(jll) == -np.inf:
+            # densities that are never 0: -inf under every class is float64's overflow (a
+            # value far beyond a class of tiny spread), whose posterior would be the prior
+            lost = np.isneginf(jll).all(axis=1)
+            if lost.any():
+                row = int(np.argmax(lost))
+                raise DataError(
+                    f"the log-likelihood of row {row} is below float64's range under every "
+                    "class: its values lie too far from the training data for this model (a "
+                    "class's spread is small next to them); rescale them or check the row"
+                )
         return jll
 
     def scores_include_prior(self) -> bool:

@@ -132,6 +132,9 @@ class Family(ABC):
 
     #: True when ``log_prob`` is ``X @ W.T + b`` (multinomial, Bernoulli, complement…).
     linear: ClassVar[bool] = False
+    #: True when the family's density is never 0 at a finite value (a Gaussian's): a
+    #: log-probability of -inf can then only be float64's overflow, never the model's answer.
+    never_zero: ClassVar[bool] = False
 
     @abstractmethod
     def config(self) -> dict[str, Any]:

@@ -165,6 +165,7 @@ class Gaussian(Family):
     """
 
     name = "gaussian"
+    never_zero = True
     one_column = "density"
     column_kind = "real"
 

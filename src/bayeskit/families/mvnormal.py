@@ -274,6 +274,7 @@ class MVNormal(Family):
     """
 
     name = "mvnormal"
+    never_zero = True
     column_kind = "real"
 
     def __init__(

@@ -91,6 +91,7 @@ class GaussianMixtureFamily(ClassFitting, Family):
     """
 
     name = "gaussian_mixture"
+    never_zero = True
     column_kind = "real"
 
     def __init__(
