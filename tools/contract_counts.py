@@ -65,6 +65,7 @@ LAYERS: list[set[str]] = [
         "_decision",
         "_labels",
         "_identity",
+        "_registry",
         "_version",
         "__init__",
         "__main__",

@@ -86,6 +86,7 @@ from ._decision import (
     check_loss,
     class_log_prior,
     class_loss_weights,
+    conditional_risk,
     decision_indices,
     normalize_log,
     unknown_weighted_labels,
@@ -726,8 +727,7 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             raise ParameterError("predict_risk needs a loss matrix: set loss=[[...], ...]")
         loss, weights = self._decision_settings()
         assert loss is not None  # (set, checked above)
-        P = self.predict_proba(X)
-        return (P if weights is None else P * weights) @ loss.T
+        return conditional_risk(self.predict_proba(X), loss, weights)
 
     def _decision_settings(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The loss matrix and class weights the decision takes, checked (None where unset)."""

@@ -261,6 +261,14 @@ def by_label(value: Any, classes: np.ndarray, name: str) -> Any:
     return rows if order[1] is None else rows[:, order[1]]
 
 
+def conditional_risk(
+    proba: np.ndarray, loss: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """``R(c_i|x) = Σ_j loss[i, j] λ_j P(c_j|x)`` of each row and decision, ``λ_j`` the class
+    weights (1 without ``weights``)."""
+    return (proba if weights is None else proba * weights) @ loss.T
+
+
 def decision_indices(
     log_proba: np.ndarray, *, loss: np.ndarray | None = None, weights: np.ndarray | None = None
 ) -> np.ndarray:
@@ -273,7 +281,4 @@ def decision_indices(
             return np.argmax(log_proba, axis=1)
         with np.errstate(divide="ignore"):
             return np.argmax(log_proba + np.log(weights), axis=1)
-    P = np.exp(log_proba)
-    if weights is not None:
-        P = P * weights
-    return np.argmin(P @ loss.T, axis=1)
+    return np.argmin(conditional_risk(np.exp(log_proba), loss, weights), axis=1)

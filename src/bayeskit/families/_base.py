@@ -41,6 +41,7 @@ from typing import Any, ClassVar, get_type_hints
 import numpy as np
 
 from .._lazy import sparse as sp
+from .._registry import registered
 from .._validation import LARGEST_VALUE, check_not_infinite
 from ..errors import DataError, ParameterError
 from ..stats import Statistic
@@ -88,22 +89,6 @@ def family_from_config(name: str, config: dict[str, Any]) -> Family:
         return cls(**config)
     except TypeError as exc:
         raise ParameterError(f"bad settings for the {name} family: {exc}") from None
-
-
-def registered(held: type | None, cls: type, what: str) -> type:
-    """``cls``, refused when another class already holds ``what`` (a family's name, a
-    statistic's kind): model files name them, and a second class of that name would take the
-    first's place for every file loaded after (a module imported again is the same class)."""
-    same = held is not None and (held.__module__, held.__qualname__) == (
-        cls.__module__,
-        cls.__qualname__,
-    )
-    if held is not None and not same:
-        raise TypeError(
-            f"{what} is taken by {held.__module__}.{held.__qualname__}; {cls.__qualname__} "
-            "needs another (model files name it)"
-        )
-    return cls
 
 
 class Family(ABC):

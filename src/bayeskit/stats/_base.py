@@ -15,6 +15,7 @@ import numpy as np
 
 from .._labels import OneHot
 from .._lazy import sparse as sp
+from .._registry import registered
 from ..errors import MergeError, ModelFileError
 
 S = TypeVar("S", bound="Statistic")
@@ -48,16 +49,7 @@ class Statistic(ABC):
         kind = cls.__dict__.get("kind")
         if kind is not None:
             held = STATISTIC_KINDS.get(kind)
-            if held is not None and (held.__module__, held.__qualname__) != (
-                cls.__module__,
-                cls.__qualname__,
-            ):  # (a module imported again is the same class)
-                raise TypeError(
-                    f"the statistic kind {kind!r} is taken by {held.__module__}."
-                    f"{held.__qualname__}; {cls.__qualname__} needs another (model files "
-                    "name it)"
-                )
-            STATISTIC_KINDS[kind] = cls
+            STATISTIC_KINDS[kind] = registered(held, cls, f"the statistic kind {kind!r}")
 
     @property
     @abstractmethod

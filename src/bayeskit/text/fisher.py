@@ -37,6 +37,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see bayeskit/__init__)
+if TYPE_CHECKING:
+    from typing import Any
+
 #: bogofilter's defaults (robs, robx, min_dev).
 STRENGTH, PRIOR, MIN_DEV = 0.0178, 0.52, 0.375
 #: Terms of a Poisson sum more than this many nats below its largest are left out (e^-40).
@@ -46,8 +50,9 @@ _NEGLIGIBLE = 40.0
 TIE = 100 * 2.220446049250313e-16
 
 
-def telling(f: float, min_dev: float) -> bool:
-    """Whether a token of probability ``f`` is telling: farther than ``min_dev`` from 1/2."""
+def telling(f: Any, min_dev: float) -> Any:
+    """Whether a token of probability ``f`` is telling: farther than ``min_dev`` from 1/2
+    (a float, or an array of them: one bool each)."""
     return abs(f - 0.5) - min_dev >= TIE
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._all_or_nothing import unchanged_on_error
-from .._labels import check_y, hard_class_weights
+from .._labels import check_sample_weight, check_y
 from .._merging import hold_declared_classes
 from .._params import clone, refuse_while_waiting, waits_for_fit
 from .._threads import in_parallel, usable_cpus
@@ -46,7 +46,7 @@ def fisher_log_odds(
     either = b + g
     p = np.divide(b, either, out=np.full_like(b, prior), where=either > 0)
     f = (strength * prior + (ham + spam) * p) / (strength + ham + spam)  # Robinson's f(w)
-    telling = np.abs(f - 0.5) - min_dev >= fisher.TIE  # (fisher.telling, term by term)
+    telling = fisher.telling(f, min_dev)  # (each term's, the token store's rule)
     present = sp.csr_matrix(X, copy=True)
     present.data = (present.data > 0).astype(np.float64)
     count = present @ telling.astype(np.float64)
@@ -1059,7 +1059,7 @@ def _weights(labels: np.ndarray, sample_weight: Any) -> np.ndarray | None:
     message weighs in the held-out scores the scale is fitted on as in the statistics."""
     if sample_weight is None:
         return None
-    return hard_class_weights(labels, sample_weight, len(labels), part=True)[1].weight
+    return check_sample_weight(sample_weight, len(labels), part=True)
 
 
 def _setting(name: str, value: Any) -> float:

@@ -905,8 +905,6 @@ class TextVectorizer(TransformerMixin, ParamNamesOnce):
             fixed = [str(t) for t in fixed]  # (np.str_ as str)
             if not fixed:
                 raise ParameterError("vocabulary is empty; give at least one term")
-            if self.oov_token is not None and self.output != "hashed" and self.oov_token in fixed:
-                raise _oov_is_a_term(self.oov_token, "the given vocabulary")
             if len(set(fixed)) != len(fixed):
                 seen: set[str] = set()
                 twice = next(t for t in fixed if t in seen or seen.add(t))  # type: ignore[func-returns-value]
