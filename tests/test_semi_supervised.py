@@ -171,6 +171,28 @@ def test_several_components_per_class():
     np.testing.assert_allclose(two.predict_proba(X).sum(axis=1), 1.0)
 
 
+@pytest.mark.filterwarnings("ignore::bayeskit.errors.ConvergenceWarning")
+def test_components_default_seed_makes_two_fits_agree():
+    """The labelled rows' shares among a class's components are drawn from a fixed seed by
+    default: two fits of the same data give the same model (cross-validation reproducible);
+    ``random_state=None`` draws afresh."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(c, 0.7, size=(60, 2)) for c in (-3, 0, 3, 6)])
+    marked = np.full(len(X), -1)
+    marked[[0, 1, 60, 61]] = 0
+    marked[[120, 121, 180, 181]] = 1
+    first = bk.SemiSupervisedNB(bk.GaussianNB(), n_components=2).fit(X, marked)
+    second = bk.SemiSupervisedNB(bk.GaussianNB(), n_components=2).fit(X, marked)
+    assert bk.SemiSupervisedNB().random_state == 0
+    np.testing.assert_array_equal(first.predict_proba(X), second.predict_proba(X))
+    fresh = [
+        bk.SemiSupervisedNB(bk.GaussianNB(), n_components=2, random_state=None, max_iter=1)
+        .fit(X, marked).estimator_.theta_
+        for _ in range(2)
+    ]  # fmt: skip
+    assert not np.array_equal(*fresh)
+
+
 @pytest.mark.parametrize(
     "wrapped",
     [bk.MultinomialNB(), TextClassifier(), TextClassifier.twcnb()],

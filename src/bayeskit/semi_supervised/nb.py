@@ -83,9 +83,11 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         EM stops when the log-likelihood per row (weighted) changes by less.
     n_components : int, default=1
         Mixture components per class.
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState or None, default=0
         How labelled rows are first shared among their class's components (``n_components >
-        1`` only).
+        1`` only). Fixed by default, as for :class:`~bayeskit.mixture.GaussianMixtureClassifier`,
+        so two fits of the same data agree and cross-validation scores are reproducible;
+        None draws fresh randomness on every fit.
 
     Attributes
     ----------
@@ -151,7 +153,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         max_iter: int = 30,
         tol: float = 1e-3,
         n_components: int = 1,
-        random_state: Any = None,
+        random_state: Any = 0,
     ):
         self.estimator = estimator
         self.unlabeled_weight = unlabeled_weight
