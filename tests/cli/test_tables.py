@@ -291,3 +291,30 @@ def test_integer_columns_take_the_family_asked_for(cli, tmp_path, family):
     bad = cli("train", path, "-t", "y", "--integers", "kernel", "-o", model_path)
     assert bad.exit_code == 2
     assert "Invalid value for --integers: 'kernel'; choose gaussian" in bad.stderr
+
+
+def test_evaluate_notes_test_classes_the_training_data_lack(cli, tmp_path):
+    """Test rows of classes the training file does not hold are named (no model can get them
+    right); when no test class is a training class, the note asks whether the two files
+    write their labels alike (0/1 against ham/spam)."""
+    rng = np.random.default_rng(0)
+    train, other, partly = tmp_path / "train.csv", tmp_path / "other.csv", tmp_path / "partly.csv"
+    rows = [f"{rng.normal(i % 2):.4f},{rng.normal():.4f}" for i in range(60)]
+    train.write_text("a,b,y\n" + "".join(f"{r},{'spam' if i % 2 else 'ham'}\n"
+                                          for i, r in enumerate(rows)))  # fmt: skip
+    other.write_text("a,b,y\n" + "".join(f"{r},{i % 2}\n" for i, r in enumerate(rows[:20])))
+    partly.write_text("a,b,y\n" + "".join(f"{r},{'spam' if i % 2 else 'eggs'}\n"
+                                           for i, r in enumerate(rows[:20])))  # fmt: skip
+    none_known = cli("evaluate", train, "-t", "y", "--test", other)
+    assert none_known.exit_code == 0, none_known.stderr
+    assert (
+        f"note: {other}: none of its classes ('0', '1') is one of {train}'s ('ham', 'spam'): "
+        "no model can classify its rows right; are the labels written alike in both files?"
+    ) in none_known.stderr
+    some = cli("evaluate", train, "-t", "y", "--test", partly)
+    assert (
+        f"note: {partly}: 10 of 20 rows are of classes the training data do not hold "
+        "('eggs'): no model can classify them right"
+    ) in some.stderr
+    alike = cli("evaluate", train, "-t", "y", "--test", train)
+    assert "note:" not in alike.stderr

@@ -134,6 +134,7 @@ def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predict
     with rows_of(train.source):
         fitted = clone(model).fit(train.X, train.y)
     classes = np.unique(np.concatenate([np.unique(train.y), np.unique(test.y)]))
+    _note_unseen_classes(train, test)
     with rows_of(test.source):
         log_proba = log_proba_over(fitted, test_X, classes)
         predicted = fitted.predict(test_X)
@@ -146,6 +147,36 @@ def holdout(model: Any, train: Labelled, test: Labelled, test_X: Any) -> Predict
         f"trained on {train.source}, tested on {test.source}",
         fitted=fitted,
     )
+
+
+def _note_unseen_classes(train: Labelled, test: Labelled) -> None:
+    """A note when test rows are of classes the training rows do not hold (no model can
+    classify them right); when no test class is a training class at all, the two files'
+    labels are likely written differently (0/1 against ham/spam), and the note says so."""
+    learned = np.unique(train.y).tolist()
+    known = set(learned)
+    values, counts = np.unique(test.y, return_counts=True)
+    pairs = zip(values.tolist(), counts.tolist(), strict=True)
+    unseen = [(v, int(c)) for v, c in pairs if v not in known]
+    if not unseen:
+        return
+    if len(unseen) == len(values):
+        note(
+            f"{test.source}: none of its classes ({_listed(values.tolist())}) is one of "
+            f"{train.source}'s ({_listed(learned)}): no model can classify its rows right; "
+            "are the labels written alike in both files?"
+        )
+        return
+    rows = sum(c for _, c in unseen)
+    note(
+        f"{test.source}: {rows} of {len(test.y)} rows are of classes the training data do "
+        f"not hold ({_listed([v for v, _ in unseen])}): no model can classify them right"
+    )
+
+
+def _listed(values: list[Any], most: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:most])
+    return shown + (f", … {len(values) - most} more" if len(values) > most else "")
 
 
 def _plain(value: Any) -> Any:
