@@ -395,3 +395,13 @@ def test_minkowski_neighbours_are_scikit_learns_for_a_moderate_exponent():
         theirs = NearestNeighbors(metric="minkowski", p=p).fit(V).kneighbors(V[:60], 9)
         np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
         np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("width", [1e-160, 1e-300])
+def test_a_width_whose_square_underflows_is_refused_by_name(width):
+    """Below about 1e-162 the gaussian's h² is 0.0: the check divided by it and raised
+    ZeroDivisionError instead of naming the setting; a kernel that takes ρ / h still fits."""
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ParameterError, match=r"too narrow for the gaussian kernel"):
+        bk.ParzenWindowClassifier(bandwidth=width).fit(X, y)
+    bk.ParzenWindowClassifier(bandwidth=width, kernel="tophat").fit(X, y)

@@ -57,3 +57,24 @@ def test_one_tiny_feature_among_ordinary_ones(tmp_path):
     np.testing.assert_array_equal(
         bk.load(tmp_path / "m.bk").predict_proba(Q2), model.predict_proba(Q2)
     )
+
+
+def test_a_factor_too_wide_for_float64_names_the_bandwidth():
+    """A numeric bandwidth factor whose grid passes float64's largest number is the setting's
+    fault, and the error says so (it blamed the training numbers); a huge but representable
+    factor still fits (every class flat: even odds)."""
+    X, y, _ = _blobs()
+    with pytest.raises(bk.errors.ParameterError, match=r"bandwidth=1e\+308 gives widths too wide"):
+        bk.KernelNB(bandwidth=1e308).fit(X, y)
+    wide = bk.KernelNB(bandwidth=1e200).fit(X, y)
+    np.testing.assert_allclose(wide.predict_proba(X), 0.5, atol=1e-12)
+
+
+@pytest.mark.parametrize("flag", ["False", "no", 0, None])
+def test_shared_bandwidth_must_be_a_bool(flag):
+    """``shared_bandwidth="False"`` gave shared bandwidths in silence."""
+    X, y, _ = _blobs()
+    with pytest.raises(bk.errors.ParameterError, match="shared_bandwidth must be True or False"):
+        bk.KernelNB(shared_bandwidth=flag).fit(X, y)
+    fitted = bk.KernelNB(shared_bandwidth=np.bool_(False)).fit(X, y)
+    assert not np.allclose(fitted.bandwidth_[0], fitted.bandwidth_[1])

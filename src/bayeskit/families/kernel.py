@@ -358,6 +358,10 @@ class Kernel(Family):
         but the log density (``stats``' values not tiny: see :func:`_column_scale`)."""
         shape = self._shape()
         rule = bw.check_bandwidth(self.bandwidth)
+        if not isinstance(self.shared_bandwidth, (bool, np.bool_)):
+            raise ParameterError(
+                f"shared_bandwidth must be True or False; got {self.shared_bandwidth!r:.60}"
+            )
         size = bw.check_grid_size(self.grid_size)
         a = bw.check_positive("tail_weight", self.tail_weight)
         floor_factor = bw.check_positive("min_bandwidth", self.min_bandwidth)
@@ -404,6 +408,14 @@ class Kernel(Family):
             h = bw.cross_validate(base, floor, smooth, loo, shared=bool(self.shared_bandwidth))
         else:
             h = np.maximum(base, floor)
+        if not np.isfinite(h * (4.0 * shape.reach * size)).all():
+            # A numeric factor so large that a grid of the kernel's reach (a few widths on
+            # either side, ``size`` points) passes float64's largest number.
+            raise ParameterError(
+                f"bandwidth={self.bandwidth!r} gives widths too wide for float64 on this data "
+                "(the factor times each class's standard deviation of a feature); use a "
+                f"smaller factor or one of {', '.join(map(repr, bw.RULES))}"
+            )
         *grid, conv, _, _ = smooth(h)
         log_total = np.log(weight + a)
         return _Tabulated(

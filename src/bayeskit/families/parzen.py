@@ -19,7 +19,12 @@ is computed in :meth:`Parzen.finalize` from the merged sample:
   "scott", ``σ̄ n^(−1/(d+4))``, or "silverman", ``σ̄ (n (d + 2) / 4)^(−1/(d+4))``, with σ̄² the
   pooled within-class variance averaged over the features (in ρ's space: after whitening or
   normalising) and n the class's weight, averaged over the classes weighted by their weight
-  (one width for all classes, so a density ratio never depends on the classes' widths alone);
+  (one width for all classes, so a density ratio never depends on the classes' widths alone).
+  Both are the gaussian's rules; for another kernel σ̄ is first divided by that kernel's
+  standard deviation per dimension at h = 1, ``√(E u² / d)`` with u's density ∝
+  ``u^(d−1) K(u)`` (tophat √(1/(d+2)), epanechnikov √(1/(d+4)), exponential √(d+1), ...), so
+  every kernel's bumps have the spread the gaussian's would: in 1-D the tophat's width is
+  √3 × the gaussian's, the epanechnikov's √5 ×;
   "loo-likelihood" and "cv-accuracy": the factor of Scott's width, among 21 from 1/8 to 4
   (spaced by 2^(1/4)), that maximises the leave-one-out log-likelihood of the training rows
   under their own class, or their leave-one-out classification accuracy (n-fold
@@ -347,9 +352,8 @@ class Parzen(Family):
         """Refuse a width (in T's units) whose kernel float64 cannot evaluate: the gaussian
         takes ``ρ² / (2h²)``, whose ``1 / (2h²)`` is infinite below about 1e-154 (then every
         term was NaN or −inf and the prior decided every row), the others ``ρ / h``."""
-        with np.errstate(over="ignore", divide="ignore"):
-            factor = 0.5 / (h * h) if kernel == "gaussian" else 1.0 / h
-        if h > 0 and math.isfinite(factor):
+        scale = h * h if kernel == "gaussian" else h  # (h * h is 0.0 below about 1e-162)
+        if scale > 0 and math.isfinite((0.5 if kernel == "gaussian" else 1.0) / scale):
             return
         smallest = (_NARROWEST_GAUSSIAN if kernel == "gaussian" else _NARROWEST) / unit
         raise ParameterError(
