@@ -251,8 +251,9 @@ def test_empty_classes_score_minus_infinity():
         ({"shape": "tied"}, "shape='tied'; accepted: full, diag, spherical"),
         ({"ridge": -1.0}, "ridge must be a finite number >= 0"),
         ({"ridge": float("inf")}, "ridge must be a finite number >= 0"),
-        ({"tol": "x"}, "tol must be a finite number >= 0"),
-        ({"tol": float("nan")}, "tol must be a finite number >= 0"),
+        ({"tol": "x"}, r"tol must be a number in \[0, 1\)"),
+        ({"tol": float("nan")}, r"tol must be a number in \[0, 1\)"),
+        ({"tol": 1.0}, r"so tol >= 1 makes every covariance singular"),
         ({"pool_weights": [1.0, 2.0]}, "pool_weights must be 3 finite weights"),
     ],
 )

@@ -375,3 +375,29 @@ def test_model_file_round_trip(tmp_path, monkeypatch):
         loaded = bk.load(tmp_path / "gnb.bkm")
         assert loaded.get_params() == model.get_params()
         np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("floor", ["largest", "column"])
+def test_a_var_smoothing_past_float64_names_the_setting(floor):
+    """var_smoothing=1e308 times a variance above 1 is infinite: the error blamed the training
+    numbers ("rescale them"); it names the setting now, and 1e300 still fits (flat odds)."""
+    X = np.random.default_rng(0).normal(size=(20, 2)) * 3
+    y = np.repeat([0, 1], 10)
+    with pytest.raises(ParameterError, match=r"var_smoothing=1e\+308 times the features'"):
+        GaussianNB(var_smoothing=1e308, var_floor=floor).fit(X, y)
+    wide = GaussianNB(var_smoothing=1e300, var_floor=floor).fit(X, y)
+    np.testing.assert_allclose(wide.predict_proba(X), 0.5, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "model", [bk.LinearDiscriminantAnalysis, bk.QuadraticDiscriminantAnalysis,
+              bk.RegularizedDiscriminantAnalysis],
+)  # fmt: skip
+def test_a_tol_of_one_or_more_is_refused_before_the_fit(model):
+    """A correlation matrix's smallest eigenvalue is at most 1, so tol >= 1 called every
+    covariance singular: LDA fitted with a warning, then every predict failed."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.repeat([0, 1], 15)
+    with pytest.raises(ParameterError, match=r"tol must be a number in \[0, 1\)"):
+        model(tol=1.0).fit(X, y)
+    model(tol=0.5).fit(X, y).predict(X)

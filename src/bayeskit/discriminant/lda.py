@@ -73,7 +73,7 @@ class LinearDiscriminantAnalysis(
         Axes kept by :meth:`transform` (at most ``min(n_classes − 1, n_features)``).
     store_covariance : bool, default=False
         Accepted for compatibility: ``covariance_`` is always available.
-    tol : float, default=1e-4
+    tol : float in [0, 1), default=1e-4
         The shared covariance is singular when its correlation matrix has an eigenvalue at
         most ``tol²`` (scikit-learn's ``"svd"`` threshold on the standardised data's singular
         values).

@@ -48,7 +48,7 @@ class QuadraticDiscriminantAnalysis(DiscriminantAnalysis):
         the features).
     store_covariance : bool, default=False
         Accepted for compatibility: ``covariance_`` is always available.
-    tol : float, default=1e-4
+    tol : float in [0, 1), default=1e-4
         A class covariance is singular when its correlation matrix has an eigenvalue at most
         ``tol²``.
     solver : {"svd", "eigen"}, default="svd"

@@ -39,7 +39,7 @@ class RegularizedDiscriminantAnalysis(DiscriminantAnalysis):
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities; None: the class frequencies. Priors that do not sum to 1
         are renormalised with a warning (as in :class:`LinearDiscriminantAnalysis`).
-    tol : float, default=1e-4
+    tol : float in [0, 1), default=1e-4
         A covariance is singular when its correlation matrix has an eigenvalue at most
         ``tol²``.
     class_weight, loss

@@ -257,7 +257,14 @@ class Gaussian(Family):
             if scale == 0.0:
                 # Every feature constant (or a single row): the floor follows the values' size.
                 scale = float((pooled_mean[seen] ** 2).max(initial=0.0)) or 1.0
-        epsilon = var_smoothing * scale
+        with np.errstate(over="ignore"):
+            epsilon = var_smoothing * scale
+        if not np.isfinite(epsilon).all():  # (the setting's fault, not the data's)
+            raise ParameterError(
+                f"var_smoothing={self.var_smoothing!r} times the features' variances passes "
+                "float64's largest number (1.8e308) on this data; use a smaller var_smoothing "
+                "(default 1e-9)"
+            )
         shared = bool(self.shared_variance)
         if self.estimate == "predictive":
             return self._predictive(stats, pooled_mean, pooled_var, scale, epsilon, seen)

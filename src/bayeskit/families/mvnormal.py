@@ -251,7 +251,7 @@ class MVNormal(Family):
     pool_weights : array-like of shape (n_classes,) or None, default=None
         Weights of the classes in the pooled matrix; None: their data weights (the maximum
         likelihood). scikit-learn's LDA weights by the class priors.
-    tol : float >= 0, default=1e-4
+    tol : float in [0, 1), default=1e-4
         A matrix whose correlation matrix has an eigenvalue at most ``tol²`` is singular.
     span : bool, default=False
         A singular shared matrix (collinear columns, a column constant within every class) is
@@ -416,9 +416,12 @@ class MVNormal(Family):
         if (
             isinstance(tol, bool)
             or not isinstance(tol, (Real, np.number))
-            or not 0 <= as_real(tol) < math.inf
+            or not 0 <= as_real(tol) < 1
         ):
-            raise ParameterError(f"tol must be a finite number >= 0; got {tol!r:.60}")
+            raise ParameterError(
+                f"tol must be a number in [0, 1) (a correlation matrix's smallest eigenvalue is "
+                f"at most 1, so tol >= 1 makes every covariance singular); got {tol!r:.60}"
+            )
         weights = None
         if self.pool_weights is not None:
             weights = np.asarray(self.pool_weights, dtype=np.float64)
