@@ -22,10 +22,14 @@ import math
 import numpy as np
 
 #: The grid: bins of equal width in ``asinh(s / SCORE_UNIT)``, which is linear in ``s`` near 0
-#: and logarithmic far from it, so scores of any size (a weight-normalised ComplementNB's
-#: hundredths, a MultinomialNB's hundreds on long e-mails) fall in bins narrow for them: about
-#: 2.5 % of the score apart (0.00025 below 0.01). Scores beyond ±SCORE_UNIT sinh(GRID_LIMIT)
-#: (about ±110) fall in the end bins, ±inf included.
+#: and logarithmic far from it, so scores from a weight-normalised ComplementNB's hundredths
+#: to about ±100 fall in bins narrow for them: about 2.5 % of the score apart (0.00025 below
+#: 0.01). Scores beyond ±SCORE_UNIT sinh(GRID_LIMIT) (about ±110) fall in the end bins, ±inf
+#: included, and the scale is fitted as if they were there (±108): on long e-mails a
+#: MultinomialNB's log-odds run to thousands, and most held-out scores are in the end bins.
+#: Those messages are far from any cutoff either way; measured on the SpamAssassin corpus (a
+#: third each to train, calibrate and test), the binned fit's test log-loss was 0.082 against
+#: 0.084 for Platt's fit on the raw scores. A NaN score counts as 0 (even odds).
 SCORE_UNIT = 0.01
 GRID_LIMIT = 10.0
 BINS = 800
@@ -62,21 +66,35 @@ def score_counts(
 
 
 def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
-    """Platt's ``(a, b)`` from score counts (shape (2, BINS)); the identity when either class
-    has no score, or when the fit's slope is not positive (scores that rank spam below ham
-    say the counts are no evidence of the scale: a falling scale would invert the filter)."""
+    """Platt's ``(a, b)`` from score counts (shape (2, BINS)); the identity when the counts
+    are no evidence of a scale: either class has no score, every score falls in one bin (a
+    slope is then anything at all), or the fit's slope is not positive (scores that rank
+    spam below ham, as a one-class model's do: a falling scale would invert the filter).
+
+    Newton's method with a backtracking line search on Platt's loss (Lin, Lin & Weng 2007):
+    a plain Newton step overshoots on scores that separate the classes at a few tied values,
+    and diverged to slopes of 1e11."""
     ham, spam = counts
     n_ham, n_spam = float(ham.sum()), float(spam.sum())
     if n_ham <= 0 or n_spam <= 0:
         return IDENTITY
-    hi, lo = (n_spam + 1.0) / (n_spam + 2.0), 1.0 / (n_ham + 2.0)
     keep = (ham + spam) > 0
+    if np.count_nonzero(keep) < 2:
+        return IDENTITY
+    hi, lo = (n_spam + 1.0) / (n_spam + 2.0), 1.0 / (n_ham + 2.0)
     unit = float(np.abs(CENTRES[keep]).max())
     x = CENTRES[keep] / unit  # scaled for a well-conditioned Newton step
     w_ham, w_spam = ham[keep], spam[keep]
     weight = w_ham + w_spam
     target = (w_spam * hi + w_ham * lo) / weight
+
+    def loss(a: float, b: float) -> float:
+        # −t log p − (1 − t) log(1 − p) = log(1 + e^−z) + (1 − t) z, without overflow
+        z = a * x + b
+        return float(weight @ (np.logaddexp(0.0, -z) + (1.0 - target) * z))
+
     a, b = 1.0, 0.0
+    current = loss(a, b)
     for _ in range(iterations):
         p = _expit(a * x + b)
         r = weight * (p - target)
@@ -88,10 +106,21 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
         hxx, hss = float(v @ (x * x)) + 1e-9, float(v.sum()) + 1e-9
         det = hxx * hss - vx * vx
         da, db = (hss * gx - vx * gs) / det, (hxx * gs - vx * gx) / det
-        a, b = a - da, b - db
-        if max(abs(da), abs(db)) < 1e-10:
+        descent = gx * da + gs * db  # > 0: the Hessian is positive definite
+        step = 1.0
+        while step >= 1e-10:
+            tried = loss(a - step * da, b - step * db)
+            # (Armijo's rule, with a rounding's slack: at the minimum the loss is flat to
+            # rounding, and the last small steps are taken as plain Newton took them)
+            if tried <= current - 1e-4 * step * descent + 1e-12 * abs(current):
+                break
+            step /= 2.0
+        else:
+            break  # no step lowers the loss: at its minimum to rounding
+        a, b, current = a - step * da, b - step * db, tried
+        if max(abs(step * da), abs(step * db)) < 1e-10:
             break
-    if not (a > 0 and np.isfinite(b)):
+    if not (a > 0 and np.isfinite(a / unit) and np.isfinite(b)):
         return IDENTITY
     return float(a / unit), float(b)
 
