@@ -375,6 +375,10 @@ _HTML_PIECES = st.sampled_from(
         '<img src="http://example.com/b.gif"">', '<div align=center style="a: 3px;>',
         '<hr size=1 width="80% noshade align="left">', "<img src=x width=1", "<<b>", "</>",
         "<td\n", '<a href="http://example.com/\n',
+        # quoted values holding "<" and ">" with blanks around "=", link names near misses
+        '<td title= "a > b < c">', "<a title ='x > <b>y</b>' href=http://example.com/t>",
+        '<img ſrc="http://example.com/s.gif">', '<a href2="http://example.com/h">',
+        "<a bac\u212aground=http://example.com/k>", "<ſcript>x</ſcript>", "<scrıpt>",
     ]
 )  # fmt: skip
 
@@ -384,6 +388,40 @@ _HTML_PIECES = st.sampled_from(
 @example("&am<b>p; &lt<i>x</i> &#12<br>3;")
 def test_generated_html_reads_as_the_parser_reads_it(markup):
     assert _mime.html_to_text(markup) == _mime.html_to_text(markup, fast=False)
+
+
+_PARSER_READS = [
+    # html.parser fed a piece ending inside a quoted value after "= " (or " =") reads the
+    # value as an empty one and its quote as an attribute name: the tag ends at the ">"
+    '<td title= "a > b < c">cell text</td>',
+    "<td title ='a > b < c'>cell text</td>",
+    '<p>Win <a title = "cash > 100 <b>now</b>" href="http://x.com/">here</a></p>',
+    '<b x=1 y <td title= "a > <i>b</i>">cell</td><p>after <i>it</i> <a href="http://y.org/">',
+    "<a b=x<y title= 'r > s <t'>z</a>",
+    "<p>it's <a title= '<b>' x=\"a > b <c\">z</a> <b>bold</b>",
+    # link attributes' names: whole, and lower-cased by str.lower, not re.IGNORECASE
+    '<a href2="http://tracker.example.com/x">friend</a> <img src-x="http://e.net/p.gif">',
+    "<a hrefx=http://x.com/ href_=http://y.com/ action1=http://z.com/>go</a>",
+    '<img ſrc="http://img.example.net/p.gif"> <a actİon="http://a.com/" actıon=http://b.com/>',
+    "<a bac\u212aground='http://k.example.com/' HREF=http://h.example.com/>x</a>",
+    # element names: ASCII case only (html.parser's), not ſcript, scrıpt, scrİpt
+    "<ſcript>x</ſcript>y", "<scrıpt>x</scrıpt>y", "<script>a</scrİpt>b", "<style>a</ſtyle>b",
+    "<script>a</scrİpt>b</script>c <p>d",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kernels", [False, True])
+@pytest.mark.parametrize("markup", _PARSER_READS)
+def test_html_reads_as_the_parser_reads_it_whole(markup, kernels, monkeypatch):
+    """Markup the fast reader once read otherwise than html.parser given it whole: in runs
+    (``_read_in_runs`` fed the parser pieces cut inside a quoted value), or by the compiled
+    tag kernel (``kernels``; the first MiB of a process is read by its regex spec)."""
+    monkeypatch.setattr(_mail_words, "_warm_up", _mail_words.WARM_UP_CHARS if kernels else 0)
+    if not kernels:  # (once numba is loaded, by an earlier test, the kernels are in use)
+        monkeypatch.setattr(_mail_words, "_numba_loaded", lambda: False)
+    assert _mime.html_to_text(markup) == _mime.html_to_text(markup, fast=False)
+    raw = b"Subject: t\nContent-Type: text/html; charset=utf-8\n\n" + markup.encode() + b"\n"
+    _same(raw)
 
 
 def test_well_formed_html_takes_the_fast_path():

@@ -175,6 +175,7 @@ _TAG_PIECES = [
     "a", "A", "p", "P", "br", "BR", "img", "Img", "input", "td", "div", "blockquote", "o:p",
     "href", "HREF", "hReF", "src", "ſrc", "SRC", "action", "background", "bacKground",
     "lowsrc", "dynsrc", "dynſrc", "ıd", "href=", "src='http://x.org/'", 'href="www.y.org"',
+    "href2", "hrefx", "src-x", "href_", "action1", "srcſ", "bac\u212aground", "actİon", "ſ",
     "=v", "=\"\"", "='<'", "<a ", "<img ", "</p", "</td ", "<br/>", "<a href=x>",
 ]  # fmt: skip
 
@@ -194,6 +195,7 @@ def _near_tag(draw: st.DrawFn, broken: bool) -> str:
     for _ in range(draw(st.integers(0, 3))):
         pieces.append(draw(st.sampled_from([" ", "\t", "", "\x0b"] if broken else [" ", "\n"])))
         pieces.append(draw(st.sampled_from([*_fasthtml.URL_ATTRS, "SRC", "ſrc", "alt", "b"])))
+        pieces.append(draw(st.sampled_from(["", "", "", "2", "x", "-x", "_", "ſ", "İ"])))
         if draw(st.booleans()):
             pieces += [draw(blanks), "=", draw(blanks)]
             value = draw(st.sampled_from(_VALUES + (["<", ""] if broken else [])))
@@ -214,18 +216,66 @@ _MARKUP = st.lists(
 @example('<a href="http://x.org/"target=_blank>x</A ><img src=y.gif/><p\x0b>')
 @example("<a x=1 ſrc=z bacKground='w'><td nowrap><a href=x <b href=y>")
 @example("<a b=c/>< a><a\xa0b><a b = 'c'd=e>")
+@example("<a href2=x hrefx='y' src-x=z><img ſrc=w>")
 def test_tags_and_links_are_those_of_the_regular_expressions(markup):
     assert _marked(markup) == _fasthtml.marked_by_regex(markup)
 
 
-def test_link_case_table_holds_every_case_insensitive_match():
+def _parsed_links(markup: str) -> list[str]:
+    """The link attributes' values of the start tags, as html.parser reads them."""
+    found = []
+
+    class Links(_fasthtml.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.extend(value for name, value in attrs if name in _fasthtml.URL_ATTRS)
+
+    parser = Links()
+    parser.feed(markup)
+    parser.close()
+    return found
+
+
+def _unquoted(values: list[str]) -> list[str]:
+    return [value[1:-1] if value[:1] in ("'", '"') else value for value in values]
+
+
+@pytest.mark.parametrize(
+    ("markup", "links"),
+    [
+        ('<a href2="http://x.org/" hrefx=y src-x="z" href_=w action1=v SRC=u>', ["u"]),
+        ("<img srcſ=a ſrc='http://x.org/' dynſrc=b actİon=c actıon=d bac\u212aground=e>", ["e"]),
+        ("<form ACTION=a><body BackGround=b><img lowsrc=c DynSrc=d src=e href=f>", list("abcdef")),
+    ],
+)
+def test_link_names_are_matched_whole_and_as_str_lower_reads_them(markup, links):
+    # The kernel's case table is padded with 0, to which it folds every character outside
+    # the link names' letters: href2 was href. re.IGNORECASE (the spec's and the table's
+    # source) took ſrc for src and actİon, actıon for action; html.parser reads names by
+    # str.lower, which maps only K, KELVIN SIGN, to a letter of theirs beyond ASCII.
+    assert _parsed_links(markup) == links
+    assert _unquoted(_fasthtml.marked_by_regex(markup)[1]) == links
+    assert _unquoted(_marked(markup)[1]) == links
+
+
+def test_link_case_tables_are_str_lower():
+    """The kernel's table and the regex spec's classes take a character for a letter of a
+    link attribute's name when str.lower (html.parser's) maps it to that letter: ``K`` and
+    U+212A KELVIN SIGN for k, not U+017F LONG S for s nor U+0130/U+0131 for i, where
+    re.IGNORECASE takes them."""
     _, _, fold, _ = _html_kernels._tables(_fasthtml.BLOCK_TAGS, _fasthtml.URL_ATTRS)
-    every = "".join(map(chr, range(sys.maxunicode + 1))).encode("utf-32-le", "surrogatepass")
-    every_str = every.decode("utf-32-le", "surrogatepass")
-    for letter in set("".join(_fasthtml.URL_ATTRS)):
-        found = [m.start() for m in re.finditer(letter, every_str, re.IGNORECASE)]
+    letters = set("".join(_fasthtml.URL_ATTRS))
+    assert fold[0x212A] == ord("k")
+    assert fold[0x17F] == fold[0x130] == fold[0x131] == 0
+    every: dict[str, list[int]] = {letter: [] for letter in letters}
+    for code in range(sys.maxunicode + 1):
+        lowered = chr(code).lower()
+        if lowered in every:
+            every[lowered].append(code)
+    for letter, found in every.items():
         assert max(found) < _html_kernels.FOLD_SIZE
         assert found == [code for code in range(fold.size) if fold[code] == ord(letter)]
+    for letter, found in every.items():
+        assert "".join(map(chr, found)) == _fasthtml._LINK_CASES[letter]
 
 
 @pytest.mark.slow

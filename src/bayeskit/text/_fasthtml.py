@@ -46,12 +46,15 @@ _ATTRS = rf"(?:{_ATTR})*{_WS}*"
 # First pass, left to right: comments, declarations, processing instructions and whole
 # script/style elements (whose content holds "<" freely). A script element's start tag is
 # kept, renamed, for its links.
+# Names are matched in ASCII case only ("(?a:...)"): html.parser lower-cases them with
+# str.lower(), which leaves "ſcript" (long s), "scrıpt" (dotless i) and "scrİpt" as they are,
+# where re.IGNORECASE alone would take them for "script".
 _OPAQUE = re.compile(
     r"<!--(?!-?>)(?:(?!--(?:\s*|!)>).)*-->"
     r"|<!doctype[^<>]*>"
-    r"|<!\[(?:if|endif)\b[^<>\]]*\]>"
+    r"|<!\[(?a:if|endif)\b[^<>\]]*\]>"
     r"|<\?[^<>]*>"
-    rf"|<(script|style)(?=[ \t\n\r\f/>])({_ATTRS})>(.*?)</\1>",
+    rf"|<((?a:script|style))(?=[ \t\n\r\f/>])({_ATTRS})>(.*?)</(?a:\1)>",
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSE_INSIDE = re.compile(r"</\s*(?:script|style)", re.IGNORECASE)
@@ -100,7 +103,6 @@ BLOCK_TAGS = frozenset(_BLOCK_NAMES.split())
 URL_ATTRS = ("href", "src", "action", "background", "lowsrc", "dynsrc")
 _BLOCK = BLOCK_TAGS
 _START_ANY = re.compile(rf"<{_NAME}{_ATTRS}/?>")
-_LINK_NAMES = "|".join(URL_ATTRS)
 _TAG = re.compile(rf"<({_NAME}){_ATTRS}/?>|</({_NAME}){_WS}*>")
 # What a tag adds to the text: a line break for a block tag (start or end), a space for
 # an image or input field (start), else nothing; as markers, replaced after unescaping.
@@ -115,9 +117,26 @@ def _mark(match: re.Match[str]) -> str:
     return _END_MARK.get(match.group(2).lower(), "\x00")
 
 
+def _lowered_to(letters: str) -> dict[str, str]:
+    """For each of ``letters``, the characters ``str.lower`` maps to it (itself, its capital,
+    and "K", U+212A KELVIN SIGN, for "k"): how html.parser, which lower-cases attribute names
+    with ``str.lower``, reads a name. (Not re.IGNORECASE: it also takes "ſ", the long s, for
+    "s", and "ı" and "İ" for "i".) None beyond U+2200: tests/text/test_mail_kernels.py checks
+    all of Unicode."""
+    found = dict.fromkeys(letters, "")
+    for code in range(0x2200):
+        lowered = chr(code).lower()
+        if lowered in found:
+            found[lowered] += chr(code)
+    return found
+
+
+_LINK_CASES = _lowered_to("".join(sorted(set("".join(URL_ATTRS)))))
+# The link attributes' names in any case as str.lower reads them: "[hH][rR][eE][fF]|...".
+_LINK_NAMES = "|".join("".join(f"[{_LINK_CASES[letter]}]" for letter in name) for name in URL_ATTRS)
 # Attributes of start tags joined together; the link attributes' values are captured.
 _ATTR_LINK = re.compile(
-    rf"(?:[ \t\n\r\f]+|(?<=[\"']))(?:(?i:{_LINK_NAMES})"
+    rf"(?:[ \t\n\r\f]+|(?<=[\"']))(?:(?:{_LINK_NAMES})"
     rf"{_WS}*={_WS}*({_VALUE})|[^\s\"'<>/=\x00-\x02]+(?:{_WS}*={_WS}*{_VALUE})?)"
 )
 _LEFT_OVER = re.compile(r"<(?:[a-zA-Z/!?]|\Z)")

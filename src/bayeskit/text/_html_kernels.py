@@ -19,9 +19,11 @@ no ``<`` but its first, so tags never overlap. The kernel reads each ``<`` the s
   around) must be followed by a value: quoted (without ``<`` or a marker), or plain (not
   starting with a quote or ``=``, up to ``\\s``, ``<``, ``>`` or a marker, and then followed
   by a blank or ``>``), else the tag is no tag;
-- a link attribute's name is one of :data:`~bayeskit.text._fasthtml.URL_ATTRS` in any case,
-  as ``re.IGNORECASE`` compares (``ſrc``, with a long s, is ``src``: the table of such
-  characters is made from ``re`` itself).
+- a link attribute's name is, whole, one of :data:`~bayeskit.text._fasthtml.URL_ATTRS` in
+  any case as ``str.lower`` reads it, the way html.parser lower-cases attribute names
+  (``SRC``, and ``background`` with U+212A KELVIN SIGN for its k, are; ``ſrc``, with
+  a long s, which ``re.IGNORECASE`` would take for ``src``, is not, nor ``href2``: the
+  table of such characters is made from ``str.lower`` itself).
 
 The markup goes in and out as latin-1 bytes when every character fits, else as UTF-32 code
 points: one C call each way.
@@ -30,7 +32,6 @@ points: one C call each way.
 from __future__ import annotations
 
 import functools
-import re
 
 import numpy as np
 
@@ -41,8 +42,8 @@ from ._scan_entries import SPACE
 __all__ = ["marked", "tidied"]
 
 _BLOCK_MARK, _IMAGE_MARK, _NO_MARK = 1, 2, 0
-#: Code points below this are looked up in the case table (re.IGNORECASE matches the
-#: letters of the link attributes' names with none beyond it: tests check all of Unicode).
+#: Code points below this are looked up in the case table (str.lower maps none beyond it to
+#: a letter of the link attributes' names: tests check all of Unicode).
 FOLD_SIZE = 0x2200
 
 
@@ -123,7 +124,8 @@ def _row_of(
 ) -> int:  # pragma: no cover
     """The row of ``table`` (lowercase names, NUL-padded, in its first ``width`` columns)
     that the name ``text[start:end]`` equals, each character compared through ``fold``;
-    −1 for none."""
+    −1 for none. The whole name must match: a character of it against the padding of a
+    shorter row is a mismatch, even one ``fold`` maps to 0 (``href2`` is not ``href``)."""
     if end - start > width:
         return -1
     for row in range(table.shape[0]):
@@ -132,7 +134,7 @@ def _row_of(
             want = table[row, k]
             if start + k < end:
                 c = text[start + k]
-                if c >= fold.size or fold[c] != want:
+                if want == 0 or c >= fold.size or fold[c] != want:
                     same = False
                     break
             elif want != 0:
@@ -260,12 +262,12 @@ def _tables(block: frozenset[str], link_names: tuple[str, ...]) -> tuple[np.ndar
     names = _names(block)
     lower = np.arange(128, dtype=np.uint32)
     lower[65:91] += 32  # A-Z read as a-z; tag names are ASCII, so nothing beyond 127 matches
-    letters = sorted(set("".join(link_names)))
+    letters = set("".join(link_names))
     fold = np.zeros(FOLD_SIZE, np.uint32)
-    every = "".join(map(chr, range(FOLD_SIZE)))
-    for letter in letters:
-        for match in re.finditer(re.escape(letter), every, re.IGNORECASE):
-            fold[match.start()] = ord(letter)
+    for code in range(FOLD_SIZE):  # as html.parser reads names: through str.lower
+        lowered = chr(code).lower()
+        if lowered in letters:
+            fold[code] = ord(lowered)
     width = max(map(len, link_names))
     links = np.zeros((len(link_names), width), np.uint32)
     for row, name in enumerate(link_names):

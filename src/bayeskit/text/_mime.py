@@ -142,6 +142,22 @@ def _is_link(value: str) -> bool:
     return _LINK_START.match(value.strip()) is not None
 
 
+def _opens_value(markup: str, at: int, start: int) -> bool:
+    """Whether the quote at ``at`` follows a ``=`` and blanks (``str.isspace``, as ``re``'s
+    ``\\s`` in html.parser's patterns) after ``start``: whether it may open a quoted
+    attribute value.
+
+    A ``<`` of ``markup[start:]`` lies inside a quoted value, as html.parser reads it, only
+    if the last quote of that kind before it opens one: the value runs from its opening
+    quote to the next one of the same kind, and opens after ``=`` and blanks. Checking the
+    last ``"`` and the last ``'`` before a ``<`` so may find quotes that open no value (in
+    text, in a comment), never misses one that does."""
+    k = at - 1
+    while k >= start and markup[k].isspace():
+        k -= 1
+    return k >= start and markup[k] == "="
+
+
 def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
     """(untidied text, links) of markup the fast reader declines as a whole: its well-formed
     runs read by the fast reader, and only what lies between them by the parser; or None
@@ -152,8 +168,13 @@ def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
     ``<`` at a time, until it has consumed all it was given and holds no open element: then
     it is where a fresh parser would be, and the fast reader takes the next run. The parser
     reads the data given in pieces as it reads it given at once (it waits for more data
-    rather than decide a construct early); the pieces here end only before a ``<``, so
-    never inside a text run or a character reference."""
+    rather than decide a construct early) save for one construct: a quoted attribute value
+    cut short, after blanks or before them around its ``=``, is read as a bare (empty)
+    value or as attribute names, and the tag ends at a ``>`` inside it (given
+    ``<td title= "a > b `` it reads ``<td title= "a >`` as the tag, then `` b `` as text).
+    So the pieces here end only before a ``<``, never inside a text run or a character
+    reference, and not before a ``<`` that may lie inside a quoted value
+    (:func:`_opens_value`)."""
     from bayeskit.text._fasthtml import TextExtractor, fast_html_to_text, well_formed_end
 
     if "\x00" in markup or "\x01" in markup or "\x02" in markup:
@@ -172,9 +193,19 @@ def _read_in_runs(markup: str) -> tuple[str, list[str]] | None:
         if end >= n:
             break
         parser = TextExtractor(_is_link)
+        start, scanned, opens = end, end, {'"': False, "'": False}
         try:
             while True:
                 after = markup.find("<", end + 1)
+                while after >= 0:  # the next "<" that is no doubt outside a quoted value
+                    for quote in opens:
+                        last = markup.rfind(quote, scanned, after)
+                        if last >= 0:
+                            opens[quote] = _opens_value(markup, last, start)
+                    scanned = after
+                    if not (opens['"'] or opens["'"]):
+                        break
+                    after = markup.find("<", after + 1)
                 after = n if after < 0 else after
                 parser.feed(markup[end:after])
                 end = after
