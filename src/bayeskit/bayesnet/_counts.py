@@ -39,7 +39,7 @@ from .._values import (
 )
 from ..errors import CountTableTooLargeError, MergeError, ModelFileError
 from ..stats._base import Statistic, Tolerance, check_arrays, per_class
-from ..stats.category_counts import CategoryCounts
+from ..stats.category_counts import CategoryCounts, observed_bounds, offsets_of
 
 #: The most numbers (classes × cells) one statistic holds: 2^27 float64 values, 1 GiB.
 MAX_CELLS = 1 << 27
@@ -418,6 +418,10 @@ class SubsetCounts(Statistic):
         counts = np.zeros((self.n_classes, new.n_cells))
         counts[:, target[keep]] = self.counts[:, keep]
         return SubsetCounts(categories, self.order, counts)
+
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        # (the singles' offsets from the value counts: the layout is not made for it)
+        return observed_bounds(self.single_counts(), offsets_of(self.categories))
 
     def weights(self) -> tuple[np.ndarray, ...]:
         return (self.counts,)

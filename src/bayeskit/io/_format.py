@@ -378,6 +378,9 @@ def build(
             # before it does: n_bins = 10^8 is refused here, not by a MemoryError.
             for family, stat in zip(model.configured_families(), blocks, strict=True):
                 budget.take(8 * family.parameter_size(stat), f"the {family.name} parameters")
+        # The priors' numbers and the likelihoods' of the same rows (after the budget: a
+        # file beyond it is refused for that first, whatever else it holds)
+        check_class_count(classes, class_count, blocks)
         # Statistics no data could give (a scatter that is not positive semi-definite), named
         # as a file's fault; only now, since the check itself costs what the budget bounds.
         for stat in blocks:
@@ -396,6 +399,36 @@ def build(
         if isinstance(exc, ModelFileError):
             raise
         raise ModelFileError(f"the stored model is invalid: {exc}") from None
+
+
+#: How far (relative) a file's class counts may stray from the rows' weight its statistics
+#: record: sums of the same weights taken in another order (a fit's, a merge's, an unlearn's)
+#: differ in their last digits (measured: 1e-14 at most), a count that is not theirs by far.
+CLASS_COUNT_TOLERANCE = 1e-6
+
+
+def check_class_count(classes: np.ndarray, class_count: np.ndarray, blocks: Any) -> None:
+    """Refuse class counts (the priors' numbers) that are not the weight of the rows the
+    statistics (the likelihoods' numbers) were made of, as each statistic records it
+    (:meth:`~bayeskit.stats.Statistic.class_weight_bounds`): the weight itself (counts, a
+    scatter, a sample, mixture components), or at least the weight of the rows in which a
+    feature is observed (moments, category and subset counts)."""
+    floor = 1e-9 * float(np.max(np.abs(class_count), initial=0.0))  # (near-empty classes)
+    for stat in blocks:
+        least, most = stat.class_weight_bounds()
+        for bound, side, says in ((least, -1.0, "at least"), (most, 1.0, "at most")):
+            finite = np.where(np.isfinite(bound), bound, 0.0)
+            allowed = CLASS_COUNT_TOLERANCE * np.maximum(np.abs(class_count), np.abs(finite))
+            with np.errstate(invalid="ignore"):  # (no bound: -inf beyond, never refused)
+                wrong = side * (class_count - bound) > allowed + floor
+            if wrong.any():
+                c = int(np.argmax(wrong))
+                raise ModelFileError(
+                    f"the class count of class {classes.tolist()[c]!r} is {class_count[c]:.17g}, "
+                    f"but the {stat.kind} statistic says the weight of its rows is "
+                    f"{'' if least is most else says + ' '}{float(bound[c]):.17g}: the class "
+                    "counts are not those of the statistics"
+                )
 
 
 #: Hyperparameters added after files were written without them, whose default is not what

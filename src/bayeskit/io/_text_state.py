@@ -60,6 +60,7 @@ from ._format import (
     Budget,
     assemble,
     build,
+    check_class_count,
     check_fields,
     check_manifest,
     check_section,
@@ -271,6 +272,7 @@ def _additive(
         len(terms),
     ):
         raise ModelFileError("the statistics do not match the class list or the terms")
+    check_class_count(classes, class_count, (block,))
     documents = DocumentStats(TermKeyed(terms, block), vocabulary)
     stats = Summary(classes, class_count, (documents,))
     if budget is not None:

@@ -169,6 +169,15 @@ class Statistic(ABC):
         when numbers at float64's limits produce one: a model that is saved always loads."""
         return None
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(least, most)``, each of shape (n_classes,): the total weight each class's rows
+        must have for this statistic to be theirs (a model file's class counts are checked
+        against it). A statistic that records the rows' weight itself says it exactly; one
+        that records the weight of the rows in which each feature is observed says at least
+        the largest (a row missing every value leaves no trace in it); by default, nothing."""
+        k = self.n_classes
+        return np.full(k, -np.inf), np.full(k, np.inf)
+
     def spelled_twice(self) -> tuple[int, Any, Any] | None:
         """(feature index, number, text) of a feature whose categories hold a number and the
         text that spells it (the number 3 and the text ``"3"``), or None: one value read two

@@ -25,6 +25,19 @@ def offsets_of(categories: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)])
 
 
+def observed_bounds(counts: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`~bayeskit.stats.Statistic.class_weight_bounds` of counts of each feature's
+    values (columns ``offsets[j]:offsets[j + 1]`` of feature ``j``): each feature's counts add
+    up to the weight of the rows in which it is observed, at most all of them."""
+    k = counts.shape[0]
+    starts = np.asarray(offsets[:-1], dtype=np.intp)
+    valued = starts[np.asarray(offsets[1:]) > starts]
+    least = np.zeros(k)
+    if len(valued):  # (a feature without values has no column: left out of the sums)
+        least = np.add.reduceat(counts, valued, axis=1).max(axis=1)
+    return least, np.full(k, np.inf)
+
+
 @dataclass(frozen=True, eq=False)
 class CategoryCounts(Statistic):
     """Weighted counts of every (feature, category) pair in every class.
@@ -92,6 +105,9 @@ class CategoryCounts(Statistic):
         for part in (self, other):
             counts[:, part.columns_in(merged)] += part.counts
         return CategoryCounts(merged, counts)
+
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return observed_bounds(self.counts, self.offsets)
 
     def spelled_twice(self) -> tuple[int, Any, Any] | None:
         for j, cats in enumerate(self.categories):

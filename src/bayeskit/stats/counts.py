@@ -128,6 +128,9 @@ class Counts(ColumnStatistic):
         observed = seen - self.missing
         return np.where(observed > 1e-12 * seen, observed, 0.0)
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.weight, self.weight  # the rows' weight itself
+
     def column_weight(self) -> np.ndarray:
         return self.total if self.missing is None else np.abs(self.total) + self.missing
 

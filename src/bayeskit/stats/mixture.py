@@ -168,6 +168,12 @@ class MixtureStats(Statistic):
         return slice(int(starts[c]), int(starts[c + 1]))
 
     # ------------------------------------------------------------------ algebra
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        # a row's responsibilities add up to its weight: its class's components' weights
+        # add up to the class's
+        total = np.bincount(self.owner, weights=self.weight, minlength=self.n_classes)
+        return total, total
+
     def weights(self) -> tuple[np.ndarray, ...]:
         return (self.weight, *self.components.weights())
 

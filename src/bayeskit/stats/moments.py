@@ -399,6 +399,13 @@ class Moments(Statistic):
         # is a location, not a weight, and stays.
         return Moments(-self.weight, self.mean, -self.m2, self.dtype)
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        # each feature's weight is that of the rows in which it is observed: at most all of
+        # them (rows missing every value count in none)
+        k = self.n_classes
+        least = self.weight.max(axis=1) if self.n_features else np.zeros(k)
+        return least, np.full(k, np.inf)
+
     def min_weights(self) -> np.ndarray:
         return self.weight.min(axis=1, initial=0.0)
 

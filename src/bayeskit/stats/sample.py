@@ -119,6 +119,10 @@ class Sample(Statistic):
         np.add.at(weight, (klass[first[order]][group], group), self.weight[klass, row])
         return Sample(weight, values[first[order]])
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        total = self.weight.sum(axis=1)  # every row, its values missing or not
+        return total, total
+
     def min_weights(self) -> np.ndarray:
         return self._net().weight.min(axis=1, initial=0.0)
 

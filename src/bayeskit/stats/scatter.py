@@ -252,6 +252,9 @@ class Scatter(Statistic):
         # location, not a weight, and stays.
         return Scatter(-self.weight, self.mean, -self.scatter, *_extra(self, np.negative))
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.weight, self.weight  # the rows' weight itself
+
     def min_weights(self) -> np.ndarray:
         # The class weights: the mean is a location and the scatter's off-diagonal entries
         # (and m3) have either sign.

@@ -68,6 +68,9 @@ class TermKeyed(Statistic):
         # Lazy terms are made for a copy or a pickle: what makes them stays in this process.
         return (TermKeyed, (self.terms, self.block))
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.block.class_weight_bounds()
+
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.block.weights()
 

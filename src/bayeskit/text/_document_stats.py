@@ -91,6 +91,9 @@ class DocumentStats(Statistic):
         count statistic is the term of the same position in the vocabulary statistics)."""
         return self.keyed.given_terms is self.vocabulary.given_terms
 
+    def class_weight_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.keyed.class_weight_bounds()
+
     def weights(self) -> tuple[np.ndarray, ...]:
         return self.keyed.weights()
 
