@@ -807,7 +807,12 @@ class SpamFilter(TextClassifier):
             f = SpamFilter().fit_summary(sum(SpamFilter().summarize(X, y) for X, y in parts))
             f.calibrate(sum(f.held_out_score_counts(X, y) for X, y in parts))
         """
-        super().fit_summary(summary, parameters=parameters)
+        with unchanged_on_error(self):
+            super().fit_summary(summary, parameters=parameters)
+            # Labels every prediction would refuse (ham_label/spam_label that are not the
+            # classes learned) are refused here: a model file holding them loaded, and each
+            # predict then failed.
+            self.spam_index()
         return self
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> SpamFilter:
