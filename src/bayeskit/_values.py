@@ -6,6 +6,9 @@ store them as JSON with an explicit dtype tag, so loading never needs ``allow_pi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import pairwise
 from typing import Any
 
@@ -14,6 +17,36 @@ import numpy as np
 from .errors import ModelFileError
 
 _SCALAR_TAGS = {"b": "bool", "i": "int", "u": "int", "f": "float", "U": "str", "S": "str"}
+
+
+#: ``take(nbytes, what)`` of the budget of the model file being loaded (set by
+#: :func:`charged` around a load): a value list of fixed-width text takes its padded size
+#: from it before the array is made (every label padded to the declared width).
+_TAKE: ContextVar[Callable[[int, str], None] | None] = ContextVar("_TAKE", default=None)
+#: The most bytes one value list may take when decoded outside a load's budget.
+UNCHARGED_LIMIT = 1024**3
+
+
+@contextmanager
+def charged(take: Callable[[int, str], None]) -> Iterator[None]:
+    """Within the block, :func:`values_from_json` takes what it allocates from ``take`` (a
+    model file's load budget) before allocating it."""
+    token = _TAKE.set(take)
+    try:
+        yield
+    finally:
+        _TAKE.reset(token)
+
+
+def _charge(nbytes: int, what: str) -> None:
+    take = _TAKE.get()
+    if take is not None:
+        take(nbytes, what)
+    elif nbytes > UNCHARGED_LIMIT:
+        raise ModelFileError(
+            f"{what} needs {nbytes} bytes, beyond the {UNCHARGED_LIMIT} bytes a value list may "
+            "take: refusing it before allocating"
+        )
 
 
 def one_of(value: Any, options: Any) -> bool:
@@ -92,26 +125,40 @@ def values_from_json(obj: Any) -> np.ndarray:
         raise ModelFileError(f"unknown dtype {dtype!r} in model metadata") from exc
     if np_dtype.kind not in _SCALAR_TAGS:
         raise ModelFileError(f"dtype {dtype!r} is not allowed in model metadata")
+    expected = _JSON_TYPES[_SCALAR_TAGS[np_dtype.kind]]
+    at = next((i for i, v in enumerate(raw) if type(v) is not expected), None)
+    if at is not None:  # (numpy would cast it: 1.5 to an int64 label of 1, 2**31 to '2147')
+        raise ModelFileError(
+            f"the value {repr(raw[at])[:100]} in a {dtype} list of model metadata is not a "
+            f"JSON {expected.__name__}"
+        )
     if np_dtype.kind in "US":
-        text = [str(v) for v in raw]
-        natural = np.asarray(text) if text else np.asarray([], dtype="U1")
-        # The declared width is what save wrote (the labels' own); a far wider one would only
-        # allocate memory (a 1 KB file declaring S2000000000 asked for 4 GB).
+        # The declared width is what save wrote (the labels' own): a longer value would be
+        # cut to it, and a far wider width would only allocate memory (a 1 KB file declaring
+        # S2000000000 asked for 4 GB).
         chars = np_dtype.itemsize // (4 if np_dtype.kind == "U" else 1)
-        longest = natural.dtype.itemsize // 4
+        longest = max(map(len, raw), default=0)
+        if longest > chars:
+            cut = next(v for v in raw if len(v) == longest)
+            raise ModelFileError(
+                f"the value {cut[:100]!r} ({longest} characters) in a {dtype} list of model "
+                f"metadata is longer than its dtype holds ({chars}): not written by save"
+            )
         if chars > max(64, 4 * longest):
             raise ModelFileError(
                 f"dtype {dtype!r} in model metadata is far wider than its values "
                 f"(the longest has {longest} characters)"
             )
-        return natural.astype(np_dtype)
-    expected = _JSON_TYPES[_SCALAR_TAGS[np_dtype.kind]]
-    at = next((i for i, v in enumerate(raw) if type(v) is not expected), None)
-    if at is not None:  # (numpy would cast it: 1.5 to an int64 label of 1)
-        raise ModelFileError(
-            f"the value {raw[at]!r} in a {dtype} list of model metadata is not a JSON "
-            f"{expected.__name__}"
+        # every value padded to the width: n x width bytes, known before it is allocated
+        # (one label of 200 000 characters among 4 000 short ones: 3.2 GB from 11 KB)
+        _charge(
+            len(raw) * np_dtype.itemsize,
+            f"a list of {len(raw)} values of dtype {dtype!r} in model metadata",
         )
+        try:
+            return np.array(raw, dtype=np_dtype)
+        except (UnicodeEncodeError, ValueError) as exc:  # (S: text that is not ASCII)
+            raise ModelFileError(f"values that are not {dtype} in model metadata ({exc})") from None
     try:
         return np.asarray(raw, dtype=np_dtype)
     except (TypeError, ValueError, OverflowError) as exc:
