@@ -3,6 +3,8 @@ input is matched to a model's training columns."""
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
 import numpy as np
@@ -402,7 +404,8 @@ def _read_model_file(read: Any, path: str) -> Any:
 
 
 def check_model_path(path: str) -> None:
-    """Refuse a model path that is missing or a folder, saying how to make one."""
+    """Refuse a model path that is missing, a folder, or not a regular file (a device, a
+    FIFO, a socket: never opened), saying how to make one."""
     from pathlib import Path
 
     file = Path(path)
@@ -413,3 +416,14 @@ def check_model_path(path: str) -> None:
         )
     if file.is_dir():
         raise ReadError(f"{path}: is a folder, not a model file", path=path)
+    # A device (/dev/zero reads without end), a FIFO (opening it waits for a writer for
+    # ever) or a socket is no model file: refused before it is opened (load checks again).
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # (gone since: load says so)
+        return
+    if not stat.S_ISREG(mode):
+        raise ReadError(
+            f"{path}: is not a regular file (a device, FIFO or socket), not a model file",
+            path=path,
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -113,6 +114,7 @@ def check_output_path(
                 "replace the data)",
                 path=str(target),
             )
+    _check_replaceable(target)  # even with --force
     if target.exists() and not force and not (replaceable is not None and replaceable(target)):
         raise ReadError(
             f"{target}: the file exists and is not {what}; pass --force to replace it, or "
@@ -126,6 +128,22 @@ def check_output_path(
             path=str(target),
         )
     _check_writable(parent, target)
+
+
+def _check_replaceable(target: Path) -> None:
+    """Refuse an output path holding something other than a regular file (a link followed):
+    the rename that finishes the write would put a file in the place of a device node
+    (``/dev/null``: run as root, the system's own), a FIFO or a socket, ``--force`` or not."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # nothing there (or a dangling link): a new file is written
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # (a folder: refused by name above)
+        raise ReadError(
+            f"{target}: is not a regular file (a device, FIFO or socket), and writing the "
+            "output would replace it, --force or not; write to a regular file",
+            path=str(target),
+        )
 
 
 def _is_within(target: Path, source: Path) -> bool:
@@ -211,6 +229,7 @@ def _replace_via_temporary(
             f"{target}: the folder {str(directory)!r} does not exist; create it first",
             path=str(target),
         )
+    _check_replaceable(target)
     mode = _mode_for(target)
     tmp: str | None = None
     try:
@@ -220,6 +239,7 @@ def _replace_via_temporary(
         os.chmod(tmp, mode)
         if before_replace is not None:
             before_replace(tmp)
+        _check_replaceable(target)  # (checked before the work; a node made there since)
         os.replace(tmp, target)
     except OSError as exc:
         _remove(tmp)

@@ -56,6 +56,7 @@ from typing import IO, Any, cast
 import numpy as np
 
 from .._estimators import documents_estimators, estimator_class
+from .._values import charged
 from ..contract import contract_of, declares
 from ..errors import (
     BayeskitError,
@@ -158,9 +159,13 @@ def save(
         booleans, null or lists of strings. A file without it is written as before.
 
     Raises :class:`~bayeskit.errors.SaveError` (also an ``OSError``) naming ``path`` when the
-    file cannot be written there (no such folder, no permission, a folder of that name), or
-    when its name ends like a pickle's (``.pkl``, ``.pickle``, ``.joblib``…): a model file is
-    not one, and a name that says so invites ``pickle.load``.
+    file cannot be written there (no such folder, no permission, a folder of that name), when
+    something other than a regular file is there (a device such as ``/dev/null``, a FIFO, a
+    socket: the new file would replace it), or when its name ends like a pickle's (``.pkl``,
+    ``.pickle``, ``.joblib``…): a model file is not one, and a name that says so invites
+    ``pickle.load``. A symbolic link at ``path`` is followed for that check: a link to a
+    regular file (or a dangling one) is itself replaced by the new file, and the file it
+    pointed to is left as it was; a link to a device, FIFO or socket is refused.
 
     Examples
     --------
@@ -178,8 +183,7 @@ def save(
         meta = {**meta, "reading": _check_reading(reading, InputTypeError)}
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
-    if os.path.isdir(target):
-        raise SaveError(errno.EISDIR, "cannot save the model there: it is a folder", target)
+    _check_target(target)
     mode = _new_file_mode(target)
     try:
         fd, tmp = tempfile.mkstemp(
@@ -193,6 +197,7 @@ def save(
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
+        _check_target(target)  # again: a node made there while the file was written
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -201,6 +206,39 @@ def save(
             raise _save_error(exc, target, directory) from None
         raise
     _fsync_directory(directory)
+
+
+def _check_target(target: str) -> None:
+    """Refuse to replace what is at ``target`` unless it is a regular file (or nothing): the
+    rename that finishes a save would put the model file in the place of a folder, a device
+    node (``/dev/null``: run as root, the system's own), a FIFO or a socket. A symbolic link
+    is followed for the check: one to a regular file (or a dangling one) is replaced by the
+    new file, the file it pointed to left as it was; one to anything else is refused."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # nothing there (or a dangling link): a new file is written
+        return
+    if stat.S_ISDIR(mode):
+        raise SaveError(errno.EISDIR, "cannot save the model there: it is a folder", target)
+    if not stat.S_ISREG(mode):
+        raise SaveError(
+            errno.EEXIST,
+            f"cannot save the model there: it is {_node_kind(mode)}, not a regular file, and "
+            "saving would replace it; give the path of a regular file",
+            target,
+        )
+
+
+def _node_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, kind in (
+        (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):  # fmt: skip
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 def _save_error(exc: OSError, target: str, directory: str) -> SaveError:
@@ -370,15 +408,52 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
         raise InputTypeError(f"max_bytes must be a whole number of bytes >= 0; got {max_bytes!r}")
     error: type[ModelFileError] = ModelFileError
-    with open(name, "rb") as f:
+    budget = Budget(max_bytes)
+    with _open_regular(name) as f, charged(budget.take):
         try:
-            return _read_model(f, Budget(max_bytes))
+            return _read_model(f, budget)
         except ModelFileError as exc:
             problem = " ".join(str(exc).split())
             error = type(exc)
         except _LOW_LEVEL as exc:
             problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        except MemoryError:  # a check that should have bounded it did not: still the file's
+            problem = (
+                "it asks for more memory than this machine can give (refused; load(..., "
+                "max_bytes=...) bounds what a load may take)"
+            )
     raise error(f"cannot load model file {name!r}: {problem}")
+
+
+def _open_regular(name: str) -> IO[bytes]:
+    """``name`` opened for reading if it is a regular file (a symbolic link followed); a
+    device (``/dev/zero`` would be read without end), a FIFO (``open`` would wait for a
+    writer for ever) or a socket is refused with a :class:`~bayeskit.errors.ModelFileError`
+    before reading a byte: checked before opening, and again on what was opened (opened
+    without blocking), in case the name was replaced in between. A missing file or a folder
+    raises the ``OSError`` of opening it, as ``open`` does."""
+    mode = os.stat(name).st_mode  # FileNotFoundError, PermissionError... as open's
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+    if not stat.S_ISREG(mode):
+        raise ModelFileError(_not_regular(name, mode))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(name, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ModelFileError(_not_regular(name, mode))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _not_regular(name: str, mode: int) -> str:
+    return (
+        f"cannot load model file {name!r}: it is {_node_kind(mode)}, not a regular file "
+        "(a model file is a file written by bayeskit.save)"
+    )
 
 
 def load_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -386,7 +461,7 @@ def load_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     or None for a file without it (every file written before it existed). The file is
     checked as :func:`load` checks it (its digests; meta.json's size), its arrays not read."""
     name = os.fspath(path)
-    with open(name, "rb") as f:
+    with _open_regular(name) as f:
         try:
             size = f.seek(0, os.SEEK_END)
             with zipfile.ZipFile(f) as zf:
@@ -400,6 +475,8 @@ def load_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
             problem = " ".join(str(exc).split())
         except _LOW_LEVEL as exc:
             problem = f"corrupted or malformed ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        except MemoryError:
+            problem = "it asks for more memory than this machine can give (refused)"
     raise ModelFileError(f"cannot load model file {name!r}: {problem}")
 
 
@@ -527,7 +604,9 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
             f"meta.json holds about {items} values (limit {MAX_JSON_ITEMS}): refusing to parse it"
         )
     try:
-        meta = json.loads(raw.decode("utf-8"))
+        meta = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_names)
+    except ModelFileError:
+        raise
     except (ValueError, RecursionError) as exc:
         raise ModelFileError(f"meta.json is not valid JSON ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
@@ -542,6 +621,22 @@ def _read_meta(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]) -> dict[s
             f"{FORMAT_VERSION}): upgrade bayeskit to load it"
         )
     return meta
+
+
+def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of meta.json whose names are unique: save never repeats one, and of two
+    values under one name Python's parser keeps the last where another reader may keep the
+    first (RFC 8259, section 4), so that the two would read different models."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise ModelFileError(
+                    f"meta.json names {name[:100]!r} twice in one object: not written by save"
+                )
+            seen.add(name)
+    return out
 
 
 def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
