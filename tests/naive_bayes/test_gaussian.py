@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal
 from sklearn import naive_bayes as sk
@@ -219,6 +219,59 @@ def test_unlearning_down_to_one_row_leaves_exactly_the_floor():
     kept = GaussianNB().fit(X[keep], y[keep])
     assert model.var_[0].tolist() == [model.epsilon_] * 2
     np.testing.assert_allclose(model.var_, kept.var_, rtol=1e-12)
+
+
+def test_unlearning_rows_never_learned_is_refused_when_m2_turns_negative():
+    # Rows far from a class's own remove more squared deviation than the class holds: its M2
+    # would be negative, which no rows give (it was clipped to 0, and every variance of the
+    # class fell to the floor). LDA's scatter refuses the same rows; so does the M2 now.
+    X, y = reals(5)
+    model = GaussianNB().fit(X, y)
+    before = model.stats_.blocks[0]
+    never = np.nan_to_num(X[:3]) + 100.0
+    with pytest.raises(bk.errors.MergeError, match=r"'m2' of class .* is negative"):
+        model.unlearn(never, y[:3])
+    assert model.stats_.blocks[0] is before  # the model is as it was
+    with pytest.raises(bk.errors.MergeError, match="'m2'"):
+        bk.MixedNB(numeric="gaussian").fit(X, y).unlearn(never, y[:3])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    offset=st.sampled_from([0.0, 1.0, -1e3, 1e6, -1e9, 1e12]),
+    spread=st.sampled_from([1e-6, 1e-3, 1.0, 1e3]),
+    decimals=st.sampled_from([None, 0, 2]),
+    weighted=st.booleans(),
+    left=st.sampled_from([None, 1, 2]),
+)
+def test_unlearning_learned_rows_never_refuses_their_rounding(
+    seed, offset, spread, decimals, weighted, left
+):
+    # Removing rows that were learned leaves an M2 below 0 only by rounding, which is the
+    # larger the larger the means against the spread (the between-means term cancels): it is
+    # made 0, never taken for rows never learned.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 300))
+    y = np.array(["a", "b"])[rng.integers(0, 2, n)]
+    y[:4] = ["a", "b", "a", "b"]
+    X = offset + spread * rng.normal(size=(n, 2))
+    if decimals is not None:
+        X = np.round(X, decimals)
+    w = 10.0 ** rng.uniform(-3, 3, n) if weighted else None
+    # every row but ``left`` of each class removed (a class down to one or two rows), or a
+    # random half
+    if left is None:
+        gone = rng.random(n) < 0.5
+    else:
+        gone = np.ones(n, bool)
+        for c in ("a", "b"):
+            gone[np.flatnonzero(y == c)[:left]] = False
+    gone[:2] = False
+    gone[2] |= not gone.any()
+    model = GaussianNB().fit(X, y, sample_weight=w)
+    model.unlearn(X[gone], y[gone], sample_weight=None if w is None else w[gone])
+    assert (model.stats_.blocks[0].m2 >= 0).all()
 
 
 def test_set_params_after_fit_moves_the_floor_without_refit():

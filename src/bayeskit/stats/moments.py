@@ -18,6 +18,14 @@ from ._base import Statistic, Tolerance, check_arrays, hard_labels, per_class, s
 #: Relative size of rounding residue when subtracting M2 terms (a few ulps times the number of
 #: terms each was summed from, with margin).
 _CANCELLATION = 1e-11
+#: How many ulps of the terms of a removal (``a + (-b)``: the kept and removed M2, the
+#: between-means term, and that term's error from the two means' own rounding) an M2 may fall
+#: below 0 by rounding alone. Removals of rows that were learned, measured over random data
+#: with means up to 1e12 times the spread, classes of up to 5e4 rows and weights over six
+#: decades, fell at most ~500 ulps below 0 (growing like the root of the rows summed); rows
+#: never learned fall below 0 by about the M2 itself (~1e15 ulps and more), and are refused.
+_REMOVAL_ULPS = 1e6
+_EPS = float(np.finfo(np.float64).eps)
 #: Weights of a (class, feature)'s observed values summing below this may lose digits in
 #: their products with small values: on the one-hot path, scaled weights (scaled down by a
 #: much heavier row of the class whose value is missing, see _labelled_moments), which are
@@ -383,8 +391,20 @@ class Moments(Statistic):
         # is an M2 of exactly 0 (a class left with one value), as fitting those rows gives;
         # otherwise the residue would stand in for a variance below the floor. Adding data
         # (all terms >= 0) is unaffected.
-        noise = _CANCELLATION * (np.abs(self.m2) + np.abs(other.m2) + np.abs(between))
+        terms = np.abs(self.m2) + np.abs(other.m2) + np.abs(between)
+        noise = _CANCELLATION * terms
         m2 = np.where((n != 0) & (np.abs(m2) > noise), m2, 0.0)
+        if (m2 < 0).any():
+            # Below 0 beyond the residue: rounding still, within _REMOVAL_ULPS of the terms
+            # (the between-means term cancels most where the means are large against the
+            # spread: its error is that of ``delta`` from the means' own last digits), is an
+            # M2 of 0; further below, no rows have it (rows removed that were never learned,
+            # or with another label or weight) and it stays negative, for :meth:`invalid`.
+            with np.errstate(over="ignore", invalid="ignore"):
+                ulp = _EPS * (np.abs(self.mean) + np.abs(other.mean))
+                spread = np.abs(safe_ratio(na * nb, n)) * (2.0 * np.abs(delta) * ulp + ulp * ulp)
+                slack = _REMOVAL_ULPS * (_EPS * terms + spread)
+            m2 = np.where((m2 < 0) & ~(m2 < -slack), 0.0, m2)
         return Moments(n, mean, m2, self.dtype)
 
     def weights(self) -> tuple[np.ndarray, ...]:
@@ -415,9 +435,21 @@ class Moments(Statistic):
         )
         empty = weight == 0
         mean = np.where(empty, 0.0, self.mean)
-        # Removing data leaves M2 with rounding residue of either sign.
-        m2 = np.where(empty, 0.0, np.maximum(self.m2, 0.0))
+        # Removing data leaves M2 with rounding residue, made 0 by the sum (``_add``): an M2
+        # still negative is of rows never learned, which :meth:`invalid` names.
+        m2 = np.where(empty, 0.0, self.m2)
         return Moments(weight[keep], mean[keep], m2[keep], self.dtype)
+
+    def invalid(self) -> tuple[str, int, str] | None:
+        """The first class with a negative M2 (a sum of squared deviations): what removing
+        rows never learned leaves (rows far from the class's, or learned under another label
+        or weight), beyond the rounding a removal of learned rows leaves (``_REMOVAL_ULPS``).
+        No rows give it; clipped to 0, it would make every variance of the class its floor."""
+        negative = self.m2 < 0
+        if not negative.any():
+            return None
+        c, j = (int(i) for i in np.argwhere(negative)[0])
+        return "m2", c, f"is negative at feature {j} ({float(self.m2[c, j]):.6g})"
 
     def as_dtype(self, dtype: str) -> Moments:
         """The same moments, describing data of ``dtype`` ("float32" or "float64")."""
