@@ -291,6 +291,18 @@ def test_merge_refuses_different_models():
         bk.MultinomialNB().fit(X, y) + bk.MultinomialNB()
 
 
+def test_a_model_merged_with_itself_is_refused():
+    # The union of a model's rows with themselves is the model itself; adding its statistics
+    # twice doubled every count.
+    X, y = np.array([[1, 0], [0, 1], [2, 2]]), np.array([0, 1, 1])
+    a, b = bk.MultinomialNB().fit(X, y), bk.MultinomialNB().fit(X[:2], y[:2])
+    for merged in (lambda: a + a, lambda: bk.merge(a, a), lambda: bk.merge(a, b, a)):
+        with pytest.raises(MergeError, match=r"with itself: the union .* sample_weight"):
+            merged()
+    assert a.class_count_.tolist() == [1.0, 2.0]
+    assert (a + copy.deepcopy(a)).class_count_.tolist() == [2.0, 4.0]  # (another object)
+
+
 def test_merge_refusal_names_the_column_whose_name_differs():
     pd = pytest.importorskip("pandas")
     X, y = np.array([[1, 0, 2], [0, 1, 1]]), np.array([0, 1])

@@ -284,3 +284,18 @@ def test_the_guide_example_is_a_text_models_count_model_with_no_edit():
     np.testing.assert_allclose(
         parts.predict_joint_log_proba(new), whole.predict_joint_log_proba(new), rtol=1e-12
     )
+
+
+def test_adding_models_whose_contract_refuses_merging_names_the_declaration():
+    # SemiSupervisedNB had no +: a + b and sum([a, b]) raised a bare TypeError, while
+    # bk.merge(a, b) quoted the declaration; one refusal for all three now.
+    X = np.random.default_rng(0).poisson(2, (40, 3))
+    y = np.array(["a", "b"] * 20, dtype=object)
+    y[::3] = -1
+    a = bk.SemiSupervisedNB(estimator=bk.MultinomialNB()).fit(X[:20], y[:20])
+    b = bk.SemiSupervisedNB(estimator=bk.MultinomialNB()).fit(X[20:], y[20:])
+    for merged in (lambda: a + b, lambda: bk.merge(a, b), lambda: sum([a, b])):
+        with pytest.raises(CapabilityError, match=r"SemiSupervisedNB cannot merge .* declares"):
+            merged()
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a + 1  # not a model: Python's own refusal

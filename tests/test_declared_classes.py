@@ -134,3 +134,40 @@ def test_the_default_mixture_fits_on_partitions_of_two_rows():
             bk.GaussianMixtureClassifier(), da.from_array(Xg, chunks=(2, 2)), da.from_array(yg, 2)
         )
     np.testing.assert_allclose(model.predict_proba(Xg), expected, atol=1e-12)
+
+
+def test_merging_holds_every_declaration_in_either_order():
+    """A merge learns each model's rows into the other, as partial_fit would: a declaration
+    must hold every class of the other model (a + b and b + a alike), and the merged model's
+    classes are declared when either's are (the flag came from the first model only)."""
+    y = np.array(["a", "b", "a", "b", "a", "b"])
+    declared = bk.MultinomialNB().partial_fit(X[:3], y[:3], classes=["a", "b", "c"])
+    plain = bk.MultinomialNB().fit(X[3:], y[3:])
+    for merged in (declared + plain, plain + declared, bk.merge(plain, declared)):
+        assert merged.classes_.tolist() == ["a", "b", "c"]
+        assert merged.classes_declared()
+        with pytest.raises(UnknownClassError, match=r"\['d'\]"):
+            merged.partial_fit(X[:1], ["d"])
+    assert not (plain + bk.MultinomialNB().fit(X[:3], y[:3])).classes_declared()
+    # a class outside the declaration: refused in either order, naming it
+    outside = bk.MultinomialNB().fit(X[3:], np.where(y[3:] == "a", "z", "b"))
+    for merge in (lambda: declared + outside, lambda: outside + declared):
+        with pytest.raises(UnknownClassError, match=r"\['z'\], which a model merged has"):
+            merge()
+    # two declarations merge when they declare the same classes, as a later partial_fit's
+    # classes must hold the model's (and scikit-learn's must be the same)
+    same = bk.MultinomialNB().partial_fit(X[3:], y[3:], classes=["c", "b", "a"])
+    assert (declared + same).classes_declared()
+    wider = bk.MultinomialNB().partial_fit(X[3:], y[3:], classes=["a", "b", "c", "d"])
+    for merge in (lambda: declared + wider, lambda: wider + declared):
+        with pytest.raises(UnknownClassError, match=r"\['d'\]"):
+            merge()
+    # associative: three models refused (or not) in whatever order they are added
+    narrow = bk.MultinomialNB().partial_fit(X[3:], y[3:], classes=["a", "b"])
+    for merge in (
+        lambda: (narrow + plain) + declared,
+        lambda: narrow + (plain + declared),
+        lambda: bk.merge(plain, declared, narrow),
+    ):
+        with pytest.raises(UnknownClassError):
+            merge()

@@ -900,6 +900,12 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
         else:
             self.__dict__.pop("_declared_classes", None)
 
+    def take_merged(self, models: Sequence[Any]) -> None:
+        """Take what a merge of ``models`` keeps besides their statistics, once
+        :func:`bayeskit.merge` has set this model (a copy of the first) from the sum of their
+        statistics: nothing for a model whose fit is its statistics; a model keeping more
+        (a spam filter's held-out score counts) merges it here, in any order alike."""
+
     def fitted_record(self) -> dict[str, Any] | None:
         """Fitted results a model file stores because they cost more than the load's budget
         to recompute (a Parzen window's width search); None for a model without them."""

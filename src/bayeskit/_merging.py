@@ -32,6 +32,8 @@ class Learner(Protocol):
 
     def set_classes_declared(self, declared: bool) -> None: ...
 
+    def take_merged(self, models: Sequence[Any]) -> None: ...
+
 
 M = TypeVar("M", bound=Learner)
 
@@ -161,11 +163,46 @@ def hold_declared_classes(model: Learner, labels: np.ndarray, classes: Any, *, f
         refuse_unknown(labels, model.classes_, "the classes declared")
 
 
+def merged_declaration(models: Sequence[Any]) -> bool:
+    """Whether the model merged of ``models`` has declared classes, refusing
+    (:class:`~bayeskit.errors.UnknownClassError`) models whose classes a declaration of
+    another leaves out.
+
+    Merging learns each model's rows into the others, as ``partial_fit`` would, whichever
+    comes first: a model's declared classes (``partial_fit(classes=...)``) must hold every
+    class of every other model, so two models that both declare classes merge only when they
+    declare the same ones (scikit-learn's ``partial_fit`` refuses any change of its classes);
+    the merged model's classes are declared when any model's are. The rule is commutative
+    and associative: a merge is refused in whatever order its models are added."""
+    declared = [m for m in models if m.classes_declared()]
+    if not declared:
+        return False
+    held = np.asarray(declared[0].classes_)
+    fix = (
+        "a model's declared classes (partial_fit's classes) must hold every class of the "
+        "models it is merged with, as a later partial_fit's must hold the model's: declare the "
+        "same classes in each"
+    )
+    for model in models:
+        classes = np.asarray(model.classes_)
+        where = "the classes another model merged declares"
+        refuse_unknown(classes, held, where, what="a model merged has", fix=fix)
+        if model.classes_declared():
+            refuse_unknown(held, classes, where, what="a model merged declares", fix=fix)
+    return True
+
+
 def merge(*models: M) -> M:
     """The model fitted on the union of the models' training data.
 
     All models must be of the same class with the same hyperparameters and features; their
-    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``.
+    statistics add exactly, so ``merge(fit(A), fit(B))`` equals ``fit(A ∪ B)``, and ``a + b``
+    is this merge. A model given twice is refused (the union of a model's rows with
+    themselves is the model itself; to weigh rows twice, fit with ``sample_weight``), and so
+    are models whose declared classes (``partial_fit(classes=...)``) do not hold each other's
+    classes (:func:`merged_declaration`). What a model keeps besides its statistics is merged
+    by the model (:meth:`~bayeskit.GenerativeClassifier.take_merged`: a spam filter's
+    held-out score counts add).
 
     Examples
     --------
@@ -189,8 +226,20 @@ def merge(*models: M) -> M:
     first = models[0]
     for other in models[1:]:
         check_mergeable(first, other)
+    # (after the kind's own refusals: a model that merges nothing says so first)
+    for i, model in enumerate(models):
+        if any(model is earlier for earlier in models[:i]):
+            raise MergeError(
+                f"cannot merge a {type(model).__name__} with itself: the union of a model's "
+                "rows with themselves is the model itself, and adding its statistics twice "
+                "would count every row twice (to weigh rows twice, fit with sample_weight)"
+            )
     with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
         summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
+    declared = merged_declaration(models)
     out = copy.copy(first)
     out.__dict__ = {k: v for k, v in first.__dict__.items() if k != "_cache"}
-    return out.fit_summary(summary)
+    out.fit_summary(summary)
+    out.set_classes_declared(declared)
+    out.take_merged(models)
+    return out

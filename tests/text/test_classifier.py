@@ -13,7 +13,7 @@ from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import bayeskit as bk
 from bayeskit.datasets import load_sms_spam
-from bayeskit.errors import DataError, NotFittedError, ParameterError
+from bayeskit.errors import DataError, MergeError, NotFittedError, ParameterError
 from bayeskit.text import SpamFilter, TextClassifier, TextVectorizer
 
 TEXTS, LABELS = load_sms_spam()
@@ -197,9 +197,12 @@ def test_merge_compares_settings_by_value():
     b = TextClassifier(vectorizer=TextVectorizer(stop_words=set(reversed(words))))
     b.fit(TRAIN[100:200], Y_TRAIN[100:200])
     assert (a + b).stats_.class_count.sum() == 200
+    assert bk.merge(a, b).stats_.class_count.sum() == 200  # one operation
     c = TextClassifier(model=bk.MultinomialNB(alpha=0.5)).fit(TRAIN[:100], Y_TRAIN[:100])
-    with pytest.raises(ParameterError, match="different settings: \\['model'\\]"):
-        TextClassifier().fit(TRAIN[:100], Y_TRAIN[:100]) + c
+    d = TextClassifier().fit(TRAIN[:100], Y_TRAIN[:100])
+    for merged in (lambda: d + c, lambda: bk.merge(d, c)):
+        with pytest.raises(MergeError, match="different settings: model="):
+            merged()
 
 
 def test_useful_terms_keeps_the_most_useful_and_stays_exact():

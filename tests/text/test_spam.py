@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import bayeskit as bk
 from bayeskit.datasets import load_sms_spam
 from bayeskit.errors import DataError, ParameterError
 from bayeskit.text import SpamFilter, TextVectorizer
@@ -154,3 +155,20 @@ def test_sms_ten_fold_accuracy_of_the_default_is_kept():
         f = SpamFilter().fit([TEXTS[i] for i in train], LABELS[train])
         right += int((f.predict([TEXTS[i] for i in test]) == LABELS[test]).sum())
     assert right / len(TEXTS) >= 0.990
+
+
+def test_merge_and_plus_are_one_operation_adding_the_score_counts():
+    # The held-out score counts are kept beside the statistics: bk.merge copied the first
+    # filter's (merge(a, b) and merge(b, a) had other scales), while a + b added them.
+    a = SpamFilter().fit(TEXTS[:600], LABELS[:600])
+    b = SpamFilter().fit(TEXTS[600:1200], LABELS[600:1200])
+    test = TEXTS[4000:4200]
+    merged = [a + b, b + a, bk.merge(a, b), bk.merge(b, a), sum([a, b])]
+    total = a.score_counts() + b.score_counts()
+    for m in merged:
+        np.testing.assert_array_equal(m.score_counts(), total)
+        np.testing.assert_allclose(m.calibration_, merged[0].calibration_, rtol=1e-12)
+        np.testing.assert_allclose(
+            m.predict_proba(test), merged[0].predict_proba(test), rtol=1e-12, atol=1e-15
+        )
+    assert merged[0].calibration_ not in (a.calibration_, b.calibration_)

@@ -22,7 +22,6 @@ import scipy.sparse as sp
 from .._all_or_nothing import unchanged_on_error
 from .._base import GenerativeClassifier, class_totals
 from .._labels import class_weights
-from .._params import ParamNamesOnce as BaseEstimator
 from .._params import clone, fitted_again, unknown_setting
 from ..contract import Contract, contract_of, declares
 from ..errors import (
@@ -622,18 +621,6 @@ class TextClassifier(GenerativeClassifier):
         order = np.argsort(-useful, kind="stable")
         return {names[j]: float(useful[j]) for j in order}
 
-    def __add__(self, other: object) -> TextClassifier:
-        """The classifier of both models' documents (the template's merge); settings are
-        compared by value first (a set of stop words in another order is the same), a
-        difference named as a :class:`~bayeskit.errors.ParameterError`."""
-        if not isinstance(other, TextClassifier):
-            return NotImplemented
-        mine, theirs = _settings(self), _settings(other)
-        if mine != theirs:
-            differ = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
-            raise ParameterError(f"cannot merge text classifiers with different settings: {differ}")
-        return super().__add__(other)
-
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
@@ -655,21 +642,6 @@ class _HashedNames(Sequence[str]):
             return [self[k] for k in range(*j.indices(self._width))]
         j = range(self._width)[j]
         return " | ".join(self._terms[j]) if j in self._terms else f"hash_{j}"
-
-
-def _settings(estimator: BaseEstimator) -> dict[str, Any]:
-    """Parameters by value: nested estimators flattened, sets sorted, arrays as lists."""
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, (set, frozenset)):
-            return sorted(map(repr, value))
-        if isinstance(value, np.ndarray):
-            return value.tolist()
-        if isinstance(value, BaseEstimator):
-            return (type(value).__name__, _settings(value))
-        return value
-
-    return {k: plain(v) for k, v in estimator.get_params(deep=False).items()}
 
 
 def _linear_names(model: GenerativeClassifier, terms: list[str]) -> Sequence[str]:

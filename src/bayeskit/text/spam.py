@@ -8,6 +8,7 @@ calibration, naive Bayes and Fisher scoring, and the methods the token store, th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -935,12 +936,11 @@ class SpamFilter(TextClassifier):
             scores[finite], is_spam[finite], None if weight is None else weight[finite]
         )
 
-    def __add__(self, other: object) -> SpamFilter:
-        out = super().__add__(other)
-        if not isinstance(out, SpamFilter) or not isinstance(other, SpamFilter):
-            return out
-        out.set_score_counts(self._counts() + other.score_counts())
-        return out
+    def take_merged(self, models: Sequence[Any]) -> None:
+        """A merge's held-out score counts are the sum of the filters' (each filter's scores
+        are held out of its own fit), and the scale is fitted on them: ``a + b`` and
+        :func:`bayeskit.merge` in any order give one filter."""
+        self.set_score_counts(sum((m.score_counts() for m in models[1:]), models[0].score_counts()))
 
     def _own_probabilities(self) -> bool:
         """Whether ``P(spam|x)`` is the count model's own (uncalibrated naive Bayes)."""
