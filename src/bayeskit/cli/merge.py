@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from ..contract import contract_of
 from ..errors import BayeskitError
 from .options import ForceOpt
 
@@ -32,6 +31,7 @@ def merge(
     """Merge model files trained on different data into the model of all of it (e.g. models
     trained on separate machines or months). They must be the same kind of model with the
     same settings and columns; the first difference found is named."""
+    from .._merging import merge as merge_models
     from ..io.readers import ReadError
     from .models import describe, load_model, load_reading
     from .output import check_output_path, human_size, is_model_file, out_console, save_model
@@ -41,12 +41,15 @@ def merge(
     check_output_path(
         output, inputs=models, force=force, replaceable=is_model_file, what="a bayeskit model file"
     )
+    _refuse_one_file_twice(models)
     loaded = [load_model(path) for path in models]
     merged = loaded[0]
     for path, model in zip(models[1:], loaded[1:], strict=True):
         _check_same_settings(models[0], loaded[0], path, model)
         try:
-            merged = _add(merged, model)
+            # Python's merge decides what merges exactly (its refusals name why): the files
+            # merge exactly when the models do
+            merged = merge_models(merged, model)
         except BayeskitError as exc:
             raise ReadError(f"{models[0]} and {path} cannot be merged: {exc}", path=path) from None
     # How the training data was read (stored by ``bayeskit train``, used by ``predict``):
@@ -63,14 +66,27 @@ def merge(
     console.print(f"wrote {output} ({human_size(os.path.getsize(output))})")
 
 
-def _add(a: Any, b: Any) -> Any:
-    declared = contract_of(a)
-    if declared.state == "generative" and declared.input != "documents":
-        # a text model's own + compares its settings by value first
-        from .._merging import merge as merge_models
+def _refuse_one_file_twice(paths: list[str]) -> None:
+    """Refuse a model file given twice (by any path to it: ``x.bk`` and ``./x.bk``, a link):
+    the model of the union of its rows with themselves is the model itself."""
+    from ..io.readers import ReadError
 
-        return merge_models(a, b)
-    return a + b
+    seen: dict[tuple[int, int] | str, str] = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+            key: tuple[int, int] | str = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(path)  # (loading it names what is wrong)
+        if key in seen:
+            raise ReadError(
+                f"{seen[key]} and {path} are the same model file: merging a model with itself "
+                "would count every row twice, while the model of the union of its rows with "
+                "themselves is the model itself (to weigh rows twice, train with sample "
+                "weights)",
+                path=path,
+            )
+        seen[key] = path
 
 
 def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
@@ -92,12 +108,6 @@ def _check_same_settings(first: str, a: Any, path: str, b: Any) -> None:
         raise ReadError(
             f"{first} and {path} were trained with different settings ({shown}); only models "
             "trained with the same settings merge",
-            path=path,
-        )
-    if contract_of(a).input == "documents" and not all(m.keeps_term_statistics() for m in (a, b)):
-        raise ReadError(
-            f"{first} and {path}: text models with tf-idf or hashed output, or a given "
-            "vocabulary, do not merge exactly (their vocabulary was fixed by their own data)",
             path=path,
         )
 
