@@ -391,3 +391,25 @@ def test_singular_full_covariance_without_reg_covar_is_named():
         eigenvalues = np.linalg.eigvalsh(whitened)  # Σ ⪰ F, to eigh's rounding
         assert (eigenvalues.min(axis=1) >= 1 - 1e-14 * eigenvalues.max(axis=1)).all()
     assert np.isfinite(floored.predict_log_proba(X)).all()
+
+
+def test_classes_fitted_apart_merge_exactly_only_where_no_floor_reads_other_classes():
+    # The Notes promised a merge of classes fitted apart equal to one fit wherever
+    # check_folds=None; the resolution floor reads every class's rows of a fit, so a class
+    # recorded to whole units beside one recorded to hundredths is floored otherwise apart.
+    rng = np.random.default_rng(0)
+    Xa, Xb = np.round(rng.normal(0, 1, (80, 2))), np.round(rng.normal(3, 1, (80, 2)), 2)
+    X, y = np.r_[Xa, Xb], np.repeat(["a", "b"], 80)
+    T = rng.normal(0, 3, (50, 2))
+
+    def gap(**kw):
+        make = lambda: bk.GaussianMixtureClassifier(check_folds=None, n_components=2, **kw)  # noqa: E731
+        merged = make().fit(Xa, y[:80]) + make().fit(Xb, y[80:])
+        whole = make().fit(X, y)
+        return np.abs(merged.predict_joint_log_proba(T) - whole.predict_joint_log_proba(T)).max()
+
+    assert gap(var_floor=None) < 1e-9
+    assert gap() > 1e-3
+    notes = bk.GaussianMixtureClassifier.__doc__.split("Notes")[1]
+    assert 'var_floor="resolution"' in " ".join(notes.split())
+    assert "with ``var_floor=None`` (and ``check_folds=None``)" in " ".join(notes.split())

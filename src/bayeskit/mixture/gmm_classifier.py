@@ -225,11 +225,21 @@ class GaussianMixtureClassifier(NumericNB):
     :class:`~bayeskit.errors.MissingCapabilityError`, quoting the declaration), and ``merge``
     (``m1 + m2``) accepts models of different classes only (models sharing a class are
     refused with a :class:`~bayeskit.errors.CapabilityError`). Classes fitted apart merge
-    into the model fitted on all of them where each class's mixture is BIC's choice alone
-    (``check_folds=None``, or settings the check does not apply to); the check against
-    GaussianNB decides for all the classes of one fit together (and the GaussianNB it falls
-    back to smooths by the largest variance of that fit's rows), so with it the merged
-    model holds each part's own decision. Every EM iteration is
+    into the model fitted on all of them only where nothing a class's fit reads comes from
+    other classes' rows: each class's mixture must be BIC's choice alone
+    (``check_folds=None``, or settings the check does not apply to: the check against
+    GaussianNB decides for all the classes of one fit together, and the GaussianNB it falls
+    back to smooths by the largest variance of that fit's rows, so with it the merged model
+    holds each part's own decision), and the default ``var_floor="resolution"`` reads the
+    rows of every class of a fit: its floor ``h_j² / 12`` (the smallest gap between two
+    values of feature j over all the fit's rows) and the ridge's scale of a column constant
+    within a class (its variance over every row). Merged, each part keeps the floor and
+    scales of its own rows; so the merge equals one fit on all the rows with
+    ``var_floor=None`` (and ``check_folds=None``), or where every part's rows give the
+    whole's smallest gaps (or floors below the ridge, stored as 0) and no column is
+    constant within a class. Classes recorded at different resolutions do not: a class of
+    whole numbers fitted apart keeps the floor 1/12 that a fit beside a class recorded to
+    hundredths lowers to at most 1e-4/12. Every EM iteration is
     itself a sum over parts of the data (:func:`bayeskit.mixture.iterate`), which is how a
     class too large for one machine is fitted: :func:`bayeskit.dask.fit` runs one reduction
     per EM iteration on a Dask cluster (and ``bayeskit train --model gmm`` one pass over the
