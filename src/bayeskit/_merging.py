@@ -200,7 +200,7 @@ def merge(*models: M) -> M:
     is this merge. A model given twice is refused (the union of a model's rows with
     themselves is the model itself; to weigh rows twice, fit with ``sample_weight``), and so
     are models whose declared classes (``partial_fit(classes=...)``) do not hold each other's
-    classes (:func:`merged_declaration`). What a model keeps besides its statistics is merged
+    classes (``merged_declaration``). What a model keeps besides its statistics is merged
     by the model (:meth:`~bayeskit.GenerativeClassifier.take_merged`: a spam filter's
     held-out score counts add).
 

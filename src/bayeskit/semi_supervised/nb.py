@@ -86,7 +86,7 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         Mixture components per class.
     random_state : int, RandomState or None, default=0
         How labelled rows are first shared among their class's components (``n_components >
-        1`` only). Fixed by default, as for :class:`~bayeskit.mixture.GaussianMixtureClassifier`,
+        1`` only). Fixed by default, as for :class:`~bayeskit.GaussianMixtureClassifier`,
         so two fits of the same data agree and cross-validation scores are reproducible;
         None draws fresh randomness on every fit.
 
