@@ -93,7 +93,7 @@ from ._decision import (
 )
 from ._labels import OneHot, class_weights, mean_accuracy, row_count
 from ._lazy import sparse as sp
-from ._merging import hold_declared_classes, layout_difference, merge
+from ._merging import Adds, hold_declared_classes, layout_difference
 from ._params import (
     ClassifierMixin,
     ParamNamesOnce,
@@ -163,7 +163,7 @@ class PreparedRows(NamedTuple):
         return PreparedRows([block[index] for block in self.blocks], n)
 
 
-class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
+class GenerativeClassifier(Adds, ClassifierMixin, ParamNamesOnce):
     """Base class: ``argmax_y λ_y P(y) p(x|y)`` computed in log space.
 
     Subclasses provide ``_families``, ``_check_X`` and optionally ``_split``; see the module
@@ -922,16 +922,6 @@ class GenerativeClassifier(ClassifierMixin, ParamNamesOnce):
             )
 
     # ------------------------------------------------------------------ merging
-    def __add__(self, other: object) -> GenerativeClassifier:
-        if not isinstance(other, GenerativeClassifier):
-            return NotImplemented
-        return merge(self, other)
-
-    def __radd__(self, other: object) -> GenerativeClassifier:
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
-
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True

@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from ._labels import declared_classes, refuse_unknown
-from .contract import contract_of, refuse
+from .contract import contract_of, declares, refuse
 from .errors import MergeError
 from .stats import Summary
 
@@ -36,6 +36,23 @@ class Learner(Protocol):
 
 
 M = TypeVar("M", bound=Learner)
+
+
+class Adds:
+    """``a + b`` is :func:`merge` ``(a, b)`` for any two models that declare a contract (the
+    merge refuses, by name, what does not merge: other kinds, other settings, a model whose
+    contract says it does not merge), and ``sum(models)`` starts from 0."""
+
+    def __add__(self, other: object) -> Any:
+        if not declares(other):
+            return NotImplemented
+        models: tuple[Any, ...] = (self, other)
+        return merge(*models)
+
+    def __radd__(self, other: object) -> Any:
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
 
 
 def check_mergeable(a: Any, b: Any) -> None:
@@ -183,9 +200,9 @@ def merged_declaration(models: Sequence[Any]) -> bool:
         "models it is merged with, as a later partial_fit's must hold the model's: declare the "
         "same classes in each"
     )
+    where = "the classes another model merged declares"
     for model in models:
         classes = np.asarray(model.classes_)
-        where = "the classes another model merged declares"
         refuse_unknown(classes, held, where, what="a model merged has", fix=fix)
         if model.classes_declared():
             refuse_unknown(held, classes, where, what="a model merged declares", fix=fix)
@@ -227,13 +244,12 @@ def merge(*models: M) -> M:
     for other in models[1:]:
         check_mergeable(first, other)
     # (after the kind's own refusals: a model that merges nothing says so first)
-    for i, model in enumerate(models):
-        if any(model is earlier for earlier in models[:i]):
-            raise MergeError(
-                f"cannot merge a {type(model).__name__} with itself: the union of a model's "
-                "rows with themselves is the model itself, and adding its statistics twice "
-                "would count every row twice (to weigh rows twice, fit with sample_weight)"
-            )
+    if len({id(model) for model in models}) < len(models):
+        raise MergeError(
+            f"cannot merge a {type(first).__name__} with itself: the union of a model's rows "
+            "with themselves is the model itself, and adding its statistics twice would count "
+            "every row twice (to weigh rows twice, fit with sample_weight)"
+        )
     with np.errstate(over="ignore", invalid="ignore"):  # checked by _adopt
         summary = sum((m.statistics() for m in models[1:]), models[0].statistics())
     declared = merged_declaration(models)

@@ -11,7 +11,7 @@ import numpy as np
 from .._all_or_nothing import unchanged_on_error
 from .._decision import normalize_log
 from .._labels import check_sample_weight, mean_accuracy
-from .._merging import merge
+from .._merging import Adds
 from .._params import (
     ClassifierMixin,
     ParamNamesOnce,
@@ -33,7 +33,7 @@ from ._views import EstimatorView, TextView
 MAX_COMPONENTS_PER_CLASS = 1_000
 
 
-class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
+class SemiSupervisedNB(Adds, ClassifierMixin, ParamNamesOnce):
     """Naive Bayes trained on labelled and unlabelled rows together by EM (Nigam et al.,
     2000).
 
@@ -442,20 +442,6 @@ class SemiSupervisedNB(ClassifierMixin, ParamNamesOnce):
         every model's ``score`` checks them (one label per row, of the classes' type)."""
         self._check_fitted()
         return mean_accuracy(self, X, y, sample_weight)
-
-    def __add__(self, other: object) -> Any:
-        """Refused by name, as :func:`bayeskit.merge` refuses it: the contract declares
-        ``mergeable=False`` (EM's responsibilities are refitted over all the data)."""
-        if not declares(other):
-            return NotImplemented
-        models: tuple[Any, ...] = (self, other)
-        return merge(*models)
-
-    def __radd__(self, other: object) -> Any:
-        # ``sum(models)`` starts from 0: refused as a merge is
-        if isinstance(other, int) and other == 0:
-            return merge(self)
-        return NotImplemented
 
     def __sklearn_is_fitted__(self) -> bool:
         return "estimator_" in self.__dict__ and not waits_for_fit(self)

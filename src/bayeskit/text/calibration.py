@@ -88,15 +88,17 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
     weight = w_ham + w_spam
     target = (w_spam * hi + w_ham * lo) / weight
 
-    def loss(a: float, b: float) -> float:
-        # −t log p − (1 − t) log(1 − p) = log(1 + e^−z) + (1 − t) z, without overflow
+    def loss(a: float, b: float) -> tuple[float, np.ndarray]:
+        # −t log p − (1 − t) log(1 − p) = log(1 + e^−z) + (1 − t) z, without overflow; with
+        # −log p, whose exp(−·) is the next step's p (as _expit makes it), not made twice
         z = a * x + b
-        return float(weight @ (np.logaddexp(0.0, -z) + (1.0 - target) * z))
+        minus_log_p = np.logaddexp(0.0, -z)
+        return float(weight @ (minus_log_p + (1.0 - target) * z)), minus_log_p
 
     a, b = 1.0, 0.0
-    current = loss(a, b)
+    current, minus_log_p = loss(a, b)
     for _ in range(iterations):
-        p = _expit(a * x + b)
+        p = np.exp(-minus_log_p)
         r = weight * (p - target)
         v = weight * np.maximum(p * (1.0 - p), 1e-12)
         # the Newton step h⁻¹g of the 2 × 2 system, by Cramer's rule in floats (a service
@@ -109,7 +111,7 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
         descent = gx * da + gs * db  # > 0: the Hessian is positive definite
         step = 1.0
         while step >= 1e-10:
-            tried = loss(a - step * da, b - step * db)
+            tried, tried_log_p = loss(a - step * da, b - step * db)
             # (Armijo's rule, with a rounding's slack: at the minimum the loss is flat to
             # rounding, and the last small steps are taken as plain Newton took them)
             if tried <= current - 1e-4 * step * descent + 1e-12 * abs(current):
@@ -117,7 +119,7 @@ def fit_scale(counts: np.ndarray, iterations: int = 100) -> tuple[float, float]:
             step /= 2.0
         else:
             break  # no step lowers the loss: at its minimum to rounding
-        a, b, current = a - step * da, b - step * db, tried
+        a, b, current, minus_log_p = a - step * da, b - step * db, tried, tried_log_p
         if max(abs(step * da), abs(step * db)) < 1e-10:
             break
     if not (a > 0 and np.isfinite(a / unit) and np.isfinite(b)):
